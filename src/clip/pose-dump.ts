@@ -1,0 +1,143 @@
+/**
+ * Pose dump JSON: every sample of a clip as plain numbers, the format `decompress` writes
+ * and `verify` reads (docs/pose-dump.md). Arrays are sample-major, then bone:
+ * `rotations[(s * bones.length + b) * 4 + c]` (xyzw), translations and scales with 3.
+ */
+import { createRawClip, type RawClip } from './raw-clip.js';
+import { createSkeleton, POSE_STRIDE, setIdentity, type Skeleton } from './skeleton.js';
+import { isLengthUnit, type LengthUnit } from './units.js';
+
+/** The JSON shape of a pose dump. */
+export interface PoseDump {
+  bones: string[];
+  /** Parent index per bone (-1 root). Optional on input: matched by name to a reference. */
+  parents?: number[];
+  sampleRate: number;
+  numSamples: number;
+  /** Length unit of translations; optional on input (defaults to the reference's). */
+  unit?: LengthUnit;
+  rotations: number[];
+  translations: number[];
+  scales: number[];
+}
+
+/** Thrown when a pose dump is malformed; names the file and the field. */
+export class PoseDumpError extends Error {
+  override readonly name = 'PoseDumpError';
+  readonly code = 'BAD_POSE_DUMP';
+  constructor(readonly file: string, readonly problem: string) {
+    super(`${file}: ${problem}`);
+  }
+}
+
+/** Converts a clip to a pose dump object. */
+export function clipToPoseDump(clip: RawClip): PoseDump {
+  const boneCount = clip.skeleton.boneNames.length;
+  const n = clip.sampleCount;
+  const rotations = new Array<number>(n * boneCount * 4);
+  const translations = new Array<number>(n * boneCount * 3);
+  const scales = new Array<number>(n * boneCount * 3);
+  for (let s = 0; s < n; s++) {
+    for (let b = 0; b < boneCount; b++) {
+      const src = b * n + s, dst = s * boneCount + b;
+      for (let c = 0; c < 4; c++) rotations[dst * 4 + c] = clip.rotations[src * 4 + c];
+      for (let c = 0; c < 3; c++) translations[dst * 3 + c] = clip.translations[src * 3 + c];
+      for (let c = 0; c < 3; c++) scales[dst * 3 + c] = clip.scales[src * 3 + c];
+    }
+  }
+  return {
+    bones: [...clip.skeleton.boneNames],
+    parents: Array.from(clip.skeleton.parents),
+    sampleRate: clip.sampleRate,
+    numSamples: n,
+    unit: clip.unit,
+    rotations,
+    translations,
+    scales,
+  };
+}
+
+/** Serialises a clip as pose dump JSON text. */
+export function writePoseDump(clip: RawClip): string {
+  return JSON.stringify(clipToPoseDump(clip));
+}
+
+/**
+ * Parses pose dump JSON text into a clip. Without `parents` in the file, `reference`'s
+ * skeleton supplies the hierarchy (bones matched by name, in the dump's order must equal
+ * the reference's); without either, every bone is a root. Throws {@link PoseDumpError}.
+ */
+export function readPoseDump(text: string, file: string, reference?: Skeleton, referenceUnit?: LengthUnit): RawClip {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new PoseDumpError(file, `not JSON: ${(e as Error).message}`);
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new PoseDumpError(file, 'expected a JSON object');
+  const o = json as Record<string, unknown>;
+  const bones = o.bones;
+  if (!Array.isArray(bones) || bones.length === 0 || !bones.every((x) => typeof x === 'string')) {
+    throw new PoseDumpError(file, '"bones" must be a non-empty array of names');
+  }
+  const boneCount = bones.length;
+  const num = (key: string): number => {
+    const v = o[key];
+    if (typeof v !== 'number' || !Number.isFinite(v)) throw new PoseDumpError(file, `"${key}" must be a number`);
+    return v;
+  };
+  const sampleRate = num('sampleRate');
+  if (!(sampleRate > 0)) throw new PoseDumpError(file, `"sampleRate" must be > 0, got ${sampleRate}`);
+  const n = num('numSamples');
+  if (!Number.isInteger(n) || n < 1) throw new PoseDumpError(file, `"numSamples" must be a whole number >= 1, got ${n}`);
+  let unit: LengthUnit = referenceUnit ?? 'cm';
+  if (o.unit !== undefined) {
+    if (typeof o.unit !== 'string' || !isLengthUnit(o.unit)) throw new PoseDumpError(file, `"unit" is not a length unit: ${String(o.unit)}`);
+    unit = o.unit;
+  }
+  let parents: number[];
+  if (o.parents !== undefined) {
+    if (!Array.isArray(o.parents) || o.parents.length !== boneCount || !o.parents.every((p) => Number.isInteger(p))) {
+      throw new PoseDumpError(file, `"parents" must hold ${boneCount} whole numbers`);
+    }
+    parents = o.parents as number[];
+  } else if (reference) {
+    if (reference.boneNames.length !== boneCount) {
+      throw new PoseDumpError(file, `${boneCount} bones, but the reference has ${reference.boneNames.length}`);
+    }
+    parents = Array.from(reference.parents);
+  } else {
+    parents = new Array<number>(boneCount).fill(-1);
+  }
+  const arr = (key: string, width: number): number[] => {
+    const v = o[key];
+    const expected = n * boneCount * width;
+    if (!Array.isArray(v)) throw new PoseDumpError(file, `"${key}" must be an array`);
+    if (v.length !== expected) throw new PoseDumpError(file, `"${key}" holds ${v.length} numbers, expected ${expected} (${n} samples × ${boneCount} bones × ${width})`);
+    for (let i = 0; i < v.length; i++) {
+      if (typeof v[i] !== 'number' || !Number.isFinite(v[i])) throw new PoseDumpError(file, `"${key}"[${i}] is not a finite number`);
+    }
+    return v as number[];
+  };
+  const rotations = arr('rotations', 4);
+  const translations = arr('translations', 3);
+  const scales = arr('scales', 3);
+  const defaultPose = new Float32Array(boneCount * POSE_STRIDE);
+  for (let b = 0; b < boneCount; b++) setIdentity(defaultPose, b);
+  let skeleton: Skeleton;
+  try {
+    skeleton = createSkeleton(bones as string[], parents, defaultPose, unit);
+  } catch (e) {
+    throw new PoseDumpError(file, (e as Error).message);
+  }
+  const clip = createRawClip(file, skeleton, sampleRate, n, unit);
+  for (let s = 0; s < n; s++) {
+    for (let b = 0; b < boneCount; b++) {
+      const dst = b * n + s, src = s * boneCount + b;
+      for (let c = 0; c < 4; c++) clip.rotations[dst * 4 + c] = rotations[src * 4 + c];
+      for (let c = 0; c < 3; c++) clip.translations[dst * 3 + c] = translations[src * 3 + c];
+      for (let c = 0; c < 3; c++) clip.scales[dst * 3 + c] = scales[src * 3 + c];
+    }
+  }
+  return clip;
+}

@@ -1,0 +1,145 @@
+import { ClipError, POSE_STRIDE, type Skeleton } from './skeleton.js';
+import type { LengthUnit } from './units.js';
+
+/**
+ * An uncompressed clip: `sampleCount` uniformly spaced samples per bone.
+ *
+ * Tracks are structure-of-arrays and bone-major, so one bone's track is contiguous:
+ * - `rotations[(b * sampleCount + s) * 4 + c]`, quaternion xyzw
+ * - `translations[(b * sampleCount + s) * 3 + c]`, in `unit`
+ * - `scales[(b * sampleCount + s) * 3 + c]`
+ *
+ * Duration is `(sampleCount - 1) / sampleRate` seconds.
+ */
+export interface RawClip {
+  readonly name: string;
+  readonly skeleton: Skeleton;
+  /** Samples per second (Hz). */
+  readonly sampleRate: number;
+  readonly sampleCount: number;
+  /** Unit of translations, default-pose translations and shell distances. */
+  readonly unit: LengthUnit;
+  readonly rotations: Float32Array;
+  readonly translations: Float32Array;
+  readonly scales: Float32Array;
+}
+
+/** Number of bones in a clip. */
+export function boneCountOf(clip: RawClip): number {
+  return clip.skeleton.boneNames.length;
+}
+
+/** Duration in seconds. */
+export function clipDuration(clip: RawClip): number {
+  return clip.sampleCount > 1 ? (clip.sampleCount - 1) / clip.sampleRate : 0;
+}
+
+/** Raw size in bytes as ACL counts it: 10 float32 per bone per sample. */
+export function rawSizeBytes(boneCount: number, sampleCount: number): number {
+  return 40 * boneCount * sampleCount;
+}
+
+/** Allocates a clip whose every sample is the skeleton's default pose. */
+export function createRawClip(
+  name: string,
+  skeleton: Skeleton,
+  sampleRate: number,
+  sampleCount: number,
+  unit: LengthUnit,
+): RawClip {
+  const boneCount = skeleton.boneNames.length;
+  const clip: RawClip = {
+    name,
+    skeleton,
+    sampleRate,
+    sampleCount,
+    unit,
+    rotations: new Float32Array(boneCount * sampleCount * 4),
+    translations: new Float32Array(boneCount * sampleCount * 3),
+    scales: new Float32Array(boneCount * sampleCount * 3),
+  };
+  const d = skeleton.defaultPose;
+  for (let b = 0; b < boneCount; b++) {
+    for (let s = 0; s < sampleCount; s++) {
+      const i = b * sampleCount + s;
+      for (let c = 0; c < 4; c++) clip.rotations[i * 4 + c] = d[b * POSE_STRIDE + c];
+      for (let c = 0; c < 3; c++) clip.translations[i * 3 + c] = d[b * POSE_STRIDE + 4 + c];
+      for (let c = 0; c < 3; c++) clip.scales[i * 3 + c] = d[b * POSE_STRIDE + 7 + c];
+    }
+  }
+  return clip;
+}
+
+/** Copies sample `s` of every bone into `outPose` ({@link POSE_STRIDE} floats per bone). */
+export function readSamplePose(clip: RawClip, s: number, outPose: Float32Array): Float32Array {
+  const n = clip.sampleCount;
+  const boneCount = clip.skeleton.boneNames.length;
+  for (let b = 0; b < boneCount; b++) {
+    const i = b * n + s;
+    const o = b * POSE_STRIDE;
+    outPose[o] = clip.rotations[i * 4];
+    outPose[o + 1] = clip.rotations[i * 4 + 1];
+    outPose[o + 2] = clip.rotations[i * 4 + 2];
+    outPose[o + 3] = clip.rotations[i * 4 + 3];
+    outPose[o + 4] = clip.translations[i * 3];
+    outPose[o + 5] = clip.translations[i * 3 + 1];
+    outPose[o + 6] = clip.translations[i * 3 + 2];
+    outPose[o + 7] = clip.scales[i * 3];
+    outPose[o + 8] = clip.scales[i * 3 + 1];
+    outPose[o + 9] = clip.scales[i * 3 + 2];
+  }
+  return outPose;
+}
+
+/** Writes `pose` as sample `s` of every bone. */
+export function writeSamplePose(clip: RawClip, s: number, pose: Float32Array): void {
+  const n = clip.sampleCount;
+  const boneCount = clip.skeleton.boneNames.length;
+  for (let b = 0; b < boneCount; b++) {
+    const i = b * n + s;
+    const o = b * POSE_STRIDE;
+    clip.rotations[i * 4] = pose[o];
+    clip.rotations[i * 4 + 1] = pose[o + 1];
+    clip.rotations[i * 4 + 2] = pose[o + 2];
+    clip.rotations[i * 4 + 3] = pose[o + 3];
+    clip.translations[i * 3] = pose[o + 4];
+    clip.translations[i * 3 + 1] = pose[o + 5];
+    clip.translations[i * 3 + 2] = pose[o + 6];
+    clip.scales[i * 3] = pose[o + 7];
+    clip.scales[i * 3 + 1] = pose[o + 8];
+    clip.scales[i * 3 + 2] = pose[o + 9];
+  }
+}
+
+/**
+ * Checks the clip's invariants: array lengths, a positive finite sample rate, at least one
+ * sample, finite values and non-zero quaternions. Throws {@link ClipError} naming the clip,
+ * bone and sample of the first problem.
+ */
+export function validateRawClip(clip: RawClip): void {
+  const boneCount = clip.skeleton.boneNames.length;
+  const n = clip.sampleCount;
+  const where = `clip "${clip.name}"`;
+  if (boneCount === 0) throw new ClipError(`${where}: no bones`);
+  if (!Number.isInteger(n) || n < 1) throw new ClipError(`${where}: sample count ${n} (need at least 1)`);
+  if (!(clip.sampleRate > 0) || !Number.isFinite(clip.sampleRate)) throw new ClipError(`${where}: sample rate ${clip.sampleRate} Hz (need > 0)`);
+  if (clip.rotations.length !== boneCount * n * 4) throw new ClipError(`${where}: rotations hold ${clip.rotations.length} floats, expected ${boneCount * n * 4}`);
+  if (clip.translations.length !== boneCount * n * 3) throw new ClipError(`${where}: translations hold ${clip.translations.length} floats, expected ${boneCount * n * 3}`);
+  if (clip.scales.length !== boneCount * n * 3) throw new ClipError(`${where}: scales hold ${clip.scales.length} floats, expected ${boneCount * n * 3}`);
+  const check = (arr: Float32Array, width: number, what: string) => {
+    for (let i = 0; i < arr.length; i++) {
+      if (!Number.isFinite(arr[i])) {
+        const t = Math.floor(i / width);
+        throw new ClipError(`${where}: bone ${clip.skeleton.boneNames[Math.floor(t / n)]} sample ${t % n}: ${what} is ${arr[i]}`);
+      }
+    }
+  };
+  check(clip.rotations, 4, 'rotation');
+  check(clip.translations, 3, 'translation');
+  check(clip.scales, 3, 'scale');
+  for (let t = 0; t < boneCount * n; t++) {
+    const r = clip.rotations;
+    const len2 = r[t * 4] ** 2 + r[t * 4 + 1] ** 2 + r[t * 4 + 2] ** 2 + r[t * 4 + 3] ** 2;
+    if (len2 < 1e-12) throw new ClipError(`${where}: bone ${clip.skeleton.boneNames[Math.floor(t / n)]} sample ${t % n}: zero-length rotation quaternion`);
+  }
+}

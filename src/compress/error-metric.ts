@@ -1,0 +1,200 @@
+/**
+ * Object-space error metric (DESIGN §4): what a skinned mesh would show. For bone b at
+ * sample s, the virtual vertices (d,0,0), (0,d,0), (0,0,d) — d is b's shell distance — are
+ * moved by the reference and by the decoded object-space transform; the error is the
+ * largest of the three distances.
+ *
+ * Object transforms are affine 3×4 matrices in float64, column-major with the translation
+ * last (12 numbers): applying scale, then rotation, then translation, composed parent
+ * first. The decoded *local* values are the decoder's float32 output; composing them in
+ * float64 keeps the metric's own rounding out of the figure.
+ */
+import { POSE_STRIDE } from '../clip/skeleton.js';
+import type { RawClip } from '../clip/raw-clip.js';
+import type { LengthUnit } from '../clip/units.js';
+
+/** Numbers per affine matrix. */
+export const AFFINE_STRIDE = 12;
+
+/**
+ * Writes the affine matrix of a local transform. The quaternion is normalised here, so a
+ * slightly denormalised input measures as the rotation an engine would apply.
+ */
+export function localToAffine(
+  qx: number, qy: number, qz: number, qw: number,
+  tx: number, ty: number, tz: number,
+  sx: number, sy: number, sz: number,
+  out: Float64Array, o: number,
+): void {
+  const len2 = qx * qx + qy * qy + qz * qz + qw * qw;
+  const k = len2 > 0 ? 2 / len2 : 0;
+  const xx = qx * qx * k, yy = qy * qy * k, zz = qz * qz * k;
+  const xy = qx * qy * k, xz = qx * qz * k, yz = qy * qz * k;
+  const wx = qw * qx * k, wy = qw * qy * k, wz = qw * qz * k;
+  out[o] = (1 - yy - zz) * sx;
+  out[o + 1] = (xy + wz) * sx;
+  out[o + 2] = (xz - wy) * sx;
+  out[o + 3] = (xy - wz) * sy;
+  out[o + 4] = (1 - xx - zz) * sy;
+  out[o + 5] = (yz + wx) * sy;
+  out[o + 6] = (xz + wy) * sz;
+  out[o + 7] = (yz - wx) * sz;
+  out[o + 8] = (1 - xx - yy) * sz;
+  out[o + 9] = tx;
+  out[o + 10] = ty;
+  out[o + 11] = tz;
+}
+
+/** out = a ∘ b (b applied first). `out` may alias `b` but not `a`. */
+export function composeAffine(a: Float64Array, ao: number, b: Float64Array, bo: number, out: Float64Array, o: number): void {
+  const a0 = a[ao], a1 = a[ao + 1], a2 = a[ao + 2];
+  const a3 = a[ao + 3], a4 = a[ao + 4], a5 = a[ao + 5];
+  const a6 = a[ao + 6], a7 = a[ao + 7], a8 = a[ao + 8];
+  for (let c = 0; c < 4; c++) {
+    const x = b[bo + c * 3], y = b[bo + c * 3 + 1], z = b[bo + c * 3 + 2];
+    out[o + c * 3] = a0 * x + a3 * y + a6 * z;
+    out[o + c * 3 + 1] = a1 * x + a4 * y + a7 * z;
+    out[o + c * 3 + 2] = a2 * x + a5 * y + a8 * z;
+  }
+  out[o + 9] += a[ao + 9];
+  out[o + 10] += a[ao + 10];
+  out[o + 11] += a[ao + 11];
+}
+
+/**
+ * Largest displacement of the three virtual vertices at distance `d` between two object
+ * transforms: |d·(column_k(a) − column_k(b)) + (t(a) − t(b))| for k = 0..2.
+ */
+export function virtualVertexError(a: Float64Array, ao: number, b: Float64Array, bo: number, d: number): number {
+  const tx = a[ao + 9] - b[bo + 9], ty = a[ao + 10] - b[bo + 10], tz = a[ao + 11] - b[bo + 11];
+  let worst = 0;
+  for (let k = 0; k < 3; k++) {
+    const x = d * (a[ao + k * 3] - b[bo + k * 3]) + tx;
+    const y = d * (a[ao + k * 3 + 1] - b[bo + k * 3 + 1]) + ty;
+    const z = d * (a[ao + k * 3 + 2] - b[bo + k * 3 + 2]) + tz;
+    const e = x * x + y * y + z * z;
+    if (e > worst) worst = e;
+  }
+  return Math.sqrt(worst);
+}
+
+/**
+ * Writes the object transforms of one pose ({@link POSE_STRIDE} floats per bone) into
+ * `out` at `o` ({@link AFFINE_STRIDE} numbers per bone).
+ */
+export function poseToObject(pose: Float32Array, parents: Int32Array, out: Float64Array, o = 0): void {
+  const boneCount = parents.length;
+  for (let b = 0; b < boneCount; b++) {
+    const p = b * POSE_STRIDE;
+    const m = o + b * AFFINE_STRIDE;
+    localToAffine(pose[p], pose[p + 1], pose[p + 2], pose[p + 3], pose[p + 4], pose[p + 5], pose[p + 6], pose[p + 7], pose[p + 8], pose[p + 9], out, m);
+    const parent = parents[b];
+    if (parent >= 0) composeAffine(out, o + parent * AFFINE_STRIDE, out, m, out, m);
+  }
+}
+
+/**
+ * Object transforms of every sample of a clip, sample-major:
+ * `out[(s * boneCount + b) * 12 + i]`.
+ */
+export function clipToObject(clip: RawClip): Float64Array {
+  const n = clip.sampleCount;
+  const parents = clip.skeleton.parents;
+  const boneCount = parents.length;
+  const out = new Float64Array(n * boneCount * AFFINE_STRIDE);
+  const r = clip.rotations, t = clip.translations, sc = clip.scales;
+  for (let s = 0; s < n; s++) {
+    const base = s * boneCount * AFFINE_STRIDE;
+    for (let b = 0; b < boneCount; b++) {
+      const i = b * n + s;
+      const m = base + b * AFFINE_STRIDE;
+      localToAffine(r[i * 4], r[i * 4 + 1], r[i * 4 + 2], r[i * 4 + 3], t[i * 3], t[i * 3 + 1], t[i * 3 + 2], sc[i * 3], sc[i * 3 + 1], sc[i * 3 + 2], out, m);
+      const parent = parents[b];
+      if (parent >= 0) composeAffine(out, base + parent * AFFINE_STRIDE, out, m, out, m);
+    }
+  }
+  return out;
+}
+
+/** What {@link measureClipError} reports. Errors are in `unit`. */
+export interface ErrorReport {
+  readonly maxError: number;
+  /** 99th percentile over every bone × sample. */
+  readonly p99Error: number;
+  readonly meanError: number;
+  /** Index and name of the bone and the sample where `maxError` occurs. */
+  readonly worstBone: number;
+  readonly worstBoneName: string;
+  readonly worstSample: number;
+  readonly unit: LengthUnit;
+  /** Largest error of each bone over the clip. */
+  readonly boneMaxError: Float64Array;
+  readonly sampleCount: number;
+  readonly boneCount: number;
+}
+
+/** Thrown when two clips cannot be compared (different bones or sample counts). */
+export class MetricError extends Error {
+  override readonly name = 'MetricError';
+  readonly code = 'CLIPS_DIFFER';
+}
+
+/**
+ * Measures `decoded` against `reference` at every sample with virtual vertices at
+ * `shellDistances` (per bone, clip units; default: the reference skeleton's).
+ * The clips must have the same bones (same count and parents) and sample count; bones are
+ * matched by index. Throws {@link MetricError} otherwise.
+ */
+export function measureClipError(
+  reference: RawClip,
+  decoded: RawClip,
+  shellDistances: Float32Array = reference.skeleton.shellDistances,
+): ErrorReport {
+  const boneCount = reference.skeleton.parents.length;
+  const n = reference.sampleCount;
+  if (decoded.skeleton.parents.length !== boneCount) {
+    throw new MetricError(`bone counts differ: ${boneCount} vs ${decoded.skeleton.parents.length}`);
+  }
+  for (let b = 0; b < boneCount; b++) {
+    if (decoded.skeleton.parents[b] !== reference.skeleton.parents[b]) {
+      throw new MetricError(`hierarchies differ at bone ${b} (${reference.skeleton.boneNames[b]})`);
+    }
+  }
+  if (decoded.sampleCount !== n) throw new MetricError(`sample counts differ: ${n} vs ${decoded.sampleCount}`);
+  if (shellDistances.length !== boneCount) throw new MetricError(`${shellDistances.length} shell distances for ${boneCount} bones`);
+  const a = clipToObject(reference);
+  const b2 = clipToObject(decoded);
+  const errors = new Float64Array(n * boneCount);
+  const boneMax = new Float64Array(boneCount);
+  let max = -1, worstBone = 0, worstSample = 0, sum = 0;
+  for (let s = 0; s < n; s++) {
+    for (let b = 0; b < boneCount; b++) {
+      const o = (s * boneCount + b) * AFFINE_STRIDE;
+      const e = virtualVertexError(a, o, b2, o, shellDistances[b]);
+      errors[s * boneCount + b] = e;
+      sum += e;
+      if (e > boneMax[b]) boneMax[b] = e;
+      if (e > max) { max = e; worstBone = b; worstSample = s; }
+    }
+  }
+  return {
+    maxError: Math.max(0, max),
+    p99Error: percentile(errors, 0.99),
+    meanError: sum / errors.length,
+    worstBone,
+    worstBoneName: reference.skeleton.boneNames[worstBone],
+    worstSample,
+    unit: reference.unit,
+    boneMaxError: boneMax,
+    sampleCount: n,
+    boneCount,
+  };
+}
+
+/** The `q` quantile (0..1) of `values` by nearest rank; sorts a copy. */
+export function percentile(values: Float64Array, q: number): number {
+  if (values.length === 0) return 0;
+  const sorted = Float64Array.from(values).sort();
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[rank];
+}

@@ -1,0 +1,82 @@
+/**
+ * Compression settings: what users set, the defaults (shared with the CLI help so the two
+ * never drift apart), and their resolution into clip units.
+ */
+import type { RawClip } from '../clip/raw-clip.js';
+import { resolveShellDistances } from '../clip/skeleton.js';
+import { UnitError, convertLength, parseLength, type Length } from '../clip/units.js';
+
+/** A length as an object or a string such as `"0.01cm"`. */
+export type LengthInput = Length | string;
+
+/** Options of `compress()`. */
+export interface CompressOptions {
+  /** Largest allowed virtual-vertex error. Default {@link COMPRESS_DEFAULTS}.error (0.01 cm). */
+  error?: LengthInput;
+  /** Virtual-vertex distance for every bone. Default 3 cm. */
+  shell?: LengthInput;
+  /** Per-bone shell distance by bone name, e.g. `{ Root: '1m' }`. */
+  shellBones?: Readonly<Record<string, LengthInput>>;
+  /** Leave out the names section (bone and clip names). Default false. */
+  stripNames?: boolean;
+  /** Write a CRC-32 of the file. Default true. */
+  checksum?: boolean;
+}
+
+/** Defaults of {@link CompressOptions}. */
+export const COMPRESS_DEFAULTS = {
+  error: '0.01cm',
+  shell: '3cm',
+  stripNames: false,
+  checksum: true,
+} as const;
+
+/** Bad compression options (an unknown bone, a malformed length). */
+export class OptionsError extends Error {
+  override readonly name = 'OptionsError';
+  readonly code = 'BAD_OPTION';
+}
+
+/** Options resolved against one clip: numbers in the clip's unit. */
+export interface ResolvedOptions {
+  /** Error threshold in clip units. */
+  threshold: number;
+  /** Shell distance per bone in clip units. */
+  shellDistances: Float32Array;
+  stripNames: boolean;
+  checksum: boolean;
+}
+
+function toLength(input: LengthInput, what: string): Length {
+  if (typeof input !== 'string') return input;
+  try {
+    return parseLength(input);
+  } catch (e) {
+    throw new OptionsError(`${what}: ${(e as Error).message}`);
+  }
+}
+
+/** Resolves `options` for `clip`. Throws {@link OptionsError}. */
+export function resolveOptions(clip: RawClip, options: CompressOptions = {}): ResolvedOptions {
+  const error = toLength(options.error ?? COMPRESS_DEFAULTS.error, 'error');
+  const shell = toLength(options.shell ?? COMPRESS_DEFAULTS.shell, 'shell');
+  const overrides: Record<string, Length> = {};
+  for (const [name, len] of Object.entries(options.shellBones ?? {})) overrides[name] = toLength(len, `shell of bone ${name}`);
+  let shellDistances: Float32Array;
+  try {
+    shellDistances = options.shell === undefined && options.shellBones === undefined
+      ? clip.skeleton.shellDistances
+      : resolveShellDistances(clip.skeleton, clip.unit, shell, overrides);
+  } catch (e) {
+    if (e instanceof UnitError) throw new OptionsError(e.message);
+    throw new OptionsError((e as Error).message);
+  }
+  const threshold = convertLength(error, clip.unit);
+  if (!(threshold > 0)) throw new OptionsError(`error threshold must be > 0, got ${threshold}`);
+  return {
+    threshold,
+    shellDistances,
+    stripNames: options.stripNames ?? COMPRESS_DEFAULTS.stripNames,
+    checksum: options.checksum ?? COMPRESS_DEFAULTS.checksum,
+  };
+}

@@ -1,0 +1,555 @@
+/**
+ * A `.bpk` clip opened for sampling. `CompressedClip.open` validates every field once;
+ * after that `sample` never throws for a valid clip, never allocates and never reads out
+ * of bounds.
+ */
+import {
+  ANIMATED_COMPONENTS, CHECKSUM_START, CONSTANT_FLOATS, FLAGS, HEADER, KNOWN_FLAGS, MAGIC, MAX_BONES,
+  RAW_BITS, ROTATION_FORMAT, SEGMENT_RANGE_BYTES, SEGMENT_SIZE, TRACKS_PER_BONE, TRACK_KIND, UNIT_CODES, VERSION,
+  align4, bitsetWords, crc32, isValidBitRate, segmentCountFor, segmentSampleCount, type RotationFormat,
+} from './format.js';
+import { FORMAT_ERROR, FormatError } from './errors.js';
+import { floatFromBits, readBits, segmentConstant, segmentOffset, segmentStep } from './bits.js';
+import { nlerpRotation, rebuildW, writeRotation } from './interpolate.js';
+import { POSE_STRIDE } from './pose.js';
+
+/** How a time between two samples is resolved. */
+export type Rounding = 'none' | 'floor' | 'ceil' | 'nearest';
+/** What happens outside [0, duration]: clamp to the ends, or wrap from the last sample back to the first. */
+export type Looping = 'clamp' | 'wrap';
+
+/** Options of {@link CompressedClip.sample}. */
+export interface SampleOptions {
+  /** Default `'none'`: interpolate between the two nearest samples. */
+  rounding?: Rounding;
+  /**
+   * Default `'clamp'`. With `'wrap'` the clip repeats with period sampleCount / sampleRate:
+   * between the last sample and the period's end it interpolates back to the first sample.
+   */
+  looping?: Looping;
+}
+
+/** Options of {@link CompressedClip.open}. */
+export interface OpenOptions {
+  /** Check the CRC-32 when the file has one. Default true. */
+  verifyChecksum?: boolean;
+}
+
+/** Class of a track in a compressed clip. */
+export type TrackClass = 'default' | 'constant' | 'animated';
+
+const CLASS_DEFAULT = 0, CLASS_CONSTANT = 1, CLASS_ANIMATED = 2;
+const TRACK_CLASS_NAMES: readonly TrackClass[] = ['default', 'constant', 'animated'];
+const KIND_POSE_OFFSET = [0, 4, 7] as const;
+/** A fraction of a sample this close to a whole sample is that sample. */
+const SNAP = 1e-6;
+const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/** Byte ranges of a clip's sections, for tools (`bonepress info`). */
+export interface SectionSizes {
+  header: number;
+  parents: number;
+  bitsets: number;
+  constants: number;
+  clipRanges: number;
+  segmentTable: number;
+  segments: number;
+  names: number;
+  total: number;
+}
+
+/** A validated, zero-copy view of a `.bpk` clip. */
+export class CompressedClip {
+  /** Number of bones. */
+  readonly boneCount: number;
+  /** Number of uniformly spaced samples. */
+  readonly sampleCount: number;
+  /** Samples per second (Hz). */
+  readonly sampleRate: number;
+  /** (sampleCount − 1) / sampleRate, in seconds. */
+  readonly duration: number;
+  /** Number of segments of up to {@link SEGMENT_SIZE} samples (the last takes a short tail). */
+  readonly segmentCount: number;
+  /** Length unit of translations. */
+  readonly unit: (typeof UNIT_CODES)[number];
+  /** Format version of the file. */
+  readonly version: number;
+  /** How animated rotations are stored. */
+  readonly rotationFormat: RotationFormat;
+  /** Parent index of every bone (-1 for roots); parents precede children. */
+  readonly parents: Int32Array;
+  /** Bone names, when the file has the names section. */
+  readonly boneNames: readonly string[] | undefined;
+  /** Clip name, when the file has the names section. */
+  readonly name: string | undefined;
+  /** Number of animated tracks. */
+  readonly animatedTrackCount: number;
+  /** Size of the file in bytes. */
+  readonly byteLength: number;
+  /** Whether the file carries a checksum. */
+  readonly hasChecksum: boolean;
+
+  private readonly bytes: Uint8Array;
+  private readonly words: Uint32Array;
+  private readonly trackClass: Uint8Array;
+  private readonly basePose: Float32Array;
+  private readonly animBoneOffset: Int32Array; // pose float offset of each animated track
+  private readonly animKind: Uint8Array;
+  private readonly animTrackOfTrack: Int32Array; // track → animated index or -1
+  private readonly clipRanges: Float64Array; // per animated track: min, extent × 3
+  private readonly segRates: Uint32Array; // byte offset of each segment's rates
+  private readonly segRanges: Uint32Array;
+  private readonly segBits: Float64Array; // bit offset of each segment's packed keys
+  private readonly segKeyBits: Uint32Array; // bits per key in each segment
+  private readonly sections: SectionSizes;
+  // Scratch of locate(): no allocation per sample.
+  private k0 = 0;
+  private k1 = 0;
+  private alpha = 0;
+
+  private constructor(bytes: Uint8Array, verifyChecksum: boolean) {
+    const size = bytes.byteLength;
+    if (!LITTLE_ENDIAN_HOST) throw new FormatError(FORMAT_ERROR.UNSUPPORTED_PLATFORM, 'bonepress needs a little-endian host');
+    if (size < HEADER.SIZE) throw new FormatError(FORMAT_ERROR.TOO_SMALL, `${size} bytes is smaller than the ${HEADER.SIZE}-byte header`, 0);
+    const view = new DataView(bytes.buffer, bytes.byteOffset, size);
+    if (view.getUint32(HEADER.MAGIC, true) !== MAGIC) throw new FormatError(FORMAT_ERROR.BAD_MAGIC, 'not a bonepress clip (bad magic)', HEADER.MAGIC);
+    const version = view.getUint16(HEADER.VERSION, true);
+    if (version !== VERSION) {
+      throw new FormatError(
+        FORMAT_ERROR.UNSUPPORTED_VERSION,
+        version < VERSION
+          ? `format version ${version} is no longer supported (this build reads version ${VERSION}); compress the source clip again`
+          : `format version ${version} is newer than this build reads (version ${VERSION}); upgrade bonepress`,
+        HEADER.VERSION,
+      );
+    }
+    const flags = view.getUint16(HEADER.FLAGS, true);
+    if (flags & ~KNOWN_FLAGS) throw new FormatError(FORMAT_ERROR.BAD_HEADER, `unknown flags 0x${flags.toString(16)}`, HEADER.FLAGS);
+    const totalSize = view.getUint32(HEADER.TOTAL_SIZE, true);
+    if (totalSize !== size) {
+      throw new FormatError(FORMAT_ERROR.BAD_SIZE, `header says ${totalSize} bytes but the buffer holds ${size}${totalSize > size ? ' (truncated?)' : ''}`, HEADER.TOTAL_SIZE);
+    }
+    this.hasChecksum = (flags & FLAGS.HAS_CHECKSUM) !== 0;
+    if (this.hasChecksum && verifyChecksum) {
+      const stored = view.getUint32(HEADER.CHECKSUM, true);
+      const actual = crc32(bytes, CHECKSUM_START, size);
+      if (stored !== actual) throw new FormatError(FORMAT_ERROR.BAD_CHECKSUM, `checksum mismatch (stored 0x${stored.toString(16)}, computed 0x${actual.toString(16)}): the file is corrupt`, HEADER.CHECKSUM);
+    }
+    const boneCount = view.getUint16(HEADER.BONE_COUNT, true);
+    if (boneCount < 1 || boneCount > MAX_BONES) throw new FormatError(FORMAT_ERROR.BAD_HEADER, `bone count ${boneCount} (need 1..${MAX_BONES})`, HEADER.BONE_COUNT);
+    const rotationFormat = view.getUint8(HEADER.ROTATION_FORMAT);
+    if (rotationFormat !== ROTATION_FORMAT.DROP_W) throw new FormatError(FORMAT_ERROR.BAD_HEADER, `unknown rotation format ${rotationFormat}`, HEADER.ROTATION_FORMAT);
+    const unitCode = view.getUint8(HEADER.UNIT);
+    if (unitCode >= UNIT_CODES.length) throw new FormatError(FORMAT_ERROR.BAD_HEADER, `unknown length unit code ${unitCode}`, HEADER.UNIT);
+    const sampleCount = view.getUint32(HEADER.SAMPLE_COUNT, true);
+    if (sampleCount < 1) throw new FormatError(FORMAT_ERROR.BAD_HEADER, 'sample count 0', HEADER.SAMPLE_COUNT);
+    const sampleRate = view.getFloat64(HEADER.SAMPLE_RATE, true);
+    if (!(sampleRate > 0) || !Number.isFinite(sampleRate)) throw new FormatError(FORMAT_ERROR.BAD_HEADER, `sample rate ${sampleRate}`, HEADER.SAMPLE_RATE);
+    const segmentCount = view.getUint32(HEADER.SEGMENT_COUNT, true);
+    if (segmentCount !== segmentCountFor(sampleCount)) {
+      throw new FormatError(FORMAT_ERROR.BAD_HEADER, `segment count ${segmentCount}, expected ${segmentCountFor(sampleCount)} for ${sampleCount} samples`, HEADER.SEGMENT_COUNT);
+    }
+    const segmentSize = view.getUint16(HEADER.SEGMENT_SIZE, true);
+    if (segmentSize !== SEGMENT_SIZE) throw new FormatError(FORMAT_ERROR.BAD_HEADER, `segment size ${segmentSize}, expected ${SEGMENT_SIZE}`, HEADER.SEGMENT_SIZE);
+    const animatedCount = view.getUint16(HEADER.ANIMATED_TRACK_COUNT, true);
+    const trackCount = boneCount * TRACKS_PER_BONE;
+
+    // Sections sit at fixed places given the counts; any other offset is corruption.
+    const expectOffset = (field: number, expected: number, what: string): number => {
+      const got = view.getUint32(field, true);
+      if (got !== expected) throw new FormatError(FORMAT_ERROR.BAD_OFFSET, `${what} section at ${got}, expected ${expected}`, field);
+      return got;
+    };
+    const need = (end: number, what: string, at: number) => {
+      if (end > size) throw new FormatError(FORMAT_ERROR.BAD_SECTION, `${what} runs past the end of the file (${end} > ${size})`, at);
+    };
+    const parentsOffset = expectOffset(HEADER.PARENTS_OFFSET, HEADER.SIZE, 'parents');
+    need(parentsOffset + 2 * boneCount, 'parents', parentsOffset);
+    const parents = new Int32Array(boneCount);
+    for (let b = 0; b < boneCount; b++) {
+      const p = view.getInt16(parentsOffset + 2 * b, true);
+      if (p < -1 || p >= b) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `bone ${b} has parent ${p}; parents must precede children`, parentsOffset + 2 * b);
+      parents[b] = p;
+    }
+    const bitsetsOffset = expectOffset(HEADER.BITSETS_OFFSET, align4(parentsOffset + 2 * boneCount), 'bitsets');
+    const words = bitsetWords(trackCount);
+    need(bitsetsOffset + 8 * words, 'bitsets', bitsetsOffset);
+    const trackClass = new Uint8Array(trackCount);
+    let constantFloats = 0, animated = 0;
+    for (let t = 0; t < trackCount; t++) {
+      const isDefault = (view.getUint32(bitsetsOffset + 4 * (t >>> 5), true) >>> (t & 31)) & 1;
+      const isConstant = (view.getUint32(bitsetsOffset + 4 * words + 4 * (t >>> 5), true) >>> (t & 31)) & 1;
+      if (isDefault && isConstant) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `track ${t} is marked both default and constant`, bitsetsOffset);
+      trackClass[t] = isDefault ? CLASS_DEFAULT : isConstant ? CLASS_CONSTANT : CLASS_ANIMATED;
+      if (isConstant) constantFloats += CONSTANT_FLOATS[t % TRACKS_PER_BONE];
+      if (!isDefault && !isConstant) animated++;
+    }
+    for (let t = trackCount; t < words * 32; t++) {
+      if (((view.getUint32(bitsetsOffset + 4 * (t >>> 5), true) | view.getUint32(bitsetsOffset + 4 * words + 4 * (t >>> 5), true)) >>> (t & 31)) & 1) {
+        throw new FormatError(FORMAT_ERROR.BAD_VALUE, `bitset bit ${t} set past the last track`, bitsetsOffset);
+      }
+    }
+    if (animated !== animatedCount) {
+      throw new FormatError(FORMAT_ERROR.BAD_HEADER, `header says ${animatedCount} animated tracks, bitsets say ${animated}`, HEADER.ANIMATED_TRACK_COUNT);
+    }
+    const constantsOffset = expectOffset(HEADER.CONSTANTS_OFFSET, bitsetsOffset + 8 * words, 'constants');
+    need(constantsOffset + 4 * constantFloats, 'constants', constantsOffset);
+    const clipRangesOffset = expectOffset(HEADER.CLIP_RANGES_OFFSET, constantsOffset + 4 * constantFloats, 'clip ranges');
+    need(clipRangesOffset + 4 * 2 * ANIMATED_COMPONENTS * animated, 'clip ranges', clipRangesOffset);
+    const segTableOffset = expectOffset(HEADER.SEGMENT_TABLE_OFFSET, clipRangesOffset + 4 * 2 * ANIMATED_COMPONENTS * animated, 'segment table');
+    need(segTableOffset + 4 * segmentCount, 'segment table', segTableOffset);
+
+    // Base pose: identity for default tracks, stored values for constant ones.
+    const basePose = new Float32Array(boneCount * POSE_STRIDE);
+    const animBoneOffset = new Int32Array(animated);
+    const animKind = new Uint8Array(animated);
+    const animTrackOfTrack = new Int32Array(trackCount).fill(-1);
+    let cursor = constantsOffset, a = 0;
+    const F32_MAX = 3.4028234663852886e38;
+    for (let t = 0; t < trackCount; t++) {
+      const bone = (t / TRACKS_PER_BONE) | 0, kind = t % TRACKS_PER_BONE;
+      const o = bone * POSE_STRIDE + KIND_POSE_OFFSET[kind];
+      if (trackClass[t] === CLASS_DEFAULT) {
+        if (kind === TRACK_KIND.ROTATION) { basePose[o + 3] = 1; } else if (kind === TRACK_KIND.SCALE) { basePose[o] = 1; basePose[o + 1] = 1; basePose[o + 2] = 1; }
+      } else if (trackClass[t] === CLASS_CONSTANT) {
+        const n = CONSTANT_FLOATS[kind];
+        for (let c = 0; c < n; c++) {
+          const v = view.getFloat32(cursor + 4 * c, true);
+          if (!Number.isFinite(v)) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `constant value of track ${t} is ${v}`, cursor + 4 * c);
+          basePose[o + c] = v;
+        }
+        if (kind === TRACK_KIND.ROTATION) writeRotation(basePose[o], basePose[o + 1], basePose[o + 2], basePose[o + 3], basePose, o);
+        cursor += 4 * n;
+      } else {
+        animBoneOffset[a] = o;
+        animKind[a] = kind;
+        animTrackOfTrack[t] = a;
+        a++;
+      }
+    }
+    const clipRanges = new Float64Array(2 * ANIMATED_COMPONENTS * animated);
+    for (let i = 0; i < clipRanges.length; i += 2) {
+      const at = clipRangesOffset + 4 * i;
+      const min = view.getFloat32(at, true), ext = view.getFloat32(at + 4, true);
+      // Reconstruction reaches min + 2·extent at most (segment min and extent are each ≤ 255/255).
+      if (!Number.isFinite(min) || !(ext >= 0) || !(Math.abs(min) + 2 * ext < F32_MAX)) {
+        throw new FormatError(FORMAT_ERROR.BAD_VALUE, `clip range (${min}, ${ext}) of animated track ${(i / 6) | 0} is not a usable range`, at);
+      }
+      clipRanges[i] = min;
+      clipRanges[i + 1] = ext;
+    }
+
+    // Segments follow each other in order, each 4-byte aligned.
+    const segRates = new Uint32Array(segmentCount);
+    const segRanges = new Uint32Array(segmentCount);
+    const segBits = new Float64Array(segmentCount);
+    const segKeyBits = new Uint32Array(segmentCount);
+    let expected = align4(segTableOffset + 4 * segmentCount);
+    for (let s = 0; s < segmentCount; s++) {
+      const at = segTableOffset + 4 * s;
+      const off = view.getUint32(at, true);
+      if (off !== expected) throw new FormatError(FORMAT_ERROR.BAD_OFFSET, `segment ${s} at ${off}, expected ${expected}`, at);
+      need(off + animated * (1 + SEGMENT_RANGE_BYTES), `segment ${s} header`, off);
+      let keyBits = 0;
+      for (let j = 0; j < animated; j++) {
+        const bits = bytes[off + j];
+        if (!isValidBitRate(bits)) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `segment ${s} track ${j}: bit rate ${bits} is not one of 0..24 or 32`, off + j);
+        keyBits += ANIMATED_COMPONENTS * bits;
+      }
+      const keys = segmentSampleCount(s, segmentCount, sampleCount);
+      const dataStart = align4(off + animated * (1 + SEGMENT_RANGE_BYTES));
+      const dataBytes = 4 * Math.ceil((keys * keyBits) / 32);
+      need(dataStart + dataBytes, `segment ${s} data`, off);
+      segRates[s] = off;
+      segRanges[s] = off + animated;
+      segBits[s] = dataStart * 8;
+      segKeyBits[s] = keyBits;
+      expected = dataStart + dataBytes;
+    }
+    let namesSize = 0;
+    const namesOffset = view.getUint32(HEADER.NAMES_OFFSET, true);
+    let boneNames: string[] | undefined;
+    let name: string | undefined;
+    if (flags & FLAGS.HAS_NAMES) {
+      if (namesOffset !== expected) throw new FormatError(FORMAT_ERROR.BAD_OFFSET, `names section at ${namesOffset}, expected ${expected}`, HEADER.NAMES_OFFSET);
+      const decoded = readNames(bytes, view, namesOffset, boneCount);
+      boneNames = decoded.boneNames;
+      name = decoded.name;
+      namesSize = decoded.end - namesOffset;
+      expected = align4(decoded.end);
+    } else if (namesOffset !== 0) {
+      throw new FormatError(FORMAT_ERROR.BAD_OFFSET, `names offset ${namesOffset} without the names flag`, HEADER.NAMES_OFFSET);
+    }
+    if (expected !== size) throw new FormatError(FORMAT_ERROR.BAD_SIZE, `${size - expected} unexpected bytes after the last section`, expected);
+
+    this.bytes = bytes;
+    this.words = new Uint32Array(bytes.buffer, bytes.byteOffset, size >>> 2);
+    // Raw float32 components are checked once here so sample() never produces NaN.
+    for (let s = 0; s < segmentCount; s++) {
+      const keys = segmentSampleCount(s, segmentCount, sampleCount);
+      let trackBit = 0;
+      for (let j = 0; j < animated; j++) {
+        const bits = bytes[segRates[s] + j];
+        if (bits === RAW_BITS) {
+          for (let k = 0; k < keys; k++) {
+            for (let c = 0; c < ANIMATED_COMPONENTS; c++) {
+              const bit = segBits[s] + k * segKeyBits[s] + trackBit + c * RAW_BITS;
+              const v = floatFromBits(readBits(this.words, bit, RAW_BITS));
+              if (!Number.isFinite(v)) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `segment ${s} key ${k}: raw value of animated track ${j} is ${v}`, Math.floor(bit / 8));
+            }
+          }
+        }
+        trackBit += ANIMATED_COMPONENTS * bits;
+      }
+    }
+
+    this.version = version;
+    this.boneCount = boneCount;
+    this.sampleCount = sampleCount;
+    this.sampleRate = sampleRate;
+    this.duration = sampleCount > 1 ? (sampleCount - 1) / sampleRate : 0;
+    this.segmentCount = segmentCount;
+    this.unit = UNIT_CODES[unitCode];
+    this.rotationFormat = rotationFormat;
+    this.parents = parents;
+    this.boneNames = boneNames;
+    this.name = name;
+    this.animatedTrackCount = animated;
+    this.byteLength = size;
+    this.trackClass = trackClass;
+    this.basePose = basePose;
+    this.animBoneOffset = animBoneOffset;
+    this.animKind = animKind;
+    this.animTrackOfTrack = animTrackOfTrack;
+    this.clipRanges = clipRanges;
+    this.segRates = segRates;
+    this.segRanges = segRanges;
+    this.segBits = segBits;
+    this.segKeyBits = segKeyBits;
+    const segStart = align4(segTableOffset + 4 * segmentCount);
+    this.sections = {
+      header: HEADER.SIZE,
+      parents: bitsetsOffset - parentsOffset,
+      bitsets: constantsOffset - bitsetsOffset,
+      constants: clipRangesOffset - constantsOffset,
+      clipRanges: segTableOffset - clipRangesOffset,
+      segmentTable: segStart - segTableOffset,
+      segments: (flags & FLAGS.HAS_NAMES ? namesOffset : size) - segStart,
+      names: flags & FLAGS.HAS_NAMES ? size - namesOffset : 0,
+      total: size,
+    };
+    void namesSize;
+  }
+
+  /**
+   * Validates `bytes` as a `.bpk` clip and wraps it. The bytes are not copied unless they
+   * start at an offset that is not a multiple of 4 in their ArrayBuffer. Throws
+   * {@link FormatError} naming the problem and its byte offset.
+   */
+  static open(bytes: Uint8Array | ArrayBuffer, options: OpenOptions = {}): CompressedClip {
+    let u8: Uint8Array;
+    if (bytes instanceof ArrayBuffer) u8 = new Uint8Array(bytes);
+    else if (bytes instanceof Uint8Array) u8 = bytes;
+    else throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, 'expected a Uint8Array or ArrayBuffer');
+    if ((u8.byteOffset & 3) !== 0) u8 = u8.slice();
+    return new CompressedClip(u8, options.verifyChecksum ?? true);
+  }
+
+  /** Byte size of each section. */
+  sectionSizes(): SectionSizes {
+    return { ...this.sections };
+  }
+
+  /** Class of track `kind` (0 rotation, 1 translation, 2 scale) of `bone`. */
+  trackClassOf(bone: number, kind: number): TrackClass {
+    return TRACK_CLASS_NAMES[this.trackClass[bone * TRACKS_PER_BONE + kind]];
+  }
+
+  /** Bit rate (bits per component; 32 = raw float) of each animated track in `segment`. A copy. */
+  segmentBitRates(segment: number): Uint8Array {
+    const off = this.segRates[segment];
+    return this.bytes.slice(off, off + this.animatedTrackCount);
+  }
+
+  /** Bone and kind of animated track `index`. */
+  animatedTrack(index: number): { bone: number; kind: number } {
+    return { bone: (this.animBoneOffset[index] / POSE_STRIDE) | 0, kind: this.animKind[index] };
+  }
+
+  /**
+   * Samples every bone at `time` seconds into `outPose`, {@link POSE_STRIDE} floats per
+   * bone (rotation xyzw, translation xyz, scale xyz). Allocates nothing. A NaN time counts
+   * as 0. Throws only when `outPose` is too short.
+   */
+  sample(time: number, outPose: Float32Array, options?: SampleOptions): Float32Array {
+    if (outPose.length < this.basePose.length) throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `outPose holds ${outPose.length} floats, needs ${this.basePose.length}`);
+    this.locate(time, options);
+    outPose.set(this.basePose);
+    this.decode(outPose, 0, -1);
+    return outPose;
+  }
+
+  /** Writes sample `keyIndex` (clamped to 0..sampleCount − 1) exactly, without interpolation. */
+  sampleKey(keyIndex: number, outPose: Float32Array): Float32Array {
+    if (outPose.length < this.basePose.length) throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `outPose holds ${outPose.length} floats, needs ${this.basePose.length}`);
+    const k = keyIndex > 0 ? Math.min(this.sampleCount - 1, Math.floor(keyIndex)) : 0;
+    this.k0 = k; this.k1 = k; this.alpha = 0;
+    outPose.set(this.basePose);
+    this.decode(outPose, 0, -1);
+    return outPose;
+  }
+
+  /**
+   * Samples one bone at `time` into `out[0..9]` (the same 10-float layout as a pose).
+   * Throws only on a bad bone index or a short `out`.
+   */
+  sampleBone(time: number, boneIndex: number, out: Float32Array, options?: SampleOptions): Float32Array {
+    if (!(boneIndex >= 0 && boneIndex < this.boneCount) || (boneIndex | 0) !== boneIndex) {
+      throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `bone index ${boneIndex} (clip has ${this.boneCount} bones)`);
+    }
+    if (out.length < POSE_STRIDE) throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `out holds ${out.length} floats, needs ${POSE_STRIDE}`);
+    this.locate(time, options);
+    const base = boneIndex * POSE_STRIDE;
+    for (let i = 0; i < POSE_STRIDE; i++) out[i] = this.basePose[base + i];
+    this.decode(out, base, boneIndex);
+    return out;
+  }
+
+  /** Resolves time to keys k0, k1 and a blend alpha (0 means k0 alone). */
+  private locate(time: number, options: SampleOptions | undefined): void {
+    const n = this.sampleCount;
+    const rate = this.sampleRate;
+    const wrap = options?.looping === 'wrap';
+    let t = time === time ? time : 0;
+    let k0: number, k1: number, alpha: number;
+    if (n === 1) {
+      this.k0 = 0; this.k1 = 0; this.alpha = 0;
+      return;
+    }
+    if (wrap) {
+      const period = n / rate;
+      t = t % period;
+      if (t < 0) t += period;
+      if (t !== t) t = 0; // ±Infinity
+      const pos = t * rate;
+      k0 = Math.floor(pos);
+      if (k0 >= n) k0 = n - 1;
+      alpha = pos - k0;
+      k1 = k0 + 1 === n ? 0 : k0 + 1;
+    } else {
+      const pos = t <= 0 ? 0 : t * rate;
+      if (pos >= n - 1) { k0 = n - 1; k1 = n - 1; alpha = 0; }
+      else {
+        k0 = Math.floor(pos);
+        alpha = pos - k0;
+        k1 = k0 + 1;
+      }
+    }
+    if (alpha < SNAP) alpha = 0;
+    else if (alpha > 1 - SNAP) { k0 = k1; alpha = 0; }
+    switch (options?.rounding) {
+      case 'floor': alpha = 0; break;
+      case 'ceil': if (alpha > 0) { k0 = k1; alpha = 0; } break;
+      case 'nearest': if (alpha >= 0.5) k0 = k1; alpha = 0; break;
+      default: break;
+    }
+    if (alpha === 0) k1 = k0;
+    this.k0 = k0; this.k1 = k1; this.alpha = alpha;
+  }
+
+  /**
+   * Decodes the animated tracks at (k0, k1, alpha) into `out`, whose bone 0 starts at
+   * `-base`… i.e. a track of pose offset o lands at out[o − base]. `onlyBone` ≥ 0 limits
+   * the work to that bone.
+   */
+  private decode(out: Float32Array, base: number, onlyBone: number): void {
+    const segCount = this.segmentCount;
+    const k0 = this.k0, k1 = this.k1, alpha = this.alpha;
+    const single = k0 === k1;
+    let s0 = k0 >>> 4; if (s0 >= segCount) s0 = segCount - 1;
+    let s1 = k1 >>> 4; if (s1 >= segCount) s1 = segCount - 1;
+    const bytes = this.bytes, words = this.words, ranges = this.clipRanges;
+    const rates0 = this.segRates[s0], rates1 = this.segRates[s1];
+    const rng0 = this.segRanges[s0], rng1 = this.segRanges[s1];
+    let bit0 = this.segBits[s0] + (k0 - s0 * SEGMENT_SIZE) * this.segKeyBits[s0];
+    let bit1 = this.segBits[s1] + (k1 - s1 * SEGMENT_SIZE) * this.segKeyBits[s1];
+    const count = this.animatedTrackCount;
+    let first = 0, last = count;
+    if (onlyBone >= 0) {
+      // Skip to the bone's first animated track, summing the bits of the tracks before it.
+      first = count; last = count;
+      for (let kind = 0; kind < TRACKS_PER_BONE; kind++) {
+        const a = this.animTrackOfTrack[onlyBone * TRACKS_PER_BONE + kind];
+        if (a >= 0) { if (first === count) first = a; last = a + 1; }
+      }
+      for (let j = 0; j < first; j++) {
+        bit0 += ANIMATED_COMPONENTS * bytes[rates0 + j];
+        bit1 += ANIMATED_COMPONENTS * bytes[rates1 + j];
+      }
+    }
+    for (let j = first; j < last; j++) {
+      const r0 = bytes[rates0 + j];
+      const ro = j * 6;
+      const x0 = decodeComponent(bytes, words, rng0 + j * SEGMENT_RANGE_BYTES, 0, r0, bit0, ranges[ro], ranges[ro + 1]);
+      const y0 = decodeComponent(bytes, words, rng0 + j * SEGMENT_RANGE_BYTES, 1, r0, bit0 + r0, ranges[ro + 2], ranges[ro + 3]);
+      const z0 = decodeComponent(bytes, words, rng0 + j * SEGMENT_RANGE_BYTES, 2, r0, bit0 + 2 * r0, ranges[ro + 4], ranges[ro + 5]);
+      bit0 += 3 * r0;
+      const o = this.animBoneOffset[j] - base;
+      const kind = this.animKind[j];
+      if (single) {
+        if (kind === 0) writeRotation(x0, y0, z0, rebuildW(x0, y0, z0), out, o);
+        else { out[o] = x0; out[o + 1] = y0; out[o + 2] = z0; }
+        continue;
+      }
+      const r1 = bytes[rates1 + j];
+      const x1 = decodeComponent(bytes, words, rng1 + j * SEGMENT_RANGE_BYTES, 0, r1, bit1, ranges[ro], ranges[ro + 1]);
+      const y1 = decodeComponent(bytes, words, rng1 + j * SEGMENT_RANGE_BYTES, 1, r1, bit1 + r1, ranges[ro + 2], ranges[ro + 3]);
+      const z1 = decodeComponent(bytes, words, rng1 + j * SEGMENT_RANGE_BYTES, 2, r1, bit1 + 2 * r1, ranges[ro + 4], ranges[ro + 5]);
+      bit1 += 3 * r1;
+      if (kind === 0) {
+        nlerpRotation(x0, y0, z0, rebuildW(x0, y0, z0), x1, y1, z1, rebuildW(x1, y1, z1), alpha, out, o);
+      } else {
+        out[o] = x0 + (x1 - x0) * alpha;
+        out[o + 1] = y0 + (y1 - y0) * alpha;
+        out[o + 2] = z0 + (z1 - z0) * alpha;
+      }
+    }
+  }
+}
+
+/**
+ * One component of an animated track at one key. `rangeAt` is the track's 6-byte range
+ * slot in the segment. The arithmetic is the compressor's (compress/quantize.ts calls the
+ * same helpers).
+ */
+export function decodeComponent(
+  bytes: Uint8Array, words: Uint32Array, rangeAt: number, component: number, bits: number, bitOffset: number,
+  clipMin: number, clipExtent: number,
+): number {
+  const at = rangeAt + 2 * component;
+  if (bits === 0) return segmentConstant(clipMin, clipExtent, bytes[at] | (bytes[at + 1] << 8));
+  if (bits === RAW_BITS) return floatFromBits(readBits(words, bitOffset, RAW_BITS));
+  return segmentOffset(clipMin, clipExtent, bytes[at]) + readBits(words, bitOffset, bits) * segmentStep(clipExtent, bytes[at + 1], bits);
+}
+
+function readNames(bytes: Uint8Array, view: DataView, offset: number, boneCount: number): { name: string; boneNames: string[]; end: number } {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let at = offset;
+  const readString = (what: string): string => {
+    if (at + 2 > bytes.length) throw new FormatError(FORMAT_ERROR.BAD_SECTION, `names section: ${what} runs past the end of the file`, at);
+    const len = view.getUint16(at, true);
+    if (at + 2 + len > bytes.length) throw new FormatError(FORMAT_ERROR.BAD_SECTION, `names section: ${what} (${len} bytes) runs past the end of the file`, at);
+    let s: string;
+    try {
+      s = decoder.decode(bytes.subarray(at + 2, at + 2 + len));
+    } catch {
+      throw new FormatError(FORMAT_ERROR.BAD_VALUE, `names section: ${what} is not valid UTF-8`, at + 2);
+    }
+    at += 2 + len;
+    return s;
+  };
+  const name = readString('clip name');
+  const boneNames: string[] = [];
+  for (let b = 0; b < boneCount; b++) boneNames.push(readString(`name of bone ${b}`));
+  return { name, boneNames, end: at };
+}

@@ -1,0 +1,31 @@
+/**
+ * Why a buffer is not a valid `.bpk` clip. Serialized in messages and JSON output:
+ * never rename a code.
+ */
+export const FORMAT_ERROR = {
+  TOO_SMALL: 'TOO_SMALL',
+  BAD_MAGIC: 'BAD_MAGIC',
+  UNSUPPORTED_VERSION: 'UNSUPPORTED_VERSION',
+  BAD_SIZE: 'BAD_SIZE',
+  BAD_CHECKSUM: 'BAD_CHECKSUM',
+  BAD_HEADER: 'BAD_HEADER',
+  BAD_OFFSET: 'BAD_OFFSET',
+  BAD_SECTION: 'BAD_SECTION',
+  BAD_VALUE: 'BAD_VALUE',
+  BAD_ARGUMENT: 'BAD_ARGUMENT',
+  UNSUPPORTED_PLATFORM: 'UNSUPPORTED_PLATFORM',
+} as const;
+/** A {@link FORMAT_ERROR} code. */
+export type FormatErrorCode = (typeof FORMAT_ERROR)[keyof typeof FORMAT_ERROR];
+
+/** A buffer that is not a valid `.bpk` clip; `byteOffset` is where the problem was found (-1: not a place). */
+export class FormatError extends Error {
+  override readonly name = 'FormatError';
+  constructor(
+    readonly code: FormatErrorCode,
+    message: string,
+    readonly byteOffset = -1,
+  ) {
+    super(byteOffset >= 0 ? `${message} (at byte ${byteOffset})` : message);
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * The `.bpk` format as code: the single source of truth for the writer
+ * (compress/write.ts) and the reader (runtime/compressed-clip.ts). docs/format.md
+ * describes the same layout in prose.
+ *
+ * Every value here is serialized: never renumber; change the layout only with a VERSION bump.
+ */
+
+/** "BPK" followed by 0x1A (stops `type`/`cat` on Windows, catches text-mode mangling). */
+export const MAGIC = 0x1a4b5042; // little-endian bytes: 42 50 4B 1A
+/** Current format version; every other version is rejected with UNSUPPORTED_VERSION. */
+export const VERSION = 1;
+
+/** Header flags. Serialized: never renumber. */
+export const FLAGS = {
+  /** The names section is present. */
+  HAS_NAMES: 1 << 0,
+  /** The checksum field holds CRC-32 of bytes [CHECKSUM_START, totalSize). */
+  HAS_CHECKSUM: 1 << 1,
+} as const;
+/** Flags this version understands; others make the file invalid. */
+export const KNOWN_FLAGS = FLAGS.HAS_NAMES | FLAGS.HAS_CHECKSUM;
+
+/** How animated rotations are stored. Serialized: never renumber. */
+export const ROTATION_FORMAT = {
+  /** x, y, z quantised; w ≥ 0 rebuilt as sqrt(1 − x² − y² − z²). */
+  DROP_W: 0,
+} as const;
+/** A {@link ROTATION_FORMAT} value. */
+export type RotationFormat = (typeof ROTATION_FORMAT)[keyof typeof ROTATION_FORMAT];
+
+/** Length unit codes. Serialized: never renumber. */
+export const UNIT_CODES = ['mm', 'cm', 'm', 'in', 'ft'] as const;
+
+/** Header byte offsets. Serialized. */
+export const HEADER = {
+  MAGIC: 0, // u32
+  VERSION: 4, // u16
+  FLAGS: 6, // u16
+  CHECKSUM: 8, // u32
+  TOTAL_SIZE: 12, // u32
+  BONE_COUNT: 16, // u16
+  ROTATION_FORMAT: 18, // u8
+  UNIT: 19, // u8
+  SAMPLE_COUNT: 20, // u32
+  SAMPLE_RATE: 24, // f64
+  SEGMENT_COUNT: 32, // u32
+  SEGMENT_SIZE: 36, // u16
+  ANIMATED_TRACK_COUNT: 38, // u16
+  PARENTS_OFFSET: 40, // u32 → i16 × boneCount
+  BITSETS_OFFSET: 44, // u32 → default bitset, constant bitset (u32 words each)
+  CONSTANTS_OFFSET: 48, // u32 → f32 values of constant tracks
+  CLIP_RANGES_OFFSET: 52, // u32 → f32 min, f32 extent × 3 per animated track
+  SEGMENT_TABLE_OFFSET: 56, // u32 → u32 offset of each segment's data
+  NAMES_OFFSET: 60, // u32 → names section, 0 when absent
+  SIZE: 64,
+} as const;
+
+/** The checksum covers everything after the checksum field. */
+export const CHECKSUM_START = HEADER.TOTAL_SIZE;
+
+/** Sections start on this byte alignment so typed-array views need no copy. */
+export const SECTION_ALIGN = 4;
+
+/** Samples per segment; a tail shorter than half a segment joins the previous one. */
+export const SEGMENT_SIZE = 16;
+
+/** Track kinds inside a bone; track index = bone × 3 + kind. Serialized. */
+export const TRACK_KIND = { ROTATION: 0, TRANSLATION: 1, SCALE: 2 } as const;
+/** Tracks per bone. */
+export const TRACKS_PER_BONE = 3;
+/** Quantised components per animated track (rotations drop w). */
+export const ANIMATED_COMPONENTS = 3;
+/** Bytes per animated track in a segment's range block: (u8 min, u8 extent) × 3, or u16 × 3 at rate 0. */
+export const SEGMENT_RANGE_BYTES = 6;
+/** Floats per constant track: rotation xyzw, translation/scale xyz. */
+export const CONSTANT_FLOATS = [4, 3, 3] as const;
+
+/** Bit rates a segment may use per component; {@link RAW_BITS} stores the float32 itself. */
+export const MAX_QUANTIZED_BITS = 24;
+/** A rate of 32 bits means the component is the raw float32 bit pattern. */
+export const RAW_BITS = 32;
+/** True for a valid per-track bit rate: 0..24, or 32. */
+export function isValidBitRate(bits: number): boolean {
+  return (bits >= 0 && bits <= MAX_QUANTIZED_BITS) || bits === RAW_BITS;
+}
+
+/** Bones per file at most (u16 counts, i16 parents). */
+export const MAX_BONES = 32767;
+
+/** Rounds `n` up to a multiple of {@link SECTION_ALIGN}. */
+export function align4(n: number): number {
+  return (n + 3) & ~3;
+}
+
+/** Number of segments for `sampleCount` samples. */
+export function segmentCountFor(sampleCount: number): number {
+  if (sampleCount <= SEGMENT_SIZE) return 1;
+  const full = Math.floor(sampleCount / SEGMENT_SIZE);
+  const tail = sampleCount - full * SEGMENT_SIZE;
+  return tail >= SEGMENT_SIZE / 2 ? full + 1 : full;
+}
+
+/** Samples in segment `segment` of `segmentCount` (the last one takes the tail). */
+export function segmentSampleCount(segment: number, segmentCount: number, sampleCount: number): number {
+  return segment === segmentCount - 1 ? sampleCount - segment * SEGMENT_SIZE : SEGMENT_SIZE;
+}
+
+/** Words in one bitset over `trackCount` tracks. */
+export function bitsetWords(trackCount: number): number {
+  return (trackCount + 31) >>> 5;
+}
+
+/** CRC-32 (IEEE 802.3, reflected) of `bytes[start, end)`. */
+export function crc32(bytes: Uint8Array, start = 0, end = bytes.length): number {
+  let c = ~0;
+  for (let i = start; i < end; i++) c = CRC_TABLE[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
+  return ~c >>> 0;
+}
+
+const CRC_TABLE = (() => {
+  const t = new Int32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    t[n] = c;
+  }
+  return t;
+})();
