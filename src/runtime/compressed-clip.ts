@@ -10,7 +10,7 @@ import {
 } from './format.js';
 import { FORMAT_ERROR, FormatError } from './errors.js';
 import { floatFromBits, readBits, segmentConstant, segmentOffset, segmentStep } from './bits.js';
-import { nlerpRotation, rebuildW, writeRotation } from './interpolate.js';
+import { nlerpRelativeRotation, writeRelativeRotation, writeRotation } from './interpolate.js';
 import { POSE_STRIDE } from './pose.js';
 
 /** How a time between two samples is resolved. */
@@ -52,6 +52,7 @@ export interface SectionSizes {
   bitsets: number;
   constants: number;
   clipRanges: number;
+  rotationRefs: number;
   segmentTable: number;
   segments: number;
   names: number;
@@ -97,6 +98,7 @@ export class CompressedClip {
   private readonly animKind: Uint8Array;
   private readonly animTrackOfTrack: Int32Array; // track → animated index or -1
   private readonly clipRanges: Float64Array; // per animated track: min, extent × 3
+  private readonly refs: Float64Array; // per animated track: reference xyzw (rotations only)
   private readonly segRates: Uint32Array; // byte offset of each segment's rates
   private readonly segRanges: Uint32Array;
   private readonly segBits: Float64Array; // bit offset of each segment's packed keys
@@ -196,7 +198,11 @@ export class CompressedClip {
     need(constantsOffset + 4 * constantFloats, 'constants', constantsOffset);
     const clipRangesOffset = expectOffset(HEADER.CLIP_RANGES_OFFSET, constantsOffset + 4 * constantFloats, 'clip ranges');
     need(clipRangesOffset + 4 * 2 * ANIMATED_COMPONENTS * animated, 'clip ranges', clipRangesOffset);
-    const segTableOffset = expectOffset(HEADER.SEGMENT_TABLE_OFFSET, clipRangesOffset + 4 * 2 * ANIMATED_COMPONENTS * animated, 'segment table');
+    let animatedRotations = 0;
+    for (let t = 0; t < trackCount; t += TRACKS_PER_BONE) if (trackClass[t] === CLASS_ANIMATED) animatedRotations++;
+    const refsOffset = expectOffset(HEADER.ROTATION_REFS_OFFSET, clipRangesOffset + 4 * 2 * ANIMATED_COMPONENTS * animated, 'rotation references');
+    need(refsOffset + 16 * animatedRotations, 'rotation references', refsOffset);
+    const segTableOffset = expectOffset(HEADER.SEGMENT_TABLE_OFFSET, refsOffset + 16 * animatedRotations, 'segment table');
     need(segTableOffset + 4 * segmentCount, 'segment table', segTableOffset);
 
     // Base pose: identity for default tracks, stored values for constant ones.
@@ -237,6 +243,19 @@ export class CompressedClip {
       }
       clipRanges[i] = min;
       clipRanges[i + 1] = ext;
+    }
+    const refs = new Float64Array(4 * animated);
+    for (let j = 0, r = 0; j < animated; j++) {
+      if (animKind[j] !== TRACK_KIND.ROTATION) continue;
+      const at = refsOffset + 16 * r++;
+      let len2 = 0;
+      for (let c = 0; c < 4; c++) {
+        const v = view.getFloat32(at + 4 * c, true);
+        refs[4 * j + c] = v;
+        len2 += v * v;
+      }
+      // A reference far from unit length would scale the rotation; corruption, not data.
+      if (!(len2 > 0.25 && len2 < 4)) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `rotation reference of animated track ${j} is not a unit quaternion`, at);
     }
 
     // Segments follow each other in order, each 4-byte aligned.
@@ -322,6 +341,7 @@ export class CompressedClip {
     this.animKind = animKind;
     this.animTrackOfTrack = animTrackOfTrack;
     this.clipRanges = clipRanges;
+    this.refs = refs;
     this.segRates = segRates;
     this.segRanges = segRanges;
     this.segBits = segBits;
@@ -332,7 +352,8 @@ export class CompressedClip {
       parents: bitsetsOffset - parentsOffset,
       bitsets: constantsOffset - bitsetsOffset,
       constants: clipRangesOffset - constantsOffset,
-      clipRanges: segTableOffset - clipRangesOffset,
+      clipRanges: refsOffset - clipRangesOffset,
+      rotationRefs: segTableOffset - refsOffset,
       segmentTable: segStart - segTableOffset,
       segments: (flags & FLAGS.HAS_NAMES ? namesOffset : size) - segStart,
       names: flags & FLAGS.HAS_NAMES ? size - namesOffset : 0,
@@ -468,7 +489,7 @@ export class CompressedClip {
     const single = k0 === k1;
     let s0 = k0 >>> 4; if (s0 >= segCount) s0 = segCount - 1;
     let s1 = k1 >>> 4; if (s1 >= segCount) s1 = segCount - 1;
-    const bytes = this.bytes, words = this.words, ranges = this.clipRanges;
+    const bytes = this.bytes, words = this.words, ranges = this.clipRanges, refs = this.refs;
     const rates0 = this.segRates[s0], rates1 = this.segRates[s1];
     const rng0 = this.segRanges[s0], rng1 = this.segRanges[s1];
     let bit0 = this.segBits[s0] + (k0 - s0 * SEGMENT_SIZE) * this.segKeyBits[s0];
@@ -497,7 +518,7 @@ export class CompressedClip {
       const o = this.animBoneOffset[j] - base;
       const kind = this.animKind[j];
       if (single) {
-        if (kind === 0) writeRotation(x0, y0, z0, rebuildW(x0, y0, z0), out, o);
+        if (kind === 0) writeRelativeRotation(refs[4 * j], refs[4 * j + 1], refs[4 * j + 2], refs[4 * j + 3], x0, y0, z0, out, o);
         else { out[o] = x0; out[o + 1] = y0; out[o + 2] = z0; }
         continue;
       }
@@ -507,7 +528,7 @@ export class CompressedClip {
       const z1 = decodeComponent(bytes, words, rng1 + j * SEGMENT_RANGE_BYTES, 2, r1, bit1 + 2 * r1, ranges[ro + 4], ranges[ro + 5]);
       bit1 += 3 * r1;
       if (kind === 0) {
-        nlerpRotation(x0, y0, z0, rebuildW(x0, y0, z0), x1, y1, z1, rebuildW(x1, y1, z1), alpha, out, o);
+        nlerpRelativeRotation(refs[4 * j], refs[4 * j + 1], refs[4 * j + 2], refs[4 * j + 3], x0, y0, z0, x1, y1, z1, alpha, out, o);
       } else {
         out[o] = x0 + (x1 - x0) * alpha;
         out[o + 1] = y0 + (y1 - y0) * alpha;

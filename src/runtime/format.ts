@@ -23,7 +23,13 @@ export const KNOWN_FLAGS = FLAGS.HAS_NAMES | FLAGS.HAS_CHECKSUM;
 
 /** How animated rotations are stored. Serialized: never renumber. */
 export const ROTATION_FORMAT = {
-  /** x, y, z quantised; w ≥ 0 rebuilt as sqrt(1 − x² − y² − z²). */
+  /**
+   * Each animated rotation is stored as delta = conj(reference) · q with a per-track
+   * reference quaternion (rotation references section); the delta's x, y, z are quantised
+   * and its w ≥ 0 rebuilt as sqrt(1 − x² − y² − z²). With an identity reference this is
+   * plain drop-W; with a reference near the track's mean rotation, w stays far from 0,
+   * where rebuilding it is well conditioned.
+   */
   DROP_W: 0,
 } as const;
 /** A {@link ROTATION_FORMAT} value. */
@@ -53,7 +59,8 @@ export const HEADER = {
   CLIP_RANGES_OFFSET: 52, // u32 → f32 min, f32 extent × 3 per animated track
   SEGMENT_TABLE_OFFSET: 56, // u32 → u32 offset of each segment's data
   NAMES_OFFSET: 60, // u32 → names section, 0 when absent
-  SIZE: 64,
+  ROTATION_REFS_OFFSET: 64, // u32 → f32 xyzw reference per animated rotation track
+  SIZE: 68,
 } as const;
 
 /** The checksum covers everything after the checksum field. */

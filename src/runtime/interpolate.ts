@@ -43,3 +43,43 @@ export function nlerpRotation(
 export function lerp(a: number, b: number, alpha: number): number {
   return a + (b - a) * alpha;
 }
+
+/**
+ * Writes normalise(ref · (x, y, z, rebuildW(x, y, z))) at `out[o..o+3]`: a rotation stored
+ * as a delta from the track's reference.
+ */
+export function writeRelativeRotation(
+  rx: number, ry: number, rz: number, rw: number,
+  x: number, y: number, z: number,
+  out: Float32Array, o: number,
+): void {
+  const w = rebuildW(x, y, z);
+  writeRotation(
+    rw * x + rx * w + ry * z - rz * y,
+    rw * y - rx * z + ry * w + rz * x,
+    rw * z + rx * y - ry * x + rz * w,
+    rw * w - rx * x - ry * y - rz * z,
+    out, o,
+  );
+}
+
+/** nlerp between ref · a and ref · b (a, b deltas with w rebuilt), written at `out[o..o+3]`. */
+export function nlerpRelativeRotation(
+  rx: number, ry: number, rz: number, rw: number,
+  ax: number, ay: number, az: number,
+  bx: number, by: number, bz: number,
+  alpha: number, out: Float32Array, o: number,
+): void {
+  const aw = rebuildW(ax, ay, az), bw = rebuildW(bx, by, bz);
+  nlerpRotation(
+    rw * ax + rx * aw + ry * az - rz * ay,
+    rw * ay - rx * az + ry * aw + rz * ax,
+    rw * az + rx * ay - ry * ax + rz * aw,
+    rw * aw - rx * ax - ry * ay - rz * az,
+    rw * bx + rx * bw + ry * bz - rz * by,
+    rw * by - rx * bz + ry * bw + rz * bx,
+    rw * bz + rx * by - ry * bx + rz * bw,
+    rw * bw - rx * bx - ry * by - rz * bz,
+    alpha, out, o,
+  );
+}

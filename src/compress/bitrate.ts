@@ -1,0 +1,246 @@
+/**
+ * Stage 7: the bit rate of every animated track in every segment, chosen against the
+ * object-space error metric. Values are rebuilt exactly as the decoder rebuilds them
+ * (compress/quantize.ts), so the error measured here is the error users see.
+ *
+ * Per segment: every track starts raw. Pass 1 lowers all tracks together (roots held
+ * raw) to the lowest ladder step whose error fits; pass 2 visits tracks children first
+ * and lowers each as far as the threshold allows. A trial re-measures only the changed
+ * bone and its descendants; parent object transforms are cached.
+ */
+import type { RawClip } from '../clip/raw-clip.js';
+import { POSE_STRIDE } from '../runtime/pose.js';
+import { RAW_BITS, TRACK_KIND } from '../runtime/format.js';
+import { AFFINE_STRIDE, composeAffine, localToAffine, virtualVertexError } from './error-metric.js';
+import { reconstructTrackSegment } from './quantize.js';
+import type { AnimatedTrack, SegmentRanges } from './range.js';
+import type { SegmentLayout } from './segment.js';
+
+/** Bit-rate ladders (bits per component). Each ends with the raw float32 rate. */
+export const BIT_RATE_LADDERS = {
+  /** ACL 2.0: {0, 3, 4, …, 19, float}. */
+  acl20: [0, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, RAW_BITS],
+  /** ACL 2.1: {0, 1, 2, …, 23, float}. */
+  acl21: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, RAW_BITS],
+} as const;
+/** A key of {@link BIT_RATE_LADDERS}. */
+export type BitRateLadder = keyof typeof BIT_RATE_LADDERS;
+
+/** Everything the search reads. */
+export interface BitRateInput {
+  readonly clip: RawClip;
+  readonly tracks: readonly AnimatedTrack[];
+  readonly clipRanges: Float32Array;
+  readonly ranges: SegmentRanges;
+  readonly layout: SegmentLayout;
+  /** Local pose of default and constant tracks, as the decoder rebuilds it. */
+  readonly basePose: Float32Array;
+  /** Object transforms of the raw clip, sample-major (error-metric.clipToObject). */
+  readonly rawObject: Float64Array;
+  readonly threshold: number;
+  readonly shellDistances: Float32Array;
+  readonly ladder: readonly number[];
+}
+
+/** What the search decided and what it cost. */
+export interface BitRateResult {
+  /** `rates[s * trackCount + j]`: bits per component of track j in segment s. */
+  readonly rates: Uint8Array;
+  /** Error trials run (each re-measures one bone chain or the whole segment). */
+  readonly trials: number;
+}
+
+/** Chooses the bit rates of every segment. */
+export function searchBitRates(input: BitRateInput): BitRateResult {
+  const { clip, tracks, layout } = input;
+  const trackCount = tracks.length;
+  const rates = new Uint8Array(layout.count * trackCount);
+  const search = new SegmentSearch(input);
+  let trials = 0;
+  for (let s = 0; s < layout.count; s++) {
+    trials += search.run(s, rates.subarray(s * trackCount, (s + 1) * trackCount));
+  }
+  void clip;
+  return { rates, trials };
+}
+
+/** Scratch and state of the search over one segment, reused for every segment of a clip. */
+class SegmentSearch {
+  private readonly boneCount: number;
+  private readonly parents: Int32Array;
+  private readonly subtrees: Int32Array[];
+  private readonly local: Float32Array;
+  private readonly object: Float64Array;
+  private readonly trial: Float64Array;
+  private readonly saved: Float32Array;
+  private readonly codes: Uint32Array;
+  private readonly level: Int32Array;
+  private readonly order: Int32Array;
+  private start = 0;
+  private size = 0;
+  private segment = 0;
+
+  constructor(private readonly input: BitRateInput) {
+    const parents = input.clip.skeleton.parents;
+    this.parents = parents;
+    this.boneCount = parents.length;
+    const maxKeys = input.layout.maxSize;
+    this.local = new Float32Array(maxKeys * this.boneCount * POSE_STRIDE);
+    this.object = new Float64Array(maxKeys * this.boneCount * AFFINE_STRIDE);
+    this.trial = new Float64Array(maxKeys * this.boneCount * AFFINE_STRIDE);
+    this.saved = new Float32Array(maxKeys * 4);
+    this.codes = new Uint32Array(maxKeys * 3);
+    this.level = new Int32Array(input.tracks.length);
+    // Descendant lists in parent-first order, the bone itself first.
+    const children: number[][] = Array.from({ length: this.boneCount }, () => []);
+    for (let b = 0; b < this.boneCount; b++) if (parents[b] >= 0) children[parents[b]].push(b);
+    this.subtrees = [];
+    for (let b = 0; b < this.boneCount; b++) {
+      const list: number[] = [];
+      const stack = [b];
+      while (stack.length) {
+        const d = stack.pop()!;
+        list.push(d);
+        for (let i = children[d].length - 1; i >= 0; i--) stack.push(children[d][i]);
+      }
+      this.subtrees.push(Int32Array.from(list));
+    }
+    // Pass 2 order: children before parents (reverse bone order), rotation first within a bone.
+    const order = input.tracks.map((t, j) => ({ j, bone: t.bone, kind: t.kind }));
+    order.sort((a, b) => b.bone - a.bone || a.kind - b.kind);
+    this.order = Int32Array.from(order.map((o) => o.j));
+  }
+
+  /** Searches segment `s`, writing its rates; returns the number of trials. */
+  run(s: number, outRates: Uint8Array): number {
+    const { layout, tracks, ladder, basePose, threshold } = this.input;
+    this.segment = s;
+    this.start = layout.starts[s];
+    this.size = layout.sizes[s];
+    const keys = this.size;
+    const stride = this.boneCount * POSE_STRIDE;
+    for (let k = 0; k < keys; k++) this.local.set(basePose, k * stride);
+    const top = ladder.length - 1;
+    for (let j = 0; j < tracks.length; j++) this.setLevel(j, top);
+    this.computeObjects();
+    let trials = 1;
+    const initialError = this.segmentError();
+    // A segment that misses the threshold even raw (collapsed tracks, rounding near w = 0)
+    // keeps every track raw: the error is reported, never hidden.
+    if (initialError > threshold) {
+      outRates.fill(RAW_BITS);
+      return trials;
+    }
+
+    // Pass 1: lower everything but the roots together; binary search over ladder steps.
+    let lo = 0, hi = top; // hi: known to fit
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      for (let j = 0; j < tracks.length; j++) if (this.parents[tracks[j].bone] >= 0) this.setLevel(j, mid);
+      this.computeObjects();
+      trials++;
+      if (this.segmentError() <= threshold) hi = mid;
+      else lo = mid + 1;
+    }
+    for (let j = 0; j < tracks.length; j++) if (this.parents[tracks[j].bone] >= 0) this.setLevel(j, hi);
+    this.computeObjects();
+
+    // Pass 2: each track, children first, as low as it goes.
+    for (let i = 0; i < this.order.length; i++) {
+      const j = this.order[i];
+      while (this.level[j] > 0) {
+        trials++;
+        if (!this.tryLevel(j, this.level[j] - 1)) break;
+      }
+    }
+    for (let j = 0; j < tracks.length; j++) outRates[j] = ladder[this.level[j]];
+    return trials;
+  }
+
+  /** Rebuilds track j at ladder step `level` into the local poses. */
+  private setLevel(j: number, level: number): void {
+    const { tracks, ladder, clipRanges, ranges } = this.input;
+    const t = tracks[j];
+    this.level[j] = level;
+    const o = t.bone * POSE_STRIDE + (t.kind === TRACK_KIND.ROTATION ? 0 : t.kind === TRACK_KIND.TRANSLATION ? 4 : 7);
+    reconstructTrackSegment(t, j, tracks.length, this.segment, this.start, this.size, ladder[level], clipRanges, ranges, this.codes, this.local, o, this.boneCount * POSE_STRIDE);
+  }
+
+  /** Tries track j at `level`; keeps it when the chain below stays within the threshold. */
+  private tryLevel(j: number, level: number): boolean {
+    const t = this.input.tracks[j];
+    const width = t.kind === TRACK_KIND.ROTATION ? 4 : 3;
+    const o = t.bone * POSE_STRIDE + (t.kind === TRACK_KIND.ROTATION ? 0 : t.kind === TRACK_KIND.TRANSLATION ? 4 : 7);
+    const stride = this.boneCount * POSE_STRIDE;
+    const keys = this.size;
+    for (let k = 0; k < keys; k++) for (let c = 0; c < width; c++) this.saved[k * 4 + c] = this.local[k * stride + o + c];
+    const previous = this.level[j];
+    this.setLevel(j, level);
+    if (this.measureSubtree(t.bone)) {
+      this.commitSubtree(t.bone);
+      return true;
+    }
+    this.level[j] = previous;
+    for (let k = 0; k < keys; k++) for (let c = 0; c < width; c++) this.local[k * stride + o + c] = this.saved[k * 4 + c];
+    return false;
+  }
+
+  /** Object transforms of every bone at every key of the segment. */
+  private computeObjects(): void {
+    const B = this.boneCount, local = this.local, obj = this.object, parents = this.parents;
+    for (let k = 0; k < this.size; k++) {
+      for (let b = 0; b < B; b++) {
+        const l = (k * B + b) * POSE_STRIDE;
+        const m = (k * B + b) * AFFINE_STRIDE;
+        localToAffine(local[l], local[l + 1], local[l + 2], local[l + 3], local[l + 4], local[l + 5], local[l + 6], local[l + 7], local[l + 8], local[l + 9], obj, m);
+        const p = parents[b];
+        if (p >= 0) composeAffine(obj, (k * B + p) * AFFINE_STRIDE, obj, m, obj, m);
+      }
+    }
+  }
+
+  /** Largest error over the segment for the cached object transforms. */
+  private segmentError(): number {
+    const B = this.boneCount, raw = this.input.rawObject, shell = this.input.shellDistances;
+    let worst = 0;
+    for (let k = 0; k < this.size; k++) {
+      const rawBase = (this.start + k) * B * AFFINE_STRIDE;
+      for (let b = 0; b < B; b++) {
+        const e = virtualVertexError(raw, rawBase + b * AFFINE_STRIDE, this.object, (k * B + b) * AFFINE_STRIDE, shell[b]);
+        if (e > worst) worst = e;
+      }
+    }
+    return worst;
+  }
+
+  /** Recomputes bone `root`'s subtree into the trial buffer; false as soon as one error exceeds the threshold. */
+  private measureSubtree(root: number): boolean {
+    const B = this.boneCount, local = this.local, obj = this.object, trial = this.trial, parents = this.parents;
+    const raw = this.input.rawObject, shell = this.input.shellDistances, threshold = this.input.threshold;
+    const subtree = this.subtrees[root];
+    for (let k = 0; k < this.size; k++) {
+      const rawBase = (this.start + k) * B * AFFINE_STRIDE;
+      for (let i = 0; i < subtree.length; i++) {
+        const b = subtree[i];
+        const l = (k * B + b) * POSE_STRIDE;
+        const m = (k * B + b) * AFFINE_STRIDE;
+        localToAffine(local[l], local[l + 1], local[l + 2], local[l + 3], local[l + 4], local[l + 5], local[l + 6], local[l + 7], local[l + 8], local[l + 9], trial, m);
+        const p = parents[b];
+        if (p >= 0) composeAffine(i === 0 ? obj : trial, (k * B + p) * AFFINE_STRIDE, trial, m, trial, m);
+        if (virtualVertexError(raw, rawBase + b * AFFINE_STRIDE, trial, m, shell[b]) > threshold) return false;
+      }
+    }
+    return true;
+  }
+
+  private commitSubtree(root: number): void {
+    const B = this.boneCount, obj = this.object, trial = this.trial;
+    const subtree = this.subtrees[root];
+    for (let k = 0; k < this.size; k++) {
+      for (let i = 0; i < subtree.length; i++) {
+        const m = (k * B + subtree[i]) * AFFINE_STRIDE;
+        for (let c = 0; c < AFFINE_STRIDE; c++) obj[m + c] = trial[m + c];
+      }
+    }
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * Stage 1: rotations normalised and put on the w ≥ 0 hemisphere (q and −q are the same
+ * rotation), so w can be dropped and rebuilt by the decoder.
+ */
+import type { RawClip } from '../clip/raw-clip.js';
+
+/** Normalised rotations with w ≥ 0, same layout as `clip.rotations`. A zero quaternion becomes identity. */
+export function preprocessRotations(clip: RawClip): Float32Array {
+  const src = clip.rotations;
+  const out = new Float32Array(src.length);
+  for (let i = 0; i < src.length; i += 4) {
+    let x = src[i], y = src[i + 1], z = src[i + 2], w = src[i + 3];
+    const len = Math.sqrt(x * x + y * y + z * z + w * w);
+    if (len === 0) { out[i + 3] = 1; continue; }
+    const k = (w < 0 ? -1 : 1) / len;
+    x *= k; y *= k; z *= k; w *= k;
+    out[i] = x; out[i + 1] = y; out[i + 2] = z; out[i + 3] = w;
+  }
+  return out;
+}
+
+/** How the reference of an animated rotation track is chosen. */
+export type RotationReference = 'mean' | 'identity';
+
+/**
+ * Reference of bone `b`'s rotation track: identity (plain drop-W), or the normalised
+ * mean with signs aligned to the first sample, rounded to float32 — the file stores it.
+ * Deltas from the mean stay far from w = 0, where rebuilding w loses precision.
+ */
+export function rotationReference(rotations: Float32Array, b: number, n: number, mode: RotationReference, out: Float64Array): void {
+  out[0] = 0; out[1] = 0; out[2] = 0; out[3] = 1;
+  if (mode === 'identity') return;
+  const base = b * n * 4;
+  const fx = rotations[base], fy = rotations[base + 1], fz = rotations[base + 2], fw = rotations[base + 3];
+  let x = 0, y = 0, z = 0, w = 0;
+  for (let s = 0; s < n; s++) {
+    const i = base + s * 4;
+    const sign = rotations[i] * fx + rotations[i + 1] * fy + rotations[i + 2] * fz + rotations[i + 3] * fw < 0 ? -1 : 1;
+    x += sign * rotations[i]; y += sign * rotations[i + 1]; z += sign * rotations[i + 2]; w += sign * rotations[i + 3];
+  }
+  const len = Math.hypot(x, y, z, w);
+  if (!(len > 0)) return;
+  out[0] = Math.fround(x / len); out[1] = Math.fround(y / len); out[2] = Math.fround(z / len); out[3] = Math.fround(w / len);
+}
+
+/**
+ * Writes conj(ref) · q for every sample of bone `b` as x, y, z (w ≥ 0 implied) into
+ * `out[s * 3 + c]`.
+ */
+export function rotationDeltas(rotations: Float32Array, b: number, n: number, ref: Float64Array, out: Float32Array): void {
+  const rx = -ref[0], ry = -ref[1], rz = -ref[2], rw = ref[3];
+  for (let s = 0; s < n; s++) {
+    const i = (b * n + s) * 4;
+    const qx = rotations[i], qy = rotations[i + 1], qz = rotations[i + 2], qw = rotations[i + 3];
+    let x = rw * qx + rx * qw + ry * qz - rz * qy;
+    let y = rw * qy - rx * qz + ry * qw + rz * qx;
+    let z = rw * qz + rx * qy - ry * qx + rz * qw;
+    let w = rw * qw - rx * qx - ry * qy - rz * qz;
+    const k = (w < 0 ? -1 : 1) / Math.hypot(x, y, z, w);
+    x *= k; y *= k; z *= k; w *= k;
+    out[s * 3] = x; out[s * 3 + 1] = y; out[s * 3 + 2] = z;
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * Decoding a `.bpk` back into a clip with the runtime decoder, and measuring it: the
+ * error a user will see, not the compressor's estimate.
+ */
+import { createRawClip, writeSamplePose, type RawClip } from '../clip/raw-clip.js';
+import { createSkeleton, POSE_STRIDE, setIdentity } from '../clip/skeleton.js';
+import type { CompressedClip } from '../runtime/compressed-clip.js';
+import { measureClipError, type ErrorReport } from './error-metric.js';
+
+/**
+ * Every original sample of `compressed`, decoded exactly at the sample (no interpolation),
+ * as a clip. Bones are named from the file, or `bone_<i>` when names were stripped; the
+ * default pose is identity (the file does not need it to decode).
+ */
+export function decompressClip(compressed: CompressedClip, name?: string): RawClip {
+  const boneCount = compressed.boneCount;
+  const names = compressed.boneNames ?? Array.from({ length: boneCount }, (_, b) => `bone_${b}`);
+  const defaultPose = new Float32Array(boneCount * POSE_STRIDE);
+  for (let b = 0; b < boneCount; b++) setIdentity(defaultPose, b);
+  const skeleton = createSkeleton(names, compressed.parents, defaultPose, compressed.unit);
+  const clip = createRawClip(name ?? compressed.name ?? 'clip', skeleton, compressed.sampleRate, compressed.sampleCount, compressed.unit);
+  const pose = new Float32Array(boneCount * POSE_STRIDE);
+  for (let s = 0; s < compressed.sampleCount; s++) {
+    compressed.sampleKey(s, pose);
+    writeSamplePose(clip, s, pose);
+  }
+  return clip;
+}
+
+/** Decodes `compressed` and measures it against `reference` (virtual vertices at `shellDistances`). */
+export function verifyCompressed(reference: RawClip, compressed: CompressedClip, shellDistances?: Float32Array): ErrorReport {
+  return measureClipError(reference, decompressClip(compressed), shellDistances);
+}

@@ -1,0 +1,169 @@
+/**
+ * Stage 8: the deterministic `.bpk` writer, built on runtime/format.ts (the layout the
+ * decoder validates). docs/format.md describes the same bytes.
+ */
+import type { RawClip } from '../clip/raw-clip.js';
+import { ClipError } from '../clip/skeleton.js';
+import {
+  ANIMATED_COMPONENTS, CHECKSUM_START, CONSTANT_FLOATS, FLAGS, HEADER, MAGIC, RAW_BITS, ROTATION_FORMAT,
+  SEGMENT_RANGE_BYTES, SEGMENT_SIZE, TRACKS_PER_BONE, TRACK_KIND, UNIT_CODES, VERSION, align4, bitsetWords, crc32,
+} from '../runtime/format.js';
+import { BitWriter, bitsFromFloat } from '../runtime/bits.js';
+import { TRACK_CLASS, type TrackClasses } from './classify.js';
+import { quantizeTrackSegment } from './quantize.js';
+import type { AnimatedTrack, SegmentRanges } from './range.js';
+import type { SegmentLayout } from './segment.js';
+
+/** Everything that goes into the file. */
+export interface ClipEncoding {
+  readonly clip: RawClip;
+  readonly classes: TrackClasses;
+  readonly tracks: readonly AnimatedTrack[];
+  readonly clipRanges: Float32Array;
+  readonly ranges: SegmentRanges;
+  readonly layout: SegmentLayout;
+  readonly rates: Uint8Array;
+  readonly includeNames: boolean;
+  readonly checksum: boolean;
+}
+
+const MAX_NAME_BYTES = 0xffff;
+
+/** Serialises an encoded clip. The same encoding always gives the same bytes. */
+export function writeClip(enc: ClipEncoding): Uint8Array {
+  const { clip, classes, tracks, clipRanges, ranges, layout, rates } = enc;
+  const boneCount = clip.skeleton.parents.length;
+  const trackCount = boneCount * TRACKS_PER_BONE;
+  const animated = tracks.length;
+  const words = bitsetWords(trackCount);
+  const unitCode = UNIT_CODES.indexOf(clip.unit);
+  if (unitCode < 0) throw new ClipError(`clip "${clip.name}": unit ${clip.unit} cannot be stored`);
+
+  let constantFloats = 0;
+  for (let t = 0; t < trackCount; t++) if (classes.classes[t] === TRACK_CLASS.CONSTANT) constantFloats += CONSTANT_FLOATS[t % TRACKS_PER_BONE];
+  const rotationTracks = tracks.filter((t) => t.kind === TRACK_KIND.ROTATION);
+
+  const parentsOffset = HEADER.SIZE;
+  const bitsetsOffset = align4(parentsOffset + 2 * boneCount);
+  const constantsOffset = bitsetsOffset + 8 * words;
+  const clipRangesOffset = constantsOffset + 4 * constantFloats;
+  const refsOffset = clipRangesOffset + 4 * 2 * ANIMATED_COMPONENTS * animated;
+  const segTableOffset = refsOffset + 16 * rotationTracks.length;
+
+  // Bit-pack every segment first: their sizes fix the layout.
+  const segments: Uint8Array[] = [];
+  const codes = new Uint32Array(layout.maxSize * 3 * Math.max(1, animated));
+  for (let s = 0; s < layout.count; s++) {
+    const keys = layout.sizes[s];
+    const segRates = rates.subarray(s * animated, (s + 1) * animated);
+    for (let j = 0; j < animated; j++) {
+      const bits = segRates[j];
+      if (bits > 0 && bits !== RAW_BITS) {
+        quantizeTrackSegment(tracks[j], j, animated, s, layout.starts[s], keys, bits, clipRanges, ranges, codes.subarray(j * layout.maxSize * 3));
+      }
+    }
+    const writer = new BitWriter(64);
+    for (let k = 0; k < keys; k++) {
+      for (let j = 0; j < animated; j++) {
+        const bits = segRates[j];
+        if (bits === 0) continue;
+        for (let c = 0; c < ANIMATED_COMPONENTS; c++) {
+          if (bits === RAW_BITS) writer.write(bitsFromFloat(tracks[j].values[(layout.starts[s] + k) * 3 + c]), RAW_BITS);
+          else writer.write(codes[j * layout.maxSize * 3 + k * 3 + c], bits);
+        }
+      }
+    }
+    writer.align(32);
+    const header = align4(animated * (1 + SEGMENT_RANGE_BYTES));
+    const packed = writer.finishBytes();
+    const seg = new Uint8Array(header + packed.length);
+    seg.set(segRates, 0);
+    for (let j = 0; j < animated; j++) {
+      const at = animated + j * SEGMENT_RANGE_BYTES;
+      for (let c = 0; c < ANIMATED_COMPONENTS; c++) {
+        const slot = (s * animated + j) * 3 + c;
+        if (segRates[j] === 0) {
+          seg[at + 2 * c] = ranges.constant[slot] & 0xff;
+          seg[at + 2 * c + 1] = ranges.constant[slot] >>> 8;
+        } else if (segRates[j] !== RAW_BITS) {
+          seg[at + 2 * c] = ranges.minMax[slot * 2];
+          seg[at + 2 * c + 1] = ranges.minMax[slot * 2 + 1];
+        }
+      }
+    }
+    seg.set(packed, header);
+    segments.push(seg);
+  }
+
+  const encoder = new TextEncoder();
+  let names: Uint8Array[] = [];
+  if (enc.includeNames) {
+    names = [clip.name, ...clip.skeleton.boneNames].map((n) => encoder.encode(n));
+    for (const n of names) if (n.length > MAX_NAME_BYTES) throw new ClipError(`clip "${clip.name}": a name longer than ${MAX_NAME_BYTES} bytes cannot be stored`);
+  }
+  let cursor = align4(segTableOffset + 4 * layout.count);
+  const segmentOffsets = segments.map((seg) => {
+    const at = cursor;
+    cursor += seg.length;
+    return at;
+  });
+  const namesOffset = enc.includeNames ? cursor : 0;
+  if (enc.includeNames) cursor = align4(cursor + names.reduce((sum, n) => sum + 2 + n.length, 0));
+  const size = cursor;
+
+  const out = new Uint8Array(size);
+  const view = new DataView(out.buffer);
+  view.setUint32(HEADER.MAGIC, MAGIC, true);
+  view.setUint16(HEADER.VERSION, VERSION, true);
+  view.setUint16(HEADER.FLAGS, (enc.includeNames ? FLAGS.HAS_NAMES : 0) | (enc.checksum ? FLAGS.HAS_CHECKSUM : 0), true);
+  view.setUint32(HEADER.TOTAL_SIZE, size, true);
+  view.setUint16(HEADER.BONE_COUNT, boneCount, true);
+  view.setUint8(HEADER.ROTATION_FORMAT, ROTATION_FORMAT.DROP_W);
+  view.setUint8(HEADER.UNIT, unitCode);
+  view.setUint32(HEADER.SAMPLE_COUNT, clip.sampleCount, true);
+  view.setFloat64(HEADER.SAMPLE_RATE, clip.sampleRate, true);
+  view.setUint32(HEADER.SEGMENT_COUNT, layout.count, true);
+  view.setUint16(HEADER.SEGMENT_SIZE, SEGMENT_SIZE, true);
+  view.setUint16(HEADER.ANIMATED_TRACK_COUNT, animated, true);
+  view.setUint32(HEADER.PARENTS_OFFSET, parentsOffset, true);
+  view.setUint32(HEADER.BITSETS_OFFSET, bitsetsOffset, true);
+  view.setUint32(HEADER.CONSTANTS_OFFSET, constantsOffset, true);
+  view.setUint32(HEADER.CLIP_RANGES_OFFSET, clipRangesOffset, true);
+  view.setUint32(HEADER.SEGMENT_TABLE_OFFSET, segTableOffset, true);
+  view.setUint32(HEADER.NAMES_OFFSET, namesOffset, true);
+  view.setUint32(HEADER.ROTATION_REFS_OFFSET, refsOffset, true);
+
+  for (let b = 0; b < boneCount; b++) view.setInt16(parentsOffset + 2 * b, clip.skeleton.parents[b], true);
+  let constantAt = constantsOffset;
+  for (let t = 0; t < trackCount; t++) {
+    const cls = classes.classes[t];
+    const bit = 1 << (t & 31);
+    if (cls === TRACK_CLASS.DEFAULT) view.setUint32(bitsetsOffset + 4 * (t >>> 5), view.getUint32(bitsetsOffset + 4 * (t >>> 5), true) | bit, true);
+    if (cls === TRACK_CLASS.CONSTANT) {
+      const at = bitsetsOffset + 4 * words + 4 * (t >>> 5);
+      view.setUint32(at, view.getUint32(at, true) | bit, true);
+      for (let c = 0; c < CONSTANT_FLOATS[t % TRACKS_PER_BONE]; c++) {
+        view.setFloat32(constantAt, classes.constants[t * 4 + c], true);
+        constantAt += 4;
+      }
+    }
+  }
+  for (let i = 0; i < clipRanges.length; i++) view.setFloat32(clipRangesOffset + 4 * i, clipRanges[i], true);
+  rotationTracks.forEach((t, r) => {
+    for (let c = 0; c < 4; c++) view.setFloat32(refsOffset + 16 * r + 4 * c, t.ref[c], true);
+  });
+  segmentOffsets.forEach((at, s) => {
+    view.setUint32(segTableOffset + 4 * s, at, true);
+    out.set(segments[s], at);
+  });
+  if (enc.includeNames) {
+    let at = namesOffset;
+    for (const n of names) {
+      view.setUint16(at, n.length, true);
+      out.set(n, at + 2);
+      at += 2 + n.length;
+    }
+  }
+  if (enc.checksum) view.setUint32(HEADER.CHECKSUM, crc32(out, CHECKSUM_START, size), true);
+  return out;
+}
