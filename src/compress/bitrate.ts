@@ -13,7 +13,7 @@ import { POSE_STRIDE } from '../runtime/pose.js';
 import { RAW_BITS, TRACK_KIND } from '../runtime/format.js';
 import { AFFINE_STRIDE, composeAffine, localToAffine, virtualVertexError } from './error-metric.js';
 import { reconstructTrackSegment } from './quantize.js';
-import type { AnimatedTrack, SegmentRanges } from './range.js';
+import type { AnimatedTrack, ClipRanges, SegmentRanges } from './range.js';
 import type { SegmentLayout } from './segment.js';
 
 /** Bit-rate ladders (bits per component). Each ends with the raw float32 rate. */
@@ -30,7 +30,7 @@ export type BitRateLadder = keyof typeof BIT_RATE_LADDERS;
 export interface BitRateInput {
   readonly clip: RawClip;
   readonly tracks: readonly AnimatedTrack[];
-  readonly clipRanges: Float32Array;
+  readonly clipRanges: ClipRanges;
   readonly ranges: SegmentRanges;
   readonly layout: SegmentLayout;
   /** Local pose of default and constant tracks, as the decoder rebuilds it. */
@@ -163,7 +163,7 @@ class SegmentSearch {
     const t = tracks[j];
     this.level[j] = level;
     const o = t.bone * POSE_STRIDE + (t.kind === TRACK_KIND.ROTATION ? 0 : t.kind === TRACK_KIND.TRANSLATION ? 4 : 7);
-    reconstructTrackSegment(t, j, tracks.length, this.segment, this.start, this.size, ladder[level], clipRanges, ranges, this.codes, this.local, o, this.boneCount * POSE_STRIDE);
+    reconstructTrackSegment(t, { j, trackCount: tracks.length, segment: this.segment, start: this.start, size: this.size }, ladder[level], clipRanges, ranges, this.codes, this.local, o, this.boneCount * POSE_STRIDE);
   }
 
   /** Tries track j at `level`; keeps it when the chain below stays within the threshold. */

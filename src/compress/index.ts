@@ -75,9 +75,9 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
 
   const rotations = preprocessRotations(clip);
   const classes = classifyTracks(clip, rotations, settings.threshold, settings.shellDistances);
-  const tracks = gatherAnimatedTracks(clip, rotations, classes.animated, options.rotationReference ?? 'mean');
-  const clipRanges = extractClipRanges(tracks, clip.sampleCount);
   const layout = segmentClip(clip.sampleCount);
+  const tracks = gatherAnimatedTracks(clip, rotations, classes.animated, options.rotationReference ?? 'mean', layout);
+  const clipRanges = extractClipRanges(tracks, layout);
   const ranges = extractSegmentRanges(tracks, clipRanges, layout);
   const search = searchBitRates({
     clip, tracks, clipRanges, ranges, layout,

@@ -44,20 +44,47 @@ export function rotationReference(rotations: Float32Array, b: number, n: number,
 }
 
 /**
- * Writes conj(ref) · q for every sample of bone `b` as x, y, z (w ≥ 0 implied) into
- * `out[s * 3 + c]`.
+ * Writes conj(ref) · q for every sample of bone `b`, normalised with w ≥ 0, into
+ * `out[s * 4 + c]` (xyzw).
  */
 export function rotationDeltas(rotations: Float32Array, b: number, n: number, ref: Float64Array, out: Float32Array): void {
   const rx = -ref[0], ry = -ref[1], rz = -ref[2], rw = ref[3];
   for (let s = 0; s < n; s++) {
     const i = (b * n + s) * 4;
     const qx = rotations[i], qy = rotations[i + 1], qz = rotations[i + 2], qw = rotations[i + 3];
-    let x = rw * qx + rx * qw + ry * qz - rz * qy;
-    let y = rw * qy - rx * qz + ry * qw + rz * qx;
-    let z = rw * qz + rx * qy - ry * qx + rz * qw;
-    let w = rw * qw - rx * qx - ry * qy - rz * qz;
+    const x = rw * qx + rx * qw + ry * qz - rz * qy;
+    const y = rw * qy - rx * qz + ry * qw + rz * qx;
+    const z = rw * qz + rx * qy - ry * qx + rz * qw;
+    const w = rw * qw - rx * qx - ry * qy - rz * qz;
     const k = (w < 0 ? -1 : 1) / Math.hypot(x, y, z, w);
-    x *= k; y *= k; z *= k; w *= k;
-    out[s * 3] = x; out[s * 3 + 1] = y; out[s * 3 + 2] = z;
+    out[s * 4] = x * k; out[s * 4 + 1] = y * k; out[s * 4 + 2] = z * k; out[s * 4 + 3] = w * k;
+  }
+}
+
+/** Below this, |w| is too small to rebuild w well; another component is dropped instead. */
+export const MIN_DROPPED_MAGNITUDE = 0.5;
+
+/**
+ * Chooses the component each segment drops (w unless its smallest |w| in the segment is
+ * under {@link MIN_DROPPED_MAGNITUDE}; then the component whose smallest magnitude is
+ * largest) and signs the segment's samples so that component is ≥ 0. `deltas` (xyzw per
+ * sample) is updated in place.
+ */
+export function chooseDroppedComponents(deltas: Float32Array, starts: Int32Array, sizes: Int32Array, outDrop: Uint8Array): void {
+  for (let seg = 0; seg < starts.length; seg++) {
+    const start = starts[seg], end = start + sizes[seg];
+    let drop = 3;
+    let best = -1, bestComp = 3;
+    for (let c = 3; c >= 0; c--) {
+      let m = Infinity;
+      for (let s = start; s < end; s++) m = Math.min(m, Math.abs(deltas[s * 4 + c]));
+      if (c === 3 && m >= MIN_DROPPED_MAGNITUDE) { best = m; bestComp = 3; break; }
+      if (m > best) { best = m; bestComp = c; }
+    }
+    drop = bestComp;
+    outDrop[seg] = drop;
+    for (let s = start; s < end; s++) {
+      if (deltas[s * 4 + drop] < 0) for (let c = 0; c < 4; c++) deltas[s * 4 + c] = -deltas[s * 4 + c];
+    }
   }
 }

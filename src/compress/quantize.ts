@@ -2,70 +2,87 @@
  * Quantisation of one animated track inside one segment at one bit rate, and the exact
  * values the decoder will rebuild from it (same helpers, same order of operations).
  */
-import { RAW_BITS, TRACK_KIND } from '../runtime/format.js';
+import { ANIMATED_COMPONENTS, RAW_BITS, TRACK_KIND } from '../runtime/format.js';
 import { quantizeToScale, segmentConstant, segmentOffset, segmentStep } from '../runtime/bits.js';
-import { writeRelativeRotation } from '../runtime/interpolate.js';
-import type { AnimatedTrack, SegmentRanges } from './range.js';
+import { rebuildDropped, writeRelativeRotation } from '../runtime/interpolate.js';
+import { storedComponent, type AnimatedTrack, type ClipRanges, type SegmentRanges } from './range.js';
 
-/**
- * Writes the integer codes of track `j` (component-interleaved, key-major:
- * `outCodes[k * 3 + c]`) for keys [start, start + size) at `bits` (1..24).
- */
-export function quantizeTrackSegment(
-  track: AnimatedTrack, j: number, trackCount: number, segment: number, start: number, size: number,
-  bits: number, clipRanges: Float32Array, ranges: SegmentRanges, outCodes: Uint32Array,
-): void {
-  for (let c = 0; c < 3; c++) {
-    const clipMin = clipRanges[j * 6 + c * 2], clipExt = clipRanges[j * 6 + c * 2 + 1];
-    const slot = ((segment * trackCount + j) * 3 + c) * 2;
-    const offset = segmentOffset(clipMin, clipExt, ranges.minMax[slot]);
-    const step = segmentStep(clipExt, ranges.minMax[slot + 1], bits);
-    for (let k = 0; k < size; k++) outCodes[k * 3 + c] = quantizeToScale(track.values[(start + k) * 3 + c], offset, step, bits);
-  }
+/** Where a track sits among a segment's tracks. */
+export interface TrackSlot {
+  readonly j: number;
+  readonly trackCount: number;
+  readonly segment: number;
+  readonly start: number;
+  readonly size: number;
 }
 
 /**
- * Writes what the decoder rebuilds for track `j` at keys [start, start + size) when the
- * segment stores it at `bits`: into `out[o + k * stride ...]` as a rotation (xyzw) or a
- * vector (xyz). `codes` is scratch for {@link quantizeTrackSegment}.
+ * Writes the integer codes of track `slot.j` for its segment at `bits` (1..24):
+ * `outCodes[k * 3 + storedSlot]`.
+ */
+export function quantizeTrackSegment(track: AnimatedTrack, at: TrackSlot, bits: number, clipRanges: ClipRanges, ranges: SegmentRanges, outCodes: Uint32Array): void {
+  const drop = track.drop[at.segment];
+  for (let slot = 0; slot < ANIMATED_COMPONENTS; slot++) {
+    const c = storedComponent(slot, drop);
+    const r = clipRanges.offsets[at.j] + 2 * c;
+    const rs = ((at.segment * at.trackCount + at.j) * 3 + slot) * 2;
+    const offset = segmentOffset(clipRanges.values[r], clipRanges.values[r + 1], ranges.minMax[rs]);
+    const step = segmentStep(clipRanges.values[r + 1], ranges.minMax[rs + 1], bits);
+    for (let k = 0; k < at.size; k++) outCodes[k * 3 + slot] = quantizeToScale(track.values[(at.start + k) * track.width + c], offset, step, bits);
+  }
+}
+
+const segOffsets = new Float64Array(3);
+const segSteps = new Float64Array(3);
+const quat = new Float64Array(4);
+
+/**
+ * Writes what the decoder rebuilds for a track's keys in a segment stored at `bits`, at
+ * `out[o + k * stride ...]`: a rotation (xyzw) or a vector (xyz). `codes` is scratch.
  */
 export function reconstructTrackSegment(
-  track: AnimatedTrack, j: number, trackCount: number, segment: number, start: number, size: number,
-  bits: number, clipRanges: Float32Array, ranges: SegmentRanges, codes: Uint32Array,
-  out: Float32Array, o: number, stride: number,
+  track: AnimatedTrack, at: TrackSlot, bits: number, clipRanges: ClipRanges, ranges: SegmentRanges,
+  codes: Uint32Array, out: Float32Array, o: number, stride: number,
 ): void {
+  const drop = track.drop[at.segment];
+  const width = track.width;
   const values = track.values;
-  const rotation = track.kind === TRACK_KIND.ROTATION ? track.ref : null;
-  if (bits === RAW_BITS) {
-    for (let k = 0; k < size; k++) {
-      const x = values[(start + k) * 3], y = values[(start + k) * 3 + 1], z = values[(start + k) * 3 + 2];
-      writeValue(rotation, x, y, z, out, o + k * stride);
+  const rangeBase = clipRanges.offsets[at.j];
+  const slotBase = (at.segment * at.trackCount + at.j) * 3;
+  const offsets = segOffsets;
+  const steps = segSteps;
+  if (bits > 0 && bits !== RAW_BITS) {
+    quantizeTrackSegment(track, at, bits, clipRanges, ranges, codes);
+    for (let slot = 0; slot < 3; slot++) {
+      const r = rangeBase + 2 * storedComponent(slot, drop);
+      offsets[slot] = segmentOffset(clipRanges.values[r], clipRanges.values[r + 1], ranges.minMax[(slotBase + slot) * 2]);
+      steps[slot] = segmentStep(clipRanges.values[r + 1], ranges.minMax[(slotBase + slot) * 2 + 1], bits);
     }
-    return;
   }
+  const o0 = offsets[0], o1 = offsets[1], o2 = offsets[2], s0 = steps[0], s1 = steps[1], s2 = steps[2];
+  const c0 = storedComponent(0, drop), c1 = storedComponent(1, drop), c2 = storedComponent(2, drop);
+  let v0 = 0, v1 = 0, v2 = 0;
   if (bits === 0) {
-    const base = (segment * trackCount + j) * 3;
-    const x = segmentConstant(clipRanges[j * 6], clipRanges[j * 6 + 1], ranges.constant[base]);
-    const y = segmentConstant(clipRanges[j * 6 + 2], clipRanges[j * 6 + 3], ranges.constant[base + 1]);
-    const z = segmentConstant(clipRanges[j * 6 + 4], clipRanges[j * 6 + 5], ranges.constant[base + 2]);
-    for (let k = 0; k < size; k++) writeValue(rotation, x, y, z, out, o + k * stride);
-    return;
+    v0 = segmentConstant(clipRanges.values[rangeBase + 2 * c0], clipRanges.values[rangeBase + 2 * c0 + 1], ranges.constant[slotBase]);
+    v1 = segmentConstant(clipRanges.values[rangeBase + 2 * c1], clipRanges.values[rangeBase + 2 * c1 + 1], ranges.constant[slotBase + 1]);
+    v2 = segmentConstant(clipRanges.values[rangeBase + 2 * c2], clipRanges.values[rangeBase + 2 * c2 + 1], ranges.constant[slotBase + 2]);
   }
-  quantizeTrackSegment(track, j, trackCount, segment, start, size, bits, clipRanges, ranges, codes);
-  const slot = (segment * trackCount + j) * 3 * 2;
-  const mm = ranges.minMax;
-  const ox = segmentOffset(clipRanges[j * 6], clipRanges[j * 6 + 1], mm[slot]);
-  const oy = segmentOffset(clipRanges[j * 6 + 2], clipRanges[j * 6 + 3], mm[slot + 2]);
-  const oz = segmentOffset(clipRanges[j * 6 + 4], clipRanges[j * 6 + 5], mm[slot + 4]);
-  const sx = segmentStep(clipRanges[j * 6 + 1], mm[slot + 1], bits);
-  const sy = segmentStep(clipRanges[j * 6 + 3], mm[slot + 3], bits);
-  const sz = segmentStep(clipRanges[j * 6 + 5], mm[slot + 5], bits);
-  for (let k = 0; k < size; k++) {
-    writeValue(rotation, ox + codes[k * 3] * sx, oy + codes[k * 3 + 1] * sy, oz + codes[k * 3 + 2] * sz, out, o + k * stride);
+  const rotation = track.kind === TRACK_KIND.ROTATION;
+  for (let k = 0; k < at.size; k++) {
+    if (bits === RAW_BITS) {
+      const i = (at.start + k) * width;
+      v0 = values[i + c0]; v1 = values[i + c1]; v2 = values[i + c2];
+    } else if (bits > 0) {
+      v0 = o0 + codes[k * 3] * s0;
+      v1 = o1 + codes[k * 3 + 1] * s1;
+      v2 = o2 + codes[k * 3 + 2] * s2;
+    }
+    const dst = o + k * stride;
+    if (rotation) {
+      rebuildDropped(v0, v1, v2, drop, quat, 0);
+      writeRelativeRotation(track.ref, 0, quat, 0, out, dst);
+    } else {
+      out[dst] = v0; out[dst + 1] = v1; out[dst + 2] = v2;
+    }
   }
-}
-
-function writeValue(ref: Float64Array | null, x: number, y: number, z: number, out: Float32Array, o: number): void {
-  if (ref) writeRelativeRotation(ref[0], ref[1], ref[2], ref[3], x, y, z, out, o);
-  else { out[o] = x; out[o + 1] = y; out[o + 2] = z; }
 }

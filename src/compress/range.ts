@@ -5,104 +5,133 @@
  * component that a segment stores as constant (rate 0), a 16-bit fraction of the clip range.
  */
 import type { RawClip } from '../clip/raw-clip.js';
-import { ANIMATED_COMPONENTS, TRACKS_PER_BONE, TRACK_KIND } from '../runtime/format.js';
-import { segmentConstant, segmentOffset } from '../runtime/bits.js';
+import { ANIMATED_COMPONENTS, RANGE_COMPONENTS, TRACKS_PER_BONE, TRACK_KIND } from '../runtime/format.js';
+import { segmentOffset } from '../runtime/bits.js';
 import type { SegmentLayout } from './segment.js';
-import { rotationDeltas, rotationReference, type RotationReference } from './preprocess.js';
+import { chooseDroppedComponents, rotationDeltas, rotationReference, type RotationReference } from './preprocess.js';
 
 /**
- * The values of one animated track: `values[s * 3 + c]`; for rotations, x, y, z of the
- * delta from `ref` (w ≥ 0 implied).
+ * One animated track's values, `values[s * width + c]`: xyzw of the delta from `ref` for
+ * rotations (signed per segment so the dropped component is ≥ 0), xyz otherwise.
  */
 export interface AnimatedTrack {
   readonly track: number;
   readonly bone: number;
   readonly kind: number;
+  /** 4 for rotations, 3 for translations and scales. */
+  readonly width: number;
   readonly values: Float32Array;
   /** Rotation reference xyzw (float32 values); identity for other kinds. */
   readonly ref: Float64Array;
+  /** Component each segment drops (rotations); 3 for vectors, whose stored components are x, y, z. */
+  readonly drop: Uint8Array;
 }
 
-/** Copies the quantised components of each animated track into its own array. */
-export function gatherAnimatedTracks(clip: RawClip, rotations: Float32Array, animated: Int32Array, reference: RotationReference): AnimatedTrack[] {
+/** Component stored in `slot` (0..2) when `drop` is left out. */
+export function storedComponent(slot: number, drop: number): number {
+  return slot < drop ? slot : slot + 1;
+}
+
+/** Copies each animated track into its own array, rotations as deltas from their reference. */
+export function gatherAnimatedTracks(
+  clip: RawClip, rotations: Float32Array, animated: Int32Array, reference: RotationReference, layout: SegmentLayout,
+): AnimatedTrack[] {
   const n = clip.sampleCount;
   const out: AnimatedTrack[] = [];
   for (const track of animated) {
     const bone = (track / TRACKS_PER_BONE) | 0;
     const kind = track % TRACKS_PER_BONE;
-    const values = new Float32Array(n * ANIMATED_COMPONENTS);
     const ref = Float64Array.of(0, 0, 0, 1);
+    const drop = new Uint8Array(layout.count).fill(3);
     if (kind === TRACK_KIND.ROTATION) {
+      const values = new Float32Array(n * 4);
       rotationReference(rotations, bone, n, reference, ref);
       rotationDeltas(rotations, bone, n, ref, values);
-      out.push({ track, bone, kind, values, ref });
-      continue;
+      chooseDroppedComponents(values, layout.starts, layout.sizes, drop);
+      out.push({ track, bone, kind, width: 4, values, ref, drop });
+    } else {
+      const src = kind === TRACK_KIND.TRANSLATION ? clip.translations : clip.scales;
+      out.push({ track, bone, kind, width: 3, values: src.slice(bone * n * 3, (bone + 1) * n * 3), ref, drop });
     }
-    const src = kind === TRACK_KIND.TRANSLATION ? clip.translations : clip.scales;
-    values.set(src.subarray(bone * n * 3, (bone + 1) * n * 3));
-    out.push({ track, bone, kind, values, ref });
   }
   return out;
 }
 
-/** Smallest float32 above `v`. */
+/** Clip ranges of every animated track, in file order. */
+export interface ClipRanges {
+  /** Per track, per component: float32 min and extent, with min + extent ≥ max in the decoder's arithmetic. */
+  readonly values: Float32Array;
+  /** First float of each track in `values`. */
+  readonly offsets: Int32Array;
+}
+
+/** Smallest float32 above `v` (v ≥ 0). */
 function nextFloat32Up(v: number): number {
-  const f = new Float32Array([v]);
-  const u = new Uint32Array(f.buffer);
   if (v === 0) return 1.401298464324817e-45;
-  u[0] += v > 0 ? 1 : -1;
+  const f = new Float32Array([v]);
+  new Uint32Array(f.buffer)[0] += 1;
   return f[0];
 }
 
-/**
- * Clip ranges: `out[j * 6 + c * 2]` = min, `[+1]` = extent, float32 values such that
- * min + extent ≥ max in the decoder's arithmetic.
- */
-export function extractClipRanges(tracks: readonly AnimatedTrack[], sampleCount: number): Float32Array {
-  const out = new Float32Array(tracks.length * 6);
+/** Per track and component, the range over the samples where the component is stored (stage 3). */
+export function extractClipRanges(tracks: readonly AnimatedTrack[], layout: SegmentLayout): ClipRanges {
+  const offsets = new Int32Array(tracks.length);
+  let total = 0;
   tracks.forEach((t, j) => {
-    for (let c = 0; c < ANIMATED_COMPONENTS; c++) {
+    offsets[j] = total;
+    total += 2 * RANGE_COMPONENTS[t.kind];
+  });
+  const values = new Float32Array(total);
+  tracks.forEach((t, j) => {
+    for (let c = 0; c < t.width; c++) {
       let min = Infinity, max = -Infinity;
-      for (let s = 0; s < sampleCount; s++) {
-        const v = t.values[s * 3 + c];
-        if (v < min) min = v;
-        if (v > max) max = v;
+      for (let seg = 0; seg < layout.count; seg++) {
+        if (t.drop[seg] === c) continue;
+        const end = layout.starts[seg] + layout.sizes[seg];
+        for (let s = layout.starts[seg]; s < end; s++) {
+          const v = t.values[s * t.width + c];
+          if (v < min) min = v;
+          if (v > max) max = v;
+        }
       }
+      if (min > max) { min = 0; max = 0; } // never stored
       let ext = Math.fround(max - min);
       while (min + ext < max) ext = nextFloat32Up(ext);
-      out[j * 6 + c * 2] = min;
-      out[j * 6 + c * 2 + 1] = ext;
+      values[offsets[j] + 2 * c] = min;
+      values[offsets[j] + 2 * c + 1] = ext;
     }
   });
-  return out;
+  return { values, offsets };
 }
 
-/** Per segment, per animated track, per component: the 8-bit range and the 16-bit constant. */
+/** Per segment, per animated track, per stored component: the 8-bit range and the 16-bit constant. */
 export interface SegmentRanges {
-  /** `minMax[((s * trackCount + j) * 3 + c) * 2]` = min byte, `[+1]` = extent byte. */
+  /** `minMax[((s * trackCount + j) * 3 + slot) * 2]` = min byte, `[+1]` = extent byte. */
   readonly minMax: Uint8Array;
-  /** `constant[(s * trackCount + j) * 3 + c]` = value at rate 0, in 1/65535 of the clip range. */
+  /** `constant[(s * trackCount + j) * 3 + slot]` = value at rate 0, in 1/65535 of the clip range. */
   readonly constant: Uint16Array;
 }
 
 /** Quantises each segment's range inside the clip range (stage 5). */
-export function extractSegmentRanges(tracks: readonly AnimatedTrack[], clipRanges: Float32Array, layout: SegmentLayout): SegmentRanges {
+export function extractSegmentRanges(tracks: readonly AnimatedTrack[], clipRanges: ClipRanges, layout: SegmentLayout): SegmentRanges {
   const trackCount = tracks.length;
   const minMax = new Uint8Array(layout.count * trackCount * 6);
   const constant = new Uint16Array(layout.count * trackCount * 3);
-  for (let s = 0; s < layout.count; s++) {
-    const start = layout.starts[s], end = start + layout.sizes[s];
+  for (let seg = 0; seg < layout.count; seg++) {
+    const start = layout.starts[seg], end = start + layout.sizes[seg];
     for (let j = 0; j < trackCount; j++) {
-      const values = tracks[j].values;
-      for (let c = 0; c < ANIMATED_COMPONENTS; c++) {
-        const clipMin = clipRanges[j * 6 + c * 2], clipExt = clipRanges[j * 6 + c * 2 + 1];
+      const t = tracks[j];
+      for (let slot = 0; slot < ANIMATED_COMPONENTS; slot++) {
+        const c = storedComponent(slot, t.drop[seg]);
+        const clipMin = clipRanges.values[clipRanges.offsets[j] + 2 * c];
+        const clipExt = clipRanges.values[clipRanges.offsets[j] + 2 * c + 1];
         let lo = Infinity, hi = -Infinity;
-        for (let k = start; k < end; k++) {
-          const v = values[k * 3 + c];
+        for (let s = start; s < end; s++) {
+          const v = t.values[s * t.width + c];
           if (v < lo) lo = v;
           if (v > hi) hi = v;
         }
-        const slot = (s * trackCount + j) * 3 + c;
+        const at = (seg * trackCount + j) * 3 + slot;
         let minByte = 0, extByte = 0;
         if (clipExt > 0) {
           minByte = Math.min(255, Math.max(0, Math.floor(((lo - clipMin) / clipExt) * 255)));
@@ -110,18 +139,12 @@ export function extractSegmentRanges(tracks: readonly AnimatedTrack[], clipRange
           const offset = segmentOffset(clipMin, clipExt, minByte);
           extByte = Math.min(255, Math.max(0, Math.ceil(((hi - offset) / clipExt) * 255)));
           while (extByte < 255 && offset + (extByte / 255) * clipExt < hi) extByte++;
-          const q = Math.round((((lo + hi) / 2 - clipMin) / clipExt) * 65535);
-          constant[slot] = Math.min(65535, Math.max(0, q));
+          constant[at] = Math.min(65535, Math.max(0, Math.round((((lo + hi) / 2 - clipMin) / clipExt) * 65535)));
         }
-        minMax[slot * 2] = minByte;
-        minMax[slot * 2 + 1] = extByte;
+        minMax[at * 2] = minByte;
+        minMax[at * 2 + 1] = extByte;
       }
     }
   }
   return { minMax, constant };
-}
-
-/** Value the decoder produces for a rate-0 component (exported for tests). */
-export function constantComponentValue(clipMin: number, clipExt: number, q16: number): number {
-  return segmentConstant(clipMin, clipExt, q16);
 }

@@ -5,13 +5,13 @@
 import type { RawClip } from '../clip/raw-clip.js';
 import { ClipError } from '../clip/skeleton.js';
 import {
-  ANIMATED_COMPONENTS, CHECKSUM_START, CONSTANT_FLOATS, FLAGS, HEADER, MAGIC, RAW_BITS, ROTATION_FORMAT,
+  ANIMATED_COMPONENTS, CHECKSUM_START, CONSTANT_FLOATS, DROP_SHIFT, FLAGS, HEADER, MAGIC, RAW_BITS, ROTATION_FORMAT,
   SEGMENT_RANGE_BYTES, SEGMENT_SIZE, TRACKS_PER_BONE, TRACK_KIND, UNIT_CODES, VERSION, align4, bitsetWords, crc32,
 } from '../runtime/format.js';
 import { BitWriter, bitsFromFloat } from '../runtime/bits.js';
 import { TRACK_CLASS, type TrackClasses } from './classify.js';
 import { quantizeTrackSegment } from './quantize.js';
-import type { AnimatedTrack, SegmentRanges } from './range.js';
+import { storedComponent, type AnimatedTrack, type ClipRanges, type SegmentRanges } from './range.js';
 import type { SegmentLayout } from './segment.js';
 
 /** Everything that goes into the file. */
@@ -19,7 +19,7 @@ export interface ClipEncoding {
   readonly clip: RawClip;
   readonly classes: TrackClasses;
   readonly tracks: readonly AnimatedTrack[];
-  readonly clipRanges: Float32Array;
+  readonly clipRanges: ClipRanges;
   readonly ranges: SegmentRanges;
   readonly layout: SegmentLayout;
   readonly rates: Uint8Array;
@@ -47,7 +47,7 @@ export function writeClip(enc: ClipEncoding): Uint8Array {
   const bitsetsOffset = align4(parentsOffset + 2 * boneCount);
   const constantsOffset = bitsetsOffset + 8 * words;
   const clipRangesOffset = constantsOffset + 4 * constantFloats;
-  const refsOffset = clipRangesOffset + 4 * 2 * ANIMATED_COMPONENTS * animated;
+  const refsOffset = clipRangesOffset + 4 * clipRanges.values.length;
   const segTableOffset = refsOffset + 16 * rotationTracks.length;
 
   // Bit-pack every segment first: their sizes fix the layout.
@@ -59,7 +59,8 @@ export function writeClip(enc: ClipEncoding): Uint8Array {
     for (let j = 0; j < animated; j++) {
       const bits = segRates[j];
       if (bits > 0 && bits !== RAW_BITS) {
-        quantizeTrackSegment(tracks[j], j, animated, s, layout.starts[s], keys, bits, clipRanges, ranges, codes.subarray(j * layout.maxSize * 3));
+        const at = { j, trackCount: animated, segment: s, start: layout.starts[s], size: keys };
+        quantizeTrackSegment(tracks[j], at, bits, clipRanges, ranges, codes.subarray(j * layout.maxSize * 3));
       }
     }
     const writer = new BitWriter(64);
@@ -68,7 +69,8 @@ export function writeClip(enc: ClipEncoding): Uint8Array {
         const bits = segRates[j];
         if (bits === 0) continue;
         for (let c = 0; c < ANIMATED_COMPONENTS; c++) {
-          if (bits === RAW_BITS) writer.write(bitsFromFloat(tracks[j].values[(layout.starts[s] + k) * 3 + c]), RAW_BITS);
+          const t = tracks[j];
+          if (bits === RAW_BITS) writer.write(bitsFromFloat(t.values[(layout.starts[s] + k) * t.width + storedComponent(c, t.drop[s])]), RAW_BITS);
           else writer.write(codes[j * layout.maxSize * 3 + k * 3 + c], bits);
         }
       }
@@ -77,7 +79,7 @@ export function writeClip(enc: ClipEncoding): Uint8Array {
     const header = align4(animated * (1 + SEGMENT_RANGE_BYTES));
     const packed = writer.finishBytes();
     const seg = new Uint8Array(header + packed.length);
-    seg.set(segRates, 0);
+    for (let j = 0; j < animated; j++) seg[j] = segRates[j] | (tracks[j].kind === TRACK_KIND.ROTATION ? tracks[j].drop[s] << DROP_SHIFT : 0);
     for (let j = 0; j < animated; j++) {
       const at = animated + j * SEGMENT_RANGE_BYTES;
       for (let c = 0; c < ANIMATED_COMPONENTS; c++) {
@@ -118,7 +120,7 @@ export function writeClip(enc: ClipEncoding): Uint8Array {
   view.setUint16(HEADER.FLAGS, (enc.includeNames ? FLAGS.HAS_NAMES : 0) | (enc.checksum ? FLAGS.HAS_CHECKSUM : 0), true);
   view.setUint32(HEADER.TOTAL_SIZE, size, true);
   view.setUint16(HEADER.BONE_COUNT, boneCount, true);
-  view.setUint8(HEADER.ROTATION_FORMAT, ROTATION_FORMAT.DROP_W);
+  view.setUint8(HEADER.ROTATION_FORMAT, ROTATION_FORMAT.DROP_ONE);
   view.setUint8(HEADER.UNIT, unitCode);
   view.setUint32(HEADER.SAMPLE_COUNT, clip.sampleCount, true);
   view.setFloat64(HEADER.SAMPLE_RATE, clip.sampleRate, true);
@@ -148,7 +150,7 @@ export function writeClip(enc: ClipEncoding): Uint8Array {
       }
     }
   }
-  for (let i = 0; i < clipRanges.length; i++) view.setFloat32(clipRangesOffset + 4 * i, clipRanges[i], true);
+  for (let i = 0; i < clipRanges.values.length; i++) view.setFloat32(clipRangesOffset + 4 * i, clipRanges.values[i], true);
   rotationTracks.forEach((t, r) => {
     for (let c = 0; c < 4; c++) view.setFloat32(refsOffset + 16 * r + 4 * c, t.ref[c], true);
   });

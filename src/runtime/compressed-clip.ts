@@ -4,13 +4,13 @@
  * of bounds.
  */
 import {
-  ANIMATED_COMPONENTS, CHECKSUM_START, CONSTANT_FLOATS, FLAGS, HEADER, KNOWN_FLAGS, MAGIC, MAX_BONES,
+  ANIMATED_COMPONENTS, CHECKSUM_START, CONSTANT_FLOATS, DROP_SHIFT, FLAGS, RANGE_COMPONENTS, RATE_MASK, HEADER, KNOWN_FLAGS, MAGIC, MAX_BONES,
   RAW_BITS, ROTATION_FORMAT, SEGMENT_RANGE_BYTES, SEGMENT_SIZE, TRACKS_PER_BONE, TRACK_KIND, UNIT_CODES, VERSION,
   align4, bitsetWords, crc32, isValidBitRate, segmentCountFor, segmentSampleCount, type RotationFormat,
 } from './format.js';
 import { FORMAT_ERROR, FormatError } from './errors.js';
 import { floatFromBits, readBits, segmentConstant, segmentOffset, segmentStep } from './bits.js';
-import { nlerpRelativeRotation, writeRelativeRotation, writeRotation } from './interpolate.js';
+import { nlerpRelativeRotation, rebuildDropped, writeRelativeRotation, writeRotation } from './interpolate.js';
 import { POSE_STRIDE } from './pose.js';
 
 /** How a time between two samples is resolved. */
@@ -98,7 +98,9 @@ export class CompressedClip {
   private readonly animKind: Uint8Array;
   private readonly animTrackOfTrack: Int32Array; // track → animated index or -1
   private readonly clipRanges: Float64Array; // per animated track: min, extent × 3
+  private readonly animRange: Int32Array; // first clip-range float of each animated track
   private readonly refs: Float64Array; // per animated track: reference xyzw (rotations only)
+  private readonly quats = new Float64Array(8); // two rebuilt deltas, scratch of decode()
   private readonly segRates: Uint32Array; // byte offset of each segment's rates
   private readonly segRanges: Uint32Array;
   private readonly segBits: Float64Array; // bit offset of each segment's packed keys
@@ -140,7 +142,7 @@ export class CompressedClip {
     const boneCount = view.getUint16(HEADER.BONE_COUNT, true);
     if (boneCount < 1 || boneCount > MAX_BONES) throw new FormatError(FORMAT_ERROR.BAD_HEADER, `bone count ${boneCount} (need 1..${MAX_BONES})`, HEADER.BONE_COUNT);
     const rotationFormat = view.getUint8(HEADER.ROTATION_FORMAT);
-    if (rotationFormat !== ROTATION_FORMAT.DROP_W) throw new FormatError(FORMAT_ERROR.BAD_HEADER, `unknown rotation format ${rotationFormat}`, HEADER.ROTATION_FORMAT);
+    if (rotationFormat !== ROTATION_FORMAT.DROP_ONE) throw new FormatError(FORMAT_ERROR.BAD_HEADER, `unknown rotation format ${rotationFormat}`, HEADER.ROTATION_FORMAT);
     const unitCode = view.getUint8(HEADER.UNIT);
     if (unitCode >= UNIT_CODES.length) throw new FormatError(FORMAT_ERROR.BAD_HEADER, `unknown length unit code ${unitCode}`, HEADER.UNIT);
     const sampleCount = view.getUint32(HEADER.SAMPLE_COUNT, true);
@@ -197,10 +199,14 @@ export class CompressedClip {
     const constantsOffset = expectOffset(HEADER.CONSTANTS_OFFSET, bitsetsOffset + 8 * words, 'constants');
     need(constantsOffset + 4 * constantFloats, 'constants', constantsOffset);
     const clipRangesOffset = expectOffset(HEADER.CLIP_RANGES_OFFSET, constantsOffset + 4 * constantFloats, 'clip ranges');
-    need(clipRangesOffset + 4 * 2 * ANIMATED_COMPONENTS * animated, 'clip ranges', clipRangesOffset);
-    let animatedRotations = 0;
-    for (let t = 0; t < trackCount; t += TRACKS_PER_BONE) if (trackClass[t] === CLASS_ANIMATED) animatedRotations++;
-    const refsOffset = expectOffset(HEADER.ROTATION_REFS_OFFSET, clipRangesOffset + 4 * 2 * ANIMATED_COMPONENTS * animated, 'rotation references');
+    let animatedRotations = 0, rangeFloats = 0;
+    for (let t = 0; t < trackCount; t++) {
+      if (trackClass[t] !== CLASS_ANIMATED) continue;
+      if (t % TRACKS_PER_BONE === TRACK_KIND.ROTATION) animatedRotations++;
+      rangeFloats += 2 * RANGE_COMPONENTS[t % TRACKS_PER_BONE];
+    }
+    need(clipRangesOffset + 4 * rangeFloats, 'clip ranges', clipRangesOffset);
+    const refsOffset = expectOffset(HEADER.ROTATION_REFS_OFFSET, clipRangesOffset + 4 * rangeFloats, 'rotation references');
     need(refsOffset + 16 * animatedRotations, 'rotation references', refsOffset);
     const segTableOffset = expectOffset(HEADER.SEGMENT_TABLE_OFFSET, refsOffset + 16 * animatedRotations, 'segment table');
     need(segTableOffset + 4 * segmentCount, 'segment table', segTableOffset);
@@ -210,7 +216,8 @@ export class CompressedClip {
     const animBoneOffset = new Int32Array(animated);
     const animKind = new Uint8Array(animated);
     const animTrackOfTrack = new Int32Array(trackCount).fill(-1);
-    let cursor = constantsOffset, a = 0;
+    const animRange = new Int32Array(animated);
+    let cursor = constantsOffset, a = 0, rangeCursor = 0;
     const F32_MAX = 3.4028234663852886e38;
     for (let t = 0; t < trackCount; t++) {
       const bone = (t / TRACKS_PER_BONE) | 0, kind = t % TRACKS_PER_BONE;
@@ -230,16 +237,18 @@ export class CompressedClip {
         animBoneOffset[a] = o;
         animKind[a] = kind;
         animTrackOfTrack[t] = a;
+        animRange[a] = rangeCursor;
+        rangeCursor += 2 * RANGE_COMPONENTS[kind];
         a++;
       }
     }
-    const clipRanges = new Float64Array(2 * ANIMATED_COMPONENTS * animated);
+    const clipRanges = new Float64Array(rangeFloats);
     for (let i = 0; i < clipRanges.length; i += 2) {
       const at = clipRangesOffset + 4 * i;
       const min = view.getFloat32(at, true), ext = view.getFloat32(at + 4, true);
       // Reconstruction reaches min + 2·extent at most (segment min and extent are each ≤ 255/255).
       if (!Number.isFinite(min) || !(ext >= 0) || !(Math.abs(min) + 2 * ext < F32_MAX)) {
-        throw new FormatError(FORMAT_ERROR.BAD_VALUE, `clip range (${min}, ${ext}) of animated track ${(i / 6) | 0} is not a usable range`, at);
+        throw new FormatError(FORMAT_ERROR.BAD_VALUE, `clip range (${min}, ${ext}) at float ${i} is not a usable range`, at);
       }
       clipRanges[i] = min;
       clipRanges[i + 1] = ext;
@@ -271,8 +280,11 @@ export class CompressedClip {
       need(off + animated * (1 + SEGMENT_RANGE_BYTES), `segment ${s} header`, off);
       let keyBits = 0;
       for (let j = 0; j < animated; j++) {
-        const bits = bytes[off + j];
+        const bits = bytes[off + j] & RATE_MASK;
         if (!isValidBitRate(bits)) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `segment ${s} track ${j}: bit rate ${bits} is not one of 0..24 or 32`, off + j);
+        if (animKind[j] !== TRACK_KIND.ROTATION && bytes[off + j] >>> DROP_SHIFT !== 0) {
+          throw new FormatError(FORMAT_ERROR.BAD_VALUE, `segment ${s} track ${j}: a dropped component on a ${animKind[j] === TRACK_KIND.TRANSLATION ? 'translation' : 'scale'} track`, off + j);
+        }
         keyBits += ANIMATED_COMPONENTS * bits;
       }
       const keys = segmentSampleCount(s, segmentCount, sampleCount);
@@ -308,7 +320,7 @@ export class CompressedClip {
       const keys = segmentSampleCount(s, segmentCount, sampleCount);
       let trackBit = 0;
       for (let j = 0; j < animated; j++) {
-        const bits = bytes[segRates[s] + j];
+        const bits = bytes[segRates[s] + j] & RATE_MASK;
         if (bits === RAW_BITS) {
           for (let k = 0; k < keys; k++) {
             for (let c = 0; c < ANIMATED_COMPONENTS; c++) {
@@ -341,6 +353,7 @@ export class CompressedClip {
     this.animKind = animKind;
     this.animTrackOfTrack = animTrackOfTrack;
     this.clipRanges = clipRanges;
+    this.animRange = animRange;
     this.refs = refs;
     this.segRates = segRates;
     this.segRanges = segRanges;
@@ -389,7 +402,7 @@ export class CompressedClip {
   /** Bit rate (bits per component; 32 = raw float) of each animated track in `segment`. A copy. */
   segmentBitRates(segment: number): Uint8Array {
     const off = this.segRates[segment];
-    return this.bytes.slice(off, off + this.animatedTrackCount);
+    return this.bytes.slice(off, off + this.animatedTrackCount).map((r) => r & RATE_MASK);
   }
 
   /** Bone and kind of animated track `index`. */
@@ -504,36 +517,64 @@ export class CompressedClip {
         if (a >= 0) { if (first === count) first = a; last = a + 1; }
       }
       for (let j = 0; j < first; j++) {
-        bit0 += ANIMATED_COMPONENTS * bytes[rates0 + j];
-        bit1 += ANIMATED_COMPONENTS * bytes[rates1 + j];
+        bit0 += ANIMATED_COMPONENTS * (bytes[rates0 + j] & RATE_MASK);
+        bit1 += ANIMATED_COMPONENTS * (bytes[rates1 + j] & RATE_MASK);
       }
     }
+    const quats = this.quats;
     for (let j = first; j < last; j++) {
-      const r0 = bytes[rates0 + j];
-      const ro = j * 6;
-      const x0 = decodeComponent(bytes, words, rng0 + j * SEGMENT_RANGE_BYTES, 0, r0, bit0, ranges[ro], ranges[ro + 1]);
-      const y0 = decodeComponent(bytes, words, rng0 + j * SEGMENT_RANGE_BYTES, 1, r0, bit0 + r0, ranges[ro + 2], ranges[ro + 3]);
-      const z0 = decodeComponent(bytes, words, rng0 + j * SEGMENT_RANGE_BYTES, 2, r0, bit0 + 2 * r0, ranges[ro + 4], ranges[ro + 5]);
-      bit0 += 3 * r0;
+      const rb0 = bytes[rates0 + j];
+      const r0 = rb0 & RATE_MASK;
+      const ro = this.animRange[j];
       const o = this.animBoneOffset[j] - base;
-      const kind = this.animKind[j];
-      if (single) {
-        if (kind === 0) writeRelativeRotation(refs[4 * j], refs[4 * j + 1], refs[4 * j + 2], refs[4 * j + 3], x0, y0, z0, out, o);
-        else { out[o] = x0; out[o + 1] = y0; out[o + 2] = z0; }
+      const rng = rng0 + j * SEGMENT_RANGE_BYTES;
+      if (this.animKind[j] === TRACK_KIND.ROTATION) {
+        // Stored components are x, y, z, w without the dropped one.
+        const drop0 = rb0 >>> DROP_SHIFT;
+        const c0 = drop0 === 0 ? 1 : 0, c1 = drop0 <= 1 ? 2 : 1, c2 = drop0 <= 2 ? 3 : 2;
+        rebuildDropped(
+          decodeComponent(bytes, words, rng, 0, r0, bit0, ranges[ro + 2 * c0], ranges[ro + 2 * c0 + 1]),
+          decodeComponent(bytes, words, rng, 1, r0, bit0 + r0, ranges[ro + 2 * c1], ranges[ro + 2 * c1 + 1]),
+          decodeComponent(bytes, words, rng, 2, r0, bit0 + 2 * r0, ranges[ro + 2 * c2], ranges[ro + 2 * c2 + 1]),
+          drop0, quats, 0,
+        );
+        bit0 += 3 * r0;
+        if (single) {
+          writeRelativeRotation(refs, 4 * j, quats, 0, out, o);
+          continue;
+        }
+        const rb1 = bytes[rates1 + j];
+        const r1 = rb1 & RATE_MASK;
+        const drop1 = rb1 >>> DROP_SHIFT;
+        const d0 = drop1 === 0 ? 1 : 0, d1 = drop1 <= 1 ? 2 : 1, d2 = drop1 <= 2 ? 3 : 2;
+        const rng1j = rng1 + j * SEGMENT_RANGE_BYTES;
+        rebuildDropped(
+          decodeComponent(bytes, words, rng1j, 0, r1, bit1, ranges[ro + 2 * d0], ranges[ro + 2 * d0 + 1]),
+          decodeComponent(bytes, words, rng1j, 1, r1, bit1 + r1, ranges[ro + 2 * d1], ranges[ro + 2 * d1 + 1]),
+          decodeComponent(bytes, words, rng1j, 2, r1, bit1 + 2 * r1, ranges[ro + 2 * d2], ranges[ro + 2 * d2 + 1]),
+          drop1, quats, 4,
+        );
+        bit1 += 3 * r1;
+        nlerpRelativeRotation(refs, 4 * j, quats, 0, 4, alpha, out, o);
         continue;
       }
-      const r1 = bytes[rates1 + j];
-      const x1 = decodeComponent(bytes, words, rng1 + j * SEGMENT_RANGE_BYTES, 0, r1, bit1, ranges[ro], ranges[ro + 1]);
-      const y1 = decodeComponent(bytes, words, rng1 + j * SEGMENT_RANGE_BYTES, 1, r1, bit1 + r1, ranges[ro + 2], ranges[ro + 3]);
-      const z1 = decodeComponent(bytes, words, rng1 + j * SEGMENT_RANGE_BYTES, 2, r1, bit1 + 2 * r1, ranges[ro + 4], ranges[ro + 5]);
-      bit1 += 3 * r1;
-      if (kind === 0) {
-        nlerpRelativeRotation(refs[4 * j], refs[4 * j + 1], refs[4 * j + 2], refs[4 * j + 3], x0, y0, z0, x1, y1, z1, alpha, out, o);
-      } else {
-        out[o] = x0 + (x1 - x0) * alpha;
-        out[o + 1] = y0 + (y1 - y0) * alpha;
-        out[o + 2] = z0 + (z1 - z0) * alpha;
+      const x0 = decodeComponent(bytes, words, rng, 0, r0, bit0, ranges[ro], ranges[ro + 1]);
+      const y0 = decodeComponent(bytes, words, rng, 1, r0, bit0 + r0, ranges[ro + 2], ranges[ro + 3]);
+      const z0 = decodeComponent(bytes, words, rng, 2, r0, bit0 + 2 * r0, ranges[ro + 4], ranges[ro + 5]);
+      bit0 += 3 * r0;
+      if (single) {
+        out[o] = x0; out[o + 1] = y0; out[o + 2] = z0;
+        continue;
       }
+      const r1 = bytes[rates1 + j] & RATE_MASK;
+      const rng1j = rng1 + j * SEGMENT_RANGE_BYTES;
+      const x1 = decodeComponent(bytes, words, rng1j, 0, r1, bit1, ranges[ro], ranges[ro + 1]);
+      const y1 = decodeComponent(bytes, words, rng1j, 1, r1, bit1 + r1, ranges[ro + 2], ranges[ro + 3]);
+      const z1 = decodeComponent(bytes, words, rng1j, 2, r1, bit1 + 2 * r1, ranges[ro + 4], ranges[ro + 5]);
+      bit1 += 3 * r1;
+      out[o] = x0 + (x1 - x0) * alpha;
+      out[o + 1] = y0 + (y1 - y0) * alpha;
+      out[o + 2] = z0 + (z1 - z0) * alpha;
     }
   }
 }

@@ -25,12 +25,15 @@ export const KNOWN_FLAGS = FLAGS.HAS_NAMES | FLAGS.HAS_CHECKSUM;
 export const ROTATION_FORMAT = {
   /**
    * Each animated rotation is stored as delta = conj(reference) · q with a per-track
-   * reference quaternion (rotation references section); the delta's x, y, z are quantised
-   * and its w ≥ 0 rebuilt as sqrt(1 − x² − y² − z²). With an identity reference this is
-   * plain drop-W; with a reference near the track's mean rotation, w stays far from 0,
-   * where rebuilding it is well conditioned.
+   * reference quaternion (rotation references section). In each segment one component of
+   * the delta is dropped (2 bits beside the track's bit rate; w unless w comes near 0 in
+   * that segment), the segment's samples are signed so it is ≥ 0, the other three are
+   * quantised and the dropped one is rebuilt as sqrt(1 − a² − b² − c²). With an identity
+   * reference and w dropped everywhere this is plain drop-W; the reference (the track's
+   * mean rotation) keeps w large, and the per-segment choice keeps the rebuilt component
+   * away from 0, where rebuilding loses precision.
    */
-  DROP_W: 0,
+  DROP_ONE: 0,
 } as const;
 /** A {@link ROTATION_FORMAT} value. */
 export type RotationFormat = (typeof ROTATION_FORMAT)[keyof typeof ROTATION_FORMAT];
@@ -76,8 +79,14 @@ export const SEGMENT_SIZE = 16;
 export const TRACK_KIND = { ROTATION: 0, TRANSLATION: 1, SCALE: 2 } as const;
 /** Tracks per bone. */
 export const TRACKS_PER_BONE = 3;
-/** Quantised components per animated track (rotations drop w). */
+/** Quantised components per animated track and key (rotations drop one). */
 export const ANIMATED_COMPONENTS = 3;
+/** Clip-range components of an animated track: rotations keep a range for each of x, y, z, w. */
+export const RANGE_COMPONENTS = [4, 3, 3] as const;
+/** A segment's rate byte: bits per component in the low 6 bits… */
+export const RATE_MASK = 0x3f;
+/** …and, for rotation tracks, the dropped component (0 x, 1 y, 2 z, 3 w) in the top 2 bits. */
+export const DROP_SHIFT = 6;
 /** Bytes per animated track in a segment's range block: (u8 min, u8 extent) × 3, or u16 × 3 at rate 0. */
 export const SEGMENT_RANGE_BYTES = 6;
 /** Floats per constant track: rotation xyzw, translation/scale xyz. */

@@ -45,15 +45,25 @@ export function lerp(a: number, b: number, alpha: number): number {
 }
 
 /**
- * Writes normalise(ref · (x, y, z, rebuildW(x, y, z))) at `out[o..o+3]`: a rotation stored
- * as a delta from the track's reference.
+ * Rebuilds a unit quaternion from its three stored components `a, b, c` (in x, y, z, w
+ * order without the dropped one) and the dropped component `drop` (0..3), taken ≥ 0.
+ * Writes x, y, z, w at `out[o..o+3]`.
  */
-export function writeRelativeRotation(
-  rx: number, ry: number, rz: number, rw: number,
-  x: number, y: number, z: number,
-  out: Float32Array, o: number,
-): void {
-  const w = rebuildW(x, y, z);
+export function rebuildDropped(a: number, b: number, c: number, drop: number, out: Float64Array, o: number): void {
+  const t = 1 - a * a - b * b - c * c;
+  const d = t > 0 ? Math.sqrt(t) : 0;
+  switch (drop) {
+    case 0: out[o] = d; out[o + 1] = a; out[o + 2] = b; out[o + 3] = c; break;
+    case 1: out[o] = a; out[o + 1] = d; out[o + 2] = b; out[o + 3] = c; break;
+    case 2: out[o] = a; out[o + 1] = b; out[o + 2] = d; out[o + 3] = c; break;
+    default: out[o] = a; out[o + 1] = b; out[o + 2] = c; out[o + 3] = d; break;
+  }
+}
+
+/** Writes normalise(ref · q) at `out[o..o+3]`; `q` is `src[so..so+3]` (a delta from the track's reference). */
+export function writeRelativeRotation(refs: Float64Array, ro: number, src: Float64Array, so: number, out: Float32Array, o: number): void {
+  const rx = refs[ro], ry = refs[ro + 1], rz = refs[ro + 2], rw = refs[ro + 3];
+  const x = src[so], y = src[so + 1], z = src[so + 2], w = src[so + 3];
   writeRotation(
     rw * x + rx * w + ry * z - rz * y,
     rw * y - rx * z + ry * w + rz * x,
@@ -63,14 +73,11 @@ export function writeRelativeRotation(
   );
 }
 
-/** nlerp between ref · a and ref · b (a, b deltas with w rebuilt), written at `out[o..o+3]`. */
-export function nlerpRelativeRotation(
-  rx: number, ry: number, rz: number, rw: number,
-  ax: number, ay: number, az: number,
-  bx: number, by: number, bz: number,
-  alpha: number, out: Float32Array, o: number,
-): void {
-  const aw = rebuildW(ax, ay, az), bw = rebuildW(bx, by, bz);
+/** nlerp between ref · a and ref · b at `alpha` (a = `src[ao..]`, b = `src[bo..]`), written at `out[o..o+3]`. */
+export function nlerpRelativeRotation(refs: Float64Array, ro: number, src: Float64Array, ao: number, bo: number, alpha: number, out: Float32Array, o: number): void {
+  const rx = refs[ro], ry = refs[ro + 1], rz = refs[ro + 2], rw = refs[ro + 3];
+  const ax = src[ao], ay = src[ao + 1], az = src[ao + 2], aw = src[ao + 3];
+  const bx = src[bo], by = src[bo + 1], bz = src[bo + 2], bw = src[bo + 3];
   nlerpRotation(
     rw * ax + rx * aw + ry * az - rz * ay,
     rw * ay - rx * az + ry * aw + rz * ax,
