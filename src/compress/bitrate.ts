@@ -40,7 +40,16 @@ export interface BitRateInput {
   readonly threshold: number;
   readonly shellDistances: Float32Array;
   readonly ladder: readonly number[];
+  /** Pass 2 strategy. Default 'round-robin'. */
+  readonly strategy?: SearchStrategy;
 }
+
+/**
+ * Pass 2 strategies: 'descend' lowers each track as far as it goes before the next
+ * (children first, DESIGN §3.7); 'round-robin' lowers every track one step per round, in
+ * the same order, so the error budget of a chain is shared instead of spent by its leaves.
+ */
+export type SearchStrategy = 'descend' | 'round-robin';
 
 /** What the search decided and what it cost. */
 export interface BitRateResult {
@@ -75,6 +84,7 @@ class SegmentSearch {
   private readonly saved: Float32Array;
   private readonly codes: Uint32Array;
   private readonly level: Int32Array;
+  private readonly active: Uint8Array;
   private readonly order: Int32Array;
   private start = 0;
   private size = 0;
@@ -91,6 +101,7 @@ class SegmentSearch {
     this.saved = new Float32Array(maxKeys * 4);
     this.codes = new Uint32Array(maxKeys * 3);
     this.level = new Int32Array(input.tracks.length);
+    this.active = new Uint8Array(input.tracks.length);
     // Descendant lists in parent-first order, the bone itself first.
     const children: number[][] = Array.from({ length: this.boneCount }, () => []);
     for (let b = 0; b < this.boneCount; b++) if (parents[b] >= 0) children[parents[b]].push(b);
@@ -145,12 +156,28 @@ class SegmentSearch {
     for (let j = 0; j < tracks.length; j++) if (this.parents[tracks[j].bone] >= 0) this.setLevel(j, hi);
     this.computeObjects();
 
-    // Pass 2: each track, children first, as low as it goes.
-    for (let i = 0; i < this.order.length; i++) {
-      const j = this.order[i];
-      while (this.level[j] > 0) {
-        trials++;
-        if (!this.tryLevel(j, this.level[j] - 1)) break;
+    // Pass 2: children first. A track that cannot go lower is done: lowering others only adds error.
+    if (this.input.strategy === 'descend') {
+      for (let i = 0; i < this.order.length; i++) {
+        const j = this.order[i];
+        while (this.level[j] > 0) {
+          trials++;
+          if (!this.tryLevel(j, this.level[j] - 1)) break;
+        }
+      }
+    } else {
+      const active = this.active;
+      active.fill(1);
+      let changed = true;
+      while (changed) {
+        changed = false;
+        for (let i = 0; i < this.order.length; i++) {
+          const j = this.order[i];
+          if (!active[j] || this.level[j] === 0) continue;
+          trials++;
+          if (this.tryLevel(j, this.level[j] - 1)) changed = true;
+          else active[j] = 0;
+        }
       }
     }
     for (let j = 0; j < tracks.length; j++) outRates[j] = ladder[this.level[j]];

@@ -11,7 +11,7 @@ import { preprocessRotations, type RotationReference } from './preprocess.js';
 import { TRACK_CLASS, classifyTracks, type TrackClasses } from './classify.js';
 import { extractClipRanges, extractSegmentRanges, gatherAnimatedTracks } from './range.js';
 import { segmentClip } from './segment.js';
-import { BIT_RATE_LADDERS, searchBitRates, type BitRateLadder } from './bitrate.js';
+import { BIT_RATE_LADDERS, searchBitRates, type BitRateLadder, type SearchStrategy } from './bitrate.js';
 import { clipToObject, type ErrorReport } from './error-metric.js';
 import { writeClip } from './write.js';
 import { verifyCompressed } from './verify.js';
@@ -61,6 +61,8 @@ export interface ExperimentalOptions {
   ladder?: BitRateLadder;
   /** Default 'mean'. */
   rotationReference?: RotationReference;
+  /** Default 'round-robin'. */
+  search?: SearchStrategy;
 }
 
 /**
@@ -86,6 +88,7 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
     threshold: settings.threshold,
     shellDistances: settings.shellDistances,
     ladder: BIT_RATE_LADDERS[options.ladder ?? 'acl20'],
+    strategy: options.search ?? 'round-robin',
   });
   const bytes = writeClip({
     clip, classes, tracks, clipRanges, ranges, layout,

@@ -500,8 +500,8 @@ export class CompressedClip {
     const segCount = this.segmentCount;
     const k0 = this.k0, k1 = this.k1, alpha = this.alpha;
     const single = k0 === k1;
-    let s0 = k0 >>> 4; if (s0 >= segCount) s0 = segCount - 1;
-    let s1 = k1 >>> 4; if (s1 >= segCount) s1 = segCount - 1;
+    let s0 = (k0 / SEGMENT_SIZE) | 0; if (s0 >= segCount) s0 = segCount - 1;
+    let s1 = (k1 / SEGMENT_SIZE) | 0; if (s1 >= segCount) s1 = segCount - 1;
     const bytes = this.bytes, words = this.words, ranges = this.clipRanges, refs = this.refs;
     const rates0 = this.segRates[s0], rates1 = this.segRates[s1];
     const rng0 = this.segRanges[s0], rng1 = this.segRanges[s1];
