@@ -3,6 +3,8 @@
  * rotation), so w can be dropped and rebuilt by the decoder.
  */
 import type { RawClip } from '../clip/raw-clip.js';
+import { decodeReference } from '../runtime/bits.js';
+import { ROTATION_CODE_SCALE } from '../runtime/format.js';
 
 /** Normalised rotations with w ≥ 0, same layout as `clip.rotations`. A zero quaternion becomes identity. */
 export function preprocessRotations(clip: RawClip): Float32Array {
@@ -23,12 +25,14 @@ export function preprocessRotations(clip: RawClip): Float32Array {
 export type RotationReference = 'mean' | 'identity';
 
 /**
- * Reference of bone `b`'s rotation track: identity (plain drop-W), or the normalised
- * mean with signs aligned to the first sample, rounded to float32 — the file stores it.
- * Deltas from the mean stay far from w = 0, where rebuilding w loses precision.
+ * Reference of bone `b`'s rotation track, as the file stores it (i16 x, y, z codes, w ≥ 0
+ * rebuilt): identity (plain drop-W), or the normalised mean with signs aligned to the
+ * first sample. Deltas from the mean stay far from w = 0, where rebuilding w loses
+ * precision. The decoded reference is written to `out`; the codes to `outCodes`.
  */
-export function rotationReference(rotations: Float32Array, b: number, n: number, mode: RotationReference, out: Float64Array): void {
-  out[0] = 0; out[1] = 0; out[2] = 0; out[3] = 1;
+export function rotationReference(rotations: Float32Array, b: number, n: number, mode: RotationReference, out: Float64Array, outCodes: Int16Array): void {
+  outCodes.fill(0);
+  decodeReference(0, 0, 0, out, 0);
   if (mode === 'identity') return;
   const base = b * n * 4;
   const fx = rotations[base], fy = rotations[base + 1], fz = rotations[base + 2], fw = rotations[base + 3];
@@ -40,11 +44,13 @@ export function rotationReference(rotations: Float32Array, b: number, n: number,
   }
   const len = Math.hypot(x, y, z, w);
   if (!(len > 0)) return;
-  out[0] = Math.fround(x / len); out[1] = Math.fround(y / len); out[2] = Math.fround(z / len); out[3] = Math.fround(w / len);
+  const k = (w < 0 ? -1 : 1) * ROTATION_CODE_SCALE / len;
+  outCodes[0] = Math.round(x * k); outCodes[1] = Math.round(y * k); outCodes[2] = Math.round(z * k);
+  decodeReference(outCodes[0], outCodes[1], outCodes[2], out, 0);
 }
 
 /**
- * Writes conj(ref) · q for every sample of bone `b`, normalised with w ≥ 0, into
+ * Writes conj(ref) · q / |ref| for every sample of bone `b`, normalised with w ≥ 0, into
  * `out[s * 4 + c]` (xyzw).
  */
 export function rotationDeltas(rotations: Float32Array, b: number, n: number, ref: Float64Array, out: Float32Array): void {

@@ -3,7 +3,7 @@
  * values the decoder will rebuild from it (same helpers, same order of operations).
  */
 import { ANIMATED_COMPONENTS, RAW_BITS, TRACK_KIND } from '../runtime/format.js';
-import { quantizeToScale, segmentConstant, segmentOffset, segmentStep } from '../runtime/bits.js';
+import { quantizeToScale, segmentConstant, segmentOffset, segmentStep, trackComponentBits } from '../runtime/bits.js';
 import { rebuildDropped, writeRelativeRotation } from '../runtime/interpolate.js';
 import { storedComponent, type AnimatedTrack, type ClipRanges, type SegmentRanges } from './range.js';
 
@@ -17,13 +17,26 @@ export interface TrackSlot {
 }
 
 /**
- * Writes the integer codes of track `slot.j` for its segment at `bits` (1..24):
- * `outCodes[k * 3 + storedSlot]`.
+ * Bits of each stored component of a track at `rate` (1..24) in its segment, as the
+ * decoder derives them, written at `outBits[0..2]`.
  */
-export function quantizeTrackSegment(track: AnimatedTrack, at: TrackSlot, bits: number, clipRanges: ClipRanges, ranges: SegmentRanges, outCodes: Uint32Array): void {
+export function componentBitsOf(track: AnimatedTrack, at: TrackSlot, rate: number, clipRanges: ClipRanges, ranges: SegmentRanges, outBits: Uint8Array): void {
+  const drop = track.kind === TRACK_KIND.ROTATION ? track.drop[at.segment] : 3;
+  trackComponentBits(ranges.minMax, (at.segment * at.trackCount + at.j) * 6, rate, drop, clipRanges.values, clipRanges.offsets[at.j], outBits, 0);
+}
+
+/**
+ * Writes the integer codes of track `at.j` for its segment at `rate` (1..24):
+ * `outCodes[k * 3 + storedSlot]`, and each component's bits at `outBits[0..2]`.
+ */
+export function quantizeTrackSegment(
+  track: AnimatedTrack, at: TrackSlot, rate: number, clipRanges: ClipRanges, ranges: SegmentRanges, outCodes: Uint32Array, outBits: Uint8Array,
+): void {
   const drop = track.drop[at.segment];
+  componentBitsOf(track, at, rate, clipRanges, ranges, outBits);
   for (let slot = 0; slot < ANIMATED_COMPONENTS; slot++) {
     const c = storedComponent(slot, drop);
+    const bits = outBits[slot];
     const r = clipRanges.offsets[at.j] + 2 * c;
     const rs = ((at.segment * at.trackCount + at.j) * 3 + slot) * 2;
     const offset = segmentOffset(clipRanges.values[r], clipRanges.values[r + 1], ranges.minMax[rs]);
@@ -33,6 +46,7 @@ export function quantizeTrackSegment(track: AnimatedTrack, at: TrackSlot, bits: 
 }
 
 const segOffsets = new Float64Array(3);
+const compBits = new Uint8Array(3);
 const segSteps = new Float64Array(3);
 const quat = new Float64Array(4);
 
@@ -52,11 +66,11 @@ export function reconstructTrackSegment(
   const offsets = segOffsets;
   const steps = segSteps;
   if (bits > 0 && bits !== RAW_BITS) {
-    quantizeTrackSegment(track, at, bits, clipRanges, ranges, codes);
+    quantizeTrackSegment(track, at, bits, clipRanges, ranges, codes, compBits);
     for (let slot = 0; slot < 3; slot++) {
       const r = rangeBase + 2 * storedComponent(slot, drop);
       offsets[slot] = segmentOffset(clipRanges.values[r], clipRanges.values[r + 1], ranges.minMax[(slotBase + slot) * 2]);
-      steps[slot] = segmentStep(clipRanges.values[r + 1], ranges.minMax[(slotBase + slot) * 2 + 1], bits);
+      steps[slot] = segmentStep(clipRanges.values[r + 1], ranges.minMax[(slotBase + slot) * 2 + 1], compBits[slot]);
     }
   }
   const o0 = offsets[0], o1 = offsets[1], o2 = offsets[2], s0 = steps[0], s1 = steps[1], s2 = steps[2];

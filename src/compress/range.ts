@@ -5,8 +5,8 @@
  * component that a segment stores as constant (rate 0), a 16-bit fraction of the clip range.
  */
 import type { RawClip } from '../clip/raw-clip.js';
-import { ANIMATED_COMPONENTS, RANGE_COMPONENTS, TRACKS_PER_BONE, TRACK_KIND } from '../runtime/format.js';
-import { segmentOffset } from '../runtime/bits.js';
+import { ANIMATED_COMPONENTS, RANGE_COMPONENTS, ROTATION_CODE_SCALE, TRACKS_PER_BONE, TRACK_KIND } from '../runtime/format.js';
+import { rotationRangeExtent, rotationRangeMin, segmentOffset } from '../runtime/bits.js';
 import type { SegmentLayout } from './segment.js';
 import { chooseDroppedComponents, rotationDeltas, rotationReference, type RotationReference } from './preprocess.js';
 
@@ -21,8 +21,10 @@ export interface AnimatedTrack {
   /** 4 for rotations, 3 for translations and scales. */
   readonly width: number;
   readonly values: Float32Array;
-  /** Rotation reference xyzw (float32 values); identity for other kinds. */
+  /** Rotation reference xyzw as the decoder rebuilds it; identity for other kinds. */
   readonly ref: Float64Array;
+  /** The reference's i16 x, y, z codes (rotations). */
+  readonly refCodes: Int16Array;
   /** Component each segment drops (rotations); 3 for vectors, whose stored components are x, y, z. */
   readonly drop: Uint8Array;
 }
@@ -42,16 +44,17 @@ export function gatherAnimatedTracks(
     const bone = (track / TRACKS_PER_BONE) | 0;
     const kind = track % TRACKS_PER_BONE;
     const ref = Float64Array.of(0, 0, 0, 1);
+    const refCodes = new Int16Array(3);
     const drop = new Uint8Array(layout.count).fill(3);
     if (kind === TRACK_KIND.ROTATION) {
       const values = new Float32Array(n * 4);
-      rotationReference(rotations, bone, n, reference, ref);
+      rotationReference(rotations, bone, n, reference, ref, refCodes);
       rotationDeltas(rotations, bone, n, ref, values);
       chooseDroppedComponents(values, layout.starts, layout.sizes, drop);
-      out.push({ track, bone, kind, width: 4, values, ref, drop });
+      out.push({ track, bone, kind, width: 4, values, ref, refCodes, drop });
     } else {
       const src = kind === TRACK_KIND.TRANSLATION ? clip.translations : clip.scales;
-      out.push({ track, bone, kind, width: 3, values: src.slice(bone * n * 3, (bone + 1) * n * 3), ref, drop });
+      out.push({ track, bone, kind, width: 3, values: src.slice(bone * n * 3, (bone + 1) * n * 3), ref, refCodes, drop });
     }
   }
   return out;
@@ -59,10 +62,12 @@ export function gatherAnimatedTracks(
 
 /** Clip ranges of every animated track, in file order. */
 export interface ClipRanges {
-  /** Per track, per component: float32 min and extent, with min + extent ≥ max in the decoder's arithmetic. */
-  readonly values: Float32Array;
-  /** First float of each track in `values`. */
+  /** Per track, per component: min and extent as the decoder reads them, with min + extent ≥ max. */
+  readonly values: Float64Array;
+  /** First value of each track in `values`. */
   readonly offsets: Int32Array;
+  /** u16 min and extent codes of rotation components (`values` holds them decoded), same indexing. */
+  readonly codes: Uint16Array;
 }
 
 /** Smallest float32 above `v` (v ≥ 0). */
@@ -81,7 +86,8 @@ export function extractClipRanges(tracks: readonly AnimatedTrack[], layout: Segm
     offsets[j] = total;
     total += 2 * RANGE_COMPONENTS[t.kind];
   });
-  const values = new Float32Array(total);
+  const values = new Float64Array(total);
+  const codes = new Uint16Array(total);
   tracks.forEach((t, j) => {
     for (let c = 0; c < t.width; c++) {
       let min = Infinity, max = -Infinity;
@@ -95,13 +101,26 @@ export function extractClipRanges(tracks: readonly AnimatedTrack[], layout: Segm
         }
       }
       if (min > max) { min = 0; max = 0; } // never stored
+      const at = offsets[j] + 2 * c;
+      if (t.kind === TRACK_KIND.ROTATION) {
+        // u16 codes: min rounded down, extent rounded up, so the range still covers every value.
+        let minCode = Math.max(0, Math.min(65535, Math.floor((min + 1) * ROTATION_CODE_SCALE)));
+        while (minCode > 0 && rotationRangeMin(minCode) > min) minCode--;
+        let extCode = Math.max(0, Math.min(65535, Math.ceil((max - rotationRangeMin(minCode)) * ROTATION_CODE_SCALE)));
+        while (extCode < 65535 && rotationRangeMin(minCode) + rotationRangeExtent(extCode) < max) extCode++;
+        codes[at] = minCode;
+        codes[at + 1] = extCode;
+        values[at] = rotationRangeMin(minCode);
+        values[at + 1] = rotationRangeExtent(extCode);
+        continue;
+      }
       let ext = Math.fround(max - min);
       while (min + ext < max) ext = nextFloat32Up(ext);
-      values[offsets[j] + 2 * c] = min;
-      values[offsets[j] + 2 * c + 1] = ext;
+      values[at] = min;
+      values[at + 1] = ext;
     }
   });
-  return { values, offsets };
+  return { values, offsets, codes };
 }
 
 /** Per segment, per animated track, per stored component: the 8-bit range and the 16-bit constant. */
@@ -139,6 +158,8 @@ export function extractSegmentRanges(tracks: readonly AnimatedTrack[], clipRange
           const offset = segmentOffset(clipMin, clipExt, minByte);
           extByte = Math.min(255, Math.max(0, Math.ceil(((hi - offset) / clipExt) * 255)));
           while (extByte < 255 && offset + (extByte / 255) * clipExt < hi) extByte++;
+          // The division above can round up past a byte that already covers hi.
+          while (extByte > 0 && offset + ((extByte - 1) / 255) * clipExt >= hi) extByte--;
           constant[at] = Math.min(65535, Math.max(0, Math.round((((lo + hi) / 2 - clipMin) / clipExt) * 65535)));
         }
         minMax[at * 2] = minByte;

@@ -5,7 +5,7 @@
 import type { RawClip } from '../clip/raw-clip.js';
 import { ClipError } from '../clip/skeleton.js';
 import {
-  ANIMATED_COMPONENTS, CHECKSUM_START, CONSTANT_FLOATS, DROP_SHIFT, FLAGS, HEADER, MAGIC, RAW_BITS, ROTATION_FORMAT,
+  ANIMATED_COMPONENTS, CHECKSUM_START, CLIP_RANGE_BYTES, CONSTANT_FLOATS, DROP_SHIFT, FLAGS, ROTATION_REF_BYTES, HEADER, MAGIC, RAW_BITS, ROTATION_FORMAT,
   SEGMENT_RANGE_BYTES, SEGMENT_SIZE, TRACKS_PER_BONE, TRACK_KIND, UNIT_CODES, VERSION, align4, bitsetWords, crc32,
 } from '../runtime/format.js';
 import { BitWriter, bitsFromFloat } from '../runtime/bits.js';
@@ -47,12 +47,13 @@ export function writeClip(enc: ClipEncoding): Uint8Array {
   const bitsetsOffset = align4(parentsOffset + 2 * boneCount);
   const constantsOffset = bitsetsOffset + 8 * words;
   const clipRangesOffset = constantsOffset + 4 * constantFloats;
-  const refsOffset = clipRangesOffset + 4 * clipRanges.values.length;
-  const segTableOffset = refsOffset + 16 * rotationTracks.length;
+  const refsOffset = clipRangesOffset + tracks.reduce((sum, t) => sum + CLIP_RANGE_BYTES[t.kind], 0);
+  const segmentsOffset = align4(refsOffset + ROTATION_REF_BYTES * rotationTracks.length);
 
   // Bit-pack every segment first: their sizes fix the layout.
   const segments: Uint8Array[] = [];
   const codes = new Uint32Array(layout.maxSize * 3 * Math.max(1, animated));
+  const bitsOf = new Uint8Array(3 * Math.max(1, animated));
   for (let s = 0; s < layout.count; s++) {
     const keys = layout.sizes[s];
     const segRates = rates.subarray(s * animated, (s + 1) * animated);
@@ -60,7 +61,7 @@ export function writeClip(enc: ClipEncoding): Uint8Array {
       const bits = segRates[j];
       if (bits > 0 && bits !== RAW_BITS) {
         const at = { j, trackCount: animated, segment: s, start: layout.starts[s], size: keys };
-        quantizeTrackSegment(tracks[j], at, bits, clipRanges, ranges, codes.subarray(j * layout.maxSize * 3));
+        quantizeTrackSegment(tracks[j], at, bits, clipRanges, ranges, codes.subarray(j * layout.maxSize * 3), bitsOf.subarray(3 * j, 3 * j + 3));
       }
     }
     const writer = new BitWriter(64);
@@ -71,7 +72,7 @@ export function writeClip(enc: ClipEncoding): Uint8Array {
         for (let c = 0; c < ANIMATED_COMPONENTS; c++) {
           const t = tracks[j];
           if (bits === RAW_BITS) writer.write(bitsFromFloat(t.values[(layout.starts[s] + k) * t.width + storedComponent(c, t.drop[s])]), RAW_BITS);
-          else writer.write(codes[j * layout.maxSize * 3 + k * 3 + c], bits);
+          else writer.write(codes[j * layout.maxSize * 3 + k * 3 + c], bitsOf[3 * j + c]);
         }
       }
     }
@@ -103,7 +104,7 @@ export function writeClip(enc: ClipEncoding): Uint8Array {
     names = [clip.name, ...clip.skeleton.boneNames].map((n) => encoder.encode(n));
     for (const n of names) if (n.length > MAX_NAME_BYTES) throw new ClipError(`clip "${clip.name}": a name longer than ${MAX_NAME_BYTES} bytes cannot be stored`);
   }
-  let cursor = align4(segTableOffset + 4 * layout.count);
+  let cursor = segmentsOffset;
   const segmentOffsets = segments.map((seg) => {
     const at = cursor;
     cursor += seg.length;
@@ -131,7 +132,7 @@ export function writeClip(enc: ClipEncoding): Uint8Array {
   view.setUint32(HEADER.BITSETS_OFFSET, bitsetsOffset, true);
   view.setUint32(HEADER.CONSTANTS_OFFSET, constantsOffset, true);
   view.setUint32(HEADER.CLIP_RANGES_OFFSET, clipRangesOffset, true);
-  view.setUint32(HEADER.SEGMENT_TABLE_OFFSET, segTableOffset, true);
+  view.setUint32(HEADER.SEGMENTS_OFFSET, segmentsOffset, true);
   view.setUint32(HEADER.NAMES_OFFSET, namesOffset, true);
   view.setUint32(HEADER.ROTATION_REFS_OFFSET, refsOffset, true);
 
@@ -150,14 +151,25 @@ export function writeClip(enc: ClipEncoding): Uint8Array {
       }
     }
   }
-  for (let i = 0; i < clipRanges.values.length; i++) view.setFloat32(clipRangesOffset + 4 * i, clipRanges.values[i], true);
+  let rangeAt = clipRangesOffset;
+  tracks.forEach((t, j) => {
+    const base = clipRanges.offsets[j];
+    for (let c = 0; c < t.width; c++) {
+      if (t.kind === TRACK_KIND.ROTATION) {
+        view.setUint16(rangeAt, clipRanges.codes[base + 2 * c], true);
+        view.setUint16(rangeAt + 2, clipRanges.codes[base + 2 * c + 1], true);
+        rangeAt += 4;
+      } else {
+        view.setFloat32(rangeAt, clipRanges.values[base + 2 * c], true);
+        view.setFloat32(rangeAt + 4, clipRanges.values[base + 2 * c + 1], true);
+        rangeAt += 8;
+      }
+    }
+  });
   rotationTracks.forEach((t, r) => {
-    for (let c = 0; c < 4; c++) view.setFloat32(refsOffset + 16 * r + 4 * c, t.ref[c], true);
+    for (let c = 0; c < 3; c++) view.setInt16(refsOffset + ROTATION_REF_BYTES * r + 2 * c, t.refCodes[c], true);
   });
-  segmentOffsets.forEach((at, s) => {
-    view.setUint32(segTableOffset + 4 * s, at, true);
-    out.set(segments[s], at);
-  });
+  segmentOffsets.forEach((at, s) => out.set(segments[s], at));
   if (enc.includeNames) {
     let at = namesOffset;
     for (const n of names) {

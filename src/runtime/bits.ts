@@ -99,7 +99,8 @@ export function quantizeToScale(value: number, offset: number, scale: number, bi
   if (!(scale > 0)) return 0;
   const q = Math.round((value - offset) / scale);
   const max = MAX_QUANT[bits];
-  return q < 0 ? 0 : q > max ? max : q;
+  // `q <= 0`, not `q < 0`: Math.round gives -0 just below the offset, and a code is never -0.
+  return q <= 0 ? 0 : q > max ? max : q;
 }
 
 /**
@@ -107,7 +108,42 @@ export function quantizeToScale(value: number, offset: number, scale: number, bi
  * (`segExtentByte` / 255 of the clip extent) over 2^bits − 1.
  */
 export function segmentStep(clipExtent: number, segExtentByte: number, bits: number): number {
-  return ((segExtentByte / 255) * clipExtent) / MAX_QUANT[bits];
+  return bits === 0 ? 0 : segmentExtent(clipExtent, segExtentByte) / MAX_QUANT[bits];
+}
+
+/** A segment's extent of one component: `segExtentByte` / 255 of the clip extent. */
+export function segmentExtent(clipExtent: number, segExtentByte: number): number {
+  return (segExtentByte / 255) * clipExtent;
+}
+
+/**
+ * Bits of a component of extent `extent` in a track whose widest component (`maxExtent`)
+ * has `rate` bits: the fewest b with (2^b − 1) · maxExtent ≥ extent · (2^rate − 1), so its
+ * step is no coarser than the widest one's. Basic arithmetic only (no log2): every engine
+ * computes the same count, which fixes the bit layout.
+ */
+export function componentBits(rate: number, extent: number, maxExtent: number): number {
+  const need = extent * MAX_QUANT[rate];
+  let b = 0;
+  while (b < rate && MAX_QUANT[b] * maxExtent < need) b++;
+  return b;
+}
+
+/** A rotation clip range's minimum from its u16 code. */
+export function rotationRangeMin(code: number): number {
+  return code / 32767 - 1;
+}
+
+/** A rotation clip range's extent from its u16 code. */
+export function rotationRangeExtent(code: number): number {
+  return code / 32767;
+}
+
+/** A rotation reference from its i16 codes, w ≥ 0 rebuilt; xyzw written at `out[o..o+3]`. */
+export function decodeReference(x: number, y: number, z: number, out: Float64Array, o: number): void {
+  const fx = x / 32767, fy = y / 32767, fz = z / 32767;
+  const t = 1 - fx * fx - fy * fy - fz * fz;
+  out[o] = fx; out[o + 1] = fy; out[o + 2] = fz; out[o + 3] = t > 0 ? Math.sqrt(t) : 0;
 }
 
 /** Value at q = 0 inside a segment: clip minimum plus `segMinByte` / 255 of the clip extent. */
@@ -123,4 +159,23 @@ export function segmentConstant(clipMin: number, clipExtent: number, q16: number
 /** Is `bits` the raw float32 rate. */
 export function isRawRate(bits: number): boolean {
   return bits === RAW_BITS;
+}
+
+/**
+ * Bits of each stored component of a track at `rate` (1..24) in a segment: the widest
+ * component (by segment extent) gets `rate`, the others the fewest bits whose step is no
+ * coarser. Written at `out[o..o+2]`; shared with the compressor.
+ */
+export function trackComponentBits(
+  bytes: Uint8Array, rangeAt: number, rate: number, drop: number, clipRanges: Float64Array, ro: number,
+  out: Uint8Array, o: number,
+): void {
+  const c0 = drop === 0 ? 1 : 0, c1 = drop <= 1 ? 2 : 1, c2 = drop <= 2 ? 3 : 2;
+  const e0 = segmentExtent(clipRanges[ro + 2 * c0 + 1], bytes[rangeAt + 1]);
+  const e1 = segmentExtent(clipRanges[ro + 2 * c1 + 1], bytes[rangeAt + 3]);
+  const e2 = segmentExtent(clipRanges[ro + 2 * c2 + 1], bytes[rangeAt + 5]);
+  const max = Math.max(e0, e1, e2);
+  out[o] = componentBits(rate, e0, max);
+  out[o + 1] = componentBits(rate, e1, max);
+  out[o + 2] = componentBits(rate, e2, max);
 }

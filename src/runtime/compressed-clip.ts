@@ -4,12 +4,15 @@
  * of bounds.
  */
 import {
-  ANIMATED_COMPONENTS, CHECKSUM_START, CONSTANT_FLOATS, DROP_SHIFT, FLAGS, RANGE_COMPONENTS, RATE_MASK, HEADER, KNOWN_FLAGS, MAGIC, MAX_BONES,
+  ANIMATED_COMPONENTS, CHECKSUM_START, CLIP_RANGE_BYTES, CONSTANT_FLOATS, DROP_SHIFT, FLAGS, RANGE_COMPONENTS, RATE_MASK, ROTATION_REF_BYTES, HEADER, KNOWN_FLAGS, MAGIC, MAX_BONES,
   RAW_BITS, ROTATION_FORMAT, SEGMENT_RANGE_BYTES, SEGMENT_SIZE, TRACKS_PER_BONE, TRACK_KIND, UNIT_CODES, VERSION,
   align4, bitsetWords, crc32, isValidBitRate, segmentCountFor, segmentSampleCount, type RotationFormat,
 } from './format.js';
 import { FORMAT_ERROR, FormatError } from './errors.js';
-import { floatFromBits, readBits, segmentConstant, segmentOffset, segmentStep } from './bits.js';
+import {
+  decodeReference, floatFromBits, readBits, rotationRangeExtent, rotationRangeMin, segmentConstant, trackComponentBits,
+  segmentOffset, segmentStep,
+} from './bits.js';
 import { nlerpRelativeRotation, rebuildDropped, writeRelativeRotation, writeRotation } from './interpolate.js';
 import { POSE_STRIDE } from './pose.js';
 
@@ -53,7 +56,6 @@ export interface SectionSizes {
   constants: number;
   clipRanges: number;
   rotationRefs: number;
-  segmentTable: number;
   segments: number;
   names: number;
   total: number;
@@ -99,6 +101,7 @@ export class CompressedClip {
   private readonly animTrackOfTrack: Int32Array; // track → animated index or -1
   private readonly clipRanges: Float64Array; // per animated track: min, extent × 3
   private readonly animRange: Int32Array; // first clip-range float of each animated track
+  private readonly compBits: Uint8Array; // bits of each (segment, animated track, component)
   private readonly refs: Float64Array; // per animated track: reference xyzw (rotations only)
   private readonly quats = new Float64Array(8); // two rebuilt deltas, scratch of decode()
   private readonly segRates: Uint32Array; // byte offset of each segment's rates
@@ -199,17 +202,18 @@ export class CompressedClip {
     const constantsOffset = expectOffset(HEADER.CONSTANTS_OFFSET, bitsetsOffset + 8 * words, 'constants');
     need(constantsOffset + 4 * constantFloats, 'constants', constantsOffset);
     const clipRangesOffset = expectOffset(HEADER.CLIP_RANGES_OFFSET, constantsOffset + 4 * constantFloats, 'clip ranges');
-    let animatedRotations = 0, rangeFloats = 0;
+    let animatedRotations = 0, rangeFloats = 0, rangeBytes = 0;
     for (let t = 0; t < trackCount; t++) {
       if (trackClass[t] !== CLASS_ANIMATED) continue;
       if (t % TRACKS_PER_BONE === TRACK_KIND.ROTATION) animatedRotations++;
       rangeFloats += 2 * RANGE_COMPONENTS[t % TRACKS_PER_BONE];
+      rangeBytes += CLIP_RANGE_BYTES[t % TRACKS_PER_BONE];
     }
-    need(clipRangesOffset + 4 * rangeFloats, 'clip ranges', clipRangesOffset);
-    const refsOffset = expectOffset(HEADER.ROTATION_REFS_OFFSET, clipRangesOffset + 4 * rangeFloats, 'rotation references');
-    need(refsOffset + 16 * animatedRotations, 'rotation references', refsOffset);
-    const segTableOffset = expectOffset(HEADER.SEGMENT_TABLE_OFFSET, refsOffset + 16 * animatedRotations, 'segment table');
-    need(segTableOffset + 4 * segmentCount, 'segment table', segTableOffset);
+    need(clipRangesOffset + rangeBytes, 'clip ranges', clipRangesOffset);
+    const refsOffset = expectOffset(HEADER.ROTATION_REFS_OFFSET, clipRangesOffset + rangeBytes, 'rotation references');
+    const refsEnd = align4(refsOffset + ROTATION_REF_BYTES * animatedRotations);
+    need(refsEnd, 'rotation references', refsOffset);
+    const segmentsOffset = expectOffset(HEADER.SEGMENTS_OFFSET, refsEnd, 'segments');
 
     // Base pose: identity for default tracks, stored values for constant ones.
     const basePose = new Float32Array(boneCount * POSE_STRIDE);
@@ -243,49 +247,58 @@ export class CompressedClip {
       }
     }
     const clipRanges = new Float64Array(rangeFloats);
-    for (let i = 0; i < clipRanges.length; i += 2) {
-      const at = clipRangesOffset + 4 * i;
-      const min = view.getFloat32(at, true), ext = view.getFloat32(at + 4, true);
-      // Reconstruction reaches min + 2·extent at most (segment min and extent are each ≤ 255/255).
-      if (!Number.isFinite(min) || !(ext >= 0) || !(Math.abs(min) + 2 * ext < F32_MAX)) {
-        throw new FormatError(FORMAT_ERROR.BAD_VALUE, `clip range (${min}, ${ext}) at float ${i} is not a usable range`, at);
+    for (let j = 0, at = clipRangesOffset; j < animated; j++) {
+      const ro = animRange[j];
+      if (animKind[j] === TRACK_KIND.ROTATION) {
+        for (let c = 0; c < 4; c++, at += 4) {
+          clipRanges[ro + 2 * c] = rotationRangeMin(view.getUint16(at, true));
+          clipRanges[ro + 2 * c + 1] = rotationRangeExtent(view.getUint16(at + 2, true));
+        }
+        continue;
       }
-      clipRanges[i] = min;
-      clipRanges[i + 1] = ext;
+      for (let c = 0; c < 3; c++, at += 8) {
+        const min = view.getFloat32(at, true), ext = view.getFloat32(at + 4, true);
+        // Reconstruction reaches min + 2·extent at most (segment min and extent are each ≤ 255/255).
+        if (!Number.isFinite(min) || !(ext >= 0) || !(Math.abs(min) + 2 * ext < F32_MAX)) {
+          throw new FormatError(FORMAT_ERROR.BAD_VALUE, `clip range (${min}, ${ext}) of animated track ${j} is not a usable range`, at);
+        }
+        clipRanges[ro + 2 * c] = min;
+        clipRanges[ro + 2 * c + 1] = ext;
+      }
     }
     const refs = new Float64Array(4 * animated);
-    for (let j = 0, r = 0; j < animated; j++) {
+    for (let j = 0, at = refsOffset; j < animated; j++) {
       if (animKind[j] !== TRACK_KIND.ROTATION) continue;
-      const at = refsOffset + 16 * r++;
-      let len2 = 0;
-      for (let c = 0; c < 4; c++) {
-        const v = view.getFloat32(at + 4 * c, true);
-        refs[4 * j + c] = v;
-        len2 += v * v;
-      }
-      // A reference far from unit length would scale the rotation; corruption, not data.
-      if (!(len2 > 0.25 && len2 < 4)) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `rotation reference of animated track ${j} is not a unit quaternion`, at);
+      decodeReference(view.getInt16(at, true), view.getInt16(at + 2, true), view.getInt16(at + 4, true), refs, 4 * j);
+      at += ROTATION_REF_BYTES;
     }
 
-    // Segments follow each other in order, each 4-byte aligned.
+    // Segments follow each other in order, each 4-byte aligned; the bits of each
+    // component follow from the rate and the segment ranges, computed once here.
     const segRates = new Uint32Array(segmentCount);
     const segRanges = new Uint32Array(segmentCount);
     const segBits = new Float64Array(segmentCount);
     const segKeyBits = new Uint32Array(segmentCount);
-    let expected = align4(segTableOffset + 4 * segmentCount);
+    const compBits = new Uint8Array(segmentCount * animated * ANIMATED_COMPONENTS);
+    let expected = segmentsOffset;
     for (let s = 0; s < segmentCount; s++) {
-      const at = segTableOffset + 4 * s;
-      const off = view.getUint32(at, true);
-      if (off !== expected) throw new FormatError(FORMAT_ERROR.BAD_OFFSET, `segment ${s} at ${off}, expected ${expected}`, at);
+      const off = expected;
       need(off + animated * (1 + SEGMENT_RANGE_BYTES), `segment ${s} header`, off);
       let keyBits = 0;
       for (let j = 0; j < animated; j++) {
-        const bits = bytes[off + j] & RATE_MASK;
-        if (!isValidBitRate(bits)) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `segment ${s} track ${j}: bit rate ${bits} is not one of 0..24 or 32`, off + j);
-        if (animKind[j] !== TRACK_KIND.ROTATION && bytes[off + j] >>> DROP_SHIFT !== 0) {
+        const rate = bytes[off + j] & RATE_MASK;
+        if (!isValidBitRate(rate)) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `segment ${s} track ${j}: bit rate ${rate} is not one of 0..24 or 32`, off + j);
+        const drop = bytes[off + j] >>> DROP_SHIFT;
+        if (animKind[j] !== TRACK_KIND.ROTATION && drop !== 0) {
           throw new FormatError(FORMAT_ERROR.BAD_VALUE, `segment ${s} track ${j}: a dropped component on a ${animKind[j] === TRACK_KIND.TRANSLATION ? 'translation' : 'scale'} track`, off + j);
         }
-        keyBits += ANIMATED_COMPONENTS * bits;
+        const cb = (s * animated + j) * ANIMATED_COMPONENTS;
+        if (rate === 0 || rate === RAW_BITS) {
+          compBits[cb] = compBits[cb + 1] = compBits[cb + 2] = rate;
+        } else {
+          trackComponentBits(bytes, off + animated + j * SEGMENT_RANGE_BYTES, rate, animKind[j] === TRACK_KIND.ROTATION ? drop : 3, clipRanges, animRange[j], compBits, cb);
+        }
+        keyBits += compBits[cb] + compBits[cb + 1] + compBits[cb + 2];
       }
       const keys = segmentSampleCount(s, segmentCount, sampleCount);
       const dataStart = align4(off + animated * (1 + SEGMENT_RANGE_BYTES));
@@ -321,6 +334,7 @@ export class CompressedClip {
       let trackBit = 0;
       for (let j = 0; j < animated; j++) {
         const bits = bytes[segRates[s] + j] & RATE_MASK;
+        const cb = (s * animated + j) * ANIMATED_COMPONENTS;
         if (bits === RAW_BITS) {
           for (let k = 0; k < keys; k++) {
             for (let c = 0; c < ANIMATED_COMPONENTS; c++) {
@@ -330,7 +344,7 @@ export class CompressedClip {
             }
           }
         }
-        trackBit += ANIMATED_COMPONENTS * bits;
+        trackBit += compBits[cb] + compBits[cb + 1] + compBits[cb + 2];
       }
     }
 
@@ -353,22 +367,21 @@ export class CompressedClip {
     this.animKind = animKind;
     this.animTrackOfTrack = animTrackOfTrack;
     this.clipRanges = clipRanges;
+    this.compBits = compBits;
     this.animRange = animRange;
     this.refs = refs;
     this.segRates = segRates;
     this.segRanges = segRanges;
     this.segBits = segBits;
     this.segKeyBits = segKeyBits;
-    const segStart = align4(segTableOffset + 4 * segmentCount);
     this.sections = {
       header: HEADER.SIZE,
       parents: bitsetsOffset - parentsOffset,
       bitsets: constantsOffset - bitsetsOffset,
       constants: clipRangesOffset - constantsOffset,
       clipRanges: refsOffset - clipRangesOffset,
-      rotationRefs: segTableOffset - refsOffset,
-      segmentTable: segStart - segTableOffset,
-      segments: (flags & FLAGS.HAS_NAMES ? namesOffset : size) - segStart,
+      rotationRefs: segmentsOffset - refsOffset,
+      segments: (flags & FLAGS.HAS_NAMES ? namesOffset : size) - segmentsOffset,
       names: flags & FLAGS.HAS_NAMES ? size - namesOffset : 0,
       total: size,
     };
@@ -522,56 +535,61 @@ export class CompressedClip {
       }
     }
     const quats = this.quats;
+    const cbits = this.compBits;
+    const cb0 = s0 * count * ANIMATED_COMPONENTS, cb1 = s1 * count * ANIMATED_COMPONENTS;
     for (let j = first; j < last; j++) {
       const rb0 = bytes[rates0 + j];
       const r0 = rb0 & RATE_MASK;
       const ro = this.animRange[j];
       const o = this.animBoneOffset[j] - base;
       const rng = rng0 + j * SEGMENT_RANGE_BYTES;
+      const a0 = cbits[cb0 + 3 * j], a1 = cbits[cb0 + 3 * j + 1], a2 = cbits[cb0 + 3 * j + 2];
       if (this.animKind[j] === TRACK_KIND.ROTATION) {
         // Stored components are x, y, z, w without the dropped one.
         const drop0 = rb0 >>> DROP_SHIFT;
         const c0 = drop0 === 0 ? 1 : 0, c1 = drop0 <= 1 ? 2 : 1, c2 = drop0 <= 2 ? 3 : 2;
         rebuildDropped(
-          decodeComponent(bytes, words, rng, 0, r0, bit0, ranges[ro + 2 * c0], ranges[ro + 2 * c0 + 1]),
-          decodeComponent(bytes, words, rng, 1, r0, bit0 + r0, ranges[ro + 2 * c1], ranges[ro + 2 * c1 + 1]),
-          decodeComponent(bytes, words, rng, 2, r0, bit0 + 2 * r0, ranges[ro + 2 * c2], ranges[ro + 2 * c2 + 1]),
+          decodeComponent(bytes, words, rng, 0, r0, a0, bit0, ranges[ro + 2 * c0], ranges[ro + 2 * c0 + 1]),
+          decodeComponent(bytes, words, rng, 1, r0, a1, bit0 + a0, ranges[ro + 2 * c1], ranges[ro + 2 * c1 + 1]),
+          decodeComponent(bytes, words, rng, 2, r0, a2, bit0 + a0 + a1, ranges[ro + 2 * c2], ranges[ro + 2 * c2 + 1]),
           drop0, quats, 0,
         );
-        bit0 += 3 * r0;
+        bit0 += a0 + a1 + a2;
         if (single) {
           writeRelativeRotation(refs, 4 * j, quats, 0, out, o);
           continue;
         }
         const rb1 = bytes[rates1 + j];
         const r1 = rb1 & RATE_MASK;
+        const e0 = cbits[cb1 + 3 * j], e1 = cbits[cb1 + 3 * j + 1], e2 = cbits[cb1 + 3 * j + 2];
         const drop1 = rb1 >>> DROP_SHIFT;
         const d0 = drop1 === 0 ? 1 : 0, d1 = drop1 <= 1 ? 2 : 1, d2 = drop1 <= 2 ? 3 : 2;
         const rng1j = rng1 + j * SEGMENT_RANGE_BYTES;
         rebuildDropped(
-          decodeComponent(bytes, words, rng1j, 0, r1, bit1, ranges[ro + 2 * d0], ranges[ro + 2 * d0 + 1]),
-          decodeComponent(bytes, words, rng1j, 1, r1, bit1 + r1, ranges[ro + 2 * d1], ranges[ro + 2 * d1 + 1]),
-          decodeComponent(bytes, words, rng1j, 2, r1, bit1 + 2 * r1, ranges[ro + 2 * d2], ranges[ro + 2 * d2 + 1]),
+          decodeComponent(bytes, words, rng1j, 0, r1, e0, bit1, ranges[ro + 2 * d0], ranges[ro + 2 * d0 + 1]),
+          decodeComponent(bytes, words, rng1j, 1, r1, e1, bit1 + e0, ranges[ro + 2 * d1], ranges[ro + 2 * d1 + 1]),
+          decodeComponent(bytes, words, rng1j, 2, r1, e2, bit1 + e0 + e1, ranges[ro + 2 * d2], ranges[ro + 2 * d2 + 1]),
           drop1, quats, 4,
         );
-        bit1 += 3 * r1;
+        bit1 += e0 + e1 + e2;
         nlerpRelativeRotation(refs, 4 * j, quats, 0, 4, alpha, out, o);
         continue;
       }
-      const x0 = decodeComponent(bytes, words, rng, 0, r0, bit0, ranges[ro], ranges[ro + 1]);
-      const y0 = decodeComponent(bytes, words, rng, 1, r0, bit0 + r0, ranges[ro + 2], ranges[ro + 3]);
-      const z0 = decodeComponent(bytes, words, rng, 2, r0, bit0 + 2 * r0, ranges[ro + 4], ranges[ro + 5]);
-      bit0 += 3 * r0;
+      const x0 = decodeComponent(bytes, words, rng, 0, r0, a0, bit0, ranges[ro], ranges[ro + 1]);
+      const y0 = decodeComponent(bytes, words, rng, 1, r0, a1, bit0 + a0, ranges[ro + 2], ranges[ro + 3]);
+      const z0 = decodeComponent(bytes, words, rng, 2, r0, a2, bit0 + a0 + a1, ranges[ro + 4], ranges[ro + 5]);
+      bit0 += a0 + a1 + a2;
       if (single) {
         out[o] = x0; out[o + 1] = y0; out[o + 2] = z0;
         continue;
       }
       const r1 = bytes[rates1 + j] & RATE_MASK;
+      const e0 = cbits[cb1 + 3 * j], e1 = cbits[cb1 + 3 * j + 1], e2 = cbits[cb1 + 3 * j + 2];
       const rng1j = rng1 + j * SEGMENT_RANGE_BYTES;
-      const x1 = decodeComponent(bytes, words, rng1j, 0, r1, bit1, ranges[ro], ranges[ro + 1]);
-      const y1 = decodeComponent(bytes, words, rng1j, 1, r1, bit1 + r1, ranges[ro + 2], ranges[ro + 3]);
-      const z1 = decodeComponent(bytes, words, rng1j, 2, r1, bit1 + 2 * r1, ranges[ro + 4], ranges[ro + 5]);
-      bit1 += 3 * r1;
+      const x1 = decodeComponent(bytes, words, rng1j, 0, r1, e0, bit1, ranges[ro], ranges[ro + 1]);
+      const y1 = decodeComponent(bytes, words, rng1j, 1, r1, e1, bit1 + e0, ranges[ro + 2], ranges[ro + 3]);
+      const z1 = decodeComponent(bytes, words, rng1j, 2, r1, e2, bit1 + e0 + e1, ranges[ro + 4], ranges[ro + 5]);
+      bit1 += e0 + e1 + e2;
       out[o] = x0 + (x1 - x0) * alpha;
       out[o + 1] = y0 + (y1 - y0) * alpha;
       out[o + 2] = z0 + (z1 - z0) * alpha;
@@ -581,16 +599,16 @@ export class CompressedClip {
 
 /**
  * One component of an animated track at one key. `rangeAt` is the track's 6-byte range
- * slot in the segment. The arithmetic is the compressor's (compress/quantize.ts calls the
- * same helpers).
+ * slot in the segment; `rate` the track's rate byte value and `bits` this component's
+ * bits. The arithmetic is the compressor's (compress/quantize.ts calls the same helpers).
  */
 export function decodeComponent(
-  bytes: Uint8Array, words: Uint32Array, rangeAt: number, component: number, bits: number, bitOffset: number,
+  bytes: Uint8Array, words: Uint32Array, rangeAt: number, component: number, rate: number, bits: number, bitOffset: number,
   clipMin: number, clipExtent: number,
 ): number {
   const at = rangeAt + 2 * component;
-  if (bits === 0) return segmentConstant(clipMin, clipExtent, bytes[at] | (bytes[at + 1] << 8));
-  if (bits === RAW_BITS) return floatFromBits(readBits(words, bitOffset, RAW_BITS));
+  if (rate === 0) return segmentConstant(clipMin, clipExtent, bytes[at] | (bytes[at + 1] << 8));
+  if (rate === RAW_BITS) return floatFromBits(readBits(words, bitOffset, RAW_BITS));
   return segmentOffset(clipMin, clipExtent, bytes[at]) + readBits(words, bitOffset, bits) * segmentStep(clipExtent, bytes[at + 1], bits);
 }
 

@@ -59,10 +59,10 @@ export const HEADER = {
   PARENTS_OFFSET: 40, // u32 → i16 × boneCount
   BITSETS_OFFSET: 44, // u32 → default bitset, constant bitset (u32 words each)
   CONSTANTS_OFFSET: 48, // u32 → f32 values of constant tracks
-  CLIP_RANGES_OFFSET: 52, // u32 → f32 min, f32 extent × 3 per animated track
-  SEGMENT_TABLE_OFFSET: 56, // u32 → u32 offset of each segment's data
+  CLIP_RANGES_OFFSET: 52, // u32 → per animated track: CLIP_RANGE_BYTES[kind]
+  SEGMENTS_OFFSET: 56, // u32 → first segment; segments follow each other, 4-byte aligned
   NAMES_OFFSET: 60, // u32 → names section, 0 when absent
-  ROTATION_REFS_OFFSET: 64, // u32 → f32 xyzw reference per animated rotation track
+  ROTATION_REFS_OFFSET: 64, // u32 → i16 x, y, z reference per animated rotation track
   SIZE: 68,
 } as const;
 
@@ -83,7 +83,21 @@ export const TRACKS_PER_BONE = 3;
 export const ANIMATED_COMPONENTS = 3;
 /** Clip-range components of an animated track: rotations keep a range for each of x, y, z, w. */
 export const RANGE_COMPONENTS = [4, 3, 3] as const;
-/** A segment's rate byte: bits per component in the low 6 bits… */
+/**
+ * Bytes of an animated track's clip range: rotations (components in [−1, 1]) as u16 min
+ * and extent codes per component (value = code / 32767 − 1, extent = code / 32767);
+ * translations and scales as f32 min and extent per component.
+ */
+export const CLIP_RANGE_BYTES = [16, 24, 24] as const;
+/** Fixed-point scale of rotation clip ranges and references. */
+export const ROTATION_CODE_SCALE = 32767;
+/** Bytes of a rotation reference: i16 x, y, z (value = code / 32767); w ≥ 0 is rebuilt. */
+export const ROTATION_REF_BYTES = 6;
+/**
+ * A segment's rate byte: the track's rate in the low 6 bits (0: constant in the segment,
+ * 32: raw float32, else the bits of its widest component; the others get the fewest bits
+ * whose step is no coarser — see `componentBits` in bits.ts)…
+ */
 export const RATE_MASK = 0x3f;
 /** …and, for rotation tracks, the dropped component (0 x, 1 y, 2 z, 3 w) in the top 2 bits. */
 export const DROP_SHIFT = 6;
