@@ -1,12 +1,723 @@
-import type { RawClip } from '../clip/raw-clip.js';
+/**
+ * glTF 2.0 reader (`.gltf` JSON and `.glb`): each animation becomes one {@link RawClip}
+ * over one skeleton shared by all of the file's clips.
+ *
+ * The file's JSON is checked and cut down to what animation needs (nodes, animation
+ * samplers, their accessors, buffer views and buffers) before @gltf-transform/core decodes
+ * it, so meshes, textures and their extensions (Draco, KTX2, …) neither need to be present
+ * nor understood, and every problem in the animation data gets a message naming the file
+ * and the object instead of a TypeError from deep inside a decoder.
+ *
+ * Browser-safe: no node:* imports. External `.bin` buffers come from
+ * {@link GltfReadOptions.resources} or {@link GltfReadOptions.loadResource}.
+ */
+import { WebIO, type Accessor, type Document, type ILogger, type JSONDocument } from '@gltf-transform/core';
+
+import { createRawClip, validateRawClip, type RawClip } from '../clip/raw-clip.js';
+import { createSkeleton, POSE_STRIDE, type Skeleton } from '../clip/skeleton.js';
+import type { LengthUnit } from '../clip/units.js';
+import { ParseError, PARSE_ERROR, type ParseErrorCode } from './errors.js';
 import type { ReadOptions } from './options.js';
-import { ParseError, PARSE_ERROR } from './errors.js';
+import {
+  countOffGridKeys, detectSampleRate, INTERPOLATION, resampleTrack, sampleCountFor, type Interpolation, type KeyframeTrack,
+} from './resample.js';
+
+/** Options of {@link readGltf} and {@link readGltfWithWarnings}. */
+export interface GltfReadOptions extends ReadOptions {
+  /**
+   * External resources by URI exactly as written in the file (`"walk.bin"`), for `.gltf`
+   * files whose buffers are separate files. Looked up before {@link loadResource}.
+   */
+  resources?: Readonly<Record<string, Uint8Array>>;
+  /**
+   * Loads an external buffer by its URI as written in the file (relative to the `.gltf`);
+   * `undefined` means not found. The Node layer passes a file reader here, a browser a
+   * `fetch` wrapper. Only buffers that animations use are requested.
+   */
+  loadResource?: (uri: string) => Promise<Uint8Array | undefined> | Uint8Array | undefined;
+  /** Called with each warning, in order ({@link readGltf} otherwise drops them). */
+  onWarning?: (message: string) => void;
+}
+
+/** Defaults of {@link GltfReadOptions}. */
+export const GLTF_DEFAULTS = {
+  /** glTF positions are metres by specification. */
+  unit: 'm',
+  /** Refuse clips larger than this many bone samples (bones × samples), so a bogus rate cannot exhaust memory. */
+  maxBoneSamples: 50_000_000,
+} as const satisfies { unit: LengthUnit; maxBoneSamples: number };
+
+/** What {@link readGltfWithWarnings} returns. */
+export interface GltfReadResult {
+  /** One clip per animation that animates the skeleton, in file order. */
+  clips: RawClip[];
+  /**
+   * Things that were read but not kept, one line each: channels on nodes outside the
+   * skeleton, morph-weight channels, keys moved onto the sample grid, renamed bones.
+   */
+  warnings: string[];
+}
 
 /**
- * Reads every animation of a glTF 2.0 (`.gltf` JSON or `.glb`) file as one clip each.
- * Throws {@link ParseError} naming the file and the problem.
+ * Reads every animation of a glTF 2.0 file (`.gltf` JSON or `.glb`, told apart by the GLB
+ * magic) as one clip each; warnings go to `options.onWarning` when given. See
+ * {@link readGltfWithWarnings} for the rules. Throws {@link ParseError} naming the file and
+ * the problem.
  */
-export async function readGltf(bytes: Uint8Array, file: string, options: ReadOptions = {}): Promise<RawClip[]> {
-  void bytes; void options;
-  throw new ParseError(file, 0, 'glTF reading is not available yet', PARSE_ERROR.UNSUPPORTED);
+export async function readGltf(bytes: Uint8Array, file: string, options: GltfReadOptions = {}): Promise<RawClip[]> {
+  const { clips, warnings } = await readGltfWithWarnings(bytes, file, options);
+  if (options.onWarning) for (const w of warnings) options.onWarning(w);
+  return clips;
+}
+
+/**
+ * Reads every animation of a glTF 2.0 file as one clip each, and says what it left out.
+ *
+ * - **Skeleton**: the joints of every skin (their union), or, without skins, every node an
+ *   animation moves; plus all their ancestors, so object space is the model's even when a
+ *   non-joint node such as a Blender "Armature" carries a scale. Bones are ordered parents
+ *   first, otherwise in the order joints are listed. Names come from the nodes (`node_<i>`
+ *   when unnamed; a repeated name gets `_<i>` appended). The default pose is each node's rest
+ *   TRS (a `matrix` is decomposed).
+ * - **Clips**: one per animation, named after it (`animation_<i>` when unnamed), starting at
+ *   the animation's earliest key (usually 0) and ending at its last. Translation, rotation
+ *   and scale channels are resampled (STEP / LINEAR / CUBICSPLINE, see `resample.ts`) at
+ *   `options.sampleRate`, or at the rate {@link detectSampleRate} finds in the key times: the
+ *   most common key interval, snapped to a whole number of Hz (or an NTSC rate), and raised
+ *   to a whole multiple of at least 30 Hz when keys are sparser than 20 Hz. Bones without a
+ *   channel keep their rest value.
+ * - **Units**: metres unless `options.unit` says the file is in another unit.
+ * - **Warnings** (not errors): channels on nodes outside the skeleton, morph-weight and
+ *   pointer channels, duplicate channels, keys off the sample grid, renamed bones, and
+ *   animations left with no usable channel (skipped).
+ *
+ * Throws {@link ParseError} for: a corrupt GLB header or chunk, malformed JSON, a missing or
+ * short buffer, accessors outside their buffer views, sampler input and output counts that
+ * disagree, a sampler with zero keys, decreasing key times, NaN or infinite values, a
+ * compressed (EXT_meshopt_compression) animation buffer, and a file with no animations.
+ */
+export async function readGltfWithWarnings(bytes: Uint8Array, file: string, options: GltfReadOptions = {}): Promise<GltfReadResult> {
+  const fail = (problem: string, code: ParseErrorCode = PARSE_ERROR.BAD_VALUE): never => {
+    throw new ParseError(file, 0, problem, code);
+  };
+  const warnings: string[] = [];
+  const rate = options.sampleRate;
+  if (rate !== undefined && !(rate > 0 && Number.isFinite(rate))) fail(`sample rate ${rate} Hz (need a positive number)`);
+  const unit = options.unit ?? GLTF_DEFAULTS.unit;
+
+  const { json, glbBin } = parseContainer(bytes, file);
+  const gltf = new GltfJson(json, fail);
+  const hierarchy = readHierarchy(gltf, fail);
+  const animations = collectChannels(gltf, hierarchy, warnings, fail);
+  const skeleton = chooseSkeleton(gltf, hierarchy, animations, warnings, fail);
+  keepSkeletonChannels(animations, skeleton, hierarchy, warnings);
+  const usable = animations.filter((a) => {
+    if (a.channels.length > 0) return true;
+    warnings.push(`animation "${a.name}" has no translation, rotation or scale channel on the skeleton; skipped`);
+    return false;
+  });
+  if (usable.length === 0) fail(`no skeletal animation: none of the ${animations.length} animations moves the skeleton`, PARSE_ERROR.UNSUPPORTED);
+
+  const trimmed = await trimDocument(gltf, hierarchy, usable, glbBin, options, fail);
+  const logger: ILogger = {
+    debug: () => {}, info: () => {}, error: () => {},
+    warn: (text) => warnings.push(`glTF-Transform: ${text}`),
+  };
+  let doc: Document;
+  try {
+    doc = await new WebIO().setLogger(logger).readJSON(trimmed);
+  } catch (e) {
+    return fail(`cannot decode the animation data: ${(e as Error).message}`);
+  }
+  const root = doc.getRoot();
+  const docNodes = root.listNodes();
+  const docAnimations = root.listAnimations();
+
+  const boneCount = skeleton.nodes.length;
+  const defaultPose = new Float32Array(boneCount * POSE_STRIDE);
+  for (let b = 0; b < boneCount; b++) {
+    const node = docNodes[skeleton.nodes[b]];
+    const trs = [...node.getRotation(), ...node.getTranslation(), ...node.getScale()];
+    for (let i = 0; i < POSE_STRIDE; i++) {
+      if (!Number.isFinite(trs[i])) fail(`node ${skeleton.nodes[b]} ("${skeleton.names[b]}"): rest transform holds ${trs[i]}`);
+      defaultPose[b * POSE_STRIDE + i] = trs[i];
+    }
+  }
+  const parents = skeleton.nodes.map((n) => (hierarchy.parent[n] < 0 ? -1 : skeleton.boneOfNode[hierarchy.parent[n]]));
+  const bones: Skeleton = createSkeleton(skeleton.names, parents, defaultPose, unit);
+
+  const clips: RawClip[] = [];
+  usable.forEach((animation, a) => {
+    const docChannels = docAnimations[a].listChannels();
+    const tracks: { bone: number; path: TrsPath; track: KeyframeTrack }[] = [];
+    animation.channels.forEach((ch, i) => {
+      const sampler = docChannels[i].getSampler()!;
+      const what = `animation "${animation.name}" channel ${ch.channelIndex} (${skeleton.names[skeleton.boneOfNode[ch.node]]}.${ch.path})`;
+      const times = accessorFloats(sampler.getInput()!);
+      const values = accessorFloats(sampler.getOutput()!);
+      for (let k = 0; k < times.length; k++) {
+        if (!Number.isFinite(times[k])) fail(`${what}: key ${k} time is ${times[k]}`);
+        if (k > 0 && times[k] < times[k - 1]) fail(`${what}: key times must not decrease (key ${k} at ${times[k]} s follows ${times[k - 1]} s)`);
+      }
+      for (let v = 0; v < values.length; v++) {
+        if (!Number.isFinite(values[v])) fail(`${what}: output value ${v} is ${values[v]}`);
+      }
+      const width = ch.path === 'rotation' ? 4 : 3;
+      tracks.push({
+        bone: skeleton.boneOfNode[ch.node],
+        path: ch.path,
+        track: { times, values, width, interpolation: ch.interpolation, rotation: ch.path === 'rotation' },
+      });
+    });
+
+    const sampleRate = rate ?? detectSampleRate(tracks.map((t) => t.track.times));
+    let start = Infinity, end = -Infinity;
+    for (const { track } of tracks) {
+      start = Math.min(start, track.times[0]);
+      end = Math.max(end, track.times[track.times.length - 1]);
+    }
+    const sampleCount = sampleCountFor(end - start, sampleRate);
+    if (sampleCount * boneCount > GLTF_DEFAULTS.maxBoneSamples) {
+      fail(`animation "${animation.name}": ${sampleCount} samples × ${boneCount} bones at ${sampleRate} Hz is more than ${GLTF_DEFAULTS.maxBoneSamples} bone samples`, PARSE_ERROR.LIMIT);
+    }
+    const clip = createRawClip(animation.name, bones, sampleRate, sampleCount, unit);
+    let offGrid = 0, keys = 0;
+    for (const { bone, path, track } of tracks) {
+      const out = path === 'rotation' ? clip.rotations : path === 'translation' ? clip.translations : clip.scales;
+      resampleTrack(track, start, sampleRate, sampleCount, out, bone * sampleCount * track.width);
+      offGrid += countOffGridKeys(track.times, start, sampleRate);
+      keys += track.times.length;
+    }
+    if (offGrid > 0) {
+      warnings.push(`animation "${animation.name}": ${offGrid} of ${keys} keys fall between samples at ${formatRate(sampleRate)} Hz; their values are interpolated, not kept exactly`);
+    }
+    try {
+      validateRawClip(clip);
+    } catch (e) {
+      fail((e as Error).message);
+    }
+    clips.push(clip);
+  });
+  return { clips, warnings };
+}
+
+// ---------------------------------------------------------------------------------------
+// Container: GLB chunks or JSON text.
+
+const GLB_MAGIC = 0x46546c67; // "glTF"
+const CHUNK_JSON = 0x4e4f534a; // "JSON"
+const CHUNK_BIN = 0x004e4942; // "BIN\0"
+
+/** The file's JSON and, for GLB, its BIN chunk. */
+function parseContainer(bytes: Uint8Array, file: string): { json: unknown; glbBin: Uint8Array | undefined } {
+  const corrupt = (problem: string, code: ParseErrorCode = PARSE_ERROR.BAD_VALUE): never => {
+    throw new ParseError(file, 0, `corrupt GLB: ${problem}`, code);
+  };
+  let first = 0;
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) first = 3; // UTF-8 BOM
+  while (first < bytes.length && (bytes[first] === 0x20 || bytes[first] === 0x09 || bytes[first] === 0x0a || bytes[first] === 0x0d)) first++;
+  if (bytes[first] === 0x7b /* { */) return { json: parseJsonText(decodeUtf8(bytes.subarray(first), file), file), glbBin: undefined };
+
+  if (bytes.length < 12) corrupt(`${bytes.length} bytes is shorter than the 12-byte header`, PARSE_ERROR.TRUNCATED);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const magic = view.getUint32(0, true);
+  if (magic !== GLB_MAGIC) corrupt(`bad magic 0x${magic.toString(16).padStart(8, '0')} (expected "glTF", or a JSON file starting with "{")`);
+  const version = view.getUint32(4, true);
+  if (version !== 2) corrupt(`container version ${version} (only glTF 2.0 is supported)`, PARSE_ERROR.UNSUPPORTED);
+  const length = view.getUint32(8, true);
+  if (length > bytes.length) corrupt(`header says ${length} bytes but the file holds ${bytes.length} (truncated?)`, PARSE_ERROR.TRUNCATED);
+  if (length < 20) corrupt(`header says ${length} bytes, too short for a JSON chunk`);
+  let at = 12;
+  let json: unknown;
+  let glbBin: Uint8Array | undefined;
+  for (let chunk = 0; at < length; chunk++) {
+    if (at + 8 > length) corrupt(`chunk ${chunk} header at byte ${at} runs past the end (${length} bytes)`, PARSE_ERROR.TRUNCATED);
+    const chunkLength = view.getUint32(at, true);
+    const type = view.getUint32(at + 4, true);
+    const data = at + 8;
+    if (data + chunkLength > length) corrupt(`chunk ${chunk} (${chunkLength} bytes at byte ${data}) runs past the end (${length} bytes)`, PARSE_ERROR.TRUNCATED);
+    if (chunk === 0) {
+      if (type !== CHUNK_JSON) corrupt(`first chunk has type 0x${type.toString(16)}, expected JSON`);
+      json = parseJsonText(decodeUtf8(bytes.subarray(data, data + chunkLength), file), file);
+    } else if (type === CHUNK_BIN && glbBin === undefined) {
+      glbBin = bytes.subarray(data, data + chunkLength);
+    } // Other chunk types are reserved for extensions: skipped, as the spec asks.
+    at = data + ((chunkLength + 3) & ~3);
+  }
+  return { json, glbBin };
+}
+
+function decodeUtf8(bytes: Uint8Array, file: string): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new ParseError(file, 0, 'the glTF JSON is not valid UTF-8', PARSE_ERROR.SYNTAX);
+  }
+}
+
+/**
+ * JSON.parse with the failure turned into a ParseError, at a line and column when V8's
+ * message gives a position (or the input ended early); some messages quote the text instead.
+ */
+function parseJsonText(text: string, file: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    const message = (e as Error).message;
+    let line = 0, column = 0;
+    const lc = /line (\d+) column (\d+)/.exec(message);
+    const pos = /position (\d+)/.exec(message);
+    const atEnd = /end of JSON input/.test(message);
+    if (lc) { line = Number(lc[1]); column = Number(lc[2]); }
+    else if (pos || atEnd) {
+      const p = pos ? Number(pos[1]) : text.length;
+      const before = text.slice(0, p);
+      line = before.split('\n').length;
+      column = p - before.lastIndexOf('\n');
+    }
+    throw new ParseError(file, line, `invalid JSON: ${message}`, PARSE_ERROR.SYNTAX, column);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// JSON access with checks: untrusted input, so every index and type is verified once.
+
+type Fail = (problem: string, code?: ParseErrorCode) => never;
+type JsonObject = Record<string, unknown>;
+type TrsPath = 'translation' | 'rotation' | 'scale';
+
+function isObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The top-level glTF object and checked accessors for its arrays. */
+class GltfJson {
+  readonly nodes: JsonObject[];
+  readonly animations: JsonObject[];
+  readonly skins: JsonObject[];
+  readonly accessors: unknown[];
+  readonly bufferViews: unknown[];
+  readonly buffers: unknown[];
+
+  constructor(json: unknown, readonly fail: Fail) {
+    if (!isObject(json)) fail('the glTF JSON is not an object');
+    const root = json as JsonObject;
+    const asset = root.asset;
+    if (!isObject(asset) || typeof asset.version !== 'string') fail('missing "asset.version" (not a glTF 2.0 file?)');
+    const version = (asset as JsonObject).version as string;
+    if (!/^2\.\d+$/.test(version)) fail(`glTF version "${version}" (only 2.x is supported)`, PARSE_ERROR.UNSUPPORTED);
+    const list = (key: string): unknown[] => {
+      const v = root[key];
+      if (v === undefined) return [];
+      if (!Array.isArray(v)) return fail(`"${key}" is not an array`);
+      return v;
+    };
+    const objects = (key: string): JsonObject[] =>
+      list(key).map((v, i) => (isObject(v) ? v : fail(`${key}[${i}] is not an object`)));
+    this.nodes = objects('nodes');
+    this.animations = objects('animations');
+    this.skins = objects('skins');
+    this.accessors = list('accessors');
+    this.bufferViews = list('bufferViews');
+    this.buffers = list('buffers');
+  }
+
+  /** `v` as an index into an array of `length`, or a failure naming `what`. */
+  index(v: unknown, length: number, what: string): number {
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v >= length) {
+      return this.fail(`${what} is ${JSON.stringify(v)}, not an index below ${length}`);
+    }
+    return v;
+  }
+
+  /** A non-negative whole number, or `fallback` when absent. */
+  count(v: unknown, what: string, fallback?: number): number {
+    if (v === undefined && fallback !== undefined) return fallback;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) return this.fail(`${what} is ${JSON.stringify(v)}, not a whole number ≥ 0`);
+    return v;
+  }
+}
+
+/** Parent of every node (-1 for roots) and display names. */
+interface Hierarchy {
+  parent: Int32Array;
+  names: string[];
+}
+
+function readHierarchy(gltf: GltfJson, fail: Fail): Hierarchy {
+  const n = gltf.nodes.length;
+  const parent = new Int32Array(n).fill(-1);
+  gltf.nodes.forEach((node, i) => {
+    if (node.children === undefined) return;
+    if (!Array.isArray(node.children)) fail(`nodes[${i}].children is not an array`);
+    (node.children as unknown[]).forEach((c, j) => {
+      const child = gltf.index(c, n, `nodes[${i}].children[${j}]`);
+      if (parent[child] >= 0 || child === i) fail(`node ${child} has more than one parent (nodes ${parent[child]} and ${i})`);
+      parent[child] = i;
+    });
+  });
+  for (let i = 0; i < n; i++) {
+    // A chain longer than the node count is a cycle.
+    let steps = 0;
+    for (let p = parent[i]; p >= 0; p = parent[p]) if (++steps > n) fail(`node ${i} is its own ancestor (the node hierarchy has a cycle)`);
+  }
+  const names = gltf.nodes.map((node, i) => (typeof node.name === 'string' && node.name !== '' ? node.name : `node_${i}`));
+  return { parent, names };
+}
+
+/** A kept channel of one animation, as the file states it. */
+interface ChannelRef {
+  channelIndex: number;
+  node: number;
+  path: TrsPath;
+  input: number;
+  output: number;
+  interpolation: Interpolation;
+}
+
+interface AnimationRef {
+  name: string;
+  channels: ChannelRef[];
+}
+
+const INTERPOLATIONS: readonly string[] = Object.values(INTERPOLATION);
+
+/** Every animation's translation/rotation/scale channels, checked; the rest become warnings. */
+function collectChannels(gltf: GltfJson, hierarchy: Hierarchy, warnings: string[], fail: Fail): AnimationRef[] {
+  if (gltf.animations.length === 0) fail('no animations in the file', PARSE_ERROR.UNSUPPORTED);
+  return gltf.animations.map((anim, a) => {
+    const name = typeof anim.name === 'string' && anim.name !== '' ? anim.name : `animation_${a}`;
+    const where = `animation "${name}"`;
+    const channels = anim.channels, samplers = anim.samplers;
+    if (!Array.isArray(channels) || channels.length === 0) fail(`${where} has no channels`);
+    if (!Array.isArray(samplers)) fail(`${where} has no "samplers" array`);
+    const samplerList = samplers as unknown[];
+    const morph: string[] = [], other: string[] = [];
+    const byTarget = new Map<string, ChannelRef>();
+    (channels as unknown[]).forEach((ch, c) => {
+      const what = `${where} channel ${c}`;
+      if (!isObject(ch) || !isObject(ch.target)) return fail(`${what} has no target`);
+      const s = gltf.index(ch.sampler, samplerList.length, `${what} sampler`);
+      const sampler = samplerList[s];
+      if (!isObject(sampler)) return fail(`${where} sampler ${s} is not an object`);
+      const path = ch.target.path;
+      if (ch.target.node === undefined) {
+        other.push(`channel ${c} (${String(path)}, no target node)`);
+        return;
+      }
+      const node = gltf.index(ch.target.node, gltf.nodes.length, `${what} target node`);
+      if (path === 'weights') {
+        morph.push(hierarchy.names[node]);
+        return;
+      }
+      if (path !== 'translation' && path !== 'rotation' && path !== 'scale') {
+        other.push(`channel ${c} (path ${JSON.stringify(path)})`);
+        return;
+      }
+      const interpolation = sampler.interpolation ?? INTERPOLATION.LINEAR;
+      if (typeof interpolation !== 'string' || !INTERPOLATIONS.includes(interpolation)) {
+        return fail(`${where} sampler ${s}: unknown interpolation ${JSON.stringify(interpolation)} (expected STEP, LINEAR or CUBICSPLINE)`);
+      }
+      const key = `${node}.${path}`;
+      const previous = byTarget.get(key);
+      if (previous) {
+        warnings.push(`${where}: channels ${previous.channelIndex} and ${c} both animate ${hierarchy.names[node]}.${path}; channel ${c} is used`);
+        byTarget.delete(key);
+      }
+      byTarget.set(key, {
+        channelIndex: c,
+        node,
+        path,
+        input: gltf.index(sampler.input, gltf.accessors.length, `${where} sampler ${s} input`),
+        output: gltf.index(sampler.output, gltf.accessors.length, `${where} sampler ${s} output`),
+        interpolation: interpolation as Interpolation,
+      });
+    });
+    if (morph.length > 0) {
+      warnings.push(`${where}: ${morph.length} morph-target weight channel${morph.length > 1 ? 's' : ''} (${listNames(morph)}) not supported; ignored`);
+    }
+    if (other.length > 0) warnings.push(`${where}: ${other.length} channel${other.length > 1 ? 's' : ''} not on a node transform (${other.join(', ')}); ignored`);
+    return { name, channels: [...byTarget.values()] };
+  });
+}
+
+function listNames(names: readonly string[]): string {
+  const unique = [...new Set(names)];
+  return unique.length <= 5 ? unique.join(', ') : `${unique.slice(0, 5).join(', ')}, …`;
+}
+
+/** Skeleton nodes (parents first), their bone names, and node → bone. */
+interface SkeletonNodes {
+  nodes: number[];
+  names: string[];
+  boneOfNode: Int32Array;
+}
+
+function chooseSkeleton(gltf: GltfJson, hierarchy: Hierarchy, animations: AnimationRef[], warnings: string[], fail: Fail): SkeletonNodes {
+  const seeds: number[] = [];
+  if (gltf.skins.length > 0) {
+    gltf.skins.forEach((skin, s) => {
+      if (!Array.isArray(skin.joints) || skin.joints.length === 0) fail(`skins[${s}] has no joints`);
+      (skin.joints as unknown[]).forEach((j, i) => seeds.push(gltf.index(j, gltf.nodes.length, `skins[${s}].joints[${i}]`)));
+    });
+  } else {
+    for (const a of animations) for (const ch of a.channels) seeds.push(ch.node);
+  }
+  const boneOfNode = new Int32Array(gltf.nodes.length).fill(-1);
+  const nodes: number[] = [];
+  const chain: number[] = [];
+  for (const seed of seeds) {
+    // Ancestors first, so every bone's parent precedes it; otherwise keep the joint order.
+    chain.length = 0;
+    for (let n = seed; n >= 0 && boneOfNode[n] < 0; n = hierarchy.parent[n]) chain.push(n);
+    for (let i = chain.length - 1; i >= 0; i--) {
+      boneOfNode[chain[i]] = nodes.length;
+      nodes.push(chain[i]);
+    }
+  }
+  const used = new Set<string>();
+  const names = nodes.map((n) => {
+    let name = hierarchy.names[n];
+    if (used.has(name)) {
+      const renamed = `${name}_${n}`;
+      warnings.push(`two skeleton nodes are named "${name}"; node ${n} becomes bone "${renamed}"`);
+      name = renamed;
+    }
+    used.add(name);
+    return name;
+  });
+  return { nodes, names, boneOfNode };
+}
+
+/** Drops channels on nodes outside the skeleton, with one warning per animation. */
+function keepSkeletonChannels(animations: AnimationRef[], skeleton: SkeletonNodes, hierarchy: Hierarchy, warnings: string[]): void {
+  for (const a of animations) {
+    const outside = a.channels.filter((ch) => skeleton.boneOfNode[ch.node] < 0);
+    if (outside.length === 0) continue;
+    a.channels = a.channels.filter((ch) => skeleton.boneOfNode[ch.node] >= 0);
+    warnings.push(
+      `animation "${a.name}": ${outside.length} channel${outside.length > 1 ? 's' : ''} animate${outside.length > 1 ? '' : 's'} nodes outside the skeleton ` +
+      `(${listNames(outside.map((ch) => hierarchy.names[ch.node]))}), which are not skin joints or their ancestors; ignored`,
+    );
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Trimming: a JSON document holding only what the kept channels need, renumbered.
+
+const COMPONENT_BYTES: Readonly<Record<number, number>> = { 5120: 1, 5121: 1, 5122: 2, 5123: 2, 5125: 4, 5126: 4 };
+const TYPE_COMPONENTS: Readonly<Record<string, number>> = { SCALAR: 1, VEC2: 2, VEC3: 3, VEC4: 4, MAT2: 4, MAT3: 9, MAT4: 16 };
+
+async function trimDocument(
+  gltf: GltfJson, hierarchy: Hierarchy, animations: AnimationRef[], glbBin: Uint8Array | undefined, options: GltfReadOptions, fail: Fail,
+): Promise<JSONDocument> {
+  const accessorMap = new Map<number, number>();
+  const viewMap = new Map<number, number>();
+  const bufferMap = new Map<number, number>();
+  const accessors: JsonObject[] = [];
+  const bufferViews: JsonObject[] = [];
+  const bufferIndices: number[] = [];
+  // Where each kept view ends in its source buffer, checked once the buffers are loaded.
+  const viewEnds: { source: number; buffer: number; end: number }[] = [];
+
+  const keepBuffer = (b: number): number => {
+    let i = bufferMap.get(b);
+    if (i === undefined) { i = bufferIndices.length; bufferMap.set(b, i); bufferIndices.push(b); }
+    return i;
+  };
+  const keepView = (v: number, what: string): { index: number; byteLength: number; byteStride: number | undefined } => {
+    const def = gltf.bufferViews[v];
+    if (!isObject(def)) return fail(`bufferViews[${v}] (${what}) is not an object`);
+    if (isObject(def.extensions) && def.extensions.EXT_meshopt_compression !== undefined) {
+      fail(`bufferViews[${v}] (${what}) is compressed with EXT_meshopt_compression; decompress the file first`, PARSE_ERROR.UNSUPPORTED);
+    }
+    const byteLength = gltf.count(def.byteLength, `bufferViews[${v}].byteLength`);
+    const byteStride = def.byteStride === undefined ? undefined : gltf.count(def.byteStride, `bufferViews[${v}].byteStride`);
+    let index = viewMap.get(v);
+    if (index === undefined) {
+      index = bufferViews.length;
+      viewMap.set(v, index);
+      const buffer = gltf.index(def.buffer, gltf.buffers.length, `bufferViews[${v}].buffer`);
+      const byteOffset = gltf.count(def.byteOffset, `bufferViews[${v}].byteOffset`, 0);
+      bufferViews.push({ buffer: keepBuffer(buffer), byteOffset, byteLength, ...(byteStride !== undefined ? { byteStride } : {}) });
+      viewEnds.push({ source: v, buffer, end: byteOffset + byteLength });
+    }
+    return { index, byteLength, byteStride };
+  };
+
+  /** Checks that `count` elements at `byteOffset` (with the view's stride) fit inside view `v`. */
+  const fits = (v: number, byteOffset: number, count: number, elementBytes: number, what: string) => {
+    const view = keepView(v, what);
+    const stride = view.byteStride ?? elementBytes;
+    const needed = count === 0 ? 0 : byteOffset + stride * (count - 1) + elementBytes;
+    if (needed > view.byteLength) fail(`${what} needs ${needed} bytes of bufferViews[${v}], which holds ${view.byteLength}`);
+    return view.index;
+  };
+
+  const keepAccessor = (a: number, what: string, type: readonly string[]): { index: number; count: number } => {
+    const def = gltf.accessors[a];
+    if (!isObject(def)) return fail(`accessors[${a}] (${what}) is not an object`);
+    const componentType = def.componentType as number;
+    const bytes = COMPONENT_BYTES[componentType];
+    if (bytes === undefined) fail(`accessors[${a}] (${what}): unknown componentType ${JSON.stringify(def.componentType)}`);
+    if (typeof def.type !== 'string' || !type.includes(def.type)) {
+      fail(`accessors[${a}] (${what}) has type ${JSON.stringify(def.type)}, expected ${type.join(' or ')}`);
+    }
+    const count = gltf.count(def.count, `accessors[${a}].count`);
+    let index = accessorMap.get(a);
+    if (index !== undefined) return { index, count };
+    const elementBytes = bytes * TYPE_COMPONENTS[def.type as string];
+    const out: JsonObject = { componentType, type: def.type, count };
+    if (def.normalized === true) out.normalized = true;
+    if (def.bufferView !== undefined) {
+      const v = gltf.index(def.bufferView, gltf.bufferViews.length, `accessors[${a}].bufferView`);
+      const byteOffset = gltf.count(def.byteOffset, `accessors[${a}].byteOffset`, 0);
+      out.bufferView = fits(v, byteOffset, count, elementBytes, `accessors[${a}] (${what})`);
+      if (byteOffset) out.byteOffset = byteOffset;
+    }
+    if (def.sparse !== undefined) {
+      const sparse = def.sparse;
+      if (!isObject(sparse) || !isObject(sparse.indices) || !isObject(sparse.values)) return fail(`accessors[${a}].sparse is malformed`);
+      const sparseCount = gltf.count(sparse.count, `accessors[${a}].sparse.count`);
+      const indexBytes = COMPONENT_BYTES[sparse.indices.componentType as number];
+      if (indexBytes === undefined || sparse.indices.componentType === 5126) fail(`accessors[${a}].sparse.indices has a bad componentType`);
+      const iv = gltf.index(sparse.indices.bufferView, gltf.bufferViews.length, `accessors[${a}].sparse.indices.bufferView`);
+      const io = gltf.count(sparse.indices.byteOffset, `accessors[${a}].sparse.indices.byteOffset`, 0);
+      const vv = gltf.index(sparse.values.bufferView, gltf.bufferViews.length, `accessors[${a}].sparse.values.bufferView`);
+      const vo = gltf.count(sparse.values.byteOffset, `accessors[${a}].sparse.values.byteOffset`, 0);
+      out.sparse = {
+        count: sparseCount,
+        indices: { bufferView: fits(iv, io, sparseCount, indexBytes, `accessors[${a}].sparse.indices`), byteOffset: io, componentType: sparse.indices.componentType },
+        values: { bufferView: fits(vv, vo, sparseCount, elementBytes, `accessors[${a}].sparse.values`), byteOffset: vo },
+      };
+    }
+    index = accessors.length;
+    accessorMap.set(a, index);
+    accessors.push(out);
+    return { index, count };
+  };
+
+  const outAnimations = animations.map((anim) => {
+    const samplers: JsonObject[] = [];
+    const channels = anim.channels.map((ch, i) => {
+      const what = `animation "${anim.name}" channel ${ch.channelIndex}`;
+      const input = keepAccessor(ch.input, `${what} key times`, ['SCALAR']);
+      const output = keepAccessor(ch.output, `${what} ${ch.path} values`, [ch.path === 'rotation' ? 'VEC4' : 'VEC3']);
+      if (input.count === 0) fail(`${what}: zero keys`);
+      const expected = ch.interpolation === INTERPOLATION.CUBICSPLINE ? 3 * input.count : input.count;
+      if (output.count !== expected) {
+        fail(`${what}: ${input.count} key times but ${output.count} output values (${ch.interpolation} needs ${expected}); accessor counts disagree`);
+      }
+      samplers.push({ input: input.index, output: output.index, interpolation: ch.interpolation });
+      return { sampler: i, target: { node: ch.node, path: ch.path } };
+    });
+    return { name: anim.name, channels, samplers };
+  });
+
+  const resources: Record<string, Uint8Array<ArrayBuffer>> = {};
+  const buffers = await Promise.all(bufferIndices.map(async (b, i) => {
+    const def = gltf.buffers[b];
+    if (!isObject(def)) return fail(`buffers[${b}] is not an object`);
+    const declared = gltf.count(def.byteLength, `buffers[${b}].byteLength`);
+    const data = await loadBuffer(def, b, glbBin, options, fail);
+    if (data.byteLength < declared) fail(`buffer ${b} holds ${data.byteLength} bytes but declares ${declared}`, PARSE_ERROR.TRUNCATED);
+    // A "__" prefix keeps glTF-Transform from treating the key as a URI to write back.
+    const key = `__bonepress_buffer_${i}.bin`;
+    resources[key] = data as Uint8Array<ArrayBuffer>;
+    return { uri: key, byteLength: data.byteLength };
+  }));
+  for (const { source, buffer, end } of viewEnds) {
+    const size = buffers[bufferMap.get(buffer)!].byteLength;
+    if (end > size) fail(`bufferViews[${source}] ends at byte ${end} but buffer ${buffer} holds ${size}`, PARSE_ERROR.TRUNCATED);
+  }
+
+  const nodes = gltf.nodes.map((node, i) => {
+    const out: JsonObject = { name: hierarchy.names[i] };
+    if (node.children !== undefined) out.children = node.children;
+    for (const [key, size] of [['translation', 3], ['rotation', 4], ['scale', 3], ['matrix', 16]] as const) {
+      const v = node[key];
+      if (v === undefined) continue;
+      if (!Array.isArray(v) || v.length !== size || !v.every((x) => typeof x === 'number' && Number.isFinite(x))) {
+        fail(`nodes[${i}].${key} must be ${size} finite numbers`);
+      }
+      out[key] = v;
+    }
+    return out;
+  });
+
+  return {
+    json: { asset: { version: '2.0' }, nodes, accessors, bufferViews, buffers, animations: outAnimations } as unknown as JSONDocument['json'],
+    resources,
+  };
+}
+
+/** The bytes of buffer `b`: the GLB BIN chunk, a data: URI, or an external resource. */
+async function loadBuffer(def: JsonObject, b: number, glbBin: Uint8Array | undefined, options: GltfReadOptions, fail: Fail): Promise<Uint8Array> {
+  const uri = def.uri;
+  if (uri === undefined) {
+    if (b === 0 && glbBin) return glbBin;
+    return fail(glbBin === undefined && b === 0 ? 'buffer 0 has no uri and there is no GLB BIN chunk' : `buffer ${b} has no uri`, PARSE_ERROR.TRUNCATED);
+  }
+  if (typeof uri !== 'string') return fail(`buffers[${b}].uri is not a string`);
+  if (uri.startsWith('data:')) return decodeDataUri(uri, b, fail);
+  let decoded = uri;
+  try { decoded = decodeURIComponent(uri); } catch { /* keep the raw URI */ }
+  const given = options.resources?.[uri] ?? options.resources?.[decoded];
+  if (given) return given;
+  if (options.loadResource) {
+    let loaded: Uint8Array | undefined;
+    try {
+      loaded = await options.loadResource(uri);
+    } catch (e) {
+      return fail(`missing buffer "${uri}" (buffer ${b}): ${(e as Error).message}`, PARSE_ERROR.TRUNCATED);
+    }
+    if (loaded) return loaded;
+  }
+  return fail(`missing buffer "${uri}" (buffer ${b}); supply it with the resources or loadResource option`, PARSE_ERROR.TRUNCATED);
+}
+
+/** Decodes `data:[<mime>][;base64],<data>`. */
+function decodeDataUri(uri: string, b: number, fail: Fail): Uint8Array {
+  const comma = uri.indexOf(',');
+  if (comma < 0) return fail(`buffers[${b}].uri is a malformed data: URI (no comma)`);
+  const header = uri.slice(5, comma);
+  const payload = uri.slice(comma + 1);
+  if (/;base64$/i.test(header)) {
+    let binary: string;
+    try {
+      binary = atob(payload.replace(/\s+/g, ''));
+    } catch {
+      return fail(`buffers[${b}].uri holds invalid base64`);
+    }
+    const out = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+    return out;
+  }
+  try {
+    return new TextEncoder().encode(decodeURIComponent(payload));
+  } catch {
+    return fail(`buffers[${b}].uri is a malformed data: URI`);
+  }
+}
+
+/** An accessor's elements as float32, normalised integers decoded to [-1, 1] or [0, 1]. */
+function accessorFloats(accessor: Accessor): Float32Array {
+  const count = accessor.getCount();
+  const size = accessor.getElementSize();
+  const out = new Float32Array(count * size);
+  const array = accessor.getArray();
+  if (array instanceof Float32Array && !accessor.getNormalized()) {
+    out.set(array.subarray(0, count * size));
+    return out;
+  }
+  const element: number[] = new Array<number>(size).fill(0);
+  for (let i = 0; i < count; i++) {
+    accessor.getElement(i, element);
+    for (let c = 0; c < size; c++) out[i * size + c] = element[c];
+  }
+  return out;
+}
+
+function formatRate(rate: number): string {
+  return Number.isInteger(rate) ? String(rate) : rate.toFixed(3);
 }

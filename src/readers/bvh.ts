@@ -1,0 +1,645 @@
+/**
+ * BVH reader (DESIGN §2). The hierarchy is small and read token by token with an explicit
+ * block stack (never recursion, so a hierarchy nested thousands deep cannot overflow the
+ * call stack). The MOTION section is most of the file and is read with a hand-written
+ * character scanner that writes straight into the clip's tracks: no per-value strings,
+ * objects or regular expressions.
+ */
+import { createRawClip, type RawClip } from '../clip/raw-clip.js';
+import { createSkeleton, POSE_STRIDE } from '../clip/skeleton.js';
+import type { LengthUnit } from '../clip/units.js';
+import { ParseError, PARSE_ERROR, type ParseErrorCode } from './errors.js';
+import type { ReadOptions } from './options.js';
+
+/** Length unit assumed for BVH translations when {@link ReadOptions.unit} is not given. */
+export const BVH_DEFAULT_UNIT: LengthUnit = 'cm';
+
+/**
+ * Largest clip the reader allocates, in bone × frame pairs (40 bytes each, about 2.7 GB at
+ * the limit). A file asking for more is rejected with code `LIMIT` before any allocation.
+ */
+export const BVH_MAX_BONE_SAMPLES = 2 ** 26;
+
+/** Most channels one joint may list (a CHANNELS count above this is a syntax error). */
+export const BVH_MAX_CHANNELS_PER_JOINT = 9;
+
+/**
+ * A sample rate within this relative distance of a whole number snaps to it: BVH files
+ * store `Frame Time: 0.0333333`, whose reciprocal 30.00003 means 30 Hz.
+ */
+export const BVH_RATE_SNAP_TOLERANCE = 1e-3;
+
+// Channel kinds: 0..2 = X/Y/Z position, 3..5 = X/Y/Z rotation.
+const CHANNEL_KINDS: ReadonlyMap<string, number> = new Map([
+  ['xposition', 0], ['yposition', 1], ['zposition', 2],
+  ['xrotation', 3], ['yrotation', 4], ['zrotation', 5],
+]);
+const CHANNEL_NAMES = 'Xposition, Yposition, Zposition, Xrotation, Yrotation, Zrotation';
+
+const LF = 10;
+const HALF_DEGREE_RAD = Math.PI / 360;
+const FLOAT32_MAX = 3.4028234663852886e38;
+const MAX_SAFE_MANTISSA = 2 ** 53;
+// Exact powers of ten: with a mantissa below 2^53, one multiply or divide by these is
+// correctly rounded (Clinger's fast path), so the fast scanner agrees with Number().
+const POW10 = new Float64Array(23);
+for (let i = 0; i < 23; i++) POW10[i] = Number(`1e${i}`);
+
+/**
+ * Reads one BVH file as a clip.
+ *
+ * - Bones are ROOT and every JOINT in file order (several ROOTs are allowed); `End Site`
+ *   blocks are not bones. The clip name is the file's base name without its extension.
+ * - Default pose: identity rotation, translation = OFFSET, scale 1. Scale tracks are 1.
+ * - Channels may come in any order and number (0..{@link BVH_MAX_CHANNELS_PER_JOINT} per
+ *   joint). Position channels replace the matching OFFSET component as the local
+ *   translation; components without a channel keep the OFFSET value. Rotation channels are
+ *   Euler angles in degrees composed in the listed order as intrinsic rotations
+ *   (`Zrotation Xrotation Yrotation` gives R = Rz·Rx·Ry for column vectors), converted to a
+ *   normalised quaternion (x, y, z, w) in float64 and stored as float32.
+ * - Sample rate = 1 / Frame Time, snapped to the nearest whole number when within
+ *   {@link BVH_RATE_SNAP_TOLERANCE} of it (relative), so `0.0333333` gives exactly 30 Hz.
+ * - Unit: `options.unit`, default {@link BVH_DEFAULT_UNIT}. `options.sampleRate` is ignored
+ *   (BVH is already uniformly sampled).
+ *
+ * Allocates the returned clip only. Throws {@link ParseError} naming the file, the 1-based
+ * line and the problem (frame numbers in messages are 1-based too), e.g.
+ * `walk.bvh:212: frame 77: expected 132 channel values, got 131`. Codes: `TRUNCATED` when
+ * the file ends early, `BAD_VALUE` for a bad or non-finite number or frame time, `SYNTAX`
+ * for structure, `LIMIT` for a clip over {@link BVH_MAX_BONE_SAMPLES}, `UNSUPPORTED` for a
+ * file without any channel.
+ */
+export function readBvh(text: string, file: string, options: ReadOptions = {}): RawClip {
+  const unit = options.unit ?? BVH_DEFAULT_UNIT;
+  const scanner = new HeaderScanner(text, file);
+  const hierarchy = readHierarchy(scanner);
+  const motion = readMotionHeader(scanner, hierarchy.channelCount);
+
+  const boneCount = hierarchy.names.length;
+  // Before any allocation sized by the frame count.
+  checkFramesFit(text, file, motion, boneCount);
+  const defaultPose = new Float32Array(boneCount * POSE_STRIDE);
+  for (let b = 0; b < boneCount; b++) {
+    const o = b * POSE_STRIDE;
+    defaultPose[o + 3] = 1;
+    defaultPose[o + 4] = hierarchy.offsets[b * 3];
+    defaultPose[o + 5] = hierarchy.offsets[b * 3 + 1];
+    defaultPose[o + 6] = hierarchy.offsets[b * 3 + 2];
+    defaultPose[o + 7] = 1; defaultPose[o + 8] = 1; defaultPose[o + 9] = 1;
+  }
+  const skeleton = createSkeleton(hierarchy.names, hierarchy.parents, defaultPose, unit);
+  const clip = createRawClip(clipNameOf(file), skeleton, motion.sampleRate, motion.frameCount, unit);
+  readFrames(text, file, motion, hierarchy, clip);
+  return clip;
+}
+
+/** The clip name for a path: base name without its last extension (`a/walk.bvh` → `walk`). */
+function clipNameOf(file: string): string {
+  const base = file.slice(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1);
+  const dot = base.lastIndexOf('.');
+  return dot > 0 ? base.slice(0, dot) : base;
+}
+
+function isSpace(c: number): boolean {
+  // space, tab, CR, vertical tab, form feed; LF is handled separately because it counts lines.
+  return c === 32 || c === 9 || c === 13 || c === 11 || c === 12;
+}
+
+/** Position just past the number scanned by {@link scanNumber} (module state avoids a result object). */
+let scanEnd = 0;
+
+/**
+ * Scans a decimal number (`-1.5`, `.5`, `3e-7`) starting at `start`. Returns NaN and sets
+ * `scanEnd = start` when there is no digit; otherwise sets `scanEnd` past the number. The
+ * caller checks what follows. Values beyond the exact fast path fall back to Number().
+ */
+function scanNumber(text: string, start: number): number {
+  let i = start;
+  let c = text.charCodeAt(i);
+  let negative = false;
+  if (c === 45) { negative = true; c = text.charCodeAt(++i); } else if (c === 43) c = text.charCodeAt(++i);
+  let mantissa = 0, digits = 0, exponent = 0;
+  while (c >= 48 && c <= 57) { mantissa = mantissa * 10 + (c - 48); digits++; c = text.charCodeAt(++i); }
+  if (c === 46) {
+    c = text.charCodeAt(++i);
+    while (c >= 48 && c <= 57) { mantissa = mantissa * 10 + (c - 48); digits++; exponent--; c = text.charCodeAt(++i); }
+  }
+  if (digits === 0) { scanEnd = start; return NaN; }
+  if (c === 101 || c === 69) {
+    let j = i + 1;
+    let e = text.charCodeAt(j);
+    let expNegative = false;
+    if (e === 45) { expNegative = true; e = text.charCodeAt(++j); } else if (e === 43) e = text.charCodeAt(++j);
+    if (e >= 48 && e <= 57) {
+      let value = 0;
+      // Cap the exponent so a hostile "1e99999999999" cannot lose precision into a valid range.
+      while (e >= 48 && e <= 57) { if (value < 100000) value = value * 10 + (e - 48); e = text.charCodeAt(++j); }
+      exponent += expNegative ? -value : value;
+      i = j;
+    }
+    // Without exponent digits `i` stays at the 'e', which the caller rejects as a bad token.
+  }
+  scanEnd = i;
+  let v: number;
+  if (mantissa <= MAX_SAFE_MANTISSA && exponent >= -22 && exponent <= 22) {
+    v = exponent < 0 ? mantissa / POW10[-exponent] : mantissa * POW10[exponent];
+  } else if (mantissa === 0) {
+    v = 0;
+  } else {
+    return Number(text.slice(start, i));
+  }
+  return negative ? -v : v;
+}
+
+/** Whitespace-separated tokens of the header, with `{` and `}` always tokens of their own. */
+class HeaderScanner {
+  pos = 0;
+  line = 1;
+  /** Line of the token most recently returned by {@link next}. */
+  tokenLine = 1;
+
+  constructor(readonly text: string, readonly file: string) {
+    if (text.charCodeAt(0) === 0xfeff) this.pos = 1;
+  }
+
+  /** Skips whitespace, counting lines. */
+  skipSpace(): void {
+    const text = this.text;
+    while (this.pos < text.length) {
+      const c = text.charCodeAt(this.pos);
+      if (c === LF) this.line++;
+      else if (!isSpace(c)) break;
+      this.pos++;
+    }
+  }
+
+  /** The next token, or null at the end of the text. */
+  next(): string | null {
+    this.skipSpace();
+    const text = this.text;
+    const start = this.pos;
+    this.tokenLine = this.line;
+    if (start >= text.length) return null;
+    const c = text.charCodeAt(start);
+    if (c === 123 || c === 125) { this.pos++; return c === 123 ? '{' : '}'; }
+    let i = start;
+    while (i < text.length) {
+      const d = text.charCodeAt(i);
+      if (d === LF || isSpace(d) || d === 123 || d === 125) break;
+      i++;
+    }
+    this.pos = i;
+    return text.slice(start, i);
+  }
+
+  /** The rest of the current line up to a brace, trimmed (joint names may contain spaces). */
+  restOfLine(): string {
+    const text = this.text;
+    const start = this.pos;
+    let i = start;
+    while (i < text.length) {
+      const d = text.charCodeAt(i);
+      if (d === LF || d === 123 || d === 125) break;
+      i++;
+    }
+    this.pos = i;
+    return text.slice(start, i).trim();
+  }
+
+  /** True when only spaces remain before the end of the current line. */
+  lineIsEmpty(): boolean {
+    const text = this.text;
+    let i = this.pos;
+    while (i < text.length && isSpace(text.charCodeAt(i))) i++;
+    return i >= text.length || text.charCodeAt(i) === LF;
+  }
+
+  fail(line: number, problem: string, code: ParseErrorCode = PARSE_ERROR.SYNTAX): ParseError {
+    return new ParseError(this.file, line, problem, code);
+  }
+
+  /** Line number of the last line of the text (for errors at the end of the file). */
+  lastLine(): number {
+    return lastLineOf(this.text);
+  }
+
+  /** Parses `token` as one finite number, or throws naming `what`. */
+  number(token: string | null, what: string): number {
+    if (token === null) throw this.fail(this.lastLine(), `file ends inside HIERARCHY: expected ${what}`, PARSE_ERROR.TRUNCATED);
+    const v = scanNumber(token, 0);
+    if (scanEnd !== token.length || !Number.isFinite(v)) {
+      throw this.fail(this.tokenLine, `${what}: "${token}" is not a finite number`, PARSE_ERROR.BAD_VALUE);
+    }
+    return v;
+  }
+}
+
+/** The skeleton and channel layout read from HIERARCHY. */
+interface Hierarchy {
+  readonly names: string[];
+  readonly parents: number[];
+  /** OFFSET per bone, 3 numbers each. */
+  readonly offsets: number[];
+  /** Total channels per frame. */
+  readonly channelCount: number;
+  /** Per bone × 3: the frame channel holding that position component, or -1 (keep OFFSET). */
+  readonly positionChannels: Int32Array;
+  /** Rotation channels of bone b are `rotationStart[b] .. rotationStart[b + 1] - 1`. */
+  readonly rotationStart: Int32Array;
+  /** Axis (0 = X, 1 = Y, 2 = Z) of each rotation channel, in listed order. */
+  readonly rotationAxes: Uint8Array;
+  /** Frame channel index of each rotation channel. */
+  readonly rotationChannels: Int32Array;
+}
+
+// An open block on the stack: a bone index, or END_SITE for an `End Site` block.
+const END_SITE = -1;
+
+function readHierarchy(s: HeaderScanner): Hierarchy {
+  const names: string[] = [];
+  const parents: number[] = [];
+  const offsets: number[] = [];
+  const hasOffset: boolean[] = [];
+  const hasChannels: boolean[] = [];
+  const nameLines = new Map<string, number>();
+  const positionChannels: number[] = [];
+  const rotationOwner: number[] = [];
+  const rotationAxes: number[] = [];
+  const rotationChannels: number[] = [];
+  let channelCount = 0;
+
+  // Open blocks, innermost last: what each is and the line of its `{`.
+  const stack: number[] = [];
+  const openLines: number[] = [];
+  let endSiteHasOffset = false;
+  const describe = (block: number): string => (block === END_SITE ? 'End Site' : `joint "${names[block]}"`);
+
+  const first = s.next();
+  if (first === null) throw s.fail(1, 'empty file: expected HIERARCHY', PARSE_ERROR.TRUNCATED);
+  if (first !== 'HIERARCHY') throw s.fail(s.tokenLine, `expected HIERARCHY, found "${first}"`);
+
+  const expectOpenBrace = (what: string): void => {
+    const brace = s.next();
+    if (brace === null) throw s.fail(s.lastLine(), `file ends inside HIERARCHY: expected "{" after ${what}`, PARSE_ERROR.TRUNCATED);
+    if (brace !== '{') throw s.fail(s.tokenLine, `expected "{" after ${what}, found "${brace}"`);
+    openLines.push(s.tokenLine);
+  };
+
+  for (;;) {
+    const token = s.next();
+    const line = s.tokenLine;
+    if (token === null) {
+      if (stack.length > 0) {
+        const top = stack[stack.length - 1];
+        throw s.fail(s.lastLine(), `file ends inside HIERARCHY: the "{" of ${describe(top)} at line ${openLines[openLines.length - 1]} is not closed`, PARSE_ERROR.TRUNCATED);
+      }
+      if (names.length === 0) throw s.fail(s.lastLine(), 'file ends inside HIERARCHY: no ROOT', PARSE_ERROR.TRUNCATED);
+      throw s.fail(s.lastLine(), 'missing MOTION section after HIERARCHY', PARSE_ERROR.TRUNCATED);
+    }
+    switch (token) {
+      case 'ROOT':
+      case 'JOINT': {
+        let parent = -1;
+        if (token === 'ROOT') {
+          if (stack.length > 0) throw s.fail(line, `ROOT inside ${describe(stack[stack.length - 1])} (opened at line ${openLines[openLines.length - 1]}; is a "}" missing?)`);
+        } else {
+          if (stack.length === 0) throw s.fail(line, 'JOINT outside any ROOT');
+          parent = stack[stack.length - 1];
+          if (parent === END_SITE) throw s.fail(line, 'JOINT inside an End Site');
+        }
+        const name = s.restOfLine();
+        if (name === '') throw s.fail(line, `${token} without a name`);
+        const earlier = nameLines.get(name);
+        if (earlier !== undefined) throw s.fail(line, `duplicate bone name "${name}" (first at line ${earlier})`);
+        nameLines.set(name, line);
+        const bone = names.length;
+        names.push(name);
+        parents.push(parent);
+        offsets.push(0, 0, 0);
+        hasOffset.push(false);
+        hasChannels.push(false);
+        positionChannels.push(-1, -1, -1);
+        expectOpenBrace(`${token} ${name}`);
+        stack.push(bone);
+        break;
+      }
+      case 'End': {
+        const site = s.next();
+        if (site === null || site.toLowerCase() !== 'site') throw s.fail(line, `expected "End Site", found "End ${site ?? ''}"`);
+        if (stack.length === 0) throw s.fail(line, 'End Site outside any joint');
+        if (stack[stack.length - 1] === END_SITE) throw s.fail(line, 'End Site inside an End Site');
+        expectOpenBrace('End Site');
+        stack.push(END_SITE);
+        endSiteHasOffset = false;
+        break;
+      }
+      case '}': {
+        if (stack.length === 0) throw s.fail(line, 'unexpected "}": no block is open');
+        const block = stack.pop()!;
+        openLines.pop();
+        if (block === END_SITE ? !endSiteHasOffset : !hasOffset[block]) throw s.fail(line, `${describe(block)} has no OFFSET`);
+        break;
+      }
+      case '{':
+        throw s.fail(line, 'unexpected "{" (a block opens only after ROOT, JOINT or End Site)');
+      case 'OFFSET': {
+        if (stack.length === 0) throw s.fail(line, 'OFFSET outside any joint');
+        const block = stack[stack.length - 1];
+        if (block === END_SITE ? endSiteHasOffset : hasOffset[block]) throw s.fail(line, `second OFFSET in ${describe(block)}`);
+        const values = [0, 0, 0];
+        for (let k = 0; k < 3; k++) {
+          const v = s.next();
+          if (v !== null && s.tokenLine !== line) throw s.fail(line, `OFFSET needs 3 numbers, found ${k}`);
+          values[k] = s.number(v, `OFFSET of ${describe(block)}`);
+          if (Math.abs(values[k]) > FLOAT32_MAX) throw s.fail(line, `OFFSET of ${describe(block)}: ${v} is out of float32 range`, PARSE_ERROR.BAD_VALUE);
+        }
+        if (!s.lineIsEmpty()) throw s.fail(line, `OFFSET needs 3 numbers, found more: "${s.next()}"`);
+        if (block === END_SITE) {
+          endSiteHasOffset = true;
+        } else {
+          hasOffset[block] = true;
+          offsets[block * 3] = values[0]; offsets[block * 3 + 1] = values[1]; offsets[block * 3 + 2] = values[2];
+        }
+        break;
+      }
+      case 'CHANNELS': {
+        if (stack.length === 0) throw s.fail(line, 'CHANNELS outside any joint');
+        const bone = stack[stack.length - 1];
+        if (bone === END_SITE) throw s.fail(line, 'CHANNELS inside an End Site (End Sites have no channels)');
+        if (hasChannels[bone]) throw s.fail(line, `second CHANNELS in ${describe(bone)}`);
+        hasChannels[bone] = true;
+        const countToken = s.next();
+        if (countToken === null || s.tokenLine !== line || !/^\d+$/.test(countToken) || Number(countToken) > BVH_MAX_CHANNELS_PER_JOINT) {
+          throw s.fail(line, `bad CHANNELS count "${countToken !== null && s.tokenLine === line ? countToken : ''}" (expected a whole number 0..${BVH_MAX_CHANNELS_PER_JOINT})`);
+        }
+        const count = Number(countToken);
+        for (let k = 0; k < count; k++) {
+          const name = s.next();
+          if (name === null || s.tokenLine !== line) throw s.fail(line, `CHANNELS ${count} lists ${k} channel names`);
+          const kind = CHANNEL_KINDS.get(name.toLowerCase());
+          if (kind === undefined) throw s.fail(line, `unknown channel name "${name}" (expected one of ${CHANNEL_NAMES})`);
+          const channel = channelCount + k;
+          if (kind < 3) {
+            // Two channels for one component would make "replaces the OFFSET" ambiguous.
+            if (positionChannels[bone * 3 + kind] >= 0) throw s.fail(line, `channel "${name}" listed twice`);
+            positionChannels[bone * 3 + kind] = channel;
+          } else {
+            // Repeated rotation axes (e.g. Z X Z) are well defined: compose them in order.
+            rotationOwner.push(bone);
+            rotationAxes.push(kind - 3);
+            rotationChannels.push(channel);
+          }
+        }
+        if (!s.lineIsEmpty()) throw s.fail(line, `CHANNELS ${count} lists more than ${count} channel names`);
+        channelCount += count;
+        break;
+      }
+      case 'MOTION': {
+        if (stack.length > 0) {
+          throw s.fail(line, `MOTION inside an open block: the "{" of ${describe(stack[stack.length - 1])} at line ${openLines[openLines.length - 1]} is not closed`);
+        }
+        if (names.length === 0) throw s.fail(line, 'MOTION before any ROOT: the file has no bones');
+        // rotationOwner is in bone order because CHANNELS lines are read in bone order.
+        const boneCount = names.length;
+        const rotationStart = new Int32Array(boneCount + 1);
+        for (const owner of rotationOwner) rotationStart[owner + 1]++;
+        for (let b = 0; b < boneCount; b++) rotationStart[b + 1] += rotationStart[b];
+        return {
+          names,
+          parents,
+          offsets,
+          channelCount,
+          positionChannels: Int32Array.from(positionChannels),
+          rotationStart,
+          rotationAxes: Uint8Array.from(rotationAxes),
+          rotationChannels: Int32Array.from(rotationChannels),
+        };
+      }
+      default:
+        throw s.fail(line, `unexpected "${token}" in HIERARCHY (expected ROOT, JOINT, End Site, OFFSET, CHANNELS, "}" or MOTION)`);
+    }
+  }
+}
+
+/** What the MOTION header says, and where the frame data starts. */
+interface MotionHeader {
+  readonly frameCount: number;
+  /** Line of the `Frames:` value. */
+  readonly framesLine: number;
+  readonly sampleRate: number;
+  /** Offset of the first character after the `Frame Time` line, and that line's number. */
+  readonly dataStart: number;
+  readonly dataLine: number;
+}
+
+function readMotionHeader(s: HeaderScanner, channelCount: number): MotionHeader {
+  const motionLine = s.tokenLine;
+  // `Frames:` may be glued to its value (`Frames:138`), and so may `Time:`.
+  const valueAfter = (label: string, what: string): string => {
+    const token = s.next();
+    if (token === null) throw s.fail(s.lastLine(), `file ends after MOTION: expected "${what}"`, PARSE_ERROR.TRUNCATED);
+    if (!token.startsWith(label)) throw s.fail(s.tokenLine, `expected "${what}", found "${token}"`);
+    if (token.length > label.length) return token.slice(label.length);
+    const labelLine = s.tokenLine;
+    const value = s.next();
+    if (value === null || s.tokenLine !== labelLine) throw s.fail(labelLine, `"${what}" has no value`);
+    return value;
+  };
+
+  const framesText = valueAfter('Frames:', 'Frames:');
+  const framesLine = s.tokenLine;
+  if (!/^\d+$/.test(framesText) || !Number.isSafeInteger(Number(framesText))) {
+    throw s.fail(framesLine, `Frames: "${framesText}" is not a whole number`, PARSE_ERROR.BAD_VALUE);
+  }
+  const frameCount = Number(framesText);
+  if (frameCount === 0) throw s.fail(framesLine, 'Frames: 0: a clip needs at least one frame', PARSE_ERROR.BAD_VALUE);
+
+  const frame = s.next();
+  if (frame === null) throw s.fail(s.lastLine(), 'file ends after Frames: expected "Frame Time:"', PARSE_ERROR.TRUNCATED);
+  if (frame !== 'Frame') throw s.fail(s.tokenLine, `missing "Frame Time:" after Frames (found "${frame}")`);
+  const timeText = valueAfter('Time:', 'Frame Time:');
+  const timeLine = s.tokenLine;
+  const frameTime = s.number(timeText, 'Frame Time');
+  if (!(frameTime > 0)) throw s.fail(timeLine, `Frame Time ${timeText} must be greater than 0 seconds`, PARSE_ERROR.BAD_VALUE);
+  if (!s.lineIsEmpty()) throw s.fail(timeLine, `unexpected "${s.next()}" after Frame Time (frames start on the next line)`);
+
+  if (channelCount === 0) throw s.fail(motionLine, 'no joint has CHANNELS: nothing is animated', PARSE_ERROR.UNSUPPORTED);
+
+  const rawRate = 1 / frameTime;
+  const whole = Math.round(rawRate);
+  const sampleRate = whole > 0 && Math.abs(rawRate - whole) <= BVH_RATE_SNAP_TOLERANCE * rawRate ? whole : rawRate;
+
+  // Move to the start of the first frame line.
+  const text = s.text;
+  let pos = s.pos;
+  while (pos < text.length && text.charCodeAt(pos) !== LF) pos++;
+  return { frameCount, framesLine, sampleRate, dataStart: Math.min(pos + 1, text.length), dataLine: s.line + 1 };
+}
+
+/** Counts lines holding something other than whitespace, from `start` to the end. */
+function countNonBlankLines(text: string, start: number): number {
+  let count = 0, blank = true;
+  for (let i = start; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === LF) { if (!blank) count++; blank = true; } else if (!isSpace(c)) blank = false;
+  }
+  return blank ? count : count + 1;
+}
+
+/** The 1-based number of the last line of `text` (a final newline ends a line, it does not start one). */
+function lastLineOf(text: string): number {
+  let line = 1;
+  for (let i = 0; i < text.length - 1; i++) if (text.charCodeAt(i) === LF) line++;
+  return line;
+}
+
+function truncatedFrames(text: string, file: string, m: MotionHeader, found: number): ParseError {
+  return new ParseError(
+    file,
+    lastLineOf(text),
+    `file ends after ${found} of ${m.frameCount} frames (Frames: ${m.frameCount})`,
+    PARSE_ERROR.TRUNCATED,
+  );
+}
+
+/**
+ * Checks, without allocating, that the text holds at least `frameCount` lines after the
+ * header, so a hostile `Frames: 2000000000` fails before the tracks are allocated. Finding
+ * each newline with indexOf is cheap next to parsing; exact per-frame checks come later.
+ */
+function checkFramesFit(text: string, file: string, m: MotionHeader, boneCount: number): void {
+  let lines = 0;
+  let p = m.dataStart;
+  while (lines < m.frameCount && p < text.length) {
+    const nl = text.indexOf('\n', p);
+    lines++;
+    if (nl < 0) break;
+    p = nl + 1;
+  }
+  if (lines < m.frameCount) throw truncatedFrames(text, file, m, countNonBlankLines(text, m.dataStart));
+  if (boneCount * m.frameCount > BVH_MAX_BONE_SAMPLES) {
+    throw new ParseError(file, m.framesLine, `${boneCount} bones × ${m.frameCount} frames is over the reader's limit of ${BVH_MAX_BONE_SAMPLES} bone samples`, PARSE_ERROR.LIMIT);
+  }
+}
+
+/** Describes the token at `pos` for an error message (up to the next whitespace). */
+function tokenAt(text: string, pos: number): string {
+  let end = pos;
+  while (end < text.length && end - pos < 40 && text.charCodeAt(end) !== LF && !isSpace(text.charCodeAt(end))) end++;
+  return text.slice(pos, end);
+}
+
+/** Counts the whitespace-separated values from `pos` to the end of its line. */
+function countValuesOnLine(text: string, pos: number): number {
+  let count = 0, inToken = false;
+  for (let i = pos; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === LF) break;
+    if (isSpace(c)) inToken = false;
+    else if (!inToken) { inToken = true; count++; }
+  }
+  return count;
+}
+
+/**
+ * Reads every frame line into the clip's tracks (after {@link checkFramesFit}). The hot
+ * loop: one pass over the characters, numbers scanned in place, each frame converted as
+ * soon as it is read.
+ */
+function readFrames(text: string, file: string, m: MotionHeader, h: Hierarchy, clip: RawClip): void {
+  const channelCount = h.channelCount;
+  const boneCount = h.names.length;
+
+  const frameCount = m.frameCount;
+  const values = new Float64Array(channelCount);
+  const offsets = Float64Array.from(h.offsets);
+  const { positionChannels, rotationStart, rotationAxes, rotationChannels } = h;
+  const rotations = clip.rotations, translations = clip.translations;
+  const len = text.length;
+  let pos = m.dataStart;
+  let line = m.dataLine;
+
+  for (let f = 0; f < frameCount; f++) {
+    // Skip blank lines before the frame.
+    for (;;) {
+      while (pos < len && isSpace(text.charCodeAt(pos))) pos++;
+      if (pos >= len) throw truncatedFrames(text, file, m, f);
+      if (text.charCodeAt(pos) !== LF) break;
+      pos++;
+      line++;
+    }
+    for (let ch = 0; ch < channelCount; ch++) {
+      let c = text.charCodeAt(pos);
+      while (isSpace(c)) c = text.charCodeAt(++pos);
+      if (pos >= len || c === LF) {
+        const atEnd = pos >= len;
+        throw new ParseError(
+          file, line,
+          `frame ${f + 1}: expected ${channelCount} channel values, got ${ch}${atEnd ? ' (file ends inside the frame)' : ''}`,
+          atEnd ? PARSE_ERROR.TRUNCATED : PARSE_ERROR.SYNTAX,
+        );
+      }
+      const v = scanNumber(text, pos);
+      const end = scanEnd;
+      const next = end < len ? text.charCodeAt(end) : 32;
+      if (end === pos || !(next === 32 || next === LF || isSpace(next))) {
+        throw new ParseError(file, line, `frame ${f + 1}: value ${ch + 1} "${tokenAt(text, pos)}" is not a number`, PARSE_ERROR.BAD_VALUE);
+      }
+      if (!Number.isFinite(v)) {
+        throw new ParseError(file, line, `frame ${f + 1}: value ${ch + 1} "${tokenAt(text, pos)}" is not finite`, PARSE_ERROR.BAD_VALUE);
+      }
+      values[ch] = v;
+      pos = end;
+    }
+    while (pos < len && isSpace(text.charCodeAt(pos))) pos++;
+    if (pos < len && text.charCodeAt(pos) !== LF) {
+      throw new ParseError(file, line, `frame ${f + 1}: expected ${channelCount} channel values, got ${channelCount + countValuesOnLine(text, pos)}`);
+    }
+
+    for (let b = 0; b < boneCount; b++) {
+      const ti = (b * frameCount + f) * 3;
+      for (let k = 0; k < 3; k++) {
+        const channel = positionChannels[b * 3 + k];
+        let t = offsets[b * 3 + k];
+        if (channel >= 0) {
+          t = values[channel];
+          if (t > FLOAT32_MAX || t < -FLOAT32_MAX) {
+            throw new ParseError(file, line, `frame ${f + 1}: value ${channel + 1} (${t}) is out of float32 range`, PARSE_ERROR.BAD_VALUE);
+          }
+        }
+        translations[ti + k] = t;
+      }
+      // q = q · q_axis for each channel in listed order: intrinsic composition.
+      let qx = 0, qy = 0, qz = 0, qw = 1;
+      for (let r = rotationStart[b], rEnd = rotationStart[b + 1]; r < rEnd; r++) {
+        const half = values[rotationChannels[r]] * HALF_DEGREE_RAD;
+        const sn = Math.sin(half), cs = Math.cos(half);
+        const x = qx, y = qy, z = qz, w = qw;
+        const axis = rotationAxes[r];
+        if (axis === 0) {
+          qx = x * cs + w * sn; qy = y * cs + z * sn; qz = z * cs - y * sn; qw = w * cs - x * sn;
+        } else if (axis === 1) {
+          qx = x * cs - z * sn; qy = y * cs + w * sn; qz = z * cs + x * sn; qw = w * cs - y * sn;
+        } else {
+          qx = x * cs + y * sn; qy = y * cs - x * sn; qz = z * cs + w * sn; qw = w * cs - z * sn;
+        }
+      }
+      const inv = 1 / Math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw);
+      const ri = (b * frameCount + f) * 4;
+      rotations[ri] = qx * inv;
+      rotations[ri + 1] = qy * inv;
+      rotations[ri + 2] = qz * inv;
+      rotations[ri + 3] = qw * inv;
+    }
+  }
+
+  // Anything after the last frame means the Frames count is wrong.
+  for (;;) {
+    while (pos < len && isSpace(text.charCodeAt(pos))) pos++;
+    if (pos >= len) return;
+    if (text.charCodeAt(pos) !== LF) break;
+    pos++;
+    line++;
+  }
+  throw new ParseError(file, line, `more frame lines than Frames: ${frameCount} declares`);
+}

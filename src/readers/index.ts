@@ -1,0 +1,70 @@
+/**
+ * Reader entry point: picks the reader for a file from its magic bytes and name. Pure (the
+ * caller supplies the bytes), so it runs in browsers and workers as well as in Node.
+ */
+import { PoseDumpError, readPoseDump } from '../clip/pose-dump.js';
+import type { RawClip } from '../clip/raw-clip.js';
+import { readAclSjson } from './acl-sjson.js';
+import { readBvh } from './bvh.js';
+import { ParseError, PARSE_ERROR } from './errors.js';
+import { readGltf } from './gltf.js';
+import type { ReadOptions } from './options.js';
+
+export { readBvh, BVH_DEFAULT_UNIT, BVH_MAX_BONE_SAMPLES, BVH_MAX_CHANNELS_PER_JOINT, BVH_RATE_SNAP_TOLERANCE } from './bvh.js';
+export { readGltf } from './gltf.js';
+export { readAclSjson } from './acl-sjson.js';
+export { ParseError, PARSE_ERROR, type ParseErrorCode } from './errors.js';
+export type { ReadOptions } from './options.js';
+export { readPoseDump, PoseDumpError } from '../clip/pose-dump.js';
+
+/** File name endings {@link readClips} understands, longest first where one ends another. */
+export const SUPPORTED_EXTENSIONS = ['.bvh', '.gltf', '.glb', '.acl.sjson', '.sjson', '.json'] as const;
+
+// "glTF" as little-endian bytes: the GLB header magic.
+const GLB_MAGIC = [0x67, 0x6c, 0x54, 0x46];
+
+const utf8 = new TextDecoder('utf-8');
+
+function isGlb(bytes: Uint8Array): boolean {
+  return bytes.length >= 4 && GLB_MAGIC.every((b, i) => bytes[i] === b);
+}
+
+/**
+ * Reads the clips in one file.
+ *
+ * Bytes starting with the GLB magic `glTF` are read as GLB whatever the name; otherwise the
+ * name decides (case-insensitive): `.bvh` → {@link readBvh}, `.gltf`/`.glb` →
+ * {@link readGltf} (one clip per animation), `.acl.sjson`/`.sjson` → {@link readAclSjson},
+ * `.json` → a pose dump (docs/pose-dump.md). Text formats are decoded as UTF-8 (a BOM is
+ * dropped). `options` go to the reader (unit, resampling rate).
+ *
+ * Returns fresh clips the caller owns. Throws {@link ParseError}: code `UNSUPPORTED` for any
+ * other name, listing {@link SUPPORTED_EXTENSIONS}; a malformed pose dump is reported as a
+ * `BAD_VALUE` ParseError whose `cause` is the original error.
+ */
+export async function readClips(file: string, bytes: Uint8Array, options: ReadOptions = {}): Promise<RawClip[]> {
+  if (isGlb(bytes)) return readGltf(bytes, file, options);
+  const name = file.toLowerCase();
+  if (name.endsWith('.bvh')) return [readBvh(utf8.decode(bytes), file, options)];
+  if (name.endsWith('.gltf') || name.endsWith('.glb')) return readGltf(bytes, file, options);
+  if (name.endsWith('.sjson')) return [readAclSjson(utf8.decode(bytes), file, options)];
+  if (name.endsWith('.json')) {
+    try {
+      return [readPoseDump(utf8.decode(bytes), file, undefined, options.unit)];
+    } catch (e) {
+      // One error family for every reader, so callers (CLI, worker pool) map codes in one place.
+      if (e instanceof PoseDumpError) {
+        const error = new ParseError(file, 0, e.problem, PARSE_ERROR.BAD_VALUE);
+        error.cause = e;
+        throw error;
+      }
+      throw e;
+    }
+  }
+  throw new ParseError(
+    file,
+    0,
+    `unsupported file type (expected a name ending in ${SUPPORTED_EXTENSIONS.join(', ')}, or GLB bytes)`,
+    PARSE_ERROR.UNSUPPORTED,
+  );
+}
