@@ -12,7 +12,7 @@ import type { RawClip } from '../clip/raw-clip.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
 import { RAW_BITS, TRACK_KIND } from '../runtime/format.js';
 import { AFFINE_STRIDE, composeAffine, localToAffine, virtualVertexError } from './error-metric.js';
-import { reconstructTrackSegment } from './quantize.js';
+import { reconstructTrackSegment, type TrackSlot } from './quantize.js';
 import type { AnimatedTrack, ClipRanges, SegmentRanges } from './range.js';
 import type { SegmentLayout } from './segment.js';
 
@@ -80,11 +80,14 @@ class SegmentSearch {
   private readonly subtrees: Int32Array[];
   private readonly local: Float32Array;
   private readonly object: Float64Array;
+  private readonly localAffine: Float64Array; // local transforms as affine matrices, per key and bone
+  private readonly trialLocal: Float64Array; // the tried bone's local matrices, per key
   private readonly trial: Float64Array;
   private readonly saved: Float32Array;
   private readonly codes: Uint32Array;
   private readonly level: Int32Array;
   private readonly active: Uint8Array;
+  private readonly slot: TrackSlot = { j: 0, trackCount: 0, segment: 0, start: 0, size: 0 };
   private readonly order: Int32Array;
   private start = 0;
   private size = 0;
@@ -98,6 +101,8 @@ class SegmentSearch {
     this.local = new Float32Array(maxKeys * this.boneCount * POSE_STRIDE);
     this.object = new Float64Array(maxKeys * this.boneCount * AFFINE_STRIDE);
     this.trial = new Float64Array(maxKeys * this.boneCount * AFFINE_STRIDE);
+    this.localAffine = new Float64Array(maxKeys * this.boneCount * AFFINE_STRIDE);
+    this.trialLocal = new Float64Array(maxKeys * AFFINE_STRIDE);
     this.saved = new Float32Array(maxKeys * 4);
     this.codes = new Uint32Array(maxKeys * 3);
     this.level = new Int32Array(input.tracks.length);
@@ -190,7 +195,9 @@ class SegmentSearch {
     const t = tracks[j];
     this.level[j] = level;
     const o = t.bone * POSE_STRIDE + (t.kind === TRACK_KIND.ROTATION ? 0 : t.kind === TRACK_KIND.TRANSLATION ? 4 : 7);
-    reconstructTrackSegment(t, { j, trackCount: tracks.length, segment: this.segment, start: this.start, size: this.size }, ladder[level], clipRanges, ranges, this.codes, this.local, o, this.boneCount * POSE_STRIDE);
+    const at = this.slot;
+    at.j = j; at.trackCount = tracks.length; at.segment = this.segment; at.start = this.start; at.size = this.size;
+    reconstructTrackSegment(t, at, ladder[level], clipRanges, ranges, this.codes, this.local, o, this.boneCount * POSE_STRIDE);
   }
 
   /** Tries track j at `level`; keeps it when the chain below stays within the threshold. */
@@ -214,14 +221,15 @@ class SegmentSearch {
 
   /** Object transforms of every bone at every key of the segment. */
   private computeObjects(): void {
-    const B = this.boneCount, local = this.local, obj = this.object, parents = this.parents;
+    const B = this.boneCount, local = this.local, obj = this.object, la = this.localAffine, parents = this.parents;
     for (let k = 0; k < this.size; k++) {
       for (let b = 0; b < B; b++) {
         const l = (k * B + b) * POSE_STRIDE;
         const m = (k * B + b) * AFFINE_STRIDE;
-        localToAffine(local[l], local[l + 1], local[l + 2], local[l + 3], local[l + 4], local[l + 5], local[l + 6], local[l + 7], local[l + 8], local[l + 9], obj, m);
+        localToAffine(local[l], local[l + 1], local[l + 2], local[l + 3], local[l + 4], local[l + 5], local[l + 6], local[l + 7], local[l + 8], local[l + 9], la, m);
         const p = parents[b];
-        if (p >= 0) composeAffine(obj, (k * B + p) * AFFINE_STRIDE, obj, m, obj, m);
+        if (p >= 0) composeAffine(obj, (k * B + p) * AFFINE_STRIDE, la, m, obj, m);
+        else for (let c = 0; c < AFFINE_STRIDE; c++) obj[m + c] = la[m + c];
       }
     }
   }
@@ -242,18 +250,24 @@ class SegmentSearch {
 
   /** Recomputes bone `root`'s subtree into the trial buffer; false as soon as one error exceeds the threshold. */
   private measureSubtree(root: number): boolean {
-    const B = this.boneCount, local = this.local, obj = this.object, trial = this.trial, parents = this.parents;
-    const raw = this.input.rawObject, shell = this.input.shellDistances, threshold = this.input.threshold;
+    const B = this.boneCount, local = this.local, obj = this.object, trial = this.trial, la = this.localAffine, tl = this.trialLocal;
+    const parents = this.parents, raw = this.input.rawObject, shell = this.input.shellDistances, threshold = this.input.threshold;
     const subtree = this.subtrees[root];
+    const rootParent = parents[root];
     for (let k = 0; k < this.size; k++) {
       const rawBase = (this.start + k) * B * AFFINE_STRIDE;
-      for (let i = 0; i < subtree.length; i++) {
+      // The tried bone's local matrix changed; its descendants' did not (cached in localAffine).
+      const l = (k * B + root) * POSE_STRIDE;
+      const t = k * AFFINE_STRIDE;
+      localToAffine(local[l], local[l + 1], local[l + 2], local[l + 3], local[l + 4], local[l + 5], local[l + 6], local[l + 7], local[l + 8], local[l + 9], tl, t);
+      const rm = (k * B + root) * AFFINE_STRIDE;
+      if (rootParent >= 0) composeAffine(obj, (k * B + rootParent) * AFFINE_STRIDE, tl, t, trial, rm);
+      else for (let c = 0; c < AFFINE_STRIDE; c++) trial[rm + c] = tl[t + c];
+      if (virtualVertexError(raw, rawBase + root * AFFINE_STRIDE, trial, rm, shell[root]) > threshold) return false;
+      for (let i = 1; i < subtree.length; i++) {
         const b = subtree[i];
-        const l = (k * B + b) * POSE_STRIDE;
         const m = (k * B + b) * AFFINE_STRIDE;
-        localToAffine(local[l], local[l + 1], local[l + 2], local[l + 3], local[l + 4], local[l + 5], local[l + 6], local[l + 7], local[l + 8], local[l + 9], trial, m);
-        const p = parents[b];
-        if (p >= 0) composeAffine(i === 0 ? obj : trial, (k * B + p) * AFFINE_STRIDE, trial, m, trial, m);
+        composeAffine(trial, (k * B + parents[b]) * AFFINE_STRIDE, la, m, trial, m);
         if (virtualVertexError(raw, rawBase + b * AFFINE_STRIDE, trial, m, shell[b]) > threshold) return false;
       }
     }
@@ -261,9 +275,11 @@ class SegmentSearch {
   }
 
   private commitSubtree(root: number): void {
-    const B = this.boneCount, obj = this.object, trial = this.trial;
+    const B = this.boneCount, obj = this.object, trial = this.trial, la = this.localAffine, tl = this.trialLocal;
     const subtree = this.subtrees[root];
     for (let k = 0; k < this.size; k++) {
+      const rm = (k * B + root) * AFFINE_STRIDE;
+      for (let c = 0; c < AFFINE_STRIDE; c++) la[rm + c] = tl[k * AFFINE_STRIDE + c];
       for (let i = 0; i < subtree.length; i++) {
         const m = (k * B + subtree[i]) * AFFINE_STRIDE;
         for (let c = 0; c < AFFINE_STRIDE; c++) obj[m + c] = trial[m + c];

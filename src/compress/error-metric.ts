@@ -142,6 +142,7 @@ export class MetricError extends Error {
 /**
  * Measures `decoded` against `reference` at every sample with virtual vertices at
  * `shellDistances` (per bone, clip units; default: the reference skeleton's).
+ * `referenceObject` may pass `clipToObject(reference)` when the caller already has it.
  * The clips must have the same bones (same count and parents) and sample count; bones are
  * matched by index. Throws {@link MetricError} otherwise.
  */
@@ -149,6 +150,7 @@ export function measureClipError(
   reference: RawClip,
   decoded: RawClip,
   shellDistances: Float32Array = reference.skeleton.shellDistances,
+  referenceObject?: Float64Array,
 ): ErrorReport {
   const boneCount = reference.skeleton.parents.length;
   const n = reference.sampleCount;
@@ -162,7 +164,7 @@ export function measureClipError(
   }
   if (decoded.sampleCount !== n) throw new MetricError(`sample counts differ: ${n} vs ${decoded.sampleCount}`);
   if (shellDistances.length !== boneCount) throw new MetricError(`${shellDistances.length} shell distances for ${boneCount} bones`);
-  const a = clipToObject(reference);
+  const a = referenceObject ?? clipToObject(reference);
   const b2 = clipToObject(decoded);
   const errors = new Float64Array(n * boneCount);
   const boneMax = new Float64Array(boneCount);

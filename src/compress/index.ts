@@ -81,10 +81,11 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
   const tracks = gatherAnimatedTracks(clip, rotations, classes.animated, options.rotationReference ?? 'mean', layout);
   const clipRanges = extractClipRanges(tracks, layout);
   const ranges = extractSegmentRanges(tracks, clipRanges, layout);
+  const rawObject = clipToObject(clip);
   const search = searchBitRates({
     clip, tracks, clipRanges, ranges, layout,
     basePose: basePoseOf(clip, classes),
-    rawObject: clipToObject(clip),
+    rawObject,
     threshold: settings.threshold,
     shellDistances: settings.shellDistances,
     ladder: BIT_RATE_LADDERS[options.ladder ?? 'acl20'],
@@ -98,7 +99,7 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
   });
 
   const compressed = CompressedClip.open(bytes);
-  const report = verifyCompressed(clip, compressed, settings.shellDistances);
+  const report = verifyCompressed(clip, compressed, settings.shellDistances, rawObject);
   const histogram: Record<number, number> = {};
   for (const bits of search.rates) histogram[bits] = (histogram[bits] ?? 0) + 1;
   const rawBytes = rawSizeBytes(clip.skeleton.parents.length, clip.sampleCount);

@@ -3,17 +3,17 @@
  * values the decoder will rebuild from it (same helpers, same order of operations).
  */
 import { ANIMATED_COMPONENTS, RAW_BITS, TRACK_KIND } from '../runtime/format.js';
-import { quantizeToScale, segmentConstant, segmentOffset, segmentStep, trackComponentBits } from '../runtime/bits.js';
+import { MAX_QUANT, segmentConstant, segmentOffset, segmentStep, trackComponentBits } from '../runtime/bits.js';
 import { rebuildDropped, writeRelativeRotation } from '../runtime/interpolate.js';
 import { storedComponent, type AnimatedTrack, type ClipRanges, type SegmentRanges } from './range.js';
 
-/** Where a track sits among a segment's tracks. */
+/** Where a track sits among a segment's tracks (mutable so hot loops reuse one). */
 export interface TrackSlot {
-  readonly j: number;
-  readonly trackCount: number;
-  readonly segment: number;
-  readonly start: number;
-  readonly size: number;
+  j: number;
+  trackCount: number;
+  segment: number;
+  start: number;
+  size: number;
 }
 
 /**
@@ -41,7 +41,15 @@ export function quantizeTrackSegment(
     const rs = ((at.segment * at.trackCount + at.j) * 3 + slot) * 2;
     const offset = segmentOffset(clipRanges.values[r], clipRanges.values[r + 1], ranges.minMax[rs]);
     const step = segmentStep(clipRanges.values[r + 1], ranges.minMax[rs + 1], bits);
-    for (let k = 0; k < at.size; k++) outCodes[k * 3 + slot] = quantizeToScale(track.values[(at.start + k) * track.width + c], offset, step, bits);
+    // Any code is valid (the decoder only rebuilds offset + q · step), so the nearest one
+    // may be found with a reciprocal instead of a division per value.
+    const inv = step > 0 ? 1 / step : 0;
+    const max = MAX_QUANT[bits];
+    const values = track.values, width = track.width;
+    for (let k = 0; k < at.size; k++) {
+      const q = Math.round((values[(at.start + k) * width + c] - offset) * inv);
+      outCodes[k * 3 + slot] = q <= 0 ? 0 : q > max ? max : q;
+    }
   }
 }
 

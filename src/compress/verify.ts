@@ -27,7 +27,10 @@ export function decompressClip(compressed: CompressedClip, name?: string): RawCl
   return clip;
 }
 
-/** Decodes `compressed` and measures it against `reference` (virtual vertices at `shellDistances`). */
-export function verifyCompressed(reference: RawClip, compressed: CompressedClip, shellDistances?: Float32Array): ErrorReport {
-  return measureClipError(reference, decompressClip(compressed), shellDistances);
+/**
+ * Decodes `compressed` and measures it against `reference` (virtual vertices at
+ * `shellDistances`; `referenceObject`: the reference's object transforms when known).
+ */
+export function verifyCompressed(reference: RawClip, compressed: CompressedClip, shellDistances?: Float32Array, referenceObject?: Float64Array): ErrorReport {
+  return measureClipError(reference, decompressClip(compressed), shellDistances, referenceObject);
 }
