@@ -14,6 +14,20 @@ export const MAX_QUANT: Float64Array = (() => {
   return t;
 })();
 
+/** 1 / (2^bits − 1) for bits 1..32; 0 for 0 bits (a 0-bit component is its offset). Tables keep divisions out of the decoder. */
+export const INV_MAX_QUANT: Float64Array = (() => {
+  const t = new Float64Array(33);
+  for (let b = 1; b <= 32; b++) t[b] = 1 / (2 ** b - 1);
+  return t;
+})();
+
+/** byte / 255 for every byte value: a segment range's fraction of the clip range. */
+export const BYTE_FRACTION: Float64Array = (() => {
+  const t = new Float64Array(256);
+  for (let b = 0; b < 256; b++) t[b] = b / 255;
+  return t;
+})();
+
 const F32 = new Float32Array(1);
 const U32 = new Uint32Array(F32.buffer);
 
@@ -108,12 +122,12 @@ export function quantizeToScale(value: number, offset: number, scale: number, bi
  * (`segExtentByte` / 255 of the clip extent) over 2^bits − 1.
  */
 export function segmentStep(clipExtent: number, segExtentByte: number, bits: number): number {
-  return bits === 0 ? 0 : segmentExtent(clipExtent, segExtentByte) / MAX_QUANT[bits];
+  return segmentExtent(clipExtent, segExtentByte) * INV_MAX_QUANT[bits];
 }
 
 /** A segment's extent of one component: `segExtentByte` / 255 of the clip extent. */
 export function segmentExtent(clipExtent: number, segExtentByte: number): number {
-  return (segExtentByte / 255) * clipExtent;
+  return BYTE_FRACTION[segExtentByte] * clipExtent;
 }
 
 /**
@@ -148,7 +162,7 @@ export function decodeReference(x: number, y: number, z: number, out: Float64Arr
 
 /** Value at q = 0 inside a segment: clip minimum plus `segMinByte` / 255 of the clip extent. */
 export function segmentOffset(clipMin: number, clipExtent: number, segMinByte: number): number {
-  return clipMin + (segMinByte / 255) * clipExtent;
+  return clipMin + BYTE_FRACTION[segMinByte] * clipExtent;
 }
 
 /** Value of a component that is constant inside a segment (rate 0): a 16-bit fraction of the clip range. */

@@ -104,6 +104,10 @@ export class CompressedClip {
   private readonly compBits: Uint8Array; // bits of each (segment, animated track, component)
   private readonly refs: Float64Array; // per animated track: reference xyzw (rotations only)
   private readonly quats = new Float64Array(8); // two rebuilt deltas, scratch of decode()
+  // Dequantisation cache of two segments (see prepareSegment).
+  private readonly segOffset: Float64Array;
+  private readonly segStep: Float64Array;
+  private readonly cachedSegment = new Int32Array([-1, -1]);
   private readonly segRates: Uint32Array; // byte offset of each segment's rates
   private readonly segRanges: Uint32Array;
   private readonly segBits: Float64Array; // bit offset of each segment's packed keys
@@ -368,6 +372,8 @@ export class CompressedClip {
     this.animTrackOfTrack = animTrackOfTrack;
     this.clipRanges = clipRanges;
     this.compBits = compBits;
+    this.segOffset = new Float64Array(2 * animated * ANIMATED_COMPONENTS);
+    this.segStep = new Float64Array(2 * animated * ANIMATED_COMPONENTS);
     this.animRange = animRange;
     this.refs = refs;
     this.segRates = segRates;
@@ -521,95 +527,108 @@ export class CompressedClip {
     let bit0 = this.segBits[s0] + (k0 - s0 * SEGMENT_SIZE) * this.segKeyBits[s0];
     let bit1 = this.segBits[s1] + (k1 - s1 * SEGMENT_SIZE) * this.segKeyBits[s1];
     const count = this.animatedTrackCount;
+    const cbits = this.compBits;
+    const cb0 = s0 * count * ANIMATED_COMPONENTS, cb1 = s1 * count * ANIMATED_COMPONENTS;
     let first = 0, last = count;
     if (onlyBone >= 0) {
-      // Skip to the bone's first animated track, summing the bits of the tracks before it.
+      // Skip to the bone's first animated track, summing the bits of the tracks before it
+      // (per component: a track's components need not share its rate).
       first = count; last = count;
       for (let kind = 0; kind < TRACKS_PER_BONE; kind++) {
         const a = this.animTrackOfTrack[onlyBone * TRACKS_PER_BONE + kind];
         if (a >= 0) { if (first === count) first = a; last = a + 1; }
       }
-      for (let j = 0; j < first; j++) {
-        bit0 += ANIMATED_COMPONENTS * (bytes[rates0 + j] & RATE_MASK);
-        bit1 += ANIMATED_COMPONENTS * (bytes[rates1 + j] & RATE_MASK);
+      for (let i = 0; i < ANIMATED_COMPONENTS * first; i++) {
+        bit0 += cbits[cb0 + i];
+        bit1 += cbits[cb1 + i];
       }
     }
-    const quats = this.quats;
-    const cbits = this.compBits;
-    const cb0 = s0 * count * ANIMATED_COMPONENTS, cb1 = s1 * count * ANIMATED_COMPONENTS;
+    const slot0 = this.prepareSegment(s0, s0 & 1);
+    // The two keys' segments never share a slot (wrapping pairs the last with the first).
+    const slot1 = s1 === s0 ? slot0 : this.prepareSegment(s1, (s0 & 1) ^ 1);
+    const offs = this.segOffset, steps = this.segStep;
+    const quats = this.quats, boneOffset = this.animBoneOffset, kinds = this.animKind;
     for (let j = first; j < last; j++) {
-      const rb0 = bytes[rates0 + j];
-      const r0 = rb0 & RATE_MASK;
-      const ro = this.animRange[j];
-      const o = this.animBoneOffset[j] - base;
-      const rng = rng0 + j * SEGMENT_RANGE_BYTES;
+      const i0 = slot0 + 3 * j;
       const a0 = cbits[cb0 + 3 * j], a1 = cbits[cb0 + 3 * j + 1], a2 = cbits[cb0 + 3 * j + 2];
-      if (this.animKind[j] === TRACK_KIND.ROTATION) {
-        // Stored components are x, y, z, w without the dropped one.
-        const drop0 = rb0 >>> DROP_SHIFT;
-        const c0 = drop0 === 0 ? 1 : 0, c1 = drop0 <= 1 ? 2 : 1, c2 = drop0 <= 2 ? 3 : 2;
-        rebuildDropped(
-          decodeComponent(bytes, words, rng, 0, r0, a0, bit0, ranges[ro + 2 * c0], ranges[ro + 2 * c0 + 1]),
-          decodeComponent(bytes, words, rng, 1, r0, a1, bit0 + a0, ranges[ro + 2 * c1], ranges[ro + 2 * c1 + 1]),
-          decodeComponent(bytes, words, rng, 2, r0, a2, bit0 + a0 + a1, ranges[ro + 2 * c2], ranges[ro + 2 * c2 + 1]),
-          drop0, quats, 0,
-        );
-        bit0 += a0 + a1 + a2;
-        if (single) {
-          writeRelativeRotation(refs, 4 * j, quats, 0, out, o);
-          continue;
-        }
-        const rb1 = bytes[rates1 + j];
-        const r1 = rb1 & RATE_MASK;
-        const e0 = cbits[cb1 + 3 * j], e1 = cbits[cb1 + 3 * j + 1], e2 = cbits[cb1 + 3 * j + 2];
-        const drop1 = rb1 >>> DROP_SHIFT;
-        const d0 = drop1 === 0 ? 1 : 0, d1 = drop1 <= 1 ? 2 : 1, d2 = drop1 <= 2 ? 3 : 2;
-        const rng1j = rng1 + j * SEGMENT_RANGE_BYTES;
-        rebuildDropped(
-          decodeComponent(bytes, words, rng1j, 0, r1, e0, bit1, ranges[ro + 2 * d0], ranges[ro + 2 * d0 + 1]),
-          decodeComponent(bytes, words, rng1j, 1, r1, e1, bit1 + e0, ranges[ro + 2 * d1], ranges[ro + 2 * d1 + 1]),
-          decodeComponent(bytes, words, rng1j, 2, r1, e2, bit1 + e0 + e1, ranges[ro + 2 * d2], ranges[ro + 2 * d2 + 1]),
-          drop1, quats, 4,
-        );
-        bit1 += e0 + e1 + e2;
-        nlerpRelativeRotation(refs, 4 * j, quats, 0, 4, alpha, out, o);
-        continue;
-      }
-      const x0 = decodeComponent(bytes, words, rng, 0, r0, a0, bit0, ranges[ro], ranges[ro + 1]);
-      const y0 = decodeComponent(bytes, words, rng, 1, r0, a1, bit0 + a0, ranges[ro + 2], ranges[ro + 3]);
-      const z0 = decodeComponent(bytes, words, rng, 2, r0, a2, bit0 + a0 + a1, ranges[ro + 4], ranges[ro + 5]);
+      const x0 = a0 === RAW_BITS ? floatFromBits(readBits(words, bit0, RAW_BITS)) : offs[i0] + readBits(words, bit0, a0) * steps[i0];
+      const y0 = a1 === RAW_BITS ? floatFromBits(readBits(words, bit0 + a0, RAW_BITS)) : offs[i0 + 1] + readBits(words, bit0 + a0, a1) * steps[i0 + 1];
+      const z0 = a2 === RAW_BITS ? floatFromBits(readBits(words, bit0 + a0 + a1, RAW_BITS)) : offs[i0 + 2] + readBits(words, bit0 + a0 + a1, a2) * steps[i0 + 2];
       bit0 += a0 + a1 + a2;
+      const o = boneOffset[j] - base;
+      const rotation = kinds[j] === TRACK_KIND.ROTATION;
       if (single) {
-        out[o] = x0; out[o + 1] = y0; out[o + 2] = z0;
+        if (rotation) {
+          // Stored components are x, y, z, w without the dropped one.
+          rebuildDropped(x0, y0, z0, bytes[rates0 + j] >>> DROP_SHIFT, quats, 0);
+          writeRelativeRotation(refs, 4 * j, quats, 0, out, o);
+        } else {
+          out[o] = x0; out[o + 1] = y0; out[o + 2] = z0;
+        }
         continue;
       }
-      const r1 = bytes[rates1 + j] & RATE_MASK;
+      const i1 = slot1 + 3 * j;
       const e0 = cbits[cb1 + 3 * j], e1 = cbits[cb1 + 3 * j + 1], e2 = cbits[cb1 + 3 * j + 2];
-      const rng1j = rng1 + j * SEGMENT_RANGE_BYTES;
-      const x1 = decodeComponent(bytes, words, rng1j, 0, r1, e0, bit1, ranges[ro], ranges[ro + 1]);
-      const y1 = decodeComponent(bytes, words, rng1j, 1, r1, e1, bit1 + e0, ranges[ro + 2], ranges[ro + 3]);
-      const z1 = decodeComponent(bytes, words, rng1j, 2, r1, e2, bit1 + e0 + e1, ranges[ro + 4], ranges[ro + 5]);
+      const x1 = e0 === RAW_BITS ? floatFromBits(readBits(words, bit1, RAW_BITS)) : offs[i1] + readBits(words, bit1, e0) * steps[i1];
+      const y1 = e1 === RAW_BITS ? floatFromBits(readBits(words, bit1 + e0, RAW_BITS)) : offs[i1 + 1] + readBits(words, bit1 + e0, e1) * steps[i1 + 1];
+      const z1 = e2 === RAW_BITS ? floatFromBits(readBits(words, bit1 + e0 + e1, RAW_BITS)) : offs[i1 + 2] + readBits(words, bit1 + e0 + e1, e2) * steps[i1 + 2];
       bit1 += e0 + e1 + e2;
-      out[o] = x0 + (x1 - x0) * alpha;
-      out[o + 1] = y0 + (y1 - y0) * alpha;
-      out[o + 2] = z0 + (z1 - z0) * alpha;
+      if (rotation) {
+        rebuildDropped(x0, y0, z0, bytes[rates0 + j] >>> DROP_SHIFT, quats, 0);
+        rebuildDropped(x1, y1, z1, bytes[rates1 + j] >>> DROP_SHIFT, quats, 4);
+        nlerpRelativeRotation(refs, 4 * j, quats, 0, 4, alpha, out, o);
+      } else {
+        out[o] = x0 + (x1 - x0) * alpha;
+        out[o + 1] = y0 + (y1 - y0) * alpha;
+        out[o + 2] = z0 + (z1 - z0) * alpha;
+      }
     }
   }
-}
 
-/**
- * One component of an animated track at one key. `rangeAt` is the track's 6-byte range
- * slot in the segment; `rate` the track's rate byte value and `bits` this component's
- * bits. The arithmetic is the compressor's (compress/quantize.ts calls the same helpers).
- */
-export function decodeComponent(
-  bytes: Uint8Array, words: Uint32Array, rangeAt: number, component: number, rate: number, bits: number, bitOffset: number,
-  clipMin: number, clipExtent: number,
-): number {
-  const at = rangeAt + 2 * component;
-  if (rate === 0) return segmentConstant(clipMin, clipExtent, bytes[at] | (bytes[at + 1] << 8));
-  if (rate === RAW_BITS) return floatFromBits(readBits(words, bitOffset, RAW_BITS));
-  return segmentOffset(clipMin, clipExtent, bytes[at]) + readBits(words, bitOffset, bits) * segmentStep(clipExtent, bytes[at + 1], bits);
+  /**
+   * Fills the dequantisation cache (offset and step of every stored component) for
+   * segment `s` in `slot` (0 or 1), unless it is there already; returns the slot's base
+   * index. Consecutive segments use different slots, so playing forward computes each
+   * segment once.
+   */
+  private prepareSegment(s: number, slot: number): number {
+    const count = this.animatedTrackCount;
+    const base = slot * count * ANIMATED_COMPONENTS;
+    if (this.cachedSegment[slot] === s) return base;
+    this.cachedSegment[slot] = s;
+    const bytes = this.bytes, ranges = this.clipRanges, cbits = this.compBits;
+    const kinds = this.animKind, rangeAt = this.animRange;
+    const rates = this.segRates[s], rng = this.segRanges[s];
+    const offs = this.segOffset, steps = this.segStep;
+    const cbBase = s * count * ANIMATED_COMPONENTS;
+    for (let j = 0; j < count; j++) {
+      const rb = bytes[rates + j];
+      const rate = rb & RATE_MASK;
+      const drop = kinds[j] === TRACK_KIND.ROTATION ? rb >>> DROP_SHIFT : 3;
+      const ro = rangeAt[j];
+      const at = rng + j * SEGMENT_RANGE_BYTES;
+      const i = base + 3 * j;
+      if (rate === 0) {
+        // Constant in the segment: its components have 0 bits, so value = offset.
+        for (let c = 0; c < ANIMATED_COMPONENTS; c++) {
+          const r = ro + 2 * (c < drop ? c : c + 1);
+          offs[i + c] = segmentConstant(ranges[r], ranges[r + 1], bytes[at + 2 * c] | (bytes[at + 2 * c + 1] << 8));
+          steps[i + c] = 0;
+        }
+        continue;
+      }
+      // Stored slot c holds component c, or c + 1 at and after the dropped one.
+      const r0 = ro + (drop === 0 ? 2 : 0), r1 = ro + (drop <= 1 ? 4 : 2), r2 = ro + (drop <= 2 ? 6 : 4);
+      const cb = cbBase + 3 * j;
+      offs[i] = segmentOffset(ranges[r0], ranges[r0 + 1], bytes[at]);
+      steps[i] = segmentStep(ranges[r0 + 1], bytes[at + 1], cbits[cb]);
+      offs[i + 1] = segmentOffset(ranges[r1], ranges[r1 + 1], bytes[at + 2]);
+      steps[i + 1] = segmentStep(ranges[r1 + 1], bytes[at + 3], cbits[cb + 1]);
+      offs[i + 2] = segmentOffset(ranges[r2], ranges[r2 + 1], bytes[at + 4]);
+      steps[i + 2] = segmentStep(ranges[r2 + 1], bytes[at + 5], cbits[cb + 2]);
+    }
+    return base;
+  }
 }
 
 function readNames(bytes: Uint8Array, view: DataView, offset: number, boneCount: number): { name: string; boneNames: string[]; end: number } {

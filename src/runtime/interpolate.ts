@@ -73,20 +73,23 @@ export function writeRelativeRotation(refs: Float64Array, ro: number, src: Float
   );
 }
 
-/** nlerp between ref · a and ref · b at `alpha` (a = `src[ao..]`, b = `src[bo..]`), written at `out[o..o+3]`. */
+/**
+ * nlerp between ref · a and ref · b at `alpha` (a = `src[ao..]`, b = `src[bo..]`), written
+ * at `out[o..o+3]`. Left multiplication by ref is linear and keeps dot products' signs, so
+ * the deltas are blended first and multiplied once.
+ */
 export function nlerpRelativeRotation(refs: Float64Array, ro: number, src: Float64Array, ao: number, bo: number, alpha: number, out: Float32Array, o: number): void {
-  const rx = refs[ro], ry = refs[ro + 1], rz = refs[ro + 2], rw = refs[ro + 3];
   const ax = src[ao], ay = src[ao + 1], az = src[ao + 2], aw = src[ao + 3];
   const bx = src[bo], by = src[bo + 1], bz = src[bo + 2], bw = src[bo + 3];
-  nlerpRotation(
-    rw * ax + rx * aw + ry * az - rz * ay,
-    rw * ay - rx * az + ry * aw + rz * ax,
-    rw * az + rx * ay - ry * ax + rz * aw,
-    rw * aw - rx * ax - ry * ay - rz * az,
-    rw * bx + rx * bw + ry * bz - rz * by,
-    rw * by - rx * bz + ry * bw + rz * bx,
-    rw * bz + rx * by - ry * bx + rz * bw,
-    rw * bw - rx * bx - ry * by - rz * bz,
-    alpha, out, o,
+  const wa = 1 - alpha;
+  const wb = ax * bx + ay * by + az * bz + aw * bw < 0 ? -alpha : alpha;
+  const x = ax * wa + bx * wb, y = ay * wa + by * wb, z = az * wa + bz * wb, w = aw * wa + bw * wb;
+  const rx = refs[ro], ry = refs[ro + 1], rz = refs[ro + 2], rw = refs[ro + 3];
+  writeRotation(
+    rw * x + rx * w + ry * z - rz * y,
+    rw * y - rx * z + ry * w + rz * x,
+    rw * z + rx * y - ry * x + rz * w,
+    rw * w - rx * x - ry * y - rz * z,
+    out, o,
   );
 }
