@@ -145,6 +145,9 @@ export class CompressedClip {
       const stored = view.getUint32(HEADER.CHECKSUM, true);
       const actual = crc32(bytes, CHECKSUM_START, size);
       if (stored !== actual) throw new FormatError(FORMAT_ERROR.BAD_CHECKSUM, `checksum mismatch (stored 0x${stored.toString(16)}, computed 0x${actual.toString(16)}): the file is corrupt`, HEADER.CHECKSUM);
+    } else if (!this.hasChecksum && view.getUint32(HEADER.CHECKSUM, true) !== 0) {
+      // The writer leaves the field 0 without the flag; otherwise one flipped flag bit would switch the CRC off unnoticed.
+      throw new FormatError(FORMAT_ERROR.BAD_HEADER, `checksum field is 0x${view.getUint32(HEADER.CHECKSUM, true).toString(16)} but the checksum flag is not set`, HEADER.CHECKSUM);
     }
     const boneCount = view.getUint16(HEADER.BONE_COUNT, true);
     if (boneCount < 1 || boneCount > MAX_BONES) throw new FormatError(FORMAT_ERROR.BAD_HEADER, `bone count ${boneCount} (need 1..${MAX_BONES})`, HEADER.BONE_COUNT);
@@ -156,6 +159,8 @@ export class CompressedClip {
     if (sampleCount < 1) throw new FormatError(FORMAT_ERROR.BAD_HEADER, 'sample count 0', HEADER.SAMPLE_COUNT);
     const sampleRate = view.getFloat64(HEADER.SAMPLE_RATE, true);
     if (!(sampleRate > 0) || !Number.isFinite(sampleRate)) throw new FormatError(FORMAT_ERROR.BAD_HEADER, `sample rate ${sampleRate}`, HEADER.SAMPLE_RATE);
+    // The wrap period sampleCount / sampleRate (≥ duration) must be finite, or time arithmetic overflows.
+    if (!Number.isFinite(sampleCount / sampleRate)) throw new FormatError(FORMAT_ERROR.BAD_HEADER, `sample rate ${sampleRate} Hz is too small for ${sampleCount} samples (infinite duration)`, HEADER.SAMPLE_RATE);
     const segmentCount = view.getUint32(HEADER.SEGMENT_COUNT, true);
     if (segmentCount !== segmentCountFor(sampleCount)) {
       throw new FormatError(FORMAT_ERROR.BAD_HEADER, `segment count ${segmentCount}, expected ${segmentCountFor(sampleCount)} for ${sampleCount} samples`, HEADER.SEGMENT_COUNT);
@@ -279,13 +284,18 @@ export class CompressedClip {
 
     // Segments follow each other in order, each 4-byte aligned; the bits of each
     // component follow from the rate and the segment ranges, computed once here.
-    const segRates = new Uint32Array(segmentCount);
-    const segRanges = new Uint32Array(segmentCount);
-    const segBits = new Float64Array(segmentCount);
-    const segKeyBits = new Uint32Array(segmentCount);
-    const compBits = new Uint8Array(segmentCount * animated * ANIMATED_COMPONENTS);
+    // Every segment holds at least its rate and range bytes, so a sample count the file
+    // cannot hold fails here, before per-segment tables are allocated. Without animated
+    // tracks segments are empty and need no tables at all (memory must not follow a count).
+    need(segmentsOffset + segmentCount * align4(animated * (1 + SEGMENT_RANGE_BYTES)), `${segmentCount} segments`, segmentsOffset);
+    const tableSegments = animated > 0 ? segmentCount : 0;
+    const segRates = new Uint32Array(tableSegments);
+    const segRanges = new Uint32Array(tableSegments);
+    const segBits = new Float64Array(tableSegments);
+    const segKeyBits = new Uint32Array(tableSegments);
+    const compBits = new Uint8Array(tableSegments * animated * ANIMATED_COMPONENTS);
     let expected = segmentsOffset;
-    for (let s = 0; s < segmentCount; s++) {
+    for (let s = 0; s < tableSegments; s++) {
       const off = expected;
       need(off + animated * (1 + SEGMENT_RANGE_BYTES), `segment ${s} header`, off);
       let keyBits = 0;
@@ -333,7 +343,7 @@ export class CompressedClip {
     this.bytes = bytes;
     this.words = new Uint32Array(bytes.buffer, bytes.byteOffset, size >>> 2);
     // Raw float32 components are checked once here so sample() never produces NaN.
-    for (let s = 0; s < segmentCount; s++) {
+    for (let s = 0; s < tableSegments; s++) {
       const keys = segmentSampleCount(s, segmentCount, sampleCount);
       let trackBit = 0;
       for (let j = 0; j < animated; j++) {

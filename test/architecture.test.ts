@@ -1,0 +1,149 @@
+/**
+ * The import rules of STYLE.md, checked on the source text: the runtime stays browser-safe
+ * and free of the compressor, adapters depend on the runtime only, and nothing depends on
+ * the CLI.
+ */
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const SRC = join(ROOT, 'src');
+
+/** Every .ts file under `dir`, recursively. */
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(dir)) {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) out.push(...sourceFiles(path));
+    else if (path.endsWith('.ts') && !path.endsWith('.d.ts')) out.push(path);
+  }
+  return out;
+}
+
+/** Strips comments so an import mentioned in a doc comment does not count. */
+function withoutComments(text: string): string {
+  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
+}
+
+/**
+ * Module specifiers a file loads: static imports and re-exports (`import … from`,
+ * `export … from`, side-effect `import '…'`, type-only ones included) and dynamic
+ * `import('…')`.
+ */
+export function importsOf(text: string): string[] {
+  const code = withoutComments(text);
+  const specs: string[] = [];
+  const patterns = [
+    /\b(?:import|export)\s+(?:type\s+)?[^'";]*?\sfrom\s*['"]([^'"]+)['"]/g,
+    /\bimport\s*['"]([^'"]+)['"]/g,
+    /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
+    /\brequire\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
+  ];
+  for (const re of patterns) for (const m of code.matchAll(re)) specs.push(m[1]);
+  return specs;
+}
+
+/** What a specifier points at: a path relative to src/ (`runtime/bits.ts`) or a package name (`gl-matrix`, `node:fs`). */
+function target(file: string, spec: string): { kind: 'src'; path: string } | { kind: 'outside'; path: string } | { kind: 'package'; name: string } {
+  if (spec.startsWith('.')) {
+    const abs = resolve(dirname(file), spec).replace(/\.js$/, '.ts');
+    const rel = relative(SRC, abs);
+    if (rel.startsWith('..')) return { kind: 'outside', path: relative(ROOT, abs) };
+    return { kind: 'src', path: rel.split(sep).join('/') };
+  }
+  if (spec.startsWith('node:')) return { kind: 'package', name: spec };
+  const parts = spec.split('/');
+  return { kind: 'package', name: spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0] };
+}
+
+const NODE_BUILTINS = new Set(['fs', 'path', 'url', 'os', 'crypto', 'worker_threads', 'child_process', 'stream', 'util', 'events', 'buffer', 'process', 'module', 'http', 'https', 'zlib', 'assert', 'perf_hooks', 'readline', 'tty', 'net']);
+
+function isNodeOnly(name: string): boolean {
+  return name.startsWith('node:') || NODE_BUILTINS.has(name.split('/')[0]);
+}
+
+const files = sourceFiles(SRC).map((path) => ({ path, rel: relative(SRC, path).split(sep).join('/'), imports: importsOf(readFileSync(path, 'utf8')) }));
+
+/** Violations of `allowed` among the imports of files under `folder` (a src/ prefix such as `runtime/`). */
+function violations(prefix: string, allowed: (t: ReturnType<typeof target>) => boolean): string[] {
+  const out: string[] = [];
+  for (const f of files) {
+    if (!f.rel.startsWith(prefix)) continue;
+    for (const spec of f.imports) if (!allowed(target(f.path, spec))) out.push(`src/${f.rel} imports '${spec}'`);
+  }
+  return out;
+}
+
+describe('importsOf', () => {
+  it('finds static, type-only, re-exported, side-effect and dynamic imports, and ignores comments', () => {
+    const text = [
+      "import { a } from './a.js';",
+      "import type { B } from '../b.js';",
+      "import {\n  c,\n  d,\n} from 'gl-matrix';",
+      "export { e } from './e.js';",
+      "export * from './f.js';",
+      "import './side-effect.js';",
+      "const g = await import('node:fs');",
+      "// import { no } from 'node:path';",
+      "/* import { no } from 'three'; */",
+      "const url = 'http://example.com'; // not an import",
+    ].join('\n');
+    expect(importsOf(text).sort()).toEqual(['../b.js', './a.js', './e.js', './f.js', './side-effect.js', 'gl-matrix', 'node:fs'].sort());
+  });
+});
+
+describe('import rules', () => {
+  it('finds the source tree', () => {
+    expect(files.some((f) => f.rel === 'runtime/compressed-clip.ts')).toBe(true);
+    expect(files.some((f) => f.rel.startsWith('compress/'))).toBe(true);
+    const decoder = files.find((f) => f.rel === 'runtime/compressed-clip.ts')!;
+    expect(decoder.imports).toContain('./format.js');
+    expect(target(decoder.path, './format.js')).toEqual({ kind: 'src', path: 'runtime/format.ts' });
+  });
+
+  it('src/runtime/** imports only src/runtime/** and gl-matrix (nothing Node-only)', () => {
+    expect(violations('runtime/', (t) => (t.kind === 'src' && t.path.startsWith('runtime/')) || (t.kind === 'package' && t.name === 'gl-matrix'))).toEqual([]);
+  });
+
+  it('src/adapters/** imports only the runtime and three', () => {
+    expect(violations('adapters/', (t) => (t.kind === 'src' && t.path.startsWith('runtime/')) || (t.kind === 'package' && t.name === 'three'))).toEqual([]);
+  });
+
+  it('nothing outside src/cli/ imports src/cli/**', () => {
+    const bad = files
+      .filter((f) => !f.rel.startsWith('cli/'))
+      .flatMap((f) => f.imports.filter((spec) => { const t = target(f.path, spec); return t.kind === 'src' && t.path.startsWith('cli/'); }).map((spec) => `src/${f.rel} imports '${spec}'`));
+    expect(bad).toEqual([]);
+  });
+
+  it('nothing in src/ imports from outside src/ (tests, bench scripts)', () => {
+    expect(violations('', (t) => t.kind !== 'outside')).toEqual([]);
+  });
+
+  it('src/index.ts (when present) imports nothing Node-only, and nothing from bench/, cli/ or node/', () => {
+    const index = files.find((f) => f.rel === 'index.ts');
+    if (!index) return;
+    const bad = index.imports.filter((spec) => {
+      const t = target(index.path, spec);
+      if (t.kind === 'package') return isNodeOnly(t.name) || t.name === 'piscina';
+      return t.kind !== 'src' || /^(bench|cli|node)\//.test(t.path);
+    });
+    expect(bad).toEqual([]);
+  });
+
+  it('the compressor, readers and clip model are browser-safe too (Node code lives in node/, cli/ and bench/)', () => {
+    const bad: string[] = [];
+    for (const f of files) {
+      if (/^(node|cli|bench)\//.test(f.rel)) continue;
+      for (const spec of f.imports) {
+        const t = target(f.path, spec);
+        if (t.kind === 'package' && (isNodeOnly(t.name) || t.name === 'piscina')) bad.push(`src/${f.rel} imports '${spec}'`);
+        if (t.kind === 'src' && /^(node|cli|bench)\//.test(t.path)) bad.push(`src/${f.rel} imports '${spec}'`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+});

@@ -1,0 +1,266 @@
+/**
+ * A slow, obvious `.bpk` decoder written from docs/format.md alone, to check the fast one
+ * (src/runtime/compressed-clip.ts) against. It imports nothing from src/: every field is
+ * read with a DataView at the offset the spec gives, packed keys are read one bit at a
+ * time, and the arithmetic is the spec's formulas written out. It trusts its input (no
+ * validation beyond what it needs to find its way); it is for tests only.
+ */
+
+/** Track classes, by name. */
+export type ReferenceTrackClass = 'default' | 'constant' | 'animated';
+
+/** Everything the reference decoder reads from a file. */
+export interface ReferenceClip {
+  version: number;
+  boneCount: number;
+  sampleCount: number;
+  sampleRate: number;
+  unit: string;
+  parents: number[];
+  /** Clip and bone names, when the file has the names section. */
+  name?: string;
+  boneNames?: string[];
+  /** Class of track `bone * 3 + kind`. */
+  trackClasses: ReferenceTrackClass[];
+  /** `rates[segment][animatedTrack]`: the rate byte's low 6 bits. */
+  rates: number[][];
+  /** `keys[k]`: 10 numbers per bone (rotation xyzw, translation xyz, scale xyz), float32-rounded. */
+  keys: Float64Array[];
+}
+
+const UNITS = ['mm', 'cm', 'm', 'in', 'ft'];
+const SEGMENT_SIZE = 16;
+
+function align4(n: number): number {
+  return Math.ceil(n / 4) * 4;
+}
+
+/** Decodes every sample of a `.bpk` file. Throws a plain Error on a file it cannot read. */
+export function referenceDecode(input: Uint8Array): ReferenceClip {
+  const bytes = Uint8Array.from(input); // a private, aligned copy
+  const view = new DataView(bytes.buffer);
+
+  // 1. Header.
+  if (bytes.length < 68) throw new Error('shorter than the header');
+  if (view.getUint32(0, true) !== 0x1a4b5042) throw new Error('bad magic');
+  const version = view.getUint16(4, true);
+  if (version !== 1) throw new Error(`version ${version}`);
+  const flags = view.getUint16(6, true);
+  const hasNames = (flags & 1) !== 0;
+  if (view.getUint32(12, true) !== bytes.length) throw new Error('total size');
+  const boneCount = view.getUint16(16, true);
+  const unit = UNITS[view.getUint8(19)];
+  const sampleCount = view.getUint32(20, true);
+  const sampleRate = view.getFloat64(24, true);
+  const segmentCount = view.getUint32(32, true);
+  const animatedCount = view.getUint16(38, true);
+  const trackCount = 3 * boneCount;
+
+  // Segments and seeking.
+  let expectedSegments: number;
+  if (sampleCount <= SEGMENT_SIZE) expectedSegments = 1;
+  else if (sampleCount % SEGMENT_SIZE >= SEGMENT_SIZE / 2) expectedSegments = Math.floor(sampleCount / SEGMENT_SIZE) + 1;
+  else expectedSegments = Math.floor(sampleCount / SEGMENT_SIZE);
+  if (segmentCount !== expectedSegments) throw new Error('segment count');
+
+  // 2. Parents.
+  const parents: number[] = [];
+  for (let b = 0; b < boneCount; b++) parents.push(view.getInt16(68 + 2 * b, true));
+
+  // 3. Bitsets.
+  const bitsetsAt = align4(68 + 2 * boneCount);
+  const words = Math.ceil(trackCount / 32);
+  const bitOf = (setAt: number, t: number) => (view.getUint32(setAt + 4 * Math.floor(t / 32), true) >>> (t % 32)) & 1;
+  const trackClasses: ReferenceTrackClass[] = [];
+  for (let t = 0; t < trackCount; t++) {
+    const isDefault = bitOf(bitsetsAt, t) === 1;
+    const isConstant = bitOf(bitsetsAt + 4 * words, t) === 1;
+    trackClasses.push(isDefault ? 'default' : isConstant ? 'constant' : 'animated');
+  }
+  const animatedTracks: number[] = [];
+  for (let t = 0; t < trackCount; t++) if (trackClasses[t] === 'animated') animatedTracks.push(t);
+  if (animatedTracks.length !== animatedCount) throw new Error('animated track count');
+
+  // 4. Constants: the base pose, which every key starts from.
+  const base = new Float64Array(boneCount * 10);
+  let at = bitsetsAt + 8 * words;
+  if (view.getUint32(48, true) !== at) throw new Error('constants offset');
+  for (let t = 0; t < trackCount; t++) {
+    const bone = Math.floor(t / 3), kind = t % 3;
+    const o = bone * 10 + [0, 4, 7][kind];
+    if (trackClasses[t] === 'default') {
+      if (kind === 0) base.set([0, 0, 0, 1], o);
+      else if (kind === 1) base.set([0, 0, 0], o);
+      else base.set([1, 1, 1], o);
+    } else if (trackClasses[t] === 'constant') {
+      const n = kind === 0 ? 4 : 3;
+      const v: number[] = [];
+      for (let c = 0; c < n; c++) { v.push(view.getFloat32(at, true)); at += 4; }
+      if (kind === 0) {
+        const len = Math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
+        base.set(len > 0 ? v.map((x) => x / len) : [0, 0, 0, 1], o);
+      } else {
+        base.set(v, o);
+      }
+    }
+  }
+
+  // 5. Clip ranges: [min, extent] per component, 4 components for rotations.
+  if (view.getUint32(52, true) !== at) throw new Error('clip ranges offset');
+  const clipRanges: Array<Array<[number, number]>> = [];
+  for (const t of animatedTracks) {
+    const ranges: Array<[number, number]> = [];
+    if (t % 3 === 0) {
+      for (let c = 0; c < 4; c++) {
+        ranges.push([view.getUint16(at, true) / 32767 - 1, view.getUint16(at + 2, true) / 32767]);
+        at += 4;
+      }
+    } else {
+      for (let c = 0; c < 3; c++) {
+        ranges.push([view.getFloat32(at, true), view.getFloat32(at + 4, true)]);
+        at += 8;
+      }
+    }
+    clipRanges.push(ranges);
+  }
+
+  // 6. Rotation references.
+  if (view.getUint32(64, true) !== at) throw new Error('rotation references offset');
+  const refs: Array<[number, number, number, number] | undefined> = [];
+  for (const t of animatedTracks) {
+    if (t % 3 !== 0) { refs.push(undefined); continue; }
+    const x = view.getInt16(at, true) / 32767, y = view.getInt16(at + 2, true) / 32767, z = view.getInt16(at + 4, true) / 32767;
+    const w2 = 1 - x * x - y * y - z * z;
+    refs.push([x, y, z, w2 > 0 ? Math.sqrt(w2) : 0]);
+    at += 6;
+  }
+  at = align4(at);
+  if (view.getUint32(56, true) !== at) throw new Error('segments offset');
+
+  // 7. Segments.
+  const keys: Float64Array[] = [];
+  const rates: number[][] = [];
+  for (let s = 0; s < segmentCount; s++) {
+    const segmentStart = at;
+    const keyCount = s === segmentCount - 1 ? sampleCount - SEGMENT_SIZE * s : SEGMENT_SIZE;
+    const segmentRates: number[] = [];
+    const drops: number[] = [];
+    const bits: number[][] = [];
+    for (let j = 0; j < animatedCount; j++) {
+      const rateByte = bytes[segmentStart + j];
+      const rate = rateByte & 0x3f;
+      segmentRates.push(rate);
+      drops.push(animatedTracks[j] % 3 === 0 ? rateByte >> 6 : 3);
+      if (rate === 0) { bits.push([0, 0, 0]); continue; }
+      if (rate === 32) { bits.push([32, 32, 32]); continue; }
+      const extents = [0, 1, 2].map((i) => (slotByte(segmentStart, j, i, 1) / 255) * clipRanges[j][storedComponent(i, drops[j])][1]);
+      const widest = Math.max(...extents);
+      bits.push(extents.map((e) => {
+        const need = e * (2 ** rate - 1);
+        let b = 0;
+        while (b < rate && (2 ** b - 1) * widest < need) b++;
+        return b;
+      }));
+    }
+    rates.push(segmentRates);
+    const keyBits = bits.reduce((sum, b) => sum + b[0] + b[1] + b[2], 0);
+    const dataStart = segmentStart + align4(7 * animatedCount);
+
+    for (let k = 0; k < keyCount; k++) {
+      const pose = Float64Array.from(base);
+      let bit = k * keyBits;
+      for (let j = 0; j < animatedCount; j++) {
+        const t = animatedTracks[j];
+        const bone = Math.floor(t / 3), kind = t % 3;
+        const values: number[] = [];
+        for (let i = 0; i < 3; i++) {
+          const [clipMin, clipExtent] = clipRanges[j][storedComponent(i, drops[j])];
+          const rate = segmentRates[j];
+          if (rate === 0) {
+            const q16 = slotByte(segmentStart, j, i, 0) + 256 * slotByte(segmentStart, j, i, 1);
+            values.push(clipMin + (q16 / 65535) * clipExtent);
+            continue;
+          }
+          const q = readBitsOneByOne(dataStart, bit, bits[j][i]);
+          bit += bits[j][i];
+          if (rate === 32) {
+            values.push(floatFromBitPattern(q));
+            continue;
+          }
+          const offset = clipMin + (slotByte(segmentStart, j, i, 0) / 255) * clipExtent;
+          const inverse = bits[j][i] === 0 ? 0 : 1 / (2 ** bits[j][i] - 1);
+          const step = ((slotByte(segmentStart, j, i, 1) / 255) * clipExtent) * inverse;
+          values.push(offset + q * step);
+        }
+        if (kind === 0) {
+          const [a, b, c] = values;
+          const t2 = 1 - a * a - b * b - c * c;
+          const d = t2 > 0 ? Math.sqrt(t2) : 0;
+          const delta = [a, b, c];
+          delta.splice(drops[j], 0, d);
+          const [dx, dy, dz, dw] = delta;
+          const [rx, ry, rz, rw] = refs[j]!;
+          const q = [
+            rw * dx + rx * dw + ry * dz - rz * dy,
+            rw * dy - rx * dz + ry * dw + rz * dx,
+            rw * dz + rx * dy - ry * dx + rz * dw,
+            rw * dw - rx * dx - ry * dy - rz * dz,
+          ];
+          const len = Math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+          pose.set(len > 0 ? q.map((v) => v / len) : [0, 0, 0, 1], bone * 10);
+        } else {
+          pose.set(values, bone * 10 + (kind === 1 ? 4 : 7));
+        }
+      }
+      keys.push(pose.map((v) => Math.fround(v)));
+    }
+    at = dataStart + 4 * Math.ceil((keyCount * keyBits) / 32);
+  }
+
+  // 8. Names.
+  let name: string | undefined;
+  let boneNames: string[] | undefined;
+  if (hasNames) {
+    if (view.getUint32(60, true) !== at) throw new Error('names offset');
+    const decoder = new TextDecoder('utf-8', { fatal: true });
+    const strings: string[] = [];
+    for (let i = 0; i <= boneCount; i++) {
+      const length = view.getUint16(at, true);
+      strings.push(decoder.decode(bytes.subarray(at + 2, at + 2 + length)));
+      at += 2 + length;
+    }
+    [name, ...boneNames] = strings;
+    at = align4(at);
+  } else if (view.getUint32(60, true) !== 0) {
+    throw new Error('names offset without names');
+  }
+  if (at !== bytes.length) throw new Error('trailing bytes');
+  return { version, boneCount, sampleCount, sampleRate, unit, parents, name, boneNames, trackClasses, rates, keys };
+
+  /** Byte `byte` (0: min or low, 1: extent or high) of slot `slot` of animated track `j`'s range slot. */
+  function slotByte(segmentStart: number, j: number, slot: number, byte: number): number {
+    return bytes[segmentStart + animatedCount + 6 * j + 2 * slot + byte];
+  }
+
+  /** An unsigned integer of `count` bits at stream bit `bit`, least significant bit first. */
+  function readBitsOneByOne(dataStart: number, bit: number, count: number): number {
+    let value = 0;
+    for (let i = 0; i < count; i++) {
+      const p = bit + i;
+      const b = (bytes[dataStart + Math.floor(p / 8)] >> (p % 8)) & 1;
+      value += b * 2 ** i;
+    }
+    return value;
+  }
+}
+
+/** The delta component that stored slot `slot` holds when `drop` is left out. */
+function storedComponent(slot: number, drop: number): number {
+  return slot < drop ? slot : slot + 1;
+}
+
+function floatFromBitPattern(pattern: number): number {
+  const view = new DataView(new ArrayBuffer(4));
+  view.setUint32(0, pattern, true);
+  return view.getFloat32(0, true);
+}

@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+
+import { compress } from '../../src/compress/index.js';
+import { CompressedClip } from '../../src/runtime/compressed-clip.js';
+import { MAX_QUANTIZED_BITS, RAW_BITS } from '../../src/runtime/format.js';
+import { POSE_STRIDE } from '../../src/runtime/pose.js';
+import { referenceDecode } from '../reference-decoder.js';
+import { encodeWithRates, fixtureNames, loadFixture } from '../utils/clips.js';
+import { makeSyntheticClip, mulberry32 } from '../utils/synthetic.js';
+
+const TIMEOUT = 60_000;
+
+/**
+ * Largest difference between the fast decoder's keys and the reference's, beyond one
+ * float32 step of the value (both round a float64 result to float32). Rotations are
+ * compared up to sign: q and −q are the same rotation.
+ */
+function worstDifference(bytes: Uint8Array): { worst: number; where: string } {
+  const fast = CompressedClip.open(bytes);
+  const ref = referenceDecode(bytes);
+  const pose = new Float32Array(fast.boneCount * POSE_STRIDE);
+  let worst = 0, where = '';
+  const note = (d: number, k: number, i: number) => { if (d > worst) { worst = d; where = `key ${k} float ${i}`; } };
+  for (let k = 0; k < fast.sampleCount; k++) {
+    fast.sampleKey(k, pose);
+    const expected = ref.keys[k];
+    for (let bone = 0; bone < fast.boneCount; bone++) {
+      const o = bone * POSE_STRIDE;
+      let plus = 0, minus = 0;
+      for (let c = 0; c < 4; c++) {
+        plus = Math.max(plus, Math.abs(pose[o + c] - expected[o + c]));
+        minus = Math.max(minus, Math.abs(pose[o + c] + expected[o + c]));
+      }
+      note(Math.min(plus, minus), k, o);
+      for (let c = 4; c < POSE_STRIDE; c++) note(Math.abs(pose[o + c] - expected[o + c]) - Math.abs(expected[o + c]) * 2 ** -23, k, o + c);
+    }
+  }
+  return { worst, where };
+}
+
+/** Checks the header-level facts both decoders read. */
+function expectSameMetadata(bytes: Uint8Array): void {
+  const fast = CompressedClip.open(bytes);
+  const ref = referenceDecode(bytes);
+  expect(ref.boneCount).toBe(fast.boneCount);
+  expect(ref.sampleCount).toBe(fast.sampleCount);
+  expect(ref.sampleRate).toBe(fast.sampleRate);
+  expect(ref.unit).toBe(fast.unit);
+  expect(ref.version).toBe(fast.version);
+  expect(ref.parents).toEqual(Array.from(fast.parents));
+  expect(ref.name).toBe(fast.name);
+  expect(ref.boneNames).toEqual(fast.boneNames);
+  expect(ref.keys.length).toBe(fast.sampleCount);
+  for (let b = 0; b < fast.boneCount; b++) {
+    for (let kind = 0; kind < 3; kind++) expect(ref.trackClasses[b * 3 + kind]).toBe(fast.trackClassOf(b, kind));
+  }
+  expect(ref.rates.length).toBe(fast.segmentCount);
+  ref.rates.forEach((rates, s) => expect(rates).toEqual(Array.from(fast.segmentBitRates(s))));
+}
+
+describe('the fast decoder agrees with the reference decoder', () => {
+  it.each(fixtureNames())('%s, compressed at defaults: every key within 1e-6', (file) => {
+    const bytes = compress(loadFixture(file)).bytes;
+    expectSameMetadata(bytes);
+    expect(worstDifference(bytes)).toEqual({ worst: expect.toSatisfy((w: number) => w <= 1e-6), where: expect.any(String) });
+  }, TIMEOUT);
+
+  it.each(fixtureNames().slice(0, 3))('%s, at 0.1 cm with names stripped and identity references', (file) => {
+    const bytes = compress(loadFixture(file), { error: '0.1cm', stripNames: true, checksum: false, rotationReference: 'identity', ladder: 'acl21' }).bytes;
+    expectSameMetadata(bytes);
+    expect(worstDifference(bytes).worst).toBeLessThanOrEqual(1e-6);
+  }, TIMEOUT);
+
+  const RATES = [0, ...Array.from({ length: MAX_QUANTIZED_BITS }, (_, i) => i + 1), RAW_BITS];
+  it.each([1, 2, 17, 24, 40, 57])('synthetic, %i samples, every rate and dropped component', (n) => {
+    const clip = makeSyntheticClip({ boneCount: 9, sampleCount: n, seed: n, animatedScale: true, maxAngleDeg: 178, animatedTranslationShare: 0.6 });
+    for (const reference of ['mean', 'identity'] as const) {
+      const random = mulberry32(n * 7 + (reference === 'mean' ? 1 : 2));
+      const enc = encodeWithRates(clip, () => RATES[Math.floor(random() * RATES.length)], { reference });
+      expectSameMetadata(enc.bytes);
+      const { worst, where } = worstDifference(enc.bytes);
+      expect(worst, where).toBeLessThanOrEqual(1e-6);
+    }
+  });
+
+  it('the synthetic files exercise every dropped component and rate 0, 1..24 and raw', () => {
+    const seen = new Set<number>();
+    const drops = new Set<number>();
+    for (const n of [17, 40, 57]) {
+      const clip = makeSyntheticClip({ boneCount: 9, sampleCount: n, seed: n, animatedScale: true, maxAngleDeg: 178, animatedTranslationShare: 0.6 });
+      const random = mulberry32(n * 7 + 2);
+      const enc = encodeWithRates(clip, () => RATES[Math.floor(random() * RATES.length)], { reference: 'identity' });
+      enc.rates.forEach((r) => seen.add(r));
+      enc.tracks.forEach((t) => { if (t.kind === 0) t.drop.forEach((d) => drops.add(d)); });
+    }
+    expect([...seen].sort((a, b) => a - b)).toEqual(RATES);
+    expect([...drops].sort()).toEqual([0, 1, 2, 3]);
+  });
+
+  it('the reference decoder is not trivially agreeable: it notices a changed bit', () => {
+    const bytes = compress(loadFixture(fixtureNames()[0]), { checksum: false }).bytes;
+    const fast = CompressedClip.open(bytes);
+    const changed = bytes.slice();
+    // Flip a bit inside the last segment's packed keys (before the names).
+    changed[bytes.length - fast.sectionSizes().names - 5] ^= 0x10;
+    const a = referenceDecode(bytes).keys, b = referenceDecode(changed).keys;
+    expect(a.some((key, k) => key.some((v, i) => v !== b[k][i]))).toBe(true);
+  });
+});
