@@ -111,9 +111,12 @@ export function writeSamplePose(clip: RawClip, s: number, pose: Float32Array): v
   }
 }
 
+/** Largest magnitude a translation or scale component may have. */
+export const MAX_MAGNITUDE = 1e30;
+
 /**
  * Checks the clip's invariants: array lengths, a positive finite sample rate, at least one
- * sample, finite values and non-zero quaternions. Throws {@link ClipError} naming the clip,
+ * sample, finite values no larger than {@link MAX_MAGNITUDE} and non-zero quaternions. Throws {@link ClipError} naming the clip,
  * bone and sample of the first problem.
  */
 export function validateRawClip(clip: RawClip): void {
@@ -128,7 +131,8 @@ export function validateRawClip(clip: RawClip): void {
   if (clip.scales.length !== boneCount * n * 3) throw new ClipError(`${where}: scales hold ${clip.scales.length} floats, expected ${boneCount * n * 3}`);
   const check = (arr: Float32Array, width: number, what: string) => {
     for (let i = 0; i < arr.length; i++) {
-      if (!Number.isFinite(arr[i])) {
+      // Far beyond any real skeleton; keeps range arithmetic (min + 2 · extent) inside float32.
+      if (!Number.isFinite(arr[i]) || Math.abs(arr[i]) > MAX_MAGNITUDE) {
         const t = Math.floor(i / width);
         throw new ClipError(`${where}: bone ${clip.skeleton.boneNames[Math.floor(t / n)]} sample ${t % n}: ${what} is ${arr[i]}`);
       }
