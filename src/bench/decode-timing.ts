@@ -1,0 +1,299 @@
+/**
+ * Decoder timings for the bench: whole-pose sampling of a compressed clip, next to three.js
+ * `AnimationMixer` sampling the raw clip and a raw-copy floor (ACL's memcpy baseline), all
+ * measured in this process so that the ratios hold on any machine.
+ */
+import type * as Three from 'three';
+
+import type { RawClip } from '../clip/raw-clip.js';
+import { CompressedClip } from '../runtime/compressed-clip.js';
+import { POSE_STRIDE } from '../runtime/pose.js';
+
+/** Microseconds per whole pose, sequential playback and random times. */
+export interface DecodeTiming {
+  /** Playback forward in steps of 1/playbackHz seconds, wrapping at the clip's end. Wall µs per pose. */
+  readonly sequentialUs: number;
+  /** Seeded uniform random times over the clip. Wall µs per pose. */
+  readonly randomUs: number;
+  /**
+   * The same in process CPU time (`process.cpuUsage()`): on a machine busy with other
+   * processes, wall time includes the time this thread waited for a core; CPU time does not.
+   */
+  readonly sequentialCpuUs: number;
+  readonly randomCpuUs: number;
+}
+
+/** One measurement: µs per call in wall time and in process CPU time. */
+export interface Micros {
+  readonly wallUs: number;
+  readonly cpuUs: number;
+}
+
+function timingOf(sequential: Micros, random: Micros): DecodeTiming {
+  return { sequentialUs: sequential.wallUs, randomUs: random.wallUs, sequentialCpuUs: sequential.cpuUs, randomCpuUs: random.cpuUs };
+}
+
+/** Timings of one clip. */
+export interface ClipDecodeTimings {
+  /** `CompressedClip.sample` into a caller-owned pose. */
+  readonly bonepress: DecodeTiming;
+  /** Copying the sample at or before the time out of the raw float arrays; no interpolation. */
+  readonly rawCopy: DecodeTiming;
+  /** three.js `AnimationMixer` on the raw clip; absent when three.js could not be loaded. */
+  readonly three?: DecodeTiming;
+  /** Bytes of the three.js clip's typed arrays (key times shared by every track, values). */
+  readonly threeClipBytes?: number;
+}
+
+/** How {@link measureClipDecode} measures. */
+export interface DecodeTimingOptions {
+  /** Step rate of sequential playback (Hz). */
+  readonly playbackHz: number;
+  /** Random times per clip, drawn from {@link mulberry32}(`seed`). */
+  readonly randomTimes: number;
+  readonly seed: number;
+  /** Least wall time of one measurement (ms); the iteration count is calibrated to it. */
+  readonly measureMs: number;
+  /** Timed measurements per figure; the figure is the fastest. */
+  readonly repeats: number;
+}
+
+/** The three.js module, as `import('three')` gives it. */
+export type ThreeModule = typeof Three;
+
+/**
+ * Loads three.js (a dev dependency: the bench runs from the repo). Returns the module, or the
+ * reason it could not be loaded, so the bench can go on without three.js figures.
+ */
+export async function loadThree(): Promise<{ three: ThreeModule } | { error: string }> {
+  try {
+    return { three: await import('three') };
+  } catch (error) {
+    return { error: `three.js could not be loaded: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
+/**
+ * mulberry32: a small seeded PRNG; returns floats in [0, 1), the same sequence for the same
+ * seed.
+ */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Median of `values` (sorts a copy); NaN when empty. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+// Results of timed loops land in this module variable so that no loop can be optimised away.
+let sink = 0;
+
+/**
+ * Microseconds per call of the work `run(iterations)` does, in wall and in CPU time: the
+ * iteration count is calibrated until one run lasts `measureMs`, then `repeats` runs are
+ * timed and the fastest of each kind is returned (the run least disturbed by other
+ * processes). The calibration runs double as the warm-up.
+ */
+export function measureMicros(run: (iterations: number) => void, measureMs: number, repeats: number): Micros {
+  let iterations = 16;
+  for (;;) {
+    const started = performance.now();
+    run(iterations);
+    const ms = performance.now() - started;
+    // A quarter of the target is long enough to extrapolate from, and keeps calibration cheap.
+    if (ms >= measureMs / 4) {
+      iterations = Math.max(iterations, Math.ceil((iterations * measureMs) / Math.max(ms, 1e-3)));
+      break;
+    }
+    iterations *= ms < measureMs / 64 ? 8 : 2;
+  }
+  let wallUs = Infinity, cpuUs = Infinity;
+  for (let r = 0; r < repeats; r++) {
+    const cpuStarted = process.cpuUsage();
+    const started = performance.now();
+    run(iterations);
+    const ms = performance.now() - started;
+    const cpu = process.cpuUsage(cpuStarted);
+    wallUs = Math.min(wallUs, (ms * 1000) / iterations);
+    cpuUs = Math.min(cpuUs, (cpu.user + cpu.system) / iterations);
+  }
+  return { wallUs, cpuUs };
+}
+
+/** `count` seeded random times in [0, duration) seconds. */
+export function randomTimes(count: number, duration: number, seed: number): Float64Array {
+  const random = mulberry32(seed);
+  const times = new Float64Array(count);
+  for (let i = 0; i < count; i++) times[i] = random() * duration;
+  return times;
+}
+
+/**
+ * Times the decoders on one clip: bonepress on `bytes`, the raw-copy floor and (when `three`
+ * is given) three.js on `clip`. The clip needs at least 2 samples. Allocates the pose, the
+ * times and the three.js scene once per call; the timed loops allocate nothing of their own.
+ */
+export function measureClipDecode(
+  clip: RawClip,
+  bytes: Uint8Array,
+  options: DecodeTimingOptions,
+  three?: ThreeModule,
+): ClipDecodeTimings {
+  const { measureMs, repeats } = options;
+  const duration = (clip.sampleCount - 1) / clip.sampleRate;
+  const step = 1 / options.playbackHz;
+  // A power of two, so the random loops wrap with a mask.
+  const timeCount = 2 ** Math.max(4, Math.round(Math.log2(Math.max(16, options.randomTimes))));
+  const times = randomTimes(timeCount, duration, options.seed);
+  const mask = timeCount - 1;
+
+  const compressed = CompressedClip.open(bytes);
+  const pose = new Float32Array(compressed.boneCount * POSE_STRIDE);
+  const bonepress = timingOf(
+    measureMicros((n) => {
+      let t = 0;
+      for (let i = 0; i < n; i++) {
+        compressed.sample(t, pose);
+        t += step;
+        if (t > duration) t -= duration;
+      }
+      sink += pose[0];
+    }, measureMs, repeats),
+    measureMicros((n) => {
+      for (let i = 0; i < n; i++) compressed.sample(times[i & mask], pose);
+      sink += pose[0];
+    }, measureMs, repeats),
+  );
+
+  const rawCopy = timingOf(
+    measureMicros((n) => {
+      let t = 0;
+      for (let i = 0; i < n; i++) {
+        copyRawPose(clip, t, pose);
+        t += step;
+        if (t > duration) t -= duration;
+      }
+      sink += pose[0];
+    }, measureMs, repeats),
+    measureMicros((n) => {
+      for (let i = 0; i < n; i++) copyRawPose(clip, times[i & mask], pose);
+      sink += pose[0];
+    }, measureMs, repeats),
+  );
+
+  if (!three) return { bonepress, rawCopy };
+  const harness = buildThreeHarness(three, clip);
+  const { mixer, probe } = harness;
+  const threeTiming = timingOf(
+    measureMicros((n) => {
+      mixer.setTime(0);
+      for (let i = 0; i < n; i++) mixer.update(step);
+      sink += probe.quaternion.x;
+    }, measureMs, repeats),
+    measureMicros((n) => {
+      for (let i = 0; i < n; i++) mixer.setTime(times[i & mask]);
+      sink += probe.quaternion.x;
+    }, measureMs, repeats),
+  );
+  mixer.stopAllAction();
+  return { bonepress, rawCopy, three: threeTiming, threeClipBytes: harness.clipBytes };
+}
+
+/**
+ * The raw-copy floor: copies every bone's sample at or before `time` (seconds) out of the
+ * clip's float arrays into `outPose`, as a decoder with nothing to decode would.
+ */
+export function copyRawPose(clip: RawClip, time: number, outPose: Float32Array): void {
+  const n = clip.sampleCount;
+  let key = Math.floor(time * clip.sampleRate);
+  if (key > n - 1) key = n - 1;
+  else if (!(key >= 0)) key = 0;
+  const boneCount = clip.skeleton.parents.length;
+  const r = clip.rotations, tr = clip.translations, sc = clip.scales;
+  for (let b = 0; b < boneCount; b++) {
+    const i = b * n + key;
+    const o = b * POSE_STRIDE;
+    outPose[o] = r[i * 4]; outPose[o + 1] = r[i * 4 + 1]; outPose[o + 2] = r[i * 4 + 2]; outPose[o + 3] = r[i * 4 + 3];
+    outPose[o + 4] = tr[i * 3]; outPose[o + 5] = tr[i * 3 + 1]; outPose[o + 6] = tr[i * 3 + 2];
+    outPose[o + 7] = sc[i * 3]; outPose[o + 8] = sc[i * 3 + 1]; outPose[o + 9] = sc[i * 3 + 2];
+  }
+}
+
+/** A three.js scene playing a raw clip. */
+export interface ThreeHarness {
+  readonly mixer: Three.AnimationMixer;
+  readonly skeleton: Three.Skeleton;
+  /** The last bone, read after timed loops. */
+  readonly probe: Three.Bone;
+  /** Tracks in the three.js clip. */
+  readonly trackCount: number;
+  /** Bytes of the clip's typed arrays: the shared key times plus every track's values. */
+  readonly clipBytes: number;
+}
+
+/**
+ * Builds a three.js `Skeleton` of `Bone`s for `clip` and an `AnimationMixer` playing it:
+ * every bone gets a `QuaternionKeyframeTrack` and a `VectorKeyframeTrack` for its position
+ * (plus one for its scale when that varies), all sharing one Float32Array of key times —
+ * what a BVH file gives (every joint carries rotation channels), and the clip ANCHORS.md
+ * measured (1,178,620 bytes for 22 bones × 1901 samples). Bones are named `b<index>`, so
+ * that no clip bone name needs three.js's name sanitising.
+ */
+export function buildThreeHarness(three: ThreeModule, clip: RawClip): ThreeHarness {
+  const n = clip.sampleCount;
+  const parents = clip.skeleton.parents;
+  const boneCount = parents.length;
+  const root = new three.Object3D();
+  const bones: Three.Bone[] = [];
+  for (let b = 0; b < boneCount; b++) {
+    const bone = new three.Bone();
+    bone.name = `b${b}`;
+    const i = b * n;
+    bone.quaternion.set(clip.rotations[i * 4], clip.rotations[i * 4 + 1], clip.rotations[i * 4 + 2], clip.rotations[i * 4 + 3]);
+    bone.position.set(clip.translations[i * 3], clip.translations[i * 3 + 1], clip.translations[i * 3 + 2]);
+    bone.scale.set(clip.scales[i * 3], clip.scales[i * 3 + 1], clip.scales[i * 3 + 2]);
+    (parents[b] >= 0 ? bones[parents[b]] : root).add(bone);
+    bones.push(bone);
+  }
+  const skeleton = new three.Skeleton(bones);
+
+  const keyTimes = new Float32Array(n);
+  for (let s = 0; s < n; s++) keyTimes[s] = s / clip.sampleRate;
+  let clipBytes = keyTimes.byteLength;
+  const tracks: Three.KeyframeTrack[] = [];
+  for (let b = 0; b < boneCount; b++) {
+    const rotation = clip.rotations.slice(b * n * 4, (b + 1) * n * 4);
+    const position = clip.translations.slice(b * n * 3, (b + 1) * n * 3);
+    const scale = clip.scales.slice(b * n * 3, (b + 1) * n * 3);
+    const scaleVaries = varies(scale, 3);
+    tracks.push(new three.QuaternionKeyframeTrack(`b${b}.quaternion`, keyTimes, rotation));
+    tracks.push(new three.VectorKeyframeTrack(`b${b}.position`, keyTimes, position));
+    clipBytes += rotation.byteLength + position.byteLength;
+    if (scaleVaries) {
+      tracks.push(new three.VectorKeyframeTrack(`b${b}.scale`, keyTimes, scale));
+      clipBytes += scale.byteLength;
+    }
+  }
+  const animation = new three.AnimationClip('bench', (n - 1) / clip.sampleRate, tracks);
+  const mixer = new three.AnimationMixer(root);
+  mixer.clipAction(animation).play();
+  mixer.setTime(0);
+  return { mixer, skeleton, probe: bones[boneCount - 1], trackCount: tracks.length, clipBytes };
+}
+
+/** True when some sample of a track of `width`-float values differs from the first. */
+function varies(values: Float32Array, width: number): boolean {
+  for (let i = width; i < values.length; i++) if (values[i] !== values[i % width]) return true;
+  return false;
+}
