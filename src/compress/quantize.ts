@@ -4,7 +4,7 @@
  */
 import { ANIMATED_COMPONENTS, RAW_BITS, TRACK_KIND } from '../runtime/format.js';
 import { MAX_QUANT, segmentConstant, segmentOffset, segmentStep, trackComponentBits } from '../runtime/bits.js';
-import { rebuildDropped, writeRelativeRotation } from '../runtime/interpolate.js';
+import { emitRotation } from '../runtime/interpolate.js';
 import { storedComponent, type AnimatedTrack, type ClipRanges, type SegmentRanges } from './range.js';
 
 /** Where a track sits among a segment's tracks (mutable so hot loops reuse one). */
@@ -101,8 +101,8 @@ export function reconstructTrackSegment(
     }
     const dst = o + k * stride;
     if (rotation) {
-      rebuildDropped(v0, v1, v2, drop, quat, 0);
-      writeRelativeRotation(track.ref, 0, quat, 0, out, dst);
+      quat[0] = v0; quat[1] = v1; quat[2] = v2;
+      emitRotation(quat, drop, track.ref, 0, out, dst);
     } else {
       out[dst] = v0; out[dst + 1] = v1; out[dst + 2] = v2;
     }

@@ -13,7 +13,7 @@ import {
   decodeReference, floatFromBits, readBits, rotationRangeExtent, rotationRangeMin, segmentConstant, trackComponentBits,
   segmentOffset, segmentStep,
 } from './bits.js';
-import { nlerpRelativeRotation, rebuildDropped, writeRelativeRotation, writeRotation } from './interpolate.js';
+import { blendRotations, emitRotation, writeRotation } from './interpolate.js';
 import { POSE_STRIDE } from './pose.js';
 
 /** How a time between two samples is resolved. */
@@ -46,6 +46,8 @@ const TRACK_CLASS_NAMES: readonly TrackClass[] = ['default', 'constant', 'animat
 const KIND_POSE_OFFSET = [0, 4, 7] as const;
 /** A fraction of a sample this close to a whole sample is that sample. */
 const SNAP = 1e-6;
+/** Bit offsets must fit in an int32 for the decoder's arithmetic. */
+const MAX_FILE_BYTES = 1 << 28;
 const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /** Byte ranges of a clip's sections, for tools (`bonepress info`). */
@@ -103,14 +105,14 @@ export class CompressedClip {
   private readonly animRange: Int32Array; // first clip-range float of each animated track
   private readonly compBits: Uint8Array; // bits of each (segment, animated track, component)
   private readonly refs: Float64Array; // per animated track: reference xyzw (rotations only)
-  private readonly quats = new Float64Array(8); // two rebuilt deltas, scratch of decode()
+  private readonly vals = new Float64Array(8); // decode() scratch: key 0 components, key 1 components, alpha
   // Dequantisation cache of two segments (see prepareSegment).
   private readonly segOffset: Float64Array;
   private readonly segStep: Float64Array;
   private readonly cachedSegment = new Int32Array([-1, -1]);
   private readonly segRates: Uint32Array; // byte offset of each segment's rates
   private readonly segRanges: Uint32Array;
-  private readonly segBits: Float64Array; // bit offset of each segment's packed keys
+  private readonly segBits: Int32Array; // bit offset of each segment's packed keys (files < 256 MiB)
   private readonly segKeyBits: Uint32Array; // bits per key in each segment
   private readonly sections: SectionSizes;
   // Scratch of locate(): no allocation per sample.
@@ -137,6 +139,7 @@ export class CompressedClip {
     const flags = view.getUint16(HEADER.FLAGS, true);
     if (flags & ~KNOWN_FLAGS) throw new FormatError(FORMAT_ERROR.BAD_HEADER, `unknown flags 0x${flags.toString(16)}`, HEADER.FLAGS);
     const totalSize = view.getUint32(HEADER.TOTAL_SIZE, true);
+    if (size > MAX_FILE_BYTES) throw new FormatError(FORMAT_ERROR.BAD_SIZE, `${size} bytes is larger than a clip may be (${MAX_FILE_BYTES})`, HEADER.TOTAL_SIZE);
     if (totalSize !== size) {
       throw new FormatError(FORMAT_ERROR.BAD_SIZE, `header says ${totalSize} bytes but the buffer holds ${size}${totalSize > size ? ' (truncated?)' : ''}`, HEADER.TOTAL_SIZE);
     }
@@ -291,7 +294,7 @@ export class CompressedClip {
     const tableSegments = animated > 0 ? segmentCount : 0;
     const segRates = new Uint32Array(tableSegments);
     const segRanges = new Uint32Array(tableSegments);
-    const segBits = new Float64Array(tableSegments);
+    const segBits = new Int32Array(tableSegments);
     const segKeyBits = new Uint32Array(tableSegments);
     const compBits = new Uint8Array(tableSegments * animated * ANIMATED_COMPONENTS);
     let expected = segmentsOffset;
@@ -557,40 +560,39 @@ export class CompressedClip {
     // The two keys' segments never share a slot (wrapping pairs the last with the first).
     const slot1 = s1 === s0 ? slot0 : this.prepareSegment(s1, (s0 & 1) ^ 1);
     const offs = this.segOffset, steps = this.segStep;
-    const quats = this.quats, boneOffset = this.animBoneOffset, kinds = this.animKind;
+    const v = this.vals, boneOffset = this.animBoneOffset, kinds = this.animKind;
+    v[6] = alpha;
     for (let j = first; j < last; j++) {
+      // Components go through a scratch array so no double crosses a call boundary (boxing).
       const i0 = slot0 + 3 * j;
       const a0 = cbits[cb0 + 3 * j], a1 = cbits[cb0 + 3 * j + 1], a2 = cbits[cb0 + 3 * j + 2];
-      const x0 = a0 === RAW_BITS ? floatFromBits(readBits(words, bit0, RAW_BITS)) : offs[i0] + readBits(words, bit0, a0) * steps[i0];
-      const y0 = a1 === RAW_BITS ? floatFromBits(readBits(words, bit0 + a0, RAW_BITS)) : offs[i0 + 1] + readBits(words, bit0 + a0, a1) * steps[i0 + 1];
-      const z0 = a2 === RAW_BITS ? floatFromBits(readBits(words, bit0 + a0 + a1, RAW_BITS)) : offs[i0 + 2] + readBits(words, bit0 + a0 + a1, a2) * steps[i0 + 2];
-      bit0 += a0 + a1 + a2;
+      v[0] = a0 === RAW_BITS ? floatFromBits(readBits(words, bit0, RAW_BITS)) : offs[i0] + readBits(words, bit0, a0) * steps[i0];
+      bit0 += a0;
+      v[1] = a1 === RAW_BITS ? floatFromBits(readBits(words, bit0, RAW_BITS)) : offs[i0 + 1] + readBits(words, bit0, a1) * steps[i0 + 1];
+      bit0 += a1;
+      v[2] = a2 === RAW_BITS ? floatFromBits(readBits(words, bit0, RAW_BITS)) : offs[i0 + 2] + readBits(words, bit0, a2) * steps[i0 + 2];
+      bit0 += a2;
       const o = boneOffset[j] - base;
       const rotation = kinds[j] === TRACK_KIND.ROTATION;
       if (single) {
-        if (rotation) {
-          // Stored components are x, y, z, w without the dropped one.
-          rebuildDropped(x0, y0, z0, bytes[rates0 + j] >>> DROP_SHIFT, quats, 0);
-          writeRelativeRotation(refs, 4 * j, quats, 0, out, o);
-        } else {
-          out[o] = x0; out[o + 1] = y0; out[o + 2] = z0;
-        }
+        if (rotation) emitRotation(v, bytes[rates0 + j] >>> DROP_SHIFT, refs, 4 * j, out, o);
+        else { out[o] = v[0]; out[o + 1] = v[1]; out[o + 2] = v[2]; }
         continue;
       }
       const i1 = slot1 + 3 * j;
       const e0 = cbits[cb1 + 3 * j], e1 = cbits[cb1 + 3 * j + 1], e2 = cbits[cb1 + 3 * j + 2];
-      const x1 = e0 === RAW_BITS ? floatFromBits(readBits(words, bit1, RAW_BITS)) : offs[i1] + readBits(words, bit1, e0) * steps[i1];
-      const y1 = e1 === RAW_BITS ? floatFromBits(readBits(words, bit1 + e0, RAW_BITS)) : offs[i1 + 1] + readBits(words, bit1 + e0, e1) * steps[i1 + 1];
-      const z1 = e2 === RAW_BITS ? floatFromBits(readBits(words, bit1 + e0 + e1, RAW_BITS)) : offs[i1 + 2] + readBits(words, bit1 + e0 + e1, e2) * steps[i1 + 2];
-      bit1 += e0 + e1 + e2;
+      v[3] = e0 === RAW_BITS ? floatFromBits(readBits(words, bit1, RAW_BITS)) : offs[i1] + readBits(words, bit1, e0) * steps[i1];
+      bit1 += e0;
+      v[4] = e1 === RAW_BITS ? floatFromBits(readBits(words, bit1, RAW_BITS)) : offs[i1 + 1] + readBits(words, bit1, e1) * steps[i1 + 1];
+      bit1 += e1;
+      v[5] = e2 === RAW_BITS ? floatFromBits(readBits(words, bit1, RAW_BITS)) : offs[i1 + 2] + readBits(words, bit1, e2) * steps[i1 + 2];
+      bit1 += e2;
       if (rotation) {
-        rebuildDropped(x0, y0, z0, bytes[rates0 + j] >>> DROP_SHIFT, quats, 0);
-        rebuildDropped(x1, y1, z1, bytes[rates1 + j] >>> DROP_SHIFT, quats, 4);
-        nlerpRelativeRotation(refs, 4 * j, quats, 0, 4, alpha, out, o);
+        blendRotations(v, bytes[rates0 + j] >>> DROP_SHIFT, bytes[rates1 + j] >>> DROP_SHIFT, refs, 4 * j, out, o);
       } else {
-        out[o] = x0 + (x1 - x0) * alpha;
-        out[o + 1] = y0 + (y1 - y0) * alpha;
-        out[o + 2] = z0 + (z1 - z0) * alpha;
+        out[o] = v[0] + (v[3] - v[0]) * alpha;
+        out[o + 1] = v[1] + (v[4] - v[1]) * alpha;
+        out[o + 2] = v[2] + (v[5] - v[2]) * alpha;
       }
     }
   }

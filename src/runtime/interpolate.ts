@@ -4,12 +4,6 @@
  * decoder's.
  */
 
-/** w of a unit quaternion from x, y, z with w ≥ 0 (0 when rounding pushed x² + y² + z² past 1). */
-export function rebuildW(x: number, y: number, z: number): number {
-  const t = 1 - x * x - y * y - z * z;
-  return t > 0 ? Math.sqrt(t) : 0;
-}
-
 /** Normalises (x, y, z, w) and writes it at `out[o..o+3]`; a zero quaternion becomes identity. */
 export function writeRotation(x: number, y: number, z: number, w: number, out: Float32Array, o: number): void {
   const len2 = x * x + y * y + z * z + w * w;
@@ -45,51 +39,69 @@ export function lerp(a: number, b: number, alpha: number): number {
 }
 
 /**
- * Rebuilds a unit quaternion from its three stored components `a, b, c` (in x, y, z, w
- * order without the dropped one) and the dropped component `drop` (0..3), taken ≥ 0.
- * Writes x, y, z, w at `out[o..o+3]`.
+ * Writes one stored rotation key: `v[0..2]` are the three stored components of the delta
+ * (x, y, z, w without `drop`), the dropped one is rebuilt ≥ 0, and normalise(ref · delta)
+ * goes to `out[o..o+3]` (ref = `refs[ro..ro+3]`). The compressor rebuilds keys with this
+ * same function, so the error it measures is the decoder's. Numbers travel in arrays so a
+ * call that is not inlined boxes nothing.
  */
-export function rebuildDropped(a: number, b: number, c: number, drop: number, out: Float64Array, o: number): void {
+export function emitRotation(v: Float64Array, drop: number, refs: Float64Array, ro: number, out: Float32Array, o: number): void {
+  const a = v[0], b = v[1], c = v[2];
   const t = 1 - a * a - b * b - c * c;
   const d = t > 0 ? Math.sqrt(t) : 0;
-  switch (drop) {
-    case 0: out[o] = d; out[o + 1] = a; out[o + 2] = b; out[o + 3] = c; break;
-    case 1: out[o] = a; out[o + 1] = d; out[o + 2] = b; out[o + 3] = c; break;
-    case 2: out[o] = a; out[o + 1] = b; out[o + 2] = d; out[o + 3] = c; break;
-    default: out[o] = a; out[o + 1] = b; out[o + 2] = c; out[o + 3] = d; break;
+  const x = drop === 0 ? d : a;
+  const y = drop === 0 ? a : drop === 1 ? d : b;
+  const z = drop <= 1 ? b : drop === 2 ? d : c;
+  const w = drop === 3 ? d : c;
+  const rx = refs[ro], ry = refs[ro + 1], rz = refs[ro + 2], rw = refs[ro + 3];
+  const px = rw * x + rx * w + ry * z - rz * y;
+  const py = rw * y - rx * z + ry * w + rz * x;
+  const pz = rw * z + rx * y - ry * x + rz * w;
+  const pw = rw * w - rx * x - ry * y - rz * z;
+  const len2 = px * px + py * py + pz * pz + pw * pw;
+  if (len2 > 0) {
+    const inv = 1 / Math.sqrt(len2);
+    out[o] = px * inv; out[o + 1] = py * inv; out[o + 2] = pz * inv; out[o + 3] = pw * inv;
+  } else {
+    out[o] = 0; out[o + 1] = 0; out[o + 2] = 0; out[o + 3] = 1;
   }
 }
 
-/** Writes normalise(ref · q) at `out[o..o+3]`; `q` is `src[so..so+3]` (a delta from the track's reference). */
-export function writeRelativeRotation(refs: Float64Array, ro: number, src: Float64Array, so: number, out: Float32Array, o: number): void {
-  const rx = refs[ro], ry = refs[ro + 1], rz = refs[ro + 2], rw = refs[ro + 3];
-  const x = src[so], y = src[so + 1], z = src[so + 2], w = src[so + 3];
-  writeRotation(
-    rw * x + rx * w + ry * z - rz * y,
-    rw * y - rx * z + ry * w + rz * x,
-    rw * z + rx * y - ry * x + rz * w,
-    rw * w - rx * x - ry * y - rz * z,
-    out, o,
-  );
-}
-
 /**
- * nlerp between ref · a and ref · b at `alpha` (a = `src[ao..]`, b = `src[bo..]`), written
- * at `out[o..o+3]`. Left multiplication by ref is linear and keeps dot products' signs, so
- * the deltas are blended first and multiplied once.
+ * Blends two stored rotation keys at alpha = `v[6]`: key 0 is `v[0..2]` without `drop0`,
+ * key 1 is `v[3..5]` without `drop1`. The deltas are blended on the shortest path (left
+ * multiplication by ref is linear and keeps the sign of dot products), multiplied by ref
+ * once and normalised into `out[o..o+3]`.
  */
-export function nlerpRelativeRotation(refs: Float64Array, ro: number, src: Float64Array, ao: number, bo: number, alpha: number, out: Float32Array, o: number): void {
-  const ax = src[ao], ay = src[ao + 1], az = src[ao + 2], aw = src[ao + 3];
-  const bx = src[bo], by = src[bo + 1], bz = src[bo + 2], bw = src[bo + 3];
+export function blendRotations(v: Float64Array, drop0: number, drop1: number, refs: Float64Array, ro: number, out: Float32Array, o: number): void {
+  const a0 = v[0], b0 = v[1], c0 = v[2];
+  const t0 = 1 - a0 * a0 - b0 * b0 - c0 * c0;
+  const d0 = t0 > 0 ? Math.sqrt(t0) : 0;
+  const x0 = drop0 === 0 ? d0 : a0;
+  const y0 = drop0 === 0 ? a0 : drop0 === 1 ? d0 : b0;
+  const z0 = drop0 <= 1 ? b0 : drop0 === 2 ? d0 : c0;
+  const w0 = drop0 === 3 ? d0 : c0;
+  const a1 = v[3], b1 = v[4], c1 = v[5];
+  const t1 = 1 - a1 * a1 - b1 * b1 - c1 * c1;
+  const d1 = t1 > 0 ? Math.sqrt(t1) : 0;
+  const x1 = drop1 === 0 ? d1 : a1;
+  const y1 = drop1 === 0 ? a1 : drop1 === 1 ? d1 : b1;
+  const z1 = drop1 <= 1 ? b1 : drop1 === 2 ? d1 : c1;
+  const w1 = drop1 === 3 ? d1 : c1;
+  const alpha = v[6];
   const wa = 1 - alpha;
-  const wb = ax * bx + ay * by + az * bz + aw * bw < 0 ? -alpha : alpha;
-  const x = ax * wa + bx * wb, y = ay * wa + by * wb, z = az * wa + bz * wb, w = aw * wa + bw * wb;
+  const wb = x0 * x1 + y0 * y1 + z0 * z1 + w0 * w1 < 0 ? -alpha : alpha;
+  const x = x0 * wa + x1 * wb, y = y0 * wa + y1 * wb, z = z0 * wa + z1 * wb, w = w0 * wa + w1 * wb;
   const rx = refs[ro], ry = refs[ro + 1], rz = refs[ro + 2], rw = refs[ro + 3];
-  writeRotation(
-    rw * x + rx * w + ry * z - rz * y,
-    rw * y - rx * z + ry * w + rz * x,
-    rw * z + rx * y - ry * x + rz * w,
-    rw * w - rx * x - ry * y - rz * z,
-    out, o,
-  );
+  const px = rw * x + rx * w + ry * z - rz * y;
+  const py = rw * y - rx * z + ry * w + rz * x;
+  const pz = rw * z + rx * y - ry * x + rz * w;
+  const pw = rw * w - rx * x - ry * y - rz * z;
+  const len2 = px * px + py * py + pz * pz + pw * pw;
+  if (len2 > 0) {
+    const inv = 1 / Math.sqrt(len2);
+    out[o] = px * inv; out[o + 1] = py * inv; out[o + 2] = pz * inv; out[o + 3] = pw * inv;
+  } else {
+    out[o] = 0; out[o + 1] = 0; out[o + 2] = 0; out[o + 3] = 1;
+  }
 }

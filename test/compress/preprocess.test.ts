@@ -7,7 +7,7 @@ import { segmentClip } from '../../src/compress/segment.js';
 import { createRawClip } from '../../src/clip/raw-clip.js';
 import { createSkeleton, POSE_STRIDE } from '../../src/clip/skeleton.js';
 import { decodeReference } from '../../src/runtime/bits.js';
-import { writeRelativeRotation } from '../../src/runtime/interpolate.js';
+import { emitRotation } from '../../src/runtime/interpolate.js';
 import { makeSyntheticClip, mulberry32 } from '../utils/synthetic.js';
 
 /** A seeded random unit quaternion (uniform on the sphere via normalised Gaussians-ish uniforms). */
@@ -90,7 +90,7 @@ describe('rotationReference and rotationDeltas', () => {
           const d = deltas.subarray(s * 4, s * 4 + 4);
           expect(d[3]).toBeGreaterThanOrEqual(0);
           expect(Math.hypot(...d)).toBeCloseTo(1, 6);
-          writeRelativeRotation(ref, 0, Float64Array.from(d), 0, rebuilt, 0);
+          emitRotation(Float64Array.of(d[0], d[1], d[2]), 3, ref, 0, rebuilt, 0);
           expect(quatDistance(rebuilt, rotations.subarray((b * n + s) * 4, (b * n + s) * 4 + 4))).toBeLessThan(1e-6);
         }
       }
