@@ -1,0 +1,249 @@
+/**
+ * `bonepress bench [corpus…]`: the error-regression benchmark (DESIGN §8). Runs
+ * src/bench/run.ts, writes JSON and HTML, compares with the baseline, and prints a summary
+ * with the ANCHORS.md figures beside ours.
+ */
+import { availableParallelism } from 'node:os';
+
+import { Option, type Command } from 'commander';
+
+import { ANCHORS, DEFAULT_BASELINE_PATH, baselineFromResult, compareToBaseline, formatPercent, readBaseline, writeBaseline, type Baseline, type BaselineComparison } from '../../bench/compare.js';
+import { DEFAULT_RESULTS_DIR, renderBenchJson, saveBenchReport, type SavedReport } from '../../bench/report-html.js';
+import { BENCH_DEFAULTS, BENCH_ERROR, BenchError, runBench, type BenchProgress, type BenchResult, type BenchStage } from '../../bench/run.js';
+import { BIT_RATE_LADDERS, type BitRateLadder } from '../../compress/bitrate.js';
+import { OptionsError } from '../../compress/options.js';
+import type { RotationReference } from '../../compress/preprocess.js';
+import { EXIT, failureText, worstExitCode, type ExitCode } from '../exit-codes.js';
+import { parseCountArg, parseLengthArg } from '../parse.js';
+import { createProgress, type Progress } from '../render/progress.js';
+import { formatDistance, formatRatio, renderFields, renderTable, type Column } from '../render/table.js';
+
+/** Ladder names `--ladder` accepts. */
+const LADDERS = Object.keys(BIT_RATE_LADDERS) as BitRateLadder[];
+/** Rotation references `--rotation-reference` accepts. */
+const ROTATION_REFERENCES = ['mean', 'identity'] as const satisfies readonly RotationReference[];
+
+/** Options of `bench` as commander parses them. */
+export interface BenchCliOptions {
+  jobs: number;
+  json?: boolean;
+  check?: boolean;
+  updateBaseline?: boolean;
+  baseline: string;
+  out: string;
+  decode: boolean;
+  ladder?: BitRateLadder;
+  rotationReference?: RotationReference;
+  error: string;
+  shell: string;
+  seed: number;
+  /** The global --debug flag. */
+  debug?: boolean;
+}
+
+/** Per-clip rows are printed up to this many clips; beyond, the HTML report has them. */
+const MAX_CLIP_ROWS = 20;
+
+/** Adds the `bench` command to `program`. */
+export function registerBenchCommand(program: Command): void {
+  program
+    .command('bench')
+    .description('benchmark size, error, compression and decoding speed over a corpus; check against the baseline')
+    .argument('[corpus...]', 'clip files or folders', [...BENCH_DEFAULTS.corpus])
+    .option('--jobs <n>', 'jobs of the pool throughput run (1 skips it)', parseCountArg, availableParallelism())
+    .option('--json', 'print the result as one JSON object instead of the summary')
+    .option('--check', 'fail (exit 1) when the total size grew > 0.5 % over the baseline or a clip is above the threshold')
+    .option('--update-baseline', 'write this run as the baseline (after --check passes, when both are given)')
+    .option('--baseline <path>', 'baseline file', DEFAULT_BASELINE_PATH)
+    .option('--out <dir>', 'folder for the JSON and HTML reports', DEFAULT_RESULTS_DIR)
+    .option('--no-decode', 'skip the decoder timings')
+    .addOption(new Option('--ladder <ladder>', 'bit-rate ladder (experimental)').choices(LADDERS))
+    .addOption(new Option('--rotation-reference <ref>', 'rotation reference (experimental)').choices(ROTATION_REFERENCES))
+    .option('--error <length>', 'largest allowed virtual-vertex error', parseLengthArg, BENCH_DEFAULTS.error)
+    .option('--shell <length>', 'virtual-vertex distance of every bone', parseLengthArg, BENCH_DEFAULTS.shell)
+    .option('--seed <n>', 'seed of the random sampling times', parseCountArg, BENCH_DEFAULTS.seed)
+    .addHelpText('after', [
+      '',
+      `The corpus defaults to ${BENCH_DEFAULTS.corpus.join(' ')}; the full corpus is ../shared/data/bandai-ds1.`,
+      'Timings are reported, never checked. Exit status: 0 ok, 1 --check failed, 2 bad input (corpus, baseline, a file that fails).',
+    ].join('\n'))
+    .action(async (corpus: string[], _options: BenchCliOptions, command: Command) => {
+      process.exitCode = await runBenchCommand(corpus, command.optsWithGlobals<BenchCliOptions>());
+    });
+}
+
+const STAGE_TEXT: Readonly<Record<BenchStage, string>> = {
+  compress: 'compressing in-process (1 worker)',
+  pool: 'compressing on the pool',
+  errors: 'measuring error distribution',
+  decode: 'timing decoders (bonepress, three.js, raw copy)',
+};
+
+/**
+ * Runs `bench` and returns its exit code: {@link EXIT.BAD_INPUT} for a bad corpus or
+ * baseline or a corpus file that failed; {@link EXIT.CHECK_FAILED} when `--check` fails
+ * (size, threshold or non-deterministic bytes); else {@link EXIT.OK}.
+ */
+export async function runBenchCommand(corpus: readonly string[], options: BenchCliOptions): Promise<ExitCode> {
+  const debug = options.debug === true;
+  let baseline: Baseline | undefined;
+  try {
+    baseline = await readBaseline(options.baseline);
+  } catch (error) {
+    // Without --check a missing baseline only means no comparison.
+    const missing = error instanceof BenchError && error.code === BENCH_ERROR.NO_BASELINE;
+    if (options.check || !missing) return reportBenchError(error);
+  }
+
+  const progress = stageProgress(options.json === true);
+  let result: BenchResult;
+  try {
+    result = await runBench({
+      corpus: corpus.length > 0 ? corpus : BENCH_DEFAULTS.corpus,
+      jobs: options.jobs,
+      error: options.error,
+      shell: options.shell,
+      ladder: options.ladder,
+      rotationReference: options.rotationReference,
+      decode: options.decode,
+      seed: options.seed,
+      onProgress: progress,
+    });
+  } catch (error) {
+    progress.finish();
+    if (error instanceof BenchError || error instanceof OptionsError) return reportBenchError(error);
+    throw error;
+  }
+  progress.finish();
+
+  const comparison = baseline ? compareToBaseline(result, baseline) : undefined;
+  const saved = await saveBenchReport(options.out, result, comparison);
+  for (const failure of result.failures) process.stderr.write(failureText(failure, debug));
+
+  const checkFailed = options.check === true && (!comparison || !comparison.ok || !result.determinism.ok);
+  let baselineNote = '';
+  if (options.updateBaseline) {
+    if (result.failures.length > 0) baselineNote = `baseline not updated: ${result.failures.length} file(s) failed`;
+    else if (checkFailed) baselineNote = 'baseline not updated: the check failed';
+    else {
+      await writeBaseline(options.baseline, baselineFromResult(result));
+      baselineNote = `baseline written to ${options.baseline} (${result.clips.length} clips)`;
+    }
+  }
+  if (options.json) process.stdout.write(renderBenchJson(comparison ? { ...result, comparison } : result));
+  else process.stdout.write(renderBenchSummary(result, comparison, saved, options.check === true));
+  if (baselineNote) process.stderr.write(`bonepress: ${baselineNote}\n`);
+  return worstExitCode([result.failures.length > 0 ? EXIT.BAD_INPUT : EXIT.OK, checkFailed ? EXIT.CHECK_FAILED : EXIT.OK]);
+}
+
+function reportBenchError(error: unknown): ExitCode {
+  process.stderr.write(`bonepress: ${error instanceof Error ? error.message : String(error)}\n`);
+  return EXIT.BAD_INPUT;
+}
+
+/** Stage lines on stderr (unless `--json`), with a progress bar on a terminal. */
+function stageProgress(quiet: boolean): ((p: BenchProgress) => void) & { finish(): void } {
+  let bar: Progress | undefined;
+  const onProgress = (p: BenchProgress): void => {
+    if (quiet) return;
+    if (p.done === 0) {
+      bar?.finish();
+      process.stderr.write(`bench: ${STAGE_TEXT[p.stage]}, ${p.total} ${p.stage === 'compress' || p.stage === 'pool' ? 'files' : 'clips'}\n`);
+      bar = createProgress({ total: p.total });
+    }
+    bar?.update(p.done, p.label);
+  };
+  return Object.assign(onProgress, { finish: () => bar?.finish() });
+}
+
+function fixed(value: number | null | undefined, digits: number): string {
+  return value !== null && value !== undefined && Number.isFinite(value) ? value.toFixed(digits) : '-';
+}
+
+/** A reference range `[low, high]` as `low–high`, two decimals. */
+function range([low, high]: readonly [number, number]): string {
+  return `${low.toFixed(2)}–${high.toFixed(2)}`;
+}
+
+const SUMMARY_COLUMNS: readonly Column[] = [
+  { header: 'figure' },
+  { header: 'bonepress', align: 'right' },
+  { header: 'same run' },
+  { header: `reference (${ANCHORS.corpus}, ANCHORS.md)` },
+];
+
+const CLIP_COLUMNS: readonly Column[] = [
+  { header: 'clip' },
+  { header: 'bones', align: 'right' },
+  { header: 'samples', align: 'right' },
+  { header: 'raw bytes', align: 'right' },
+  { header: 'compressed', align: 'right' },
+  { header: 'ratio', align: 'right' },
+  { header: 'max error', align: 'right' },
+  { header: 'p99 error', align: 'right' },
+];
+
+/**
+ * The text summary: per-clip rows for small corpora, the figures table with the ANCHORS
+ * references, the baseline comparison and where the reports went.
+ */
+export function renderBenchSummary(result: BenchResult, comparison: BaselineComparison | undefined, saved: SavedReport | undefined, check: boolean): string {
+  const t = result.totals;
+  const unit = t.unit ?? '';
+  const a = ANCHORS;
+  const parts: string[] = [];
+  if (result.clips.length <= MAX_CLIP_ROWS) {
+    parts.push(renderTable(CLIP_COLUMNS, {
+      body: result.clips.map((c) => [
+        c.id, String(c.boneCount), String(c.sampleCount), String(c.rawBytes), String(c.compressedBytes), formatRatio(c.ratio),
+        formatDistance(c.maxError, c.unit) + (c.withinThreshold ? '' : ' !'), formatDistance(c.p99Error, c.unit),
+      ]),
+    }));
+  }
+  const tp = result.throughput;
+  const d = result.decode;
+  const rows: string[][] = [
+    ['total ratio', formatRatio(t.ratio), `without names ${formatRatio(t.ratioWithoutNames)}`, `${a.acl.label} ${a.acl.ratio} · ${a.gltfpackC.label} ${a.gltfpackC.ratio} · ${a.gltfpackCC.label} ${a.gltfpackCC.ratio} (goal ≥ ${a.goals.ratio}, then ${a.goals.ratioNext})`],
+    ['compressed bytes', String(t.compressedBytes), `without names ${t.compressedBytesWithoutNames} · raw ${t.rawBytes}`, `raw ${a.rawBytes}`],
+    ['max error', t.maxError === null ? '-' : formatDistance(t.maxError, unit), `${fixed(t.worstErrorShare, 4)} × threshold`, `${a.acl.label} ${a.acl.maxErrorCm}cm · ${a.gltfpackC.label} ${a.gltfpackC.maxErrorCm}cm`],
+    ['clips within threshold', `${fixed(t.withinThresholdShare * 100, 1)}% (${t.withinThreshold}/${t.clips})`, `threshold ${result.settings.error}`, `${a.acl.label} 0% · ${a.gltfpackC.label} 100% (goal 100%)`],
+    ['compression, 1 worker', `${fixed(tp.singleWorker.rawMBps, 2)} MB/s`, `${fixed(tp.singleWorker.seconds, 2)} s, parse included · ${fixed(tp.singleWorker.rawBytes / 1e6 / tp.singleWorker.cpuSeconds, 2)} MB per CPU-second`, `${a.acl.label} native ${a.acl.compressMBps} MB/s (goal ≥ ${a.goals.compressMBps})`],
+    ['compression, pool', tp.pool ? `${fixed(tp.pool.rawMBps, 2)} MB/s` : '-', tp.pool ? `--jobs ${tp.pool.jobs}: ${fixed(tp.pool.speedup, 2)}× one worker, ${fixed(tp.pool.seconds, 2)} s · ${fixed(tp.pool.cpuSeconds / tp.pool.seconds, 2)} CPUs busy` : 'not run (--jobs 1)', `goal ≥ ${a.goals.poolSpeedup2Jobs}× with 2 jobs`],
+  ];
+  if (d) {
+    const three = d.three;
+    rows.push(
+      ['decode sequential µs/pose', fixed(d.bonepress.sequentialUs, 3), three ? `three.js ${fixed(three.sequentialUs, 3)} (${fixed(d.speedupVsThree?.sequential, 2)}×) · raw copy ${fixed(d.rawCopy.sequentialUs, 3)}` : `raw copy ${fixed(d.rawCopy.sequentialUs, 3)}`, `${a.three.label} ${range(a.three.sequentialUs)} · ${a.acl.label} ${range(a.acl.decodeUs)} (goal ≥ ${a.goals.speedupVsThreeSequential}× three.js)`],
+      ['decode random µs/pose', fixed(d.bonepress.randomUs, 3), three ? `three.js ${fixed(three.randomUs, 3)} (${fixed(d.speedupVsThree?.random, 2)}×) · raw copy ${fixed(d.rawCopy.randomUs, 3)}` : `raw copy ${fixed(d.rawCopy.randomUs, 3)}`, `${a.three.label} ${range(a.three.randomUs)} (goal ≥ ${a.goals.speedupVsThreeRandom}× three.js)`],
+      ['  in CPU time, sequential', fixed(d.bonepress.sequentialCpuUs, 3), three ? `three.js ${fixed(three.sequentialCpuUs, 3)} (${fixed(d.speedupVsThreeCpu?.sequential, 2)}×) · raw copy ${fixed(d.rawCopy.sequentialCpuUs, 3)}` : `raw copy ${fixed(d.rawCopy.sequentialCpuUs, 3)}`, 'steadier than wall time on a busy machine'],
+      ['  in CPU time, random', fixed(d.bonepress.randomCpuUs, 3), three ? `three.js ${fixed(three.randomCpuUs, 3)} (${fixed(d.speedupVsThreeCpu?.random, 2)}×) · raw copy ${fixed(d.rawCopy.randomCpuUs, 3)}` : `raw copy ${fixed(d.rawCopy.randomCpuUs, 3)}`, ''],
+    );
+  }
+  const det = result.determinism;
+  rows.push(['deterministic bytes', det.ok ? 'yes' : 'NO', `compressed twice: ${det.repeatIdentical === null ? '-' : det.repeatIdentical ? 'same' : 'DIFFERENT'} · pool (${det.poolJobs} jobs): ${det.poolCompared} clips, ${det.mismatches.length} differ`, '']);
+  parts.push(renderTable(SUMMARY_COLUMNS, { body: rows }));
+
+  const env = result.environment;
+  const fields: [string, string][] = [
+    ['corpus', `${result.corpus.join(', ')} (${t.clips} clips${t.failures > 0 ? `, ${t.failures} files failed` : ''})`],
+    ['machine', `${env.cpus}× ${env.cpuModel}, Node ${env.node}${env.three ? `, three.js r${env.three}` : ''}; load average ${fixed(env.loadAverage.start, 1)} → ${fixed(env.loadAverage.end, 1)}${Math.max(env.loadAverage.start, env.loadAverage.end) > env.cpus ? ' (busy: timings are disturbed)' : ''}; ${fixed(result.seconds, 1)} s`],
+  ];
+  if (d) fields.push(['decode', `medians over ${d.clips} clips; ${result.settings.playbackHz} Hz playback, ${result.settings.randomTimes} random times (seed ${result.settings.seed})${d.threeUnavailable ? `; ${d.threeUnavailable}` : ''}`]);
+  if (comparison) {
+    const growth = Number.isFinite(comparison.growth) ? formatPercent(comparison.growth) : '-';
+    fields.push(['baseline', `${comparison.compared} clips compared: ${comparison.before} → ${comparison.after} bytes (${growth}, tolerance ${(comparison.tolerance * 100).toFixed(1)}%)${check ? (comparison.ok && det.ok ? ' — check passed' : ' — CHECK FAILED') : ''}`]);
+    if (comparison.grown.length > 0) {
+      fields.push(['clips that grew', comparison.grown.slice(0, 10).map((c) => `${c.id} ${formatPercent(c.growth)}`).join(', ') + (comparison.grown.length > 10 ? `, … ${comparison.grown.length - 10} more` : '')]);
+    }
+    if (comparison.missing.length > 0) fields.push(['missing clips', comparison.missing.join(', ')]);
+    if (comparison.added.length > 0) fields.push(['new clips', `${comparison.added.length} not in the baseline`]);
+    if (comparison.settingsDiffer.length > 0) fields.push(['settings differ', comparison.settingsDiffer.join(', ')]);
+    for (const problem of comparison.problems) fields.push(['problem', problem]);
+  } else if (check) {
+    fields.push(['baseline', 'none — CHECK FAILED']);
+  }
+  if (!det.ok) fields.push(['problem', `compressed bytes are not deterministic${det.mismatches.length > 0 ? `: ${det.mismatches.slice(0, 5).join(', ')}` : ''}`]);
+  if (saved) fields.push(['report', `${saved.html}`], ['json', saved.json]);
+  parts.push(renderFields(fields));
+  return parts.join('\n');
+}

@@ -1,0 +1,107 @@
+/**
+ * `bonepress sample <clip.bpk> --time T`: the local pose the runtime decoder produces at a
+ * time, for every bone or one.
+ */
+import { Option, type Command } from 'commander';
+
+import { ClipError, POSE_STRIDE } from '../../clip/skeleton.js';
+import type { CompressedClip, Looping, Rounding } from '../../runtime/compressed-clip.js';
+import { EXIT, atFile, type ExitCode } from '../exit-codes.js';
+import { anonymousBoneName, openCompressedFile } from '../load.js';
+import { parseNumberArg } from '../parse.js';
+import { renderJson } from '../render/json.js';
+import { renderTable } from '../render/table.js';
+
+const ROUNDINGS = ['none', 'floor', 'ceil', 'nearest'] as const satisfies readonly Rounding[];
+const LOOPINGS = ['clamp', 'wrap'] as const satisfies readonly Looping[];
+
+/** Options of `sample` as commander parses them. */
+export interface SampleCliOptions {
+  time: number;
+  bone?: string;
+  rounding: Rounding;
+  loop: Looping;
+  json?: boolean;
+}
+
+/** One bone's sampled local transform. */
+export interface SampledBone {
+  index: number;
+  name: string;
+  /** Quaternion x, y, z, w. */
+  rotation: number[];
+  /** In `unit`. */
+  translation: number[];
+  scale: number[];
+}
+
+/** What `sample --json` prints. */
+export interface SampleResult {
+  file: string;
+  /** Seconds. */
+  time: number;
+  rounding: Rounding;
+  looping: Looping;
+  unit: string;
+  bones: SampledBone[];
+}
+
+/** Adds the `sample` command to `program`. */
+export function registerSampleCommand(program: Command): void {
+  program
+    .command('sample')
+    .description('decode a .bpk clip at a time and print the local pose')
+    .argument('<clip>', 'a .bpk file')
+    .requiredOption('--time <seconds>', 'time to sample, in seconds', parseNumberArg)
+    .option('--bone <name>', 'only this bone (bone_<i> when names were stripped)')
+    .addOption(new Option('--rounding <policy>', 'between samples: interpolate, or take one').choices(ROUNDINGS).default('none'))
+    .addOption(new Option('--loop <mode>', 'outside [0, duration]: clamp, or wrap to the start').choices(LOOPINGS).default('clamp'))
+    .option('--json', 'print one JSON object instead of a table')
+    .action(async (file: string, options: SampleCliOptions) => {
+      process.exitCode = await runSample(file, options);
+    });
+}
+
+/** Runs `sample`. Throws (scoped to the file) on a bad `.bpk` or an unknown bone. */
+export async function runSample(file: string, options: SampleCliOptions): Promise<ExitCode> {
+  const clip = await openCompressedFile(file);
+  const nameOf = (b: number): string => clip.boneNames?.[b] ?? anonymousBoneName(b);
+  const sampleOptions = { rounding: options.rounding, looping: options.loop };
+  const bones: SampledBone[] = [];
+  const read = (values: Float32Array, o: number, index: number): SampledBone => ({
+    index,
+    name: nameOf(index),
+    rotation: Array.from(values.subarray(o, o + 4)),
+    translation: Array.from(values.subarray(o + 4, o + 7)),
+    scale: Array.from(values.subarray(o + 7, o + 10)),
+  });
+  if (options.bone !== undefined) {
+    const bone = options.bone;
+    const index = await atFile(file, () => findBone(clip, bone));
+    bones.push(read(clip.sampleBone(options.time, index, new Float32Array(POSE_STRIDE), sampleOptions), 0, index));
+  } else {
+    const pose = clip.sample(options.time, new Float32Array(clip.boneCount * POSE_STRIDE), sampleOptions);
+    for (let b = 0; b < clip.boneCount; b++) bones.push(read(pose, b * POSE_STRIDE, b));
+  }
+  const result: SampleResult = { file, time: options.time, rounding: options.rounding, looping: options.loop, unit: clip.unit, bones };
+  process.stdout.write(options.json ? renderJson(result) : renderSample(result));
+  return EXIT.OK;
+}
+
+/** Index of the bone called `name`, or named `bone_<i>` (always accepted when unambiguous). */
+function findBone(clip: CompressedClip, name: string): number {
+  const byName = clip.boneNames?.indexOf(name) ?? -1;
+  if (byName >= 0) return byName;
+  const m = /^bone_(\d+)$/.exec(name);
+  if (m && Number(m[1]) < clip.boneCount) return Number(m[1]);
+  throw new ClipError(`no bone named "${name}"${clip.boneNames ? '' : ' (names were stripped: use bone_<i>)'}`, 'NO_SUCH_BONE');
+}
+
+function renderSample(r: SampleResult): string {
+  const num = (v: number) => v.toFixed(6);
+  const head = `${r.file} at ${r.time} s (rounding ${r.rounding}, loop ${r.looping}; translations in ${r.unit})\n`;
+  return head + renderTable(
+    [{ header: 'bone' }, { header: 'rotation (x y z w)' }, { header: 'translation (x y z)' }, { header: 'scale (x y z)' }],
+    { body: r.bones.map((b) => [`${b.index} ${b.name}`, b.rotation.map(num).join(' '), b.translation.map(num).join(' '), b.scale.map(num).join(' ')]) },
+  );
+}

@@ -1,0 +1,46 @@
+/**
+ * Loading what the commands work on, each error scoped to its file so that it prints as
+ * `bonepress: <file>: <problem>`.
+ */
+import { readFile } from 'node:fs/promises';
+
+import type { RawClip } from '../clip/raw-clip.js';
+import { readClipFiles } from '../node/files.js';
+import { ParseError, PARSE_ERROR } from '../readers/errors.js';
+import type { ReadOptions } from '../readers/options.js';
+import { CompressedClip } from '../runtime/compressed-clip.js';
+import { atFile } from './exit-codes.js';
+
+/**
+ * Name of bone `boneIndex` in a clip whose names were stripped, as `decompressClip` names
+ * it: `bone_<i>`.
+ */
+export function anonymousBoneName(boneIndex: number): string {
+  return `bone_${boneIndex}`;
+}
+
+/**
+ * Reads and validates a `.bpk` file. Throws a FileScopedError wrapping a system error or
+ * the runtime's FormatError.
+ */
+export function openCompressedFile(file: string): Promise<CompressedClip> {
+  return atFile(file, async () => {
+    const data = await readFile(file);
+    return CompressedClip.open(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+  });
+}
+
+/**
+ * Reads a source file that must hold exactly one clip. Throws a FileScopedError wrapping the
+ * reader's error, a system error, or a ParseError when the file holds several clips.
+ */
+export function readSingleClip(file: string, options: ReadOptions = {}): Promise<RawClip> {
+  return atFile(file, async () => {
+    const clips = await readClipFiles(file, options);
+    if (clips.length !== 1) {
+      const names = clips.map((clip) => `"${clip.name}"`).join(', ');
+      throw new ParseError(file, 0, `holds ${clips.length} clips (${names}); this command takes a file with one clip`, PARSE_ERROR.UNSUPPORTED);
+    }
+    return clips[0];
+  });
+}

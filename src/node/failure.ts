@@ -1,0 +1,88 @@
+/**
+ * Errors as plain data: what crosses the worker pool and what `--json` prints. The CLI maps
+ * a failure's `code` to an exit code (cli/exit-codes.ts).
+ */
+import { ClipError } from '../clip/skeleton.js';
+import { PoseDumpError } from '../clip/pose-dump.js';
+import { UnitError } from '../clip/units.js';
+import { MetricError } from '../compress/error-metric.js';
+import { OptionsError } from '../compress/options.js';
+import { ParseError } from '../readers/errors.js';
+import { FormatError } from '../runtime/errors.js';
+
+/** Why one input file failed. `message` is the problem without the file name. */
+export interface FileFailure {
+  readonly file: string;
+  /** The error's own code (`SYNTAX`, `BAD_MAGIC`, `BAD_OPTION`, `ENOENT`…) or {@link INTERNAL_ERROR}. */
+  readonly code: string;
+  readonly message: string;
+  /** Stack trace of an {@link INTERNAL_ERROR}, for `--debug`. */
+  readonly stack?: string;
+}
+
+/** Code of a failure that is a bug in bonepress rather than a problem with the input. */
+export const INTERNAL_ERROR = 'INTERNAL';
+
+/** Code given to a file whose output path another input already claimed. */
+export const OUTPUT_CLASH = 'OUTPUT_CLASH';
+
+/** Readable problems for the Node system error codes a user is likely to hit. */
+const SYSTEM_PROBLEMS: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file or directory',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EISDIR: 'is a directory',
+  ENOTDIR: 'a parent of the path is not a directory',
+  ENOSPC: 'no space left on device',
+  EROFS: 'read-only file system',
+  EMFILE: 'too many open files',
+  ENAMETOOLONG: 'file name too long',
+  EEXIST: 'already exists and is not a folder',
+};
+
+/** A Node system error (`fs` and friends): it carries an `E…` code and a `syscall`. */
+export function isSystemError(error: unknown): error is NodeJS.ErrnoException & { code: string } {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string'
+    && typeof (error as NodeJS.ErrnoException).syscall === 'string';
+}
+
+/**
+ * True when `error` is one of bonepress's typed input errors or a system error, i.e. the
+ * input or the environment is at fault rather than bonepress.
+ */
+export function isInputError(error: unknown): boolean {
+  return error instanceof ParseError || error instanceof FormatError || error instanceof OptionsError
+    || error instanceof UnitError || error instanceof PoseDumpError || error instanceof ClipError
+    || error instanceof MetricError || isSystemError(error);
+}
+
+/**
+ * The problem an error describes, without the file name its message may start with:
+ * `line 212: expected 132 channel values, got 131` for a {@link ParseError}. A system
+ * error names its path unless that path is `file`.
+ */
+export function problemOf(error: unknown, file?: string): string {
+  if (error instanceof ParseError) {
+    const where = error.line > 0 ? `line ${error.line}${error.column > 0 ? `, column ${error.column}` : ''}: ` : '';
+    return `${where}${error.problem}`;
+  }
+  if (error instanceof PoseDumpError) return error.problem;
+  if (isSystemError(error)) {
+    const problem = SYSTEM_PROBLEMS[error.code] ?? `${error.syscall} failed (${error.code})`;
+    // Name the path when it is not the input itself (an output file, an output folder).
+    return error.path !== undefined && error.path !== file ? `${error.path}: ${problem}` : problem;
+  }
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+
+/**
+ * Turns anything thrown while handling `file` into a {@link FileFailure}. Typed bonepress
+ * errors and system errors keep their code; anything else becomes {@link INTERNAL_ERROR}
+ * and keeps its stack.
+ */
+export function toFailure(file: string, error: unknown): FileFailure {
+  if (isInputError(error)) return { file, code: String((error as { code: unknown }).code), message: problemOf(error, file) };
+  const failure: FileFailure = { file, code: INTERNAL_ERROR, message: problemOf(error, file) };
+  return error instanceof Error && error.stack !== undefined ? { ...failure, stack: error.stack } : failure;
+}

@@ -1,0 +1,14 @@
+/**
+ * `bonepress/node`: file access and batch compression for Node. The only entry point that
+ * touches `node:*` or piscina; the core (`bonepress`) and the decoder (`bonepress/runtime`)
+ * stay browser-safe.
+ */
+export { compressFiles, shardInputs } from './pool.js';
+export type { BatchProgress, CompressFilesRun } from './pool.js';
+export { compressFile } from './worker.js';
+export type { ClipOutput, CompressFileTask, CompressFilesOptions, FileFailed, FileResult, FileSuccess } from './worker.js';
+export {
+  OUTPUT_EXTENSION, inputBaseName, outputPathsFor, readClipFiles, removeTempFiles, sanitizeClipName, writeFileAtomic,
+} from './files.js';
+export { INTERNAL_ERROR, OUTPUT_CLASH, isInputError, isSystemError, problemOf, toFailure } from './failure.js';
+export type { FileFailure } from './failure.js';

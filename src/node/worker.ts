@@ -1,0 +1,69 @@
+/**
+ * One input file → compressed `.bpk` files. The default export is the piscina task of
+ * pool.ts; with one job the pool calls {@link compressFile} in-process. Everything it
+ * returns is plain data (structured-clone safe), errors included.
+ */
+import { compress, type CompressStats } from '../compress/index.js';
+import type { CompressOptions } from '../compress/options.js';
+import type { ReadOptions } from '../readers/options.js';
+import { toFailure, type FileFailure } from './failure.js';
+import { outputPathsFor, readClipFiles, writeFileAtomic } from './files.js';
+
+/** Compression and reading options of a batch. */
+export interface CompressFilesOptions extends CompressOptions {
+  /** How inputs are read (source unit override, glTF resampling rate). */
+  read?: ReadOptions;
+}
+
+/** One file of work. */
+export interface CompressFileTask {
+  readonly file: string;
+  readonly outDir: string;
+  readonly options: CompressFilesOptions;
+}
+
+/** One clip written by a task. */
+export interface ClipOutput {
+  /** Path of the written `.bpk`. */
+  readonly output: string;
+  readonly stats: CompressStats;
+}
+
+/** A file whose every clip was compressed and written. */
+export interface FileSuccess {
+  readonly ok: true;
+  readonly file: string;
+  readonly clips: readonly ClipOutput[];
+}
+
+/** A file that failed; nothing of it was written. */
+export interface FileFailed {
+  readonly ok: false;
+  readonly file: string;
+  readonly failure: FileFailure;
+}
+
+/** Outcome of one input file. */
+export type FileResult = FileSuccess | FileFailed;
+
+/**
+ * Reads `task.file`, compresses every clip in it and writes each atomically to its output
+ * path (files.ts `outputPathsFor`). All clips are compressed before any is written, so a
+ * clip that fails leaves no output of that file behind. Never throws: failures come back as
+ * a {@link FileFailed}.
+ */
+export async function compressFile(task: CompressFileTask): Promise<FileResult> {
+  const { file, outDir } = task;
+  const { read, ...compressOptions } = task.options;
+  try {
+    const clips = await readClipFiles(file, read);
+    const outputs = outputPathsFor(outDir, file, clips.map((clip) => clip.name));
+    const results = clips.map((clip) => compress(clip, compressOptions));
+    for (let i = 0; i < results.length; i++) await writeFileAtomic(outputs[i], results[i].bytes);
+    return { ok: true, file, clips: results.map((result, i) => ({ output: outputs[i], stats: result.stats })) };
+  } catch (error) {
+    return { ok: false, file, failure: toFailure(file, error) };
+  }
+}
+
+export default compressFile;

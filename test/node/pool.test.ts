@@ -1,0 +1,98 @@
+/**
+ * compressFiles runs piscina workers from dist/node/worker.js, so these tests load the built
+ * module (`npm test` builds first), typed from the source.
+ */
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, openSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { FIXTURES, ROOT, makeTempDir } from '../cli/run-cli.js';
+
+type NodeModule = typeof import('../../src/node/index.js');
+let node: NodeModule;
+beforeAll(async () => {
+  node = (await import(pathToFileURL(join(ROOT, 'dist', 'node', 'index.js')).href)) as NodeModule;
+});
+
+const temp = makeTempDir();
+afterAll(() => temp.remove());
+
+const INPUTS = readdirSync(FIXTURES).filter((name) => name.endsWith('.bvh')).sort().slice(0, 4).map((name) => join(FIXTURES, name));
+const LONG = { timeout: 180_000 };
+
+/** Every file of a folder, name → bytes. */
+function filesOf(dir: string): Map<string, Buffer> {
+  return new Map(readdirSync(dir).sort().map((name) => [name, readFileSync(join(dir, name))]));
+}
+
+describe('compressFiles', () => {
+  it('writes byte-identical files with 1 and 2 jobs, results in input order', LONG, async () => {
+    const one = join(temp.dir, 'jobs-1');
+    const two = join(temp.dir, 'jobs-2');
+    const a = await node.compressFiles(INPUTS, {}, { outDir: one, jobs: 1 });
+    const b = await node.compressFiles(INPUTS, {}, { outDir: two, jobs: 2 });
+    expect(a.map((r) => r.file)).toEqual(INPUTS);
+    expect(b.map((r) => r.file)).toEqual(INPUTS);
+    for (const result of [...a, ...b]) expect(result.ok).toBe(true);
+    const filesOne = filesOf(one), filesTwo = filesOf(two);
+    expect([...filesOne.keys()]).toEqual(INPUTS.map((p) => node.inputBaseName(p) + '.bpk').sort());
+    expect([...filesTwo.keys()]).toEqual([...filesOne.keys()]);
+    for (const [name, bytes] of filesOne) expect(filesTwo.get(name)?.equals(bytes)).toBe(true);
+  });
+
+  it('reports a bad input as data while the others complete', LONG, async () => {
+    const out = join(temp.dir, 'mixed');
+    const bad = join(temp.dir, 'bad.bvh');
+    writeFileSync(bad, 'HIERARCHY\nROOT Hips\n{\n');
+    const missing = join(temp.dir, 'missing.bvh');
+    const clash = join(temp.dir, 'dataset-1_bow_normal_001.bvh'); // same output name as INPUTS[0]
+    writeFileSync(clash, readFileSync(INPUTS[0]));
+    const inputs = [INPUTS[0], bad, INPUTS[1], missing, clash];
+    const progress: number[] = [];
+    const results = await node.compressFiles(inputs, {}, { outDir: out, jobs: 2, onProgress: (p) => progress.push(p.done) });
+    expect(results.map((r) => r.file)).toEqual(inputs);
+    expect(results.map((r) => r.ok)).toEqual([true, false, true, false, false]);
+    const failures = results.flatMap((r) => (r.ok ? [] : [r.failure]));
+    expect(failures.map((f) => f.file)).toEqual([bad, missing, clash]);
+    expect(failures[1].code).toBe('ENOENT');
+    expect(failures[2].code).toBe(node.OUTPUT_CLASH);
+    for (const f of failures) expect(f.message.length).toBeGreaterThan(0);
+    expect(progress).toEqual([1, 2, 3, 4, 5]);
+    expect([...filesOf(out).keys()]).toEqual([INPUTS[0], INPUTS[1]].map((p) => node.inputBaseName(p) + '.bpk').sort());
+  });
+
+  it('rejects at once when the signal is already aborted', async () => {
+    const controller = new AbortController();
+    controller.abort(new Error('stop'));
+    await expect(node.compressFiles(INPUTS, {}, { outDir: join(temp.dir, 'never'), signal: controller.signal })).rejects.toThrow('stop');
+  });
+
+  for (const jobs of [1, 2]) {
+    it(`stops a running batch on abort (${jobs} job${jobs > 1 ? 's' : ''}) without temp files`, LONG, async () => {
+      const out = join(temp.dir, `aborted-${jobs}`);
+      const fifo = join(temp.dir, `blocked-${jobs}.bvh`);
+      execFileSync('mkfifo', [fifo]); // its read blocks until someone writes
+      const controller = new AbortController();
+      const batch = node.compressFiles([INPUTS[2], fifo], {}, {
+        outDir: out,
+        jobs,
+        signal: controller.signal,
+        onProgress: () => controller.abort(new Error('stop')),
+      });
+      try {
+        await expect(batch).rejects.toThrow('stop');
+      } finally {
+        // Release the blocked read (it may not have started, then nobody is waiting).
+        try {
+          closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+        } catch {
+          // ENXIO: no reader.
+        }
+      }
+      expect(readdirSync(out)).toEqual([node.inputBaseName(INPUTS[2]) + '.bpk']);
+    });
+  }
+});
