@@ -1,0 +1,34 @@
+/**
+ * `bonepress/net`: pose snapshots for networked games. Browser-safe: imports only the
+ * runtime, the clip model and the error metric, nothing Node-only.
+ *
+ * Build a {@link SnapshotSchema} once (from a clip, or a skeleton and the ranges its poses
+ * take), share it with the receiver, then drive a {@link SnapshotSender} and a
+ * {@link SnapshotReceiver}; {@link simulateNetwork} runs both over a simulated lossy link.
+ */
+export { NetError, NET_ERROR, ReadStream, WriteStream, bitsRequired } from './bit-stream.js';
+export type { BitStream, NetErrorCode } from './bit-stream.js';
+export {
+  SMALLEST_THREE_INDEX_BITS, SMALLEST_THREE_MAX_BITS, SMALLEST_THREE_MAX_NORM, SMALLEST_THREE_MIN_BITS, SMALLEST_THREE_RANGE,
+  decodeSmallestThree, encodeSmallestThree, smallestThreeMaxAngle, smallestThreeStep,
+} from './smallest-three.js';
+export {
+  COMPONENT_MAX_BITS, SCHEMA_VERSION, SNAPSHOT_SCHEMA_DEFAULTS,
+  buildSnapshotSchema, createSnapshotSchema, decodeSnapshotSchema, encodeSnapshotSchema, measurePoseRanges, mergePoseRanges,
+  resolveNetLength,
+} from './schema.js';
+export type { NetLength, PoseRanges, SnapshotSchema, SnapshotSchemaOptions } from './schema.js';
+export {
+  CODE_STRIDE, PoseQuantizer, createSnapshotCodes, dequantizeComponentCode, dequantizePose, quantizeComponentCode,
+} from './quantize.js';
+export { DELTA_SHIFT_BITS, DELTA_SHIFT_MIN, SnapshotCodec, boneCodesEqual, serializeAbsolute } from './snapshot.js';
+export {
+  ADAPT_SHIFT, EntropyCodec, PROBABILITY_BITS, RangeDecoder, RangeEncoder, UNKNOWN_CLASS, deltaClass,
+} from './entropy.js';
+export type { BinaryCoder, EntropyState } from './entropy.js';
+export {
+  SEQUENCE_BITS, SESSION_DEFAULTS, SNAPSHOT_CODING, SnapshotReceiver, SnapshotSender, sequenceDistance, sequenceGreaterThan,
+} from './session.js';
+export type { PacketInfo, ReceivedSnapshot, SessionOptions, SnapshotCoding } from './session.js';
+export { NETSIM_DEFAULTS, receivedPosesToClip, sampleClipAt, simulateNetwork, tickCount } from './netsim.js';
+export type { LinkStats, NetsimOptions, NetsimReport } from './netsim.js';

@@ -1,0 +1,392 @@
+/**
+ * Sender and receiver of a pose snapshot stream over an unreliable link (packets may be
+ * lost, duplicated or reordered). The sender numbers its snapshots (16-bit sequence
+ * numbers that wrap), keeps the last `windowSize` it sent, and encodes each new one as a
+ * delta against the newest snapshot the receiver has acknowledged — or absolute (against
+ * the default pose) before any ack or when that snapshot has left the window. The receiver
+ * keeps the snapshots it decoded and answers with acks naming the newest one.
+ *
+ * Packets: `checkBits` of CRC-32 over the schema hash and the rest of the packet, then the
+ * header and the snapshot body (docs/net.md). A packet that is corrupted, truncated or made
+ * for another schema is rejected with a {@link NetError}, never another exception.
+ */
+import { NET_ERROR, NetError, ReadStream, WriteStream, bitsRequired, type BitStream } from './bit-stream.js';
+import { EntropyCodec, RangeDecoder, RangeEncoder, type EntropyState } from './entropy.js';
+import { type SnapshotSchema } from './schema.js';
+import { PoseQuantizer, createSnapshotCodes, dequantizePose } from './quantize.js';
+import { SnapshotCodec } from './snapshot.js';
+import { crc32 } from '../runtime/format.js';
+import { POSE_STRIDE } from '../runtime/pose.js';
+
+/** Sequence numbers are 16 bits and wrap around. */
+export const SEQUENCE_BITS = 16;
+const SEQUENCE_MOD = 1 << SEQUENCE_BITS;
+const HALF_SEQUENCE = SEQUENCE_MOD / 2;
+
+/**
+ * True when sequence `a` is newer than `b` in 16-bit wraparound order (a is ahead of b by
+ * less than half the sequence space).
+ */
+export function sequenceGreaterThan(a: number, b: number): boolean {
+  return (a > b && a - b < HALF_SEQUENCE) || (a < b && b - a > HALF_SEQUENCE);
+}
+
+/** How far `newer` is ahead of `older` in wraparound order (0..65535). */
+export function sequenceDistance(newer: number, older: number): number {
+  return (newer - older + SEQUENCE_MOD) % SEQUENCE_MOD;
+}
+
+/** How a session codes snapshot bodies. */
+export const SNAPSHOT_CODING = {
+  /** Fixed-width codes (snapshot.ts). */
+  PLAIN: 'plain',
+  /** Adaptive binary range coding of the same symbols (entropy.ts). */
+  ENTROPY: 'entropy',
+} as const;
+/** A {@link SNAPSHOT_CODING} value. */
+export type SnapshotCoding = (typeof SNAPSHOT_CODING)[keyof typeof SNAPSHOT_CODING];
+
+/** Options shared by {@link SnapshotSender} and {@link SnapshotReceiver}; both ends must agree. */
+export interface SessionOptions {
+  /** Snapshots kept on each side; a baseline older than this is not used. 2..1024, default 64 (about 1 s at 60 Hz). */
+  windowSize?: number;
+  /** Bits of packet check (0, 8, 16, 24 or 32). Default 16. */
+  checkBits?: number;
+  /** Body coding the sender uses (the receiver reads either). Default 'plain'. */
+  coding?: SnapshotCoding;
+}
+
+/** Defaults of {@link SessionOptions}. */
+export const SESSION_DEFAULTS = {
+  windowSize: 64,
+  checkBits: 16,
+  coding: SNAPSHOT_CODING.PLAIN,
+} as const;
+
+interface ResolvedSession {
+  windowSize: number;
+  checkBits: number;
+  checkBytes: number;
+  offsetBits: number;
+  coding: SnapshotCoding;
+}
+
+function resolveSession(options: SessionOptions): ResolvedSession {
+  const windowSize = options.windowSize ?? SESSION_DEFAULTS.windowSize;
+  const checkBits = options.checkBits ?? SESSION_DEFAULTS.checkBits;
+  const coding = options.coding ?? SESSION_DEFAULTS.coding;
+  if (!Number.isInteger(windowSize) || windowSize < 2 || windowSize > 1024) {
+    throw new NetError(NET_ERROR.BAD_ARGUMENT, `windowSize must be a whole number in 2..1024, got ${windowSize}`);
+  }
+  if (![0, 8, 16, 24, 32].includes(checkBits)) throw new NetError(NET_ERROR.BAD_ARGUMENT, `checkBits must be 0, 8, 16, 24 or 32, got ${checkBits}`);
+  if (coding !== SNAPSHOT_CODING.PLAIN && coding !== SNAPSHOT_CODING.ENTROPY) throw new NetError(NET_ERROR.BAD_ARGUMENT, `unknown coding "${String(coding)}"`);
+  return { windowSize, checkBits, checkBytes: checkBits / 8, offsetBits: bitsRequired(windowSize - 2), coding };
+}
+
+/** What one snapshot packet held, for statistics. */
+export interface PacketInfo {
+  readonly sequence: number;
+  /** Sequence of the baseline, or -1 for an absolute snapshot. */
+  readonly baselineSequence: number;
+  readonly coding: SnapshotCoding;
+  /** Bits of the snapshot body alone (no header, check or byte padding). */
+  readonly bodyBits: number;
+  /** Bits on the wire: the whole packet in bytes × 8. */
+  readonly packetBits: number;
+}
+
+// Packet check: CRC-32 of the schema hash (4 bytes, little-endian) then the packet after the check.
+function packetCheck(schemaHash: number, bytes: Uint8Array, start: number, checkBytes: number): number {
+  const keyed = new Uint8Array(4 + bytes.length - start);
+  keyed[0] = schemaHash & 0xff; keyed[1] = (schemaHash >>> 8) & 0xff; keyed[2] = (schemaHash >>> 16) & 0xff; keyed[3] = schemaHash >>> 24;
+  keyed.set(bytes.subarray(start), 4);
+  const crc = crc32(keyed);
+  return checkBytes === 4 ? crc >>> 0 : crc & ((1 << (checkBytes * 8)) - 1);
+}
+
+function sealPacket(schemaHash: number, body: Uint8Array, checkBytes: number): Uint8Array {
+  if (checkBytes === 0) return body;
+  const packet = new Uint8Array(checkBytes + body.length);
+  packet.set(body, checkBytes);
+  const check = packetCheck(schemaHash, packet, checkBytes, checkBytes);
+  for (let i = 0; i < checkBytes; i++) packet[i] = (check >>> (8 * i)) & 0xff;
+  return packet;
+}
+
+function openPacket(schemaHash: number, packet: Uint8Array, checkBytes: number): Uint8Array {
+  if (packet.length <= checkBytes) throw new NetError(NET_ERROR.PACKET_TRUNCATED, `packet of ${packet.length} bytes is too short`, packet.length * 8);
+  if (checkBytes === 0) return packet;
+  let stored = 0;
+  for (let i = 0; i < checkBytes; i++) stored += packet[i] * 2 ** (8 * i);
+  if (stored !== packetCheck(schemaHash, packet, checkBytes, checkBytes)) {
+    throw new NetError(NET_ERROR.BAD_CHECKSUM, 'packet check does not match (corrupted, or sent with another schema)', 0);
+  }
+  return packet.subarray(checkBytes);
+}
+
+/**
+ * Header of a snapshot packet, one description for both directions: sequence (16 bits),
+ * 1 bit "delta", then the baseline's distance back (1..windowSize − 1) when delta, then
+ * 1 bit "entropy coded". Serialized: never reorder.
+ */
+interface Header { sequence: number; baselineOffset: number; entropy: boolean }
+
+function serializeHeader(stream: BitStream, h: Header, session: ResolvedSession): void {
+  h.sequence = stream.serializeBits(h.sequence, SEQUENCE_BITS);
+  const delta = stream.serializeBool(h.baselineOffset > 0);
+  h.baselineOffset = delta ? stream.serializeInt(h.baselineOffset, 1, session.windowSize - 1) : 0;
+  h.entropy = stream.serializeBool(h.entropy);
+}
+
+/** A ring of snapshots (codes and the entropy state each leaves) by sequence number. */
+class SnapshotRing {
+  readonly codes: Int32Array[];
+  readonly states: EntropyState[];
+  readonly sequences: Int32Array;
+
+  constructor(schema: SnapshotSchema, entropy: EntropyCodec, readonly size: number) {
+    this.codes = Array.from({ length: size }, () => createSnapshotCodes(schema));
+    this.states = Array.from({ length: size }, () => entropy.createState());
+    this.sequences = new Int32Array(size).fill(-1);
+  }
+
+  /** Slot of `sequence`, or -1 when the ring does not hold it. */
+  find(sequence: number): number {
+    const i = sequence % this.size;
+    return this.sequences[i] === sequence ? i : -1;
+  }
+
+  /** Stores `codes` and `state` as `sequence` (copies). */
+  store(sequence: number, codes: Int32Array, state: EntropyState): void {
+    const i = sequence % this.size;
+    this.codes[i].set(codes);
+    const to = this.states[i];
+    to.probabilities.set(state.probabilities);
+    to.classes.set(state.classes);
+    to.signs.set(state.signs);
+    to.age = state.age;
+    this.sequences[i] = sequence;
+  }
+}
+
+/**
+ * Quantises poses and writes snapshot packets. One sender per receiver (each receiver acks
+ * its own baseline).
+ */
+export class SnapshotSender {
+  private readonly session: ResolvedSession;
+  private readonly quantizer: PoseQuantizer;
+  private readonly codec: SnapshotCodec;
+  private readonly entropy: EntropyCodec;
+  private readonly ring: SnapshotRing;
+  private readonly codes: Int32Array;
+  private readonly state: EntropyState;
+  private readonly stream = new WriteStream(512);
+  private nextSequence = 0;
+  private acked = -1;
+  private last: PacketInfo | undefined;
+
+  /** Throws {@link NetError} `BAD_ARGUMENT` for bad options. */
+  constructor(readonly schema: SnapshotSchema, options: SessionOptions = {}) {
+    this.session = resolveSession(options);
+    this.quantizer = new PoseQuantizer(schema);
+    this.codec = new SnapshotCodec(schema);
+    this.entropy = new EntropyCodec(schema);
+    this.ring = new SnapshotRing(schema, this.entropy, this.session.windowSize);
+    this.codes = createSnapshotCodes(schema);
+    this.state = this.entropy.createState();
+  }
+
+  /** Sequence number the next {@link send} will use. */
+  get sequence(): number {
+    return this.nextSequence;
+  }
+
+  /** The newest acknowledged sequence, or -1 before any ack. */
+  get ackedSequence(): number {
+    return this.acked;
+  }
+
+  /** What the last packet held. */
+  get lastPacket(): PacketInfo | undefined {
+    return this.last;
+  }
+
+  /**
+   * Encodes `pose` ({@link POSE_STRIDE} floats per bone) as the next snapshot and returns the
+   * packet (a fresh array the caller owns). Delta against the newest acked snapshot still in
+   * the window, else absolute.
+   */
+  send(pose: Float32Array): Uint8Array {
+    const s = this.session;
+    const sequence = this.nextSequence;
+    const codes = this.quantizer.quantize(pose, this.codes);
+    let slot = -1, offset = 0;
+    if (this.acked >= 0) {
+      const distance = sequenceDistance(sequence, this.acked);
+      if (distance > 0 && distance < s.windowSize) {
+        slot = this.ring.find(this.acked);
+        if (slot >= 0) offset = distance;
+      }
+    }
+    const baseline = slot >= 0 ? this.ring.codes[slot] : null;
+    const base = slot >= 0 ? this.ring.states[slot] : null;
+    const header: Header = { sequence, baselineOffset: offset, entropy: s.coding === SNAPSHOT_CODING.ENTROPY };
+    const stream = this.stream;
+    stream.reset();
+    serializeHeader(stream, header, s);
+    const bodyStart = stream.bitOffset;
+    let body: Uint8Array, bodyBits: number;
+    if (header.entropy) {
+      stream.align();
+      const encoder = new RangeEncoder();
+      this.entropy.serialize(encoder, codes, baseline, base, offset, this.state);
+      const coded = encoder.finish();
+      const head = stream.finish();
+      body = new Uint8Array(head.length + coded.length);
+      body.set(head);
+      body.set(coded, head.length);
+      bodyBits = coded.length * 8;
+    } else {
+      if (baseline) this.codec.serializeDelta(stream, codes, baseline);
+      else this.codec.serializeAbsolute(stream, codes);
+      this.entropy.recordPlain(codes, baseline, base, offset, this.state);
+      bodyBits = stream.bitOffset - bodyStart;
+      body = stream.finish();
+    }
+    const packet = sealPacket(this.schema.hash, body, s.checkBytes);
+    this.ring.store(sequence, codes, this.state);
+    this.last = {
+      sequence,
+      baselineSequence: baseline ? this.acked : -1,
+      coding: header.entropy ? SNAPSHOT_CODING.ENTROPY : SNAPSHOT_CODING.PLAIN,
+      bodyBits,
+      packetBits: packet.length * 8,
+    };
+    this.nextSequence = (sequence + 1) % SEQUENCE_MOD;
+    return packet;
+  }
+
+  /**
+   * Takes an ack packet from the receiver. An ack newer than the current one, of a snapshot
+   * still in the window, becomes the baseline of the next sends; others are ignored. Throws
+   * {@link NetError} for a corrupted or truncated ack.
+   */
+  receiveAck(packet: Uint8Array): void {
+    const sequence = readAck(this.schema.hash, packet, this.session);
+    const distance = sequenceDistance(this.nextSequence, sequence);
+    if (distance === 0 || distance > this.session.windowSize) return; // not sent yet, or too old to use
+    if (this.ring.find(sequence) < 0) return;
+    if (this.acked < 0 || sequenceGreaterThan(sequence, this.acked)) this.acked = sequence;
+  }
+}
+
+/** What {@link SnapshotReceiver.receive} decoded. */
+export interface ReceivedSnapshot extends PacketInfo {
+  /** True when no newer snapshot had been received before this one. */
+  readonly isNewest: boolean;
+}
+
+/** Reads snapshot packets into poses and writes acks. */
+export class SnapshotReceiver {
+  private readonly session: ResolvedSession;
+  private readonly codec: SnapshotCodec;
+  private readonly entropy: EntropyCodec;
+  private readonly ring: SnapshotRing;
+  private readonly codes: Int32Array;
+  private readonly state: EntropyState;
+  private readonly stream = new ReadStream();
+  private newest = -1;
+
+  /** Throws {@link NetError} `BAD_ARGUMENT` for bad options. */
+  constructor(readonly schema: SnapshotSchema, options: SessionOptions = {}) {
+    this.session = resolveSession(options);
+    this.codec = new SnapshotCodec(schema);
+    this.entropy = new EntropyCodec(schema);
+    this.ring = new SnapshotRing(schema, this.entropy, this.session.windowSize);
+    this.codes = createSnapshotCodes(schema);
+    this.state = this.entropy.createState();
+  }
+
+  /** The newest sequence received, or -1 before any. */
+  get newestSequence(): number {
+    return this.newest;
+  }
+
+  /**
+   * Decodes a snapshot packet into `outPose` ({@link POSE_STRIDE} floats per bone). Throws
+   * {@link NetError}: `BAD_CHECKSUM`, `PACKET_TRUNCATED` or `BAD_VALUE` for a damaged packet,
+   * `UNKNOWN_BASELINE` for a delta against a snapshot this receiver does not hold. A rejected
+   * packet changes nothing. A packet older than the window is decoded but not kept.
+   */
+  receive(packet: Uint8Array, outPose: Float32Array): ReceivedSnapshot {
+    const s = this.session;
+    if (outPose.length < this.schema.boneCount * POSE_STRIDE) {
+      throw new NetError(NET_ERROR.BAD_ARGUMENT, `pose of ${outPose.length} floats for ${this.schema.boneCount} bones`);
+    }
+    const body = openPacket(this.schema.hash, packet, s.checkBytes);
+    const stream = this.stream;
+    stream.reset(body);
+    const header: Header = { sequence: 0, baselineOffset: 0, entropy: false };
+    serializeHeader(stream, header, s);
+    const sequence = header.sequence;
+    let slot = -1, baselineSequence = -1;
+    if (header.baselineOffset > 0) {
+      baselineSequence = (sequence - header.baselineOffset + SEQUENCE_MOD) % SEQUENCE_MOD;
+      slot = this.ring.find(baselineSequence);
+      if (slot < 0) {
+        throw new NetError(NET_ERROR.UNKNOWN_BASELINE, `snapshot ${sequence} is a delta against ${baselineSequence}, which this receiver does not hold`);
+      }
+    }
+    const baseline = slot >= 0 ? this.ring.codes[slot] : null;
+    const base = slot >= 0 ? this.ring.states[slot] : null;
+    const codes = this.codes;
+    const bodyStart = stream.bitOffset;
+    let bodyBits: number;
+    if (header.entropy) {
+      stream.align();
+      const coded = body.subarray(stream.bitOffset >>> 3);
+      const decoder = new RangeDecoder(coded);
+      this.entropy.serialize(decoder, codes, baseline, base, header.baselineOffset, this.state);
+      decoder.finish();
+      bodyBits = coded.length * 8;
+    } else {
+      if (baseline) this.codec.serializeDelta(stream, codes, baseline);
+      else this.codec.serializeAbsolute(stream, codes);
+      bodyBits = stream.bitOffset - bodyStart;
+      stream.finish();
+      this.entropy.recordPlain(codes, baseline, base, header.baselineOffset, this.state);
+    }
+    const isNewest = this.newest < 0 || sequenceGreaterThan(sequence, this.newest);
+    // Keep it unless it is older than the window (it would overwrite a newer slot).
+    if (isNewest || sequenceDistance(this.newest, sequence) < s.windowSize) this.ring.store(sequence, codes, this.state);
+    if (isNewest) this.newest = sequence;
+    dequantizePose(this.schema, codes, outPose);
+    return {
+      sequence,
+      baselineSequence,
+      coding: header.entropy ? SNAPSHOT_CODING.ENTROPY : SNAPSHOT_CODING.PLAIN,
+      bodyBits,
+      packetBits: packet.length * 8,
+      isNewest,
+    };
+  }
+
+  /**
+   * The ack packet naming the newest snapshot received: check bits, then the 16-bit
+   * sequence. Throws {@link NetError} `BAD_ARGUMENT` before any snapshot was received.
+   */
+  ack(): Uint8Array {
+    if (this.newest < 0) throw new NetError(NET_ERROR.BAD_ARGUMENT, 'nothing received to acknowledge yet');
+    const stream = new WriteStream(4);
+    stream.serializeBits(this.newest, SEQUENCE_BITS);
+    return sealPacket(this.schema.hash, stream.finish(), this.session.checkBytes);
+  }
+}
+
+function readAck(schemaHash: number, packet: Uint8Array, session: ResolvedSession): number {
+  const stream = new ReadStream(openPacket(schemaHash, packet, session.checkBytes));
+  const sequence = stream.serializeBits(0, SEQUENCE_BITS);
+  stream.finish();
+  return sequence;
+}

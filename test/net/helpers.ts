@@ -1,0 +1,51 @@
+/** Shared helpers of the bonepress/net tests: fixture clips, seeded numbers, pose errors. */
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import type { RawClip } from '../../src/clip/raw-clip.js';
+import { POSE_STRIDE } from '../../src/clip/skeleton.js';
+import { AFFINE_STRIDE, poseToObject, virtualVertexError } from '../../src/compress/error-metric.js';
+import { readBvh } from '../../src/readers/bvh.js';
+
+export { mulberry32 } from '../utils/synthetic.js';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** Base names of the BVH clips in fixtures/. */
+export function fixtureNames(): string[] {
+  return readdirSync(path.join(repoRoot, 'fixtures')).filter((f) => f.endsWith('.bvh')).map((f) => f.slice(0, -4)).sort();
+}
+
+/** A BVH clip from fixtures/ by base name (e.g. `dataset-1_walk_happy_002`). */
+export function loadFixture(name: string): RawClip {
+  const file = path.join(repoRoot, 'fixtures', `${name}.bvh`);
+  return readBvh(readFileSync(file, 'utf8'), `${name}.bvh`);
+}
+
+/** Largest virtual-vertex error between two local poses of the same skeleton. */
+export function poseError(reference: Float32Array, decoded: Float32Array, parents: Int32Array, shell: Float32Array): number {
+  const boneCount = parents.length;
+  const a = new Float64Array(boneCount * AFFINE_STRIDE), b = new Float64Array(boneCount * AFFINE_STRIDE);
+  poseToObject(reference, parents, a);
+  poseToObject(decoded, parents, b);
+  let worst = 0;
+  for (let i = 0; i < boneCount; i++) worst = Math.max(worst, virtualVertexError(a, i * AFFINE_STRIDE, b, i * AFFINE_STRIDE, shell[i]));
+  return worst;
+}
+
+/** Every sample of `clip` as one pose each. */
+export function clipPoses(clip: RawClip): Float32Array[] {
+  const boneCount = clip.skeleton.boneNames.length, n = clip.sampleCount;
+  const poses: Float32Array[] = [];
+  for (let s = 0; s < n; s++) {
+    const pose = new Float32Array(boneCount * POSE_STRIDE);
+    for (let b = 0; b < boneCount; b++) {
+      const i = b * n + s, o = b * POSE_STRIDE;
+      for (let c = 0; c < 4; c++) pose[o + c] = clip.rotations[i * 4 + c];
+      for (let c = 0; c < 3; c++) { pose[o + 4 + c] = clip.translations[i * 3 + c]; pose[o + 7 + c] = clip.scales[i * 3 + c]; }
+    }
+    poses.push(pose);
+  }
+  return poses;
+}
