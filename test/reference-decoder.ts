@@ -98,7 +98,7 @@ export function referenceDecode(input: Uint8Array): ReferenceClip {
       for (let c = 0; c < n; c++) { v.push(view.getFloat32(at, true)); at += 4; }
       if (kind === 0) {
         const len = Math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
-        base.set(len > 0 ? v.map((x) => x / len) : [0, 0, 0, 1], o);
+        base.set(len > 0 ? v.map((x) => x * (1 / len)) : [0, 0, 0, 1], o);
       } else {
         base.set(v, o);
       }
@@ -178,7 +178,7 @@ export function referenceDecode(input: Uint8Array): ReferenceClip {
           const rate = segmentRates[j];
           if (rate === 0) {
             const q16 = slotByte(segmentStart, j, i, 0) + 256 * slotByte(segmentStart, j, i, 1);
-            values.push(clipMin + (q16 / 65535) * clipExtent);
+            values.push(Math.fround(clipMin + (q16 / 65535) * clipExtent)); // segmentConstant: float32 by definition
             continue;
           }
           const q = readBitsOneByOne(dataStart, bit, bits[j][i]);
@@ -187,9 +187,10 @@ export function referenceDecode(input: Uint8Array): ReferenceClip {
             values.push(floatFromBitPattern(q));
             continue;
           }
-          const offset = clipMin + (slotByte(segmentStart, j, i, 0) / 255) * clipExtent;
+          // Offset and step are float32 by definition; offset + q · step is float64.
+          const offset = Math.fround(clipMin + (slotByte(segmentStart, j, i, 0) / 255) * clipExtent);
           const inverse = bits[j][i] === 0 ? 0 : 1 / (2 ** bits[j][i] - 1);
-          const step = ((slotByte(segmentStart, j, i, 1) / 255) * clipExtent) * inverse;
+          const step = Math.fround(((slotByte(segmentStart, j, i, 1) / 255) * clipExtent) * inverse);
           values.push(offset + q * step);
         }
         if (kind === 0) {
@@ -207,7 +208,7 @@ export function referenceDecode(input: Uint8Array): ReferenceClip {
             rw * dw - rx * dx - ry * dy - rz * dz,
           ];
           const len = Math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-          pose.set(len > 0 ? q.map((v) => v / len) : [0, 0, 0, 1], bone * 10);
+          pose.set(len > 0 ? q.map((v) => v * (1 / len)) : [0, 0, 0, 1], bone * 10);
         } else {
           pose.set(values, bone * 10 + (kind === 1 ? 4 : 7));
         }

@@ -6,7 +6,7 @@ import type { RawClip } from '../clip/raw-clip.js';
 import { ClipError } from '../clip/skeleton.js';
 import {
   ANIMATED_COMPONENTS, CHECKSUM_START, CLIP_RANGE_BYTES, CONSTANT_FLOATS, DROP_SHIFT, FLAGS, ROTATION_REF_BYTES, HEADER, MAGIC, RAW_BITS, ROTATION_FORMAT,
-  SEGMENT_RANGE_BYTES, SEGMENT_SIZE, TRACKS_PER_BONE, TRACK_KIND, UNIT_CODES, VERSION, align4, bitsetWords, crc32,
+  MAX_FILE_BYTES, SEGMENT_RANGE_BYTES, SEGMENT_SIZE, TRACKS_PER_BONE, TRACK_KIND, UNIT_CODES, VERSION, align4, bitsetWords, crc32,
 } from '../runtime/format.js';
 import { BitWriter, bitsFromFloat } from '../runtime/bits.js';
 import { TRACK_CLASS, type TrackClasses } from './classify.js';
@@ -113,6 +113,7 @@ export function writeClip(enc: ClipEncoding): Uint8Array {
   const namesOffset = enc.includeNames ? cursor : 0;
   if (enc.includeNames) cursor = align4(cursor + names.reduce((sum, n) => sum + 2 + n.length, 0));
   const size = cursor;
+  if (size > MAX_FILE_BYTES) throw new ClipError(`clip "${clip.name}": the compressed clip would take ${size} bytes, more than a file may hold (${MAX_FILE_BYTES})`);
 
   const out = new Uint8Array(size);
   const view = new DataView(out.buffer);

@@ -119,10 +119,11 @@ export function quantizeToScale(value: number, offset: number, scale: number, bi
 
 /**
  * Scale of one quantisation step for a component at `bits` (1..24): the segment extent
- * (`segExtentByte` / 255 of the clip extent) over 2^bits − 1.
+ * (`segExtentByte` / 255 of the clip extent) over 2^bits − 1, rounded to float32 (offsets
+ * and steps are float32 by definition, so a decoder may cache them in a Float32Array).
  */
 export function segmentStep(clipExtent: number, segExtentByte: number, bits: number): number {
-  return segmentExtent(clipExtent, segExtentByte) * INV_MAX_QUANT[bits];
+  return Math.fround(segmentExtent(clipExtent, segExtentByte) * INV_MAX_QUANT[bits]);
 }
 
 /** A segment's extent of one component: `segExtentByte` / 255 of the clip extent. */
@@ -162,12 +163,12 @@ export function decodeReference(x: number, y: number, z: number, out: Float64Arr
 
 /** Value at q = 0 inside a segment: clip minimum plus `segMinByte` / 255 of the clip extent. */
 export function segmentOffset(clipMin: number, clipExtent: number, segMinByte: number): number {
-  return clipMin + BYTE_FRACTION[segMinByte] * clipExtent;
+  return Math.fround(clipMin + BYTE_FRACTION[segMinByte] * clipExtent);
 }
 
 /** Value of a component that is constant inside a segment (rate 0): a 16-bit fraction of the clip range. */
 export function segmentConstant(clipMin: number, clipExtent: number, q16: number): number {
-  return clipMin + (q16 / 65535) * clipExtent;
+  return Math.fround(clipMin + (q16 / 65535) * clipExtent);
 }
 
 /** Is `bits` the raw float32 rate. */

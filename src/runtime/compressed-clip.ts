@@ -6,7 +6,7 @@
 import {
   ANIMATED_COMPONENTS, CHECKSUM_START, CLIP_RANGE_BYTES, CONSTANT_FLOATS, DROP_SHIFT, FLAGS, RANGE_COMPONENTS, RATE_MASK, ROTATION_REF_BYTES, HEADER, KNOWN_FLAGS, MAGIC, MAX_BONES,
   RAW_BITS, ROTATION_FORMAT, SEGMENT_RANGE_BYTES, SEGMENT_SIZE, TRACKS_PER_BONE, TRACK_KIND, UNIT_CODES, VERSION,
-  align4, bitsetWords, crc32, isValidBitRate, segmentCountFor, segmentSampleCount, type RotationFormat,
+  MAX_FILE_BYTES, align4, bitsetWords, crc32, isValidBitRate, segmentCountFor, segmentSampleCount, type RotationFormat,
 } from './format.js';
 import { FORMAT_ERROR, FormatError } from './errors.js';
 import {
@@ -36,6 +36,15 @@ export interface SampleOptions {
 export interface OpenOptions {
   /** Check the CRC-32 when the file has one. Default true. */
   verifyChecksum?: boolean;
+  /**
+   * Dequantisation constants (an offset and a step per stored component) cached per
+   * segment: `'all'` (default) keeps every segment's once it has been sampled, 8 bytes per
+   * animated component per segment (roughly 0.4 × the file size when every segment is
+   * touched) — random access then costs little more than playback; `'two'` keeps the
+   * last two segments only (48 bytes per animated track): as fast for forward playback, slower at
+   * random times.
+   */
+  segmentCache?: 'all' | 'two';
 }
 
 /** Class of a track in a compressed clip. */
@@ -46,8 +55,6 @@ const TRACK_CLASS_NAMES: readonly TrackClass[] = ['default', 'constant', 'animat
 const KIND_POSE_OFFSET = [0, 4, 7] as const;
 /** A fraction of a sample this close to a whole sample is that sample. */
 const SNAP = 1e-6;
-/** Bit offsets must fit in an int32 for the decoder's arithmetic. */
-const MAX_FILE_BYTES = 1 << 28;
 const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /** Byte ranges of a clip's sections, for tools (`bonepress info`). */
@@ -107,9 +114,10 @@ export class CompressedClip {
   private readonly refs: Float64Array; // per animated track: reference xyzw (rotations only)
   private readonly vals = new Float64Array(8); // decode() scratch: key 0 components, key 1 components, alpha
   // Dequantisation cache of two segments (see prepareSegment).
-  private readonly segOffset: Float64Array;
-  private readonly segStep: Float64Array;
-  private readonly cachedSegment = new Int32Array([-1, -1]);
+  private readonly segOffset: Float32Array;
+  private readonly segStep: Float32Array;
+  private readonly cachedSegment: Int32Array; // segment held by each cache slot, -1 none
+  private readonly cacheAll: boolean;
   private readonly segRates: Uint32Array; // byte offset of each segment's rates
   private readonly segRanges: Uint32Array;
   private readonly segBits: Int32Array; // bit offset of each segment's packed keys (files < 256 MiB)
@@ -120,7 +128,7 @@ export class CompressedClip {
   private k1 = 0;
   private alpha = 0;
 
-  private constructor(bytes: Uint8Array, verifyChecksum: boolean) {
+  private constructor(bytes: Uint8Array, verifyChecksum: boolean, segmentCache: 'all' | 'two') {
     const size = bytes.byteLength;
     if (!LITTLE_ENDIAN_HOST) throw new FormatError(FORMAT_ERROR.UNSUPPORTED_PLATFORM, 'bonepress needs a little-endian host');
     if (size < HEADER.SIZE) throw new FormatError(FORMAT_ERROR.TOO_SMALL, `${size} bytes is smaller than the ${HEADER.SIZE}-byte header`, 0);
@@ -385,8 +393,11 @@ export class CompressedClip {
     this.animTrackOfTrack = animTrackOfTrack;
     this.clipRanges = clipRanges;
     this.compBits = compBits;
-    this.segOffset = new Float64Array(2 * animated * ANIMATED_COMPONENTS);
-    this.segStep = new Float64Array(2 * animated * ANIMATED_COMPONENTS);
+    this.cacheAll = segmentCache === 'all';
+    const slots = this.cacheAll ? tableSegments : Math.min(2, tableSegments);
+    this.cachedSegment = new Int32Array(slots).fill(-1);
+    this.segOffset = new Float32Array(slots * animated * ANIMATED_COMPONENTS);
+    this.segStep = new Float32Array(slots * animated * ANIMATED_COMPONENTS);
     this.animRange = animRange;
     this.refs = refs;
     this.segRates = segRates;
@@ -418,7 +429,9 @@ export class CompressedClip {
     else if (bytes instanceof Uint8Array) u8 = bytes;
     else throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, 'expected a Uint8Array or ArrayBuffer');
     if ((u8.byteOffset & 3) !== 0) u8 = u8.slice();
-    return new CompressedClip(u8, options.verifyChecksum ?? true);
+    const cache = options.segmentCache ?? 'all';
+    if (cache !== 'all' && cache !== 'two') throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `segmentCache must be 'all' or 'two', got ${String(cache)}`);
+    return new CompressedClip(u8, options.verifyChecksum ?? true, cache);
   }
 
   /** Byte size of each section. */
@@ -556,9 +569,9 @@ export class CompressedClip {
         bit1 += cbits[cb1 + i];
       }
     }
-    const slot0 = this.prepareSegment(s0, s0 & 1);
-    // The two keys' segments never share a slot (wrapping pairs the last with the first).
-    const slot1 = s1 === s0 ? slot0 : this.prepareSegment(s1, (s0 & 1) ^ 1);
+    // With two slots, the keys' segments never share one (wrapping pairs the last with the first).
+    const slot0 = this.prepareSegment(s0, this.cacheAll ? s0 : s0 & 1);
+    const slot1 = s1 === s0 ? slot0 : this.prepareSegment(s1, this.cacheAll ? s1 : (s0 & 1) ^ 1);
     const offs = this.segOffset, steps = this.segStep;
     const v = this.vals, boneOffset = this.animBoneOffset, kinds = this.animKind;
     v[6] = alpha;
@@ -599,9 +612,9 @@ export class CompressedClip {
 
   /**
    * Fills the dequantisation cache (offset and step of every stored component) for
-   * segment `s` in `slot` (0 or 1), unless it is there already; returns the slot's base
-   * index. Consecutive segments use different slots, so playing forward computes each
-   * segment once.
+   * segment `s` in `slot`, unless it is there already; returns the slot's base index.
+   * Offsets and steps are float32 by definition of the format (bits.ts), so the cache
+   * holds them exactly.
    */
   private prepareSegment(s: number, slot: number): number {
     const count = this.animatedTrackCount;

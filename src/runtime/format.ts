@@ -115,6 +115,9 @@ export function isValidBitRate(bits: number): boolean {
   return (bits >= 0 && bits <= MAX_QUANTIZED_BITS) || bits === RAW_BITS;
 }
 
+/** Largest file in bytes: bit offsets must fit in an int32 for the decoder's arithmetic. */
+export const MAX_FILE_BYTES = 1 << 28;
+
 /** Bones per file at most (u16 counts, i16 parents). */
 export const MAX_BONES = 32767;
 

@@ -105,6 +105,14 @@ function rangeOf(ranges: ClipRanges, j: number, component: number): [number, num
   return [ranges.values[ranges.offsets[j] + 2 * component], ranges.values[ranges.offsets[j] + 2 * component + 1]];
 }
 
+/**
+ * Largest error of rounding `x` to float32 (to nearest): half a float32 ulp, which is at
+ * most |x| · 2^-24 for normal values and 2^-150 among subnormals.
+ */
+function f32Rounding(x: number): number {
+  return Math.max(Math.abs(x) * 2 ** -24, 2 ** -150);
+}
+
 function slotBytes(seg: SegmentRanges, c: Case, segment: number, j: number, slot: number): { minByte: number; extByte: number; q16: number } {
   const at = (segment * c.tracks.length + j) * 3 + slot;
   return { minByte: seg.minMax[at * 2], extByte: seg.minMax[at * 2 + 1], q16: seg.constant[at] };
@@ -207,25 +215,35 @@ describe('extractSegmentRanges', { timeout: 30_000 }, () => {
         return;
       }
       const offset = segmentOffset(clipMin, clipExt, minByte);
-      // Min rounded down, and as high as it can go.
+      // The decoder's offset is a float32 (by definition), and the min byte is rounded down
+      // so that this float32 is ≤ every sample…
+      expect(Math.fround(offset)).toBe(offset);
       for (const v of values) expect(offset).toBeLessThanOrEqual(v);
-      if (minByte < 255) expect(segmentOffset(clipMin, clipExt, minByte + 1)).toBeGreaterThan(lo);
+      // …and as high as it can go: the next byte's offset, before its float32 rounding, is above the lowest sample.
+      if (minByte < 255) expect(clipMin + ((minByte + 1) / 255) * clipExt).toBeGreaterThan(lo);
       // Extent rounded up (when the byte is not saturated), and as small as it can be.
       const top = offset + (extByte / 255) * clipExt;
       if (extByte < 255) for (const v of values) expect(top).toBeGreaterThanOrEqual(v);
       if (extByte > 0) expect(offset + ((extByte - 1) / 255) * clipExt).toBeLessThan(hi);
-      // The decoder's arithmetic: every sample quantises within half a step at every rate.
+      // The decoder's arithmetic: every sample quantises within half a step at every rate,
+      // plus what the float32 step loses over the range: q_max · (its rounding). The offset's
+      // rounding adds nothing: the bytes were chosen around the rounded offset.
       for (const bits of [1, 3, 8, 16, 24]) {
         const step = segmentStep(clipExt, extByte, bits);
+        expect(Math.fround(step)).toBe(step);
+        const stepRounding = (2 ** bits - 1) * f32Rounding(step);
         const slack = 8 * Number.EPSILON * Math.max(Math.abs(offset), Math.abs(hi), Math.abs(lo));
         for (const v of values) {
           const q = quantizeToScale(v, offset, step, bits);
-          expect(Math.abs(offset + q * step - v)).toBeLessThanOrEqual(step / 2 + slack);
+          expect(Math.abs(offset + q * step - v)).toBeLessThanOrEqual(step / 2 + stepRounding + slack);
         }
       }
-      // Rate 0 stores the segment's midpoint on 16 bits of the clip range.
+      // Rate 0 stores the segment's midpoint on 16 bits of the clip range, rounded to float32.
       const constant = segmentConstant(clipMin, clipExt, q16);
-      expect(Math.abs(constant - (lo + hi) / 2)).toBeLessThanOrEqual(clipExt / 65535 / 2 + 8 * Number.EPSILON * Math.max(Math.abs(lo), Math.abs(hi), Math.abs(clipMin)));
+      expect(Math.fround(constant)).toBe(constant);
+      expect(Math.abs(constant - (lo + hi) / 2)).toBeLessThanOrEqual(
+        clipExt / 65535 / 2 + f32Rounding(constant) + 8 * Number.EPSILON * Math.max(Math.abs(lo), Math.abs(hi), Math.abs(clipMin)),
+      );
     });
   });
 

@@ -155,6 +155,19 @@ function ulps(...values: number[]): number {
   return 4 * Number.EPSILON * Math.max(...values.map(Math.abs));
 }
 
+/**
+ * Largest error of rounding `x` to float32 (to nearest): half a float32 ulp, which is at
+ * most |x| · 2^-24 for normal values and 2^-150 among subnormals.
+ */
+function f32Rounding(x: number): number {
+  return Math.max(Math.abs(x) * 2 ** -24, 2 ** -150);
+}
+
+/** Is `x` exactly a float32 value. */
+function isFloat32(x: number): boolean {
+  return Math.fround(x) === x;
+}
+
 describe('quantisation at every bit rate 1..24', { timeout: 30_000 }, () => {
   it('MAX_QUANT holds 2^bits − 1 for every rate', () => {
     for (let bits = 0; bits <= 32; bits++) expect(MAX_QUANT[bits]).toBe(2 ** bits - 1);
@@ -186,18 +199,45 @@ describe('quantisation at every bit rate 1..24', { timeout: 30_000 }, () => {
     }
   });
 
-  it('the end codes 0 and 2^bits − 1 map exactly to the ends of the segment range', () => {
+  it('offsets and steps are the float32 rounding of the float64 formulas', () => {
+    for (const [clipMin, clipExtent, minByte, extentByte] of rangeCases(5)) {
+      const offset = segmentOffset(clipMin, clipExtent, minByte);
+      expect(offset).toBe(Math.fround(clipMin + (minByte / 255) * clipExtent));
+      expect(isFloat32(offset)).toBe(true);
+      for (let bits = 0; bits <= MAX_QUANTIZED_BITS; bits++) {
+        const step = segmentStep(clipExtent, extentByte, bits);
+        expect(step).toBe(Math.fround(((extentByte / 255) * clipExtent) * (bits === 0 ? 0 : 1 / (2 ** bits - 1))));
+        expect(isFloat32(step)).toBe(true);
+      }
+    }
+    // Not float64 values any more: 1/3 and 1/255 are not float32.
+    expect(segmentOffset(0, 1, 85)).toBe(Math.fround(1 / 3));
+    expect(segmentOffset(0, 1, 85)).not.toBe(1 / 3);
+    expect(segmentStep(1, 1, 8)).toBe(Math.fround((1 / 255) * (1 / 255)));
+  });
+
+  it('the end codes 0 and 2^bits − 1 map to the ends of the segment range within the float32 rounding of offset and step', () => {
     for (const [clipMin, clipExtent, minByte, extentByte] of rangeCases(7)) {
       const offset = segmentOffset(clipMin, clipExtent, minByte);
-      expect(offset).toBe(clipMin + (minByte / 255) * clipExtent);
-      const end = offset + (extentByte / 255) * clipExtent;
+      // The range ends by the float64 formulas, before the offset and the step are rounded.
+      const start = clipMin + (minByte / 255) * clipExtent;
+      const end = start + (extentByte / 255) * clipExtent;
+      expect(Math.abs(offset - start)).toBeLessThanOrEqual(f32Rounding(start));
       for (let bits = 1; bits <= MAX_QUANTIZED_BITS; bits++) {
         const step = segmentStep(clipExtent, extentByte, bits);
+        const max = 2 ** bits - 1;
         expect(offset + 0 * step).toBe(offset);
-        const top = offset + (2 ** bits - 1) * step;
-        expect(Math.abs(top - end)).toBeLessThanOrEqual(ulps(end, offset));
-        expect(quantizeToScale(end, offset, step, bits)).toBe(2 ** bits - 1);
+        // Code max: max steps of a step rounded by at most |step| · 2^-24 each, from an offset rounded by |offset| · 2^-24.
+        const top = offset + max * step;
+        const slack = f32Rounding(offset) + max * f32Rounding(step);
+        expect(Math.abs(top - end)).toBeLessThanOrEqual(slack + ulps(end, offset));
+        // The ends quantise to the end codes, unless the rounding moved the top code half a
+        // step or more: then to the code nearest the end, no further than the rounding.
         expect(quantizeToScale(offset, offset, step, bits)).toBe(0);
+        const q = quantizeToScale(end, offset, step, bits);
+        if (slack + ulps(end, offset) < step / 2) expect(q).toBe(max);
+        expect((max - q) * step).toBeLessThanOrEqual(slack + step / 2 + ulps(end, offset));
+        if (q < max) expect(Math.abs(offset + q * step - end)).toBeLessThanOrEqual(step / 2 + ulps(end, offset));
       }
     }
   });
@@ -205,9 +245,15 @@ describe('quantisation at every bit rate 1..24', { timeout: 30_000 }, () => {
   it('the unit range at 24 bits round-trips every code exactly (integers beyond float32 precision)', () => {
     const bits = 24;
     const step = segmentStep(1, 255, bits);
-    expect(step).toBe(1 / (2 ** 24 - 1));
+    // 1 / (2^24 − 1) = 2^-24 + 2^-48 + 2^-72 + …, just above the midpoint of 2^-24 and the next float32.
+    expect(step).toBe(Math.fround(1 / (2 ** 24 - 1)));
+    expect(step).toBe(2 ** -24 + 2 ** -47);
     for (let q = 2 ** 24 - 4096; q < 2 ** 24; q++) expect(quantizeToScale(q * step, 0, step, bits)).toBe(q);
     for (let q = 0; q < 4096; q++) expect(quantizeToScale(q * step, 0, step, bits)).toBe(q);
+    // The top code lands within (2^24 − 1) · |step| · 2^-24 of 1, above it.
+    const top = (2 ** 24 - 1) * step;
+    expect(top).toBeGreaterThan(1);
+    expect(top - 1).toBeLessThanOrEqual((2 ** 24 - 1) * f32Rounding(step));
   });
 
   it('clamps values outside the range and gives 0 for a zero step', () => {
@@ -220,18 +266,35 @@ describe('quantisation at every bit rate 1..24', { timeout: 30_000 }, () => {
     }
   });
 
-  it('segmentConstant round-trips every 16-bit code and hits both clip range ends', () => {
+  it('segmentConstant is the float32 rounding of a 16-bit fraction of the clip range, hits both ends and round-trips every code', () => {
     for (const [clipMin, clipExtent] of rangeCases(3)) {
       if (!(clipExtent > 0)) continue;
+      // The clip minimum of these cases is a float32, so code 0 is exactly it.
       expect(segmentConstant(clipMin, clipExtent, 0)).toBe(clipMin);
-      expect(Math.abs(segmentConstant(clipMin, clipExtent, 65535) - (clipMin + clipExtent))).toBeLessThanOrEqual(ulps(clipMin, clipExtent));
-      const wrong: number[] = [];
+      expect(segmentConstant(clipMin, clipExtent, 65535)).toBe(Math.fround(clipMin + clipExtent));
+      const halfCode = clipExtent / 65535 / 2;
+      const notRounded: number[] = [], tooCoarse: number[] = [], wrong: number[] = [];
       for (let q = 0; q <= 65535; q++) {
         const v = segmentConstant(clipMin, clipExtent, q);
+        const exact = clipMin + (q / 65535) * clipExtent;
+        if (v !== Math.fround(exact)) notRounded.push(q);
+        // float32 resolves half a code everywhere in these ranges, so its rounding keeps every code.
+        if (!(f32Rounding(exact) + ulps(clipMin, clipExtent) < halfCode)) tooCoarse.push(q);
         if (Math.round(((v - clipMin) / clipExtent) * 65535) !== q) wrong.push(q);
       }
-      expect(wrong).toEqual([]);
+      expect({ notRounded, tooCoarse, wrong }).toEqual({ notRounded: [], tooCoarse: [], wrong: [] });
     }
+  });
+
+  it('segmentConstant on a range finer than float32 resolves collapses codes onto the nearest float32 values', () => {
+    // float32 values near 1e6 are 1/16 apart: the 65536 codes of [1e6, 1e6 + 1] land on 17 of them.
+    const values = new Set<number>();
+    for (let q = 0; q <= 65535; q++) {
+      const v = segmentConstant(1e6, 1, q);
+      expect(Math.abs(v - (1e6 + q / 65535))).toBeLessThanOrEqual(1 / 32);
+      values.add(v);
+    }
+    expect([...values].sort((a, b) => a - b)).toEqual(Array.from({ length: 17 }, (_, i) => 1e6 + i / 16));
   });
 
   it('a zero clip extent decodes to the clip minimum at every rate', () => {

@@ -331,3 +331,99 @@ describe('robustness', () => {
     }
   });
 });
+
+describe('segment cache', { timeout: 60_000 }, () => {
+  /** Seeded Fisher–Yates shuffle of a copy of `items`. */
+  function shuffled<T>(items: readonly T[], random: () => number): T[] {
+    const out = items.slice();
+    for (let i = out.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [out[i], out[j]] = [out[j], out[i]];
+    }
+    return out;
+  }
+
+  // 1, 2, 3 and 4 segments (odd and even counts: with two slots, wrapping pairs the last segment with the first).
+  const files = [1, 17, 24, 40, 57].flatMap((n) => [
+    [`${n} samples, random rates`, randomRates(clipOf(n, 60 + n), 61 + n).bytes],
+    [`${n} samples, compressed at defaults`, compress(clipOf(n, 62 + n)).bytes],
+  ] as const);
+
+  it.each(files)("%s: 'two' and 'all' decode identically, bit for bit, whatever the order of access", (_name, bytes) => {
+    const two = CompressedClip.open(bytes, { segmentCache: 'two' });
+    const all = CompressedClip.open(bytes, { segmentCache: 'all' });
+    const byDefault = CompressedClip.open(bytes);
+    const n = two.sampleCount, rate = two.sampleRate, period = n / rate;
+    expect(all.segmentCount).toBe(two.segmentCount);
+    const random = mulberry32(n * 13 + bytes.length);
+
+    type Query = { what: string; run: (c: CompressedClip) => Float32Array };
+    const queries: Query[] = [];
+    // Every key, as a key and as a time.
+    for (let k = 0; k < n; k++) {
+      queries.push({ what: `sampleKey(${k})`, run: (c) => keyPose(c, k) });
+      queries.push({ what: `sample(${k} / rate)`, run: (c) => samplePose(c, k / rate) });
+    }
+    // Random times inside the clip, before it, after it and in the wrap interval from the last key back to key 0.
+    for (let i = 0; i < 60; i++) {
+      const t = (random() * 1.4 - 0.2) * period;
+      const wrapTail = (n - 1 + random()) / rate + Math.floor(random() * 5 - 2) * period;
+      queries.push({ what: `sample(${t})`, run: (c) => samplePose(c, t) });
+      queries.push({ what: `sample(${t}, wrap)`, run: (c) => samplePose(c, t, { looping: 'wrap' }) });
+      queries.push({ what: `sample(${wrapTail}, wrap)`, run: (c) => samplePose(c, wrapTail, { looping: 'wrap' }) });
+      queries.push({ what: `sample(${t}, nearest)`, run: (c) => samplePose(c, t, { rounding: 'nearest', looping: 'wrap' }) });
+      const bone = Math.floor(random() * two.boneCount);
+      queries.push({ what: `sampleBone(${t}, ${bone}, wrap)`, run: (c) => c.sampleBone(t, bone, new Float32Array(POSE_STRIDE), { looping: 'wrap' }) });
+      queries.push({ what: `sampleBone(${wrapTail}, ${bone}, wrap)`, run: (c) => c.sampleBone(wrapTail, bone, new Float32Array(POSE_STRIDE), { looping: 'wrap' }) });
+    }
+    if (n > 1) {
+      // The wrap interval itself: last segment blended into the first.
+      for (const alpha of [0.25, 0.5, 0.75]) {
+        const t = (n - 1 + alpha) / rate;
+        queries.push({ what: `sample(last + ${alpha}, wrap)`, run: (c) => samplePose(c, t, { looping: 'wrap' }) });
+        queries.push({ what: `sample(-${1 - alpha} / rate, wrap)`, run: (c) => samplePose(c, -(1 - alpha) / rate, { looping: 'wrap' }) });
+      }
+    }
+
+    // Each decoder answers in its own random order, so the caches hold different segments at each query.
+    const answers = (c: CompressedClip): Float32Array[] => {
+      const out: Float32Array[] = new Array(queries.length);
+      for (const i of shuffled(queries.map((_, i) => i), random)) out[i] = queries[i].run(c);
+      return out;
+    };
+    const fromTwo = answers(two), fromAll = answers(all), fromDefault = answers(byDefault);
+    // Playing forward, then backward, through the same decoders changes nothing either.
+    const forward = queries.map((q) => q.run(two));
+    const backward = queries.map((_, i) => queries[queries.length - 1 - i].run(all)).reverse();
+    queries.forEach((q, i) => {
+      const bits = (a: Float32Array) => Array.from(new Uint32Array(a.buffer, a.byteOffset, a.length));
+      expect(bits(fromTwo[i]), q.what).toEqual(bits(fromAll[i]));
+      expect(bits(fromDefault[i]), q.what).toEqual(bits(fromAll[i]));
+      expect(bits(forward[i]), q.what).toEqual(bits(fromAll[i]));
+      expect(bits(backward[i]), q.what).toEqual(bits(fromAll[i]));
+    });
+  });
+
+  it('the files above exercise clips of 1 to 4 segments and a wrap from the last segment to the first', () => {
+    const counts = new Set(files.map(([, bytes]) => CompressedClip.open(bytes).segmentCount));
+    expect([...counts].sort()).toEqual([1, 2, 3, 4]);
+    expect(files.every(([, bytes]) => CompressedClip.open(bytes).animatedTrackCount > 0)).toBe(true);
+  });
+
+  it('an invalid segmentCache is a FormatError BAD_ARGUMENT', () => {
+    const bytes = randomRates(clipOf(40, 70), 71).bytes;
+    for (const segmentCache of ['none', 'All', 'two ', '', 2, 0, true, {}, 'lru']) {
+      let error: unknown;
+      try {
+        CompressedClip.open(bytes, { segmentCache: segmentCache as unknown as 'all' });
+      } catch (e) {
+        error = e;
+      }
+      expect(error, String(segmentCache)).toBeInstanceOf(FormatError);
+      expect((error as FormatError).code).toBe(FORMAT_ERROR.BAD_ARGUMENT);
+      expect((error as FormatError).message).toContain('segmentCache');
+    }
+    // Leaving it out (or undefined) means 'all'.
+    expect(() => CompressedClip.open(bytes, { segmentCache: undefined })).not.toThrow();
+  });
+});

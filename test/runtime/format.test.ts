@@ -99,6 +99,22 @@ describe('header', () => {
     }
   });
 
+  it('rejects a buffer over 256 MiB (2^28 bytes) whatever its size field says, and accepts that size at the limit', () => {
+    const ofSize = (size: number) => {
+      const big = new Uint8Array(size);
+      big.set(NO_CHECKSUM);
+      new DataView(big.buffer).setUint32(HEADER.TOTAL_SIZE, size, true);
+      return big;
+    };
+    const over = ofSize(2 ** 28 + 4);
+    expect(openError(over)).toBe(FORMAT_ERROR.BAD_SIZE);
+    expect(openMessage(over)).toBe(`${2 ** 28 + 4} bytes is larger than a clip may be (${2 ** 28}) (at byte ${HEADER.TOTAL_SIZE})`);
+    new DataView(over.buffer).setUint32(HEADER.TOTAL_SIZE, NO_CHECKSUM.length, true);
+    expect(openMessage(over)).toContain('larger than a clip may be');
+    // At the limit the size passes; this one fails later, on the bytes after its last section.
+    expect(openMessage(ofSize(2 ** 28))).toMatch(/unexpected bytes after the last section/);
+  });
+
   it('detects a checksum mismatch anywhere after the checksum field, and can be told not to check', () => {
     const flipped = BASE.slice();
     flipped[HEADER.CHECKSUM] ^= 1;
