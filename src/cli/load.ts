@@ -30,13 +30,25 @@ export function openCompressedFile(file: string): Promise<CompressedClip> {
   });
 }
 
+/** A reader warning about `file` as one stderr line: `bonepress: <file>: warning: <message>`. */
+export function warningLine(file: string, message: string): string {
+  return `bonepress: ${file}: warning: ${message}\n`;
+}
+
+/** Prints a reader warning about `file` on stderr ({@link warningLine}). */
+export function printWarning(file: string, message: string): void {
+  process.stderr.write(warningLine(file, message));
+}
+
 /**
- * Reads a source file that must hold exactly one clip. Throws a FileScopedError wrapping the
- * reader's error, a system error, or a ParseError when the file holds several clips.
+ * Reads a source file that must hold exactly one clip. What the reader skips is printed with
+ * {@link printWarning} unless `options.onWarning` takes it. Throws a FileScopedError wrapping
+ * the reader's error, a system error, or a ParseError when the file holds several clips.
  */
 export function readSingleClip(file: string, options: ReadOptions = {}): Promise<RawClip> {
   return atFile(file, async () => {
-    const clips = await readClipFiles(file, options);
+    const onWarning = options.onWarning ?? ((message: string) => printWarning(file, message));
+    const clips = await readClipFiles(file, { ...options, onWarning });
     if (clips.length !== 1) {
       const names = clips.map((clip) => `"${clip.name}"`).join(', ');
       throw new ParseError(file, 0, `holds ${clips.length} clips (${names}); this command takes a file with one clip`, PARSE_ERROR.UNSUPPORTED);

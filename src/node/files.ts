@@ -21,8 +21,10 @@ const COMPOUND_EXTENSIONS = ['.acl.sjson'] as const;
  * Reads the file at `path` and parses every clip in it (one for BVH, ACL SJSON and pose
  * dumps; one per animation for glTF/GLB). External glTF buffers (`"uri": "walk.bin"`) are
  * read from disk relative to `path`; absolute URIs and URIs with a scheme are not followed.
- * `path` is used as given in error messages. Throws the reader's `ParseError`, or a Node
- * system error (`ENOENT`, `EISDIR`…) when `path` cannot be read.
+ * `path` is used as given in error messages. `options` go to the reader as they are,
+ * `options.onWarning` included: it hears what the reader skipped (glTF channels outside the
+ * skeleton, morph weights…). Throws the reader's `ParseError`, or a Node system error
+ * (`ENOENT`, `EISDIR`…) when `path` cannot be read.
  */
 export async function readClipFiles(path: string, options: ReadOptions = {}): Promise<RawClip[]> {
   const data = await readFile(path);

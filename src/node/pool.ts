@@ -12,6 +12,7 @@ import { Piscina } from 'piscina';
 
 import { INTERNAL_ERROR, OUTPUT_CLASH } from './failure.js';
 import { inputBaseName, removeTempFiles } from './files.js';
+import type { ReadOptions } from '../readers/options.js';
 import { compressFile, type CompressFileTask, type CompressFilesOptions, type FileResult } from './worker.js';
 
 /** The worker module, next to this one (dist/node/worker.js once built). */
@@ -61,8 +62,9 @@ export function shardInputs(paths: readonly string[], index: number, count: numb
  * Compresses every file of `paths` into `run.outDir` (see worker.ts `compressFile` for
  * naming and atomic writes) and returns one {@link FileResult} per path, in input order.
  * Two inputs with the same base name would write the same output: the later one fails with
- * code `OUTPUT_CLASH`. Rejects only when `run.signal` aborts, or when `outDir` cannot be
- * created.
+ * code `OUTPUT_CLASH`. Each result carries its file's reader warnings (`warnings`, plain
+ * strings in the reader's order), the same whatever the number of jobs. Rejects only when
+ * `run.signal` aborts, or when `outDir` cannot be created.
  */
 export async function compressFiles(
   paths: readonly string[],
@@ -71,6 +73,7 @@ export async function compressFiles(
 ): Promise<FileResult[]> {
   const { outDir, signal, onProgress } = run;
   signal?.throwIfAborted();
+  options = withoutWarningCallback(options);
   await mkdir(outDir, { recursive: true });
   const total = paths.length;
   const results = new Array<FileResult | undefined>(total);
@@ -89,7 +92,7 @@ export async function compressFiles(
     const base = inputBaseName(file);
     const owner = claimedBy.get(base);
     if (owner !== undefined) {
-      finish(index, { ok: false, file, failure: { file, code: OUTPUT_CLASH, message: `writes the same output (${base}) as ${owner}` } });
+      finish(index, { ok: false, file, failure: { file, code: OUTPUT_CLASH, message: `writes the same output (${base}) as ${owner}` }, warnings: [] });
       continue;
     }
     claimedBy.set(base, file);
@@ -142,13 +145,24 @@ async function runPool(
       if (outcome.status === 'rejected') {
         const { index, task } = tasks[i];
         const reason = outcome.reason instanceof Error ? outcome.reason.message : String(outcome.reason);
-        finish(index, { ok: false, file: task.file, failure: { file: task.file, code: INTERNAL_ERROR, message: `worker failed: ${reason}` } });
+        finish(index, { ok: false, file: task.file, failure: { file: task.file, code: INTERNAL_ERROR, message: `worker failed: ${reason}` }, warnings: [] });
       }
     });
   } finally {
     signal?.removeEventListener('abort', onAbort);
     await pool.destroy();
   }
+}
+
+/**
+ * `options` without a `read.onWarning` (which untyped or widened callers may still pass): a
+ * function cannot be cloned into a worker, and warnings come back in each result instead.
+ */
+function withoutWarningCallback(options: CompressFilesOptions): CompressFilesOptions {
+  const read = options.read as ReadOptions | undefined;
+  if (read?.onWarning === undefined) return options;
+  const { onWarning, ...plain } = read;
+  return { ...options, read: plain };
 }
 
 /** Resolves as `promise` does, or rejects with the signal's reason as soon as it aborts. */

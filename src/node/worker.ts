@@ -11,8 +11,12 @@ import { outputPathsFor, readClipFiles, writeFileAtomic } from './files.js';
 
 /** Compression and reading options of a batch. */
 export interface CompressFilesOptions extends CompressOptions {
-  /** How inputs are read (source unit override, glTF resampling rate). */
-  read?: ReadOptions;
+  /**
+   * How inputs are read (source unit override, glTF resampling rate). No `onWarning`: a
+   * function cannot reach a worker thread; each file's warnings come back in its result's
+   * `warnings` instead.
+   */
+  read?: Omit<ReadOptions, 'onWarning'>;
 }
 
 /** One file of work. */
@@ -34,6 +38,8 @@ export interface FileSuccess {
   readonly ok: true;
   readonly file: string;
   readonly clips: readonly ClipOutput[];
+  /** What the reader skipped in this file (e.g. glTF channels outside the skeleton), in order; empty when nothing. */
+  readonly warnings: readonly string[];
 }
 
 /** A file that failed; nothing of it was written. */
@@ -41,6 +47,8 @@ export interface FileFailed {
   readonly ok: false;
   readonly file: string;
   readonly failure: FileFailure;
+  /** Warnings heard before it failed (a file read fine but whose compression failed); often empty. */
+  readonly warnings: readonly string[];
 }
 
 /** Outcome of one input file. */
@@ -49,20 +57,22 @@ export type FileResult = FileSuccess | FileFailed;
 /**
  * Reads `task.file`, compresses every clip in it and writes each atomically to its output
  * path (files.ts `outputPathsFor`). All clips are compressed before any is written, so a
- * clip that fails leaves no output of that file behind. Never throws: failures come back as
- * a {@link FileFailed}.
+ * clip that fails leaves no output of that file behind. The reader's warnings are collected
+ * into the result's `warnings` (an `onWarning` in `task.options.read` is not called). Never
+ * throws: failures come back as a {@link FileFailed}.
  */
 export async function compressFile(task: CompressFileTask): Promise<FileResult> {
   const { file, outDir } = task;
   const { read, ...compressOptions } = task.options;
+  const warnings: string[] = [];
   try {
-    const clips = await readClipFiles(file, read);
+    const clips = await readClipFiles(file, { ...read, onWarning: (message) => warnings.push(message) });
     const outputs = outputPathsFor(outDir, file, clips.map((clip) => clip.name));
     const results = clips.map((clip) => compress(clip, compressOptions));
     for (let i = 0; i < results.length; i++) await writeFileAtomic(outputs[i], results[i].bytes);
-    return { ok: true, file, clips: results.map((result, i) => ({ output: outputs[i], stats: result.stats })) };
+    return { ok: true, file, clips: results.map((result, i) => ({ output: outputs[i], stats: result.stats })), warnings };
   } catch (error) {
-    return { ok: false, file, failure: toFailure(file, error) };
+    return { ok: false, file, failure: toFailure(file, error), warnings };
   }
 }
 

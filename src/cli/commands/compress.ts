@@ -14,6 +14,7 @@ import type { FileFailure } from '../../node/failure.js';
 import { compressFiles, shardInputs } from '../../node/pool.js';
 import type { CompressFilesOptions, FileResult } from '../../node/worker.js';
 import { EXIT, exitCodeOfFailure, failureText, worstExitCode, type ExitCode } from '../exit-codes.js';
+import { warningLine } from '../load.js';
 import {
   collectShellBone, parseCountArg, parseLengthArg, parsePositiveArg, parseShardArg, parseUnitArg, type Shard,
 } from '../parse.js';
@@ -44,6 +45,13 @@ export interface CompressedClipEntry extends CompressStats {
   output: string;
   /** maxError ≤ threshold. */
   withinThreshold: boolean;
+  /** What the reader skipped in the clip's input file (shared by all clips of that file); empty when nothing. */
+  warnings: string[];
+}
+
+/** One failed input in `compress --json`: the failure plus the warnings heard before it. */
+export interface CompressFailureEntry extends FileFailure {
+  warnings: string[];
 }
 
 /** Totals of `compress --json`. */
@@ -65,7 +73,7 @@ export interface CompressTotal {
 /** What `compress --json` prints. */
 export interface CompressReport {
   clips: CompressedClipEntry[];
-  failures: FileFailure[];
+  failures: CompressFailureEntry[];
   total: CompressTotal;
 }
 
@@ -89,6 +97,7 @@ export function registerCompressCommand(program: Command): void {
     .addHelpText('after', [
       '',
       'Outputs are <out>/<input name>.bpk, or <out>/<input name>_<clip name>.bpk for inputs with several clips.',
+      'Skipped glTF channels (outside the skeleton, morph weights, pointers) are warnings on stderr (--json: "warnings").',
       'Exit status: 0 when every input succeeded within the threshold, 1 when a clip is above it, 2 when an input failed.',
     ].join('\n'))
     .action(async (inputs: string[], _options: CompressCliOptions, command: Command) => {
@@ -98,8 +107,10 @@ export function registerCompressCommand(program: Command): void {
 
 /**
  * Runs `compress`: compresses every input (a bad one is reported on stderr and the others
- * finish), prints the table or JSON, and returns the exit code: {@link EXIT.BAD_INPUT} when
- * an input failed, else {@link EXIT.CHECK_FAILED} when a clip is above its threshold, else
+ * finish), prints the readers' warnings on stderr as `bonepress: <file>: warning: <message>`
+ * in input order (with `--json` they are only in the report), prints the table or JSON, and
+ * returns the exit code, which warnings never change: {@link EXIT.BAD_INPUT} when an input
+ * failed, else {@link EXIT.CHECK_FAILED} when a clip is above its threshold, else
  * {@link EXIT.OK}; {@link EXIT.INTERRUPTED} on SIGINT/SIGTERM.
  */
 export async function runCompress(inputs: readonly string[], options: CompressCliOptions): Promise<ExitCode> {
@@ -155,6 +166,7 @@ export async function runCompress(inputs: readonly string[], options: CompressCl
   const seconds = (performance.now() - started) / 1000;
 
   const report = buildReport(results, seconds);
+  if (!options.json) process.stderr.write(warningLines(results));
   for (const failure of report.failures) process.stderr.write(failureText(failure, options.debug === true));
   for (const clip of report.clips) {
     if (!clip.withinThreshold) {
@@ -171,14 +183,14 @@ export async function runCompress(inputs: readonly string[], options: CompressCl
 /** Gathers per-clip entries, failures and totals, in input order. */
 export function buildReport(results: readonly FileResult[], seconds: number): CompressReport {
   const clips: CompressedClipEntry[] = [];
-  const failures: FileFailure[] = [];
+  const failures: CompressFailureEntry[] = [];
   for (const result of results) {
     if (!result.ok) {
-      failures.push(result.failure);
+      failures.push({ ...result.failure, warnings: [...result.warnings] });
       continue;
     }
     for (const { output, stats } of result.clips) {
-      clips.push({ file: result.file, output, ...stats, withinThreshold: stats.maxError <= stats.threshold });
+      clips.push({ file: result.file, output, ...stats, withinThreshold: stats.maxError <= stats.threshold, warnings: [...result.warnings] });
     }
   }
   const rawBytes = clips.reduce((sum, c) => sum + c.rawBytes, 0);
@@ -197,6 +209,11 @@ export function buildReport(results: readonly FileResult[], seconds: number): Co
       seconds,
     },
   };
+}
+
+/** Every warning of `results` as a {@link warningLine} (`bonepress: <file>: warning: <message>`), in input order. */
+export function warningLines(results: readonly FileResult[]): string {
+  return results.flatMap((result) => result.warnings.map((message) => warningLine(result.file, message))).join('');
 }
 
 const COLUMNS: readonly Column[] = [
