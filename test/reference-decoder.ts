@@ -44,7 +44,7 @@ export function referenceDecode(input: Uint8Array): ReferenceClip {
   if (bytes.length < 68) throw new Error('shorter than the header');
   if (view.getUint32(0, true) !== 0x1a4b5042) throw new Error('bad magic');
   const version = view.getUint16(4, true);
-  if (version !== 1) throw new Error(`version ${version}`);
+  if (version !== 2) throw new Error(`version ${version}`); // docs/format.md describes version 2
   const flags = view.getUint16(6, true);
   const hasNames = (flags & 1) !== 0;
   if (view.getUint32(12, true) !== bytes.length) throw new Error('total size');

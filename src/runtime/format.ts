@@ -9,7 +9,7 @@
 /** "BPK" followed by 0x1A (stops `type`/`cat` on Windows, catches text-mode mangling). */
 export const MAGIC = 0x1a4b5042; // little-endian bytes: 42 50 4B 1A
 /** Current format version; every other version is rejected with UNSUPPORTED_VERSION. */
-export const VERSION = 1;
+export const VERSION = 2;
 
 /** Header flags. Serialized: never renumber. */
 export const FLAGS = {
