@@ -58,13 +58,7 @@ export function emitRotation(v: Float64Array, drop: number, refs: Float64Array, 
   const py = rw * y - rx * z + ry * w + rz * x;
   const pz = rw * z + rx * y - ry * x + rz * w;
   const pw = rw * w - rx * x - ry * y - rz * z;
-  const len2 = px * px + py * py + pz * pz + pw * pw;
-  if (len2 > 0) {
-    const inv = 1 / Math.sqrt(len2);
-    out[o] = px * inv; out[o + 1] = py * inv; out[o + 2] = pz * inv; out[o + 3] = pw * inv;
-  } else {
-    out[o] = 0; out[o + 1] = 0; out[o + 2] = 0; out[o + 3] = 1;
-  }
+  writeRotation(px, py, pz, pw, out, o);
 }
 
 /**
@@ -97,11 +91,5 @@ export function blendRotations(v: Float64Array, drop0: number, drop1: number, re
   const py = rw * y - rx * z + ry * w + rz * x;
   const pz = rw * z + rx * y - ry * x + rz * w;
   const pw = rw * w - rx * x - ry * y - rz * z;
-  const len2 = px * px + py * py + pz * pz + pw * pw;
-  if (len2 > 0) {
-    const inv = 1 / Math.sqrt(len2);
-    out[o] = px * inv; out[o + 1] = py * inv; out[o + 2] = pz * inv; out[o + 3] = pw * inv;
-  } else {
-    out[o] = 0; out[o + 1] = 0; out[o + 2] = 0; out[o + 3] = 1;
-  }
+  writeRotation(px, py, pz, pw, out, o);
 }
