@@ -8,6 +8,7 @@ import type * as Three from 'three';
 import type { RawClip } from '../clip/raw-clip.js';
 import { CompressedClip } from '../runtime/compressed-clip.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
+import { mulberry32 } from '../clip/random.js';
 
 /** Microseconds per whole pose, sequential playback and random times. */
 export interface DecodeTiming {
@@ -73,20 +74,6 @@ export async function loadThree(): Promise<{ three: ThreeModule } | { error: str
   }
 }
 
-/**
- * mulberry32: a small seeded PRNG; returns floats in [0, 1), the same sequence for the same
- * seed.
- */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Median of `values` (sorts a copy); NaN when empty. */
 export function median(values: readonly number[]): number {

@@ -16,6 +16,7 @@ import {
 } from './session.js';
 import { PoseQuantizer, createSnapshotCodes } from './quantize.js';
 import { SnapshotCodec } from './snapshot.js';
+import { mulberry32 as seededRandom } from '../clip/random.js';
 
 /** Options of {@link simulateNetwork}. */
 export interface NetsimOptions {
@@ -108,17 +109,6 @@ export interface NetsimReport {
   readonly receivedPoses?: Float32Array;
 }
 
-/** mulberry32: small, seeded, and the same on every platform. */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * The pose of `clip` at `time` seconds (clamped to the clip) into `outPose`: rotations by

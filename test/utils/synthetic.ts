@@ -16,20 +16,9 @@ import { createRawClip, type RawClip } from '../../src/clip/raw-clip.js';
 import { createSkeleton, POSE_STRIDE } from '../../src/clip/skeleton.js';
 import type { LengthUnit } from '../../src/clip/units.js';
 
-/**
- * mulberry32: a tiny seeded PRNG with a 2^32 period, good enough for test data. Returns a
- * function giving floats in [0, 1); the same seed always gives the same sequence.
- */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../../src/clip/random.js';
+
+export { mulberry32 };
 
 /** How a synthetic track behaves over the clip. */
 export const SYNTHETIC_TRACK_KIND = {
