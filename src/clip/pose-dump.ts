@@ -3,14 +3,14 @@
  * and `verify` reads (docs/pose-dump.md). Arrays are sample-major, then bone:
  * `rotations[(s * bones.length + b) * 4 + c]` (xyzw), translations and scales with 3.
  */
-import { createRawClip, type RawClip } from './raw-clip.js';
+import { createRawClip, MAX_MAGNITUDE, validateRawClip, type RawClip } from './raw-clip.js';
 import { createSkeleton, POSE_STRIDE, setIdentity, type Skeleton } from './skeleton.js';
 import { isLengthUnit, type LengthUnit } from './units.js';
 
 /** The JSON shape of a pose dump. */
 export interface PoseDump {
   bones: string[];
-  /** Parent index per bone (-1 root). Optional on input: matched by name to a reference. */
+  /** Parent index per bone (-1 root). Optional on input: taken from a reference by position. */
   parents?: number[];
   sampleRate: number;
   numSamples: number;
@@ -62,10 +62,22 @@ export function writePoseDump(clip: RawClip): string {
   return JSON.stringify(clipToPoseDump(clip));
 }
 
+/** Smallest squared length a rotation quaternion may have (as {@link validateRawClip} requires). */
+const MIN_QUAT_LENGTH2 = 1e-12;
+
 /**
- * Parses pose dump JSON text into a clip. Without `parents` in the file, `reference`'s
- * skeleton supplies the hierarchy (bones matched by name, in the dump's order must equal
- * the reference's); without either, every bone is a root. Throws {@link PoseDumpError}.
+ * Parses pose dump JSON text into a clip named after the file's base name without its
+ * extension (`out/walk.json` → `walk`).
+ *
+ * Without `parents` in the file, `reference`'s skeleton supplies the hierarchy: bones are
+ * taken by position (bone i of the dump gets the parent of bone i of the reference), and
+ * only the bone counts are compared here; names are not looked up or checked (`verify`
+ * checks them pair by pair). Without either, every bone is a root.
+ *
+ * Throws {@link PoseDumpError} naming the file and the field: a missing or mistyped field,
+ * an array of the wrong length, a value that is not finite or not finite as a float32 (or
+ * larger than {@link MAX_MAGNITUDE}), a zero-length rotation quaternion (naming the sample
+ * and bone), two bones with the same name, or a bad hierarchy.
  */
 export function readPoseDump(text: string, file: string, reference?: Skeleton, referenceUnit?: LengthUnit): RawClip {
   let json: unknown;
@@ -81,6 +93,13 @@ export function readPoseDump(text: string, file: string, reference?: Skeleton, r
     throw new PoseDumpError(file, '"bones" must be a non-empty array of names');
   }
   const boneCount = bones.length;
+  // Unique names: --shell-bone, `sample --bone` and name matching look bones up by name.
+  const firstIndex = new Map<string, number>();
+  (bones as string[]).forEach((name, b) => {
+    const first = firstIndex.get(name);
+    if (first !== undefined) throw new PoseDumpError(file, `"bones" names "${name}" twice (bones ${first} and ${b}); bone names must be unique`);
+    firstIndex.set(name, b);
+  });
   const num = (key: string): number => {
     const v = o[key];
     if (typeof v !== 'number' || !Number.isFinite(v)) throw new PoseDumpError(file, `"${key}" must be a number`);
@@ -109,6 +128,11 @@ export function readPoseDump(text: string, file: string, reference?: Skeleton, r
   } else {
     parents = new Array<number>(boneCount).fill(-1);
   }
+  /** Sample and bone of element `i` of a track array with `width` numbers per bone sample. */
+  const where = (i: number, width: number): string => {
+    const t = Math.floor(i / width);
+    return `sample ${Math.floor(t / boneCount)}, bone ${t % boneCount} "${bones[t % boneCount] as string}"`;
+  };
   const arr = (key: string, width: number): number[] => {
     const v = o[key];
     const expected = n * boneCount * width;
@@ -116,12 +140,24 @@ export function readPoseDump(text: string, file: string, reference?: Skeleton, r
     if (v.length !== expected) throw new PoseDumpError(file, `"${key}" holds ${v.length} numbers, expected ${expected} (${n} samples × ${boneCount} bones × ${width})`);
     for (let i = 0; i < v.length; i++) {
       if (typeof v[i] !== 'number' || !Number.isFinite(v[i])) throw new PoseDumpError(file, `"${key}"[${i}] is not a finite number`);
+      // Tracks are float32: 1e39 is finite here but Infinity once stored.
+      if (!(Math.abs(Math.fround(v[i] as number)) <= MAX_MAGNITUDE)) {
+        throw new PoseDumpError(file, `"${key}"[${i}] is ${v[i] as number}, beyond ±${MAX_MAGNITUDE} (${where(i, width)})`);
+      }
     }
     return v as number[];
   };
   const rotations = arr('rotations', 4);
   const translations = arr('translations', 3);
   const scales = arr('scales', 3);
+  for (let t = 0; t < n * boneCount; t++) {
+    // Measured on the float32 values the clip will hold, as validateRawClip measures them.
+    let len2 = 0;
+    for (let c = 0; c < 4; c++) len2 += Math.fround(rotations[t * 4 + c]) ** 2;
+    if (!(len2 >= MIN_QUAT_LENGTH2)) {
+      throw new PoseDumpError(file, `"rotations"[${t * 4}..${t * 4 + 3}] is a zero-length quaternion (${where(t * 4, 4)})`);
+    }
+  }
   const defaultPose = new Float32Array(boneCount * POSE_STRIDE);
   for (let b = 0; b < boneCount; b++) setIdentity(defaultPose, b);
   let skeleton: Skeleton;
@@ -130,7 +166,7 @@ export function readPoseDump(text: string, file: string, reference?: Skeleton, r
   } catch (e) {
     throw new PoseDumpError(file, (e as Error).message);
   }
-  const clip = createRawClip(file, skeleton, sampleRate, n, unit);
+  const clip = createRawClip(clipNameOf(file), skeleton, sampleRate, n, unit);
   for (let s = 0; s < n; s++) {
     for (let b = 0; b < boneCount; b++) {
       const dst = b * n + s, src = s * boneCount + b;
@@ -139,5 +175,18 @@ export function readPoseDump(text: string, file: string, reference?: Skeleton, r
       for (let c = 0; c < 3; c++) clip.scales[dst * 3 + c] = scales[src * 3 + c];
     }
   }
+  // The checks above cover what validateRawClip checks; this keeps the two from drifting apart.
+  try {
+    validateRawClip(clip);
+  } catch (e) {
+    throw new PoseDumpError(file, (e as Error).message);
+  }
   return clip;
+}
+
+/** The clip name for a path: base name without its last extension (`out/walk.json` → `walk`). */
+function clipNameOf(file: string): string {
+  const base = file.slice(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1);
+  const dot = base.lastIndexOf('.');
+  return dot > 0 ? base.slice(0, dot) : base;
 }

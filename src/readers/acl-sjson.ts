@@ -43,7 +43,10 @@ export const ACL_SJSON_DEFAULTS = {
  * Not read: track lists (`track_list`, scalar tracks) and additive clips
  * (`additive_format` other than none) — both are rejected as UNSUPPORTED.
  *
- * Throws {@link ParseError} with the line and column of the problem.
+ * Throws {@link ParseError} with the line and column of the problem: code `LIMIT` when
+ * num_samples × bones is over {@link ACL_SJSON_DEFAULTS}.maxBoneSamples, `TRUNCATED` when a
+ * track array holds fewer samples than num_samples. Both are checked before the clip is
+ * allocated, so a declared count the file does not back costs no memory.
  */
 export function readAclSjson(text: string, file: string, options: ReadOptions = {}): RawClip {
   const doc = new SjsonParser(text, file).parseRoot();
@@ -145,8 +148,38 @@ export function readAclSjson(text: string, file: string, options: ReadOptions = 
       order.push(chain[c]);
     }
   }
-  if (boneCount * sampleCount > ACL_SJSON_DEFAULTS.maxBoneSamples) {
+  // NaN-proof: a comparison with NaN is false, so test for "within the limit" and negate.
+  if (!(boneCount * sampleCount <= ACL_SJSON_DEFAULTS.maxBoneSamples)) {
     at(numSamples, `${sampleCount} samples × ${boneCount} bones is more than ${ACL_SJSON_DEFAULTS.maxBoneSamples} bone samples`, PARSE_ERROR.LIMIT);
+  }
+
+  // Tracks, checked before the clip is allocated: num_samples is only a declaration, and
+  // every sample array must hold exactly that many samples (a short one is TRUNCATED).
+  const tracksNode = root.entries.get('tracks');
+  if (tracksNode && tracksNode.kind !== 'array') at(tracksNode, 'tracks must be an array');
+  const kinds = [['rotations', 4], ['translations', 3], ['scales', 3]] as const;
+  const tracks: { bone: number; name: string; arrays: (SjsonArray | undefined)[] }[] = [];
+  const seen = new Set<number>();
+  for (const [i, t] of (tracksNode ? (tracksNode as SjsonArray).items : []).entries()) {
+    if (t.kind !== 'object') at(t, `tracks[${i}] must be an object`);
+    const track = t as SjsonObject;
+    const trackName = stringValue(field(track, 'name', at), `tracks[${i}].name`, at);
+    const f = fileIndex.get(trackName);
+    if (f === undefined) at(track.entries.get('name'), `track "${trackName}" names no bone`);
+    const b = boneOfFile[f as number];
+    if (seen.has(b)) at(track, `two tracks for bone "${trackName}"`);
+    seen.add(b);
+    const arrays = kinds.map(([key]) => {
+      const samples = track.entries.get(key);
+      if (!samples) return undefined;
+      if (samples.kind !== 'array') at(samples, `track "${trackName}" ${key} must be an array`);
+      const count = (samples as SjsonArray).items.length;
+      if (count !== sampleCount) {
+        at(samples, `track "${trackName}" has ${count} ${key}, expected num_samples = ${sampleCount}`, count < sampleCount ? PARSE_ERROR.TRUNCATED : PARSE_ERROR.BAD_VALUE);
+      }
+      return samples as SjsonArray;
+    });
+    tracks.push({ bone: b, name: trackName, arrays });
   }
 
   const defaultPose = new Float32Array(boneCount * POSE_STRIDE);
@@ -163,28 +196,14 @@ export function readAclSjson(text: string, file: string, options: ReadOptions = 
   });
   const clip = createRawClip(name, skeleton, sampleRate, sampleCount, unit);
 
-  // Tracks: each replaces the bind value of the arrays it has.
-  const tracksNode = root.entries.get('tracks');
-  if (tracksNode && tracksNode.kind !== 'array') at(tracksNode, 'tracks must be an array');
-  const seen = new Set<number>();
-  for (const [i, t] of (tracksNode ? (tracksNode as SjsonArray).items : []).entries()) {
-    if (t.kind !== 'object') at(t, `tracks[${i}] must be an object`);
-    const track = t as SjsonObject;
-    const trackName = stringValue(field(track, 'name', at), `tracks[${i}].name`, at);
-    const f = fileIndex.get(trackName);
-    if (f === undefined) at(track.entries.get('name'), `track "${trackName}" names no bone`);
-    const b = boneOfFile[f as number];
-    if (seen.has(b)) at(track, `two tracks for bone "${trackName}"`);
-    seen.add(b);
-    const kinds = [['rotations', 4, clip.rotations], ['translations', 3, clip.translations], ['scales', 3, clip.scales]] as const;
-    for (const [key, width, out] of kinds) {
-      const samples = track.entries.get(key);
-      if (!samples) continue;
-      if (samples.kind !== 'array') at(samples, `track "${trackName}" ${key} must be an array`);
-      const items = (samples as SjsonArray).items;
-      if (items.length !== sampleCount) at(samples, `track "${trackName}" has ${items.length} ${key}, expected num_samples = ${sampleCount}`);
-      for (let s = 0; s < sampleCount; s++) vector(items[s], width, `track "${trackName}" ${key}[${s}]`, out, (b * sampleCount + s) * width);
-    }
+  // Each track replaces the bind value of the arrays it has.
+  const outputs = [clip.rotations, clip.translations, clip.scales] as const;
+  for (const { bone: b, name: trackName, arrays } of tracks) {
+    arrays.forEach((samples, k) => {
+      if (!samples) return;
+      const [key, width] = kinds[k];
+      for (let s = 0; s < sampleCount; s++) vector(samples.items[s], width, `track "${trackName}" ${key}[${s}]`, outputs[k], (b * sampleCount + s) * width);
+    });
   }
   try {
     validateRawClip(clip);

@@ -92,9 +92,12 @@ export async function readGltf(bytes: Uint8Array, file: string, options: GltfRea
  *   animations left with no usable channel (skipped).
  *
  * Throws {@link ParseError} for: a corrupt GLB header or chunk, malformed JSON, a missing or
- * short buffer, accessors outside their buffer views, sampler input and output counts that
- * disagree, a sampler with zero keys, decreasing key times, NaN or infinite values, a
- * compressed (EXT_meshopt_compression) animation buffer, and a file with no animations.
+ * short buffer, accessors outside their buffer views, sampler accessors with no data behind
+ * their count (no bufferView and no sparse values, or sparse-only key times with more keys
+ * than sparse entries + 1), sampler input and output counts that disagree, a sampler with
+ * zero keys, decreasing key times, NaN or infinite values, a compressed
+ * (EXT_meshopt_compression) animation buffer, and a file with no animations; code `LIMIT`
+ * for a clip over {@link GLTF_DEFAULTS}.maxBoneSamples (keys spanning a very long time).
  */
 export async function readGltfWithWarnings(bytes: Uint8Array, file: string, options: GltfReadOptions = {}): Promise<GltfReadResult> {
   const fail = (problem: string, code: ParseErrorCode = PARSE_ERROR.BAD_VALUE): never => {
@@ -177,8 +180,13 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
       end = Math.max(end, track.times[track.times.length - 1]);
     }
     const sampleCount = sampleCountFor(end - start, sampleRate);
-    if (sampleCount * boneCount > GLTF_DEFAULTS.maxBoneSamples) {
-      fail(`animation "${animation.name}": ${sampleCount} samples × ${boneCount} bones at ${sampleRate} Hz is more than ${GLTF_DEFAULTS.maxBoneSamples} bone samples`, PARSE_ERROR.LIMIT);
+    // NaN-proof: `NaN > max` is false, so test for "within the limit" and negate.
+    if (!(sampleCount * boneCount <= GLTF_DEFAULTS.maxBoneSamples)) {
+      fail(
+        `animation "${animation.name}": keys from ${start} s to ${end} s at ${formatRate(sampleRate)} Hz need ${sampleCount} samples × ${boneCount} bones, ` +
+        `more than the reader's limit of ${GLTF_DEFAULTS.maxBoneSamples} bone samples`,
+        PARSE_ERROR.LIMIT,
+      );
     }
     const clip = createRawClip(animation.name, bones, sampleRate, sampleCount, unit);
     let offGrid = 0, keys = 0;
@@ -548,13 +556,22 @@ async function trimDocument(
   /** Checks that `count` elements at `byteOffset` (with the view's stride) fit inside view `v`. */
   const fits = (v: number, byteOffset: number, count: number, elementBytes: number, what: string) => {
     const view = keepView(v, what);
+    // A stride shorter than an element (0 above all) would let any count fit in a few bytes.
+    if (view.byteStride !== undefined && view.byteStride < elementBytes) {
+      fail(`bufferViews[${v}].byteStride is ${view.byteStride}, shorter than the ${elementBytes}-byte elements of ${what}`);
+    }
     const stride = view.byteStride ?? elementBytes;
     const needed = count === 0 ? 0 : byteOffset + stride * (count - 1) + elementBytes;
     if (needed > view.byteLength) fail(`${what} needs ${needed} bytes of bufferViews[${v}], which holds ${view.byteLength}`);
     return view.index;
   };
 
-  const keepAccessor = (a: number, what: string, type: readonly string[]): { index: number; count: number } => {
+  /**
+   * Keeps accessor `a` of a sampler. Its count is bounded by the bytes present: elements in
+   * its buffer view, or, without one, its sparse entries (the rest read as zeros). An
+   * accessor with neither holds no data, only a declared count, and is rejected.
+   */
+  const keepAccessor = (a: number, what: string, type: readonly string[]): { index: number; count: number; sparseOnly: number | undefined } => {
     const def = gltf.accessors[a];
     if (!isObject(def)) return fail(`accessors[${a}] (${what}) is not an object`);
     const componentType = def.componentType as number;
@@ -564,8 +581,15 @@ async function trimDocument(
       fail(`accessors[${a}] (${what}) has type ${JSON.stringify(def.type)}, expected ${type.join(' or ')}`);
     }
     const count = gltf.count(def.count, `accessors[${a}].count`);
+    if (def.bufferView === undefined && def.sparse === undefined) {
+      fail(`accessors[${a}] (${what}) has no bufferView and no sparse values: its ${count} elements are not stored in the file`);
+    }
     let index = accessorMap.get(a);
-    if (index !== undefined) return { index, count };
+    let sparseOnly: number | undefined;
+    if (index !== undefined) {
+      if (def.bufferView === undefined) sparseOnly = gltf.count((def.sparse as JsonObject).count, `accessors[${a}].sparse.count`);
+      return { index, count, sparseOnly };
+    }
     const elementBytes = bytes * TYPE_COMPONENTS[def.type as string];
     const out: JsonObject = { componentType, type: def.type, count };
     if (def.normalized === true) out.normalized = true;
@@ -579,6 +603,8 @@ async function trimDocument(
       const sparse = def.sparse;
       if (!isObject(sparse) || !isObject(sparse.indices) || !isObject(sparse.values)) return fail(`accessors[${a}].sparse is malformed`);
       const sparseCount = gltf.count(sparse.count, `accessors[${a}].sparse.count`);
+      if (sparseCount > count) fail(`accessors[${a}].sparse.count is ${sparseCount}, more than the accessor's count ${count}`);
+      if (def.bufferView === undefined) sparseOnly = sparseCount;
       const indexBytes = COMPONENT_BYTES[sparse.indices.componentType as number];
       if (indexBytes === undefined || sparse.indices.componentType === 5126) fail(`accessors[${a}].sparse.indices has a bad componentType`);
       const iv = gltf.index(sparse.indices.bufferView, gltf.bufferViews.length, `accessors[${a}].sparse.indices.bufferView`);
@@ -594,7 +620,7 @@ async function trimDocument(
     index = accessors.length;
     accessorMap.set(a, index);
     accessors.push(out);
-    return { index, count };
+    return { index, count, sparseOnly };
   };
 
   const outAnimations = animations.map((anim) => {
@@ -604,6 +630,12 @@ async function trimDocument(
       const input = keepAccessor(ch.input, `${what} key times`, ['SCALAR']);
       const output = keepAccessor(ch.output, `${what} ${ch.path} values`, [ch.path === 'rotation' ? 'VEC4' : 'VEC3']);
       if (input.count === 0) fail(`${what}: zero keys`);
+      // Key times increase (glTF requires it strictly), so a sparse accessor over zeros holds at
+      // most one key beyond its sparse entries; more would be repeated zeros no byte backs.
+      // Output counts are tied to the input count below.
+      if (input.sparseOnly !== undefined && input.count > input.sparseOnly + 1) {
+        fail(`${what}: accessors[${ch.input}] declares ${input.count} key times but stores ${input.sparseOnly} (sparse, no bufferView); key times must increase`);
+      }
       const expected = ch.interpolation === INTERPOLATION.CUBICSPLINE ? 3 * input.count : input.count;
       if (output.count !== expected) {
         fail(`${what}: ${input.count} key times but ${output.count} output values (${ch.interpolation} needs ${expected}); accessor counts disagree`);

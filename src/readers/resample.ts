@@ -77,14 +77,17 @@ function tolerance(time: number, sampleRate: number): number {
 /**
  * Snaps a measured key rate (Hz) to a sensible rate: an NTSC rate (23.976, 29.97, 59.94,
  * 119.88) when within 0.05%, else the nearest whole number of Hz when within
- * `snapTolerance`, otherwise the rate rounded to 0.01 Hz.
+ * `snapTolerance`, otherwise the rate rounded to 0.01 Hz. A positive rate below 0.005 Hz
+ * (keys more than 200 s apart), which would round to 0 Hz, is returned unsnapped: the
+ * result is never 0 for a positive rate.
  */
 export function snapSampleRate(rate: number, snapTolerance: number = RATE_DETECTION_DEFAULTS.snapTolerance): number {
   // NTSC first: 29.97 is within 0.5% of 30 but 0.1% away, far beyond float32 noise.
   for (const r of FRACTIONAL_RATES) if (Math.abs(rate - r) <= 5e-4 * r) return r;
   const whole = Math.round(rate);
   if (whole > 0 && Math.abs(rate - whole) <= snapTolerance * rate) return whole;
-  return Math.round(rate * 100) / 100;
+  const hundredths = Math.round(rate * 100) / 100;
+  return hundredths > 0 || !(rate > 0) ? hundredths : rate;
 }
 
 /**
@@ -98,7 +101,9 @@ export function snapSampleRate(rate: number, snapTolerance: number = RATE_DETECT
  *    number that brings it to `targetRate` or more: the keys stay on the sample grid while
  *    the curve between them is still sampled finely (2 Hz keys → 30 Hz, 12 Hz → 36 Hz).
  *
- * Returns `fallbackRate` when no two keys differ in time. Allocates one small map.
+ * Returns `fallbackRate` when no two keys differ in time. Never returns 0, NaN or
+ * Infinity: keys more than 200 s apart keep their unsnapped rate before step 4, so two keys
+ * 300 s apart give 30 Hz. Allocates one small map.
  */
 export function detectSampleRate(keyTimes: readonly ArrayLike<number>[], options: RateDetectionOptions = {}): number {
   const o = { ...RATE_DETECTION_DEFAULTS, ...options };
@@ -116,14 +121,24 @@ export function detectSampleRate(keyTimes: readonly ArrayLike<number>[], options
     if (count > bestCount || (count === bestCount && rate > best)) { best = rate; bestCount = count; }
   }
   if (bestCount === 0) return o.fallbackRate;
-  if (best < o.minKeyRate) best *= Math.ceil(o.targetRate / best - 1e-9);
+  if (best < o.minKeyRate) {
+    best *= Math.ceil(o.targetRate / best - 1e-9);
+    // An unsnapped rate (keys over 200 s apart) times its multiple is the target rate up to
+    // float noise: 1/300 Hz × 9000 = 30.000000000000004.
+    const whole = Math.round(best);
+    if (Math.abs(best - whole) <= 1e-9 * best) best = whole;
+  }
+  // Only reachable with key intervals beyond float32 (1/dt underflows, or its multiple overflows).
+  if (!(best > 0 && Number.isFinite(best))) return o.targetRate;
   return best;
 }
 
 /**
  * Number of uniform samples at `sampleRate` needed to cover `duration` seconds, the first
  * at 0. A last key within {@link KEY_TIME_TOLERANCE} of a sample past the previous one does
- * not add a sample. At least 1.
+ * not add a sample. At least 1 for a positive finite rate; may be huge or Infinity for a
+ * long duration, and NaN for a NaN rate, so callers check it against their limit with a
+ * NaN-proof test (`!(count <= max)`).
  */
 export function sampleCountFor(duration: number, sampleRate: number): number {
   if (!(duration > 0)) return 1;

@@ -114,6 +114,48 @@ describe('pose dump', () => {
     else expect(error.problem).toMatch(message);
   });
 
+  it('(regression R4) rejects zero-length quaternions as a PoseDumpError naming the field, sample and bone', () => {
+    const dump = smallDump();
+    // Sample 1, bone 0: rotations[(1 * 2 + 0) * 4 …].
+    dump.rotations.splice(8, 4, 0, 0, 0, 0);
+    expect(rejectionOf(JSON.stringify(dump)).problem).toBe('"rotations"[8..11] is a zero-length quaternion (sample 1, bone 0 "a")');
+    // Tiny but not zero in float64: zero as the float32 the clip holds.
+    dump.rotations.splice(8, 4, 1e-46, 0, 0, 0);
+    expect(rejectionOf(JSON.stringify(dump)).problem).toMatch(/^"rotations"\[8\.\.11\] is a zero-length quaternion/);
+  });
+
+  it('(regression R4) rejects values finite in JSON but not as float32, naming the field, sample and bone', () => {
+    const dump = smallDump();
+    dump.translations[10] = 1e39; // sample 1, bone 1, y
+    expect(rejectionOf(JSON.stringify(dump)).problem).toBe('"translations"[10] is 1e+39, beyond ±1e+30 (sample 1, bone 1 "b")');
+  });
+
+  it('(regression R5) rejects duplicate bone names, naming the duplicate', () => {
+    const dump = smallDump();
+    dump.bones = ['a', 'a'];
+    expect(rejectionOf(JSON.stringify(dump)).problem).toBe('"bones" names "a" twice (bones 0 and 1); bone names must be unique');
+  });
+
+  it('(regression R5) names the clip after the file\'s base name without its extension', () => {
+    const text = JSON.stringify(smallDump());
+    expect(readPoseDump(text, 'out/dir/walk.json').name).toBe('walk');
+    expect(readPoseDump(text, 'C:\\dumps\\run.pose.json').name).toBe('run.pose');
+    expect(readPoseDump(text, 'plain').name).toBe('plain');
+  });
+
+  it('(regression R5) takes a reference\'s hierarchy by position, not by name', () => {
+    const dump = smallDump();
+    delete dump.parents;
+    dump.bones = ['x', 'y'];
+    const pose = new Float32Array(2 * POSE_STRIDE);
+    setIdentity(pose, 0);
+    setIdentity(pose, 1);
+    const reference = createSkeleton(['a', 'b'], [-1, 0], pose, 'cm');
+    const clip = readPoseDump(JSON.stringify(dump), 'dump.json', reference);
+    expect(clip.skeleton.boneNames).toEqual(['x', 'y']);
+    expect(Array.from(clip.skeleton.parents)).toEqual([-1, 0]);
+  });
+
   it('rejects text that is not a JSON object', () => {
     expect(rejectionOf('{"bones": [').problem).toMatch(/^not JSON/);
     expect(rejectionOf('[1, 2]').problem).toBe('expected a JSON object');

@@ -161,6 +161,31 @@ describe('readAclSjson: malformed input', () => {
     expect(e.message).toBe('bad.acl.sjson:5:15: track "a" has 1 rotations, expected num_samples = 2');
   });
 
+  it('(regression R1) checks every track against num_samples before allocating the clip', () => {
+    // 2 bones × 20,000,000 samples is under the bone-sample limit, but one sample of data
+    // cannot back it; allocating first took 1.6 GB. The short array is reported where it starts.
+    const huge = 'version = 5\nclip = { name = "c", num_samples = 20000000, sample_rate = 30 }\n' +
+      `bones = [ ${bone('a', '')} ${bone('b', 'a')} ]\ntracks = [ { name = "a" }\n  { name = "b", scales = [ [ 1, 1, 1 ] ] } ]`;
+    const start = performance.now();
+    const e = parseError(huge);
+    expect(performance.now() - start).toBeLessThan(1000);
+    expect(e.code).toBe('TRUNCATED');
+    expect(e.message).toBe('bad.acl.sjson:5:26: track "b" has 1 scales, expected num_samples = 20000000');
+    // Too many samples is a mismatch, not a truncation.
+    const long = `${header}bones = [ ${bone('a', '')} ]\ntracks = [ { name = "a", rotations = [ [ 0, 0, 0, 1 ] [ 0, 0, 0, 1 ] [ 0, 0, 0, 1 ] ] } ]`;
+    expect(parseError(long).code).toBe('BAD_VALUE');
+  });
+
+  it('(regression R1) num_samples × bones over the limit is a LIMIT error at num_samples', () => {
+    for (const [samples, bones] of [['1000000000', 1], ['1e300', 1], ['1000000', 100]] as const) {
+      const boneList = Array.from({ length: bones }, (_, i) => bone(`b${i}`, i === 0 ? '' : `b${i - 1}`)).join(' ');
+      const e = parseError(`version = 5\nclip = { name = "c", num_samples = ${samples}, sample_rate = 30 }\nbones = [ ${boneList} ]`);
+      expect(e.code, samples).toBe('LIMIT');
+      expect([e.line, e.column], samples).toEqual([2, 36]);
+      expect(e.problem).toMatch(/bone samples$/);
+    }
+  });
+
   it('rejects samples of the wrong width, non-numbers, zero quaternions and NaN hex', () => {
     const track = (key: string, samples: string) => `${header}bones = [ ${bone('a', '')} ]\ntracks = [ { name = "a", ${key} = [ ${samples} ] } ]`;
     expect(parseError(track('translations', '[ 0, 0 ] [ 0, 0, 0 ]')).message).toMatch(/translations\[0\]: expected an array of 3 numbers/);

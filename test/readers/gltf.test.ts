@@ -371,6 +371,69 @@ describe('readGltf: rejected input', () => {
     expect((await parseError(readGltf(bytes, 'a.glb'))).message).toMatch(/needs \d+ bytes of bufferViews\[\d\], which holds/);
   });
 
+  it('(regression R2) sampler accessors without a bufferView or sparse values, naming the accessor', async () => {
+    for (const which of ['input', 'output'] as const) {
+      const bytes = edited((json) => {
+        const accessor = json.accessors[json.animations[0].samplers[0][which]];
+        accessor.count = 100_000_000;
+        delete accessor.bufferView;
+      });
+      const e = await parseError(readGltf(bytes, 'a.glb'));
+      expect(e.message).toMatch(new RegExp(`^a\\.glb: accessors\\[${which === 'input' ? 0 : 1}\\] \\(animation "a" channel 0 .*\\) has no bufferView and no sparse values`));
+    }
+  });
+
+  it('(regression R2) sparse key times over zeros with more keys than sparse entries + 1', async () => {
+    const sparse = (count: number) => edited((json) => {
+      const s = json.animations[0].samplers[0];
+      const input = json.accessors[s.input];
+      delete input.bufferView;
+      delete input.byteOffset;
+      // One sparse entry: index 0 (the uint32 bytes of the float 0 key time at byte 0) takes the time 0.5 s stored at byte 4.
+      input.count = count;
+      input.sparse = { count: 1, indices: { bufferView: 0, byteOffset: 0, componentType: 5125 }, values: { bufferView: 0, byteOffset: 4 } };
+      json.accessors[s.output].count = Math.min(count, 3);
+    });
+    const e = await parseError(readGltf(sparse(10_000_000), 'sparse.glb'));
+    expect(e.message).toMatch(/declares 10000000 key times but stores 1 \(sparse, no bufferView\); key times must increase/);
+    // Within sparse entries + 1 the count passes; the times [0.5, 0] then decrease.
+    expect((await parseError(readGltf(sparse(2), 'sparse.glb'))).message).toMatch(/key times must not decrease/);
+  });
+
+  it('(regression R2) a sparse output accessor over zeros still reads', async () => {
+    const bytes = edited((json) => {
+      const output = json.accessors[json.animations[0].samplers[0].output];
+      delete output.bufferView;
+      delete output.byteOffset;
+      // Sparse index 0 (the uint32 bytes of the float 0 key time) takes the 12 bytes after it: [0.5, 1, 0].
+      output.sparse = { count: 1, indices: { bufferView: 0, byteOffset: 0, componentType: 5125 }, values: { bufferView: 0, byteOffset: 4 } };
+    });
+    const [clip] = await readGltf(bytes, 'sparse.glb');
+    expect(sampleOf(clip, 'translation', 0, 0)).toEqual([0.5, 1, 0]);
+    expect(sampleOf(clip, 'translation', 0, clip.sampleCount - 1)).toEqual([0, 0, 0]);
+  });
+
+  it('(regression R2) a buffer view stride shorter than an element (0 would fit any count)', async () => {
+    const bytes = edited((json) => {
+      json.bufferViews[0].byteStride = 0;
+      const s = json.animations[0].samplers[0];
+      for (const a of [s.input, s.output]) json.accessors[a].count = 100_000_000;
+    });
+    expect((await parseError(readGltf(bytes, 'stride.glb'))).message).toMatch(/byteStride is 0, shorter than the \d+-byte elements/);
+  });
+
+  it('(regression R3) two keys 300 s apart read at 30 Hz; keys 1e30 s apart are a LIMIT error, not NaN samples', async () => {
+    const slow = handDocument([['root', -1]], [{ name: 'slow', tracks: [{ node: 0, path: 'translation', times: [0, 300], values: [0, 0, 0, 1, 1, 1] }] }]);
+    const [clip] = await readGltf(await io.writeBinary(slow.doc), 'slow.glb');
+    expect(clip.sampleRate).toBe(30);
+    expect(clip.sampleCount).toBe(9001);
+    expect(sampleOf(clip, 'translation', 0, 9000)).toEqual([1, 1, 1]);
+    const long = handDocument([['root', -1]], [{ name: 'long', tracks: [{ node: 0, path: 'translation', times: [0, 1e30], values: [0, 0, 0, 1, 1, 1] }] }]);
+    const e = await parseError(readGltf(await io.writeBinary(long.doc), 'long.glb'));
+    expect(e.code).toBe('LIMIT');
+    expect(e.message).toMatch(/^long\.glb: animation "long": keys from 0 s to 1\.0\d*e\+30 s at 30 Hz need .* samples × 1 bones, more than the reader's limit/);
+  });
+
   it('non-finite values and decreasing key times', async () => {
     const { doc } = handDocument([['root', -1]], [{ name: 'nan', tracks: [{ node: 0, path: 'translation', times: [0, 1], values: [0, 0, 0, NaN, 0, 0] }] }]);
     expect((await parseError(readGltf(await io.writeBinary(doc), 'nan.glb'))).message).toMatch(/^nan\.glb: animation "nan" channel 0 \(root\.translation\): output value 3 is NaN/);

@@ -151,6 +151,26 @@ describe('detectSampleRate', () => {
     expect(snapSampleRate(29.9)).toBe(30);
     expect(snapSampleRate(17.5)).toBe(17.5);
   });
+
+  it('(regression R3) never snaps a positive rate to 0 Hz: keys over 200 s apart keep the unsnapped rate', () => {
+    expect(snapSampleRate(1 / 300)).toBe(1 / 300);
+    expect(snapSampleRate(1e-30)).toBe(1e-30);
+    expect(snapSampleRate(0.004)).toBe(0.004);
+    expect(snapSampleRate(0.006)).toBe(0.01);
+  });
+
+  it('(regression R3) reads two keys 300 s apart at 30 Hz, and any key gap at a finite non-zero rate', () => {
+    expect(detectSampleRate([Float32Array.from([0, 300])])).toBe(30);
+    expect(detectSampleRate([Float32Array.from([0, 1000])])).toBe(30);
+    expect(sampleCountFor(300, detectSampleRate([Float32Array.from([0, 300])]))).toBe(9001);
+    for (const gap of [1e30, 3e38, 1e300, Number.MAX_VALUE]) {
+      const rate = detectSampleRate([[0, gap]]);
+      expect(rate, `gap ${gap}`).toBeGreaterThanOrEqual(20);
+      expect(Number.isFinite(rate), `gap ${gap}`).toBe(true);
+      // Huge, not NaN: a `!(count <= max)` limit check rejects it.
+      expect(sampleCountFor(gap, rate) <= 50_000_000, `gap ${gap}`).toBe(false);
+    }
+  });
 });
 
 describe('sampleCountFor / countOffGridKeys', () => {
@@ -159,6 +179,10 @@ describe('sampleCountFor / countOffGridKeys', () => {
     expect(sampleCountFor(134 / 30, 30)).toBe(135);
     expect(sampleCountFor(Math.fround(134 / 30), 30)).toBe(135);
     expect(sampleCountFor(1.01, 30)).toBe(32);
+  });
+
+  it('is NaN for a NaN rate (callers check limits with !(count <= max))', () => {
+    expect(sampleCountFor(1, Number.NaN)).toBeNaN();
   });
 
   it('counts keys that fall between samples', () => {
