@@ -1,16 +1,17 @@
-import { closeSync, constants, existsSync, openSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
 
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 
-import { ROOT, fixture, linesOf, makeTempDir, runCli, startCli } from './run-cli.js';
+import { ROOT, WAIT_MS, blockingFifo, fixture, killStartedClis, linesOf, makeTempDir, runCli, startCli } from './run-cli.js';
 
 const DASH = fixture('dataset-1_dash_normal_001.bvh');
 const RUN = fixture('dataset-1_run_active_001.bvh');
 const BYEBYE = fixture('dataset-1_byebye_angry_001.bvh');
 const temp = makeTempDir();
 afterAll(() => temp.remove());
+// No CLI started by a test outlives it, whatever the test did.
+afterEach(killStartedClis, 20_000);
 
 let outCount = 0;
 /** A fresh output folder path (not created). */
@@ -24,6 +25,7 @@ interface CompressJson {
   total: { files: number; clips: number; failures: number; rawBytes: number; compressedBytes: number; ratio: number; overThreshold: number };
 }
 
+/** Per-test limit: generous for a loaded CI machine; each CLI run has its own, shorter one (run-cli.ts). */
 const LONG = { timeout: 120_000 };
 
 describe('bonepress compress', () => {
@@ -152,32 +154,26 @@ describe('bonepress compress', () => {
     expect(runCli(['verify', DASH, dump]).code).toBe(0);
   });
 
-  it('stops on SIGINT with exit 130, keeping only complete .bpk files', LONG, async () => {
+  it('stops on SIGINT with exit 130, keeping only complete .bpk files', { timeout: 60_000 }, async () => {
     const out = outDir();
-    // A FIFO nobody writes to blocks its read, so the batch is still running when the signal comes.
-    const fifo = join(temp.dir, 'blocked.bvh');
-    execFileSync('mkfifo', [fifo]);
-    const child = startCli(['compress', DASH, fifo, '-o', out, '--jobs', '2']);
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    let done = false;
-    void exited.then(() => { done = true; });
-    const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
-    while (!done && !existsSync(join(out, 'dataset-1_dash_normal_001.bpk'))) await tick();
-    child.kill('SIGINT');
-    while (!done && !stderr.includes('interrupted')) await tick();
-    // Release the blocked read so the process can finish exiting.
-    while (!done) {
-      try {
-        closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
-        break;
-      } catch {
-        await tick();
-      }
+    const dash = join(out, 'dataset-1_dash_normal_001.bpk');
+    // Reading this FIFO blocks until release(), so the batch is still running when the signal comes.
+    const fifo = blockingFifo(join(temp.dir, 'blocked.bvh'));
+    try {
+      const cli = startCli(['compress', DASH, fifo.path, '-o', out, '--jobs', '2']);
+      const wrote = await cli.waitUntil(() => existsSync(dash), `${dash} to be written`, WAIT_MS);
+      expect(wrote, `the CLI exited without writing ${dash} (the blocked input cannot finish): ${cli.describe()}`).toBe(true);
+      cli.kill('SIGINT');
+      await cli.waitUntil(() => cli.stderr.includes('interrupted'), 'the "interrupted" message after SIGINT', WAIT_MS);
+      // Release the blocked read: the stopped worker, and with it the process, can then finish exiting.
+      fifo.release();
+      const exit = await cli.waitForExit(WAIT_MS);
+      expect(exit.timedOut, `no exit within ${WAIT_MS} ms of the release: ${cli.describe()}`).toBe(false);
+      expect(exit.code, cli.describe()).toBe(130);
+      expect(linesOf(cli.stderr).some((l) => /^bonepress: interrupted/.test(l)), cli.stderr).toBe(true);
+      expect(readdirSync(out)).toEqual(['dataset-1_dash_normal_001.bpk']);
+    } finally {
+      fifo.release();
     }
-    expect(await exited).toBe(130);
-    expect(linesOf(stderr).some((l) => /^bonepress: interrupted/.test(l))).toBe(true);
-    expect(readdirSync(out)).toEqual(['dataset-1_dash_normal_001.bpk']);
   });
 });

@@ -2,14 +2,13 @@
  * compressFiles runs piscina workers from dist/node/worker.js, so these tests load the built
  * module (`npm test` builds first), typed from the source.
  */
-import { execFileSync } from 'node:child_process';
-import { closeSync, constants, openSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { FIXTURES, ROOT, makeTempDir } from '../cli/run-cli.js';
+import { FIXTURES, ROOT, WAIT_MS, blockingFifo, makeTempDir } from '../cli/run-cli.js';
 
 type NodeModule = typeof import('../../src/node/index.js');
 let node: NodeModule;
@@ -21,7 +20,8 @@ const temp = makeTempDir();
 afterAll(() => temp.remove());
 
 const INPUTS = readdirSync(FIXTURES).filter((name) => name.endsWith('.bvh')).sort().slice(0, 4).map((name) => join(FIXTURES, name));
-const LONG = { timeout: 180_000 };
+/** Per-test limit: generous for a loaded CI machine, never the runner's default. */
+const LONG = { timeout: 60_000 };
 
 /** Every file of a folder, name → bytes. */
 function filesOf(dir: string): Map<string, Buffer> {
@@ -64,7 +64,7 @@ describe('compressFiles', () => {
     expect([...filesOf(out).keys()]).toEqual([INPUTS[0], INPUTS[1]].map((p) => node.inputBaseName(p) + '.bpk').sort());
   });
 
-  it('rejects at once when the signal is already aborted', async () => {
+  it('rejects at once when the signal is already aborted', LONG, async () => {
     const controller = new AbortController();
     controller.abort(new Error('stop'));
     await expect(node.compressFiles(INPUTS, {}, { outDir: join(temp.dir, 'never'), signal: controller.signal })).rejects.toThrow('stop');
@@ -73,25 +73,26 @@ describe('compressFiles', () => {
   for (const jobs of [1, 2]) {
     it(`stops a running batch on abort (${jobs} job${jobs > 1 ? 's' : ''}) without temp files`, LONG, async () => {
       const out = join(temp.dir, `aborted-${jobs}`);
-      const fifo = join(temp.dir, `blocked-${jobs}.bvh`);
-      execFileSync('mkfifo', [fifo]); // its read blocks until someone writes
+      // Reading this FIFO blocks until release(): the batch cannot finish before the abort.
+      const fifo = blockingFifo(join(temp.dir, `blocked-${jobs}.bvh`));
       const controller = new AbortController();
-      const batch = node.compressFiles([INPUTS[2], fifo], {}, {
-        outDir: out,
-        jobs,
-        signal: controller.signal,
-        onProgress: () => controller.abort(new Error('stop')),
-      });
+      // The hang guard: should no file ever finish (so no abort from onProgress), stop the batch anyway.
+      const deadline = setTimeout(() => controller.abort(new Error(`deadline: no file finished within ${WAIT_MS} ms`)), WAIT_MS);
+      let outcome: unknown;
       try {
-        await expect(batch).rejects.toThrow('stop');
+        outcome = await node.compressFiles([INPUTS[2], fifo.path], {}, {
+          outDir: out,
+          jobs,
+          signal: controller.signal,
+          onProgress: () => controller.abort(new Error('stop')),
+        }).then(() => 'resolved although aborted', (error: unknown) => error);
       } finally {
-        // Release the blocked read (it may not have started, then nobody is waiting).
-        try {
-          closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
-        } catch {
-          // ENXIO: no reader.
-        }
+        clearTimeout(deadline);
+        // A stopped worker may still be reading the FIFO: end-of-file lets it exit.
+        fifo.release();
       }
+      expect(outcome).toBeInstanceOf(Error);
+      expect((outcome as Error).message).toBe('stop');
       expect(readdirSync(out)).toEqual([node.inputBaseName(INPUTS[2]) + '.bpk']);
     });
   }
