@@ -15,8 +15,8 @@ import { inputBaseName, removeTempFiles } from './files.js';
 import type { ReadOptions } from '../readers/options.js';
 import { compressFile, type CompressFileTask, type CompressFilesOptions, type FileResult } from './worker.js';
 
-/** The worker module, next to this one (dist/node/worker.js once built). */
-const WORKER_FILE = fileURLToPath(new URL('./worker.js', import.meta.url));
+/** The worker entry, next to this one: CommonJS on purpose (worker-entry.cts says why). */
+const WORKER_FILE = fileURLToPath(new URL('./worker-entry.cjs', import.meta.url));
 
 /** Progress of a batch, reported after each file. */
 export interface BatchProgress {

@@ -1,0 +1,18 @@
+/**
+ * The file piscina loads in each worker thread. It is CommonJS on purpose: piscina first
+ * tries `require()` on its worker file, and on Node 20 requiring an ES module that another
+ * `import()` loads at the same time can crash the worker ("Unexpected status of a module
+ * that is imported again after being required"). Requiring this file is plain CommonJS;
+ * the ES module holding the task (worker.js) is only ever loaded with `import()`.
+ */
+import type { CompressFileTask, FileResult } from './worker.js';
+
+let task: Promise<(t: CompressFileTask) => Promise<FileResult>> | undefined;
+
+/** The piscina task: compresses one input file (see worker.ts). */
+function compressFileTask(t: CompressFileTask): Promise<FileResult> {
+  task ??= import('./worker.js').then((m) => m.compressFile);
+  return task.then((run) => run(t));
+}
+
+export = compressFileTask;
