@@ -94,25 +94,30 @@ export function poseToObject(pose: Float32Array, parents: Int32Array, out: Float
 }
 
 /**
+ * Object transforms of sample `s` of a clip into `out` at `o` ({@link AFFINE_STRIDE}
+ * numbers per bone) — the same arithmetic as {@link poseToObject} on that sample's pose.
+ */
+export function sampleToObject(clip: RawClip, s: number, out: Float64Array, o = 0): void {
+  const n = clip.sampleCount;
+  const parents = clip.skeleton.parents;
+  const r = clip.rotations, t = clip.translations, sc = clip.scales;
+  for (let b = 0; b < parents.length; b++) {
+    const i = b * n + s;
+    const m = o + b * AFFINE_STRIDE;
+    localToAffine(r[i * 4], r[i * 4 + 1], r[i * 4 + 2], r[i * 4 + 3], t[i * 3], t[i * 3 + 1], t[i * 3 + 2], sc[i * 3], sc[i * 3 + 1], sc[i * 3 + 2], out, m);
+    const parent = parents[b];
+    if (parent >= 0) composeAffine(out, o + parent * AFFINE_STRIDE, out, m, out, m);
+  }
+}
+
+/**
  * Object transforms of every sample of a clip, sample-major:
  * `out[(s * boneCount + b) * 12 + i]`.
  */
 export function clipToObject(clip: RawClip): Float64Array {
-  const n = clip.sampleCount;
-  const parents = clip.skeleton.parents;
-  const boneCount = parents.length;
-  const out = new Float64Array(n * boneCount * AFFINE_STRIDE);
-  const r = clip.rotations, t = clip.translations, sc = clip.scales;
-  for (let s = 0; s < n; s++) {
-    const base = s * boneCount * AFFINE_STRIDE;
-    for (let b = 0; b < boneCount; b++) {
-      const i = b * n + s;
-      const m = base + b * AFFINE_STRIDE;
-      localToAffine(r[i * 4], r[i * 4 + 1], r[i * 4 + 2], r[i * 4 + 3], t[i * 3], t[i * 3 + 1], t[i * 3 + 2], sc[i * 3], sc[i * 3 + 1], sc[i * 3 + 2], out, m);
-      const parent = parents[b];
-      if (parent >= 0) composeAffine(out, base + parent * AFFINE_STRIDE, out, m, out, m);
-    }
-  }
+  const boneCount = clip.skeleton.parents.length;
+  const out = new Float64Array(clip.sampleCount * boneCount * AFFINE_STRIDE);
+  for (let s = 0; s < clip.sampleCount; s++) sampleToObject(clip, s, out, s * boneCount * AFFINE_STRIDE);
   return out;
 }
 
@@ -164,15 +169,31 @@ export function measureClipError(
   }
   if (decoded.sampleCount !== n) throw new MetricError(`sample counts differ: ${n} vs ${decoded.sampleCount}`);
   if (shellDistances.length !== boneCount) throw new MetricError(`${shellDistances.length} shell distances for ${boneCount} bones`);
-  const a = referenceObject ?? clipToObject(reference);
-  const b2 = clipToObject(decoded);
+  return measureSampleErrors(reference, referenceObject ?? clipToObject(reference), shellDistances, (s, out) => sampleToObject(decoded, s, out));
+}
+
+/**
+ * The error report of a decoded clip given sample by sample: `decodeObject(s, out)` writes
+ * the decoded object transforms of sample `s` (one pose, {@link AFFINE_STRIDE} per bone)
+ * into `out`, so the decoded clip never needs to exist whole. `referenceObject` is
+ * `clipToObject(reference)`.
+ */
+export function measureSampleErrors(
+  reference: RawClip,
+  referenceObject: Float64Array,
+  shellDistances: Float32Array,
+  decodeObject: (sample: number, out: Float64Array) => void,
+): ErrorReport {
+  const boneCount = reference.skeleton.parents.length;
+  const n = reference.sampleCount;
+  const decoded = new Float64Array(boneCount * AFFINE_STRIDE);
   const errors = new Float64Array(n * boneCount);
   const boneMax = new Float64Array(boneCount);
   let max = -1, worstBone = 0, worstSample = 0, sum = 0;
   for (let s = 0; s < n; s++) {
+    decodeObject(s, decoded);
     for (let b = 0; b < boneCount; b++) {
-      const o = (s * boneCount + b) * AFFINE_STRIDE;
-      const e = virtualVertexError(a, o, b2, o, shellDistances[b]);
+      const e = virtualVertexError(referenceObject, (s * boneCount + b) * AFFINE_STRIDE, decoded, b * AFFINE_STRIDE, shellDistances[b]);
       errors[s * boneCount + b] = e;
       sum += e;
       if (e > boneMax[b]) boneMax[b] = e;

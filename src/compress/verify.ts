@@ -5,7 +5,7 @@
 import { createRawClip, writeSamplePose, type RawClip } from '../clip/raw-clip.js';
 import { createSkeleton, POSE_STRIDE, setIdentity } from '../clip/skeleton.js';
 import type { CompressedClip } from '../runtime/compressed-clip.js';
-import { measureClipError, type ErrorReport } from './error-metric.js';
+import { MetricError, clipToObject, measureSampleErrors, poseToObject, type ErrorReport } from './error-metric.js';
 
 /**
  * Every original sample of `compressed`, decoded exactly at the sample (no interpolation),
@@ -28,9 +28,22 @@ export function decompressClip(compressed: CompressedClip, name?: string): RawCl
 }
 
 /**
- * Decodes `compressed` and measures it against `reference` (virtual vertices at
- * `shellDistances`; `referenceObject`: the reference's object transforms when known).
+ * Decodes `compressed` sample by sample with the runtime decoder and measures it against
+ * `reference` (virtual vertices at `shellDistances`; `referenceObject`: the reference's
+ * object transforms when known). The decoded clip is never built whole. Throws
+ * `MetricError` when the bone or sample counts or the hierarchy differ.
  */
-export function verifyCompressed(reference: RawClip, compressed: CompressedClip, shellDistances?: Float32Array, referenceObject?: Float64Array): ErrorReport {
-  return measureClipError(reference, decompressClip(compressed), shellDistances, referenceObject);
+export function verifyCompressed(reference: RawClip, compressed: CompressedClip, shellDistances: Float32Array = reference.skeleton.shellDistances, referenceObject?: Float64Array): ErrorReport {
+  const parents = reference.skeleton.parents;
+  if (compressed.boneCount !== parents.length) throw new MetricError(`bone counts differ: ${parents.length} vs ${compressed.boneCount}`);
+  for (let b = 0; b < parents.length; b++) {
+    if (compressed.parents[b] !== parents[b]) throw new MetricError(`hierarchies differ at bone ${b} (${reference.skeleton.boneNames[b]})`);
+  }
+  if (compressed.sampleCount !== reference.sampleCount) throw new MetricError(`sample counts differ: ${reference.sampleCount} vs ${compressed.sampleCount}`);
+  if (shellDistances.length !== parents.length) throw new MetricError(`${shellDistances.length} shell distances for ${parents.length} bones`);
+  const pose = new Float32Array(parents.length * POSE_STRIDE);
+  return measureSampleErrors(reference, referenceObject ?? clipToObject(reference), shellDistances, (s, out) => {
+    compressed.sampleKey(s, pose);
+    poseToObject(pose, parents, out);
+  });
 }
