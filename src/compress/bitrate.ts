@@ -5,8 +5,9 @@
  *
  * Per segment: every track starts raw. Pass 1 lowers all tracks together (roots held
  * raw) to the lowest ladder step whose error fits; pass 2 visits tracks children first
- * and lowers each as far as the threshold allows. A trial re-measures only the changed
- * bone and its descendants; parent object transforms are cached.
+ * and lowers them while the threshold allows (one step per track per round by default,
+ * see {@link SearchStrategy}). A trial re-measures only the changed bone and its
+ * descendants; parent object transforms and local matrices are cached.
  */
 import type { RawClip } from '../clip/raw-clip.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
@@ -61,7 +62,7 @@ export interface BitRateResult {
 
 /** Chooses the bit rates of every segment. */
 export function searchBitRates(input: BitRateInput): BitRateResult {
-  const { clip, tracks, layout } = input;
+  const { tracks, layout } = input;
   const trackCount = tracks.length;
   const rates = new Uint8Array(layout.count * trackCount);
   const search = new SegmentSearch(input);
@@ -69,7 +70,6 @@ export function searchBitRates(input: BitRateInput): BitRateResult {
   for (let s = 0; s < layout.count; s++) {
     trials += search.run(s, rates.subarray(s * trackCount, (s + 1) * trackCount));
   }
-  void clip;
   return { rates, trials };
 }
 
