@@ -12,7 +12,7 @@
 import type { RawClip } from '../clip/raw-clip.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
 import { RAW_BITS, TRACK_KIND } from '../runtime/format.js';
-import { AFFINE_STRIDE, composeAffine, localToAffine, virtualVertexError } from './error-metric.js';
+import { AFFINE_STRIDE, composeAffine, localToAffine, sampleToObject, virtualVertexError } from './error-metric.js';
 import { reconstructTrackSegment, type TrackSlot } from './quantize.js';
 import type { AnimatedTrack, ClipRanges, SegmentRanges } from './range.js';
 import type { SegmentLayout } from './segment.js';
@@ -36,8 +36,6 @@ export interface BitRateInput {
   readonly layout: SegmentLayout;
   /** Local pose of default and constant tracks, as the decoder rebuilds it. */
   readonly basePose: Float32Array;
-  /** Object transforms of the raw clip, sample-major (error-metric.clipToObject). */
-  readonly rawObject: Float64Array;
   readonly threshold: number;
   readonly shellDistances: Float32Array;
   readonly ladder: readonly number[];
@@ -80,6 +78,7 @@ class SegmentSearch {
   private readonly subtrees: Int32Array[];
   private readonly local: Float32Array;
   private readonly object: Float64Array;
+  private readonly rawObject: Float64Array; // the raw clip's object transforms for this segment's keys
   private readonly localAffine: Float64Array; // local transforms as affine matrices, per key and bone
   private readonly trialLocal: Float64Array; // the tried bone's local matrices, per key
   private readonly trial: Float64Array;
@@ -101,6 +100,7 @@ class SegmentSearch {
     this.local = new Float32Array(maxKeys * this.boneCount * POSE_STRIDE);
     this.object = new Float64Array(maxKeys * this.boneCount * AFFINE_STRIDE);
     this.trial = new Float64Array(maxKeys * this.boneCount * AFFINE_STRIDE);
+    this.rawObject = new Float64Array(maxKeys * this.boneCount * AFFINE_STRIDE);
     this.localAffine = new Float64Array(maxKeys * this.boneCount * AFFINE_STRIDE);
     this.trialLocal = new Float64Array(maxKeys * AFFINE_STRIDE);
     this.saved = new Float32Array(maxKeys * 4);
@@ -135,6 +135,8 @@ class SegmentSearch {
     this.size = layout.sizes[s];
     const keys = this.size;
     const stride = this.boneCount * POSE_STRIDE;
+    // Raw object transforms per segment, not per clip: the working set stays small.
+    for (let k = 0; k < keys; k++) sampleToObject(this.input.clip, this.start + k, this.rawObject, k * this.boneCount * AFFINE_STRIDE);
     for (let k = 0; k < keys; k++) this.local.set(basePose, k * stride);
     const top = ladder.length - 1;
     for (let j = 0; j < tracks.length; j++) this.setLevel(j, top);
@@ -236,10 +238,10 @@ class SegmentSearch {
 
   /** Largest error over the segment for the cached object transforms. */
   private segmentError(): number {
-    const B = this.boneCount, raw = this.input.rawObject, shell = this.input.shellDistances;
+    const B = this.boneCount, raw = this.rawObject, shell = this.input.shellDistances;
     let worst = 0;
     for (let k = 0; k < this.size; k++) {
-      const rawBase = (this.start + k) * B * AFFINE_STRIDE;
+      const rawBase = k * B * AFFINE_STRIDE;
       for (let b = 0; b < B; b++) {
         const e = virtualVertexError(raw, rawBase + b * AFFINE_STRIDE, this.object, (k * B + b) * AFFINE_STRIDE, shell[b]);
         if (e > worst) worst = e;
@@ -251,11 +253,11 @@ class SegmentSearch {
   /** Recomputes bone `root`'s subtree into the trial buffer; false as soon as one error exceeds the threshold. */
   private measureSubtree(root: number): boolean {
     const B = this.boneCount, local = this.local, obj = this.object, trial = this.trial, la = this.localAffine, tl = this.trialLocal;
-    const parents = this.parents, raw = this.input.rawObject, shell = this.input.shellDistances, threshold = this.input.threshold;
+    const parents = this.parents, raw = this.rawObject, shell = this.input.shellDistances, threshold = this.input.threshold;
     const subtree = this.subtrees[root];
     const rootParent = parents[root];
     for (let k = 0; k < this.size; k++) {
-      const rawBase = (this.start + k) * B * AFFINE_STRIDE;
+      const rawBase = k * B * AFFINE_STRIDE;
       // The tried bone's local matrix changed; its descendants' did not (cached in localAffine).
       const l = (k * B + root) * POSE_STRIDE;
       const t = k * AFFINE_STRIDE;

@@ -169,31 +169,35 @@ export function measureClipError(
   }
   if (decoded.sampleCount !== n) throw new MetricError(`sample counts differ: ${n} vs ${decoded.sampleCount}`);
   if (shellDistances.length !== boneCount) throw new MetricError(`${shellDistances.length} shell distances for ${boneCount} bones`);
-  return measureSampleErrors(reference, referenceObject ?? clipToObject(reference), shellDistances, (s, out) => sampleToObject(decoded, s, out));
+  return measureSampleErrors(reference, referenceObject, shellDistances, (s, out) => sampleToObject(decoded, s, out));
 }
 
 /**
  * The error report of a decoded clip given sample by sample: `decodeObject(s, out)` writes
  * the decoded object transforms of sample `s` (one pose, {@link AFFINE_STRIDE} per bone)
- * into `out`, so the decoded clip never needs to exist whole. `referenceObject` is
- * `clipToObject(reference)`.
+ * into `out`, so the decoded clip never needs to exist whole. `referenceObject` may pass
+ * `clipToObject(reference)`; without it the reference is transformed sample by sample too.
  */
 export function measureSampleErrors(
   reference: RawClip,
-  referenceObject: Float64Array,
+  referenceObject: Float64Array | undefined,
   shellDistances: Float32Array,
   decodeObject: (sample: number, out: Float64Array) => void,
 ): ErrorReport {
   const boneCount = reference.skeleton.parents.length;
   const n = reference.sampleCount;
   const decoded = new Float64Array(boneCount * AFFINE_STRIDE);
+  const referenceSample = referenceObject ? undefined : new Float64Array(boneCount * AFFINE_STRIDE);
   const errors = new Float64Array(n * boneCount);
   const boneMax = new Float64Array(boneCount);
   let max = -1, worstBone = 0, worstSample = 0, sum = 0;
   for (let s = 0; s < n; s++) {
     decodeObject(s, decoded);
+    let ref: Float64Array, base: number;
+    if (referenceSample) { sampleToObject(reference, s, referenceSample); ref = referenceSample; base = 0; }
+    else { ref = referenceObject!; base = s * boneCount * AFFINE_STRIDE; }
     for (let b = 0; b < boneCount; b++) {
-      const e = virtualVertexError(referenceObject, (s * boneCount + b) * AFFINE_STRIDE, decoded, b * AFFINE_STRIDE, shellDistances[b]);
+      const e = virtualVertexError(ref, base + b * AFFINE_STRIDE, decoded, b * AFFINE_STRIDE, shellDistances[b]);
       errors[s * boneCount + b] = e;
       sum += e;
       if (e > boneMax[b]) boneMax[b] = e;

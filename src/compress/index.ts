@@ -12,7 +12,7 @@ import { TRACK_CLASS, classifyTracks, type TrackClasses } from './classify.js';
 import { extractClipRanges, extractSegmentRanges, gatherAnimatedTracks } from './range.js';
 import { segmentClip } from './segment.js';
 import { BIT_RATE_LADDERS, searchBitRates, type BitRateLadder, type SearchStrategy } from './bitrate.js';
-import { clipToObject, type ErrorReport } from './error-metric.js';
+import type { ErrorReport } from './error-metric.js';
 import { writeClip } from './write.js';
 import { verifyCompressed } from './verify.js';
 import { resolveOptions, type CompressOptions } from './options.js';
@@ -81,11 +81,9 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
   const tracks = gatherAnimatedTracks(clip, rotations, classes.animated, options.rotationReference ?? 'mean', layout);
   const clipRanges = extractClipRanges(tracks, layout);
   const ranges = extractSegmentRanges(tracks, clipRanges, layout);
-  const rawObject = clipToObject(clip);
   const search = searchBitRates({
     clip, tracks, clipRanges, ranges, layout,
     basePose: basePoseOf(clip, classes),
-    rawObject,
     threshold: settings.threshold,
     shellDistances: settings.shellDistances,
     ladder: BIT_RATE_LADDERS[options.ladder ?? 'acl20'],
@@ -99,7 +97,7 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
   });
 
   const compressed = CompressedClip.open(bytes);
-  const report = verifyCompressed(clip, compressed, settings.shellDistances, rawObject);
+  const report = verifyCompressed(clip, compressed, settings.shellDistances);
   const histogram: Record<number, number> = {};
   for (const bits of search.rates) histogram[bits] = (histogram[bits] ?? 0) + 1;
   const rawBytes = rawSizeBytes(clip.skeleton.parents.length, clip.sampleCount);

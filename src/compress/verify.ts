@@ -5,7 +5,7 @@
 import { createRawClip, writeSamplePose, type RawClip } from '../clip/raw-clip.js';
 import { createSkeleton, POSE_STRIDE, setIdentity } from '../clip/skeleton.js';
 import type { CompressedClip } from '../runtime/compressed-clip.js';
-import { MetricError, clipToObject, measureSampleErrors, poseToObject, type ErrorReport } from './error-metric.js';
+import { MetricError, measureSampleErrors, poseToObject, type ErrorReport } from './error-metric.js';
 
 /**
  * Every original sample of `compressed`, decoded exactly at the sample (no interpolation),
@@ -42,7 +42,7 @@ export function verifyCompressed(reference: RawClip, compressed: CompressedClip,
   if (compressed.sampleCount !== reference.sampleCount) throw new MetricError(`sample counts differ: ${reference.sampleCount} vs ${compressed.sampleCount}`);
   if (shellDistances.length !== parents.length) throw new MetricError(`${shellDistances.length} shell distances for ${parents.length} bones`);
   const pose = new Float32Array(parents.length * POSE_STRIDE);
-  return measureSampleErrors(reference, referenceObject ?? clipToObject(reference), shellDistances, (s, out) => {
+  return measureSampleErrors(reference, referenceObject, shellDistances, (s, out) => {
     compressed.sampleKey(s, pose);
     poseToObject(pose, parents, out);
   });
