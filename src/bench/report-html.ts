@@ -200,8 +200,14 @@ function comparisonSection(comparison: BaselineComparison | undefined): string {
   const lines = [
     `<p class="${comparison.ok ? 'ok' : 'fail'}">Baseline check: ${comparison.ok ? 'passed' : 'FAILED'}. ${comparison.compared} clips compared; compressed size ${comparison.before} → ${comparison.after} bytes (${escapeHtml(Number.isFinite(comparison.growth) ? formatPercent(comparison.growth) : '-')}, tolerance ${(comparison.tolerance * 100).toFixed(1)}%).</p>`,
   ];
-  const list = (title: string, items: readonly string[]): string =>
-    items.length === 0 ? '' : `<p>${escapeHtml(title)}:</p><ul>${items.map((item) => `<li>${escapeHtml(item)}</li>`).join('')}</ul>`;
+  // Long lists (a corpus run against the fixtures' baseline) fold away so the charts stay in view.
+  const list = (title: string, items: readonly string[]): string => {
+    if (items.length === 0) return '';
+    const ul = `<ul>${items.map((item) => `<li>${escapeHtml(item)}</li>`).join('')}</ul>`;
+    return items.length > 10
+      ? `<details><summary>${escapeHtml(title)} (${items.length})</summary>${ul}</details>`
+      : `<p>${escapeHtml(title)}:</p>${ul}`;
+  };
   lines.push(list('Problems', comparison.problems));
   lines.push(list('Clips that grew', comparison.grown.map((c) => `${c.id}: ${c.before} → ${c.after} (${formatPercent(c.growth)})`)));
   lines.push(list('Missing from this run', comparison.missing));
