@@ -135,6 +135,8 @@ async function runPool(
   setMaxListeners(tasks.length + 1, batch.signal);
   const onAbort = (): void => batch.abort(signal?.reason);
   signal?.addEventListener('abort', onAbort, { once: true });
+  // An abort that came before the listener (while the folder was being made) counts too.
+  if (signal?.aborted) onAbort();
   try {
     const settled = await Promise.allSettled(
       tasks.map(({ index, task }) => pool.run(task, { signal: batch.signal }).then((result) => finish(index, result))),
