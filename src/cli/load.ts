@@ -41,17 +41,24 @@ export function printWarning(file: string, message: string): void {
 }
 
 /**
- * Reads a source file that must hold exactly one clip. What the reader skips is printed with
- * {@link printWarning} unless `options.onWarning` takes it. Throws a FileScopedError wrapping
- * the reader's error, a system error, or a ParseError when the file holds several clips.
+ * Reads one clip from a source file: the only one, or the one called `clipName` (glTF
+ * files hold one clip per animation). What the reader skips is printed with
+ * {@link printWarning} unless `options.onWarning` takes it. Throws a FileScopedError
+ * wrapping the reader's error, a system error, or a ParseError when the file holds several
+ * clips and none was named, or none has that name.
  */
-export function readSingleClip(file: string, options: ReadOptions = {}): Promise<RawClip> {
+export function readSingleClip(file: string, options: ReadOptions = {}, clipName?: string): Promise<RawClip> {
   return atFile(file, async () => {
     const onWarning = options.onWarning ?? ((message: string) => printWarning(file, message));
     const clips = await readClipFiles(file, { ...options, onWarning });
+    const names = clips.map((clip) => `"${clip.name}"`).join(', ');
+    if (clipName !== undefined) {
+      const clip = clips.find((c) => c.name === clipName);
+      if (!clip) throw new ParseError(file, 0, `holds no clip named "${clipName}" (it holds ${names})`, PARSE_ERROR.UNSUPPORTED);
+      return clip;
+    }
     if (clips.length !== 1) {
-      const names = clips.map((clip) => `"${clip.name}"`).join(', ');
-      throw new ParseError(file, 0, `holds ${clips.length} clips (${names}); this command takes a file with one clip`, PARSE_ERROR.UNSUPPORTED);
+      throw new ParseError(file, 0, `holds ${clips.length} clips (${names}); name one with --clip`, PARSE_ERROR.UNSUPPORTED);
     }
     return clips[0];
   });

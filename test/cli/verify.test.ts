@@ -1,11 +1,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { NodeIO } from '@gltf-transform/core';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { clipToPoseDump, type PoseDump } from '../../src/clip/pose-dump.js';
 import { readClips } from '../../src/readers/index.js';
 import { ROOT, fixture, linesOf, makeTempDir, runCli } from './run-cli.js';
+import { clipToDocument } from '../utils/gltf.js';
 
 const BOW = fixture('dataset-1_bow_normal_001.bvh');
 const temp = makeTempDir();
@@ -121,5 +123,34 @@ describe('bonepress verify', () => {
     const run = runCli(['--debug', 'verify', BOW, missing]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^\s+at /m);
+  });
+});
+
+describe('bonepress verify --clip', () => {
+  /** A GLB with the bow fixture as two animations, "take_a" and "take_b". */
+  async function twoTakeGlb(): Promise<string> {
+    const [clip] = await readClips(BOW, new Uint8Array(readFileSync(join(ROOT, BOW))));
+    const { doc } = clipToDocument(clip, ['take_a', 'take_b']);
+    const path = join(temp.dir, 'takes.glb');
+    writeFileSync(path, await new NodeIO().writeBinary(doc));
+    return path;
+  }
+
+  it('picks one animation of a multi-clip file, and says which names exist otherwise', async () => {
+    const glb = await twoTakeGlb();
+    const out = join(temp.dir, 'takes-out');
+    expect(runCli(['compress', glb, '-o', out, '--jobs', '1']).code).toBe(0);
+    const bpk = join(out, 'takes_take_b.bpk');
+    const picked = runCli(['verify', glb, bpk, '--clip', 'take_b', '--json']);
+    expect(picked.code).toBe(0);
+    expect(JSON.parse(picked.stdout).maxError).toBeLessThanOrEqual(0.01);
+
+    const unnamed = runCli(['verify', glb, bpk]);
+    expect(unnamed.code).toBe(2);
+    expect(expectOneErrorLine(unnamed.stderr, glb)).toContain('holds 2 clips ("take_a", "take_b"); name one with --clip');
+
+    const wrong = runCli(['verify', glb, bpk, '--clip', 'take_c']);
+    expect(wrong.code).toBe(2);
+    expect(expectOneErrorLine(wrong.stderr, glb)).toContain('holds no clip named "take_c"');
   });
 });

@@ -25,6 +25,8 @@ export interface VerifyCliOptions {
   error: string;
   shell: string;
   shellBone?: Record<string, string>;
+  /** Which clip of a multi-clip source (a glTF animation name) to take from each side. */
+  clip?: string;
   json?: boolean;
 }
 
@@ -60,6 +62,7 @@ export function registerVerifyCommand(program: Command): void {
     .option('--error <length>', 'error threshold, with a unit', parseLengthArg, COMPRESS_DEFAULTS.error)
     .option('--shell <length>', 'virtual-vertex distance of every bone', parseLengthArg, COMPRESS_DEFAULTS.shell)
     .option('--shell-bone <name=length>', 'shell distance of one bone (repeatable), e.g. Hips=1m', collectShellBone)
+    .option('--clip <name>', 'the clip (glTF animation) to take from a file holding several')
     .option('--json', 'print one JSON object instead of text')
     .addHelpText('after', '\nExit status: 0 when the max error is within the threshold, 1 above it, 2 on bad input.')
     .action(async (raw: string, other: string, options: VerifyCliOptions) => {
@@ -72,8 +75,8 @@ export function registerVerifyCommand(program: Command): void {
  * {@link EXIT.CHECK_FAILED} above it. Throws (scoped to the file at fault) on bad input.
  */
 export async function runVerify(rawFile: string, otherFile: string, options: VerifyCliOptions): Promise<ExitCode> {
-  const raw = await readSingleClip(rawFile);
-  const other = await readOther(otherFile, raw);
+  const raw = await readSingleClip(rawFile, {}, options.clip);
+  const other = await readOther(otherFile, raw, options.clip);
   const shellDistances = await atFile(rawFile, () => resolveShell(raw, options));
   const threshold = convertLength(parseLength(options.error), raw.unit);
   const report = await atFile(otherFile, () => {
@@ -86,7 +89,7 @@ export async function runVerify(rawFile: string, otherFile: string, options: Ver
 }
 
 /** Reads `other` by kind: a `.bpk` is decoded, a pose dump takes the raw clip's hierarchy. */
-async function readOther(file: string, raw: RawClip): Promise<RawClip> {
+async function readOther(file: string, raw: RawClip, clipName: string | undefined): Promise<RawClip> {
   const ext = extname(file).toLowerCase();
   if (ext === '.bpk') {
     const compressed = await openCompressedFile(file);
@@ -95,7 +98,7 @@ async function readOther(file: string, raw: RawClip): Promise<RawClip> {
   if (ext === '.json') {
     return atFile(file, async () => readPoseDump(await readFile(file, 'utf8'), file, raw.skeleton, raw.unit));
   }
-  return readSingleClip(file);
+  return readSingleClip(file, {}, clipName);
 }
 
 function resolveShell(raw: RawClip, options: VerifyCliOptions): Float32Array {
