@@ -138,6 +138,11 @@ describe('bonepress compress', () => {
 
     expect(runCli(['verify', DASH, bpk]).code).toBe(0);
     expect(runCli(['verify', DASH, dump]).code).toBe(0);
+
+    // `-o -` writes the same dump to stdout and nothing else there.
+    const piped = runCli(['decompress', bpk, '-o', '-']);
+    expect(piped.code).toBe(0);
+    expect(JSON.parse(piped.stdout)).toEqual(dumped);
   });
 
   it('names bones bone_<i> when names are stripped, and verify still matches them by position', LONG, () => {

@@ -21,7 +21,7 @@ export function registerDecompressCommand(program: Command): void {
     .command('decompress')
     .description('decode every original sample of a .bpk clip into a pose dump JSON file')
     .argument('<clip>', 'a .bpk file')
-    .requiredOption('-o, --out <file>', 'pose dump to write (bones named bone_<i> when names were stripped)')
+    .requiredOption('-o, --out <file>', 'pose dump to write, - for stdout (bones named bone_<i> when names were stripped)')
     .action(async (file: string, options: DecompressCliOptions) => {
       process.exitCode = await runDecompress(file, options);
     });
@@ -30,6 +30,11 @@ export function registerDecompressCommand(program: Command): void {
 /** Runs `decompress`; the output is written atomically. Throws (scoped to the file at fault). */
 export async function runDecompress(file: string, options: DecompressCliOptions): Promise<ExitCode> {
   const clip = decompressClip(await openCompressedFile(file));
+  if (options.out === '-') {
+    // The pose dump itself goes to stdout, for pipes; nothing else is printed there.
+    process.stdout.write(`${writePoseDump(clip)}\n`);
+    return EXIT.OK;
+  }
   await atFile(options.out, () => writeFileAtomic(options.out, writePoseDump(clip)));
   process.stdout.write(`${options.out}: ${clip.skeleton.boneNames.length} bones × ${clip.sampleCount} samples\n`);
   return EXIT.OK;
