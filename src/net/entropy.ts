@@ -212,7 +212,12 @@ const CONTEXTS = 5;
 const SIGN_FLIP = SETS + 2 * CONTEXTS * SET_SIZE; // per kind: the sign differs from the slot's previous one
 const TOP_BIT = SIGN_FLIP + 2; // per kind × class (capped): the bit below the leading one
 const TOP_BIT_CLASSES = 16;
-const PROBABILITY_COUNT = TOP_BIT + 2 * TOP_BIT_CLASSES;
+const LEVEL = TOP_BIT + 2 * TOP_BIT_CLASSES; // per context (the bone's level in the baseline's packet, or unknown): a 3-bit tree
+const LEVEL_BITS = 3;
+const LEVEL_NODES = (1 << LEVEL_BITS) - 1;
+/** A bone whose precision level in a snapshot's packet is unknown (absolute). */
+export const UNKNOWN_LEVEL = 1 << LEVEL_BITS;
+const PROBABILITY_COUNT = LEVEL + (UNKNOWN_LEVEL + 1) * LEVEL_NODES;
 
 /**
  * The coding state a snapshot leaves for the packets that use it as their baseline. Owned
@@ -224,6 +229,8 @@ export interface EntropyState {
   readonly classes: Uint8Array;
   /** Per code slot: sign of that delta (-1, 0 or 1; 0 when unknown). */
   readonly signs: Int8Array;
+  /** Per bone: its precision level in this snapshot's packet (kept from the baseline's when unchanged), or {@link UNKNOWN_LEVEL}. */
+  readonly levels: Uint8Array;
   /** Baseline distance of this snapshot's packet (0: absolute). */
   age: number;
 }
@@ -242,6 +249,7 @@ export class EntropyCodec {
       probabilities: new Uint16Array(PROBABILITY_COUNT).fill(PROBABILITY_HALF),
       classes: new Uint8Array(this.schema.boneCount * CODE_STRIDE).fill(UNKNOWN_CLASS),
       signs: new Int8Array(this.schema.boneCount * CODE_STRIDE),
+      levels: new Uint8Array(this.schema.boneCount).fill(UNKNOWN_LEVEL),
       age: 0,
     };
   }
@@ -257,7 +265,10 @@ export class EntropyCodec {
    * (else index and components flat), then each component delta as class, sign and low bits.
    * A decoder throws {@link NetError} `BAD_VALUE` for a code out of range or a corrupt stream.
    */
-  serialize(coder: BinaryCoder, codes: Int32Array, baseline: Int32Array | null, base: EntropyState | null, age: number, out: EntropyState): void {
+  serialize(
+    coder: BinaryCoder, codes: Int32Array, baseline: Int32Array | null, base: EntropyState | null, age: number, out: EntropyState,
+    levels: Uint8Array | null = null,
+  ): void {
     const s = this.schema;
     const probs = out.probabilities;
     probs.set(baseline && base ? base.probabilities : this.initial.probabilities);
@@ -271,9 +282,10 @@ export class EntropyCodec {
           if (bits[c + i] > 0) codes[c + i] = atDefault ? def[c + i] : coder.codeDirect(codes[c + i], bits[c + i]);
         }
       }
-      this.record(codes, null, 0, out);
+      this.record(codes, null, null, 0, out, null);
       return;
     }
+    const outLevels = out.levels;
     const history = base.classes;
     const shift = base.age > 0 && age > 0 ? Math.round(Math.log2(age / base.age)) : 0;
     for (let j = 0; j < sent.length; j++) {
@@ -283,8 +295,12 @@ export class EntropyCodec {
       const changed = coder.codeBit(coder.isWriting && !boneCodesEqual(s, b, codes, baseline) ? 1 : 0, probs, CHANGED + movedBefore);
       if (!changed) {
         for (let i = 0; i < CODE_STRIDE; i++) if (bits[c + i] > 0) codes[c + i] = baseline[c + i];
+        outLevels[b] = base.levels[b];
         continue;
       }
+      // Precision level: deltas of this bone are whole numbers of 2^level codes.
+      const level = codeLevel(coder, levels ? levels[b] : 0, probs, LEVEL + base.levels[b] * LEVEL_NODES);
+      outLevels[b] = level;
       let first = 4;
       if (bits[c] > 0) {
         first = 1;
@@ -303,12 +319,16 @@ export class EntropyCodec {
         const kind = i < 4 ? 0 : 1;
         if (kind !== previousKind) { context = 0; previousKind = kind; }
         const h = history[c + i];
+        // The coded value is the delta in steps of 2^l codes (l: the level, below the code's bits).
+        const l = level < n ? level : n - 1, unit = 2 ** l, top = n - l;
         let predicted = -1;
-        if (h !== UNKNOWN_CLASS) predicted = h === 0 ? 0 : Math.min(n, Math.max(1, h + shift));
+        if (h !== UNKNOWN_CLASS) predicted = h === 0 ? 0 : Math.min(top, Math.max(1, h + shift - l));
         const set = SETS + (kind * CONTEXTS + (predicted < 0 ? CONTEXTS - 1 : context)) * SET_SIZE;
-        const guess = predicted < 0 ? n >>> 1 : predicted;
-        const d = codes[c + i] - baseline[c + i];
-        const k = codeClass(coder, deltaClass(d), guess, n, probs, set);
+        const guess = predicted < 0 ? top >>> 1 : predicted;
+        const fine = codes[c + i] - baseline[c + i];
+        const d = fine / unit;
+        if (coder.isWriting && !Number.isInteger(d)) throw new NetError(NET_ERROR.BAD_ARGUMENT, `delta ${fine} is not a whole number of ${unit}-code steps`);
+        const k = codeClass(coder, deltaClass(d), guess, top, probs, set);
         let value = baseline[c + i];
         if (k > 0) {
           // Motion tends to keep its direction: code the sign as "flipped since last time".
@@ -322,14 +342,14 @@ export class EntropyCodec {
             const top = coder.codeBit(a >= magnitude + 2 ** (k - 2) ? 1 : 0, probs, TOP_BIT + kind * TOP_BIT_CLASSES + Math.min(k, TOP_BIT_CLASSES - 1));
             magnitude += top * 2 ** (k - 2) + coder.codeDirect(a % 2 ** (k - 2), k - 2);
           }
-          value += negative ? -magnitude : magnitude;
+          value += (negative ? -magnitude : magnitude) * unit;
         }
         if (value < 0 || value > 2 ** n - 1) throw new NetError(NET_ERROR.BAD_VALUE, `entropy-coded delta leaves the code range 0..${2 ** n - 1}`);
         codes[c + i] = value;
         if (predicted >= 0) context = k < predicted ? 1 : k === predicted ? 2 : 3;
       }
     }
-    this.record(codes, baseline, age, out);
+    this.record(codes, baseline, base, age, out, outLevels);
   }
 
   /**
@@ -340,14 +360,16 @@ export class EntropyCodec {
    */
   recordPlain(codes: Int32Array, baseline: Int32Array | null, base: EntropyState | null, age: number, out: EntropyState): void {
     out.probabilities.set(baseline && base ? base.probabilities : this.initial.probabilities);
-    this.record(codes, baseline, age, out);
+    this.record(codes, baseline, base, age, out, null);
   }
 
-  private record(codes: Int32Array, baseline: Int32Array | null, age: number, out: EntropyState): void {
+  // `levels`: already in `out` (entropy-coded); null: level 0 for changed bones (plain).
+  private record(codes: Int32Array, baseline: Int32Array | null, base: EntropyState | null, age: number, out: EntropyState, levels: Uint8Array | null): void {
     const s = this.schema;
     const classes = out.classes, signs = out.signs;
     out.age = baseline ? age : 0;
-    if (!baseline) { classes.fill(UNKNOWN_CLASS); signs.fill(0); return; }
+    if (!baseline) { classes.fill(UNKNOWN_CLASS); signs.fill(0); out.levels.fill(UNKNOWN_LEVEL); return; }
+    if (!levels) for (let b = 0; b < s.boneCount; b++) out.levels[b] = !boneCodesEqual(s, b, codes, baseline) ? 0 : base ? base.levels[b] : UNKNOWN_LEVEL;
     for (let b = 0; b < s.boneCount; b++) {
       const c = b * CODE_STRIDE;
       const newIndex = s.codeBits[c] > 0 && codes[c] !== baseline[c];
@@ -359,6 +381,13 @@ export class EntropyCodec {
       }
     }
   }
+}
+
+/** Codes a precision level (0..7) as a 3-bit tree of adaptive bits at `probs[at..]`, most significant first. */
+function codeLevel(coder: BinaryCoder, level: number, probs: Uint16Array, at: number): number {
+  let node = 1;
+  for (let i = LEVEL_BITS - 1; i >= 0; i--) node = node * 2 + coder.codeBit((level >>> i) & 1, probs, at + node - 1);
+  return node - (1 << LEVEL_BITS);
 }
 
 /**

@@ -10,7 +10,7 @@ export { NetError, NET_ERROR, ReadStream, WriteStream, bitsRequired } from './bi
 export type { BitStream, NetErrorCode } from './bit-stream.js';
 export {
   SMALLEST_THREE_INDEX_BITS, SMALLEST_THREE_MAX_BITS, SMALLEST_THREE_MAX_NORM, SMALLEST_THREE_MIN_BITS, SMALLEST_THREE_RANGE,
-  decodeSmallestThree, encodeSmallestThree, smallestThreeMaxAngle, smallestThreeStep,
+  decodeSmallestThree, encodeSmallestThree, encodeSmallestThreeNear, smallestThreeMaxAngle, smallestThreeStep, snapCode,
 } from './smallest-three.js';
 export {
   COMPONENT_MAX_BITS, SCHEMA_VERSION, SNAPSHOT_SCHEMA_DEFAULTS,
@@ -19,16 +19,17 @@ export {
 } from './schema.js';
 export type { NetLength, PoseRanges, SnapshotSchema, SnapshotSchemaOptions } from './schema.js';
 export {
-  CODE_STRIDE, PoseQuantizer, createSnapshotCodes, dequantizeComponentCode, dequantizePose, quantizeComponentCode,
+  CODE_STRIDE, PoseQuantizer, createSnapshotCodes, dequantizeBone, dequantizeComponentCode, dequantizePose, quantizeComponentCode,
 } from './quantize.js';
 export { DELTA_SHIFT_BITS, DELTA_SHIFT_MIN, SnapshotCodec, boneCodesEqual, serializeAbsolute } from './snapshot.js';
 export {
-  ADAPT_SHIFT, EntropyCodec, PROBABILITY_BITS, RangeDecoder, RangeEncoder, UNKNOWN_CLASS, deltaClass,
+  ADAPT_SHIFT, EntropyCodec, PROBABILITY_BITS, RangeDecoder, RangeEncoder, UNKNOWN_CLASS, UNKNOWN_LEVEL, deltaClass,
 } from './entropy.js';
 export type { BinaryCoder, EntropyState } from './entropy.js';
 export {
   SEQUENCE_BITS, SESSION_DEFAULTS, SNAPSHOT_CODING, SnapshotReceiver, SnapshotSender, sequenceDistance, sequenceGreaterThan,
 } from './session.js';
-export type { PacketInfo, ReceivedSnapshot, SessionOptions, SnapshotCoding } from './session.js';
+export type { PacketInfo, ReceivedSnapshot, SessionOptions, SnapshotCoding, SnapshotPrecision } from './session.js';
+export { MAX_PRECISION_LEVEL, START_PRECISION_LEVEL, VerifiedQuantizer } from './verify.js';
 export { NETSIM_DEFAULTS, receivedPosesToClip, sampleClipAt, simulateNetwork, tickCount } from './netsim.js';
 export type { LinkStats, NetsimOptions, NetsimReport } from './netsim.js';

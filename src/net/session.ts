@@ -14,6 +14,7 @@ import { NET_ERROR, NetError, ReadStream, WriteStream, bitsRequired, type BitStr
 import { EntropyCodec, RangeDecoder, RangeEncoder, type EntropyState } from './entropy.js';
 import { type SnapshotSchema } from './schema.js';
 import { PoseQuantizer, createSnapshotCodes, dequantizePose } from './quantize.js';
+import { VerifiedQuantizer } from './verify.js';
 import { SnapshotCodec } from './snapshot.js';
 import { crc32 } from '../runtime/format.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
@@ -54,13 +55,24 @@ export interface SessionOptions {
   checkBits?: number;
   /** Body coding the sender uses (the receiver reads either). Default 'plain'. */
   coding?: SnapshotCoding;
+  /**
+   * Sender only. 'verified' (default): entropy-coded deltas give each bone a precision level
+   * (coarser steps from the baseline) and the sender measures every bone's decoded error,
+   * refining until all are within the schema's threshold (verify.ts). 'bound': the
+   * bound-derived codes everywhere (level 0). Plain bodies always use the bound's codes.
+   */
+  precision?: SnapshotPrecision;
 }
+
+/** How a sender picks codes: see {@link SessionOptions.precision}. */
+export type SnapshotPrecision = 'verified' | 'bound';
 
 /** Defaults of {@link SessionOptions}. */
 export const SESSION_DEFAULTS = {
   windowSize: 64,
   checkBits: 16,
   coding: SNAPSHOT_CODING.PLAIN,
+  precision: 'verified',
 } as const;
 
 interface ResolvedSession {
@@ -69,18 +81,21 @@ interface ResolvedSession {
   checkBytes: number;
   offsetBits: number;
   coding: SnapshotCoding;
+  precision: SnapshotPrecision;
 }
 
 function resolveSession(options: SessionOptions): ResolvedSession {
   const windowSize = options.windowSize ?? SESSION_DEFAULTS.windowSize;
   const checkBits = options.checkBits ?? SESSION_DEFAULTS.checkBits;
   const coding = options.coding ?? SESSION_DEFAULTS.coding;
+  const precision = options.precision ?? SESSION_DEFAULTS.precision;
+  if (precision !== 'verified' && precision !== 'bound') throw new NetError(NET_ERROR.BAD_ARGUMENT, `unknown precision "${String(precision)}"`);
   if (!Number.isInteger(windowSize) || windowSize < 2 || windowSize > 1024) {
     throw new NetError(NET_ERROR.BAD_ARGUMENT, `windowSize must be a whole number in 2..1024, got ${windowSize}`);
   }
   if (![0, 8, 16, 24, 32].includes(checkBits)) throw new NetError(NET_ERROR.BAD_ARGUMENT, `checkBits must be 0, 8, 16, 24 or 32, got ${checkBits}`);
   if (coding !== SNAPSHOT_CODING.PLAIN && coding !== SNAPSHOT_CODING.ENTROPY) throw new NetError(NET_ERROR.BAD_ARGUMENT, `unknown coding "${String(coding)}"`);
-  return { windowSize, checkBits, checkBytes: checkBits / 8, offsetBits: bitsRequired(windowSize - 2), coding };
+  return { windowSize, checkBits, checkBytes: checkBits / 8, offsetBits: bitsRequired(windowSize - 2), coding, precision };
 }
 
 /** What one snapshot packet held, for statistics. */
@@ -164,6 +179,7 @@ class SnapshotRing {
     to.probabilities.set(state.probabilities);
     to.classes.set(state.classes);
     to.signs.set(state.signs);
+    to.levels.set(state.levels);
     to.age = state.age;
     this.sequences[i] = sequence;
   }
@@ -176,6 +192,8 @@ class SnapshotRing {
 export class SnapshotSender {
   private readonly session: ResolvedSession;
   private readonly quantizer: PoseQuantizer;
+  private readonly verified: VerifiedQuantizer;
+  private readonly levels: Uint8Array;
   private readonly codec: SnapshotCodec;
   private readonly entropy: EntropyCodec;
   private readonly ring: SnapshotRing;
@@ -185,11 +203,14 @@ export class SnapshotSender {
   private nextSequence = 0;
   private acked = -1;
   private last: PacketInfo | undefined;
+  private verifiedError = -1;
 
   /** Throws {@link NetError} `BAD_ARGUMENT` for bad options. */
   constructor(readonly schema: SnapshotSchema, options: SessionOptions = {}) {
     this.session = resolveSession(options);
     this.quantizer = new PoseQuantizer(schema);
+    this.verified = new VerifiedQuantizer(schema);
+    this.levels = new Uint8Array(schema.boneCount);
     this.codec = new SnapshotCodec(schema);
     this.entropy = new EntropyCodec(schema);
     this.ring = new SnapshotRing(schema, this.entropy, this.session.windowSize);
@@ -213,6 +234,14 @@ export class SnapshotSender {
   }
 
   /**
+   * The largest virtual-vertex error of the pose the receiver decodes from the last packet,
+   * as the sender measured it, when that packet was a verified delta; -1 otherwise.
+   */
+  get lastVerifiedError(): number {
+    return this.verifiedError;
+  }
+
+  /**
    * Encodes `pose` ({@link POSE_STRIDE} floats per bone) as the next snapshot and returns the
    * packet (a fresh array the caller owns). Delta against the newest acked snapshot still in
    * the window, else absolute.
@@ -220,7 +249,6 @@ export class SnapshotSender {
   send(pose: Float32Array): Uint8Array {
     const s = this.session;
     const sequence = this.nextSequence;
-    const codes = this.quantizer.quantize(pose, this.codes);
     let slot = -1, offset = 0;
     if (this.acked >= 0) {
       const distance = sequenceDistance(sequence, this.acked);
@@ -232,6 +260,14 @@ export class SnapshotSender {
     const baseline = slot >= 0 ? this.ring.codes[slot] : null;
     const base = slot >= 0 ? this.ring.states[slot] : null;
     const header: Header = { sequence, baselineOffset: offset, entropy: s.coding === SNAPSHOT_CODING.ENTROPY };
+    const codes = this.codes, levels = this.levels;
+    if (header.entropy && baseline && s.precision === 'verified') {
+      this.verifiedError = this.verified.quantize(pose, baseline, codes, levels);
+    } else {
+      this.quantizer.quantize(pose, codes);
+      levels.fill(0);
+      this.verifiedError = -1;
+    }
     const stream = this.stream;
     stream.reset();
     serializeHeader(stream, header, s);
@@ -240,7 +276,7 @@ export class SnapshotSender {
     if (header.entropy) {
       stream.align();
       const encoder = new RangeEncoder();
-      this.entropy.serialize(encoder, codes, baseline, base, offset, this.state);
+      this.entropy.serialize(encoder, codes, baseline, base, offset, this.state, levels);
       const coded = encoder.finish();
       const head = stream.finish();
       body = new Uint8Array(head.length + coded.length);

@@ -32,6 +32,20 @@ export function encodeSmallestThree(
   x: number, y: number, z: number, w: number,
   bits: number, outCodes: Int32Array, o: number,
 ): void {
+  encodeSmallestThreeNear(x, y, z, w, bits, outCodes, o, null, 0, 1);
+}
+
+/**
+ * {@link encodeSmallestThree}, except that when `baseline[bo]` holds the same largest index
+ * and `step` > 1, each component is the code nearest the true value among
+ * `baseline code + k · step` (in range): a delta of whole steps, up to step/2 codes off.
+ * With `step` 1 or another index it is {@link encodeSmallestThree}. Allocates nothing.
+ */
+export function encodeSmallestThreeNear(
+  x: number, y: number, z: number, w: number,
+  bits: number, outCodes: Int32Array, o: number,
+  baseline: Int32Array | null, bo: number, step: number,
+): void {
   const len2 = x * x + y * y + z * z + w * w;
   if (!(len2 > 0) || !Number.isFinite(len2)) { x = 0; y = 0; z = 0; w = 1; }
   let index = 3, big = Math.abs(w);
@@ -46,6 +60,14 @@ export function encodeSmallestThree(
   const scale = max / (2 * SMALLEST_THREE_RANGE);
   outCodes[o] = index;
   let c = o + 1;
+  if (baseline && step > 1 && baseline[bo] === index) {
+    let b = bo + 1;
+    if (index !== 0) outCodes[c++] = snapCode((x * k + SMALLEST_THREE_RANGE) * scale, baseline[b++], step, max);
+    if (index !== 1) outCodes[c++] = snapCode((y * k + SMALLEST_THREE_RANGE) * scale, baseline[b++], step, max);
+    if (index !== 2) outCodes[c++] = snapCode((z * k + SMALLEST_THREE_RANGE) * scale, baseline[b++], step, max);
+    if (index !== 3) outCodes[c] = snapCode((w * k + SMALLEST_THREE_RANGE) * scale, baseline[b], step, max);
+    return;
+  }
   if (index !== 0) outCodes[c++] = quantizeComponent(x * k, scale, max);
   if (index !== 1) outCodes[c++] = quantizeComponent(y * k, scale, max);
   if (index !== 2) outCodes[c++] = quantizeComponent(z * k, scale, max);
@@ -55,6 +77,17 @@ export function encodeSmallestThree(
 function quantizeComponent(v: number, scale: number, max: number): number {
   const q = Math.round((v + SMALLEST_THREE_RANGE) * scale);
   return q < 0 ? 0 : q > max ? max : q;
+}
+
+/**
+ * The code nearest `scaled` (a value in code units) among `base + k · step` within
+ * 0..max (`base` in range, so k = 0 always is).
+ */
+export function snapCode(scaled: number, base: number, step: number, max: number): number {
+  let code = base + Math.round((scaled - base) / step) * step;
+  while (code > max) code -= step;
+  while (code < 0) code += step;
+  return code;
 }
 
 /**

@@ -8,7 +8,7 @@ import { createSnapshotSchema, type SnapshotSchema } from '../../src/net/schema.
 import {
   SNAPSHOT_CODING, SnapshotReceiver, SnapshotSender, sequenceDistance, sequenceGreaterThan, type SessionOptions, type SnapshotCoding,
 } from '../../src/net/session.js';
-import { clipPoses, loadFixture, mulberry32 } from './helpers.js';
+import { clipPoses, loadFixture, mulberry32, poseError } from './helpers.js';
 
 /** The pose a receiver must decode for `pose`: the sender's own quantisation. */
 function expectedPose(schema: SnapshotSchema, pose: Float32Array): Float32Array {
@@ -47,7 +47,7 @@ describe('snapshot session', () => {
 
   for (const coding of CODINGS) {
     it(`${coding}: decodes every pose exactly as the sender quantised it, deltas once acked`, () => {
-      const sender = new SnapshotSender(schema, { coding });
+      const sender = new SnapshotSender(schema, { coding, precision: 'bound' });
       const receiver = new SnapshotReceiver(schema, { coding });
       const out = new Float32Array(poses[0].length);
       let deltas = 0;
@@ -65,7 +65,7 @@ describe('snapshot session', () => {
 
     it(`${coding}: survives loss, delay and reordering; only acked baselines are used`, () => {
       const random = mulberry32(coding === SNAPSHOT_CODING.PLAIN ? 1 : 2);
-      const sender = new SnapshotSender(schema, { coding, windowSize: 32 });
+      const sender = new SnapshotSender(schema, { coding, windowSize: 32, precision: 'bound' });
       const receiver = new SnapshotReceiver(schema, { coding, windowSize: 32 });
       const out = new Float32Array(poses[0].length);
       const inFlight: { at: number; tick: number; packet: Uint8Array }[] = [];
@@ -106,7 +106,7 @@ describe('snapshot session', () => {
     });
 
     it(`${coding}: rejects every truncation and every bit flip of a packet with NetError, and stays usable`, () => {
-      const sender = new SnapshotSender(schema, { coding });
+      const sender = new SnapshotSender(schema, { coding, precision: 'bound' });
       const receiver = new SnapshotReceiver(schema, { coding });
       const out = new Float32Array(poses[0].length);
       for (let t = 0; t < 10; t++) { receiver.receive(sender.send(poses[t]), out); sender.receiveAck(receiver.ack()); }
