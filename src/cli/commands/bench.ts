@@ -206,6 +206,7 @@ export function renderBenchSummary(result: BenchResult, comparison: BaselineComp
     ['total ratio', formatRatio(t.ratio), `without names ${formatRatio(t.ratioWithoutNames)}`, `${a.acl.label} ${a.acl.ratio} · ${a.gltfpackC.label} ${a.gltfpackC.ratio} · ${a.gltfpackCC.label} ${a.gltfpackCC.ratio} (goal ≥ ${a.goals.ratio}, then ${a.goals.ratioNext})`],
     ['compressed bytes', String(t.compressedBytes), `without names ${t.compressedBytesWithoutNames} · raw ${t.rawBytes}`, `raw ${a.rawBytes}`],
     ['max error', t.maxError === null ? '-' : formatDistance(t.maxError, unit), `${fixed(t.worstErrorShare, 4)} × threshold`, `${a.acl.label} ${a.acl.maxErrorCm}cm · ${a.gltfpackC.label} ${a.gltfpackC.maxErrorCm}cm`],
+    p99Row(result, t.unit),
     ['clips within threshold', `${fixed(t.withinThresholdShare * 100, 1)}% (${t.withinThreshold}/${t.clips})`, `threshold ${result.settings.error}`, `${a.acl.label} 0% · ${a.gltfpackC.label} 100% (goal 100%)`],
     ['compression, 1 worker', `${fixed(tp.singleWorker.rawMBps, 2)} MB/s`, `${fixed(tp.singleWorker.seconds, 2)} s, parse included · ${fixed(tp.singleWorker.rawBytes / 1e6 / tp.singleWorker.cpuSeconds, 2)} MB per CPU-second`, `${a.acl.label} native ${a.acl.compressMBps} MB/s (goal ≥ ${a.goals.compressMBps})`],
     ['compression, pool', tp.pool ? `${fixed(tp.pool.rawMBps, 2)} MB/s` : '-', tp.pool ? `--jobs ${tp.pool.jobs}: ${fixed(tp.pool.speedup, 2)}× one worker, ${fixed(tp.pool.seconds, 2)} s · ${fixed(tp.pool.cpuSeconds / tp.pool.seconds, 2)} CPUs busy` : 'not run (--jobs 1)', `goal ≥ ${a.goals.poolSpeedup2Jobs}× with 2 jobs`],
@@ -246,4 +247,12 @@ export function renderBenchSummary(result: BenchResult, comparison: BaselineComp
   if (saved) fields.push(['report', `${saved.html}`], ['json', saved.json]);
   parts.push(renderFields(fields));
   return parts.join('\n');
+}
+
+/** The p99 row: 99th-percentile error of each clip (over its bones × samples), median and largest over clips. */
+function p99Row(result: BenchResult, unit: string | null): string[] {
+  const p99 = result.clips.map((c) => c.p99Error).sort((x, y) => x - y);
+  if (p99.length === 0 || unit === null) return ['p99 error, per clip', '-', '', ''];
+  const median = p99[(p99.length - 1) >> 1];
+  return ['p99 error, per clip', `median ${formatDistance(median, unit)}`, `largest ${formatDistance(p99[p99.length - 1], unit)}`, ''];
 }
