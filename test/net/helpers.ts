@@ -49,3 +49,13 @@ export function clipPoses(clip: RawClip): Float32Array[] {
   }
   return poses;
 }
+
+/** What `work` throws, or undefined when it returns: for asserting an error's class and code. */
+export function catchError(work: () => unknown): unknown {
+  try {
+    work();
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+}

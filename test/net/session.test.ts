@@ -8,21 +8,12 @@ import { createSnapshotSchema, type SnapshotSchema } from '../../src/net/schema.
 import {
   SNAPSHOT_CODING, SnapshotReceiver, SnapshotSender, sequenceDistance, sequenceGreaterThan, type SessionOptions, type SnapshotCoding,
 } from '../../src/net/session.js';
-import { clipPoses, loadFixture, mulberry32, poseError } from './helpers.js';
+import { catchError, clipPoses, loadFixture, mulberry32, poseError } from './helpers.js';
 
 /** The pose a receiver must decode for `pose`: the sender's own quantisation. */
 function expectedPose(schema: SnapshotSchema, pose: Float32Array): Float32Array {
   const codes = new PoseQuantizer(schema).quantize(pose, createSnapshotCodes(schema));
   return dequantizePose(schema, codes, new Float32Array(pose.length));
-}
-
-function catchError(work: () => unknown): unknown {
-  try {
-    work();
-  } catch (e) {
-    return e;
-  }
-  return undefined;
 }
 
 const CODINGS: SnapshotCoding[] = [SNAPSHOT_CODING.PLAIN, SNAPSHOT_CODING.ENTROPY];

@@ -6,21 +6,12 @@ import { CODE_STRIDE, PoseQuantizer, createSnapshotCodes } from '../../src/net/q
 import { createSnapshotSchema } from '../../src/net/schema.js';
 import { SNAPSHOT_CODING, SnapshotReceiver, SnapshotSender } from '../../src/net/session.js';
 import { VerifiedQuantizer } from '../../src/net/verify.js';
-import { clipPoses, loadFixture, mulberry32, poseError } from './helpers.js';
+import { catchError, clipPoses, loadFixture, mulberry32, poseError } from './helpers.js';
 
 const clip = loadFixture('dataset-1_byebye_angry_001');
 const schema = createSnapshotSchema(clip);
 const poses = clipPoses(clip);
 const coding = SNAPSHOT_CODING.ENTROPY;
-
-function catchError(work: () => unknown): unknown {
-  try {
-    work();
-  } catch (e) {
-    return e;
-  }
-  return undefined;
-}
 
 describe('verified precision', () => {
   it('measures exactly the error the receiver decodes, always within the threshold, in fewer bits than the bound', () => {
