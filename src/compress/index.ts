@@ -96,7 +96,8 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
     checksum: settings.checksum,
   });
 
-  const compressed = CompressedClip.open(bytes);
+  // Verification reads every key in order: two cached segments are enough.
+  const compressed = CompressedClip.open(bytes, { segmentCache: 'two' });
   const report = verifyCompressed(clip, compressed, settings.shellDistances);
   const histogram: Record<number, number> = {};
   for (const bits of search.rates) histogram[bits] = (histogram[bits] ?? 0) + 1;
