@@ -18,7 +18,7 @@ import type { RotationReference } from '../compress/preprocess.js';
 import { decompressClip } from '../compress/verify.js';
 import { OUTPUT_CLASH, toFailure, type FileFailure } from '../node/failure.js';
 import { outputPathsFor, readClipFiles, writeFileAtomic } from '../node/files.js';
-import { compressFiles } from '../node/pool.js';
+import { MAX_PENDING_WRITES, compressFiles } from '../node/pool.js';
 import type { CompressFilesOptions, FileResult } from '../node/worker.js';
 import { CompressedClip } from '../runtime/compressed-clip.js';
 import {
@@ -545,7 +545,8 @@ interface InProcessRun {
 
 /**
  * Compresses every file in this thread, one after another, timing read + parse + compress +
- * atomic write (what a pool worker does), after compressing the first clip once untimed.
+ * atomic write as `compressFiles` does with one job, after compressing the first clip once
+ * untimed.
  */
 async function compressInProcess(
   files: readonly CorpusFile[],
@@ -568,31 +569,41 @@ async function compressInProcess(
 
   const entries: CompressedEntry[] = [];
   const failures: FileFailure[] = [];
-  let ms = 0, cpuMicros = 0, rawBytes = 0;
+  const unwritten = new Set<number>();
+  const writes = new Set<Promise<void>>();
   onProgress({ stage: BENCH_STAGE.COMPRESS, done: 0, total: files.length });
+  // Timed as compressFiles runs one job: each file is written while the next compresses.
+  const started = performance.now();
+  const cpuStarted = process.cpuUsage();
   for (let fileIndex = 0; fileIndex < files.length; fileIndex++) {
     const file = files[fileIndex];
-    const started = performance.now();
-    const cpuStarted = process.cpuUsage();
     try {
       const clips = await readClipFiles(file.path);
       const results = clips.map((clip) => compress(clip, options));
       const outputs = outputPathsFor(outDir, `${fileIndex}-${basename(file.path)}`, clips.map((clip) => clip.name));
-      for (let i = 0; i < results.length; i++) await writeFileAtomic(outputs[i], results[i].bytes);
-      ms += performance.now() - started;
-      const cpu = process.cpuUsage(cpuStarted);
-      cpuMicros += cpu.user + cpu.system;
+      const written: Promise<void> = (async () => {
+        for (let i = 0; i < results.length; i++) await writeFileAtomic(outputs[i], results[i].bytes);
+      })().catch((error: unknown) => {
+        unwritten.add(fileIndex);
+        failures.push(toFailure(file.path, error));
+      }).finally(() => writes.delete(written));
+      writes.add(written);
       const ids = clipIds(file.id, clips.map((clip) => clip.name));
       for (let i = 0; i < results.length; i++) {
         entries.push({ id: ids[i], fileIndex, clipIndex: i, clip: clips[i], bytes: results[i].bytes, stats: results[i].stats });
-        rawBytes += results[i].stats.rawBytes;
       }
     } catch (error) {
       failures.push(toFailure(file.path, error));
     }
+    if (writes.size >= MAX_PENDING_WRITES) await Promise.race(writes);
     onProgress({ stage: BENCH_STAGE.COMPRESS, done: fileIndex + 1, total: files.length, label: file.id });
   }
-  return { entries, failures, seconds: ms / 1000, cpuSeconds: cpuMicros / 1e6, rawBytes, warmUpBytes };
+  await Promise.all(writes);
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuStarted);
+  const written = entries.filter((entry) => !unwritten.has(entry.fileIndex));
+  const rawBytes = written.reduce((sum, entry) => sum + entry.stats.rawBytes, 0);
+  return { entries: written, failures, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, rawBytes, warmUpBytes };
 }
 
 /** The files that compressed in-process, in corpus order. */

@@ -13,10 +13,15 @@ import { Piscina } from 'piscina';
 import { INTERNAL_ERROR, OUTPUT_CLASH } from './failure.js';
 import { inputBaseName, removeTempFiles } from './files.js';
 import type { ReadOptions } from '../readers/options.js';
-import { compressFile, type CompressFileTask, type CompressFilesOptions, type FileResult } from './worker.js';
+import {
+  encodeFile, writeEncodedFile, type CompressFileTask, type CompressFilesOptions, type EncodedFile, type FileFailed, type FileResult,
+} from './worker.js';
 
 /** The worker entry, next to this one: CommonJS on purpose (worker-entry.cts says why). */
 const WORKER_FILE = fileURLToPath(new URL('./worker-entry.cjs', import.meta.url));
+
+/** In-process batches compress the next file while at most this many are being written. */
+export const MAX_PENDING_WRITES = 4;
 
 /** Progress of a batch, reported after each file. */
 export interface BatchProgress {
@@ -99,18 +104,35 @@ export async function compressFiles(
     tasks.push({ index, task: { file, outDir, options } });
   }
 
+  // Files are written on this thread while the next ones compress (here or in workers):
+  // compression never waits on the disk.
+  const writes = new Set<Promise<void>>();
+  const write = (index: number, encoded: EncodedFile | FileFailed): void => {
+    const written: Promise<void> = writeEncodedFile(encoded).then((result) => {
+      finish(index, result);
+      writes.delete(written);
+    });
+    // Kept until it settles well: a throwing onProgress rejects the batch where it awaits the writes.
+    written.catch(() => undefined);
+    writes.add(written);
+  };
+
   const jobs = Math.max(1, Math.min(Math.floor(run.jobs ?? availableParallelism()), tasks.length));
   try {
     if (jobs <= 1) {
       for (const { index, task } of tasks) {
         signal?.throwIfAborted();
-        finish(index, await untilAborted(compressFile(task), signal));
+        write(index, await untilAborted(encodeFile(task), signal));
+        if (writes.size >= MAX_PENDING_WRITES) await Promise.race(writes);
       }
-      signal?.throwIfAborted();
     } else {
-      await runPool(tasks, jobs, signal, finish);
+      await runPool(tasks, jobs, signal, write, finish);
     }
+    await Promise.all(writes);
+    signal?.throwIfAborted();
   } catch (error) {
+    // No write may still be creating a temp file once they are cleaned up.
+    await Promise.allSettled(writes);
     if (signal?.aborted) await removeTempFiles(outDir);
     throw error;
   }
@@ -118,17 +140,18 @@ export async function compressFiles(
 }
 
 /**
- * Runs `tasks` on a pool of `jobs` worker threads; the pool is destroyed before it returns.
- * On abort piscina terminates the running workers (and a worker stuck in a read cannot hold
- * the batch up).
+ * Encodes `tasks` on a pool of `jobs` worker threads, handing each file to `write` as it
+ * comes back; the pool is destroyed before it returns. On abort piscina terminates the
+ * running workers (and a worker stuck in a read cannot hold the batch up).
  */
 async function runPool(
   tasks: readonly { index: number; task: CompressFileTask }[],
   jobs: number,
   signal: AbortSignal | undefined,
+  write: (index: number, encoded: EncodedFile | FileFailed) => void,
   finish: (index: number, result: FileResult) => void,
 ): Promise<void> {
-  const pool = new Piscina<CompressFileTask, FileResult>({ filename: WORKER_FILE, minThreads: jobs, maxThreads: jobs });
+  const pool = new Piscina<CompressFileTask, EncodedFile | FileFailed>({ filename: WORKER_FILE, minThreads: jobs, maxThreads: jobs });
   // Every task listens to the signal: a batch-owned one, so that many tasks raise no
   // listener-leak warning on the caller's signal.
   const batch = new AbortController();
@@ -139,7 +162,7 @@ async function runPool(
   if (signal?.aborted) onAbort();
   try {
     const settled = await Promise.allSettled(
-      tasks.map(({ index, task }) => pool.run(task, { signal: batch.signal }).then((result) => finish(index, result))),
+      tasks.map(({ index, task }) => pool.run(task, { signal: batch.signal }).then((encoded) => write(index, encoded))),
     );
     signal?.throwIfAborted();
     // The worker catches every error of a task, so a rejection here means the worker itself died.

@@ -5,14 +5,14 @@
  * that is imported again after being required"). Requiring this file is plain CommonJS;
  * the ES module holding the task (worker.js) is only ever loaded with `import()`.
  */
-import type { CompressFileTask, FileResult } from './worker.js';
+import type { CompressFileTask, EncodedFile, FileFailed } from './worker.js';
 
-let task: Promise<(t: CompressFileTask) => Promise<FileResult>> | undefined;
+let task: Promise<(t: CompressFileTask) => Promise<EncodedFile | FileFailed>> | undefined;
 
-/** The piscina task: compresses one input file (see worker.ts). */
-function compressFileTask(t: CompressFileTask): Promise<FileResult> {
-  task ??= import('./worker.js').then((m) => m.compressFile);
+/** The piscina task: reads and compresses one input file; the pool's thread writes it (see worker.ts). */
+function encodeFileTask(t: CompressFileTask): Promise<EncodedFile | FileFailed> {
+  task ??= import('./worker.js').then((m) => m.encodeFile);
   return task.then((run) => run(t));
 }
 
-export = compressFileTask;
+export = encodeFileTask;

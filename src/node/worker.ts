@@ -1,7 +1,8 @@
 /**
- * One input file → compressed `.bpk` files. The default export is the piscina task of
- * pool.ts; with one job the pool calls {@link compressFile} in-process. Everything it
- * returns is plain data (structured-clone safe), errors included.
+ * One input file → compressed `.bpk` files, in two halves: {@link encodeFile} (read and
+ * compress; what pool workers run) and {@link writeEncodedFile} (the atomic writes; the
+ * batch's own thread). Everything they return is plain data (structured-clone safe),
+ * errors included.
  */
 import { compress, type CompressStats } from '../compress/index.js';
 import type { CompressOptions } from '../compress/options.js';
@@ -54,6 +55,49 @@ export interface FileFailed {
 /** Outcome of one input file. */
 export type FileResult = FileSuccess | FileFailed;
 
+/** A file's clips, compressed in memory and not written yet (what a worker sends back). */
+export interface EncodedFile {
+  readonly ok: true;
+  readonly file: string;
+  readonly clips: readonly (ClipOutput & { readonly bytes: Uint8Array })[];
+  readonly warnings: readonly string[];
+}
+
+/**
+ * Reads `task.file` and compresses every clip in it, in memory: the first half of
+ * {@link compressFile}. Pool workers run only this and the main thread writes, so a worker
+ * never waits on the disk (two workers' fsyncs also queue behind each other's). Never
+ * throws: failures come back as a {@link FileFailed}.
+ */
+export async function encodeFile(task: CompressFileTask): Promise<EncodedFile | FileFailed> {
+  const { file, outDir } = task;
+  const { read, ...compressOptions } = task.options;
+  const warnings: string[] = [];
+  try {
+    const clips = await readClipFiles(file, { ...read, onWarning: (message) => warnings.push(message) });
+    const outputs = outputPathsFor(outDir, file, clips.map((clip) => clip.name));
+    const results = clips.map((clip) => compress(clip, compressOptions));
+    return { ok: true, file, clips: results.map(({ bytes, stats }, i) => ({ output: outputs[i], stats, bytes })), warnings };
+  } catch (error) {
+    return { ok: false, file, failure: toFailure(file, error), warnings };
+  }
+}
+
+/**
+ * Writes each clip of `encoded` atomically to its output path: the second half of
+ * {@link compressFile}. A failed write makes the file a {@link FileFailed}. Never throws.
+ */
+export async function writeEncodedFile(encoded: EncodedFile | FileFailed): Promise<FileResult> {
+  if (!encoded.ok) return encoded;
+  const { file, clips, warnings } = encoded;
+  try {
+    for (const clip of clips) await writeFileAtomic(clip.output, clip.bytes);
+  } catch (error) {
+    return { ok: false, file, failure: toFailure(file, error), warnings };
+  }
+  return { ok: true, file, clips: clips.map(({ output, stats }) => ({ output, stats })), warnings };
+}
+
 /**
  * Reads `task.file`, compresses every clip in it and writes each atomically to its output
  * path (files.ts `outputPathsFor`). All clips are compressed before any is written, so a
@@ -62,18 +106,5 @@ export type FileResult = FileSuccess | FileFailed;
  * throws: failures come back as a {@link FileFailed}.
  */
 export async function compressFile(task: CompressFileTask): Promise<FileResult> {
-  const { file, outDir } = task;
-  const { read, ...compressOptions } = task.options;
-  const warnings: string[] = [];
-  try {
-    const clips = await readClipFiles(file, { ...read, onWarning: (message) => warnings.push(message) });
-    const outputs = outputPathsFor(outDir, file, clips.map((clip) => clip.name));
-    const results = clips.map((clip) => compress(clip, compressOptions));
-    for (let i = 0; i < results.length; i++) await writeFileAtomic(outputs[i], results[i].bytes);
-    return { ok: true, file, clips: results.map((result, i) => ({ output: outputs[i], stats: result.stats })), warnings };
-  } catch (error) {
-    return { ok: false, file, failure: toFailure(file, error), warnings };
-  }
+  return writeEncodedFile(await encodeFile(task));
 }
-
-export default compressFile;

@@ -2,7 +2,7 @@
  * compressFiles runs piscina workers from dist/node/worker.js, so these tests load the built
  * module (`npm test` builds first), typed from the source.
  */
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -63,6 +63,24 @@ describe('compressFiles', () => {
     expect(progress).toEqual([1, 2, 3, 4, 5]);
     expect([...filesOf(out).keys()]).toEqual([INPUTS[0], INPUTS[1]].map((p) => node.inputBaseName(p) + '.bpk').sort());
   });
+
+  for (const jobs of [1, 2]) {
+    it(`reports a file whose output cannot be written and writes the others (${jobs} job${jobs > 1 ? 's' : ''})`, LONG, async () => {
+      const out = join(temp.dir, `unwritable-${jobs}`);
+      // A folder where the second output goes: the rename over it fails.
+      const blocked = join(out, node.inputBaseName(INPUTS[1]) + '.bpk');
+      mkdirSync(blocked, { recursive: true });
+      const results = await node.compressFiles(INPUTS, {}, { outDir: out, jobs });
+      expect(results.map((r) => r.ok)).toEqual([true, false, true, true]);
+      const failed = results[1];
+      if (failed.ok) throw new Error('unreachable');
+      expect(failed.file).toBe(INPUTS[1]);
+      expect(failed.failure.code).toBe('EISDIR');
+      const names = readdirSync(out).sort();
+      expect(names.filter((name) => name.endsWith('.tmp'))).toEqual([]);
+      expect(names).toEqual([0, 1, 2, 3].map((i) => node.inputBaseName(INPUTS[i]) + '.bpk').sort());
+    });
+  }
 
   it('rejects at once when the signal is already aborted', LONG, async () => {
     const controller = new AbortController();
