@@ -77,7 +77,11 @@ class SegmentSearch {
   private readonly parents: Int32Array;
   private readonly subtrees: Int32Array[];
   private readonly local: Float32Array;
+  // Object transforms live in two buffers; `current[b]` says which holds bone b's (1: trial).
+  // A trial writes its subtree into the other buffer, and keeping it flips the subtree's
+  // entries instead of copying 12 numbers per bone and key back.
   private readonly object: Float64Array;
+  private readonly current: Uint8Array;
   private readonly rawObject: Float64Array; // the raw clip's object transforms for this segment's keys
   private readonly localAffine: Float64Array; // local transforms as affine matrices, per key and bone
   private readonly trialLocal: Float64Array; // the tried bone's local matrices, per key
@@ -99,6 +103,7 @@ class SegmentSearch {
     const maxKeys = input.layout.maxSize;
     this.local = new Float32Array(maxKeys * this.boneCount * POSE_STRIDE);
     this.object = new Float64Array(maxKeys * this.boneCount * AFFINE_STRIDE);
+    this.current = new Uint8Array(this.boneCount);
     this.trial = new Float64Array(maxKeys * this.boneCount * AFFINE_STRIDE);
     this.rawObject = new Float64Array(maxKeys * this.boneCount * AFFINE_STRIDE);
     this.localAffine = new Float64Array(maxKeys * this.boneCount * AFFINE_STRIDE);
@@ -221,9 +226,10 @@ class SegmentSearch {
     return false;
   }
 
-  /** Object transforms of every bone at every key of the segment. */
+  /** Object transforms of every bone at every key of the segment, into `object`. */
   private computeObjects(): void {
     const B = this.boneCount, local = this.local, obj = this.object, la = this.localAffine, parents = this.parents;
+    this.current.fill(0);
     for (let k = 0; k < this.size; k++) {
       for (let b = 0; b < B; b++) {
         const l = (k * B + b) * POSE_STRIDE;
@@ -236,7 +242,7 @@ class SegmentSearch {
     }
   }
 
-  /** Largest error over the segment for the cached object transforms. */
+  /** Largest error over the segment for the object transforms of {@link computeObjects}. */
   private segmentError(): number {
     const B = this.boneCount, raw = this.rawObject, shell = this.input.shellDistances;
     let worst = 0;
@@ -250,12 +256,17 @@ class SegmentSearch {
     return worst;
   }
 
-  /** Recomputes bone `root`'s subtree into the trial buffer; false as soon as one error exceeds the threshold. */
+  /**
+   * Recomputes bone `root`'s subtree into the buffers not holding it (see `current`); false
+   * as soon as one error exceeds the threshold.
+   */
   private measureSubtree(root: number): boolean {
-    const B = this.boneCount, local = this.local, obj = this.object, trial = this.trial, la = this.localAffine, tl = this.trialLocal;
+    const B = this.boneCount, local = this.local, la = this.localAffine, tl = this.trialLocal, current = this.current;
     const parents = this.parents, raw = this.rawObject, shell = this.input.shellDistances, threshold = this.input.threshold;
     const subtree = this.subtrees[root];
     const rootParent = parents[root];
+    const parentObj = rootParent >= 0 && current[rootParent] ? this.trial : this.object;
+    const rootOut = current[root] ? this.object : this.trial;
     for (let k = 0; k < this.size; k++) {
       const rawBase = k * B * AFFINE_STRIDE;
       // The tried bone's local matrix changed; its descendants' did not (cached in localAffine).
@@ -263,29 +274,29 @@ class SegmentSearch {
       const t = k * AFFINE_STRIDE;
       localToAffine(local[l], local[l + 1], local[l + 2], local[l + 3], local[l + 4], local[l + 5], local[l + 6], local[l + 7], local[l + 8], local[l + 9], tl, t);
       const rm = (k * B + root) * AFFINE_STRIDE;
-      if (rootParent >= 0) composeAffine(obj, (k * B + rootParent) * AFFINE_STRIDE, tl, t, trial, rm);
-      else for (let c = 0; c < AFFINE_STRIDE; c++) trial[rm + c] = tl[t + c];
-      if (virtualVertexError(raw, rawBase + root * AFFINE_STRIDE, trial, rm, shell[root]) > threshold) return false;
+      if (rootParent >= 0) composeAffine(parentObj, (k * B + rootParent) * AFFINE_STRIDE, tl, t, rootOut, rm);
+      else for (let c = 0; c < AFFINE_STRIDE; c++) rootOut[rm + c] = tl[t + c];
+      if (virtualVertexError(raw, rawBase + root * AFFINE_STRIDE, rootOut, rm, shell[root]) > threshold) return false;
       for (let i = 1; i < subtree.length; i++) {
-        const b = subtree[i];
+        const b = subtree[i], p = parents[b];
         const m = (k * B + b) * AFFINE_STRIDE;
-        composeAffine(trial, (k * B + parents[b]) * AFFINE_STRIDE, la, m, trial, m);
-        if (virtualVertexError(raw, rawBase + b * AFFINE_STRIDE, trial, m, shell[b]) > threshold) return false;
+        // The parent is in the subtree too: its new transform is in its other buffer.
+        const out = current[b] ? this.object : this.trial;
+        composeAffine(current[p] ? this.object : this.trial, (k * B + p) * AFFINE_STRIDE, la, m, out, m);
+        if (virtualVertexError(raw, rawBase + b * AFFINE_STRIDE, out, m, shell[b]) > threshold) return false;
       }
     }
     return true;
   }
 
+  /** Keeps the trial measured last: the root's local matrices, and the subtree's buffers flip. */
   private commitSubtree(root: number): void {
-    const B = this.boneCount, obj = this.object, trial = this.trial, la = this.localAffine, tl = this.trialLocal;
-    const subtree = this.subtrees[root];
+    const la = this.localAffine, tl = this.trialLocal, B = this.boneCount;
     for (let k = 0; k < this.size; k++) {
       const rm = (k * B + root) * AFFINE_STRIDE;
       for (let c = 0; c < AFFINE_STRIDE; c++) la[rm + c] = tl[k * AFFINE_STRIDE + c];
-      for (let i = 0; i < subtree.length; i++) {
-        const m = (k * B + subtree[i]) * AFFINE_STRIDE;
-        for (let c = 0; c < AFFINE_STRIDE; c++) obj[m + c] = trial[m + c];
-      }
     }
+    const subtree = this.subtrees[root];
+    for (let i = 0; i < subtree.length; i++) this.current[subtree[i]] ^= 1;
   }
 }

@@ -38,13 +38,15 @@ export function boneLeverArms(clip: RawClip, shellDistances: Float32Array): Floa
   for (let b = 0; b < boneCount; b++) lever[b] = shellDistances[b];
   const maxLen = new Float64Array(boneCount);
   for (let b = 0; b < boneCount; b++) {
+    // Squared lengths per sample, one square root per bone (Math.hypot is a slow builtin call).
     let m = 0;
     for (let s = 0; s < n; s++) {
       const i = (b * n + s) * 3;
-      const len = Math.hypot(t[i], t[i + 1], t[i + 2]);
-      if (len > m) m = len;
+      const x = t[i], y = t[i + 1], z = t[i + 2];
+      const len2 = x * x + y * y + z * z;
+      if (len2 > m) m = len2;
     }
-    maxLen[b] = m;
+    maxLen[b] = Math.sqrt(m);
   }
   // Children come after parents, so one backward pass propagates the furthest reach upwards.
   for (let b = boneCount - 1; b >= 0; b--) {
@@ -132,24 +134,27 @@ function classifyRotation(rot: Float32Array, b: number, n: number, maxAngle: num
 
 function classifyVector(v: Float32Array, b: number, n: number, identity: number, tolerance: number, outRef: Float64Array): TrackClassValue {
   const base = b * n * 3;
-  let maxDev = 0;
+  let maxDev2 = 0;
   const min = [Infinity, Infinity, Infinity], max = [-Infinity, -Infinity, -Infinity];
   for (let s = 0; s < n; s++) {
     const i = base + s * 3;
-    maxDev = Math.max(maxDev, Math.hypot(v[i] - identity, v[i + 1] - identity, v[i + 2] - identity));
+    maxDev2 = Math.max(maxDev2, distanceSquared(v, i, identity, identity, identity));
     for (let c = 0; c < 3; c++) {
       if (v[i + c] < min[c]) min[c] = v[i + c];
       if (v[i + c] > max[c]) max[c] = v[i + c];
     }
   }
-  if (maxDev <= tolerance) return TRACK_CLASS.DEFAULT;
+  if (Math.sqrt(maxDev2) <= tolerance) return TRACK_CLASS.DEFAULT;
   // The box centre minimises the worst deviation per component.
   for (let c = 0; c < 3; c++) outRef[c] = Math.fround((min[c] + max[c]) / 2);
   outRef[3] = 0;
-  let worst = 0;
-  for (let s = 0; s < n; s++) {
-    const i = base + s * 3;
-    worst = Math.max(worst, Math.hypot(v[i] - outRef[0], v[i + 1] - outRef[1], v[i + 2] - outRef[2]));
-  }
-  return worst <= tolerance ? TRACK_CLASS.CONSTANT : TRACK_CLASS.ANIMATED;
+  let worst2 = 0;
+  for (let s = 0; s < n; s++) worst2 = Math.max(worst2, distanceSquared(v, base + s * 3, outRef[0], outRef[1], outRef[2]));
+  return Math.sqrt(worst2) <= tolerance ? TRACK_CLASS.CONSTANT : TRACK_CLASS.ANIMATED;
+}
+
+/** Squared distance from `v[i..i+2]` to (x, y, z). */
+function distanceSquared(v: Float32Array, i: number, x: number, y: number, z: number): number {
+  const dx = v[i] - x, dy = v[i + 1] - y, dz = v[i + 2] - z;
+  return dx * dx + dy * dy + dz * dz;
 }

@@ -62,7 +62,7 @@ export function rotationDeltas(rotations: Float32Array, b: number, n: number, re
     const y = rw * qy - rx * qz + ry * qw + rz * qx;
     const z = rw * qz + rx * qy - ry * qx + rz * qw;
     const w = rw * qw - rx * qx - ry * qy - rz * qz;
-    const k = (w < 0 ? -1 : 1) / Math.hypot(x, y, z, w);
+    const k = (w < 0 ? -1 : 1) / Math.sqrt(x * x + y * y + z * z + w * w);
     out[s * 4] = x * k; out[s * 4 + 1] = y * k; out[s * 4 + 2] = z * k; out[s * 4 + 3] = w * k;
   }
 }

@@ -54,49 +54,7 @@ export function writeClip(enc: ClipEncoding): Uint8Array {
   const segments: Uint8Array[] = [];
   const codes = new Uint32Array(layout.maxSize * 3 * Math.max(1, animated));
   const bitsOf = new Uint8Array(3 * Math.max(1, animated));
-  for (let s = 0; s < layout.count; s++) {
-    const keys = layout.sizes[s];
-    const segRates = rates.subarray(s * animated, (s + 1) * animated);
-    for (let j = 0; j < animated; j++) {
-      const bits = segRates[j];
-      if (bits > 0 && bits !== RAW_BITS) {
-        const at = { j, trackCount: animated, segment: s, start: layout.starts[s], size: keys };
-        quantizeTrackSegment(tracks[j], at, bits, clipRanges, ranges, codes.subarray(j * layout.maxSize * 3), bitsOf.subarray(3 * j, 3 * j + 3));
-      }
-    }
-    const writer = new BitWriter(64);
-    for (let k = 0; k < keys; k++) {
-      for (let j = 0; j < animated; j++) {
-        const bits = segRates[j];
-        if (bits === 0) continue;
-        for (let c = 0; c < ANIMATED_COMPONENTS; c++) {
-          const t = tracks[j];
-          if (bits === RAW_BITS) writer.write(bitsFromFloat(t.values[(layout.starts[s] + k) * t.width + storedComponent(c, t.drop[s])]), RAW_BITS);
-          else writer.write(codes[j * layout.maxSize * 3 + k * 3 + c], bitsOf[3 * j + c]);
-        }
-      }
-    }
-    writer.align(32);
-    const header = align4(animated * (1 + SEGMENT_RANGE_BYTES));
-    const packed = writer.finishBytes();
-    const seg = new Uint8Array(header + packed.length);
-    for (let j = 0; j < animated; j++) seg[j] = segRates[j] | (tracks[j].kind === TRACK_KIND.ROTATION ? tracks[j].drop[s] << DROP_SHIFT : 0);
-    for (let j = 0; j < animated; j++) {
-      const at = animated + j * SEGMENT_RANGE_BYTES;
-      for (let c = 0; c < ANIMATED_COMPONENTS; c++) {
-        const slot = (s * animated + j) * 3 + c;
-        if (segRates[j] === 0) {
-          seg[at + 2 * c] = ranges.constant[slot] & 0xff;
-          seg[at + 2 * c + 1] = ranges.constant[slot] >>> 8;
-        } else if (segRates[j] !== RAW_BITS) {
-          seg[at + 2 * c] = ranges.minMax[slot * 2];
-          seg[at + 2 * c + 1] = ranges.minMax[slot * 2 + 1];
-        }
-      }
-    }
-    seg.set(packed, header);
-    segments.push(seg);
-  }
+  for (let s = 0; s < layout.count; s++) segments.push(packSegment(enc, s, codes, bitsOf));
 
   const encoder = new TextEncoder();
   let names: Uint8Array[] = [];
@@ -181,4 +139,55 @@ export function writeClip(enc: ClipEncoding): Uint8Array {
   }
   if (enc.checksum) view.setUint32(HEADER.CHECKSUM, crc32(out, CHECKSUM_START, size), true);
   return out;
+}
+
+/**
+ * Segment `s` as stored: its rate and dropped-component bytes, its range bytes, then its
+ * keys bit-packed key by key (a function of its own so the optimiser compiles the hot
+ * packing loop alone, not the whole writer). `codes` and `bitsOf` are scratch.
+ */
+function packSegment(enc: ClipEncoding, s: number, codes: Uint32Array, bitsOf: Uint8Array): Uint8Array {
+  const { tracks, clipRanges, ranges, layout, rates } = enc;
+  const animated = tracks.length;
+  const keys = layout.sizes[s];
+  const segRates = rates.subarray(s * animated, (s + 1) * animated);
+  for (let j = 0; j < animated; j++) {
+    const bits = segRates[j];
+    if (bits > 0 && bits !== RAW_BITS) {
+      const at = { j, trackCount: animated, segment: s, start: layout.starts[s], size: keys };
+      quantizeTrackSegment(tracks[j], at, bits, clipRanges, ranges, codes.subarray(j * layout.maxSize * 3), bitsOf.subarray(3 * j, 3 * j + 3));
+    }
+  }
+  const writer = new BitWriter(64);
+  for (let k = 0; k < keys; k++) {
+    for (let j = 0; j < animated; j++) {
+      const bits = segRates[j];
+      if (bits === 0) continue;
+      for (let c = 0; c < ANIMATED_COMPONENTS; c++) {
+        const t = tracks[j];
+        if (bits === RAW_BITS) writer.write(bitsFromFloat(t.values[(layout.starts[s] + k) * t.width + storedComponent(c, t.drop[s])]), RAW_BITS);
+        else writer.write(codes[j * layout.maxSize * 3 + k * 3 + c], bitsOf[3 * j + c]);
+      }
+    }
+  }
+  writer.align(32);
+  const header = align4(animated * (1 + SEGMENT_RANGE_BYTES));
+  const packed = writer.finishBytes();
+  const seg = new Uint8Array(header + packed.length);
+  for (let j = 0; j < animated; j++) seg[j] = segRates[j] | (tracks[j].kind === TRACK_KIND.ROTATION ? tracks[j].drop[s] << DROP_SHIFT : 0);
+  for (let j = 0; j < animated; j++) {
+    const at = animated + j * SEGMENT_RANGE_BYTES;
+    for (let c = 0; c < ANIMATED_COMPONENTS; c++) {
+      const slot = (s * animated + j) * 3 + c;
+      if (segRates[j] === 0) {
+        seg[at + 2 * c] = ranges.constant[slot] & 0xff;
+        seg[at + 2 * c + 1] = ranges.constant[slot] >>> 8;
+      } else if (segRates[j] !== RAW_BITS) {
+        seg[at + 2 * c] = ranges.minMax[slot * 2];
+        seg[at + 2 * c + 1] = ranges.minMax[slot * 2 + 1];
+      }
+    }
+  }
+  seg.set(packed, header);
+  return seg;
 }

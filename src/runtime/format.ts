@@ -148,7 +148,9 @@ export function bitsetWords(trackCount: number): number {
 export function crc32(bytes: Uint8Array, start = 0, end = bytes.length): number {
   let c = ~0;
   for (let i = start; i < end; i++) c = CRC_TABLE[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
-  return ~c >>> 0;
+  // Not `~c >>> 0`: optimised code guessed that small, deoptimising on every CRC ≥ 2^31.
+  const r = ~c;
+  return r < 0 ? r + 0x100000000 : r;
 }
 
 const CRC_TABLE = (() => {
