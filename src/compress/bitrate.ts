@@ -92,6 +92,9 @@ class SegmentSearch {
   private readonly active: Uint8Array;
   private readonly slot: TrackSlot = { j: 0, trackCount: 0, segment: 0, start: 0, size: 0 };
   private readonly order: Int32Array;
+  // Tracks of each bone: boneTracks[boneTrackStart[b] .. boneTrackStart[b + 1]).
+  private readonly boneTrackStart: Int32Array;
+  private readonly boneTracks: Int32Array;
   private start = 0;
   private size = 0;
   private segment = 0;
@@ -130,6 +133,12 @@ class SegmentSearch {
     const order = input.tracks.map((t, j) => ({ j, bone: t.bone, kind: t.kind }));
     order.sort((a, b) => b.bone - a.bone || a.kind - b.kind);
     this.order = Int32Array.from(order.map((o) => o.j));
+    this.boneTrackStart = new Int32Array(this.boneCount + 1);
+    for (const t of input.tracks) this.boneTrackStart[t.bone + 1]++;
+    for (let b = 0; b < this.boneCount; b++) this.boneTrackStart[b + 1] += this.boneTrackStart[b];
+    const fill = this.boneTrackStart.slice(0, this.boneCount);
+    this.boneTracks = new Int32Array(input.tracks.length);
+    input.tracks.forEach((t, j) => { this.boneTracks[fill[t.bone]++] = j; });
   }
 
   /** Searches segment `s`, writing its rates; returns the number of trials. */
@@ -157,16 +166,19 @@ class SegmentSearch {
 
     // Pass 1: lower everything but the roots together; binary search over ladder steps.
     let lo = 0, hi = top; // hi: known to fit
+    let lastFits = false;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      for (let j = 0; j < tracks.length; j++) if (this.parents[tracks[j].bone] >= 0) this.setLevel(j, mid);
-      this.computeObjects();
       trials++;
-      if (this.segmentError() <= threshold) hi = mid;
+      lastFits = this.fitsAllAt(mid);
+      if (lastFits) hi = mid;
       else lo = mid + 1;
     }
-    for (let j = 0; j < tracks.length; j++) if (this.parents[tracks[j].bone] >= 0) this.setLevel(j, hi);
-    this.computeObjects();
+    // A failed step stopped part-way: rebuild the kept one.
+    if (!lastFits) {
+      for (let j = 0; j < tracks.length; j++) if (this.parents[tracks[j].bone] >= 0) this.setLevel(j, hi);
+      this.computeObjects();
+    }
 
     // Pass 2: children first. A track that cannot go lower is done: lowering others only adds error.
     if (this.input.strategy === 'descend') {
@@ -226,6 +238,36 @@ class SegmentSearch {
     return false;
   }
 
+  /**
+   * Pass 1 step: every track of a non-root bone at ladder step `level`, within the
+   * threshold? Bones are rebuilt and measured parents first, each over all keys, so a step
+   * that fails stops at the first bone over the threshold without rebuilding the rest (the
+   * buffers are then partly updated). Roots keep their raw tracks, transforms and errors,
+   * all within the threshold since the segment's first measure.
+   */
+  private fitsAllAt(level: number): boolean {
+    const B = this.boneCount, local = this.local, obj = this.object, la = this.localAffine, parents = this.parents;
+    const raw = this.rawObject, shell = this.input.shellDistances, threshold = this.input.threshold;
+    const trackStart = this.boneTrackStart, boneTracks = this.boneTracks;
+    this.current.fill(0);
+    for (let b = 0; b < B; b++) {
+      const p = parents[b];
+      if (p < 0) continue;
+      const rebuilt = trackStart[b] < trackStart[b + 1];
+      for (let i = trackStart[b]; i < trackStart[b + 1]; i++) this.setLevel(boneTracks[i], level);
+      for (let k = 0; k < this.size; k++) {
+        const m = (k * B + b) * AFFINE_STRIDE;
+        if (rebuilt) {
+          const l = (k * B + b) * POSE_STRIDE;
+          localToAffine(local[l], local[l + 1], local[l + 2], local[l + 3], local[l + 4], local[l + 5], local[l + 6], local[l + 7], local[l + 8], local[l + 9], la, m);
+        }
+        composeAffine(obj, (k * B + p) * AFFINE_STRIDE, la, m, obj, m);
+        if (virtualVertexError(raw, (k * B + b) * AFFINE_STRIDE, obj, m, shell[b]) > threshold) return false;
+      }
+    }
+    return true;
+  }
+
   /** Object transforms of every bone at every key of the segment, into `object`. */
   private computeObjects(): void {
     const B = this.boneCount, local = this.local, obj = this.object, la = this.localAffine, parents = this.parents;
@@ -267,8 +309,8 @@ class SegmentSearch {
     const rootParent = parents[root];
     const parentObj = rootParent >= 0 && current[rootParent] ? this.trial : this.object;
     const rootOut = current[root] ? this.object : this.trial;
+    // Bone by bone (the tried one first, over all keys): a trial that fails mostly fails there.
     for (let k = 0; k < this.size; k++) {
-      const rawBase = k * B * AFFINE_STRIDE;
       // The tried bone's local matrix changed; its descendants' did not (cached in localAffine).
       const l = (k * B + root) * POSE_STRIDE;
       const t = k * AFFINE_STRIDE;
@@ -276,14 +318,17 @@ class SegmentSearch {
       const rm = (k * B + root) * AFFINE_STRIDE;
       if (rootParent >= 0) composeAffine(parentObj, (k * B + rootParent) * AFFINE_STRIDE, tl, t, rootOut, rm);
       else for (let c = 0; c < AFFINE_STRIDE; c++) rootOut[rm + c] = tl[t + c];
-      if (virtualVertexError(raw, rawBase + root * AFFINE_STRIDE, rootOut, rm, shell[root]) > threshold) return false;
-      for (let i = 1; i < subtree.length; i++) {
-        const b = subtree[i], p = parents[b];
+      if (virtualVertexError(raw, rm, rootOut, rm, shell[root]) > threshold) return false;
+    }
+    for (let i = 1; i < subtree.length; i++) {
+      const b = subtree[i], p = parents[b];
+      // The parent is in the subtree too: its new transform is in its other buffer.
+      const out = current[b] ? this.object : this.trial;
+      const parentOut = current[p] ? this.object : this.trial;
+      for (let k = 0; k < this.size; k++) {
         const m = (k * B + b) * AFFINE_STRIDE;
-        // The parent is in the subtree too: its new transform is in its other buffer.
-        const out = current[b] ? this.object : this.trial;
-        composeAffine(current[p] ? this.object : this.trial, (k * B + p) * AFFINE_STRIDE, la, m, out, m);
-        if (virtualVertexError(raw, rawBase + b * AFFINE_STRIDE, out, m, shell[b]) > threshold) return false;
+        composeAffine(parentOut, (k * B + p) * AFFINE_STRIDE, la, m, out, m);
+        if (virtualVertexError(raw, m, out, m, shell[b]) > threshold) return false;
       }
     }
     return true;
