@@ -122,7 +122,10 @@ function classifyRotation(rot: Float32Array, b: number, n: number, maxAngle: num
   }
   const len = Math.hypot(x, y, z, w);
   x /= len; y /= len; z /= len; w /= len;
-  if (w < 0) { x = -x; y = -y; z = -z; w = -w; }
+  // Multiplied by the sign rather than negated in a branch that is rarely taken (and then
+  // deoptimises the compiled code).
+  const sign = w < 0 ? -1 : 1;
+  x *= sign; y *= sign; z *= sign; w *= sign;
   const qx = Math.fround(x), qy = Math.fround(y), qz = Math.fround(z), qw = Math.fround(w);
   for (let s = 0; s < n; s++) {
     const i = base + s * 4;

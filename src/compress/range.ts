@@ -31,7 +31,9 @@ export interface AnimatedTrack {
 
 /** Component stored in `slot` (0..2) when `drop` is left out. */
 export function storedComponent(slot: number, drop: number): number {
-  return slot < drop ? slot : slot + 1;
+  // Branch-free: a branch first taken late (the first segment dropping x, y or z) would
+  // deoptimise every hot function this is inlined into.
+  return slot + ((drop - slot - 1) >>> 31);
 }
 
 /** Copies each animated track into its own array, rotations as deltas from their reference. */

@@ -105,6 +105,14 @@ function isSpace(c: number): boolean {
   return c === 32 || c === 9 || c === 13 || c === 11 || c === 12;
 }
 
+/**
+ * The code unit at `i`, or -1 past the end. Reading past the end with charCodeAt gives NaN,
+ * but deoptimises the compiled scanner the first time a number ends a file.
+ */
+function codeAt(text: string, i: number): number {
+  return i < text.length ? text.charCodeAt(i) : -1;
+}
+
 /** Position just past the number scanned by {@link scanNumber} (module state avoids a result object). */
 let scanEnd = 0;
 
@@ -115,25 +123,25 @@ let scanEnd = 0;
  */
 function scanNumber(text: string, start: number): number {
   let i = start;
-  let c = text.charCodeAt(i);
+  let c = codeAt(text, i);
   let negative = false;
-  if (c === 45) { negative = true; c = text.charCodeAt(++i); } else if (c === 43) c = text.charCodeAt(++i);
+  if (c === 45) { negative = true; c = codeAt(text, ++i); } else if (c === 43) c = codeAt(text, ++i);
   let mantissa = 0, digits = 0, exponent = 0;
-  while (c >= 48 && c <= 57) { mantissa = mantissa * 10 + (c - 48); digits++; c = text.charCodeAt(++i); }
+  while (c >= 48 && c <= 57) { mantissa = mantissa * 10 + (c - 48); digits++; c = codeAt(text, ++i); }
   if (c === 46) {
-    c = text.charCodeAt(++i);
-    while (c >= 48 && c <= 57) { mantissa = mantissa * 10 + (c - 48); digits++; exponent--; c = text.charCodeAt(++i); }
+    c = codeAt(text, ++i);
+    while (c >= 48 && c <= 57) { mantissa = mantissa * 10 + (c - 48); digits++; exponent--; c = codeAt(text, ++i); }
   }
   if (digits === 0) { scanEnd = start; return NaN; }
   if (c === 101 || c === 69) {
     let j = i + 1;
-    let e = text.charCodeAt(j);
+    let e = codeAt(text, j);
     let expNegative = false;
-    if (e === 45) { expNegative = true; e = text.charCodeAt(++j); } else if (e === 43) e = text.charCodeAt(++j);
+    if (e === 45) { expNegative = true; e = codeAt(text, ++j); } else if (e === 43) e = codeAt(text, ++j);
     if (e >= 48 && e <= 57) {
       let value = 0;
       // Cap the exponent so a hostile "1e99999999999" cannot lose precision into a valid range.
-      while (e >= 48 && e <= 57) { if (value < 100000) value = value * 10 + (e - 48); e = text.charCodeAt(++j); }
+      while (e >= 48 && e <= 57) { if (value < 100000) value = value * 10 + (e - 48); e = codeAt(text, ++j); }
       exponent += expNegative ? -value : value;
       i = j;
     }

@@ -146,11 +146,16 @@ export function bitsetWords(trackCount: number): number {
 
 /** CRC-32 (IEEE 802.3, reflected) of `bytes[start, end)`. */
 export function crc32(bytes: Uint8Array, start = 0, end = bytes.length): number {
+  // The loop has a function of its own: compiled mid-loop (on-stack replacement), the code
+  // after it would run without type feedback and deoptimise on every call.
+  const c = ~crc32Loop(bytes, start, end);
+  return c < 0 ? c + 0x100000000 : c;
+}
+
+function crc32Loop(bytes: Uint8Array, start: number, end: number): number {
   let c = ~0;
   for (let i = start; i < end; i++) c = CRC_TABLE[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
-  // Not `~c >>> 0`: optimised code guessed that small, deoptimising on every CRC ≥ 2^31.
-  const r = ~c;
-  return r < 0 ? r + 0x100000000 : r;
+  return c;
 }
 
 const CRC_TABLE = (() => {
