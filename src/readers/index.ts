@@ -7,11 +7,10 @@ import type { RawClip } from '../clip/raw-clip.js';
 import { readAclSjson } from './acl-sjson.js';
 import { readBvh } from './bvh.js';
 import { ParseError, PARSE_ERROR } from './errors.js';
-import { readGltf } from './gltf.js';
+import type { GltfReadOptions } from './gltf.js';
 import type { ReadOptions } from './options.js';
 
 export { readBvh, BVH_DEFAULT_UNIT, BVH_MAX_BONE_SAMPLES, BVH_MAX_CHANNELS_PER_JOINT, BVH_RATE_SNAP_TOLERANCE } from './bvh.js';
-export { readGltf } from './gltf.js';
 export { readAclSjson } from './acl-sjson.js';
 export { ParseError, PARSE_ERROR, type ParseErrorCode } from './errors.js';
 export type { ReadOptions } from './options.js';
@@ -24,6 +23,18 @@ export const SUPPORTED_EXTENSIONS = ['.bvh', '.gltf', '.glb', '.acl.sjson', '.sj
 const GLB_MAGIC = [0x67, 0x6c, 0x54, 0x46];
 
 const utf8 = new TextDecoder('utf-8');
+
+/**
+ * Reads every animation of a glTF 2.0 file (`.gltf` JSON or `.glb`, told apart by the GLB
+ * magic) as one clip each; warnings go to `options.onWarning` when given. Throws
+ * {@link ParseError} naming the file and the problem. The reader (with
+ * @gltf-transform/core) loads on first use: BVH and SJSON inputs never need it, and it took
+ * a third of every worker's and CLI command's start-up.
+ */
+export async function readGltf(bytes: Uint8Array, file: string, options: GltfReadOptions = {}): Promise<RawClip[]> {
+  const gltf = await import('./gltf.js');
+  return gltf.readGltf(bytes, file, options);
+}
 
 function isGlb(bytes: Uint8Array): boolean {
   return bytes.length >= 4 && GLB_MAGIC.every((b, i) => bytes[i] === b);
