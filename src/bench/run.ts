@@ -17,7 +17,7 @@ import { COMPRESS_DEFAULTS, resolveOptions, type CompressOptions } from '../comp
 import type { RotationReference } from '../compress/preprocess.js';
 import { decompressClip } from '../compress/verify.js';
 import { OUTPUT_CLASH, toFailure, type FileFailure } from '../node/failure.js';
-import { outputPathsFor, readClipFiles, writeFileAtomic } from '../node/files.js';
+import { WriteQueue, outputPathsFor, readClipFiles, writeFileAtomic } from '../node/files.js';
 import { MAX_PENDING_WRITES, compressFiles } from '../node/pool.js';
 import type { CompressFilesOptions, FileResult } from '../node/worker.js';
 import { CompressedClip } from '../runtime/compressed-clip.js';
@@ -570,7 +570,7 @@ async function compressInProcess(
   const entries: CompressedEntry[] = [];
   const failures: FileFailure[] = [];
   const unwritten = new Set<number>();
-  const writes = new Set<Promise<void>>();
+  const writes = new WriteQueue(MAX_PENDING_WRITES);
   onProgress({ stage: BENCH_STAGE.COMPRESS, done: 0, total: files.length });
   // Timed as compressFiles runs one job: each file is written while the next compresses.
   const started = performance.now();
@@ -581,13 +581,12 @@ async function compressInProcess(
       const clips = await readClipFiles(file.path);
       const results = clips.map((clip) => compress(clip, options));
       const outputs = outputPathsFor(outDir, `${fileIndex}-${basename(file.path)}`, clips.map((clip) => clip.name));
-      const written: Promise<void> = (async () => {
+      writes.add((async () => {
         for (let i = 0; i < results.length; i++) await writeFileAtomic(outputs[i], results[i].bytes);
       })().catch((error: unknown) => {
         unwritten.add(fileIndex);
         failures.push(toFailure(file.path, error));
-      }).finally(() => writes.delete(written));
-      writes.add(written);
+      }));
       const ids = clipIds(file.id, clips.map((clip) => clip.name));
       for (let i = 0; i < results.length; i++) {
         entries.push({ id: ids[i], fileIndex, clipIndex: i, clip: clips[i], bytes: results[i].bytes, stats: results[i].stats });
@@ -595,10 +594,10 @@ async function compressInProcess(
     } catch (error) {
       failures.push(toFailure(file.path, error));
     }
-    if (writes.size >= MAX_PENDING_WRITES) await Promise.race(writes);
+    await writes.room();
     onProgress({ stage: BENCH_STAGE.COMPRESS, done: fileIndex + 1, total: files.length, label: file.id });
   }
-  await Promise.all(writes);
+  await writes.drain();
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpuStarted);
   const written = entries.filter((entry) => !unwritten.has(entry.fileIndex));

@@ -101,6 +101,41 @@ async function syncFolder(folder: string): Promise<void> {
 }
 
 /**
+ * Writes in flight while a batch goes on compressing: {@link room} waits while `limit` are
+ * pending, so outputs do not pile up in memory. A failed write surfaces where the queue is
+ * awaited ({@link room}, {@link drain}); give it writes that report their own failures.
+ */
+export class WriteQueue {
+  private readonly pending = new Set<Promise<void>>();
+
+  constructor(private readonly limit: number) {}
+
+  /** Tracks `write` until it finishes. */
+  add(write: Promise<void>): void {
+    const tracked: Promise<void> = write.then(() => {
+      this.pending.delete(tracked);
+    });
+    tracked.catch(() => undefined); // handled by room() or drain(), not unhandled meanwhile
+    this.pending.add(tracked);
+  }
+
+  /** Resolves once fewer than `limit` writes are pending. */
+  async room(): Promise<void> {
+    while (this.pending.size >= this.limit) await Promise.race(this.pending);
+  }
+
+  /** Resolves when every write has finished; rejects with the first failure. */
+  async drain(): Promise<void> {
+    await Promise.all(this.pending);
+  }
+
+  /** Resolves when every write has finished or failed (before cleaning up temp files). */
+  async settle(): Promise<void> {
+    await Promise.allSettled(this.pending);
+  }
+}
+
+/**
  * Removes the temp files that {@link writeFileAtomic} calls of process `pid` (default: this
  * one) left in `folder`, e.g. after workers were stopped mid-write. Returns how many it
  * removed; a missing folder counts as none.

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 
 import { INTERNAL_ERROR, OUTPUT_CLASH } from './failure.js';
-import { inputBaseName, removeTempFiles } from './files.js';
+import { WriteQueue, inputBaseName, removeTempFiles } from './files.js';
 import type { ReadOptions } from '../readers/options.js';
 import {
   encodeFile, writeEncodedFile, type CompressFileTask, type CompressFilesOptions, type EncodedFile, type FileFailed, type FileResult,
@@ -106,15 +106,9 @@ export async function compressFiles(
 
   // Files are written on this thread while the next ones compress (here or in workers):
   // compression never waits on the disk.
-  const writes = new Set<Promise<void>>();
+  const writes = new WriteQueue(MAX_PENDING_WRITES);
   const write = (index: number, encoded: EncodedFile | FileFailed): void => {
-    const written: Promise<void> = writeEncodedFile(encoded).then((result) => {
-      finish(index, result);
-      writes.delete(written);
-    });
-    // Kept until it settles well: a throwing onProgress rejects the batch where it awaits the writes.
-    written.catch(() => undefined);
-    writes.add(written);
+    writes.add(writeEncodedFile(encoded).then((result) => finish(index, result)));
   };
 
   const jobs = Math.max(1, Math.min(Math.floor(run.jobs ?? availableParallelism()), tasks.length));
@@ -123,16 +117,16 @@ export async function compressFiles(
       for (const { index, task } of tasks) {
         signal?.throwIfAborted();
         write(index, await untilAborted(encodeFile(task), signal));
-        if (writes.size >= MAX_PENDING_WRITES) await Promise.race(writes);
+        await writes.room();
       }
     } else {
       await runPool(tasks, jobs, signal, write, finish);
     }
-    await Promise.all(writes);
+    await writes.drain();
     signal?.throwIfAborted();
   } catch (error) {
     // No write may still be creating a temp file once they are cleaned up.
-    await Promise.allSettled(writes);
+    await writes.settle();
     if (signal?.aborted) await removeTempFiles(outDir);
     throw error;
   }

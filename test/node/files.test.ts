@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import {
-  inputBaseName, outputPathsFor, readClipFiles, removeTempFiles, sanitizeClipName, writeFileAtomic,
+  WriteQueue, inputBaseName, outputPathsFor, readClipFiles, removeTempFiles, sanitizeClipName, writeFileAtomic,
 } from '../../src/node/files.js';
 import { makeTempDir } from '../cli/run-cli.js';
 
@@ -96,5 +96,52 @@ describe('output naming', () => {
 describe('readClipFiles', () => {
   it('rejects a missing file with ENOENT', async () => {
     await expect(readClipFiles(join(temp.dir, 'missing.bvh'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
+
+describe('WriteQueue', () => {
+  /** A promise and the functions that settle it. */
+  function deferred(): { promise: Promise<void>; resolve: () => void; reject: (error: Error) => void } {
+    let resolve!: () => void, reject!: (error: Error) => void;
+    const promise = new Promise<void>((res, rej) => { resolve = res; reject = rej; });
+    return { promise, resolve, reject };
+  }
+
+  it('makes room only once fewer than the limit are pending, and drains them all', async () => {
+    const queue = new WriteQueue(2);
+    const a = deferred(), b = deferred();
+    queue.add(a.promise);
+    await queue.room(); // one pending, under the limit
+    queue.add(b.promise);
+    let roomy = false;
+    const room = queue.room().then(() => { roomy = true; });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(roomy).toBe(false);
+    b.resolve();
+    await room;
+    expect(roomy).toBe(true);
+    let drained = false;
+    const drain = queue.drain().then(() => { drained = true; });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(drained).toBe(false);
+    a.resolve();
+    await drain;
+    expect(drained).toBe(true);
+  });
+
+  it('reports a failed write where it is awaited, and settles past it', async () => {
+    const queue = new WriteQueue(4);
+    const a = deferred(), b = deferred();
+    queue.add(a.promise);
+    queue.add(b.promise);
+    a.reject(new Error('disk full'));
+    await expect(queue.drain()).rejects.toThrow('disk full');
+    let settled = false;
+    const settle = queue.settle().then(() => { settled = true; });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(settled).toBe(false);
+    b.resolve();
+    await settle;
+    expect(settled).toBe(true);
   });
 });
