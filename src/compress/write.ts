@@ -143,8 +143,7 @@ export function writeClip(enc: ClipEncoding): Uint8Array {
 
 /**
  * Segment `s` as stored: its rate and dropped-component bytes, its range bytes, then its
- * keys bit-packed key by key (a function of its own so the optimiser compiles the hot
- * packing loop alone, not the whole writer). `codes` and `bitsOf` are scratch.
+ * keys bit-packed key by key. `codes` and `bitsOf` are scratch.
  */
 function packSegment(enc: ClipEncoding, s: number, codes: Uint32Array, bitsOf: Uint8Array): Uint8Array {
   const { tracks, clipRanges, ranges, layout, rates } = enc;
