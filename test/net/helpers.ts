@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { RawClip } from '../../src/clip/raw-clip.js';
 import { POSE_STRIDE } from '../../src/clip/skeleton.js';
 import { AFFINE_STRIDE, poseToObject, virtualVertexError } from '../../src/compress/error-metric.js';
+import type { ReceivedSnapshot, SnapshotReceiver, SnapshotSender } from '../../src/net/session.js';
 import { readBvh } from '../../src/readers/bvh.js';
 
 export { mulberry32 } from '../utils/synthetic.js';
@@ -58,4 +59,32 @@ export function catchError(work: () => unknown): unknown {
     return e;
   }
   return undefined;
+}
+
+/**
+ * Sends `poses` one a tick over a seeded lossy link: 20 % of snapshots and of acks are lost,
+ * snapshots arrive 1–8 ticks later and acks 1–5, and the packets due in a tick arrive in
+ * random order; 40 more ticks let the link drain. `onSent(tick)` runs after each send;
+ * `onReceived(tick, info)` after each delivery, with the decoded pose in `out`.
+ */
+export function driveLossyLink(
+  poses: readonly Float32Array[], sender: SnapshotSender, receiver: SnapshotReceiver, random: () => number, out: Float32Array,
+  onReceived: (tick: number, info: ReceivedSnapshot) => void, onSent: (tick: number) => void = () => {},
+): void {
+  const inFlight: { at: number; tick: number; packet: Uint8Array }[] = [];
+  const acks: { at: number; packet: Uint8Array }[] = [];
+  for (let tick = 0; tick < poses.length + 40; tick++) {
+    for (let i = acks.length - 1; i >= 0; i--) if (acks[i].at <= tick) { sender.receiveAck(acks[i].packet); acks.splice(i, 1); }
+    if (tick < poses.length) {
+      const packet = sender.send(poses[tick]);
+      onSent(tick);
+      if (random() > 0.2) inFlight.push({ at: tick + 1 + Math.floor(random() * 8), tick, packet });
+    }
+    const due = inFlight.filter((p) => p.at <= tick).sort(() => random() - 0.5);
+    for (const p of due) {
+      inFlight.splice(inFlight.indexOf(p), 1);
+      onReceived(p.tick, receiver.receive(p.packet, out));
+      if (random() > 0.2) acks.push({ at: tick + 1 + Math.floor(random() * 5), packet: receiver.ack() });
+    }
+  }
 }

@@ -8,7 +8,7 @@ import { createSnapshotSchema, type SnapshotSchema } from '../../src/net/schema.
 import {
   SNAPSHOT_CODING, SnapshotReceiver, SnapshotSender, sequenceDistance, sequenceGreaterThan, type SessionOptions, type SnapshotCoding,
 } from '../../src/net/session.js';
-import { catchError, clipPoses, loadFixture, mulberry32, poseError } from './helpers.js';
+import { catchError, clipPoses, driveLossyLink, loadFixture, mulberry32, poseError } from './helpers.js';
 
 /** The pose a receiver must decode for `pose`: the sender's own quantisation. */
 function expectedPose(schema: SnapshotSchema, pose: Float32Array): Float32Array {
@@ -59,26 +59,12 @@ describe('snapshot session', () => {
       const sender = new SnapshotSender(schema, { coding, windowSize: 32, precision: 'bound' });
       const receiver = new SnapshotReceiver(schema, { coding, windowSize: 32 });
       const out = new Float32Array(poses[0].length);
-      const inFlight: { at: number; tick: number; packet: Uint8Array }[] = [];
-      const acks: { at: number; packet: Uint8Array }[] = [];
       let received = 0;
-      for (let tick = 0; tick < poses.length + 40; tick++) {
-        for (let i = acks.length - 1; i >= 0; i--) if (acks[i].at <= tick) { sender.receiveAck(acks[i].packet); acks.splice(i, 1); }
-        if (tick < poses.length) {
-          const packet = sender.send(poses[tick]);
-          if (random() > 0.2) inFlight.push({ at: tick + 1 + Math.floor(random() * 8), tick, packet });
-        }
-        // Deliver in a random order among the due packets.
-        const due = inFlight.filter((p) => p.at <= tick).sort(() => random() - 0.5);
-        for (const p of due) {
-          inFlight.splice(inFlight.indexOf(p), 1);
-          const info = receiver.receive(p.packet, out);
-          expect(info.sequence).toBe(p.tick);
-          expect(Array.from(out)).toEqual(Array.from(expected[p.tick]));
-          received++;
-          if (random() > 0.2) acks.push({ at: tick + 1 + Math.floor(random() * 5), packet: receiver.ack() });
-        }
-      }
+      driveLossyLink(poses, sender, receiver, random, out, (tick, info) => {
+        expect(info.sequence).toBe(tick);
+        expect(Array.from(out)).toEqual(Array.from(expected[tick]));
+        received++;
+      });
       expect(received).toBeGreaterThan(poses.length / 2);
     });
 

@@ -6,7 +6,7 @@ import { CODE_STRIDE, PoseQuantizer, createSnapshotCodes } from '../../src/net/q
 import { createSnapshotSchema } from '../../src/net/schema.js';
 import { SNAPSHOT_CODING, SnapshotReceiver, SnapshotSender } from '../../src/net/session.js';
 import { VerifiedQuantizer } from '../../src/net/verify.js';
-import { catchError, clipPoses, loadFixture, mulberry32, poseError } from './helpers.js';
+import { catchError, clipPoses, driveLossyLink, loadFixture, mulberry32, poseError } from './helpers.js';
 
 const clip = loadFixture('dataset-1_byebye_angry_001');
 const schema = createSnapshotSchema(clip);
@@ -39,26 +39,12 @@ describe('verified precision', () => {
     const receiver = new SnapshotReceiver(schema, { coding, windowSize: 32 });
     const out = new Float32Array(poses[0].length);
     const measured = new Map<number, number>();
-    const inFlight: { at: number; tick: number; packet: Uint8Array }[] = [];
-    const acks: { at: number; packet: Uint8Array }[] = [];
     let checked = 0;
-    for (let tick = 0; tick < poses.length + 40; tick++) {
-      for (let i = acks.length - 1; i >= 0; i--) if (acks[i].at <= tick) { sender.receiveAck(acks[i].packet); acks.splice(i, 1); }
-      if (tick < poses.length) {
-        const packet = sender.send(poses[tick]);
-        measured.set(tick, sender.lastVerifiedError);
-        if (random() > 0.2) inFlight.push({ at: tick + 1 + Math.floor(random() * 8), tick, packet });
-      }
-      const due = inFlight.filter((p) => p.at <= tick).sort(() => random() - 0.5);
-      for (const p of due) {
-        inFlight.splice(inFlight.indexOf(p), 1);
-        receiver.receive(p.packet, out);
-        const error = poseError(poses[p.tick], out, schema.parents, schema.shellDistances);
-        expect(error).toBeLessThanOrEqual(schema.threshold);
-        if (measured.get(p.tick)! >= 0) { expect(error).toBe(measured.get(p.tick)); checked++; }
-        if (random() > 0.2) acks.push({ at: tick + 1 + Math.floor(random() * 5), packet: receiver.ack() });
-      }
-    }
+    driveLossyLink(poses, sender, receiver, random, out, (tick) => {
+      const error = poseError(poses[tick], out, schema.parents, schema.shellDistances);
+      expect(error).toBeLessThanOrEqual(schema.threshold);
+      if (measured.get(tick)! >= 0) { expect(error).toBe(measured.get(tick)); checked++; }
+    }, (tick) => measured.set(tick, sender.lastVerifiedError));
     expect(checked).toBeGreaterThan(poses.length / 2);
   });
 
