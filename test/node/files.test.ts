@@ -107,26 +107,25 @@ describe('WriteQueue', () => {
     return { promise, resolve, reject };
   }
 
+  /** Asserts that `waiting` is still pending after a pause, and resolves once `release()` has run. */
+  async function resolvesOnlyAfter(waiting: Promise<void>, release: () => void): Promise<void> {
+    let done = false;
+    const watched = waiting.then(() => { done = true; });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(done).toBe(false);
+    release();
+    await watched;
+    expect(done).toBe(true);
+  }
+
   it('makes room only once fewer than the limit are pending, and drains them all', async () => {
     const queue = new WriteQueue(2);
     const a = deferred(), b = deferred();
     queue.add(a.promise);
     await queue.room(); // one pending, under the limit
     queue.add(b.promise);
-    let roomy = false;
-    const room = queue.room().then(() => { roomy = true; });
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(roomy).toBe(false);
-    b.resolve();
-    await room;
-    expect(roomy).toBe(true);
-    let drained = false;
-    const drain = queue.drain().then(() => { drained = true; });
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(drained).toBe(false);
-    a.resolve();
-    await drain;
-    expect(drained).toBe(true);
+    await resolvesOnlyAfter(queue.room(), b.resolve);
+    await resolvesOnlyAfter(queue.drain(), a.resolve);
   });
 
   it('reports a failed write where it is awaited, and settles past it', async () => {
@@ -136,12 +135,6 @@ describe('WriteQueue', () => {
     queue.add(b.promise);
     a.reject(new Error('disk full'));
     await expect(queue.drain()).rejects.toThrow('disk full');
-    let settled = false;
-    const settle = queue.settle().then(() => { settled = true; });
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(settled).toBe(false);
-    b.resolve();
-    await settle;
-    expect(settled).toBe(true);
+    await resolvesOnlyAfter(queue.settle(), b.resolve);
   });
 });
