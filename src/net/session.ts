@@ -110,33 +110,61 @@ export interface PacketInfo {
   readonly packetBits: number;
 }
 
-// Packet check: CRC-32 of the schema hash (4 bytes, little-endian) then the packet after the check.
-function packetCheck(schemaHash: number, bytes: Uint8Array, start: number, checkBytes: number): number {
-  const keyed = new Uint8Array(4 + bytes.length - start);
-  keyed[0] = schemaHash & 0xff; keyed[1] = (schemaHash >>> 8) & 0xff; keyed[2] = (schemaHash >>> 16) & 0xff; keyed[3] = schemaHash >>> 24;
-  keyed.set(bytes.subarray(start), 4);
+// Packet check: CRC-32 of the schema hash and the baseline's hash (4 bytes each, little-endian)
+// then the packet after the check. Keying on the baseline makes a delta decoded against
+// another snapshot with the same sequence (one sent 65,536 sends earlier) fail the check.
+function packetCheck(schemaHash: number, baselineHash: number, bytes: Uint8Array, start: number, checkBytes: number): number {
+  const keyed = new Uint8Array(8 + bytes.length - start);
+  for (let i = 0; i < 4; i++) {
+    keyed[i] = (schemaHash >>> (8 * i)) & 0xff;
+    keyed[4 + i] = (baselineHash >>> (8 * i)) & 0xff;
+  }
+  keyed.set(bytes.subarray(start), 8);
   const crc = crc32(keyed);
   return checkBytes === 4 ? crc >>> 0 : crc & ((1 << (checkBytes * 8)) - 1);
 }
 
-function sealPacket(schemaHash: number, body: Uint8Array, checkBytes: number): Uint8Array {
+function sealPacket(schemaHash: number, baselineHash: number, body: Uint8Array, checkBytes: number): Uint8Array {
   if (checkBytes === 0) return body;
   const packet = new Uint8Array(checkBytes + body.length);
   packet.set(body, checkBytes);
-  const check = packetCheck(schemaHash, packet, checkBytes, checkBytes);
+  const check = packetCheck(schemaHash, baselineHash, packet, checkBytes, checkBytes);
   for (let i = 0; i < checkBytes; i++) packet[i] = (check >>> (8 * i)) & 0xff;
   return packet;
 }
 
-function openPacket(schemaHash: number, packet: Uint8Array, checkBytes: number): Uint8Array {
+function checkPacketLength(packet: Uint8Array, checkBytes: number): void {
   if (packet.length <= checkBytes) throw new NetError(NET_ERROR.PACKET_TRUNCATED, `packet of ${packet.length} bytes is too short`, packet.length * 8);
-  if (checkBytes === 0) return packet;
+}
+
+function verifyPacket(schemaHash: number, baselineHash: number, packet: Uint8Array, checkBytes: number): void {
+  if (checkBytes === 0) return;
   let stored = 0;
   for (let i = 0; i < checkBytes; i++) stored += packet[i] * 2 ** (8 * i);
-  if (stored !== packetCheck(schemaHash, packet, checkBytes, checkBytes)) {
-    throw new NetError(NET_ERROR.BAD_CHECKSUM, 'packet check does not match (corrupted, or sent with another schema)', 0);
+  if (stored !== packetCheck(schemaHash, baselineHash, packet, checkBytes, checkBytes)) {
+    throw new NetError(
+      NET_ERROR.BAD_CHECKSUM,
+      baselineHash === 0
+        ? 'packet check does not match (corrupted, or sent with another schema)'
+        : 'packet check does not match (corrupted, sent with another schema, or a delta against a snapshot other than the one this receiver holds under that sequence)',
+      0,
+    );
   }
+}
+
+function openPacket(schemaHash: number, packet: Uint8Array, checkBytes: number): Uint8Array {
+  checkPacketLength(packet, checkBytes);
+  verifyPacket(schemaHash, 0, packet, checkBytes);
   return packet.subarray(checkBytes);
+}
+
+/** Hash of a stored snapshot (its codes and entropy state) that keys the check of deltas against it; never 0. */
+function snapshotHash(codes: Int32Array, state: EntropyState): number {
+  let h = crc32(new Uint8Array(codes.buffer, codes.byteOffset, codes.byteLength));
+  h = (h ^ crc32(new Uint8Array(state.probabilities.buffer, state.probabilities.byteOffset, state.probabilities.byteLength))) >>> 0;
+  h = (Math.imul(h, 0x9e3779b1) ^ crc32(state.classes) ^ crc32(state.levels)) >>> 0;
+  h = (h ^ crc32(new Uint8Array(state.signs.buffer, state.signs.byteOffset, state.signs.byteLength)) ^ state.age) >>> 0;
+  return h === 0 ? 1 : h;
 }
 
 /**
@@ -158,11 +186,14 @@ class SnapshotRing {
   readonly codes: Int32Array[];
   readonly states: EntropyState[];
   readonly sequences: Int32Array;
+  /** Per slot: {@link snapshotHash} of what it holds. */
+  readonly hashes: Uint32Array;
 
   constructor(schema: SnapshotSchema, entropy: EntropyCodec, readonly size: number) {
     this.codes = Array.from({ length: size }, () => createSnapshotCodes(schema));
     this.states = Array.from({ length: size }, () => entropy.createState());
     this.sequences = new Int32Array(size).fill(-1);
+    this.hashes = new Uint32Array(size);
   }
 
   /** Slot of `sequence`, or -1 when the ring does not hold it. */
@@ -182,6 +213,7 @@ class SnapshotRing {
     to.levels.set(state.levels);
     to.age = state.age;
     this.sequences[i] = sequence;
+    this.hashes[i] = snapshotHash(codes, state);
   }
 }
 
@@ -201,7 +233,11 @@ export class SnapshotSender {
   private readonly state: EntropyState;
   private readonly stream = new WriteStream(512);
   private nextSequence = 0;
-  private acked = -1;
+  // Sends so far, and the send index of the newest acked snapshot (-1: none). Counting sends
+  // without wrapping is what lets an ack expire: after 65,536 sends the 16-bit sequence of an
+  // old ack names a newer snapshot the receiver never got (issue 19).
+  private sentCount = 0;
+  private ackedIndex = -1;
   private last: PacketInfo | undefined;
   private verifiedError = -1;
 
@@ -223,9 +259,12 @@ export class SnapshotSender {
     return this.nextSequence;
   }
 
-  /** The newest acknowledged sequence, or -1 before any ack. */
+  /**
+   * The newest acknowledged sequence still usable as a baseline (sent fewer than
+   * `windowSize` sends ago), or -1 when there is none: acks expire with the window.
+   */
   get ackedSequence(): number {
-    return this.acked;
+    return this.ackedIndex >= 0 && this.sentCount - this.ackedIndex < this.session.windowSize ? this.ackedIndex % SEQUENCE_MOD : -1;
   }
 
   /** What the last packet held. */
@@ -250,12 +289,10 @@ export class SnapshotSender {
     const s = this.session;
     const sequence = this.nextSequence;
     let slot = -1, offset = 0;
-    if (this.acked >= 0) {
-      const distance = sequenceDistance(sequence, this.acked);
-      if (distance > 0 && distance < s.windowSize) {
-        slot = this.ring.find(this.acked);
-        if (slot >= 0) offset = distance;
-      }
+    const ackedSequence = this.ackedSequence;
+    if (ackedSequence >= 0) {
+      slot = this.ring.find(ackedSequence);
+      if (slot >= 0) offset = this.sentCount - this.ackedIndex;
     }
     const baseline = slot >= 0 ? this.ring.codes[slot] : null;
     const base = slot >= 0 ? this.ring.states[slot] : null;
@@ -290,30 +327,34 @@ export class SnapshotSender {
       bodyBits = stream.bitOffset - bodyStart;
       body = stream.finish();
     }
-    const packet = sealPacket(this.schema.hash, body, s.checkBytes);
+    const packet = sealPacket(this.schema.hash, slot >= 0 ? this.ring.hashes[slot] : 0, body, s.checkBytes);
     this.ring.store(sequence, codes, this.state);
     this.last = {
       sequence,
-      baselineSequence: baseline ? this.acked : -1,
+      baselineSequence: baseline ? ackedSequence : -1,
       coding: header.entropy ? SNAPSHOT_CODING.ENTROPY : SNAPSHOT_CODING.PLAIN,
       bodyBits,
       packetBits: packet.length * 8,
     };
     this.nextSequence = (sequence + 1) % SEQUENCE_MOD;
+    this.sentCount++;
     return packet;
   }
 
   /**
-   * Takes an ack packet from the receiver. An ack newer than the current one, of a snapshot
-   * still in the window, becomes the baseline of the next sends; others are ignored. Throws
-   * {@link NetError} for a corrupted or truncated ack.
+   * Takes an ack packet from the receiver. An ack of one of the last `windowSize − 1` sends,
+   * newer than the current one, becomes the baseline of the next sends; others are ignored.
+   * An ack expires once its snapshot is `windowSize` sends old (the sender then sends
+   * absolute snapshots until a newer ack arrives). Throws {@link NetError} for a corrupted
+   * or truncated ack.
    */
   receiveAck(packet: Uint8Array): void {
     const sequence = readAck(this.schema.hash, packet, this.session);
     const distance = sequenceDistance(this.nextSequence, sequence);
-    if (distance === 0 || distance > this.session.windowSize) return; // not sent yet, or too old to use
+    if (distance === 0 || distance >= this.session.windowSize || distance > this.sentCount) return; // not sent yet, or too old to use
     if (this.ring.find(sequence) < 0) return;
-    if (this.acked < 0 || sequenceGreaterThan(sequence, this.acked)) this.acked = sequence;
+    const index = this.sentCount - distance;
+    if (index > this.ackedIndex) this.ackedIndex = index;
   }
 }
 
@@ -360,7 +401,8 @@ export class SnapshotReceiver {
     if (outPose.length < this.schema.boneCount * POSE_STRIDE) {
       throw new NetError(NET_ERROR.BAD_ARGUMENT, `pose of ${outPose.length} floats for ${this.schema.boneCount} bones`);
     }
-    const body = openPacket(this.schema.hash, packet, s.checkBytes);
+    checkPacketLength(packet, s.checkBytes);
+    const body = packet.subarray(s.checkBytes);
     const stream = this.stream;
     stream.reset(body);
     const header: Header = { sequence: 0, baselineOffset: 0, entropy: false };
@@ -374,6 +416,9 @@ export class SnapshotReceiver {
         throw new NetError(NET_ERROR.UNKNOWN_BASELINE, `snapshot ${sequence} is a delta against ${baselineSequence}, which this receiver does not hold`);
       }
     }
+    // The check is keyed on the baseline the receiver holds, so it fails for a delta the
+    // sender coded against another snapshot of the same sequence number.
+    verifyPacket(this.schema.hash, slot >= 0 ? this.ring.hashes[slot] : 0, packet, s.checkBytes);
     const baseline = slot >= 0 ? this.ring.codes[slot] : null;
     const base = slot >= 0 ? this.ring.states[slot] : null;
     const codes = this.codes;
@@ -416,7 +461,7 @@ export class SnapshotReceiver {
     if (this.newest < 0) throw new NetError(NET_ERROR.BAD_ARGUMENT, 'nothing received to acknowledge yet');
     const stream = new WriteStream(4);
     stream.serializeBits(this.newest, SEQUENCE_BITS);
-    return sealPacket(this.schema.hash, stream.finish(), this.session.checkBytes);
+    return sealPacket(this.schema.hash, 0, stream.finish(), this.session.checkBytes);
   }
 }
 
