@@ -75,7 +75,11 @@ export function searchBitRates(input: BitRateInput): BitRateResult {
 class SegmentSearch {
   private readonly boneCount: number;
   private readonly parents: Int32Array;
-  private readonly subtrees: Int32Array[];
+  // Bones in depth-first pre-order: bone b's subtree is preorder[at[b] .. at[b] + size[b]),
+  // linear memory whatever the depth (a list per bone would be O(bones · depth)).
+  private readonly preorder: Int32Array;
+  private readonly preorderAt: Int32Array;
+  private readonly subtreeSize: Int32Array;
   private readonly local: Float32Array;
   // Object transforms live in two buffers; `current[b]` says which holds bone b's (1: trial).
   // A trial writes its subtree into the other buffer, and keeping it flips the subtree's
@@ -115,24 +119,14 @@ class SegmentSearch {
     this.codes = new Uint32Array(maxKeys * 3);
     this.level = new Int32Array(input.tracks.length);
     this.active = new Uint8Array(input.tracks.length);
-    // Descendant lists in parent-first order, the bone itself first.
-    const children: number[][] = Array.from({ length: this.boneCount }, () => []);
-    for (let b = 0; b < this.boneCount; b++) if (parents[b] >= 0) children[parents[b]].push(b);
-    this.subtrees = [];
-    for (let b = 0; b < this.boneCount; b++) {
-      const list: number[] = [];
-      const stack = [b];
-      while (stack.length) {
-        const d = stack.pop()!;
-        list.push(d);
-        for (let i = children[d].length - 1; i >= 0; i--) stack.push(children[d][i]);
-      }
-      this.subtrees.push(Int32Array.from(list));
-    }
+    const tree = subtreeRanges(parents);
+    this.preorder = tree.preorder;
+    this.preorderAt = tree.at;
+    this.subtreeSize = tree.size;
     // Pass 2 order: children before parents (reverse bone order), rotation first within a bone.
     const order = input.tracks.map((t, j) => ({ j, bone: t.bone, kind: t.kind }));
     order.sort((a, b) => b.bone - a.bone || a.kind - b.kind);
-    this.order = Int32Array.from(order.map((o) => o.j));
+    this.order = Int32Array.from(pass2Tracks(order, tree.size));
     this.boneTrackStart = new Int32Array(this.boneCount + 1);
     for (const t of input.tracks) this.boneTrackStart[t.bone + 1]++;
     for (let b = 0; b < this.boneCount; b++) this.boneTrackStart[b + 1] += this.boneTrackStart[b];
@@ -305,7 +299,7 @@ class SegmentSearch {
   private measureSubtree(root: number): boolean {
     const B = this.boneCount, local = this.local, la = this.localAffine, tl = this.trialLocal, current = this.current;
     const parents = this.parents, raw = this.rawObject, shell = this.input.shellDistances, threshold = this.input.threshold;
-    const subtree = this.subtrees[root];
+    const preorder = this.preorder, first = this.preorderAt[root], end = first + this.subtreeSize[root];
     const rootParent = parents[root];
     const parentObj = rootParent >= 0 && current[rootParent] ? this.trial : this.object;
     const rootOut = current[root] ? this.object : this.trial;
@@ -320,8 +314,8 @@ class SegmentSearch {
       else for (let c = 0; c < AFFINE_STRIDE; c++) rootOut[rm + c] = tl[t + c];
       if (virtualVertexError(raw, rm, rootOut, rm, shell[root]) > threshold) return false;
     }
-    for (let i = 1; i < subtree.length; i++) {
-      const b = subtree[i], p = parents[b];
+    for (let i = first + 1; i < end; i++) {
+      const b = preorder[i], p = parents[b];
       // The parent is in the subtree too: its new transform is in its other buffer.
       const out = current[b] ? this.object : this.trial;
       const parentOut = current[p] ? this.object : this.trial;
@@ -341,7 +335,60 @@ class SegmentSearch {
       const rm = (k * B + root) * AFFINE_STRIDE;
       for (let c = 0; c < AFFINE_STRIDE; c++) la[rm + c] = tl[k * AFFINE_STRIDE + c];
     }
-    const subtree = this.subtrees[root];
-    for (let i = 0; i < subtree.length; i++) this.current[subtree[i]] ^= 1;
+    const preorder = this.preorder, end = this.preorderAt[root] + this.subtreeSize[root];
+    for (let i = this.preorderAt[root]; i < end; i++) this.current[preorder[i]] ^= 1;
   }
+}
+
+/**
+ * Pass 2 re-measures the tried bone's whole subtree on every trial, so its cost is the sum
+ * of the tried bones' subtree sizes (the sum of depths for a chain: quadratic). Tracks take
+ * part, in pass 2 order, while that sum stays within this many bones per bone of the
+ * skeleton; real rigs (depth in the tens) are far below it and get every track searched,
+ * while a hierarchy thousands deep keeps its upper bones at their pass 1 rate, which pass 1
+ * already measured within the threshold.
+ */
+export const PASS2_SUBTREE_BUDGET_PER_BONE = 64;
+
+/** The tracks of `order` pass 2 tries (a prefix by bone, see {@link PASS2_SUBTREE_BUDGET_PER_BONE}). */
+function pass2Tracks(order: readonly { j: number; bone: number }[], subtreeSize: Int32Array): number[] {
+  const budget = PASS2_SUBTREE_BUDGET_PER_BONE * subtreeSize.length;
+  const kept: number[] = [];
+  let spent = 0, lastBone = -1;
+  for (const { j, bone } of order) {
+    if (bone !== lastBone) {
+      spent += subtreeSize[bone];
+      if (spent > budget) break;
+      lastBone = bone;
+    }
+    kept.push(j);
+  }
+  return kept;
+}
+
+/**
+ * Depth-first pre-order of a parents-first hierarchy with children in bone order, each
+ * bone's position in it and its subtree size: the subtree of b is
+ * `preorder[at[b] .. at[b] + size[b])`. Iterative and linear in time and memory.
+ */
+export function subtreeRanges(parents: Int32Array): { preorder: Int32Array; at: Int32Array; size: Int32Array } {
+  const boneCount = parents.length;
+  const size = new Int32Array(boneCount).fill(1);
+  // Children come after parents, so one backward pass adds every subtree into its parent.
+  for (let b = boneCount - 1; b >= 0; b--) if (parents[b] >= 0) size[parents[b]] += size[b];
+  // A bone's subtree starts right after its parent's position plus the subtrees of its
+  // earlier siblings; `next[p]` is where p's next child goes. Parents precede children, so
+  // one forward pass places every bone.
+  const at = new Int32Array(boneCount);
+  const next = new Int32Array(boneCount);
+  let rootNext = 0;
+  for (let b = 0; b < boneCount; b++) {
+    const p = parents[b];
+    if (p < 0) { at[b] = rootNext; rootNext += size[b]; }
+    else { at[b] = next[p]; next[p] += size[b]; }
+    next[b] = at[b] + 1;
+  }
+  const preorder = new Int32Array(boneCount);
+  for (let b = 0; b < boneCount; b++) preorder[at[b]] = b;
+  return { preorder, at, size };
 }
