@@ -1,0 +1,370 @@
+/**
+ * A content-addressed cache of compressed files, for incremental library builds. An input's
+ * key hashes everything its outputs depend on: the input's bytes (and a glTF's external
+ * buffers), its file name (the reader, the clip name and the output names come from it),
+ * the settings that change the output, the `.bpk` format version and the package version.
+ * An entry holds every output of one input (a glTF may give several) with its stats and
+ * warnings, in one file written atomically, so a lookup sees a whole entry or none.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, extname, isAbsolute, join, resolve } from 'node:path';
+import { threadId } from 'node:worker_threads';
+
+import type { CompressStats } from '../compress/index.js';
+import { VERSION as FORMAT_VERSION } from '../runtime/format.js';
+import { writeFileAtomic } from './files.js';
+
+/** First bytes of a cache entry file; the trailing digit is the entry layout's version. */
+const ENTRY_MAGIC = 'BPCACHE1';
+/** Largest JSON header an entry may declare: far above any real one, it bounds what a corrupt length can ask for. */
+const MAX_HEADER_BYTES = 16 * 1024 * 1024;
+/** Stamps younger than this may miss a change made in the same mtime tick (coarse file systems): they are not trusted. */
+const RACY_STAMP_MS = 2_000;
+
+/** The package version, read from package.json next to dist/ (or src/), once. */
+let packageVersionCache: string | undefined;
+
+/** bonepress's package version (`0.1.0`); part of every key, so an upgrade misses every entry. */
+export function packageVersion(): string {
+  if (packageVersionCache === undefined) {
+    // Synchronous on purpose: read once per process, before any batch starts.
+    const text = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
+    packageVersionCache = (JSON.parse(text) as { version: string }).version;
+  }
+  return packageVersionCache;
+}
+
+/** The versions every key and manifest records. */
+export interface CodecVersions {
+  /** bonepress's package version. */
+  readonly package: string;
+  /** The `.bpk` format version (runtime/format.ts `VERSION`). */
+  readonly format: number;
+}
+
+/** This build's {@link CodecVersions}. */
+export function codecVersions(): CodecVersions {
+  return { package: packageVersion(), format: FORMAT_VERSION };
+}
+
+/**
+ * `value` as JSON with object keys sorted at every level, so that equal settings give equal
+ * text whatever order they were built in. `undefined` members are left out, as JSON does.
+ */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) {
+      const member = (value as Record<string, unknown>)[key];
+      if (member !== undefined) out[key] = sortKeys(member);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** SHA-256 of `bytes`, as 64 lowercase hex digits. */
+export function sha256Hex(bytes: Uint8Array | string): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** One external resource a glTF names, and the digest of its bytes (undefined when it could not be read). */
+export interface ResourceDigest {
+  readonly uri: string;
+  readonly sha256: string | undefined;
+}
+
+/** What a key is made of. */
+export interface KeyParts {
+  /** The input's file name (base name with extension). */
+  readonly name: string;
+  /** SHA-256 of the input's bytes. */
+  readonly contentSha256: string;
+  /** External glTF buffers, in the order the file lists them; empty for other inputs. */
+  readonly resources: readonly ResourceDigest[];
+  /** Every setting that changes the output (JSON-able; key order does not matter). */
+  readonly settings: unknown;
+  readonly versions: CodecVersions;
+}
+
+/** The cache key of `parts`: 64 hex digits. A pure function of them. */
+export function cacheKey(parts: KeyParts): string {
+  return sha256Hex(canonicalJson({
+    key: 1,
+    name: parts.name,
+    content: parts.contentSha256,
+    resources: parts.resources.map((r) => [r.uri, r.sha256 ?? null]),
+    settings: parts.settings,
+    package: parts.versions.package,
+    format: parts.versions.format,
+  }));
+}
+
+/**
+ * The relative buffer URIs a glTF (JSON, not GLB) names, in order; empty for anything else
+ * or for text that is not JSON (the reader reports that). Only relative paths count: the
+ * reader follows nothing else (files.ts `readClipFiles`).
+ */
+export function externalBufferUris(path: string, bytes: Uint8Array): string[] {
+  if (extname(path).toLowerCase() !== '.gltf') return [];
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return [];
+  }
+  const buffers = (json as { buffers?: unknown }).buffers;
+  if (!Array.isArray(buffers)) return [];
+  const uris: string[] = [];
+  for (const buffer of buffers) {
+    const uri = (buffer as { uri?: unknown } | null)?.uri;
+    if (typeof uri !== 'string' || /^[a-z][a-z0-9+.-]*:/i.test(uri)) continue;
+    let relative: string;
+    try {
+      relative = decodeURIComponent(uri);
+    } catch {
+      continue;
+    }
+    if (!isAbsolute(relative)) uris.push(uri);
+  }
+  return uris;
+}
+
+/** Digests of `uris`, resolved next to `gltfPath`; a missing one has no digest (the reader will say so). */
+async function digestResources(gltfPath: string, uris: readonly string[]): Promise<ResourceDigest[]> {
+  const digests: ResourceDigest[] = [];
+  for (const uri of uris) {
+    try {
+      digests.push({ uri, sha256: sha256Hex(await readFile(resolve(dirname(gltfPath), decodeURIComponent(uri)))) });
+    } catch {
+      digests.push({ uri, sha256: undefined });
+    }
+  }
+  return digests;
+}
+
+/** What identifies an unchanged file without reading it (like git's index). */
+interface FileStamp {
+  readonly size: number;
+  readonly mtimeNs: string;
+  readonly ctimeNs: string;
+  readonly ino: string;
+  readonly dev: string;
+}
+
+async function stampOf(path: string): Promise<FileStamp> {
+  const s = await stat(path, { bigint: true });
+  return { size: Number(s.size), mtimeNs: String(s.mtimeNs), ctimeNs: String(s.ctimeNs), ino: String(s.ino), dev: String(s.dev) };
+}
+
+function sameStamp(a: FileStamp, b: FileStamp): boolean {
+  return a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs && a.ino === b.ino && a.dev === b.dev;
+}
+
+/** One output of a cached input. */
+export interface CachedOutput {
+  /** The output's file name (no folder): the same for every input with this key, whose file name is in the key. */
+  readonly name: string;
+  readonly stats: CompressStats;
+  readonly bytes: Uint8Array;
+}
+
+/** Everything one input produced. */
+export interface CacheEntry {
+  readonly outputs: readonly CachedOutput[];
+  /** The reader's warnings for the input, in order. */
+  readonly warnings: readonly string[];
+}
+
+/** A cache entry's bytes are not a valid entry. */
+export class CacheEntryError extends Error {
+  readonly code = 'BAD_CACHE_ENTRY';
+  override readonly name = 'CacheEntryError';
+}
+
+/**
+ * The bytes of a cache entry: `BPCACHE1`, a u32 (little-endian) header length, the JSON
+ * header (each output's name, stats, byte length and SHA-256; the warnings), then each
+ * output's bytes in order. Deterministic for a given entry.
+ */
+export function encodeCacheEntry(entry: CacheEntry): Uint8Array {
+  const header = new TextEncoder().encode(JSON.stringify({
+    outputs: entry.outputs.map((o) => ({ name: o.name, stats: o.stats, byteLength: o.bytes.byteLength, sha256: sha256Hex(o.bytes) })),
+    warnings: entry.warnings,
+  }));
+  const total = ENTRY_MAGIC.length + 4 + header.byteLength + entry.outputs.reduce((sum, o) => sum + o.bytes.byteLength, 0);
+  const out = new Uint8Array(total);
+  out.set(new TextEncoder().encode(ENTRY_MAGIC), 0);
+  new DataView(out.buffer).setUint32(ENTRY_MAGIC.length, header.byteLength, true);
+  let at = ENTRY_MAGIC.length + 4;
+  out.set(header, at);
+  at += header.byteLength;
+  for (const o of entry.outputs) {
+    out.set(o.bytes, at);
+    at += o.bytes.byteLength;
+  }
+  return out;
+}
+
+/**
+ * Reads the bytes {@link encodeCacheEntry} wrote. Every length is checked against the data
+ * and every output against its SHA-256, so a damaged entry is refused rather than copied:
+ * throws a {@link CacheEntryError} saying what is wrong. Outputs are views into `bytes`.
+ */
+export function decodeCacheEntry(bytes: Uint8Array): CacheEntry {
+  const fail = (problem: string): never => { throw new CacheEntryError(`cache entry: ${problem}`); };
+  const prefix = ENTRY_MAGIC.length + 4;
+  if (bytes.byteLength < prefix || new TextDecoder().decode(bytes.subarray(0, ENTRY_MAGIC.length)) !== ENTRY_MAGIC) fail('bad magic');
+  const headerLength = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(ENTRY_MAGIC.length, true);
+  if (headerLength > MAX_HEADER_BYTES || prefix + headerLength > bytes.byteLength) fail(`header length ${headerLength} runs past the end (${bytes.byteLength} bytes)`);
+  let header: { outputs?: unknown; warnings?: unknown };
+  try {
+    header = JSON.parse(new TextDecoder().decode(bytes.subarray(prefix, prefix + headerLength))) as typeof header;
+  } catch {
+    return fail('header is not JSON');
+  }
+  if (!Array.isArray(header.outputs) || !Array.isArray(header.warnings) || !header.warnings.every((w) => typeof w === 'string')) fail('header lacks outputs or warnings');
+  let at = prefix + headerLength;
+  const outputs: CachedOutput[] = [];
+  for (const [i, o] of (header.outputs as { name?: unknown; stats?: unknown; byteLength?: unknown; sha256?: unknown }[]).entries()) {
+    if (typeof o?.name !== 'string' || typeof o.stats !== 'object' || o.stats === null || !Number.isSafeInteger(o.byteLength) || typeof o.sha256 !== 'string') fail(`output ${i} is malformed`);
+    const byteLength = o.byteLength as number;
+    if (byteLength < 0 || at + byteLength > bytes.byteLength) fail(`output ${i} runs past the end`);
+    const data = bytes.subarray(at, at + byteLength);
+    if (sha256Hex(data) !== o.sha256) fail(`output ${i} does not match its SHA-256`);
+    outputs.push({ name: o.name as string, stats: o.stats as CompressStats, bytes: data });
+    at += byteLength;
+  }
+  if (at !== bytes.byteLength) fail(`${bytes.byteLength - at} bytes after the last output`);
+  return { outputs, warnings: header.warnings as string[] };
+}
+
+/** An input's key, and what computing it read. */
+export interface InputKey {
+  readonly key: string;
+  /** True when the key came from a stamp, without reading the input. */
+  readonly fromStamp: boolean;
+}
+
+/**
+ * The key of the input at `path` for `settings`: reads the input (and a glTF's external
+ * buffers) and hashes it with {@link cacheKey}. Throws what reading the input throws
+ * (`ENOENT`…); a missing external buffer is part of the key, not an error.
+ */
+export async function inputKey(path: string, settings: unknown, versions: CodecVersions = codecVersions()): Promise<InputKey> {
+  const bytes = await readFile(path);
+  const resources = await digestResources(path, externalBufferUris(path, bytes));
+  return { key: cacheKey({ name: basename(path), contentSha256: sha256Hex(bytes), resources, settings, versions }), fromStamp: false };
+}
+
+/**
+ * A cache folder: `<dir>/entries/<2 hex>/<key>.bpc` holds entries, `<dir>/stamps/…` remembers
+ * the content digest of inputs whose size, times and inode have not changed since they were
+ * last read (so an unchanged library is not read again). Any number of processes may share
+ * a folder: every file is replaced by an atomic rename, and an entry's content is a
+ * function of its key.
+ */
+export class ClipCache {
+  /** `dir` need not exist; it is created on the first store. */
+  constructor(readonly dir: string) {}
+
+  /** Where the entry of `key` lives. */
+  entryPath(key: string): string {
+    return join(this.dir, 'entries', key.slice(0, 2), `${key}.bpc`);
+  }
+
+  /**
+   * The key of the input at `path` for `settings` ({@link inputKey}), with the input's digest
+   * taken from its stamp when the file is unchanged since it was last hashed (same size,
+   * times, inode), so that an unchanged library is not read again; otherwise it is read and
+   * the stamp updated. A `.gltf` is always read, since its external buffers are part of its
+   * key. Throws what reading the input throws (`ENOENT`…).
+   */
+  async inputKey(path: string, settings: unknown, versions: CodecVersions = codecVersions()): Promise<InputKey> {
+    if (extname(path).toLowerCase() === '.gltf') return inputKey(path, settings, versions);
+    const before = await stampOf(path);
+    const stampFile = this.stampPath(path);
+    const known = await readStampFile(stampFile);
+    if (known !== undefined && sameStamp(known.stamp, before) && known.recordedMs - Number(BigInt(before.mtimeNs) / 1_000_000n) > RACY_STAMP_MS) {
+      return { key: cacheKey({ name: basename(path), contentSha256: known.contentSha256, resources: [], settings, versions }), fromStamp: true };
+    }
+    const bytes = await readFile(path);
+    const contentSha256 = sha256Hex(bytes);
+    await writeStampFile(stampFile, { stamp: before, contentSha256, recordedMs: Date.now() }).catch(() => undefined);
+    return { key: cacheKey({ name: basename(path), contentSha256, resources: [], settings, versions }), fromStamp: false };
+  }
+
+  /**
+   * The entry of `key`, or undefined when there is none or it is damaged (a damaged entry is
+   * removed, so the next store replaces it). Throws only unexpected file system errors.
+   */
+  async lookup(key: string): Promise<CacheEntry | undefined> {
+    const path = this.entryPath(key);
+    let data: Buffer;
+    try {
+      data = await readFile(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    try {
+      return decodeCacheEntry(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+    } catch (error) {
+      if (!(error instanceof CacheEntryError)) throw error;
+      await rm(path, { force: true });
+      return undefined;
+    }
+  }
+
+  /** Stores `entry` under `key`, atomically (files.ts `writeFileAtomic`). */
+  async store(key: string, entry: CacheEntry): Promise<void> {
+    const path = this.entryPath(key);
+    await mkdir(dirname(path), { recursive: true });
+    await writeFileAtomic(path, encodeCacheEntry(entry));
+  }
+
+  private stampPath(path: string): string {
+    const id = sha256Hex(resolve(path));
+    return join(this.dir, 'stamps', id.slice(0, 2), `${id}.json`);
+  }
+}
+
+interface StampRecord {
+  readonly stamp: FileStamp;
+  readonly contentSha256: string;
+  /** When the digest was taken (ms since the epoch). */
+  readonly recordedMs: number;
+}
+
+async function readStampFile(path: string): Promise<StampRecord | undefined> {
+  try {
+    const record = JSON.parse(await readFile(path, 'utf8')) as Partial<StampRecord>;
+    if (typeof record.contentSha256 !== 'string' || typeof record.recordedMs !== 'number' || typeof record.stamp !== 'object') return undefined;
+    return record as StampRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Counts stamp temp files of this thread, so concurrent writes never share a name. */
+let stampCounter = 0;
+
+/** Replaces a stamp by a rename; no fsync: a stamp lost in a crash only costs one more read. */
+async function writeStampFile(path: string, record: StampRecord): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const temp = `${path}.${process.pid}-${threadId}-${++stampCounter}.tmp`;
+  try {
+    await writeFile(temp, JSON.stringify(record));
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw error;
+  }
+}
