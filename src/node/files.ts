@@ -2,14 +2,46 @@
  * File access for bonepress: reading clips from disk, atomic writes, and where outputs go.
  * The only place (with pool.ts and worker.ts) that touches `node:fs`.
  */
-import { open, readFile, readdir, rename, rm } from 'node:fs/promises';
-import { basename, dirname, extname, isAbsolute, join, resolve } from 'node:path';
+import { constants } from 'node:fs';
+import { open, readdir, realpath, rename, rm, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, extname, isAbsolute, join, resolve, sep } from 'node:path';
 import { threadId } from 'node:worker_threads';
 
 import type { RawClip } from '../clip/raw-clip.js';
+import { ParseError, PARSE_ERROR } from '../readers/errors.js';
 import { readClips } from '../readers/index.js';
 import type { GltfReadOptions } from '../readers/gltf.js';
-import type { ReadOptions } from '../readers/options.js';
+import { formatBytes, type ReadOptions } from '../readers/options.js';
+
+/** How input files are read from disk, on top of the readers' {@link ReadOptions}. */
+export interface ReadFileOptions extends ReadOptions {
+  /**
+   * Largest file read, in bytes (a glTF's external buffers count one by one); a larger one
+   * is refused with code `LIMIT` before it is read. Default
+   * {@link READ_FILE_DEFAULTS}.maxInputBytes.
+   */
+  maxInputBytes?: number;
+  /**
+   * Also read devices, FIFOs and sockets (`/dev/stdin`, a pipe), up to `maxInputBytes`; such
+   * a read waits for data. Default false: only regular files (and symlinks to them) are
+   * read, and anything else is refused at once, so `/dev/zero` or a FIFO never hangs or
+   * fills memory.
+   */
+  allowSpecialFiles?: boolean;
+  /**
+   * Let glTF buffer URIs name files outside the asset's folder (absolute paths, `..` past
+   * the folder, symlinks leading out of it). Default false: such buffers are refused.
+   */
+  allowExternalResources?: boolean;
+}
+
+/** Defaults of {@link ReadFileOptions}. */
+export const READ_FILE_DEFAULTS = {
+  /** 512 MiB: more than any real clip's source, and about the longest string a text reader can decode. */
+  maxInputBytes: 512 * 2 ** 20,
+  allowSpecialFiles: false,
+  allowExternalResources: false,
+} as const;
 
 /** Extension of compressed clips. */
 export const OUTPUT_EXTENSION = '.bpk';
@@ -19,36 +51,189 @@ const COMPOUND_EXTENSIONS = ['.acl.sjson'] as const;
 
 /**
  * Reads the file at `path` and parses every clip in it (one for BVH, ACL SJSON and pose
- * dumps; one per animation for glTF/GLB). External glTF buffers (`"uri": "walk.bin"`) are
- * read from disk relative to `path`; absolute URIs and URIs with a scheme are not followed.
- * `path` is used as given in error messages. `options` go to the reader as they are,
+ * dumps; one per animation for glTF/GLB). The file is read with {@link readInputFile}
+ * (regular files only unless `options.allowSpecialFiles`, at most `options.maxInputBytes`).
+ * External glTF buffers (`"uri": "walk.bin"`) are read from the `.gltf`'s folder after
+ * percent-decoding; URIs with a scheme are never followed, and absolute paths or paths
+ * leading out of that folder only with `options.allowExternalResources`. `path` is used as
+ * given in error messages. The other `options` go to the reader as they are,
  * `options.onWarning` included: it hears what the reader skipped (glTF channels outside the
- * skeleton, morph weights…). Throws the reader's `ParseError`, or a Node system error
- * (`ENOENT`, `EISDIR`…) when `path` cannot be read.
+ * skeleton, morph weights…). Throws the reader's `ParseError` (also for a refused input or
+ * buffer), or a Node system error (`ENOENT`, `EISDIR`…) when `path` cannot be read.
  */
-export async function readClipFiles(path: string, options: ReadOptions = {}): Promise<RawClip[]> {
-  const data = await readFile(path);
-  const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  const gltfOptions: GltfReadOptions = { ...options, loadResource: (uri) => readResource(path, uri) };
+export async function readClipFiles(path: string, options: ReadFileOptions = {}): Promise<RawClip[]> {
+  const bytes = await readInputFile(path, options);
+  const gltfOptions: GltfReadOptions = { ...options, loadResource: (uri) => readResource(path, uri, options) };
   return readClips(path, bytes, gltfOptions);
 }
 
-/** A glTF resource next to `gltfPath`, or undefined when it is missing or not a relative path. */
-async function readResource(gltfPath: string, uri: string): Promise<Uint8Array | undefined> {
+/** Chunk size of reads from files whose size is not known up front (devices, pipes, /proc). */
+const READ_CHUNK_BYTES = 1 << 16;
+
+/**
+ * The bytes of the input file at `path`, read with bounded time and memory:
+ * - only a regular file (or a symlink to one) is read, unless `options.allowSpecialFiles`;
+ *   the file is opened non-blocking and checked before any read, so a FIFO never blocks;
+ * - a file over `options.maxInputBytes` (default {@link READ_FILE_DEFAULTS}) is refused
+ *   before it is read, and a file that grows while being read stops at the cap;
+ * - a name Node cannot open because it was not valid UTF-8 (a byte it shows as U+FFFD) is
+ *   found in its folder by that decoding when exactly one entry matches.
+ *
+ * Throws a `ParseError` naming `path` (code `UNSUPPORTED` for a device, FIFO or socket,
+ * `LIMIT` for a file over the cap), or the Node system error (`ENOENT`, `EISDIR`, `EACCES`…).
+ */
+export async function readInputFile(path: string, options: ReadFileOptions = {}): Promise<Uint8Array> {
+  const maxBytes = options.maxInputBytes ?? READ_FILE_DEFAULTS.maxInputBytes;
+  const handle = await openInput(path);
+  try {
+    const info = await handle.stat();
+    if (info.isDirectory()) throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read '${path}'`), { code: 'EISDIR', syscall: 'read', path });
+    if (!info.isFile()) {
+      if (!(options.allowSpecialFiles ?? READ_FILE_DEFAULTS.allowSpecialFiles)) {
+        throw new ParseError(path, 0, `is ${fileKind(info)}, not a regular file; bonepress reads only regular files`, PARSE_ERROR.UNSUPPORTED);
+      }
+      // Asked for: read it blocking, as a stream of unknown length, up to the cap.
+      const blocking = await open(path, constants.O_RDONLY);
+      try {
+        return await readCapped(blocking, path, maxBytes, READ_CHUNK_BYTES);
+      } finally {
+        await blocking.close();
+      }
+    }
+    if (info.size > maxBytes) {
+      throw new ParseError(path, 0, `is ${formatBytes(info.size)}, over the input limit of ${formatBytes(maxBytes)} (maxInputBytes)`, PARSE_ERROR.LIMIT);
+    }
+    // Files in /proc and the like say 0 bytes and still hold data: read those in chunks.
+    return await readCapped(handle, path, maxBytes, info.size > 0 ? info.size : READ_CHUNK_BYTES);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Opens `path` read-only and non-blocking (a FIFO opens at once and never blocks a read). */
+async function openInput(path: string): Promise<FileHandle> {
+  const flags = constants.O_RDONLY | constants.O_NONBLOCK;
+  try {
+    return await open(path, flags);
+  } catch (error) {
+    // Node decodes command-line arguments as UTF-8 and shows each bad byte as U+FFFD, so the
+    // name as given no longer names the file. Its folder, listed as bytes, still does.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || !path.includes('\uFFFD')) throw error;
+    const raw = await findRawName(path);
+    if (raw === undefined) {
+      throw new ParseError(
+        path, 0,
+        'no such file (the name holds U+FFFD, which is how Node shows a byte that is not UTF-8, and no entry in its folder reads like it)',
+        PARSE_ERROR.UNSUPPORTED,
+      );
+    }
+    return open(raw, flags);
+  }
+}
+
+/** The one entry of `path`'s folder whose name, decoded as UTF-8, reads as `path`'s base name; as raw bytes. */
+async function findRawName(path: string): Promise<Buffer | undefined> {
+  const folder = dirname(path);
+  const name = basename(path);
+  let entries: Buffer[];
+  try {
+    entries = await readdir(folder, { encoding: 'buffer' });
+  } catch {
+    return undefined;
+  }
+  const matches = entries.filter((entry) => entry.toString('utf8') === name);
+  if (matches.length !== 1) return undefined;
+  const prefix = Buffer.from(folder === '.' && !path.startsWith('.') ? '' : folder + sep, 'utf8');
+  return Buffer.concat([prefix, matches[0]]);
+}
+
+/** Reads `handle` to its end, at most `maxBytes`; more is a `LIMIT` ParseError for `path`. */
+async function readCapped(handle: FileHandle, path: string, maxBytes: number, sizeHint: number): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    // One byte past the cap tells a file at the cap from a larger one.
+    const room = maxBytes + 1 - total;
+    const chunk = Buffer.allocUnsafe(Math.max(1, Math.min(room, chunks.length === 0 ? sizeHint + 1 : READ_CHUNK_BYTES)));
+    const { bytesRead } = await readSome(handle, chunk);
+    if (bytesRead === 0) break;
+    total += bytesRead;
+    if (total > maxBytes) {
+      throw new ParseError(path, 0, `holds more than the input limit of ${formatBytes(maxBytes)} (maxInputBytes)`, PARSE_ERROR.LIMIT);
+    }
+    chunks.push(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead));
+  }
+  const data = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total);
+  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+}
+
+/** One read; a non-blocking descriptor with nothing to read yet (EAGAIN) waits a little and retries. */
+async function readSome(handle: FileHandle, into: Buffer): Promise<{ bytesRead: number }> {
+  for (;;) {
+    try {
+      return await handle.read(into, 0, into.length, null);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+}
+
+/** What a non-regular file is, for a message. */
+function fileKind(info: { isCharacterDevice(): boolean; isBlockDevice(): boolean; isFIFO(): boolean; isSocket(): boolean }): string {
+  if (info.isCharacterDevice()) return 'a character device';
+  if (info.isBlockDevice()) return 'a block device';
+  if (info.isFIFO()) return 'a FIFO (named pipe)';
+  if (info.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+/**
+ * A glTF resource of the asset at `gltfPath`: `uri` percent-decoded and resolved against
+ * the asset's folder. Undefined when no such file exists. Throws an Error saying why when
+ * the URI has a scheme, or (without `options.allowExternalResources`) is absolute or leads
+ * out of the folder, also through a symlink; the read itself is {@link readInputFile}'s.
+ * Messages name the URI, never bytes of the file it points at.
+ */
+async function readResource(gltfPath: string, uri: string, options: ReadFileOptions): Promise<Uint8Array | undefined> {
   let relative: string;
   try {
     relative = decodeURIComponent(uri);
   } catch {
-    return undefined;
+    throw new Error('the URI is not valid percent-encoding');
   }
-  if (isAbsolute(relative) || /^[a-z][a-z0-9+.-]*:/i.test(relative)) return undefined;
+  if (/^[a-z][a-z0-9+.-]*:/i.test(relative) && !/^[a-z]:[\\/]/i.test(relative)) throw new Error('URIs with a scheme are not read; only files next to the asset');
+  if (relative.includes('\0')) throw new Error('the URI holds a NUL character');
+  const external = options.allowExternalResources ?? READ_FILE_DEFAULTS.allowExternalResources;
+  const folder = dirname(resolve(gltfPath));
+  const target = resolve(folder, relative);
+  if (!external && (isAbsolute(relative) || !isInside(target, folder))) {
+    throw new Error("the file is outside the asset's folder (allowExternalResources reads it)");
+  }
+  let real: string;
   try {
-    const data = await readFile(resolve(dirname(gltfPath), relative));
-    return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    real = await realpath(target);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
+    throw new Error(`cannot read it (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
   }
+  if (!external && !isInside(real, await realpath(folder))) {
+    throw new Error("the file is a link leading outside the asset's folder (allowExternalResources reads it)");
+  }
+  try {
+    return await readInputFile(target, options);
+  } catch (error) {
+    if (error instanceof ParseError) throw new Error(error.problem);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    throw new Error(`cannot read it (${code ?? 'error'})`);
+  }
+}
+
+/** True when `path` lies strictly inside `folder` (both absolute and normalised). */
+function isInside(path: string, folder: string): boolean {
+  const prefix = folder.endsWith(sep) ? folder : folder + sep;
+  return path.startsWith(prefix);
 }
 
 /** Counts temp files within this process, so concurrent writes never share a name. */

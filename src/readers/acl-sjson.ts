@@ -13,8 +13,8 @@
 import { createRawClip, validateRawClip, type RawClip } from '../clip/raw-clip.js';
 import { createSkeleton, POSE_STRIDE } from '../clip/skeleton.js';
 import type { LengthUnit } from '../clip/units.js';
-import { ParseError, PARSE_ERROR, type ParseErrorCode } from './errors.js';
-import type { ReadOptions } from './options.js';
+import { ParseError, PARSE_ERROR, quoteText, type ParseErrorCode } from './errors.js';
+import { checkBoneCount, checkClipSize, type ReadOptions } from './options.js';
 
 /** Defaults of the ACL SJSON reader. */
 export const ACL_SJSON_DEFAULTS = {
@@ -78,7 +78,7 @@ export function readAclSjson(text: string, file: string, options: ReadOptions = 
   const binaryExact = exactNode?.kind === 'boolean' && exactNode.value;
   const additive = clipNode.entries.get('additive_format');
   if (additive && !(additive.kind === 'string' && additive.value.toLowerCase() === 'none')) {
-    at(additive, `additive clips are not supported (additive_format ${additive.kind === 'string' ? `"${additive.value}"` : 'is not a string'})`, PARSE_ERROR.UNSUPPORTED);
+    at(additive, `additive clips are not supported (additive_format ${additive.kind === 'string' ? quoteText(additive.value) : 'is not a string'})`, PARSE_ERROR.UNSUPPORTED);
   }
   const settings = root.entries.get('settings');
   if (settings && settings.kind !== 'object') at(settings, 'settings must be an object');
@@ -101,34 +101,36 @@ export function readAclSjson(text: string, file: string, options: ReadOptions = 
   // Bones, in file order first.
   const bonesNode = arrayField(root, 'bones', at);
   if (bonesNode.items.length === 0) at(bonesNode, 'bones is empty');
+  const bonesAt = doc.position(bonesNode.pos);
+  checkBoneCount(file, bonesAt.line, bonesNode.items.length, bonesAt.column);
   const fileBones = bonesNode.items.map((b, i) => {
     if (b.kind !== 'object') return at(b, `bones[${i}] must be an object`);
     const boneName = stringValue(field(b, 'name', at), `bones[${i}].name`, at);
     const parentNode = b.entries.get('parent');
-    const parent = parentNode ? stringValue(parentNode, `bone "${boneName}" parent`, at) : '';
+    const parent = parentNode ? stringValue(parentNode, `bone ${quoteText(boneName)} parent`, at) : '';
     const distNode = b.entries.get('vertex_distance');
     let distance: number | undefined;
     if (distNode) {
-      distance = num(distNode, `bone "${boneName}" vertex_distance`);
-      if (!(distance > 0)) at(distNode, `bone "${boneName}" vertex_distance must be > 0, got ${distance}`);
+      distance = num(distNode, `bone ${quoteText(boneName)} vertex_distance`);
+      if (!(distance > 0)) at(distNode, `bone ${quoteText(boneName)} vertex_distance must be > 0, got ${distance}`);
     }
     const bind = new Float64Array(POSE_STRIDE);
     bind[3] = 1; bind[7] = 1; bind[8] = 1; bind[9] = 1;
     const r = b.entries.get('bind_rotation'), t = b.entries.get('bind_translation'), s = b.entries.get('bind_scale');
-    if (r) vector(r, 4, `bone "${boneName}" bind_rotation`, bind, 0);
-    if (t) vector(t, 3, `bone "${boneName}" bind_translation`, bind, 4);
-    if (s) vector(s, 3, `bone "${boneName}" bind_scale`, bind, 7);
+    if (r) vector(r, 4, `bone ${quoteText(boneName)} bind_rotation`, bind, 0);
+    if (t) vector(t, 3, `bone ${quoteText(boneName)} bind_translation`, bind, 4);
+    if (s) vector(s, 3, `bone ${quoteText(boneName)} bind_scale`, bind, 7);
     return { node: b, name: boneName, parent, parentNode, distance, bind };
   });
   const fileIndex = new Map<string, number>();
   fileBones.forEach((b, i) => {
-    if (fileIndex.has(b.name)) at(b.node, `two bones are named "${b.name}"`);
+    if (fileIndex.has(b.name)) at(b.node, `two bones are named ${quoteText(b.name)}`);
     fileIndex.set(b.name, i);
   });
   const parentOf = fileBones.map((b) => {
     if (b.parent === '') return -1;
     const p = fileIndex.get(b.parent);
-    if (p === undefined) return at(b.parentNode, `bone "${b.name}" has parent "${b.parent}", which is not a bone`);
+    if (p === undefined) return at(b.parentNode, `bone ${quoteText(b.name)} has parent ${quoteText(b.parent)}, which is not a bone`);
     return p;
   });
 
@@ -140,7 +142,7 @@ export function readAclSjson(text: string, file: string, options: ReadOptions = 
   for (let i = 0; i < boneCount; i++) {
     chain.length = 0;
     for (let b = i; b >= 0 && boneOfFile[b] < 0; b = parentOf[b]) {
-      if (chain.length > boneCount) at(fileBones[i].node, `bone "${fileBones[i].name}" is its own ancestor (the parent links form a cycle)`);
+      if (chain.length > boneCount) at(fileBones[i].node, `bone ${quoteText(fileBones[i].name)} is its own ancestor (the parent links form a cycle)`);
       chain.push(b);
     }
     for (let c = chain.length - 1; c >= 0; c--) {
@@ -165,22 +167,26 @@ export function readAclSjson(text: string, file: string, options: ReadOptions = 
     const track = t as SjsonObject;
     const trackName = stringValue(field(track, 'name', at), `tracks[${i}].name`, at);
     const f = fileIndex.get(trackName);
-    if (f === undefined) at(track.entries.get('name'), `track "${trackName}" names no bone`);
+    if (f === undefined) at(track.entries.get('name'), `track ${quoteText(trackName)} names no bone`);
     const b = boneOfFile[f as number];
-    if (seen.has(b)) at(track, `two tracks for bone "${trackName}"`);
+    if (seen.has(b)) at(track, `two tracks for bone ${quoteText(trackName)}`);
     seen.add(b);
     const arrays = kinds.map(([key]) => {
       const samples = track.entries.get(key);
       if (!samples) return undefined;
-      if (samples.kind !== 'array') at(samples, `track "${trackName}" ${key} must be an array`);
+      if (samples.kind !== 'array') at(samples, `track ${quoteText(trackName)} ${key} must be an array`);
       const count = (samples as SjsonArray).items.length;
       if (count !== sampleCount) {
-        at(samples, `track "${trackName}" has ${count} ${key}, expected num_samples = ${sampleCount}`, count < sampleCount ? PARSE_ERROR.TRUNCATED : PARSE_ERROR.BAD_VALUE);
+        at(samples, `track ${quoteText(trackName)} has ${count} ${key}, expected num_samples = ${sampleCount}`, count < sampleCount ? PARSE_ERROR.TRUNCATED : PARSE_ERROR.BAD_VALUE);
       }
       return samples as SjsonArray;
     });
     tracks.push({ bone: b, name: trackName, arrays });
   }
+
+  // After the tracks: a count no array backs is reported as such first.
+  const samplesAt = doc.position(numSamples.pos);
+  checkClipSize(file, samplesAt.line, `num_samples ${sampleCount}`, boneCount, sampleCount, options, samplesAt.column);
 
   const defaultPose = new Float32Array(boneCount * POSE_STRIDE);
   order.forEach((f, b) => defaultPose.set(fileBones[f].bind, b * POSE_STRIDE));
@@ -202,7 +208,8 @@ export function readAclSjson(text: string, file: string, options: ReadOptions = 
     arrays.forEach((samples, k) => {
       if (!samples) return;
       const [key, width] = kinds[k];
-      for (let s = 0; s < sampleCount; s++) vector(samples.items[s], width, `track "${trackName}" ${key}[${s}]`, outputs[k], (b * sampleCount + s) * width);
+      const label = `track ${quoteText(trackName)} ${key}`;
+      for (let s = 0; s < sampleCount; s++) vector(samples.items[s], width, `${label}[${s}]`, outputs[k], (b * sampleCount + s) * width);
     });
   }
   try {
@@ -223,7 +230,7 @@ const HEX_SCRATCH = new DataView(new ArrayBuffer(8));
 
 /** ACL's binary-exact value: up to 16 hex digits holding the bits of a float64. */
 function hexToDouble(node: SjsonString, what: string, at: (n: SjsonNode, p: string) => never): number {
-  if (!/^[0-9a-fA-F]{1,16}$/.test(node.value)) return at(node, `${what}: "${node.value}" is not a hexadecimal float64`);
+  if (!/^[0-9a-fA-F]{1,16}$/.test(node.value)) return at(node, `${what}: ${quoteText(node.value)} is not a hexadecimal float64`);
   const padded = node.value.padStart(16, '0');
   HEX_SCRATCH.setUint32(0, parseInt(padded.slice(0, 8), 16));
   HEX_SCRATCH.setUint32(4, parseInt(padded.slice(8), 16));
@@ -386,11 +393,11 @@ class SjsonParser {
       const key = this.parseKey();
       this.skip();
       const sep = this.text.charCodeAt(this.i);
-      if (sep !== 0x3d /* = */ && sep !== 0x3a /* : */) this.error(`expected "=" or ":" after key "${key}"`);
+      if (sep !== 0x3d /* = */ && sep !== 0x3a /* : */) this.error(`expected "=" or ":" after key ${quoteText(key)}`);
       this.i++;
       this.skip();
       const value = this.parseValue();
-      if (entries.has(key)) this.error(`duplicate key "${key}"`, keyPos);
+      if (entries.has(key)) this.error(`duplicate key ${quoteText(key)}`, keyPos);
       entries.set(key, value);
       this.skipSeparator();
     }

@@ -8,8 +8,8 @@
 import { createRawClip, type RawClip } from '../clip/raw-clip.js';
 import { createSkeleton, POSE_STRIDE } from '../clip/skeleton.js';
 import type { LengthUnit } from '../clip/units.js';
-import { ParseError, PARSE_ERROR, type ParseErrorCode } from './errors.js';
-import type { ReadOptions } from './options.js';
+import { cutText, MAX_QUOTED_CHARS, ParseError, PARSE_ERROR, quoteText, type ParseErrorCode } from './errors.js';
+import { checkBoneCount, checkClipSize, type ReadOptions } from './options.js';
 
 /** Length unit assumed for BVH translations when {@link ReadOptions.unit} is not given. */
 export const BVH_DEFAULT_UNIT: LengthUnit = 'cm';
@@ -77,7 +77,7 @@ export function readBvh(text: string, file: string, options: ReadOptions = {}): 
 
   const boneCount = hierarchy.names.length;
   // Before any allocation sized by the frame count.
-  checkFramesFit(text, file, motion, boneCount);
+  checkFramesFit(text, file, motion, boneCount, options);
   const defaultPose = new Float32Array(boneCount * POSE_STRIDE);
   for (let b = 0; b < boneCount; b++) {
     const o = b * POSE_STRIDE;
@@ -236,7 +236,7 @@ class HeaderScanner {
     if (token === null) throw this.fail(this.lastLine(), `file ends inside HIERARCHY: expected ${what}`, PARSE_ERROR.TRUNCATED);
     const v = scanNumber(token, 0);
     if (scanEnd !== token.length || !Number.isFinite(v)) {
-      throw this.fail(this.tokenLine, `${what}: "${token}" is not a finite number`, PARSE_ERROR.BAD_VALUE);
+      throw this.fail(this.tokenLine, `${what}: ${quoteText(token)} is not a finite number`, PARSE_ERROR.BAD_VALUE);
     }
     return v;
   }
@@ -280,16 +280,16 @@ function readHierarchy(s: HeaderScanner): Hierarchy {
   const stack: number[] = [];
   const openLines: number[] = [];
   let endSiteHasOffset = false;
-  const describe = (block: number): string => (block === END_SITE ? 'End Site' : `joint "${names[block]}"`);
+  const describe = (block: number): string => (block === END_SITE ? 'End Site' : `joint ${quoteText(names[block])}`);
 
   const first = s.next();
   if (first === null) throw s.fail(1, 'empty file: expected HIERARCHY', PARSE_ERROR.TRUNCATED);
-  if (first !== 'HIERARCHY') throw s.fail(s.tokenLine, `expected HIERARCHY, found "${first}"`);
+  if (first !== 'HIERARCHY') throw s.fail(s.tokenLine, `expected HIERARCHY, found ${quoteText(first)}`);
 
   const expectOpenBrace = (what: string): void => {
     const brace = s.next();
     if (brace === null) throw s.fail(s.lastLine(), `file ends inside HIERARCHY: expected "{" after ${what}`, PARSE_ERROR.TRUNCATED);
-    if (brace !== '{') throw s.fail(s.tokenLine, `expected "{" after ${what}, found "${brace}"`);
+    if (brace !== '{') throw s.fail(s.tokenLine, `expected "{" after ${what}, found ${quoteText(brace)}`);
     openLines.push(s.tokenLine);
   };
 
@@ -315,10 +315,12 @@ function readHierarchy(s: HeaderScanner): Hierarchy {
           parent = stack[stack.length - 1];
           if (parent === END_SITE) throw s.fail(line, 'JOINT inside an End Site');
         }
+        // Before anything per bone grows: a file cannot make the reader build more than the format holds.
+        checkBoneCount(s.file, line, names.length + 1);
         const name = s.restOfLine();
         if (name === '') throw s.fail(line, `${token} without a name`);
         const earlier = nameLines.get(name);
-        if (earlier !== undefined) throw s.fail(line, `duplicate bone name "${name}" (first at line ${earlier})`);
+        if (earlier !== undefined) throw s.fail(line, `duplicate bone name ${quoteText(name)} (first at line ${earlier})`);
         nameLines.set(name, line);
         const bone = names.length;
         names.push(name);
@@ -327,13 +329,13 @@ function readHierarchy(s: HeaderScanner): Hierarchy {
         hasOffset.push(false);
         hasChannels.push(false);
         positionChannels.push(-1, -1, -1);
-        expectOpenBrace(`${token} ${name}`);
+        expectOpenBrace(`${token} ${cutText(name)}`);
         stack.push(bone);
         break;
       }
       case 'End': {
         const site = s.next();
-        if (site === null || site.toLowerCase() !== 'site') throw s.fail(line, `expected "End Site", found "End ${site ?? ''}"`);
+        if (site === null || site.toLowerCase() !== 'site') throw s.fail(line, `expected "End Site", found ${quoteText(`End ${site ?? ''}`)}`);
         if (stack.length === 0) throw s.fail(line, 'End Site outside any joint');
         if (stack[stack.length - 1] === END_SITE) throw s.fail(line, 'End Site inside an End Site');
         expectOpenBrace('End Site');
@@ -361,7 +363,7 @@ function readHierarchy(s: HeaderScanner): Hierarchy {
           values[k] = s.number(v, `OFFSET of ${describe(block)}`);
           if (Math.abs(values[k]) > FLOAT32_MAX) throw s.fail(line, `OFFSET of ${describe(block)}: ${v} is out of float32 range`, PARSE_ERROR.BAD_VALUE);
         }
-        if (!s.lineIsEmpty()) throw s.fail(line, `OFFSET needs 3 numbers, found more: "${s.next()}"`);
+        if (!s.lineIsEmpty()) throw s.fail(line, `OFFSET needs 3 numbers, found more: ${quoteText(s.next() ?? '')}`);
         if (block === END_SITE) {
           endSiteHasOffset = true;
         } else {
@@ -378,18 +380,18 @@ function readHierarchy(s: HeaderScanner): Hierarchy {
         hasChannels[bone] = true;
         const countToken = s.next();
         if (countToken === null || s.tokenLine !== line || !/^\d+$/.test(countToken) || Number(countToken) > BVH_MAX_CHANNELS_PER_JOINT) {
-          throw s.fail(line, `bad CHANNELS count "${countToken !== null && s.tokenLine === line ? countToken : ''}" (expected a whole number 0..${BVH_MAX_CHANNELS_PER_JOINT})`);
+          throw s.fail(line, `bad CHANNELS count ${quoteText(countToken !== null && s.tokenLine === line ? countToken : '')} (expected a whole number 0..${BVH_MAX_CHANNELS_PER_JOINT})`);
         }
         const count = Number(countToken);
         for (let k = 0; k < count; k++) {
           const name = s.next();
           if (name === null || s.tokenLine !== line) throw s.fail(line, `CHANNELS ${count} lists ${k} channel names`);
           const kind = CHANNEL_KINDS.get(name.toLowerCase());
-          if (kind === undefined) throw s.fail(line, `unknown channel name "${name}" (expected one of ${CHANNEL_NAMES})`);
+          if (kind === undefined) throw s.fail(line, `unknown channel name ${quoteText(name)} (expected one of ${CHANNEL_NAMES})`);
           const channel = channelCount + k;
           if (kind < 3) {
             // Two channels for one component would make "replaces the OFFSET" ambiguous.
-            if (positionChannels[bone * 3 + kind] >= 0) throw s.fail(line, `channel "${name}" listed twice`);
+            if (positionChannels[bone * 3 + kind] >= 0) throw s.fail(line, `channel ${quoteText(name)} listed twice`);
             positionChannels[bone * 3 + kind] = channel;
           } else {
             // Repeated rotation axes (e.g. Z X Z) are well defined: compose them in order.
@@ -424,7 +426,7 @@ function readHierarchy(s: HeaderScanner): Hierarchy {
         };
       }
       default:
-        throw s.fail(line, `unexpected "${token}" in HIERARCHY (expected ROOT, JOINT, End Site, OFFSET, CHANNELS, "}" or MOTION)`);
+        throw s.fail(line, `unexpected ${quoteText(token)} in HIERARCHY (expected ROOT, JOINT, End Site, OFFSET, CHANNELS, "}" or MOTION)`);
     }
   }
 }
@@ -446,7 +448,7 @@ function readMotionHeader(s: HeaderScanner, channelCount: number): MotionHeader 
   const valueAfter = (label: string, what: string): string => {
     const token = s.next();
     if (token === null) throw s.fail(s.lastLine(), `file ends after MOTION: expected "${what}"`, PARSE_ERROR.TRUNCATED);
-    if (!token.startsWith(label)) throw s.fail(s.tokenLine, `expected "${what}", found "${token}"`);
+    if (!token.startsWith(label)) throw s.fail(s.tokenLine, `expected "${what}", found ${quoteText(token)}`);
     if (token.length > label.length) return token.slice(label.length);
     const labelLine = s.tokenLine;
     const value = s.next();
@@ -457,19 +459,19 @@ function readMotionHeader(s: HeaderScanner, channelCount: number): MotionHeader 
   const framesText = valueAfter('Frames:', 'Frames:');
   const framesLine = s.tokenLine;
   if (!/^\d+$/.test(framesText) || !Number.isSafeInteger(Number(framesText))) {
-    throw s.fail(framesLine, `Frames: "${framesText}" is not a whole number`, PARSE_ERROR.BAD_VALUE);
+    throw s.fail(framesLine, `Frames: ${quoteText(framesText)} is not a whole number`, PARSE_ERROR.BAD_VALUE);
   }
   const frameCount = Number(framesText);
   if (frameCount === 0) throw s.fail(framesLine, 'Frames: 0: a clip needs at least one frame', PARSE_ERROR.BAD_VALUE);
 
   const frame = s.next();
   if (frame === null) throw s.fail(s.lastLine(), 'file ends after Frames: expected "Frame Time:"', PARSE_ERROR.TRUNCATED);
-  if (frame !== 'Frame') throw s.fail(s.tokenLine, `missing "Frame Time:" after Frames (found "${frame}")`);
+  if (frame !== 'Frame') throw s.fail(s.tokenLine, `missing "Frame Time:" after Frames (found ${quoteText(frame)})`);
   const timeText = valueAfter('Time:', 'Frame Time:');
   const timeLine = s.tokenLine;
   const frameTime = s.number(timeText, 'Frame Time');
-  if (!(frameTime > 0)) throw s.fail(timeLine, `Frame Time ${timeText} must be greater than 0 seconds`, PARSE_ERROR.BAD_VALUE);
-  if (!s.lineIsEmpty()) throw s.fail(timeLine, `unexpected "${s.next()}" after Frame Time (frames start on the next line)`);
+  if (!(frameTime > 0)) throw s.fail(timeLine, `Frame Time ${cutText(timeText)} must be greater than 0 seconds`, PARSE_ERROR.BAD_VALUE);
+  if (!s.lineIsEmpty()) throw s.fail(timeLine, `unexpected ${quoteText(s.next() ?? '')} after Frame Time (frames start on the next line)`);
 
   if (channelCount === 0) throw s.fail(motionLine, 'no joint has CHANNELS: nothing is animated', PARSE_ERROR.UNSUPPORTED);
 
@@ -515,7 +517,7 @@ function truncatedFrames(text: string, file: string, m: MotionHeader, found: num
  * header, so a hostile `Frames: 2000000000` fails before the tracks are allocated. Finding
  * each newline with indexOf is cheap next to parsing; exact per-frame checks come later.
  */
-function checkFramesFit(text: string, file: string, m: MotionHeader, boneCount: number): void {
+function checkFramesFit(text: string, file: string, m: MotionHeader, boneCount: number, options: ReadOptions): void {
   let lines = 0;
   let p = m.dataStart;
   while (lines < m.frameCount && p < text.length) {
@@ -528,13 +530,15 @@ function checkFramesFit(text: string, file: string, m: MotionHeader, boneCount: 
   if (boneCount * m.frameCount > BVH_MAX_BONE_SAMPLES) {
     throw new ParseError(file, m.framesLine, `${boneCount} bones × ${m.frameCount} frames is over the reader's limit of ${BVH_MAX_BONE_SAMPLES} bone samples`, PARSE_ERROR.LIMIT);
   }
+  checkClipSize(file, m.framesLine, `Frames: ${m.frameCount}`, boneCount, m.frameCount, options);
 }
 
 /** Describes the token at `pos` for an error message (up to the next whitespace). */
 function tokenAt(text: string, pos: number): string {
   let end = pos;
-  while (end < text.length && end - pos < 40 && text.charCodeAt(end) !== LF && !isSpace(text.charCodeAt(end))) end++;
-  return text.slice(pos, end);
+  while (end < text.length && end - pos <= MAX_QUOTED_CHARS && text.charCodeAt(end) !== LF && !isSpace(text.charCodeAt(end))) end++;
+  // One character past the cut tells a long token from one of exactly the cut's length.
+  return end - pos > MAX_QUOTED_CHARS ? `${text.slice(pos, pos + MAX_QUOTED_CHARS)}…` : text.slice(pos, end);
 }
 
 /** Counts the whitespace-separated values from `pos` to the end of its line. */

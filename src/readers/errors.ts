@@ -5,6 +5,8 @@ export const PARSE_ERROR = {
   BAD_VALUE: 'BAD_VALUE',
   UNSUPPORTED: 'UNSUPPORTED',
   LIMIT: 'LIMIT',
+  /** A valid file with nothing to compress (a glTF without skeletal animation). */
+  NO_ANIMATION: 'NO_ANIMATION',
 } as const;
 /** A {@link PARSE_ERROR} code. */
 export type ParseErrorCode = (typeof PARSE_ERROR)[keyof typeof PARSE_ERROR];
@@ -26,4 +28,31 @@ export class ParseError extends Error {
   ) {
     super(`${file}${line > 0 ? `:${line}` : ''}${line > 0 && column > 0 ? `:${column}` : ''}: ${problem}`);
   }
+}
+
+/** Longest piece of the input an error message quotes, in characters. */
+export const MAX_QUOTED_CHARS = 40;
+
+/**
+ * `text` cut for an error message: at most {@link MAX_QUOTED_CHARS} characters, and when
+ * longer, an ellipsis and the full length (`"aaaa…" (200000000 characters)`), so a hostile
+ * 200 MB token is never echoed. Quotes included.
+ */
+export function quoteText(text: string): string {
+  if (text.length <= MAX_QUOTED_CHARS) return `"${text}"`;
+  return `"${cutEnd(text)}…" (${text.length} characters)`;
+}
+
+/**
+ * `text` as it is when it has at most {@link MAX_QUOTED_CHARS} characters, else cut like
+ * {@link quoteText} (`aaaa… (200000000 characters)`), for messages that show it unquoted.
+ */
+export function cutText(text: string): string {
+  return text.length <= MAX_QUOTED_CHARS ? text : `${cutEnd(text)}… (${text.length} characters)`;
+}
+
+/** The first {@link MAX_QUOTED_CHARS} characters, never ending on the first half of a surrogate pair. */
+function cutEnd(text: string): string {
+  const end = (text.charCodeAt(MAX_QUOTED_CHARS - 1) & 0xfc00) === 0xd800 ? MAX_QUOTED_CHARS - 1 : MAX_QUOTED_CHARS;
+  return text.slice(0, end);
 }

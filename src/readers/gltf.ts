@@ -16,8 +16,8 @@ import { WebIO, type Accessor, type Document, type ILogger, type JSONDocument } 
 import { createRawClip, validateRawClip, type RawClip } from '../clip/raw-clip.js';
 import { createSkeleton, POSE_STRIDE, type Skeleton } from '../clip/skeleton.js';
 import type { LengthUnit } from '../clip/units.js';
-import { ParseError, PARSE_ERROR, type ParseErrorCode } from './errors.js';
-import type { ReadOptions } from './options.js';
+import { MAX_QUOTED_CHARS, ParseError, PARSE_ERROR, quoteText, type ParseErrorCode } from './errors.js';
+import { checkBoneCount, checkClipSize, type ReadOptions } from './options.js';
 import {
   countOffGridKeys, detectSampleRate, INTERPOLATION, resampleTrack, sampleCountFor, type Interpolation, type KeyframeTrack,
 } from './resample.js';
@@ -31,8 +31,10 @@ export interface GltfReadOptions extends ReadOptions {
   resources?: Readonly<Record<string, Uint8Array>>;
   /**
    * Loads an external buffer by its URI as written in the file (relative to the `.gltf`);
-   * `undefined` means not found. The Node layer passes a file reader here, a browser a
-   * `fetch` wrapper. Only buffers that animations use are requested.
+   * `undefined` means not found, and a thrown error (its message says why, without quoting
+   * the resource's bytes) is reported as code `UNSUPPORTED`. The Node layer passes a file
+   * reader here that stays inside the asset's folder, a browser a `fetch` wrapper. Only
+   * buffers that animations use are requested.
    */
   loadResource?: (uri: string) => Promise<Uint8Array | undefined> | Uint8Array | undefined;
   /** Called with each warning, in order ({@link readGltf} otherwise drops them). */
@@ -112,7 +114,7 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
   const gltf = new GltfJson(json, fail);
   const hierarchy = readHierarchy(gltf, fail);
   const animations = collectChannels(gltf, hierarchy, warnings, fail);
-  const skeleton = chooseSkeleton(gltf, hierarchy, animations, warnings, fail);
+  const skeleton = chooseSkeleton(gltf, hierarchy, animations, warnings, fail, file);
   keepSkeletonChannels(animations, skeleton, hierarchy, warnings);
   const usable = animations.filter((a) => {
     if (a.channels.length > 0) return true;
@@ -188,6 +190,7 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
         PARSE_ERROR.LIMIT,
       );
     }
+    checkClipSize(file, 0, `animation ${quoteText(animation.name)}`, boneCount, sampleCount, options);
     const clip = createRawClip(animation.name, bones, sampleRate, sampleCount, unit);
     let offGrid = 0, keys = 0;
     for (const { bone, path, track } of tracks) {
@@ -333,7 +336,7 @@ class GltfJson {
   /** `v` as an index into an array of `length`, or a failure naming `what`. */
   index(v: unknown, length: number, what: string): number {
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v >= length) {
-      return this.fail(`${what} is ${JSON.stringify(v)}, not an index below ${length}`);
+      return this.fail(`${what} is ${describeJson(v)}, not an index below ${length}`);
     }
     return v;
   }
@@ -341,7 +344,7 @@ class GltfJson {
   /** A non-negative whole number, or `fallback` when absent. */
   count(v: unknown, what: string, fallback?: number): number {
     if (v === undefined && fallback !== undefined) return fallback;
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) return this.fail(`${what} is ${JSON.stringify(v)}, not a whole number ≥ 0`);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) return this.fail(`${what} is ${describeJson(v)}, not a whole number ≥ 0`);
     return v;
   }
 }
@@ -364,10 +367,17 @@ function readHierarchy(gltf: GltfJson, fail: Fail): Hierarchy {
       parent[child] = i;
     });
   });
+  // Each node has at most one parent, so walking up from every node and marking what is
+  // known to reach a root visits each node a bounded number of times: linear in the node
+  // count whatever the depth (a walk per node would cost nodes × depth).
+  const state = new Uint8Array(n); // 0: not seen, 1: on the current walk, 2: reaches a root
+  const walk: number[] = [];
   for (let i = 0; i < n; i++) {
-    // A chain longer than the node count is a cycle.
-    let steps = 0;
-    for (let p = parent[i]; p >= 0; p = parent[p]) if (++steps > n) fail(`node ${i} is its own ancestor (the node hierarchy has a cycle)`);
+    walk.length = 0;
+    let p = i;
+    while (p >= 0 && state[p] === 0) { state[p] = 1; walk.push(p); p = parent[p]; }
+    if (p >= 0 && state[p] === 1) fail(`node ${p} is its own ancestor (the node hierarchy has a cycle)`);
+    for (const w of walk) state[w] = 2;
   }
   const names = gltf.nodes.map((node, i) => (typeof node.name === 'string' && node.name !== '' ? node.name : `node_${i}`));
   return { parent, names };
@@ -461,7 +471,9 @@ interface SkeletonNodes {
   boneOfNode: Int32Array;
 }
 
-function chooseSkeleton(gltf: GltfJson, hierarchy: Hierarchy, animations: AnimationRef[], warnings: string[], fail: Fail): SkeletonNodes {
+function chooseSkeleton(
+  gltf: GltfJson, hierarchy: Hierarchy, animations: AnimationRef[], warnings: string[], fail: Fail, file: string,
+): SkeletonNodes {
   const seeds: number[] = [];
   if (gltf.skins.length > 0) {
     gltf.skins.forEach((skin, s) => {
@@ -478,6 +490,8 @@ function chooseSkeleton(gltf: GltfJson, hierarchy: Hierarchy, animations: Animat
     // Ancestors first, so every bone's parent precedes it; otherwise keep the joint order.
     chain.length = 0;
     for (let n = seed; n >= 0 && boneOfNode[n] < 0; n = hierarchy.parent[n]) chain.push(n);
+    // Before the bone list grows past what a .bpk holds.
+    checkBoneCount(file, 0, nodes.length + chain.length);
     for (let i = chain.length - 1; i >= 0; i--) {
       boneOfNode[chain[i]] = nodes.length;
       nodes.push(chain[i]);
@@ -701,11 +715,13 @@ async function loadBuffer(def: JsonObject, b: number, glbBin: Uint8Array | undef
     try {
       loaded = await options.loadResource(uri);
     } catch (e) {
-      return fail(`missing buffer "${uri}" (buffer ${b}): ${(e as Error).message}`, PARSE_ERROR.TRUNCATED);
+      // The loader's message says why (outside the asset's folder, not a regular file…); it
+      // never holds bytes of the resource.
+      return fail(`cannot load buffer ${quoteText(uri)} (buffer ${b}): ${(e as Error).message}`, PARSE_ERROR.UNSUPPORTED);
     }
     if (loaded) return loaded;
   }
-  return fail(`missing buffer "${uri}" (buffer ${b}); supply it with the resources or loadResource option`, PARSE_ERROR.TRUNCATED);
+  return fail(`missing buffer ${quoteText(uri)} (buffer ${b}); supply it with the resources or loadResource option`, PARSE_ERROR.TRUNCATED);
 }
 
 /** Decodes `data:[<mime>][;base64],<data>`. */
@@ -748,6 +764,12 @@ function accessorFloats(accessor: Accessor): Float32Array {
     for (let c = 0; c < size; c++) out[i * size + c] = element[c];
   }
   return out;
+}
+
+/** A JSON value for an error message, cut to a readable length (a huge array is not echoed). */
+function describeJson(v: unknown): string {
+  const text = JSON.stringify(v) ?? String(v);
+  return text.length <= MAX_QUOTED_CHARS ? text : quoteText(text);
 }
 
 function formatRate(rate: number): string {
