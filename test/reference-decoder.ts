@@ -15,13 +15,21 @@ export interface ReferenceClip {
   boneCount: number;
   sampleCount: number;
   sampleRate: number;
+  startTime: number;
+  duration: number;
   unit: string;
   parents: number[];
   /** Clip and bone names, when the file has the names section. */
   name?: string;
   boneNames?: string[];
+  /** The glTF node of every bone, when the file has them. */
+  nodeIndices?: number[];
   /** Class of track `bone * 3 + kind`. */
   trackClasses: ReferenceTrackClass[];
+  /** Per track: the source animates it (channel bitset). */
+  channels: boolean[];
+  /** Per track: held between samples (step bitset). */
+  steps: boolean[];
   /** `rates[segment][animatedTrack]`: the rate byte's low 6 bits. */
   rates: number[][];
   /** `keys[k]`: 10 numbers per bone (rotation xyzw, translation xyz, scale xyz), float32-rounded. */
@@ -41,12 +49,14 @@ export function referenceDecode(input: Uint8Array): ReferenceClip {
   const view = new DataView(bytes.buffer);
 
   // 1. Header.
-  if (bytes.length < 68) throw new Error('shorter than the header');
+  const HEADER_SIZE = 88;
+  if (bytes.length < HEADER_SIZE) throw new Error('shorter than the header');
   if (view.getUint32(0, true) !== 0x1a4b5042) throw new Error('bad magic');
   const version = view.getUint16(4, true);
-  if (version !== 2) throw new Error(`version ${version}`); // docs/format.md describes version 2
+  if (version !== 3) throw new Error(`version ${version}`); // docs/format.md describes version 3
   const flags = view.getUint16(6, true);
   const hasNames = (flags & 1) !== 0;
+  const hasNodeIndices = (flags & 4) !== 0;
   if (view.getUint32(12, true) !== bytes.length) throw new Error('total size');
   const boneCount = view.getUint16(16, true);
   const unit = UNITS[view.getUint8(19)];
@@ -54,6 +64,8 @@ export function referenceDecode(input: Uint8Array): ReferenceClip {
   const sampleRate = view.getFloat64(24, true);
   const segmentCount = view.getUint32(32, true);
   const animatedCount = view.getUint16(38, true);
+  const startTime = view.getFloat64(40, true);
+  const duration = view.getFloat64(48, true);
   const trackCount = 3 * boneCount;
 
   // Segments and seeking.
@@ -65,17 +77,23 @@ export function referenceDecode(input: Uint8Array): ReferenceClip {
 
   // 2. Parents.
   const parents: number[] = [];
-  for (let b = 0; b < boneCount; b++) parents.push(view.getInt16(68 + 2 * b, true));
+  if (view.getUint32(56, true) !== HEADER_SIZE) throw new Error('parents offset');
+  for (let b = 0; b < boneCount; b++) parents.push(view.getInt16(HEADER_SIZE + 2 * b, true));
 
-  // 3. Bitsets.
-  const bitsetsAt = align4(68 + 2 * boneCount);
+  // 3. Bitsets: default, constant, channel, step.
+  const bitsetsAt = align4(HEADER_SIZE + 2 * boneCount);
+  if (view.getUint32(60, true) !== bitsetsAt) throw new Error('bitsets offset');
   const words = Math.ceil(trackCount / 32);
   const bitOf = (setAt: number, t: number) => (view.getUint32(setAt + 4 * Math.floor(t / 32), true) >>> (t % 32)) & 1;
   const trackClasses: ReferenceTrackClass[] = [];
+  const channels: boolean[] = [];
+  const steps: boolean[] = [];
   for (let t = 0; t < trackCount; t++) {
     const isDefault = bitOf(bitsetsAt, t) === 1;
     const isConstant = bitOf(bitsetsAt + 4 * words, t) === 1;
     trackClasses.push(isDefault ? 'default' : isConstant ? 'constant' : 'animated');
+    channels.push(bitOf(bitsetsAt + 8 * words, t) === 1);
+    steps.push(bitOf(bitsetsAt + 12 * words, t) === 1);
   }
   const animatedTracks: number[] = [];
   for (let t = 0; t < trackCount; t++) if (trackClasses[t] === 'animated') animatedTracks.push(t);
@@ -83,8 +101,8 @@ export function referenceDecode(input: Uint8Array): ReferenceClip {
 
   // 4. Constants: the base pose, which every key starts from.
   const base = new Float64Array(boneCount * 10);
-  let at = bitsetsAt + 8 * words;
-  if (view.getUint32(48, true) !== at) throw new Error('constants offset');
+  let at = bitsetsAt + 16 * words;
+  if (view.getUint32(64, true) !== at) throw new Error('constants offset');
   for (let t = 0; t < trackCount; t++) {
     const bone = Math.floor(t / 3), kind = t % 3;
     const o = bone * 10 + [0, 4, 7][kind];
@@ -106,7 +124,7 @@ export function referenceDecode(input: Uint8Array): ReferenceClip {
   }
 
   // 5. Clip ranges: [min, extent] per component, 4 components for rotations.
-  if (view.getUint32(52, true) !== at) throw new Error('clip ranges offset');
+  if (view.getUint32(68, true) !== at) throw new Error('clip ranges offset');
   const clipRanges: Array<Array<[number, number]>> = [];
   for (const t of animatedTracks) {
     const ranges: Array<[number, number]> = [];
@@ -125,7 +143,7 @@ export function referenceDecode(input: Uint8Array): ReferenceClip {
   }
 
   // 6. Rotation references.
-  if (view.getUint32(64, true) !== at) throw new Error('rotation references offset');
+  if (view.getUint32(72, true) !== at) throw new Error('rotation references offset');
   const refs: Array<[number, number, number, number] | undefined> = [];
   for (const t of animatedTracks) {
     if (t % 3 !== 0) { refs.push(undefined); continue; }
@@ -135,9 +153,20 @@ export function referenceDecode(input: Uint8Array): ReferenceClip {
     at += 6;
   }
   at = align4(at);
-  if (view.getUint32(56, true) !== at) throw new Error('segments offset');
 
-  // 7. Segments.
+  // 7. Node indices (optional).
+  let nodeIndices: number[] | undefined;
+  if (hasNodeIndices) {
+    if (view.getUint32(76, true) !== at) throw new Error('node indices offset');
+    nodeIndices = [];
+    for (let b = 0; b < boneCount; b++) nodeIndices.push(view.getUint32(at + 4 * b, true));
+    at += 4 * boneCount;
+  } else if (view.getUint32(76, true) !== 0) {
+    throw new Error('node indices offset without node indices');
+  }
+  if (view.getUint32(80, true) !== at) throw new Error('segments offset');
+
+  // 8. Segments.
   const keys: Float64Array[] = [];
   const rates: number[][] = [];
   for (let s = 0; s < segmentCount; s++) {
@@ -218,11 +247,11 @@ export function referenceDecode(input: Uint8Array): ReferenceClip {
     at = dataStart + 4 * Math.ceil((keyCount * keyBits) / 32);
   }
 
-  // 8. Names.
+  // 9. Names.
   let name: string | undefined;
   let boneNames: string[] | undefined;
   if (hasNames) {
-    if (view.getUint32(60, true) !== at) throw new Error('names offset');
+    if (view.getUint32(84, true) !== at) throw new Error('names offset');
     const decoder = new TextDecoder('utf-8', { fatal: true });
     const strings: string[] = [];
     for (let i = 0; i <= boneCount; i++) {
@@ -232,11 +261,11 @@ export function referenceDecode(input: Uint8Array): ReferenceClip {
     }
     [name, ...boneNames] = strings;
     at = align4(at);
-  } else if (view.getUint32(60, true) !== 0) {
+  } else if (view.getUint32(84, true) !== 0) {
     throw new Error('names offset without names');
   }
   if (at !== bytes.length) throw new Error('trailing bytes');
-  return { version, boneCount, sampleCount, sampleRate, unit, parents, name, boneNames, trackClasses, rates, keys };
+  return { version, boneCount, sampleCount, sampleRate, startTime, duration, unit, parents, name, boneNames, nodeIndices, trackClasses, channels, steps, rates, keys };
 
   /** Byte `byte` (0: min or low, 1: extent or high) of slot `slot` of animated track `j`'s range slot. */
   function slotByte(segmentStart: number, j: number, slot: number, byte: number): number {

@@ -1,5 +1,6 @@
 import { ClipError, POSE_STRIDE, type Skeleton } from './skeleton.js';
 import type { LengthUnit } from './units.js';
+import type { KeyframeTrack } from './keyframes.js';
 
 /**
  * An uncompressed clip: `sampleCount` uniformly spaced samples per bone.
@@ -22,6 +23,36 @@ export interface RawClip {
   readonly rotations: Float32Array;
   readonly translations: Float32Array;
   readonly scales: Float32Array;
+  /** Time of sample 0 on the source's timeline, seconds (a glTF animation's first key). Default 0. */
+  readonly startTime?: number;
+  /**
+   * The source's duration from time 0, seconds, as its host counts it (three.js: a glTF
+   * animation's last key time); the period of `'repeat'` looping. Default
+   * startTime + (sampleCount − 1) / sampleRate.
+   */
+  readonly duration?: number;
+  /** Per track (bone × 3 + kind): 1 where the source animates it. Default: every track. */
+  readonly channelMask?: Uint8Array;
+  /** Per track: 1 where the source holds each key until the next (glTF STEP). Default: none. */
+  readonly stepMask?: Uint8Array;
+  /**
+   * Per track: the source's own keys, so the compressor can measure the error between
+   * samples against what the source means there (slerp, Hermite, held values). Absent
+   * (or an undefined entry, where the source has no channel): the samples themselves,
+   * slerped and lerped, are the reference.
+   */
+  readonly keyframes?: readonly (KeyframeTrack | undefined)[];
+}
+
+/** {@link RawClip.startTime}, defaulted. */
+export function clipStartTime(clip: RawClip): number {
+  return clip.startTime ?? 0;
+}
+
+/** {@link RawClip.duration}, defaulted: never before the start time. */
+export function clipEndTime(clip: RawClip): number {
+  const start = clipStartTime(clip);
+  return Math.max(start, clip.duration ?? start + clipDuration(clip));
 }
 
 /** Number of bones in a clip. */

@@ -18,6 +18,8 @@ export interface Skeleton {
   readonly parents: Int32Array;
   readonly defaultPose: Float32Array;
   readonly shellDistances: Float32Array;
+  /** The glTF node index of every bone, when the skeleton came from a glTF asset (hosts bind by it). */
+  readonly nodeIndices?: Int32Array;
 }
 
 /** Thrown when a skeleton or clip breaks the data model's invariants. */

@@ -82,7 +82,7 @@ export function virtualVertexError(a: Float64Array, ao: number, b: Float64Array,
  * Writes the object transforms of one pose ({@link POSE_STRIDE} floats per bone) into
  * `out` at `o` ({@link AFFINE_STRIDE} numbers per bone).
  */
-export function poseToObject(pose: Float32Array, parents: Int32Array, out: Float64Array, o = 0): void {
+export function poseToObject(pose: Float32Array | Float64Array, parents: Int32Array, out: Float64Array, o = 0): void {
   const boneCount = parents.length;
   for (let b = 0; b < boneCount; b++) {
     const p = b * POSE_STRIDE;

@@ -5,9 +5,10 @@
 import type { RawClip } from '../clip/raw-clip.js';
 import { ClipError } from '../clip/skeleton.js';
 import {
-  ANIMATED_COMPONENTS, CHECKSUM_START, CLIP_RANGE_BYTES, CONSTANT_FLOATS, DROP_SHIFT, FLAGS, ROTATION_REF_BYTES, HEADER, MAGIC, RAW_BITS, ROTATION_FORMAT,
-  MAX_FILE_BYTES, SEGMENT_RANGE_BYTES, SEGMENT_SIZE, TRACKS_PER_BONE, TRACK_KIND, UNIT_CODES, VERSION, align4, bitsetWords, crc32,
+  ANIMATED_COMPONENTS, BITSET, CHECKSUM_START, CLIP_RANGE_BYTES, CONSTANT_FLOATS, DROP_SHIFT, FLAGS, ROTATION_REF_BYTES, HEADER, MAGIC, RAW_BITS, ROTATION_FORMAT,
+  MAX_FILE_BYTES, SEGMENT_RANGE_BYTES, SEGMENT_SIZE, TRACKS_PER_BONE, TRACK_KIND, UNIT_CODES, VERSION, align4, bitsetWords, crc32, sectionLayout,
 } from '../runtime/format.js';
+import { clipStartTime, clipEndTime } from '../clip/raw-clip.js';
 import { BitWriter, bitsFromFloat } from '../runtime/bits.js';
 import { TRACK_CLASS, type TrackClasses } from './classify.js';
 import { quantizeTrackSegment } from './quantize.js';
@@ -43,12 +44,15 @@ export function writeClip(enc: ClipEncoding): Uint8Array {
   for (let t = 0; t < trackCount; t++) if (classes.classes[t] === TRACK_CLASS.CONSTANT) constantFloats += CONSTANT_FLOATS[t % TRACKS_PER_BONE];
   const rotationTracks = tracks.filter((t) => t.kind === TRACK_KIND.ROTATION);
 
-  const parentsOffset = HEADER.SIZE;
-  const bitsetsOffset = align4(parentsOffset + 2 * boneCount);
-  const constantsOffset = bitsetsOffset + 8 * words;
-  const clipRangesOffset = constantsOffset + 4 * constantFloats;
-  const refsOffset = clipRangesOffset + tracks.reduce((sum, t) => sum + CLIP_RANGE_BYTES[t.kind], 0);
-  const segmentsOffset = align4(refsOffset + ROTATION_REF_BYTES * rotationTracks.length);
+  const nodeIndices = clip.skeleton.nodeIndices;
+  const layout0 = sectionLayout({
+    boneCount, constantFloats,
+    clipRangeBytes: tracks.reduce((sum, t) => sum + CLIP_RANGE_BYTES[t.kind], 0),
+    animatedRotations: rotationTracks.length,
+    hasNodeIndices: nodeIndices !== undefined,
+  });
+  const { parents: parentsOffset, bitsets: bitsetsOffset, constants: constantsOffset, clipRanges: clipRangesOffset } = layout0;
+  const { rotationRefs: refsOffset, nodeIndices: nodeIndicesOffset, segments: segmentsOffset } = layout0;
 
   // Bit-pack every segment first: their sizes fix the layout.
   const segments: Uint8Array[] = [];
@@ -77,7 +81,7 @@ export function writeClip(enc: ClipEncoding): Uint8Array {
   const view = new DataView(out.buffer);
   view.setUint32(HEADER.MAGIC, MAGIC, true);
   view.setUint16(HEADER.VERSION, VERSION, true);
-  view.setUint16(HEADER.FLAGS, (enc.includeNames ? FLAGS.HAS_NAMES : 0) | (enc.checksum ? FLAGS.HAS_CHECKSUM : 0), true);
+  view.setUint16(HEADER.FLAGS, (enc.includeNames ? FLAGS.HAS_NAMES : 0) | (enc.checksum ? FLAGS.HAS_CHECKSUM : 0) | (nodeIndices ? FLAGS.HAS_NODE_INDICES : 0), true);
   view.setUint32(HEADER.TOTAL_SIZE, size, true);
   view.setUint16(HEADER.BONE_COUNT, boneCount, true);
   view.setUint8(HEADER.ROTATION_FORMAT, ROTATION_FORMAT.DROP_ONE);
@@ -87,6 +91,8 @@ export function writeClip(enc: ClipEncoding): Uint8Array {
   view.setUint32(HEADER.SEGMENT_COUNT, layout.count, true);
   view.setUint16(HEADER.SEGMENT_SIZE, SEGMENT_SIZE, true);
   view.setUint16(HEADER.ANIMATED_TRACK_COUNT, animated, true);
+  view.setFloat64(HEADER.START_TIME, clipStartTime(clip), true);
+  view.setFloat64(HEADER.DURATION, clipEndTime(clip), true);
   view.setUint32(HEADER.PARENTS_OFFSET, parentsOffset, true);
   view.setUint32(HEADER.BITSETS_OFFSET, bitsetsOffset, true);
   view.setUint32(HEADER.CONSTANTS_OFFSET, constantsOffset, true);
@@ -94,16 +100,22 @@ export function writeClip(enc: ClipEncoding): Uint8Array {
   view.setUint32(HEADER.SEGMENTS_OFFSET, segmentsOffset, true);
   view.setUint32(HEADER.NAMES_OFFSET, namesOffset, true);
   view.setUint32(HEADER.ROTATION_REFS_OFFSET, refsOffset, true);
+  view.setUint32(HEADER.NODE_INDICES_OFFSET, nodeIndicesOffset, true);
+  if (nodeIndices) for (let b = 0; b < boneCount; b++) view.setUint32(nodeIndicesOffset + 4 * b, nodeIndices[b], true);
 
   for (let b = 0; b < boneCount; b++) view.setInt16(parentsOffset + 2 * b, clip.skeleton.parents[b], true);
   let constantAt = constantsOffset;
+  const setBit = (set: number, t: number) => {
+    const at = bitsetsOffset + 4 * (set * words + (t >>> 5));
+    view.setUint32(at, view.getUint32(at, true) | (1 << (t & 31)), true);
+  };
   for (let t = 0; t < trackCount; t++) {
     const cls = classes.classes[t];
-    const bit = 1 << (t & 31);
-    if (cls === TRACK_CLASS.DEFAULT) view.setUint32(bitsetsOffset + 4 * (t >>> 5), view.getUint32(bitsetsOffset + 4 * (t >>> 5), true) | bit, true);
+    if (!clip.channelMask || clip.channelMask[t]) setBit(BITSET.CHANNEL, t);
+    if (cls === TRACK_CLASS.ANIMATED && clip.stepMask?.[t]) setBit(BITSET.STEP, t);
+    if (cls === TRACK_CLASS.DEFAULT) setBit(BITSET.DEFAULT, t);
     if (cls === TRACK_CLASS.CONSTANT) {
-      const at = bitsetsOffset + 4 * words + 4 * (t >>> 5);
-      view.setUint32(at, view.getUint32(at, true) | bit, true);
+      setBit(BITSET.CONSTANT, t);
       for (let c = 0; c < CONSTANT_FLOATS[t % TRACKS_PER_BONE]; c++) {
         view.setFloat32(constantAt, classes.constants[t * 4 + c], true);
         constantAt += 4;

@@ -1,48 +1,31 @@
 /**
- * A `.bpk` clip opened for sampling. `CompressedClip.open` validates every field once;
- * after that `sample` never throws for a valid clip, never allocates and never reads out
- * of bounds.
+ * A `.bpk` clip opened for sampling. `CompressedClip.open` validates every field once and
+ * derives the decode tables; the clip is immutable after that and can be shared by any
+ * number of characters, each sampling it through its own {@link ClipSampler}
+ * (`clip.createSampler()`), which holds the per-instance state (key cursor, segment cache,
+ * scratch).
  */
 import {
-  ANIMATED_COMPONENTS, CHECKSUM_START, CLIP_RANGE_BYTES, CONSTANT_FLOATS, DROP_SHIFT, FLAGS, RANGE_COMPONENTS, RATE_MASK, ROTATION_REF_BYTES, HEADER, KNOWN_FLAGS, MAGIC, MAX_BONES,
-  RAW_BITS, ROTATION_FORMAT, SEGMENT_RANGE_BYTES, SEGMENT_SIZE, TRACKS_PER_BONE, TRACK_KIND, UNIT_CODES, VERSION,
-  MAX_FILE_BYTES, align4, bitsetWords, crc32, isValidBitRate, segmentCountFor, segmentSampleCount, type RotationFormat,
+  ANIMATED_COMPONENTS, BITSET, BITSET_COUNT, CHECKSUM_START, CLIP_RANGE_BYTES, CONSTANT_FLOATS, DROP_SHIFT, FLAGS, HEADER, KIND_POSE_OFFSET,
+  KNOWN_FLAGS, MAGIC, MAX_BONES, MAX_BONE_SAMPLES, MAX_FILE_BYTES, RANGE_COMPONENTS, RATE_MASK, RAW_BITS, ROTATION_FORMAT, ROTATION_REF_BYTES,
+  SEGMENT_RANGE_BYTES, SEGMENT_SIZE, TRACKS_PER_BONE, TRACK_KIND, UNIT_CODES, VERSION,
+  align4, bitsetWords, crc32, isValidBitRate, sectionLayout, segmentCountFor, segmentSampleCount, type RotationFormat,
 } from './format.js';
 import { FORMAT_ERROR, FormatError } from './errors.js';
-import {
-  decodeReference, floatFromBits, readBits, rotationRangeExtent, rotationRangeMin, segmentConstant, trackComponentBits,
-  segmentOffset, segmentStep,
-} from './bits.js';
-import { blendRotations, emitRotation, writeRotation } from './interpolate.js';
+import { decodeReference, floatFromBits, readBits, rotationRangeExtent, rotationRangeMin, trackComponentBits } from './bits.js';
+import { writeRotation } from './interpolate.js';
 import { POSE_STRIDE } from './pose.js';
+import { ClipSampler, type SampleOptions, type SamplerOptions } from './sampler.js';
 
-/** How a time between two samples is resolved. */
-export type Rounding = 'none' | 'floor' | 'ceil' | 'nearest';
-/** What happens outside [0, duration]: clamp to the ends, or wrap from the last sample back to the first. */
-export type Looping = 'clamp' | 'wrap';
-
-/** Options of {@link CompressedClip.sample}. */
-export interface SampleOptions {
-  /** Default `'none'`: interpolate between the two nearest samples. */
-  rounding?: Rounding;
-  /**
-   * Default `'clamp'`. With `'wrap'` the clip repeats with period sampleCount / sampleRate:
-   * between the last sample and the period's end it interpolates back to the first sample.
-   */
-  looping?: Looping;
-}
+export type { Looping, Rounding, SampleOptions, SamplerOptions } from './sampler.js';
 
 /** Options of {@link CompressedClip.open}. */
 export interface OpenOptions {
   /** Check the CRC-32 when the file has one. Default true. */
   verifyChecksum?: boolean;
   /**
-   * Dequantisation constants (an offset and a step per stored component) cached per
-   * segment: `'all'` (default) keeps every segment's once it has been sampled, 8 bytes per
-   * animated component per segment (roughly 0.4 × the file size when every segment is
-   * touched) — random access then costs little more than playback; `'two'` keeps the
-   * last two segments only (48 bytes per animated track): as fast for forward playback, slower at
-   * random times.
+   * Segment cache of the clip's own sampler (the one behind {@link CompressedClip.sample});
+   * see {@link SamplerOptions.segmentCache}. Default `'all'`.
    */
   segmentCache?: 'all' | 'two';
 }
@@ -52,10 +35,10 @@ export type TrackClass = 'default' | 'constant' | 'animated';
 
 const CLASS_DEFAULT = 0, CLASS_CONSTANT = 1, CLASS_ANIMATED = 2;
 const TRACK_CLASS_NAMES: readonly TrackClass[] = ['default', 'constant', 'animated'];
-const KIND_POSE_OFFSET = [0, 4, 7] as const;
-/** A fraction of a sample this close to a whole sample is that sample. */
-const SNAP = 1e-6;
 const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+const F32_MAX = 3.4028234663852886e38;
+/** Start times and durations beyond this (about 31 years) are corrupt, and keep time arithmetic exact enough. */
+const MAX_SECONDS = 1e9;
 
 /** Byte ranges of a clip's sections, for tools (`bonepress info`). */
 export interface SectionSizes {
@@ -65,12 +48,47 @@ export interface SectionSizes {
   constants: number;
   clipRanges: number;
   rotationRefs: number;
+  nodeIndices: number;
   segments: number;
   names: number;
   total: number;
 }
 
-/** A validated, zero-copy view of a `.bpk` clip. */
+/**
+ * The decode tables derived at open time, read by {@link ClipSampler}. Immutable after
+ * {@link CompressedClip.open}. Internal: the layout may change without notice.
+ * @internal
+ */
+export interface ClipTables {
+  readonly bytes: Uint8Array;
+  readonly words: Uint32Array;
+  readonly basePose: Float32Array;
+  /** Pose float offset of each animated track. */
+  readonly animBoneOffset: Int32Array;
+  readonly animKind: Uint8Array;
+  /** 1 for an animated track held between samples (STEP). */
+  readonly animStep: Uint8Array;
+  /** Track → animated index, or -1. */
+  readonly animTrackOfTrack: Int32Array;
+  /** Per animated track: (min, extent) per range component. */
+  readonly clipRanges: Float64Array;
+  /** First clip-range float of each animated track. */
+  readonly animRange: Int32Array;
+  /** Bits of each (segment, animated track, stored component). */
+  readonly compBits: Uint8Array;
+  /** Per animated track: reference quaternion xyzw (rotations only). */
+  readonly refs: Float64Array;
+  /** Byte offset of each segment's rate bytes. */
+  readonly segRates: Uint32Array;
+  /** Byte offset of each segment's range bytes. */
+  readonly segRanges: Uint32Array;
+  /** Bit offset of each segment's packed keys (files < 256 MiB). */
+  readonly segBits: Int32Array;
+  /** Bits per key in each segment. */
+  readonly segKeyBits: Uint32Array;
+}
+
+/** A validated, zero-copy view of a `.bpk` clip, immutable once opened. */
 export class CompressedClip {
   /** Number of bones. */
   readonly boneCount: number;
@@ -78,7 +96,13 @@ export class CompressedClip {
   readonly sampleCount: number;
   /** Samples per second (Hz). */
   readonly sampleRate: number;
-  /** (sampleCount − 1) / sampleRate, in seconds. */
+  /** Time of sample 0 on the source's timeline, in seconds (a glTF animation's first key; 0 for BVH). */
+  readonly startTime: number;
+  /**
+   * The source's duration in seconds, measured from time 0 as three.js does (a glTF
+   * animation's last key time): the clip's length on the host's timeline and the period of
+   * `'repeat'` looping. For sources without a time base, startTime + (sampleCount − 1) / sampleRate.
+   */
   readonly duration: number;
   /** Number of segments of up to {@link SEGMENT_SIZE} samples (the last takes a short tail). */
   readonly segmentCount: number;
@@ -94,39 +118,22 @@ export class CompressedClip {
   readonly boneNames: readonly string[] | undefined;
   /** Clip name, when the file has the names section. */
   readonly name: string | undefined;
+  /** The glTF node index of every bone, when the clip came from a glTF asset. */
+  readonly nodeIndices: Int32Array | undefined;
   /** Number of animated tracks. */
   readonly animatedTrackCount: number;
   /** Size of the file in bytes. */
   readonly byteLength: number;
   /** Whether the file carries a checksum. */
   readonly hasChecksum: boolean;
+  /** @internal Decode tables for {@link ClipSampler}. */
+  readonly tables: ClipTables;
 
-  private readonly bytes: Uint8Array;
-  private readonly words: Uint32Array;
   private readonly trackClass: Uint8Array;
-  private readonly basePose: Float32Array;
-  private readonly animBoneOffset: Int32Array; // pose float offset of each animated track
-  private readonly animKind: Uint8Array;
-  private readonly animTrackOfTrack: Int32Array; // track → animated index or -1
-  private readonly clipRanges: Float64Array; // per animated track: min, extent × 3
-  private readonly animRange: Int32Array; // first clip-range float of each animated track
-  private readonly compBits: Uint8Array; // bits of each (segment, animated track, component)
-  private readonly refs: Float64Array; // per animated track: reference xyzw (rotations only)
-  private readonly vals = new Float64Array(8); // decode() scratch: key 0 components, key 1 components, alpha
-  // Dequantisation cache of two segments (see prepareSegment).
-  private readonly segOffset: Float32Array;
-  private readonly segStep: Float32Array;
-  private readonly cachedSegment: Int32Array; // segment held by each cache slot, -1 none
-  private readonly cacheAll: boolean;
-  private readonly segRates: Uint32Array; // byte offset of each segment's rates
-  private readonly segRanges: Uint32Array;
-  private readonly segBits: Int32Array; // bit offset of each segment's packed keys (files < 256 MiB)
-  private readonly segKeyBits: Uint32Array; // bits per key in each segment
+  private readonly channelMask: Uint8Array;
   private readonly sections: SectionSizes;
-  // Scratch of locate(): no allocation per sample.
-  private k0 = 0;
-  private k1 = 0;
-  private alpha = 0;
+  private readonly defaultCache: 'all' | 'two';
+  private ownSampler: ClipSampler | undefined;
 
   private constructor(bytes: Uint8Array, verifyChecksum: boolean, segmentCache: 'all' | 'two') {
     const size = bytes.byteLength;
@@ -168,10 +175,17 @@ export class CompressedClip {
     if (unitCode >= UNIT_CODES.length) throw new FormatError(FORMAT_ERROR.BAD_HEADER, `unknown length unit code ${unitCode}`, HEADER.UNIT);
     const sampleCount = view.getUint32(HEADER.SAMPLE_COUNT, true);
     if (sampleCount < 1) throw new FormatError(FORMAT_ERROR.BAD_HEADER, 'sample count 0', HEADER.SAMPLE_COUNT);
+    if (sampleCount * boneCount > MAX_BONE_SAMPLES) {
+      throw new FormatError(FORMAT_ERROR.BAD_HEADER, `${sampleCount} samples × ${boneCount} bones is more than a clip may hold (${MAX_BONE_SAMPLES} bone samples)`, HEADER.SAMPLE_COUNT);
+    }
     const sampleRate = view.getFloat64(HEADER.SAMPLE_RATE, true);
     if (!(sampleRate > 0) || !Number.isFinite(sampleRate)) throw new FormatError(FORMAT_ERROR.BAD_HEADER, `sample rate ${sampleRate}`, HEADER.SAMPLE_RATE);
-    // The wrap period sampleCount / sampleRate (≥ duration) must be finite, or time arithmetic overflows.
-    if (!Number.isFinite(sampleCount / sampleRate)) throw new FormatError(FORMAT_ERROR.BAD_HEADER, `sample rate ${sampleRate} Hz is too small for ${sampleCount} samples (infinite duration)`, HEADER.SAMPLE_RATE);
+    // The wrap period sampleCount / sampleRate (≥ the sampled span) must be finite, or time arithmetic overflows.
+    if (!(sampleCount / sampleRate <= MAX_SECONDS)) throw new FormatError(FORMAT_ERROR.BAD_HEADER, `sample rate ${sampleRate} Hz is too small for ${sampleCount} samples (longer than ${MAX_SECONDS} s)`, HEADER.SAMPLE_RATE);
+    const startTime = view.getFloat64(HEADER.START_TIME, true);
+    if (!(startTime >= 0 && startTime <= MAX_SECONDS)) throw new FormatError(FORMAT_ERROR.BAD_HEADER, `start time ${startTime} s (need 0..${MAX_SECONDS})`, HEADER.START_TIME);
+    const duration = view.getFloat64(HEADER.DURATION, true);
+    if (!(duration >= startTime && duration <= MAX_SECONDS)) throw new FormatError(FORMAT_ERROR.BAD_HEADER, `duration ${duration} s (need ${startTime}..${MAX_SECONDS}, not before the start time)`, HEADER.DURATION);
     const segmentCount = view.getUint32(HEADER.SEGMENT_COUNT, true);
     if (segmentCount !== segmentCountFor(sampleCount)) {
       throw new FormatError(FORMAT_ERROR.BAD_HEADER, `segment count ${segmentCount}, expected ${segmentCountFor(sampleCount)} for ${sampleCount} samples`, HEADER.SEGMENT_COUNT);
@@ -180,6 +194,7 @@ export class CompressedClip {
     if (segmentSize !== SEGMENT_SIZE) throw new FormatError(FORMAT_ERROR.BAD_HEADER, `segment size ${segmentSize}, expected ${SEGMENT_SIZE}`, HEADER.SEGMENT_SIZE);
     const animatedCount = view.getUint16(HEADER.ANIMATED_TRACK_COUNT, true);
     const trackCount = boneCount * TRACKS_PER_BONE;
+    const hasNodeIndices = (flags & FLAGS.HAS_NODE_INDICES) !== 0;
 
     // Sections sit at fixed places given the counts; any other offset is corruption.
     const expectOffset = (field: number, expected: number, what: string): number => {
@@ -190,7 +205,9 @@ export class CompressedClip {
     const need = (end: number, what: string, at: number) => {
       if (end > size) throw new FormatError(FORMAT_ERROR.BAD_SECTION, `${what} runs past the end of the file (${end} > ${size})`, at);
     };
-    const parentsOffset = expectOffset(HEADER.PARENTS_OFFSET, HEADER.SIZE, 'parents');
+    // The bitsets fix the later sections' sizes, so the layout is computed in two steps.
+    const early = sectionLayout({ boneCount, constantFloats: 0, clipRangeBytes: 0, animatedRotations: 0, hasNodeIndices });
+    const parentsOffset = expectOffset(HEADER.PARENTS_OFFSET, early.parents, 'parents');
     need(parentsOffset + 2 * boneCount, 'parents', parentsOffset);
     const parents = new Int32Array(boneCount);
     for (let b = 0; b < boneCount; b++) {
@@ -198,51 +215,64 @@ export class CompressedClip {
       if (p < -1 || p >= b) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `bone ${b} has parent ${p}; parents must precede children`, parentsOffset + 2 * b);
       parents[b] = p;
     }
-    const bitsetsOffset = expectOffset(HEADER.BITSETS_OFFSET, align4(parentsOffset + 2 * boneCount), 'bitsets');
+    const bitsetsOffset = expectOffset(HEADER.BITSETS_OFFSET, early.bitsets, 'bitsets');
     const words = bitsetWords(trackCount);
-    need(bitsetsOffset + 8 * words, 'bitsets', bitsetsOffset);
+    need(bitsetsOffset + 4 * BITSET_COUNT * words, 'bitsets', bitsetsOffset);
+    const bit = (set: number, t: number): number => (view.getUint32(bitsetsOffset + 4 * (set * words + (t >>> 5)), true) >>> (t & 31)) & 1;
     const trackClass = new Uint8Array(trackCount);
-    let constantFloats = 0, animated = 0;
+    const channelMask = new Uint8Array(trackCount);
+    let constantFloats = 0, animated = 0, animatedRotations = 0, clipRangeBytes = 0, rangeFloats = 0;
     for (let t = 0; t < trackCount; t++) {
-      const isDefault = (view.getUint32(bitsetsOffset + 4 * (t >>> 5), true) >>> (t & 31)) & 1;
-      const isConstant = (view.getUint32(bitsetsOffset + 4 * words + 4 * (t >>> 5), true) >>> (t & 31)) & 1;
+      const isDefault = bit(BITSET.DEFAULT, t), isConstant = bit(BITSET.CONSTANT, t);
       if (isDefault && isConstant) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `track ${t} is marked both default and constant`, bitsetsOffset);
+      if ((isDefault || isConstant) && bit(BITSET.STEP, t)) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `track ${t} is marked step but is not animated`, bitsetsOffset);
       trackClass[t] = isDefault ? CLASS_DEFAULT : isConstant ? CLASS_CONSTANT : CLASS_ANIMATED;
-      if (isConstant) constantFloats += CONSTANT_FLOATS[t % TRACKS_PER_BONE];
-      if (!isDefault && !isConstant) animated++;
+      channelMask[t] = bit(BITSET.CHANNEL, t);
+      const kind = t % TRACKS_PER_BONE;
+      if (isConstant) constantFloats += CONSTANT_FLOATS[kind];
+      if (!isDefault && !isConstant) {
+        animated++;
+        if (kind === TRACK_KIND.ROTATION) animatedRotations++;
+        clipRangeBytes += CLIP_RANGE_BYTES[kind];
+        rangeFloats += 2 * RANGE_COMPONENTS[kind];
+      }
     }
     for (let t = trackCount; t < words * 32; t++) {
-      if (((view.getUint32(bitsetsOffset + 4 * (t >>> 5), true) | view.getUint32(bitsetsOffset + 4 * words + 4 * (t >>> 5), true)) >>> (t & 31)) & 1) {
-        throw new FormatError(FORMAT_ERROR.BAD_VALUE, `bitset bit ${t} set past the last track`, bitsetsOffset);
+      for (let set = 0; set < BITSET_COUNT; set++) {
+        if (bit(set, t)) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `bitset ${set} has bit ${t} set past the last track`, bitsetsOffset);
       }
     }
     if (animated !== animatedCount) {
       throw new FormatError(FORMAT_ERROR.BAD_HEADER, `header says ${animatedCount} animated tracks, bitsets say ${animated}`, HEADER.ANIMATED_TRACK_COUNT);
     }
-    const constantsOffset = expectOffset(HEADER.CONSTANTS_OFFSET, bitsetsOffset + 8 * words, 'constants');
+    const layout = sectionLayout({ boneCount, constantFloats, clipRangeBytes, animatedRotations, hasNodeIndices });
+    const constantsOffset = expectOffset(HEADER.CONSTANTS_OFFSET, layout.constants, 'constants');
     need(constantsOffset + 4 * constantFloats, 'constants', constantsOffset);
-    const clipRangesOffset = expectOffset(HEADER.CLIP_RANGES_OFFSET, constantsOffset + 4 * constantFloats, 'clip ranges');
-    let animatedRotations = 0, rangeFloats = 0, rangeBytes = 0;
-    for (let t = 0; t < trackCount; t++) {
-      if (trackClass[t] !== CLASS_ANIMATED) continue;
-      if (t % TRACKS_PER_BONE === TRACK_KIND.ROTATION) animatedRotations++;
-      rangeFloats += 2 * RANGE_COMPONENTS[t % TRACKS_PER_BONE];
-      rangeBytes += CLIP_RANGE_BYTES[t % TRACKS_PER_BONE];
+    const clipRangesOffset = expectOffset(HEADER.CLIP_RANGES_OFFSET, layout.clipRanges, 'clip ranges');
+    need(clipRangesOffset + clipRangeBytes, 'clip ranges', clipRangesOffset);
+    const refsOffset = expectOffset(HEADER.ROTATION_REFS_OFFSET, layout.rotationRefs, 'rotation references');
+    need(refsOffset + ROTATION_REF_BYTES * animatedRotations, 'rotation references', refsOffset);
+    const nodeIndicesOffset = expectOffset(HEADER.NODE_INDICES_OFFSET, layout.nodeIndices, 'node indices');
+    let nodeIndices: Int32Array | undefined;
+    if (hasNodeIndices) {
+      need(nodeIndicesOffset + 4 * boneCount, 'node indices', nodeIndicesOffset);
+      nodeIndices = new Int32Array(boneCount);
+      for (let b = 0; b < boneCount; b++) {
+        const n = view.getUint32(nodeIndicesOffset + 4 * b, true);
+        if (n > 0x7fffffff) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `node index ${n} of bone ${b}`, nodeIndicesOffset + 4 * b);
+        nodeIndices[b] = n;
+      }
     }
-    need(clipRangesOffset + rangeBytes, 'clip ranges', clipRangesOffset);
-    const refsOffset = expectOffset(HEADER.ROTATION_REFS_OFFSET, clipRangesOffset + rangeBytes, 'rotation references');
-    const refsEnd = align4(refsOffset + ROTATION_REF_BYTES * animatedRotations);
-    need(refsEnd, 'rotation references', refsOffset);
-    const segmentsOffset = expectOffset(HEADER.SEGMENTS_OFFSET, refsEnd, 'segments');
+    const segmentsOffset = expectOffset(HEADER.SEGMENTS_OFFSET, layout.segments, 'segments');
 
     // Base pose: identity for default tracks, stored values for constant ones.
     const basePose = new Float32Array(boneCount * POSE_STRIDE);
     const animBoneOffset = new Int32Array(animated);
     const animKind = new Uint8Array(animated);
+    const animStep = new Uint8Array(animated);
     const animTrackOfTrack = new Int32Array(trackCount).fill(-1);
     const animRange = new Int32Array(animated);
     let cursor = constantsOffset, a = 0, rangeCursor = 0;
-    const F32_MAX = 3.4028234663852886e38;
     for (let t = 0; t < trackCount; t++) {
       const bone = (t / TRACKS_PER_BONE) | 0, kind = t % TRACKS_PER_BONE;
       const o = bone * POSE_STRIDE + KIND_POSE_OFFSET[kind];
@@ -260,6 +290,7 @@ export class CompressedClip {
       } else {
         animBoneOffset[a] = o;
         animKind[a] = kind;
+        animStep[a] = bit(BITSET.STEP, t);
         animTrackOfTrack[t] = a;
         animRange[a] = rangeCursor;
         rangeCursor += 2 * RANGE_COMPONENTS[kind];
@@ -335,7 +366,7 @@ export class CompressedClip {
       segKeyBits[s] = keyBits;
       expected = dataStart + dataBytes;
     }
-    let namesSize = 0;
+    const segmentsEnd = expected;
     const namesOffset = view.getUint32(HEADER.NAMES_OFFSET, true);
     let boneNames: string[] | undefined;
     let name: string | undefined;
@@ -344,16 +375,14 @@ export class CompressedClip {
       const decoded = readNames(bytes, view, namesOffset, boneCount);
       boneNames = decoded.boneNames;
       name = decoded.name;
-      namesSize = decoded.end - namesOffset;
       expected = align4(decoded.end);
     } else if (namesOffset !== 0) {
       throw new FormatError(FORMAT_ERROR.BAD_OFFSET, `names offset ${namesOffset} without the names flag`, HEADER.NAMES_OFFSET);
     }
     if (expected !== size) throw new FormatError(FORMAT_ERROR.BAD_SIZE, `${size - expected} unexpected bytes after the last section`, expected);
 
-    this.bytes = bytes;
-    this.words = new Uint32Array(bytes.buffer, bytes.byteOffset, size >>> 2);
-    // Raw float32 components are checked once here so sample() never produces NaN.
+    const words32 = new Uint32Array(bytes.buffer, bytes.byteOffset, size >>> 2);
+    // Raw float32 components are checked once here so sampling never produces NaN.
     for (let s = 0; s < tableSegments; s++) {
       const keys = segmentSampleCount(s, segmentCount, sampleCount);
       let trackBit = 0;
@@ -363,9 +392,9 @@ export class CompressedClip {
         if (bits === RAW_BITS) {
           for (let k = 0; k < keys; k++) {
             for (let c = 0; c < ANIMATED_COMPONENTS; c++) {
-              const bit = segBits[s] + k * segKeyBits[s] + trackBit + c * RAW_BITS;
-              const v = floatFromBits(readBits(this.words, bit, RAW_BITS));
-              if (!Number.isFinite(v)) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `segment ${s} key ${k}: raw value of animated track ${j} is ${v}`, Math.floor(bit / 8));
+              const at = segBits[s] + k * segKeyBits[s] + trackBit + c * RAW_BITS;
+              const v = floatFromBits(readBits(words32, at, RAW_BITS));
+              if (!Number.isFinite(v)) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `segment ${s} key ${k}: raw value of animated track ${j} is ${v}`, Math.floor(at / 8));
             }
           }
         }
@@ -377,51 +406,42 @@ export class CompressedClip {
     this.boneCount = boneCount;
     this.sampleCount = sampleCount;
     this.sampleRate = sampleRate;
-    this.duration = sampleCount > 1 ? (sampleCount - 1) / sampleRate : 0;
+    this.startTime = startTime;
+    this.duration = duration;
     this.segmentCount = segmentCount;
     this.unit = UNIT_CODES[unitCode];
     this.rotationFormat = rotationFormat;
     this.parents = parents;
     this.boneNames = boneNames;
     this.name = name;
+    this.nodeIndices = nodeIndices;
     this.animatedTrackCount = animated;
     this.byteLength = size;
     this.trackClass = trackClass;
-    this.basePose = basePose;
-    this.animBoneOffset = animBoneOffset;
-    this.animKind = animKind;
-    this.animTrackOfTrack = animTrackOfTrack;
-    this.clipRanges = clipRanges;
-    this.compBits = compBits;
-    this.cacheAll = segmentCache === 'all';
-    const slots = this.cacheAll ? tableSegments : Math.min(2, tableSegments);
-    this.cachedSegment = new Int32Array(slots).fill(-1);
-    this.segOffset = new Float32Array(slots * animated * ANIMATED_COMPONENTS);
-    this.segStep = new Float32Array(slots * animated * ANIMATED_COMPONENTS);
-    this.animRange = animRange;
-    this.refs = refs;
-    this.segRates = segRates;
-    this.segRanges = segRanges;
-    this.segBits = segBits;
-    this.segKeyBits = segKeyBits;
+    this.channelMask = channelMask;
+    this.defaultCache = segmentCache;
+    this.tables = {
+      bytes, words: words32, basePose, animBoneOffset, animKind, animStep, animTrackOfTrack, clipRanges, animRange, compBits, refs,
+      segRates, segRanges, segBits, segKeyBits,
+    };
     this.sections = {
       header: HEADER.SIZE,
       parents: bitsetsOffset - parentsOffset,
       bitsets: constantsOffset - bitsetsOffset,
       constants: clipRangesOffset - constantsOffset,
       clipRanges: refsOffset - clipRangesOffset,
-      rotationRefs: segmentsOffset - refsOffset,
-      segments: (flags & FLAGS.HAS_NAMES ? namesOffset : size) - segmentsOffset,
+      rotationRefs: (hasNodeIndices ? nodeIndicesOffset : segmentsOffset) - refsOffset,
+      nodeIndices: hasNodeIndices ? segmentsOffset - nodeIndicesOffset : 0,
+      segments: segmentsEnd - segmentsOffset,
       names: flags & FLAGS.HAS_NAMES ? size - namesOffset : 0,
       total: size,
     };
-    void namesSize;
   }
 
   /**
    * Validates `bytes` as a `.bpk` clip and wraps it. The bytes are not copied unless they
-   * start at an offset that is not a multiple of 4 in their ArrayBuffer. Throws
-   * {@link FormatError} naming the problem and its byte offset.
+   * start at an offset that is not a multiple of 4 in their ArrayBuffer. Work and memory are
+   * linear in the file size. Throws {@link FormatError} naming the problem and its byte offset.
    */
   static open(bytes: Uint8Array | ArrayBuffer, options: OpenOptions = {}): CompressedClip {
     let u8: Uint8Array;
@@ -434,6 +454,19 @@ export class CompressedClip {
     return new CompressedClip(u8, options.verifyChecksum ?? true, cache);
   }
 
+  /**
+   * A new per-instance sampler over this clip: one per character (or mixer action) that
+   * plays it. The clip itself is shared and never changes.
+   */
+  createSampler(options: SamplerOptions = {}): ClipSampler {
+    return new ClipSampler(this, options);
+  }
+
+  /** Duration of the sampled span, (sampleCount − 1) / sampleRate seconds from {@link startTime}. */
+  get sampledSpan(): number {
+    return this.sampleCount > 1 ? (this.sampleCount - 1) / this.sampleRate : 0;
+  }
+
   /** Byte size of each section. */
   sectionSizes(): SectionSizes {
     return { ...this.sections };
@@ -444,215 +477,49 @@ export class CompressedClip {
     return TRACK_CLASS_NAMES[this.trackClass[bone * TRACKS_PER_BONE + kind]];
   }
 
+  /** Whether the source animates track `kind` of `bone` (a host binds only these). */
+  hasChannel(bone: number, kind: number): boolean {
+    return this.channelMask[bone * TRACKS_PER_BONE + kind] === 1;
+  }
+
+  /** Whether animated track `kind` of `bone` holds each sample until the next (STEP) instead of blending. */
+  isStepTrack(bone: number, kind: number): boolean {
+    const a = this.tables.animTrackOfTrack[bone * TRACKS_PER_BONE + kind];
+    return a >= 0 && this.tables.animStep[a] === 1;
+  }
+
   /** Bit rate (bits per component; 32 = raw float) of each animated track in `segment`. A copy. */
   segmentBitRates(segment: number): Uint8Array {
-    const off = this.segRates[segment];
-    return this.bytes.slice(off, off + this.animatedTrackCount).map((r) => r & RATE_MASK);
+    const off = this.tables.segRates[segment];
+    return this.tables.bytes.slice(off, off + this.animatedTrackCount).map((r) => r & RATE_MASK);
   }
 
   /** Bone and kind of animated track `index`. */
   animatedTrack(index: number): { bone: number; kind: number } {
-    return { bone: (this.animBoneOffset[index] / POSE_STRIDE) | 0, kind: this.animKind[index] };
+    return { bone: (this.tables.animBoneOffset[index] / POSE_STRIDE) | 0, kind: this.tables.animKind[index] };
   }
 
   /**
-   * Samples every bone at `time` seconds into `outPose`, {@link POSE_STRIDE} floats per
-   * bone (rotation xyzw, translation xyz, scale xyz). Allocates nothing. A NaN time counts
-   * as 0. Throws only when `outPose` is too short.
+   * Samples every bone at `time` seconds into `outPose` with the clip's own sampler (see
+   * {@link ClipSampler.sample}). Convenient for one user; characters sharing the clip
+   * should each use their own {@link createSampler}.
    */
   sample(time: number, outPose: Float32Array, options?: SampleOptions): Float32Array {
-    if (outPose.length < this.basePose.length) throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `outPose holds ${outPose.length} floats, needs ${this.basePose.length}`);
-    this.locate(time, options);
-    outPose.set(this.basePose);
-    this.decode(outPose, 0, -1);
-    return outPose;
+    return this.sampler().sample(time, outPose, options);
   }
 
-  /** Writes sample `keyIndex` (clamped to 0..sampleCount − 1) exactly, without interpolation. */
+  /** Writes sample `keyIndex` exactly with the clip's own sampler (see {@link ClipSampler.sampleKey}). */
   sampleKey(keyIndex: number, outPose: Float32Array): Float32Array {
-    if (outPose.length < this.basePose.length) throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `outPose holds ${outPose.length} floats, needs ${this.basePose.length}`);
-    const k = keyIndex > 0 ? Math.min(this.sampleCount - 1, Math.floor(keyIndex)) : 0;
-    this.k0 = k; this.k1 = k; this.alpha = 0;
-    outPose.set(this.basePose);
-    this.decode(outPose, 0, -1);
-    return outPose;
+    return this.sampler().sampleKey(keyIndex, outPose);
   }
 
-  /**
-   * Samples one bone at `time` into `out[0..9]` (the same 10-float layout as a pose).
-   * Throws only on a bad bone index or a short `out`.
-   */
+  /** Samples one bone with the clip's own sampler (see {@link ClipSampler.sampleBone}). */
   sampleBone(time: number, boneIndex: number, out: Float32Array, options?: SampleOptions): Float32Array {
-    if (!(boneIndex >= 0 && boneIndex < this.boneCount) || (boneIndex | 0) !== boneIndex) {
-      throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `bone index ${boneIndex} (clip has ${this.boneCount} bones)`);
-    }
-    if (out.length < POSE_STRIDE) throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `out holds ${out.length} floats, needs ${POSE_STRIDE}`);
-    this.locate(time, options);
-    const base = boneIndex * POSE_STRIDE;
-    for (let i = 0; i < POSE_STRIDE; i++) out[i] = this.basePose[base + i];
-    this.decode(out, base, boneIndex);
-    return out;
+    return this.sampler().sampleBone(time, boneIndex, out, options);
   }
 
-  /** Resolves time to keys k0, k1 and a blend alpha (0 means k0 alone). */
-  private locate(time: number, options: SampleOptions | undefined): void {
-    const n = this.sampleCount;
-    const rate = this.sampleRate;
-    const wrap = options?.looping === 'wrap';
-    let t = time === time ? time : 0;
-    let k0: number, k1: number, alpha: number;
-    if (n === 1) {
-      this.k0 = 0; this.k1 = 0; this.alpha = 0;
-      return;
-    }
-    if (wrap) {
-      const period = n / rate;
-      t = t % period;
-      if (t < 0) t += period;
-      if (t !== t) t = 0; // ±Infinity
-      const pos = t * rate;
-      k0 = Math.floor(pos);
-      if (k0 >= n) k0 = n - 1;
-      alpha = pos - k0;
-      k1 = k0 + 1 === n ? 0 : k0 + 1;
-    } else {
-      const pos = t <= 0 ? 0 : t * rate;
-      if (pos >= n - 1) { k0 = n - 1; k1 = n - 1; alpha = 0; }
-      else {
-        k0 = Math.floor(pos);
-        alpha = pos - k0;
-        k1 = k0 + 1;
-      }
-    }
-    if (alpha < SNAP) alpha = 0;
-    else if (alpha > 1 - SNAP) { k0 = k1; alpha = 0; }
-    switch (options?.rounding) {
-      case 'floor': alpha = 0; break;
-      case 'ceil': if (alpha > 0) { k0 = k1; alpha = 0; } break;
-      case 'nearest': if (alpha >= 0.5) k0 = k1; alpha = 0; break;
-      default: break;
-    }
-    if (alpha === 0) k1 = k0;
-    this.k0 = k0; this.k1 = k1; this.alpha = alpha;
-  }
-
-  /**
-   * Decodes the animated tracks at (k0, k1, alpha) into `out`, whose bone 0 starts at
-   * `-base`… i.e. a track of pose offset o lands at out[o − base]. `onlyBone` ≥ 0 limits
-   * the work to that bone.
-   */
-  private decode(out: Float32Array, base: number, onlyBone: number): void {
-    const segCount = this.segmentCount;
-    const k0 = this.k0, k1 = this.k1, alpha = this.alpha;
-    const single = k0 === k1;
-    let s0 = (k0 / SEGMENT_SIZE) | 0; if (s0 >= segCount) s0 = segCount - 1;
-    let s1 = (k1 / SEGMENT_SIZE) | 0; if (s1 >= segCount) s1 = segCount - 1;
-    const bytes = this.bytes, words = this.words, ranges = this.clipRanges, refs = this.refs;
-    const rates0 = this.segRates[s0], rates1 = this.segRates[s1];
-    const rng0 = this.segRanges[s0], rng1 = this.segRanges[s1];
-    let bit0 = this.segBits[s0] + (k0 - s0 * SEGMENT_SIZE) * this.segKeyBits[s0];
-    let bit1 = this.segBits[s1] + (k1 - s1 * SEGMENT_SIZE) * this.segKeyBits[s1];
-    const count = this.animatedTrackCount;
-    const cbits = this.compBits;
-    const cb0 = s0 * count * ANIMATED_COMPONENTS, cb1 = s1 * count * ANIMATED_COMPONENTS;
-    let first = 0, last = count;
-    if (onlyBone >= 0) {
-      // Skip to the bone's first animated track, summing the bits of the tracks before it
-      // (per component: a track's components need not share its rate).
-      first = count; last = count;
-      for (let kind = 0; kind < TRACKS_PER_BONE; kind++) {
-        const a = this.animTrackOfTrack[onlyBone * TRACKS_PER_BONE + kind];
-        if (a >= 0) { if (first === count) first = a; last = a + 1; }
-      }
-      for (let i = 0; i < ANIMATED_COMPONENTS * first; i++) {
-        bit0 += cbits[cb0 + i];
-        bit1 += cbits[cb1 + i];
-      }
-    }
-    // With two slots, the keys' segments never share one (wrapping pairs the last with the first).
-    const slot0 = this.prepareSegment(s0, this.cacheAll ? s0 : s0 & 1);
-    const slot1 = s1 === s0 ? slot0 : this.prepareSegment(s1, this.cacheAll ? s1 : (s0 & 1) ^ 1);
-    const offs = this.segOffset, steps = this.segStep;
-    const v = this.vals, boneOffset = this.animBoneOffset, kinds = this.animKind;
-    v[6] = alpha;
-    for (let j = first; j < last; j++) {
-      // Components go through a scratch array so no double crosses a call boundary (boxing).
-      const i0 = slot0 + 3 * j;
-      const a0 = cbits[cb0 + 3 * j], a1 = cbits[cb0 + 3 * j + 1], a2 = cbits[cb0 + 3 * j + 2];
-      v[0] = a0 === RAW_BITS ? floatFromBits(readBits(words, bit0, RAW_BITS)) : offs[i0] + readBits(words, bit0, a0) * steps[i0];
-      bit0 += a0;
-      v[1] = a1 === RAW_BITS ? floatFromBits(readBits(words, bit0, RAW_BITS)) : offs[i0 + 1] + readBits(words, bit0, a1) * steps[i0 + 1];
-      bit0 += a1;
-      v[2] = a2 === RAW_BITS ? floatFromBits(readBits(words, bit0, RAW_BITS)) : offs[i0 + 2] + readBits(words, bit0, a2) * steps[i0 + 2];
-      bit0 += a2;
-      const o = boneOffset[j] - base;
-      const rotation = kinds[j] === TRACK_KIND.ROTATION;
-      if (single) {
-        if (rotation) emitRotation(v, bytes[rates0 + j] >>> DROP_SHIFT, refs, 4 * j, out, o);
-        else { out[o] = v[0]; out[o + 1] = v[1]; out[o + 2] = v[2]; }
-        continue;
-      }
-      const i1 = slot1 + 3 * j;
-      const e0 = cbits[cb1 + 3 * j], e1 = cbits[cb1 + 3 * j + 1], e2 = cbits[cb1 + 3 * j + 2];
-      v[3] = e0 === RAW_BITS ? floatFromBits(readBits(words, bit1, RAW_BITS)) : offs[i1] + readBits(words, bit1, e0) * steps[i1];
-      bit1 += e0;
-      v[4] = e1 === RAW_BITS ? floatFromBits(readBits(words, bit1, RAW_BITS)) : offs[i1 + 1] + readBits(words, bit1, e1) * steps[i1 + 1];
-      bit1 += e1;
-      v[5] = e2 === RAW_BITS ? floatFromBits(readBits(words, bit1, RAW_BITS)) : offs[i1 + 2] + readBits(words, bit1, e2) * steps[i1 + 2];
-      bit1 += e2;
-      if (rotation) {
-        blendRotations(v, bytes[rates0 + j] >>> DROP_SHIFT, bytes[rates1 + j] >>> DROP_SHIFT, refs, 4 * j, out, o);
-      } else {
-        out[o] = v[0] + (v[3] - v[0]) * alpha;
-        out[o + 1] = v[1] + (v[4] - v[1]) * alpha;
-        out[o + 2] = v[2] + (v[5] - v[2]) * alpha;
-      }
-    }
-  }
-
-  /**
-   * Fills the dequantisation cache (offset and step of every stored component) for
-   * segment `s` in `slot`, unless it is there already; returns the slot's base index.
-   * Offsets and steps are float32 by definition of the format (bits.ts), so the cache
-   * holds them exactly.
-   */
-  private prepareSegment(s: number, slot: number): number {
-    const count = this.animatedTrackCount;
-    const base = slot * count * ANIMATED_COMPONENTS;
-    if (this.cachedSegment[slot] === s) return base;
-    this.cachedSegment[slot] = s;
-    const bytes = this.bytes, ranges = this.clipRanges, cbits = this.compBits;
-    const kinds = this.animKind, rangeAt = this.animRange;
-    const rates = this.segRates[s], rng = this.segRanges[s];
-    const offs = this.segOffset, steps = this.segStep;
-    const cbBase = s * count * ANIMATED_COMPONENTS;
-    for (let j = 0; j < count; j++) {
-      const rb = bytes[rates + j];
-      const rate = rb & RATE_MASK;
-      const drop = kinds[j] === TRACK_KIND.ROTATION ? rb >>> DROP_SHIFT : 3;
-      const ro = rangeAt[j];
-      const at = rng + j * SEGMENT_RANGE_BYTES;
-      const i = base + 3 * j;
-      if (rate === 0) {
-        // Constant in the segment: its components have 0 bits, so value = offset.
-        for (let c = 0; c < ANIMATED_COMPONENTS; c++) {
-          const r = ro + 2 * (c < drop ? c : c + 1);
-          offs[i + c] = segmentConstant(ranges[r], ranges[r + 1], bytes[at + 2 * c] | (bytes[at + 2 * c + 1] << 8));
-          steps[i + c] = 0;
-        }
-        continue;
-      }
-      // Stored slot c holds component c, or c + 1 at and after the dropped one.
-      const r0 = ro + (drop === 0 ? 2 : 0), r1 = ro + (drop <= 1 ? 4 : 2), r2 = ro + (drop <= 2 ? 6 : 4);
-      const cb = cbBase + 3 * j;
-      offs[i] = segmentOffset(ranges[r0], ranges[r0 + 1], bytes[at]);
-      steps[i] = segmentStep(ranges[r0 + 1], bytes[at + 1], cbits[cb]);
-      offs[i + 1] = segmentOffset(ranges[r1], ranges[r1 + 1], bytes[at + 2]);
-      steps[i + 1] = segmentStep(ranges[r1 + 1], bytes[at + 3], cbits[cb + 1]);
-      offs[i + 2] = segmentOffset(ranges[r2], ranges[r2 + 1], bytes[at + 4]);
-      steps[i + 2] = segmentStep(ranges[r2 + 1], bytes[at + 5], cbits[cb + 2]);
-    }
-    return base;
+  private sampler(): ClipSampler {
+    return (this.ownSampler ??= new ClipSampler(this, { segmentCache: this.defaultCache }));
   }
 }
 

@@ -8,8 +8,12 @@
 
 /** "BPK" followed by 0x1A (stops `type`/`cat` on Windows, catches text-mode mangling). */
 export const MAGIC = 0x1a4b5042; // little-endian bytes: 42 50 4B 1A
-/** Current format version; every other version is rejected with UNSUPPORTED_VERSION. */
-export const VERSION = 2;
+/**
+ * Current format version; every other version is rejected with UNSUPPORTED_VERSION.
+ * Version 3 added the time base (start time, duration), the channel and step bitsets and
+ * the optional glTF node-index section.
+ */
+export const VERSION = 3;
 
 /** Header flags. Serialized: never renumber. */
 export const FLAGS = {
@@ -17,9 +21,11 @@ export const FLAGS = {
   HAS_NAMES: 1 << 0,
   /** The checksum field holds CRC-32 of bytes [CHECKSUM_START, totalSize). */
   HAS_CHECKSUM: 1 << 1,
+  /** The node-index section is present (the glTF node of every bone). */
+  HAS_NODE_INDICES: 1 << 2,
 } as const;
 /** Flags this version understands; others make the file invalid. */
-export const KNOWN_FLAGS = FLAGS.HAS_NAMES | FLAGS.HAS_CHECKSUM;
+export const KNOWN_FLAGS = FLAGS.HAS_NAMES | FLAGS.HAS_CHECKSUM | FLAGS.HAS_NODE_INDICES;
 
 /** How animated rotations are stored. Serialized: never renumber. */
 export const ROTATION_FORMAT = {
@@ -56,15 +62,67 @@ export const HEADER = {
   SEGMENT_COUNT: 32, // u32
   SEGMENT_SIZE: 36, // u16
   ANIMATED_TRACK_COUNT: 38, // u16
-  PARENTS_OFFSET: 40, // u32 → i16 × boneCount
-  BITSETS_OFFSET: 44, // u32 → default bitset, constant bitset (u32 words each)
-  CONSTANTS_OFFSET: 48, // u32 → f32 values of constant tracks
-  CLIP_RANGES_OFFSET: 52, // u32 → per animated track: CLIP_RANGE_BYTES[kind]
-  SEGMENTS_OFFSET: 56, // u32 → first segment; segments follow each other, 4-byte aligned
-  NAMES_OFFSET: 60, // u32 → names section, 0 when absent
-  ROTATION_REFS_OFFSET: 64, // u32 → i16 x, y, z reference per animated rotation track
-  SIZE: 68,
+  START_TIME: 40, // f64: time of sample 0 on the source's timeline (s)
+  DURATION: 48, // f64: the source's duration (s), the host's loop period
+  PARENTS_OFFSET: 56, // u32 → i16 × boneCount
+  BITSETS_OFFSET: 60, // u32 → default, constant, channel and step bitsets (u32 words each)
+  CONSTANTS_OFFSET: 64, // u32 → f32 values of constant tracks
+  CLIP_RANGES_OFFSET: 68, // u32 → per animated track: CLIP_RANGE_BYTES[kind]
+  ROTATION_REFS_OFFSET: 72, // u32 → i16 x, y, z reference per animated rotation track
+  NODE_INDICES_OFFSET: 76, // u32 → u32 × boneCount, 0 when absent
+  SEGMENTS_OFFSET: 80, // u32 → first segment; segments follow each other, 4-byte aligned
+  NAMES_OFFSET: 84, // u32 → names section, 0 when absent
+  SIZE: 88,
 } as const;
+
+/**
+ * The bitsets over tracks, in file order. Serialized: never reorder.
+ * - DEFAULT: the track is the identity for the whole clip.
+ * - CONSTANT: one stored value for the whole clip.
+ * - CHANNEL: the source animates the track (a host binds only these, as it would the source).
+ * - STEP: an animated track held from one sample to the next (glTF STEP), never blended.
+ */
+export const BITSET = { DEFAULT: 0, CONSTANT: 1, CHANNEL: 2, STEP: 3 } as const;
+/** Number of bitsets in the bitsets section. */
+export const BITSET_COUNT = 4;
+
+/** What fixes the position of every section but the segments and the names. */
+export interface LayoutCounts {
+  boneCount: number;
+  constantFloats: number;
+  /** Bytes of all clip ranges (CLIP_RANGE_BYTES summed over the animated tracks). */
+  clipRangeBytes: number;
+  animatedRotations: number;
+  hasNodeIndices: boolean;
+}
+
+/** Byte offsets of the fixed sections; writer and reader both place sections with this. */
+export interface SectionLayout {
+  parents: number;
+  bitsets: number;
+  constants: number;
+  clipRanges: number;
+  rotationRefs: number;
+  /** 0 when the clip has no node indices. */
+  nodeIndices: number;
+  segments: number;
+}
+
+/** The single definition of where each section sits, given the counts. */
+export function sectionLayout(c: LayoutCounts): SectionLayout {
+  const parents = HEADER.SIZE;
+  const bitsets = align4(parents + 2 * c.boneCount);
+  const constants = bitsets + 4 * BITSET_COUNT * bitsetWords(c.boneCount * TRACKS_PER_BONE);
+  const clipRanges = constants + 4 * c.constantFloats;
+  const rotationRefs = clipRanges + c.clipRangeBytes;
+  const refsEnd = align4(rotationRefs + ROTATION_REF_BYTES * c.animatedRotations);
+  const nodeIndices = c.hasNodeIndices ? refsEnd : 0;
+  const segments = c.hasNodeIndices ? refsEnd + 4 * c.boneCount : refsEnd;
+  return { parents, bitsets, constants, clipRanges, rotationRefs, nodeIndices, segments };
+}
+
+/** Where each track kind starts inside a bone's 10 pose floats: rotation 0, translation 4, scale 7. */
+export const KIND_POSE_OFFSET = [0, 4, 7] as const;
 
 /** The checksum covers everything after the checksum field. */
 export const CHECKSUM_START = HEADER.TOTAL_SIZE;
@@ -120,6 +178,13 @@ export const MAX_FILE_BYTES = 1 << 28;
 
 /** Bones per file at most (u16 counts, i16 parents). */
 export const MAX_BONES = 32767;
+
+/**
+ * Most bone samples (bones × samples) a clip may declare, 2^26 (2.7 GB as raw float32
+ * poses). A clip whose tracks are all constant stores nothing per sample, so without this
+ * bound a 100-byte file could ask a tool to decode billions of poses.
+ */
+export const MAX_BONE_SAMPLES = 1 << 26;
 
 /** Rounds `n` up to a multiple of {@link SECTION_ALIGN}. */
 export function align4(n: number): number {

@@ -3,7 +3,9 @@
  * nothing Node-only.
  */
 export { CompressedClip } from './compressed-clip.js';
-export type { Looping, OpenOptions, Rounding, SampleOptions, SectionSizes, TrackClass } from './compressed-clip.js';
+export type { OpenOptions, SectionSizes, TrackClass } from './compressed-clip.js';
+export { ClipSampler } from './sampler.js';
+export type { Looping, Rounding, SampleOptions, SamplerOptions } from './sampler.js';
 export { FormatError, FORMAT_ERROR } from './errors.js';
 export type { FormatErrorCode } from './errors.js';
 export { POSE_STRIDE, createPose, localToObject, boneMatrix } from './pose.js';

@@ -61,10 +61,44 @@ export function emitRotation(v: Float64Array, drop: number, refs: Float64Array, 
   writeRotation(px, py, pz, pw, out, o);
 }
 
+/** Below this 1 − |cos θ| (θ ≲ 0.49 rad of quaternion angle between two keys) slerp weights come from series; above it from Math.acos and Math.sin. */
+const SERIES_LIMIT = 0.12;
+
 /**
- * Blends two stored rotation keys at alpha = `v[6]`: key 0 is `v[0..2]` without `drop0`,
- * key 1 is `v[3..5]` without `drop1`. The deltas are blended on the shortest path (left
- * multiplication by ref is linear and keeps the sign of dot products), multiplied by ref
+ * Slerp weights, up to a common factor: for unit quaternions a and b with `dot` = a · b and
+ * alpha = `v[6]`, writes wa to `v[6]` and wb to `v[7]` so that normalise(wa·a + wb·b) is
+ * slerp(a, b, alpha) on the shortest path (wb carries the sign of `dot`). The weights are
+ * sin((1 − alpha)θ)/θ and sin(alpha·θ)/θ; for the small angles between neighbouring keys
+ * θ² comes from a series in 1 − cos θ and the sines from their Taylor series, both exact
+ * to about 1e-8 there, so no transcendental function runs on the common path.
+ */
+export function slerpWeights(v: Float64Array, dot: number): void {
+  const alpha = v[6];
+  const sign = dot < 0 ? -1 : 1;
+  const u = 1 - dot * sign;
+  const beta = 1 - alpha;
+  let wa: number, wb: number;
+  if (u < SERIES_LIMIT) {
+    // acos(1 − u)² = 2u + u²/3 + 4u³/45 + u⁴/35 + …
+    const theta2 = u * (2 + u * (1 / 3 + u * (4 / 45 + u / 35)));
+    const a2 = alpha * alpha * theta2, b2 = beta * beta * theta2;
+    // sin(xθ)/θ = x (1 − (xθ)²/6 (1 − (xθ)²/20 (1 − (xθ)²/42 (1 − (xθ)²/72))))
+    wb = alpha * (1 - (a2 / 6) * (1 - (a2 / 20) * (1 - (a2 / 42) * (1 - a2 / 72))));
+    wa = beta * (1 - (b2 / 6) * (1 - (b2 / 20) * (1 - (b2 / 42) * (1 - b2 / 72))));
+  } else {
+    const theta = Math.acos(u > 1 ? 0 : 1 - u);
+    wa = Math.sin(beta * theta);
+    wb = Math.sin(alpha * theta);
+  }
+  v[6] = wa;
+  v[7] = wb * sign;
+}
+
+/**
+ * Blends two stored rotation keys at alpha = `v[6]` (`v[6..7]` are overwritten): key 0 is
+ * `v[0..2]` without `drop0`, key 1 is `v[3..5]` without `drop1`. The deltas are slerped on
+ * the shortest path with {@link slerpWeights} (left multiplication by ref is an isometry,
+ * so slerping the deltas and then multiplying is slerp of the rotations), multiplied by ref
  * once and normalised into `out[o..o+3]`. The rebuild of each key repeats emitRotation's on
  * purpose: sharing it through a scratch array measured 6 % slower per pose.
  */
@@ -83,9 +117,8 @@ export function blendRotations(v: Float64Array, drop0: number, drop1: number, re
   const y1 = drop1 === 0 ? a1 : drop1 === 1 ? d1 : b1;
   const z1 = drop1 <= 1 ? b1 : drop1 === 2 ? d1 : c1;
   const w1 = drop1 === 3 ? d1 : c1;
-  const alpha = v[6];
-  const wa = 1 - alpha;
-  const wb = x0 * x1 + y0 * y1 + z0 * z1 + w0 * w1 < 0 ? -alpha : alpha;
+  slerpWeights(v, x0 * x1 + y0 * y1 + z0 * z1 + w0 * w1);
+  const wa = v[6], wb = v[7];
   const x = x0 * wa + x1 * wb, y = y0 * wa + y1 * wb, z = z0 * wa + z1 * wb, w = w0 * wa + w1 * wb;
   const rx = refs[ro], ry = refs[ro + 1], rz = refs[ro + 2], rw = refs[ro + 3];
   const px = rw * x + rx * w + ry * z - rz * y;

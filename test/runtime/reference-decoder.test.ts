@@ -45,6 +45,9 @@ function expectSameMetadata(bytes: Uint8Array): void {
   expect(ref.boneCount).toBe(fast.boneCount);
   expect(ref.sampleCount).toBe(fast.sampleCount);
   expect(ref.sampleRate).toBe(fast.sampleRate);
+  expect(ref.startTime).toBe(fast.startTime);
+  expect(ref.duration).toBe(fast.duration);
+  expect(ref.nodeIndices).toEqual(fast.nodeIndices ? Array.from(fast.nodeIndices) : undefined);
   expect(ref.unit).toBe(fast.unit);
   expect(ref.version).toBe(fast.version);
   expect(ref.parents).toEqual(Array.from(fast.parents));
@@ -52,7 +55,11 @@ function expectSameMetadata(bytes: Uint8Array): void {
   expect(ref.boneNames).toEqual(fast.boneNames);
   expect(ref.keys.length).toBe(fast.sampleCount);
   for (let b = 0; b < fast.boneCount; b++) {
-    for (let kind = 0; kind < 3; kind++) expect(ref.trackClasses[b * 3 + kind]).toBe(fast.trackClassOf(b, kind));
+    for (let kind = 0; kind < 3; kind++) {
+      expect(ref.trackClasses[b * 3 + kind]).toBe(fast.trackClassOf(b, kind));
+      expect(ref.channels[b * 3 + kind]).toBe(fast.hasChannel(b, kind));
+      expect(ref.steps[b * 3 + kind]).toBe(fast.isStepTrack(b, kind));
+    }
   }
   expect(ref.rates.length).toBe(fast.segmentCount);
   ref.rates.forEach((rates, s) => expect(rates).toEqual(Array.from(fast.segmentBitRates(s))));

@@ -1,0 +1,203 @@
+/**
+ * Keyframed tracks: the source's own keys and what they mean between keys, evaluated at
+ * any time. Pure functions over typed arrays; the glTF reader resamples with them and the
+ * compressor measures the error between samples against them.
+ *
+ * Interpolation follows the glTF 2.0 specification (Appendix C): STEP holds the previous
+ * key, LINEAR lerps vectors and slerps rotations on the shortest arc, CUBICSPLINE is a
+ * cubic Hermite spline whose tangents are stored next to each key and scaled by the key
+ * interval; rotations are normalised after it. Before the first key the first value holds,
+ * after the last key the last value holds.
+ */
+
+/** Keyframe interpolation modes, spelled as in glTF. */
+export const INTERPOLATION = {
+  STEP: 'STEP',
+  LINEAR: 'LINEAR',
+  CUBICSPLINE: 'CUBICSPLINE',
+} as const;
+/** An {@link INTERPOLATION} mode. */
+export type Interpolation = (typeof INTERPOLATION)[keyof typeof INTERPOLATION];
+
+/**
+ * One keyframed track.
+ * - `times`: key times in seconds, non-decreasing. Equal neighbours are allowed (a jump).
+ * - `values`: `width` numbers per key; for CUBICSPLINE three groups per key in glTF order
+ *   (in-tangent, value, out-tangent), i.e. `3 · width` numbers per key.
+ * - `rotation`: the values are quaternions xyzw (`width` 4): LINEAR slerps, CUBICSPLINE
+ *   normalises its result.
+ */
+export interface KeyframeTrack {
+  readonly times: ArrayLike<number>;
+  readonly values: ArrayLike<number>;
+  readonly width: number;
+  readonly interpolation: Interpolation;
+  readonly rotation: boolean;
+}
+
+/**
+ * A key lying within this fraction of a sample period of a sample time counts as lying on
+ * it. Key times come from float32 accessors, so `k / rate` is rarely exact; without this a
+ * STEP key at 1/30 s would be missed by the sample at 1/30 s.
+ */
+export const KEY_TIME_TOLERANCE = 1e-3;
+/** Relative float32 rounding of a key time, added to the tolerance for late keys. */
+const FLOAT32_RELATIVE = 2.4e-7;
+
+/** How far (seconds) a key may lie from a sample and still count as on it at `time`. */
+function tolerance(time: number, sampleRate: number): number {
+  return KEY_TIME_TOLERANCE / sampleRate + FLOAT32_RELATIVE * Math.abs(time);
+}
+
+/**
+ * Samples `track` at `sampleCount` uniform times `startTime + s / sampleRate` and writes
+ * sample s at `out[outOffset + s · width …]`. Allocates nothing; the key cursor only moves
+ * forward because sample times increase. The caller checks that `times` is non-decreasing
+ * and that `values` holds enough numbers.
+ */
+export function resampleTrack(
+  track: KeyframeTrack,
+  startTime: number,
+  sampleRate: number,
+  sampleCount: number,
+  out: Float32Array,
+  outOffset: number,
+): void {
+  const { times, values, width, interpolation, rotation } = track;
+  const keyCount = times.length;
+  const cubic = interpolation === INTERPOLATION.CUBICSPLINE;
+  // Offset of key k's value inside `values`: k·width, or (3k + 1)·width past the in-tangent.
+  const keyStride = cubic ? 3 * width : width;
+  const valueSkip = cubic ? width : 0;
+  let k = 0;
+  for (let s = 0; s < sampleCount; s++) {
+    const t = startTime + s / sampleRate;
+    const tol = tolerance(t, sampleRate);
+    while (k + 1 < keyCount && times[k + 1] <= t + tol) k++;
+    const o = outOffset + s * width;
+    // A sample within tolerance of key k takes that key exactly (alpha 0), so keys on the
+    // grid survive resampling bit for bit despite float32 key times.
+    const hold = k + 1 >= keyCount || times[k] > t + tol || interpolation === INTERPOLATION.STEP || t - times[k] <= tol;
+    if (hold) {
+      // Before the first key, after the last, on a key, or STEP between keys.
+      const v = k * keyStride + valueSkip;
+      for (let c = 0; c < width; c++) out[o + c] = values[v + c];
+      if (rotation) normalizeQuat(out, o);
+      continue;
+    }
+    const t0 = times[k];
+    const td = times[k + 1] - t0;
+    const alpha = Math.min(1, (t - t0) / td);
+    const v0 = k * keyStride + valueSkip;
+    const v1 = v0 + keyStride;
+    if (!cubic) {
+      if (rotation) slerpInto(values, v0, v1, alpha, out, o);
+      else for (let c = 0; c < width; c++) out[o + c] = values[v0 + c] + (values[v1 + c] - values[v0 + c]) * alpha;
+      continue;
+    }
+    // Hermite basis; tangents are per second, so they scale by the key interval td.
+    const a2 = alpha * alpha, a3 = a2 * alpha;
+    const h00 = 2 * a3 - 3 * a2 + 1;
+    const h10 = (a3 - 2 * a2 + alpha) * td;
+    const h01 = -2 * a3 + 3 * a2;
+    const h11 = (a3 - a2) * td;
+    const outTangent = v0 + width; // b_k follows v_k
+    const inTangent = v1 - width; // a_{k+1} precedes v_{k+1}
+    for (let c = 0; c < width; c++) {
+      out[o + c] = h00 * values[v0 + c] + h10 * values[outTangent + c] + h01 * values[v1 + c] + h11 * values[inTangent + c];
+    }
+    if (rotation) normalizeQuat(out, o);
+  }
+}
+
+/** Shortest-arc slerp between quaternions at values[a] and values[b], written at out[o]. */
+function slerpInto(values: ArrayLike<number>, a: number, b: number, alpha: number, out: Float32Array | Float64Array, o: number): void {
+  const ax = values[a], ay = values[a + 1], az = values[a + 2], aw = values[a + 3];
+  let bx = values[b], by = values[b + 1], bz = values[b + 2], bw = values[b + 3];
+  let dot = ax * bx + ay * by + az * bz + aw * bw;
+  if (dot < 0) { dot = -dot; bx = -bx; by = -by; bz = -bz; bw = -bw; }
+  let wa: number, wb: number;
+  if (dot > 0.9995) {
+    // Nearly parallel: sin θ → 0 makes slerp unstable, and lerp is as exact there.
+    wa = 1 - alpha; wb = alpha;
+  } else {
+    const theta = Math.acos(dot);
+    const inv = 1 / Math.sin(theta);
+    wa = Math.sin((1 - alpha) * theta) * inv;
+    wb = Math.sin(alpha * theta) * inv;
+  }
+  out[o] = ax * wa + bx * wb;
+  out[o + 1] = ay * wa + by * wb;
+  out[o + 2] = az * wa + bz * wb;
+  out[o + 3] = aw * wa + bw * wb;
+  normalizeQuat(out, o);
+}
+
+/** Normalises the quaternion at out[o]; a zero quaternion becomes identity. */
+function normalizeQuat(out: Float32Array | Float64Array, o: number): void {
+  const x = out[o], y = out[o + 1], z = out[o + 2], w = out[o + 3];
+  const len2 = x * x + y * y + z * z + w * w;
+  if (len2 > 0) {
+    const inv = 1 / Math.sqrt(len2);
+    out[o] = x * inv; out[o + 1] = y * inv; out[o + 2] = z * inv; out[o + 3] = w * inv;
+  } else {
+    out[o] = 0; out[o + 1] = 0; out[o + 2] = 0; out[o + 3] = 1;
+  }
+}
+
+/**
+ * Evaluates `track` at `time` (seconds) into `out[o..o + width)`, as {@link resampleTrack}
+ * would for a sample at that time: held before the first and after the last key, the key
+ * itself within tolerance of a key time (`tolerance` seconds; default 0). Binary search,
+ * no allocation.
+ */
+export function evaluateTrack(track: KeyframeTrack, time: number, out: Float32Array | Float64Array, o: number, tol = 0): void {
+  const { times, values, width, interpolation, rotation } = track;
+  const keyCount = times.length;
+  const cubic = interpolation === INTERPOLATION.CUBICSPLINE;
+  const keyStride = cubic ? 3 * width : width;
+  const valueSkip = cubic ? width : 0;
+  // Last key at or before time + tol.
+  let lo = 0, hi = keyCount - 1;
+  if (times[0] > time + tol) hi = 0;
+  else {
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (times[mid] <= time + tol) lo = mid; else hi = mid - 1;
+    }
+  }
+  const k = lo;
+  if (k + 1 >= keyCount || times[k] > time + tol || interpolation === INTERPOLATION.STEP || time - times[k] <= tol) {
+    const v = k * keyStride + valueSkip;
+    for (let c = 0; c < width; c++) out[o + c] = values[v + c];
+    if (rotation) normalizeQuat(out, o);
+    return;
+  }
+  const t0 = times[k];
+  const td = times[k + 1] - t0;
+  const alpha = Math.min(1, (time - t0) / td);
+  const v0 = k * keyStride + valueSkip;
+  const v1 = v0 + keyStride;
+  if (!cubic) {
+    if (rotation) slerpInto(values, v0, v1, alpha, out, o);
+    else for (let c = 0; c < width; c++) out[o + c] = values[v0 + c] + (values[v1 + c] - values[v0 + c]) * alpha;
+    return;
+  }
+  const a2 = alpha * alpha, a3 = a2 * alpha;
+  const h00 = 2 * a3 - 3 * a2 + 1;
+  const h10 = (a3 - 2 * a2 + alpha) * td;
+  const h01 = -2 * a3 + 3 * a2;
+  const h11 = (a3 - a2) * td;
+  for (let c = 0; c < width; c++) {
+    out[o + c] = h00 * values[v0 + c] + h10 * values[v0 + width + c] + h01 * values[v1 + c] + h11 * values[v1 - width + c];
+  }
+  if (rotation) normalizeQuat(out, o);
+}
+
+/**
+ * Shortest-arc slerp between the quaternions at `values[a]` and `values[b]` at `alpha`,
+ * written normalised at `out[o]` (float64 when `out` is).
+ */
+export function slerpQuat(values: ArrayLike<number>, a: number, b: number, alpha: number, out: Float32Array | Float64Array, o: number): void {
+  slerpInto(values, a, b, alpha, out, o);
+}

@@ -1,0 +1,194 @@
+/**
+ * The error between samples: what a user sees at any playback time, not only at the
+ * stored samples.
+ *
+ * The reference between two samples is what the source means there: its own keys
+ * evaluated with its own interpolation (slerp for glTF LINEAR rotations, Hermite for
+ * CUBICSPLINE, the held value for STEP), or, for sources made of samples only (BVH, ACL
+ * SJSON), slerp and lerp between the two samples, in float64. The decoded side is the
+ * runtime's own interpolation.
+ */
+import { evaluateTrack, resampleTrack, slerpQuat } from '../clip/keyframes.js';
+import { clipStartTime, type RawClip } from '../clip/raw-clip.js';
+import { POSE_STRIDE } from '../clip/skeleton.js';
+import { KIND_POSE_OFFSET, TRACKS_PER_BONE, TRACK_KIND } from '../runtime/format.js';
+import { slerpWeights } from '../runtime/interpolate.js';
+import { AFFINE_STRIDE, poseToObject, virtualVertexError } from './error-metric.js';
+
+/** Fractions of each sample interval where the error between samples is measured. */
+export const BETWEEN_FRACTIONS: readonly number[] = [0.25, 0.5, 0.75];
+
+/** Sample-rate multiples tried, in order, when a keyframed source needs a finer grid. */
+export const UPSAMPLING_FACTORS: readonly number[] = [1, 2, 3, 4, 6, 8, 12, 16];
+
+/** The largest error between samples and where it occurs. Errors are in clip units. */
+export interface BetweenReport {
+  maxError: number;
+  worstBone: number;
+  /** Sample interval (from sample `worstInterval` to the next) and fraction of the worst error. */
+  worstInterval: number;
+  worstFraction: number;
+}
+
+/**
+ * Writes the reference local pose a fraction `alpha` of the way from sample `k` to `k + 1`
+ * into `out` ({@link POSE_STRIDE} float64 per bone).
+ */
+export function referenceBetween(clip: RawClip, k: number, alpha: number, out: Float64Array): void {
+  const n = clip.sampleCount;
+  const boneCount = clip.skeleton.parents.length;
+  const time = clipStartTime(clip) + (k + alpha) / clip.sampleRate;
+  const k1 = Math.min(n - 1, k + 1);
+  for (let b = 0; b < boneCount; b++) {
+    for (let kind = 0; kind < TRACKS_PER_BONE; kind++) {
+      const t = b * TRACKS_PER_BONE + kind;
+      const o = b * POSE_STRIDE + KIND_POSE_OFFSET[kind];
+      const keys = clip.keyframes?.[t];
+      if (keys) { evaluateTrack(keys, time, out, o); continue; }
+      const held = clip.stepMask?.[t] === 1;
+      if (kind === TRACK_KIND.ROTATION) {
+        if (held) copy(clip.rotations, (b * n + k) * 4, 4, out, o);
+        else slerpQuat(clip.rotations, (b * n + k) * 4, (b * n + k1) * 4, alpha, out, o);
+      } else {
+        const values = kind === TRACK_KIND.TRANSLATION ? clip.translations : clip.scales;
+        const a = (b * n + k) * 3, c = (b * n + k1) * 3;
+        for (let i = 0; i < 3; i++) out[o + i] = held ? values[a + i] : values[a + i] + (values[c + i] - values[a + i]) * alpha;
+      }
+    }
+  }
+}
+
+const weights = new Float64Array(8);
+
+/**
+ * Writes the pose the decoder's interpolation gives between the clip's own (unquantised)
+ * samples `k` and `k + 1`: its slerp weights for rotations, lerp otherwise, the held
+ * sample for step tracks. Its distance to {@link referenceBetween} is the error no
+ * bit rate can remove; a finer grid can.
+ */
+export function interpolateSamples(clip: RawClip, k: number, alpha: number, out: Float64Array): void {
+  const n = clip.sampleCount;
+  const boneCount = clip.skeleton.parents.length;
+  const k1 = Math.min(n - 1, k + 1);
+  for (let b = 0; b < boneCount; b++) {
+    for (let kind = 0; kind < TRACKS_PER_BONE; kind++) {
+      const t = b * TRACKS_PER_BONE + kind;
+      const o = b * POSE_STRIDE + KIND_POSE_OFFSET[kind];
+      const w = clip.stepMask?.[t] === 1 ? 0 : alpha;
+      if (kind === TRACK_KIND.ROTATION) {
+        const r = clip.rotations, a = (b * n + k) * 4, c = (b * n + k1) * 4;
+        weights[6] = w;
+        slerpWeights(weights, r[a] * r[c] + r[a + 1] * r[c + 1] + r[a + 2] * r[c + 2] + r[a + 3] * r[c + 3]);
+        let len = 0;
+        for (let i = 0; i < 4; i++) { out[o + i] = r[a + i] * weights[6] + r[c + i] * weights[7]; len += out[o + i] * out[o + i]; }
+        const inv = len > 0 ? 1 / Math.sqrt(len) : 0;
+        for (let i = 0; i < 4; i++) out[o + i] *= inv;
+      } else {
+        const values = kind === TRACK_KIND.TRANSLATION ? clip.translations : clip.scales;
+        const a = (b * n + k) * 3, c = (b * n + k1) * 3;
+        for (let i = 0; i < 3; i++) out[o + i] = values[a + i] + (values[c + i] - values[a + i]) * w;
+      }
+    }
+  }
+}
+
+/**
+ * Measures `decodedBetween(k, alpha, outPose)` against {@link referenceBetween} at
+ * {@link BETWEEN_FRACTIONS} of every sample interval, with virtual vertices at
+ * `shellDistances`. Allocates a few pose-sized buffers.
+ */
+export function measureBetweenErrors(
+  clip: RawClip,
+  shellDistances: Float32Array,
+  decodedBetween: (k: number, alpha: number, outPose: Float64Array) => void,
+): BetweenReport {
+  const parents = clip.skeleton.parents;
+  const boneCount = parents.length;
+  const reference = new Float64Array(boneCount * POSE_STRIDE);
+  const decoded = new Float64Array(boneCount * POSE_STRIDE);
+  const refObject = new Float64Array(boneCount * AFFINE_STRIDE);
+  const decObject = new Float64Array(boneCount * AFFINE_STRIDE);
+  const report: BetweenReport = { maxError: 0, worstBone: 0, worstInterval: 0, worstFraction: 0 };
+  for (let k = 0; k + 1 < clip.sampleCount; k++) {
+    for (const alpha of BETWEEN_FRACTIONS) {
+      referenceBetween(clip, k, alpha, reference);
+      decodedBetween(k, alpha, decoded);
+      poseToObject(reference, parents, refObject);
+      poseToObject(decoded, parents, decObject);
+      for (let b = 0; b < boneCount; b++) {
+        const e = virtualVertexError(refObject, b * AFFINE_STRIDE, decObject, b * AFFINE_STRIDE, shellDistances[b]);
+        if (e > report.maxError) { report.maxError = e; report.worstBone = b; report.worstInterval = k; report.worstFraction = alpha; }
+      }
+    }
+  }
+  return report;
+}
+
+/** What {@link chooseSampleGrid} returns. */
+export interface SampleGrid {
+  /** The clip to compress: `clip` itself, or it resampled from its keys `factor` times finer. */
+  clip: RawClip;
+  factor: number;
+  /** The error between samples that the grid alone leaves (no quantisation), clip units. */
+  gridError: number;
+}
+
+/**
+ * For a clip with its source's keys: the coarsest grid among {@link UPSAMPLING_FACTORS}
+ * times the clip's rate whose own interpolation stays within `budget` of the source
+ * between samples (fast rotations between glTF keys, Hermite curves), so that the decoded
+ * pose can be within the threshold at any time. A clip without keys is its own reference
+ * and keeps its grid. When even the finest grid misses the budget, that grid is returned
+ * with its error; the caller reports it.
+ */
+export function chooseSampleGrid(clip: RawClip, budget: number, shellDistances: Float32Array): SampleGrid {
+  if (!clip.keyframes || clip.sampleCount < 2) return { clip, factor: 1, gridError: 0 };
+  let last: SampleGrid | undefined;
+  for (const factor of UPSAMPLING_FACTORS) {
+    const candidate = factor === 1 ? clip : resampleFiner(clip, factor);
+    const gridError = measureBetweenErrors(candidate, shellDistances, (k, alpha, out) => interpolateSamples(candidate, k, alpha, out)).maxError;
+    last = { clip: candidate, factor, gridError };
+    if (gridError <= budget) break;
+  }
+  return last!;
+}
+
+/** `clip` with `factor` times as many sample intervals, evaluated from its keys. */
+function resampleFiner(clip: RawClip, factor: number): RawClip {
+  const n = clip.sampleCount;
+  const boneCount = clip.skeleton.parents.length;
+  const count = (n - 1) * factor + 1;
+  const rate = clip.sampleRate * factor;
+  const rotations = new Float32Array(boneCount * count * 4);
+  const translations = new Float32Array(boneCount * count * 3);
+  const scales = new Float32Array(boneCount * count * 3);
+  const pose = new Float64Array(boneCount * POSE_STRIDE);
+  const start = clipStartTime(clip);
+  for (let b = 0; b < boneCount; b++) {
+    for (let kind = 0; kind < TRACKS_PER_BONE; kind++) {
+      const keys = clip.keyframes?.[b * TRACKS_PER_BONE + kind];
+      const width = kind === TRACK_KIND.ROTATION ? 4 : 3;
+      const out = kind === TRACK_KIND.ROTATION ? rotations : kind === TRACK_KIND.TRANSLATION ? translations : scales;
+      if (keys) resampleTrack(keys, start, rate, count, out, b * count * width);
+    }
+  }
+  // Tracks without keys: the source's reference between the old samples.
+  for (let s = 0; s < count; s++) {
+    const k = Math.min(n - 2, Math.floor(s / factor));
+    referenceBetween(clip, k, s / factor - k, pose);
+    for (let b = 0; b < boneCount; b++) {
+      for (let kind = 0; kind < TRACKS_PER_BONE; kind++) {
+        if (clip.keyframes?.[b * TRACKS_PER_BONE + kind]) continue;
+        const o = b * POSE_STRIDE + KIND_POSE_OFFSET[kind];
+        if (kind === TRACK_KIND.ROTATION) copy(pose, o, 4, rotations, (b * count + s) * 4);
+        else copy(pose, o, 3, kind === TRACK_KIND.TRANSLATION ? translations : scales, (b * count + s) * 3);
+      }
+    }
+  }
+  return { ...clip, sampleRate: rate, sampleCount: count, rotations, translations, scales };
+}
+
+function copy(from: ArrayLike<number>, at: number, width: number, to: Float32Array | Float64Array, o: number): void {
+  for (let i = 0; i < width; i++) to[o + i] = from[at + i];
+}
+
