@@ -1,0 +1,324 @@
+/**
+ * Incremental library builds: a cache (cache.ts) in front of the compressor and a manifest
+ * (manifest.ts) behind it. Inputs whose key is in the cache are copied from it (an output
+ * that already holds the right bytes is left untouched); the rest are compressed on a
+ * worker pool fed a few files at a time, and each is written, then stored in the cache, as
+ * it comes back. The manifest is written once, at the end: a run killed at any moment
+ * leaves only complete outputs and entries behind, and the rerun finishes the rest with the
+ * same bytes.
+ */
+import { mkdir, readFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { Piscina } from 'piscina';
+
+import { ClipCache, codecVersions, inputKey, type CacheEntry } from './cache.js';
+import { INTERNAL_ERROR, OUTPUT_CLASH, toFailure } from './failure.js';
+import { WriteQueue, inputBaseName, removeTempFiles, writeFileAtomic } from './files.js';
+import { buildManifest, writeManifest, type Manifest, type ManifestInput, type ManifestOutput, type ManifestShard } from './manifest.js';
+import { encodeFile, type CompressFileTask, type CompressFilesOptions, type EncodedFile, type FileFailed } from './worker.js';
+import type { CompressStats } from '../compress/index.js';
+import { COMPRESS_DEFAULTS } from '../compress/options.js';
+import type { ReadOptions } from '../readers/options.js';
+
+/** Inputs hashed and looked up at once: enough to keep the disk busy, few enough to bound memory. */
+const SCAN_CONCURRENCY = 8;
+/** Files being written (and stored) at once while the next ones compress. */
+const MAX_PENDING_WRITES = 4;
+/** The pool's worker entry, next to this module (pool.ts uses the same one). */
+const WORKER_FILE = fileURLToPath(new URL('./worker-entry.cjs', import.meta.url));
+
+/** How a library build runs. */
+export interface LibraryRun {
+  /** Folder for the `.bpk` files; created when missing. */
+  readonly outDir: string;
+  /** Parallel jobs for the inputs that must be compressed (pool.ts `CompressFilesRun.jobs`). */
+  readonly jobs?: number;
+  /** Cache folder; undefined: no cache (every input is compressed, keys are still computed for the manifest). */
+  readonly cacheDir?: string;
+  /** Where to write the manifest; undefined: none. Its folder is created when missing. */
+  readonly manifestPath?: string;
+  /** The slice these inputs are (recorded in the manifest only: the caller has sliced them). */
+  readonly shard?: ManifestShard;
+  /** Called after each input, in completion order; `cached` when it came from the cache. */
+  readonly onProgress?: (progress: LibraryProgress) => void;
+  /**
+   * Stops the build: workers are terminated, this process's temp files in `outDir` are
+   * removed (every output in place is complete), no manifest is written, and the promise
+   * rejects with the signal's reason.
+   */
+  readonly signal?: AbortSignal;
+}
+
+/** Progress of a library build, after each input. */
+export interface LibraryProgress {
+  readonly done: number;
+  readonly total: number;
+  readonly file: string;
+  readonly cached: boolean;
+}
+
+/** What a library build did. */
+export interface LibraryResult {
+  readonly manifest: Manifest;
+  /** False when no manifest was asked for, or the file already held these bytes. */
+  readonly manifestWritten: boolean;
+  /** Inputs compressed in this run. */
+  readonly compressed: number;
+  /** Inputs taken from the cache. */
+  readonly cached: number;
+  /** Output files written (compressed, or copied from the cache because they were missing or different). */
+  readonly outputsWritten: number;
+}
+
+/**
+ * The settings that change outputs, with the defaults filled in so that spelling a default
+ * out gives the same key as leaving it out. Order of members does not matter (keys hash
+ * their canonical JSON).
+ */
+export function outputSettings(options: CompressFilesOptions): Record<string, unknown> {
+  return {
+    error: options.error ?? COMPRESS_DEFAULTS.error,
+    shell: options.shell ?? COMPRESS_DEFAULTS.shell,
+    shellBones: options.shellBones ?? {},
+    stripNames: options.stripNames ?? COMPRESS_DEFAULTS.stripNames,
+    checksum: options.checksum ?? COMPRESS_DEFAULTS.checksum,
+    unit: options.read?.unit ?? null,
+    sampleRate: options.read?.sampleRate ?? null,
+  };
+}
+
+/**
+ * Compresses `paths` into `run.outDir` incrementally (see the module comment) and returns
+ * the manifest of all of them, in input-path order. Two inputs with the same base name
+ * would write the same outputs: the later one fails with `OUTPUT_CLASH`, as in
+ * pool.ts `compressFiles`. A bad input is a failure entry, never a rejection. Per input, only
+ * its manifest entry is kept once its outputs are written. Rejects when `run.signal` aborts
+ * or a folder cannot be created.
+ */
+export async function compressLibrary(
+  paths: readonly string[],
+  options: CompressFilesOptions,
+  run: LibraryRun,
+): Promise<LibraryResult> {
+  const { outDir, signal } = run;
+  signal?.throwIfAborted();
+  await mkdir(outDir, { recursive: true });
+  const versions = codecVersions();
+  const settings = outputSettings(options);
+  const cache = run.cacheDir !== undefined ? new ClipCache(run.cacheDir) : undefined;
+  const entries: ManifestInput[] = [];
+  const total = paths.length;
+  let done = 0, cached = 0, outputsWritten = 0;
+  const finish = (entry: ManifestInput, isCached: boolean): void => {
+    entries.push(entry);
+    done++;
+    run.onProgress?.({ done, total, file: entry.input, cached: isCached });
+  };
+
+  // Stage 1, clashes: decided on names alone, in input order, as pool.ts `compressFiles` did.
+  const claimedBy = new Map<string, string>();
+  const candidates: string[] = [];
+  for (const file of paths) {
+    const base = inputBaseName(file);
+    const owner = claimedBy.get(base);
+    if (owner !== undefined) {
+      finish({ input: file, failure: { code: OUTPUT_CLASH, message: `writes the same output (${base}) as ${owner}` } }, false);
+      continue;
+    }
+    claimedBy.set(base, file);
+    candidates.push(file);
+  }
+  claimedBy.clear();
+
+  // Stage 2, keys and cache hits: a hit's outputs are checked and copied here.
+  const misses: string[] = [];
+  const keys = new Map<string, string>();
+  await forEachLimited(candidates, SCAN_CONCURRENCY, signal, async (file) => {
+    let key: string;
+    try {
+      key = (await (cache ? cache.inputKey(file, settings, versions) : inputKey(file, settings, versions))).key;
+    } catch (error) {
+      const failure = toFailure(file, error);
+      finish({ input: file, failure: { code: failure.code, message: failure.message } }, false);
+      return;
+    }
+    const entry = cache ? await cache.lookup(key) : undefined;
+    if (entry === undefined) {
+      misses.push(file);
+      keys.set(file, key);
+      return;
+    }
+    const written = await placeOutputs(outDir, entry.outputs);
+    outputsWritten += written; // not `+= await`: that would read the count before the wait
+    cached++;
+    finish(entryFromCache(file, key, outDir, entry), true);
+  });
+
+  // Stage 3, the rest: compressed in input-path order (the order changes no byte, and a
+  // resumed run picks up where the killed one stopped), each written, then stored, as it
+  // comes back.
+  misses.sort(compareCodeUnits);
+  const compressed = misses.length;
+  const settle = async (encoded: EncodedFile | FileFailed): Promise<void> => {
+    const key = keys.get(encoded.file);
+    keys.delete(encoded.file);
+    if (!encoded.ok) {
+      finish({ input: encoded.file, key, failure: { code: encoded.failure.code, message: encoded.failure.message }, warnings: encoded.warnings }, false);
+      return;
+    }
+    const outputs = encoded.clips.map((clip) => ({ name: basename(clip.output), stats: clip.stats, bytes: clip.bytes }));
+    try {
+      const written = await placeOutputs(outDir, outputs);
+      outputsWritten += written;
+      // After the outputs: an entry never stands for outputs that are not in place.
+      if (cache !== undefined && key !== undefined) await cache.store(key, { outputs, warnings: encoded.warnings });
+    } catch (error) {
+      const failure = toFailure(encoded.file, error);
+      finish({ input: encoded.file, key, failure: { code: failure.code, message: failure.message }, warnings: encoded.warnings }, false);
+      return;
+    }
+    finish({ input: encoded.file, key, outputs: outputs.map((o) => manifestOutput(join(outDir, o.name), o.stats)), warnings: encoded.warnings }, false);
+  };
+  if (misses.length > 0) {
+    const jobs = Math.max(1, Math.min(Math.floor(run.jobs ?? availableParallelism()), misses.length));
+    await encodeStreamed(misses, withoutWarningCallback(options), outDir, jobs, signal, settle);
+  }
+
+  const manifest = buildManifest(entries, versions, settings, run.shard);
+  let manifestWritten = false;
+  if (run.manifestPath !== undefined) {
+    signal?.throwIfAborted();
+    await mkdir(dirname(run.manifestPath), { recursive: true });
+    manifestWritten = await writeManifest(run.manifestPath, manifest);
+  }
+  return { manifest, manifestWritten, compressed, cached, outputsWritten };
+}
+
+/**
+ * Writes each output whose file is missing or holds other bytes, atomically (files.ts
+ * `writeFileAtomic`); an output that already holds the right bytes is not touched. Returns
+ * how many it wrote.
+ */
+async function placeOutputs(outDir: string, outputs: readonly { name: string; bytes: Uint8Array }[]): Promise<number> {
+  let written = 0;
+  for (const output of outputs) {
+    const path = join(outDir, output.name);
+    let current: Buffer | undefined;
+    try {
+      current = await readFile(path);
+    } catch {
+      current = undefined;
+    }
+    if (current !== undefined && Buffer.compare(current, output.bytes) === 0) continue;
+    await writeFileAtomic(path, output.bytes);
+    written++;
+  }
+  return written;
+}
+
+/**
+ * Encodes `files` (worker.ts `encodeFile`) on `jobs` worker threads, or in this thread for
+ * one job, and hands each to `settle` on this thread as it comes back. Only a few files are
+ * in flight at a time (the input list is streamed into the pool, not queued whole), and
+ * nothing of a file is kept once `settle` is done with it. On abort the workers are
+ * terminated, the settles under way finish, this process's temp files in `outDir` are
+ * removed, and it rejects with the signal's reason.
+ */
+async function encodeStreamed(
+  files: readonly string[],
+  options: CompressFilesOptions,
+  outDir: string,
+  jobs: number,
+  signal: AbortSignal | undefined,
+  settle: (encoded: EncodedFile | FileFailed) => Promise<void>,
+): Promise<void> {
+  const writes = new WriteQueue(MAX_PENDING_WRITES);
+  const pool = jobs > 1 ? new Piscina<CompressFileTask, EncodedFile | FileFailed>({ filename: WORKER_FILE, minThreads: jobs, maxThreads: jobs }) : undefined;
+  try {
+    if (pool === undefined) {
+      for (const file of files) {
+        signal?.throwIfAborted();
+        writes.add(settle(await untilAborted(encodeFile({ file, outDir, options }), signal)));
+        await writes.room();
+      }
+    } else {
+      // Two tasks per worker: one running and one ready, so no worker waits for this thread.
+      const inFlight = new Set<Promise<void>>();
+      for (const file of files) {
+        signal?.throwIfAborted();
+        const task: Promise<void> = pool.run({ file, outDir, options }, signal ? { signal } : {})
+          .catch((error: unknown): FileFailed => {
+            if (signal?.aborted) throw error;
+            // The worker catches every error of a task, so this is the worker itself dying.
+            return { ok: false, file, failure: { file, code: INTERNAL_ERROR, message: `worker failed: ${error instanceof Error ? error.message : String(error)}` }, warnings: [] };
+          })
+          .then((encoded) => { writes.add(settle(encoded)); })
+          .finally(() => { inFlight.delete(task); });
+        task.catch(() => undefined); // seen through the race or Promise.all below, never unhandled meanwhile
+        inFlight.add(task);
+        while (inFlight.size >= jobs * 2) await Promise.race(inFlight);
+        await writes.room();
+      }
+      await Promise.all(inFlight);
+    }
+    await writes.drain();
+    signal?.throwIfAborted();
+  } catch (error) {
+    await writes.settle();
+    if (signal?.aborted) await removeTempFiles(outDir);
+    throw error;
+  } finally {
+    await pool?.destroy();
+  }
+}
+
+/** Resolves as `promise` does, or rejects with the signal's reason as soon as it aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => { signal.removeEventListener('abort', onAbort); resolve(value); },
+      (error: unknown) => { signal.removeEventListener('abort', onAbort); reject(error); },
+    );
+  });
+}
+
+/** `options` without a `read.onWarning`: a function cannot be cloned into a worker (warnings come back with each file). */
+function withoutWarningCallback(options: CompressFilesOptions): CompressFilesOptions {
+  const read = options.read as ReadOptions | undefined;
+  if (read?.onWarning === undefined) return options;
+  const { onWarning: _dropped, ...plain } = read;
+  return { ...options, read: plain };
+}
+
+function entryFromCache(file: string, key: string, outDir: string, entry: CacheEntry): ManifestInput {
+  return { input: file, key, outputs: entry.outputs.map((o) => manifestOutput(join(outDir, o.name), o.stats)), warnings: entry.warnings };
+}
+
+function manifestOutput(path: string, stats: CompressStats): ManifestOutput {
+  return {
+    path, clip: stats.name, boneCount: stats.boneCount, sampleCount: stats.sampleCount, rawBytes: stats.rawBytes,
+    bytes: stats.compressedBytes, ratio: stats.ratio, maxError: stats.maxError, threshold: stats.threshold, unit: stats.unit,
+  };
+}
+
+const compareCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Runs `task` over `items` with at most `limit` at once; stops starting new ones once `signal` aborts, and rejects with its reason. */
+async function forEachLimited<T>(items: readonly T[], limit: number, signal: AbortSignal | undefined, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) {
+      signal?.throwIfAborted();
+      await task(items[next++]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  signal?.throwIfAborted();
+}
