@@ -49,7 +49,8 @@ function outputsOf(dir: string): Map<string, { bytes: Buffer; ino: bigint; mtime
 /** Changes one motion value of a BVH a little: the file stays valid and compresses differently. */
 function touch(path: string): void {
   const lines = readFileSync(path, 'utf8').split('\n');
-  const last = lines.findLastIndex((line) => /\d/.test(line));
+  let last = lines.length - 1;
+  while (!/\d/.test(lines[last])) last--;
   const values = lines[last].trim().split(/\s+/);
   values[5] = (Number(values[5]) + 0.5).toFixed(6);
   lines[last] = values.join(' ');
