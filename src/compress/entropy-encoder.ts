@@ -1,15 +1,16 @@
 /**
  * The encoding half of the transport form's binary range coder (the decoding half and the
- * shared probability model are in runtime/entropy-decoder.ts).
+ * shared probability model are in runtime/entropy-decoder.ts; each method here mirrors
+ * the decoder's).
  */
-import { ADAPT_SHIFT, PROB_BITS, RANGE_TOP, type BinaryCoder } from '../runtime/entropy-decoder.js';
+import { NEXT0, NEXT1, PROB_BITS, PROB_MASK, RANGE_TOP, type BinaryCoder } from '../runtime/entropy-decoder.js';
 
 const TWO_32 = 4294967296;
 
 /** Encodes binary decisions into a growing byte buffer; `finish()` returns the stream. */
 export class RangeEncoder implements BinaryCoder {
   readonly encoding = true;
-  private low = 0; // up to 2^32 + 2^32: a carry pending in bit 32
+  private low = 0; // below 2^33: a carry pending in bit 32
   private range = 0xffffffff;
   private cache = 0;
   private cacheSize = 1;
@@ -21,32 +22,54 @@ export class RangeEncoder implements BinaryCoder {
   }
 
   bit(probs: Uint16Array, index: number, bit: number): number {
-    const p = probs[index];
-    const bound = (this.range >>> PROB_BITS) * p;
+    const st = probs[index];
+    const bound = (this.range >>> PROB_BITS) * (st & PROB_MASK);
     if (bit === 0) {
       this.range = bound;
-      probs[index] = p + (((1 << PROB_BITS) - p) >>> ADAPT_SHIFT);
+      probs[index] = NEXT0[st];
     } else {
       this.low += bound;
       this.range -= bound;
-      probs[index] = p - (p >>> ADAPT_SHIFT);
+      probs[index] = NEXT1[st];
     }
-    while (this.range < RANGE_TOP) {
-      this.range *= 256;
-      this.shiftLow();
-    }
+    this.normalize();
     return bit;
   }
 
   direct(value: number, count: number): number {
-    for (let i = count - 1; i >= 0; i--) {
-      this.range = this.range >>> 1;
-      if ((value >>> i) & 1) this.low += this.range;
-      while (this.range < RANGE_TOP) {
-        this.range *= 256;
-        this.shiftLow();
+    if (count === 0) return value;
+    this.range = this.range >>> count;
+    this.low += value * this.range;
+    this.normalize();
+    return value;
+  }
+
+  tree(probs: Uint16Array, base: number, bits: number, value: number): number {
+    let node = 1;
+    for (let i = bits - 1; i >= 0; i--) {
+      const b = (value >>> i) & 1;
+      this.bit(probs, base + node, b);
+      node = (node << 1) | b;
+    }
+    return value;
+  }
+
+  signed(probs: Uint16Array, base: number, value: number, prevSign: number): number {
+    const mag = value < 0 ? -value : value;
+    const cls = 32 - Math.clz32(mag);
+    this.tree(probs, base, 5, cls);
+    if (cls === 0) return 0;
+    if (cls >= 2) {
+      this.bit(probs, base + 32 + cls, (mag >>> (cls - 2)) & 1);
+      const rest = cls - 2;
+      if (rest > 16) {
+        this.direct((mag >>> 16) & ((1 << (rest - 16)) - 1), rest - 16);
+        this.direct(mag & 0xffff, 16);
+      } else {
+        this.direct(mag & ((1 << rest) - 1), rest);
       }
     }
+    this.bit(probs, base + 64 + prevSign, value < 0 ? 1 : 0);
     return value;
   }
 
@@ -59,6 +82,13 @@ export class RangeEncoder implements BinaryCoder {
   finish(): Uint8Array {
     for (let i = 0; i < 5; i++) this.shiftLow();
     return this.out.slice(0, this.length);
+  }
+
+  private normalize(): void {
+    while (this.range < RANGE_TOP) {
+      this.range *= 256;
+      this.shiftLow();
+    }
   }
 
   private shiftLow(): void {

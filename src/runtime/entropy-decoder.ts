@@ -2,9 +2,12 @@
  * The adaptive binary range coder of the transport form (docs/transport.md): the decoding
  * half and the probability model shared with the encoder (compress/entropy-encoder.ts).
  *
- * Each binary decision has an 11-bit probability of a 0 that moves 1/32 of the way
- * towards the decoded bit. The range is a 32-bit unsigned integer renormalised a byte at a
- * time, so the stream is a byte sequence with no alignment.
+ * Each binary decision has a state: an 11-bit probability of a 0 (low bits) and how many
+ * times it has been used (bits 11–14, up to 15). The probability moves 1/2, 1/4, 1/4, 1/8
+ * … of the way towards each coded bit, down to 1/32 after 15 uses (about 1/(n + 2), the
+ * rate of a count, while the state is young), and stays within [31, 2017] / 2048 so every
+ * decision costs at least 0.022 bits. The range is a 32-bit unsigned integer renormalised
+ * a byte at a time, so the stream is a byte sequence with no alignment.
  */
 import { FORMAT_ERROR, FormatError } from './errors.js';
 
@@ -12,10 +15,32 @@ import { FORMAT_ERROR, FormatError } from './errors.js';
 export const PROB_BITS = 11;
 /** A probability's starting value: one half. */
 export const PROB_INIT = 1 << (PROB_BITS - 1);
-/** A probability moves by 1 / 2^ADAPT_SHIFT of its distance to the coded bit. Serialized. */
-export const ADAPT_SHIFT = 5;
+/** Mask of the probability inside a state. */
+export const PROB_MASK = (1 << PROB_BITS) - 1;
+/** Least and largest probability of a 0. */
+export const PROB_MIN = 31, PROB_MAX = (1 << PROB_BITS) - 31;
+/** A state's probability moves by 1 / 2^ADAPT_SHIFT[uses] of its distance to the coded bit. Serialized. */
+export const ADAPT_SHIFT: Uint8Array = new Uint8Array([1, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 5]);
+/** The state after coding a 0 (`next0`) or a 1 (`next1`), indexed by the state. */
+export const NEXT0: Uint16Array = new Uint16Array(1 << 15);
+export const NEXT1: Uint16Array = new Uint16Array(1 << 15);
+for (let n = 0; n < 16; n++) {
+  const shift = ADAPT_SHIFT[n], uses = (n < 15 ? n + 1 : 15) << PROB_BITS;
+  for (let p = 0; p <= PROB_MASK; p++) {
+    const p0 = p + (((1 << PROB_BITS) - p) >>> shift), p1 = p - (p >>> shift);
+    NEXT0[(n << PROB_BITS) | p] = uses | (p0 > PROB_MAX ? PROB_MAX : p0 < PROB_MIN ? PROB_MIN : p0);
+    NEXT1[(n << PROB_BITS) | p] = uses | (p1 < PROB_MIN ? PROB_MIN : p1 > PROB_MAX ? PROB_MAX : p1);
+  }
+}
 /** The range is renormalised when it falls below 2^24. */
 export const RANGE_TOP = 1 << 24;
+/** Largest magnitude class (bit length) of a signed value: magnitudes stay below 2^25. */
+export const MAX_CLASS = 25;
+/**
+ * Probabilities of one signed-value context: 32 for the magnitude-class tree, 32 for the
+ * top mantissa bit of each class, 3 for the sign by the previous sign.
+ */
+export const SIGNED_BLOCK = 67;
 
 /** `count` probabilities, each at one half. */
 export function createProbs(count: number): Uint16Array {
@@ -25,15 +50,25 @@ export function createProbs(count: number): Uint16Array {
 /**
  * One side of the coder, so the transport layout (runtime/transport.ts) is written once for
  * both directions: the encoder codes the value it is given and returns it, the decoder
- * ignores the value and returns what it decodes.
+ * ignores the value and returns what it decodes. The decoder implements each method with
+ * its state in locals (the load-time hot path); the encoder mirrors it plainly.
  */
 export interface BinaryCoder {
   /** True when encoding. */
   readonly encoding: boolean;
   /** Codes `bit` (0 or 1) with the adaptive probability `probs[index]`. */
   bit(probs: Uint16Array, index: number, bit: number): number;
-  /** Codes the low `count` (0..16) bits of `value` at probability one half, most significant first. */
+  /** Codes `value` (0 … 2^count − 1, count 0 … 16) as one uniform symbol. */
   direct(value: number, count: number): number;
+  /** Codes `value` (0 … 2^bits − 1) MSB first with the binary tree of probabilities at `probs[base + 1 …]`. */
+  tree(probs: Uint16Array, base: number, bits: number, value: number): number;
+  /**
+   * Codes a signed integer of magnitude below 2^25 in the context at `probs[base …]`
+   * ({@link SIGNED_BLOCK} probabilities): its magnitude class (bit length, a 5-bit tree),
+   * the bit below the leading 1 adaptively, the rest uniform, then the sign by `prevSign`
+   * (0 none, 1 positive, 2 negative). `at` is the byte to name in errors.
+   */
+  signed(probs: Uint16Array, base: number, value: number, prevSign: number, at: number): number;
 }
 
 /** The decoding side over `bytes[start, end)`. */
@@ -41,67 +76,99 @@ export class RangeDecoder implements BinaryCoder {
   readonly encoding = false;
   private range = 0xffffffff;
   private code = 0;
+  /** Next byte to read; bytes past `end` read as 0, and `finish` then reports truncation. */
   private pos: number;
-  /** Bytes read past the end (read as 0); any makes the stream truncated. */
-  private overrun = 0;
 
   constructor(private readonly bytes: Uint8Array, start: number, private readonly end: number) {
-    this.pos = start;
+    this.pos = start + 5;
     // The encoder's first byte is always 0 (its carry slot before any output).
-    if (this.next() !== 0) throw new FormatError(FORMAT_ERROR.BAD_VALUE, 'entropy-coded stream does not start with a 0 byte', start);
-    for (let i = 0; i < 4; i++) this.code = this.code * 256 + this.next();
+    if (start >= end || bytes[start] !== 0) throw new FormatError(FORMAT_ERROR.BAD_VALUE, 'entropy-coded stream does not start with a 0 byte', start);
+    for (let i = 1; i < 5; i++) this.code = this.code * 256 + (start + i < end ? bytes[start + i] : 0);
     // code < range holds from here on for every input, so no later step can overflow.
     if (this.code >= this.range) throw new FormatError(FORMAT_ERROR.BAD_VALUE, 'entropy-coded stream starts out of range', start + 1);
   }
 
-  private next(): number {
-    if (this.pos < this.end) return this.bytes[this.pos++];
-    this.overrun++;
-    return 0;
-  }
-
   bit(probs: Uint16Array, index: number, _bit: number): number {
-    const p = probs[index];
-    const bound = (this.range >>> PROB_BITS) * p;
-    let bit: number;
-    if (this.code < bound) {
-      this.range = bound;
-      probs[index] = p + (((1 << PROB_BITS) - p) >>> ADAPT_SHIFT);
-      bit = 0;
+    const st = probs[index];
+    let range = this.range, code = this.code, bit = 0;
+    const bound = (range >>> PROB_BITS) * (st & PROB_MASK);
+    if (code < bound) {
+      range = bound;
+      probs[index] = NEXT0[st];
     } else {
-      this.code -= bound;
-      this.range -= bound;
-      probs[index] = p - (p >>> ADAPT_SHIFT);
+      code -= bound;
+      range -= bound;
+      probs[index] = NEXT1[st];
       bit = 1;
     }
-    if (this.range < RANGE_TOP) {
-      this.range *= 256;
-      this.code = this.code * 256 + this.next();
+    if (range < RANGE_TOP) {
+      range *= 256;
+      code = code * 256 + (this.pos < this.end ? this.bytes[this.pos] : 0);
+      this.pos++;
     }
+    this.range = range; this.code = code;
     return bit;
   }
 
   direct(_value: number, count: number): number {
-    let v = 0;
-    for (let i = 0; i < count; i++) {
-      this.range = this.range >>> 1;
-      let b = 0;
-      if (this.code >= this.range) {
-        this.code -= this.range;
-        b = 1;
-      }
-      v = (v << 1) | b;
-      if (this.range < RANGE_TOP) {
-        this.range *= 256;
-        this.code = this.code * 256 + this.next();
-      }
+    if (count === 0) return 0;
+    let range = this.range >>> count, code = this.code;
+    const v = Math.floor(code / range);
+    if (v >= 1 << count) throw new FormatError(FORMAT_ERROR.BAD_VALUE, 'entropy-coded stream holds an impossible value', Math.min(this.pos, this.end));
+    code -= v * range;
+    while (range < RANGE_TOP) {
+      range *= 256;
+      code = code * 256 + (this.pos < this.end ? this.bytes[this.pos] : 0);
+      this.pos++;
     }
+    this.range = range; this.code = code;
     return v;
   }
 
-  /** Where the stream ended: throws if it read past `end` or left bytes unread. */
+  tree(probs: Uint16Array, base: number, bits: number, _value: number): number {
+    let range = this.range, code = this.code, pos = this.pos, node = 1;
+    const bytes = this.bytes, end = this.end;
+    for (let i = 0; i < bits; i++) {
+      const idx = base + node, st = probs[idx];
+      const bound = (range >>> PROB_BITS) * (st & PROB_MASK);
+      if (code < bound) {
+        range = bound;
+        probs[idx] = NEXT0[st];
+        node <<= 1;
+      } else {
+        code -= bound;
+        range -= bound;
+        probs[idx] = NEXT1[st];
+        node = (node << 1) | 1;
+      }
+      if (range < RANGE_TOP) {
+        range *= 256;
+        code = code * 256 + (pos < end ? bytes[pos] : 0);
+        pos++;
+      }
+    }
+    this.range = range; this.code = code; this.pos = pos;
+    return node - (1 << bits);
+  }
+
+  signed(probs: Uint16Array, base: number, _value: number, prevSign: number, at: number): number {
+    const cls = this.tree(probs, base, 5, 0);
+    if (cls === 0) return 0;
+    if (cls > MAX_CLASS) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `magnitude class ${cls} (at most ${MAX_CLASS})`, at);
+    let m = 1;
+    if (cls >= 2) {
+      m = 2 | this.bit(probs, base + 32 + cls, 0);
+      if (cls >= 3) {
+        const rest = cls - 2;
+        m = rest <= 16 ? m * (1 << rest) + this.direct(0, rest) : (m * (1 << (rest - 16)) + this.direct(0, rest - 16)) * 65536 + this.direct(0, 16);
+      }
+    }
+    return this.bit(probs, base + 64 + prevSign, 0) ? -m : m;
+  }
+
+  /** Where the stream ended; throws if it read past `end`. */
   finish(what: string): number {
-    if (this.overrun > 0) throw new FormatError(FORMAT_ERROR.BAD_SECTION, `${what} is truncated (${this.overrun} bytes missing)`, this.end);
+    if (this.pos > this.end) throw new FormatError(FORMAT_ERROR.BAD_SECTION, `${what} is truncated (${this.pos - this.end} bytes missing)`, this.end);
     return this.pos;
   }
 }

@@ -11,8 +11,10 @@ import {
   ANIMATED_COMPONENTS, CLIP_RANGE_BYTES, DROP_SHIFT, HEADER, MAGIC, MAX_BONES, MAX_FILE_BYTES, RANGE_COMPONENTS, RATE_MASK,
   SEGMENT_RANGE_BYTES, TRACKS_PER_BONE, TRACK_KIND, VERSION, align4, bitsetWords, segmentCountFor, segmentSampleCount,
 } from './format.js';
-import { MAX_QUANT, rotationRangeExtent, rotationRangeMin, trackComponentBits } from './bits.js';
-import { RangeDecoder, createProbs, type BinaryCoder } from './entropy-decoder.js';
+import {
+  MAX_QUANT, floatFromBits, rotationRangeExtent, rotationRangeMin, segmentConstant, segmentOffset, segmentStep, trackComponentBits,
+} from './bits.js';
+import { RangeDecoder, SIGNED_BLOCK, createProbs, type BinaryCoder } from './entropy-decoder.js';
 import { FORMAT_ERROR, FormatError } from './errors.js';
 import { CompressedClip, type OpenOptions } from './compressed-clip.js';
 
@@ -40,10 +42,6 @@ export const EXPANSION_SLACK = 4096;
 
 // Prediction orders of a stored component in a segment. Serialized.
 const ORDER_RAW = 0, ORDER_DELTA = 1, ORDER_LINEAR = 2, ORDERS = 3;
-/** A residual's magnitude class: its bit length, 0 … MAX_CLASS. */
-const MAX_CLASS = 25;
-/** Probabilities of one signed-integer context: 32 for the class tree, 32 for each class's top mantissa bit, 3 for the sign. */
-const SIGNED_BLOCK = 67;
 /** Contexts of key residuals: order (2) × bit-count class (4) × previous magnitude class (12). */
 const PREV_CLASSES = 12;
 const BIT_CLASSES = 4;
@@ -61,17 +59,11 @@ class Models {
   readonly rate = createProbs(65 * 64); // by the track's rate in the previous segment (64: none)
   readonly drop = createProbs(6 * 4); // rotations by the previous drop (4: none), 5: other tracks
   readonly rangeByte = createProbs(4 * 256); // min byte, extent byte, rate-0 byte, other
-  readonly rangeDelta = createProbs(2 * SIGNED_BLOCK); // min, extent: change from the previous segment
+  readonly rangeDelta = createProbs(4 * SIGNED_BLOCK); // min, extent: change from the previous segment; min, extent: from the predicted path
   readonly order = createProbs(4 * 4); // by the previous segment's order (3: none)
   readonly residual = createProbs(RESIDUAL_CONTEXTS * SIGNED_BLOCK);
+  readonly first = createProbs(2 * BIT_CLASSES * SIGNED_BLOCK); // key 0 predicted from the previous segment
   readonly flag = createProbs(2); // padding bytes zero, padding bits zero
-}
-
-/** Codes `value` (0 … 2^bits − 1) with a binary tree of probabilities at `probs[base + 1 …]`. */
-function tree(coder: BinaryCoder, probs: Uint16Array, base: number, bits: number, value: number): number {
-  let node = 1;
-  for (let i = bits - 1; i >= 0; i--) node = (node << 1) | coder.bit(probs, base + node, (value >>> i) & 1);
-  return node - (1 << bits);
 }
 
 /** Codes the low `count` (0 … 32) bits of `value` at probability one half. */
@@ -84,24 +76,6 @@ function direct(coder: BinaryCoder, value: number, count: number): number {
 /** Bit length of a non-negative integer below 2^31 (0 for 0). */
 function bitLength(v: number): number {
   return 32 - Math.clz32(v);
-}
-
-/**
- * Codes a signed integer of magnitude below 2^25 in the context at `probs[base …]`: its
- * magnitude class (bit length), the top bit below the leading 1 adaptively, the rest at
- * one half, then the sign by the previous sign (`prevSign` 0 none, 1 positive, 2 negative).
- */
-function signed(coder: BinaryCoder, probs: Uint16Array, base: number, value: number, prevSign: number, at: number): number {
-  const mag = value < 0 ? -value : value;
-  const cls = tree(coder, probs, base, 5, bitLength(mag));
-  if (cls === 0) return 0;
-  if (cls > MAX_CLASS) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `residual magnitude class ${cls} (at most ${MAX_CLASS})`, at);
-  let m = 1;
-  if (cls >= 2) {
-    m = 2 | coder.bit(probs, base + 32 + cls, (mag >>> (cls - 2)) & 1);
-    if (cls >= 3) m = m * (1 << (cls - 2)) + direct(coder, mag & ((1 << (cls - 2)) - 1), cls - 2);
-  }
-  return coder.bit(probs, base + 64 + prevSign, value < 0 ? 1 : 0) ? -m : m;
 }
 
 /** What the segment coder needs from the tables before the segments. */
@@ -187,7 +161,7 @@ export function codeClip(coder: BinaryCoder, bytes: Uint8Array, size: number): v
   const enc = coder.encoding;
   // 1. The header, then (its size known) the tables up to the first segment.
   if (size < HEADER.SIZE) throw new FormatError(FORMAT_ERROR.TOO_SMALL, `decoded clip of ${size} bytes is smaller than the ${HEADER.SIZE}-byte header`, TRANSPORT_HEADER.RUNTIME_SIZE);
-  for (let i = 0; i < HEADER.SIZE; i++) bytes[i] = tree(coder, m.header, (i & 3) * 256, 8, bytes[i]);
+  for (let i = 0; i < HEADER.SIZE; i++) bytes[i] = coder.tree(m.header, (i & 3) * 256, 8, bytes[i]);
   if (u32(bytes, HEADER.MAGIC) !== MAGIC) throw new FormatError(FORMAT_ERROR.BAD_MAGIC, 'decoded clip is not a bonepress clip (bad magic)', HEADER.MAGIC);
   const version = u16(bytes, HEADER.VERSION);
   if (version !== VERSION) throw new FormatError(FORMAT_ERROR.UNSUPPORTED_VERSION, `decoded clip has format version ${version}; this build reads version ${VERSION}`, HEADER.VERSION);
@@ -195,13 +169,13 @@ export function codeClip(coder: BinaryCoder, bytes: Uint8Array, size: number): v
   if (segmentsOffset < HEADER.SIZE || segmentsOffset > size || (segmentsOffset & 3) !== 0) {
     throw new FormatError(FORMAT_ERROR.BAD_OFFSET, `decoded clip's segments at ${segmentsOffset} (file of ${size} bytes)`, HEADER.SEGMENTS_OFFSET);
   }
-  for (let i = HEADER.SIZE; i < segmentsOffset; i++) bytes[i] = tree(coder, m.header, (i & 3) * 256, 8, bytes[i]);
+  for (let i = HEADER.SIZE; i < segmentsOffset; i++) bytes[i] = coder.tree(m.header, (i & 3) * 256, 8, bytes[i]);
   const layout = readLayout(bytes, size, segmentsOffset);
   // 2. The segments.
   const end = codeSegments(coder, m, bytes, size, layout);
   // 3. Everything after them (the names), by the previous byte.
   let prev = 0;
-  for (let i = end; i < size; i++) prev = bytes[i] = tree(coder, m.tail, prev * 256, 8, enc ? bytes[i] : 0);
+  for (let i = end; i < size; i++) prev = bytes[i] = coder.tree(m.tail, prev * 256, 8, enc ? bytes[i] : 0);
 }
 
 function codeSegments(coder: BinaryCoder, m: Models, bytes: Uint8Array, size: number, layout: ClipLayout): number {
@@ -218,6 +192,11 @@ function codeSegments(coder: BinaryCoder, m: Models, bytes: Uint8Array, size: nu
   const prevOrder = new Uint8Array(comps).fill(3);
   const prevClass = new Uint8Array(comps);
   const bits = new Uint8Array(comps);
+  // Dequantisation of each stored component in the current segment.
+  const offs = new Float64Array(comps), steps = new Float64Array(comps);
+  // The last two decoded values of each component (x, y, z, w) in the previous segment.
+  const histLast = new Float64Array(4 * count), histPrev = new Float64Array(4 * count);
+  const histOk = new Uint8Array(4 * count), histDrop = new Uint8Array(count);
   const maxKeys = segmentSampleCount(segmentCount - 1, segmentCount, sampleCount) > 16 ? 23 : 16;
   const q = new Float64Array(maxKeys * comps); // component-major: q[(j·3 + c)·keys + k]
   for (let s = 0; s < segmentCount; s++) {
@@ -227,26 +206,40 @@ function codeSegments(coder: BinaryCoder, m: Models, bytes: Uint8Array, size: nu
     // Rate bytes: rate by the previous segment's rate, drop by the previous drop.
     for (let j = 0; j < count; j++) {
       const rb = bytes[at + j];
-      const rate = tree(coder, m.rate, prevRate[j] * 64, 6, rb & RATE_MASK);
-      const drop = tree(coder, m.drop, (rotation[j] ? prevDrop[j] : 5) * 4, 2, rb >>> DROP_SHIFT);
+      const rate = coder.tree(m.rate, prevRate[j] * 64, 6, rb & RATE_MASK);
+      const drop = coder.tree(m.drop, (rotation[j] ? prevDrop[j] : 5) * 4, 2, rb >>> DROP_SHIFT);
       bytes[at + j] = rate | (drop << DROP_SHIFT);
     }
-    // Range slots: a change from the previous segment's when it had the same layout.
+    // Range slots: the min from the previous segment's last value, the extent as a change
+    // from the previous segment's extent.
     for (let j = 0; j < count; j++) {
       const rb = bytes[at + j], rate = rb & RATE_MASK;
       const o = rangesAt + j * SEGMENT_RANGE_BYTES;
       const quantised = rate >= 1 && rate <= 24;
-      const prevRb = prevRate[j] | (prevDrop[j] << DROP_SHIFT);
-      const same = quantised && prevRb === rb;
+      const drop = rotation[j] ? rb >>> DROP_SHIFT : 3;
+      const continued = quantised && (!rotation[j] || histDrop[j] === drop);
+      const same = continued && prevRate[j] >= 1 && prevRate[j] <= 24;
       for (let i = 0; i < SEGMENT_RANGE_BYTES; i++) {
         const p = j * SEGMENT_RANGE_BYTES + i;
-        if (same) {
-          const d = signed(coder, m.rangeDelta, (i & 1) * SIGNED_BLOCK, bytes[o + i] - prevRange[p], 0, o + i);
-          const v = prevRange[p] + d;
+        let pred = -1, ctx = i & 1;
+        if (continued && ctx === 0) {
+          const c = i >>> 1 < drop ? i >>> 1 : (i >>> 1) + 1;
+          const h = 4 * j + c, min = clipRanges[8 * j + 2 * c], ext = clipRanges[8 * j + 2 * c + 1];
+          if (histOk[h] && ext > 0) {
+            const last = histLast[h], slope = last - histPrev[h], a = last + slope, e = last + slope * keys;
+            pred = Math.floor((((a < e ? a : e) - min) / ext) * 255);
+            pred = pred < 0 ? 0 : pred > 255 ? 255 : pred;
+            ctx = 2;
+          }
+        }
+        if (pred < 0 && same) pred = prevRange[p];
+        if (pred >= 0) {
+          const d = coder.signed(m.rangeDelta, ctx * SIGNED_BLOCK, bytes[o + i] - pred, 0, o + i);
+          const v = pred + d;
           if (v < 0 || v > 255) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `segment ${s}: range byte ${v}`, o + i);
           bytes[o + i] = v;
         } else {
-          bytes[o + i] = tree(coder, m.rangeByte, (quantised ? i & 1 : rate === 0 ? 2 : 3) * 256, 8, bytes[o + i]);
+          bytes[o + i] = coder.tree(m.rangeByte, (quantised ? i & 1 : rate === 0 ? 2 : 3) * 256, 8, bytes[o + i]);
         }
         prevRange[p] = bytes[o + i];
       }
@@ -264,6 +257,14 @@ function codeSegments(coder: BinaryCoder, m: Models, bytes: Uint8Array, size: nu
         throw new FormatError(FORMAT_ERROR.BAD_VALUE, `segment ${s}: animated track ${j} has rate ${rate}`, at + j);
       }
       keyBits += bits[3 * j] + bits[3 * j + 1] + bits[3 * j + 2];
+      if (rate >= 1 && rate <= 24) {
+        const drop = rotation[j] ? rb >>> DROP_SHIFT : 3, o = rangesAt + j * SEGMENT_RANGE_BYTES;
+        for (let i = 0; i < ANIMATED_COMPONENTS; i++) {
+          const r = 8 * j + 2 * (i < drop ? i : i + 1);
+          offs[3 * j + i] = segmentOffset(clipRanges[r], clipRanges[r + 1], bytes[o + 2 * i]);
+          steps[3 * j + i] = segmentStep(clipRanges[r + 1], bytes[o + 2 * i + 1], bits[3 * j + i]);
+        }
+      }
       prevRate[j] = rate;
       prevDrop[j] = rotation[j] ? rb >>> DROP_SHIFT : 4;
     }
@@ -281,8 +282,17 @@ function codeSegments(coder: BinaryCoder, m: Models, bytes: Uint8Array, size: nu
         for (let k = 0; k < keys; k++) q[base + k] = direct(coder, q[base + k], 32);
         continue;
       }
-      codeComponent(coder, m, q, base, keys, b, i, prevOrder, prevClass, keysAt);
+      // Key 0 continues the previous segment's last two values, in this segment's steps.
+      const j = (i / 3) | 0, rb = bytes[at + j], drop = rotation[j] ? rb >>> DROP_SHIFT : 3;
+      const h = 4 * j + (i - 3 * j < drop ? i - 3 * j : i - 3 * j + 1);
+      let qLast = NaN, qPrev = NaN;
+      if (histOk[h] && (!rotation[j] || histDrop[j] === drop) && steps[i] > 0) {
+        qLast = (histLast[h] - offs[i]) / steps[i];
+        qPrev = (histPrev[h] - offs[i]) / steps[i];
+      }
+      codeComponent(coder, m, q, base, keys, b, i, prevOrder, prevClass, keysAt, qLast, qPrev);
     }
+    updateHistory(bytes, at, count, keys, rotation, clipRanges, bits, offs, steps, q, histLast, histPrev, histOk, histDrop);
     if (!enc) packKeys(words, bit0, keys, count, keyBits, bits, q);
     // Padding bits of the last word.
     const pad = (segEnd - keysAt) * 8 - totalBits;
@@ -308,27 +318,43 @@ function codePadding(coder: BinaryCoder, m: Models, bytes: Uint8Array, from: num
   if (coder.bit(m.flag, 0, zero ? 0 : 1)) for (let i = from; i < to; i++) bytes[i] = coder.direct(bytes[i], 8);
 }
 
-/** Codes one stored component's keys in a segment: its prediction order, then the residuals. */
+/**
+ * Codes one stored component's keys in a segment: its prediction order, then the
+ * residuals. `qLast` and `qPrev` are the previous segment's last two values in this
+ * segment's steps (NaN when it did not store the component alike); without them key 0 is
+ * stored as it is.
+ */
 function codeComponent(
   coder: BinaryCoder, m: Models, q: Float64Array, base: number, keys: number, b: number, comp: number,
-  prevOrder: Uint8Array, prevClass: Uint8Array, at: number,
+  prevOrder: Uint8Array, prevClass: Uint8Array, at: number, qLast: number, qPrev: number,
 ): void {
   const max = MAX_QUANT[b];
-  const order = tree(coder, m.order, prevOrder[comp] * 4, 2, coder.encoding ? chooseOrder(q, base, keys, b) : 0);
+  const order = coder.tree(m.order, prevOrder[comp] * 4, 2, coder.encoding ? chooseOrder(q, base, keys, b, qLast, qPrev) : 0);
   if (order >= ORDERS) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `prediction order ${order}`, at);
   prevOrder[comp] = order;
-  q[base] = direct(coder, q[base], b);
   if (order === ORDER_RAW) {
-    for (let k = 1; k < keys; k++) q[base + k] = direct(coder, q[base + k], b);
+    for (let k = 0; k < keys; k++) q[base + k] = direct(coder, q[base + k], b);
     return;
+  }
+  const linear = order === ORDER_LINEAR;
+  const history = qLast === qLast;
+  if (history) {
+    let pred = Math.round(linear ? 2 * qLast - qPrev : qLast);
+    pred = pred < 0 ? 0 : pred > max ? max : pred;
+    const v = pred + coder.signed(m.first, ((order - 1) * BIT_CLASSES + BIT_CLASS[b]) * SIGNED_BLOCK, q[base] - pred, 0, at);
+    if (v < 0 || v > max) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `key value ${v} outside 0..${max}`, at);
+    q[base] = v;
+  } else {
+    q[base] = direct(coder, q[base], b);
   }
   const ctxBase = ((order - 1) * BIT_CLASSES + BIT_CLASS[b]) * PREV_CLASSES;
   let cls = prevClass[comp], sign = 0;
   for (let k = 1; k < keys; k++) {
-    let pred = order === ORDER_DELTA || k === 1 ? q[base + k - 1] : 2 * q[base + k - 1] - q[base + k - 2];
+    const q1 = q[base + k - 1];
+    let pred = !linear ? q1 : k > 1 ? 2 * q1 - q[base + k - 2] : history ? Math.round(2 * q1 - qLast) : q1;
     pred = pred < 0 ? 0 : pred > max ? max : pred;
     const ctx = (ctxBase + (cls < PREV_CLASSES ? cls : PREV_CLASSES - 1)) * SIGNED_BLOCK;
-    const r = signed(coder, m.residual, ctx, q[base + k] - pred, sign, at);
+    const r = coder.signed(m.residual, ctx, q[base + k] - pred, sign, at);
     const v = pred + r;
     if (v < 0 || v > max) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `key value ${v} outside 0..${max}`, at);
     q[base + k] = v;
@@ -338,21 +364,64 @@ function codeComponent(
   prevClass[comp] = cls;
 }
 
-/** The order whose residuals look cheapest (about class + 2 bits each, 1 for a zero). */
-function chooseOrder(q: Float64Array, base: number, keys: number, b: number): number {
-  const max = MAX_QUANT[b];
-  let c1 = 0, c2 = 0;
-  for (let k = 1; k < keys; k++) {
-    const v = q[base + k];
-    const d1 = v - q[base + k - 1];
-    let p2 = k === 1 ? q[base] : 2 * q[base + k - 1] - q[base + k - 2];
-    p2 = p2 < 0 ? 0 : p2 > max ? max : p2;
-    const d2 = v - p2;
-    c1 += d1 === 0 ? 1 : bitLength(d1 < 0 ? -d1 : d1) + 2;
-    c2 += d2 === 0 ? 1 : bitLength(d2 < 0 ? -d2 : d2) + 2;
+/**
+ * Records the last two decoded values of every stored component of the segment just
+ * coded (the runtime's dequantisation), for the next segment's predictions.
+ */
+function updateHistory(
+  bytes: Uint8Array, at: number, count: number, keys: number, rotation: Uint8Array, clipRanges: Float64Array, bits: Uint8Array,
+  offs: Float64Array, steps: Float64Array, q: Float64Array, histLast: Float64Array, histPrev: Float64Array, histOk: Uint8Array, histDrop: Uint8Array,
+): void {
+  const rangesAt = at + count;
+  const k1 = keys - 1, k2 = keys > 1 ? keys - 2 : keys - 1;
+  for (let j = 0; j < count; j++) {
+    const rb = bytes[at + j], rate = rb & RATE_MASK, drop = rotation[j] ? rb >>> DROP_SHIFT : 3;
+    histDrop[j] = drop;
+    histOk[4 * j + 3] = 0; // w, or nothing for a translation or scale
+    for (let i = 0; i < ANIMATED_COMPONENTS; i++) {
+      const c = i < drop ? i : i + 1, h = 4 * j + c, idx = 3 * j + i, base = idx * keys;
+      histOk[h] = 1;
+      if (rate === 0) {
+        const r = 8 * j + 2 * c, o = rangesAt + j * SEGMENT_RANGE_BYTES + 2 * i;
+        histLast[h] = histPrev[h] = segmentConstant(clipRanges[r], clipRanges[r + 1], bytes[o] | (bytes[o + 1] << 8));
+      } else if (rate === 32) {
+        histLast[h] = floatFromBits(q[base + k1]);
+        histPrev[h] = floatFromBits(q[base + k2]);
+      } else if (bits[idx] === 0) {
+        histLast[h] = histPrev[h] = offs[idx];
+      } else {
+        histLast[h] = offs[idx] + q[base + k1] * steps[idx];
+        histPrev[h] = offs[idx] + q[base + k2] * steps[idx];
+      }
+    }
+    if (drop !== 3) histOk[4 * j + drop] = 0;
   }
-  const c0 = (keys - 1) * b;
+}
+
+/** The order whose residuals look cheapest (about class + 2 bits each, 1 for a zero). */
+function chooseOrder(q: Float64Array, base: number, keys: number, b: number, qLast: number, qPrev: number): number {
+  const max = MAX_QUANT[b];
+  const history = qLast === qLast;
+  let c1 = history ? 0 : b, c2 = c1;
+  if (history) {
+    c1 += cost(q[base] - clamp(Math.round(qLast), max));
+    c2 += cost(q[base] - clamp(Math.round(2 * qLast - qPrev), max));
+  }
+  for (let k = 1; k < keys; k++) {
+    const v = q[base + k], q1 = q[base + k - 1];
+    c1 += cost(v - q1);
+    c2 += cost(v - clamp(k > 1 ? 2 * q1 - q[base + k - 2] : history ? Math.round(2 * q1 - qLast) : q1, max));
+  }
+  const c0 = keys * b;
   return c0 <= c1 && c0 <= c2 ? ORDER_RAW : c1 <= c2 ? ORDER_DELTA : ORDER_LINEAR;
+}
+
+function cost(r: number): number {
+  return r === 0 ? 1 : bitLength(r < 0 ? -r : r) + 2;
+}
+
+function clamp(v: number, max: number): number {
+  return v < 0 ? 0 : v > max ? max : v;
 }
 
 /** Reads a segment's packed keys (key-major) into `q` (component-major). */
