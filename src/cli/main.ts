@@ -11,6 +11,7 @@ import { registerBenchCommand } from './commands/bench.js';
 import { registerCompressCommand } from './commands/compress.js';
 import { registerDecompressCommand } from './commands/decompress.js';
 import { registerInfoCommand } from './commands/info.js';
+import { registerManifestCommand } from './commands/manifest.js';
 import { registerNetsimCommand } from './commands/netsim.js';
 import { registerSampleCommand } from './commands/sample.js';
 import { registerVerifyCommand } from './commands/verify.js';
@@ -41,6 +42,7 @@ export function createProgram(): Command {
   registerDecompressCommand(program);
   registerBenchCommand(program);
   registerNetsimCommand(program);
+  registerManifestCommand(program);
   return program;
 }
 

@@ -14,6 +14,7 @@ import type { FileFailure } from '../../node/failure.js';
 import { compressFiles, shardInputs } from '../../node/pool.js';
 import type { CompressFilesOptions, FileResult } from '../../node/worker.js';
 import { EXIT, exitCodeOfFailure, failureText, worstExitCode, type ExitCode } from '../exit-codes.js';
+import { runLibraryCompress } from './compress-library.js';
 import { warningLine } from '../load.js';
 import {
   collectShellBone, parseCountArg, parseLengthArg, parsePositiveArg, parseShardArg, parseUnitArg, type Shard,
@@ -34,6 +35,10 @@ export interface CompressCliOptions {
   checksum: boolean;
   jobs: number;
   shard?: Shard;
+  /** Library mode (compress-library.ts): cache folder. */
+  cache?: string;
+  /** Library mode: manifest file (turns the cache on, next to it, unless --cache says where). */
+  manifest?: string;
   json?: boolean;
   /** The global --debug flag. */
   debug?: boolean;
@@ -93,6 +98,8 @@ export function registerCompressCommand(program: Command): void {
     .option('--no-checksum', 'do not write a CRC-32 of the file')
     .option('--jobs <n>', 'parallel jobs (1 = in-process)', parseCountArg, availableParallelism())
     .option('--shard <i/n>', 'compress only slice i of n of the sorted inputs (for CI matrices)', parseShardArg)
+    .option('--cache <dir>', 'skip inputs already compressed with these settings, copying their outputs from this cache (docs/library.md)')
+    .option('--manifest <file>', 'write a manifest of every input and output (docs/library.md); uses a cache next to it unless --cache')
     .option('--json', 'print one JSON object instead of the table')
     .addHelpText('after', [
       '',
@@ -125,6 +132,7 @@ export async function runCompress(inputs: readonly string[], options: CompressCl
   if (options.shellBone) compressOptions.shellBones = options.shellBone;
   if (options.unit !== undefined) compressOptions.read = { ...compressOptions.read, unit: options.unit };
   if (options.rate !== undefined) compressOptions.read = { ...compressOptions.read, sampleRate: options.rate };
+  if (options.cache !== undefined || options.manifest !== undefined) return runLibraryCompress(files, compressOptions, options);
 
   const progress = createProgress({ total: files.length, enabled: !options.json });
   const controller = new AbortController();

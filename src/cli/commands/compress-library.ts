@@ -1,0 +1,150 @@
+/**
+ * `compress` in library mode (`--cache <dir>` and/or `--manifest <file>`): an incremental,
+ * resumable build over node/library.ts. It prints a summary of what the run did instead of
+ * a row per clip (a library holds thousands); the manifest is the per-clip record.
+ */
+import { basename, dirname, join } from 'node:path';
+
+import { InvalidArgumentError } from 'commander';
+
+import type { ManifestShard } from '../../node/manifest.js';
+import { compressLibrary, type LibraryResult } from '../../node/library.js';
+import type { CompressFilesOptions } from '../../node/worker.js';
+import { EXIT, exitCodeOfFailure, failureText, worstExitCode, type ExitCode } from '../exit-codes.js';
+import { renderJson } from '../render/json.js';
+import { createProgress } from '../render/progress.js';
+import { formatDistance } from '../render/table.js';
+
+/** The cache folder used with `--manifest` and no `--cache`: next to the manifest. */
+export const DEFAULT_CACHE_FOLDER = '.bonepress-cache';
+
+/** The options library mode reads. */
+export interface LibraryCliOptions {
+  /** Output folder. */
+  readonly out: string;
+  readonly cache?: string;
+  readonly manifest?: string;
+  readonly jobs: number;
+  readonly shard?: ManifestShard;
+  readonly json?: boolean;
+  readonly quiet?: boolean;
+  readonly debug?: boolean;
+}
+
+/** What `compress --manifest … --json` prints: what the run did, and the manifest. */
+export interface LibraryReport {
+  readonly compressed: number;
+  readonly cached: number;
+  readonly outputsWritten: number;
+  readonly manifestWritten: boolean;
+  /** Wall time of the run. */
+  readonly seconds: number;
+  readonly manifest: LibraryResult['manifest'];
+}
+
+/** The cache folder of a run: `--cache`, else `<manifest folder>/.bonepress-cache`, else none. */
+export function cacheFolderOf(options: Pick<LibraryCliOptions, 'cache' | 'manifest'>): string | undefined {
+  if (options.cache !== undefined) return options.cache;
+  if (options.manifest !== undefined) return join(dirname(options.manifest), DEFAULT_CACHE_FOLDER);
+  return undefined;
+}
+
+/**
+ * Runs an incremental build of `files` into the folder `options.out`, prints the failures
+ * and clips above their threshold on stderr, then a summary (or `--json`), and returns the
+ * exit code as `compress` does; {@link EXIT.INTERRUPTED} on SIGINT/SIGTERM (no manifest is
+ * written then; every output in place is complete, and a rerun finishes the rest).
+ */
+export async function runLibraryCompress(
+  files: readonly string[],
+  compressOptions: CompressFilesOptions,
+  options: LibraryCliOptions,
+): Promise<ExitCode> {
+  if (options.manifest !== undefined && (options.manifest === '-' || /[\\/]$/.test(options.manifest))) {
+    throw new InvalidArgumentError(`--manifest names a file, got ${options.manifest}`);
+  }
+  if (options.out === '-' || options.out.toLowerCase().endsWith('.bpk')) {
+    throw new InvalidArgumentError(`--cache and --manifest write a folder of outputs; -o ${options.out} names one file`);
+  }
+  const quiet = options.quiet === true;
+  const progress = createProgress({ total: files.length, enabled: !options.json && !quiet });
+  const controller = new AbortController();
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (controller.signal.aborted) {
+      // A second signal means "now"; outputs and cache entries are atomic either way.
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      process.kill(process.pid, signal);
+      return;
+    }
+    controller.abort(new Error('interrupted'));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const started = performance.now();
+  let result: LibraryResult;
+  try {
+    progress.update(0);
+    result = await compressLibrary(files, compressOptions, {
+      outDir: options.out,
+      jobs: options.jobs,
+      cacheDir: cacheFolderOf(options),
+      manifestPath: options.manifest,
+      shard: options.shard,
+      signal: controller.signal,
+      onProgress: ({ done, file }) => progress.update(done, basename(file)),
+    });
+  } catch (error) {
+    progress.finish();
+    if (controller.signal.aborted) {
+      process.stderr.write('bonepress: interrupted; outputs in place are complete, no manifest was written; rerun to finish\n');
+      return EXIT.INTERRUPTED;
+    }
+    throw error;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  progress.finish();
+  const seconds = (performance.now() - started) / 1000;
+
+  const { manifest } = result;
+  const stderr: string[] = [];
+  const exitCodes: ExitCode[] = [];
+  for (const entry of manifest.inputs) {
+    if (!quiet && !options.json) for (const warning of entry.warnings ?? []) stderr.push(`bonepress: ${entry.input}: warning: ${warning}\n`);
+    if (entry.failure) {
+      const failure = { file: entry.input, ...entry.failure };
+      stderr.push(failureText(failure, options.debug === true));
+      exitCodes.push(exitCodeOfFailure(failure));
+    }
+    for (const o of entry.outputs ?? []) {
+      if (o.maxError > o.threshold) {
+        stderr.push(`bonepress: ${entry.input}: clip "${o.clip}" max error ${formatDistance(o.maxError, o.unit)} is above the threshold ${formatDistance(o.threshold, o.unit)}\n`);
+        exitCodes.push(EXIT.CHECK_FAILED);
+      }
+    }
+  }
+  process.stderr.write(stderr.join(''));
+  if (options.json) {
+    const report: LibraryReport = {
+      compressed: result.compressed, cached: result.cached, outputsWritten: result.outputsWritten,
+      manifestWritten: result.manifestWritten, seconds, manifest,
+    };
+    process.stdout.write(renderJson(report));
+  } else if (!quiet) {
+    process.stdout.write(librarySummary(result, seconds, options.manifest));
+  }
+  return worstExitCode(exitCodes);
+}
+
+/** The text summary: inputs, what was compressed or copied, the totals and the manifest. */
+export function librarySummary(result: LibraryResult, seconds: number, manifestPath: string | undefined): string {
+  const t = result.manifest.total;
+  const lines = [
+    `${t.inputs} input${t.inputs === 1 ? '' : 's'}: ${result.compressed} compressed, ${result.cached} from the cache, ${t.failures} failed; ${result.outputsWritten} output${result.outputsWritten === 1 ? '' : 's'} written`,
+    `${t.outputs} clip${t.outputs === 1 ? '' : 's'}: ${t.rawBytes} raw bytes -> ${t.bytes} bytes${t.ratio !== null ? ` (ratio ${t.ratio.toFixed(2)})` : ''}, ${t.overThreshold} above the threshold; ${seconds.toFixed(2)} s`,
+  ];
+  if (manifestPath !== undefined) lines.push(`manifest ${manifestPath} ${result.manifestWritten ? 'written' : 'unchanged'}`);
+  return `${lines.join('\n')}\n`;
+}
