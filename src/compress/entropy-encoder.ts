@@ -3,7 +3,7 @@
  * shared probability model are in runtime/entropy-decoder.ts; each method here mirrors
  * the decoder's).
  */
-import { NEXT0, NEXT1, PROB_BITS, PROB_MASK, RANGE_TOP, type BinaryCoder } from '../runtime/entropy-decoder.js';
+import { CLASS_ESCAPE, NEXT0, NEXT1, PROB_BITS, PROB_MASK, RANGE_TOP, type BinaryCoder } from '../runtime/entropy-decoder.js';
 
 const TWO_32 = 4294967296;
 
@@ -57,19 +57,17 @@ export class RangeEncoder implements BinaryCoder {
   signed(probs: Uint16Array, base: number, value: number, prevSign: number): number {
     const mag = value < 0 ? -value : value;
     const cls = 32 - Math.clz32(mag);
-    this.tree(probs, base, 5, cls);
+    this.tree(probs, base, 4, cls < CLASS_ESCAPE ? cls : CLASS_ESCAPE);
+    if (cls >= CLASS_ESCAPE) this.tree(probs, base + 16, 4, cls - CLASS_ESCAPE);
     if (cls === 0) return 0;
-    if (cls >= 2) {
-      this.bit(probs, base + 32 + cls, (mag >>> (cls - 2)) & 1);
-      const rest = cls - 2;
-      if (rest > 16) {
-        this.direct((mag >>> 16) & ((1 << (rest - 16)) - 1), rest - 16);
-        this.direct(mag & 0xffff, 16);
-      } else {
-        this.direct(mag & ((1 << rest) - 1), rest);
-      }
+    const rest = cls - 1;
+    if (rest > 16) {
+      this.direct((mag >>> 16) & ((1 << (rest - 16)) - 1), rest - 16);
+      this.direct(mag & 0xffff, 16);
+    } else {
+      this.direct(mag & ((1 << rest) - 1), rest);
     }
-    this.bit(probs, base + 64 + prevSign, value < 0 ? 1 : 0);
+    this.bit(probs, base + 32 + prevSign, value < 0 ? 1 : 0);
     return value;
   }
 

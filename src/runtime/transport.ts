@@ -55,7 +55,7 @@ const BIT_CLASS: Uint8Array = (() => {
 /** Adaptive probabilities of one clip, all starting at one half. */
 class Models {
   readonly header = createProbs(4 * 256); // prefix bytes by position mod 4
-  readonly tail = createProbs(256 * 256); // bytes after the segments, by the previous byte
+  readonly tail = createProbs(8 * 256); // bytes after the segments, by the previous byte's top 3 bits
   readonly rate = createProbs(65 * 64); // by the track's rate in the previous segment (64: none)
   readonly drop = createProbs(6 * 4); // rotations by the previous drop (4: none), 5: other tracks
   readonly rangeByte = createProbs(4 * 256); // min byte, extent byte, rate-0 byte, other
@@ -175,7 +175,7 @@ export function codeClip(coder: BinaryCoder, bytes: Uint8Array, size: number): v
   const end = codeSegments(coder, m, bytes, size, layout);
   // 3. Everything after them (the names), by the previous byte.
   let prev = 0;
-  for (let i = end; i < size; i++) prev = bytes[i] = coder.tree(m.tail, prev * 256, 8, enc ? bytes[i] : 0);
+  for (let i = end; i < size; i++) prev = bytes[i] = coder.tree(m.tail, (prev >>> 5) * 256, 8, enc ? bytes[i] : 0);
 }
 
 function codeSegments(coder: BinaryCoder, m: Models, bytes: Uint8Array, size: number, layout: ClipLayout): number {
