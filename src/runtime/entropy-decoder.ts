@@ -155,15 +155,74 @@ export class RangeDecoder implements BinaryCoder {
   }
 
   signed(probs: Uint16Array, base: number, _value: number, prevSign: number, at: number): number {
-    let cls = this.tree(probs, base, 4, 0);
-    if (cls === 0) return 0;
+    // The hot path of a load: tree, uniform bits and sign written out with the state in locals.
+    let range = this.range, code = this.code, pos = this.pos, node = 1;
+    const bytes = this.bytes, end = this.end;
+    for (let i = 0; i < 4; i++) {
+      const idx = base + node, st = probs[idx];
+      const bound = (range >>> PROB_BITS) * (st & PROB_MASK);
+      if (code < bound) {
+        range = bound;
+        probs[idx] = NEXT0[st];
+        node <<= 1;
+      } else {
+        code -= bound;
+        range -= bound;
+        probs[idx] = NEXT1[st];
+        node = (node << 1) | 1;
+      }
+      if (range < RANGE_TOP) {
+        range *= 256;
+        code = code * 256 + (pos < end ? bytes[pos] : 0);
+        pos++;
+      }
+    }
+    let cls = node - 16;
+    if (cls === 0) {
+      this.range = range; this.code = code; this.pos = pos;
+      return 0;
+    }
     if (cls === CLASS_ESCAPE) {
+      this.range = range; this.code = code; this.pos = pos;
       cls += this.tree(probs, base + 16, 4, 0);
       if (cls > MAX_CLASS) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `magnitude class ${cls} (at most ${MAX_CLASS})`, at);
+      range = this.range; code = this.code; pos = this.pos;
     }
-    const rest = cls - 1;
-    const m = rest <= 16 ? (1 << rest) + this.direct(0, rest) : ((1 << (rest - 16)) + this.direct(0, rest - 16)) * 65536 + this.direct(0, 16);
-    return this.bit(probs, base + 32 + prevSign, 0) ? -m : m;
+    // The bits below the leading 1 as one uniform symbol (two for more than 16 bits).
+    let m = 1, rest = cls - 1;
+    while (rest > 0) {
+      const n = rest > 16 ? rest - 16 : rest;
+      range = range >>> n;
+      const v = Math.floor(code / range);
+      if (v >= 1 << n) throw new FormatError(FORMAT_ERROR.BAD_VALUE, 'entropy-coded stream holds an impossible value', Math.min(pos, end));
+      code -= v * range;
+      while (range < RANGE_TOP) {
+        range *= 256;
+        code = code * 256 + (pos < end ? bytes[pos] : 0);
+        pos++;
+      }
+      m = m * (1 << n) + v;
+      rest -= n;
+    }
+    const idx = base + 32 + prevSign, st = probs[idx];
+    const bound = (range >>> PROB_BITS) * (st & PROB_MASK);
+    let negative = false;
+    if (code < bound) {
+      range = bound;
+      probs[idx] = NEXT0[st];
+    } else {
+      code -= bound;
+      range -= bound;
+      probs[idx] = NEXT1[st];
+      negative = true;
+    }
+    if (range < RANGE_TOP) {
+      range *= 256;
+      code = code * 256 + (pos < end ? bytes[pos] : 0);
+      pos++;
+    }
+    this.range = range; this.code = code; this.pos = pos;
+    return negative ? -m : m;
   }
 
   /** Where the stream ended; throws if it read past `end`. */
