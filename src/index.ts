@@ -28,3 +28,5 @@ export {
   CompressedClip, FormatError, FORMAT_ERROR, FORMAT_VERSION, POSE_STRIDE, createPose, localToObject, boneMatrix,
 } from './runtime/index.js';
 export type { FormatErrorCode, Looping, OpenOptions, Rounding, SampleOptions, SectionSizes, TrackClass } from './runtime/index.js';
+export { TRANSPORT_VERSION, decodeTransport, isTransport, openClip } from './runtime/index.js';
+export { encodeTransport } from './compress/transport.js';

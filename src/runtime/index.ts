@@ -10,3 +10,4 @@ export { FormatError, FORMAT_ERROR } from './errors.js';
 export type { FormatErrorCode } from './errors.js';
 export { POSE_STRIDE, createPose, localToObject, boneMatrix } from './pose.js';
 export { VERSION as FORMAT_VERSION } from './format.js';
+export { TRANSPORT_VERSION, decodeTransport, isTransport, openClip } from './transport.js';
