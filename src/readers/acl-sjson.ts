@@ -14,7 +14,7 @@ import { createRawClip, validateRawClip, type RawClip } from '../clip/raw-clip.j
 import { createSkeleton, POSE_STRIDE } from '../clip/skeleton.js';
 import type { LengthUnit } from '../clip/units.js';
 import { ParseError, PARSE_ERROR, quoteText, type ParseErrorCode } from './errors.js';
-import { checkBoneCount, checkClipSize, type ReadOptions } from './options.js';
+import { checkBoneCount, checkClipSize, READ_LIMITS, type ReadOptions } from './options.js';
 
 /** Defaults of the ACL SJSON reader. */
 export const ACL_SJSON_DEFAULTS = {
@@ -312,7 +312,8 @@ const ESCAPES: Readonly<Record<string, string>> = { '"': '"', '\\': '\\', '/': '
 class SjsonParser {
   private i = 0;
   private depth = 0;
-  private lineStarts: number[] | undefined;
+  /** Most items the next array may hold (the root's `bones`), or 0 for no limit. */
+  private nextArrayLimit = 0;
 
   constructor(private readonly text: string, private readonly file: string) {
     if (text.charCodeAt(0) === 0xfeff) this.i = 1;
@@ -331,19 +332,12 @@ class SjsonParser {
     return { root, position: (pos) => this.position(pos) };
   }
 
+  /** Line and column of `pos`. Called for errors and a few places only: one scan, no line table. */
   private position(pos: number): { line: number; column: number } {
-    if (!this.lineStarts) {
-      const starts = [0];
-      for (let k = 0; k < this.text.length; k++) if (this.text.charCodeAt(k) === 10) starts.push(k + 1);
-      this.lineStarts = starts;
-    }
-    const starts = this.lineStarts;
-    let lo = 0, hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (starts[mid] <= pos) lo = mid; else hi = mid - 1;
-    }
-    return { line: lo + 1, column: pos - starts[lo] + 1 };
+    const t = this.text;
+    let line = 1, start = 0;
+    for (let nl = t.indexOf('\n'); nl >= 0 && nl < pos; nl = t.indexOf('\n', nl + 1)) { line++; start = nl + 1; }
+    return { line, column: pos - start + 1 };
   }
 
   private error(problem: string, pos = this.i, code: ParseErrorCode = PARSE_ERROR.SYNTAX): never {
@@ -396,6 +390,9 @@ class SjsonParser {
       if (sep !== 0x3d /* = */ && sep !== 0x3a /* : */) this.error(`expected "=" or ":" after key ${quoteText(key)}`);
       this.i++;
       this.skip();
+      // The root's bone list is checked against the .bpk bone limit while it is parsed, so a
+      // file with a million bones fails before the rest of it becomes nodes.
+      this.nextArrayLimit = this.depth <= 1 && key === 'bones' ? READ_LIMITS.maxBones : 0;
       const value = this.parseValue();
       if (entries.has(key)) this.error(`duplicate key ${quoteText(key)}`, keyPos);
       entries.set(key, value);
@@ -464,10 +461,16 @@ class SjsonParser {
     this.enter();
     this.i++;
     const items: SjsonNode[] = [];
+    const limit = this.nextArrayLimit;
+    this.nextArrayLimit = 0;
     for (;;) {
       this.skip();
       if (this.i >= this.text.length) this.error(`unclosed array (opened at line ${this.position(pos).line})`, this.i, PARSE_ERROR.TRUNCATED);
       if (this.text.charCodeAt(this.i) === 0x5d /* ] */) { this.i++; break; }
+      if (limit > 0 && items.length === limit) {
+        const { line, column } = this.position(this.i);
+        checkBoneCount(this.file, line, limit + 1, column);
+      }
       items.push(this.parseValue());
       this.skipSeparator();
     }

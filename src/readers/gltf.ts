@@ -123,7 +123,7 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
   });
   if (usable.length === 0) fail(`no skeletal animation: none of the ${animations.length} animations moves the skeleton`, PARSE_ERROR.UNSUPPORTED);
 
-  const trimmed = await trimDocument(gltf, hierarchy, usable, glbBin, options, fail);
+  const trimmed = await trimDocument(gltf, hierarchy, skeleton, usable, glbBin, options, fail);
   const logger: ILogger = {
     debug: () => {}, info: () => {}, error: () => {},
     warn: (text) => warnings.push(`glTF-Transform: ${text}`),
@@ -141,7 +141,7 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
   const boneCount = skeleton.nodes.length;
   const defaultPose = new Float32Array(boneCount * POSE_STRIDE);
   for (let b = 0; b < boneCount; b++) {
-    const node = docNodes[skeleton.nodes[b]];
+    const node = docNodes[b]; // the trimmed document holds the skeleton's nodes, in bone order
     const trs = [...node.getRotation(), ...node.getTranslation(), ...node.getScale()];
     for (let i = 0; i < POSE_STRIDE; i++) {
       if (!Number.isFinite(trs[i])) fail(`node ${skeleton.nodes[b]} ("${skeleton.names[b]}"): rest transform holds ${trs[i]}`);
@@ -531,7 +531,8 @@ const COMPONENT_BYTES: Readonly<Record<number, number>> = { 5120: 1, 5121: 1, 51
 const TYPE_COMPONENTS: Readonly<Record<string, number>> = { SCALAR: 1, VEC2: 2, VEC3: 3, VEC4: 4, MAT2: 4, MAT3: 9, MAT4: 16 };
 
 async function trimDocument(
-  gltf: GltfJson, hierarchy: Hierarchy, animations: AnimationRef[], glbBin: Uint8Array | undefined, options: GltfReadOptions, fail: Fail,
+  gltf: GltfJson, hierarchy: Hierarchy, skeleton: SkeletonNodes, animations: AnimationRef[], glbBin: Uint8Array | undefined,
+  options: GltfReadOptions, fail: Fail,
 ): Promise<JSONDocument> {
   const accessorMap = new Map<number, number>();
   const viewMap = new Map<number, number>();
@@ -655,7 +656,7 @@ async function trimDocument(
         fail(`${what}: ${input.count} key times but ${output.count} output values (${ch.interpolation} needs ${expected}); accessor counts disagree`);
       }
       samplers.push({ input: input.index, output: output.index, interpolation: ch.interpolation });
-      return { sampler: i, target: { node: ch.node, path: ch.path } };
+      return { sampler: i, target: { node: skeleton.boneOfNode[ch.node], path: ch.path } };
     });
     return { name: anim.name, channels, samplers };
   });
@@ -677,9 +678,12 @@ async function trimDocument(
     if (end > size) fail(`bufferViews[${source}] ends at byte ${end} but buffer ${buffer} holds ${size}`, PARSE_ERROR.TRUNCATED);
   }
 
-  const nodes = gltf.nodes.map((node, i) => {
+  // Only the skeleton's nodes, in bone order and without `children` (parents come from
+  // readHierarchy): glTF-Transform's cost grows faster than linearly with nodes and edges,
+  // and a file with 100,000 nodes would spend seconds there for nothing.
+  const nodes = skeleton.nodes.map((i) => {
+    const node = gltf.nodes[i];
     const out: JsonObject = { name: hierarchy.names[i] };
-    if (node.children !== undefined) out.children = node.children;
     for (const [key, size] of [['translation', 3], ['rotation', 4], ['scale', 3], ['matrix', 16]] as const) {
       const v = node[key];
       if (v === undefined) continue;
