@@ -4,7 +4,8 @@
  * buffers), its file name (the reader, the clip name and the output names come from it),
  * the settings that change the output, the `.bpk` format version and the package version.
  * An entry holds every output of one input (a glTF may give several) with its stats and
- * warnings, in one file written atomically, so a lookup sees a whole entry or none.
+ * warnings, in one file replaced by a rename, so a lookup sees a whole entry or none, and
+ * checked against its SHA-256s when read.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -14,7 +15,6 @@ import { threadId } from 'node:worker_threads';
 
 import type { CompressStats } from '../compress/index.js';
 import { VERSION as FORMAT_VERSION } from '../runtime/format.js';
-import { writeFileAtomic } from './files.js';
 
 /** First bytes of a cache entry file; the trailing digit is the entry layout's version. */
 const ENTRY_MAGIC = 'BPCACHE1';
@@ -323,11 +323,16 @@ export class ClipCache {
     }
   }
 
-  /** Stores `entry` under `key`, atomically (files.ts `writeFileAtomic`). */
+  /**
+   * Stores `entry` under `key`: a temp file renamed over the entry, so a reader sees the
+   * whole entry or none, even when the process is killed. No fsync (one per entry would
+   * double a build's disk flushes): after a power loss an entry may hold anything, and
+   * {@link decodeCacheEntry}'s checks turn that into a miss.
+   */
   async store(key: string, entry: CacheEntry): Promise<void> {
     const path = this.entryPath(key);
     await mkdir(dirname(path), { recursive: true });
-    await writeFileAtomic(path, encodeCacheEntry(entry));
+    await writeRenamed(path, encodeCacheEntry(entry));
   }
 
   private stampPath(path: string): string {
@@ -353,15 +358,20 @@ async function readStampFile(path: string): Promise<StampRecord | undefined> {
   }
 }
 
-/** Counts stamp temp files of this thread, so concurrent writes never share a name. */
-let stampCounter = 0;
+/** Counts temp files of this thread, so concurrent writes never share a name. */
+let tempCounter = 0;
 
-/** Replaces a stamp by a rename; no fsync: a stamp lost in a crash only costs one more read. */
+/** Replaces a stamp; a stamp lost in a crash only costs one more read of its input. */
 async function writeStampFile(path: string, record: StampRecord): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  const temp = `${path}.${process.pid}-${threadId}-${++stampCounter}.tmp`;
+  await writeRenamed(path, JSON.stringify(record));
+}
+
+/** Writes a temp file next to `path` and renames it over `path` (atomic, not flushed to disk). */
+async function writeRenamed(path: string, data: Uint8Array | string): Promise<void> {
+  const temp = `${path}.${process.pid}-${threadId}-${++tempCounter}.tmp`;
   try {
-    await writeFile(temp, JSON.stringify(record));
+    await writeFile(temp, data);
     await rename(temp, path);
   } catch (error) {
     await rm(temp, { force: true }).catch(() => undefined);

@@ -25,8 +25,8 @@ import type { ReadOptions } from '../readers/options.js';
 
 /** Inputs hashed and looked up at once: enough to keep the disk busy, few enough to bound memory. */
 const SCAN_CONCURRENCY = 8;
-/** Files being written (and stored) at once while the next ones compress. */
-const MAX_PENDING_WRITES = 4;
+/** Files being written (and stored) at once while the next ones compress: several, so their fsyncs share journal commits. */
+const MAX_PENDING_WRITES = 16;
 /** The pool's worker entry, next to this module (pool.ts uses the same one). */
 const WORKER_FILE = fileURLToPath(new URL('./worker-entry.cjs', import.meta.url));
 
