@@ -1,67 +1,76 @@
 /**
- * `bonepress/three`: plays a compressed clip on a three.js `Skeleton`.
+ * `bonepress/three`: compressed clips in three.js.
  *
- * Imports only the runtime and three.js types, so a browser bundle gets the decoder and
- * this file, nothing from the compressor. three.js is a peer: the player only calls
- * `quaternion.set`, `position.set` and `scale.set` on the bones it is given, so it also runs
- * in Node without WebGL (tests, servers that pose characters).
+ * - {@link createMixerClip}: an `AnimationClip` that `AnimationMixer` plays like any other
+ *   (crossfades, weights, loop modes, additive blending), decoded from the compressed data;
+ * - {@link CompressedClipPlayer}: a direct player that writes one skeleton's bones, without
+ *   a mixer.
+ *
+ * Imports the runtime and three.js (a peer dependency), nothing from the compressor, so a
+ * browser bundle gets the decoder and these files. Nothing here needs WebGL: it runs in
+ * Node too (tests, servers that pose characters).
  */
-import type { Bone, Skeleton } from 'three';
+import type { Bone, Object3D, Skeleton } from 'three';
 
 import type { CompressedClip, Looping, Rounding, SampleOptions } from '../runtime/compressed-clip.js';
-import { FORMAT_ERROR, FormatError } from '../runtime/errors.js';
+import type { ClipSampler } from '../runtime/sampler.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
+import { bindBones, listNames, type BindOptions } from './three-binding.js';
+
+export { bindBones, sanitizeNodeName, type BindableClip, type BindOptions, type BoneBinding } from './three-binding.js';
+export { CompressedAnimationClip, createMixerClip, type MixerClipOptions } from './three-mixer.js';
 
 /**
  * What the player needs from a clip: {@link CompressedClip} satisfies it, and so can any
  * other sampler with the same 10-floats-per-bone pose layout.
  */
-export type PlayableClip = Pick<CompressedClip, 'boneCount' | 'boneNames' | 'sampleCount' | 'sampleRate' | 'duration' | 'sample'>;
+export type PlayableClip = Pick<CompressedClip, 'boneCount' | 'boneNames' | 'sampleCount' | 'sampleRate' | 'duration' | 'startTime' | 'sample'>
+  & Partial<Pick<CompressedClip, 'nodeIndices' | 'createSampler'>>;
 
 /** Options of {@link CompressedClipPlayer}. */
-export interface CompressedClipPlayerOptions {
-  /** `'wrap'` repeats the clip, `'clamp'` holds the first/last pose outside it. Default `'wrap'`. */
+export interface CompressedClipPlayerOptions extends BindOptions {
+  /**
+   * `'repeat'` repeats with period `duration` as three.js's `LoopRepeat` does, `'wrap'`
+   * blends the last sample back into the first, `'clamp'` holds the first/last pose.
+   * Default `'repeat'`.
+   */
   loop?: Looping;
   /** Playback rate: 1 is real time, 0.5 half speed, negative plays backwards. Default 1. */
   timeScale?: number;
   /** Sampling between keys (see the runtime's `SampleOptions`). Default `'none'` (interpolate). */
   rounding?: Rounding;
   /**
-   * Bone names in clip order, for a clip compressed without its names section
-   * (`stripNames`). Default: the clip's own names.
-   */
-  boneNames?: readonly string[];
-  /**
    * Multiplies translations, to convert the clip's unit into the scene's (0.01 plays a
    * centimetre clip in a metre scene). Default 1.
    */
   translationScale?: number;
+  /** Receives the warning listing unbound bones. Default `console.warn`. */
+  onWarning?: (message: string) => void;
   /** Start time in seconds. Default 0. The pose is applied once on construction. */
   time?: number;
 }
 
 /** Defaults of {@link CompressedClipPlayerOptions}. */
 export const PLAYER_DEFAULTS = {
-  loop: 'wrap',
+  loop: 'repeat',
   timeScale: 1,
   rounding: 'none',
   translationScale: 1,
   time: 0,
-} as const satisfies Required<Omit<CompressedClipPlayerOptions, 'boneNames'>>;
+} as const satisfies Required<Omit<CompressedClipPlayerOptions, keyof BindOptions | 'onWarning'>>;
 
 /**
- * Drives the bones of a three.js `Skeleton` from a compressed clip, matching bones by name.
+ * Drives the bones of a three.js `Skeleton` from a compressed clip, without a mixer.
  *
  * ```ts
  * const clip = CompressedClip.open(bytes);
- * const player = new CompressedClipPlayer(clip, skinnedMesh.skeleton, { loop: 'wrap' });
- * if (player.unboundBones.length) console.warn('not in the model:', player.unboundBones);
+ * const player = new CompressedClipPlayer(clip, skinnedMesh.skeleton, { associations: gltf.parser.associations });
  * renderer.setAnimationLoop(() => { player.update(timer.getDelta()); renderer.render(scene, camera); });
  * ```
  *
  * The pose buffer is allocated once; {@link update}, {@link setTime} and {@link apply}
- * allocate nothing. Clip bones without a three.js bone of the same name are listed in
- * {@link unboundBones} and skipped; skeleton bones the clip does not name keep whatever
+ * allocate nothing. Clip bones that bind to nothing are listed in {@link unboundBones}
+ * (and warned about) and skipped; skeleton bones the clip does not drive keep whatever
  * transform they have.
  */
 export class CompressedClipPlayer {
@@ -69,7 +78,7 @@ export class CompressedClipPlayer {
   readonly clip: PlayableClip;
   /** The skeleton whose bones are written. */
   readonly skeleton: Skeleton;
-  /** Clip bones that have no bone of the same name in {@link skeleton}, in clip order. */
+  /** Clip bones that bind to no bone of {@link skeleton}, in clip order. */
   readonly unboundBones: readonly string[];
   /** Skeleton bones that no clip bone drives, in skeleton order. */
   readonly unanimatedBones: readonly string[];
@@ -89,57 +98,55 @@ export class CompressedClipPlayer {
   private readonly offsets: Int32Array;
   /** Reused for every sample call, so playing allocates nothing. */
   private readonly sampleOptions: SampleOptions = { looping: 'clamp', rounding: 'none' };
+  /** The player's own sampling state, when the clip can make one. */
+  private readonly sampler: ClipSampler | undefined;
 
   /**
-   * Binds `clip` to `skeleton` by bone name and applies the pose at `options.time`.
-   * Throws {@link FormatError} (code BAD_ARGUMENT) when the clip has no bone names and
-   * `options.boneNames` does not supply them, or supplies the wrong number.
+   * Binds `clip` to `skeleton` (by node index, bone map or sanitized name, see
+   * {@link bindBones}) and applies the pose at `options.time`. Unbound bones go to
+   * `options.onWarning` (default `console.warn`). Throws {@link FormatError} (code
+   * BAD_ARGUMENT) when the clip has neither bone names nor node indices to bind by, or with
+   * `strict` when a bone binds to nothing.
    */
   constructor(clip: PlayableClip, skeleton: Skeleton, options: CompressedClipPlayerOptions = {}) {
-    const names = options.boneNames ?? clip.boneNames;
-    if (!names) {
-      throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, 'the clip has no bone names (compressed with stripNames); pass options.boneNames');
-    }
-    if (names.length !== clip.boneCount) {
-      throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `${names.length} bone names for a clip of ${clip.boneCount} bones`);
-    }
     this.clip = clip;
     this.skeleton = skeleton;
+    this.sampler = clip.createSampler?.();
     this.loop = options.loop ?? PLAYER_DEFAULTS.loop;
     this.timeScale = options.timeScale ?? PLAYER_DEFAULTS.timeScale;
     this.rounding = options.rounding ?? PLAYER_DEFAULTS.rounding;
     this.translationScale = options.translationScale ?? PLAYER_DEFAULTS.translationScale;
     this.pose = new Float32Array(clip.boneCount * POSE_STRIDE);
 
-    const byName = new Map<string, Bone>();
-    for (const bone of skeleton.bones) if (!byName.has(bone.name)) byName.set(bone.name, bone);
+    const { objects, unboundBones } = bindBones(clip, skeleton, options);
     const bones: Bone[] = [];
     const offsets: number[] = [];
-    const unbound: string[] = [];
-    const driven = new Set<Bone>();
-    names.forEach((name, b) => {
-      const bone = byName.get(name);
-      if (!bone) { unbound.push(name); return; }
-      bones.push(bone);
+    objects.forEach((object, b) => {
+      if (!object || !skeleton.bones.includes(object as Bone)) return;
+      bones.push(object as Bone);
       offsets.push(b * POSE_STRIDE);
-      driven.add(bone);
     });
     this.bones = bones;
     this.offsets = Int32Array.from(offsets);
-    this.unboundBones = unbound;
+    this.unboundBones = unboundBones;
+    if (unboundBones.length > 0) {
+      (options.onWarning ?? console.warn)(`bonepress: ${unboundBones.length} of ${clip.boneCount} clip bones bind to no bone of the skeleton and will not move: ${listNames(unboundBones)}`);
+    }
+    const driven = new Set<Object3D>(bones);
     this.unanimatedBones = skeleton.bones.filter((bone) => !driven.has(bone)).map((bone) => bone.name);
     this.setTime(options.time ?? PLAYER_DEFAULTS.time);
   }
 
   /**
-   * Current time in seconds: in [0, period) with `'wrap'` (period = sampleCount / sampleRate,
-   * the last sample blending back into the first), in [0, duration] with `'clamp'`.
+   * Current time in seconds, on the clip's own timeline: in [0, duration) with `'repeat'`,
+   * in [startTime, startTime + period) with `'wrap'` (period = sampleCount / sampleRate, the
+   * last sample blending back into the first), in [0, duration] with `'clamp'`.
    */
   get time(): number {
     return this.currentTime;
   }
 
-  /** Clip duration in seconds, (sampleCount − 1) / sampleRate. */
+  /** Clip duration in seconds, from time 0 (see `CompressedClip.duration`). */
   get duration(): number {
     return this.clip.duration;
   }
@@ -155,7 +162,13 @@ export class CompressedClipPlayer {
     let t = Number.isFinite(seconds) ? seconds : 0;
     if (this.loop === 'wrap') {
       const period = this.clip.sampleCount / this.clip.sampleRate;
-      t %= period;
+      const start = this.clip.startTime;
+      t = (t - start) % period;
+      if (t < 0) t += period;
+      t += start;
+    } else if (this.loop === 'repeat') {
+      const period = this.clip.duration;
+      t = period > 0 ? t % period : 0;
       if (t < 0) t += period;
     } else {
       const end = this.clip.duration;
@@ -170,7 +183,7 @@ export class CompressedClipPlayer {
     const options = this.sampleOptions;
     options.looping = this.loop;
     options.rounding = this.rounding;
-    const pose = this.clip.sample(this.currentTime, this.pose, options);
+    const pose = this.sampler ? this.sampler.sample(this.currentTime, this.pose, options) : this.clip.sample(this.currentTime, this.pose, options);
     const bones = this.bones, offsets = this.offsets, k = this.translationScale;
     for (let i = 0; i < bones.length; i++) {
       const bone = bones[i];

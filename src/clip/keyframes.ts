@@ -54,6 +54,11 @@ function tolerance(time: number, sampleRate: number): number {
  * sample s at `out[outOffset + s · width …]`. Allocates nothing; the key cursor only moves
  * forward because sample times increase. The caller checks that `times` is non-decreasing
  * and that `values` holds enough numbers.
+ *
+ * A key within {@link KEY_TIME_TOLERANCE} of a sample time is taken exactly, so keys on the
+ * grid survive float32 key times bit for bit. With `exact`, only STEP keys snap so (a held
+ * value changes at its key, not a sample later); other tracks are evaluated at the sample
+ * time itself, which is what a player shows then.
  */
 export function resampleTrack(
   track: KeyframeTrack,
@@ -62,6 +67,7 @@ export function resampleTrack(
   sampleCount: number,
   out: Float32Array,
   outOffset: number,
+  exact = false,
 ): void {
   const { times, values, width, interpolation, rotation } = track;
   const keyCount = times.length;
@@ -72,7 +78,7 @@ export function resampleTrack(
   let k = 0;
   for (let s = 0; s < sampleCount; s++) {
     const t = startTime + s / sampleRate;
-    const tol = tolerance(t, sampleRate);
+    const tol = exact && interpolation !== INTERPOLATION.STEP ? 0 : tolerance(t, sampleRate);
     while (k + 1 < keyCount && times[k + 1] <= t + tol) k++;
     const o = outOffset + s * width;
     // A sample within tolerance of key k takes that key exactly (alpha 0), so keys on the

@@ -135,7 +135,7 @@ export interface SampleGrid {
 
 /**
  * For a clip with its source's keys: the coarsest grid among {@link UPSAMPLING_FACTORS}
- * times the clip's rate whose own interpolation stays within `budget` of the source
+ * times the clip's rate, sampled exactly from the keys, whose own interpolation stays within `budget` of the source
  * between samples (fast rotations between glTF keys, Hermite curves), so that the decoded
  * pose can be within the threshold at any time. A clip without keys is its own reference
  * and keeps its grid. When even the finest grid misses the budget, that grid is returned
@@ -145,7 +145,7 @@ export function chooseSampleGrid(clip: RawClip, budget: number, shellDistances: 
   if (!clip.keyframes || clip.sampleCount < 2) return { clip, factor: 1, gridError: 0 };
   let last: SampleGrid | undefined;
   for (const factor of UPSAMPLING_FACTORS) {
-    const candidate = factor === 1 ? clip : resampleFiner(clip, factor);
+    const candidate = resampleFiner(clip, factor);
     const gridError = measureBetweenErrors(candidate, shellDistances, (k, alpha, out) => interpolateSamples(candidate, k, alpha, out)).maxError;
     last = { clip: candidate, factor, gridError };
     if (gridError <= budget) break;
@@ -153,7 +153,11 @@ export function chooseSampleGrid(clip: RawClip, budget: number, shellDistances: 
   return last!;
 }
 
-/** `clip` with `factor` times as many sample intervals, evaluated from its keys. */
+/**
+ * `clip` with `factor` times as many sample intervals, evaluated from its keys at the
+ * sample times themselves (a key a few float32 steps off the grid is what a player shows
+ * at the grid time, not the key's value).
+ */
 function resampleFiner(clip: RawClip, factor: number): RawClip {
   const n = clip.sampleCount;
   const boneCount = clip.skeleton.parents.length;
@@ -169,7 +173,7 @@ function resampleFiner(clip: RawClip, factor: number): RawClip {
       const keys = clip.keyframes?.[b * TRACKS_PER_BONE + kind];
       const width = kind === TRACK_KIND.ROTATION ? 4 : 3;
       const out = kind === TRACK_KIND.ROTATION ? rotations : kind === TRACK_KIND.TRANSLATION ? translations : scales;
-      if (keys) resampleTrack(keys, start, rate, count, out, b * count * width);
+      if (keys) resampleTrack(keys, start, rate, count, out, b * count * width, true);
     }
   }
   // Tracks without keys: the source's reference between the old samples.

@@ -15,6 +15,7 @@ import { WebIO, type Accessor, type Document, type ILogger, type JSONDocument } 
 
 import { createRawClip, validateRawClip, type RawClip } from '../clip/raw-clip.js';
 import { createSkeleton, POSE_STRIDE, type Skeleton } from '../clip/skeleton.js';
+import { TRACKS_PER_BONE } from '../runtime/format.js';
 import type { LengthUnit } from '../clip/units.js';
 import { MAX_QUOTED_CHARS, ParseError, PARSE_ERROR, quoteText, type ParseErrorCode } from './errors.js';
 import { checkBoneCount, checkClipSize, type ReadOptions } from './options.js';
@@ -121,7 +122,7 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
     warnings.push(`animation "${a.name}" has no translation, rotation or scale channel on the skeleton; skipped`);
     return false;
   });
-  if (usable.length === 0) fail(`no skeletal animation: none of the ${animations.length} animations moves the skeleton`, PARSE_ERROR.UNSUPPORTED);
+  if (usable.length === 0) fail(`no skeletal animation: none of the ${animations.length} animations moves the skeleton`, PARSE_ERROR.NO_ANIMATION);
 
   const trimmed = await trimDocument(gltf, hierarchy, skeleton, usable, glbBin, options, fail);
   const logger: ILogger = {
@@ -149,7 +150,8 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
     }
   }
   const parents = skeleton.nodes.map((n) => (hierarchy.parent[n] < 0 ? -1 : skeleton.boneOfNode[hierarchy.parent[n]]));
-  const bones: Skeleton = createSkeleton(skeleton.names, parents, defaultPose, unit);
+  // Node indices let a host bind bones exactly as its loader numbered them (three.js names unnamed nodes "").
+  const bones: Skeleton = { ...createSkeleton(skeleton.names, parents, defaultPose, unit), nodeIndices: Int32Array.from(skeleton.nodes) };
 
   const clips: RawClip[] = [];
   usable.forEach((animation, a) => {
@@ -191,14 +193,26 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
       );
     }
     checkClipSize(file, 0, `animation ${quoteText(animation.name)}`, boneCount, sampleCount, options);
-    const clip = createRawClip(animation.name, bones, sampleRate, sampleCount, unit);
+    const samples = createRawClip(animation.name, bones, sampleRate, sampleCount, unit);
+    const trackCount = boneCount * TRACKS_PER_BONE;
+    const channelMask = new Uint8Array(trackCount);
+    const stepMask = new Uint8Array(trackCount);
+    const keyframes: (KeyframeTrack | undefined)[] = new Array<KeyframeTrack | undefined>(trackCount).fill(undefined);
     let offGrid = 0, keys = 0;
     for (const { bone, path, track } of tracks) {
-      const out = path === 'rotation' ? clip.rotations : path === 'translation' ? clip.translations : clip.scales;
+      const kind = path === 'rotation' ? 0 : path === 'translation' ? 1 : 2;
+      const out = kind === 0 ? samples.rotations : kind === 1 ? samples.translations : samples.scales;
       resampleTrack(track, start, sampleRate, sampleCount, out, bone * sampleCount * track.width);
       offGrid += countOffGridKeys(track.times, start, sampleRate);
       keys += track.times.length;
+      const t = bone * TRACKS_PER_BONE + kind;
+      channelMask[t] = 1;
+      stepMask[t] = track.interpolation === INTERPOLATION.STEP ? 1 : 0;
+      keyframes[t] = track;
     }
+    // The time base is the file's: three.js plays the clip from 0 (holding the first key
+    // until it) to the last key, and loops with that period.
+    const clip: RawClip = { ...samples, startTime: start, duration: end, channelMask, stepMask, keyframes };
     if (offGrid > 0) {
       warnings.push(`animation "${animation.name}": ${offGrid} of ${keys} keys fall between samples at ${formatRate(sampleRate)} Hz; their values are interpolated, not kept exactly`);
     }
@@ -402,7 +416,7 @@ const INTERPOLATIONS: readonly string[] = Object.values(INTERPOLATION);
 
 /** Every animation's translation/rotation/scale channels, checked; the rest become warnings. */
 function collectChannels(gltf: GltfJson, hierarchy: Hierarchy, warnings: string[], fail: Fail): AnimationRef[] {
-  if (gltf.animations.length === 0) fail('no animations in the file', PARSE_ERROR.UNSUPPORTED);
+  if (gltf.animations.length === 0) fail('no animations in the file', PARSE_ERROR.NO_ANIMATION);
   return gltf.animations.map((anim, a) => {
     const name = typeof anim.name === 'string' && anim.name !== '' ? anim.name : `animation_${a}`;
     const where = `animation "${name}"`;

@@ -52,6 +52,7 @@ class NearestSampleClip implements PlayableClip {
   readonly sampleCount: number;
   readonly sampleRate: number;
   readonly duration: number;
+  readonly startTime = 0;
   readonly boneNames: readonly string[] | undefined;
   readonly times: number[] = [];
   constructor(readonly raw: RawClip, names = true) {
@@ -125,8 +126,11 @@ describe('CompressedClipPlayer', () => {
     extra.name = 'Prop';
     extra.position.set(7, 8, 9);
     skeleton.bones.push(extra);
-    const player = new CompressedClipPlayer(new NearestSampleClip(raw), skeleton, { loop: 'clamp' });
+    const warnings: string[] = [];
+    const player = new CompressedClipPlayer(new NearestSampleClip(raw), skeleton, { loop: 'clamp', onWarning: (w) => warnings.push(w) });
     expect(player.unboundBones).toEqual([hidden]);
+    expect(warnings).toEqual([`bonepress: 1 of ${raw.skeleton.boneNames.length} clip bones bind to no bone of the skeleton and will not move: "${hidden}"`]);
+    expect(() => new CompressedClipPlayer(new NearestSampleClip(raw), skeleton, { strict: true })).toThrow(`1 of ${raw.skeleton.boneNames.length} bones bind to nothing in the scene: "${hidden}"`);
     expect(player.unanimatedBones).toEqual(['Prop']);
     player.setTime(5 / raw.sampleRate);
     expect(extra.position.toArray()).toEqual([7, 8, 9]);
@@ -140,7 +144,7 @@ describe('CompressedClipPlayer', () => {
     const clip = new NearestSampleClip(raw);
     const { skeleton } = threeSkeleton(raw);
     const rate = raw.sampleRate, n = raw.sampleCount;
-    const player = new CompressedClipPlayer(clip, skeleton, { timeScale: 2 });
+    const player = new CompressedClipPlayer(clip, skeleton, { timeScale: 2, loop: 'wrap' });
     expect(player.time).toBe(0);
     player.update(1 / rate);
     expect(player.time).toBeCloseTo(2 / rate, 12);
@@ -159,6 +163,12 @@ describe('CompressedClipPlayer', () => {
     player.update(Number.NaN);
     expect(player.time).toBe(0);
     expect(clip.times.at(-1)).toBe(0);
+
+    // 'repeat' (the default) has three.js's LoopRepeat period: the duration.
+    player.loop = 'repeat';
+    player.setTime(player.duration + 3 / rate);
+    expect(player.time).toBeCloseTo(3 / rate, 12);
+    expect(new CompressedClipPlayer(clip, skeleton).loop).toBe('repeat');
   });
 
   it('scales translations into the scene unit and starts at options.time', () => {

@@ -1,0 +1,221 @@
+/**
+ * Compressed clips as three.js `AnimationClip`s that `AnimationMixer` plays unchanged
+ * (`play`, `crossFadeTo`, weights, `timeScale`, every loop mode, `clampWhenFinished`,
+ * additive blending), while the data stays compressed in memory.
+ *
+ * Each track of the clip is a small stand-in (one key) whose interpolant reads from a pose
+ * decoded once per action per mixer update: the first track's interpolant decodes the
+ * whole pose at the action's time into its action's {@link PoseContext}, the others copy
+ * their bone's values out of it. One resident {@link CompressedClip} serves any number of
+ * characters and actions; each action owns a small sampler.
+ */
+import {
+  AdditiveAnimationBlendMode, AnimationClip, Interpolant, NormalAnimationBlendMode, QuaternionKeyframeTrack, VectorKeyframeTrack,
+  type AnimationBlendMode, type KeyframeTrack, type Object3D, type TypedArray,
+} from 'three';
+
+import type { CompressedClip } from '../runtime/compressed-clip.js';
+import { POSE_STRIDE } from '../runtime/pose.js';
+import type { ClipSampler, SampleOptions } from '../runtime/sampler.js';
+import { bindBones, listNames, type BindOptions } from './three-binding.js';
+
+/** Options of {@link createMixerClip}. */
+export interface MixerClipOptions extends BindOptions {
+  /** The AnimationClip's name. Default: the compressed clip's name, else `'bonepress'`. */
+  name?: string;
+  /**
+   * Multiplies translations, to convert the clip's unit into the scene's (0.01 plays a
+   * centimetre clip in a metre scene). Default 1.
+   */
+  translationScale?: number;
+  /** Receives the warning listing unbound bones. Default `console.warn`. */
+  onWarning?: (message: string) => void;
+}
+
+/** How a track's stand-in binds: bone pose offset, kind, and the node name the mixer resolves. */
+interface TrackBinding {
+  readonly offset: number;
+  readonly kind: number;
+}
+
+const CLAMP: SampleOptions = { looping: 'clamp' };
+
+interface InterpolantFactory {
+  createInterpolant: (result?: TypedArray) => Interpolant;
+}
+const PROPERTY = ['quaternion', 'position', 'scale'] as const;
+
+/** One action's sampling state: its sampler and the pose last decoded, at `time`. */
+class PoseContext {
+  readonly sampler: ClipSampler;
+  readonly pose: Float32Array;
+  time = NaN;
+
+  constructor(clip: CompressedClip) {
+    this.sampler = clip.createSampler();
+    this.pose = new Float32Array(clip.boneCount * POSE_STRIDE);
+  }
+
+  /** The pose at `time`, decoded once however many tracks ask. */
+  at(time: number): Float32Array {
+    if (time !== this.time) {
+      this.sampler.sample(time, this.pose, CLAMP);
+      this.time = time;
+    }
+    return this.pose;
+  }
+}
+
+/** Reads one bone property out of its action's decoded pose. */
+class CompressedInterpolant extends Interpolant {
+  constructor(
+    private readonly context: PoseContext,
+    private readonly binding: TrackBinding,
+    private readonly scale: number,
+    private readonly reference: Float32Array | undefined,
+    track: KeyframeTrack,
+    result: TypedArray | undefined,
+  ) {
+    super(track.times, track.values, track.getValueSize(), result);
+  }
+
+  override evaluate(time: number): TypedArray {
+    const pose = this.context.at(time);
+    const out = this.resultBuffer as Float32Array;
+    const o = this.binding.offset;
+    const ref = this.reference;
+    if (this.binding.kind === 0) {
+      const x = pose[o], y = pose[o + 1], z = pose[o + 2], w = pose[o + 3];
+      if (ref) {
+        // conj(reference) · q, as three.js's makeClipAdditive stores additive rotations.
+        const ax = ref[o], ay = ref[o + 1], az = ref[o + 2], aw = ref[o + 3];
+        out[0] = ax * w + aw * x + ay * z - az * y;
+        out[1] = ay * w + aw * y + az * x - ax * z;
+        out[2] = az * w + aw * z + ax * y - ay * x;
+        out[3] = aw * w - ax * x - ay * y - az * z;
+      } else {
+        out[0] = x; out[1] = y; out[2] = z; out[3] = w;
+      }
+      return out;
+    }
+    const k = this.binding.kind === 1 ? this.scale : 1;
+    for (let c = 0; c < 3; c++) out[c] = ref ? (pose[o + c] - ref[o + c]) * k : pose[o + c] * k;
+    return out;
+  }
+
+  // Never reached: evaluate() is overridden; Interpolant requires the method.
+  interpolate_(): TypedArray {
+    return this.resultBuffer;
+  }
+}
+
+/**
+ * A compressed clip as a three.js `AnimationClip`: pass it to `mixer.clipAction(clip)`.
+ * Made by {@link createMixerClip}. The data stays in {@link compressed}; the tracks are
+ * one-key stand-ins (their `times` and `values` hold the first pose, for tools that read
+ * them) whose interpolants decode the compressed clip.
+ */
+export class CompressedAnimationClip extends AnimationClip {
+  /** The compressed clip this plays (shared, immutable). */
+  readonly compressed: CompressedClip;
+  /** Clip bones that bind to no object of the scene, in clip order. */
+  readonly unboundBones: readonly string[];
+  /** For an additive clip: the reference pose, rotations conjugated. */
+  readonly additiveReference: Float32Array | undefined;
+  private readonly bindings: readonly TrackBinding[];
+  private readonly translationScale: number;
+  private pending: PoseContext | undefined;
+
+  /** @internal Use {@link createMixerClip}. */
+  constructor(
+    name: string, compressed: CompressedClip, tracks: KeyframeTrack[], bindings: readonly TrackBinding[], unboundBones: readonly string[],
+    translationScale: number, blendMode: AnimationBlendMode = NormalAnimationBlendMode, additiveReference?: Float32Array,
+  ) {
+    super(name, compressed.duration, tracks, blendMode);
+    this.compressed = compressed;
+    this.bindings = bindings;
+    this.unboundBones = unboundBones;
+    this.translationScale = translationScale;
+    this.additiveReference = additiveReference;
+    tracks.forEach((track, i) => {
+      // An own property shadows KeyframeTrack.prototype.createInterpolant (untyped in @types/three); clone() copies it.
+      (track as unknown as InterpolantFactory).createInterpolant = (result) => this.interpolantFor(i, track, result);
+    });
+  }
+
+  /**
+   * The interpolant of track `i`. `AnimationAction` creates its interpolants in track
+   * order, so track 0 opens a new per-action context and the others join it; an
+   * interpolant made out of order gets a context of its own if none is open. Contexts
+   * cache by time, so sharing one never changes a value, only the work.
+   */
+  private interpolantFor(i: number, track: KeyframeTrack, result: TypedArray | undefined): Interpolant {
+    if (i === 0 || !this.pending) this.pending = new PoseContext(this.compressed);
+    return new CompressedInterpolant(this.pending, this.bindings[i], this.translationScale, this.additiveReference, track, result);
+  }
+
+  /**
+   * An additive version of this clip, as three.js's `AnimationUtils.makeClipAdditive`
+   * makes of a raw clip: every pose relative to the pose at `referenceFrame / fps` seconds
+   * (rotations conj(reference) · q, translations and scales minus the reference), with
+   * `AdditiveAnimationBlendMode`. Returns a new clip; this one is unchanged.
+   */
+  makeAdditive(referenceFrame = 0, fps = 30): CompressedAnimationClip {
+    const reference = new Float32Array(this.compressed.boneCount * POSE_STRIDE);
+    this.compressed.createSampler({ segmentCache: 'two' }).sample(referenceFrame / (fps > 0 ? fps : 30), reference, CLAMP);
+    for (let o = 0; o < reference.length; o += POSE_STRIDE) {
+      const len = Math.hypot(reference[o], reference[o + 1], reference[o + 2], reference[o + 3]) || 1;
+      reference[o] /= -len; reference[o + 1] /= -len; reference[o + 2] /= -len; reference[o + 3] /= len;
+    }
+    return new CompressedAnimationClip(
+      this.name, this.compressed, this.tracks.map((t) => t.clone()), this.bindings, this.unboundBones, this.translationScale,
+      AdditiveAnimationBlendMode, reference,
+    );
+  }
+
+  /** A copy sharing the compressed data and bindings. */
+  override clone(): this {
+    return new CompressedAnimationClip(
+      this.name, this.compressed, this.tracks.map((t) => t.clone()), this.bindings, this.unboundBones, this.translationScale,
+      this.blendMode, this.additiveReference,
+    ) as this;
+  }
+}
+
+/**
+ * Makes a mixer-native clip of `compressed` for the scene under `root` (the object the
+ * `AnimationMixer` animates). Bones bind as {@link bindBones} says; a track is made for
+ * every property the source animates (`compressed.hasChannel`), named as three.js's
+ * GLTFLoader names it (the object's name, or its uuid when it has none or shares it).
+ * Unbound bones go to `options.onWarning` (or throw with `strict`). Time is the clip's
+ * own: 0 to `compressed.duration`, as the source's AnimationClip.
+ */
+export function createMixerClip(compressed: CompressedClip, root: Object3D, options: MixerClipOptions = {}): CompressedAnimationClip {
+  const { objects, unboundBones } = bindBones(compressed, root, options);
+  if (unboundBones.length > 0) {
+    const message = `bonepress: ${unboundBones.length} of ${compressed.boneCount} bones of clip "${compressed.name ?? ''}" bind to nothing in the scene and will not move: ${listNames(unboundBones)}`;
+    (options.onWarning ?? console.warn)(message);
+  }
+  const nameCount = new Map<string, number>();
+  root.traverse((o) => { if (o.name !== '') nameCount.set(o.name, (nameCount.get(o.name) ?? 0) + 1); });
+  const first = new Float32Array(compressed.boneCount * POSE_STRIDE);
+  compressed.createSampler({ segmentCache: 'two' }).sample(compressed.startTime, first, CLAMP);
+  const scale = options.translationScale ?? 1;
+  const tracks: KeyframeTrack[] = [];
+  const bindings: TrackBinding[] = [];
+  objects.forEach((object, b) => {
+    if (!object) return;
+    const node = object.name !== '' && nameCount.get(object.name) === 1 ? object.name : object.uuid;
+    for (let kind = 0; kind < 3; kind++) {
+      if (!compressed.hasChannel(b, kind)) continue;
+      const o = b * POSE_STRIDE + (kind === 0 ? 0 : kind === 1 ? 4 : 7);
+      const name = `${node}.${PROPERTY[kind]}`;
+      const k = kind === 1 ? scale : 1;
+      tracks.push(kind === 0
+        ? new QuaternionKeyframeTrack(name, [0], Array.from(first.subarray(o, o + 4)))
+        : new VectorKeyframeTrack(name, [0], Array.from(first.subarray(o, o + 3), (v) => v * k)));
+      bindings.push({ offset: o, kind });
+    }
+  });
+  return new CompressedAnimationClip(options.name ?? compressed.name ?? 'bonepress', compressed, tracks, bindings, unboundBones, scale);
+}

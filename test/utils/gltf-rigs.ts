@@ -1,0 +1,163 @@
+/**
+ * Small glTF characters made in code, shaped like what real exporters write, for the
+ * three.js playback tests: a Mixamo-style rig (`mixamorig:` names, keys starting after 0),
+ * a Blender rig (`.L`/`.R` names under a scaled "Armature" node), unnamed joints,
+ * CUBICSPLINE and STEP channels, a fast 120°-per-key rotation, and a 37.5 Hz grid whose
+ * key times carry float32 noise. Deterministic (seeded), metres.
+ */
+import { Document, NodeIO, type Node } from '@gltf-transform/core';
+
+import { mulberry32 } from './synthetic.js';
+
+/** A rig: the GLB bytes and a few facts the tests check against. */
+export interface Rig {
+  name: string;
+  glb: Uint8Array;
+  /** Key rate the animations were authored at (Hz). */
+  keyRate: number;
+}
+
+interface BoneSpec {
+  name?: string;
+  parent: number; // -1: under the armature (or the scene)
+  translation: [number, number, number];
+}
+
+interface RigSpec {
+  name: string;
+  bones: BoneSpec[];
+  /** A non-joint parent of the root joints, as Blender exports it. */
+  armatureScale?: number;
+  keyRate: number;
+  startTime: number;
+  duration: number;
+  animations: string[];
+  interpolation: 'LINEAR' | 'STEP' | 'CUBICSPLINE';
+  /** Largest rotation between neighbouring keys, degrees. */
+  maxDegreesPerKey: number;
+  /** Store key times as float32 sums of the interval (drifting in their last digits). */
+  accumulateTimes?: boolean;
+  seed: number;
+}
+
+const CHAIN = (names: (string | undefined)[]): BoneSpec[] =>
+  names.map((name, i) => ({ name, parent: i - 1, translation: [0, i === 0 ? 1 : 0.25, 0.02 * i] as [number, number, number] }));
+
+/** The rigs, small enough for unit tests (a few bones, a few seconds). */
+export async function makeRigs(): Promise<Rig[]> {
+  const specs: RigSpec[] = [
+    {
+      name: 'mixamo', keyRate: 30, startTime: 0.1, duration: 2, interpolation: 'LINEAR', maxDegreesPerKey: 8, seed: 1,
+      animations: ['Run', 'Idle'],
+      bones: CHAIN(['mixamorig:Hips', 'mixamorig:Spine', 'mixamorig:LeftArm', 'mixamorig:LeftForeArm', 'mixamorig:LeftHand']),
+    },
+    {
+      name: 'blender', keyRate: 24, startTime: 0, duration: 2, interpolation: 'LINEAR', maxDegreesPerKey: 6, seed: 2, armatureScale: 0.01,
+      animations: ['Walk', 'Wave'],
+      bones: [
+        { name: 'Hips', parent: -1, translation: [0, 100, 0] },
+        { name: 'Thigh.L', parent: 0, translation: [10, -5, 0] },
+        { name: 'Shin.L', parent: 1, translation: [0, -45, 0] },
+        { name: 'Thigh.R', parent: 0, translation: [-10, -5, 0] },
+        { name: 'Shin.R', parent: 3, translation: [0, -45, 0] },
+      ],
+    },
+    { name: 'unnamed', keyRate: 25, startTime: 0, duration: 1.5, interpolation: 'LINEAR', maxDegreesPerKey: 5, seed: 3, animations: ['Take'], bones: CHAIN([undefined, undefined, 'named', undefined]) },
+    { name: 'cubic', keyRate: 4, startTime: 0, duration: 2, interpolation: 'CUBICSPLINE', maxDegreesPerKey: 30, seed: 4, animations: ['Curve'], bones: CHAIN(['a', 'b', 'c', 'd']) },
+    { name: 'step', keyRate: 10, startTime: 0.2, duration: 2, interpolation: 'STEP', maxDegreesPerKey: 20, seed: 5, animations: ['Steps'], bones: CHAIN(['root', 'mid', 'tip']) },
+    { name: 'fast', keyRate: 30, startTime: 0, duration: 1, interpolation: 'LINEAR', maxDegreesPerKey: 120, seed: 6, animations: ['Punch'], bones: CHAIN(['shoulder', 'elbow', 'wrist']) },
+    { name: 'noisy', keyRate: 37.5, startTime: 0, duration: 12, interpolation: 'LINEAR', maxDegreesPerKey: 4, seed: 7, accumulateTimes: true, animations: ['Long'], bones: CHAIN(['pelvis', 'spine', 'head']) },
+  ];
+  return Promise.all(specs.map(async (spec) => ({ name: spec.name, glb: await buildRig(spec), keyRate: spec.keyRate })));
+}
+
+async function buildRig(spec: RigSpec): Promise<Uint8Array> {
+  const random = mulberry32(spec.seed);
+  const doc = new Document();
+  const buffer = doc.createBuffer('data');
+  const scene = doc.createScene('Scene');
+  const skin = doc.createSkin('skin');
+  let parentOfRoots: Node | undefined;
+  if (spec.armatureScale !== undefined) {
+    parentOfRoots = doc.createNode('Armature').setScale([spec.armatureScale, spec.armatureScale, spec.armatureScale]);
+    scene.addChild(parentOfRoots);
+  }
+  const nodes = spec.bones.map((bone) => {
+    const node = doc.createNode(bone.name ?? '').setTranslation(bone.translation);
+    skin.addJoint(node);
+    return node;
+  });
+  nodes.forEach((node, i) => {
+    const p = spec.bones[i].parent;
+    if (p >= 0) nodes[p].addChild(node);
+    else if (parentOfRoots) parentOfRoots.addChild(node);
+    else scene.addChild(node);
+  });
+  // A skinned triangle, so loaders see the skin in use (GLTFLoader makes its joints Bones).
+  const mesh = doc.createMesh('body').addPrimitive(doc.createPrimitive()
+    .setAttribute('POSITION', doc.createAccessor().setType('VEC3').setBuffer(buffer).setArray(new Float32Array([0, 0, 0, 1, 0, 0, 0, 1, 0])))
+    .setAttribute('JOINTS_0', doc.createAccessor().setType('VEC4').setBuffer(buffer).setArray(new Uint16Array([0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0])))
+    .setAttribute('WEIGHTS_0', doc.createAccessor().setType('VEC4').setBuffer(buffer).setArray(new Float32Array([1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0]))));
+  skin.setInverseBindMatrices(doc.createAccessor().setType('MAT4').setBuffer(buffer)
+    .setArray(new Float32Array(nodes.length * 16).map((_, i) => (i % 16 % 5 === 0 ? 1 : 0))));
+  scene.addChild(doc.createNode('Body').setMesh(mesh).setSkin(skin));
+
+  const keyCount = Math.round(spec.duration * spec.keyRate) + 1;
+  const times = new Float32Array(keyCount);
+  let t = spec.startTime;
+  for (let k = 0; k < keyCount; k++) {
+    times[k] = spec.accumulateTimes ? t : spec.startTime + k / spec.keyRate;
+    t = Math.fround(t + Math.fround(1 / spec.keyRate));
+  }
+  const input = doc.createAccessor('times').setType('SCALAR').setBuffer(buffer).setArray(times);
+  const cubic = spec.interpolation === 'CUBICSPLINE';
+  for (const animName of spec.animations) {
+    const anim = doc.createAnimation(animName);
+    nodes.forEach((node, b) => {
+      // A random walk of rotations, each step at most maxDegreesPerKey about a random axis.
+      const rotations: number[] = [];
+      let q = [0, 0, 0, 1];
+      for (let k = 0; k < keyCount; k++) {
+        const axis = normalize([random() - 0.5, random() - 0.5, random() - 0.5]);
+        const angle = (spec.maxDegreesPerKey * Math.PI / 180) * (0.5 + 0.5 * random());
+        q = normalize(multiply(q, [axis[0] * Math.sin(angle / 2), axis[1] * Math.sin(angle / 2), axis[2] * Math.sin(angle / 2), Math.cos(angle / 2)]));
+        if (cubic) rotations.push(...scaled(randomVec(random, 4), 0.5), ...q, ...scaled(randomVec(random, 4), 0.5));
+        else rotations.push(...q);
+      }
+      const output = doc.createAccessor().setType('VEC4').setBuffer(buffer).setArray(new Float32Array(rotations));
+      const sampler = doc.createAnimationSampler().setInput(input).setOutput(output).setInterpolation(spec.interpolation);
+      anim.addSampler(sampler).addChannel(doc.createAnimationChannel().setTargetNode(node).setTargetPath('rotation').setSampler(sampler));
+      if (b !== 0) return;
+      // The root also moves.
+      const base = spec.bones[0].translation;
+      const translations: number[] = [];
+      for (let k = 0; k < keyCount; k++) {
+        const p = [base[0] + 0.3 * Math.sin(k * 0.3), base[1] + 0.05 * Math.cos(k * 0.7), base[2] + 0.1 * k / keyCount];
+        if (cubic) translations.push(...scaled(randomVec(random, 3), 0.2), ...p, ...scaled(randomVec(random, 3), 0.2));
+        else translations.push(...p);
+      }
+      const tOut = doc.createAccessor().setType('VEC3').setBuffer(buffer).setArray(new Float32Array(translations));
+      const tSampler = doc.createAnimationSampler().setInput(input).setOutput(tOut).setInterpolation(spec.interpolation);
+      anim.addSampler(tSampler).addChannel(doc.createAnimationChannel().setTargetNode(node).setTargetPath('translation').setSampler(tSampler));
+    });
+  }
+  return new NodeIO().writeBinary(doc);
+}
+
+function normalize(v: number[]): number[] {
+  const len = Math.hypot(...v) || 1;
+  return v.map((x) => x / len);
+}
+
+function multiply(a: number[], b: number[]): number[] {
+  const [ax, ay, az, aw] = a, [bx, by, bz, bw] = b;
+  return [aw * bx + ax * bw + ay * bz - az * by, aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw, aw * bw - ax * bx - ay * by - az * bz];
+}
+
+function randomVec(random: () => number, n: number): number[] {
+  return Array.from({ length: n }, () => random() - 0.5);
+}
+
+function scaled(v: number[], k: number): number[] {
+  return v.map((x) => x * k);
+}
