@@ -2,10 +2,8 @@
  * Loading what the commands work on, each error scoped to its file so that it prints as
  * `bonepress: <file>: <problem>`.
  */
-import { readFile } from 'node:fs/promises';
-
 import type { RawClip } from '../clip/raw-clip.js';
-import { readClipFiles } from '../node/files.js';
+import { readClipFiles, readInputFile } from '../node/files.js';
 import { ParseError, PARSE_ERROR } from '../readers/errors.js';
 import type { ReadOptions } from '../readers/options.js';
 import { CompressedClip } from '../runtime/compressed-clip.js';
@@ -25,8 +23,8 @@ export function anonymousBoneName(boneIndex: number): string {
  */
 export function openCompressedFile(file: string): Promise<CompressedClip> {
   return atFile(file, async () => {
-    const data = await readFile(file);
-    return CompressedClip.open(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+    // Regular files only, capped: `info /dev/zero` or a FIFO fails at once instead of reading forever.
+    return CompressedClip.open(await readInputFile(file));
   });
 }
 

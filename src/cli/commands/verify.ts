@@ -2,7 +2,6 @@
  * `bonepress verify <raw> <other>`: the object-space error of `other` (a BVH, a pose dump
  * JSON or a `.bpk`) against `raw`, with the same metric the compressor holds itself to.
  */
-import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 
 import type { Command } from 'commander';
@@ -14,6 +13,7 @@ import { convertLength, parseLength, type Length, type LengthUnit } from '../../
 import { MetricError, measureClipError, type ErrorReport } from '../../compress/error-metric.js';
 import { COMPRESS_DEFAULTS, OptionsError } from '../../compress/options.js';
 import { decompressClip } from '../../compress/verify.js';
+import { readInputFile } from '../../node/files.js';
 import { EXIT, atFile, type ExitCode } from '../exit-codes.js';
 import { anonymousBoneName, openCompressedFile, readSingleClip } from '../load.js';
 import { collectShellBone, parseLengthArg } from '../parse.js';
@@ -96,7 +96,7 @@ async function readOther(file: string, raw: RawClip, clipName: string | undefine
     return decompressClip(compressed);
   }
   if (ext === '.json') {
-    return atFile(file, async () => readPoseDump(await readFile(file, 'utf8'), file, raw.skeleton, raw.unit));
+    return atFile(file, async () => readPoseDump(new TextDecoder().decode(await readInputFile(file)), file, raw.skeleton, raw.unit));
   }
   return readSingleClip(file, {}, clipName);
 }
