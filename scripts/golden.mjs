@@ -42,6 +42,8 @@ function describeGolden(bytes, source) {
     { time: round6(d * 0.6), looping: 'clamp', rounding: 'nearest' },
     { time: round6(d), looping: 'clamp', rounding: 'none' },
     { time: round6(d + step / 2), looping: 'wrap', rounding: 'none' },
+    { time: round6(d + step * 1.3), looping: 'repeat', rounding: 'none' },
+    { time: round6(step * 7.21), looping: 'clamp', rounding: 'none' },
     { time: -1, looping: 'clamp', rounding: 'none' },
   ];
   const trackClasses = [];
@@ -59,6 +61,7 @@ function describeGolden(bytes, source) {
       boneCount: clip.boneCount,
       sampleCount: clip.sampleCount,
       sampleRate: clip.sampleRate,
+      startTime: clip.startTime,
       duration: clip.duration,
       segmentCount: clip.segmentCount,
       unit: clip.unit,

@@ -35,6 +35,7 @@ interface Golden {
     boneCount: number;
     sampleCount: number;
     sampleRate: number;
+    startTime: number;
     duration: number;
     segmentCount: number;
     unit: string;
@@ -157,6 +158,7 @@ describe('golden files', () => {
           sections: h.sections,
         });
         expect(clip.duration).toBeCloseTo(h.duration, 12);
+        expect(clip.startTime).toBe(h.startTime);
         const classes = Array.from({ length: clip.boneCount }, (_, b) => [0, 1, 2].map((kind) => clip.trackClassOf(b, kind)[0]).join(''));
         expect(classes).toEqual(h.trackClasses);
       });
