@@ -284,3 +284,138 @@ function varies(values: Float32Array, width: number): boolean {
   for (let i = width; i < values.length; i++) if (values[i] !== values[i % width]) return true;
   return false;
 }
+
+/**
+ * What {@link measureColdDecode} needs of a clip: an opened clip that hands out samplers.
+ * Structural, so the bench can time any build of the runtime (a copy of an older dist/ to
+ * get "before" figures in the same conditions).
+ */
+export interface TimedClip {
+  readonly sampleCount: number;
+  readonly sampleRate: number;
+  readonly startTime: number;
+  readonly boneCount: number;
+  createSampler(): { sample(time: number, outPose: Float32Array): Float32Array };
+}
+
+/** How {@link measureColdDecode} measures: ACL's `acl_decompressor` cold-cache method. */
+export interface ColdDecodeOptions {
+  /** Copies of the clip, each opened on its own bytes with its own sampler (ACL: 220). */
+  readonly copies: number;
+  /** Bytes written between batches so no copy is left in any cache (ACL: 32 MiB). */
+  readonly flushBytes: number;
+  /** Decodes per repetition and time (ACL: 10,000). */
+  readonly iterations: number;
+  /** Repetitions per time; the median counts (ACL: 3). */
+  readonly repetitions: number;
+  /** Evenly spaced times over the sampled span, first and last sample included (ACL: 100). */
+  readonly times: number;
+}
+
+/** ACL's method, as the issue quotes it. */
+export const COLD_DECODE_DEFAULTS: ColdDecodeOptions = {
+  copies: 220,
+  flushBytes: 32 * 1024 * 1024,
+  iterations: 10_000,
+  repetitions: 3,
+  times: 100,
+};
+
+/** Nanoseconds per whole pose of one clip, cold and warm. */
+export interface ColdDecodeTiming {
+  /** Median over the times of the median over repetitions of the mean wall ns per decode, cache flushed between batches. */
+  readonly coldNs: number;
+  /** The same loop on one copy, never flushed. */
+  readonly warmNs: number;
+  /**
+   * The same two figures in process CPU time: on a machine shared with other processes,
+   * wall time also counts the time this thread waited for a core.
+   */
+  readonly coldCpuNs: number;
+  readonly warmCpuNs: number;
+}
+
+/** Process CPU time in µs (user + system). */
+function cpuMicros(): number {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+}
+
+let flushBuffer: Int32Array | undefined;
+
+/** Writes then reads `bytes` bytes, evicting everything else from the caches. */
+function flushCaches(bytes: number, round: number): void {
+  if (!flushBuffer || flushBuffer.byteLength !== bytes) flushBuffer = new Int32Array(bytes >>> 2);
+  const b = flushBuffer;
+  b.fill(round);
+  let s = 0;
+  for (let i = 0; i < b.length; i += 16) s += b[i];
+  sink += s;
+}
+
+/**
+ * Whole-pose decode time of one clip with ACL's cold-cache method: `copies` copies of the
+ * clip (bytes, open-time tables and a sampler each), for each of `times` evenly spaced
+ * times and each repetition, `iterations` decodes that go round the copies, the caches
+ * flushed before each round (outside the timed region) so every decode starts cold. Each
+ * round of `copies` decodes is timed as one batch. The warm figure runs the same loop on
+ * the first copy without flushing. Both are ns per pose.
+ */
+export function measureColdDecode(
+  bytes: Uint8Array,
+  open: (bytes: Uint8Array) => TimedClip,
+  options: ColdDecodeOptions = COLD_DECODE_DEFAULTS,
+): ColdDecodeTiming {
+  const { copies, iterations, repetitions } = options;
+  const clips: TimedClip[] = [];
+  const samplers: { sample(time: number, outPose: Float32Array): Float32Array }[] = [];
+  for (let c = 0; c < copies; c++) {
+    const clip = open(bytes.slice());
+    clips.push(clip);
+    samplers.push(clip.createSampler());
+  }
+  const first = clips[0];
+  const span = first.sampleCount > 1 ? (first.sampleCount - 1) / first.sampleRate : 0;
+  const times = new Float64Array(options.times);
+  for (let i = 0; i < times.length; i++) times[i] = first.startTime + (times.length > 1 ? (span * i) / (times.length - 1) : 0);
+  const pose = new Float32Array(first.boneCount * POSE_STRIDE);
+  // Warm-up: every copy at every time, so each sampler has touched what it will touch and
+  // the decoder is optimised before anything is timed.
+  for (let i = 0; i < times.length; i++) for (let c = 0; c < copies; c++) samplers[c].sample(times[i], pose);
+
+  const cold: number[] = [], warm: number[] = [], coldCpu: number[] = [], warmCpu: number[] = [];
+  const reps: number[] = [], repsCpu: number[] = [];
+  let round = 0;
+  for (let i = 0; i < times.length; i++) {
+    const t = times[i];
+    reps.length = 0; repsCpu.length = 0;
+    for (let r = 0; r < repetitions; r++) {
+      let ms = 0, us = 0;
+      for (let done = 0; done < iterations;) {
+        const batch = Math.min(copies, iterations - done);
+        flushCaches(options.flushBytes, ++round);
+        const cpuStarted = cpuMicros();
+        const started = performance.now();
+        for (let c = 0; c < batch; c++) samplers[c].sample(t, pose);
+        ms += performance.now() - started;
+        us += cpuMicros() - cpuStarted;
+        done += batch;
+      }
+      reps.push((ms * 1e6) / iterations);
+      repsCpu.push((us * 1e3) / iterations);
+    }
+    cold.push(median(reps)); coldCpu.push(median(repsCpu));
+    reps.length = 0; repsCpu.length = 0;
+    const s0 = samplers[0];
+    for (let r = 0; r < repetitions; r++) {
+      const cpuStarted = cpuMicros();
+      const started = performance.now();
+      for (let k = 0; k < iterations; k++) s0.sample(t, pose);
+      reps.push(((performance.now() - started) * 1e6) / iterations);
+      repsCpu.push(((cpuMicros() - cpuStarted) * 1e3) / iterations);
+    }
+    warm.push(median(reps)); warmCpu.push(median(repsCpu));
+  }
+  sink += pose[0];
+  return { coldNs: median(cold), warmNs: median(warm), coldCpuNs: median(coldCpu), warmCpuNs: median(warmCpu) };
+}

@@ -13,11 +13,13 @@ import {
 } from './format.js';
 import { FORMAT_ERROR, FormatError } from './errors.js';
 import { decodeReference, floatFromBits, readBits, rotationRangeExtent, rotationRangeMin, trackComponentBits } from './bits.js';
+import { buildTables, type ClipTables } from './decode-tables.js';
 import { writeRotation } from './interpolate.js';
 import { POSE_STRIDE } from './pose.js';
 import { ClipSampler, type SampleOptions, type SamplerOptions } from './sampler.js';
 
 export type { Looping, Rounding, SampleOptions, SamplerOptions } from './sampler.js';
+export type { ClipTables } from './decode-tables.js';
 
 /** Options of {@link CompressedClip.open}. */
 export interface OpenOptions {
@@ -52,40 +54,6 @@ export interface SectionSizes {
   segments: number;
   names: number;
   total: number;
-}
-
-/**
- * The decode tables derived at open time, read by {@link ClipSampler}. Immutable after
- * {@link CompressedClip.open}. Internal: the layout may change without notice.
- * @internal
- */
-export interface ClipTables {
-  readonly bytes: Uint8Array;
-  readonly words: Uint32Array;
-  readonly basePose: Float32Array;
-  /** Pose float offset of each animated track. */
-  readonly animBoneOffset: Int32Array;
-  readonly animKind: Uint8Array;
-  /** 1 for an animated track held between samples (STEP). */
-  readonly animStep: Uint8Array;
-  /** Track → animated index, or -1. */
-  readonly animTrackOfTrack: Int32Array;
-  /** Per animated track: (min, extent) per range component. */
-  readonly clipRanges: Float64Array;
-  /** First clip-range float of each animated track. */
-  readonly animRange: Int32Array;
-  /** Bits of each (segment, animated track, stored component). */
-  readonly compBits: Uint8Array;
-  /** Per animated track: reference quaternion xyzw (rotations only). */
-  readonly refs: Float64Array;
-  /** Byte offset of each segment's rate bytes. */
-  readonly segRates: Uint32Array;
-  /** Byte offset of each segment's range bytes. */
-  readonly segRanges: Uint32Array;
-  /** Bit offset of each segment's packed keys (files < 256 MiB). */
-  readonly segBits: Int32Array;
-  /** Bits per key in each segment. */
-  readonly segKeyBits: Uint32Array;
 }
 
 /** A validated, zero-copy view of a `.bpk` clip, immutable once opened. */
@@ -420,10 +388,8 @@ export class CompressedClip {
     this.trackClass = trackClass;
     this.channelMask = channelMask;
     this.defaultCache = segmentCache;
-    this.tables = {
-      bytes, words: words32, basePose, animBoneOffset, animKind, animStep, animTrackOfTrack, clipRanges, animRange, compBits, refs,
-      segRates, segRanges, segBits, segKeyBits,
-    };
+    this.tables = buildTables(bytes, words32, basePose, animKind, animBoneOffset, animStep, animTrackOfTrack, clipRanges, animRange, refs,
+      segRates, segRanges, segBits, segKeyBits, compBits);
     this.sections = {
       header: HEADER.SIZE,
       parents: bitsetsOffset - parentsOffset,

@@ -3,12 +3,13 @@
  * dequantisation cache of the segments last touched and the decode scratch. One sampler
  * per character (or mixer action); the clip stays immutable and shared.
  */
-import { ANIMATED_COMPONENTS, DROP_SHIFT, RATE_MASK, RAW_BITS, SEGMENT_RANGE_BYTES, SEGMENT_SIZE, TRACKS_PER_BONE, TRACK_KIND } from './format.js';
+import { RAW_BITS, SEGMENT_SIZE, TRACKS_PER_BONE, TRACK_KIND } from './format.js';
 import { FORMAT_ERROR, FormatError } from './errors.js';
-import { floatFromBits, readBits, segmentConstant, segmentOffset, segmentStep } from './bits.js';
+import { floatFromBits, readBits } from './bits.js';
 import { blendRotations, emitRotation } from './interpolate.js';
 import { POSE_STRIDE } from './pose.js';
-import type { ClipTables, CompressedClip } from './compressed-clip.js';
+import type { CompressedClip } from './compressed-clip.js';
+import { TABLE, type ClipTables } from './decode-tables.js';
 
 /** How a time between two samples is resolved. */
 export type Rounding = 'none' | 'floor' | 'ceil' | 'nearest';
@@ -32,29 +33,26 @@ export interface SampleOptions {
 /** Options of {@link CompressedClip.createSampler}. */
 export interface SamplerOptions {
   /**
-   * Dequantisation constants (an offset and a step per stored component) cached per
-   * segment: `'all'` (default) keeps every segment's once it has been sampled, 8 bytes per
-   * animated component per segment (roughly 0.4 × the file size when every segment is
-   * touched), so random access costs little more than playback; `'two'` keeps the last
-   * two segments only (48 bytes per animated track): as fast for forward playback, slower
-   * at random times.
+   * Accepted for compatibility and ignored: every segment's dequantisation constants are
+   * now computed once when the clip is opened and shared by all its samplers, so a sampler
+   * caches nothing. Must be `'all'` or `'two'` when given.
    */
   segmentCache?: 'all' | 'two';
 }
 
 /** A fraction of a sample this close to a whole sample is that sample. */
 const SNAP = 1e-6;
+const RECORD = TABLE.RECORD;
 
-/** Samples one {@link CompressedClip}; allocates nothing per call. */
+/**
+ * Samples one {@link CompressedClip}; allocates nothing per call. Its own state is a few
+ * numbers and a 64-byte scratch: the clip's shared tables hold everything else.
+ */
 export class ClipSampler {
   /** The clip this sampler reads. */
   readonly clip: CompressedClip;
   private readonly t: ClipTables;
   private readonly vals = new Float64Array(8); // decode() scratch: key 0 components, key 1 components, alpha and the slerp weights
-  private readonly segOffset: Float32Array;
-  private readonly segStep: Float32Array;
-  private readonly cachedSegment: Int32Array; // segment held by each cache slot, -1 none
-  private readonly cacheAll: boolean;
   // Scratch of locate(): no allocation per sample.
   private k0 = 0;
   private k1 = 0;
@@ -66,18 +64,11 @@ export class ClipSampler {
     if (cache !== 'all' && cache !== 'two') throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `segmentCache must be 'all' or 'two', got ${String(cache)}`);
     this.clip = clip;
     this.t = clip.tables;
-    this.cacheAll = cache === 'all';
-    const tableSegments = this.t.segRates.length;
-    const slots = this.cacheAll ? tableSegments : Math.min(2, tableSegments);
-    const animated = clip.animatedTrackCount;
-    this.cachedSegment = new Int32Array(slots).fill(-1);
-    this.segOffset = new Float32Array(slots * animated * ANIMATED_COMPONENTS);
-    this.segStep = new Float32Array(slots * animated * ANIMATED_COMPONENTS);
   }
 
-  /** Bytes this sampler holds beyond the clip (its caches and scratch), for memory reports. */
+  /** Bytes this sampler holds beyond the clip (its scratch), for memory reports. */
   get byteLength(): number {
-    return this.segOffset.byteLength + this.segStep.byteLength + this.cachedSegment.byteLength + this.vals.byteLength;
+    return this.vals.byteLength;
   }
 
   /**
@@ -87,12 +78,23 @@ export class ClipSampler {
    * Throws only when `outPose` is too short.
    */
   sample(time: number, outPose: Float32Array, options?: SampleOptions): Float32Array {
-    const base = this.t.basePose;
-    if (outPose.length < base.length) throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `outPose holds ${outPose.length} floats, needs ${base.length}`);
-    this.locate(time, options);
-    outPose.set(base);
-    this.decode(outPose, 0, -1);
+    this.sampleInto(time, outPose, 0, options);
     return outPose;
+  }
+
+  /**
+   * {@link sample} into `out` starting at float `offset` (bone b at offset + b ×
+   * {@link POSE_STRIDE}): many characters' poses can share one buffer. Returns the offset
+   * just past the pose. Throws only when `out` is too short.
+   */
+  sampleInto(time: number, out: Float32Array, offset: number, options?: SampleOptions): number {
+    const tb = this.t;
+    const end = offset + tb.poseFloats;
+    if (!(offset >= 0) || out.length < end) throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `out holds ${out.length} floats, needs ${tb.poseFloats} from ${offset}`);
+    this.locate(time, options);
+    out.set(tb.basePose, offset);
+    this.decode(out, -offset, -1);
+    return end;
   }
 
   /** Writes sample `keyIndex` (clamped to 0..sampleCount − 1) exactly, without interpolation. */
@@ -190,125 +192,89 @@ export class ClipSampler {
   }
 
   /**
-   * Decodes the animated tracks at (k0, k1, alpha) into `out`, whose bone 0 starts at
-   * `-base`… i.e. a track of pose offset o lands at out[o − base]. `onlyBone` ≥ 0 limits
-   * the work to that bone.
+   * Decodes the animated tracks at (k0, k1, alpha) into `out`: a track of pose offset o
+   * lands at out[o − base]. `onlyBone` ≥ 0 limits the work to that bone. Reads the clip's
+   * records of the keys' segments in order (ClipTables) and the packed keys.
    */
   private decode(out: Float32Array, base: number, onlyBone: number): void {
     const tb = this.t;
+    const count = this.clip.animatedTrackCount;
+    if (count === 0) return;
     const segCount = this.clip.segmentCount;
     const k0 = this.k0, k1 = this.k1, alpha = this.alpha;
     const single = k0 === k1;
     let s0 = (k0 / SEGMENT_SIZE) | 0; if (s0 >= segCount) s0 = segCount - 1;
     let s1 = (k1 / SEGMENT_SIZE) | 0; if (s1 >= segCount) s1 = segCount - 1;
-    const count = this.clip.animatedTrackCount;
-    if (count === 0) return;
-    const bytes = tb.bytes, words = tb.words, refs = tb.refs, steps01 = tb.animStep;
-    const rates0 = tb.segRates[s0], rates1 = tb.segRates[s1];
-    let bit0 = tb.segBits[s0] + (k0 - s0 * SEGMENT_SIZE) * tb.segKeyBits[s0];
-    let bit1 = tb.segBits[s1] + (k1 - s1 * SEGMENT_SIZE) * tb.segKeyBits[s1];
-    const cbits = tb.compBits;
-    const cb0 = s0 * count * ANIMATED_COMPONENTS, cb1 = s1 * count * ANIMATED_COMPONENTS;
+    const i32 = tb.i32, f32 = tb.f32, f64 = tb.f64, words = tb.words;
+    const h0 = tb.segAt + s0 * tb.segStride, h1 = tb.segAt + s1 * tb.segStride;
+    let bit0 = i32[h0] + (k0 - s0 * SEGMENT_SIZE) * i32[h0 + 1];
+    let bit1 = i32[h1] + (k1 - s1 * SEGMENT_SIZE) * i32[h1 + 1];
+    let ref = tb.refsAt;
     let first = 0, last = count;
     if (onlyBone >= 0) {
       // Skip to the bone's first animated track, summing the bits of the tracks before it
-      // (per component: a track's components need not share its rate).
+      // (a track's components need not share its rate) and counting their references.
       first = count; last = count;
       for (let kind = 0; kind < TRACKS_PER_BONE; kind++) {
         const a = tb.animTrackOfTrack[onlyBone * TRACKS_PER_BONE + kind];
         if (a >= 0) { if (first === count) first = a; last = a + 1; }
       }
-      for (let i = 0; i < ANIMATED_COMPONENTS * first; i++) {
-        bit0 += cbits[cb0 + i];
-        bit1 += cbits[cb1 + i];
+      for (let j = 0; j < first; j++) {
+        const m0 = i32[h0 + RECORD * (1 + j) + 1], m1 = i32[h1 + RECORD * (1 + j) + 1];
+        bit0 += (m0 & 0xff) + ((m0 >>> 8) & 0xff) + ((m0 >>> 16) & 0xff);
+        bit1 += (m1 & 0xff) + ((m1 >>> 8) & 0xff) + ((m1 >>> 16) & 0xff);
+        if (((i32[h0 + RECORD * (1 + j)] >>> TABLE.KIND_SHIFT) & 3) === TRACK_KIND.ROTATION) ref += 4;
       }
     }
-    // With two slots, the keys' segments never share one (wrapping pairs the last with the first).
-    const slot0 = this.prepareSegment(s0, this.cacheAll ? s0 : s0 & 1);
-    const slot1 = s1 === s0 ? slot0 : this.prepareSegment(s1, this.cacheAll ? s1 : (s0 & 1) ^ 1);
-    const offs = this.segOffset, stepSize = this.segStep;
-    const v = this.vals, boneOffset = tb.animBoneOffset, kinds = tb.animKind;
-    for (let j = first; j < last; j++) {
+    const v = this.vals;
+    for (let j = first, r0 = h0 + RECORD * (1 + first), r1 = h1 + RECORD * (1 + first); j < last; j++, r0 += RECORD, r1 += RECORD) {
       // Components go through a scratch array so no double crosses a call boundary (boxing).
-      const i0 = slot0 + 3 * j;
-      const a0 = cbits[cb0 + 3 * j], a1 = cbits[cb0 + 3 * j + 1], a2 = cbits[cb0 + 3 * j + 2];
-      v[0] = a0 === RAW_BITS ? floatFromBits(readBits(words, bit0, RAW_BITS)) : offs[i0] + readBits(words, bit0, a0) * stepSize[i0];
-      bit0 += a0;
-      v[1] = a1 === RAW_BITS ? floatFromBits(readBits(words, bit0, RAW_BITS)) : offs[i0 + 1] + readBits(words, bit0, a1) * stepSize[i0 + 1];
-      bit0 += a1;
-      v[2] = a2 === RAW_BITS ? floatFromBits(readBits(words, bit0, RAW_BITS)) : offs[i0 + 2] + readBits(words, bit0, a2) * stepSize[i0 + 2];
-      bit0 += a2;
-      const o = boneOffset[j] - base;
-      const rotation = kinds[j] === TRACK_KIND.ROTATION;
-      const e0 = cbits[cb1 + 3 * j], e1 = cbits[cb1 + 3 * j + 1], e2 = cbits[cb1 + 3 * j + 2];
-      if (single || steps01[j] === 1) {
+      const meta = i32[r0], bits0 = i32[r0 + 1];
+      const a0 = bits0 & 0xff, a1 = (bits0 >>> 8) & 0xff, a2 = (bits0 >>> 16) & 0xff;
+      if ((meta & TABLE.CONSTANT) !== 0) {
+        v[0] = f32[r0 + 2]; v[1] = f32[r0 + 4]; v[2] = f32[r0 + 6];
+      } else if ((meta & TABLE.RAW) === 0) {
+        v[0] = f32[r0 + 2] + readBits(words, bit0, a0) * f32[r0 + 3];
+        v[1] = f32[r0 + 4] + readBits(words, bit0 + a0, a1) * f32[r0 + 5];
+        v[2] = f32[r0 + 6] + readBits(words, bit0 + a0 + a1, a2) * f32[r0 + 7];
+      } else {
+        v[0] = floatFromBits(readBits(words, bit0, RAW_BITS));
+        v[1] = floatFromBits(readBits(words, bit0 + RAW_BITS, RAW_BITS));
+        v[2] = floatFromBits(readBits(words, bit0 + 2 * RAW_BITS, RAW_BITS));
+      }
+      bit0 += a0 + a1 + a2;
+      const o = (meta & TABLE.POSE_MASK) - base;
+      const rotation = ((meta >>> TABLE.KIND_SHIFT) & 3) === TRACK_KIND.ROTATION;
+      const meta1 = i32[r1], bits1 = i32[r1 + 1];
+      const e0 = bits1 & 0xff, e1 = (bits1 >>> 8) & 0xff, e2 = (bits1 >>> 16) & 0xff;
+      if (single || (meta & TABLE.STEP) !== 0) {
         // A STEP track holds key 0 until the next sample; key 1's bits are skipped.
         bit1 += e0 + e1 + e2;
-        if (rotation) emitRotation(v, bytes[rates0 + j] >>> DROP_SHIFT, refs, 4 * j, out, o);
+        if (rotation) { emitRotation(v, bits0 >>> 24, f64, ref, out, o); ref += 4; }
         else { out[o] = v[0]; out[o + 1] = v[1]; out[o + 2] = v[2]; }
         continue;
       }
-      const i1 = slot1 + 3 * j;
-      v[3] = e0 === RAW_BITS ? floatFromBits(readBits(words, bit1, RAW_BITS)) : offs[i1] + readBits(words, bit1, e0) * stepSize[i1];
-      bit1 += e0;
-      v[4] = e1 === RAW_BITS ? floatFromBits(readBits(words, bit1, RAW_BITS)) : offs[i1 + 1] + readBits(words, bit1, e1) * stepSize[i1 + 1];
-      bit1 += e1;
-      v[5] = e2 === RAW_BITS ? floatFromBits(readBits(words, bit1, RAW_BITS)) : offs[i1 + 2] + readBits(words, bit1, e2) * stepSize[i1 + 2];
-      bit1 += e2;
+      if ((meta1 & TABLE.CONSTANT) !== 0) {
+        v[3] = f32[r1 + 2]; v[4] = f32[r1 + 4]; v[5] = f32[r1 + 6];
+      } else if ((meta1 & TABLE.RAW) === 0) {
+        v[3] = f32[r1 + 2] + readBits(words, bit1, e0) * f32[r1 + 3];
+        v[4] = f32[r1 + 4] + readBits(words, bit1 + e0, e1) * f32[r1 + 5];
+        v[5] = f32[r1 + 6] + readBits(words, bit1 + e0 + e1, e2) * f32[r1 + 7];
+      } else {
+        v[3] = floatFromBits(readBits(words, bit1, RAW_BITS));
+        v[4] = floatFromBits(readBits(words, bit1 + RAW_BITS, RAW_BITS));
+        v[5] = floatFromBits(readBits(words, bit1 + 2 * RAW_BITS, RAW_BITS));
+      }
+      bit1 += e0 + e1 + e2;
       if (rotation) {
         v[6] = alpha;
-        blendRotations(v, bytes[rates0 + j] >>> DROP_SHIFT, bytes[rates1 + j] >>> DROP_SHIFT, refs, 4 * j, out, o);
+        blendRotations(v, bits0 >>> 24, bits1 >>> 24, f64, ref, out, o);
+        ref += 4;
       } else {
         out[o] = v[0] + (v[3] - v[0]) * alpha;
         out[o + 1] = v[1] + (v[4] - v[1]) * alpha;
         out[o + 2] = v[2] + (v[5] - v[2]) * alpha;
       }
     }
-  }
-
-  /**
-   * Fills the dequantisation cache (offset and step of every stored component) for
-   * segment `s` in `slot`, unless it is there already; returns the slot's base index.
-   * Offsets and steps are float32 by definition of the format (bits.ts), so the cache
-   * holds them exactly.
-   */
-  private prepareSegment(s: number, slot: number): number {
-    const count = this.clip.animatedTrackCount;
-    const base = slot * count * ANIMATED_COMPONENTS;
-    if (this.cachedSegment[slot] === s) return base;
-    this.cachedSegment[slot] = s;
-    const tb = this.t;
-    const bytes = tb.bytes, ranges = tb.clipRanges, cbits = tb.compBits;
-    const kinds = tb.animKind, rangeAt = tb.animRange;
-    const rates = tb.segRates[s], rng = tb.segRanges[s];
-    const offs = this.segOffset, steps = this.segStep;
-    const cbBase = s * count * ANIMATED_COMPONENTS;
-    for (let j = 0; j < count; j++) {
-      const rb = bytes[rates + j];
-      const rate = rb & RATE_MASK;
-      const drop = kinds[j] === TRACK_KIND.ROTATION ? rb >>> DROP_SHIFT : 3;
-      const ro = rangeAt[j];
-      const at = rng + j * SEGMENT_RANGE_BYTES;
-      const i = base + 3 * j;
-      if (rate === 0) {
-        // Constant in the segment: its components have 0 bits, so value = offset.
-        for (let c = 0; c < ANIMATED_COMPONENTS; c++) {
-          const r = ro + 2 * (c < drop ? c : c + 1);
-          offs[i + c] = segmentConstant(ranges[r], ranges[r + 1], bytes[at + 2 * c] | (bytes[at + 2 * c + 1] << 8));
-          steps[i + c] = 0;
-        }
-        continue;
-      }
-      // Stored slot c holds component c, or c + 1 at and after the dropped one.
-      const r0 = ro + (drop === 0 ? 2 : 0), r1 = ro + (drop <= 1 ? 4 : 2), r2 = ro + (drop <= 2 ? 6 : 4);
-      const cb = cbBase + 3 * j;
-      offs[i] = segmentOffset(ranges[r0], ranges[r0 + 1], bytes[at]);
-      steps[i] = segmentStep(ranges[r0 + 1], bytes[at + 1], cbits[cb]);
-      offs[i + 1] = segmentOffset(ranges[r1], ranges[r1 + 1], bytes[at + 2]);
-      steps[i + 1] = segmentStep(ranges[r1 + 1], bytes[at + 3], cbits[cb + 1]);
-      offs[i + 2] = segmentOffset(ranges[r2], ranges[r2 + 1], bytes[at + 4]);
-      steps[i + 2] = segmentStep(ranges[r2 + 1], bytes[at + 5], cbits[cb + 2]);
-    }
-    return base;
   }
 }

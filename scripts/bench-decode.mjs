@@ -1,0 +1,79 @@
+#!/usr/bin/env node
+// Whole-pose decode time with ACL's cold-cache method, beside the warm figure
+// (src/bench/decode-timing.ts, measureColdDecode). Usage:
+//   npm run build && taskset -c 1 node scripts/bench-decode.mjs <folder of .bpk> [options]
+// --clips a,b,c   clip base names to time with the full method (default: the five of issue 20)
+// --corpus        also the median over every .bpk in the folder, with --corpus-* settings
+// --runtime dir   a dist/ folder whose runtime/compressed-clip.js is timed (default: this build)
+// --json          one JSON object on stdout
+import { readFileSync, readdirSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    clips: { type: 'string', default: 'dash_normal_001,run_old_001,walk_tired_002,walk-back_sad_001,dance-short_normal_001' },
+    corpus: { type: 'boolean', default: false },
+    'corpus-times': { type: 'string', default: '10' },
+    'corpus-iterations': { type: 'string', default: '2200' },
+    'corpus-repetitions': { type: 'string', default: '1' },
+    iterations: { type: 'string' },
+    repetitions: { type: 'string' },
+    times: { type: 'string' },
+    runtime: { type: 'string' },
+    json: { type: 'boolean', default: false },
+  },
+});
+const folder = positionals[0];
+if (!folder) {
+  console.error('usage: node scripts/bench-decode.mjs <folder of .bpk> [--clips a,b] [--corpus] [--runtime dist-dir] [--json]');
+  process.exit(2);
+}
+const here = new URL('../dist/', import.meta.url);
+const { measureColdDecode, COLD_DECODE_DEFAULTS, median } = await import(new URL('bench/decode-timing.js', here).href);
+const runtimeDir = values.runtime ? pathToFileURL(resolve(values.runtime) + '/') : here;
+const { CompressedClip } = await import(new URL('runtime/compressed-clip.js', runtimeDir).href);
+const open = (bytes) => CompressedClip.open(bytes);
+
+const method = {
+  ...COLD_DECODE_DEFAULTS,
+  ...(values.iterations ? { iterations: Number(values.iterations) } : {}),
+  ...(values.repetitions ? { repetitions: Number(values.repetitions) } : {}),
+  ...(values.times ? { times: Number(values.times) } : {}),
+};
+const files = readdirSync(folder).filter((f) => f.endsWith('.bpk')).sort();
+const find = (name) => files.find((f) => f === `${name}.bpk` || f.endsWith(`_${name}.bpk`));
+const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+const result = { runtime: values.runtime ?? 'dist', node: process.version, loadBefore: load(), method, clips: [], corpus: null };
+const log = (line) => { if (!values.json) console.log(line); };
+log(`runtime ${fileURLToString(runtimeDir)}, node ${process.version}, load average ${result.loadBefore}`);
+log(`method: ${method.copies} copies, ${method.flushBytes / 1048576} MiB flush, ${method.iterations} iterations × ${method.repetitions}, ${method.times} times`);
+log('clip                        cold ns  warm ns   (CPU time: cold ns  warm ns)');
+for (const name of values.clips.split(',').filter(Boolean)) {
+  const file = find(name);
+  if (!file) { console.error(`no .bpk for ${name} in ${folder}`); process.exit(2); }
+  const t = measureColdDecode(new Uint8Array(readFileSync(join(folder, file))), open, method);
+  result.clips.push({ name, ...t });
+  log(`${name.padEnd(26)} ${t.coldNs.toFixed(0).padStart(8)} ${t.warmNs.toFixed(0).padStart(8)}              ${t.coldCpuNs.toFixed(0).padStart(8)} ${t.warmCpuNs.toFixed(0).padStart(8)}`);
+}
+if (values.corpus) {
+  const corpusMethod = {
+    ...method,
+    times: Number(values['corpus-times']), iterations: Number(values['corpus-iterations']), repetitions: Number(values['corpus-repetitions']),
+  };
+  const all = [];
+  for (const file of files) all.push(measureColdDecode(new Uint8Array(readFileSync(join(folder, file))), open, corpusMethod));
+  const med = (key) => median(all.map((t) => t[key]));
+  result.corpus = { clips: files.length, method: corpusMethod, coldNs: med('coldNs'), warmNs: med('warmNs'), coldCpuNs: med('coldCpuNs'), warmCpuNs: med('warmCpuNs') };
+  const c = result.corpus;
+  log(`corpus median (${files.length} clips; ${corpusMethod.iterations} iterations × ${corpusMethod.repetitions}, ${corpusMethod.times} times)`);
+  log(`${'  whole corpus'.padEnd(26)} ${c.coldNs.toFixed(0).padStart(8)} ${c.warmNs.toFixed(0).padStart(8)}              ${c.coldCpuNs.toFixed(0).padStart(8)} ${c.warmCpuNs.toFixed(0).padStart(8)}`);
+}
+result.loadAfter = load();
+log(`load average after: ${result.loadAfter}`);
+if (values.json) console.log(JSON.stringify(result, null, 2));
+
+function fileURLToString(url) { return url.href.replace('file://', ''); }
