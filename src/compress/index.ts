@@ -15,7 +15,7 @@ import { BIT_RATE_LADDERS, searchBitRates, type BitRateLadder, type SearchStrate
 import type { ErrorReport } from './error-metric.js';
 import { writeClip } from './write.js';
 import { verifyCompressed } from './verify.js';
-import { resolveOptions, type CompressOptions } from './options.js';
+import { THRESHOLD_MARGIN, resolveOptions, type CompressOptions } from './options.js';
 import { chooseSampleGrid, measureBetweenErrors, type BetweenReport } from './between.js';
 
 /** Per-clip figures of one compression. Sizes in bytes, errors in `unit`. */
@@ -112,7 +112,7 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
   // The search holds the threshold at the samples; between samples the error can come out
   // a little larger (the source's slerp against the decoder's nlerp of quantised keys), so
   // the search runs again with a tighter target until the error at any time is within.
-  let target = settings.threshold;
+  let target = settings.threshold * (1 - THRESHOLD_MARGIN); // float64 headroom (options.ts)
   let searchTrials = 0;
   let bytes: Uint8Array, search: ReturnType<typeof searchBitRates>, compressed: CompressedClip, report: ErrorReport, between: BetweenReport;
   for (let attempt = 1; ; attempt++) {
