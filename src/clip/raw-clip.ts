@@ -1,3 +1,4 @@
+import { MAX_BONES } from '../runtime/format.js';
 import { ClipError, POSE_STRIDE, type Skeleton } from './skeleton.js';
 import type { LengthUnit } from './units.js';
 import type { KeyframeTrack } from './keyframes.js';
@@ -146,15 +147,24 @@ export function writeSamplePose(clip: RawClip, s: number, pose: Float32Array): v
 export const MAX_MAGNITUDE = 1e30;
 
 /**
- * Checks the clip's invariants: array lengths, a positive finite sample rate, at least one
- * sample, finite values no larger than {@link MAX_MAGNITUDE} and non-zero quaternions. Throws {@link ClipError} naming the clip,
- * bone and sample of the first problem.
+ * Checks the clip's invariants: 1 to MAX_BONES bones (runtime/format.ts) whose parents
+ * precede them, array lengths, a positive finite sample rate, at least one sample, finite
+ * values no larger than {@link MAX_MAGNITUDE} and non-zero quaternions. Linear in bones ×
+ * samples whatever the hierarchy's depth. Throws {@link ClipError} naming the clip, bone and
+ * sample of the first problem.
  */
 export function validateRawClip(clip: RawClip): void {
   const boneCount = clip.skeleton.boneNames.length;
   const n = clip.sampleCount;
   const where = `clip "${clip.name}"`;
   if (boneCount === 0) throw new ClipError(`${where}: no bones`);
+  if (boneCount > MAX_BONES) throw new ClipError(`${where}: ${boneCount} bones, more than the ${MAX_BONES} a .bpk clip holds`);
+  const parents = clip.skeleton.parents;
+  if (parents.length !== boneCount) throw new ClipError(`${where}: ${parents.length} parents for ${boneCount} bones`, 'BAD_SKELETON');
+  for (let b = 0; b < boneCount; b++) {
+    // Parents first: every walk over the hierarchy is then one pass in bone order.
+    if (!(parents[b] >= -1 && parents[b] < b)) throw new ClipError(`${where}: bone ${b} has parent ${parents[b]}; parents must come first`, 'BAD_SKELETON');
+  }
   if (!Number.isInteger(n) || n < 1) throw new ClipError(`${where}: sample count ${n} (need at least 1)`);
   if (!(clip.sampleRate > 0) || !Number.isFinite(clip.sampleRate)) throw new ClipError(`${where}: sample rate ${clip.sampleRate} Hz (need > 0)`);
   if (clip.rotations.length !== boneCount * n * 4) throw new ClipError(`${where}: rotations hold ${clip.rotations.length} floats, expected ${boneCount * n * 4}`);
