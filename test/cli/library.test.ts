@@ -21,13 +21,15 @@ const REPLICAS = 4;
 
 /** The fixture clips, each copied REPLICAS times under other names: a few dozen inputs. */
 const LIBRARY = join(temp.dir, 'lib');
+/** The library's files, sorted, as the command lines here name them. */
+let libraryFiles: string[] = [];
 /** The uninterrupted run everything is compared with. */
 const REFERENCE = join(temp.dir, 'reference');
 let referenceSeconds = 0;
 
 /** `out` with `manifest.json` in it, as every run here lays it out. */
 function compressArgs(out: string, ...more: string[]): string[] {
-  return ['compress', LIBRARY, '-o', out, '--manifest', join(out, 'manifest.json'), ...more];
+  return ['compress', ...libraryFiles, '-o', out, '--manifest', join(out, 'manifest.json'), ...more];
 }
 
 /** Every visible file of a folder (hidden ones are the cache and temp files): name → bytes. */
@@ -57,6 +59,7 @@ beforeAll(() => {
   for (const name of readdirSync(FIXTURES).filter((n) => n.endsWith('.bvh'))) {
     for (let r = 1; r <= REPLICAS; r++) copyFileSync(join(FIXTURES, name), join(LIBRARY, name.replace('.bvh', `_r${r}.bvh`)));
   }
+  libraryFiles = readdirSync(LIBRARY).sort().map((name) => join(LIBRARY, name));
   const started = performance.now();
   const run = runCli(compressArgs(REFERENCE, '--jobs', '2'), 180_000);
   referenceSeconds = (performance.now() - started) / 1000;
@@ -93,7 +96,7 @@ describe('compress --manifest', () => {
   });
 
   it('refuses a single-file -o in library mode', () => {
-    const run = runCli(['compress', LIBRARY, '-o', join(temp.dir, 'one.bpk'), '--manifest', join(temp.dir, 'm.json')]);
+    const run = runCli(['compress', ...libraryFiles, '-o', join(temp.dir, 'one.bpk'), '--manifest', join(temp.dir, 'm.json')]);
     expect(run.code).toBe(2);
     // Either check may speak first (the batch's own, or library mode's): both name the -o value.
     expect(run.stderr).toMatch(/^bonepress: .*one\.bpk.*\n$/);
@@ -130,7 +133,7 @@ describe('--shard over 3 shards, merged', () => {
     const out = join(temp.dir, 'sharded');
     const parts = [1, 2, 3].map((i) => join(out, `part-${i}.json`));
     for (const [i, part] of parts.entries()) {
-      const run = runCli(['compress', LIBRARY, '-o', out, '--shard', `${i + 1}/3`, '--manifest', part, '--jobs', String(1 + (i % 2))], 180_000);
+      const run = runCli(['compress', ...libraryFiles, '-o', out, '--shard', `${i + 1}/3`, '--manifest', part, '--jobs', String(1 + (i % 2))], 180_000);
       expect(run.stderr).toBe('');
       expect(run.code).toBe(0);
     }
