@@ -123,7 +123,7 @@ export interface SnapshotSchemaOptions {
    * Plain delta code widths: a changed component is sent in `bits − deltaSmallOffset + shift`
    * bits, or failing that `bits − deltaLargeOffset + shift` bits, or failing both in full,
    * where each packet picks its shift (see `SnapshotCodec.serializeDelta`). Defaults from
-   * bench/net.mjs on the bandai corpus at 60 Hz and 100 ms RTT.
+   * the net bench (src/bench/net.ts) on the bandai corpus at 60 Hz and 100 ms RTT.
    */
   deltaSmallOffset?: number;
   deltaLargeOffset?: number;

@@ -150,6 +150,9 @@ export class WorldSnapshot {
   }
 }
 
+/** Largest code on n bits, n = 0..32. */
+const CODE_MAX = Float64Array.from({ length: 33 }, (_, n) => 2 ** n - 1);
+
 /** Most exp-Golomb parameter: 4 bits. */
 const MAX_GOLOMB_K = 15;
 
@@ -367,7 +370,7 @@ export class WorldCodec {
   }
 
   private checkCode(value: number, bits: number, at: number): void {
-    if (!(value >= 0 && value < 2 ** bits)) throw new NetError(NET_ERROR.BAD_VALUE, `code ${value} does not fit ${bits} bits`, at);
+    if (value < 0 || value > CODE_MAX[bits]) throw new NetError(NET_ERROR.BAD_VALUE, `code ${value} does not fit ${bits} bits`, at);
   }
 
   /** A spawned entity: per field a "not default" bit and then the field in full (a pose: its absolute body). */
