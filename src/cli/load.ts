@@ -9,13 +9,7 @@ import type { ReadOptions } from '../readers/options.js';
 import { CompressedClip } from '../runtime/compressed-clip.js';
 import { atFile } from './exit-codes.js';
 
-/**
- * Name of bone `boneIndex` in a clip whose names were stripped, as `decompressClip` names
- * it: `bone_<i>`.
- */
-export function anonymousBoneName(boneIndex: number): string {
-  return `bone_${boneIndex}`;
-}
+export { anonymousBoneName } from '../inspect/compare.js';
 
 /**
  * Reads and validates a `.bpk` file. Throws a FileScopedError wrapping a system error or
@@ -38,26 +32,34 @@ export function printWarning(file: string, message: string): void {
   process.stderr.write(warningLine(file, message));
 }
 
+/** Which clip {@link readSingleClip} takes from a file holding several. */
+export interface ClipChoice {
+  /** The clip with exactly this name (`--clip`); an error when there is none. */
+  readonly name?: string | undefined;
+  /** Taken when the file holds several clips and one has this name (e.g. the name a `.bpk` stores). */
+  readonly preferred?: string | undefined;
+}
+
 /**
- * Reads one clip from a source file: the only one, or the one called `clipName` (glTF
- * files hold one clip per animation). What the reader skips is printed with
- * {@link printWarning} unless `options.onWarning` takes it. Throws a FileScopedError
- * wrapping the reader's error, a system error, or a ParseError when the file holds several
- * clips and none was named, or none has that name.
+ * Reads one clip from a source file: the only one, the one `choice.name` names, or, in a
+ * file holding several clips (glTF: one per animation), the one `choice.preferred` names.
+ * What the reader skips is printed with {@link printWarning} unless `options.onWarning`
+ * takes it. Throws a FileScopedError wrapping the reader's error, a system error, or a
+ * ParseError when the file holds several clips and none was chosen, or none has the name.
  */
-export function readSingleClip(file: string, options: ReadOptions = {}, clipName?: string): Promise<RawClip> {
+export function readSingleClip(file: string, options: ReadOptions = {}, choice: ClipChoice = {}): Promise<RawClip> {
   return atFile(file, async () => {
     const onWarning = options.onWarning ?? ((message: string) => printWarning(file, message));
     const clips = await readClipFiles(file, { ...options, onWarning });
     const names = clips.map((clip) => `"${clip.name}"`).join(', ');
-    if (clipName !== undefined) {
-      const clip = clips.find((c) => c.name === clipName);
-      if (!clip) throw new ParseError(file, 0, `holds no clip named "${clipName}" (it holds ${names})`, PARSE_ERROR.UNSUPPORTED);
+    if (choice.name !== undefined) {
+      const clip = clips.find((c) => c.name === choice.name);
+      if (!clip) throw new ParseError(file, 0, `holds no clip named "${choice.name}" (it holds ${names})`, PARSE_ERROR.UNSUPPORTED);
       return clip;
     }
-    if (clips.length !== 1) {
-      throw new ParseError(file, 0, `holds ${clips.length} clips (${names}); name one with --clip`, PARSE_ERROR.UNSUPPORTED);
-    }
-    return clips[0];
+    if (clips.length === 1) return clips[0];
+    const preferred = choice.preferred === undefined ? undefined : clips.find((c) => c.name === choice.preferred);
+    if (preferred) return preferred;
+    throw new ParseError(file, 0, `holds ${clips.length} clips (${names}); name one with --clip`, PARSE_ERROR.UNSUPPORTED);
   });
 }

@@ -28,6 +28,8 @@ export function createProgram(): Command {
   const program = new Command('bonepress')
     .description('compress skeletal animation clips to a virtual-vertex error budget')
     .version(packageVersion(), '-V, --version')
+    .option('-q, --quiet', 'print only errors: no progress, warnings, tables or summaries (--json still prints)')
+    .option('-v, --verbose', 'also say what was read and written')
     .option('--debug', 'print stack traces with errors')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
@@ -46,7 +48,19 @@ export function createProgram(): Command {
   return program;
 }
 
+/**
+ * A reader that stops early (`bonepress decompress x.bpk -o - | head`) closes the pipe: that
+ * ends the output the reader wanted, so the command ends quietly, as Unix tools do.
+ */
+function endQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(EXIT.OK);
+    throw error;
+  });
+}
+
 async function main(argv: readonly string[]): Promise<void> {
+  endQuietlyOnClosedPipe(process.stdout);
   const program = createProgram();
   try {
     await program.parseAsync(argv);

@@ -38,13 +38,6 @@ export function parsePositiveArg(value: string): number {
   return n;
 }
 
-/** Parses a finite number (any sign). */
-export function parseNumberArg(value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError('expected a finite number');
-  return n;
-}
-
 /** Parses a whole number ≥ 1. */
 export function parseCountArg(value: string): number {
   const n = Number(value);
@@ -65,4 +58,27 @@ export function parseShardArg(value: string): Shard {
   const index = Number(m[1]), count = Number(m[2]);
   if (count < 1 || index < 1 || index > count) throw new InvalidArgumentError(`expected 1 <= i <= n, got ${index}/${count}`);
   return { index, count };
+}
+
+/** A number with an optional `ms` or `s` suffix; `bare` is the unit of a number without one. */
+function parseDuration(value: string, bare: 's' | 'ms', allowNegative: boolean): number {
+  const m = /^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?)\s*(ms|s)?\s*$/i.exec(value);
+  const example = bare === 's' ? '1.5, 1.5s or 1500ms' : '100ms, 0.1s or 100';
+  if (!m) throw new InvalidArgumentError(`expected a duration such as ${example}`);
+  const unit = (m[2]?.toLowerCase() ?? bare) as 's' | 'ms';
+  const n = Number(m[1]);
+  if (!Number.isFinite(n)) throw new InvalidArgumentError('expected a finite duration');
+  if (!allowNegative && n < 0) throw new InvalidArgumentError('expected a duration of 0 or more');
+  const seconds = unit === 's' ? n : n / 1000;
+  return bare === 's' ? seconds : seconds * 1000;
+}
+
+/** Parses a time in seconds: `1.5`, `1.5s` or `1500ms` (negative allowed: `--loop wrap`). */
+export function parseSecondsArg(value: string): number {
+  return parseDuration(value, 's', true);
+}
+
+/** Parses a duration in milliseconds: `100ms`, `0.1s` or a bare number of milliseconds. */
+export function parseMillisecondsArg(value: string): number {
+  return parseDuration(value, 'ms', false);
 }

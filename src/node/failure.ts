@@ -23,8 +23,19 @@ export interface FileFailure {
 /** Code of a failure that is a bug in bonepress rather than a problem with the input. */
 export const INTERNAL_ERROR = 'INTERNAL';
 
-/** Code given to a file whose output path another input already claimed. */
+/** Code of a file whose output path another output of the batch also names, or that is an input. */
 export const OUTPUT_CLASH = 'OUTPUT_CLASH';
+
+/** Code of a file whose output path is a symbolic link (never replaced nor followed). */
+export const OUTPUT_LINK = 'OUTPUT_LINK';
+
+/** An output that may not be written; `code` is {@link OUTPUT_LINK} or {@link OUTPUT_CLASH}. */
+export class OutputError extends Error {
+  override readonly name = 'OutputError';
+  constructor(readonly code: typeof OUTPUT_CLASH | typeof OUTPUT_LINK, message: string) {
+    super(message);
+  }
+}
 
 /** Readable problems for the Node system error codes a user is likely to hit. */
 const SYSTEM_PROBLEMS: Readonly<Record<string, string>> = {
@@ -53,7 +64,7 @@ export function isSystemError(error: unknown): error is NodeJS.ErrnoException & 
 export function isInputError(error: unknown): boolean {
   return error instanceof ParseError || error instanceof FormatError || error instanceof OptionsError
     || error instanceof UnitError || error instanceof PoseDumpError || error instanceof ClipError
-    || error instanceof MetricError || isSystemError(error);
+    || error instanceof MetricError || error instanceof OutputError || isSystemError(error);
 }
 
 /**

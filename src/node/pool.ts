@@ -6,15 +6,17 @@
 import { setMaxListeners } from 'node:events';
 import { mkdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { Piscina } from 'piscina';
 
-import { INTERNAL_ERROR, OUTPUT_CLASH } from './failure.js';
-import { WriteQueue, inputBaseName, removeTempFiles } from './files.js';
+import { INTERNAL_ERROR, OUTPUT_CLASH, toFailure, type FileFailure } from './failure.js';
+import { WriteQueue, removeTempFiles } from './files.js';
+import { commitStaged, planBatchOutputs, stageFile, type OutputTarget } from './outputs.js';
 import type { ReadOptions } from '../readers/options.js';
 import {
-  encodeFile, writeEncodedFile, type CompressFileTask, type CompressFilesOptions, type EncodedFile, type FileFailed, type FileResult,
+  encodeFile, type CompressFileTask, type CompressFilesOptions, type EncodedFile, type FileFailed, type FileResult,
 } from './worker.js';
 
 /** The worker entry, next to this one: CommonJS on purpose (worker-entry.cts says why). */
@@ -34,8 +36,14 @@ export interface BatchProgress {
 
 /** How a batch runs. */
 export interface CompressFilesRun {
-  /** Folder for the `.bpk` files; created when missing. */
-  readonly outDir: string;
+  /** Folder for the `.bpk` files, created when missing: shorthand for `out: { kind: 'folder', path: outDir }`. */
+  readonly outDir?: string;
+  /**
+   * Where the outputs go (outputs.ts `resolveOutputTarget` reads a `-o` value into one): a
+   * folder (one `.bpk` per clip, named by outputs.ts `clipOutputNames`), one file, or a
+   * stream; the last two take a batch holding exactly one clip. Wins over `outDir`.
+   */
+  readonly out?: OutputTarget;
   /**
    * Parallel jobs. Default `os.availableParallelism()`, capped at the number of inputs;
    * 1 runs in this thread, more use a pool of worker threads over `worker.js`.
@@ -44,8 +52,8 @@ export interface CompressFilesRun {
   /** Called after each file, in completion order. */
   readonly onProgress?: (progress: BatchProgress) => void;
   /**
-   * Stops the batch: workers are terminated, this process's temp files in `outDir` are
-   * removed (every `.bpk` already there is complete), and the promise rejects with the
+   * Stops the batch: workers are terminated, this process's temp files in the output folder
+   * are removed (every output already there is complete), and the promise rejects with the
    * signal's reason.
    */
   readonly signal?: AbortSignal;
@@ -64,22 +72,33 @@ export function shardInputs(paths: readonly string[], index: number, count: numb
 }
 
 /**
- * Compresses every file of `paths` into `run.outDir` (see worker.ts `compressFile` for
- * naming and atomic writes) and returns one {@link FileResult} per path, in input order.
- * Two inputs with the same base name would write the same output: the later one fails with
- * code `OUTPUT_CLASH`. Each result carries its file's reader warnings (`warnings`, plain
- * strings in the reader's order), the same whatever the number of jobs. Rejects only when
- * `run.signal` aborts, or when `outDir` cannot be created.
+ * Compresses every file of `paths` and returns one {@link FileResult} per path, in input
+ * order; the bytes do not depend on the number of jobs.
+ *
+ * Outputs are planned for the whole batch before anything is written (outputs.ts
+ * `planBatchOutputs`): a file two of whose outputs, or one output of which another file
+ * also names, or that would replace an input, fails with `OUTPUT_CLASH` (every party to a
+ * clash fails and is named), one whose output path is a symbolic link with `OUTPUT_LINK`;
+ * such files are not compressed and nothing of them is written. The others are written as
+ * they finish, each output atomically (a flushed temp file renamed into place), so an
+ * interrupted batch keeps every output it completed and no partial one.
+ *
+ * Each result carries its file's reader warnings (and each clip its own), the same
+ * whatever the number of jobs. Rejects only when `run.signal` aborts, when the output
+ * folder cannot be created, or without an output.
  */
 export async function compressFiles(
   paths: readonly string[],
   options: CompressFilesOptions,
   run: CompressFilesRun,
 ): Promise<FileResult[]> {
-  const { outDir, signal, onProgress } = run;
+  const { signal, onProgress } = run;
+  const target: OutputTarget | undefined = run.out ?? (run.outDir !== undefined ? { kind: 'folder', path: run.outDir } : undefined);
+  if (!target) throw new TypeError('compressFiles: give run.out or run.outDir');
   signal?.throwIfAborted();
   options = withoutWarningCallback(options);
-  await mkdir(outDir, { recursive: true });
+  const folder = target.kind === 'folder' ? target.path : target.kind === 'file' ? dirname(target.path) : undefined;
+  if (folder !== undefined) await mkdir(folder, { recursive: true });
   const total = paths.length;
   const results = new Array<FileResult | undefined>(total);
   let done = 0;
@@ -89,31 +108,27 @@ export async function compressFiles(
     onProgress?.({ done, total, result });
   };
 
-  // An output claimed twice would be overwritten by whichever file finishes last.
-  const claimedBy = new Map<string, string>();
+  const plan = await planBatchOutputs(paths, target, options.read ?? {});
   const tasks: { index: number; task: CompressFileTask }[] = [];
   for (let index = 0; index < total; index++) {
-    const file = paths[index];
-    const base = inputBaseName(file);
-    const owner = claimedBy.get(base);
-    if (owner !== undefined) {
-      finish(index, { ok: false, file, failure: { file, code: OUTPUT_CLASH, message: `writes the same output (${base}) as ${owner}` }, warnings: [] });
-      continue;
-    }
-    claimedBy.set(base, file);
-    tasks.push({ index, task: { file, outDir, options } });
+    const failed = plan.failures.get(index);
+    if (failed) finish(index, failed);
+    else tasks.push({ index, task: { file: paths[index], outDir: folder ?? '.', options } });
   }
 
   // Files are written on this thread while the next ones compress (here or in workers):
   // compression never waits on the disk.
   const writes = new WriteQueue(MAX_PENDING_WRITES);
   const write = (index: number, encoded: EncodedFile | FileFailed): void => {
-    writes.add(writeEncodedFile(encoded).then((result) => finish(index, result)));
+    writes.add(writePlanned(encoded, plan.outputs[index] ?? [], target).then((result) => finish(index, result)));
   };
 
   const jobs = Math.max(1, Math.min(Math.floor(run.jobs ?? availableParallelism()), tasks.length));
   try {
-    if (jobs <= 1) {
+    // With a signal to honour, even one job runs on a worker thread: a signal handler runs
+    // only when this thread's event loop turns, and one large clip compressed here would
+    // hold it for seconds.
+    if (jobs <= 1 && run.signal === undefined) {
       for (const { index, task } of tasks) {
         signal?.throwIfAborted();
         write(index, await untilAborted(encodeFile(task), signal));
@@ -127,10 +142,42 @@ export async function compressFiles(
   } catch (error) {
     // No write may still be creating a temp file once they are cleaned up.
     await writes.settle();
-    if (signal?.aborted) await removeTempFiles(outDir);
+    if (signal?.aborted && folder !== undefined) await removeTempFiles(folder);
     throw error;
   }
   return results as FileResult[];
+}
+
+/**
+ * Writes each clip of `encoded` to its planned output: atomically to a file, or to the
+ * stream. A file whose clips are not the planned ones (it changed while the batch ran) or
+ * whose write fails becomes a {@link FileFailed}. Never throws.
+ */
+async function writePlanned(encoded: EncodedFile | FileFailed, planned: readonly string[], target: OutputTarget): Promise<FileResult> {
+  if (!encoded.ok) return encoded;
+  const { file, warnings } = encoded;
+  const fail = (failure: FileFailure): FileFailed => ({ ok: false, file, failure, warnings });
+  const outputs = target.kind === 'folder' ? encoded.clips.map((clip) => clip.output) : [...planned];
+  if (outputs.length !== planned.length || outputs.some((output, i) => output !== planned[i])) {
+    return fail({ file, code: OUTPUT_CLASH, message: `its clips changed while the batch ran (planned ${planned.length} outputs, now ${outputs.length}); nothing of it was written` });
+  }
+  try {
+    for (let c = 0; c < encoded.clips.length; c++) {
+      const clip = encoded.clips[c];
+      if (target.kind === 'stream') await writeToStream(target.stream, clip.bytes);
+      else await commitStaged(await stageFile(dirname(outputs[c]), clip.bytes), outputs[c]);
+    }
+  } catch (error) {
+    return fail(toFailure(file, error));
+  }
+  return { ok: true, file, clips: encoded.clips.map(({ stats, warnings: own }, c) => ({ output: outputs[c], stats, warnings: own })), warnings };
+}
+
+/** Writes `bytes` to `stream` and waits until they are handed over. */
+function writeToStream(stream: NodeJS.WritableStream, bytes: Uint8Array): Promise<void> {
+  return new Promise((resolveWrite, reject) => {
+    stream.write(bytes, (error) => (error ? reject(error) : resolveWrite()));
+  });
 }
 
 /**

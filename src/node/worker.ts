@@ -6,18 +6,20 @@
  */
 import { compress, type CompressStats } from '../compress/index.js';
 import type { CompressOptions } from '../compress/options.js';
-import type { ReadOptions } from '../readers/options.js';
 import { toFailure, type FileFailure } from './failure.js';
-import { outputPathsFor, readClipFiles, writeFileAtomic } from './files.js';
+import { join } from 'node:path';
+
+import { readClipFiles, writeFileAtomic, type ReadFileOptions } from './files.js';
+import { clipOutputNames } from './outputs.js';
 
 /** Compression and reading options of a batch. */
 export interface CompressFilesOptions extends CompressOptions {
   /**
-   * How inputs are read (source unit override, glTF resampling rate). No `onWarning`: a
-   * function cannot reach a worker thread; each file's warnings come back in its result's
-   * `warnings` instead.
+   * How inputs are read (source unit override, glTF resampling rate, size cap, special
+   * files). No `onWarning`: a function cannot reach a worker thread; each file's warnings
+   * come back in its result's `warnings` instead.
    */
-  read?: Omit<ReadOptions, 'onWarning'>;
+  read?: Omit<ReadFileOptions, 'onWarning'>;
 }
 
 /** One file of work. */
@@ -29,9 +31,14 @@ export interface CompressFileTask {
 
 /** One clip written by a task. */
 export interface ClipOutput {
-  /** Path of the written `.bpk`. */
+  /** Path of the written `.bpk` (`-` when it went to a stream). */
   readonly output: string;
   readonly stats: CompressStats;
+  /**
+   * The reader's warnings that concern this clip: those about its own animation, and those
+   * about the whole file; not those about the file's other animations.
+   */
+  readonly warnings: readonly string[];
 }
 
 /** A file whose every clip was compressed and written. */
@@ -75,9 +82,15 @@ export async function encodeFile(task: CompressFileTask): Promise<EncodedFile | 
   const warnings: string[] = [];
   try {
     const clips = await readClipFiles(file, { ...read, onWarning: (message) => warnings.push(message) });
-    const outputs = outputPathsFor(outDir, file, clips.map((clip) => clip.name));
+    const names = clips.map((clip) => clip.name);
+    const outputs = clipOutputNames(file, names).map((name) => join(outDir, name));
     const results = clips.map((clip) => compress(clip, compressOptions));
-    return { ok: true, file, clips: results.map(({ bytes, stats }, i) => ({ output: outputs[i], stats, bytes })), warnings };
+    return {
+      ok: true,
+      file,
+      clips: results.map(({ bytes, stats }, i) => ({ output: outputs[i], stats, bytes, warnings: warningsOfClip(warnings, names, i) })),
+      warnings,
+    };
   } catch (error) {
     return { ok: false, file, failure: toFailure(file, error), warnings };
   }
@@ -95,7 +108,18 @@ export async function writeEncodedFile(encoded: EncodedFile | FileFailed): Promi
   } catch (error) {
     return { ok: false, file, failure: toFailure(file, error), warnings };
   }
-  return { ok: true, file, clips: clips.map(({ output, stats }) => ({ output, stats })), warnings };
+  return { ok: true, file, clips: clips.map(({ output, stats, warnings: own }) => ({ output, stats, warnings: own })), warnings };
+}
+
+/**
+ * The warnings of a file that concern clip `clipIndex` of `clipNames`: a warning about an
+ * animation starts with `animation "<name>"` (the glTF reader's form) and belongs to the
+ * clip of that name; any other warning is about the whole file and belongs to every clip.
+ */
+export function warningsOfClip(warnings: readonly string[], clipNames: readonly string[], clipIndex: number): string[] {
+  if (clipNames.length <= 1) return [...warnings];
+  const own = `animation "${clipNames[clipIndex]}"`;
+  return warnings.filter((warning) => !warning.startsWith('animation "') || warning.startsWith(own + ' ') || warning.startsWith(own + ':'));
 }
 
 /**

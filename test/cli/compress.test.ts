@@ -165,7 +165,7 @@ describe('bonepress compress', () => {
     // Reading this FIFO blocks until release(), so the batch is still running when the signal comes.
     const fifo = blockingFifo(join(temp.dir, 'blocked.bvh'));
     try {
-      const cli = startCli(['compress', DASH, fifo.path, '-o', out, '--jobs', '2']);
+      const cli = startCli(['compress', DASH, fifo.path, '-o', out, '--jobs', '2', '--allow-special-files']);
       const wrote = await cli.waitUntil(() => existsSync(dash), `${dash} to be written`, WAIT_MS);
       expect(wrote, `the CLI exited without writing ${dash} (the blocked input cannot finish): ${cli.describe()}`).toBe(true);
       cli.kill('SIGINT');

@@ -45,7 +45,7 @@ describe('bonepress usage', () => {
 
   it('rejects a file that is not a .bpk in info, sample and decompress with one line (exit 2)', () => {
     const notBpk = join(temp.dir, 'not-a-clip.bpk');
-    writeFileSync(notBpk, 'this is not a bonepress clip, just some text that is long enough for a header');
+    writeFileSync(notBpk, 'this is not a bonepress clip, just some text that is long enough for a header. '.repeat(4));
     for (const args of [['info', notBpk], ['sample', notBpk, '--time', '0'], ['decompress', notBpk, '-o', join(temp.dir, 'x.json')]]) {
       const run = runCli(args);
       expect(run.code).toBe(2);

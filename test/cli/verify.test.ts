@@ -136,7 +136,7 @@ describe('bonepress verify --clip', () => {
     return path;
   }
 
-  it('picks one animation of a multi-clip file, and says which names exist otherwise', async () => {
+  it('picks one animation of a multi-clip file by --clip or by the name the .bpk stores, and says which names exist otherwise', async () => {
     const glb = await twoTakeGlb();
     const out = join(temp.dir, 'takes-out');
     expect(runCli(['compress', glb, '-o', out, '--jobs', '1']).code).toBe(0);
@@ -145,7 +145,15 @@ describe('bonepress verify --clip', () => {
     expect(picked.code).toBe(0);
     expect(JSON.parse(picked.stdout).maxError).toBeLessThanOrEqual(0.01);
 
-    const unnamed = runCli(['verify', glb, bpk]);
+    // The .bpk stores its clip's name: no --clip needed.
+    const byStoredName = runCli(['verify', glb, bpk, '--json']);
+    expect(byStoredName.code, byStoredName.stderr).toBe(0);
+    expect(JSON.parse(byStoredName.stdout)).toMatchObject({ pass: true, sampleCount: JSON.parse(picked.stdout).sampleCount });
+
+    // A .bpk without names cannot say which clip it holds.
+    const stripped = join(temp.dir, 'takes-stripped');
+    expect(runCli(['compress', glb, '-o', stripped, '--jobs', '1', '--strip-names']).code).toBe(0);
+    const unnamed = runCli(['verify', glb, join(stripped, 'takes_take_b.bpk')]);
     expect(unnamed.code).toBe(2);
     expect(expectOneErrorLine(unnamed.stderr, glb)).toContain('holds 2 clips ("take_a", "take_b"); name one with --clip');
 

@@ -1,18 +1,24 @@
 /**
- * `bonepress compress <inputs…> -o <dir>`: compresses every clip of every input into
- * `<dir>`, in parallel, and prints a summary table (or `--json`).
+ * `bonepress compress <inputs…> -o <out>`: compresses every clip of every input (files, or
+ * folders searched for clip files) into `<out>`, in parallel, and prints a summary table
+ * (or `--json`).
  */
 import { availableParallelism } from 'node:os';
-import { basename } from 'node:path';
+import { basename, extname } from 'node:path';
 
 import type { Command } from 'commander';
 
 import type { LengthUnit } from '../../clip/units.js';
-import { COMPRESS_DEFAULTS } from '../../compress/options.js';
+import { convertLength, parseLength } from '../../clip/units.js';
+import { COMPRESS_DEFAULTS, OptionsError } from '../../compress/options.js';
 import type { CompressStats } from '../../compress/index.js';
 import type { FileFailure } from '../../node/failure.js';
+import { OUTPUT_EXTENSION, READ_FILE_DEFAULTS } from '../../node/files.js';
+import { expandInputs } from '../../node/inputs.js';
+import { resolveOutputTarget } from '../../node/outputs.js';
 import { compressFiles, shardInputs } from '../../node/pool.js';
 import type { CompressFilesOptions, FileResult } from '../../node/worker.js';
+import { PARSE_ERROR } from '../../readers/errors.js';
 import { EXIT, exitCodeOfFailure, failureText, worstExitCode, type ExitCode } from '../exit-codes.js';
 import { runLibraryCompress } from './compress-library.js';
 import { warningLine } from '../load.js';
@@ -40,6 +46,13 @@ export interface CompressCliOptions {
   /** Library mode: manifest file (turns the cache on, next to it, unless --cache says where). */
   manifest?: string;
   json?: boolean;
+  skipEmpty?: boolean;
+  maxInputBytes: number;
+  allowSpecialFiles?: boolean;
+  /** Global -q: only errors. */
+  quiet?: boolean;
+  /** Global -v: also each written output. */
+  verbose?: boolean;
   /** The global --debug flag. */
   debug?: boolean;
 }
@@ -47,10 +60,11 @@ export interface CompressCliOptions {
 /** One compressed clip in `compress --json`: the compressor's stats plus where it went. */
 export interface CompressedClipEntry extends CompressStats {
   file: string;
+  /** Path of the written `.bpk`, or `-` for standard output. */
   output: string;
   /** maxError ≤ threshold. */
   withinThreshold: boolean;
-  /** What the reader skipped in the clip's input file (shared by all clips of that file); empty when nothing. */
+  /** What the reader skipped that concerns this clip (its own animation, or the whole file); empty when nothing. */
   warnings: string[];
 }
 
@@ -59,12 +73,26 @@ export interface CompressFailureEntry extends FileFailure {
   warnings: string[];
 }
 
+/** One reader warning in `compress --json`, with the file it is about. */
+export interface CompressWarningEntry {
+  file: string;
+  message: string;
+}
+
+/** An input `--skip-empty` left out: it holds nothing to compress. */
+export interface SkippedEntry {
+  file: string;
+  message: string;
+}
+
 /** Totals of `compress --json`. */
 export interface CompressTotal {
-  /** Inputs attempted (after --shard). */
+  /** Inputs attempted (after folders were searched and --shard applied). */
   files: number;
   clips: number;
   failures: number;
+  /** Inputs left out by --skip-empty. */
+  skipped: number;
   /** Clips whose max error is above their threshold. */
   overThreshold: number;
   rawBytes: number;
@@ -79,32 +107,44 @@ export interface CompressTotal {
 export interface CompressReport {
   clips: CompressedClipEntry[];
   failures: CompressFailureEntry[];
+  skipped: SkippedEntry[];
+  /** Every reader warning once, in input order. */
+  warnings: CompressWarningEntry[];
   total: CompressTotal;
 }
+
+/** Extensions `--rate` applies to: keyframed sources, resampled on reading. */
+const KEYFRAMED_EXTENSIONS = ['.gltf', '.glb'] as const;
 
 /** Adds the `compress` command to `program`; help shows the library's defaults. */
 export function registerCompressCommand(program: Command): void {
   program
     .command('compress')
     .description('compress clips (BVH, glTF/GLB, ACL SJSON) into .bpk files')
-    .argument('<inputs...>', 'input files')
-    .requiredOption('-o, --out <dir>', 'output folder (created when missing)')
-    .option('--error <length>', 'largest allowed virtual-vertex error, with a unit', parseLengthArg, COMPRESS_DEFAULTS.error)
+    .argument('<inputs...>', 'input files, or folders (searched for .bvh, .gltf, .glb, .sjson)')
+    .requiredOption('-o, --out <path>', 'output folder (created when missing), a .bpk file for one clip, or - for stdout')
+    .option('--error <length>', 'largest allowed virtual-vertex error, with a unit (also the unit of printed errors)', parseLengthArg, COMPRESS_DEFAULTS.error)
     .option('--shell <length>', 'virtual-vertex distance of every bone', parseLengthArg, COMPRESS_DEFAULTS.shell)
     .option('--shell-bone <name=length>', 'shell distance of one bone (repeatable), e.g. Hips=1m', collectShellBone)
     .option('--unit <unit>', 'length unit of the sources (mm, cm, m, in, ft); default per format (BVH cm, glTF m)', parseUnitArg)
-    .option('--rate <hz>', 'resample keyframed sources (glTF) at this rate; default: detected from key times', parsePositiveArg)
+    .option('--rate <hz>', 'resample glTF/GLB inputs at this rate (refused for BVH and SJSON, which keep their own rate); default: detected from key times', parsePositiveArg)
     .option('--strip-names', 'leave out bone and clip names')
     .option('--no-checksum', 'do not write a CRC-32 of the file')
     .option('--jobs <n>', 'parallel jobs (1 = in-process)', parseCountArg, availableParallelism())
     .option('--shard <i/n>', 'compress only slice i of n of the sorted inputs (for CI matrices)', parseShardArg)
     .option('--cache <dir>', 'skip inputs already compressed with these settings, copying their outputs from this cache (docs/library.md)')
     .option('--manifest <file>', 'write a manifest of every input and output (docs/library.md); uses a cache next to it unless --cache')
+    .option('--max-input-bytes <n>', 'refuse inputs (and glTF buffers) larger than this many bytes', parseCountArg, READ_FILE_DEFAULTS.maxInputBytes)
+    .option('--allow-special-files', 'also read devices, FIFOs and sockets (e.g. /dev/stdin), up to --max-input-bytes')
+    .option('--skip-empty', 'skip inputs with nothing to compress (a glTF without animation) instead of failing')
     .option('--json', 'print one JSON object instead of the table')
     .addHelpText('after', [
       '',
-      'Outputs are <out>/<input name>.bpk, or <out>/<input name>_<clip name>.bpk for inputs with several clips.',
-      'Skipped glTF channels (outside the skeleton, morph weights, pointers) are warnings on stderr (--json: "warnings").',
+      'Outputs: -o out/ writes out/<input name>.bpk, or out/<input name>_<clip name>.bpk for inputs with several clips;',
+      '-o clip.bpk and -o - take a batch of exactly one clip. Every output is planned before any is written: two clips',
+      'with one output path, an output that is an input, or an output that is a symbolic link fail (OUTPUT_CLASH,',
+      'OUTPUT_LINK) and nothing of them is written.',
+      'Errors are printed in the unit of --error. Skipped glTF channels are warnings on stderr (--json: "warnings").',
       'Exit status: 0 when every input succeeded within the threshold, 1 when a clip is above it, 2 when an input failed.',
     ].join('\n'))
     .action(async (inputs: string[], _options: CompressCliOptions, command: Command) => {
@@ -115,26 +155,43 @@ export function registerCompressCommand(program: Command): void {
 /**
  * Runs `compress`: compresses every input (a bad one is reported on stderr and the others
  * finish), prints the readers' warnings on stderr as `bonepress: <file>: warning: <message>`
- * in input order (with `--json` they are only in the report), prints the table or JSON, and
- * returns the exit code, which warnings never change: {@link EXIT.BAD_INPUT} when an input
- * failed, else {@link EXIT.CHECK_FAILED} when a clip is above its threshold, else
- * {@link EXIT.OK}; {@link EXIT.INTERRUPTED} on SIGINT/SIGTERM.
+ * in input order (with `--json` they are only in the report; with `-q` nowhere), prints the
+ * table or JSON, and returns the exit code, which warnings never change:
+ * {@link EXIT.BAD_INPUT} when an input failed, else {@link EXIT.CHECK_FAILED} when a clip is
+ * above its threshold, else {@link EXIT.OK}; {@link EXIT.INTERRUPTED} on SIGINT/SIGTERM.
+ * Throws a usage error (exit 2) for options that cannot work together.
  */
 export async function runCompress(inputs: readonly string[], options: CompressCliOptions): Promise<ExitCode> {
-  const files = options.shard ? shardInputs(inputs, options.shard.index, options.shard.count) : [...inputs];
+  const expanded = await expandInputs(inputs);
+  const files = options.shard ? shardInputs(expanded, options.shard.index, options.shard.count) : expanded;
+  const target = await resolveOutputTarget(options.out, OUTPUT_EXTENSION, process.stdout);
+  if (target.kind === 'stream') {
+    if (options.json) throw new OptionsError('-o - writes the .bpk to stdout; --json cannot share it');
+    if (process.stdout.isTTY) throw new OptionsError('-o - would write binary .bpk data to the terminal; redirect stdout or give a file');
+  }
+  if (target.kind !== 'folder' && files.length > 1) {
+    throw new OptionsError(`-o ${options.out} takes one clip, but there are ${files.length} inputs; give a folder`);
+  }
+  if (options.rate !== undefined) {
+    const fixedRate = files.find((file) => !KEYFRAMED_EXTENSIONS.some((ext) => extname(file).toLowerCase() === ext));
+    if (fixedRate !== undefined) {
+      throw new OptionsError(`--rate resamples glTF/GLB inputs only; ${fixedRate} keeps the rate it was sampled at (compress it without --rate)`);
+    }
+  }
   const compressOptions: CompressFilesOptions = {
     error: options.error,
     shell: options.shell,
     stripNames: options.stripNames ?? COMPRESS_DEFAULTS.stripNames,
     checksum: options.checksum,
-    read: {},
+    read: { maxInputBytes: options.maxInputBytes, allowSpecialFiles: options.allowSpecialFiles === true },
   };
   if (options.shellBone) compressOptions.shellBones = options.shellBone;
   if (options.unit !== undefined) compressOptions.read = { ...compressOptions.read, unit: options.unit };
   if (options.rate !== undefined) compressOptions.read = { ...compressOptions.read, sampleRate: options.rate };
   if (options.cache !== undefined || options.manifest !== undefined) return runLibraryCompress(files, compressOptions, options);
 
-  const progress = createProgress({ total: files.length, enabled: !options.json });
+  const quiet = options.quiet === true;
+  const progress = createProgress({ total: files.length, enabled: !options.json && !quiet });
   const controller = new AbortController();
   const onSignal = (signal: NodeJS.Signals): void => {
     if (controller.signal.aborted) {
@@ -154,7 +211,7 @@ export async function runCompress(inputs: readonly string[], options: CompressCl
   try {
     progress.update(0);
     results = await compressFiles(files, compressOptions, {
-      outDir: options.out,
+      out: target,
       jobs: options.jobs,
       signal: controller.signal,
       onProgress: ({ done, result }) => progress.update(done, basename(result.file)),
@@ -162,7 +219,7 @@ export async function runCompress(inputs: readonly string[], options: CompressCl
   } catch (error) {
     progress.finish();
     if (controller.signal.aborted) {
-      process.stderr.write('bonepress: interrupted; completed .bpk files were kept, none is partial\n');
+      process.stderr.write('bonepress: interrupted; no output of this run was put in place, and no partial .bpk exists\n');
       return EXIT.INTERRUPTED;
     }
     throw error;
@@ -173,32 +230,47 @@ export async function runCompress(inputs: readonly string[], options: CompressCl
   progress.finish();
   const seconds = (performance.now() - started) / 1000;
 
-  const report = buildReport(results, seconds);
-  if (!options.json) process.stderr.write(warningLines(results));
-  for (const failure of report.failures) process.stderr.write(failureText(failure, options.debug === true));
+  const report = buildReport(results, seconds, options.skipEmpty === true);
+  const display = parseLength(options.error).unit;
+  const stderr: string[] = [];
+  if (!options.json && !quiet) stderr.push(warningLines(results));
+  for (const failure of report.failures) stderr.push(failureText(failure, options.debug === true));
+  if (!quiet) for (const skipped of report.skipped) stderr.push(`bonepress: ${skipped.file}: skipped: ${skipped.message}\n`);
   for (const clip of report.clips) {
     if (!clip.withinThreshold) {
-      process.stderr.write(`bonepress: ${clip.file}: clip "${clip.name}" max error ${formatDistance(clip.maxError, clip.unit)} is above the threshold ${formatDistance(clip.threshold, clip.unit)}\n`);
+      stderr.push(`bonepress: ${clip.file}: clip "${clip.name}" max error ${formatDistance(clip.maxError, clip.unit, display)} is above the threshold ${formatDistance(clip.threshold, clip.unit, display)}\n`);
     }
+    if (options.verbose) stderr.push(`bonepress: ${clip.file}: wrote ${clip.output} (${clip.compressedBytes} bytes)\n`);
   }
-  process.stdout.write(options.json ? renderJson(report) : renderCompressTable(report));
+  process.stderr.write(stderr.join(''));
+  // With -o - stdout holds the .bpk; the table would corrupt it. When nothing compressed, an
+  // empty table says nothing the error lines did not.
+  if (options.json) process.stdout.write(renderJson(report));
+  else if (!quiet && target.kind !== 'stream' && report.clips.length > 0) process.stdout.write(renderCompressTable(report, display));
   return worstExitCode([
     ...report.failures.map(exitCodeOfFailure),
     report.total.overThreshold > 0 ? EXIT.CHECK_FAILED : EXIT.OK,
   ]);
 }
 
-/** Gathers per-clip entries, failures and totals, in input order. */
-export function buildReport(results: readonly FileResult[], seconds: number): CompressReport {
+/**
+ * Gathers per-clip entries, failures, skipped inputs, warnings and totals, in input order.
+ * With `skipEmpty`, an input that holds no animation is skipped rather than failed.
+ */
+export function buildReport(results: readonly FileResult[], seconds: number, skipEmpty = false): CompressReport {
   const clips: CompressedClipEntry[] = [];
   const failures: CompressFailureEntry[] = [];
+  const skipped: SkippedEntry[] = [];
+  const warnings: CompressWarningEntry[] = [];
   for (const result of results) {
+    for (const message of result.warnings) warnings.push({ file: result.file, message });
     if (!result.ok) {
-      failures.push({ ...result.failure, warnings: [...result.warnings] });
+      if (skipEmpty && result.failure.code === PARSE_ERROR.NO_ANIMATION) skipped.push({ file: result.file, message: result.failure.message });
+      else failures.push({ ...result.failure, warnings: [...result.warnings] });
       continue;
     }
-    for (const { output, stats } of result.clips) {
-      clips.push({ file: result.file, output, ...stats, withinThreshold: stats.maxError <= stats.threshold, warnings: [...result.warnings] });
+    for (const { output, stats, warnings: own } of result.clips) {
+      clips.push({ file: result.file, output, ...stats, withinThreshold: stats.maxError <= stats.threshold, warnings: [...own] });
     }
   }
   const rawBytes = clips.reduce((sum, c) => sum + c.rawBytes, 0);
@@ -206,10 +278,13 @@ export function buildReport(results: readonly FileResult[], seconds: number): Co
   return {
     clips,
     failures,
+    skipped,
+    warnings,
     total: {
       files: results.length,
       clips: clips.length,
       failures: failures.length,
+      skipped: skipped.length,
       overThreshold: clips.filter((c) => !c.withinThreshold).length,
       rawBytes,
       compressedBytes,
@@ -235,23 +310,28 @@ const COLUMNS: readonly Column[] = [
   { header: 'time', align: 'right' },
 ];
 
-/** The summary table: one row per clip (named after its output file) and a TOTAL row. */
-export function renderCompressTable(report: CompressReport): string {
+/** The summary table: one row per clip (named after its output file) and a TOTAL row; errors in `display` units. */
+export function renderCompressTable(report: CompressReport, display?: LengthUnit): string {
   const body = report.clips.map((c) => [
-    basename(c.output, '.bpk'),
+    c.output === '-' ? c.name : basename(c.output, '.bpk'),
     String(c.boneCount),
     String(c.sampleCount),
     String(c.rawBytes),
     String(c.compressedBytes),
     formatRatio(c.ratio),
-    formatDistance(c.maxError, c.unit) + (c.withinThreshold ? '' : ' !'),
+    formatDistance(c.maxError, c.unit, display) + (c.withinThreshold ? '' : ' !'),
     formatSeconds(c.seconds),
   ]);
   const t = report.total;
-  // A max over clips only means something when they share a unit.
+  // A max over clips only means something in one unit: the display unit, else a shared one.
   const units = new Set(report.clips.map((c) => c.unit));
-  const worst = units.size === 1 ? formatDistance(Math.max(...report.clips.map((c) => c.maxError)), [...units][0]) : '';
-  const label = `TOTAL (${t.clips} clip${t.clips === 1 ? '' : 's'}${t.failures > 0 ? `, ${t.failures} failed` : ''})`;
+  let worst = '';
+  if (display !== undefined) {
+    worst = formatDistance(Math.max(0, ...report.clips.map((c) => convertLength({ value: c.maxError, unit: c.unit as LengthUnit }, display))), display);
+  } else if (units.size === 1) {
+    worst = formatDistance(Math.max(...report.clips.map((c) => c.maxError)), [...units][0]);
+  }
+  const label = `TOTAL (${t.clips} clip${t.clips === 1 ? '' : 's'}${t.failures > 0 ? `, ${t.failures} failed` : ''}${t.skipped > 0 ? `, ${t.skipped} skipped` : ''})`;
   const footer = [[label, '', String(report.clips.reduce((s, c) => s + c.sampleCount, 0)), String(t.rawBytes), String(t.compressedBytes), formatRatio(t.ratio), worst, formatSeconds(t.seconds)]];
   return renderTable(COLUMNS, { body, footer });
 }

@@ -1,19 +1,26 @@
 /**
- * `bonepress decompress <clip.bpk> -o out.json`: every original sample, decoded by the
- * runtime decoder, as a pose dump (docs/pose-dump.md) for external checks.
+ * `bonepress decompress <clip.bpk> -o <out>`: every original sample, decoded by the runtime
+ * decoder, as a pose dump (docs/pose-dump.md) for external checks, streamed to a file or
+ * to stdout.
  */
+import { join } from 'node:path';
+
 import type { Command } from 'commander';
 
-import { writePoseDump } from '../../clip/pose-dump.js';
-import { decompressClip } from '../../compress/verify.js';
-import { writeFileAtomic } from '../../node/files.js';
+import { inputBaseName } from '../../node/files.js';
+import { resolveOutputTarget, writeChunksAtomic, writeChunksToStream } from '../../node/outputs.js';
+import { poseDumpChunks } from '../../inspect/pose-dump-stream.js';
 import { EXIT, atFile, type ExitCode } from '../exit-codes.js';
 import { openCompressedFile } from '../load.js';
 
 /** Options of `decompress` as commander parses them. */
 export interface DecompressCliOptions {
   out: string;
+  quiet?: boolean;
 }
+
+/** Extension of pose dumps. */
+const POSE_DUMP_EXTENSION = '.json';
 
 /** Adds the `decompress` command to `program`. */
 export function registerDecompressCommand(program: Command): void {
@@ -21,21 +28,33 @@ export function registerDecompressCommand(program: Command): void {
     .command('decompress')
     .description('decode every original sample of a .bpk clip into a pose dump JSON file')
     .argument('<clip>', 'a .bpk file')
-    .requiredOption('-o, --out <file>', 'pose dump to write, - for stdout (bones named bone_<i> when names were stripped)')
-    .action(async (file: string, options: DecompressCliOptions) => {
-      process.exitCode = await runDecompress(file, options);
+    .requiredOption('-o, --out <path>', 'a .json file, a folder (gets <clip name>.json; created when missing), or - for stdout')
+    .addHelpText('after', '\nBones are named bone_<i> when names were stripped. A file output is written atomically and never replaces a symbolic link.')
+    .action(async (file: string, _options: DecompressCliOptions, command: Command) => {
+      process.exitCode = await runDecompress(file, command.optsWithGlobals<DecompressCliOptions>());
     });
 }
 
-/** Runs `decompress`; the output is written atomically. Throws (scoped to the file at fault). */
+/**
+ * Runs `decompress`: the pose dump is streamed (one pose in memory at a time) to stdout, or
+ * atomically to a file, creating its folder. Throws (scoped to the file at fault).
+ */
 export async function runDecompress(file: string, options: DecompressCliOptions): Promise<ExitCode> {
-  const clip = decompressClip(await openCompressedFile(file));
-  if (options.out === '-') {
+  const clip = await openCompressedFile(file);
+  const target = await resolveOutputTarget(options.out, POSE_DUMP_EXTENSION, process.stdout);
+  if (target.kind === 'stream') {
     // The pose dump itself goes to stdout, for pipes; nothing else is printed there.
-    process.stdout.write(`${writePoseDump(clip)}\n`);
+    await writeChunksToStream(target.stream, chunksWithNewline(poseDumpChunks(clip)));
     return EXIT.OK;
   }
-  await atFile(options.out, () => writeFileAtomic(options.out, writePoseDump(clip)));
-  process.stdout.write(`${options.out}: ${clip.skeleton.boneNames.length} bones × ${clip.sampleCount} samples\n`);
+  const path = target.kind === 'file' ? target.path : join(target.path, inputBaseName(file) + POSE_DUMP_EXTENSION);
+  await atFile(path, () => writeChunksAtomic(path, chunksWithNewline(poseDumpChunks(clip))));
+  if (options.quiet !== true) process.stdout.write(`${path}: ${clip.boneCount} bones × ${clip.sampleCount} samples\n`);
   return EXIT.OK;
+}
+
+/** `chunks`, then a final newline. */
+function* chunksWithNewline(chunks: Iterable<string>): Generator<string> {
+  yield* chunks;
+  yield '\n';
 }

@@ -4,11 +4,9 @@
  */
 import type { Command } from 'commander';
 
-import { rawSizeBytes } from '../../clip/raw-clip.js';
-import type { CompressedClip, SectionSizes, TrackClass } from '../../runtime/compressed-clip.js';
-import { RAW_BITS, ROTATION_FORMAT, TRACK_KIND } from '../../runtime/format.js';
+import { RAW_BITS, TRACK_KIND_NAMES, describeCompressedClip, type ClassCounts, type ClipDescription } from '../../inspect/describe.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
-import { anonymousBoneName, openCompressedFile } from '../load.js';
+import { openCompressedFile } from '../load.js';
 import { renderJson } from '../render/json.js';
 import { formatRatio, renderFields, renderTable } from '../render/table.js';
 
@@ -17,42 +15,9 @@ export interface InfoCliOptions {
   json?: boolean;
 }
 
-/** Track kinds in file order (TRACK_KIND). */
-const KINDS = [
-  ['rotation', TRACK_KIND.ROTATION],
-  ['translation', TRACK_KIND.TRANSLATION],
-  ['scale', TRACK_KIND.SCALE],
-] as const;
-type KindName = (typeof KINDS)[number][0];
-
-/** Counts of each track class. */
-export type ClassCounts = Record<TrackClass, number>;
-
 /** What `info --json` prints. */
-export interface ClipInfo {
+export interface ClipInfo extends ClipDescription {
   file: string;
-  /** Clip name, or null when names were stripped. */
-  name: string | null;
-  version: number;
-  rotationFormat: string;
-  hasChecksum: boolean;
-  hasNames: boolean;
-  boneCount: number;
-  sampleCount: number;
-  sampleRate: number;
-  /** Seconds. */
-  duration: number;
-  segmentCount: number;
-  unit: string;
-  byteLength: number;
-  /** 40 · bones · samples. */
-  rawBytes: number;
-  ratio: number;
-  sections: SectionSizes;
-  trackClasses: Record<KindName | 'total', ClassCounts>;
-  bones: { index: number; name: string; parent: number; rotation: TrackClass; translation: TrackClass; scale: TrackClass }[];
-  /** (segment, animated track) pairs per bit rate; key = bits per component (32 = raw float). */
-  bitRateHistogram: Record<string, number>;
 }
 
 /** Adds the `info` command to `program`. */
@@ -69,55 +34,9 @@ export function registerInfoCommand(program: Command): void {
 
 /** Runs `info`. Throws (scoped to the file) when it is not a valid `.bpk`. */
 export async function runInfo(file: string, options: InfoCliOptions): Promise<ExitCode> {
-  const info = describeClip(file, await openCompressedFile(file));
+  const info: ClipInfo = { file, ...describeCompressedClip(await openCompressedFile(file)) };
   process.stdout.write(options.json ? renderJson(info) : renderInfo(info));
   return EXIT.OK;
-}
-
-/** Gathers everything `info` shows about `clip`. */
-export function describeClip(file: string, clip: CompressedClip): ClipInfo {
-  const empty = (): ClassCounts => ({ default: 0, constant: 0, animated: 0 });
-  const trackClasses = { rotation: empty(), translation: empty(), scale: empty(), total: empty() };
-  const bones: ClipInfo['bones'] = [];
-  for (let b = 0; b < clip.boneCount; b++) {
-    const classes = {} as Record<KindName, TrackClass>;
-    for (const [kindName, kind] of KINDS) {
-      const cls = clip.trackClassOf(b, kind);
-      classes[kindName] = cls;
-      trackClasses[kindName][cls]++;
-      trackClasses.total[cls]++;
-    }
-    bones.push({ index: b, name: clip.boneNames?.[b] ?? anonymousBoneName(b), parent: clip.parents[b], ...classes });
-  }
-  const bitRateHistogram: Record<string, number> = {};
-  const counts = new Map<number, number>();
-  for (let s = 0; s < clip.segmentCount; s++) {
-    for (const bits of clip.segmentBitRates(s)) counts.set(bits, (counts.get(bits) ?? 0) + 1);
-  }
-  for (const bits of [...counts.keys()].sort((a, b) => a - b)) bitRateHistogram[String(bits)] = counts.get(bits) ?? 0;
-  const rawBytes = rawSizeBytes(clip.boneCount, clip.sampleCount);
-  const formatName = Object.entries(ROTATION_FORMAT).find(([, v]) => v === clip.rotationFormat)?.[0] ?? String(clip.rotationFormat);
-  return {
-    file,
-    name: clip.name ?? null,
-    version: clip.version,
-    rotationFormat: formatName.toLowerCase().replace(/_/g, '-'),
-    hasChecksum: clip.hasChecksum,
-    hasNames: clip.boneNames !== undefined,
-    boneCount: clip.boneCount,
-    sampleCount: clip.sampleCount,
-    sampleRate: clip.sampleRate,
-    duration: clip.duration,
-    segmentCount: clip.segmentCount,
-    unit: clip.unit,
-    byteLength: clip.byteLength,
-    rawBytes,
-    ratio: rawBytes / clip.byteLength,
-    sections: clip.sectionSizes(),
-    trackClasses,
-    bones,
-    bitRateHistogram,
-  };
 }
 
 function renderInfo(info: ClipInfo): string {
@@ -141,7 +60,7 @@ function renderInfo(info: ClipInfo): string {
   parts.push(renderTable(
     [{ header: 'tracks' }, { header: 'default', align: 'right' }, { header: 'constant', align: 'right' }, { header: 'animated', align: 'right' }],
     {
-      body: KINDS.map(([kindName]) => classRow(kindName, info.trackClasses[kindName])),
+      body: TRACK_KIND_NAMES.map((kindName) => classRow(kindName, info.trackClasses[kindName])),
       footer: [classRow('total', info.trackClasses.total)],
     },
   ));

@@ -13,7 +13,7 @@ import { NETSIM_DEFAULTS, receivedPosesToClip, simulateNetwork, type LinkStats, 
 import { writeFileAtomic } from '../../node/files.js';
 import { EXIT, atFile, type ExitCode } from '../exit-codes.js';
 import { readSingleClip } from '../load.js';
-import { parseLengthArg, parsePositiveArg } from '../parse.js';
+import { parseLengthArg, parseMillisecondsArg, parsePositiveArg } from '../parse.js';
 import { renderJson } from '../render/json.js';
 import { formatDistance, formatRatio, renderFields, renderTable } from '../render/table.js';
 
@@ -40,13 +40,7 @@ export interface NetsimResult extends Omit<NetsimReport, 'receivedTicks' | 'rece
 }
 
 /** Parses a duration in milliseconds: `100ms`, `0.1s` or a bare number of milliseconds. */
-export function parseDurationArg(value: string): number {
-  const m = /^\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s)?\s*$/.exec(value);
-  if (!m) throw new InvalidArgumentError('expected a duration such as 100ms or 0.1s');
-  const ms = Number(m[1]) * (m[2] === 's' ? 1000 : 1);
-  if (!Number.isFinite(ms)) throw new InvalidArgumentError('expected a finite duration');
-  return ms;
-}
+export const parseDurationArg = parseMillisecondsArg;
 
 /** Parses a probability in 0..1 (1 excluded). */
 export function parseLossArg(value: string): number {

@@ -5,10 +5,10 @@
 import { Option, type Command } from 'commander';
 
 import { ClipError, POSE_STRIDE } from '../../clip/skeleton.js';
-import type { CompressedClip, Looping, Rounding } from '../../runtime/compressed-clip.js';
+import type { CompressedClip, Looping, Rounding } from '../../runtime/index.js';
 import { EXIT, atFile, type ExitCode } from '../exit-codes.js';
 import { anonymousBoneName, openCompressedFile } from '../load.js';
-import { parseNumberArg } from '../parse.js';
+import { parseSecondsArg } from '../parse.js';
 import { renderJson } from '../render/json.js';
 import { renderTable } from '../render/table.js';
 
@@ -52,7 +52,7 @@ export function registerSampleCommand(program: Command): void {
     .command('sample')
     .description('decode a .bpk clip at a time and print the local pose')
     .argument('<clip>', 'a .bpk file')
-    .requiredOption('--time <seconds>', 'time to sample, in seconds', parseNumberArg)
+    .requiredOption('--time <time>', 'time to sample: seconds (1.5), or with a unit (1.5s, 1500ms)', parseSecondsArg)
     .option('--bone <name>', 'only this bone (bone_<i> when names were stripped)')
     .addOption(new Option('--rounding <policy>', 'between samples: interpolate, or take one').choices(ROUNDINGS).default('none'))
     .addOption(new Option('--loop <mode>', 'outside [0, duration]: clamp, or wrap to the start').choices(LOOPINGS).default('clamp'))

@@ -2,6 +2,8 @@
  * Aligned plain-text tables for the terminal: one header row, a rule, body rows and
  * optional footer rows (TOTAL) under a second rule.
  */
+import { convertLength, isLengthUnit } from '../../clip/units.js';
+
 
 /** Where a column's cells sit. */
 export type Align = 'left' | 'right';
@@ -59,13 +61,26 @@ export function renderFields(fields: readonly (readonly [string, string])[]): st
 }
 
 /**
- * Formats an error or distance with its unit for a cell: 4 decimals (`0.0071cm`), or 3
- * significant digits in exponent form below 0.0001 so small errors do not print as zero.
+ * Formats a length for text output, the one format every command uses: converted from
+ * `unit` to `display` (default: the same unit), three significant digits in plain decimals
+ * without trailing zeros (`0.00999cm`, `0.01cm`, `3cm`), never an exponent. JSON output
+ * keeps the numbers unformatted.
  */
-export function formatDistance(value: number, unit: string): string {
-  if (value === 0) return `0${unit}`;
-  if (Math.abs(value) < 1e-4) return `${value.toExponential(2)}${unit}`;
-  return `${value.toFixed(4)}${unit}`;
+export function formatDistance(value: number, unit: string, display: string = unit): string {
+  const converted = unit !== display && isLengthUnit(unit) && isLengthUnit(display)
+    ? convertLength({ value, unit }, display)
+    : value;
+  return `${formatSignificant(converted)}${display}`;
+}
+
+/** `value` with three significant digits in plain decimals, trailing zeros dropped; `-` when not finite. */
+export function formatSignificant(value: number, digits = 3): string {
+  if (!Number.isFinite(value)) return '-';
+  if (value === 0) return '0';
+  const magnitude = Math.floor(Math.log10(Math.abs(value)));
+  const decimals = Math.min(15, Math.max(0, digits - 1 - magnitude));
+  const text = value.toFixed(decimals);
+  return text.includes('.') ? text.replace(/\.?0+$/, '') : text;
 }
 
 /** Formats a compression ratio for a cell: `12.34`, or `-` when undefined. */
