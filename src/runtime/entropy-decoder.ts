@@ -225,6 +225,96 @@ export class RangeDecoder implements BinaryCoder {
     return negative ? -m : m;
   }
 
+  /**
+   * Decodes keys 1 … keys − 1 of one stored component into `q[base + k]`: the loop of
+   * `codeComponent` in transport.ts (prediction, clamp, context, signed value, range
+   * check) fused with the state in locals, as the load-time hot path. The round-trip tests
+   * hold the two together. Returns the last magnitude class.
+   */
+  residuals(
+    probs: Uint16Array, ctxBase: number, classes: number, q: Float64Array, base: number, keys: number, max: number,
+    linear: boolean, qLast: number, cls: number, at: number,
+  ): number {
+    let range = this.range, code = this.code, pos = this.pos, sign = 0;
+    const bytes = this.bytes, end = this.end;
+    for (let k = 1; k < keys; k++) {
+      const q1 = q[base + k - 1];
+      let pred = !linear ? q1 : k > 1 ? 2 * q1 - q[base + k - 2] : qLast === qLast ? Math.round(2 * q1 - qLast) : q1;
+      pred = pred < 0 ? 0 : pred > max ? max : pred;
+      const block = (ctxBase + (cls < classes ? cls : classes - 1)) * SIGNED_BLOCK;
+      // The class: a 4-bit tree, and a second one after the escape.
+      let c = 0, tb = block;
+      for (;;) {
+        let node = 1;
+        for (let i = 0; i < 4; i++) {
+          const idx = tb + node, st = probs[idx];
+          const bound = (range >>> PROB_BITS) * (st & PROB_MASK);
+          if (code < bound) {
+            range = bound;
+            probs[idx] = NEXT0[st];
+            node <<= 1;
+          } else {
+            code -= bound;
+            range -= bound;
+            probs[idx] = NEXT1[st];
+            node = (node << 1) | 1;
+          }
+          if (range < RANGE_TOP) {
+            range *= 256;
+            code = code * 256 + (pos < end ? bytes[pos] : 0);
+            pos++;
+          }
+        }
+        c += node - 16;
+        if (c !== CLASS_ESCAPE || tb !== block) break;
+        tb = block + 16;
+      }
+      let r = 0;
+      if (c !== 0) {
+        if (c > MAX_CLASS) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `magnitude class ${c} (at most ${MAX_CLASS})`, at);
+        let m = 1, rest = c - 1;
+        while (rest > 0) {
+          const n = rest > 16 ? rest - 16 : rest;
+          range = range >>> n;
+          const v = Math.floor(code / range);
+          if (v >= 1 << n) throw new FormatError(FORMAT_ERROR.BAD_VALUE, 'entropy-coded stream holds an impossible value', Math.min(pos, end));
+          code -= v * range;
+          while (range < RANGE_TOP) {
+            range *= 256;
+            code = code * 256 + (pos < end ? bytes[pos] : 0);
+            pos++;
+          }
+          m = m * (1 << n) + v;
+          rest -= n;
+        }
+        const idx = block + 32 + sign, st = probs[idx];
+        const bound = (range >>> PROB_BITS) * (st & PROB_MASK);
+        if (code < bound) {
+          range = bound;
+          probs[idx] = NEXT0[st];
+          r = m;
+        } else {
+          code -= bound;
+          range -= bound;
+          probs[idx] = NEXT1[st];
+          r = -m;
+        }
+        if (range < RANGE_TOP) {
+          range *= 256;
+          code = code * 256 + (pos < end ? bytes[pos] : 0);
+          pos++;
+        }
+      }
+      const v = pred + r;
+      if (v < 0 || v > max) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `key value ${v} outside 0..${max}`, at);
+      q[base + k] = v;
+      cls = c;
+      sign = r === 0 ? 0 : r > 0 ? 1 : 2;
+    }
+    this.range = range; this.code = code; this.pos = pos;
+    return cls;
+  }
+
   /** Where the stream ended; throws if it read past `end`. */
   finish(what: string): number {
     if (this.pos > this.end) throw new FormatError(FORMAT_ERROR.BAD_SECTION, `${what} is truncated (${this.pos - this.end} bytes missing)`, this.end);

@@ -348,6 +348,11 @@ function codeComponent(
     q[base] = direct(coder, q[base], b);
   }
   const ctxBase = ((order - 1) * BIT_CLASSES + BIT_CLASS[b]) * PREV_CLASSES;
+  if (coder instanceof RangeDecoder) {
+    prevClass[comp] = coder.residuals(m.residual, ctxBase, PREV_CLASSES, q, base, keys, max, linear, qLast, prevClass[comp], at);
+    return;
+  }
+  // The decoder runs the same loop fused (RangeDecoder.residuals).
   let cls = prevClass[comp], sign = 0;
   for (let k = 1; k < keys; k++) {
     const q1 = q[base + k - 1];
