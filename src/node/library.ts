@@ -236,7 +236,10 @@ async function encodeStreamed(
   settle: (encoded: EncodedFile | FileFailed) => Promise<void>,
 ): Promise<void> {
   const writes = new WriteQueue(MAX_PENDING_WRITES);
-  const pool = jobs > 1 ? new Piscina<CompressFileTask, EncodedFile | FileFailed>({ filename: WORKER_FILE, minThreads: jobs, maxThreads: jobs }) : undefined;
+  // With a signal to honour, even one job runs on a worker thread: a signal handler runs
+  // only when this thread's event loop turns, and one large clip compressed here would hold
+  // it for seconds.
+  const pool = jobs > 1 || signal !== undefined ? new Piscina<CompressFileTask, EncodedFile | FileFailed>({ filename: WORKER_FILE, minThreads: jobs, maxThreads: jobs }) : undefined;
   try {
     if (pool === undefined) {
       for (const file of files) {
@@ -251,7 +254,8 @@ async function encodeStreamed(
         signal?.throwIfAborted();
         const task: Promise<void> = pool.run({ file, outDir, options }, signal ? { signal } : {})
           .catch((error: unknown): FileFailed => {
-            if (signal?.aborted) throw error;
+            // Rejected with the signal's reason, as the in-process path does, not piscina's AbortError.
+            if (signal?.aborted) throw signal.reason;
             // The worker catches every error of a task, so this is the worker itself dying.
             return { ok: false, file, failure: { file, code: INTERNAL_ERROR, message: `worker failed: ${error instanceof Error ? error.message : String(error)}` }, warnings: [] };
           })
