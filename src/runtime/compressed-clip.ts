@@ -97,6 +97,7 @@ export class CompressedClip {
   /** @internal Decode tables for {@link ClipSampler}. */
   readonly tables: ClipTables;
 
+  private readonly bytes: Uint8Array;
   private readonly trackClass: Uint8Array;
   private readonly channelMask: Uint8Array;
   private readonly sections: SectionSizes;
@@ -388,8 +389,15 @@ export class CompressedClip {
     this.trackClass = trackClass;
     this.channelMask = channelMask;
     this.defaultCache = segmentCache;
-    this.tables = buildTables(bytes, words32, basePose, animKind, animBoneOffset, animStep, animTrackOfTrack, clipRanges, animRange, refs,
-      segRates, segRanges, segBits, segKeyBits, compBits);
+    const segData = new Uint32Array(tableSegments), segKeys = new Uint32Array(tableSegments);
+    for (let s = 0; s < tableSegments; s++) {
+      segData[s] = segBits[s] / 8;
+      segKeys[s] = segmentSampleCount(s, segmentCount, sampleCount);
+    }
+    this.bytes = bytes;
+    this.tables = buildTables({
+      bytes, basePose, animKind, animBoneOffset, animStep, animTrackOfTrack, clipRanges, animRange, refs, segRates, segRanges, segData, segKeyBits, segKeys, compBits,
+    });
     this.sections = {
       header: HEADER.SIZE,
       parents: bitsetsOffset - parentsOffset,
@@ -457,7 +465,7 @@ export class CompressedClip {
   /** Bit rate (bits per component; 32 = raw float) of each animated track in `segment`. A copy. */
   segmentBitRates(segment: number): Uint8Array {
     const off = this.tables.segRates[segment];
-    return this.tables.bytes.slice(off, off + this.animatedTrackCount).map((r) => r & RATE_MASK);
+    return this.bytes.slice(off, off + this.animatedTrackCount).map((r) => r & RATE_MASK);
   }
 
   /** Bone and kind of animated track `index`. */

@@ -11,22 +11,21 @@ import type { ClipSampler } from './sampler.js';
  * The decode tables derived at open time, read by {@link ClipSampler}. Immutable after
  * {@link CompressedClip.open}. Internal: the layout may change without notice.
  *
- * Everything a pose decode reads besides the packed keys sits in one buffer, in the order
- * the decode reads it (see {@link TABLE}): the base pose, the rotation references, then per
- * segment a header record and one 32-byte record per animated track holding the track's
- * pose offset, kind and step flag, its components' bits and dropped component, and the
- * dequantisation offset and step of each stored component. A pose therefore reads three
- * sequential streams (base pose and references, one segment's records, the packed keys)
- * and prepares nothing per segment, so a clip that no cache holds costs few misses.
- * @internal
+ * Everything a pose decode reads sits in one buffer, in the order the decode reads it
+ * (see {@link TABLE}): the base pose, the rotation references, then per segment a header
+ * record and one 32-byte record per animated track (the track's pose offset, kind and
+ * step flag, its components' bits and dropped component, the dequantisation offset and
+ * step of each stored component), and last the packed keys of every segment, copied from
+ * the file. A pose therefore reads three sequential runs of one buffer and prepares
+ * nothing per segment, so a clip that no cache holds costs few misses.
  */
 export interface ClipTables {
-  readonly bytes: Uint8Array;
-  readonly words: Uint32Array;
   /** Float32 view of the decode buffer. */
   readonly f32: Float32Array;
   /** Int32 view of the same buffer. */
   readonly i32: Int32Array;
+  /** Uint32 view of the same buffer (packed keys). */
+  readonly u32: Uint32Array;
   /** Float64 view of the same buffer. */
   readonly f64: Float64Array;
   /** Floats of the base pose, at f32[0..poseFloats): identity for default tracks, stored values for constant ones. */
@@ -37,7 +36,7 @@ export interface ClipTables {
   readonly segAt: number;
   /** i32 words per segment: a header record and one record per animated track. */
   readonly segStride: number;
-  /** The base pose as its own view (for tools; the sampler reads f32). */
+  /** The base pose as its own view. */
   readonly basePose: Float32Array;
   /** Pose float offset of each animated track. */
   readonly animBoneOffset: Int32Array;
@@ -46,18 +45,19 @@ export interface ClipTables {
   readonly animStep: Uint8Array;
   /** Track → animated index, or -1. */
   readonly animTrackOfTrack: Int32Array;
-  /** Byte offset of each segment's rate bytes. */
+  /** Byte offset of each segment's rate bytes in the file. */
   readonly segRates: Uint32Array;
 }
 
 /**
  * The decode buffer's records, in 32-bit words. A track record is
  * [meta, bits, offset0, step0, offset1, step1, offset2, step2]: `meta` holds the pose
- * offset (low {@link TABLE.POSE_BITS} bits), the kind, the STEP flag, whether the track is
- * constant in the segment and whether a component is a raw float; `bits` holds the bits
- * of the three stored components (a byte each) and the dropped component (top byte).
- * A segment header record is [bit offset of key 0, bits per key, 0 × 6].
- * @internal
+ * offset (low {@link TABLE.POSE_BITS} bits), the kind, the STEP flag and whether the
+ * components are raw floats; `bits` holds the bits of the three stored components (a byte
+ * each) and the dropped component (top byte); a segment constant (rate 0) has 0 bits and
+ * step 0. A segment header record is [u32 index of its packed keys, bits per key, 0 × 6];
+ * each segment's packed keys are followed by one zero word and the buffer ends with one
+ * more, so a read of two words never leaves the buffer.
  */
 export const TABLE = {
   RECORD: 8,
@@ -65,20 +65,40 @@ export const TABLE = {
   POSE_MASK: 0xfffff,
   KIND_SHIFT: 20,
   STEP: 1 << 22,
-  CONSTANT: 1 << 23,
   RAW: 1 << 24,
 } as const;
+
+/** The validated sections {@link buildTables} lays out. */
+export interface TableSources {
+  readonly bytes: Uint8Array;
+  readonly basePose: Float32Array;
+  readonly animKind: Uint8Array;
+  readonly animBoneOffset: Int32Array;
+  readonly animStep: Uint8Array;
+  readonly animTrackOfTrack: Int32Array;
+  /** Per animated track: (min, extent) per range component, from animRange. */
+  readonly clipRanges: Float64Array;
+  readonly animRange: Int32Array;
+  /** Per animated track: reference quaternion xyzw at 4 × track. */
+  readonly refs: Float64Array;
+  readonly segRates: Uint32Array;
+  readonly segRanges: Uint32Array;
+  /** Byte offset of each segment's packed keys. */
+  readonly segData: Uint32Array;
+  readonly segKeyBits: Uint32Array;
+  /** Samples of each segment. */
+  readonly segKeys: Uint32Array;
+  /** Bits of each (segment, animated track, stored component). */
+  readonly compBits: Uint8Array;
+}
 
 /**
  * Lays out the decode buffer (see {@link ClipTables}) from the validated sections: each
  * segment's dequantisation offsets and steps are computed here once, with the arithmetic
- * of bits.ts, so sampling prepares nothing.
+ * of bits.ts, so sampling prepares nothing. Memory is linear in the file size.
  */
-export function buildTables(
-  bytes: Uint8Array, words: Uint32Array, basePose: Float32Array, animKind: Uint8Array, animBoneOffset: Int32Array, animStep: Uint8Array,
-  animTrackOfTrack: Int32Array, clipRanges: Float64Array, animRange: Int32Array, refs: Float64Array,
-  segRates: Uint32Array, segRanges: Uint32Array, segBits: Int32Array, segKeyBits: Uint32Array, compBits: Uint8Array,
-): ClipTables {
+export function buildTables(src: TableSources): ClipTables {
+  const { bytes, basePose, animKind, animBoneOffset, animStep, clipRanges, animRange, refs, segRates, segRanges, segData, segKeyBits, segKeys, compBits } = src;
   const animated = animKind.length;
   const segments = segRates.length;
   let rotations = 0;
@@ -88,18 +108,26 @@ export function buildTables(
   const refsAt = Math.ceil(poseFloats / 2);
   const segAt = Math.ceil((2 * (refsAt + 4 * rotations)) / TABLE.RECORD) * TABLE.RECORD;
   const segStride = TABLE.RECORD * (1 + animated);
-  const buffer = new ArrayBuffer(4 * (segAt + segments * segStride));
-  const f32 = new Float32Array(buffer), i32 = new Int32Array(buffer), f64 = new Float64Array(buffer);
+  const dataAt = segAt + segments * segStride;
+  let dataWords = 0;
+  for (let s = 0; s < segments; s++) dataWords += Math.ceil((segKeys[s] * segKeyBits[s]) / 32) + 1;
+  // One more zero word at the end: the last segment's pad word may be read as a field's first word.
+  const buffer = new ArrayBuffer(8 * Math.ceil((dataAt + dataWords + 1) / 2));
+  const f32 = new Float32Array(buffer), i32 = new Int32Array(buffer), u32 = new Uint32Array(buffer), f64 = new Float64Array(buffer);
   f32.set(basePose);
   for (let j = 0, r = refsAt; j < animated; j++) {
     if (animKind[j] !== TRACK_KIND.ROTATION) continue;
     for (let c = 0; c < 4; c++) f64[r + c] = refs[4 * j + c];
     r += 4;
   }
-  for (let s = 0; s < segments; s++) {
+  const u8 = new Uint8Array(buffer);
+  for (let s = 0, data = dataAt; s < segments; s++) {
     const head = segAt + s * segStride;
-    i32[head] = segBits[s];
+    const words = Math.ceil((segKeys[s] * segKeyBits[s]) / 32);
+    u8.set(bytes.subarray(segData[s], segData[s] + 4 * words), 4 * data);
+    i32[head] = data;
     i32[head + 1] = segKeyBits[s];
+    data += words + 1;
     const rates = segRates[s], rng = segRanges[s];
     for (let j = 0; j < animated; j++) {
       const at = head + TABLE.RECORD * (1 + j);
@@ -109,7 +137,6 @@ export function buildTables(
       const drop = kind === TRACK_KIND.ROTATION ? rb >>> DROP_SHIFT : 3;
       const cb = (s * animated + j) * ANIMATED_COMPONENTS;
       let meta = animBoneOffset[j] | (kind << TABLE.KIND_SHIFT) | (animStep[j] ? TABLE.STEP : 0);
-      if (rate === 0) meta |= TABLE.CONSTANT;
       if (rate === RAW_BITS) meta |= TABLE.RAW;
       i32[at] = meta;
       i32[at + 1] = compBits[cb] | (compBits[cb + 1] << 8) | (compBits[cb + 2] << 16) | ((kind === TRACK_KIND.ROTATION ? drop : 0) << 24);
@@ -120,7 +147,7 @@ export function buildTables(
         // Stored slot c holds component c, or c + 1 at and after the dropped one.
         const r = ro + 2 * (c < drop ? c : c + 1);
         if (rate === 0) {
-          // Constant in the segment: 0 bits, value = offset.
+          // Constant in the segment: 0 bits, step 0, value = offset + 0 · 0 (as the writer's arithmetic).
           f32[at + 2 + 2 * c] = segmentConstant(clipRanges[r], clipRanges[r + 1], bytes[rangeAt + 2 * c] | (bytes[rangeAt + 2 * c + 1] << 8));
         } else {
           f32[at + 2 + 2 * c] = segmentOffset(clipRanges[r], clipRanges[r + 1], bytes[rangeAt + 2 * c]);
@@ -130,8 +157,7 @@ export function buildTables(
     }
   }
   return {
-    bytes, words, f32, i32, f64, poseFloats, refsAt, segAt, segStride,
-    basePose: f32.subarray(0, poseFloats), animBoneOffset, animKind, animStep, animTrackOfTrack, segRates,
+    f32, i32, u32, f64, poseFloats, refsAt, segAt, segStride,
+    basePose: f32.subarray(0, poseFloats), animBoneOffset, animKind, animStep, animTrackOfTrack: src.animTrackOfTrack, segRates,
   };
 }
-

@@ -62,7 +62,7 @@ export function emitRotation(v: Float64Array, drop: number, refs: Float64Array, 
 }
 
 /** Below this 1 − |cos θ| (θ ≲ 0.49 rad of quaternion angle between two keys) slerp weights come from series; above it from Math.acos and Math.sin. */
-const SERIES_LIMIT = 0.12;
+export const SERIES_LIMIT = 0.12;
 
 /**
  * Slerp weights, up to a common factor: for unit quaternions a and b with `dot` = a · b and

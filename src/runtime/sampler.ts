@@ -5,8 +5,8 @@
  */
 import { RAW_BITS, SEGMENT_SIZE, TRACKS_PER_BONE, TRACK_KIND } from './format.js';
 import { FORMAT_ERROR, FormatError } from './errors.js';
-import { floatFromBits, readBits } from './bits.js';
-import { blendRotations, emitRotation } from './interpolate.js';
+import { floatFromBits } from './bits.js';
+import { SERIES_LIMIT } from './interpolate.js';
 import { POSE_STRIDE } from './pose.js';
 import type { CompressedClip } from './compressed-clip.js';
 import { TABLE, type ClipTables } from './decode-tables.js';
@@ -51,8 +51,24 @@ const RECORD = TABLE.RECORD;
 export class ClipSampler {
   /** The clip this sampler reads. */
   readonly clip: CompressedClip;
+  // The clip's tables and scalars, copied in so a decode reads this object and the clip's
+  // buffer only (no chain of objects to miss in a cold cache).
+  private readonly i32: Int32Array;
+  private readonly f32: Float32Array;
+  private readonly u32: Uint32Array;
+  private readonly f64: Float64Array;
+  private readonly base: Float32Array;
   private readonly t: ClipTables;
-  private readonly vals = new Float64Array(8); // decode() scratch: key 0 components, key 1 components, alpha and the slerp weights
+  private readonly count: number;
+  private readonly n: number;
+  private readonly rate: number;
+  private readonly start: number;
+  private readonly period: number;
+  private readonly segCount: number;
+  private readonly refsAt: number;
+  private readonly segAt: number;
+  private readonly segStride: number;
+  private readonly poseFloats: number;
   // Scratch of locate(): no allocation per sample.
   private k0 = 0;
   private k1 = 0;
@@ -63,12 +79,21 @@ export class ClipSampler {
     const cache = options.segmentCache ?? 'all';
     if (cache !== 'all' && cache !== 'two') throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `segmentCache must be 'all' or 'two', got ${String(cache)}`);
     this.clip = clip;
-    this.t = clip.tables;
+    const t = clip.tables;
+    this.t = t;
+    this.i32 = t.i32; this.f32 = t.f32; this.u32 = t.u32; this.f64 = t.f64; this.base = t.basePose;
+    this.count = clip.animatedTrackCount;
+    this.n = clip.sampleCount;
+    this.rate = clip.sampleRate;
+    this.start = clip.startTime;
+    this.period = clip.duration;
+    this.segCount = clip.segmentCount;
+    this.refsAt = t.refsAt; this.segAt = t.segAt; this.segStride = t.segStride; this.poseFloats = t.poseFloats;
   }
 
-  /** Bytes this sampler holds beyond the clip (its scratch), for memory reports. */
+  /** Bytes this sampler holds beyond the clip (none: its state is a few numbers), for memory reports. */
   get byteLength(): number {
-    return this.vals.byteLength;
+    return 0;
   }
 
   /**
@@ -88,20 +113,19 @@ export class ClipSampler {
    * just past the pose. Throws only when `out` is too short.
    */
   sampleInto(time: number, out: Float32Array, offset: number, options?: SampleOptions): number {
-    const tb = this.t;
-    const end = offset + tb.poseFloats;
-    if (!(offset >= 0) || out.length < end) throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `out holds ${out.length} floats, needs ${tb.poseFloats} from ${offset}`);
+    const end = offset + this.poseFloats;
+    if (!(offset >= 0) || out.length < end) throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `out holds ${out.length} floats, needs ${this.poseFloats} from ${offset}`);
     this.locate(time, options);
-    out.set(tb.basePose, offset);
+    out.set(this.base, offset);
     this.decode(out, -offset, -1);
     return end;
   }
 
   /** Writes sample `keyIndex` (clamped to 0..sampleCount − 1) exactly, without interpolation. */
   sampleKey(keyIndex: number, outPose: Float32Array): Float32Array {
-    const base = this.t.basePose;
+    const base = this.base;
     if (outPose.length < base.length) throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `outPose holds ${outPose.length} floats, needs ${base.length}`);
-    const k = keyIndex > 0 ? Math.min(this.clip.sampleCount - 1, Math.floor(keyIndex)) : 0;
+    const k = keyIndex > 0 ? Math.min(this.n - 1, Math.floor(keyIndex)) : 0;
     this.k0 = k; this.k1 = k; this.alpha = 0;
     outPose.set(base);
     this.decode(outPose, 0, -1);
@@ -114,9 +138,9 @@ export class ClipSampler {
    * samples with this). `keyIndex` is clamped to 0..sampleCount − 2.
    */
   sampleBetween(keyIndex: number, alpha: number, outPose: Float32Array): Float32Array {
-    const base = this.t.basePose;
+    const base = this.base;
     if (outPose.length < base.length) throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `outPose holds ${outPose.length} floats, needs ${base.length}`);
-    const n = this.clip.sampleCount;
+    const n = this.n;
     const k = keyIndex > 0 ? Math.min(n - 2, Math.floor(keyIndex)) : 0;
     if (n < 2 || !(alpha > 0)) { this.k0 = this.k1 = Math.max(0, k); this.alpha = 0; }
     else if (alpha >= 1) { this.k0 = this.k1 = k + 1; this.alpha = 0; }
@@ -137,7 +161,7 @@ export class ClipSampler {
     if (out.length < POSE_STRIDE) throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `out holds ${out.length} floats, needs ${POSE_STRIDE}`);
     this.locate(time, options);
     const base = boneIndex * POSE_STRIDE;
-    const pose = this.t.basePose;
+    const pose = this.base;
     for (let i = 0; i < POSE_STRIDE; i++) out[i] = pose[base + i];
     this.decode(out, base, boneIndex);
     return out;
@@ -145,9 +169,8 @@ export class ClipSampler {
 
   /** Resolves time to keys k0, k1 and a blend alpha (0 means k0 alone). */
   private locate(time: number, options: SampleOptions | undefined): void {
-    const clip = this.clip;
-    const n = clip.sampleCount;
-    const rate = clip.sampleRate;
+    const n = this.n;
+    const rate = this.rate;
     const looping = options?.looping;
     let t = time === time ? time : 0;
     let k0: number, k1: number, alpha: number;
@@ -156,13 +179,13 @@ export class ClipSampler {
       return;
     }
     if (looping === 'repeat') {
-      const period = clip.duration;
+      const period = this.period;
       t = period > 0 ? t % period : 0;
       if (t < 0) t += period;
       if (t !== t) t = 0; // ±Infinity
     }
     if (looping === 'wrap') {
-      let pos = ((t - clip.startTime) * rate) % n;
+      let pos = ((t - this.start) * rate) % n;
       if (pos < 0) pos += n;
       if (pos !== pos) pos = 0; // ±Infinity
       k0 = Math.floor(pos);
@@ -170,7 +193,7 @@ export class ClipSampler {
       alpha = pos - k0;
       k1 = k0 + 1 === n ? 0 : k0 + 1;
     } else {
-      const pos = (t - clip.startTime) * rate;
+      const pos = (t - this.start) * rate;
       if (!(pos > 0)) { k0 = 0; k1 = 0; alpha = 0; }
       else if (pos >= n - 1) { k0 = n - 1; k1 = n - 1; alpha = 0; }
       else {
@@ -193,30 +216,36 @@ export class ClipSampler {
 
   /**
    * Decodes the animated tracks at (k0, k1, alpha) into `out`: a track of pose offset o
-   * lands at out[o − base]. `onlyBone` ≥ 0 limits the work to that bone. Reads the clip's
-   * records of the keys' segments in order (ClipTables) and the packed keys.
+   * lands at out[o − base]. `onlyBone` ≥ 0 limits the work to that bone. Reads the records
+   * of the keys' segments in order, then their packed keys (decode-tables.ts).
+   *
+   * The arithmetic is interpolate.ts's written out inline, operation for operation
+   * (emitRotation for one key, blendRotations with slerpWeights for two; the compressor
+   * rebuilds keys with those functions): inlined, no double goes through a scratch array or
+   * crosses a call. test/runtime/sampler-arithmetic.test.ts holds the two to the same bits.
    */
   private decode(out: Float32Array, base: number, onlyBone: number): void {
-    const tb = this.t;
-    const count = this.clip.animatedTrackCount;
+    const count = this.count;
     if (count === 0) return;
-    const segCount = this.clip.segmentCount;
+    const segCount = this.segCount;
     const k0 = this.k0, k1 = this.k1, alpha = this.alpha;
     const single = k0 === k1;
     let s0 = (k0 / SEGMENT_SIZE) | 0; if (s0 >= segCount) s0 = segCount - 1;
     let s1 = (k1 / SEGMENT_SIZE) | 0; if (s1 >= segCount) s1 = segCount - 1;
-    const i32 = tb.i32, f32 = tb.f32, f64 = tb.f64, words = tb.words;
-    const h0 = tb.segAt + s0 * tb.segStride, h1 = tb.segAt + s1 * tb.segStride;
-    let bit0 = i32[h0] + (k0 - s0 * SEGMENT_SIZE) * i32[h0 + 1];
-    let bit1 = i32[h1] + (k1 - s1 * SEGMENT_SIZE) * i32[h1 + 1];
-    let ref = tb.refsAt;
+    const i32 = this.i32, f32 = this.f32, f64 = this.f64, u32 = this.u32;
+    const h0 = this.segAt + s0 * this.segStride, h1 = this.segAt + s1 * this.segStride;
+    // Packed keys: word index of the segment's first word, and the key's bit inside the segment.
+    const d0 = i32[h0], d1 = i32[h1];
+    let bit0 = (k0 - s0 * SEGMENT_SIZE) * i32[h0 + 1];
+    let bit1 = (k1 - s1 * SEGMENT_SIZE) * i32[h1 + 1];
+    let ref = this.refsAt;
     let first = 0, last = count;
     if (onlyBone >= 0) {
       // Skip to the bone's first animated track, summing the bits of the tracks before it
       // (a track's components need not share its rate) and counting their references.
       first = count; last = count;
       for (let kind = 0; kind < TRACKS_PER_BONE; kind++) {
-        const a = tb.animTrackOfTrack[onlyBone * TRACKS_PER_BONE + kind];
+        const a = this.t.animTrackOfTrack[onlyBone * TRACKS_PER_BONE + kind];
         if (a >= 0) { if (first === count) first = a; last = a + 1; }
       }
       for (let j = 0; j < first; j++) {
@@ -226,21 +255,26 @@ export class ClipSampler {
         if (((i32[h0 + RECORD * (1 + j)] >>> TABLE.KIND_SHIFT) & 3) === TRACK_KIND.ROTATION) ref += 4;
       }
     }
-    const v = this.vals;
     for (let j = first, r0 = h0 + RECORD * (1 + first), r1 = h1 + RECORD * (1 + first); j < last; j++, r0 += RECORD, r1 += RECORD) {
-      // Components go through a scratch array so no double crosses a call boundary (boxing).
       const meta = i32[r0], bits0 = i32[r0 + 1];
       const a0 = bits0 & 0xff, a1 = (bits0 >>> 8) & 0xff, a2 = (bits0 >>> 16) & 0xff;
-      if ((meta & TABLE.CONSTANT) !== 0) {
-        v[0] = f32[r0 + 2]; v[1] = f32[r0 + 4]; v[2] = f32[r0 + 6];
-      } else if ((meta & TABLE.RAW) === 0) {
-        v[0] = f32[r0 + 2] + readBits(words, bit0, a0) * f32[r0 + 3];
-        v[1] = f32[r0 + 4] + readBits(words, bit0 + a0, a1) * f32[r0 + 5];
-        v[2] = f32[r0 + 6] + readBits(words, bit0 + a0 + a1, a2) * f32[r0 + 7];
-      } else {
-        v[0] = floatFromBits(readBits(words, bit0, RAW_BITS));
-        v[1] = floatFromBits(readBits(words, bit0 + RAW_BITS, RAW_BITS));
-        v[2] = floatFromBits(readBits(words, bit0 + 2 * RAW_BITS, RAW_BITS));
+      // Key 0's three stored components. Two words cover any field of ≤ 32 bits; the
+      // second word's shift is split so a field starting on a word boundary takes none of it.
+      let c0: number, c1: number, c2: number;
+      {
+        let at = bit0, w = d0 + (at >>> 5), sh = at & 31;
+        const q0 = (u32[w] >>> sh) | ((u32[w + 1] << 1) << (31 - sh));
+        at += a0; w = d0 + (at >>> 5); sh = at & 31;
+        const q1 = (u32[w] >>> sh) | ((u32[w + 1] << 1) << (31 - sh));
+        at += a1; w = d0 + (at >>> 5); sh = at & 31;
+        const q2 = (u32[w] >>> sh) | ((u32[w + 1] << 1) << (31 - sh));
+        if ((meta & TABLE.RAW) === 0) {
+          c0 = f32[r0 + 2] + (q0 & ((1 << a0) - 1)) * f32[r0 + 3];
+          c1 = f32[r0 + 4] + (q1 & ((1 << a1) - 1)) * f32[r0 + 5];
+          c2 = f32[r0 + 6] + (q2 & ((1 << a2) - 1)) * f32[r0 + 7];
+        } else {
+          c0 = floatFromBits(q0 >>> 0); c1 = floatFromBits(q1 >>> 0); c2 = floatFromBits(q2 >>> 0);
+        }
       }
       bit0 += a0 + a1 + a2;
       const o = (meta & TABLE.POSE_MASK) - base;
@@ -250,30 +284,96 @@ export class ClipSampler {
       if (single || (meta & TABLE.STEP) !== 0) {
         // A STEP track holds key 0 until the next sample; key 1's bits are skipped.
         bit1 += e0 + e1 + e2;
-        if (rotation) { emitRotation(v, bits0 >>> 24, f64, ref, out, o); ref += 4; }
-        else { out[o] = v[0]; out[o + 1] = v[1]; out[o + 2] = v[2]; }
+        if (!rotation) { out[o] = c0; out[o + 1] = c1; out[o + 2] = c2; continue; }
+        // emitRotation: rebuild the dropped component, ref · delta, normalise.
+        const drop = bits0 >>> 24;
+        const t = 1 - c0 * c0 - c1 * c1 - c2 * c2;
+        const d = t > 0 ? Math.sqrt(t) : 0;
+        const x = drop === 0 ? d : c0;
+        const y = drop === 0 ? c0 : drop === 1 ? d : c1;
+        const z = drop <= 1 ? c1 : drop === 2 ? d : c2;
+        const w = drop === 3 ? d : c2;
+        const rx = f64[ref], ry = f64[ref + 1], rz = f64[ref + 2], rw = f64[ref + 3];
+        ref += 4;
+        const px = rw * x + rx * w + ry * z - rz * y;
+        const py = rw * y - rx * z + ry * w + rz * x;
+        const pz = rw * z + rx * y - ry * x + rz * w;
+        const pw = rw * w - rx * x - ry * y - rz * z;
+        const len2 = px * px + py * py + pz * pz + pw * pw;
+        if (len2 > 0) {
+          const inv = 1 / Math.sqrt(len2);
+          out[o] = px * inv; out[o + 1] = py * inv; out[o + 2] = pz * inv; out[o + 3] = pw * inv;
+        } else {
+          out[o] = 0; out[o + 1] = 0; out[o + 2] = 0; out[o + 3] = 1;
+        }
         continue;
       }
-      if ((meta1 & TABLE.CONSTANT) !== 0) {
-        v[3] = f32[r1 + 2]; v[4] = f32[r1 + 4]; v[5] = f32[r1 + 6];
-      } else if ((meta1 & TABLE.RAW) === 0) {
-        v[3] = f32[r1 + 2] + readBits(words, bit1, e0) * f32[r1 + 3];
-        v[4] = f32[r1 + 4] + readBits(words, bit1 + e0, e1) * f32[r1 + 5];
-        v[5] = f32[r1 + 6] + readBits(words, bit1 + e0 + e1, e2) * f32[r1 + 7];
-      } else {
-        v[3] = floatFromBits(readBits(words, bit1, RAW_BITS));
-        v[4] = floatFromBits(readBits(words, bit1 + RAW_BITS, RAW_BITS));
-        v[5] = floatFromBits(readBits(words, bit1 + 2 * RAW_BITS, RAW_BITS));
+      let g0: number, g1: number, g2: number;
+      {
+        let at = bit1, w = d1 + (at >>> 5), sh = at & 31;
+        const q0 = (u32[w] >>> sh) | ((u32[w + 1] << 1) << (31 - sh));
+        at += e0; w = d1 + (at >>> 5); sh = at & 31;
+        const q1 = (u32[w] >>> sh) | ((u32[w + 1] << 1) << (31 - sh));
+        at += e1; w = d1 + (at >>> 5); sh = at & 31;
+        const q2 = (u32[w] >>> sh) | ((u32[w + 1] << 1) << (31 - sh));
+        if ((meta1 & TABLE.RAW) === 0) {
+          g0 = f32[r1 + 2] + (q0 & ((1 << e0) - 1)) * f32[r1 + 3];
+          g1 = f32[r1 + 4] + (q1 & ((1 << e1) - 1)) * f32[r1 + 5];
+          g2 = f32[r1 + 6] + (q2 & ((1 << e2) - 1)) * f32[r1 + 7];
+        } else {
+          g0 = floatFromBits(q0 >>> 0); g1 = floatFromBits(q1 >>> 0); g2 = floatFromBits(q2 >>> 0);
+        }
       }
       bit1 += e0 + e1 + e2;
-      if (rotation) {
-        v[6] = alpha;
-        blendRotations(v, bits0 >>> 24, bits1 >>> 24, f64, ref, out, o);
-        ref += 4;
+      if (!rotation) {
+        out[o] = c0 + (g0 - c0) * alpha;
+        out[o + 1] = c1 + (g1 - c1) * alpha;
+        out[o + 2] = c2 + (g2 - c2) * alpha;
+        continue;
+      }
+      // blendRotations: rebuild both keys, slerp the deltas (slerpWeights), ref · blend, normalise.
+      const drop0 = bits0 >>> 24, drop1 = bits1 >>> 24;
+      const t0 = 1 - c0 * c0 - c1 * c1 - c2 * c2;
+      const dd0 = t0 > 0 ? Math.sqrt(t0) : 0;
+      const x0 = drop0 === 0 ? dd0 : c0;
+      const y0 = drop0 === 0 ? c0 : drop0 === 1 ? dd0 : c1;
+      const z0 = drop0 <= 1 ? c1 : drop0 === 2 ? dd0 : c2;
+      const w0 = drop0 === 3 ? dd0 : c2;
+      const t1 = 1 - g0 * g0 - g1 * g1 - g2 * g2;
+      const dd1 = t1 > 0 ? Math.sqrt(t1) : 0;
+      const x1 = drop1 === 0 ? dd1 : g0;
+      const y1 = drop1 === 0 ? g0 : drop1 === 1 ? dd1 : g1;
+      const z1 = drop1 <= 1 ? g1 : drop1 === 2 ? dd1 : g2;
+      const w1 = drop1 === 3 ? dd1 : g2;
+      const dot = x0 * x1 + y0 * y1 + z0 * z1 + w0 * w1;
+      const sign = dot < 0 ? -1 : 1;
+      const u = 1 - dot * sign;
+      const beta = 1 - alpha;
+      let wa: number, wb: number;
+      if (u < SERIES_LIMIT) {
+        const theta2 = u * (2 + u * (1 / 3 + u * (4 / 45 + u / 35)));
+        const sa = alpha * alpha * theta2, sb = beta * beta * theta2;
+        wb = alpha * (1 - (sa / 6) * (1 - (sa / 20) * (1 - (sa / 42) * (1 - sa / 72))));
+        wa = beta * (1 - (sb / 6) * (1 - (sb / 20) * (1 - (sb / 42) * (1 - sb / 72))));
       } else {
-        out[o] = v[0] + (v[3] - v[0]) * alpha;
-        out[o + 1] = v[1] + (v[4] - v[1]) * alpha;
-        out[o + 2] = v[2] + (v[5] - v[2]) * alpha;
+        const theta = Math.acos(u > 1 ? 0 : 1 - u);
+        wa = Math.sin(beta * theta);
+        wb = Math.sin(alpha * theta);
+      }
+      wb = wb * sign;
+      const x = x0 * wa + x1 * wb, y = y0 * wa + y1 * wb, z = z0 * wa + z1 * wb, w = w0 * wa + w1 * wb;
+      const rx = f64[ref], ry = f64[ref + 1], rz = f64[ref + 2], rw = f64[ref + 3];
+      ref += 4;
+      const px = rw * x + rx * w + ry * z - rz * y;
+      const py = rw * y - rx * z + ry * w + rz * x;
+      const pz = rw * z + rx * y - ry * x + rz * w;
+      const pw = rw * w - rx * x - ry * y - rz * z;
+      const len2 = px * px + py * py + pz * pz + pw * pw;
+      if (len2 > 0) {
+        const inv = 1 / Math.sqrt(len2);
+        out[o] = px * inv; out[o + 1] = py * inv; out[o + 2] = pz * inv; out[o + 3] = pw * inv;
+      } else {
+        out[o] = 0; out[o + 1] = 0; out[o + 2] = 0; out[o + 3] = 1;
       }
     }
   }
