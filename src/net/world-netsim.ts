@@ -43,8 +43,13 @@ export interface WorldNetsimOptions {
   scene?: CubeSceneOptions;
   /** Clients whose interpolated view is measured (the first n). Default 1. */
   viewClients?: number;
-  /** Measure wall-clock CPU time of the sender. Default true. */
+  /** Measure the sender's time. Default true. */
   time?: boolean;
+  /**
+   * The clock the sender's time is read from, in ms. Default `performance.now()` (wall
+   * clock); a Node caller can pass the process's CPU time so other load does not count.
+   */
+  clock?: () => number;
 }
 
 /** Defaults of {@link WorldNetsimOptions}. */
@@ -152,6 +157,7 @@ export function simulateWorld(options: WorldNetsimOptions = {}): WorldNetsimRepo
   if (!(loss >= 0 && loss < 1)) throw bad(`loss must be in 0..1 (below 1), got ${loss}`);
   if (!(rttMs >= 0) || !(jitterMs >= 0)) throw bad('rtt and jitter must be ≥ 0');
   const timing = options.time ?? true;
+  const clock = options.clock ?? now;
 
   const scene = new CubeScene({ ...options.scene, hz });
   const schema = scene.schema;
@@ -211,13 +217,13 @@ export function simulateWorld(options: WorldNetsimOptions = {}): WorldNetsimRepo
     deliver(time);
     if (tick > 0) scene.step();
     awakeSum += scene.awakeCount;
-    const t0 = timing ? now() : 0;
+    const t0 = timing ? clock() : 0;
     server.tick(scene.state);
     for (let c = 0; c < clients; c++) {
       const datagrams = server.packetsFor(clientIds[c]);
       for (const datagram of datagrams) transmit(time, c, false, tick, datagram);
     }
-    if (timing) senderMs += now() - t0;
+    if (timing) senderMs += clock() - t0;
     serverHashes[tick] = server.current.hash;
     for (let c = 0; c < clients; c++) {
       const info = server.lastPacket(clientIds[c])!;
