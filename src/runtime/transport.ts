@@ -59,7 +59,7 @@ class Models {
   readonly rate = createProbs(65 * 64); // by the track's rate in the previous segment (64: none)
   readonly drop = createProbs(6 * 4); // rotations by the previous drop (4: none), 5: other tracks
   readonly rangeByte = createProbs(4 * 256); // min byte, extent byte, rate-0 byte, other
-  readonly rangeDelta = createProbs(4 * SIGNED_BLOCK); // min, extent: change from the previous segment; min, extent: from the predicted path
+  readonly rangeDelta = createProbs(3 * SIGNED_BLOCK); // min, extent: change from the previous segment; min: from the extrapolated path
   readonly order = createProbs(4 * 4); // by the previous segment's order (3: none)
   readonly residual = createProbs(RESIDUAL_CONTEXTS * SIGNED_BLOCK);
   readonly first = createProbs(2 * BIT_CLASSES * SIGNED_BLOCK); // key 0 predicted from the previous segment
@@ -105,7 +105,7 @@ function f32(bytes: Uint8Array, at: number): number {
  * Reads what the segment coder needs from the runtime header and tables, checking each
  * field it relies on (the rest is checked by `CompressedClip.open` after decoding).
  */
-function readLayout(bytes: Uint8Array, size: number, segmentsOffset: number): ClipLayout {
+function readLayout(bytes: Uint8Array, segmentsOffset: number): ClipLayout {
   const bad = (code: (typeof FORMAT_ERROR)[keyof typeof FORMAT_ERROR], message: string, at: number): never => {
     throw new FormatError(code, `decoded clip header: ${message}`, at);
   };
@@ -148,7 +148,6 @@ function readLayout(bytes: Uint8Array, size: number, segmentsOffset: number): Cl
       }
     }
   });
-  void size;
   return { sampleCount, segmentCount, segmentsOffset, animated, rotation, clipRanges };
 }
 
@@ -170,7 +169,7 @@ export function codeClip(coder: BinaryCoder, bytes: Uint8Array, size: number): v
     throw new FormatError(FORMAT_ERROR.BAD_OFFSET, `decoded clip's segments at ${segmentsOffset} (file of ${size} bytes)`, HEADER.SEGMENTS_OFFSET);
   }
   for (let i = HEADER.SIZE; i < segmentsOffset; i++) bytes[i] = coder.tree(m.header, (i & 3) * 256, 8, bytes[i]);
-  const layout = readLayout(bytes, size, segmentsOffset);
+  const layout = readLayout(bytes, segmentsOffset);
   // 2. The segments.
   const end = codeSegments(coder, m, bytes, size, layout);
   // 3. Everything after them (the names), by the previous byte.
@@ -210,8 +209,8 @@ function codeSegments(coder: BinaryCoder, m: Models, bytes: Uint8Array, size: nu
       const drop = coder.tree(m.drop, (rotation[j] ? prevDrop[j] : 5) * 4, 2, rb >>> DROP_SHIFT);
       bytes[at + j] = rate | (drop << DROP_SHIFT);
     }
-    // Range slots: the min from the previous segment's last value, the extent as a change
-    // from the previous segment's extent.
+    // Range slots: the min from the path the previous segment's last two values
+    // extrapolate, otherwise min and extent as a change from the previous segment's.
     for (let j = 0; j < count; j++) {
       const rb = bytes[at + j], rate = rb & RATE_MASK;
       const o = rangesAt + j * SEGMENT_RANGE_BYTES;
