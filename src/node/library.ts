@@ -7,7 +7,8 @@
  * leaves only complete outputs and entries behind, and the rerun finishes the rest with the
  * same bytes.
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,8 +24,8 @@ import type { CompressStats } from '../compress/index.js';
 import { COMPRESS_DEFAULTS } from '../compress/options.js';
 import type { ReadOptions } from '../readers/options.js';
 
-/** Inputs hashed and looked up at once: enough to keep the disk busy, few enough to bound memory. */
-const SCAN_CONCURRENCY = 8;
+/** Inputs keyed and looked up between two yields to the event loop (which lets a signal stop the scan). */
+const SCAN_YIELD_EVERY = 64;
 /** Files being written (and stored) at once while the next ones compress: several, so their fsyncs share journal commits. */
 const MAX_PENDING_WRITES = 16;
 /** The pool's worker entry, next to this module (pool.ts uses the same one). */
@@ -133,29 +134,34 @@ export async function compressLibrary(
   }
   claimedBy.clear();
 
-  // Stage 2, keys and cache hits: a hit's outputs are checked and copied here.
+  // Stage 2, keys and cache hits: a hit's outputs are checked (and copied when they differ)
+  // here. Synchronous file calls (cache.ts says why), yielding now and then for signals.
   const misses: string[] = [];
   const keys = new Map<string, string>();
-  await forEachLimited(candidates, SCAN_CONCURRENCY, signal, async (file) => {
+  for (const [n, file] of candidates.entries()) {
+    if (n % SCAN_YIELD_EVERY === 0) {
+      await new Promise((resolve) => setImmediate(resolve));
+      signal?.throwIfAborted();
+    }
     let key: string;
     try {
-      key = (await (cache ? cache.inputKey(file, settings, versions) : inputKey(file, settings, versions))).key;
+      key = (cache ? cache.inputKey(file, settings, versions) : inputKey(file, settings, versions)).key;
     } catch (error) {
       const failure = toFailure(file, error);
       finish({ input: file, failure: { code: failure.code, message: failure.message } }, false);
-      return;
+      continue;
     }
-    const entry = cache ? await cache.lookup(key) : undefined;
+    const entry = cache?.lookup(key);
     if (entry === undefined) {
       misses.push(file);
       keys.set(file, key);
-      return;
+      continue;
     }
-    const written = await placeOutputs(outDir, entry.outputs);
-    outputsWritten += written; // not `+= await`: that would read the count before the wait
+    outputsWritten += await placeOutputs(outDir, entry.outputs);
     cached++;
     finish(entryFromCache(file, key, outDir, entry), true);
-  });
+  }
+  signal?.throwIfAborted();
 
   // Stage 3, the rest: compressed in input-path order (the order changes no byte, and a
   // resumed run picks up where the killed one stopped), each written, then stored, as it
@@ -199,24 +205,27 @@ export async function compressLibrary(
 
 /**
  * Writes each output whose file is missing or holds other bytes, atomically (files.ts
- * `writeFileAtomic`); an output that already holds the right bytes is not touched. Returns
- * how many it wrote.
+ * `writeFileAtomic`); an output that already holds the right bytes is not touched (it is
+ * compared synchronously: see stage 2). Returns how many it wrote.
  */
 async function placeOutputs(outDir: string, outputs: readonly { name: string; bytes: Uint8Array }[]): Promise<number> {
   let written = 0;
   for (const output of outputs) {
     const path = join(outDir, output.name);
-    let current: Buffer | undefined;
-    try {
-      current = await readFile(path);
-    } catch {
-      current = undefined;
-    }
-    if (current !== undefined && Buffer.compare(current, output.bytes) === 0) continue;
+    if (holdsBytes(path, output.bytes)) continue;
     await writeFileAtomic(path, output.bytes);
     written++;
   }
   return written;
+}
+
+/** True when the file at `path` holds exactly `bytes` (false when it is missing or unreadable). */
+function holdsBytes(path: string, bytes: Uint8Array): boolean {
+  try {
+    return Buffer.compare(readFileSync(path), bytes) === 0;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -313,16 +322,3 @@ function manifestOutput(path: string, stats: CompressStats): ManifestOutput {
 }
 
 const compareCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
-/** Runs `task` over `items` with at most `limit` at once; stops starting new ones once `signal` aborts, and rejects with its reason. */
-async function forEachLimited<T>(items: readonly T[], limit: number, signal: AbortSignal | undefined, task: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < items.length) {
-      signal?.throwIfAborted();
-      await task(items[next++]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  signal?.throwIfAborted();
-}
