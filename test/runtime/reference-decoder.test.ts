@@ -7,6 +7,8 @@ import { POSE_STRIDE } from '../../src/runtime/pose.js';
 import { referenceDecode } from '../reference-decoder.js';
 import { encodeWithRates, fixtureNames, loadFixture } from '../utils/clips.js';
 import { makeSyntheticClip, mulberry32 } from '../utils/synthetic.js';
+import { makeRigs } from '../utils/gltf-rigs.js';
+import { readGltf } from '../../src/readers/gltf.js';
 
 const TIMEOUT = 60_000;
 
@@ -113,4 +115,21 @@ describe('the fast decoder agrees with the reference decoder', () => {
     const a = referenceDecode(bytes).keys, b = referenceDecode(changed).keys;
     expect(a.some((key, k) => key.some((v, i) => v !== b[k][i]))).toBe(true);
   });
+});
+
+describe('the reference decoder on glTF sources (node indices, channel and step bitsets, start time)', () => {
+  it('agrees with the fast decoder on every rig of test/utils/gltf-rigs.ts', async () => {
+    for (const rig of await makeRigs()) {
+      for (const clip of await readGltf(rig.glb, `${rig.name}.glb`)) {
+        const bytes = compress(clip).bytes;
+        expectSameMetadata(bytes);
+        const { worst, where } = worstDifference(bytes);
+        expect(worst, `${rig.name} ${clip.name} ${where}`).toBeLessThanOrEqual(1e-6);
+      }
+    }
+    const step = referenceDecode(compress((await readGltf((await makeRigs()).find((r) => r.name === 'step')!.glb, 'step.glb'))[0]).bytes);
+    expect(step.nodeIndices).toBeDefined();
+    expect(step.steps.some(Boolean)).toBe(true);
+    expect(step.startTime).toBeCloseTo(0.2, 6);
+  }, TIMEOUT);
 });
