@@ -42,6 +42,10 @@ export interface NetsimOptions {
   entropy?: boolean;
   /** Keep every decoded pose (for a dump). Default false. */
   keepPoses?: boolean;
+  /** Playout delay of the receiver's interpolated view, ms. Default 100. */
+  playoutDelayMs?: number;
+  /** Longest extrapolation of that view past the newest received pose, ms. Default 50. */
+  maxExtrapolationMs?: number;
 }
 
 /** Defaults of {@link NetsimOptions}; the CLI shows the same. */
@@ -54,6 +58,8 @@ export const NETSIM_DEFAULTS = {
   shell: '3cm',
   entropy: true,
   keepPoses: false,
+  playoutDelayMs: 100,
+  maxExtrapolationMs: 50,
 } as const;
 
 /** What one run of the link saw. */
@@ -77,6 +83,15 @@ export interface LinkStats {
   readonly acksLost: number;
   /** Largest virtual-vertex error of a decoded pose, in the clip's unit. */
   readonly maxError: number;
+  /**
+   * Largest virtual-vertex error of the receiver's view — the received poses interpolated
+   * (rotations by nlerp, the rest linearly) `playoutDelayMs` behind the sender, extrapolated
+   * for at most `maxExtrapolationMs` past the newest — against the clip at render times: on
+   * every tick and half a tick after it, from the first render time with a pose received.
+   */
+  readonly interpolatedMaxError: number;
+  /** Render times at which the view had to extrapolate or hold. */
+  readonly extrapolatedFrames: number;
 }
 
 /** What {@link simulateNetwork} reports. Bits are per snapshot; errors in `unit`. */
@@ -99,6 +114,8 @@ export interface NetsimReport {
   readonly entropyBitsPerSnapshot?: number;
   /** Largest error of any decoded pose in any run. */
   readonly maxError: number;
+  /** Largest error of the interpolated view in any run (see {@link LinkStats.interpolatedMaxError}). */
+  readonly interpolatedMaxError: number;
   readonly sent: number;
   readonly lost: number;
   readonly received: number;
@@ -166,7 +183,9 @@ class EventQueue {
   }
 }
 
-function checkOptions(clip: RawClip, o: NetsimOptions): { hz: number; loss: number; rttMs: number; jitterMs: number; seed: number } {
+interface CheckedOptions { hz: number; loss: number; rttMs: number; jitterMs: number; seed: number; playoutDelayMs: number; maxExtrapolationMs: number }
+
+function checkOptions(clip: RawClip, o: NetsimOptions): CheckedOptions {
   const hz = o.hz ?? clip.sampleRate;
   const loss = o.loss ?? NETSIM_DEFAULTS.loss;
   const rttMs = o.rttMs ?? NETSIM_DEFAULTS.rttMs;
@@ -178,7 +197,11 @@ function checkOptions(clip: RawClip, o: NetsimOptions): { hz: number; loss: numb
   if (!(rttMs >= 0) || !Number.isFinite(rttMs)) throw bad(`rtt must be a finite number of milliseconds >= 0, got ${rttMs}`);
   if (!(jitterMs >= 0) || !Number.isFinite(jitterMs)) throw bad(`jitter must be a finite number of milliseconds >= 0, got ${jitterMs}`);
   if (!Number.isInteger(seed)) throw bad(`seed must be a whole number, got ${seed}`);
-  return { hz, loss, rttMs, jitterMs, seed };
+  const playoutDelayMs = o.playoutDelayMs ?? NETSIM_DEFAULTS.playoutDelayMs;
+  const maxExtrapolationMs = o.maxExtrapolationMs ?? NETSIM_DEFAULTS.maxExtrapolationMs;
+  if (!(playoutDelayMs >= 0) || !Number.isFinite(playoutDelayMs)) throw bad(`playout delay must be a finite number of milliseconds >= 0, got ${playoutDelayMs}`);
+  if (!(maxExtrapolationMs >= 0) || !Number.isFinite(maxExtrapolationMs)) throw bad(`extrapolation limit must be a finite number of milliseconds >= 0, got ${maxExtrapolationMs}`);
+  return { hz, loss, rttMs, jitterMs, seed, playoutDelayMs, maxExtrapolationMs };
 }
 
 /**
@@ -245,6 +268,7 @@ export function simulateNetwork(clip: RawClip, options: NetsimOptions = {}): Net
     deltaBitsPerSnapshot: plain.bodyBitsPerSnapshot,
     ...(entropy ? { entropyBitsPerSnapshot: entropy.bodyBitsPerSnapshot } : {}),
     maxError: Math.max(plain.maxError, entropy?.maxError ?? 0),
+    interpolatedMaxError: Math.max(plain.interpolatedMaxError, entropy?.interpolatedMaxError ?? 0),
     sent: plain.sent,
     lost: plain.lost,
     received: plain.received,
@@ -256,7 +280,7 @@ export function simulateNetwork(clip: RawClip, options: NetsimOptions = {}): Net
 
 function runLink(
   clip: RawClip, schema: SnapshotSchema, source: Float32Array, reference: Float64Array, ticks: number,
-  o: { hz: number; loss: number; rttMs: number; jitterMs: number; seed: number },
+  o: CheckedOptions,
   coding: SnapshotCoding, session: Omit<SessionOptions, 'coding'>,
   kept: Float32Array | undefined, keptFlags: Uint8Array | undefined,
 ): LinkStats {
@@ -271,7 +295,9 @@ function runLink(
   const decoded = new Float64Array(boneCount * AFFINE_STRIDE);
   const shell = schema.shellDistances;
   let sent = 0, lost = 0, received = 0, rejected = 0, acksLost = 0, deltas = 0;
-  let bodyBits = 0, packetBits = 0, deltaBodyBits = 0, ageSum = 0, maxError = 0;
+  let bodyBits = 0, packetBits = 0, deltaBodyBits = 0, ageSum = 0, maxError = 0, interpolatedMaxError = 0, extrapolatedFrames = 0;
+  const view = new PoseView(stride, ticks);
+  const truth = new Float32Array(stride), truthObject = new Float64Array(boneCount * AFFINE_STRIDE);
 
   // Both directions draw their fate the same way: lost?, then the jitter.
   const transmit = (time: number, ack: boolean, tick: number, bytes: Uint8Array): boolean => {
@@ -297,6 +323,7 @@ function runLink(
         if (e > maxError) maxError = e;
       }
       if (kept && keptFlags) { kept.set(pose, event.tick * stride); keptFlags[event.tick] = 1; }
+      view.add(event.tick, pose);
       if (!transmit(event.time, true, event.tick, receiver.ack())) acksLost++;
     }
   };
@@ -316,6 +343,21 @@ function runLink(
     }
     if (!transmit(now, false, tick, packet)) lost++;
     deliver(now);
+    // The receiver's view, on the tick and half a tick later, playoutDelay behind.
+    for (const half of [0, 0.5]) {
+      const renderTick = tick + half - (o.playoutDelayMs / 1000) * o.hz;
+      if (renderTick < 0 || renderTick > ticks - 1) continue;
+      const mode = view.sample(renderTick, (o.maxExtrapolationMs / 1000) * o.hz, pose);
+      if (mode === 'empty') continue;
+      if (mode !== 'interpolated') extrapolatedFrames++;
+      sampleClipAt(clip, renderTick / o.hz, truth);
+      poseToObject(truth, schema.parents, truthObject, 0);
+      poseToObject(pose, schema.parents, decoded, 0);
+      for (let b = 0; b < boneCount; b++) {
+        const e = virtualVertexError(truthObject, b * AFFINE_STRIDE, decoded, b * AFFINE_STRIDE, shell[b]);
+        if (e > interpolatedMaxError) interpolatedMaxError = e;
+      }
+    }
   }
   deliver(Infinity);
   return {
@@ -331,7 +373,66 @@ function runLink(
     rejected,
     acksLost,
     maxError,
+    interpolatedMaxError,
+    extrapolatedFrames,
   };
+}
+
+/**
+ * The receiver's view of a pose stream: the poses received so far by tick, sampled at a
+ * render tick between the received poses around it (rotations by nlerp on the shortest
+ * path, translations and scales linearly), or past the newest extrapolated from the last
+ * two for at most `maxExtrapolationTicks`, then held.
+ */
+class PoseView {
+  private readonly poses: Float32Array;
+  private readonly have: Uint8Array;
+  private newest = -1;
+
+  constructor(private readonly stride: number, ticks: number) {
+    this.poses = new Float32Array(stride * ticks);
+    this.have = new Uint8Array(ticks);
+  }
+
+  add(tick: number, pose: Float32Array): void {
+    this.poses.set(pose.subarray(0, this.stride), tick * this.stride);
+    this.have[tick] = 1;
+    if (tick > this.newest) this.newest = tick;
+  }
+
+  sample(renderTick: number, maxExtrapolationTicks: number, out: Float32Array): 'interpolated' | 'extrapolated' | 'held' | 'empty' {
+    if (this.newest < 0) return 'empty';
+    let a = Math.min(Math.floor(renderTick), this.newest);
+    while (a >= 0 && !this.have[a]) a--;
+    let b = Math.ceil(renderTick);
+    while (b <= this.newest && !this.have[b]) b++;
+    if (a < 0) { this.blend(b, b, 0, out); return 'held'; }
+    if (b <= this.newest) {
+      this.blend(a, b, b === a ? 0 : (renderTick - a) / (b - a), out);
+      return 'interpolated';
+    }
+    // Past the newest: extrapolate from the two newest.
+    let p = a - 1;
+    while (p >= 0 && !this.have[p]) p--;
+    if (p < 0) { this.blend(a, a, 0, out); return 'held'; }
+    const t = Math.min(renderTick, a + maxExtrapolationTicks);
+    this.blend(p, a, (t - p) / (a - p), out);
+    return renderTick > a + maxExtrapolationTicks ? 'held' : 'extrapolated';
+  }
+
+  private blend(a: number, b: number, alpha: number, out: Float32Array): void {
+    const pa = a * this.stride, pb = b * this.stride, poses = this.poses;
+    for (let o = 0; o < this.stride; o += POSE_STRIDE) {
+      const i = pa + o, j = pb + o;
+      const dot = poses[i] * poses[j] + poses[i + 1] * poses[j + 1] + poses[i + 2] * poses[j + 2] + poses[i + 3] * poses[j + 3];
+      const sign = dot < 0 ? -1 : 1;
+      let len = 0;
+      for (let c = 0; c < 4; c++) { out[o + c] = poses[i + c] + (sign * poses[j + c] - poses[i + c]) * alpha; len += out[o + c] * out[o + c]; }
+      len = Math.sqrt(len) || 1;
+      for (let c = 0; c < 4; c++) out[o + c] /= len;
+      for (let c = 4; c < POSE_STRIDE; c++) out[o + c] = poses[i + c] + (poses[j + c] - poses[i + c]) * alpha;
+    }
+  }
 }
 
 /**

@@ -11,6 +11,16 @@ import { fixtureNames, loadFixture } from './helpers.js';
 describe('simulateNetwork', () => {
   const walk = loadFixture('dataset-1_walk_happy_002');
 
+  it('reports the interpolated view\'s error at render times: small behind a playout delay, larger without one', () => {
+    const delayed = simulateNetwork(walk, { hz: 60, loss: 0.05, rttMs: 100, entropy: false });
+    expect(delayed.interpolatedMaxError).toBeGreaterThan(delayed.maxError); // lost ticks are bridged, not decoded
+    expect(delayed.interpolatedMaxError).toBeLessThan(2); // cm: bridging a lost tick of the walk costs about 1.2 cm at a 3 cm shell
+    expect(delayed.plain.extrapolatedFrames).toBeLessThan(10);
+    const none = simulateNetwork(walk, { hz: 60, loss: 0.05, rttMs: 100, entropy: false, playoutDelayMs: 0 });
+    expect(none.plain.extrapolatedFrames).toBeGreaterThan(100); // the newest pose is always 50 ms old
+    expect(none.interpolatedMaxError).toBeGreaterThan(delayed.interpolatedMaxError);
+  });
+
   it('keeps every received pose within 0.1 cm at 60 Hz, 5 % loss, 100 ms RTT on every fixture clip', () => {
     expect(fixtureNames().length).toBeGreaterThan(0);
     for (const name of fixtureNames()) {

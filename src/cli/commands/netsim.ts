@@ -138,6 +138,7 @@ function renderNetsim(r: NetsimResult, o: NetsimCliOptions): string {
   const verdict = renderFields([
     ['max error', `${formatDistance(r.maxError, unit)} (bound ${formatDistance(r.errorBound, unit)})`],
     ['threshold', formatDistance(r.threshold, unit)],
+    ['interpolated view', `${formatDistance(r.interpolatedMaxError, unit)} max error at render times, ${NETSIM_DEFAULTS.playoutDelayMs} ms playout delay`],
     ...(r.dumpedPoses !== undefined ? [['dump', `${r.dumpedPoses} poses to ${o.dump}`] as const] : []),
     ['result', r.pass ? 'PASS' : 'FAIL: a received pose is above the threshold'],
   ]);
