@@ -13,7 +13,7 @@ import { renderJson } from '../render/json.js';
 import { renderTable } from '../render/table.js';
 
 const ROUNDINGS = ['none', 'floor', 'ceil', 'nearest'] as const satisfies readonly Rounding[];
-const LOOPINGS = ['clamp', 'wrap'] as const satisfies readonly Looping[];
+const LOOPINGS = ['clamp', 'repeat', 'wrap'] as const satisfies readonly Looping[];
 
 /** Options of `sample` as commander parses them. */
 export interface SampleCliOptions {
@@ -55,7 +55,7 @@ export function registerSampleCommand(program: Command): void {
     .requiredOption('--time <time>', 'time to sample: seconds (1.5), or with a unit (1.5s, 1500ms)', parseSecondsArg)
     .option('--bone <name>', 'only this bone (bone_<i> when names were stripped)')
     .addOption(new Option('--rounding <policy>', 'between samples: interpolate, or take one').choices(ROUNDINGS).default('none'))
-    .addOption(new Option('--loop <mode>', 'outside [0, duration]: clamp, or wrap to the start').choices(LOOPINGS).default('clamp'))
+    .addOption(new Option('--loop <mode>', 'outside the clip: clamp, repeat (period = duration, as three.js LoopRepeat) or wrap (last sample blends into the first)').choices(LOOPINGS).default('clamp'))
     .option('--json', 'print one JSON object instead of a table')
     .action(async (file: string, options: SampleCliOptions) => {
       process.exitCode = await runSample(file, options);
