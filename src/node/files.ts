@@ -2,8 +2,8 @@
  * File access for bonepress: reading clips from disk, atomic writes, and where outputs go.
  * The only place (with pool.ts and worker.ts) that touches `node:fs`.
  */
-import { constants } from 'node:fs';
-import { open, readdir, realpath, rename, rm, type FileHandle } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
+import { open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, join, resolve, sep } from 'node:path';
 import { threadId } from 'node:worker_threads';
 
@@ -189,20 +189,21 @@ function fileKind(info: { isCharacterDevice(): boolean; isBlockDevice(): boolean
 }
 
 /**
- * A glTF resource of the asset at `gltfPath`: `uri` percent-decoded and resolved against
- * the asset's folder. Undefined when no such file exists. Throws an Error saying why when
- * the URI has a scheme, or (without `options.allowExternalResources`) is absolute or leads
- * out of the folder, also through a symlink; the read itself is {@link readInputFile}'s.
- * Messages name the URI, never bytes of the file it points at.
+ * The file a glTF buffer URI of the asset at `gltfPath` names: `uri` percent-decoded and
+ * resolved against the asset's folder; undefined when no such file exists. Throws an Error
+ * saying why when the URI has a scheme or holds a NUL, or (without
+ * `options.allowExternalResources`) is absolute or leads out of the folder, also through a
+ * symlink. Messages name the URI's problem, never anything read from the file. Synchronous
+ * (path checks only), so the cache's input keys can use it too.
  */
-async function readResource(gltfPath: string, uri: string, options: ReadFileOptions): Promise<Uint8Array | undefined> {
+export function resolveGltfResource(gltfPath: string, uri: string, options: ReadFileOptions = {}): string | undefined {
   let relative: string;
   try {
     relative = decodeURIComponent(uri);
   } catch {
     throw new Error('the URI is not valid percent-encoding');
   }
-  if (/^[a-z][a-z0-9+.-]*:/i.test(relative) && !/^[a-z]:[\\/]/i.test(relative)) throw new Error('URIs with a scheme are not read; only files next to the asset');
+  if (/^[a-z][a-z0-9+.-]*:/i.test(relative)) throw new Error('URIs with a scheme are not read; only files next to the asset');
   if (relative.includes('\0')) throw new Error('the URI holds a NUL character');
   const external = options.allowExternalResources ?? READ_FILE_DEFAULTS.allowExternalResources;
   const folder = dirname(resolve(gltfPath));
@@ -212,21 +213,92 @@ async function readResource(gltfPath: string, uri: string, options: ReadFileOpti
   }
   let real: string;
   try {
-    real = await realpath(target);
+    real = realpathSync(target);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new Error(`cannot read it (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
   }
-  if (!external && !isInside(real, await realpath(folder))) {
+  if (!external && !isInside(real, realpathSync(folder))) {
     throw new Error("the file is a link leading outside the asset's folder (allowExternalResources reads it)");
   }
+  return target;
+}
+
+/**
+ * A glTF resource of the asset at `gltfPath` ({@link resolveGltfResource}), read with
+ * {@link readInputFile}; undefined when it does not exist. Throws an Error saying why it is
+ * refused or unreadable, never quoting its bytes.
+ */
+async function readResource(gltfPath: string, uri: string, options: ReadFileOptions): Promise<Uint8Array | undefined> {
+  const target = resolveGltfResource(gltfPath, uri, options);
+  if (target === undefined) return undefined;
   try {
     return await readInputFile(target, options);
   } catch (error) {
-    if (error instanceof ParseError) throw new Error(error.problem);
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return undefined;
-    throw new Error(`cannot read it (${code ?? 'error'})`);
+    return resourceFailure(error);
+  }
+}
+
+/** A resource read's failure as {@link readResource} reports it: undefined when missing, else an Error. */
+function resourceFailure(error: unknown): undefined {
+  if (error instanceof ParseError) throw new Error(error.problem);
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return undefined;
+  throw new Error(`cannot read it (${code ?? 'error'})`);
+}
+
+/**
+ * {@link readInputFile} for callers that must not yield (the cache keys a whole library
+ * before compressing): the same checks, refusals and cap, with synchronous calls. A FIFO is
+ * refused before any read, so it never blocks this thread.
+ */
+export function readInputFileSync(path: string, options: ReadFileOptions = {}): Uint8Array {
+  const maxBytes = options.maxInputBytes ?? READ_FILE_DEFAULTS.maxInputBytes;
+  let fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const info = fstatSync(fd);
+    if (info.isDirectory()) throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read '${path}'`), { code: 'EISDIR', syscall: 'read', path });
+    let sizeHint = info.size > 0 ? info.size : READ_CHUNK_BYTES;
+    if (!info.isFile()) {
+      if (!(options.allowSpecialFiles ?? READ_FILE_DEFAULTS.allowSpecialFiles)) {
+        throw new ParseError(path, 0, `is ${fileKind(info)}, not a regular file; bonepress reads only regular files`, PARSE_ERROR.UNSUPPORTED);
+      }
+      closeSync(fd);
+      fd = -1;
+      fd = openSync(path, constants.O_RDONLY);
+      sizeHint = READ_CHUNK_BYTES;
+    } else if (info.size > maxBytes) {
+      throw new ParseError(path, 0, `is ${formatBytes(info.size)}, over the input limit of ${formatBytes(maxBytes)} (maxInputBytes)`, PARSE_ERROR.LIMIT);
+    }
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const room = maxBytes + 1 - total;
+      const chunk = Buffer.allocUnsafe(Math.max(1, Math.min(room, chunks.length === 0 ? sizeHint + 1 : READ_CHUNK_BYTES)));
+      const bytesRead = readSync(fd, chunk, 0, chunk.length, null);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+      if (total > maxBytes) throw new ParseError(path, 0, `holds more than the input limit of ${formatBytes(maxBytes)} (maxInputBytes)`, PARSE_ERROR.LIMIT);
+      chunks.push(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead));
+    }
+    const data = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total);
+    return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  } finally {
+    if (fd >= 0) closeSync(fd);
+  }
+}
+
+/**
+ * A glTF resource read synchronously ({@link resolveGltfResource}, {@link readInputFileSync});
+ * undefined when it does not exist. Throws an Error saying why it is refused or unreadable.
+ */
+export function readGltfResourceSync(gltfPath: string, uri: string, options: ReadFileOptions = {}): Uint8Array | undefined {
+  const target = resolveGltfResource(gltfPath, uri, options);
+  if (target === undefined) return undefined;
+  try {
+    return readInputFileSync(target, options);
+  } catch (error) {
+    return resourceFailure(error);
   }
 }
 

@@ -8,7 +8,9 @@ export type { BatchProgress, CompressFilesRun } from './pool.js';
 export { compressFile } from './worker.js';
 export type { ClipOutput, CompressFileTask, CompressFilesOptions, FileFailed, FileResult, FileSuccess } from './worker.js';
 export {
-  OUTPUT_EXTENSION, inputBaseName, outputPathsFor, readClipFiles, removeTempFiles, sanitizeClipName, writeFileAtomic,
+  OUTPUT_EXTENSION, READ_FILE_DEFAULTS, inputBaseName, outputPathsFor, readClipFiles, readGltfResourceSync, readInputFile, readInputFileSync,
+  removeTempFiles, resolveGltfResource, sanitizeClipName, writeFileAtomic,
 } from './files.js';
+export type { ReadFileOptions } from './files.js';
 export { INTERNAL_ERROR, OUTPUT_CLASH, isInputError, isSystemError, problemOf, toFailure } from './failure.js';
 export type { FileFailure } from './failure.js';
