@@ -70,6 +70,8 @@ export interface NetBenchOutput {
     detail: WorldNetsimReport;
     /** A run where client 0 loses 10 consecutive acks: packets it was sent against an empty world after joining (0: no stall). */
     ackOutage: { absoluteAfterJoin: number; maxBaselineAge: number };
+    /** Sender time with every client's packet coded on its own (no sharing between clients of one baseline), over the first `seconds / 6`. */
+    unsharedSenderMsPerClientTick: number;
   };
   poses?: PoseBenchResult;
 }
@@ -92,17 +94,21 @@ function main(argv: string[]): void {
     // CPU time of the process (user + system), so that other load on the machine does not count.
     const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
     const r = simulateWorld({ clients, seconds, loss, rttMs, seed, playoutDelayMs, ackOutage: { from: 20 * 60, count: 10 }, clock: cpuMs });
+    const unshared = simulateWorld({
+      clients, seconds: seconds / 6, loss, rttMs, seed, playoutDelayMs, clock: cpuMs, viewClients: 0, session: { shareMessages: false },
+    });
     out.cubes = {
       kbps: r.kbps, steadyKbps: r.steadyKbps, maxCornerErrorM: r.maxCornerErrorM, senderMsPerClientTick: r.senderMsPerClientTick,
       clients: r.clients, interpolatedMaxErrorM: r.interpolatedMaxErrorM, detail: r,
       ackOutage: { absoluteAfterJoin: r.client0AbsoluteAfterJoin, maxBaselineAge: r.client0MaxBaselineAge },
+      unsharedSenderMsPerClientTick: unshared.senderMsPerClientTick,
     };
     if (!json) {
       const f = (x: number, d = 2) => x.toFixed(d);
       console.log(`cube scene: ${r.entities} entities (900 cubes + player), ${r.ticks} ticks at ${r.hz} Hz, ${r.clients} clients, loss ${loss} each way, RTT ${rttMs} ms, seed ${seed}`);
       console.log(`  payload per client      ${f(r.kbps)} kbps over the whole run (${f(r.steadyKbps)} kbps after the first second; ${f(r.bitsPerSnapshot, 1)} bits per snapshot)`);
       console.log(`  max cube-corner error   ${(r.maxCornerErrorM * 1000).toFixed(3)} mm in every snapshot sent (precision ${r.precisionM * 1000} mm); received ≠ sent: ${r.mismatched}`);
-      console.log(`  sender CPU              ${r.senderMsPerClientTick.toFixed(4)} ms per client per tick (quantise once + ${r.clients} deltas)`);
+      console.log(`  sender CPU              ${r.senderMsPerClientTick.toFixed(4)} ms per client per tick (quantise once + ${r.clients} deltas, shared per baseline); ${unshared.senderMsPerClientTick.toFixed(4)} ms coding each client on its own (first ${seconds / 6} s)`);
       console.log(`  interpolated view       max corner error ${(r.interpolatedMaxErrorM * 1000).toFixed(3)} mm at ${r.frames} render times (${playoutDelayMs} ms playout; ${r.extrapolatedFrames} extrapolated or held)`);
       console.log(`  packets                 sent ${r.sent}, received ${r.received}, rejected ${r.rejected}, fragmented ${r.fragmentedMessages}; mean baseline age ${f(r.meanBaselineAge)} ticks; cubes moving ${f(r.meanAwake, 1)}`);
       console.log(`  10 acks lost (client 0) snapshots against an empty world after joining: ${r.client0AbsoluteAfterJoin}; largest baseline age ${r.client0MaxBaselineAge} ticks`);

@@ -38,6 +38,11 @@ export interface WorldSessionOptions extends FragmentOptions {
    * default 15 (250 ms at 60 Hz; more than a round trip).
    */
   joinResendTicks?: number;
+  /**
+   * Server only. Code each tick once per baseline and give clients at the same baseline the
+   * same datagrams (default true); false codes every client's packet on its own (same bytes).
+   */
+  shareMessages?: boolean;
 }
 
 /** Defaults of {@link WorldSessionOptions}. */
@@ -47,7 +52,7 @@ export const WORLD_SESSION_DEFAULTS = {
   joinResendTicks: 15,
 } as const;
 
-interface ResolvedWorldSession { windowSize: number; checkBytes: number; joinResendTicks: number; fragments: Required<FragmentOptions> }
+interface ResolvedWorldSession { windowSize: number; checkBytes: number; joinResendTicks: number; shareMessages: boolean; fragments: Required<FragmentOptions> }
 
 function resolveWorldSession(options: WorldSessionOptions): ResolvedWorldSession {
   const windowSize = options.windowSize ?? WORLD_SESSION_DEFAULTS.windowSize;
@@ -60,7 +65,7 @@ function resolveWorldSession(options: WorldSessionOptions): ResolvedWorldSession
   if (!Number.isInteger(joinResendTicks) || joinResendTicks < 2 || joinResendTicks > windowSize - 1) {
     throw new NetError(NET_ERROR.BAD_ARGUMENT, `joinResendTicks must be a whole number in 2..${windowSize - 1}, got ${joinResendTicks}`);
   }
-  return { windowSize, checkBytes: checkBits / 8, joinResendTicks, fragments: resolveFragmentOptions(options) };
+  return { windowSize, checkBytes: checkBits / 8, joinResendTicks, shareMessages: options.shareMessages ?? true, fragments: resolveFragmentOptions(options) };
 }
 
 function keyedCheck(schemaHash: number, baselineHash: number, bytes: Uint8Array, end: number, checkBytes: number): number {
@@ -206,10 +211,10 @@ export class WorldServer {
       if (c.fullIndex >= 0 && age > 0 && age < this.session.joinResendTicks) baselineIndex = c.fullIndex;
       else c.fullIndex = this.ticks - 1;
     }
-    let cached = this.cache.find((m) => m.baselineIndex === baselineIndex);
+    let cached = this.session.shareMessages ? this.cache.find((m) => m.baselineIndex === baselineIndex) : undefined;
     if (!cached) {
       cached = this.encode(baselineIndex);
-      this.cache.push(cached);
+      if (this.session.shareMessages) this.cache.push(cached);
     }
     c.last = { ...cached.info, bytes: cached.bytes, datagrams: cached.datagrams.length };
     return cached.datagrams;

@@ -264,3 +264,25 @@ describe('cube scene', () => {
     expect(r.steadyKbps).toBeLessThan(r.kbps);
   });
 });
+
+describe('shared messages', () => {
+  it('give clients of one baseline the bytes each would get on its own', () => {
+    const schema = smallWorld();
+    const shared = new WorldServer(schema), alone = new WorldServer(schema, { shareMessages: false });
+    const ids = [0, 1, 2].map(() => [shared.addClient(), alone.addClient()]);
+    const clients = ids.map(() => new WorldClient(schema));
+    const state = new WorldState(schema);
+    for (let tick = 0; tick < 50; tick++) {
+      animate(state, tick, 30);
+      shared.tick(state); alone.tick(state);
+      ids.forEach(([s, a], c) => {
+        const x = shared.packetsFor(s), y = alone.packetsFor(a);
+        expect(x.map((d) => Array.from(d))).toEqual(y.map((d) => Array.from(d)));
+        // Client c acks every (c + 1)th tick, offset by c, so baselines differ between clients.
+        for (const d of x) clients[c].receive(d);
+        if ((tick + c) % (c + 1) === 0) { const ack = clients[c].ack(); shared.receiveAck(s, ack); alone.receiveAck(a, ack); }
+      });
+    }
+    expect(new Set(ids.map(([s]) => shared.lastPacket(s)!.baselineSequence)).size).toBeGreaterThan(1);
+  });
+});
