@@ -12,11 +12,17 @@
  * there): a test sets a budget in bone samples, and a request above it fails the test at
  * once instead of allocating gigabytes.
  *
+ * Every case is also held to a resource budget ({@link CASE_CPU_MS} of CPU time and
+ * {@link CASE_RSS_BYTES} of growth of the process's peak resident memory): far above what
+ * any case needs, so only unbounded work (a quadratic walk, a hang, a huge allocation)
+ * reaches it. CPU time rather than wall time, so a loaded machine does not fail it.
+ *
  * Deterministic: fast-check with a fixed seed; `FUZZ_RUNS` scales the random properties
  * (each reader property runs FUZZ_RUNS / 10 cases, at least {@link MIN_READER_RUNS}), and
  * `FUZZ_SEED` replays another seed.
  */
 import { readFileSync } from 'node:fs';
+import { MAX_BONES } from '../../src/runtime/format.js';
 
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -96,6 +102,33 @@ function params(index: number, numRuns = READER_RUNS): fc.Parameters<unknown> {
 }
 
 // ---------------------------------------------------------------------------------------
+// Resource budget per case.
+
+/** CPU time one read may take (the issue's bound for a 100,000-joint chain). */
+const CASE_CPU_MS = 2000;
+/** Growth of the peak resident memory one read may cause (the issue's bound). */
+const CASE_RSS_BYTES = 300 * 2 ** 20;
+
+/**
+ * Runs `read` and fails when it used more than {@link CASE_CPU_MS} of CPU or raised the
+ * process's peak RSS by more than {@link CASE_RSS_BYTES}. The peak can only grow, so a case
+ * under an earlier peak is not charged: the check can miss, never accuse wrongly.
+ */
+async function withinResources<T>(context: string, read: () => Promise<T>): Promise<T> {
+  const cpuBefore = process.cpuUsage();
+  const rssBefore = process.resourceUsage().maxRSS * 1024;
+  try {
+    return await read();
+  } finally {
+    const cpu = process.cpuUsage(cpuBefore);
+    const cpuMs = (cpu.user + cpu.system) / 1000;
+    const rssGrowth = process.resourceUsage().maxRSS * 1024 - rssBefore;
+    if (cpuMs > CASE_CPU_MS) throw new Error(`${context}: used ${cpuMs.toFixed(0)} ms of CPU, over the per-case budget of ${CASE_CPU_MS} ms`);
+    if (rssGrowth > CASE_RSS_BYTES) throw new Error(`${context}: raised peak memory by ${(rssGrowth / 2 ** 20).toFixed(0)} MB, over the per-case budget of ${CASE_RSS_BYTES / 2 ** 20} MB`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
 // The contract.
 
 const PARSE_CODES: ReadonlySet<string> = new Set(Object.values(PARSE_ERROR));
@@ -131,8 +164,9 @@ type ReadOutcome = { ok: true; clips: RawClip[] } | { ok: false; error: ParseErr
 async function outcome(file: string, read: () => RawClip | RawClip[] | Promise<RawClip | RawClip[]>, context: string): Promise<ReadOutcome> {
   let result: RawClip | RawClip[];
   try {
-    result = await read();
+    result = await withinResources(context, async () => read());
   } catch (error) {
+    if (error instanceof Error && / budget of /.test(error.message)) throw error;
     if (!(error instanceof ParseError)) {
       const what = error instanceof Error ? `${error.name}: ${error.message}\n${error.stack}` : String(error);
       throw new Error(`${context}: threw something other than a ParseError: ${what}`);
@@ -461,6 +495,38 @@ describe('readers fuzz: deep nesting does not blow the stack', () => {
   it('pose dump: JSON nested 100,000 deep', async () => {
     const text = poseDumpText().replace('{', `{"extra":${'['.repeat(100_000)}${']'.repeat(100_000)},`);
     await outcome('nested.json', () => readClips('nested.json', utf8.encode(text)), 'nested.json');
+  });
+});
+
+describe('readers fuzz: 100,000-joint chains stop at the .bpk bone limit, within the case budget', () => {
+  const CHAIN = 100_000;
+
+  it('BVH: a LIMIT ParseError at the line of joint 32,768; a chain of exactly 32,767 reads', { timeout: 60_000 }, async () => {
+    const e = await expectParseError('chain.bvh', () => readBvh(bvhText({ depth: CHAIN, frames: 2 }), 'chain.bvh'), PARSE_ERROR.LIMIT);
+    // HIERARCHY is line 1 and each joint takes four lines (name, "{", OFFSET, CHANNELS).
+    expect(e.line).toBe(2 + 4 * MAX_BONES);
+    expect(e.problem).toBe(`more than ${MAX_BONES} bones (a .bpk clip holds at most ${MAX_BONES})`);
+    const atLimit = await outcome('limit.bvh', () => readBvh(bvhText({ depth: MAX_BONES, frames: 2 }), 'limit.bvh'), 'limit.bvh');
+    expect(atLimit.ok && atLimit.clips[0].skeleton.boneNames.length).toBe(MAX_BONES);
+  });
+
+  it('glTF: a LIMIT ParseError for a 100,000-node chain; a 100,000-node chain moving only its root reads; a cycle is found', { timeout: 60_000 }, async () => {
+    const nodes = Array.from({ length: CHAIN }, (_, i) => ({ name: `n${i}`, ...(i + 1 < CHAIN ? { children: [i + 1] } : {}), translation: [0, 1, 0] }));
+    const e = await expectParseError('chain.gltf', () => readGltf(gltfBytes(gltfParts({ nodes, animatedNode: CHAIN - 1 })), 'chain.gltf'), PARSE_ERROR.LIMIT);
+    expect(e.problem).toBe(`more than ${MAX_BONES} bones (a .bpk clip holds at most ${MAX_BONES})`);
+    // Only the skeleton's nodes reach glTF-Transform: the other 99,999 cost nothing there.
+    const root = await outcome('root.gltf', () => readGltf(gltfBytes(gltfParts({ nodes, animatedNode: 0 })), 'root.gltf'), 'root.gltf');
+    expect(root.ok && root.clips[0].skeleton.boneNames).toEqual(['n0']);
+    const cyclic = nodes.map((n) => ({ ...n }));
+    cyclic[CHAIN - 1] = { ...cyclic[CHAIN - 1], children: [0] };
+    const cycle = await expectParseError('cycle.gltf', () => readGltf(gltfBytes(gltfParts({ nodes: cyclic, animatedNode: 1 })), 'cycle.gltf'));
+    expect(cycle.problem).toMatch(/is its own ancestor \(the node hierarchy has a cycle\)$/);
+  });
+
+  it('ACL SJSON: a LIMIT ParseError at the line and column of bone 32,768, before the tracks are parsed', { timeout: 60_000 }, async () => {
+    const e = await expectParseError('chain.acl.sjson', () => readAclSjson(sjsonText({ bones: CHAIN, samples: 2 }), 'chain.acl.sjson'), PARSE_ERROR.LIMIT);
+    // Bone i is on line 5 + i, indented by two spaces.
+    expect([e.line, e.column]).toEqual([5 + MAX_BONES, 3]);
   });
 });
 
