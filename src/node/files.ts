@@ -2,7 +2,7 @@
  * File access for bonepress: reading clips from disk, atomic writes, and where outputs go.
  * The only place (with pool.ts and worker.ts) that touches `node:fs`.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, realpathSync } from 'node:fs';
 import { open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, join, resolve, sep } from 'node:path';
 import { threadId } from 'node:worker_threads';
@@ -120,31 +120,58 @@ async function openInput(path: string): Promise<FileHandle> {
     // name as given no longer names the file. Its folder, listed as bytes, still does.
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || !path.includes('\uFFFD')) throw error;
     const raw = await findRawName(path);
-    if (raw === undefined) {
-      throw new ParseError(
-        path, 0,
-        'no such file (the name holds U+FFFD, which is how Node shows a byte that is not UTF-8, and no entry in its folder reads like it)',
-        PARSE_ERROR.UNSUPPORTED,
-      );
-    }
+    if (raw === undefined) throw notUtf8Error(path);
     return open(raw, flags);
   }
 }
 
 /** The one entry of `path`'s folder whose name, decoded as UTF-8, reads as `path`'s base name; as raw bytes. */
 async function findRawName(path: string): Promise<Buffer | undefined> {
-  const folder = dirname(path);
-  const name = basename(path);
   let entries: Buffer[];
   try {
-    entries = await readdir(folder, { encoding: 'buffer' });
+    entries = await readdir(dirname(path), { encoding: 'buffer' });
   } catch {
     return undefined;
   }
+  return rawNameAmong(path, entries);
+}
+
+/** {@link findRawName}'s match among the folder's `entries`. */
+function rawNameAmong(path: string, entries: readonly Buffer[]): Buffer | undefined {
+  const folder = dirname(path);
+  const name = basename(path);
   const matches = entries.filter((entry) => entry.toString('utf8') === name);
   if (matches.length !== 1) return undefined;
   const prefix = Buffer.from(folder === '.' && !path.startsWith('.') ? '' : folder + sep, 'utf8');
   return Buffer.concat([prefix, matches[0]]);
+}
+
+/** The error for a U+FFFD name that matches no entry (see {@link openInput}). */
+function notUtf8Error(path: string): ParseError {
+  return new ParseError(
+    path, 0,
+    'no such file (the name holds U+FFFD, which is how Node shows a byte that is not UTF-8, and no entry in its folder reads like it)',
+    PARSE_ERROR.UNSUPPORTED,
+  );
+}
+
+/** {@link openInput} with synchronous calls: a file descriptor. */
+function openInputSync(path: string): number {
+  const flags = constants.O_RDONLY | constants.O_NONBLOCK;
+  try {
+    return openSync(path, flags);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || !path.includes('\uFFFD')) throw error;
+    let entries: Buffer[] = [];
+    try {
+      entries = readdirSync(dirname(path), { encoding: 'buffer' });
+    } catch {
+      // No folder to search: the name stays unknown.
+    }
+    const raw = rawNameAmong(path, entries);
+    if (raw === undefined) throw notUtf8Error(path);
+    return openSync(raw, flags);
+  }
 }
 
 /** Reads `handle` to its end, at most `maxBytes`; more is a `LIMIT` ParseError for `path`. */
@@ -254,7 +281,7 @@ function resourceFailure(error: unknown): undefined {
  */
 export function readInputFileSync(path: string, options: ReadFileOptions = {}): Uint8Array {
   const maxBytes = options.maxInputBytes ?? READ_FILE_DEFAULTS.maxInputBytes;
-  let fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  let fd = openInputSync(path);
   try {
     const info = fstatSync(fd);
     if (info.isDirectory()) throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read '${path}'`), { code: 'EISDIR', syscall: 'read', path });
