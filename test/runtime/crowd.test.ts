@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+
+import { compress } from '../../src/compress/index.js';
+import { CompressedClip } from '../../src/runtime/compressed-clip.js';
+import { CROWD_FLOATS_PER_BONE, CrowdSampler, type CrowdOutput } from '../../src/runtime/crowd.js';
+import { FORMAT_ERROR, FormatError } from '../../src/runtime/errors.js';
+import { POSE_STRIDE, localToObject } from '../../src/runtime/pose.js';
+import type { ClipSampler } from '../../src/runtime/sampler.js';
+import { loadFixture } from '../utils/clips.js';
+import { makeSyntheticClip, mulberry32 } from '../utils/synthetic.js';
+
+const TIMEOUT = 60_000;
+
+/** Three clips of different skeletons: a corpus clip (22 bones), a scaled tree and a short chain. */
+function crowdClips(): CompressedClip[] {
+  return [
+    CompressedClip.open(compress(loadFixture('dataset-1_walk_happy_002.bvh')).bytes),
+    CompressedClip.open(compress(makeSyntheticClip({ boneCount: 9, sampleCount: 50, seed: 3, animatedScale: true, animatedTranslationShare: 0.5 })).bytes),
+    CompressedClip.open(compress(makeSyntheticClip({ boneCount: 4, sampleCount: 20, seed: 4, shape: 'chain' })).bytes),
+  ];
+}
+
+/** A crowd of `count` characters over `clips`, with seeded times, some outside the clips. */
+function crowdOf(clips: CompressedClip[], count: number, seed: number): { samplers: ClipSampler[]; times: Float64Array } {
+  const random = mulberry32(seed);
+  const samplers: ClipSampler[] = [];
+  const times = new Float64Array(count);
+  for (let i = 0; i < count; i++) {
+    const clip = clips[i % clips.length];
+    samplers.push(clip.createSampler());
+    times[i] = (random() * 1.5 - 0.25) * clip.duration;
+  }
+  return { samplers, times };
+}
+
+describe('CrowdSampler', { timeout: TIMEOUT }, () => {
+  const clips = crowdClips();
+
+  it('local output is every character sampled on its own, back to back, bit for bit', () => {
+    const { samplers, times } = crowdOf(clips, 11, 1);
+    const crowd = new CrowdSampler();
+    const out = new Float32Array(crowd.floatsFor(samplers) + 5).fill(7);
+    for (const looping of ['clamp', 'repeat', 'wrap'] as const) {
+      expect(crowd.sample(samplers, times, out, { looping })).toBe(out.length - 5);
+      let at = 0;
+      for (let i = 0; i < samplers.length; i++) {
+        const clip = samplers[i].clip;
+        const pose = clips[i % clips.length].createSampler().sample(times[i], new Float32Array(clip.boneCount * POSE_STRIDE), { looping });
+        expect(Array.from(out.subarray(at, at + pose.length)), `character ${i} (${looping})`).toEqual(Array.from(pose));
+        at += pose.length;
+      }
+      expect(Array.from(out.subarray(at))).toEqual([7, 7, 7, 7, 7]);
+    }
+  });
+
+  it('object16 matches localToObject of each local pose, and object12 holds its top three rows', () => {
+    const { samplers, times } = crowdOf(clips, 7, 2);
+    const local = new CrowdSampler({ output: 'local' });
+    const o16 = new CrowdSampler({ output: 'object16' });
+    const o12 = new CrowdSampler({ output: 'object12' });
+    const poses = new Float32Array(local.floatsFor(samplers));
+    const m16 = new Float32Array(o16.floatsFor(samplers));
+    const m12 = new Float32Array(o12.floatsFor(samplers));
+    local.sample(samplers, times, poses);
+    expect(o16.sample(samplers, times, m16)).toBe(m16.length);
+    expect(o12.sample(samplers, times, m12)).toBe(m12.length);
+    let atPose = 0, at16 = 0, at12 = 0, worst = 0;
+    for (const sampler of samplers) {
+      const { boneCount, parents } = sampler.clip;
+      const expected = localToObject(poses.subarray(atPose, atPose + boneCount * POSE_STRIDE), parents, new Float32Array(16 * boneCount));
+      for (let i = 0; i < 16 * boneCount; i++) {
+        const scale = Math.max(1, Math.abs(expected[i]));
+        worst = Math.max(worst, Math.abs(m16[at16 + i] - expected[i]) / scale);
+      }
+      for (let b = 0; b < boneCount; b++) {
+        for (let row = 0; row < 3; row++) {
+          for (let col = 0; col < 4; col++) expect(m12[at12 + 12 * b + 4 * row + col]).toBe(m16[at16 + 16 * b + 4 * col + row]);
+        }
+        expect([m16[at16 + 16 * b + 3], m16[at16 + 16 * b + 7], m16[at16 + 16 * b + 11], m16[at16 + 16 * b + 15]]).toEqual([0, 0, 0, 1]);
+      }
+      atPose += boneCount * POSE_STRIDE; at16 += 16 * boneCount; at12 += 12 * boneCount;
+    }
+    // gl-matrix rounds each local matrix to float32 first; the crowd keeps doubles until the output.
+    expect(worst).toBeGreaterThan(0);
+    expect(worst).toBeLessThan(1e-5);
+  });
+
+  it('an empty crowd writes nothing; floatsFor sums the skeletons', () => {
+    const crowd = new CrowdSampler({ output: 'object12' });
+    expect(crowd.sample([], [], new Float32Array(0))).toBe(0);
+    const { samplers } = crowdOf(clips, 3, 3);
+    expect(crowd.floatsFor(samplers)).toBe(12 * (clips[0].boneCount + clips[1].boneCount + clips[2].boneCount));
+    expect(CROWD_FLOATS_PER_BONE).toEqual({ local: POSE_STRIDE, object16: 16, object12: 12 });
+  });
+
+  it('bad arguments are FormatError BAD_ARGUMENT naming the problem', () => {
+    const { samplers, times } = crowdOf(clips, 4, 4);
+    const expectBad = (run: () => unknown, text: string) => {
+      let error: unknown;
+      try { run(); } catch (e) { error = e; }
+      expect(error).toBeInstanceOf(FormatError);
+      expect((error as FormatError).code).toBe(FORMAT_ERROR.BAD_ARGUMENT);
+      expect((error as FormatError).message).toContain(text);
+    };
+    for (const output of ['local', 'object16', 'object12'] as CrowdOutput[]) {
+      const crowd = new CrowdSampler({ output });
+      expectBad(() => crowd.sample(samplers, times, new Float32Array(crowd.floatsFor(samplers) - 1)), 'the crowd needs');
+      expectBad(() => crowd.sample(samplers, times.subarray(0, 3), new Float32Array(crowd.floatsFor(samplers))), '3 times for 4 characters');
+    }
+    expectBad(() => new CrowdSampler({ output: 'world' as CrowdOutput }), 'output must be');
+    expectBad(() => samplers[0].sampleInto(0, new Float32Array(10 * clips[0].boneCount), 1), 'needs');
+    expectBad(() => samplers[0].sampleInto(0, new Float32Array(10 * clips[0].boneCount), -1), 'needs');
+  });
+});
