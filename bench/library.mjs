@@ -6,7 +6,7 @@
  * MB/s and peak RSS of each. Plain ESM over the build:
  *
  *   npm run build && node bench/library.mjs [corpus-dir] [--count 10000] [--touch 0.01]
- *     [--seed 1] [--tmp dir] [--keep] [--json out.json]
+ *     [--first-jobs 1,2] [--seed 1] [--tmp dir] [--keep] [--json out.json]
  *
  * Default corpus: ../shared/data/bandai-ds1 when present, else fixtures/. The library is
  * generated in a temp folder (about 2.2 GB for 10,000 clips) and removed at the end.
@@ -33,6 +33,7 @@ const toggle = (name) => {
 const count = Number(flag('count', '10000'));
 const touchFraction = Number(flag('touch', '0.01'));
 const seed = Number(flag('seed', '1'));
+const firstRunJobs = flag('first-jobs', '1,2').split(',').map(Number);
 const tempRoot = flag('tmp', undefined);
 const jsonOut = flag('json', undefined);
 const keep = toggle('keep');
@@ -42,6 +43,6 @@ const defaultCorpus = existsSync(join(here, '..', '..', 'shared', 'data', 'banda
 const corpus = resolve(args[0] ?? defaultCorpus);
 
 const { runLibraryBench, renderLibraryBench } = await import(pathToFileURL(join(here, '..', 'dist', 'bench', 'library.js')).href);
-const result = await runLibraryBench({ corpus, count, touchFraction, seed, tempRoot, keep, log: (line) => process.stderr.write(`${line}\n`) });
+const result = await runLibraryBench({ corpus, count, touchFraction, firstRunJobs, seed, tempRoot, keep, log: (line) => process.stderr.write(`${line}\n`) });
 process.stdout.write(renderLibraryBench(result));
 if (jsonOut) writeFileSync(jsonOut, `${JSON.stringify(result, null, 2)}\n`);

@@ -7,7 +7,7 @@
  * leaves only complete outputs and entries behind, and the rerun finishes the rest with the
  * same bytes.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -107,6 +107,7 @@ export async function compressLibrary(
   const { outDir, signal } = run;
   signal?.throwIfAborted();
   await mkdir(outDir, { recursive: true });
+  removeStaleTempFiles(outDir);
   const versions = codecVersions();
   const settings = outputSettings(options);
   const cache = run.cacheDir !== undefined ? new ClipCache(run.cacheDir) : undefined;
@@ -217,6 +218,36 @@ async function placeOutputs(outDir: string, outputs: readonly { name: string; by
     written++;
   }
   return written;
+}
+
+/**
+ * Removes the temp files (files.ts `writeFileAtomic`) that processes no longer running left
+ * in `folder`: a build killed while writing leaves one, and its rerun should leave the
+ * folder as an uninterrupted build does. A temp file of a live process is left alone.
+ */
+function removeStaleTempFiles(folder: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const match = /^\..+\.(\d+)-\d+-\d+\.tmp$/.exec(name);
+    if (match === null || isRunning(Number(match[1]))) continue;
+    rmSync(join(folder, name), { force: true });
+  }
+}
+
+/** True unless no process `pid` exists (a process of another user counts as running). */
+function isRunning(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
 }
 
 /** True when the file at `path` holds exactly `bytes` (false when it is missing or unreadable). */

@@ -124,6 +124,8 @@ describe('a batch killed at random moments', () => {
       expect([...actual.keys()]).toEqual([...expected.keys()]);
       for (const [name, bytes] of expected) if (name !== 'manifest.json') expect(actual.get(name)!.equals(bytes), name).toBe(true);
       expect(manifestText(out)).toBe(manifestText(REFERENCE));
+      // The temp files the kills left behind are gone too.
+      expect(readdirSync(out).filter((name) => name.startsWith('.'))).toEqual(['.bonepress-cache']);
     });
   }
 });

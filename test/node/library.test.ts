@@ -4,6 +4,7 @@
  * output cost exactly what they must; 1 and 2 jobs give the same bytes. The pool runs
  * workers from dist/, so these tests load the built module (`npm test` builds first).
  */
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -170,6 +171,21 @@ describe('compressLibrary', () => {
     expect(readFileSync(run.manifestPath, 'utf8').replaceAll(root, 'ROOT')).toBe(readFileSync(join(reference.root, 'm.json'), 'utf8').replaceAll(reference.root, 'ROOT'));
     const bytesOf = (dir: string): [string, Buffer][] => [...outputsOf(dir)].map(([name, o]) => [name, o.bytes]);
     expect(bytesOf(run.outDir)).toEqual(bytesOf(join(reference.root, 'out')));
+  });
+});
+
+describe('stale temp files', () => {
+  it('are removed when their process is gone; a live process keeps its own', LONG, async () => {
+    const { root, inputs } = makeLibrary('stale');
+    const out = join(root, 'out');
+    mkdirSync(out, { recursive: true });
+    // The pid of a process that has exited: its temp files can never be finished.
+    const gone = spawnSync(process.execPath, ['-e', '']).pid!;
+    const stale = `.${FIXTURE_NAMES[0].replace('.bvh', '.bpk')}.${gone}-0-1.tmp`;
+    const live = `.${FIXTURE_NAMES[1].replace('.bvh', '.bpk')}.${process.ppid}-0-1.tmp`;
+    for (const name of [stale, live, '.keep-me']) writeFileSync(join(out, name), 'partial');
+    await library.compressLibrary(inputs.slice(0, 1), {}, { outDir: out, jobs: 1 });
+    expect(readdirSync(out).filter((n) => n.startsWith('.')).sort()).toEqual(['.keep-me', live].sort());
   });
 });
 
