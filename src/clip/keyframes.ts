@@ -199,11 +199,3 @@ export function evaluateTrack(track: KeyframeTrack, time: number, out: Float32Ar
   }
   if (rotation) normalizeQuat(out, o);
 }
-
-/**
- * Shortest-arc slerp between the quaternions at `values[a]` and `values[b]` at `alpha`,
- * written normalised at `out[o]` (float64 when `out` is).
- */
-export function slerpQuat(values: ArrayLike<number>, a: number, b: number, alpha: number, out: Float32Array | Float64Array, o: number): void {
-  slerpInto(values, a, b, alpha, out, o);
-}

@@ -8,7 +8,7 @@
  * SJSON), slerp and lerp between the two samples, in float64. The decoded side is the
  * runtime's own interpolation.
  */
-import { evaluateTrack, resampleTrack, slerpQuat } from '../clip/keyframes.js';
+import { evaluateTrack, resampleTrack } from '../clip/keyframes.js';
 import { clipStartTime, type RawClip } from '../clip/raw-clip.js';
 import { POSE_STRIDE } from '../clip/skeleton.js';
 import { KIND_POSE_OFFSET, TRACKS_PER_BONE, TRACK_KIND } from '../runtime/format.js';
@@ -48,7 +48,7 @@ export function referenceBetween(clip: RawClip, k: number, alpha: number, out: F
       const held = clip.stepMask?.[t] === 1;
       if (kind === TRACK_KIND.ROTATION) {
         if (held) copy(clip.rotations, (b * n + k) * 4, 4, out, o);
-        else slerpQuat(clip.rotations, (b * n + k) * 4, (b * n + k1) * 4, alpha, out, o);
+        else slerpSamples(clip.rotations, (b * n + k) * 4, (b * n + k1) * 4, alpha, out, o);
       } else {
         const values = kind === TRACK_KIND.TRANSLATION ? clip.translations : clip.scales;
         const a = (b * n + k) * 3, c = (b * n + k1) * 3;
@@ -59,6 +59,20 @@ export function referenceBetween(clip: RawClip, k: number, alpha: number, out: F
 }
 
 const weights = new Float64Array(8);
+
+/**
+ * Slerp of the unit quaternions at `r[a]` and `r[c]` with the runtime's slerp weights
+ * (exact to about 1e-8 where its series apply, Math.acos and Math.sin elsewhere), written
+ * normalised in float64 at `out[o]`.
+ */
+function slerpSamples(r: Float32Array, a: number, c: number, alpha: number, out: Float64Array, o: number): void {
+  weights[6] = alpha;
+  slerpWeights(weights, r[a] * r[c] + r[a + 1] * r[c + 1] + r[a + 2] * r[c + 2] + r[a + 3] * r[c + 3]);
+  let len = 0;
+  for (let i = 0; i < 4; i++) { out[o + i] = r[a + i] * weights[6] + r[c + i] * weights[7]; len += out[o + i] * out[o + i]; }
+  const inv = len > 0 ? 1 / Math.sqrt(len) : 0;
+  for (let i = 0; i < 4; i++) out[o + i] *= inv;
+}
 
 /**
  * Writes the pose the decoder's interpolation gives between the clip's own (unquantised)
@@ -76,13 +90,7 @@ export function interpolateSamples(clip: RawClip, k: number, alpha: number, out:
       const o = b * POSE_STRIDE + KIND_POSE_OFFSET[kind];
       const w = clip.stepMask?.[t] === 1 ? 0 : alpha;
       if (kind === TRACK_KIND.ROTATION) {
-        const r = clip.rotations, a = (b * n + k) * 4, c = (b * n + k1) * 4;
-        weights[6] = w;
-        slerpWeights(weights, r[a] * r[c] + r[a + 1] * r[c + 1] + r[a + 2] * r[c + 2] + r[a + 3] * r[c + 3]);
-        let len = 0;
-        for (let i = 0; i < 4; i++) { out[o + i] = r[a + i] * weights[6] + r[c + i] * weights[7]; len += out[o + i] * out[o + i]; }
-        const inv = len > 0 ? 1 / Math.sqrt(len) : 0;
-        for (let i = 0; i < 4; i++) out[o + i] *= inv;
+        slerpSamples(clip.rotations, (b * n + k) * 4, (b * n + k1) * 4, w, out, o);
       } else {
         const values = kind === TRACK_KIND.TRANSLATION ? clip.translations : clip.scales;
         const a = (b * n + k) * 3, c = (b * n + k1) * 3;
