@@ -3,15 +3,16 @@
  * shared probability model are in runtime/entropy-decoder.ts; each method here mirrors
  * the decoder's).
  */
-import { CLASS_ESCAPE, NEXT0, NEXT1, PROB_BITS, PROB_MASK, RANGE_TOP, type BinaryCoder } from '../runtime/entropy-decoder.js';
+import { CLASS_ESCAPE, NEXT0, NEXT1, PROB_BITS, PROB_MASK, RANGE_START, RANGE_TOP, type BinaryCoder } from '../runtime/entropy-decoder.js';
 
 const TWO_32 = 4294967296;
+const TWO_24 = 16777216; // low is a 32-bit window: its top byte is bits 24 … 31
 
 /** Encodes binary decisions into a growing byte buffer; `finish()` returns the stream. */
 export class RangeEncoder implements BinaryCoder {
   readonly encoding = true;
   private low = 0; // below 2^33: a carry pending in bit 32
-  private range = 0xffffffff;
+  private range = RANGE_START;
   private cache = 0;
   private cacheSize = 1;
   private out: Uint8Array;
@@ -97,10 +98,10 @@ export class RangeEncoder implements BinaryCoder {
         this.push((temp + carry) & 0xff);
         temp = 0xff;
       } while (--this.cacheSize !== 0);
-      this.cache = Math.floor((this.low % TWO_32) / RANGE_TOP);
+      this.cache = Math.floor((this.low % TWO_32) / TWO_24);
     }
     this.cacheSize++;
-    this.low = (this.low % RANGE_TOP) * 256;
+    this.low = (this.low % TWO_24) * 256;
   }
 
   private push(byte: number): void {

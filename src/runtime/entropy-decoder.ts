@@ -32,8 +32,14 @@ for (let n = 0; n < 16; n++) {
     NEXT1[(n << PROB_BITS) | p] = uses | (p1 < PROB_MIN ? PROB_MIN : p1 > PROB_MAX ? PROB_MAX : p1);
   }
 }
-/** The range is renormalised when it falls below 2^24. */
-export const RANGE_TOP = 1 << 24;
+/**
+ * The range starts at {@link RANGE_START} = 2^31 − 1 and is renormalised (× 256) when it
+ * falls below 2^23, so range, code and every product stay below 2^31: the decoder's
+ * arithmetic is int32 throughout (one bit of precision less than a 32-bit range).
+ */
+export const RANGE_TOP = 1 << 23;
+/** The range before the first decision. */
+export const RANGE_START = 0x7fffffff;
 /** Largest magnitude class (bit length) of a signed value: magnitudes stay below 2^25. */
 export const MAX_CLASS = 25;
 /** Magnitude classes from this one on are coded as it plus a second 4-bit tree. */
@@ -77,7 +83,7 @@ export interface BinaryCoder {
 /** The decoding side over `bytes[start, end)`. */
 export class RangeDecoder implements BinaryCoder {
   readonly encoding = false;
-  private range = 0xffffffff;
+  private range = RANGE_START;
   private code = 0;
   /** Next byte to read; bytes past `end` read as 0, and `finish` then reports truncation. */
   private pos: number;
@@ -116,7 +122,7 @@ export class RangeDecoder implements BinaryCoder {
   direct(_value: number, count: number): number {
     if (count === 0) return 0;
     let range = this.range >>> count, code = this.code;
-    const v = Math.floor(code / range);
+    const v = (code / range) | 0;
     if (v >= 1 << count) throw new FormatError(FORMAT_ERROR.BAD_VALUE, 'entropy-coded stream holds an impossible value', Math.min(this.pos, this.end));
     code -= v * range;
     while (range < RANGE_TOP) {
@@ -193,7 +199,7 @@ export class RangeDecoder implements BinaryCoder {
     while (rest > 0) {
       const n = rest > 16 ? rest - 16 : rest;
       range = range >>> n;
-      const v = Math.floor(code / range);
+      const v = (code / range) | 0;
       if (v >= 1 << n) throw new FormatError(FORMAT_ERROR.BAD_VALUE, 'entropy-coded stream holds an impossible value', Math.min(pos, end));
       code -= v * range;
       while (range < RANGE_TOP) {
@@ -276,7 +282,7 @@ export class RangeDecoder implements BinaryCoder {
         while (rest > 0) {
           const n = rest > 16 ? rest - 16 : rest;
           range = range >>> n;
-          const v = Math.floor(code / range);
+          const v = (code / range) | 0;
           if (v >= 1 << n) throw new FormatError(FORMAT_ERROR.BAD_VALUE, 'entropy-coded stream holds an impossible value', Math.min(pos, end));
           code -= v * range;
           while (range < RANGE_TOP) {
