@@ -153,7 +153,7 @@ export function chooseSampleGrid(clip: RawClip, budget: number, shellDistances: 
   if (!clip.keyframes || clip.sampleCount < 2) return { clip, factor: 1, gridError: 0 };
   let last: SampleGrid | undefined;
   for (const factor of UPSAMPLING_FACTORS) {
-    const candidate = resampleFiner(clip, factor);
+    const candidate = resampleFromKeys(clip, factor);
     const gridError = measureBetweenErrors(candidate, shellDistances, (k, alpha, out) => interpolateSamples(candidate, k, alpha, out)).maxError;
     last = { clip: candidate, factor, gridError };
     if (gridError <= budget) break;
@@ -166,7 +166,7 @@ export function chooseSampleGrid(clip: RawClip, budget: number, shellDistances: 
  * sample times themselves (a key a few float32 steps off the grid is what a player shows
  * at the grid time, not the key's value).
  */
-function resampleFiner(clip: RawClip, factor: number): RawClip {
+export function resampleFromKeys(clip: RawClip, factor: number): RawClip {
   const n = clip.sampleCount;
   const boneCount = clip.skeleton.parents.length;
   const count = (n - 1) * factor + 1;

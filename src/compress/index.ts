@@ -14,9 +14,9 @@ import { segmentClip } from './segment.js';
 import { BIT_RATE_LADDERS, searchBitRates, type BitRateLadder, type SearchStrategy } from './bitrate.js';
 import type { ErrorReport } from './error-metric.js';
 import { writeClip } from './write.js';
-import { verifyCompressed } from './verify.js';
+import { measureCompressedBetween, verifyCompressed } from './verify.js';
 import { THRESHOLD_MARGIN, resolveOptions, type CompressOptions } from './options.js';
-import { chooseSampleGrid, measureBetweenErrors, type BetweenReport } from './between.js';
+import { chooseSampleGrid, type BetweenReport } from './between.js';
 
 /** Per-clip figures of one compression. Sizes in bytes, errors in `unit`. */
 export interface CompressStats {
@@ -172,16 +172,6 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
       seconds: (performance.now() - started) / 1000,
     },
   };
-}
-
-/** The error of `compressed` between samples, decoded by the runtime's own interpolation. */
-export function measureCompressedBetween(reference: RawClip, compressed: CompressedClip, shellDistances: Float32Array): BetweenReport {
-  const sampler = compressed.createSampler({ segmentCache: 'two' });
-  const pose = new Float32Array(compressed.boneCount * POSE_STRIDE);
-  return measureBetweenErrors(reference, shellDistances, (k, alpha, out) => {
-    sampler.sampleBetween(k, alpha, pose);
-    for (let i = 0; i < pose.length; i++) out[i] = pose[i];
-  });
 }
 
 /** The local pose of default and constant tracks as the decoder rebuilds it (animated slots: identity). */

@@ -6,6 +6,7 @@ import { createRawClip, writeSamplePose, type RawClip } from '../clip/raw-clip.j
 import { createSkeleton, POSE_STRIDE, setIdentity } from '../clip/skeleton.js';
 import type { CompressedClip } from '../runtime/compressed-clip.js';
 import { MetricError, measureSampleErrors, poseToObject, type ErrorReport } from './error-metric.js';
+import { measureBetweenErrors, type BetweenReport } from './between.js';
 
 /**
  * Every original sample of `compressed`, decoded exactly at the sample (no interpolation),
@@ -45,5 +46,15 @@ export function verifyCompressed(reference: RawClip, compressed: CompressedClip,
   return measureSampleErrors(reference, referenceObject, shellDistances, (s, out) => {
     compressed.sampleKey(s, pose);
     poseToObject(pose, parents, out);
+  });
+}
+
+/** The error of `compressed` between samples, decoded by the runtime's own interpolation. */
+export function measureCompressedBetween(reference: RawClip, compressed: CompressedClip, shellDistances: Float32Array): BetweenReport {
+  const sampler = compressed.createSampler({ segmentCache: 'two' });
+  const pose = new Float32Array(compressed.boneCount * POSE_STRIDE);
+  return measureBetweenErrors(reference, shellDistances, (k, alpha, out) => {
+    sampler.sampleBetween(k, alpha, pose);
+    for (let i = 0; i < pose.length; i++) out[i] = pose[i];
   });
 }

@@ -43,10 +43,14 @@ export interface VerifyResult {
   other: string;
   boneCount: number;
   sampleCount: number;
+  /** Largest error at any time: at the samples and, for a .bpk, between them. */
   maxError: number;
+  /** For a .bpk: the largest error at the samples, and between them (¼, ½, ¾ of every interval). */
+  sampleMaxError?: number;
+  betweenMaxError?: number;
   p99Error: number;
   meanError: number;
-  /** Name of the bone with the largest error. */
+  /** Name of the bone with the largest error at the samples. */
   worstBone: string;
   worstBoneIndex: number;
   worstSample: number;
@@ -132,6 +136,7 @@ function toResult(raw: string, other: string, report: Comparison): VerifyResult 
     boneCount: report.boneCount,
     sampleCount: report.sampleCount,
     maxError: report.maxError,
+    ...(report.betweenMaxError !== undefined ? { sampleMaxError: report.sampleMaxError, betweenMaxError: report.betweenMaxError } : {}),
     p99Error: report.p99Error,
     meanError: report.meanError,
     worstBone: report.worstBoneName,
@@ -149,7 +154,13 @@ function renderVerify(r: VerifyResult, display: LengthUnit): string {
     ['other', r.other],
     ['bones', String(r.boneCount)],
     ['samples', String(r.sampleCount)],
-    ['max error', `${formatDistance(r.maxError, r.unit, display)} (bone ${r.worstBone}, sample ${r.worstSample})`],
+    ...(r.betweenMaxError !== undefined
+      ? [
+        ['max error', formatDistance(r.maxError, r.unit, display)] as [string, string],
+        ['at samples', `${formatDistance(r.sampleMaxError!, r.unit, display)} (bone ${r.worstBone}, sample ${r.worstSample})`] as [string, string],
+        ['between samples', formatDistance(r.betweenMaxError, r.unit, display)] as [string, string],
+      ]
+      : [['max error', `${formatDistance(r.maxError, r.unit, display)} (bone ${r.worstBone}, sample ${r.worstSample})`] as [string, string]]),
     ['p99 error', formatDistance(r.p99Error, r.unit, display)],
     ['mean error', formatDistance(r.meanError, r.unit, display)],
     ['threshold', formatDistance(r.threshold, r.unit, display)],
