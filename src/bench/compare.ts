@@ -1,8 +1,7 @@
 /**
- * The bench's regression gate: a committed baseline (`bench/baseline.json`) of compressed
- * size and max error per clip, the comparison of a run against it, and the reference
- * figures of other tools (shared/ANCHORS.md) that the summary prints beside ours. Sizes and
- * errors are compared; timings never are.
+ * The bench's regression gate: a baseline file (the repository's is `bench/baseline.json`)
+ * of compressed size and max error per clip, and the comparison of a run against it. Sizes
+ * and errors are compared; timings never are.
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -12,9 +11,6 @@ import { BENCH_ERROR, BenchError, type BenchClip, type BenchResult, type BenchSe
 
 /** Baseline layout version. Serialized: bump when the layout changes. */
 export const BASELINE_VERSION = 1;
-
-/** Default baseline path, relative to the repository root. */
-export const DEFAULT_BASELINE_PATH = 'bench/baseline.json';
 
 /** Growth of the total compressed size (over the clips both runs have) that fails a check: 0.5 %. */
 export const SIZE_GROWTH_TOLERANCE = 0.005;
@@ -251,27 +247,3 @@ export async function writeBaseline(path: string, baseline: Baseline): Promise<v
   await mkdir(dirname(path), { recursive: true });
   await writeFileAtomic(path, renderBaseline(baseline));
 }
-
-/**
- * Reference figures on `bandai-ds1` (174 clips, 22 bones, 30 fps, cm; threshold 0.01 cm,
- * shell 3 cm), copied from shared/ANCHORS.md, printed beside the bench's own figures.
- * Ranges are [low, high].
- */
-export const ANCHORS = {
-  corpus: 'bandai-ds1',
-  rawBytes: 28_084_320,
-  acl: { label: 'ACL 2.1', ratio: 9.52, maxErrorCm: 0.0498, withinShare: 0, compressMBps: 14.65, decodeUs: [0.8, 1.06] },
-  gltfpackC: { label: 'gltfpack -c', ratio: 7.37, maxErrorCm: 0.0097, withinShare: 1 },
-  gltfpackCC: { label: 'gltfpack -cc', ratio: 12.7, maxErrorCm: 0.125, withinShare: 0 },
-  three: { label: 'three.js r187', sequentialUs: [3.0, 3.7], randomUs: [7.9, 8.4], clipBytes1901Samples: 1_178_620 },
-  goals: {
-    ratio: 9.52,
-    ratioNext: 10.5,
-    speedupVsThreeSequential: 2,
-    speedupVsThreeRandom: 4,
-    /** Raw MB/s on one worker: half of ACL native. */
-    compressMBps: 7.3,
-    /** With 2 jobs, at least this many times the one-worker goal (ANCHORS: "≥ 1.7× that with 2 jobs"). */
-    poolFactor2Jobs: 1.7,
-  },
-} as const;

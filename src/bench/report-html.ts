@@ -7,11 +7,9 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { writeFileAtomic } from '../node/files.js';
-import { ANCHORS, formatPercent, type BaselineComparison } from './compare.js';
+import { formatPercent, type BaselineComparison } from './compare.js';
+import { referencesFor, type ReferenceFigures } from './references.js';
 import type { BenchResult, ErrorHistogram } from './run.js';
-
-/** Default folder of bench results, relative to the repository root (gitignored). */
-export const DEFAULT_RESULTS_DIR = 'bench/results';
 
 /** A bar of a {@link renderBarChart} chart. */
 export interface ChartBar {
@@ -168,31 +166,35 @@ function row(cells: readonly string[], header = false): string {
   return `<tr>${cells.map((cell) => `<${tag}>${cell}</${tag}>`).join('')}</tr>`;
 }
 
-/** The summary rows: our figure, the same-run comparisons and the ANCHORS reference. */
-function summaryTable(result: BenchResult): string {
+/**
+ * The summary rows: our figure, the same-run comparisons and, for the corpus they were
+ * measured on, the reference figures.
+ */
+function summaryTable(result: BenchResult, a: ReferenceFigures | undefined): string {
   const t = result.totals;
   const unit = t.unit ?? '';
   const tp = result.throughput;
   const d = result.decode;
-  const a = ANCHORS;
+  const ref = (text: (r: ReferenceFigures) => string): string => (a ? text(a) : '');
   const rows: string[][] = [
-    ['total ratio', fixed(t.ratio, 2), `without names ${fixed(t.ratioWithoutNames, 2)}`, `${a.acl.label} ${a.acl.ratio}; ${a.gltfpackC.label} ${a.gltfpackC.ratio}; ${a.gltfpackCC.label} ${a.gltfpackCC.ratio}`],
-    ['compressed bytes', String(t.compressedBytes), `without names ${t.compressedBytesWithoutNames}; raw ${t.rawBytes}`, `raw ${a.rawBytes} (${a.corpus})`],
-    ['max error', t.maxError === null ? '-' : `${fixed(t.maxError, 4)}${unit}`, `worst ${fixed(t.worstErrorShare, 3)} × threshold`, `${a.acl.label} ${a.acl.maxErrorCm}cm; ${a.gltfpackC.label} ${a.gltfpackC.maxErrorCm}cm`],
-    ['clips within threshold', `${fixed(t.withinThresholdShare * 100, 1)}% (${t.withinThreshold}/${t.clips})`, '', `${a.acl.label} 0%; ${a.gltfpackC.label} 100%`],
-    ['compression, 1 worker', `${fixed(tp.singleWorker.rawMBps, 2)} MB/s`, `${fixed(tp.singleWorker.seconds, 2)} s; ${fixed(tp.singleWorker.rawBytes / 1e6 / tp.singleWorker.cpuSeconds, 2)} MB per CPU-second`, `${a.acl.label} ${a.acl.compressMBps} MB/s; goal ≥ ${a.goals.compressMBps}`],
-    ['compression, pool', tp.pool ? `${fixed(tp.pool.rawMBps, 2)} MB/s` : '-', tp.pool ? `${tp.pool.jobs} jobs, ${fixed(tp.pool.speedup, 2)}× one worker, ${fixed(tp.pool.seconds, 2)} s; ${fixed(tp.pool.cpuSeconds / tp.pool.seconds, 2)} CPUs busy` : 'not run (--jobs 1)', `goal ≥ ${fixed(a.goals.poolFactor2Jobs * a.goals.compressMBps, 2)} MB/s with 2 jobs (${a.goals.poolFactor2Jobs} × ${a.goals.compressMBps})`],
+    ['total ratio', fixed(t.ratio, 2), `without names ${fixed(t.ratioWithoutNames, 2)}`, ref((r) => `${r.acl.label} ${r.acl.ratio}; ${r.gltfpackC.label} ${r.gltfpackC.ratio}; ${r.gltfpackCC.label} ${r.gltfpackCC.ratio}`)],
+    ['compressed bytes', String(t.compressedBytes), `without names ${t.compressedBytesWithoutNames}; raw ${t.rawBytes}`, ref((r) => `raw ${r.corpus.rawBytes} (${r.corpus.name})`)],
+    ['max error', t.maxError === null ? '-' : `${fixed(t.maxError, 4)}${unit}`, `worst ${fixed(t.worstErrorShare, 3)} × threshold`, ref((r) => `${r.acl.label} ${r.acl.maxErrorCm}cm; ${r.gltfpackC.label} ${r.gltfpackC.maxErrorCm}cm`)],
+    ['clips within threshold', `${fixed(t.withinThresholdShare * 100, 1)}% (${t.withinThreshold}/${t.clips})`, '', ref((r) => `${r.acl.label} 0%; ${r.gltfpackC.label} 100%`)],
+    ['compression, 1 worker', `${fixed(tp.singleWorker.rawMBps, 2)} MB/s`, `${fixed(tp.singleWorker.seconds, 2)} s; ${fixed(tp.singleWorker.rawBytes / 1e6 / tp.singleWorker.cpuSeconds, 2)} MB per CPU-second`, ref((r) => `${r.acl.label} ${r.acl.compressMBps} MB/s; goal ≥ ${r.goals.compressMBps}`)],
+    ['compression, pool', tp.pool ? `${fixed(tp.pool.rawMBps, 2)} MB/s` : '-', tp.pool ? `${tp.pool.jobs} jobs, ${fixed(tp.pool.speedup, 2)}× one worker, ${fixed(tp.pool.seconds, 2)} s; ${fixed(tp.pool.cpuSeconds / tp.pool.seconds, 2)} CPUs busy` : 'not run (--jobs 1)', ref((r) => `goal ≥ ${fixed(r.goals.poolFactor2Jobs * r.goals.compressMBps, 2)} MB/s with 2 jobs (${r.goals.poolFactor2Jobs} × ${r.goals.compressMBps})`)],
   ];
   if (d) {
     rows.push(
-      ['decode sequential, µs/pose', fixed(d.bonepress.sequentialUs, 3), `three.js ${fixed(d.three?.sequentialUs, 3)} (${fixed(d.speedupVsThree?.sequential, 2)}×); raw copy ${fixed(d.rawCopy.sequentialUs, 3)}`, `${a.three.label} ${range(a.three.sequentialUs)}; ${a.acl.label} ${range(a.acl.decodeUs)}; goal ≥ ${a.goals.speedupVsThreeSequential}× three.js`],
-      ['decode random, µs/pose', fixed(d.bonepress.randomUs, 3), `three.js ${fixed(d.three?.randomUs, 3)} (${fixed(d.speedupVsThree?.random, 2)}×); raw copy ${fixed(d.rawCopy.randomUs, 3)}`, `${a.three.label} ${range(a.three.randomUs)}; goal ≥ ${a.goals.speedupVsThreeRandom}× three.js`],
+      ['decode sequential, µs/pose', fixed(d.bonepress.sequentialUs, 3), `three.js ${fixed(d.three?.sequentialUs, 3)} (${fixed(d.speedupVsThree?.sequential, 2)}×); raw copy ${fixed(d.rawCopy.sequentialUs, 3)}`, ref((r) => `${r.three.label} ${range(r.three.sequentialUs)}; ${r.acl.label} ${range(r.acl.decodeUs)}; goal ≥ ${r.goals.speedupVsThreeSequential}× three.js`)],
+      ['decode random, µs/pose', fixed(d.bonepress.randomUs, 3), `three.js ${fixed(d.three?.randomUs, 3)} (${fixed(d.speedupVsThree?.random, 2)}×); raw copy ${fixed(d.rawCopy.randomUs, 3)}`, ref((r) => `${r.three.label} ${range(r.three.randomUs)}; goal ≥ ${r.goals.speedupVsThreeRandom}× three.js`)],
       ['decode sequential, CPU µs/pose', fixed(d.bonepress.sequentialCpuUs, 3), `three.js ${fixed(d.three?.sequentialCpuUs, 3)} (${fixed(d.speedupVsThreeCpu?.sequential, 2)}×); raw copy ${fixed(d.rawCopy.sequentialCpuUs, 3)}`, 'CPU time: steadier than wall time on a busy machine'],
       ['decode random, CPU µs/pose', fixed(d.bonepress.randomCpuUs, 3), `three.js ${fixed(d.three?.randomCpuUs, 3)} (${fixed(d.speedupVsThreeCpu?.random, 2)}×); raw copy ${fixed(d.rawCopy.randomCpuUs, 3)}`, ''],
     );
   }
   rows.push(['deterministic bytes', result.determinism.ok ? 'yes' : 'NO', `repeat ${result.determinism.repeatIdentical ?? '-'}; pool ${result.determinism.poolCompared} clips compared, ${result.determinism.mismatches.length} differ`, '']);
-  return `<table class="summary">${row(['figure', 'bonepress', 'same run', `reference (${escapeHtml(a.corpus)}, ANCHORS.md)`], true)}${rows.map((cells) => row(cells.map(escapeHtml))).join('')}</table>`;
+  const header = ['figure', 'bonepress', 'same run', ...(a ? [`reference (${a.corpus.name}, bench/references.json)`] : [])];
+  return `<table class="summary">${row(header.map(escapeHtml), true)}${rows.map((cells) => row(cells.slice(0, header.length).map(escapeHtml))).join('')}</table>`;
 }
 
 function comparisonSection(comparison: BaselineComparison | undefined): string {
@@ -237,12 +239,13 @@ function clipTable(result: BenchResult): string {
 }
 
 /**
- * The HTML report of `result` (and its baseline comparison): summary with the ANCHORS
- * figures, charts (error distribution of every bone × sample and of clip max errors,
+ * The HTML report of `result` (and its baseline comparison): summary with the reference
+ * figures when the corpus is theirs (default: {@link referencesFor} `result`), charts (error distribution of every bone × sample and of clip max errors,
  * bit-rate histogram, ratio per clip), failures and a per-clip table. Self-contained.
  */
-export function renderHtmlReport(result: BenchResult, comparison?: BaselineComparison): string {
+export function renderHtmlReport(result: BenchResult, comparison?: BaselineComparison, references?: ReferenceFigures): string {
   const t = result.totals;
+  const refs = references ?? referencesFor(result);
   const prefix = commonPrefix(result.clips.map((clip) => clip.name));
   const ratioBars: ChartBar[] = result.clips.map((clip) => ({
     label: clip.name.slice(prefix.length),
@@ -261,8 +264,10 @@ export function renderHtmlReport(result: BenchResult, comparison?: BaselineCompa
       width: Math.max(760, Math.min(2400, 64 + 120 + ratioBars.length * 8)),
       lines: [
         { value: t.ratio, label: `total ${fixed(t.ratio, 2)}` },
-        { value: ANCHORS.acl.ratio, label: `${ANCHORS.acl.label} ${ANCHORS.acl.ratio}` },
-        { value: ANCHORS.gltfpackC.ratio, label: `${ANCHORS.gltfpackC.label} ${ANCHORS.gltfpackC.ratio}` },
+        ...(refs ? [
+          { value: refs.acl.ratio, label: `${refs.acl.label} ${refs.acl.ratio}` },
+          { value: refs.gltfpackC.ratio, label: `${refs.gltfpackC.label} ${refs.gltfpackC.ratio}` },
+        ] : []),
       ],
     }),
   ];
@@ -299,7 +304,7 @@ table.clips td:first-child { text-align: left; }
 <h1>bonepress bench</h1>
 <p>${escapeHtml(`${result.startedAt} · corpus ${result.corpus.join(', ')} · ${t.clips} clips, ${t.samples} samples · error ${s.error}, shell ${s.shell}, ladder ${s.ladder}, rotation reference ${s.rotationReference} · Node ${env.node} on ${env.cpus}× ${env.cpuModel}${env.three ? ` · three.js r${env.three}` : ''} · load average ${fixed(env.loadAverage.start, 1)} → ${fixed(env.loadAverage.end, 1)} · ${fixed(result.seconds, 1)} s`)}</p>
 <h2>Summary</h2>
-${summaryTable(result)}
+${summaryTable(result, refs)}
 ${comparisonSection(comparison)}
 <h2>Charts</h2>
 ${charts.join('\n')}

@@ -1,5 +1,5 @@
 /**
- * The engine behind `bonepress bench` (DESIGN §8): compresses a corpus and reports size and
+ * The engine behind `bonepress bench`: compresses a corpus and reports size and
  * error per clip and in total, compression throughput on one worker and on the pool,
  * decoder speed next to three.js and a raw-copy floor, and whether the bytes are
  * deterministic. Stages: list the corpus → compress in-process (timed) → compress on the
@@ -27,8 +27,8 @@ import {
 
 /** Options of {@link runBench}. */
 export interface BenchOptions {
-  /** Files and folders (searched recursively for {@link CORPUS_EXTENSIONS}). Default `['fixtures']`. */
-  corpus?: readonly string[];
+  /** Files and folders (searched recursively for {@link CORPUS_EXTENSIONS}). */
+  corpus: readonly string[];
   /** Jobs of the pool throughput run; 1 skips it. Default `os.availableParallelism()`. */
   jobs?: number;
   /** Error threshold with a unit. Default {@link COMPRESS_DEFAULTS}.error. */
@@ -58,7 +58,6 @@ export interface BenchOptions {
 
 /** Defaults of {@link BenchOptions}. */
 export const BENCH_DEFAULTS = {
-  corpus: ['fixtures'],
   error: COMPRESS_DEFAULTS.error,
   shell: COMPRESS_DEFAULTS.shell,
   decode: true,
@@ -361,11 +360,11 @@ interface CompressedEntry {
  * {@link BenchError} for a corpus path that cannot be read or a corpus with no readable
  * clip, and `OptionsError` for a bad threshold or shell.
  */
-export async function runBench(options: BenchOptions = {}): Promise<BenchResult> {
+export async function runBench(options: BenchOptions): Promise<BenchResult> {
   const startedAt = new Date();
   const started = performance.now();
   const loadAtStart = loadavg()[0];
-  const corpus = [...(options.corpus ?? BENCH_DEFAULTS.corpus)];
+  const corpus = [...options.corpus];
   const settings: BenchSettings = {
     error: options.error ?? BENCH_DEFAULTS.error,
     shell: options.shell ?? BENCH_DEFAULTS.shell,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { compareToBaseline, type Baseline } from '../../src/bench/compare.js';
+import { loadReferences } from '../../src/bench/references.js';
 import { escapeHtml, renderBarChart, renderBenchJson, renderHtmlReport, saveBenchReport } from '../../src/bench/report-html.js';
 import { createErrorHistogram, addToErrorHistogram, totalsOf, type BenchClip, type BenchResult } from '../../src/bench/run.js';
 
@@ -82,6 +83,15 @@ describe('renderHtmlReport', () => {
     expect(html).not.toMatch(/NaN|undefined|Infinity|\[object/);
   });
 
+  it('shows the reference figures only for the corpus they were measured on', () => {
+    const references = loadReferences()!;
+    const other = renderHtmlReport(makeResult());
+    expect(other).not.toMatch(/ACL|gltfpack|bench\/references\.json/);
+    const theirs = renderHtmlReport(makeResult(), undefined, references);
+    expect(theirs).toContain('ACL 2.1 9.52');
+    expect(theirs).toContain('reference (bandai-ds1, bench/references.json)');
+  });
+
   it('is self-contained: no scripts and no external resources', () => {
     const html = renderHtmlReport(makeResult());
     expect(html).not.toMatch(/<script|<link|src=|href=/i);
@@ -92,7 +102,6 @@ describe('renderHtmlReport', () => {
     expect(html).toContain('&lt;kick &amp; &quot;run&quot;&gt;.bvh');
     expect(html).not.toContain('<kick');
     expect(html).toContain('<td>9.26</td>'); // total ratio 176,000 / 19,000
-    expect(html).toContain('ACL 2.1 9.52');
     expect(html).toContain('three.js 3.400 (2.27×)');
     expect(html).toContain('fixtures/broken.bvh: line 3: expected &quot;{&quot; (SYNTAX)');
     // The clip above its threshold is drawn in red in the ratio chart.

@@ -164,16 +164,16 @@ describe('issue 16: command-line defects', () => {
   });
 
   describe('verify takes --rate, --unit and the clip name from the .bpk', () => {
-    it('--rate: a glTF compressed at 37.5 Hz verifies with --rate 37.5; without it the error says which rate to give', async () => {
+    it('--rate: a glTF keyed at 30 Hz compressed at 60 Hz verifies with --rate 60; without it the error says which rate to give', async () => {
       const glb = await writeGlb(join(fresh('rate'), 'wave.glb'), [{ name: 'wave' }]);
-      const bpk = compressOne(glb, '--rate', '37.5');
+      const bpk = compressOne(glb, '--rate', '60');
       const without = runCli(['verify', glb, bpk]);
       expect(without.code).toBe(2);
       expect(linesOf(without.stderr)).toHaveLength(1);
-      expect(without.stderr).toContain('verify with --rate 37.5');
-      const withRate = runCli(['verify', glb, bpk, '--rate', '37.5', '--json']);
+      expect(without.stderr).toContain('it was compressed at 60 Hz: verify with --rate 60');
+      const withRate = runCli(['verify', glb, bpk, '--rate', '60', '--json']);
       expect(withRate.code, withRate.stderr).toBe(0);
-      expect(JSON.parse(withRate.stdout)).toMatchObject({ pass: true, sampleCount: 39 });
+      expect(JSON.parse(withRate.stdout)).toMatchObject({ pass: true, sampleCount: 61 });
     });
 
     it('--unit: a metre file compressed with --unit cm verifies with --unit cm; without it a note says so', async () => {
@@ -289,6 +289,28 @@ describe('issue 16: command-line defects', () => {
     const bad = runCli(['sample', bpk, '--time', '1h']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('expected a duration such as 1.5, 1.5s or 1500ms');
+  });
+
+  it('bench works outside the repository: needs a corpus, writes nothing unless asked, no reference figures for another corpus', () => {
+    const cwd = fresh('elsewhere');
+    mkdirSync(cwd);
+    const bench = (...args: string[]) => spawnSync(process.execPath, [CLI, 'bench', ...args], { cwd, encoding: 'utf8', timeout: 120_000 });
+    const noCorpus = bench();
+    expect(noCorpus.status).toBe(2);
+    expect(noCorpus.stderr).toContain("missing required argument 'corpus'");
+    const noBaseline = bench(join(ROOT, DASH), '--check');
+    expect(noBaseline.status).toBe(2);
+    expect(noBaseline.stderr).toBe('bonepress: --check needs --baseline <file>\n');
+    const run = bench(join(ROOT, DASH), '--jobs', '1', '--no-decode');
+    expect(run.status, run.stderr).toBe(0);
+    expect(readdirSync(cwd)).toEqual([]);
+    expect(run.stdout).not.toMatch(/ACL|gltfpack|reference|goal|ANCHORS/);
+    expectNoExponent(run.stdout);
+    expect(run.stdout).toMatch(/^max error\s+\d+(\.\d+)?cm /m);
+    const reports = join(cwd, 'reports');
+    const saved = bench(join(ROOT, DASH), '--jobs', '1', '--no-decode', '--out', reports, '--json');
+    expect(saved.status, saved.stderr).toBe(0);
+    expect(readdirSync(reports).map((n) => n.replace(/bench-.*\./, 'bench-<time>.')).sort()).toEqual(['bench-<time>.html', 'bench-<time>.json']);
   });
 
   it('top-level help describes verify with every source format', () => {

@@ -1,19 +1,22 @@
 /**
- * `bonepress bench [corpus…]`: the error-regression benchmark (DESIGN §8). Runs
- * src/bench/run.ts, writes JSON and HTML, compares with the baseline, and prints a summary
- * with the ANCHORS.md figures beside ours.
+ * `bonepress bench <corpus…>`: the error-regression benchmark. Runs src/bench/run.ts,
+ * compares with a baseline when given one, writes JSON and HTML reports when given a
+ * folder, and prints a summary; the reference figures of bench/references.json appear only
+ * beside a run over the corpus they were measured on.
  */
 import { availableParallelism } from 'node:os';
 
 import { Option, type Command } from 'commander';
 
-import { ANCHORS, DEFAULT_BASELINE_PATH, baselineFromResult, compareToBaseline, formatPercent, readBaseline, writeBaseline, type Baseline, type BaselineComparison } from '../../bench/compare.js';
-import { DEFAULT_RESULTS_DIR, renderBenchJson, saveBenchReport, type SavedReport } from '../../bench/report-html.js';
+import { baselineFromResult, compareToBaseline, formatPercent, readBaseline, writeBaseline, type Baseline, type BaselineComparison } from '../../bench/compare.js';
+import { referencesFor, type ReferenceFigures } from '../../bench/references.js';
+import { renderBenchJson, saveBenchReport, type SavedReport } from '../../bench/report-html.js';
 import { BENCH_DEFAULTS, BENCH_ERROR, BenchError, runBench, type BenchProgress, type BenchResult, type BenchStage } from '../../bench/run.js';
 import { BIT_RATE_LADDERS, type BitRateLadder } from '../../compress/bitrate.js';
 import { OptionsError } from '../../compress/options.js';
 import type { RotationReference } from '../../compress/preprocess.js';
 import { EXIT, failureText, worstExitCode, type ExitCode } from '../exit-codes.js';
+import { convertLength, parseLength, type LengthUnit } from '../../clip/units.js';
 import { parseCountArg, parseLengthArg } from '../parse.js';
 import { createProgress, type Progress } from '../render/progress.js';
 import { formatDistance, formatRatio, renderFields, renderTable, type Column } from '../render/table.js';
@@ -29,8 +32,8 @@ export interface BenchCliOptions {
   json?: boolean;
   check?: boolean;
   updateBaseline?: boolean;
-  baseline: string;
-  out: string;
+  baseline?: string;
+  out?: string;
   decode: boolean;
   ladder?: BitRateLadder;
   rotationReference?: RotationReference;
@@ -39,6 +42,7 @@ export interface BenchCliOptions {
   seed: number;
   /** The global --debug flag. */
   debug?: boolean;
+  quiet?: boolean;
 }
 
 /** Per-clip rows are printed up to this many clips; beyond, the HTML report has them. */
@@ -49,13 +53,13 @@ export function registerBenchCommand(program: Command): void {
   program
     .command('bench')
     .description('benchmark size, error, compression and decoding speed over a corpus; check against the baseline')
-    .argument('[corpus...]', 'clip files or folders', [...BENCH_DEFAULTS.corpus])
+    .argument('<corpus...>', 'clip files or folders (searched for .bvh, .gltf, .glb, .sjson)')
     .option('--jobs <n>', 'jobs of the pool throughput run (1 skips it)', parseCountArg, availableParallelism())
     .option('--json', 'print the result as one JSON object instead of the summary')
-    .option('--check', 'fail (exit 1) when the total size grew > 0.5 % over the baseline or a clip is above the threshold')
-    .option('--update-baseline', 'write this run as the baseline (after --check passes, when both are given)')
-    .option('--baseline <path>', 'baseline file', DEFAULT_BASELINE_PATH)
-    .option('--out <dir>', 'folder for the JSON and HTML reports', DEFAULT_RESULTS_DIR)
+    .option('--baseline <file>', 'compare with this baseline (the repository\'s is bench/baseline.json)')
+    .option('--check', 'fail (exit 1) when the total size grew > 0.5 % over --baseline or a clip is above the threshold')
+    .option('--update-baseline', 'write this run to --baseline (after --check passes, when both are given)')
+    .option('--out <dir>', 'write the JSON and HTML reports into this folder (default: none)')
     .option('--no-decode', 'skip the decoder timings')
     .addOption(new Option('--ladder <ladder>', 'bit-rate ladder (experimental)').choices(LADDERS))
     .addOption(new Option('--rotation-reference <ref>', 'rotation reference (experimental)').choices(ROTATION_REFERENCES))
@@ -64,8 +68,9 @@ export function registerBenchCommand(program: Command): void {
     .option('--seed <n>', 'seed of the random sampling times', parseCountArg, BENCH_DEFAULTS.seed)
     .addHelpText('after', [
       '',
-      `The corpus defaults to ${BENCH_DEFAULTS.corpus.join(' ')}; the full corpus is ../shared/data/bandai-ds1.`,
-      'Timings are reported, never checked. Exit status: 0 ok, 1 --check failed, 2 bad input (corpus, baseline, a file that fails).',
+      'Reference figures of other tools (bench/references.json) are shown only for the corpus they were measured on.',
+      'Errors are printed in the unit of --error. Timings are reported, never checked.',
+      'Exit status: 0 ok, 1 --check failed, 2 bad input (corpus, baseline, a file that fails).',
     ].join('\n'))
     .action(async (corpus: string[], _options: BenchCliOptions, command: Command) => {
       process.exitCode = await runBenchCommand(corpus, command.optsWithGlobals<BenchCliOptions>());
@@ -86,20 +91,25 @@ const STAGE_TEXT: Readonly<Record<BenchStage, string>> = {
  */
 export async function runBenchCommand(corpus: readonly string[], options: BenchCliOptions): Promise<ExitCode> {
   const debug = options.debug === true;
+  if ((options.check || options.updateBaseline) && options.baseline === undefined) {
+    return reportBenchError(new BenchError(BENCH_ERROR.NO_BASELINE, `${options.check ? '--check' : '--update-baseline'} needs --baseline <file>`));
+  }
   let baseline: Baseline | undefined;
-  try {
-    baseline = await readBaseline(options.baseline);
-  } catch (error) {
-    // Without --check a missing baseline only means no comparison.
-    const missing = error instanceof BenchError && error.code === BENCH_ERROR.NO_BASELINE;
-    if (options.check || !missing) return reportBenchError(error);
+  if (options.baseline !== undefined) {
+    try {
+      baseline = await readBaseline(options.baseline);
+    } catch (error) {
+      // A baseline about to be written for the first time need not exist yet.
+      const missing = error instanceof BenchError && error.code === BENCH_ERROR.NO_BASELINE;
+      if (options.check || !missing || !options.updateBaseline) return reportBenchError(error);
+    }
   }
 
-  const progress = stageProgress(options.json === true);
+  const progress = stageProgress(options.json === true || options.quiet === true);
   let result: BenchResult;
   try {
     result = await runBench({
-      corpus: corpus.length > 0 ? corpus : BENCH_DEFAULTS.corpus,
+      corpus,
       jobs: options.jobs,
       error: options.error,
       shell: options.shell,
@@ -117,7 +127,8 @@ export async function runBenchCommand(corpus: readonly string[], options: BenchC
   progress.finish();
 
   const comparison = baseline ? compareToBaseline(result, baseline) : undefined;
-  const saved = await saveBenchReport(options.out, result, comparison);
+  const references = referencesFor(result);
+  const saved = options.out !== undefined ? await saveBenchReport(options.out, result, comparison) : undefined;
   for (const failure of result.failures) process.stderr.write(failureText(failure, debug));
 
   const checkFailed = options.check === true && (!comparison || !comparison.ok || !result.determinism.ok);
@@ -125,13 +136,13 @@ export async function runBenchCommand(corpus: readonly string[], options: BenchC
   if (options.updateBaseline) {
     if (result.failures.length > 0) baselineNote = `baseline not updated: ${result.failures.length} file(s) failed`;
     else if (checkFailed) baselineNote = 'baseline not updated: the check failed';
-    else {
+    else if (options.baseline !== undefined) {
       await writeBaseline(options.baseline, baselineFromResult(result));
       baselineNote = `baseline written to ${options.baseline} (${result.clips.length} clips)`;
     }
   }
   if (options.json) process.stdout.write(renderBenchJson(comparison ? { ...result, comparison } : result));
-  else process.stdout.write(renderBenchSummary(result, comparison, saved, options.check === true));
+  else if (options.quiet !== true) process.stdout.write(renderBenchSummary(result, comparison, saved, options.check === true, references));
   if (baselineNote) process.stderr.write(`bonepress: ${baselineNote}\n`);
   return worstExitCode([result.failures.length > 0 ? EXIT.BAD_INPUT : EXIT.OK, checkFailed ? EXIT.CHECK_FAILED : EXIT.OK]);
 }
@@ -165,12 +176,12 @@ function range([low, high]: readonly [number, number]): string {
   return `${low.toFixed(2)}–${high.toFixed(2)}`;
 }
 
-const SUMMARY_COLUMNS: readonly Column[] = [
-  { header: 'figure' },
-  { header: 'bonepress', align: 'right' },
-  { header: 'same run' },
-  { header: `reference (${ANCHORS.corpus}, ANCHORS.md)` },
-];
+/** Columns of the figures table; the reference column only beside the references' corpus. */
+function summaryColumns(references: ReferenceFigures | undefined): Column[] {
+  const columns: Column[] = [{ header: 'figure' }, { header: 'bonepress', align: 'right' }, { header: 'same run' }];
+  if (references) columns.push({ header: `reference (${references.corpus.name}, bench/references.json)` });
+  return columns;
+}
 
 const CLIP_COLUMNS: readonly Column[] = [
   { header: 'clip' },
@@ -184,45 +195,53 @@ const CLIP_COLUMNS: readonly Column[] = [
 ];
 
 /**
- * The text summary: per-clip rows for small corpora, the figures table with the ANCHORS
- * references, the baseline comparison and where the reports went.
+ * The text summary: per-clip rows for small corpora, the figures table (with the reference
+ * figures when `references` is given: pass {@link referencesFor} the result), the baseline
+ * comparison and where the reports went. Lengths are in the unit of the run's threshold.
  */
-export function renderBenchSummary(result: BenchResult, comparison: BaselineComparison | undefined, saved: SavedReport | undefined, check: boolean): string {
+export function renderBenchSummary(
+  result: BenchResult,
+  comparison: BaselineComparison | undefined,
+  saved: SavedReport | undefined,
+  check: boolean,
+  references?: ReferenceFigures,
+): string {
   const t = result.totals;
-  const unit = t.unit ?? '';
-  const a = ANCHORS;
+  const display = parseLength(result.settings.error).unit;
+  const ref = (text: (r: ReferenceFigures) => string): string => (references ? text(references) : '');
   const parts: string[] = [];
   if (result.clips.length <= MAX_CLIP_ROWS) {
     parts.push(renderTable(CLIP_COLUMNS, {
       body: result.clips.map((c) => [
         c.id, String(c.boneCount), String(c.sampleCount), String(c.rawBytes), String(c.compressedBytes), formatRatio(c.ratio),
-        formatDistance(c.maxError, c.unit) + (c.withinThreshold ? '' : ' !'), formatDistance(c.p99Error, c.unit),
+        formatDistance(c.maxError, c.unit, display) + (c.withinThreshold ? '' : ' !'), formatDistance(c.p99Error, c.unit, display),
       ]),
     }));
   }
   const tp = result.throughput;
   const d = result.decode;
   const rows: string[][] = [
-    ['total ratio', formatRatio(t.ratio), `without names ${formatRatio(t.ratioWithoutNames)}`, `${a.acl.label} ${a.acl.ratio} · ${a.gltfpackC.label} ${a.gltfpackC.ratio} · ${a.gltfpackCC.label} ${a.gltfpackCC.ratio} (goal ≥ ${a.goals.ratio}, then ${a.goals.ratioNext})`],
-    ['compressed bytes', String(t.compressedBytes), `without names ${t.compressedBytesWithoutNames} · raw ${t.rawBytes}`, `raw ${a.rawBytes}`],
-    ['max error', t.maxError === null ? '-' : formatDistance(t.maxError, unit), `${fixed(t.worstErrorShare, 4)} × threshold`, `${a.acl.label} ${a.acl.maxErrorCm}cm · ${a.gltfpackC.label} ${a.gltfpackC.maxErrorCm}cm`],
-    p99Row(result, t.unit),
-    ['clips within threshold', `${fixed(t.withinThresholdShare * 100, 1)}% (${t.withinThreshold}/${t.clips})`, `threshold ${result.settings.error}`, `${a.acl.label} 0% · ${a.gltfpackC.label} 100% (goal 100%)`],
-    ['compression, 1 worker', `${fixed(tp.singleWorker.rawMBps, 2)} MB/s`, `${fixed(tp.singleWorker.seconds, 2)} s, parse included · ${fixed(tp.singleWorker.rawBytes / 1e6 / tp.singleWorker.cpuSeconds, 2)} MB per CPU-second`, `${a.acl.label} native ${a.acl.compressMBps} MB/s (goal ≥ ${a.goals.compressMBps})`],
-    ['compression, pool', tp.pool ? `${fixed(tp.pool.rawMBps, 2)} MB/s` : '-', tp.pool ? `--jobs ${tp.pool.jobs}: ${fixed(tp.pool.speedup, 2)}× one worker, ${fixed(tp.pool.seconds, 2)} s · ${fixed(tp.pool.cpuSeconds / tp.pool.seconds, 2)} CPUs busy` : 'not run (--jobs 1)', `goal ≥ ${fixed(a.goals.poolFactor2Jobs * a.goals.compressMBps, 2)} MB/s with 2 jobs (${a.goals.poolFactor2Jobs} × ${a.goals.compressMBps})`],
+    ['total ratio', formatRatio(t.ratio), `without names ${formatRatio(t.ratioWithoutNames)}`, ref((r) => `${r.acl.label} ${r.acl.ratio} · ${r.gltfpackC.label} ${r.gltfpackC.ratio} · ${r.gltfpackCC.label} ${r.gltfpackCC.ratio} (goal ≥ ${r.goals.ratio}, then ${r.goals.ratioNext})`)],
+    ['compressed bytes', String(t.compressedBytes), `without names ${t.compressedBytesWithoutNames} · raw ${t.rawBytes}`, ref((r) => `raw ${r.corpus.rawBytes}`)],
+    ['max error', t.maxError === null || t.unit === null ? '-' : formatDistance(t.maxError, t.unit, display), `${fixed(t.worstErrorShare, 4)} × threshold`, ref((r) => `${r.acl.label} ${r.acl.maxErrorCm}cm · ${r.gltfpackC.label} ${r.gltfpackC.maxErrorCm}cm`)],
+    p99Row(result, display),
+    ['clips within threshold', `${fixed(t.withinThresholdShare * 100, 1)}% (${t.withinThreshold}/${t.clips})`, `threshold ${result.settings.error}`, ref((r) => `${r.acl.label} 0% · ${r.gltfpackC.label} 100% (goal 100%)`)],
+    ['compression, 1 worker', `${fixed(tp.singleWorker.rawMBps, 2)} MB/s`, `${fixed(tp.singleWorker.seconds, 2)} s, parse included · ${fixed(tp.singleWorker.rawBytes / 1e6 / tp.singleWorker.cpuSeconds, 2)} MB per CPU-second`, ref((r) => `${r.acl.label} native ${r.acl.compressMBps} MB/s (goal ≥ ${r.goals.compressMBps})`)],
+    ['compression, pool', tp.pool ? `${fixed(tp.pool.rawMBps, 2)} MB/s` : '-', tp.pool ? `--jobs ${tp.pool.jobs}: ${fixed(tp.pool.speedup, 2)}× one worker, ${fixed(tp.pool.seconds, 2)} s · ${fixed(tp.pool.cpuSeconds / tp.pool.seconds, 2)} CPUs busy` : 'not run (--jobs 1)', ref((r) => `goal ≥ ${fixed(r.goals.poolFactor2Jobs * r.goals.compressMBps, 2)} MB/s with 2 jobs (${r.goals.poolFactor2Jobs} × ${r.goals.compressMBps})`)],
   ];
   if (d) {
     const three = d.three;
     rows.push(
-      ['decode sequential µs/pose', fixed(d.bonepress.sequentialUs, 3), three ? `three.js ${fixed(three.sequentialUs, 3)} (${fixed(d.speedupVsThree?.sequential, 2)}×) · raw copy ${fixed(d.rawCopy.sequentialUs, 3)}` : `raw copy ${fixed(d.rawCopy.sequentialUs, 3)}`, `${a.three.label} ${range(a.three.sequentialUs)} · ${a.acl.label} ${range(a.acl.decodeUs)} (goal ≥ ${a.goals.speedupVsThreeSequential}× three.js)`],
-      ['decode random µs/pose', fixed(d.bonepress.randomUs, 3), three ? `three.js ${fixed(three.randomUs, 3)} (${fixed(d.speedupVsThree?.random, 2)}×) · raw copy ${fixed(d.rawCopy.randomUs, 3)}` : `raw copy ${fixed(d.rawCopy.randomUs, 3)}`, `${a.three.label} ${range(a.three.randomUs)} (goal ≥ ${a.goals.speedupVsThreeRandom}× three.js)`],
+      ['decode sequential µs/pose', fixed(d.bonepress.sequentialUs, 3), three ? `three.js ${fixed(three.sequentialUs, 3)} (${fixed(d.speedupVsThree?.sequential, 2)}×) · raw copy ${fixed(d.rawCopy.sequentialUs, 3)}` : `raw copy ${fixed(d.rawCopy.sequentialUs, 3)}`, ref((r) => `${r.three.label} ${range(r.three.sequentialUs)} · ${r.acl.label} ${range(r.acl.decodeUs)} (goal ≥ ${r.goals.speedupVsThreeSequential}× three.js)`)],
+      ['decode random µs/pose', fixed(d.bonepress.randomUs, 3), three ? `three.js ${fixed(three.randomUs, 3)} (${fixed(d.speedupVsThree?.random, 2)}×) · raw copy ${fixed(d.rawCopy.randomUs, 3)}` : `raw copy ${fixed(d.rawCopy.randomUs, 3)}`, ref((r) => `${r.three.label} ${range(r.three.randomUs)} (goal ≥ ${r.goals.speedupVsThreeRandom}× three.js)`)],
       ['  in CPU time, sequential', fixed(d.bonepress.sequentialCpuUs, 3), three ? `three.js ${fixed(three.sequentialCpuUs, 3)} (${fixed(d.speedupVsThreeCpu?.sequential, 2)}×) · raw copy ${fixed(d.rawCopy.sequentialCpuUs, 3)}` : `raw copy ${fixed(d.rawCopy.sequentialCpuUs, 3)}`, 'steadier than wall time on a busy machine'],
       ['  in CPU time, random', fixed(d.bonepress.randomCpuUs, 3), three ? `three.js ${fixed(three.randomCpuUs, 3)} (${fixed(d.speedupVsThreeCpu?.random, 2)}×) · raw copy ${fixed(d.rawCopy.randomCpuUs, 3)}` : `raw copy ${fixed(d.rawCopy.randomCpuUs, 3)}`, ''],
     );
   }
   const det = result.determinism;
   rows.push(['deterministic bytes', det.ok ? 'yes' : 'NO', `compressed twice: ${det.repeatIdentical === null ? '-' : det.repeatIdentical ? 'same' : 'DIFFERENT'} · pool (${det.poolJobs} jobs): ${det.poolCompared} clips, ${det.mismatches.length} differ`, '']);
-  parts.push(renderTable(SUMMARY_COLUMNS, { body: rows }));
+  const columns = summaryColumns(references);
+  parts.push(renderTable(columns, { body: rows.map((cells) => cells.slice(0, columns.length)) }));
 
   const env = result.environment;
   const fields: [string, string][] = [
@@ -250,9 +269,9 @@ export function renderBenchSummary(result: BenchResult, comparison: BaselineComp
 }
 
 /** The p99 row: 99th-percentile error of each clip (over its bones × samples), median and largest over clips. */
-function p99Row(result: BenchResult, unit: string | null): string[] {
-  const p99 = result.clips.map((c) => c.p99Error).sort((x, y) => x - y);
-  if (p99.length === 0 || unit === null) return ['p99 error, per clip', '-', '', ''];
+function p99Row(result: BenchResult, display: LengthUnit): string[] {
+  const p99 = result.clips.map((c) => convertLength({ value: c.p99Error, unit: c.unit as LengthUnit }, display)).sort((x, y) => x - y);
+  if (p99.length === 0) return ['p99 error, per clip', '-', '', ''];
   const median = p99[(p99.length - 1) >> 1];
-  return ['p99 error, per clip', `median ${formatDistance(median, unit)}`, `largest ${formatDistance(p99[p99.length - 1], unit)}`, ''];
+  return ['p99 error, per clip', `median ${formatDistance(median, display)}`, `largest ${formatDistance(p99[p99.length - 1], display)}`, ''];
 }
