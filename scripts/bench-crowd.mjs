@@ -42,7 +42,13 @@ if (!values['no-node']) {
   const { CompressedClip } = await import(new URL('../dist/runtime/compressed-clip.js', import.meta.url).href);
   const { measureCrowd } = await import(new URL('../dist/bench/crowd-timing.js', import.meta.url).href);
   const clips = names.map((n) => CompressedClip.open(new Uint8Array(readFileSync(join(folder, n)))));
-  for (const output of outputs) for (const characters of sizes) rows.push({ engine: `node ${process.version}`, ...measureCrowd(clips, { characters, output, frames }) });
+  const cpuClock = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+  for (const output of outputs) {
+    for (const characters of sizes) {
+      rows.push({ engine: `node ${process.version}`, ...measureCrowd(clips, { characters, output, frames }) });
+      rows.push({ engine: `node ${process.version} CPU`, ...measureCrowd(clips, { characters, output, frames, clock: cpuClock }) });
+    }
+  }
 }
 
 if (!values['no-browser']) {

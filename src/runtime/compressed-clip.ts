@@ -1,9 +1,9 @@
 /**
  * A `.bpk` clip opened for sampling. `CompressedClip.open` validates every field once and
- * derives the decode tables; the clip is immutable after that and can be shared by any
- * number of characters, each sampling it through its own {@link ClipSampler}
- * (`clip.createSampler()`), which holds the per-instance state (key cursor, segment cache,
- * scratch).
+ * derives the decode tables (decode-tables.ts: one buffer in the order a pose decode reads
+ * it); the clip is immutable after that and can be shared by any number of characters,
+ * each sampling it through its own {@link ClipSampler} (`clip.createSampler()`), whose
+ * per-instance state is a few numbers.
  */
 import {
   ANIMATED_COMPONENTS, BITSET, BITSET_COUNT, CHECKSUM_START, CLIP_RANGE_BYTES, CONSTANT_FLOATS, DROP_SHIFT, FLAGS, HEADER, KIND_POSE_OFFSET,
@@ -26,8 +26,8 @@ export interface OpenOptions {
   /** Check the CRC-32 when the file has one. Default true. */
   verifyChecksum?: boolean;
   /**
-   * Segment cache of the clip's own sampler (the one behind {@link CompressedClip.sample});
-   * see {@link SamplerOptions.segmentCache}. Default `'all'`.
+   * Accepted for compatibility and ignored (see {@link SamplerOptions.segmentCache}): the
+   * open-time tables hold every segment's constants. Must be `'all'` or `'two'` when given.
    */
   segmentCache?: 'all' | 'two';
 }
@@ -56,7 +56,7 @@ export interface SectionSizes {
   total: number;
 }
 
-/** A validated, zero-copy view of a `.bpk` clip, immutable once opened. */
+/** A validated `.bpk` clip with its decode tables, immutable once opened. */
 export class CompressedClip {
   /** Number of bones. */
   readonly boneCount: number;
@@ -413,9 +413,11 @@ export class CompressedClip {
   }
 
   /**
-   * Validates `bytes` as a `.bpk` clip and wraps it. The bytes are not copied unless they
-   * start at an offset that is not a multiple of 4 in their ArrayBuffer. Work and memory are
-   * linear in the file size. Throws {@link FormatError} naming the problem and its byte offset.
+   * Validates `bytes` as a `.bpk` clip and wraps it. The bytes are kept (names, bit rates)
+   * and copied only when they start at an offset that is not a multiple of 4 in their
+   * ArrayBuffer; the decode tables copy the packed keys behind each segment's constants,
+   * about 1.5 × the file size in all on the corpus. Work and memory are linear in the file
+   * size. Throws {@link FormatError} naming the problem and its byte offset.
    */
   static open(bytes: Uint8Array | ArrayBuffer, options: OpenOptions = {}): CompressedClip {
     let u8: Uint8Array;
