@@ -305,12 +305,10 @@ export class WorldCodec {
       const had = baseTypes ? baseTypes[id] : -1;
       let spawn = had < 0;
       if (!spawn) {
-        const at = stream.bitOffset;
         const alive = stream.serializeBool(curTypes[id] >= 0);
         if (!alive) { curTypes[id] = -1; stats.despawned++; stats.changed++; continue; }
         spawn = stream.serializeBool(curTypes[id] !== had);
         if (stream.isReading && !spawn) curTypes[id] = had;
-        void at;
       }
       stats.changed++;
       if (spawn) {
