@@ -344,11 +344,12 @@ class SegmentSearch {
  * Pass 2 re-measures the tried bone's whole subtree on every trial, so its cost is the sum
  * of the tried bones' subtree sizes (the sum of depths for a chain: quadratic). Tracks take
  * part, in pass 2 order, while that sum stays within this many bones per bone of the
- * skeleton; real rigs (depth in the tens) are far below it and get every track searched,
- * while a hierarchy thousands deep keeps its upper bones at their pass 1 rate, which pass 1
- * already measured within the threshold.
+ * skeleton (an average depth of 15): real rigs are below it and get every track searched
+ * (bandai-ds1's 22 bones sum to 5 per bone), while a hierarchy thousands deep keeps
+ * its upper bones at their pass 1 rate, which pass 1 already measured within the threshold
+ * (a 2,000-joint chain: 1.8 % larger, 2.5 times faster than with 64).
  */
-export const PASS2_SUBTREE_BUDGET_PER_BONE = 64;
+export const PASS2_SUBTREE_BUDGET_PER_BONE = 16;
 
 /** The tracks of `order` pass 2 tries (a prefix by bone, see {@link PASS2_SUBTREE_BUDGET_PER_BONE}). */
 function pass2Tracks(order: readonly { j: number; bone: number }[], subtreeSize: Int32Array): number[] {
