@@ -185,6 +185,23 @@ describe('world sessions', () => {
   });
 });
 
+describe('random datagrams', () => {
+  it('end in a NetError or an incomplete message, never another exception', () => {
+    const schema = smallWorld();
+    const client = new WorldClient(schema, { mtu: 300 });
+    const random = mulberry32(11);
+    let rejected = 0;
+    for (let trial = 0; trial < 2000; trial++) {
+      const d = Uint8Array.from({ length: 1 + Math.floor(random() * 300) }, () => Math.floor(random() * 256));
+      if (trial % 2 === 0) d[0] = 0xff; // half of them look like fragments
+      const e = catchError(() => client.receive(d));
+      if (e !== undefined) { expect(e).toBeInstanceOf(NetError); rejected++; }
+    }
+    expect(client.newestSequence).toBe(-1); // a 16-bit check let nothing through
+    expect(rejected).toBeGreaterThan(900);
+  });
+});
+
 describe('fragments', () => {
   const options = resolveFragmentOptions({ mtu: 100, maxFragments: 8, slots: 2 });
   const message = Uint8Array.from({ length: 500 }, (_, i) => (i * 7) & 0xfe);
