@@ -8,7 +8,7 @@
  * compression costs on its own).
  */
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, cp, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -77,8 +77,9 @@ export interface LibraryBenchResult {
   readonly peakRssMB: number;
 }
 
-/** The built CLI, next to this module in dist/. */
-const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
+/** The build this module belongs to (dist/), and the package root above it. */
+const DIST = fileURLToPath(new URL('../', import.meta.url));
+const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Preloaded into the child: prints its peak RSS (KB, all threads) when it exits. */
 const RSS_PROBE = 'data:text/javascript,process.on("exit",()=>process.stderr.write("\\nbonepress-bench-maxrss "+process.resourceUsage().maxRSS+"\\n"))';
 
@@ -129,9 +130,9 @@ export function perturbBvh(bvh: string, seed: number): string {
  * Runs the CLI with `args` in `cwd`, measuring wall time and peak RSS. Rejects unless it
  * exits with 0 or 1 (1: a clip is above its threshold; the build itself completed).
  */
-async function runMeasured(args: readonly string[], cwd: string): Promise<{ seconds: number; peakRssMB: number; stdout: string }> {
+async function runMeasured(cli: string, args: readonly string[], cwd: string): Promise<{ seconds: number; peakRssMB: number; stdout: string }> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', RSS_PROBE, CLI, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', RSS_PROBE, cli, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '', stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
   child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
@@ -160,6 +161,12 @@ export async function runLibraryBench(options: LibraryBenchOptions): Promise<Lib
   if (sources.length === 0) throw new Error(`${options.corpus}: no .bvh clips`);
   const root = await mkdtemp(join(options.tempRoot ?? tmpdir(), 'bonepress-library-bench-'));
   try {
+    // A private copy of the build: a rebuild in the working tree during an hour-long bench
+    // must not change (or, half-written, break) the CLI between runs.
+    const cli = join(root, 'bonepress', 'dist', 'cli', 'main.js');
+    await cp(DIST, join(root, 'bonepress', 'dist'), { recursive: true });
+    await copyFile(join(PACKAGE_ROOT, 'package.json'), join(root, 'bonepress', 'package.json'));
+    await symlink(join(PACKAGE_ROOT, 'node_modules'), join(root, 'bonepress', 'node_modules'), 'dir');
     log(`generating ${count} clips from ${sources.length} in ${root}`);
     await mkdir(join(root, 'lib'));
     const texts = await Promise.all(sources.map((name) => readFile(join(options.corpus, name), 'utf8')));
@@ -181,7 +188,7 @@ export async function runLibraryBench(options: LibraryBenchOptions): Promise<Lib
       log(`${name} (--jobs ${jobs}) …`);
       const loadBefore = loadavg()[0];
       const { seconds, peakRssMB, stdout } = await runMeasured(
-        ['compress', ...inputs, '-o', out, '--manifest', join(out, 'manifest.json'), '--jobs', String(jobs), '--json'], root,
+        cli, ['compress', ...inputs, '-o', out, '--manifest', join(out, 'manifest.json'), '--jobs', String(jobs), '--json'], root,
       );
       const report = JSON.parse(stdout) as { compressed: number; cached: number; outputsWritten: number; manifest: { total: { rawBytes: number } } };
       const run = {
@@ -201,7 +208,8 @@ export async function runLibraryBench(options: LibraryBenchOptions): Promise<Lib
     // Every n-th clip, from a seeded start: spread over the library like real edits.
     const step = Math.max(1, Math.round(1 / touchFraction));
     const start = Math.floor(prng(seed)() * step);
-    const touchedFiles = files.filter((_, i) => i % step === start);
+    let touchedFiles = files.filter((_, i) => i % step === start);
+    if (touchedFiles.length === 0) touchedFiles = [files[start % files.length]]; // a library smaller than 1 / touchFraction
     for (const [k, file] of touchedFiles.entries()) {
       const path = join(root, file);
       await writeFile(path, perturbBvh(await readFile(path, 'utf8'), seed * 7_919 + k + 1));

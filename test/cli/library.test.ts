@@ -37,6 +37,15 @@ function visibleFiles(dir: string): Map<string, Buffer> {
   return new Map(readdirSync(dir).filter((name) => !name.startsWith('.')).sort().map((name) => [name, readFileSync(join(dir, name))]));
 }
 
+/** How many outputs are in place in `out` (0 while it does not exist). */
+function bpkCount(out: string): number {
+  try {
+    return readdirSync(out).filter((name) => name.endsWith('.bpk')).length;
+  } catch {
+    return 0;
+  }
+}
+
 /** The manifest of `out`, its folder written as OUT so that runs into other folders compare. */
 function manifestText(out: string): string {
   return readFileSync(join(out, 'manifest.json'), 'utf8').replaceAll(out, 'OUT');
@@ -109,14 +118,20 @@ describe('a batch killed at random moments', () => {
       const next = random(seed);
       const out = join(temp.dir, `killed-${seed}`);
       const jobs = seed % 2 === 0 ? '1' : '2';
-      // Two kills per seed: anywhere from start-up to the end of a whole run.
-      for (let kill = 0; kill < 2; kill++) {
-        const cli = startCli(compressArgs(out, '--jobs', jobs));
-        await sleep(Math.floor(next() * referenceSeconds * 1000));
-        cli.kill('SIGKILL');
-        const exit = await cli.waitForExit();
-        expect(exit.timedOut).toBe(false);
-      }
+      // First kill: once a random number of outputs is in place (always mid-batch: the
+      // manifest comes last). Second kill, of the resumed run: after a random delay, from
+      // start-up (the scan of the cache) to the end of a whole run.
+      const total = libraryFiles.length;
+      const first = startCli(compressArgs(out, '--jobs', jobs));
+      const landed = Math.floor(next() * (total - 4));
+      await first.waitUntil(() => bpkCount(out) >= landed, `${landed} outputs`, 120_000);
+      first.kill('SIGKILL');
+      expect(await first.waitForExit()).toMatchObject({ signal: 'SIGKILL', timedOut: false });
+      expect(() => statSync(join(out, 'manifest.json'))).toThrow();
+      const second = startCli(compressArgs(out, '--jobs', jobs));
+      await sleep(Math.floor(next() * referenceSeconds * 1000));
+      second.kill('SIGKILL');
+      expect((await second.waitForExit()).timedOut).toBe(false);
       const rerun = runCli(compressArgs(out, '--jobs', jobs), 180_000);
       expect(rerun.stderr).toBe('');
       expect(rerun.code).toBe(0);
