@@ -91,7 +91,8 @@ export class RangeDecoder implements BinaryCoder {
   constructor(private readonly bytes: Uint8Array, start: number, private readonly end: number) {
     this.pos = start + 5;
     // The encoder's first byte is always 0 (its carry slot before any output).
-    if (start >= end || bytes[start] !== 0) throw new FormatError(FORMAT_ERROR.BAD_VALUE, 'entropy-coded stream does not start with a 0 byte', start);
+    if (start >= end) throw new FormatError(FORMAT_ERROR.BAD_SECTION, 'entropy-coded stream is empty', start);
+    if (bytes[start] !== 0) throw new FormatError(FORMAT_ERROR.BAD_VALUE, 'entropy-coded stream does not start with a 0 byte', start);
     for (let i = 1; i < 5; i++) this.code = this.code * 256 + (start + i < end ? bytes[start + i] : 0);
     // code < range holds from here on for every input, so no later step can overflow.
     if (this.code >= this.range) throw new FormatError(FORMAT_ERROR.BAD_VALUE, 'entropy-coded stream starts out of range', start + 1);

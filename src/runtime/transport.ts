@@ -183,6 +183,8 @@ function codeSegments(coder: BinaryCoder, m: Models, bytes: Uint8Array, size: nu
   if (count === 0) return at; // segments without animated tracks are empty
   const enc = coder.encoding;
   const headerBytes = align4(count * (1 + SEGMENT_RANGE_BYTES));
+  // Every segment holds 7 bytes per animated track: checked before the per-track tables exist.
+  if (at + headerBytes > size) throw new FormatError(FORMAT_ERROR.BAD_SECTION, `segment 0 (${count} animated tracks) runs past the end of the decoded clip`, at);
   const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2);
   const comps = count * ANIMATED_COMPONENTS;
   const prevRate = new Uint8Array(count).fill(64);

@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 
 import { compress } from '../../src/compress/index.js';
+import { RangeEncoder } from '../../src/compress/entropy-encoder.js';
 import { encodeTransport } from '../../src/compress/transport.js';
 import { CompressedClip } from '../../src/runtime/compressed-clip.js';
 import { FORMAT_ERROR, FormatError, type FormatErrorCode } from '../../src/runtime/errors.js';
-import { MAX_QUANTIZED_BITS, RAW_BITS } from '../../src/runtime/format.js';
+import { HEADER, MAX_QUANTIZED_BITS, RAW_BITS } from '../../src/runtime/format.js';
 import { POSE_STRIDE } from '../../src/runtime/pose.js';
 import {
-  EXPANSION_SLACK, MAX_EXPANSION, TRANSPORT_HEADER, TRANSPORT_MAGIC, TRANSPORT_VERSION, decodeTransport, isTransport, openClip,
+  EXPANSION_SLACK, MAX_EXPANSION, TRANSPORT_HEADER, TRANSPORT_MAGIC, TRANSPORT_VERSION, codeClip, decodeTransport, isTransport, openClip,
 } from '../../src/runtime/transport.js';
 import { encodeWithRates, fixtureNames, loadFixture } from '../utils/clips.js';
 import { makeSyntheticClip, mulberry32 } from '../utils/synthetic.js';
@@ -116,6 +117,14 @@ describe('transport validation', () => {
     const limit = MAX_EXPANSION * good.length + EXPANSION_SLACK;
     const e = expectFormatError(() => decodeTransport(edit((v) => v.setUint32(TRANSPORT_HEADER.RUNTIME_SIZE, limit + 1, true))), FORMAT_ERROR.BAD_SIZE);
     expect(e.byteOffset).toBe(TRANSPORT_HEADER.RUNTIME_SIZE);
+  });
+
+  it('rejects tables that declare more animated tracks than the declared size can hold, before building per-track tables', () => {
+    // The layout walk is shared, so the encoder side shows the decoder's check on a cut file.
+    const segmentsOffset = new DataView(bpk.buffer, bpk.byteOffset).getUint32(HEADER.SEGMENTS_OFFSET, true);
+    const cut = bpk.slice(0, segmentsOffset + 4);
+    const e = expectFormatError(() => codeClip(new RangeEncoder(), cut, cut.length), FORMAT_ERROR.BAD_SECTION);
+    expect(e.byteOffset).toBe(segmentsOffset);
   });
 
   it('rejects truncated streams and trailing bytes', () => {
