@@ -13,3 +13,4 @@ export type { FormatErrorCode } from './errors.js';
 export { POSE_STRIDE, createPose, localToObject, boneMatrix } from './pose.js';
 export { VERSION as FORMAT_VERSION } from './format.js';
 export { TRANSPORT_VERSION, decodeTransport, isTransport, openClip } from './transport.js';
+export { slerpWeights } from './interpolate.js';

@@ -314,7 +314,7 @@ function updatePose(): void {
   }
   stage?.track(figureCentre(root, pb.body, centre));
   const c = shown.decoded;
-  const { k0, k1, alpha } = locateKeys(time, c.sampleRate, c.sampleCount);
+  const { k0, k1, alpha } = locateKeys(time - c.startTime, c.sampleRate, c.sampleCount);
   const key = alpha === 0 ? `key ${k0}` : `keys ${k0}–${k1}`;
   ui.time.value = `${time.toFixed(3)} / ${c.duration.toFixed(3)} s · ${key}`;
   ui.scrub.value = String(time);
