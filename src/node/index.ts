@@ -14,3 +14,11 @@ export {
 export type { ReadFileOptions } from './files.js';
 export { INTERNAL_ERROR, OUTPUT_CLASH, isInputError, isSystemError, problemOf, toFailure } from './failure.js';
 export type { FileFailure } from './failure.js';
+export { compressLibrary, outputSettings } from './library.js';
+export type { LibraryProgress, LibraryResult, LibraryRun } from './library.js';
+export { CacheEntryError, ClipCache, cacheKey, codecVersions, inputKey } from './cache.js';
+export type { CacheEntry, CachedOutput, CodecVersions, InputKey, KeyParts } from './cache.js';
+export {
+  MANIFEST_ERROR, MANIFEST_VERSION, ManifestError, buildManifest, mergeManifests, parseManifest, readManifest, renderManifest, writeManifest,
+} from './manifest.js';
+export type { Manifest, ManifestFailure, ManifestInput, ManifestOutput, ManifestPart, ManifestShard, ManifestTotal } from './manifest.js';

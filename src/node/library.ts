@@ -66,7 +66,7 @@ export interface LibraryResult {
   readonly manifest: Manifest;
   /** False when no manifest was asked for, or the file already held these bytes. */
   readonly manifestWritten: boolean;
-  /** Inputs compressed in this run. */
+  /** Inputs compressed (or tried: failures are not cached, so a bad input is tried on every run) in this run. */
   readonly compressed: number;
   /** Inputs taken from the cache. */
   readonly cached: number;
