@@ -83,6 +83,8 @@ export interface WorldNetsimReport {
   readonly fragmentedMessages: number;
   /** Sender CPU (quantising each tick once, plus every client's packet) per client per tick, ms. */
   readonly senderMsPerClientTick: number;
+  /** The same from tick `hz` on (after joins and the initial drop). */
+  readonly steadySenderMsPerClientTick: number;
   /** Largest corner error of the interpolated view of the measured clients, at every render time, m. */
   readonly interpolatedMaxErrorM: number;
   /** Render frames measured, and how many had to extrapolate or hold. */
@@ -181,7 +183,7 @@ export function simulateWorld(options: WorldNetsimOptions = {}): WorldNetsimRepo
   const truthBlend = new WorldState(schema), view = new WorldState(schema), decoded = new WorldState(schema);
   const entities = scene.cubes + 1;
   let bytes = 0, steadyBytes = 0, sent = 0, received = 0, rejected = 0, mismatched = 0, fragmented = 0;
-  let maxCorner = 0, maxView = 0, frames = 0, extrapolated = 0, awakeSum = 0, ageSum = 0, deltas = 0, senderMs = 0;
+  let maxCorner = 0, maxView = 0, frames = 0, extrapolated = 0, awakeSum = 0, ageSum = 0, deltas = 0, senderMs = 0, steadySenderMs = 0;
   let joined0 = false, absoluteAfterJoin0 = 0, maxAge0 = 0;
   const outage = options.ackOutage;
 
@@ -223,7 +225,7 @@ export function simulateWorld(options: WorldNetsimOptions = {}): WorldNetsimRepo
       const datagrams = server.packetsFor(clientIds[c]);
       for (const datagram of datagrams) transmit(time, c, false, tick, datagram);
     }
-    if (timing) senderMs += clock() - t0;
+    if (timing) { const ms = clock() - t0; senderMs += ms; if (tick >= hz) steadySenderMs += ms; }
     serverHashes[tick] = server.current.hash;
     for (let c = 0; c < clients; c++) {
       const info = server.lastPacket(clientIds[c])!;
@@ -278,6 +280,7 @@ export function simulateWorld(options: WorldNetsimOptions = {}): WorldNetsimRepo
     precisionM: precision,
     mismatched, sent, received, rejected, fragmentedMessages: fragmented,
     senderMsPerClientTick: timing ? senderMs / ticks / clients : 0,
+    steadySenderMsPerClientTick: timing && ticks > hz ? steadySenderMs / (ticks - hz) / clients : 0,
     interpolatedMaxErrorM: maxView,
     frames, extrapolatedFrames: extrapolated,
     meanAwake: awakeSum / ticks,
