@@ -145,6 +145,35 @@ describe('signals', () => {
   });
 });
 
+describe('per-input caps (issue 17)', () => {
+  it.each([
+    ['--max-samples', ['--max-samples', '10'], /: line \d+: Frames: 20: 20 samples is over the limit of 10 \(maxSamples\)$/],
+    ['--max-bytes', ['--max-bytes', '10000'], /: line \d+: Frames: 20: 22 bones × 20 samples need 17\.2 KiB of tracks, over the limit of 9\.8 KiB \(maxBytes\)$/],
+    ['--max-input-bytes', ['--max-input-bytes', '1000'], /: is \d+(\.\d)? KiB, over the input limit of 1000 bytes \(maxInputBytes\)$/],
+  ] as const)('%s refuses a valid clip over it with exit 2, before reading its tracks', { timeout: TEST_MS }, async (what, flags, problem) => {
+    const run = await runMeasured(['compress', FIXTURE, '-o', join(dir, 'caps-out'), ...flags], dir, { deadlineMs: DEADLINE_MS });
+    const [line] = expectBoundedFailure(run, [FIXTURE], what);
+    expect(line).toMatch(problem);
+  });
+
+  it('--allow-external-resources lets a glTF buffer outside the folder be read', { timeout: TEST_MS }, async () => {
+    const asset = join(dir, 'external', 'asset');
+    mkdirSync(asset, { recursive: true });
+    writeFileSync(join(dir, 'external', 'shared.bin'), Buffer.from(new Float32Array([0, 1 / 30, 0, 0, 0, 1, 0, 0.1, 0, 0.995]).buffer));
+    writeFileSync(join(asset, 'a.gltf'), JSON.stringify({
+      asset: { version: '2.0' }, nodes: [{ name: 'root' }], buffers: [{ byteLength: 40, uri: '../shared.bin' }],
+      bufferViews: [{ buffer: 0, byteLength: 8 }, { buffer: 0, byteOffset: 8, byteLength: 32 }],
+      accessors: [{ bufferView: 0, componentType: 5126, type: 'SCALAR', count: 2 }, { bufferView: 1, componentType: 5126, type: 'VEC4', count: 2 }],
+      animations: [{ channels: [{ sampler: 0, target: { node: 0, path: 'rotation' } }], samplers: [{ input: 0, output: 1 }] }],
+    }));
+    const refused = await runMeasured(['compress', join(asset, 'a.gltf'), '-o', join(dir, 'external', 'out')], dir, { deadlineMs: DEADLINE_MS });
+    expect(refused.code, refused.stderr).toBe(2);
+    const allowed = await runMeasured(['compress', join(asset, 'a.gltf'), '-o', join(dir, 'external', 'out'), '--allow-external-resources'], dir, { deadlineMs: DEADLINE_MS });
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(readdirSync(join(dir, 'external', 'out'))).toEqual(['a.bpk']);
+  });
+});
+
 describe('names and messages', () => {
   it('a file name that is not UTF-8 is compressed under the name Node shows for it', { timeout: TEST_MS }, () => {
     const named = join(dir, 'latin');

@@ -19,6 +19,7 @@ import { resolveOutputTarget } from '../../node/outputs.js';
 import { compressFiles, shardInputs } from '../../node/pool.js';
 import type { CompressFilesOptions, FileResult } from '../../node/worker.js';
 import { PARSE_ERROR } from '../../readers/errors.js';
+import { READ_LIMITS } from '../../readers/options.js';
 import { EXIT, exitCodeOfFailure, failureText, worstExitCode, type ExitCode } from '../exit-codes.js';
 import { runLibraryCompress } from './compress-library.js';
 import { warningLine } from '../load.js';
@@ -49,6 +50,10 @@ export interface CompressCliOptions {
   skipEmpty?: boolean;
   maxInputBytes: number;
   allowSpecialFiles?: boolean;
+  /** Per-input caps (readers/options.ts READ_LIMITS): samples per clip, track bytes per clip. */
+  maxSamples: number;
+  maxBytes: number;
+  allowExternalResources?: boolean;
   /** Global -q: only errors. */
   quiet?: boolean;
   /** Global -v: also each written output. */
@@ -136,6 +141,9 @@ export function registerCompressCommand(program: Command): void {
     .option('--manifest <file>', 'write a manifest of every input and output (docs/library.md); uses a cache next to it unless --cache')
     .option('--max-input-bytes <n>', 'refuse inputs (and glTF buffers) larger than this many bytes', parseCountArg, READ_FILE_DEFAULTS.maxInputBytes)
     .option('--allow-special-files', 'also read devices, FIFOs and sockets (e.g. /dev/stdin), up to --max-input-bytes')
+    .option('--max-samples <n>', 'refuse clips with more samples than this, before reading their tracks', parseCountArg, READ_LIMITS.maxSamples)
+    .option('--max-bytes <n>', 'refuse clips whose tracks would take more than this many bytes (40 per bone per sample)', parseCountArg, READ_LIMITS.maxBytes)
+    .option('--allow-external-resources', "let glTF buffer URIs name files outside the asset's folder (absolute paths, .., links out)")
     .option('--skip-empty', 'skip inputs with nothing to compress (a glTF without animation) instead of failing')
     .option('--json', 'print one JSON object instead of the table')
     .addHelpText('after', [
@@ -183,7 +191,13 @@ export async function runCompress(inputs: readonly string[], options: CompressCl
     shell: options.shell,
     stripNames: options.stripNames ?? COMPRESS_DEFAULTS.stripNames,
     checksum: options.checksum,
-    read: { maxInputBytes: options.maxInputBytes, allowSpecialFiles: options.allowSpecialFiles === true },
+    read: {
+      maxInputBytes: options.maxInputBytes,
+      allowSpecialFiles: options.allowSpecialFiles === true,
+      maxSamples: options.maxSamples,
+      maxBytes: options.maxBytes,
+      allowExternalResources: options.allowExternalResources === true,
+    },
   };
   if (options.shellBone) compressOptions.shellBones = options.shellBone;
   if (options.unit !== undefined) compressOptions.read = { ...compressOptions.read, unit: options.unit };
