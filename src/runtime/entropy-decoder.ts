@@ -101,7 +101,7 @@ export class RangeDecoder implements BinaryCoder {
   bit(probs: Uint16Array, index: number, _bit: number): number {
     const st = probs[index];
     let range = this.range, code = this.code, bit = 0;
-    const bound = (range >>> PROB_BITS) * (st & PROB_MASK);
+    const bound = (range >> PROB_BITS) * (st & PROB_MASK);
     if (code < bound) {
       range = bound;
       probs[index] = NEXT0[st];
@@ -112,8 +112,8 @@ export class RangeDecoder implements BinaryCoder {
       bit = 1;
     }
     if (range < RANGE_TOP) {
-      range *= 256;
-      code = code * 256 + (this.pos < this.end ? this.bytes[this.pos] : 0);
+      range <<= 8;
+      code = (code << 8) | (this.pos < this.end ? this.bytes[this.pos] : 0);
       this.pos++;
     }
     this.range = range; this.code = code;
@@ -127,8 +127,8 @@ export class RangeDecoder implements BinaryCoder {
     if (v >= 1 << count) throw new FormatError(FORMAT_ERROR.BAD_VALUE, 'entropy-coded stream holds an impossible value', Math.min(this.pos, this.end));
     code -= v * range;
     while (range < RANGE_TOP) {
-      range *= 256;
-      code = code * 256 + (this.pos < this.end ? this.bytes[this.pos] : 0);
+      range <<= 8;
+      code = (code << 8) | (this.pos < this.end ? this.bytes[this.pos] : 0);
       this.pos++;
     }
     this.range = range; this.code = code;
@@ -140,7 +140,7 @@ export class RangeDecoder implements BinaryCoder {
     const bytes = this.bytes, end = this.end;
     for (let i = 0; i < bits; i++) {
       const idx = base + node, st = probs[idx];
-      const bound = (range >>> PROB_BITS) * (st & PROB_MASK);
+      const bound = (range >> PROB_BITS) * (st & PROB_MASK);
       if (code < bound) {
         range = bound;
         probs[idx] = NEXT0[st];
@@ -152,8 +152,8 @@ export class RangeDecoder implements BinaryCoder {
         node = (node << 1) | 1;
       }
       if (range < RANGE_TOP) {
-        range *= 256;
-        code = code * 256 + (pos < end ? bytes[pos] : 0);
+        range <<= 8;
+        code = (code << 8) | (pos < end ? bytes[pos] : 0);
         pos++;
       }
     }
@@ -167,7 +167,7 @@ export class RangeDecoder implements BinaryCoder {
     const bytes = this.bytes, end = this.end;
     for (let i = 0; i < 4; i++) {
       const idx = base + node, st = probs[idx];
-      const bound = (range >>> PROB_BITS) * (st & PROB_MASK);
+      const bound = (range >> PROB_BITS) * (st & PROB_MASK);
       if (code < bound) {
         range = bound;
         probs[idx] = NEXT0[st];
@@ -179,8 +179,8 @@ export class RangeDecoder implements BinaryCoder {
         node = (node << 1) | 1;
       }
       if (range < RANGE_TOP) {
-        range *= 256;
-        code = code * 256 + (pos < end ? bytes[pos] : 0);
+        range <<= 8;
+        code = (code << 8) | (pos < end ? bytes[pos] : 0);
         pos++;
       }
     }
@@ -204,15 +204,15 @@ export class RangeDecoder implements BinaryCoder {
       if (v >= 1 << n) throw new FormatError(FORMAT_ERROR.BAD_VALUE, 'entropy-coded stream holds an impossible value', Math.min(pos, end));
       code -= v * range;
       while (range < RANGE_TOP) {
-        range *= 256;
-        code = code * 256 + (pos < end ? bytes[pos] : 0);
+        range <<= 8;
+        code = (code << 8) | (pos < end ? bytes[pos] : 0);
         pos++;
       }
       m = m * (1 << n) + v;
       rest -= n;
     }
     const idx = base + 32 + prevSign, st = probs[idx];
-    const bound = (range >>> PROB_BITS) * (st & PROB_MASK);
+    const bound = (range >> PROB_BITS) * (st & PROB_MASK);
     let negative = false;
     if (code < bound) {
       range = bound;
@@ -224,8 +224,8 @@ export class RangeDecoder implements BinaryCoder {
       negative = true;
     }
     if (range < RANGE_TOP) {
-      range *= 256;
-      code = code * 256 + (pos < end ? bytes[pos] : 0);
+      range <<= 8;
+      code = (code << 8) | (pos < end ? bytes[pos] : 0);
       pos++;
     }
     this.range = range; this.code = code; this.pos = pos;
@@ -244,9 +244,9 @@ export class RangeDecoder implements BinaryCoder {
   ): number {
     let range = this.range, code = this.code, pos = this.pos, sign = 0;
     const bytes = this.bytes, end = this.end;
+    let q1 = q[base], q2 = 0;
     for (let k = 1; k < keys; k++) {
-      const q1 = q[base + k - 1];
-      let pred = !linear ? q1 : k > 1 ? 2 * q1 - q[base + k - 2] : qLast === qLast ? Math.round(2 * q1 - qLast) : q1;
+      let pred = !linear ? q1 : k > 1 ? 2 * q1 - q2 : qLast === qLast ? Math.round(2 * q1 - qLast) : q1;
       pred = pred < 0 ? 0 : pred > max ? max : pred;
       const block = (ctxBase + (cls < classes ? cls : classes - 1)) * SIGNED_BLOCK;
       // The class: a 4-bit tree, and a second one after the escape.
@@ -255,7 +255,7 @@ export class RangeDecoder implements BinaryCoder {
         let node = 1;
         for (let i = 0; i < 4; i++) {
           const idx = tb + node, st = probs[idx];
-          const bound = (range >>> PROB_BITS) * (st & PROB_MASK);
+          const bound = (range >> PROB_BITS) * (st & PROB_MASK);
           if (code < bound) {
             range = bound;
             probs[idx] = NEXT0[st];
@@ -267,8 +267,8 @@ export class RangeDecoder implements BinaryCoder {
             node = (node << 1) | 1;
           }
           if (range < RANGE_TOP) {
-            range *= 256;
-            code = code * 256 + (pos < end ? bytes[pos] : 0);
+            range <<= 8;
+            code = (code << 8) | (pos < end ? bytes[pos] : 0);
             pos++;
           }
         }
@@ -287,15 +287,15 @@ export class RangeDecoder implements BinaryCoder {
           if (v >= 1 << n) throw new FormatError(FORMAT_ERROR.BAD_VALUE, 'entropy-coded stream holds an impossible value', Math.min(pos, end));
           code -= v * range;
           while (range < RANGE_TOP) {
-            range *= 256;
-            code = code * 256 + (pos < end ? bytes[pos] : 0);
+            range <<= 8;
+            code = (code << 8) | (pos < end ? bytes[pos] : 0);
             pos++;
           }
           m = m * (1 << n) + v;
           rest -= n;
         }
         const idx = block + 32 + sign, st = probs[idx];
-        const bound = (range >>> PROB_BITS) * (st & PROB_MASK);
+        const bound = (range >> PROB_BITS) * (st & PROB_MASK);
         if (code < bound) {
           range = bound;
           probs[idx] = NEXT0[st];
@@ -307,14 +307,16 @@ export class RangeDecoder implements BinaryCoder {
           r = -m;
         }
         if (range < RANGE_TOP) {
-          range *= 256;
-          code = code * 256 + (pos < end ? bytes[pos] : 0);
+          range <<= 8;
+          code = (code << 8) | (pos < end ? bytes[pos] : 0);
           pos++;
         }
       }
       const v = pred + r;
       if (v < 0 || v > max) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `key value ${v} outside 0..${max}`, at);
       q[base + k] = v;
+      q2 = q1;
+      q1 = v;
       cls = c;
       sign = r === 0 ? 0 : r > 0 ? 1 : 2;
     }
