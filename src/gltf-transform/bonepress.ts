@@ -1,0 +1,169 @@
+/**
+ * `bonepress(options)`: a glTF-Transform transform that compresses every skeletal animation
+ * of a Document in place into `BONEPRESS_animation_compression` data (docs/gltf-extension.md).
+ * Only animation channels change; every other property of the Document is left as it is.
+ */
+import { Logger, WebIO, type Accessor, type Animation, type Document, type Node, type Transform } from '@gltf-transform/core';
+
+import type { RawClip } from '../clip/raw-clip.js';
+import { compress, type CompressStats } from '../compress/index.js';
+import { COMPRESS_DEFAULTS, type CompressOptions } from '../compress/options.js';
+import { readGltfWithWarnings } from '../readers/gltf.js';
+import { clipEndTime, clipStartTime } from '../clip/raw-clip.js';
+import { BONEPRESS_ANIMATION_COMPRESSION, BonepressAnimationCompression, type BoneTable, type CompressedAnimation } from './extension.js';
+
+/** Options of {@link bonepress} and {@link compressDocument}. */
+export interface BonepressOptions extends Pick<CompressOptions, 'error' | 'shell' | 'shellBones'> {
+  /**
+   * Keep the original channels beside the compressed data, for loaders without the
+   * extension (which is then optional, not required). Default false: the channels are
+   * removed and the extension is required.
+   */
+  fallback?: boolean;
+  /** Resample at this rate (Hz) instead of the rate detected from the key times. */
+  sampleRate?: number;
+  /** Receives the reader's warnings (channels left uncompressed, keys moved onto the grid). */
+  onWarning?: (message: string) => void;
+}
+
+/** Defaults of {@link BonepressOptions}. */
+export const BONEPRESS_DEFAULTS = {
+  error: COMPRESS_DEFAULTS.error,
+  shell: COMPRESS_DEFAULTS.shell,
+  fallback: false,
+} as const satisfies BonepressOptions;
+
+/** One compressed animation. */
+export interface CompressedAnimationReport {
+  /** The animation's name as written in the file ('' when unnamed). */
+  animation: string;
+  /** Index in the document's animation list. */
+  index: number;
+  /** Compression figures of its clip (sizes are the `.bpk` bytes stored in the file). */
+  stats: CompressStats;
+}
+
+/** What {@link compressDocument} did. */
+export interface CompressDocumentResult {
+  animations: CompressedAnimationReport[];
+  /** The reader's warnings, in order. */
+  warnings: string[];
+}
+
+const TRS = new Set(['translation', 'rotation', 'scale']);
+
+/**
+ * Compresses every skeletal animation of `doc` in place, as {@link bonepress} does, and says
+ * what it did. Animations already compressed are left alone; an animation that moves no
+ * skeleton node is left alone (the reader's warning says so). Throws the reader's
+ * `ParseError` for bad animation data and `OptionsError` for bad options.
+ */
+export async function compressDocument(doc: Document, options: BonepressOptions = {}): Promise<CompressDocumentResult> {
+  const fallback = options.fallback ?? BONEPRESS_DEFAULTS.fallback;
+  const root = doc.getRoot();
+  const animations = root.listAnimations();
+  const pending = animations.filter((a) => !a.getExtension(BONEPRESS_ANIMATION_COMPRESSION) && a.listChannels().length > 0);
+  if (pending.length === 0) return { animations: [], warnings: [] };
+
+  const extension = doc.createExtension(BonepressAnimationCompression);
+  // Required unless every compressed animation keeps a fallback; one without makes it required.
+  if (!fallback) extension.setRequired(true);
+  else if (extension.listProperties().length === 0) extension.setRequired(false);
+
+  const clips = await readClips(doc, animations, options);
+  const nodes = root.listNodes();
+  const reports: CompressedAnimationReport[] = [];
+  let table: BoneTable | undefined;
+  for (const { clip, index } of clips.clips) {
+    const animation = animations[index];
+    if (!pending.includes(animation)) continue;
+    const skeleton = clip.skeleton;
+    const joints = Array.from(skeleton.nodeIndices!, (n) => nodes[n]);
+    table ??= findTable(extension, joints, skeleton.parents) ?? extension.createBoneTable().setBones(joints, Array.from(skeleton.parents));
+    // Names and node indices live in the file (the animation's name, the bone table).
+    const stored: RawClip = { ...clip, name: animation.getName(), skeleton: { ...skeleton, nodeIndices: undefined } };
+    const result = compress(stored, { error: options.error, shell: options.shell, shellBones: options.shellBones, stripNames: true, checksum: true });
+    animation.setExtension(BONEPRESS_ANIMATION_COMPRESSION, extension.createCompressedAnimation().setData(result.bytes).setSkeleton(table));
+    if (!fallback) replaceChannels(doc, animation, new Set(joints), clipStartTime(clip), clipEndTime(clip));
+    reports.push({ animation: animation.getName(), index, stats: { ...result.stats, name: animation.getName() } });
+  }
+  return { animations: reports, warnings: clips.warnings };
+}
+
+/**
+ * A glTF-Transform transform that compresses every skeletal animation of the Document with
+ * bonepress: `await document.transform(bonepress({ error: '0.01cm' }))`. See
+ * {@link compressDocument}. Register {@link BonepressAnimationCompression} on the I/O that
+ * reads the result back.
+ */
+export function bonepress(options: BonepressOptions = {}): Transform {
+  const transform: Transform = async (doc: Document): Promise<void> => {
+    const { warnings } = await compressDocument(doc, options);
+    const warn = options.onWarning ?? ((message: string) => doc.getLogger().warn(`bonepress: ${message}`));
+    for (const w of warnings) warn(w);
+  };
+  return Object.defineProperty(transform, 'name', { value: 'bonepress' });
+}
+
+/**
+ * The clips of the document's animations, read by the glTF reader from the document written
+ * as a GLB. Each animation is named by its index for the read, so clips map back to
+ * animations whatever their names (repeated, empty); the names are restored afterwards.
+ */
+async function readClips(doc: Document, animations: Animation[], options: BonepressOptions): Promise<{ clips: { clip: RawClip; index: number }[]; warnings: string[] }> {
+  const names = animations.map((a) => a.getName());
+  let bytes: Uint8Array;
+  try {
+    animations.forEach((a, i) => a.setName(`${i}`));
+    // Silent: the I/O knows none of the document's extensions, and needs none of them here.
+    bytes = await new WebIO().setLogger(new Logger(Logger.Verbosity.SILENT)).writeBinary(doc);
+  } finally {
+    animations.forEach((a, i) => a.setName(names[i]));
+  }
+  const { clips, warnings } = await readGltfWithWarnings(bytes, 'document', { sampleRate: options.sampleRate });
+  return {
+    clips: clips.map((clip) => ({ clip, index: Number(clip.name) })),
+    warnings: warnings.map((w) => w.replace(/animation "(\d+)"/g, (_, i: string) => `animation ${i} ${JSON.stringify(names[Number(i)])}`)),
+  };
+}
+
+function findTable(extension: BonepressAnimationCompression, joints: readonly Node[], parents: Int32Array | readonly number[]): BoneTable | undefined {
+  for (const p of extension.listProperties()) {
+    if (p.propertyType !== 'BonepressBoneTable') continue;
+    const t = p as BoneTable;
+    const j = t.listJoints(), q = t.getParents();
+    if (j.length === joints.length && j.every((n, b) => n === joints[b] && q[b] === parents[b])) return t;
+  }
+  return undefined;
+}
+
+/**
+ * Removes the translation, rotation and scale channels on the skeleton's nodes (the
+ * compressed data replaces them), their samplers and the accessors nothing else uses. An
+ * animation left without channels gets the stub of docs/gltf-extension.md: one STEP channel
+ * with no target node, keyed at the clip's start time and duration.
+ */
+function replaceChannels(doc: Document, animation: Animation, skeleton: Set<Node>, startTime: number, duration: number): void {
+  for (const channel of animation.listChannels()) {
+    const node = channel.getTargetNode();
+    if (!node || !skeleton.has(node) || !TRS.has(channel.getTargetPath() ?? '')) continue;
+    channel.dispose();
+  }
+  const used = new Set(animation.listChannels().map((c) => c.getSampler()));
+  for (const sampler of animation.listSamplers()) {
+    if (used.has(sampler)) continue;
+    const accessors = [sampler.getInput(), sampler.getOutput()];
+    sampler.dispose();
+    for (const accessor of accessors) if (accessor) disposeIfUnused(accessor);
+  }
+  if (animation.listChannels().length > 0) return;
+  const buffer = doc.getRoot().listBuffers()[0] ?? doc.createBuffer();
+  const input = doc.createAccessor().setType('SCALAR').setBuffer(buffer).setArray(new Float32Array([startTime, Math.max(startTime, duration)]));
+  const output = doc.createAccessor().setType('VEC4').setBuffer(buffer).setArray(new Float32Array([0, 0, 0, 1, 0, 0, 0, 1]));
+  const sampler = doc.createAnimationSampler().setInput(input).setOutput(output).setInterpolation('STEP');
+  animation.addSampler(sampler).addChannel(doc.createAnimationChannel().setTargetPath('rotation').setSampler(sampler));
+}
+
+function disposeIfUnused(accessor: Accessor): void {
+  if (accessor.listParents().every((p) => p.propertyType === 'Root')) accessor.dispose();
+}
