@@ -79,6 +79,40 @@ export function virtualVertexError(a: Float64Array, ao: number, b: Float64Array,
 }
 
 /**
+ * Whole-shell bound between two object transforms (issue 15, `--metric shell`): no point
+ * of the sphere of radius `d` around the bone moves more than d · σ + |t(a) − t(b)|, σ the
+ * largest singular value of the difference of the two 3 × 3 parts (2 sin(θ/2) for two
+ * rotations θ apart). Not yet selectable in `compress()`; docs/experiments.md measures what
+ * it costs when the search bounds it instead of {@link virtualVertexError}.
+ */
+export function shellBoundError(a: Float64Array, ao: number, b: Float64Array, bo: number, d: number): number {
+  const tx = a[ao + 9] - b[bo + 9], ty = a[ao + 10] - b[bo + 10], tz = a[ao + 11] - b[bo + 11];
+  // M = DᵀD (D = A − B, column-major), symmetric positive semi-definite.
+  const d0 = a[ao] - b[bo], d1 = a[ao + 1] - b[bo + 1], d2 = a[ao + 2] - b[bo + 2];
+  const d3 = a[ao + 3] - b[bo + 3], d4 = a[ao + 4] - b[bo + 4], d5 = a[ao + 5] - b[bo + 5];
+  const d6 = a[ao + 6] - b[bo + 6], d7 = a[ao + 7] - b[bo + 7], d8 = a[ao + 8] - b[bo + 8];
+  const m00 = d0 * d0 + d1 * d1 + d2 * d2, m11 = d3 * d3 + d4 * d4 + d5 * d5, m22 = d6 * d6 + d7 * d7 + d8 * d8;
+  const m01 = d0 * d3 + d1 * d4 + d2 * d5, m02 = d0 * d6 + d1 * d7 + d2 * d8, m12 = d3 * d6 + d4 * d7 + d5 * d8;
+  // Largest eigenvalue of M, closed form for symmetric 3 × 3 matrices.
+  const off = m01 * m01 + m02 * m02 + m12 * m12;
+  const q = (m00 + m11 + m22) / 3;
+  let largest: number;
+  if (off === 0) {
+    largest = Math.max(m00, m11, m22);
+  } else {
+    const a00 = m00 - q, a11 = m11 - q, a22 = m22 - q;
+    const p = Math.sqrt((a00 * a00 + a11 * a11 + a22 * a22 + 2 * off) / 6);
+    const det = a00 * (a11 * a22 - m12 * m12) - m01 * (m01 * a22 - m12 * m02) + m02 * (m01 * m12 - a11 * m02);
+    const r = det / (2 * p * p * p);
+    const phi = r <= -1 ? Math.PI / 3 : r >= 1 ? 0 : Math.acos(r) / 3;
+    largest = q + 2 * p * Math.cos(phi);
+  }
+  // Rounding can put the closed form a little below trace / 3, which the largest eigenvalue never is.
+  const floor = (m00 + m11 + m22) / 3;
+  return d * Math.sqrt(largest > floor ? largest : floor) + Math.sqrt(tx * tx + ty * ty + tz * tz);
+}
+
+/**
  * Writes the object transforms of one pose ({@link POSE_STRIDE} floats per bone) into
  * `out` at `o` ({@link AFFINE_STRIDE} numbers per bone).
  */
