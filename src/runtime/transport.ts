@@ -172,7 +172,7 @@ export function codeClip(coder: BinaryCoder, bytes: Uint8Array, size: number): v
   const layout = readLayout(bytes, segmentsOffset);
   // 2. The segments.
   const end = codeSegments(coder, m, bytes, size, layout);
-  // 3. Everything after them (the names), by the previous byte.
+  // 3. Everything after them (the names), by the previous byte's top 3 bits.
   let prev = 0;
   for (let i = end; i < size; i++) prev = bytes[i] = coder.tree(m.tail, (prev >>> 5) * 256, 8, enc ? bytes[i] : 0);
 }
