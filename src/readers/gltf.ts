@@ -566,7 +566,7 @@ async function trimDocument(
     const def = gltf.bufferViews[v];
     if (!isObject(def)) return fail(`bufferViews[${v}] (${what}) is not an object`);
     if (isObject(def.extensions) && def.extensions.EXT_meshopt_compression !== undefined) {
-      fail(`bufferViews[${v}] (${what}) is compressed with EXT_meshopt_compression; decompress the file first`, PARSE_ERROR.UNSUPPORTED);
+      fail(`bufferViews[${v}] (${what}) is compressed with EXT_meshopt_compression, which bonepress does not decode; write the file again without it (export it without meshopt compression, or run gltfpack without -c/-cc)`, PARSE_ERROR.UNSUPPORTED);
     }
     const byteLength = gltf.count(def.byteLength, `bufferViews[${v}].byteLength`);
     const byteStride = def.byteStride === undefined ? undefined : gltf.count(def.byteStride, `bufferViews[${v}].byteStride`);
@@ -739,7 +739,9 @@ async function loadBuffer(def: JsonObject, b: number, glbBin: Uint8Array | undef
     }
     if (loaded) return loaded;
   }
-  return fail(`missing buffer ${quoteText(uri)} (buffer ${b}); supply it with the resources or loadResource option`, PARSE_ERROR.TRUNCATED);
+  // With a loader (files on disk) the buffer file is missing; without one the caller must pass it.
+  const remedy = options.loadResource ? 'no such file next to the glTF' : 'supply it with the resources or loadResource option';
+  return fail(`missing buffer ${quoteText(uri)} (buffer ${b}): ${remedy}`, PARSE_ERROR.TRUNCATED);
 }
 
 /** Decodes `data:[<mime>][;base64],<data>`. */
