@@ -41,6 +41,12 @@ export interface BindOptions {
    * (`stripNames`). Default: the clip's own names.
    */
   boneNames?: readonly string[];
+  /**
+   * glTF node index of every bone in clip order, for a clip stored without its node-index
+   * section (a `BONEPRESS_animation_compression` asset keeps them in its bone table).
+   * Default: the clip's own.
+   */
+  nodeIndices?: ArrayLike<number>;
   /** Throw when a bone does not bind instead of reporting it. Default false. */
   strict?: boolean;
 }
@@ -66,8 +72,12 @@ export function bindBones(clip: BindableClip, root: Object3D | Skeleton, options
   if (names && names.length !== clip.boneCount) {
     throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `${names.length} bone names for a clip of ${clip.boneCount} bones`);
   }
+  const nodeIndices = options.nodeIndices ?? clip.nodeIndices;
+  if (nodeIndices && nodeIndices.length !== clip.boneCount) {
+    throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `${nodeIndices.length} node indices for a clip of ${clip.boneCount} bones`);
+  }
   const byNode = new Map<number, Object3D>();
-  if (options.associations && clip.nodeIndices) {
+  if (options.associations && nodeIndices) {
     for (const [object, value] of options.associations) {
       if (value?.nodes !== undefined && isObject3D(object)) byNode.set(value.nodes, object);
     }
@@ -79,7 +89,7 @@ export function bindBones(clip: BindableClip, root: Object3D | Skeleton, options
   const unbound: string[] = [];
   for (let b = 0; b < clip.boneCount; b++) {
     const name = names?.[b];
-    let object = clip.nodeIndices ? byNode.get(clip.nodeIndices[b]) : undefined;
+    let object = nodeIndices ? byNode.get(nodeIndices[b]) : undefined;
     if (!object && name !== undefined) {
       const mapped = options.boneMap?.[name];
       object = mapped !== undefined ? byName.get(mapped) : byName.get(sanitizeNodeName(name)) ?? byName.get(name);

@@ -138,6 +138,8 @@ export class CompressedAnimationClip extends AnimationClip {
     this.translationScale = translationScale;
     this.additiveReference = additiveReference;
     tracks.forEach((track, i) => {
+      // Tracks past the bindings are plain keyframe tracks (a glTF animation's channels outside the skeleton).
+      if (i >= bindings.length) return;
       // An own property shadows KeyframeTrack.prototype.createInterpolant (untyped in @types/three); clone() copies it.
       (track as unknown as InterpolantFactory).createInterpolant = (result) => this.interpolantFor(i, track, result);
     });

@@ -19,6 +19,7 @@ import { bindBones, listNames, type BindOptions } from './three-binding.js';
 
 export { bindBones, sanitizeNodeName, type BindableClip, type BindOptions, type BoneBinding } from './three-binding.js';
 export { CompressedAnimationClip, createMixerClip, type MixerClipOptions } from './three-mixer.js';
+export { BONEPRESS_EXTENSION, BonepressGLTFLoaderPlugin, type BonepressGLTFLoaderPluginOptions } from './three-gltf-plugin.js';
 
 /**
  * What the player needs from a clip: {@link CompressedClip} satisfies it, and so can any

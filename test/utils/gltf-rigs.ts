@@ -161,3 +161,71 @@ function randomVec(random: () => number, n: number): number[] {
 function scaled(v: number[], k: number): number[] {
   return v.map((x) => x * k);
 }
+
+/**
+ * A scene for pass-through checks: two skinned characters (two skins, one animation each
+ * plus one that moves both), a mesh with a morph target whose weight is animated in the same
+ * animation as a skeleton, an animated camera node, a material with a PNG texture, and node
+ * and animation extras. Metres, deterministic. `texture: false` leaves the texture out (three's
+ * GLTFLoader cannot decode images in Node).
+ */
+export async function makeSceneRig(options: { texture?: boolean } = {}): Promise<Uint8Array> {
+  const random = mulberry32(11);
+  const doc = new Document();
+  const buffer = doc.createBuffer('data');
+  const scene = doc.createScene('Scene');
+  const times = new Float32Array(Array.from({ length: 31 }, (_, k) => k / 30));
+  const input = doc.createAccessor('times').setType('SCALAR').setBuffer(buffer).setArray(times);
+  const vec = (type: 'VEC3' | 'VEC4', values: number[]) => doc.createAccessor().setType(type).setBuffer(buffer).setArray(new Float32Array(values));
+  const channel = (anim: ReturnType<Document['createAnimation']>, node: Node, path: 'rotation' | 'translation' | 'weights', output: ReturnType<Document['createAccessor']>) => {
+    const sampler = doc.createAnimationSampler().setInput(input).setOutput(output).setInterpolation('LINEAR');
+    anim.addSampler(sampler).addChannel(doc.createAnimationChannel().setTargetNode(node).setTargetPath(path).setSampler(sampler));
+  };
+  const wiggle = (): number[] => {
+    const out: number[] = [];
+    for (let k = 0; k < times.length; k++) {
+      const a = 0.4 * Math.sin(k * 0.2 + random() * 0.1);
+      out.push(Math.sin(a / 2), 0, 0, Math.cos(a / 2));
+    }
+    return out;
+  };
+  const characters = ['A', 'B'].map((tag, c) => {
+    const skin = doc.createSkin(`skin${tag}`);
+    const joints = [0, 1, 2].map((i) => doc.createNode(`${tag}${i}`).setTranslation([c, i === 0 ? 1 : 0.3, 0]));
+    joints.forEach((j) => skin.addJoint(j));
+    joints[0].addChild(joints[1]);
+    joints[1].addChild(joints[2]);
+    scene.addChild(joints[0]);
+    skin.setInverseBindMatrices(doc.createAccessor().setType('MAT4').setBuffer(buffer)
+      .setArray(new Float32Array(48).map((_, i) => (i % 16 % 5 === 0 ? 1 : 0))));
+    const mesh = doc.createMesh(`body${tag}`).addPrimitive(doc.createPrimitive()
+      .setAttribute('POSITION', vec('VEC3', [0, 0, 0, 1, 0, 0, 0, 1, 0]))
+      .setAttribute('JOINTS_0', doc.createAccessor().setType('VEC4').setBuffer(buffer).setArray(new Uint16Array([0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0])))
+      .setAttribute('WEIGHTS_0', vec('VEC4', [1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0])));
+    scene.addChild(doc.createNode(`Body${tag}`).setMesh(mesh).setSkin(skin));
+    return joints;
+  });
+  const png = Uint8Array.from([137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13, 73, 72, 68, 82, 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0, 31, 21, 196, 137, 0, 0, 0, 13, 73, 68, 65, 84, 120, 218, 99, 248, 207, 192, 240, 31, 0, 5, 0, 1, 255, 137, 153, 61, 29, 0, 0, 0, 0, 73, 69, 78, 68, 174, 66, 96, 130]);
+  const material = doc.createMaterial('skin');
+  if (options.texture !== false) material.setBaseColorTexture(doc.createTexture('albedo').setImage(png).setMimeType('image/png'));
+  const face = doc.createMesh('face').setWeights([0]).addPrimitive(doc.createPrimitive().setMaterial(material)
+    .setAttribute('POSITION', vec('VEC3', [0, 0, 0, 1, 0, 0, 0, 1, 0]))
+    .setAttribute('TEXCOORD_0', doc.createAccessor().setType('VEC2').setBuffer(buffer).setArray(new Float32Array([0, 0, 1, 0, 0, 1])))
+    .addTarget(doc.createPrimitiveTarget('smile').setAttribute('POSITION', vec('VEC3', [0, 0.1, 0, 0, 0.2, 0, 0, 0, 0]))));
+  const faceNode = doc.createNode('Face').setMesh(face).setExtras({ note: 'kept' });
+  characters[0][2].addChild(faceNode);
+  const camera = doc.createNode('Camera').setCamera(doc.createCamera('cam').setType('perspective').setYFov(0.8).setZNear(0.1).setZFar(100).setAspectRatio(1.5));
+  scene.addChild(camera);
+
+  const walkA = doc.createAnimation('WalkA').setExtras({ loop: true });
+  characters[0].forEach((j) => channel(walkA, j, 'rotation', vec('VEC4', wiggle())));
+  channel(walkA, characters[0][0], 'translation', vec('VEC3', Array.from(times, (t) => [0, 1 + 0.1 * t, 0]).flat()));
+  channel(walkA, faceNode, 'weights', doc.createAccessor().setType('SCALAR').setBuffer(buffer).setArray(new Float32Array(Array.from(times, (t) => t))));
+  const waveB = doc.createAnimation('WaveB');
+  characters[1].forEach((j) => channel(waveB, j, 'rotation', vec('VEC4', wiggle())));
+  const both = doc.createAnimation('Both');
+  [...characters[0], ...characters[1]].forEach((j) => channel(both, j, 'rotation', vec('VEC4', wiggle())));
+  const fly = doc.createAnimation('CameraFly');
+  channel(fly, camera, 'translation', vec('VEC3', Array.from(times, (t) => [t, 2, 5]).flat()));
+  return new NodeIO().writeBinary(doc);
+}

@@ -1,0 +1,180 @@
+/**
+ * The three.js GLTFLoader plugin on assets written by the glTF-Transform integration, in
+ * Node: a compressed GLB plays through AnimationMixer exactly as the same clip compressed to
+ * a loose `.bpk` and bound with createMixerClip does; fallback channels are discarded,
+ * channels outside the skeleton (morph weights) still play, and a damaged clip is refused.
+ */
+import { NodeIO } from '@gltf-transform/core';
+import * as THREE from 'three';
+import { GLTFLoader, type GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+import { BonepressGLTFLoaderPlugin, CompressedAnimationClip, createMixerClip } from '../../src/adapters/three.js';
+import { compress } from '../../src/compress/index.js';
+import { bonepress, BonepressAnimationCompression } from '../../src/gltf-transform/index.js';
+import { readGltfWithWarnings } from '../../src/readers/gltf.js';
+import { CompressedClip } from '../../src/runtime/compressed-clip.js';
+import { makeRigs, makeSceneRig } from '../utils/gltf-rigs.js';
+
+function toArrayBuffer(bytes: Uint8Array): ArrayBuffer {
+  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+}
+
+async function load(glb: Uint8Array, plugin: boolean): Promise<GLTF> {
+  const loader = new GLTFLoader();
+  if (plugin) loader.register((parser) => new BonepressGLTFLoaderPlugin(parser));
+  return new Promise((resolve, reject) => loader.parse(toArrayBuffer(glb), '', resolve, reject));
+}
+
+async function compressGlb(glb: Uint8Array, fallback = false): Promise<Uint8Array> {
+  const io = new NodeIO().registerExtensions([BonepressAnimationCompression]);
+  const doc = await io.readBinary(glb);
+  await doc.transform(bonepress({ fallback, onWarning: () => {} }));
+  return io.writeBinary(doc);
+}
+
+/** Every object's local TRS, in traversal order. */
+function poses(root: THREE.Object3D): number[] {
+  const out: number[] = [];
+  root.traverse((o) => out.push(...o.quaternion.toArray(), ...o.position.toArray(), ...o.scale.toArray()));
+  return out;
+}
+
+/** Plays `clipA` on `a` and `clipB` on `b` and returns the poses of both at every time in `times`. */
+function playBoth(a: GLTF, clipA: THREE.AnimationClip, b: GLTF, clipB: THREE.AnimationClip, times: number[]): [number[][], number[][]] {
+  const mixerA = new THREE.AnimationMixer(a.scene), mixerB = new THREE.AnimationMixer(b.scene);
+  mixerA.clipAction(clipA).play();
+  mixerB.clipAction(clipB).play();
+  const outA: number[][] = [], outB: number[][] = [];
+  for (const t of times) {
+    mixerA.setTime(t);
+    mixerB.setTime(t);
+    outA.push(poses(a.scene));
+    outB.push(poses(b.scene));
+  }
+  mixerA.stopAllAction();
+  mixerB.stopAllAction();
+  return [outA, outB];
+}
+
+/** A track's name with the uuid of an unnamed node (new on every load) masked. */
+const trackName = (t: THREE.KeyframeTrack): string => t.name.replace(/^[0-9a-f]{8}-[0-9a-f-]{27}\./, '<uuid>.');
+
+const TIMES = [0, 0.013, 0.1, 0.37, 0.5, 0.99, 1.25, 1.5, 2.05, 2.6, 3.3];
+
+describe('BonepressGLTFLoaderPlugin', () => {
+  let rigs: Awaited<ReturnType<typeof makeRigs>>;
+  beforeAll(async () => {
+    rigs = await makeRigs();
+  }, 60_000);
+
+  it('plays every animation bit for bit like the .bpk of the same clip bound with createMixerClip', async () => {
+    for (const rig of rigs.filter((r) => r.name !== 'noisy')) {
+      const packed = await load(await compressGlb(rig.glb), true);
+      const reference = await load(rig.glb, false);
+      const { clips } = await readGltfWithWarnings(rig.glb, `${rig.name}.glb`);
+      expect(packed.animations.map((c) => c.name), rig.name).toEqual(clips.map((c) => c.name));
+      for (const source of clips) {
+        const clip = packed.animations.find((c) => c.name === source.name)!;
+        expect(clip, `${rig.name} ${source.name}`).toBeInstanceOf(CompressedAnimationClip);
+        expect((clip as CompressedAnimationClip).unboundBones).toEqual([]);
+        const bpk = CompressedClip.open(compress(source).bytes);
+        expect(bpk.nodeIndices).toBeDefined();
+        const viaBpk = createMixerClip(bpk, reference.scene, { associations: reference.parser.associations });
+        expect(clip.duration).toBe(viaBpk.duration);
+        expect(clip.tracks.map(trackName)).toEqual(viaBpk.tracks.map(trackName));
+        const [a, b] = playBoth(packed, clip, reference, viaBpk, TIMES);
+        expect(a, `${rig.name} ${source.name}`).toEqual(b);
+        // And it moves: the pose changes over the clip.
+        expect(a[0]).not.toEqual(a[4]);
+      }
+    }
+  }, 120_000);
+
+  it('discards the fallback channels (same clip as without them), while a loader without the plugin plays them', async () => {
+    const rig = rigs.find((r) => r.name === 'mixamo')!;
+    const withFallback = await compressGlb(rig.glb, true);
+    const withPlugin = await load(withFallback, true);
+    const stripped = await load(await compressGlb(rig.glb, false), true);
+    const plain = await load(withFallback, false);
+    const source = await load(rig.glb, false);
+    for (let i = 0; i < source.animations.length; i++) {
+      expect(withPlugin.animations[i]).toBeInstanceOf(CompressedAnimationClip);
+      expect(withPlugin.animations[i].tracks.length).toBe(stripped.animations[i].tracks.length);
+      const [a, b] = playBoth(withPlugin, withPlugin.animations[i], stripped, stripped.animations[i], TIMES);
+      expect(a).toEqual(b);
+      expect(plain.animations[i]).not.toBeInstanceOf(CompressedAnimationClip);
+      const [c, d] = playBoth(plain, plain.animations[i], source, source.animations[i], TIMES);
+      expect(c).toEqual(d);
+    }
+  }, 60_000);
+
+  it('plays the channels outside the skeleton (a morph weight) in the same clip, and the camera animation as the source', async () => {
+    const glb = await makeSceneRig({ texture: false });
+    const packed = await load(await compressGlb(glb), true);
+    const source = await load(glb, false);
+    expect(packed.animations.map((c) => c.name)).toEqual(['WalkA', 'WaveB', 'Both', 'CameraFly']);
+    const walk = packed.animations[0];
+    expect(walk).toBeInstanceOf(CompressedAnimationClip);
+    expect(walk.userData).toEqual({ loop: true });
+    const weights = walk.tracks.filter((t) => t.name.endsWith('.morphTargetInfluences'));
+    expect(weights).toHaveLength(1);
+    const face = (g: GLTF): number => (g.scene.getObjectByName('Face') as THREE.Mesh).morphTargetInfluences![0];
+    const mixerA = new THREE.AnimationMixer(packed.scene), mixerB = new THREE.AnimationMixer(source.scene);
+    mixerA.clipAction(walk).play();
+    mixerB.clipAction(source.animations[0]).play();
+    for (const t of [0.1, 0.5, 0.9]) {
+      mixerA.setTime(t);
+      mixerB.setTime(t);
+      expect(face(packed)).toBe(face(source));
+      expect(face(packed)).toBeCloseTo(t, 6);
+    }
+    // The camera node is not in any skin: its animation stays a plain glTF animation.
+    expect(packed.animations[3]).not.toBeInstanceOf(CompressedAnimationClip);
+    const again = await load(await compressGlb(glb), true), fresh = await load(glb, false);
+    const [c, d] = playBoth(again, again.animations[3], fresh, fresh.animations[3], TIMES);
+    expect(c).toEqual(d);
+    expect(c[1]).not.toEqual(c[3]); // the camera moves
+    // A clone (subclip, tools) keeps the plain track plain.
+    expect(() => new THREE.AnimationMixer(packed.scene).clipAction((walk as CompressedAnimationClip).clone()).play()).not.toThrow();
+  }, 60_000);
+
+  it('refuses a damaged clip, naming the animation and the problem', async () => {
+    const rig = rigs.find((r) => r.name === 'fast')!;
+    const glb = await compressGlb(rig.glb);
+    const { json, bin } = splitGlb(glb);
+    const ext = (json.animations as { extensions: Record<string, { bufferView: number }> }[])[0].extensions.BONEPRESS_animation_compression;
+    const view = (json.bufferViews as { byteOffset?: number; byteLength: number }[])[ext.bufferView];
+    bin[(view.byteOffset ?? 0) + view.byteLength - 1] ^= 0x40;
+    const glbDamaged = glbOf(json, bin);
+    await expect(load(glbDamaged, true)).rejects.toThrow(/BONEPRESS_animation_compression: animation 0 \("Punch"\): checksum mismatch/);
+  }, 60_000);
+});
+
+/** The JSON and BIN chunks of a GLB (BIN copied). */
+function splitGlb(glb: Uint8Array): { json: Record<string, unknown>; bin: Uint8Array } {
+  const view = new DataView(glb.buffer, glb.byteOffset, glb.byteLength);
+  const jsonLength = view.getUint32(12, true);
+  const json = JSON.parse(new TextDecoder().decode(glb.subarray(20, 20 + jsonLength))) as Record<string, unknown>;
+  const binLength = view.getUint32(20 + jsonLength, true);
+  return { json, bin: glb.slice(28 + jsonLength, 28 + jsonLength + binLength) };
+}
+
+/** A GLB container of `json` and `bin`, written by hand so the damaged bytes are kept as they are. */
+function glbOf(json: unknown, bin: Uint8Array): Uint8Array {
+  const text = new TextEncoder().encode(JSON.stringify(json));
+  const jsonLength = (text.length + 3) & ~3, binLength = (bin.length + 3) & ~3;
+  const out = new Uint8Array(12 + 8 + jsonLength + 8 + binLength);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, 0x46546c67, true);
+  view.setUint32(4, 2, true);
+  view.setUint32(8, out.length, true);
+  view.setUint32(12, jsonLength, true);
+  view.setUint32(16, 0x4e4f534a, true);
+  out.set(text, 20);
+  out.fill(0x20, 20 + text.length, 20 + jsonLength);
+  view.setUint32(20 + jsonLength, binLength, true);
+  view.setUint32(24 + jsonLength, 0x004e4942, true);
+  out.set(bin, 28 + jsonLength);
+  return out;
+}
