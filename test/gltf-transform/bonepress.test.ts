@@ -1,0 +1,160 @@
+/**
+ * The glTF-Transform integration: `bonepress()` compresses every skeletal animation in place;
+ * everything else in the asset keeps its bytes; the output validates with the Khronos
+ * validator; the extension reads back; bad extension data is refused by name.
+ */
+import { createRequire } from 'node:module';
+
+import { NodeIO, type Document } from '@gltf-transform/core';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+import { readGltfWithWarnings } from '../../src/readers/gltf.js';
+import { CompressedClip } from '../../src/runtime/compressed-clip.js';
+import { compress } from '../../src/compress/index.js';
+import {
+  BONEPRESS_ANIMATION_COMPRESSION, bonepress, BonepressAnimationCompression, compressDocument, GltfExtensionError, type CompressedAnimation,
+} from '../../src/gltf-transform/index.js';
+import { makeRigs, makeSceneRig } from '../utils/gltf-rigs.js';
+
+interface ValidationReport {
+  issues: { numErrors: number; numWarnings: number; messages: { code: string; message: string; severity: number; pointer?: string }[] };
+}
+const validator = createRequire(import.meta.url)('gltf-validator') as { validateBytes(data: Uint8Array, options?: object): Promise<ValidationReport> };
+
+const io = (): NodeIO => new NodeIO().registerExtensions([BonepressAnimationCompression]);
+
+async function transformed(glb: Uint8Array, options: Parameters<typeof bonepress>[0] = {}): Promise<{ doc: Document; glb: Uint8Array }> {
+  const doc = await io().readBinary(glb);
+  await doc.transform(bonepress({ onWarning: () => {}, ...options }));
+  return { doc, glb: await io().writeBinary(doc) };
+}
+
+/** Every accessor's elements and every image's bytes that no animation uses, by the property's name or position. */
+async function nonAnimationData(glb: Uint8Array): Promise<Map<string, number[]>> {
+  const doc = await io().readBinary(glb);
+  const root = doc.getRoot();
+  const animationAccessors = new Set(root.listAnimations().flatMap((a) => a.listSamplers().flatMap((s) => [s.getInput(), s.getOutput()])));
+  const out = new Map<string, number[]>();
+  for (const mesh of root.listMeshes()) {
+    mesh.listPrimitives().forEach((prim, p) => {
+      for (const semantic of prim.listSemantics()) out.set(`${mesh.getName()}/${p}/${semantic}`, Array.from(prim.getAttribute(semantic)!.getArray()!));
+      prim.listTargets().forEach((target, t) => {
+        for (const semantic of target.listSemantics()) out.set(`${mesh.getName()}/${p}/target${t}/${semantic}`, Array.from(target.getAttribute(semantic)!.getArray()!));
+      });
+    });
+  }
+  for (const skin of root.listSkins()) out.set(`${skin.getName()}/ibm`, Array.from(skin.getInverseBindMatrices()!.getArray()!));
+  for (const texture of root.listTextures()) out.set(`texture ${texture.getName()}`, Array.from(texture.getImage()!));
+  const nonAnimation = root.listAccessors().filter((a) => !animationAccessors.has(a));
+  expect(nonAnimation.length).toBeGreaterThan(0);
+  return out;
+}
+
+describe('bonepress() on a glTF-Transform Document', () => {
+  let scene: Uint8Array;
+  let rigs: Awaited<ReturnType<typeof makeRigs>>;
+  beforeAll(async () => {
+    scene = await makeSceneRig();
+    rigs = await makeRigs();
+  }, 60_000);
+
+  it('keeps every non-animation accessor, image, node, camera, material and extra as it was', async () => {
+    const { doc, glb } = await transformed(scene);
+    expect(await nonAnimationData(glb)).toEqual(await nonAnimationData(scene));
+    const before = (await io().readBinary(scene)).getRoot(), after = doc.getRoot();
+    expect(after.listNodes().map((n) => [n.getName(), n.getTranslation(), n.getRotation(), n.getScale(), n.getExtras()]))
+      .toEqual(before.listNodes().map((n) => [n.getName(), n.getTranslation(), n.getRotation(), n.getScale(), n.getExtras()]));
+    expect(after.listSkins().map((s) => s.listJoints().map((j) => j.getName()))).toEqual(before.listSkins().map((s) => s.listJoints().map((j) => j.getName())));
+    expect(after.listCameras().map((c) => [c.getYFov(), c.getZNear(), c.getZFar(), c.getAspectRatio()])).toEqual([[0.8, 0.1, 100, 1.5]]);
+    expect(after.listMaterials().map((m) => m.getBaseColorTexture()?.getName())).toEqual(['albedo']);
+    expect(after.listMeshes().map((m) => m.getWeights())).toEqual(before.listMeshes().map((m) => m.getWeights()));
+    expect(after.listAnimations().map((a) => [a.getName(), a.getExtras()])).toEqual(before.listAnimations().map((a) => [a.getName(), a.getExtras()]));
+  });
+
+  it('compresses the skeletal animations, leaves the camera animation and the morph channel, and validates with no errors', async () => {
+    const { doc, glb } = await transformed(scene);
+    const anims = doc.getRoot().listAnimations();
+    const compressed = anims.map((a) => a.getExtension<CompressedAnimation>(BONEPRESS_ANIMATION_COMPRESSION) !== null);
+    expect(compressed).toEqual([true, true, true, false]);
+    // WalkA keeps its morph-weight channel; the others keep only the node-less stub.
+    expect(anims[0].listChannels().map((c) => [c.getTargetNode()?.getName(), c.getTargetPath()])).toEqual([['Face', 'weights']]);
+    expect(anims[1].listChannels().map((c) => [c.getTargetNode(), c.getTargetPath()])).toEqual([[null, 'rotation']]);
+    expect(anims[3].listChannels().map((c) => [c.getTargetNode()?.getName(), c.getTargetPath()])).toEqual([['Camera', 'translation']]);
+    // Both skins' joints and the Face's ancestors are in one bone table, shared by all clips.
+    const tables = new Set(anims.slice(0, 3).map((a) => a.getExtension<CompressedAnimation>(BONEPRESS_ANIMATION_COMPRESSION)!.getSkeleton()));
+    expect(tables.size).toBe(1);
+    const { json } = await io().binaryToJSON(glb);
+    expect(json.extensionsRequired).toEqual([BONEPRESS_ANIMATION_COMPRESSION]);
+    expect((json.extensions![BONEPRESS_ANIMATION_COMPRESSION] as { skeletons: unknown[] }).skeletons).toHaveLength(1);
+
+    const report = await validator.validateBytes(glb);
+    const errors = report.issues.messages.filter((m) => m.severity === 0);
+    expect(errors, JSON.stringify(errors)).toEqual([]);
+    expect((await validator.validateBytes(scene)).issues.numErrors).toBe(0);
+  });
+
+  it('with fallback: keeps the original channels, the extension optional, and validates', async () => {
+    const { doc, glb } = await transformed(scene, { fallback: true });
+    const before = (await io().readBinary(scene)).getRoot().listAnimations();
+    expect(doc.getRoot().listAnimations().map((a) => a.listChannels().length)).toEqual(before.map((a) => a.listChannels().length));
+    const { json } = await io().binaryToJSON(glb);
+    expect(json.extensionsUsed).toContain(BONEPRESS_ANIMATION_COMPRESSION);
+    expect(json.extensionsRequired ?? []).not.toContain(BONEPRESS_ANIMATION_COMPRESSION);
+    expect((await validator.validateBytes(glb)).issues.numErrors).toBe(0);
+  });
+
+  it('stores each clip within the error bound, as the .bpk of the same clip (names and node indices aside), and deterministically', async () => {
+    for (const rig of rigs.slice(0, 4)) {
+      const { glb } = await transformed(rig.glb);
+      expect(await (await transformed(rig.glb)).glb, rig.name).toEqual(glb);
+      const doc = await io().readBinary(glb);
+      const { clips } = await readGltfWithWarnings(rig.glb, `${rig.name}.glb`);
+      const anims = doc.getRoot().listAnimations();
+      expect(anims.map((a) => a.getName())).toEqual(clips.map((c) => c.name));
+      clips.forEach((source, i) => {
+        const ext = anims[i].getExtension<CompressedAnimation>(BONEPRESS_ANIMATION_COMPRESSION)!;
+        const clip = CompressedClip.open(ext.getData()!);
+        expect(clip.boneNames).toBeUndefined();
+        expect(clip.nodeIndices).toBeUndefined();
+        expect(clip.startTime).toBe(source.startTime);
+        expect(clip.duration).toBe(source.duration);
+        const table = ext.getSkeleton()!;
+        const nodes = doc.getRoot().listNodes();
+        expect(table.listJoints().map((n) => nodes.indexOf(n))).toEqual(Array.from(source.skeleton.nodeIndices!));
+        expect(table.getParents()).toEqual(Array.from(clip.parents));
+        // The same bytes as compress() makes of the clip without names and node indices, held to 0.01 cm.
+        const loose = compress({ ...source, skeleton: { ...source.skeleton, nodeIndices: undefined } }, { stripNames: true });
+        expect(ext.getData(), `${rig.name} ${source.name}`).toEqual(loose.bytes);
+        expect(loose.stats.maxError).toBeLessThanOrEqual(1e-4);
+      });
+    }
+  }, 120_000);
+
+  it('reports what it compressed, and leaves already compressed animations alone', async () => {
+    const doc = await io().readBinary(rigs[0].glb);
+    const first = await compressDocument(doc);
+    expect(first.animations.map((a) => [a.animation, a.index])).toEqual([['Run', 0], ['Idle', 1]]);
+    for (const a of first.animations) expect(a.stats.maxError).toBeLessThanOrEqual(a.stats.threshold);
+    const data = doc.getRoot().listAnimations().map((a) => a.getExtension<CompressedAnimation>(BONEPRESS_ANIMATION_COMPRESSION)!.getData());
+    expect((await compressDocument(doc)).animations).toEqual([]);
+    expect(doc.getRoot().listAnimations().map((a) => a.getExtension<CompressedAnimation>(BONEPRESS_ANIMATION_COMPRESSION)!.getData())).toEqual(data);
+  });
+
+  it('refuses a malformed extension by its JSON path', async () => {
+    const { glb } = await transformed(rigs[0].glb);
+    const { json, resources } = await io().binaryToJSON(glb);
+    const animations = json.animations!;
+    const bad = (edit: (j: typeof json) => void) => {
+      const copy = structuredClone(json);
+      edit(copy);
+      return io().readJSON({ json: copy, resources });
+    };
+    await expect(bad((j) => { (j.animations![1].extensions![BONEPRESS_ANIMATION_COMPRESSION] as { bufferView: number }).bufferView = 999; }))
+      .rejects.toThrow(new GltfExtensionError(`animations[1].extensions.${BONEPRESS_ANIMATION_COMPRESSION}.bufferView`, '999 is not a buffer view index (the file has ' + json.bufferViews!.length + ')'));
+    await expect(bad((j) => { (j.extensions![BONEPRESS_ANIMATION_COMPRESSION] as { skeletons: { parents: number[] }[] }).skeletons[0].parents[0] = 3; }))
+      .rejects.toThrow(/skeletons\[0\]\.parents\[0\]: 3 \(a parent must be −1 or an earlier bone\)/);
+    await expect(bad((j) => { (j.extensions![BONEPRESS_ANIMATION_COMPRESSION] as { skeletons: { joints: number[] }[] }).skeletons[0].joints[1] = 77; }))
+      .rejects.toThrow(/skeletons\[0\]\.joints\[1\]: 77 is not a node index/);
+    expect(animations).toHaveLength(2);
+  });
+});
