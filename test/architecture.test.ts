@@ -123,6 +123,19 @@ describe('import rules', () => {
     expect(violations('', (t) => t.kind !== 'outside')).toEqual([]);
   });
 
+  it('src/cli/** uses the library only through its entry points (bonepress, bonepress/node, bonepress/runtime, bonepress/net, and the bench engine\'s index)', () => {
+    const entries = new Set(['index.ts', 'node/index.ts', 'runtime/index.ts', 'net/index.ts', 'bench/index.ts']);
+    expect(violations('cli/', (t) => t.kind === 'package' || (t.kind === 'src' && (t.path.startsWith('cli/') || entries.has(t.path))))).toEqual([]);
+  });
+
+  it('src/index.ts loads the glTF reader only on first use (no static import or re-export of readers/gltf.ts but types)', () => {
+    const index = files.find((f) => f.rel === 'index.ts');
+    expect(index).toBeDefined();
+    const code = withoutComments(readFileSync(index!.path, 'utf8'));
+    const eager = [...code.matchAll(/^\s*(?:import|export)\s+(?!type\b)[^'";]*?\sfrom\s*['"]([^'"]+)['"]/gm)].map((m) => m[1]);
+    expect(eager.filter((spec) => /readers\/gltf\.js$/.test(spec))).toEqual([]);
+  });
+
   it('src/index.ts (when present) imports nothing Node-only, and nothing from bench/, cli/ or node/', () => {
     const index = files.find((f) => f.rel === 'index.ts');
     if (!index) return;

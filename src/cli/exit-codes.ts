@@ -4,7 +4,7 @@
  */
 import { CommanderError } from 'commander';
 
-import { INTERNAL_ERROR, isInputError, problemOf, type FileFailure } from '../node/failure.js';
+import { INTERNAL_ERROR, isInputError, problemOf, type FileFailure } from '../node/index.js';
 
 /** Process exit codes. Part of the CLI contract: never renumber. */
 export const EXIT = {

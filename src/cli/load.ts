@@ -2,14 +2,12 @@
  * Loading what the commands work on, each error scoped to its file so that it prints as
  * `bonepress: <file>: <problem>`.
  */
-import type { RawClip } from '../clip/raw-clip.js';
-import { readClipFiles, readInputFile } from '../node/files.js';
-import { ParseError, PARSE_ERROR } from '../readers/errors.js';
-import type { ReadOptions } from '../readers/options.js';
-import { CompressedClip } from '../runtime/compressed-clip.js';
+import { PARSE_ERROR, ParseError, type RawClip, type ReadOptions } from '../index.js';
+import { readClipFiles, readInputFile } from '../node/index.js';
+import { CompressedClip } from '../runtime/index.js';
 import { atFile } from './exit-codes.js';
 
-export { anonymousBoneName } from '../inspect/compare.js';
+export { anonymousBoneName } from '../index.js';
 
 /**
  * Reads and validates a `.bpk` file. Throws a FileScopedError wrapping a system error or

@@ -4,7 +4,7 @@
  */
 import { InvalidArgumentError } from 'commander';
 
-import { LENGTH_UNITS, isLengthUnit, parseLength, type LengthUnit } from '../clip/units.js';
+import { LENGTH_UNITS, isLengthUnit, parseLength, type LengthUnit } from '../index.js';
 
 /** Checks a length such as `0.01cm`, `3cm`, `1m`, `30mm`; returns the text unchanged. */
 export function parseLengthArg(value: string): string {

@@ -12,7 +12,7 @@ export {
   removeTempFiles, resolveGltfResource, sanitizeClipName, writeFileAtomic,
 } from './files.js';
 export type { ReadFileOptions } from './files.js';
-export { INTERNAL_ERROR, OUTPUT_CLASH, isInputError, isSystemError, problemOf, toFailure } from './failure.js';
+export { INTERNAL_ERROR, OUTPUT_CLASH, OUTPUT_LINK, OutputError, isInputError, isSystemError, problemOf, toFailure } from './failure.js';
 export type { FileFailure } from './failure.js';
 export { compressLibrary, outputSettings } from './library.js';
 export type { LibraryProgress, LibraryResult, LibraryRun } from './library.js';
@@ -22,3 +22,8 @@ export {
   MANIFEST_ERROR, MANIFEST_VERSION, ManifestError, buildManifest, mergeManifests, parseManifest, readManifest, renderManifest, writeManifest,
 } from './manifest.js';
 export type { Manifest, ManifestFailure, ManifestInput, ManifestOutput, ManifestPart, ManifestShard, ManifestTotal } from './manifest.js';
+export { CLIP_FILE_EXTENSIONS, clipFilesUnder, expandInputs, isClipFileName } from './inputs.js';
+export {
+  clipOutputNames, commitStaged, discardStaged, planBatchOutputs, planOutputs, resolveOutputTarget, stageFile, writeChunksAtomic, writeChunksToStream,
+} from './outputs.js';
+export type { BatchPlan, OutputRequest, OutputTarget } from './outputs.js';

@@ -8,15 +8,13 @@ import { availableParallelism } from 'node:os';
 
 import { Option, type Command } from 'commander';
 
-import { baselineFromResult, compareToBaseline, formatPercent, readBaseline, writeBaseline, type Baseline, type BaselineComparison } from '../../bench/compare.js';
-import { referencesFor, type ReferenceFigures } from '../../bench/references.js';
-import { renderBenchJson, saveBenchReport, type SavedReport } from '../../bench/report-html.js';
-import { BENCH_DEFAULTS, BENCH_ERROR, BenchError, runBench, type BenchProgress, type BenchResult, type BenchStage } from '../../bench/run.js';
-import { BIT_RATE_LADDERS, type BitRateLadder } from '../../compress/bitrate.js';
-import { OptionsError } from '../../compress/options.js';
-import type { RotationReference } from '../../compress/preprocess.js';
+import {
+  BENCH_DEFAULTS, BENCH_ERROR, BenchError, baselineFromResult, compareToBaseline, formatPercent, readBaseline, referencesFor, renderBenchJson, runBench, saveBenchReport, writeBaseline, type Baseline, type BaselineComparison, type BenchProgress, type BenchResult, type BenchStage, type ReferenceFigures, type SavedReport,
+} from '../../bench/index.js';
+import {
+  BIT_RATE_LADDERS, OptionsError, convertLength, parseLength, type BitRateLadder, type LengthUnit, type RotationReference,
+} from '../../index.js';
 import { EXIT, failureText, worstExitCode, type ExitCode } from '../exit-codes.js';
-import { convertLength, parseLength, type LengthUnit } from '../../clip/units.js';
 import { parseCountArg, parseLengthArg } from '../parse.js';
 import { createProgress, type Progress } from '../render/progress.js';
 import { formatDistance, formatRatio, renderFields, renderTable, type Column } from '../render/table.js';

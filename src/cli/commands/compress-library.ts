@@ -7,9 +7,7 @@ import { basename, dirname, join } from 'node:path';
 
 import { InvalidArgumentError } from 'commander';
 
-import type { ManifestShard } from '../../node/manifest.js';
-import { compressLibrary, type LibraryResult } from '../../node/library.js';
-import type { CompressFilesOptions } from '../../node/worker.js';
+import { compressLibrary, type CompressFilesOptions, type LibraryResult, type ManifestShard } from '../../node/index.js';
 import { EXIT, exitCodeOfFailure, failureText, worstExitCode, type ExitCode } from '../exit-codes.js';
 import { renderJson } from '../render/json.js';
 import { createProgress } from '../render/progress.js';

@@ -8,18 +8,12 @@ import { basename, extname } from 'node:path';
 
 import type { Command } from 'commander';
 
-import type { LengthUnit } from '../../clip/units.js';
-import { convertLength, parseLength } from '../../clip/units.js';
-import { COMPRESS_DEFAULTS, OptionsError } from '../../compress/options.js';
-import type { CompressStats } from '../../compress/index.js';
-import type { FileFailure } from '../../node/failure.js';
-import { OUTPUT_EXTENSION, READ_FILE_DEFAULTS } from '../../node/files.js';
-import { expandInputs } from '../../node/inputs.js';
-import { resolveOutputTarget } from '../../node/outputs.js';
-import { compressFiles, shardInputs } from '../../node/pool.js';
-import type { CompressFilesOptions, FileResult } from '../../node/worker.js';
-import { PARSE_ERROR } from '../../readers/errors.js';
-import { READ_LIMITS } from '../../readers/options.js';
+import {
+  COMPRESS_DEFAULTS, OptionsError, PARSE_ERROR, READ_LIMITS, convertLength, parseLength, type CompressStats, type LengthUnit,
+} from '../../index.js';
+import {
+  OUTPUT_EXTENSION, READ_FILE_DEFAULTS, compressFiles, expandInputs, resolveOutputTarget, shardInputs, type CompressFilesOptions, type FileFailure, type FileResult,
+} from '../../node/index.js';
 import { EXIT, exitCodeOfFailure, failureText, worstExitCode, type ExitCode } from '../exit-codes.js';
 import { runLibraryCompress } from './compress-library.js';
 import { warningLine } from '../load.js';

@@ -7,9 +7,8 @@ import { join } from 'node:path';
 
 import type { Command } from 'commander';
 
-import { inputBaseName } from '../../node/files.js';
-import { resolveOutputTarget, writeChunksAtomic, writeChunksToStream } from '../../node/outputs.js';
-import { poseDumpChunks } from '../../inspect/pose-dump-stream.js';
+import { inputBaseName, resolveOutputTarget, writeChunksAtomic, writeChunksToStream } from '../../node/index.js';
+import { poseDumpChunks } from '../../index.js';
 import { EXIT, atFile, type ExitCode } from '../exit-codes.js';
 import { openCompressedFile } from '../load.js';
 

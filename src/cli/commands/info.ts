@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 
-import { RAW_BITS, TRACK_KIND_NAMES, describeCompressedClip, type ClassCounts, type ClipDescription } from '../../inspect/describe.js';
+import { RAW_BITS, TRACK_KIND_NAMES, describeCompressedClip, type ClassCounts, type ClipDescription } from '../../index.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { openCompressedFile } from '../load.js';
 import { renderJson } from '../render/json.js';

@@ -8,7 +8,7 @@ import { dirname } from 'node:path';
 
 import type { Command } from 'commander';
 
-import { ManifestError, mergeManifests, readManifest, writeManifest } from '../../node/manifest.js';
+import { ManifestError, mergeManifests, readManifest, writeManifest } from '../../node/index.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 
 /** Options of `manifest merge`. */

@@ -5,12 +5,11 @@
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 
-import { writePoseDump } from '../../clip/pose-dump.js';
-import type { LengthUnit } from '../../clip/units.js';
-import { OptionsError } from '../../compress/options.js';
-import { NetError, NET_ERROR } from '../../net/bit-stream.js';
-import { NETSIM_DEFAULTS, receivedPosesToClip, simulateNetwork, type LinkStats, type NetsimReport } from '../../net/netsim.js';
-import { writeFileAtomic } from '../../node/files.js';
+import { OptionsError, writePoseDump, type LengthUnit } from '../../index.js';
+import {
+  NETSIM_DEFAULTS, NET_ERROR, NetError, receivedPosesToClip, simulateNetwork, type LinkStats, type NetsimReport,
+} from '../../net/index.js';
+import { writeFileAtomic } from '../../node/index.js';
 import { EXIT, atFile, type ExitCode } from '../exit-codes.js';
 import { readSingleClip } from '../load.js';
 import { parseLengthArg, parseMillisecondsArg, parsePositiveArg } from '../parse.js';

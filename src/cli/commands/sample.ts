@@ -4,7 +4,7 @@
  */
 import { Option, type Command } from 'commander';
 
-import { ClipError, POSE_STRIDE } from '../../clip/skeleton.js';
+import { ClipError, POSE_STRIDE } from '../../index.js';
 import type { CompressedClip, Looping, Rounding } from '../../runtime/index.js';
 import { EXIT, atFile, type ExitCode } from '../exit-codes.js';
 import { anonymousBoneName, openCompressedFile } from '../load.js';

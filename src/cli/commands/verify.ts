@@ -6,16 +6,11 @@ import { extname } from 'node:path';
 
 import type { Command } from 'commander';
 
-import { readPoseDump } from '../../clip/pose-dump.js';
-import type { RawClip } from '../../clip/raw-clip.js';
-import { ClipError } from '../../clip/skeleton.js';
-import { parseLength, type LengthUnit } from '../../clip/units.js';
-import { MetricError } from '../../compress/error-metric.js';
-import { COMPRESS_DEFAULTS, OptionsError, type CompressOptions } from '../../compress/options.js';
-import { compareClips, compareCompressed, type Comparison } from '../../inspect/compare.js';
-import type { ReadOptions } from '../../readers/options.js';
+import {
+  COMPRESS_DEFAULTS, ClipError, MetricError, OptionsError, compareClips, compareCompressed, parseLength, readPoseDump, type Comparison, type CompressOptions, type LengthUnit, type RawClip, type ReadOptions,
+} from '../../index.js';
 import type { CompressedClip } from '../../runtime/index.js';
-import { readInputFile } from '../../node/files.js';
+import { readInputFile } from '../../node/index.js';
 import { EXIT, atFile, type ExitCode } from '../exit-codes.js';
 import { openCompressedFile, readSingleClip } from '../load.js';
 import { collectShellBone, parseLengthArg, parsePositiveArg, parseUnitArg } from '../parse.js';

@@ -2,7 +2,7 @@
  * Aligned plain-text tables for the terminal: one header row, a rule, body rows and
  * optional footer rows (TOTAL) under a second rule.
  */
-import { convertLength, isLengthUnit } from '../../clip/units.js';
+import { convertLength, isLengthUnit } from '../../index.js';
 
 
 /** Where a column's cells sit. */

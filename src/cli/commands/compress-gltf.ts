@@ -1,0 +1,103 @@
+/**
+ * `bonepress compress model.glb -o model.bp.glb` (or `--format glb|gltf`): glTF in, glTF
+ * out. The asset's skeletal animations become `BONEPRESS_animation_compression` data
+ * (docs/gltf-extension.md); everything else goes through glTF-Transform I/O. One input, one
+ * output file.
+ */
+import { extname } from 'node:path';
+
+import { parseLength } from '../../clip/units.js';
+import { OptionsError } from '../../compress/options.js';
+import { compressGltfFile, type CompressGltfFileResult, type GltfOutputFormat } from '../../node/gltf-files.js';
+import { toFailure } from '../../node/failure.js';
+import { EXIT, exitCodeOfFailure, failureText, type ExitCode } from '../exit-codes.js';
+import { warningLine } from '../load.js';
+import { renderJson } from '../render/json.js';
+import { formatDistance, formatRatio, formatSeconds, renderTable } from '../render/table.js';
+
+/** `--format` values. */
+export const OUTPUT_FORMATS = ['glb', 'gltf', 'bpk'] as const;
+/** A `--format` value. */
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+/** The options of `compress` that the glTF output reads. */
+export interface GltfCompressCliOptions {
+  out: string;
+  error: string;
+  shell: string;
+  shellBone?: Record<string, string>;
+  rate?: number;
+  format?: OutputFormat;
+  fallback?: boolean;
+  maxInputBytes: number;
+  allowSpecialFiles?: boolean;
+  allowExternalResources?: boolean;
+  json?: boolean;
+  quiet?: boolean;
+  debug?: boolean;
+}
+
+/**
+ * The glTF container `compress` writes, or undefined for `.bpk` output: `--format glb|gltf`,
+ * else the extension of `-o` (`.glb`, `.gltf`). `.bpk` stays the default for every input.
+ */
+export function gltfOutputFormat(options: Pick<GltfCompressCliOptions, 'out' | 'format'>): GltfOutputFormat | undefined {
+  if (options.format !== undefined) return options.format === 'bpk' ? undefined : options.format;
+  const ext = extname(options.out).toLowerCase();
+  return ext === '.glb' ? 'glb' : ext === '.gltf' ? 'gltf' : undefined;
+}
+
+/** What `compress --json` prints for a glTF output. */
+export interface GltfCompressReport extends CompressGltfFileResult {
+  /** Source animation bytes / output animation bytes. */
+  animationRatio: number;
+}
+
+/** Runs `compress` with glTF output: one glTF/GLB input into one file. Returns the exit code. */
+export async function runGltfCompress(inputs: readonly string[], options: GltfCompressCliOptions, format: GltfOutputFormat): Promise<ExitCode> {
+  if (inputs.length !== 1) throw new OptionsError(`glTF output takes one glTF/GLB input, got ${inputs.length}`);
+  const input = inputs[0];
+  if (!/\.(glb|gltf)$/i.test(input)) throw new OptionsError(`glTF output needs a .glb or .gltf input; ${input} compresses to .bpk`);
+  if (options.out === '-') throw new OptionsError('glTF output goes to a file, not stdout');
+  let result: CompressGltfFileResult;
+  try {
+    result = await compressGltfFile(input, options.out, {
+      format,
+      error: options.error,
+      shell: options.shell,
+      shellBones: options.shellBone,
+      sampleRate: options.rate,
+      fallback: options.fallback === true,
+      read: { maxInputBytes: options.maxInputBytes, allowSpecialFiles: options.allowSpecialFiles === true, allowExternalResources: options.allowExternalResources === true },
+    });
+  } catch (error) {
+    const failure = toFailure(input, error);
+    process.stderr.write(failureText(failure, options.debug === true));
+    return exitCodeOfFailure(failure);
+  }
+  const over = result.animations.filter((a) => a.stats.maxError > a.stats.threshold);
+  if (options.json) {
+    const report: GltfCompressReport = { ...result, animationRatio: result.sourceAnimation.total / result.outputAnimation.total };
+    process.stdout.write(renderJson(report));
+  } else if (options.quiet !== true) {
+    const lines = [...result.warnings, ...result.droppedExtensions.map((e) => `extension ${e} is not known to glTF-Transform I/O and was not written`)];
+    process.stderr.write(lines.map((w) => warningLine(input, w)).join(''));
+    process.stdout.write(renderGltfTable(result, parseLength(options.error).unit));
+  }
+  return over.length > 0 ? EXIT.CHECK_FAILED : EXIT.OK;
+}
+
+function renderGltfTable(result: CompressGltfFileResult, display: string): string {
+  const body = result.animations.map(({ animation, stats }) => [
+    animation, String(stats.boneCount), String(stats.sampleCount), String(stats.rawBytes), String(stats.compressedBytes),
+    formatRatio(stats.ratio), formatDistance(stats.maxError, stats.unit, display) + (stats.maxError > stats.threshold ? ' !' : ''), formatSeconds(stats.seconds),
+  ]);
+  const s = result.sourceAnimation, o = result.outputAnimation;
+  const footer = [
+    [`animation bytes (${result.animations.length} clips)`, '', '', String(s.total), String(o.total), formatRatio(s.total / o.total), '', ''],
+    [`file bytes (${result.output})`, '', '', String(result.sourceFileBytes), String(result.outputFileBytes), formatRatio(result.sourceFileBytes / result.outputFileBytes), '', ''],
+  ];
+  const columns = ['animation', 'bones', 'samples', 'raw / source', 'compressed / output', 'ratio', 'max error', 'time']
+    .map((header, i) => ({ header, align: i === 0 ? 'left' as const : 'right' as const }));
+  return renderTable(columns, { body, footer });
+}
