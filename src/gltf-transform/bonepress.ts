@@ -8,6 +8,7 @@ import { Logger, WebIO, type Accessor, type Animation, type Document, type Node,
 import type { RawClip } from '../clip/raw-clip.js';
 import { compress, type CompressStats } from '../compress/index.js';
 import { COMPRESS_DEFAULTS, type CompressOptions } from '../compress/options.js';
+import { ParseError, PARSE_ERROR } from '../readers/errors.js';
 import { readGltfWithWarnings } from '../readers/gltf.js';
 import { clipEndTime, clipStartTime } from '../clip/raw-clip.js';
 import { BONEPRESS_ANIMATION_COMPRESSION, BonepressAnimationCompression, type BoneTable, type CompressedAnimation } from './extension.js';
@@ -24,6 +25,8 @@ export interface BonepressOptions extends Pick<CompressOptions, 'error' | 'shell
   sampleRate?: number;
   /** Receives the reader's warnings (channels left uncompressed, keys moved onto the grid). */
   onWarning?: (message: string) => void;
+  /** Name of the asset in error messages and warnings. Default `'document'`. */
+  file?: string;
 }
 
 /** Defaults of {@link BonepressOptions}. */
@@ -70,7 +73,14 @@ export async function compressDocument(doc: Document, options: BonepressOptions 
   if (!fallback) extension.setRequired(true);
   else if (extension.listProperties().length === 0) extension.setRequired(false);
 
-  const clips = await readClips(doc, animations, options);
+  let clips: Awaited<ReturnType<typeof readClips>>;
+  try {
+    clips = await readClips(doc, animations, options);
+  } catch (error) {
+    // Animations, but none on a skeleton (a camera fly-through): nothing to compress.
+    if (error instanceof ParseError && error.code === PARSE_ERROR.NO_ANIMATION) return { animations: [], warnings: [error.message] };
+    throw error;
+  }
   const nodes = root.listNodes();
   const reports: CompressedAnimationReport[] = [];
   let table: BoneTable | undefined;
@@ -120,7 +130,7 @@ async function readClips(doc: Document, animations: Animation[], options: Bonepr
   } finally {
     animations.forEach((a, i) => a.setName(names[i]));
   }
-  const { clips, warnings } = await readGltfWithWarnings(bytes, 'document', { sampleRate: options.sampleRate });
+  const { clips, warnings } = await readGltfWithWarnings(bytes, options.file ?? 'document', { sampleRate: options.sampleRate });
   return {
     clips: clips.map((clip) => ({ clip, index: Number(clip.name) })),
     warnings: warnings.map((w) => w.replace(/animation "(\d+)"/g, (_, i: string) => `animation ${i} ${JSON.stringify(names[Number(i)])}`)),

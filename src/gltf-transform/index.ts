@@ -23,3 +23,4 @@ export {
   BONEPRESS_DEFAULTS, bonepress, compressDocument,
   type BonepressOptions, type CompressDocumentResult, type CompressedAnimationReport,
 } from './bonepress.js';
+export { animationBytes, type AnimationBytes } from './sizes.js';

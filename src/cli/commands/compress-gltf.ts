@@ -6,10 +6,10 @@
  */
 import { extname } from 'node:path';
 
-import { parseLength } from '../../clip/units.js';
-import { OptionsError } from '../../compress/options.js';
-import { compressGltfFile, type CompressGltfFileResult, type GltfOutputFormat } from '../../node/gltf-files.js';
-import { toFailure } from '../../node/failure.js';
+import { InvalidArgumentError } from 'commander';
+
+import { OptionsError, parseLength } from '../../index.js';
+import { compressGltfFile, toFailure, type CompressGltfFileResult, type GltfOutputFormat } from '../../node/index.js';
 import { EXIT, exitCodeOfFailure, failureText, type ExitCode } from '../exit-codes.js';
 import { warningLine } from '../load.js';
 import { renderJson } from '../render/json.js';
@@ -19,6 +19,13 @@ import { formatDistance, formatRatio, formatSeconds, renderTable } from '../rend
 export const OUTPUT_FORMATS = ['glb', 'gltf', 'bpk'] as const;
 /** A `--format` value. */
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+/** Parses `--format`. */
+export function parseFormatArg(value: string): OutputFormat {
+  const format = OUTPUT_FORMATS.find((f) => f === value.toLowerCase());
+  if (format === undefined) throw new InvalidArgumentError(`expected one of ${OUTPUT_FORMATS.join(', ')}`);
+  return format;
+}
 
 /** The options of `compress` that the glTF output reads. */
 export interface GltfCompressCliOptions {

@@ -16,6 +16,7 @@ import {
 } from '../../node/index.js';
 import { EXIT, exitCodeOfFailure, failureText, worstExitCode, type ExitCode } from '../exit-codes.js';
 import { runLibraryCompress } from './compress-library.js';
+import { gltfOutputFormat, parseFormatArg, runGltfCompress, type OutputFormat } from './compress-gltf.js';
 import { warningLine } from '../load.js';
 import {
   collectShellBone, parseCountArg, parseLengthArg, parsePositiveArg, parseShardArg, parseUnitArg, type Shard,
@@ -54,6 +55,10 @@ export interface CompressCliOptions {
   verbose?: boolean;
   /** The global --debug flag. */
   debug?: boolean;
+  /** glb / gltf: write the glTF asset with compressed animations (compress-gltf.ts); bpk: loose clips. */
+  format?: OutputFormat;
+  /** glTF output: keep the original channels for loaders without the extension. */
+  fallback?: boolean;
 }
 
 /** One compressed clip in `compress --json`: the compressor's stats plus where it went. */
@@ -140,6 +145,8 @@ export function registerCompressCommand(program: Command): void {
     .option('--allow-external-resources', "let glTF buffer URIs name files outside the asset's folder (absolute paths, .., links out)")
     .option('--skip-empty', 'skip inputs with nothing to compress (a glTF without animation) instead of failing')
     .option('--json', 'print one JSON object instead of the table')
+    .option('--format <format>', 'glb or gltf: write the glTF asset with its animations compressed inside (docs/gltf-extension.md); bpk: loose clips. Default: glb/gltf when -o ends so, else bpk', parseFormatArg)
+    .option('--fallback', 'glTF output: keep the original channels for loaders without the extension (the extension is then optional)')
     .addHelpText('after', [
       '',
       'Outputs: -o out/ writes out/<input name>.bpk, or out/<input name>_<clip name>.bpk for inputs with several clips;',
@@ -164,6 +171,8 @@ export function registerCompressCommand(program: Command): void {
  * Throws a usage error (exit 2) for options that cannot work together.
  */
 export async function runCompress(inputs: readonly string[], options: CompressCliOptions): Promise<ExitCode> {
+  const gltfFormat = gltfOutputFormat(options);
+  if (gltfFormat !== undefined) return runGltfCompress(inputs, options, gltfFormat);
   const expanded = await expandInputs(inputs);
   const files = options.shard ? shardInputs(expanded, options.shard.index, options.shard.count) : expanded;
   const target = await resolveOutputTarget(options.out, OUTPUT_EXTENSION, process.stdout);

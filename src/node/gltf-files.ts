@@ -1,0 +1,134 @@
+/**
+ * glTF in, glTF out, on files: reads a `.glb` or `.gltf` (its buffers and images through
+ * the same guarded resource reader as the glTF clip reader), compresses its skeletal
+ * animations with `bonepress()` (src/gltf-transform/), and writes a `.glb` or `.gltf` whose
+ * other contents glTF-Transform carried through.
+ */
+import { basename, dirname, extname, join } from 'node:path';
+
+import type { Document, GLTF, NodeIO } from '@gltf-transform/core';
+
+import type { BonepressOptions, CompressedAnimationReport } from '../gltf-transform/bonepress.js';
+import type { AnimationBytes } from '../gltf-transform/sizes.js';
+import { ParseError, PARSE_ERROR } from '../readers/errors.js';
+import { readGltfResourceSync, readInputFile, writeFileAtomic, type ReadFileOptions } from './files.js';
+
+/** Output container of {@link compressGltfFile}. */
+export type GltfOutputFormat = 'glb' | 'gltf';
+
+/** Options of {@link compressGltfFile}. */
+export interface CompressGltfFileOptions extends BonepressOptions {
+  /** Container to write. Default: from the output's extension (`.gltf` → JSON, else GLB). */
+  format?: GltfOutputFormat;
+  /** How input files and their resources are read (caps, special files, resources outside the folder). */
+  read?: ReadFileOptions;
+}
+
+/** What {@link compressGltfFile} did, with sizes for `compress --json`. */
+export interface CompressGltfFileResult {
+  input: string;
+  output: string;
+  format: GltfOutputFormat;
+  animations: CompressedAnimationReport[];
+  warnings: string[];
+  /** Extensions of the input that glTF-Transform I/O does not know, and therefore did not write. */
+  droppedExtensions: string[];
+  /** Animation bytes of the source and the output, counted alike (src/gltf-transform/sizes.ts). */
+  sourceAnimation: AnimationBytes;
+  outputAnimation: AnimationBytes;
+  /** Whole-file sizes (the output's resources included for `.gltf`). */
+  sourceFileBytes: number;
+  outputFileBytes: number;
+}
+
+const GLB_MAGIC = 0x46546c67;
+
+/**
+ * Compresses the skeletal animations of the glTF asset at `input` into `output`
+ * (docs/gltf-extension.md). Throws `ParseError` naming the file for unreadable input or
+ * animation data, `OptionsError` for bad options, and Node's errors for file problems.
+ */
+export async function compressGltfFile(input: string, output: string, options: CompressGltfFileOptions = {}): Promise<CompressGltfFileResult> {
+  const format = options.format ?? (extname(output).toLowerCase() === '.gltf' ? 'gltf' : 'glb');
+  // Loaded on first use, so `bonepress/node` (and the CLI) start without glTF-Transform.
+  const [{ NodeIO }, { BonepressAnimationCompression, compressDocument, animationBytes }] = await Promise.all([
+    import('@gltf-transform/core'), import('../gltf-transform/index.js'),
+  ]);
+  const io = new NodeIO().registerExtensions([BonepressAnimationCompression]);
+  const bytes = await readInputFile(input, options.read);
+  const { json, resources, sourceFileBytes } = await readContainer(io, input, bytes, options.read);
+  const known = new Set([BonepressAnimationCompression.EXTENSION_NAME]);
+  const droppedExtensions = (json.extensionsUsed ?? []).filter((name) => !known.has(name));
+  if ((json.extensionsRequired ?? []).some((name) => !known.has(name))) {
+    const missing = json.extensionsRequired!.filter((name) => !known.has(name));
+    throw new ParseError(input, 0, `requires ${missing.join(', ')}, which bonepress cannot carry through yet (glTF-Transform I/O without @gltf-transform/extensions)`, PARSE_ERROR.UNSUPPORTED);
+  }
+  const sourceAnimation = animationBytes(json);
+  let doc: Document;
+  try {
+    io.setLogger({ debug: () => {}, info: () => {}, warn: () => {}, error: () => {} });
+    doc = await io.readJSON({ json, resources });
+  } catch (error) {
+    throw new ParseError(input, 0, `glTF-Transform cannot read the asset: ${(error as Error).message}`, PARSE_ERROR.BAD_VALUE);
+  }
+  const { animations, warnings } = await compressDocument(doc, { ...options, file: input });
+  if (animations.length === 0 && !doc.getRoot().listAnimations().some((a) => a.getExtension(BonepressAnimationCompression.EXTENSION_NAME))) {
+    throw new ParseError(input, 0, 'no skeletal animation to compress', PARSE_ERROR.NO_ANIMATION);
+  }
+  let outputFileBytes: number;
+  let outputJson: GLTF.IGLTF;
+  if (format === 'glb') {
+    const glb = await io.writeBinary(doc);
+    await writeFileAtomic(output, glb);
+    outputFileBytes = glb.byteLength;
+    outputJson = (await io.binaryToJSON(glb)).json;
+  } else {
+    const written = await io.writeJSON(doc, { basename: basename(output, extname(output)) });
+    const text = JSON.stringify(written.json, null, 2);
+    outputFileBytes = Buffer.byteLength(text);
+    for (const [uri, data] of Object.entries(written.resources)) {
+      await writeFileAtomic(join(dirname(output), uri), data);
+      outputFileBytes += data.byteLength;
+    }
+    await writeFileAtomic(output, text);
+    outputJson = written.json;
+  }
+  return {
+    input, output, format, animations, warnings, droppedExtensions,
+    sourceAnimation, outputAnimation: animationBytes(outputJson), sourceFileBytes, outputFileBytes,
+  };
+}
+
+/** The JSON and resources of a GLB or `.gltf` file; external resources read next to it. */
+async function readContainer(io: NodeIO, path: string, bytes: Uint8Array, read: ReadFileOptions | undefined): Promise<{ json: GLTF.IGLTF; resources: Record<string, Uint8Array<ArrayBuffer>>; sourceFileBytes: number }> {
+  if (bytes.byteLength >= 4 && new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true) === GLB_MAGIC) {
+    try {
+      const { json, resources } = await io.binaryToJSON(bytes);
+      return { json, resources, sourceFileBytes: bytes.byteLength };
+    } catch (error) {
+      throw new ParseError(path, 0, `not a valid GLB: ${(error as Error).message}`, PARSE_ERROR.BAD_VALUE);
+    }
+  }
+  let json: GLTF.IGLTF;
+  try {
+    json = JSON.parse(new TextDecoder().decode(bytes)) as GLTF.IGLTF;
+  } catch (error) {
+    throw new ParseError(path, 0, `not a GLB and not glTF JSON: ${(error as Error).message}`, PARSE_ERROR.BAD_VALUE);
+  }
+  const resources: Record<string, Uint8Array<ArrayBuffer>> = {};
+  let sourceFileBytes = bytes.byteLength;
+  for (const def of [...(json.buffers ?? []), ...(json.images ?? [])]) {
+    const uri = def.uri;
+    if (uri === undefined || uri.startsWith('data:') || resources[uri]) continue;
+    let data: Uint8Array | undefined;
+    try {
+      data = readGltfResourceSync(path, uri, read);
+    } catch (error) {
+      throw new ParseError(path, 0, `resource ${JSON.stringify(uri)}: ${(error as Error).message}`, PARSE_ERROR.UNSUPPORTED);
+    }
+    if (!data) throw new ParseError(path, 0, `resource ${JSON.stringify(uri)} not found next to the asset`, PARSE_ERROR.BAD_VALUE);
+    resources[uri] = new Uint8Array(data);
+    sourceFileBytes += data.byteLength;
+  }
+  return { json, resources, sourceFileBytes };
+}
