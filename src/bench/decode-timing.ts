@@ -233,8 +233,8 @@ export interface ThreeHarness {
  * Builds a three.js `Skeleton` of `Bone`s for `clip` and an `AnimationMixer` playing it:
  * every bone gets a `QuaternionKeyframeTrack` and a `VectorKeyframeTrack` for its position
  * (plus one for its scale when that varies), all sharing one Float32Array of key times —
- * what a BVH file gives (every joint carries rotation channels), and the clip ANCHORS.md
- * measured (1,178,620 bytes for 22 bones × 1901 samples). Bones are named `b<index>`, so
+ * what a BVH file gives (every joint carries rotation channels), and the clip of the three.js
+ * reference figure in bench/references.json (1,178,620 bytes for 22 bones × 1901 samples). Bones are named `b<index>`, so
  * that no clip bone name needs three.js's name sanitising.
  */
 export function buildThreeHarness(three: ThreeModule, clip: RawClip): ThreeHarness {

@@ -45,7 +45,7 @@ export interface BitRateInput {
 
 /**
  * Pass 2 strategies: 'descend' lowers each track as far as it goes before the next
- * (children first, DESIGN §3.7); 'round-robin' lowers every track one step per round, in
+ * (children first); 'round-robin' lowers every track one step per round, in
  * the same order, so the error budget of a chain is shared instead of spent by its leaves.
  */
 export type SearchStrategy = 'descend' | 'round-robin';

@@ -1,5 +1,5 @@
 /**
- * Object-space error metric (DESIGN §4): what a skinned mesh would show. For bone b at
+ * Object-space error metric: what a skinned mesh would show. For bone b at
  * sample s, the virtual vertices (d,0,0), (0,d,0), (0,0,d) — d is b's shell distance — are
  * moved by the reference and by the decoded object-space transform; the error is the
  * largest of the three distances.

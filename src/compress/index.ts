@@ -1,6 +1,6 @@
 /**
- * compress(): a clip in, `.bpk` bytes and stats out. Reads as the list of pipeline stages
- * (DESIGN §3); each stage lives in its own module.
+ * compress(): a clip in, `.bpk` bytes and stats out. Reads as the list of pipeline stages;
+ * each stage lives in its own module.
  */
 import { rawSizeBytes, validateRawClip, type RawClip } from '../clip/raw-clip.js';
 import { POSE_STRIDE } from '../runtime/pose.js';

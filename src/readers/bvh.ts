@@ -1,5 +1,5 @@
 /**
- * BVH reader (DESIGN §2). The hierarchy is small and read token by token with an explicit
+ * BVH reader. The hierarchy is small and read token by token with an explicit
  * block stack (never recursion, so a hierarchy nested thousands deep cannot overflow the
  * call stack). The MOTION section is most of the file and is read with a hand-written
  * character scanner that writes straight into the clip's tracks: no per-value strings,

@@ -126,11 +126,11 @@ describe('runBench', () => {
 });
 
 describe('decoder timing pieces', () => {
-  it('builds the three.js clip like the ANCHORS one: a quaternion and a position track per bone, shared key times', () => {
+  it('builds the three.js clip like the reference one (bench/references.json): a quaternion and a position track per bone, shared key times', () => {
     const clip = fixtureClip(RUN);
     const n = clip.sampleCount;
     const harness = buildThreeHarness(THREE, clip);
-    // 22 × 2 tracks; bytes = shared key times (4n) + 22 × (16n + 12n) = 620n: 1,178,620 for 1901 samples, as in ANCHORS.md.
+    // 22 × 2 tracks; bytes = shared key times (4n) + 22 × (16n + 12n) = 620n: 1,178,620 for 1901 samples, as bench/references.json records.
     expect(harness.trackCount).toBe(44);
     expect(harness.clipBytes).toBe(620 * n);
     expect(harness.skeleton.bones).toHaveLength(22);

@@ -21,7 +21,7 @@ import { EXPANSION_SLACK, MAX_EXPANSION, TRANSPORT_HEADER, decodeTransport } fro
 import { encodeWithRates } from '../utils/clips.js';
 import { makeSyntheticClip, mulberry32 } from '../utils/synthetic.js';
 
-const DEFAULT_RUNS = 400;
+const DEFAULT_RUNS = 100; // `npm run fuzz` runs 200,000
 const RUNS = positiveInt(process.env.FUZZ_RUNS, DEFAULT_RUNS);
 const SEED = positiveInt(process.env.FUZZ_SEED, 0x62707431); // "bpt1"
 const TIMEOUT_MS = 30_000 + RUNS * 5;
