@@ -11,7 +11,7 @@ import { COMPRESS_DEFAULTS, type CompressOptions } from '../compress/options.js'
 import { ParseError, PARSE_ERROR } from '../readers/errors.js';
 import { readGltfWithWarnings } from '../readers/gltf.js';
 import { clipEndTime, clipStartTime } from '../clip/raw-clip.js';
-import { BONEPRESS_ANIMATION_COMPRESSION, BonepressAnimationCompression, type BoneTable, type CompressedAnimation } from './extension.js';
+import { BONEPRESS_ANIMATION_COMPRESSION, BonepressAnimationCompression, type BoneTable } from './extension.js';
 
 /** Options of {@link bonepress} and {@link compressDocument}. */
 export interface BonepressOptions extends Pick<CompressOptions, 'error' | 'shell' | 'shellBones'> {
@@ -133,7 +133,10 @@ async function readClips(doc: Document, animations: Animation[], options: Bonepr
   const { clips, warnings } = await readGltfWithWarnings(bytes, options.file ?? 'document', { sampleRate: options.sampleRate });
   return {
     clips: clips.map((clip) => ({ clip, index: Number(clip.name) })),
-    warnings: warnings.map((w) => w.replace(/animation "(\d+)"/g, (_, i: string) => `animation ${i} ${JSON.stringify(names[Number(i)])}`)),
+    // The reader's words are for loose clips; here what it leaves out stays in the asset as it was.
+    warnings: warnings.map((w) => w
+      .replace(/animation "(\d+)"/g, (_, i: string) => `animation ${i} ${JSON.stringify(names[Number(i)])}`)
+      .replace(/; (ignored|skipped)$/, '; kept uncompressed')),
   };
 }
 

@@ -137,6 +137,10 @@ describe('bonepress() on a glTF-Transform Document', () => {
     for (const a of first.animations) expect(a.stats.maxError).toBeLessThanOrEqual(a.stats.threshold);
     const data = doc.getRoot().listAnimations().map((a) => a.getExtension<CompressedAnimation>(BONEPRESS_ANIMATION_COMPRESSION)!.getData());
     expect((await compressDocument(doc)).animations).toEqual([]);
+    // What the clips leave out stays in the asset, and the warnings say so.
+    const sceneResult = await compressDocument(await io().readBinary(scene));
+    expect(sceneResult.warnings).toContain('animation 3 "CameraFly" has no translation, rotation or scale channel on the skeleton; kept uncompressed');
+    expect(sceneResult.warnings.some((w) => /animation 0 "WalkA": 1 morph-target weight channel \(Face\) .*; kept uncompressed/.test(w))).toBe(true);
     expect(doc.getRoot().listAnimations().map((a) => a.getExtension<CompressedAnimation>(BONEPRESS_ANIMATION_COMPRESSION)!.getData())).toEqual(data);
   });
 
