@@ -32,7 +32,7 @@ const MAX_NAME_BYTES = 0xffff;
 
 /** Serialises an encoded clip. The same encoding always gives the same bytes. */
 export function writeClip(enc: ClipEncoding): Uint8Array {
-  const { clip, classes, tracks, clipRanges, ranges, layout, rates } = enc;
+  const { clip, classes, tracks, clipRanges, layout } = enc;
   const boneCount = clip.skeleton.parents.length;
   const trackCount = boneCount * TRACKS_PER_BONE;
   const animated = tracks.length;

@@ -3,7 +3,7 @@
  * dequantisation cache of the segments last touched and the decode scratch. One sampler
  * per character (or mixer action); the clip stays immutable and shared.
  */
-import { RAW_BITS, SEGMENT_SIZE, TRACKS_PER_BONE, TRACK_KIND } from './format.js';
+import { SEGMENT_SIZE, TRACKS_PER_BONE, TRACK_KIND } from './format.js';
 import { FORMAT_ERROR, FormatError } from './errors.js';
 import { floatFromBits } from './bits.js';
 import { SERIES_LIMIT } from './interpolate.js';

@@ -8,7 +8,7 @@ import { createSnapshotSchema, type SnapshotSchema } from '../../src/net/schema.
 import {
   SNAPSHOT_CODING, SnapshotReceiver, SnapshotSender, sequenceDistance, sequenceGreaterThan, type SessionOptions, type SnapshotCoding,
 } from '../../src/net/session.js';
-import { catchError, clipPoses, driveLossyLink, loadFixture, mulberry32, poseError } from './helpers.js';
+import { catchError, clipPoses, driveLossyLink, loadFixture, mulberry32 } from './helpers.js';
 
 /** The pose a receiver must decode for `pose`: the sender's own quantisation. */
 function expectedPose(schema: SnapshotSchema, pose: Float32Array): Float32Array {

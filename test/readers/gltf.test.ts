@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
 
-import { Document, WebIO, type Accessor, type Node } from '@gltf-transform/core';
+import { Document, WebIO, type Node } from '@gltf-transform/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import type { RawClip } from '../../src/clip/raw-clip.js';
-import { POSE_STRIDE } from '../../src/clip/skeleton.js';
 import { measureClipError } from '../../src/compress/error-metric.js';
 import { readBvh } from '../../src/readers/bvh.js';
 import { ParseError } from '../../src/readers/errors.js';
