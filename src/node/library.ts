@@ -76,18 +76,22 @@ export interface LibraryResult {
 
 /**
  * The settings that change outputs, with the defaults filled in so that spelling a default
- * out gives the same key as leaving it out. Order of members does not matter (keys hash
- * their canonical JSON).
+ * out gives the same key as leaving it out; plus, under `admission`, the read options that
+ * decide whether an input is refused at all (size and sample caps, special files, external
+ * glTF buffers): a cached entry must never let through an input a fresh run would refuse.
+ * Order of members does not matter (keys hash their canonical JSON).
  */
 export function outputSettings(options: CompressFilesOptions): Record<string, unknown> {
+  const { unit, sampleRate, onWarning: _callback, ...admission } = (options.read ?? {}) as ReadOptions & Record<string, unknown>;
   return {
     error: options.error ?? COMPRESS_DEFAULTS.error,
     shell: options.shell ?? COMPRESS_DEFAULTS.shell,
     shellBones: options.shellBones ?? {},
     stripNames: options.stripNames ?? COMPRESS_DEFAULTS.stripNames,
     checksum: options.checksum ?? COMPRESS_DEFAULTS.checksum,
-    unit: options.read?.unit ?? null,
-    sampleRate: options.read?.sampleRate ?? null,
+    unit: unit ?? null,
+    sampleRate: sampleRate ?? null,
+    admission,
   };
 }
 

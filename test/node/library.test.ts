@@ -145,6 +145,15 @@ describe('compressLibrary', () => {
     for (const [name, output] of before) expect(after.get(name)!.bytes).toEqual(output.bytes);
   });
 
+  it('never lets a cached clip past a cap a fresh run enforces', LONG, async () => {
+    const { root, inputs } = makeLibrary('capped');
+    const run = { outDir: join(root, 'out'), cacheDir: join(root, 'cache'), jobs: 1 };
+    await library.compressLibrary(inputs.slice(0, 2), {}, run);
+    const capped = await library.compressLibrary(inputs.slice(0, 2), { read: { maxSamples: 10 } } as Parameters<typeof library.compressLibrary>[1], run);
+    expect(capped).toMatchObject({ compressed: 2, cached: 0 });
+    for (const entry of capped.manifest.inputs) expect(entry.failure?.message, entry.input).toMatch(/10/);
+  });
+
   it('records the shard and reports progress for every input', LONG, async () => {
     const { root, inputs } = makeLibrary('progress');
     const seen: [number, boolean][] = [];
@@ -193,5 +202,12 @@ describe('outputSettings', () => {
   it('fills in the defaults, so spelling one out keys like leaving it out', () => {
     expect(library.outputSettings({})).toEqual(library.outputSettings({ error: '0.01cm', shell: '3cm', stripNames: false, checksum: true }));
     expect(library.outputSettings({ read: { unit: 'm', sampleRate: 30 } })).toMatchObject({ unit: 'm', sampleRate: 30 });
+    // The caps decide whether an input is refused: another cap is another key, so a cached
+    // clip cannot slip past a cap a fresh run would enforce.
+    const capped = { read: { maxSamples: 100 } } as Parameters<typeof library.outputSettings>[0];
+    expect(library.outputSettings(capped)).toMatchObject({ admission: { maxSamples: 100 } });
+    // Untyped callers may still pass a warning callback: it changes nothing.
+    const withCallback = { read: { onWarning: () => undefined } } as unknown as Parameters<typeof library.outputSettings>[0];
+    expect(library.outputSettings(withCallback)).toEqual(library.outputSettings({}));
   });
 });
