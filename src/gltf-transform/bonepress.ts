@@ -6,6 +6,7 @@
 import { Logger, WebIO, type Accessor, type Animation, type Document, type Node, type Transform } from '@gltf-transform/core';
 
 import type { RawClip } from '../clip/raw-clip.js';
+import type { LengthUnit } from '../clip/units.js';
 import { compress, type CompressStats } from '../compress/index.js';
 import { COMPRESS_DEFAULTS, type CompressOptions } from '../compress/options.js';
 import { ParseError, PARSE_ERROR } from '../readers/errors.js';
@@ -23,6 +24,8 @@ export interface BonepressOptions extends Pick<CompressOptions, 'error' | 'shell
   fallback?: boolean;
   /** Resample at this rate (Hz) instead of the rate detected from the key times. */
   sampleRate?: number;
+  /** Length unit of the asset's translations when it is not in metres (as the glTF spec says it should be). */
+  unit?: LengthUnit;
   /** Receives the reader's warnings (channels left uncompressed, keys moved onto the grid). */
   onWarning?: (message: string) => void;
   /** Name of the asset in error messages and warnings. Default `'document'`. */
@@ -130,7 +133,7 @@ async function readClips(doc: Document, animations: Animation[], options: Bonepr
   } finally {
     animations.forEach((a, i) => a.setName(names[i]));
   }
-  const { clips, warnings } = await readGltfWithWarnings(bytes, options.file ?? 'document', { sampleRate: options.sampleRate });
+  const { clips, warnings } = await readGltfWithWarnings(bytes, options.file ?? 'document', { sampleRate: options.sampleRate, unit: options.unit });
   return {
     clips: clips.map((clip) => ({ clip, index: Number(clip.name) })),
     // The reader's words are for loose clips; here what it leaves out stays in the asset as it was.

@@ -8,7 +8,7 @@ import { extname } from 'node:path';
 
 import { InvalidArgumentError } from 'commander';
 
-import { OptionsError, parseLength } from '../../index.js';
+import { OptionsError, parseLength, type LengthUnit } from '../../index.js';
 import { compressGltfFile, toFailure, type CompressGltfFileResult, type GltfOutputFormat } from '../../node/index.js';
 import { EXIT, exitCodeOfFailure, failureText, type ExitCode } from '../exit-codes.js';
 import { warningLine } from '../load.js';
@@ -34,6 +34,7 @@ export interface GltfCompressCliOptions {
   shell: string;
   shellBone?: Record<string, string>;
   rate?: number;
+  unit?: LengthUnit;
   format?: OutputFormat;
   fallback?: boolean;
   maxInputBytes: number;
@@ -74,6 +75,7 @@ export async function runGltfCompress(inputs: readonly string[], options: GltfCo
       shell: options.shell,
       shellBones: options.shellBone,
       sampleRate: options.rate,
+      unit: options.unit,
       fallback: options.fallback === true,
       read: { maxInputBytes: options.maxInputBytes, allowSpecialFiles: options.allowSpecialFiles === true, allowExternalResources: options.allowExternalResources === true },
     });
