@@ -104,6 +104,21 @@ describe('compress --manifest', () => {
     expect(`${JSON.stringify(report.manifest, null, 2)}\n`.replaceAll(out, 'OUT')).toBe(manifestText(REFERENCE));
   });
 
+  it('with --skip-empty, reports an input without animation as skipped and exits 0; the manifest still lists it', LONG, () => {
+    const empty = join(temp.dir, 'empty.gltf');
+    writeFileSync(empty, JSON.stringify({ asset: { version: '2.0' } }));
+    const out = join(temp.dir, 'skip-empty');
+    const args = ['compress', empty, libraryFiles[0], '-o', out, '--manifest', join(out, 'manifest.json'), '--jobs', '1'];
+    const failed = runCli(args);
+    expect(failed.code).toBe(2);
+    expect(failed.stderr).toBe(`bonepress: ${empty}: no animations in the file\n`);
+    const skipped = runCli([...args, '--skip-empty']);
+    expect(skipped.code).toBe(0);
+    expect(skipped.stderr).toBe(`bonepress: ${empty}: skipped: no animations in the file\n`);
+    const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as { inputs: { input: string; failure?: { code: string } }[] };
+    expect(manifest.inputs.find((e) => e.input === empty)?.failure?.code).toBe('NO_ANIMATION');
+  });
+
   it('refuses a single-file -o in library mode', () => {
     const run = runCli(['compress', ...libraryFiles, '-o', join(temp.dir, 'one.bpk'), '--manifest', join(temp.dir, 'm.json')]);
     expect(run.code).toBe(2);

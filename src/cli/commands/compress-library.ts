@@ -7,6 +7,7 @@ import { basename, dirname, join } from 'node:path';
 
 import { InvalidArgumentError } from 'commander';
 
+import { PARSE_ERROR } from '../../index.js';
 import { compressLibrary, type CompressFilesOptions, type LibraryResult, type ManifestShard } from '../../node/index.js';
 import { EXIT, exitCodeOfFailure, failureText, worstExitCode, type ExitCode } from '../exit-codes.js';
 import { renderJson } from '../render/json.js';
@@ -25,6 +26,8 @@ export interface LibraryCliOptions {
   readonly jobs: number;
   readonly shard?: ManifestShard;
   readonly json?: boolean;
+  /** Inputs with nothing to compress (`NO_ANIMATION`) are reported as skipped and do not fail the run; the manifest still lists them as failures. */
+  readonly skipEmpty?: boolean;
   readonly quiet?: boolean;
   readonly debug?: boolean;
 }
@@ -111,7 +114,9 @@ export async function runLibraryCompress(
   const exitCodes: ExitCode[] = [];
   for (const entry of manifest.inputs) {
     if (!quiet && !options.json) for (const warning of entry.warnings ?? []) stderr.push(`bonepress: ${entry.input}: warning: ${warning}\n`);
-    if (entry.failure) {
+    if (entry.failure && options.skipEmpty === true && entry.failure.code === PARSE_ERROR.NO_ANIMATION) {
+      if (!quiet) stderr.push(`bonepress: ${entry.input}: skipped: ${entry.failure.message}\n`);
+    } else if (entry.failure) {
       const failure = { file: entry.input, ...entry.failure };
       stderr.push(failureText(failure, options.debug === true));
       exitCodes.push(exitCodeOfFailure(failure));
