@@ -9,6 +9,8 @@ import type { RawClip } from '../clip/raw-clip.js';
 import type { LengthUnit } from '../clip/units.js';
 import { compress, type CompressStats } from '../compress/index.js';
 import { COMPRESS_DEFAULTS, type CompressOptions } from '../compress/options.js';
+import { CompressedClip } from '../runtime/compressed-clip.js';
+import { POSE_STRIDE } from '../runtime/pose.js';
 import { ParseError, PARSE_ERROR } from '../readers/errors.js';
 import { readGltfWithWarnings } from '../readers/gltf.js';
 import { clipEndTime, clipStartTime } from '../clip/raw-clip.js';
@@ -17,11 +19,13 @@ import { BONEPRESS_ANIMATION_COMPRESSION, BonepressAnimationCompression, type Bo
 /** Options of {@link bonepress} and {@link compressDocument}. */
 export interface BonepressOptions extends Pick<CompressOptions, 'error' | 'shell' | 'shellBones'> {
   /**
-   * Keep the original channels beside the compressed data, for loaders without the
-   * extension (which is then optional, not required). Default false: the channels are
+   * Channels for loaders without the extension (which is then optional, not required):
+   * `true` or `'original'` keeps the original channels; `'quantized'` replaces them with the
+   * compressed clip decoded at its sample rate, rotations as normalised 16-bit integers
+   * (core glTF) and translations and scales as floats. Default false: the channels are
    * removed and the extension is required.
    */
-  fallback?: boolean;
+  fallback?: boolean | 'original' | 'quantized';
   /** Resample at this rate (Hz) instead of the rate detected from the key times. */
   sampleRate?: number;
   /** Length unit of the asset's translations when it is not in metres (as the glTF spec says it should be). */
@@ -65,7 +69,7 @@ const TRS = new Set(['translation', 'rotation', 'scale']);
  * `ParseError` for bad animation data and `OptionsError` for bad options.
  */
 export async function compressDocument(doc: Document, options: BonepressOptions = {}): Promise<CompressDocumentResult> {
-  const fallback = options.fallback ?? BONEPRESS_DEFAULTS.fallback;
+  const fallback = options.fallback === true ? 'original' : options.fallback || undefined;
   const root = doc.getRoot();
   const animations = root.listAnimations();
   const pending = animations.filter((a) => !a.getExtension(BONEPRESS_ANIMATION_COMPRESSION) && a.listChannels().length > 0);
@@ -97,7 +101,9 @@ export async function compressDocument(doc: Document, options: BonepressOptions 
     const stored: RawClip = { ...clip, name: animation.getName(), skeleton: { ...skeleton, nodeIndices: undefined } };
     const result = compress(stored, { error: options.error, shell: options.shell, shellBones: options.shellBones, stripNames: true, checksum: true });
     animation.setExtension(BONEPRESS_ANIMATION_COMPRESSION, extension.createCompressedAnimation().setData(result.bytes).setSkeleton(table));
-    if (!fallback) replaceChannels(doc, animation, new Set(joints), clipStartTime(clip), clipEndTime(clip));
+    if (fallback !== 'original') removeSkeletonChannels(animation, new Set(joints));
+    if (fallback === 'quantized') addQuantizedChannels(doc, animation, CompressedClip.open(result.bytes), joints);
+    if (animation.listChannels().length === 0) addStub(doc, animation, clipStartTime(clip), clipEndTime(clip));
     reports.push({ animation: animation.getName(), index, stats: { ...result.stats, name: animation.getName() } });
   }
   return { animations: reports, warnings: clips.warnings };
@@ -155,11 +161,9 @@ function findTable(extension: BonepressAnimationCompression, joints: readonly No
 
 /**
  * Removes the translation, rotation and scale channels on the skeleton's nodes (the
- * compressed data replaces them), their samplers and the accessors nothing else uses. An
- * animation left without channels gets the stub of docs/gltf-extension.md: one STEP channel
- * with no target node, keyed at the clip's start time and duration.
+ * compressed data replaces them), their samplers and the accessors nothing else uses.
  */
-function replaceChannels(doc: Document, animation: Animation, skeleton: Set<Node>, startTime: number, duration: number): void {
+function removeSkeletonChannels(animation: Animation, skeleton: Set<Node>): void {
   for (const channel of animation.listChannels()) {
     const node = channel.getTargetNode();
     if (!node || !skeleton.has(node) || !TRS.has(channel.getTargetPath() ?? '')) continue;
@@ -172,12 +176,56 @@ function replaceChannels(doc: Document, animation: Animation, skeleton: Set<Node
     sampler.dispose();
     for (const accessor of accessors) if (accessor) disposeIfUnused(accessor);
   }
-  if (animation.listChannels().length > 0) return;
+}
+
+/**
+ * The stub of docs/gltf-extension.md, for an animation left without channels (glTF needs
+ * one): a STEP channel with no target node, keyed at the clip's start time and duration.
+ */
+function addStub(doc: Document, animation: Animation, startTime: number, duration: number): void {
   const buffer = doc.getRoot().listBuffers()[0] ?? doc.createBuffer();
   const input = doc.createAccessor().setType('SCALAR').setBuffer(buffer).setArray(new Float32Array([startTime, Math.max(startTime, duration)]));
   const output = doc.createAccessor().setType('VEC4').setBuffer(buffer).setArray(new Float32Array([0, 0, 0, 1, 0, 0, 0, 1]));
   const sampler = doc.createAnimationSampler().setInput(input).setOutput(output).setInterpolation('STEP');
   animation.addSampler(sampler).addChannel(doc.createAnimationChannel().setTargetPath('rotation').setSampler(sampler));
+}
+
+// Exactly sample k, whatever the rounding of start + k / rate.
+const SAMPLE_AT_KEY = { looping: 'clamp', rounding: 'nearest' } as const;
+
+/**
+ * The fallback of `fallback: 'quantized'`: one channel per track the source animated, keyed
+ * at every sample of the compressed clip (what the extension plays, at its own rate):
+ * rotations as normalised SHORT quaternions, translations and scales as floats; STEP where
+ * the source holds its keys, else LINEAR.
+ */
+function addQuantizedChannels(doc: Document, animation: Animation, clip: CompressedClip, joints: readonly Node[]): void {
+  const n = clip.sampleCount;
+  const buffer = doc.getRoot().listBuffers()[0] ?? doc.createBuffer();
+  const times = new Float32Array(n);
+  const poses = new Float32Array(n * clip.boneCount * POSE_STRIDE);
+  const sampler = clip.createSampler({ segmentCache: 'two' });
+  for (let k = 0; k < n; k++) {
+    times[k] = clip.startTime + k / clip.sampleRate;
+    sampler.sample(clip.startTime + k / clip.sampleRate, poses.subarray(k * clip.boneCount * POSE_STRIDE, (k + 1) * clip.boneCount * POSE_STRIDE), SAMPLE_AT_KEY);
+  }
+  let input: Accessor | undefined;
+  const paths = ['rotation', 'translation', 'scale'] as const;
+  for (let b = 0; b < clip.boneCount; b++) {
+    for (let kind = 0; kind < 3; kind++) {
+      if (!clip.hasChannel(b, kind)) continue;
+      const width = kind === 0 ? 4 : 3, at = kind === 0 ? 0 : kind === 1 ? 4 : 7;
+      const values = kind === 0 ? new Int16Array(n * 4) : new Float32Array(n * 3);
+      for (let k = 0; k < n; k++) {
+        const o = (k * clip.boneCount + b) * POSE_STRIDE + at;
+        for (let c = 0; c < width; c++) values[k * width + c] = kind === 0 ? Math.round(Math.max(-1, Math.min(1, poses[o + c])) * 32767) : poses[o + c];
+      }
+      input ??= doc.createAccessor().setType('SCALAR').setBuffer(buffer).setArray(times);
+      const output = doc.createAccessor().setType(kind === 0 ? 'VEC4' : 'VEC3').setBuffer(buffer).setArray(values).setNormalized(kind === 0);
+      const s = doc.createAnimationSampler().setInput(input).setOutput(output).setInterpolation(clip.isStepTrack(b, kind) ? 'STEP' : 'LINEAR');
+      animation.addSampler(s).addChannel(doc.createAnimationChannel().setTargetNode(joints[b]).setTargetPath(paths[kind]).setSampler(s));
+    }
+  }
 }
 
 function disposeIfUnused(accessor: Accessor): void {

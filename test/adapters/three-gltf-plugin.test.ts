@@ -26,7 +26,7 @@ async function load(glb: Uint8Array, plugin: boolean): Promise<GLTF> {
   return new Promise((resolve, reject) => loader.parse(toArrayBuffer(glb), '', resolve, reject));
 }
 
-async function compressGlb(glb: Uint8Array, fallback = false): Promise<Uint8Array> {
+async function compressGlb(glb: Uint8Array, fallback: boolean | 'quantized' = false): Promise<Uint8Array> {
   const io = new NodeIO().registerExtensions([BonepressAnimationCompression]);
   const doc = await io.readBinary(glb);
   await doc.transform(bonepress({ fallback, onWarning: () => {} }));
@@ -106,6 +106,24 @@ describe('BonepressGLTFLoaderPlugin', () => {
       expect(plain.animations[i]).not.toBeInstanceOf(CompressedAnimationClip);
       const [c, d] = playBoth(plain, plain.animations[i], source, source.animations[i], TIMES);
       expect(c).toEqual(d);
+    }
+  }, 60_000);
+
+  it("with the 'quantized' fallback: the plugin plays the compressed clip, a plain loader plays the fallback within 2e-4 of it at the samples", async () => {
+    const rig = rigs.find((r) => r.name === 'mixamo')!;
+    const glb = await compressGlb(rig.glb, 'quantized');
+    const withPlugin = await load(glb, true), stripped = await load(await compressGlb(rig.glb, false), true), plain = await load(glb, false);
+    for (let i = 0; i < withPlugin.animations.length; i++) {
+      const clip = withPlugin.animations[i] as CompressedAnimationClip;
+      expect(clip).toBeInstanceOf(CompressedAnimationClip);
+      expect(plain.animations[i]).not.toBeInstanceOf(CompressedAnimationClip);
+      const [a, b] = playBoth(withPlugin, clip, stripped, stripped.animations[i], TIMES);
+      expect(a).toEqual(b);
+      const samples = [0, 1, 7, 30, clip.compressed.sampleCount - 1].map((k) => clip.compressed.startTime + k / clip.compressed.sampleRate);
+      const [c, d] = playBoth(withPlugin, clip, plain, plain.animations[i], samples);
+      const worst = Math.max(...c.flatMap((pose, t) => pose.map((v, j) => Math.abs(v - d[t][j]))));
+      expect(worst).toBeLessThan(2e-4);
+      expect(worst).toBeGreaterThan(0); // the fallback is quantised, not the same data
     }
   }, 60_000);
 

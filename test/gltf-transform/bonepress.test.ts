@@ -12,7 +12,7 @@ import { readGltfWithWarnings } from '../../src/readers/gltf.js';
 import { CompressedClip } from '../../src/runtime/compressed-clip.js';
 import { compress } from '../../src/compress/index.js';
 import {
-  BONEPRESS_ANIMATION_COMPRESSION, bonepress, BonepressAnimationCompression, compressDocument, GltfExtensionError, type CompressedAnimation,
+  animationBytes, BONEPRESS_ANIMATION_COMPRESSION, bonepress, BonepressAnimationCompression, compressDocument, GltfExtensionError, type CompressedAnimation,
 } from '../../src/gltf-transform/index.js';
 import { makeRigs, makeSceneRig } from '../utils/gltf-rigs.js';
 
@@ -101,6 +101,28 @@ describe('bonepress() on a glTF-Transform Document', () => {
     expect(json.extensionsUsed).toContain(BONEPRESS_ANIMATION_COMPRESSION);
     expect(json.extensionsRequired ?? []).not.toContain(BONEPRESS_ANIMATION_COMPRESSION);
     expect((await validator.validateBytes(glb)).issues.numErrors).toBe(0);
+  });
+
+  it("with fallback 'quantized': the clip decoded at its rate as SHORT rotations, smaller than the original channels, and validates", async () => {
+    const quantized = await transformed(scene, { fallback: 'quantized' });
+    const original = await transformed(scene, { fallback: true });
+    const walk = quantized.doc.getRoot().listAnimations()[0];
+    const rotations = walk.listChannels().filter((c) => c.getTargetPath() === 'rotation');
+    expect(rotations.map((c) => c.getTargetNode()!.getName())).toEqual(['A0', 'A1', 'A2']);
+    for (const c of rotations) {
+      const output = c.getSampler()!.getOutput()!;
+      expect(output.getArray()).toBeInstanceOf(Int16Array);
+      expect(output.getNormalized()).toBe(true);
+    }
+    // The morph channel stays as it was; no stub where real channels are.
+    expect(walk.listChannels().filter((c) => c.getTargetPath() === 'weights')).toHaveLength(1);
+    expect(quantized.doc.getRoot().listAnimations().flatMap((a) => a.listChannels()).every((c) => c.getTargetNode() !== null)).toBe(true);
+    const q = animationBytes((await io().binaryToJSON(quantized.glb)).json), o = animationBytes((await io().binaryToJSON(original.glb)).json);
+    expect(q.total).toBeLessThan(o.total);
+    const { json } = await io().binaryToJSON(quantized.glb);
+    expect(json.extensionsRequired ?? []).not.toContain(BONEPRESS_ANIMATION_COMPRESSION);
+    const report = await validator.validateBytes(quantized.glb);
+    expect(report.issues.messages.filter((m) => m.severity <= 1), JSON.stringify(report.issues.messages)).toEqual([]);
   });
 
   it('stores each clip within the error bound, as the .bpk of the same clip (names and node indices aside), and deterministically', async () => {

@@ -65,6 +65,14 @@ describe('compress with glTF output', () => {
     expect(existsSync(join(dir, json.buffers[0].uri))).toBe(true);
     const doc = await new NodeIO().registerExtensions([BonepressAnimationCompression]).read(out);
     expect(doc.getRoot().listAnimations().map((a) => a.getExtension(BONEPRESS_ANIMATION_COMPRESSION) !== null)).toEqual([true, true]);
+
+    const quantized = join(dir, 'walk.q.glb');
+    const q = runCli(['compress', input, '-o', quantized, '--fallback', 'quantized', '--json']);
+    expect(q.code).toBe(0);
+    const full = JSON.parse(runCli(['compress', input, '-o', join(dir, 'walk.o.glb'), '--fallback', '--json']).stdout) as { outputAnimation: { total: number } };
+    expect((JSON.parse(q.stdout) as { outputAnimation: { total: number } }).outputAnimation.total).toBeLessThan(full.outputAnimation.total);
+    expect((await validator.validateBytes(new Uint8Array(readFileSync(quantized)))).issues.numErrors).toBe(0);
+    expect(runCli(['compress', input, '-o', quantized, '--fallback', 'tiny']).stderr).toMatch(/expected one of original, quantized/);
   });
 
   it('refuses glTF output for a BVH input and several inputs, and a bad --format, with exit 2', () => {

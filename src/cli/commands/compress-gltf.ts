@@ -27,6 +27,18 @@ export function parseFormatArg(value: string): OutputFormat {
   return format;
 }
 
+/** `--fallback` values. */
+export const FALLBACK_KINDS = ['original', 'quantized'] as const;
+/** A `--fallback` value. */
+export type FallbackKind = (typeof FALLBACK_KINDS)[number];
+
+/** Parses `--fallback <kind>`. */
+export function parseFallbackArg(value: string): FallbackKind {
+  const kind = FALLBACK_KINDS.find((k) => k === value.toLowerCase());
+  if (kind === undefined) throw new InvalidArgumentError(`expected one of ${FALLBACK_KINDS.join(', ')}`);
+  return kind;
+}
+
 /** The options of `compress` that the glTF output reads. */
 export interface GltfCompressCliOptions {
   out: string;
@@ -36,7 +48,7 @@ export interface GltfCompressCliOptions {
   rate?: number;
   unit?: LengthUnit;
   format?: OutputFormat;
-  fallback?: boolean;
+  fallback?: boolean | FallbackKind;
   maxInputBytes: number;
   allowSpecialFiles?: boolean;
   allowExternalResources?: boolean;
@@ -76,7 +88,7 @@ export async function runGltfCompress(inputs: readonly string[], options: GltfCo
       shellBones: options.shellBone,
       sampleRate: options.rate,
       unit: options.unit,
-      fallback: options.fallback === true,
+      fallback: options.fallback ?? false,
       read: { maxInputBytes: options.maxInputBytes, allowSpecialFiles: options.allowSpecialFiles === true, allowExternalResources: options.allowExternalResources === true },
     });
   } catch (error) {

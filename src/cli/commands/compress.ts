@@ -16,7 +16,7 @@ import {
 } from '../../node/index.js';
 import { EXIT, exitCodeOfFailure, failureText, worstExitCode, type ExitCode } from '../exit-codes.js';
 import { runLibraryCompress } from './compress-library.js';
-import { gltfOutputFormat, parseFormatArg, runGltfCompress, type OutputFormat } from './compress-gltf.js';
+import { gltfOutputFormat, parseFallbackArg, parseFormatArg, runGltfCompress, type FallbackKind, type OutputFormat } from './compress-gltf.js';
 import { warningLine } from '../load.js';
 import {
   collectShellBone, parseCountArg, parseLengthArg, parsePositiveArg, parseShardArg, parseUnitArg, type Shard,
@@ -57,8 +57,8 @@ export interface CompressCliOptions {
   debug?: boolean;
   /** glb / gltf: write the glTF asset with compressed animations (compress-gltf.ts); bpk: loose clips. */
   format?: OutputFormat;
-  /** glTF output: keep the original channels for loaders without the extension. */
-  fallback?: boolean;
+  /** glTF output: channels for loaders without the extension (`true`: original). */
+  fallback?: boolean | FallbackKind;
 }
 
 /** One compressed clip in `compress --json`: the compressor's stats plus where it went. */
@@ -146,7 +146,7 @@ export function registerCompressCommand(program: Command): void {
     .option('--skip-empty', 'skip inputs with nothing to compress (a glTF without animation) instead of failing')
     .option('--json', 'print one JSON object instead of the table')
     .option('--format <format>', 'glb or gltf: write the glTF asset with its animations compressed inside (docs/gltf-extension.md); bpk: loose clips. Default: glb/gltf when -o ends so, else bpk', parseFormatArg)
-    .option('--fallback', 'glTF output: keep the original channels for loaders without the extension (the extension is then optional)')
+    .option('--fallback [kind]', 'glTF output: channels for loaders without the extension (then optional): original (default) or quantized (the compressed clip decoded, 16-bit rotations)', parseFallbackArg)
     .addHelpText('after', [
       '',
       'Outputs: -o out/ writes out/<input name>.bpk, or out/<input name>_<clip name>.bpk for inputs with several clips;',
