@@ -26,6 +26,8 @@ import { buildThreeHarness, median } from './decode-timing.js';
 /** Bytes one resident compressed clip holds, and three.js's raw clip for comparison. */
 export interface ResidentMemory {
   clip: string;
+  /** How the clip was opened (CompressedClip.open's `tables`). */
+  tables: 'full' | 'compact';
   sampleCount: number;
   boneCount: number;
   /** The `.bpk` bytes. */
@@ -47,9 +49,12 @@ export interface MixerTiming {
   clips: number;
   frames: number;
   rawMsPerFrame: number;
+  /** Clips opened with full tables, and with compact ones. */
   compressedMsPerFrame: number;
-  /** compressed / raw. */
+  compactMsPerFrame: number;
+  /** compressed / raw, compact / raw. */
   ratio: number;
+  compactRatio: number;
 }
 
 /** Bytes of the distinct buffers behind the typed arrays among `value`'s own fields, except `skip` (views may share a buffer). */
@@ -61,10 +66,10 @@ function bufferBytes(value: object, skip: ArrayBufferLike): number {
   return total;
 }
 
-/** {@link ResidentMemory} of `raw` compressed at the defaults. */
-export function residentMemory(raw: RawClip): ResidentMemory {
+/** {@link ResidentMemory} of `raw` compressed at the defaults and opened with `tables`. */
+export function residentMemory(raw: RawClip, tables: 'full' | 'compact'): ResidentMemory {
   const bytes = compress(raw).bytes;
-  const clip = CompressedClip.open(bytes);
+  const clip = CompressedClip.open(bytes, { tables });
   const harness = buildThreeHarness(THREE, raw);
   const root = harness.skeleton.bones[0].parent ?? harness.skeleton.bones[0];
   const mixerClip = createMixerClip(clip, root, { onWarning: () => {} });
@@ -75,7 +80,7 @@ export function residentMemory(raw: RawClip): ResidentMemory {
   const instanceBytes = sampler.byteLength + clip.boneCount * POSE_STRIDE * 4 + standIns;
   const total = clip.byteLength + tableBytes + instanceBytes;
   return {
-    clip: raw.name, sampleCount: raw.sampleCount, boneCount: clip.boneCount,
+    clip: raw.name, tables, sampleCount: raw.sampleCount, boneCount: clip.boneCount,
     fileBytes: clip.byteLength, tableBytes, instanceBytes, total,
     threeClipBytes: harness.clipBytes, ratio: harness.clipBytes / total,
   };
@@ -102,34 +107,42 @@ function character(raw: RawClip): THREE.Object3D {
 export function timeMixers(raws: readonly RawClip[], characters: number, frames: number, rounds: number): MixerTiming {
   // Bones named b<i> on both sides, as buildThreeHarness names them, so both crowds bind alike.
   const named = raws.map((raw) => ({ ...raw, skeleton: { ...raw.skeleton, boneNames: raw.skeleton.boneNames.map((_, b) => `b${b}`) } }));
-  const compressed = named.map((raw) => CompressedClip.open(compress(raw).bytes));
+  const bytes = named.map((raw) => compress(raw).bytes);
+  const compressed = bytes.map((b) => CompressedClip.open(b));
+  const compact = bytes.map((b) => CompressedClip.open(b, { tables: 'compact' }));
   const rawMixers: THREE.AnimationMixer[] = [];
   const packedMixers: THREE.AnimationMixer[] = [];
+  const compactMixers: THREE.AnimationMixer[] = [];
   for (let i = 0; i < characters; i++) {
     const c = i % raws.length;
     const harness = buildThreeHarness(THREE, named[c]);
     harness.mixer.setTime((i * 0.37) % 5);
     rawMixers.push(harness.mixer);
-    const root = character(named[c]);
-    const mixer = new THREE.AnimationMixer(root);
-    const clip = createMixerClip(compressed[c], root, { onWarning: () => {} });
-    mixer.clipAction(clip).play();
-    mixer.setTime((i * 0.37) % 5);
-    packedMixers.push(mixer);
+    for (const [clips, mixers] of [[compressed, packedMixers], [compact, compactMixers]] as const) {
+      const root = character(named[c]);
+      const mixer = new THREE.AnimationMixer(root);
+      mixer.clipAction(createMixerClip(clips[c], root, { onWarning: () => {} })).play();
+      mixer.setTime((i * 0.37) % 5);
+      mixers.push(mixer);
+    }
   }
   const run = (mixers: THREE.AnimationMixer[]): number => {
     const start = performance.now();
     for (let f = 0; f < frames; f++) for (const m of mixers) m.update(1 / 60);
     return (performance.now() - start) / frames;
   };
-  run(rawMixers); run(packedMixers); // warm-up
-  const rawTimes: number[] = [], packedTimes: number[] = [];
+  run(rawMixers); run(packedMixers); run(compactMixers); // warm-up
+  const rawTimes: number[] = [], packedTimes: number[] = [], compactTimes: number[] = [];
   for (let r = 0; r < rounds; r++) {
     rawTimes.push(run(rawMixers));
     packedTimes.push(run(packedMixers));
+    compactTimes.push(run(compactMixers));
   }
-  const rawMs = median(rawTimes), packedMs = median(packedTimes);
-  return { characters, clips: raws.length, frames, rawMsPerFrame: rawMs, compressedMsPerFrame: packedMs, ratio: packedMs / rawMs };
+  const rawMs = median(rawTimes), packedMs = median(packedTimes), compactMs = median(compactTimes);
+  return {
+    characters, clips: raws.length, frames, rawMsPerFrame: rawMs, compressedMsPerFrame: packedMs, compactMsPerFrame: compactMs,
+    ratio: packedMs / rawMs, compactRatio: compactMs / rawMs,
+  };
 }
 
 function parseArgs(argv: string[]): { json: boolean; corpus: string; characters: number; clips: number; frames: number; rounds: number } {
@@ -160,7 +173,7 @@ function main(): void {
   if (files.length === 0) throw new Error(`${o.corpus}: no .bvh files`);
   const raws = files.map((f) => readBvh(readFileSync(join(o.corpus, f), 'utf8'), f));
   const longest = raws.reduce((a, b) => (b.sampleCount > a.sampleCount ? b : a));
-  const memory = residentMemory(longest);
+  const memory = [residentMemory(longest, 'full'), residentMemory(longest, 'compact')];
   const timing = timeMixers(raws.slice(0, o.clips), o.characters, o.frames, o.rounds);
   if (o.json) {
     process.stdout.write(`${JSON.stringify({ corpus: o.corpus, memory, timing }, null, 1)}\n`);
@@ -169,12 +182,12 @@ function main(): void {
   const kb = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
   process.stdout.write([
     `corpus ${o.corpus}`,
-    `resident clip "${memory.clip}" (${memory.boneCount} bones × ${memory.sampleCount} samples)`,
-    `  bonepress   ${memory.total} B = file ${memory.fileBytes} + tables ${memory.tableBytes} + one playing instance ${memory.instanceBytes} (${kb(memory.total)})`,
-    `  three.js    ${memory.threeClipBytes} B (${kb(memory.threeClipBytes)}): ${memory.ratio.toFixed(1)}× the compressed clip`,
+    `resident clip "${memory[0].clip}" (${memory[0].boneCount} bones × ${memory[0].sampleCount} samples); three.js AnimationClip ${memory[0].threeClipBytes} B (${kb(memory[0].threeClipBytes)})`,
+    ...memory.map((m) => `  tables ${m.tables.padEnd(7)} ${m.total} B = file ${m.fileBytes} + tables ${m.tableBytes} + one playing instance ${m.instanceBytes} (${kb(m.total)}): three.js holds ${m.ratio.toFixed(1)}×`),
     `mixer.update, ${timing.characters} characters on ${timing.clips} clips, median of ${o.rounds} rounds × ${timing.frames} frames`,
     `  raw clips         ${timing.rawMsPerFrame.toFixed(3)} ms per frame`,
-    `  compressed clips  ${timing.compressedMsPerFrame.toFixed(3)} ms per frame (${timing.ratio.toFixed(2)}× raw)`,
+    `  compressed clips  ${timing.compressedMsPerFrame.toFixed(3)} ms per frame (${timing.ratio.toFixed(2)}× raw), full tables`,
+    `  compressed clips  ${timing.compactMsPerFrame.toFixed(3)} ms per frame (${timing.compactRatio.toFixed(2)}× raw), compact tables`,
     '',
   ].join('\n'));
 }

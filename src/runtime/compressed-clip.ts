@@ -30,6 +30,17 @@ export interface OpenOptions {
    * open-time tables hold every segment's constants. Must be `'all'` or `'two'` when given.
    */
   segmentCache?: 'all' | 'two';
+  /**
+   * What is derived at open time:
+   * - `'full'` (default): every segment's dequantisation records and a copy of the packed
+   *   keys, in one buffer in the order a decode reads it (about 1.5 × the file), shared by
+   *   every sampler: the fastest decode, cold or warm;
+   * - `'compact'`: the base pose and references only; each sampler builds the records of
+   *   the two segments it last read (32 bytes per animated track each) and reads packed keys
+   *   from the file. Resident memory is about the file's size plus a few KB per sampler;
+   *   moving to another segment costs one record build. Decoded values are identical.
+   */
+  tables?: 'full' | 'compact';
 }
 
 /** Class of a track in a compressed clip. */
@@ -104,7 +115,7 @@ export class CompressedClip {
   private readonly defaultCache: 'all' | 'two';
   private ownSampler: ClipSampler | undefined;
 
-  private constructor(bytes: Uint8Array, verifyChecksum: boolean, segmentCache: 'all' | 'two') {
+  private constructor(bytes: Uint8Array, verifyChecksum: boolean, segmentCache: 'all' | 'two', compactTables: boolean) {
     const size = bytes.byteLength;
     if (!LITTLE_ENDIAN_HOST) throw new FormatError(FORMAT_ERROR.UNSUPPORTED_PLATFORM, 'bonepress needs a little-endian host');
     if (size < HEADER.SIZE) throw new FormatError(FORMAT_ERROR.TOO_SMALL, `${size} bytes is smaller than the ${HEADER.SIZE}-byte header`, 0);
@@ -397,7 +408,7 @@ export class CompressedClip {
     this.bytes = bytes;
     this.tables = buildTables({
       bytes, basePose, animKind, animBoneOffset, animStep, animTrackOfTrack, clipRanges, animRange, refs, segRates, segRanges, segData, segKeyBits, segKeys, compBits,
-    });
+    }, compactTables);
     this.sections = {
       header: HEADER.SIZE,
       parents: bitsetsOffset - parentsOffset,
@@ -427,7 +438,9 @@ export class CompressedClip {
     if ((u8.byteOffset & 3) !== 0) u8 = u8.slice();
     const cache = options.segmentCache ?? 'all';
     if (cache !== 'all' && cache !== 'two') throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `segmentCache must be 'all' or 'two', got ${String(cache)}`);
-    return new CompressedClip(u8, options.verifyChecksum ?? true, cache);
+    const tables = options.tables ?? 'full';
+    if (tables !== 'full' && tables !== 'compact') throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `tables must be 'full' or 'compact', got ${String(tables)}`);
+    return new CompressedClip(u8, options.verifyChecksum ?? true, cache, tables === 'compact');
   }
 
   /**

@@ -47,6 +47,13 @@ export interface ClipTables {
   readonly animTrackOfTrack: Int32Array;
   /** Byte offset of each segment's rate bytes in the file. */
   readonly segRates: Uint32Array;
+  /**
+   * Set when the clip was opened with compact tables: the buffer holds the base pose and
+   * the references only, and each sampler builds the records of the segments it reads
+   * from these sources into slots of its own (see {@link writeSegmentRecords}); packed keys
+   * are read from the file's own words.
+   */
+  readonly compact?: { readonly src: TableSources; readonly words: Uint32Array };
 }
 
 /**
@@ -95,12 +102,14 @@ export interface TableSources {
 /**
  * Lays out the decode buffer (see {@link ClipTables}) from the validated sections: each
  * segment's dequantisation offsets and steps are computed here once, with the arithmetic
- * of bits.ts, so sampling prepares nothing. Memory is linear in the file size.
+ * of bits.ts, so sampling prepares nothing. Memory is linear in the file size. With
+ * `compact`, only the base pose and the references are laid out (see
+ * {@link ClipTables.compact}).
  */
-export function buildTables(src: TableSources): ClipTables {
-  const { bytes, basePose, animKind, animBoneOffset, animStep, clipRanges, animRange, refs, segRates, segRanges, segData, segKeyBits, segKeys, compBits } = src;
+export function buildTables(src: TableSources, compact = false): ClipTables {
+  const { bytes, basePose, animKind, animBoneOffset, animStep, refs, segRates, segData, segKeyBits, segKeys } = src;
   const animated = animKind.length;
-  const segments = segRates.length;
+  const segments = compact ? 0 : segRates.length;
   let rotations = 0;
   for (let j = 0; j < animated; j++) if (animKind[j] === TRACK_KIND.ROTATION) rotations++;
   const poseFloats = basePose.length;
@@ -122,42 +131,54 @@ export function buildTables(src: TableSources): ClipTables {
   }
   const u8 = new Uint8Array(buffer);
   for (let s = 0, data = dataAt; s < segments; s++) {
-    const head = segAt + s * segStride;
     const words = Math.ceil((segKeys[s] * segKeyBits[s]) / 32);
     u8.set(bytes.subarray(segData[s], segData[s] + 4 * words), 4 * data);
-    i32[head] = data;
-    i32[head + 1] = segKeyBits[s];
+    writeSegmentRecords(src, s, i32, f32, segAt + s * segStride, data);
     data += words + 1;
-    const rates = segRates[s], rng = segRanges[s];
-    for (let j = 0; j < animated; j++) {
-      const at = head + TABLE.RECORD * (1 + j);
-      const kind = animKind[j];
-      const rb = bytes[rates + j];
-      const rate = rb & RATE_MASK;
-      const drop = kind === TRACK_KIND.ROTATION ? rb >>> DROP_SHIFT : 3;
-      const cb = (s * animated + j) * ANIMATED_COMPONENTS;
-      let meta = animBoneOffset[j] | (kind << TABLE.KIND_SHIFT) | (animStep[j] ? TABLE.STEP : 0);
-      if (rate === RAW_BITS) meta |= TABLE.RAW;
-      i32[at] = meta;
-      i32[at + 1] = compBits[cb] | (compBits[cb + 1] << 8) | (compBits[cb + 2] << 16) | ((kind === TRACK_KIND.ROTATION ? drop : 0) << 24);
-      if (rate === RAW_BITS) continue;
-      const ro = animRange[j];
-      const rangeAt = rng + j * SEGMENT_RANGE_BYTES;
-      for (let c = 0; c < ANIMATED_COMPONENTS; c++) {
-        // Stored slot c holds component c, or c + 1 at and after the dropped one.
-        const r = ro + 2 * (c < drop ? c : c + 1);
-        if (rate === 0) {
-          // Constant in the segment: 0 bits, step 0, value = offset + 0 · 0 (as the writer's arithmetic).
-          f32[at + 2 + 2 * c] = segmentConstant(clipRanges[r], clipRanges[r + 1], bytes[rangeAt + 2 * c] | (bytes[rangeAt + 2 * c + 1] << 8));
-        } else {
-          f32[at + 2 + 2 * c] = segmentOffset(clipRanges[r], clipRanges[r + 1], bytes[rangeAt + 2 * c]);
-          f32[at + 3 + 2 * c] = segmentStep(clipRanges[r + 1], bytes[rangeAt + 2 * c + 1], compBits[cb + c]);
-        }
-      }
-    }
   }
   return {
     f32, i32, u32, f64, poseFloats, refsAt, segAt, segStride,
     basePose: f32.subarray(0, poseFloats), animBoneOffset, animKind, animStep, animTrackOfTrack: src.animTrackOfTrack, segRates,
+    ...(compact ? { compact: { src, words: new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2) } } : {}),
   };
+}
+
+/**
+ * Writes segment `s`'s header record (`keyWord`: the word index of its packed keys in the
+ * words the sampler reads them from) and one record per animated track at `head` of
+ * `i32`/`f32`.
+ */
+export function writeSegmentRecords(src: TableSources, s: number, i32: Int32Array, f32: Float32Array, head: number, keyWord: number): void {
+  const { bytes, animKind, animBoneOffset, animStep, clipRanges, animRange, segRates, segRanges, segKeyBits, compBits } = src;
+  const animated = animKind.length;
+  i32[head] = keyWord;
+  i32[head + 1] = segKeyBits[s];
+  const rates = segRates[s], rng = segRanges[s];
+  for (let j = 0; j < animated; j++) {
+    const at = head + TABLE.RECORD * (1 + j);
+    const kind = animKind[j];
+    const rb = bytes[rates + j];
+    const rate = rb & RATE_MASK;
+    const drop = kind === TRACK_KIND.ROTATION ? rb >>> DROP_SHIFT : 3;
+    const cb = (s * animated + j) * ANIMATED_COMPONENTS;
+    let meta = animBoneOffset[j] | (kind << TABLE.KIND_SHIFT) | (animStep[j] ? TABLE.STEP : 0);
+    if (rate === RAW_BITS) meta |= TABLE.RAW;
+    i32[at] = meta;
+    i32[at + 1] = compBits[cb] | (compBits[cb + 1] << 8) | (compBits[cb + 2] << 16) | ((kind === TRACK_KIND.ROTATION ? drop : 0) << 24);
+    if (rate === RAW_BITS) continue;
+    const ro = animRange[j];
+    const rangeAt = rng + j * SEGMENT_RANGE_BYTES;
+    for (let c = 0; c < ANIMATED_COMPONENTS; c++) {
+      // Stored slot c holds component c, or c + 1 at and after the dropped one.
+      const r = ro + 2 * (c < drop ? c : c + 1);
+      if (rate === 0) {
+        // Constant in the segment: 0 bits, step 0, value = offset + 0 · 0 (as the writer's arithmetic).
+        f32[at + 2 + 2 * c] = segmentConstant(clipRanges[r], clipRanges[r + 1], bytes[rangeAt + 2 * c] | (bytes[rangeAt + 2 * c + 1] << 8));
+        f32[at + 3 + 2 * c] = 0;
+      } else {
+        f32[at + 2 + 2 * c] = segmentOffset(clipRanges[r], clipRanges[r + 1], bytes[rangeAt + 2 * c]);
+        f32[at + 3 + 2 * c] = segmentStep(clipRanges[r + 1], bytes[rangeAt + 2 * c + 1], compBits[cb + c]);
+      }
+    }
+  }
 }

@@ -9,7 +9,7 @@ import { floatFromBits } from './bits.js';
 import { SERIES_LIMIT } from './interpolate.js';
 import { POSE_STRIDE } from './pose.js';
 import type { CompressedClip } from './compressed-clip.js';
-import { TABLE, type ClipTables } from './decode-tables.js';
+import { TABLE, writeSegmentRecords, type ClipTables } from './decode-tables.js';
 
 /** How a time between two samples is resolved. */
 export type Rounding = 'none' | 'floor' | 'ceil' | 'nearest';
@@ -69,6 +69,8 @@ export class ClipSampler {
   private readonly segAt: number;
   private readonly segStride: number;
   private readonly poseFloats: number;
+  /** With compact tables: the segment whose records each of the two slots holds (-1: none). */
+  private readonly slotSegment: Int32Array | undefined;
   // Scratch of locate(): no allocation per sample.
   private k0 = 0;
   private k1 = 0;
@@ -81,7 +83,18 @@ export class ClipSampler {
     this.clip = clip;
     const t = clip.tables;
     this.t = t;
-    this.i32 = t.i32; this.f32 = t.f32; this.u32 = t.u32; this.f64 = t.f64; this.base = t.basePose;
+    if (t.compact) {
+      // Compact tables: a buffer of its own holding the clip's base pose and references and
+      // two segment slots; packed keys come straight from the file.
+      const buffer = new ArrayBuffer(8 * Math.ceil((t.segAt + 2 * t.segStride) / 2));
+      this.i32 = new Int32Array(buffer); this.f32 = new Float32Array(buffer); this.f64 = new Float64Array(buffer);
+      this.i32.set(t.i32.subarray(0, t.segAt));
+      this.u32 = t.compact.words;
+      this.slotSegment = Int32Array.of(-1, -1);
+    } else {
+      this.i32 = t.i32; this.f32 = t.f32; this.u32 = t.u32; this.f64 = t.f64;
+    }
+    this.base = t.basePose;
     this.count = clip.animatedTrackCount;
     this.n = clip.sampleCount;
     this.rate = clip.sampleRate;
@@ -91,9 +104,12 @@ export class ClipSampler {
     this.refsAt = t.refsAt; this.segAt = t.segAt; this.segStride = t.segStride; this.poseFloats = t.poseFloats;
   }
 
-  /** Bytes this sampler holds beyond the clip (none: its state is a few numbers), for memory reports. */
+  /**
+   * Bytes this sampler holds beyond the clip, for memory reports: none with the clip's full
+   * tables (its state is a few numbers); its two segment slots with compact tables.
+   */
   get byteLength(): number {
-    return 0;
+    return this.slotSegment ? this.i32.byteLength + this.slotSegment.byteLength : 0;
   }
 
   /**
@@ -214,6 +230,18 @@ export class ClipSampler {
     this.k0 = k0; this.k1 = k1; this.alpha = alpha;
   }
 
+  /** With compact tables: builds segment `s`'s records in `slot` unless they are there; returns the slot's head. */
+  private prepareSlot(s: number, slot: number): number {
+    const head = this.segAt + slot * this.segStride;
+    const held = this.slotSegment!;
+    if (held[slot] !== s) {
+      const src = this.t.compact!.src;
+      writeSegmentRecords(src, s, this.i32, this.f32, head, src.segData[s] >>> 2);
+      held[slot] = s;
+    }
+    return head;
+  }
+
   /**
    * Decodes the animated tracks at (k0, k1, alpha) into `out`: a track of pose offset o
    * lands at out[o − base]. `onlyBone` ≥ 0 limits the work to that bone. Reads the records
@@ -233,7 +261,14 @@ export class ClipSampler {
     let s0 = (k0 / SEGMENT_SIZE) | 0; if (s0 >= segCount) s0 = segCount - 1;
     let s1 = (k1 / SEGMENT_SIZE) | 0; if (s1 >= segCount) s1 = segCount - 1;
     const i32 = this.i32, f32 = this.f32, f64 = this.f64, u32 = this.u32;
-    const h0 = this.segAt + s0 * this.segStride, h1 = this.segAt + s1 * this.segStride;
+    let h0: number, h1: number;
+    if (this.slotSegment === undefined) {
+      h0 = this.segAt + s0 * this.segStride; h1 = this.segAt + s1 * this.segStride;
+    } else {
+      // Two slots, and the keys' segments never share one (wrapping pairs the last with the first).
+      h0 = this.prepareSlot(s0, s0 & 1);
+      h1 = s1 === s0 ? h0 : this.prepareSlot(s1, (s0 & 1) ^ 1);
+    }
     // Packed keys: word index of the segment's first word, and the key's bit inside the segment.
     const d0 = i32[h0], d1 = i32[h1];
     let bit0 = (k0 - s0 * SEGMENT_SIZE) * i32[h0 + 1];
