@@ -75,11 +75,6 @@ export async function compressDocument(doc: Document, options: BonepressOptions 
   const pending = animations.filter((a) => !a.getExtension(BONEPRESS_ANIMATION_COMPRESSION) && a.listChannels().length > 0);
   if (pending.length === 0) return { animations: [], warnings: [] };
 
-  const extension = doc.createExtension(BonepressAnimationCompression);
-  // Required unless every compressed animation keeps a fallback; one without makes it required.
-  if (!fallback) extension.setRequired(true);
-  else if (extension.listProperties().length === 0) extension.setRequired(false);
-
   let clips: Awaited<ReturnType<typeof readClips>>;
   try {
     clips = await readClips(doc, animations, options);
@@ -88,12 +83,18 @@ export async function compressDocument(doc: Document, options: BonepressOptions 
     if (error instanceof ParseError && error.code === PARSE_ERROR.NO_ANIMATION) return { animations: [], warnings: [error.message] };
     throw error;
   }
+  const chosen = clips.clips.filter(({ index }) => pending.includes(animations[index]));
+  if (chosen.length === 0) return { animations: [], warnings: clips.warnings };
+  // Created only now, so a document with nothing to compress does not list the extension.
+  const extension = doc.createExtension(BonepressAnimationCompression);
+  // Required unless every compressed animation keeps a fallback; one without makes it required.
+  if (!fallback) extension.setRequired(true);
+  else if (extension.listProperties().length === 0) extension.setRequired(false);
   const nodes = root.listNodes();
   const reports: CompressedAnimationReport[] = [];
   let table: BoneTable | undefined;
-  for (const { clip, index } of clips.clips) {
+  for (const { clip, index } of chosen) {
     const animation = animations[index];
-    if (!pending.includes(animation)) continue;
     const skeleton = clip.skeleton;
     const joints = Array.from(skeleton.nodeIndices!, (n) => nodes[n]);
     table ??= findTable(extension, joints, skeleton.parents) ?? extension.createBoneTable().setBones(joints, Array.from(skeleton.parents));

@@ -166,6 +166,17 @@ describe('bonepress() on a glTF-Transform Document', () => {
     expect(doc.getRoot().listAnimations().map((a) => a.getExtension<CompressedAnimation>(BONEPRESS_ANIMATION_COMPRESSION)!.getData())).toEqual(data);
   });
 
+  it('leaves a document whose animations move no skeleton (a morph weight only) as it was, and says why', async () => {
+    const doc = await io().readBinary(scene);
+    doc.getRoot().listAnimations().slice(1).forEach((a) => a.dispose());
+    for (const c of doc.getRoot().listAnimations()[0].listChannels()) if (c.getTargetPath() !== 'weights') c.dispose();
+    const before = await io().writeBinary(doc);
+    const result = await compressDocument(doc);
+    expect(result.animations).toEqual([]);
+    expect(result.warnings.join('\n')).toMatch(/no skeletal animation/);
+    expect(await io().writeBinary(doc)).toEqual(before);
+  });
+
   it('refuses a malformed extension by its JSON path', async () => {
     const { glb } = await transformed(rigs[0].glb);
     const { json, resources } = await io().binaryToJSON(glb);
