@@ -36,7 +36,7 @@ export { writePoseDump, clipToPoseDump } from './clip/pose-dump.js';
 export type { PoseDump } from './clip/pose-dump.js';
 
 export {
-  CompressedClip, FormatError, FORMAT_ERROR, FORMAT_VERSION, POSE_STRIDE, createPose, localToObject, boneMatrix,
+  BonepressError, CompressedClip, FormatError, FORMAT_ERROR, FORMAT_VERSION, POSE_STRIDE, createPose, localToObject, boneMatrix,
 } from './runtime/index.js';
 export type { FormatErrorCode, Looping, OpenOptions, Rounding, SampleOptions, SectionSizes, TrackClass } from './runtime/index.js';
 export { TRANSPORT_VERSION, decodeTransport, isTransport, openClip } from './runtime/index.js';

@@ -3,6 +3,7 @@
  * and `verify` reads (docs/pose-dump.md). Arrays are sample-major, then bone:
  * `rotations[(s * bones.length + b) * 4 + c]` (xyzw), translations and scales with 3.
  */
+import { BonepressError } from '../runtime/errors.js';
 import { createRawClip, MAX_MAGNITUDE, validateRawClip, type RawClip } from './raw-clip.js';
 import { createSkeleton, POSE_STRIDE, setIdentity, type Skeleton } from './skeleton.js';
 import { isLengthUnit, type LengthUnit } from './units.js';
@@ -22,7 +23,7 @@ export interface PoseDump {
 }
 
 /** Thrown when a pose dump is malformed; names the file and the field. */
-export class PoseDumpError extends Error {
+export class PoseDumpError extends BonepressError {
   override readonly name = 'PoseDumpError';
   readonly code = 'BAD_POSE_DUMP';
   constructor(readonly file: string, readonly problem: string) {

@@ -1,3 +1,4 @@
+import { BonepressError } from '../runtime/errors.js';
 import { convertLength, type Length, type LengthUnit } from './units.js';
 
 import { POSE_STRIDE } from '../runtime/pose.js';
@@ -23,7 +24,7 @@ export interface Skeleton {
 }
 
 /** Thrown when a skeleton or clip breaks the data model's invariants. */
-export class ClipError extends Error {
+export class ClipError extends BonepressError {
   override readonly name = 'ClipError';
   constructor(
     message: string,

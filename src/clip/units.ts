@@ -2,6 +2,7 @@
  * Length units. A clip knows the unit its translations are in; thresholds and shell
  * distances are given with a unit and converted to the clip's.
  */
+import { BonepressError } from '../runtime/errors.js';
 
 /** Supported length units. */
 export const LENGTH_UNITS = ['mm', 'cm', 'm', 'in', 'ft'] as const;
@@ -24,7 +25,7 @@ export interface Length {
 }
 
 /** Thrown when a length or unit string cannot be understood. */
-export class UnitError extends Error {
+export class UnitError extends BonepressError {
   override readonly name = 'UnitError';
   readonly code = 'BAD_LENGTH';
 }

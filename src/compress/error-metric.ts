@@ -9,6 +9,7 @@
  * first. The decoded *local* values are the decoder's float32 output; composing them in
  * float64 keeps the metric's own rounding out of the figure.
  */
+import { BonepressError } from '../runtime/errors.js';
 import { POSE_STRIDE } from '../clip/skeleton.js';
 import type { RawClip } from '../clip/raw-clip.js';
 import type { LengthUnit } from '../clip/units.js';
@@ -173,7 +174,7 @@ export interface ErrorReport {
 }
 
 /** Thrown when two clips cannot be compared (different bones or sample counts). */
-export class MetricError extends Error {
+export class MetricError extends BonepressError {
   override readonly name = 'MetricError';
   readonly code = 'CLIPS_DIFFER';
 }

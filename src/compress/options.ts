@@ -2,6 +2,7 @@
  * Compression settings: what users set, the defaults (shared with the CLI help so the two
  * never drift apart), and their resolution into clip units.
  */
+import { BonepressError } from '../runtime/errors.js';
 import type { RawClip } from '../clip/raw-clip.js';
 import { resolveShellDistances } from '../clip/skeleton.js';
 import { UnitError, convertLength, parseLength, type Length } from '../clip/units.js';
@@ -42,7 +43,7 @@ export const COMPRESS_DEFAULTS = {
 export const THRESHOLD_MARGIN = 0.001;
 
 /** Bad compression options (an unknown bone, a malformed length). */
-export class OptionsError extends Error {
+export class OptionsError extends BonepressError {
   override readonly name = 'OptionsError';
   readonly code = 'BAD_OPTION';
 }

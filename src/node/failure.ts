@@ -2,13 +2,9 @@
  * Errors as plain data: what crosses the worker pool and what `--json` prints. The CLI maps
  * a failure's `code` to an exit code (cli/exit-codes.ts).
  */
-import { ClipError } from '../clip/skeleton.js';
 import { PoseDumpError } from '../clip/pose-dump.js';
-import { UnitError } from '../clip/units.js';
-import { MetricError } from '../compress/error-metric.js';
-import { OptionsError } from '../compress/options.js';
 import { ParseError } from '../readers/errors.js';
-import { FormatError } from '../runtime/errors.js';
+import { BonepressError } from '../runtime/errors.js';
 
 /** Why one input file failed. `message` is the problem without the file name. */
 export interface FileFailure {
@@ -30,7 +26,7 @@ export const OUTPUT_CLASH = 'OUTPUT_CLASH';
 export const OUTPUT_LINK = 'OUTPUT_LINK';
 
 /** An output that may not be written; `code` is {@link OUTPUT_LINK} or {@link OUTPUT_CLASH}. */
-export class OutputError extends Error {
+export class OutputError extends BonepressError {
   override readonly name = 'OutputError';
   constructor(readonly code: typeof OUTPUT_CLASH | typeof OUTPUT_LINK, message: string) {
     super(message);
@@ -58,13 +54,12 @@ export function isSystemError(error: unknown): error is NodeJS.ErrnoException & 
 }
 
 /**
- * True when `error` is one of bonepress's typed input errors or a system error, i.e. the
- * input or the environment is at fault rather than bonepress.
+ * True when `error` is one of bonepress's errors about its input (a {@link BonepressError}:
+ * `ParseError`, `FormatError`, `OptionsError`… each with a `code`) or a system error, i.e.
+ * the input or the environment is at fault rather than bonepress.
  */
 export function isInputError(error: unknown): boolean {
-  return error instanceof ParseError || error instanceof FormatError || error instanceof OptionsError
-    || error instanceof UnitError || error instanceof PoseDumpError || error instanceof ClipError
-    || error instanceof MetricError || error instanceof OutputError || isSystemError(error);
+  return error instanceof BonepressError || isSystemError(error);
 }
 
 /**

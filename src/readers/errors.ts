@@ -1,3 +1,5 @@
+import { BonepressError } from '../runtime/errors.js';
+
 /** Why a reader rejected its input. */
 export const PARSE_ERROR = {
   SYNTAX: 'SYNTAX',
@@ -15,7 +17,7 @@ export type ParseErrorCode = (typeof PARSE_ERROR)[keyof typeof PARSE_ERROR];
  * An input file that cannot be read as a clip. The message names the file, the place and
  * the problem, e.g. `walk.bvh:212: expected 132 channel values, got 131`.
  */
-export class ParseError extends Error {
+export class ParseError extends BonepressError {
   override readonly name = 'ParseError';
   constructor(
     readonly file: string,

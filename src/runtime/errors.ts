@@ -18,8 +18,17 @@ export const FORMAT_ERROR = {
 /** A {@link FORMAT_ERROR} code. */
 export type FormatErrorCode = (typeof FORMAT_ERROR)[keyof typeof FORMAT_ERROR];
 
+/**
+ * The base of bonepress's errors about what it was given (a file, a buffer, an option, two
+ * clips that cannot be compared): each carries a `code`, so a caller tells them apart from
+ * bugs with one `instanceof` and never needs a list of classes.
+ */
+export abstract class BonepressError extends Error {
+  abstract readonly code: string;
+}
+
 /** A buffer that is not a valid `.bpk` clip; `byteOffset` is where the problem was found (-1: not a place). */
-export class FormatError extends Error {
+export class FormatError extends BonepressError {
   override readonly name = 'FormatError';
   constructor(
     readonly code: FormatErrorCode,
