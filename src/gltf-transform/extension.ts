@@ -9,12 +9,14 @@ import {
   type Animation, type IProperty, type Node, type Nullable, type ReaderContext, type WriterContext,
 } from '@gltf-transform/core';
 
+import { BonepressError } from '../runtime/errors.js';
+
 /** The extension's name, as written in `extensionsUsed`. */
 export const BONEPRESS_ANIMATION_COMPRESSION = 'BONEPRESS_animation_compression';
 const NAME = BONEPRESS_ANIMATION_COMPRESSION;
 
 /** A malformed or inconsistent `BONEPRESS_animation_compression` object, named by its JSON path. */
-export class GltfExtensionError extends Error {
+export class GltfExtensionError extends BonepressError {
   override readonly name = 'GltfExtensionError';
   readonly code = 'BAD_EXTENSION';
   constructor(
