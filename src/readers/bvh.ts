@@ -88,7 +88,11 @@ export function readBvh(text: string, file: string, options: ReadOptions = {}): 
     defaultPose[o + 7] = 1; defaultPose[o + 8] = 1; defaultPose[o + 9] = 1;
   }
   const skeleton = createSkeleton(hierarchy.names, hierarchy.parents, defaultPose, unit);
-  const clip = createRawClip(clipNameOf(file), skeleton, motion.sampleRate, motion.frameCount, unit);
+  // BVH animates rotations and positions (OFFSET when a joint has no position channels), never scale:
+  // a host binds only those tracks, as it would the source clip.
+  const channelMask = new Uint8Array(boneCount * 3);
+  for (let t = 0; t < channelMask.length; t++) channelMask[t] = t % 3 === 2 ? 0 : 1;
+  const clip: RawClip = { ...createRawClip(clipNameOf(file), skeleton, motion.sampleRate, motion.frameCount, unit), channelMask };
   readFrames(text, file, motion, hierarchy, clip);
   return clip;
 }
