@@ -45,6 +45,12 @@ export function createProgram(): Command {
   registerBenchCommand(program);
   registerNetsimCommand(program);
   registerManifestCommand(program);
+  // compress handles SIGINT/SIGTERM itself (workers, temp files); every other command ends
+  // at once with the interrupted exit code, whatever it is blocked on.
+  program.hook('preAction', (_program, action) => {
+    if (action.name() === 'compress') return;
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(EXIT.INTERRUPTED));
+  });
   return program;
 }
 
