@@ -4,7 +4,7 @@
  */
 import { PARSE_ERROR, ParseError, type RawClip, type ReadOptions } from '../index.js';
 import { readClipFiles, readInputFile } from '../node/index.js';
-import { CompressedClip } from '../runtime/index.js';
+import { openClip, type CompressedClip } from '../runtime/index.js';
 import { atFile } from './exit-codes.js';
 
 export { anonymousBoneName } from '../index.js';
@@ -16,7 +16,8 @@ export { anonymousBoneName } from '../index.js';
 export function openCompressedFile(file: string): Promise<CompressedClip> {
   return atFile(file, async () => {
     // Regular files only, capped: `info /dev/zero` or a FIFO fails at once instead of reading forever.
-    return CompressedClip.open(await readInputFile(file));
+    // Either form of a clip: the runtime .bpk, or the entropy-coded transport form (decoded here).
+    return openClip(await readInputFile(file));
   });
 }
 

@@ -61,7 +61,7 @@ export function registerVerifyCommand(program: Command): void {
     .command('verify')
     .description('measure the error of a clip (.bpk, pose dump .json, or a BVH/glTF/SJSON source) against its raw source')
     .argument('<raw>', 'the reference clip (BVH, glTF/GLB, ACL SJSON or pose dump)')
-    .argument('<other>', 'the clip to measure: .bpk, pose dump .json, or any source format')
+    .argument('<other>', 'the clip to measure: .bpk (or its transport form .bpt), pose dump .json, or any source format')
     .option('--error <length>', 'error threshold, with a unit (also the unit of printed errors)', parseLengthArg, COMPRESS_DEFAULTS.error)
     .option('--shell <length>', 'virtual-vertex distance of every bone', parseLengthArg, COMPRESS_DEFAULTS.shell)
     .option('--shell-bone <name=length>', 'shell distance of one bone (repeatable), e.g. Hips=1m', collectShellBone)
@@ -86,7 +86,7 @@ export async function runVerify(rawFile: string, otherFile: string, options: Ver
   if (options.rate !== undefined) read.sampleRate = options.rate;
   const compressOptions: CompressOptions = { error: options.error, shell: options.shell };
   if (options.shellBone) compressOptions.shellBones = options.shellBone;
-  const isCompressed = extname(otherFile).toLowerCase() === '.bpk';
+  const isCompressed = ['.bpk', '.bpt'].includes(extname(otherFile).toLowerCase());
   const compressed = isCompressed ? await openCompressedFile(otherFile) : undefined;
   // A multi-clip source needs no --clip when the .bpk says which clip it holds.
   const raw = await readSingleClip(rawFile, read, { name: options.clip, preferred: compressed?.name });
