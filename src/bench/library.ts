@@ -13,6 +13,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { mulberry32 } from '../clip/random.js';
+
 /** Options of {@link runLibraryBench}. */
 export interface LibraryBenchOptions {
   /** Folder of source clips (`.bvh`); each is replicated in turn. */
@@ -85,18 +87,6 @@ const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Preloaded into the child: prints its peak RSS (KB) and CPU time (user, system; µs), all threads, when it exits. */
 const RSS_PROBE = 'data:text/javascript,process.on("exit",()=>{const u=process.resourceUsage();process.stderr.write("\\nbonepress-bench-maxrss "+u.maxRSS+" "+u.userCPUTime+" "+u.systemCPUTime+"\\n")})';
 
-/** mulberry32: a small seeded PRNG, so the same seed perturbs the same values. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * `bvh` with two smooth bumps of up to ±0.05 (degrees, or the file's length unit) on
  * random channels, each over up to 30 frames (a raised cosine), as a re-export with a
@@ -104,7 +94,7 @@ function prng(seed: number): () => number {
  * compresses to other bytes. The root's position is left alone. Deterministic in `seed`.
  */
 export function perturbBvh(bvh: string, seed: number): string {
-  const random = prng(seed);
+  const random = mulberry32(seed);
   const motion = bvh.indexOf('Frame Time:');
   if (motion < 0) return bvh;
   const bodyStart = bvh.indexOf('\n', motion) + 1;
@@ -209,7 +199,7 @@ export async function runLibraryBench(options: LibraryBenchOptions): Promise<Lib
     const unchanged = await build('unchanged second run', out, two.jobs);
     // Every n-th clip, from a seeded start: spread over the library like real edits.
     const step = Math.max(1, Math.round(1 / touchFraction));
-    const start = Math.floor(prng(seed)() * step);
+    const start = Math.floor(mulberry32(seed)() * step);
     let touchedFiles = files.filter((_, i) => i % step === start);
     if (touchedFiles.length === 0) touchedFiles = [files[start % files.length]]; // a library smaller than 1 / touchFraction
     for (const [k, file] of touchedFiles.entries()) {

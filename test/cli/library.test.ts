@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { FIXTURES, killStartedClis, makeTempDir, runCli, sleep, startCli } from './run-cli.js';
+import { mulberry32 } from '../../src/clip/random.js';
 
 const temp = makeTempDir('bonepress-cli-library-');
 afterAll(() => temp.remove());
@@ -52,16 +53,7 @@ function manifestText(out: string): string {
 }
 
 /** A small deterministic PRNG (mulberry32), so each seed kills at the same moments every time. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = mulberry32;
 
 beforeAll(() => {
   mkdirSync(LIBRARY, { recursive: true });

@@ -18,18 +18,10 @@ import { READ_LIMITS } from '../../src/readers/options.js';
 import { CompressedClip } from '../../src/runtime/compressed-clip.js';
 import { MAX_BONES } from '../../src/runtime/format.js';
 import { bvhChain, gltfChain, sjsonChain } from './chains.js';
+import { mulberry32 } from '../../src/clip/random.js';
 
 /** A seeded PRNG (mulberry32) for random hierarchies. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
+const random = mulberry32;
 
 /** Descendants of every bone, the bone first, by the obvious quadratic walk (the reference). */
 function naiveSubtrees(parents: Int32Array): Set<number>[] {
