@@ -69,51 +69,58 @@ export function resampleTrack(
   outOffset: number,
   exact = false,
 ): void {
-  const { times, values, width, interpolation, rotation } = track;
+  const { times, width, interpolation } = track;
   const keyCount = times.length;
-  const cubic = interpolation === INTERPOLATION.CUBICSPLINE;
-  // Offset of key k's value inside `values`: k·width, or (3k + 1)·width past the in-tangent.
-  const keyStride = cubic ? 3 * width : width;
-  const valueSkip = cubic ? width : 0;
   let k = 0;
   for (let s = 0; s < sampleCount; s++) {
     const t = startTime + s / sampleRate;
     const tol = exact && interpolation !== INTERPOLATION.STEP ? 0 : tolerance(t, sampleRate);
     while (k + 1 < keyCount && times[k + 1] <= t + tol) k++;
-    const o = outOffset + s * width;
-    // A sample within tolerance of key k takes that key exactly (alpha 0), so keys on the
-    // grid survive resampling bit for bit despite float32 key times.
-    const hold = k + 1 >= keyCount || times[k] > t + tol || interpolation === INTERPOLATION.STEP || t - times[k] <= tol;
-    if (hold) {
-      // Before the first key, after the last, on a key, or STEP between keys.
-      const v = k * keyStride + valueSkip;
-      for (let c = 0; c < width; c++) out[o + c] = values[v + c];
-      if (rotation) normalizeQuat(out, o);
-      continue;
-    }
-    const t0 = times[k];
-    const td = times[k + 1] - t0;
-    const alpha = Math.min(1, (t - t0) / td);
-    const v0 = k * keyStride + valueSkip;
-    const v1 = v0 + keyStride;
-    if (!cubic) {
-      if (rotation) slerpInto(values, v0, v1, alpha, out, o);
-      else for (let c = 0; c < width; c++) out[o + c] = values[v0 + c] + (values[v1 + c] - values[v0 + c]) * alpha;
-      continue;
-    }
-    // Hermite basis; tangents are per second, so they scale by the key interval td.
-    const a2 = alpha * alpha, a3 = a2 * alpha;
-    const h00 = 2 * a3 - 3 * a2 + 1;
-    const h10 = (a3 - 2 * a2 + alpha) * td;
-    const h01 = -2 * a3 + 3 * a2;
-    const h11 = (a3 - a2) * td;
-    const outTangent = v0 + width; // b_k follows v_k
-    const inTangent = v1 - width; // a_{k+1} precedes v_{k+1}
-    for (let c = 0; c < width; c++) {
-      out[o + c] = h00 * values[v0 + c] + h10 * values[outTangent + c] + h01 * values[v1 + c] + h11 * values[inTangent + c];
-    }
-    if (rotation) normalizeQuat(out, o);
+    valueAt(track, k, t, tol, out, outOffset + s * width);
   }
+}
+
+/**
+ * Writes the value of `track` at `time` into `out[o..o + width)`, given `k`, the last key at
+ * or before `time + tol` (or 0 before the first key). A time within `tol` of key k takes
+ * that key exactly (alpha 0), so keys on the grid survive resampling bit for bit despite
+ * float32 key times.
+ */
+function valueAt(track: KeyframeTrack, k: number, time: number, tol: number, out: Float32Array | Float64Array, o: number): void {
+  const { times, values, width, interpolation, rotation } = track;
+  const cubic = interpolation === INTERPOLATION.CUBICSPLINE;
+  // Offset of key k's value inside `values`: k·width, or (3k + 1)·width past the in-tangent.
+  const keyStride = cubic ? 3 * width : width;
+  const valueSkip = cubic ? width : 0;
+  if (k + 1 >= times.length || times[k] > time + tol || interpolation === INTERPOLATION.STEP || time - times[k] <= tol) {
+    // Before the first key, after the last, on a key, or STEP between keys.
+    const v = k * keyStride + valueSkip;
+    for (let c = 0; c < width; c++) out[o + c] = values[v + c];
+    if (rotation) normalizeQuat(out, o);
+    return;
+  }
+  const t0 = times[k];
+  const td = times[k + 1] - t0;
+  const alpha = Math.min(1, (time - t0) / td);
+  const v0 = k * keyStride + valueSkip;
+  const v1 = v0 + keyStride;
+  if (!cubic) {
+    if (rotation) slerpInto(values, v0, v1, alpha, out, o);
+    else for (let c = 0; c < width; c++) out[o + c] = values[v0 + c] + (values[v1 + c] - values[v0 + c]) * alpha;
+    return;
+  }
+  // Hermite basis; tangents are per second, so they scale by the key interval td.
+  const a2 = alpha * alpha, a3 = a2 * alpha;
+  const h00 = 2 * a3 - 3 * a2 + 1;
+  const h10 = (a3 - 2 * a2 + alpha) * td;
+  const h01 = -2 * a3 + 3 * a2;
+  const h11 = (a3 - a2) * td;
+  const outTangent = v0 + width; // b_k follows v_k
+  const inTangent = v1 - width; // a_{k+1} precedes v_{k+1}
+  for (let c = 0; c < width; c++) {
+    out[o + c] = h00 * values[v0 + c] + h10 * values[outTangent + c] + h01 * values[v1 + c] + h11 * values[inTangent + c];
+  }
+  if (rotation) normalizeQuat(out, o);
 }
 
 /** Shortest-arc slerp between quaternions at values[a] and values[b], written at out[o]. */
@@ -158,44 +165,13 @@ function normalizeQuat(out: Float32Array | Float64Array, o: number): void {
  * no allocation.
  */
 export function evaluateTrack(track: KeyframeTrack, time: number, out: Float32Array | Float64Array, o: number, tol = 0): void {
-  const { times, values, width, interpolation, rotation } = track;
-  const keyCount = times.length;
-  const cubic = interpolation === INTERPOLATION.CUBICSPLINE;
-  const keyStride = cubic ? 3 * width : width;
-  const valueSkip = cubic ? width : 0;
-  // Last key at or before time + tol.
-  let lo = 0, hi = keyCount - 1;
+  const times = track.times;
+  // Last key at or before time + tol (0 before the first).
+  let lo = 0, hi = times.length - 1;
   if (times[0] > time + tol) hi = 0;
-  else {
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if (times[mid] <= time + tol) lo = mid; else hi = mid - 1;
-    }
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (times[mid] <= time + tol) lo = mid; else hi = mid - 1;
   }
-  const k = lo;
-  if (k + 1 >= keyCount || times[k] > time + tol || interpolation === INTERPOLATION.STEP || time - times[k] <= tol) {
-    const v = k * keyStride + valueSkip;
-    for (let c = 0; c < width; c++) out[o + c] = values[v + c];
-    if (rotation) normalizeQuat(out, o);
-    return;
-  }
-  const t0 = times[k];
-  const td = times[k + 1] - t0;
-  const alpha = Math.min(1, (time - t0) / td);
-  const v0 = k * keyStride + valueSkip;
-  const v1 = v0 + keyStride;
-  if (!cubic) {
-    if (rotation) slerpInto(values, v0, v1, alpha, out, o);
-    else for (let c = 0; c < width; c++) out[o + c] = values[v0 + c] + (values[v1 + c] - values[v0 + c]) * alpha;
-    return;
-  }
-  const a2 = alpha * alpha, a3 = a2 * alpha;
-  const h00 = 2 * a3 - 3 * a2 + 1;
-  const h10 = (a3 - 2 * a2 + alpha) * td;
-  const h01 = -2 * a3 + 3 * a2;
-  const h11 = (a3 - a2) * td;
-  for (let c = 0; c < width; c++) {
-    out[o + c] = h00 * values[v0 + c] + h10 * values[v0 + width + c] + h01 * values[v1 + c] + h11 * values[v1 - width + c];
-  }
-  if (rotation) normalizeQuat(out, o);
+  valueAt(track, lo, time, tol, out, o);
 }
