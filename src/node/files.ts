@@ -370,8 +370,8 @@ export async function writeFileAtomic(path: string, data: Uint8Array | string): 
   await syncFolder(dirname(path));
 }
 
-/** Flushes a folder's entries (the rename) to disk where the platform allows it. */
-async function syncFolder(folder: string): Promise<void> {
+/** Flushes a folder's entries (a rename) to disk where the platform allows it. */
+export async function syncFolder(folder: string): Promise<void> {
   try {
     const handle = await open(folder, 'r');
     try {

@@ -19,6 +19,7 @@ import { ClipCache, codecVersions, inputKey, type CacheEntry } from './cache.js'
 import { INTERNAL_ERROR, OUTPUT_CLASH, toFailure } from './failure.js';
 import { WriteQueue, inputBaseName, removeTempFiles, writeFileAtomic } from './files.js';
 import { buildManifest, writeManifest, type Manifest, type ManifestInput, type ManifestOutput, type ManifestShard } from './manifest.js';
+import { untilAborted } from './pool.js';
 import { encodeFile, type CompressFileTask, type CompressFilesOptions, type EncodedFile, type FileFailed } from './worker.js';
 import type { CompressStats } from '../compress/index.js';
 import { COMPRESS_DEFAULTS } from '../compress/options.js';
@@ -321,20 +322,6 @@ async function encodeStreamed(
   } finally {
     await pool?.destroy();
   }
-}
-
-/** Resolves as `promise` does, or rejects with the signal's reason as soon as it aborts. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => { signal.removeEventListener('abort', onAbort); resolve(value); },
-      (error: unknown) => { signal.removeEventListener('abort', onAbort); reject(error); },
-    );
-  });
 }
 
 /** `options` without a `read.onWarning`: a function cannot be cloned into a worker (warnings come back with each file). */

@@ -10,7 +10,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { threadId } from 'node:worker_threads';
 
 import { OUTPUT_CLASH, OUTPUT_LINK, OutputError, toFailure, type FileFailure } from './failure.js';
-import { OUTPUT_EXTENSION, inputBaseName, readClipFiles, sanitizeClipName, type ReadFileOptions } from './files.js';
+import { OUTPUT_EXTENSION, inputBaseName, readClipFiles, sanitizeClipName, syncFolder, type ReadFileOptions } from './files.js';
 import type { FileFailed } from './worker.js';
 
 /**
@@ -217,20 +217,6 @@ export async function commitStaged(temp: string, path: string): Promise<void> {
 /** Removes staged temp files that will not be committed. */
 export async function discardStaged(temps: readonly string[]): Promise<void> {
   await Promise.all(temps.map((temp) => rm(temp, { force: true }).catch(() => undefined)));
-}
-
-/** Flushes a folder's entries (a rename) to disk where the platform allows it. */
-async function syncFolder(folder: string): Promise<void> {
-  try {
-    const handle = await open(folder, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // Some platforms and file systems cannot fsync a folder; the rename is still atomic.
-  }
 }
 
 /**
