@@ -13,6 +13,7 @@ import { EXIT, exitCodeOfFailure, failureText, worstExitCode, type ExitCode } fr
 import { renderJson } from '../render/json.js';
 import { createProgress } from '../render/progress.js';
 import { formatDistance } from '../render/table.js';
+import { abortOnSignals } from '../interrupt.js';
 
 /** The cache folder used with `--manifest` and no `--cache`: next to the manifest. */
 export const DEFAULT_CACHE_FOLDER = '.bonepress-cache';
@@ -70,18 +71,7 @@ export async function runLibraryCompress(
   const quiet = options.quiet === true;
   const progress = createProgress({ total: files.length, enabled: !options.json && !quiet });
   const controller = new AbortController();
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (controller.signal.aborted) {
-      // A second signal means "now"; outputs and cache entries are atomic either way.
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      process.kill(process.pid, signal);
-      return;
-    }
-    controller.abort(new Error('interrupted'));
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const detachSignals = abortOnSignals(controller);
   const started = performance.now();
   let result: LibraryResult;
   try {
@@ -103,8 +93,7 @@ export async function runLibraryCompress(
     }
     throw error;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    detachSignals();
   }
   progress.finish();
   const seconds = (performance.now() - started) / 1000;

@@ -24,6 +24,7 @@ import {
 import { renderJson } from '../render/json.js';
 import { createProgress } from '../render/progress.js';
 import { formatDistance, formatRatio, formatSeconds, renderTable, type Column } from '../render/table.js';
+import { abortOnSignals } from '../interrupt.js';
 
 /** Options of `compress` as commander parses them. */
 export interface CompressCliOptions {
@@ -210,19 +211,7 @@ export async function runCompress(inputs: readonly string[], options: CompressCl
   const quiet = options.quiet === true;
   const progress = createProgress({ total: files.length, enabled: !options.json && !quiet });
   const controller = new AbortController();
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (controller.signal.aborted) {
-      // A second signal means "now": the default action ends the process. A temp file may
-      // stay behind, but no partial .bpk can exist.
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      process.kill(process.pid, signal);
-      return;
-    }
-    controller.abort(new Error('interrupted'));
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const detachSignals = abortOnSignals(controller);
   const started = performance.now();
   let results: FileResult[];
   try {
@@ -241,8 +230,7 @@ export async function runCompress(inputs: readonly string[], options: CompressCl
     }
     throw error;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    detachSignals();
   }
   progress.finish();
   const seconds = (performance.now() - started) / 1000;
