@@ -5,7 +5,7 @@
  * output names that are symbolic links. Outputs are staged as temp files while the batch
  * runs and renamed into place only once the plan holds.
  */
-import { lstat, mkdir, open, realpath, rename, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, open, realpath, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { threadId } from 'node:worker_threads';
 
@@ -183,11 +183,16 @@ let stagedCounter = 0;
  * finds it by the process id in its name.
  */
 export async function stageFile(folder: string, data: Uint8Array | string): Promise<string> {
+  return stage(folder, (handle) => handle.writeFile(data));
+}
+
+/** A new temp file in `folder`, filled by `fill` and synced; removed again when that fails. */
+async function stage(folder: string, fill: (handle: FileHandle) => Promise<void>): Promise<string> {
   stagedCounter++;
   const temp = join(folder, `.bonepress-staged.${process.pid}-${threadId}-${stagedCounter}.tmp`);
   const handle = await open(temp, 'wx');
   try {
-    await handle.writeFile(data);
+    await fill(handle);
     await handle.sync();
   } catch (error) {
     await handle.close().catch(() => undefined);
@@ -230,10 +235,7 @@ export async function writeChunksAtomic(path: string, chunks: Iterable<string>):
   if (info?.isSymbolicLink()) throw new OutputError(OUTPUT_LINK, `${path} is a symbolic link; bonepress does not replace or follow links (remove it or write elsewhere)`);
   const folder = dirname(path);
   await mkdir(folder, { recursive: true });
-  stagedCounter++;
-  const temp = join(folder, `.bonepress-staged.${process.pid}-${threadId}-${stagedCounter}.tmp`);
-  const handle = await open(temp, 'wx');
-  try {
+  const temp = await stage(folder, async (handle) => {
     let buffered = '';
     for (const chunk of chunks) {
       buffered += chunk;
@@ -243,13 +245,7 @@ export async function writeChunksAtomic(path: string, chunks: Iterable<string>):
       }
     }
     if (buffered.length > 0) await handle.write(buffered);
-    await handle.sync();
-  } catch (error) {
-    await handle.close().catch(() => undefined);
-    await rm(temp, { force: true });
-    throw error;
-  }
-  await handle.close();
+  });
   await commitStaged(temp, path);
 }
 
