@@ -11,7 +11,7 @@ import { basename, join, relative, sep } from 'node:path';
 
 import type { RawClip } from '../clip/raw-clip.js';
 import type { BitRateLadder } from '../compress/bitrate.js';
-import { AFFINE_STRIDE, clipToObject, virtualVertexError } from '../compress/error-metric.js';
+import { AFFINE_STRIDE, clipToObject, virtualVertexError } from '../metric/error-metric.js';
 import { compress, type CompressStats, type ExperimentalOptions } from '../compress/index.js';
 import { COMPRESS_DEFAULTS, resolveOptions, type CompressOptions } from '../compress/options.js';
 import type { RotationReference } from '../compress/preprocess.js';

@@ -13,7 +13,7 @@ import { clipStartTime, type RawClip } from '../clip/raw-clip.js';
 import { POSE_STRIDE } from '../clip/skeleton.js';
 import { KIND_POSE_OFFSET, TRACKS_PER_BONE, TRACK_KIND } from '../runtime/format.js';
 import { slerpWeights } from '../runtime/interpolate.js';
-import { AFFINE_STRIDE, poseToObject, virtualVertexError } from './error-metric.js';
+import { AFFINE_STRIDE, poseToObject, virtualVertexError } from '../metric/error-metric.js';
 
 /** Fractions of each sample interval where the error between samples is measured. */
 export const BETWEEN_FRACTIONS: readonly number[] = [0.25, 0.5, 0.75];

@@ -12,7 +12,7 @@
 import type { RawClip } from '../clip/raw-clip.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
 import { RAW_BITS, TRACK_KIND } from '../runtime/format.js';
-import { AFFINE_STRIDE, composeAffine, localToAffine, sampleToObject, virtualVertexError } from './error-metric.js';
+import { AFFINE_STRIDE, composeAffine, localToAffine, sampleToObject, virtualVertexError } from '../metric/error-metric.js';
 import { reconstructTrackSegment, type TrackSlot } from './quantize.js';
 import type { AnimatedTrack, ClipRanges, SegmentRanges } from './range.js';
 import type { SegmentLayout } from './segment.js';

@@ -12,7 +12,7 @@ import { TRACK_CLASS, classifyTracks, type TrackClasses } from './classify.js';
 import { extractClipRanges, extractSegmentRanges, gatherAnimatedTracks } from './range.js';
 import { segmentClip } from './segment.js';
 import { BIT_RATE_LADDERS, searchBitRates, type BitRateLadder, type SearchStrategy } from './bitrate.js';
-import type { ErrorReport } from './error-metric.js';
+import type { ErrorReport } from '../metric/error-metric.js';
 import { writeClip } from './write.js';
 import { measureCompressedBetween, verifyCompressed } from './verify.js';
 import { THRESHOLD_MARGIN, resolveOptions, type CompressOptions } from './options.js';

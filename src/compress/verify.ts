@@ -5,7 +5,7 @@
 import { createRawClip, writeSamplePose, type RawClip } from '../clip/raw-clip.js';
 import { createSkeleton, POSE_STRIDE, setIdentity } from '../clip/skeleton.js';
 import type { CompressedClip } from '../runtime/compressed-clip.js';
-import { MetricError, measureSampleErrors, poseToObject, type ErrorReport } from './error-metric.js';
+import { MetricError, measureSampleErrors, poseToObject, type ErrorReport } from '../metric/error-metric.js';
 import { measureBetweenErrors, type BetweenReport } from './between.js';
 
 /**

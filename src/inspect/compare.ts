@@ -6,7 +6,7 @@
  */
 import type { RawClip } from '../clip/raw-clip.js';
 import { convertLength, type LengthUnit } from '../clip/units.js';
-import { MetricError, measureClipError, type ErrorReport } from '../compress/error-metric.js';
+import { MetricError, measureClipError, type ErrorReport } from '../metric/error-metric.js';
 import { resolveOptions, type CompressOptions } from '../compress/options.js';
 import { resampleFromKeys } from '../compress/between.js';
 import { measureCompressedBetween, verifyCompressed } from '../compress/verify.js';

@@ -7,7 +7,7 @@
  */
 import { createRawClip, type RawClip } from '../clip/raw-clip.js';
 import { POSE_STRIDE } from '../clip/skeleton.js';
-import { AFFINE_STRIDE, poseToObject, virtualVertexError } from '../compress/error-metric.js';
+import { AFFINE_STRIDE, poseToObject, virtualVertexError } from '../metric/error-metric.js';
 import { lerp, nlerpRotation } from '../runtime/interpolate.js';
 import { NET_ERROR, NetError, WriteStream } from './bit-stream.js';
 import { createSnapshotSchema, type NetLength, type SnapshotSchema } from './schema.js';

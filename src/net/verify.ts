@@ -10,7 +10,7 @@
  * error exceeds the threshold, until every bone is within it. With every level at 0 the
  * codes are the plain quantiser's, which the bound covers, so the loop always ends.
  */
-import { AFFINE_STRIDE, composeAffine, localToAffine, poseToObject, virtualVertexError } from '../compress/error-metric.js';
+import { AFFINE_STRIDE, composeAffine, localToAffine, poseToObject, virtualVertexError } from '../metric/error-metric.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
 import { CODE_STRIDE, PoseQuantizer, dequantizeBone } from './quantize.js';
 import type { SnapshotSchema } from './schema.js';

@@ -8,7 +8,7 @@ import { createRawClip, readSamplePose, type RawClip } from '../../src/clip/raw-
 import { POSE_STRIDE } from '../../src/clip/skeleton.js';
 import { convertLength } from '../../src/clip/units.js';
 import { compress } from '../../src/compress/index.js';
-import { AFFINE_STRIDE, clipToObject, measureClipError } from '../../src/compress/error-metric.js';
+import { AFFINE_STRIDE, clipToObject, measureClipError } from '../../src/metric/error-metric.js';
 import { readBvh } from '../../src/readers/bvh.js';
 import { CompressedClip } from '../../src/runtime/compressed-clip.js';
 import type { SampleOptions } from '../../src/runtime/compressed-clip.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { createRawClip, type RawClip } from '../../src/clip/raw-clip.js';
 import { ClipError, createSkeleton, POSE_STRIDE, setIdentity } from '../../src/clip/skeleton.js';
-import { measureClipError } from '../../src/compress/error-metric.js';
+import { measureClipError } from '../../src/metric/error-metric.js';
 import { compress } from '../../src/compress/index.js';
 import { OptionsError, resolveOptions, type CompressOptions } from '../../src/compress/options.js';
 import { decompressClip } from '../../src/compress/verify.js';

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 
 import { writePoseDump } from '../../src/clip/pose-dump.js';
 import { compress } from '../../src/compress/index.js';
-import { MetricError } from '../../src/compress/error-metric.js';
+import { MetricError } from '../../src/metric/error-metric.js';
 import { decompressClip } from '../../src/compress/verify.js';
 import { compareCompressed, shapeOfCompressed } from '../../src/inspect/compare.js';
 import { describeCompressedClip } from '../../src/inspect/describe.js';

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 import type { RawClip } from '../../src/clip/raw-clip.js';
 import { POSE_STRIDE } from '../../src/clip/skeleton.js';
-import { AFFINE_STRIDE, poseToObject, virtualVertexError } from '../../src/compress/error-metric.js';
+import { AFFINE_STRIDE, poseToObject, virtualVertexError } from '../../src/metric/error-metric.js';
 import type { ReceivedSnapshot, SnapshotReceiver, SnapshotSender } from '../../src/net/session.js';
 import { readBvh } from '../../src/readers/bvh.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { POSE_STRIDE } from '../../src/clip/skeleton.js';
-import { measureClipError } from '../../src/compress/error-metric.js';
+import { measureClipError } from '../../src/metric/error-metric.js';
 import { createRawClip } from '../../src/clip/raw-clip.js';
 import { NetError } from '../../src/net/bit-stream.js';
 import { receivedPosesToClip, sampleClipAt, simulateNetwork, tickCount } from '../../src/net/netsim.js';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { PoseDumpError } from '../../src/clip/pose-dump.js';
 import { ClipError } from '../../src/clip/skeleton.js';
 import { UnitError } from '../../src/clip/units.js';
-import { MetricError } from '../../src/compress/error-metric.js';
+import { MetricError } from '../../src/metric/error-metric.js';
 import { OptionsError } from '../../src/compress/options.js';
 import { INTERNAL_ERROR, OutputError, isInputError, toFailure } from '../../src/node/failure.js';
 import { ParseError } from '../../src/readers/errors.js';

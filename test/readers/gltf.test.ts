@@ -4,7 +4,7 @@ import { Document, WebIO, type Node } from '@gltf-transform/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import type { RawClip } from '../../src/clip/raw-clip.js';
-import { measureClipError } from '../../src/compress/error-metric.js';
+import { measureClipError } from '../../src/metric/error-metric.js';
 import { readBvh } from '../../src/readers/bvh.js';
 import { ParseError } from '../../src/readers/errors.js';
 import { readGltf, readGltfWithWarnings } from '../../src/readers/gltf.js';

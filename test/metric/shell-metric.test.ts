@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { AFFINE_STRIDE, localToAffine, shellBoundError, virtualVertexError } from '../../src/compress/error-metric.js';
+import { AFFINE_STRIDE, localToAffine, shellBoundError, virtualVertexError } from '../../src/metric/error-metric.js';
 import { mulberry32 } from '../utils/synthetic.js';
 
 /** A random affine transform (rotation, translation, scale 1 unless `scaled`). */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { createRawClip, type RawClip } from '../../src/clip/raw-clip.js';
 import { createSkeleton, POSE_STRIDE, resolveShellDistances, setIdentity } from '../../src/clip/skeleton.js';
-import { measureClipError, MetricError } from '../../src/compress/error-metric.js';
+import { measureClipError, MetricError } from '../../src/metric/error-metric.js';
 import { mulberry32 } from '../utils/synthetic.js';
 
 type Vec3 = [number, number, number];
