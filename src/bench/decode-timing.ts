@@ -419,3 +419,60 @@ export function measureColdDecode(
   sink += pose[0];
   return { coldNs: median(cold), warmNs: median(warm), coldCpuNs: median(coldCpu), warmCpuNs: median(warmCpu) };
 }
+
+/** The five corpus clips issue 20 compares with ACL's decoder. */
+export const COLD_DECODE_CLIPS = ['dash_normal_001', 'run_old_001', 'walk_tired_002', 'walk-back_sad_001', 'dance-short_normal_001'] as const;
+
+/**
+ * ACL's method shortened for the median over a whole corpus (10 times, 2,200 decodes = 10
+ * rounds of the 220 copies, 1 repetition), so that 174 clips take minutes, not hours.
+ */
+export const COLD_CORPUS_DEFAULTS: ColdDecodeOptions = { ...COLD_DECODE_DEFAULTS, times: 10, iterations: 2_200, repetitions: 1 };
+
+/** Cold and warm figures of the named clips and the corpus median. */
+export interface ColdDecodeReport {
+  /** Method of the named clips. */
+  readonly method: ColdDecodeOptions;
+  /** Method of each clip of the corpus median. */
+  readonly corpusMethod: ColdDecodeOptions;
+  /** The named clips found in the corpus, in the order named. */
+  readonly clips: readonly ({ readonly name: string; readonly id: string } & ColdDecodeTiming)[];
+  /** Median over every clip with at least 2 samples; null when there is none. */
+  readonly corpus: ({ readonly clips: number } & ColdDecodeTiming) | null;
+}
+
+/** True when corpus id `id` (a relative path) is clip `name`: its base name without extension is `name` or ends with `_name`. */
+export function isClipNamed(id: string, name: string): boolean {
+  const base = id.slice(id.lastIndexOf('/') + 1).replace(/\.[^.]*$/, '');
+  return base === name || base.endsWith(`_${name}`);
+}
+
+/**
+ * {@link measureColdDecode} on each clip of `entries` named in `names` with `method`, and on
+ * every clip with at least 2 samples with `corpusMethod` for the corpus median.
+ * `onClip` is called after each clip measured for the median.
+ */
+export function measureColdCorpus(
+  entries: readonly { readonly id: string; readonly bytes: Uint8Array }[],
+  open: (bytes: Uint8Array) => TimedClip,
+  names: readonly string[] = COLD_DECODE_CLIPS,
+  method: ColdDecodeOptions = COLD_DECODE_DEFAULTS,
+  corpusMethod: ColdDecodeOptions = COLD_CORPUS_DEFAULTS,
+  onClip?: (done: number, total: number) => void,
+): ColdDecodeReport {
+  const clips: ({ name: string; id: string } & ColdDecodeTiming)[] = [];
+  for (const name of names) {
+    const entry = entries.find((e) => isClipNamed(e.id, name));
+    if (entry && open(entry.bytes).sampleCount >= 2) clips.push({ name, id: entry.id, ...measureColdDecode(entry.bytes, open, method) });
+  }
+  const all: ColdDecodeTiming[] = [];
+  entries.forEach((entry, i) => {
+    if (open(entry.bytes).sampleCount >= 2) all.push(measureColdDecode(entry.bytes, open, corpusMethod));
+    onClip?.(i + 1, entries.length);
+  });
+  const med = (pick: (t: ColdDecodeTiming) => number): number => median(all.map(pick));
+  const corpus = all.length === 0 ? null : {
+    clips: all.length, coldNs: med((t) => t.coldNs), warmNs: med((t) => t.warmNs), coldCpuNs: med((t) => t.coldCpuNs), warmCpuNs: med((t) => t.warmCpuNs),
+  };
+  return { method, corpusMethod, clips, corpus };
+}

@@ -17,12 +17,12 @@ import { COMPRESS_DEFAULTS, resolveOptions, type CompressOptions } from '../comp
 import type { RotationReference } from '../compress/preprocess.js';
 import { decompressClip } from '../compress/verify.js';
 import { OUTPUT_CLASH, toFailure, type FileFailure } from '../node/failure.js';
-import { WriteQueue, outputPathsFor, readClipFiles, writeFileAtomic } from '../node/files.js';
-import { MAX_PENDING_WRITES, compressFiles } from '../node/pool.js';
+import { readClipFiles, writeFileAtomic } from '../node/files.js';
+import { MAX_PENDING_WRITES, compressFiles, encodeBatch } from '../node/pool.js';
 import type { CompressFilesOptions, FileResult } from '../node/worker.js';
 import { CompressedClip } from '../runtime/compressed-clip.js';
 import {
-  loadThree, measureClipDecode, median, type ClipDecodeTimings, type DecodeTiming, type ThreeModule,
+  loadThree, measureClipDecode, measureColdCorpus, median, type ClipDecodeTimings, type ColdDecodeReport, type DecodeTiming, type ThreeModule,
 } from './decode-timing.js';
 
 /** Options of {@link runBench}. */
@@ -41,6 +41,11 @@ export interface BenchOptions {
   rotationReference?: RotationReference;
   /** Time the decoders. Default true. */
   decode?: boolean;
+  /**
+   * With `decode`, also time whole-pose decode with ACL's cold-cache method beside the warm
+   * figure (decode-timing.ts, measureColdCorpus): minutes per clip. Default false.
+   */
+  decodeCold?: boolean;
   /**
    * Check pool determinism even when `jobs` is 1, by compressing the first two files on a
    * two-job pool. Needs the built worker (dist/node/worker.js). Default true.
@@ -252,6 +257,8 @@ export interface BenchDecode {
   speedupVsThreeCpu: { sequential: number; random: number } | null;
   /** Median bytes of the three.js clip's typed arrays. */
   threeClipBytes: number | null;
+  /** ACL's cold-cache method, with {@link BenchOptions.decodeCold}. */
+  cold?: ColdDecodeReport;
 }
 
 /** Everything a bench run measured. */
@@ -417,6 +424,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
       threeVersion = three ? three.REVISION : null;
       decode = timeDecoders(single.entries, clips, settings, three, onProgress);
       if (!three && 'error' in loaded) decode.threeUnavailable = loaded.error;
+      if (options.decodeCold) decode.cold = measureColdCorpus(single.entries, (bytes) => CompressedClip.open(bytes));
     }
 
     const singleThroughput: Throughput = {
@@ -543,9 +551,11 @@ interface InProcessRun {
 }
 
 /**
- * Compresses every file in this thread, one after another, timing read + parse + compress +
- * atomic write as `compressFiles` does with one job, after compressing the first clip once
- * untimed.
+ * Compresses every file in this thread, one after another, on the batch engine that
+ * `compressFiles` runs with one job (pool.ts `encodeBatch`: read + parse + compress, each
+ * file written atomically while the next compresses), after compressing the first clip
+ * once untimed. Outputs are named by corpus position, so two files with one base name
+ * both count. The clips are read again, untimed, for the later stages.
  */
 async function compressInProcess(
   files: readonly CorpusFile[],
@@ -566,42 +576,43 @@ async function compressInProcess(
     }
   }
 
-  const entries: CompressedEntry[] = [];
   const failures: FileFailure[] = [];
-  const unwritten = new Set<number>();
-  const writes = new WriteQueue(MAX_PENDING_WRITES);
+  const encodedBytes = new Map<number, { bytes: Uint8Array; stats: CompressStats }[]>();
+  let done = 0;
   onProgress({ stage: BENCH_STAGE.COMPRESS, done: 0, total: files.length });
-  // Timed as compressFiles runs one job: each file is written while the next compresses.
+  const tasks = files.map((file, index) => ({ index, task: { file: file.path, outDir, options } }));
   const started = performance.now();
   const cpuStarted = process.cpuUsage();
-  for (let fileIndex = 0; fileIndex < files.length; fileIndex++) {
-    const file = files[fileIndex];
+  await encodeBatch(tasks, { jobs: 1, maxPendingSettles: MAX_PENDING_WRITES }, async (index, encoded) => {
     try {
-      const clips = await readClipFiles(file.path);
-      const results = clips.map((clip) => compress(clip, options));
-      const outputs = outputPathsFor(outDir, `${fileIndex}-${basename(file.path)}`, clips.map((clip) => clip.name));
-      writes.add((async () => {
-        for (let i = 0; i < results.length; i++) await writeFileAtomic(outputs[i], results[i].bytes);
-      })().catch((error: unknown) => {
-        unwritten.add(fileIndex);
-        failures.push(toFailure(file.path, error));
-      }));
-      const ids = clipIds(file.id, clips.map((clip) => clip.name));
-      for (let i = 0; i < results.length; i++) {
-        entries.push({ id: ids[i], fileIndex, clipIndex: i, clip: clips[i], bytes: results[i].bytes, stats: results[i].stats });
+      if (!encoded.ok) {
+        failures.push(encoded.failure);
+        return;
       }
+      for (const clip of encoded.clips) await writeFileAtomic(join(outDir, `${index}-${basename(clip.output)}`), clip.bytes);
+      encodedBytes.set(index, encoded.clips.map(({ bytes, stats }) => ({ bytes, stats })));
     } catch (error) {
-      failures.push(toFailure(file.path, error));
+      failures.push(toFailure(files[index].path, error));
+    } finally {
+      onProgress({ stage: BENCH_STAGE.COMPRESS, done: ++done, total: files.length, label: files[index].id });
     }
-    await writes.room();
-    onProgress({ stage: BENCH_STAGE.COMPRESS, done: fileIndex + 1, total: files.length, label: file.id });
-  }
-  await writes.drain();
+  });
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpuStarted);
-  const written = entries.filter((entry) => !unwritten.has(entry.fileIndex));
-  const rawBytes = written.reduce((sum, entry) => sum + entry.stats.rawBytes, 0);
-  return { entries: written, failures, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, rawBytes, warmUpBytes };
+
+  const entries: CompressedEntry[] = [];
+  let rawBytes = 0;
+  for (const [fileIndex, file] of files.entries()) {
+    const results = encodedBytes.get(fileIndex);
+    if (results === undefined) continue;
+    const clips = await readClipFiles(file.path);
+    const ids = clipIds(file.id, clips.map((clip) => clip.name));
+    results.forEach(({ bytes, stats }, i) => {
+      entries.push({ id: ids[i], fileIndex, clipIndex: i, clip: clips[i], bytes, stats });
+      rawBytes += stats.rawBytes;
+    });
+  }
+  return { entries, failures, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, rawBytes, warmUpBytes };
 }
 
 /** The files that compressed in-process, in corpus order. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { measureCrowd } from '../../src/bench/crowd-timing.js';
-import { COLD_DECODE_DEFAULTS, measureColdDecode, type TimedClip } from '../../src/bench/decode-timing.js';
+import { COLD_DECODE_CLIPS, COLD_DECODE_DEFAULTS, isClipNamed, measureColdCorpus, measureColdDecode, type TimedClip } from '../../src/bench/decode-timing.js';
 import { compress } from '../../src/compress/index.js';
 import { CompressedClip } from '../../src/runtime/compressed-clip.js';
 import { makeSyntheticClip } from '../utils/synthetic.js';
@@ -36,6 +36,35 @@ describe('measureColdDecode (ACL cold-cache method)', () => {
     // Per time: warm-up 3, cold 2 × 7, warm 2 × 7.
     for (const count of sampled.values()) expect(count).toBe(3 + 14 + 14);
     for (const v of [timing.coldNs, timing.warmNs, timing.coldCpuNs, timing.warmCpuNs]) expect(Number.isFinite(v) && v >= 0).toBe(true);
+  });
+});
+
+describe('measureColdCorpus (bench --decode-cold)', () => {
+  it('names the five clips of issue 20 and finds them by corpus id', () => {
+    expect(COLD_DECODE_CLIPS).toEqual(['dash_normal_001', 'run_old_001', 'walk_tired_002', 'walk-back_sad_001', 'dance-short_normal_001']);
+    expect(isClipNamed('dataset-1_dash_normal_001.bvh', 'dash_normal_001')).toBe(true);
+    expect(isClipNamed('sub/dash_normal_001.bvh', 'dash_normal_001')).toBe(true);
+    expect(isClipNamed('dataset-1_dash_normal_0011.bvh', 'dash_normal_001')).toBe(false);
+    expect(isClipNamed('walk-back_sad_001.bvh', 'back_sad_001')).toBe(false);
+    expect(isClipNamed('xdash_normal_001.bvh', 'dash_normal_001')).toBe(false);
+  });
+
+  it('times the named clips found with the full method and every clip of 2+ samples for the median', () => {
+    const entries = [
+      { id: 'set_dash_normal_001.bvh', bytes: compress(makeSyntheticClip({ boneCount: 3, sampleCount: 20, seed: 1 })).bytes },
+      { id: 'other.bvh', bytes: compress(makeSyntheticClip({ boneCount: 4, sampleCount: 25, seed: 3 })).bytes },
+      { id: 'still.bvh', bytes: compress(makeSyntheticClip({ boneCount: 2, sampleCount: 1, seed: 4 })).bytes },
+    ];
+    const opens = new Map<Uint8Array, number>();
+    const open = (b: Uint8Array): TimedClip => { opens.set(b, (opens.get(b) ?? 0) + 1); return CompressedClip.open(b); };
+    const method = { copies: 2, flushBytes: 1024, iterations: 3, repetitions: 1, times: 2 };
+    const done: number[] = [];
+    const report = measureColdCorpus(entries, open, ['dash_normal_001', 'run_old_001'], method, { ...method, copies: 1 }, (d) => done.push(d));
+    expect(report.clips.map((c) => [c.name, c.id])).toEqual([['dash_normal_001', 'set_dash_normal_001.bvh']]);
+    expect(report.corpus?.clips).toBe(2);
+    expect(done).toEqual([1, 2, 3]);
+    expect(report.method).toBe(method);
+    for (const v of [report.clips[0].coldNs, report.corpus!.warmNs, report.corpus!.coldCpuNs]) expect(Number.isFinite(v) && v >= 0).toBe(true);
   });
 });
 

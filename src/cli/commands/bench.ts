@@ -33,6 +33,7 @@ export interface BenchCliOptions {
   baseline?: string;
   out?: string;
   decode: boolean;
+  decodeCold?: boolean;
   ladder?: BitRateLadder;
   rotationReference?: RotationReference;
   error: string;
@@ -59,6 +60,7 @@ export function registerBenchCommand(program: Command): void {
     .option('--update-baseline', 'write this run to --baseline (after --check passes, when both are given)')
     .option('--out <dir>', 'write the JSON and HTML reports into this folder (default: none)')
     .option('--no-decode', 'skip the decoder timings')
+    .option('--decode-cold', 'also time whole-pose decode with ACL\'s cold-cache method (5 named clips, corpus median; slow)')
     .addOption(new Option('--ladder <ladder>', 'bit-rate ladder (experimental)').choices(LADDERS))
     .addOption(new Option('--rotation-reference <ref>', 'rotation reference (experimental)').choices(ROTATION_REFERENCES))
     .option('--error <length>', 'largest allowed virtual-vertex error', parseLengthArg, BENCH_DEFAULTS.error)
@@ -114,6 +116,7 @@ export async function runBenchCommand(corpus: readonly string[], options: BenchC
       ladder: options.ladder,
       rotationReference: options.rotationReference,
       decode: options.decode,
+      decodeCold: options.decodeCold === true,
       seed: options.seed,
       onProgress: progress,
     });
@@ -235,6 +238,14 @@ export function renderBenchSummary(
       ['  in CPU time, sequential', fixed(d.bonepress.sequentialCpuUs, 3), three ? `three.js ${fixed(three.sequentialCpuUs, 3)} (${fixed(d.speedupVsThreeCpu?.sequential, 2)}×) · raw copy ${fixed(d.rawCopy.sequentialCpuUs, 3)}` : `raw copy ${fixed(d.rawCopy.sequentialCpuUs, 3)}`, 'steadier than wall time on a busy machine'],
       ['  in CPU time, random', fixed(d.bonepress.randomCpuUs, 3), three ? `three.js ${fixed(three.randomCpuUs, 3)} (${fixed(d.speedupVsThreeCpu?.random, 2)}×) · raw copy ${fixed(d.rawCopy.randomCpuUs, 3)}` : `raw copy ${fixed(d.rawCopy.randomCpuUs, 3)}`, ''],
     );
+    // ACL's cold-cache method (--decode-cold): cold and warm ns per whole pose, wall (CPU).
+    const cold = d.cold;
+    const ns = (wall: number, cpu: number): string => `${fixed(wall, 0)} (CPU ${fixed(cpu, 0)})`;
+    const coldRow = (label: string, t: { coldNs: number; warmNs: number; coldCpuNs: number; warmCpuNs: number }): string[] => [label, ns(t.coldNs, t.coldCpuNs), `warm ${ns(t.warmNs, t.warmCpuNs)}`, ''];
+    if (cold) {
+      for (const c of cold.clips) rows.push(coldRow(`decode cold ns/pose ${c.name}`, c));
+      if (cold.corpus) rows.push(coldRow(`decode cold ns/pose median of ${cold.corpus.clips}`, cold.corpus));
+    }
   }
   const det = result.determinism;
   rows.push(['deterministic bytes', det.ok ? 'yes' : 'NO', `compressed twice: ${det.repeatIdentical === null ? '-' : det.repeatIdentical ? 'same' : 'DIFFERENT'} · pool (${det.poolJobs} jobs): ${det.poolCompared} clips, ${det.mismatches.length} differ`, '']);
@@ -246,6 +257,10 @@ export function renderBenchSummary(
     ['corpus', `${result.corpus.join(', ')} (${t.clips} clips${t.failures > 0 ? `, ${t.failures} files failed` : ''})`],
     ['machine', `${env.cpus}× ${env.cpuModel}, Node ${env.node}${env.three ? `, three.js r${env.three}` : ''}; load average ${fixed(env.loadAverage.start, 1)} → ${fixed(env.loadAverage.end, 1)}${Math.max(env.loadAverage.start, env.loadAverage.end) > env.cpus ? ' (busy: timings are disturbed)' : ''}; ${fixed(result.seconds, 1)} s`],
   ];
+  if (d?.cold) {
+    const m = d.cold.method, cm = d.cold.corpusMethod;
+    fields.push(['decode cold', `ACL's method: ${m.copies} copies, ${m.flushBytes / 1048576} MiB flushed between batches, ${m.iterations} iterations × ${m.repetitions} repetitions, ${m.times} evenly spaced times; corpus median with ${cm.iterations} × ${cm.repetitions}, ${cm.times} times`]);
+  }
   if (d) fields.push(['decode', `medians over ${d.clips} clips; ${result.settings.playbackHz} Hz playback, ${result.settings.randomTimes} random times (seed ${result.settings.seed})${d.threeUnavailable ? `; ${d.threeUnavailable}` : ''}`]);
   if (comparison) {
     const growth = Number.isFinite(comparison.growth) ? formatPercent(comparison.growth) : '-';
