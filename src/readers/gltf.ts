@@ -48,7 +48,12 @@ export const GLTF_DEFAULTS = {
   unit: 'm',
   /** Refuse clips larger than this many bone samples (bones × samples), so a bogus rate cannot exhaust memory. */
   maxBoneSamples: 50_000_000,
-} as const satisfies { unit: LengthUnit; maxBoneSamples: number };
+  /**
+   * Refuse animation data whose `EXT_meshopt_compression` buffer views decode to more than
+   * this many bytes in all (a few compressed bytes can declare gigabytes).
+   */
+  maxMeshoptBytes: 256 * 1024 * 1024,
+} as const satisfies { unit: LengthUnit; maxBoneSamples: number; maxMeshoptBytes: number };
 
 /** What {@link readGltfWithWarnings} returns. */
 export interface GltfReadResult {
@@ -98,9 +103,11 @@ export async function readGltf(bytes: Uint8Array, file: string, options: GltfRea
  * short buffer, accessors outside their buffer views, sampler accessors with no data behind
  * their count (no bufferView and no sparse values, or sparse-only key times with more keys
  * than sparse entries + 1), sampler input and output counts that disagree, a sampler with
- * zero keys, decreasing key times, NaN or infinite values, a compressed
- * (EXT_meshopt_compression) animation buffer, and a file with no animations; code `LIMIT`
- * for a clip over {@link GLTF_DEFAULTS}.maxBoneSamples (keys spanning a very long time).
+ * zero keys, decreasing key times, NaN or infinite values, a malformed
+ * `EXT_meshopt_compression` buffer view (such views are decoded with meshoptimizer's
+ * decoder, as gltfpack writes them), and a file with no animations; code `LIMIT` for a clip
+ * over {@link GLTF_DEFAULTS}.maxBoneSamples (keys spanning a very long time) or a meshopt
+ * views over {@link GLTF_DEFAULTS}.maxMeshoptBytes.
  */
 export async function readGltfWithWarnings(bytes: Uint8Array, file: string, options: GltfReadOptions = {}): Promise<GltfReadResult> {
   const fail = (problem: string, code: ParseErrorCode = PARSE_ERROR.BAD_VALUE): never => {
@@ -553,31 +560,44 @@ async function trimDocument(
   const bufferMap = new Map<number, number>();
   const accessors: JsonObject[] = [];
   const bufferViews: JsonObject[] = [];
-  const bufferIndices: number[] = [];
-  // Where each kept view ends in its source buffer, checked once the buffers are loaded.
-  const viewEnds: { source: number; buffer: number; end: number }[] = [];
+  // What each buffer of the trimmed document holds: a buffer of the file, or the decoded bytes of a meshopt view.
+  const bufferSources: (number | MeshoptView)[] = [];
+  // Where each kept view (or compressed meshopt stream) ends in its source buffer, checked once the buffers are loaded.
+  const viewEnds: { what: string; buffer: number; end: number }[] = [];
+  let meshoptBytes = 0;
 
   const keepBuffer = (b: number): number => {
     let i = bufferMap.get(b);
-    if (i === undefined) { i = bufferIndices.length; bufferMap.set(b, i); bufferIndices.push(b); }
+    if (i === undefined) { i = bufferSources.length; bufferMap.set(b, i); bufferSources.push(b); }
     return i;
   };
   const keepView = (v: number, what: string): { index: number; byteLength: number; byteStride: number | undefined } => {
     const def = gltf.bufferViews[v];
     if (!isObject(def)) return fail(`bufferViews[${v}] (${what}) is not an object`);
-    if (isObject(def.extensions) && def.extensions.EXT_meshopt_compression !== undefined) {
-      fail(`bufferViews[${v}] (${what}) is compressed with EXT_meshopt_compression, which bonepress does not decode; write the file again without it (export it without meshopt compression, or run gltfpack without -c/-cc)`, PARSE_ERROR.UNSUPPORTED);
-    }
     const byteLength = gltf.count(def.byteLength, `bufferViews[${v}].byteLength`);
     const byteStride = def.byteStride === undefined ? undefined : gltf.count(def.byteStride, `bufferViews[${v}].byteStride`);
     let index = viewMap.get(v);
     if (index === undefined) {
       index = bufferViews.length;
       viewMap.set(v, index);
-      const buffer = gltf.index(def.buffer, gltf.buffers.length, `bufferViews[${v}].buffer`);
-      const byteOffset = gltf.count(def.byteOffset, `bufferViews[${v}].byteOffset`, 0);
-      bufferViews.push({ buffer: keepBuffer(buffer), byteOffset, byteLength, ...(byteStride !== undefined ? { byteStride } : {}) });
-      viewEnds.push({ source: v, buffer, end: byteOffset + byteLength });
+      const meshopt = isObject(def.extensions) ? def.extensions.EXT_meshopt_compression : undefined;
+      if (meshopt !== undefined) {
+        // gltfpack -c output: the view's bytes are a meshopt stream in another buffer; its own
+        // buffer may be a fallback with no data, so only the stream's buffer is loaded.
+        const stream = readMeshoptView(gltf, v, meshopt, byteLength, fail);
+        viewEnds.push({ what: `bufferViews[${v}].extensions.EXT_meshopt_compression`, buffer: stream.buffer, end: stream.byteOffset + stream.byteLength });
+        meshoptBytes += stream.count * stream.byteStride;
+        if (!(meshoptBytes <= GLTF_DEFAULTS.maxMeshoptBytes)) {
+          fail(`the EXT_meshopt_compression views of the animations decode to more than the reader's limit of ${GLTF_DEFAULTS.maxMeshoptBytes} bytes (at bufferViews[${v}])`, PARSE_ERROR.LIMIT);
+        }
+        bufferViews.push({ buffer: bufferSources.length, byteOffset: 0, byteLength, ...(byteStride !== undefined ? { byteStride } : {}) });
+        bufferSources.push(stream);
+      } else {
+        const buffer = gltf.index(def.buffer, gltf.buffers.length, `bufferViews[${v}].buffer`);
+        const byteOffset = gltf.count(def.byteOffset, `bufferViews[${v}].byteOffset`, 0);
+        bufferViews.push({ buffer: keepBuffer(buffer), byteOffset, byteLength, ...(byteStride !== undefined ? { byteStride } : {}) });
+        viewEnds.push({ what: `bufferViews[${v}]`, buffer, end: byteOffset + byteLength });
+      }
     }
     return { index, byteLength, byteStride };
   };
@@ -676,21 +696,35 @@ async function trimDocument(
   });
 
   const resources: Record<string, Uint8Array<ArrayBuffer>> = {};
-  const buffers = await Promise.all(bufferIndices.map(async (b, i) => {
-    const def = gltf.buffers[b];
-    if (!isObject(def)) return fail(`buffers[${b}] is not an object`);
-    const declared = gltf.count(def.byteLength, `buffers[${b}].byteLength`);
-    const data = await loadBuffer(def, b, glbBin, options, fail);
-    if (data.byteLength < declared) fail(`buffer ${b} holds ${data.byteLength} bytes but declares ${declared}`, PARSE_ERROR.TRUNCATED);
+  const loaded = new Map<number, Promise<Uint8Array>>();
+  const load = (b: number): Promise<Uint8Array> => {
+    let data = loaded.get(b);
+    if (data === undefined) {
+      data = (async () => {
+        const def = gltf.buffers[b];
+        if (!isObject(def)) return fail(`buffers[${b}] is not an object`);
+        const declared = gltf.count(def.byteLength, `buffers[${b}].byteLength`);
+        const bytes = await loadBuffer(def, b, glbBin, options, fail);
+        if (bytes.byteLength < declared) fail(`buffer ${b} holds ${bytes.byteLength} bytes but declares ${declared}`, PARSE_ERROR.TRUNCATED);
+        return bytes;
+      })();
+      loaded.set(b, data);
+    }
+    return data;
+  };
+  // File buffers first: a meshopt stream is checked against its buffer before it is decoded.
+  await Promise.all(bufferSources.map((source) => (typeof source === 'number' ? load(source) : undefined)));
+  for (const { what, buffer, end } of viewEnds) {
+    const size = (await load(buffer)).byteLength;
+    if (end > size) fail(`${what} ends at byte ${end} but buffer ${buffer} holds ${size}`, PARSE_ERROR.TRUNCATED);
+  }
+  const buffers = await Promise.all(bufferSources.map(async (source, i) => {
+    const data = typeof source === 'number' ? await load(source) : await decodeMeshoptView(source, await load(source.buffer), fail);
     // A "__" prefix keeps glTF-Transform from treating the key as a URI to write back.
     const key = `__bonepress_buffer_${i}.bin`;
     resources[key] = data as Uint8Array<ArrayBuffer>;
     return { uri: key, byteLength: data.byteLength };
   }));
-  for (const { source, buffer, end } of viewEnds) {
-    const size = buffers[bufferMap.get(buffer)!].byteLength;
-    if (end > size) fail(`bufferViews[${source}] ends at byte ${end} but buffer ${buffer} holds ${size}`, PARSE_ERROR.TRUNCATED);
-  }
 
   // Only the skeleton's nodes, in bone order and without `children` (parents come from
   // readHierarchy): glTF-Transform's cost grows faster than linearly with nodes and edges,
@@ -713,6 +747,56 @@ async function trimDocument(
     json: { asset: { version: '2.0' }, nodes, accessors, bufferViews, buffers, animations: outAnimations } as unknown as JSONDocument['json'],
     resources,
   };
+}
+
+/** An `EXT_meshopt_compression` buffer view: where its compressed stream is and how it decodes. */
+interface MeshoptView {
+  view: number;
+  buffer: number;
+  byteOffset: number;
+  byteLength: number;
+  count: number;
+  byteStride: number;
+  mode: 'ATTRIBUTES' | 'TRIANGLES' | 'INDICES';
+  filter: 'NONE' | 'OCTAHEDRAL' | 'QUATERNION' | 'EXPONENTIAL' | 'COLOR';
+}
+
+const MESHOPT_MODES: readonly string[] = ['ATTRIBUTES', 'TRIANGLES', 'INDICES'];
+const MESHOPT_FILTERS: readonly string[] = ['NONE', 'OCTAHEDRAL', 'QUATERNION', 'EXPONENTIAL', 'COLOR'];
+
+/** Checks the `EXT_meshopt_compression` object of buffer view `v` (declared `byteLength` bytes once decoded). */
+function readMeshoptView(gltf: GltfJson, v: number, def: unknown, byteLength: number, fail: Fail): MeshoptView {
+  const at = `bufferViews[${v}].extensions.EXT_meshopt_compression`;
+  if (!isObject(def)) return fail(`${at} is not an object`);
+  const buffer = gltf.index(def.buffer, gltf.buffers.length, `${at}.buffer`);
+  const byteOffset = gltf.count(def.byteOffset, `${at}.byteOffset`, 0);
+  const streamLength = gltf.count(def.byteLength, `${at}.byteLength`);
+  const count = gltf.count(def.count, `${at}.count`);
+  const byteStride = gltf.count(def.byteStride, `${at}.byteStride`);
+  const mode = def.mode, filter = def.filter ?? 'NONE';
+  if (typeof mode !== 'string' || !MESHOPT_MODES.includes(mode)) fail(`${at}.mode is ${describeJson(mode)} (expected ATTRIBUTES, TRIANGLES or INDICES)`);
+  if (typeof filter !== 'string' || !MESHOPT_FILTERS.includes(filter)) fail(`${at}.filter is ${describeJson(filter)} (expected NONE, OCTAHEDRAL, QUATERNION, EXPONENTIAL or COLOR)`, PARSE_ERROR.UNSUPPORTED);
+  // The limits of the extension's specification, which the decoder relies on.
+  const strideOk = mode === 'ATTRIBUTES' ? byteStride > 0 && byteStride <= 256 && byteStride % 4 === 0 : byteStride === 2 || byteStride === 4;
+  if (!strideOk) fail(`${at}.byteStride ${byteStride} is not allowed in mode ${mode as string}`);
+  if (mode === 'TRIANGLES' && count % 3 !== 0) fail(`${at}.count ${count} is not a multiple of 3 (mode TRIANGLES)`);
+  const decoded = count * byteStride;
+  if (decoded < byteLength) fail(`${at} decodes to ${decoded} bytes (count × byteStride), fewer than the view's byteLength ${byteLength}`);
+  return { view: v, buffer, byteOffset, byteLength: streamLength, count, byteStride, mode: mode as MeshoptView['mode'], filter: filter as MeshoptView['filter'] };
+}
+
+/** Decodes a meshopt view from the buffer its stream lies in (bounds already checked). */
+async function decodeMeshoptView(view: MeshoptView, source: Uint8Array, fail: Fail): Promise<Uint8Array> {
+  // Loaded on first use: most files have no meshopt views, and the decoder carries its WebAssembly.
+  const { MeshoptDecoder } = await import('meshoptimizer/decoder');
+  await MeshoptDecoder.ready;
+  const out = new Uint8Array(view.count * view.byteStride);
+  try {
+    MeshoptDecoder.decodeGltfBuffer(out, view.count, view.byteStride, source.subarray(view.byteOffset, view.byteOffset + view.byteLength), view.mode, view.filter);
+  } catch (e) {
+    return fail(`bufferViews[${view.view}]: cannot decode its EXT_meshopt_compression data (${(e as Error).message})`);
+  }
+  return out;
 }
 
 /** The bytes of buffer `b`: the GLB BIN chunk, a data: URI, or an external resource. */

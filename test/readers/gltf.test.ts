@@ -296,11 +296,13 @@ describe('readGltf: rejected input', () => {
     expect(warnings.some((w) => /channel 1 \(pointer, no target node\)/.test(w))).toBe(true);
   });
 
-  it('an animation buffer compressed with EXT_meshopt_compression', async () => {
-    const bytes = edited((json) => { json.bufferViews[0].extensions = { EXT_meshopt_compression: { buffer: 0, byteLength: 4, count: 1, byteStride: 4, mode: 'ATTRIBUTES' } }; });
+  it('an animation buffer view whose EXT_meshopt_compression stream is not meshopt data (test/readers/gltf-meshopt.test.ts has the rest)', async () => {
+    const bytes = edited((json) => {
+      json.bufferViews[0].extensions = { EXT_meshopt_compression: { buffer: 0, byteLength: 4, count: json.bufferViews[0].byteLength / 4, byteStride: 4, mode: 'ATTRIBUTES' } };
+    });
     const e = await parseError(readGltf(bytes, 'packed.glb'));
-    expect(e.code).toBe('UNSUPPORTED');
-    expect(e.message).toMatch(/EXT_meshopt_compression, which bonepress does not decode; write the file again without it/);
+    expect(e.code).toBe('BAD_VALUE');
+    expect(e.message).toMatch(/^packed\.glb: bufferViews\[0\]: cannot decode its EXT_meshopt_compression data \(Malformed buffer data/);
   });
 
   it('input and output accessor counts that disagree', async () => {
