@@ -3,7 +3,7 @@
  * touches `node:*` or piscina; the core (`bonepress`) and the decoder (`bonepress/runtime`)
  * stay browser-safe.
  */
-export { compressFiles, shardInputs } from './pool.js';
+export { compressFiles, encodeBatch, shardInputs, type BatchTask, type EncodeBatchRun } from './pool.js';
 export type { BatchProgress, CompressFilesRun } from './pool.js';
 export { compressFile } from './worker.js';
 export type { ClipOutput, CompressFileTask, CompressFilesOptions, FileFailed, FileResult, FileSuccess } from './worker.js';

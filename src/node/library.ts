@@ -11,16 +11,13 @@ import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-import { Piscina } from 'piscina';
 
 import { ClipCache, codecVersions, inputKey, type CacheEntry } from './cache.js';
-import { INTERNAL_ERROR, OUTPUT_CLASH, toFailure } from './failure.js';
-import { WriteQueue, inputBaseName, removeTempFiles, writeFileAtomic } from './files.js';
+import { OUTPUT_CLASH, toFailure } from './failure.js';
+import { inputBaseName, removeTempFiles, writeFileAtomic } from './files.js';
 import { buildManifest, writeManifest, type Manifest, type ManifestInput, type ManifestOutput, type ManifestShard } from './manifest.js';
-import { untilAborted } from './pool.js';
-import { encodeFile, type CompressFileTask, type CompressFilesOptions, type EncodedFile, type FileFailed } from './worker.js';
+import { encodeBatch, type BatchTask } from './pool.js';
+import { withoutWarningCallback, type CompressFilesOptions, type EncodedFile, type FileFailed } from './worker.js';
 import type { CompressStats } from '../compress/index.js';
 import { COMPRESS_DEFAULTS } from '../compress/options.js';
 import type { ReadOptions } from '../readers/options.js';
@@ -29,8 +26,6 @@ import type { ReadOptions } from '../readers/options.js';
 const SCAN_YIELD_EVERY = 64;
 /** Files being written (and stored) at once while the next ones compress: several, so their fsyncs share journal commits. */
 const MAX_PENDING_WRITES = 16;
-/** The pool's worker entry, next to this module (pool.ts uses the same one). */
-const WORKER_FILE = fileURLToPath(new URL('./worker-entry.cjs', import.meta.url));
 
 /** How a library build runs. */
 export interface LibraryRun {
@@ -140,41 +135,40 @@ export async function compressLibrary(
   }
   claimedBy.clear();
 
-  // Stage 2, keys and cache hits: a hit's outputs are checked (and copied when they differ)
-  // here. Synchronous file calls (cache.ts says why), yielding now and then for signals.
-  const misses: string[] = [];
+  // Stages 2 and 3, in input-path order (the order changes no byte, and a resumed run picks
+  // up where the killed one stopped): each input's key is computed and looked up (synchronous
+  // file calls: cache.ts says why) while the pool encodes the misses before it; a hit's
+  // outputs are checked (and copied when they differ) here, a miss is compressed, then
+  // written and stored as it comes back.
+  candidates.sort(compareCodeUnits);
   const keys = new Map<string, string>();
-  for (const [n, file] of candidates.entries()) {
-    if (n % SCAN_YIELD_EVERY === 0) {
-      await new Promise((resolve) => setImmediate(resolve));
+  let compressed = 0;
+  async function* misses(): AsyncGenerator<BatchTask> {
+    for (const [n, file] of candidates.entries()) {
+      // Now and then a turn of the event loop, so that a signal can stop a scan of hits.
+      if (n % SCAN_YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
       signal?.throwIfAborted();
+      let key: string;
+      try {
+        key = (cache ? cache.inputKey(file, settings, versions) : inputKey(file, settings, versions)).key;
+      } catch (error) {
+        const failure = toFailure(file, error);
+        finish({ input: file, failure: { code: failure.code, message: failure.message } }, false);
+        continue;
+      }
+      const entry = cache?.lookup(key);
+      if (entry === undefined) {
+        keys.set(file, key);
+        compressed++;
+        yield { index: n, task: { file, outDir, options: plainOptions } };
+        continue;
+      }
+      outputsWritten += await placeOutputs(outDir, entry.outputs);
+      cached++;
+      finish(entryFromCache(file, key, outDir, entry), true);
     }
-    let key: string;
-    try {
-      key = (cache ? cache.inputKey(file, settings, versions) : inputKey(file, settings, versions)).key;
-    } catch (error) {
-      const failure = toFailure(file, error);
-      finish({ input: file, failure: { code: failure.code, message: failure.message } }, false);
-      continue;
-    }
-    const entry = cache?.lookup(key);
-    if (entry === undefined) {
-      misses.push(file);
-      keys.set(file, key);
-      continue;
-    }
-    outputsWritten += await placeOutputs(outDir, entry.outputs);
-    cached++;
-    finish(entryFromCache(file, key, outDir, entry), true);
   }
-  signal?.throwIfAborted();
-
-  // Stage 3, the rest: compressed in input-path order (the order changes no byte, and a
-  // resumed run picks up where the killed one stopped), each written, then stored, as it
-  // comes back.
-  misses.sort(compareCodeUnits);
-  const compressed = misses.length;
-  const settle = async (encoded: EncodedFile | FileFailed): Promise<void> => {
+  const settle = async (_index: number, encoded: EncodedFile | FileFailed): Promise<void> => {
     const key = keys.get(encoded.file);
     keys.delete(encoded.file);
     if (!encoded.ok) {
@@ -194,9 +188,13 @@ export async function compressLibrary(
     }
     finish({ input: encoded.file, key, outputs: outputs.map((o) => manifestOutput(join(outDir, o.name), o.stats)), warnings: encoded.warnings }, false);
   };
-  if (misses.length > 0) {
-    const jobs = Math.max(1, Math.min(Math.floor(run.jobs ?? availableParallelism()), misses.length));
-    await encodeStreamed(misses, withoutWarningCallback(options), outDir, jobs, signal, settle);
+  const plainOptions = withoutWarningCallback(options);
+  const jobs = Math.max(1, Math.min(Math.floor(run.jobs ?? availableParallelism()), candidates.length));
+  try {
+    await encodeBatch(misses(), { jobs, signal, maxPendingSettles: MAX_PENDING_WRITES }, settle);
+  } catch (error) {
+    if (signal?.aborted) await removeTempFiles(outDir);
+    throw error;
   }
 
   const manifest = buildManifest(entries, versions, settings, run.shard);
@@ -264,73 +262,6 @@ function holdsBytes(path: string, bytes: Uint8Array): boolean {
   }
 }
 
-/**
- * Encodes `files` (worker.ts `encodeFile`) on `jobs` worker threads, or in this thread for
- * one job, and hands each to `settle` on this thread as it comes back. Only a few files are
- * in flight at a time (the input list is streamed into the pool, not queued whole), and
- * nothing of a file is kept once `settle` is done with it. On abort the workers are
- * terminated, the settles under way finish, this process's temp files in `outDir` are
- * removed, and it rejects with the signal's reason.
- */
-async function encodeStreamed(
-  files: readonly string[],
-  options: CompressFilesOptions,
-  outDir: string,
-  jobs: number,
-  signal: AbortSignal | undefined,
-  settle: (encoded: EncodedFile | FileFailed) => Promise<void>,
-): Promise<void> {
-  const writes = new WriteQueue(MAX_PENDING_WRITES);
-  // With a signal to honour, even one job runs on a worker thread: a signal handler runs
-  // only when this thread's event loop turns, and one large clip compressed here would hold
-  // it for seconds.
-  const pool = jobs > 1 || signal !== undefined ? new Piscina<CompressFileTask, EncodedFile | FileFailed>({ filename: WORKER_FILE, minThreads: jobs, maxThreads: jobs }) : undefined;
-  try {
-    if (pool === undefined) {
-      for (const file of files) {
-        signal?.throwIfAborted();
-        writes.add(settle(await untilAborted(encodeFile({ file, outDir, options }), signal)));
-        await writes.room();
-      }
-    } else {
-      // Two tasks per worker: one running and one ready, so no worker waits for this thread.
-      const inFlight = new Set<Promise<void>>();
-      for (const file of files) {
-        signal?.throwIfAborted();
-        const task: Promise<void> = pool.run({ file, outDir, options }, signal ? { signal } : {})
-          .catch((error: unknown): FileFailed => {
-            // Rejected with the signal's reason, as the in-process path does, not piscina's AbortError.
-            if (signal?.aborted) throw signal.reason;
-            // The worker catches every error of a task, so this is the worker itself dying.
-            return { ok: false, file, failure: { file, code: INTERNAL_ERROR, message: `worker failed: ${error instanceof Error ? error.message : String(error)}` }, warnings: [] };
-          })
-          .then((encoded) => { writes.add(settle(encoded)); })
-          .finally(() => { inFlight.delete(task); });
-        task.catch(() => undefined); // seen through the race or Promise.all below, never unhandled meanwhile
-        inFlight.add(task);
-        while (inFlight.size >= jobs * 2) await Promise.race(inFlight);
-        await writes.room();
-      }
-      await Promise.all(inFlight);
-    }
-    await writes.drain();
-    signal?.throwIfAborted();
-  } catch (error) {
-    await writes.settle();
-    if (signal?.aborted) await removeTempFiles(outDir);
-    throw error;
-  } finally {
-    await pool?.destroy();
-  }
-}
-
-/** `options` without a `read.onWarning`: a function cannot be cloned into a worker (warnings come back with each file). */
-function withoutWarningCallback(options: CompressFilesOptions): CompressFilesOptions {
-  const read = options.read as ReadOptions | undefined;
-  if (read?.onWarning === undefined) return options;
-  const { onWarning: _dropped, ...plain } = read;
-  return { ...options, read: plain };
-}
 
 function entryFromCache(file: string, key: string, outDir: string, entry: CacheEntry): ManifestInput {
   return { input: file, key, outputs: entry.outputs.map((o) => manifestOutput(join(outDir, o.name), o.stats)), warnings: entry.warnings };

@@ -14,9 +14,8 @@ import { Piscina } from 'piscina';
 import { INTERNAL_ERROR, OUTPUT_CLASH, toFailure, type FileFailure } from './failure.js';
 import { WriteQueue, removeTempFiles } from './files.js';
 import { commitStaged, planBatchOutputs, stageFile, type OutputTarget } from './outputs.js';
-import type { ReadOptions } from '../readers/options.js';
 import {
-  encodeFile, type CompressFileTask, type CompressFilesOptions, type EncodedFile, type FileFailed, type FileResult,
+  encodeFile, withoutWarningCallback, type CompressFileTask, type CompressFilesOptions, type EncodedFile, type FileFailed, type FileResult,
 } from './worker.js';
 
 /** The worker entry, next to this one: CommonJS on purpose (worker-entry.cts says why). */
@@ -118,30 +117,12 @@ export async function compressFiles(
 
   // Files are written on this thread while the next ones compress (here or in workers):
   // compression never waits on the disk.
-  const writes = new WriteQueue(MAX_PENDING_WRITES);
-  const write = (index: number, encoded: EncodedFile | FileFailed): void => {
-    writes.add(writePlanned(encoded, plan.outputs[index] ?? [], target).then((result) => finish(index, result)));
-  };
-
   const jobs = Math.max(1, Math.min(Math.floor(run.jobs ?? availableParallelism()), tasks.length));
   try {
-    // With a signal to honour, even one job runs on a worker thread: a signal handler runs
-    // only when this thread's event loop turns, and one large clip compressed here would
-    // hold it for seconds.
-    if (jobs <= 1 && run.signal === undefined) {
-      for (const { index, task } of tasks) {
-        signal?.throwIfAborted();
-        write(index, await untilAborted(encodeFile(task), signal));
-        await writes.room();
-      }
-    } else {
-      await runPool(tasks, jobs, signal, write, finish);
-    }
-    await writes.drain();
-    signal?.throwIfAborted();
+    await encodeBatch(tasks, { jobs, signal, maxPendingSettles: MAX_PENDING_WRITES }, async (index, encoded) => {
+      finish(index, await writePlanned(encoded, plan.outputs[index] ?? [], target));
+    });
   } catch (error) {
-    // No write may still be creating a temp file once they are cleaned up.
-    await writes.settle();
     if (signal?.aborted && folder !== undefined) await removeTempFiles(folder);
     throw error;
   }
@@ -180,67 +161,86 @@ function writeToStream(stream: NodeJS.WritableStream, bytes: Uint8Array): Promis
   });
 }
 
+/** One file of a batch for {@link encodeBatch}: its position in the caller's list and its work. */
+export interface BatchTask {
+  readonly index: number;
+  readonly task: CompressFileTask;
+}
+
+/** How {@link encodeBatch} runs. */
+export interface EncodeBatchRun {
+  /** Worker threads; 1 without a `signal` encodes in this thread. */
+  readonly jobs: number;
+  /** Stops the batch: workers are terminated, the settles under way finish, and it rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
+  /** Settles (writes) under way at once while the next files encode. */
+  readonly maxPendingSettles: number;
+}
+
 /**
- * Encodes `tasks` on a pool of `jobs` worker threads, handing each file to `write` as it
- * comes back; the pool is destroyed before it returns. On abort piscina terminates the
- * running workers (and a worker stuck in a read cannot hold the batch up).
+ * The batch engine under {@link compressFiles}, library.ts `compressLibrary` and the bench:
+ * encodes each task (worker.ts `encodeFile`) and hands the result to `settle` on this
+ * thread as it comes back, while the next files encode. One job without a signal runs in
+ * this thread; otherwise a pool of `run.jobs` worker threads is started at the first task
+ * and fed two tasks per worker, so no worker waits for this thread and only a few files
+ * are in flight: `tasks` may be a lazy (async) iterable that the caller fills while the
+ * pool works, and nothing of a file is kept once its settle is done. A worker that dies
+ * becomes an `INTERNAL_ERROR` failure of its file. Rejects with the signal's reason on
+ * abort (after the settles under way finish), or with the first settle that rejects.
  */
-async function runPool(
-  tasks: readonly { index: number; task: CompressFileTask }[],
-  jobs: number,
-  signal: AbortSignal | undefined,
-  write: (index: number, encoded: EncodedFile | FileFailed) => void,
-  finish: (index: number, result: FileResult) => void,
+export async function encodeBatch(
+  tasks: Iterable<BatchTask> | AsyncIterable<BatchTask>,
+  run: EncodeBatchRun,
+  settle: (index: number, encoded: EncodedFile | FileFailed) => Promise<void>,
 ): Promise<void> {
-  const pool = new Piscina<CompressFileTask, EncodedFile | FileFailed>({ filename: WORKER_FILE, minThreads: jobs, maxThreads: jobs });
-  // Every task listens to the signal: a batch-owned one, so that many tasks raise no
-  // listener-leak warning on the caller's signal.
+  const { jobs, signal } = run;
+  const settles = new WriteQueue(run.maxPendingSettles);
+  // With a signal to honour, even one job runs on a worker thread: a signal handler runs
+  // only when this thread's event loop turns, and one large clip encoded here would hold
+  // it for seconds.
+  const inProcess = jobs <= 1 && signal === undefined;
+  let pool: Piscina<CompressFileTask, EncodedFile | FileFailed> | undefined;
+  const inFlight = new Set<Promise<void>>();
+  // Tasks listen to a batch-owned signal: many in flight then raise no listener-leak
+  // warning on the caller's.
   const batch = new AbortController();
-  setMaxListeners(tasks.length + 1, batch.signal);
+  setMaxListeners(jobs * 2 + 1, batch.signal);
   const onAbort = (): void => batch.abort(signal?.reason);
   signal?.addEventListener('abort', onAbort, { once: true });
-  // An abort that came before the listener (while the folder was being made) counts too.
-  if (signal?.aborted) onAbort();
   try {
-    const settled = await Promise.allSettled(
-      tasks.map(({ index, task }) => pool.run(task, { signal: batch.signal }).then((encoded) => write(index, encoded))),
-    );
-    signal?.throwIfAborted();
-    // The worker catches every error of a task, so a rejection here means the worker itself died.
-    settled.forEach((outcome, i) => {
-      if (outcome.status === 'rejected') {
-        const { index, task } = tasks[i];
-        const reason = outcome.reason instanceof Error ? outcome.reason.message : String(outcome.reason);
-        finish(index, { ok: false, file: task.file, failure: { file: task.file, code: INTERNAL_ERROR, message: `worker failed: ${reason}` }, warnings: [] });
+    for await (const { index, task } of tasks) {
+      signal?.throwIfAborted();
+      if (inProcess) {
+        settles.add(settle(index, await encodeFile(task)));
+      } else {
+        pool ??= new Piscina<CompressFileTask, EncodedFile | FileFailed>({ filename: WORKER_FILE, minThreads: jobs, maxThreads: jobs });
+        const running: Promise<void> = pool.run(task, { signal: batch.signal })
+          .catch((error: unknown): FileFailed => {
+            // Rejected with the signal's reason, as the in-process path is, not piscina's AbortError.
+            if (signal?.aborted) throw signal.reason;
+            // The worker catches every error of a task, so this is the worker itself dying.
+            const message = `worker failed: ${error instanceof Error ? error.message : String(error)}`;
+            return { ok: false, file: task.file, failure: { file: task.file, code: INTERNAL_ERROR, message }, warnings: [] };
+          })
+          .then((encoded) => { settles.add(settle(index, encoded)); })
+          .finally(() => { inFlight.delete(running); });
+        running.catch(() => undefined); // seen through the race or Promise.all below, never unhandled meanwhile
+        inFlight.add(running);
+        while (inFlight.size >= jobs * 2) await Promise.race(inFlight);
       }
-    });
+      await settles.room();
+    }
+    await Promise.all(inFlight);
+    await settles.drain();
+    signal?.throwIfAborted();
+  } catch (error) {
+    // No settle may still be creating a temp file once the caller cleans them up.
+    await Promise.allSettled(inFlight);
+    await settles.settle();
+    throw error;
   } finally {
     signal?.removeEventListener('abort', onAbort);
-    await pool.destroy();
+    await pool?.destroy();
   }
 }
 
-/**
- * `options` without a `read.onWarning` (which untyped or widened callers may still pass): a
- * function cannot be cloned into a worker, and warnings come back in each result instead.
- */
-function withoutWarningCallback(options: CompressFilesOptions): CompressFilesOptions {
-  const read = options.read as ReadOptions | undefined;
-  if (read?.onWarning === undefined) return options;
-  const { onWarning, ...plain } = read;
-  return { ...options, read: plain };
-}
-
-/** Resolves as `promise` does, or rejects with the signal's reason as soon as it aborts. */
-export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => { signal.removeEventListener('abort', onAbort); resolve(value); },
-      (error: unknown) => { signal.removeEventListener('abort', onAbort); reject(error); },
-    );
-  });
-}

@@ -4,13 +4,14 @@
  * batch's own thread). Everything they return is plain data (structured-clone safe),
  * errors included.
  */
-import { compress, type CompressStats } from '../compress/index.js';
-import type { CompressOptions } from '../compress/options.js';
-import { toFailure, type FileFailure } from './failure.js';
 import { join } from 'node:path';
 
+import { toFailure, type FileFailure } from './failure.js';
 import { readClipFiles, writeFileAtomic, type ReadFileOptions } from './files.js';
 import { clipOutputNames } from './outputs.js';
+import { compress, type CompressStats } from '../compress/index.js';
+import type { CompressOptions } from '../compress/options.js';
+import type { ReadOptions } from '../readers/options.js';
 
 /** Compression and reading options of a batch. */
 export interface CompressFilesOptions extends CompressOptions {
@@ -131,4 +132,15 @@ export function warningsOfClip(warnings: readonly string[], clipNames: readonly 
  */
 export async function compressFile(task: CompressFileTask): Promise<FileResult> {
   return writeEncodedFile(await encodeFile(task));
+}
+
+/**
+ * `options` without a `read.onWarning` (which untyped or widened callers may still pass): a
+ * function cannot be cloned into a worker, and warnings come back in each result instead.
+ */
+export function withoutWarningCallback(options: CompressFilesOptions): CompressFilesOptions {
+  const read = options.read as ReadOptions | undefined;
+  if (read?.onWarning === undefined) return options;
+  const { onWarning: _dropped, ...plain } = read;
+  return { ...options, read: plain };
 }
