@@ -8,8 +8,8 @@ export type { CompressResult, CompressStats, ExperimentalOptions } from './compr
 export { COMPRESS_DEFAULTS, OptionsError, resolveOptions } from './compress/options.js';
 export type { CompressOptions, LengthInput, ResolvedOptions } from './compress/options.js';
 export { decompressClip, verifyCompressed } from './compress/verify.js';
-export { measureClipError, MetricError } from './metric/error-metric.js';
-export type { ErrorReport } from './metric/error-metric.js';
+export { ERROR_METRICS, isErrorMetric, measureClipError, MetricError } from './metric/error-metric.js';
+export type { ErrorMetric, ErrorReport } from './metric/error-metric.js';
 
 export { readClips, readBvh, readGltf, readAclSjson, readPoseDump, ParseError, PARSE_ERROR, PoseDumpError, SUPPORTED_EXTENSIONS } from './readers/index.js';
 export type { ParseErrorCode, ReadOptions } from './readers/index.js';

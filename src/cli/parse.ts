@@ -4,7 +4,7 @@
  */
 import { InvalidArgumentError } from 'commander';
 
-import { LENGTH_UNITS, isLengthUnit, parseLength, type LengthUnit } from '../index.js';
+import { ERROR_METRICS, LENGTH_UNITS, isErrorMetric, isLengthUnit, parseLength, type ErrorMetric, type LengthUnit } from '../index.js';
 
 /** Checks a length such as `0.01cm`, `3cm`, `1m`, `30mm`; returns the text unchanged. */
 export function parseLengthArg(value: string): string {
@@ -28,6 +28,12 @@ export function collectShellBone(value: string, previous: Record<string, string>
 /** Parses a length unit name (`mm`, `cm`, `m`, `in`, `ft`). */
 export function parseUnitArg(value: string): LengthUnit {
   if (!isLengthUnit(value)) throw new InvalidArgumentError(`expected one of ${LENGTH_UNITS.join(', ')}`);
+  return value;
+}
+
+/** Parses an error metric name (`vertices`, `shell`). */
+export function parseMetricArg(value: string): ErrorMetric {
+  if (!isErrorMetric(value)) throw new InvalidArgumentError(`expected one of ${ERROR_METRICS.join(', ')}`);
   return value;
 }
 

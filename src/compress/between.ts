@@ -13,7 +13,7 @@ import { clipStartTime, type RawClip } from '../clip/raw-clip.js';
 import { POSE_STRIDE } from '../clip/skeleton.js';
 import { KIND_POSE_OFFSET, TRACKS_PER_BONE, TRACK_KIND } from '../runtime/format.js';
 import { slerpWeights } from '../runtime/interpolate.js';
-import { AFFINE_STRIDE, poseToObject, virtualVertexError } from '../metric/error-metric.js';
+import { AFFINE_STRIDE, boneErrorFunction, poseToObject, shellBoundError, type ErrorMetric } from '../metric/error-metric.js';
 
 /** Fractions of each sample interval where the error between samples is measured. */
 export const BETWEEN_FRACTIONS: readonly number[] = [0.25, 0.5, 0.75];
@@ -23,7 +23,11 @@ export const UPSAMPLING_FACTORS: readonly number[] = [1, 2, 3, 4, 6, 8, 12, 16];
 
 /** The largest error between samples and where it occurs. Errors are in clip units. */
 export interface BetweenReport {
+  /** The metric of `maxError`. */
+  metric: ErrorMetric;
   maxError: number;
+  /** Largest whole-shell error between samples, whatever `metric`. */
+  shellMaxError: number;
   worstBone: number;
   /** Sample interval (from sample `worstInterval` to the next) and fraction of the worst error. */
   worstInterval: number;
@@ -102,21 +106,26 @@ export function interpolateSamples(clip: RawClip, k: number, alpha: number, out:
 
 /**
  * Measures `decodedBetween(k, alpha, outPose)` against {@link referenceBetween} at
- * {@link BETWEEN_FRACTIONS} of every sample interval, with virtual vertices at
- * `shellDistances`. Allocates a few pose-sized buffers.
+ * {@link BETWEEN_FRACTIONS} of every sample interval, with `metric` at `shellDistances`;
+ * the whole-shell figure is measured as well unless `shellToo` is false (then it is 0 for
+ * the `vertices` metric). Allocates a few pose-sized buffers.
  */
 export function measureBetweenErrors(
   clip: RawClip,
   shellDistances: Float32Array,
   decodedBetween: (k: number, alpha: number, outPose: Float64Array) => void,
+  metric: ErrorMetric = 'vertices',
+  shellToo = true,
 ): BetweenReport {
+  const boneError = boneErrorFunction(metric);
+  const isShell = metric === 'shell';
   const parents = clip.skeleton.parents;
   const boneCount = parents.length;
   const reference = new Float64Array(boneCount * POSE_STRIDE);
   const decoded = new Float64Array(boneCount * POSE_STRIDE);
   const refObject = new Float64Array(boneCount * AFFINE_STRIDE);
   const decObject = new Float64Array(boneCount * AFFINE_STRIDE);
-  const report: BetweenReport = { maxError: 0, worstBone: 0, worstInterval: 0, worstFraction: 0 };
+  const report: BetweenReport = { metric, maxError: 0, shellMaxError: 0, worstBone: 0, worstInterval: 0, worstFraction: 0 };
   for (let k = 0; k + 1 < clip.sampleCount; k++) {
     for (const alpha of BETWEEN_FRACTIONS) {
       referenceBetween(clip, k, alpha, reference);
@@ -124,7 +133,9 @@ export function measureBetweenErrors(
       poseToObject(reference, parents, refObject);
       poseToObject(decoded, parents, decObject);
       for (let b = 0; b < boneCount; b++) {
-        const e = virtualVertexError(refObject, b * AFFINE_STRIDE, decObject, b * AFFINE_STRIDE, shellDistances[b]);
+        const e = boneError(refObject, b * AFFINE_STRIDE, decObject, b * AFFINE_STRIDE, shellDistances[b]);
+        const shell = isShell ? e : shellToo ? shellBoundError(refObject, b * AFFINE_STRIDE, decObject, b * AFFINE_STRIDE, shellDistances[b]) : 0;
+        if (shell > report.shellMaxError) report.shellMaxError = shell;
         if (e > report.maxError) { report.maxError = e; report.worstBone = b; report.worstInterval = k; report.worstFraction = alpha; }
       }
     }
@@ -144,17 +155,17 @@ export interface SampleGrid {
 /**
  * For a clip with its source's keys: the coarsest grid among {@link UPSAMPLING_FACTORS}
  * times the clip's rate, sampled exactly from the keys, whose own interpolation stays within `budget` of the source
- * between samples (fast rotations between glTF keys, Hermite curves), so that the decoded
- * pose can be within the threshold at any time. A clip without keys is its own reference
+ * between samples (fast rotations between glTF keys, Hermite curves), measured with
+ * `metric`, so that the decoded pose can be within the threshold at any time. A clip without keys is its own reference
  * and keeps its grid. When even the finest grid misses the budget, that grid is returned
  * with its error; the caller reports it.
  */
-export function chooseSampleGrid(clip: RawClip, budget: number, shellDistances: Float32Array): SampleGrid {
+export function chooseSampleGrid(clip: RawClip, budget: number, shellDistances: Float32Array, metric: ErrorMetric = 'vertices'): SampleGrid {
   if (!clip.keyframes || clip.sampleCount < 2) return { clip, factor: 1, gridError: 0 };
   let last: SampleGrid | undefined;
   for (const factor of UPSAMPLING_FACTORS) {
     const candidate = resampleFromKeys(clip, factor);
-    const gridError = measureBetweenErrors(candidate, shellDistances, (k, alpha, out) => interpolateSamples(candidate, k, alpha, out)).maxError;
+    const gridError = measureBetweenErrors(candidate, shellDistances, (k, alpha, out) => interpolateSamples(candidate, k, alpha, out), metric, false).maxError;
     last = { clip: candidate, factor, gridError };
     if (gridError <= budget) break;
   }

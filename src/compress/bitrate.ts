@@ -12,7 +12,7 @@
 import type { RawClip } from '../clip/raw-clip.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
 import { RAW_BITS, TRACK_KIND } from '../runtime/format.js';
-import { AFFINE_STRIDE, composeAffine, localToAffine, sampleToObject, virtualVertexError } from '../metric/error-metric.js';
+import { AFFINE_STRIDE, boneErrorFunction, composeAffine, localToAffine, sampleToObject, type BoneErrorFunction, type ErrorMetric } from '../metric/error-metric.js';
 import { reconstructTrackSegment, type TrackSlot } from './quantize.js';
 import type { AnimatedTrack, ClipRanges, SegmentRanges } from './range.js';
 import type { SegmentLayout } from './segment.js';
@@ -38,6 +38,8 @@ export interface BitRateInput {
   readonly basePose: Float32Array;
   readonly threshold: number;
   readonly shellDistances: Float32Array;
+  /** What `threshold` bounds. Default 'vertices'. */
+  readonly metric?: ErrorMetric;
   readonly ladder: readonly number[];
   /** Pass 2 strategy. Default 'round-robin'. */
   readonly strategy?: SearchStrategy;
@@ -99,6 +101,8 @@ class SegmentSearch {
   // Tracks of each bone: boneTracks[boneTrackStart[b] .. boneTrackStart[b + 1]).
   private readonly boneTrackStart: Int32Array;
   private readonly boneTracks: Int32Array;
+  // One function for the whole search, so every call site sees a single target.
+  private readonly boneError: BoneErrorFunction;
   private start = 0;
   private size = 0;
   private segment = 0;
@@ -107,6 +111,7 @@ class SegmentSearch {
     const parents = input.clip.skeleton.parents;
     this.parents = parents;
     this.boneCount = parents.length;
+    this.boneError = boneErrorFunction(input.metric ?? 'vertices');
     const maxKeys = input.layout.maxSize;
     this.local = new Float32Array(maxKeys * this.boneCount * POSE_STRIDE);
     this.object = new Float64Array(maxKeys * this.boneCount * AFFINE_STRIDE);
@@ -242,7 +247,7 @@ class SegmentSearch {
   private fitsAllAt(level: number): boolean {
     const B = this.boneCount, local = this.local, obj = this.object, la = this.localAffine, parents = this.parents;
     const raw = this.rawObject, shell = this.input.shellDistances, threshold = this.input.threshold;
-    const trackStart = this.boneTrackStart, boneTracks = this.boneTracks;
+    const trackStart = this.boneTrackStart, boneTracks = this.boneTracks, boneError = this.boneError;
     this.current.fill(0);
     for (let b = 0; b < B; b++) {
       const p = parents[b];
@@ -256,7 +261,7 @@ class SegmentSearch {
           localToAffine(local[l], local[l + 1], local[l + 2], local[l + 3], local[l + 4], local[l + 5], local[l + 6], local[l + 7], local[l + 8], local[l + 9], la, m);
         }
         composeAffine(obj, (k * B + p) * AFFINE_STRIDE, la, m, obj, m);
-        if (virtualVertexError(raw, (k * B + b) * AFFINE_STRIDE, obj, m, shell[b]) > threshold) return false;
+        if (boneError(raw, (k * B + b) * AFFINE_STRIDE, obj, m, shell[b]) > threshold) return false;
       }
     }
     return true;
@@ -280,12 +285,12 @@ class SegmentSearch {
 
   /** Largest error over the segment for the object transforms of {@link computeObjects}. */
   private segmentError(): number {
-    const B = this.boneCount, raw = this.rawObject, shell = this.input.shellDistances;
+    const B = this.boneCount, raw = this.rawObject, shell = this.input.shellDistances, boneError = this.boneError;
     let worst = 0;
     for (let k = 0; k < this.size; k++) {
       const rawBase = k * B * AFFINE_STRIDE;
       for (let b = 0; b < B; b++) {
-        const e = virtualVertexError(raw, rawBase + b * AFFINE_STRIDE, this.object, (k * B + b) * AFFINE_STRIDE, shell[b]);
+        const e = boneError(raw, rawBase + b * AFFINE_STRIDE, this.object, (k * B + b) * AFFINE_STRIDE, shell[b]);
         if (e > worst) worst = e;
       }
     }
@@ -299,6 +304,7 @@ class SegmentSearch {
   private measureSubtree(root: number): boolean {
     const B = this.boneCount, local = this.local, la = this.localAffine, tl = this.trialLocal, current = this.current;
     const parents = this.parents, raw = this.rawObject, shell = this.input.shellDistances, threshold = this.input.threshold;
+    const boneError = this.boneError;
     const preorder = this.preorder, first = this.preorderAt[root], end = first + this.subtreeSize[root];
     const rootParent = parents[root];
     const parentObj = rootParent >= 0 && current[rootParent] ? this.trial : this.object;
@@ -312,7 +318,7 @@ class SegmentSearch {
       const rm = (k * B + root) * AFFINE_STRIDE;
       if (rootParent >= 0) composeAffine(parentObj, (k * B + rootParent) * AFFINE_STRIDE, tl, t, rootOut, rm);
       else for (let c = 0; c < AFFINE_STRIDE; c++) rootOut[rm + c] = tl[t + c];
-      if (virtualVertexError(raw, rm, rootOut, rm, shell[root]) > threshold) return false;
+      if (boneError(raw, rm, rootOut, rm, shell[root]) > threshold) return false;
     }
     for (let i = first + 1; i < end; i++) {
       const b = preorder[i], p = parents[b];
@@ -322,7 +328,7 @@ class SegmentSearch {
       for (let k = 0; k < this.size; k++) {
         const m = (k * B + b) * AFFINE_STRIDE;
         composeAffine(parentOut, (k * B + p) * AFFINE_STRIDE, la, m, out, m);
-        if (virtualVertexError(raw, m, out, m, shell[b]) > threshold) return false;
+        if (boneError(raw, m, out, m, shell[b]) > threshold) return false;
       }
     }
     return true;

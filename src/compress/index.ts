@@ -12,7 +12,7 @@ import { TRACK_CLASS, classifyTracks, type TrackClasses } from './classify.js';
 import { extractClipRanges, extractSegmentRanges, gatherAnimatedTracks } from './range.js';
 import { segmentClip } from './segment.js';
 import { BIT_RATE_LADDERS, searchBitRates, type BitRateLadder, type SearchStrategy } from './bitrate.js';
-import type { ErrorReport } from '../metric/error-metric.js';
+import type { ErrorMetric, ErrorReport } from '../metric/error-metric.js';
 import { writeClip } from './write.js';
 import { measureCompressedBetween, verifyCompressed } from './verify.js';
 import { THRESHOLD_MARGIN, resolveOptions, type CompressOptions } from './options.js';
@@ -33,8 +33,15 @@ export interface CompressStats {
   /** Error threshold in `unit`. */
   threshold: number;
   unit: string;
+  /** What `threshold` bounds and the errors below measure, but {@link shellMaxError}. */
+  metric: ErrorMetric;
   /** Largest error at any playback time: the larger of {@link sampleMaxError} and {@link betweenMaxError}. */
   maxError: number;
+  /**
+   * Largest whole-shell error (every point of each bone's shell sphere, `shell` metric) at
+   * any playback time, at the samples and between them, whatever {@link metric}.
+   */
+  shellMaxError: number;
   /** Largest error at the stored samples. */
   sampleMaxError: number;
   /**
@@ -90,8 +97,9 @@ export interface ExperimentalOptions {
 }
 
 /**
- * Compresses `clip` so that no virtual vertex moves more than `options.error`, measured by
- * decoding the written bytes with the runtime decoder (`report`). Throws `OptionsError`
+ * Compresses `clip` so that no virtual vertex (with `metric: 'shell'`, no point of the
+ * shell sphere) moves more than `options.error`, at the samples and between them, measured
+ * by decoding the written bytes with the runtime decoder (`report`, `between`). Throws `OptionsError`
  * on bad options and `ClipError` on an invalid clip.
  */
 export function compress(clip: RawClip, options: CompressOptions & ExperimentalOptions = {}): CompressResult {
@@ -99,7 +107,7 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
   validateRawClip(clip);
   const settings = resolveOptions(clip, options);
 
-  const grid = chooseSampleGrid(clip, GRID_BUDGET * settings.threshold, settings.shellDistances);
+  const grid = chooseSampleGrid(clip, GRID_BUDGET * settings.threshold, settings.shellDistances, settings.metric);
   const source = grid.clip;
   const rotations = preprocessRotations(source);
   const classes = classifyTracks(source, rotations, settings.threshold, settings.shellDistances);
@@ -120,6 +128,7 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
       clip: source, tracks, clipRanges, ranges, layout, basePose,
       threshold: target,
       shellDistances: settings.shellDistances,
+      metric: settings.metric,
       ladder: BIT_RATE_LADDERS[options.ladder ?? 'acl20'],
       strategy: options.search ?? 'round-robin',
     });
@@ -132,8 +141,8 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
     });
     // Verification reads every key in order: two cached segments are enough.
     compressed = CompressedClip.open(bytes, { segmentCache: 'two' });
-    report = verifyCompressed(source, compressed, settings.shellDistances);
-    between = measureCompressedBetween(source, compressed, settings.shellDistances);
+    report = verifyCompressed(source, compressed, settings.shellDistances, undefined, settings.metric);
+    between = measureCompressedBetween(source, compressed, settings.shellDistances, settings.metric);
     const over = between.maxError - settings.threshold;
     if (over <= 0 || attempt === MAX_SEARCHES || between.maxError <= grid.gridError) break;
     // Aim below the threshold by the overshoot, at least 5 % lower each time.
@@ -157,7 +166,9 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
       namesBytes: compressed.sectionSizes().names,
       threshold: settings.threshold,
       unit: clip.unit,
+      metric: settings.metric,
       maxError: Math.max(report.maxError, between.maxError),
+      shellMaxError: Math.max(report.shellMaxError, between.shellMaxError),
       sampleMaxError: report.maxError,
       betweenMaxError: between.maxError,
       upsampling: grid.factor,

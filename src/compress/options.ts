@@ -6,14 +6,21 @@ import { BonepressError } from '../runtime/errors.js';
 import type { RawClip } from '../clip/raw-clip.js';
 import { resolveShellDistances } from '../clip/skeleton.js';
 import { UnitError, convertLength, parseLength, type Length } from '../clip/units.js';
+import { ERROR_METRICS, isErrorMetric, type ErrorMetric } from '../metric/error-metric.js';
 
 /** A length as an object or a string such as `"0.01cm"`. */
 export type LengthInput = Length | string;
 
 /** Options of `compress()`. */
 export interface CompressOptions {
-  /** Largest allowed virtual-vertex error. Default {@link COMPRESS_DEFAULTS}.error (0.01 cm). */
+  /** Largest allowed error, measured with `metric`. Default {@link COMPRESS_DEFAULTS}.error (0.01 cm). */
   error?: LengthInput;
+  /**
+   * What the error bounds, at the samples and between them: `vertices` (default), the three
+   * virtual vertices at the shell distance on each bone's axes; `shell`, every point of the
+   * sphere of that radius around each bone (a little larger files).
+   */
+  metric?: ErrorMetric;
   /** Virtual-vertex distance for every bone. Default 3 cm. */
   shell?: LengthInput;
   /** Per-bone shell distance by bone name, e.g. `{ Root: '1m' }`. */
@@ -28,6 +35,7 @@ export interface CompressOptions {
 export const COMPRESS_DEFAULTS = {
   error: '0.01cm',
   shell: '3cm',
+  metric: 'vertices',
   stripNames: false,
   checksum: true,
 } as const;
@@ -54,6 +62,7 @@ export interface ResolvedOptions {
   threshold: number;
   /** Shell distance per bone in clip units. */
   shellDistances: Float32Array;
+  metric: ErrorMetric;
   stripNames: boolean;
   checksum: boolean;
 }
@@ -82,11 +91,14 @@ export function resolveOptions(clip: RawClip, options: CompressOptions = {}): Re
     if (e instanceof UnitError) throw new OptionsError(e.message);
     throw new OptionsError((e as Error).message);
   }
+  const metric = options.metric ?? COMPRESS_DEFAULTS.metric;
+  if (!isErrorMetric(metric)) throw new OptionsError(`metric: expected ${ERROR_METRICS.join(' or ')}, got ${JSON.stringify(metric)}`);
   const threshold = convertLength(error, clip.unit);
   if (!(threshold > 0)) throw new OptionsError(`error threshold must be > 0, got ${threshold}`);
   return {
     threshold,
     shellDistances,
+    metric,
     stripNames: options.stripNames ?? COMPRESS_DEFAULTS.stripNames,
     checksum: options.checksum ?? COMPRESS_DEFAULTS.checksum,
   };

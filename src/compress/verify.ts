@@ -5,7 +5,7 @@
 import { createRawClip, writeSamplePose, type RawClip } from '../clip/raw-clip.js';
 import { createSkeleton, POSE_STRIDE, setIdentity } from '../clip/skeleton.js';
 import type { CompressedClip } from '../runtime/compressed-clip.js';
-import { MetricError, measureSampleErrors, poseToObject, type ErrorReport } from '../metric/error-metric.js';
+import { MetricError, measureSampleErrors, poseToObject, type ErrorMetric, type ErrorReport } from '../metric/error-metric.js';
 import { measureBetweenErrors, type BetweenReport } from './between.js';
 
 /**
@@ -30,11 +30,17 @@ export function decompressClip(compressed: CompressedClip, name?: string): RawCl
 
 /**
  * Decodes `compressed` sample by sample with the runtime decoder and measures it against
- * `reference` (virtual vertices at `shellDistances`; `referenceObject`: the reference's
- * object transforms when known). The decoded clip is never built whole. Throws
- * `MetricError` when the bone or sample counts or the hierarchy differ.
+ * `reference` (`metric`, default `vertices`, at `shellDistances`; `referenceObject`: the
+ * reference's object transforms when known). The decoded clip is never built whole.
+ * Throws `MetricError` when the bone or sample counts or the hierarchy differ.
  */
-export function verifyCompressed(reference: RawClip, compressed: CompressedClip, shellDistances: Float32Array = reference.skeleton.shellDistances, referenceObject?: Float64Array): ErrorReport {
+export function verifyCompressed(
+  reference: RawClip,
+  compressed: CompressedClip,
+  shellDistances: Float32Array = reference.skeleton.shellDistances,
+  referenceObject?: Float64Array,
+  metric: ErrorMetric = 'vertices',
+): ErrorReport {
   const parents = reference.skeleton.parents;
   if (compressed.boneCount !== parents.length) throw new MetricError(`bone counts differ: ${parents.length} vs ${compressed.boneCount}`);
   for (let b = 0; b < parents.length; b++) {
@@ -46,15 +52,15 @@ export function verifyCompressed(reference: RawClip, compressed: CompressedClip,
   return measureSampleErrors(reference, referenceObject, shellDistances, (s, out) => {
     compressed.sampleKey(s, pose);
     poseToObject(pose, parents, out);
-  });
+  }, metric);
 }
 
-/** The error of `compressed` between samples, decoded by the runtime's own interpolation. */
-export function measureCompressedBetween(reference: RawClip, compressed: CompressedClip, shellDistances: Float32Array): BetweenReport {
+/** The error of `compressed` between samples with `metric`, decoded by the runtime's own interpolation. */
+export function measureCompressedBetween(reference: RawClip, compressed: CompressedClip, shellDistances: Float32Array, metric: ErrorMetric = 'vertices'): BetweenReport {
   const sampler = compressed.createSampler({ segmentCache: 'two' });
   const pose = new Float32Array(compressed.boneCount * POSE_STRIDE);
   return measureBetweenErrors(reference, shellDistances, (k, alpha, out) => {
     sampler.sampleBetween(k, alpha, pose);
     for (let i = 0; i < pose.length; i++) out[i] = pose[i];
-  });
+  }, metric);
 }

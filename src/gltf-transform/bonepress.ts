@@ -17,7 +17,7 @@ import { clipEndTime, clipStartTime } from '../clip/raw-clip.js';
 import { BONEPRESS_ANIMATION_COMPRESSION, BonepressAnimationCompression, type BoneTable } from './extension.js';
 
 /** Options of {@link bonepress} and {@link compressDocument}. */
-export interface BonepressOptions extends Pick<CompressOptions, 'error' | 'shell' | 'shellBones'> {
+export interface BonepressOptions extends Pick<CompressOptions, 'error' | 'shell' | 'shellBones' | 'metric'> {
   /**
    * Channels for loaders without the extension (which is then optional, not required):
    * `true` or `'original'` keeps the original channels; `'quantized'` replaces them with the
@@ -100,7 +100,7 @@ export async function compressDocument(doc: Document, options: BonepressOptions 
     table ??= findTable(extension, joints, skeleton.parents) ?? extension.createBoneTable().setBones(joints, Array.from(skeleton.parents));
     // Names and node indices live in the file (the animation's name, the bone table).
     const stored: RawClip = { ...clip, name: animation.getName(), skeleton: { ...skeleton, nodeIndices: undefined } };
-    const result = compress(stored, { error: options.error, shell: options.shell, shellBones: options.shellBones, stripNames: true, checksum: true });
+    const result = compress(stored, { error: options.error, shell: options.shell, shellBones: options.shellBones, metric: options.metric, stripNames: true, checksum: true });
     animation.setExtension(BONEPRESS_ANIMATION_COMPRESSION, extension.createCompressedAnimation().setData(result.bytes).setSkeleton(table));
     if (fallback !== 'original') removeSkeletonChannels(animation, new Set(joints));
     if (fallback === 'quantized') addQuantizedChannels(doc, animation, CompressedClip.open(result.bytes), joints);

@@ -95,15 +95,16 @@ export function clipInUnit(clip: RawClip, unit: LengthUnit): RawClip {
 
 /**
  * Measures `other` against `raw` with the compressor's metric: `options.error`,
- * `options.shell` and `options.shellBones` as `compress` takes them (defaults
- * `COMPRESS_DEFAULTS`); translations of `other` are converted into the raw clip's unit.
+ * `options.shell`, `options.shellBones` and `options.metric` as `compress` takes them
+ * (defaults `COMPRESS_DEFAULTS`; the whole-shell error is reported whatever the metric);
+ * translations of `other` are converted into the raw clip's unit.
  * Throws {@link MetricError} when the shapes differ ({@link checkSameShape}) and
  * `OptionsError` for bad options (an unknown bone in `shellBones`).
  */
 export function compareClips(raw: RawClip, other: RawClip, options: CompressOptions = {}, rawLabel = raw.name): Comparison {
   checkSameShape(shapeOfClip(raw), shapeOfClip(other), rawLabel);
-  const { threshold, shellDistances } = resolveOptions(raw, options);
-  const report = measureClipError(raw, clipInUnit(other, raw.unit), shellDistances);
+  const { threshold, shellDistances, metric } = resolveOptions(raw, options);
+  const report = measureClipError(raw, clipInUnit(other, raw.unit), shellDistances, undefined, metric);
   return { ...report, threshold, pass: report.maxError <= threshold };
 }
 
@@ -119,19 +120,20 @@ export function compareCompressed(raw: RawClip, other: CompressedClip, options: 
   const factor = Math.round(other.sampleRate / raw.sampleRate);
   if (raw.keyframes && factor >= 1 && Math.abs(factor * raw.sampleRate - other.sampleRate) <= 1e-9 * other.sampleRate) raw = resampleFromKeys(raw, factor);
   checkSameShape(shapeOfClip(raw), shapeOfCompressed(other), rawLabel);
-  const { threshold, shellDistances } = resolveOptions(raw, options);
+  const { threshold, shellDistances, metric } = resolveOptions(raw, options);
   const unit = other.unit as LengthUnit;
   const inUnit = clipInUnit(raw, unit);
   const toOther = convertLength({ value: 1, unit: raw.unit }, unit);
   const shells = unit === raw.unit ? shellDistances : shellDistances.map((d) => d * toOther);
-  const samples = verifyCompressed(inUnit, other, shells);
-  const between = measureCompressedBetween(inUnit, other, shells);
+  const samples = verifyCompressed(inUnit, other, shells, undefined, metric);
+  const between = measureCompressedBetween(inUnit, other, shells, metric);
   const back = unit === raw.unit ? 1 : 1 / toOther;
   const sampleMaxError = samples.maxError * back, betweenMaxError = between.maxError * back;
   const report: ErrorReport = {
     ...samples,
     unit: raw.unit,
     maxError: Math.max(sampleMaxError, betweenMaxError),
+    shellMaxError: Math.max(samples.shellMaxError, between.shellMaxError) * back,
     p99Error: samples.p99Error * back,
     meanError: samples.meanError * back,
     boneMaxError: samples.boneMaxError.map((e) => e * back),

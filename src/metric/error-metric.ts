@@ -1,8 +1,10 @@
 /**
- * Object-space error metric: what a skinned mesh would show. For bone b at
- * sample s, the virtual vertices (d,0,0), (0,d,0), (0,0,d) — d is b's shell distance — are
- * moved by the reference and by the decoded object-space transform; the error is the
- * largest of the three distances.
+ * Object-space error metric: what a skinned mesh would show. For bone b at sample s, with d
+ * b's shell distance, the reference and the decoded object-space transform move
+ * - the virtual vertices (d,0,0), (0,d,0), (0,0,d): the `vertices` metric (the default) is
+ *   the largest of the three distances;
+ * - every point of the sphere of radius d around the bone: the `shell` metric is a bound on
+ *   the largest distance over the whole sphere ({@link shellBoundError}).
  *
  * Object transforms are affine 3×4 matrices in float64, column-major with the translation
  * last (12 numbers): applying scale, then rotation, then translation, composed parent
@@ -16,6 +18,28 @@ import type { LengthUnit } from '../clip/units.js';
 
 /** Numbers per affine matrix. */
 export const AFFINE_STRIDE = 12;
+
+/**
+ * What the error of a bone measures: `vertices`, the three virtual vertices on the axes
+ * ({@link virtualVertexError}); `shell`, every point of the sphere ({@link shellBoundError}).
+ */
+export type ErrorMetric = 'vertices' | 'shell';
+
+/** Every {@link ErrorMetric}, the default first. */
+export const ERROR_METRICS: readonly ErrorMetric[] = ['vertices', 'shell'];
+
+/** True when `s` names an {@link ErrorMetric}. */
+export function isErrorMetric(s: unknown): s is ErrorMetric {
+  return typeof s === 'string' && (ERROR_METRICS as readonly string[]).includes(s);
+}
+
+/** The error of one bone between two object transforms at shell distance `d` (see {@link ErrorMetric}). */
+export type BoneErrorFunction = (a: Float64Array, ao: number, b: Float64Array, bo: number, d: number) => number;
+
+/** The function that measures `metric`. */
+export function boneErrorFunction(metric: ErrorMetric): BoneErrorFunction {
+  return metric === 'shell' ? shellBoundError : virtualVertexError;
+}
 
 /**
  * Writes the affine matrix of a local transform. The quaternion is normalised here, so a
@@ -80,11 +104,10 @@ export function virtualVertexError(a: Float64Array, ao: number, b: Float64Array,
 }
 
 /**
- * Whole-shell bound between two object transforms (issue 15, `--metric shell`): no point
- * of the sphere of radius `d` around the bone moves more than d · σ + |t(a) − t(b)|, σ the
- * largest singular value of the difference of the two 3 × 3 parts (2 sin(θ/2) for two
- * rotations θ apart). Not yet selectable in `compress()`; docs/experiments.md measures what
- * it costs when the search bounds it instead of {@link virtualVertexError}.
+ * Whole-shell bound between two object transforms (the `shell` metric): no point of the
+ * sphere of radius `d` around the bone moves more than d · σ + |t(a) − t(b)|, σ the largest
+ * singular value of the difference of the two 3 × 3 parts (2 sin(θ/2) for two rotations θ
+ * apart). Never below {@link virtualVertexError}, whose three points lie on that sphere.
  */
 export function shellBoundError(a: Float64Array, ao: number, b: Float64Array, bo: number, d: number): number {
   const tx = a[ao + 9] - b[bo + 9], ty = a[ao + 10] - b[bo + 10], tz = a[ao + 11] - b[bo + 11];
@@ -158,7 +181,11 @@ export function clipToObject(clip: RawClip): Float64Array {
 
 /** What {@link measureClipError} reports. Errors are in `unit`. */
 export interface ErrorReport {
+  /** The metric of `maxError`, `p99Error`, `meanError` and `boneMaxError`. */
+  readonly metric: ErrorMetric;
   readonly maxError: number;
+  /** Largest whole-shell error ({@link shellBoundError}) over every bone × sample, whatever `metric`. */
+  readonly shellMaxError: number;
   /** 99th percentile over every bone × sample. */
   readonly p99Error: number;
   readonly meanError: number;
@@ -180,8 +207,8 @@ export class MetricError extends BonepressError {
 }
 
 /**
- * Measures `decoded` against `reference` at every sample with virtual vertices at
- * `shellDistances` (per bone, clip units; default: the reference skeleton's).
+ * Measures `decoded` against `reference` at every sample with `metric` (default `vertices`)
+ * at `shellDistances` (per bone, clip units; default: the reference skeleton's).
  * `referenceObject` may pass `clipToObject(reference)` when the caller already has it.
  * The clips must have the same bones (same count and parents) and sample count; bones are
  * matched by index. Throws {@link MetricError} otherwise.
@@ -191,6 +218,7 @@ export function measureClipError(
   decoded: RawClip,
   shellDistances: Float32Array = reference.skeleton.shellDistances,
   referenceObject?: Float64Array,
+  metric: ErrorMetric = 'vertices',
 ): ErrorReport {
   const boneCount = reference.skeleton.parents.length;
   const n = reference.sampleCount;
@@ -204,7 +232,7 @@ export function measureClipError(
   }
   if (decoded.sampleCount !== n) throw new MetricError(`sample counts differ: ${n} vs ${decoded.sampleCount}`);
   if (shellDistances.length !== boneCount) throw new MetricError(`${shellDistances.length} shell distances for ${boneCount} bones`);
-  return measureSampleErrors(reference, referenceObject, shellDistances, (s, out) => sampleToObject(decoded, s, out));
+  return measureSampleErrors(reference, referenceObject, shellDistances, (s, out) => sampleToObject(decoded, s, out), metric);
 }
 
 /**
@@ -212,27 +240,32 @@ export function measureClipError(
  * the decoded object transforms of sample `s` (one pose, {@link AFFINE_STRIDE} per bone)
  * into `out`, so the decoded clip never needs to exist whole. `referenceObject` may pass
  * `clipToObject(reference)`; without it the reference is transformed sample by sample too.
+ * Errors are measured with `metric`; the whole-shell figure is measured as well.
  */
 export function measureSampleErrors(
   reference: RawClip,
   referenceObject: Float64Array | undefined,
   shellDistances: Float32Array,
   decodeObject: (sample: number, out: Float64Array) => void,
+  metric: ErrorMetric = 'vertices',
 ): ErrorReport {
+  const boneError = boneErrorFunction(metric);
   const boneCount = reference.skeleton.parents.length;
   const n = reference.sampleCount;
   const decoded = new Float64Array(boneCount * AFFINE_STRIDE);
   const referenceSample = referenceObject ? undefined : new Float64Array(boneCount * AFFINE_STRIDE);
   const errors = new Float64Array(n * boneCount);
   const boneMax = new Float64Array(boneCount);
-  let max = -1, worstBone = 0, worstSample = 0, sum = 0;
+  let max = -1, worstBone = 0, worstSample = 0, sum = 0, shellMax = 0;
   for (let s = 0; s < n; s++) {
     decodeObject(s, decoded);
     let ref: Float64Array, base: number;
     if (referenceSample) { sampleToObject(reference, s, referenceSample); ref = referenceSample; base = 0; }
     else { ref = referenceObject!; base = s * boneCount * AFFINE_STRIDE; }
     for (let b = 0; b < boneCount; b++) {
-      const e = virtualVertexError(ref, base + b * AFFINE_STRIDE, decoded, b * AFFINE_STRIDE, shellDistances[b]);
+      const e = boneError(ref, base + b * AFFINE_STRIDE, decoded, b * AFFINE_STRIDE, shellDistances[b]);
+      const shell = metric === 'shell' ? e : shellBoundError(ref, base + b * AFFINE_STRIDE, decoded, b * AFFINE_STRIDE, shellDistances[b]);
+      if (shell > shellMax) shellMax = shell;
       errors[s * boneCount + b] = e;
       sum += e;
       if (e > boneMax[b]) boneMax[b] = e;
@@ -240,7 +273,9 @@ export function measureSampleErrors(
     }
   }
   return {
+    metric,
     maxError: Math.max(0, max),
+    shellMaxError: shellMax,
     p99Error: percentile(errors, 0.99),
     meanError: sum / errors.length,
     worstBone,

@@ -8,7 +8,7 @@ import { extname } from 'node:path';
 
 import { InvalidArgumentError } from 'commander';
 
-import { OptionsError, parseLength, type LengthUnit } from '../../index.js';
+import { OptionsError, parseLength, type ErrorMetric, type LengthUnit } from '../../index.js';
 import { compressGltfFile, toFailure, type CompressGltfFileResult, type GltfOutputFormat } from '../../node/index.js';
 import { EXIT, exitCodeOfFailure, failureText, type ExitCode } from '../exit-codes.js';
 import { warningLine } from '../load.js';
@@ -45,6 +45,7 @@ export interface GltfCompressCliOptions {
   error: string;
   shell: string;
   shellBone?: Record<string, string>;
+  metric?: ErrorMetric;
   rate?: number;
   unit?: LengthUnit;
   format?: OutputFormat;
@@ -86,6 +87,7 @@ export async function runGltfCompress(inputs: readonly string[], options: GltfCo
       error: options.error,
       shell: options.shell,
       shellBones: options.shellBone,
+      metric: options.metric,
       sampleRate: options.rate,
       unit: options.unit,
       fallback: options.fallback ?? false,

@@ -9,7 +9,7 @@ import { basename, extname } from 'node:path';
 import type { Command } from 'commander';
 
 import {
-  COMPRESS_DEFAULTS, OptionsError, PARSE_ERROR, READ_LIMITS, convertLength, parseLength, type CompressStats, type LengthUnit,
+  COMPRESS_DEFAULTS, OptionsError, PARSE_ERROR, READ_LIMITS, convertLength, parseLength, type CompressStats, type ErrorMetric, type LengthUnit,
 } from '../../index.js';
 import {
   OUTPUT_EXTENSION, READ_FILE_DEFAULTS, compressFiles, expandInputs, resolveOutputTarget, shardInputs, type CompressFilesOptions, type FileFailure, type FileResult,
@@ -19,7 +19,7 @@ import { runLibraryCompress } from './compress-library.js';
 import { gltfOutputFormat, parseFallbackArg, parseFormatArg, runGltfCompress, type FallbackKind, type OutputFormat } from './compress-gltf.js';
 import { warningLine } from '../load.js';
 import {
-  collectShellBone, parseCountArg, parseLengthArg, parsePositiveArg, parseShardArg, parseUnitArg, type Shard,
+  collectShellBone, parseCountArg, parseLengthArg, parseMetricArg, parsePositiveArg, parseShardArg, parseUnitArg, type Shard,
 } from '../parse.js';
 import { renderJson } from '../render/json.js';
 import { createProgress } from '../render/progress.js';
@@ -32,6 +32,8 @@ export interface CompressCliOptions {
   error: string;
   shell: string;
   shellBone?: Record<string, string>;
+  /** What --error bounds: the three virtual vertices (default) or the whole shell sphere. */
+  metric: ErrorMetric;
   unit?: LengthUnit;
   rate?: number;
   stripNames?: boolean;
@@ -131,6 +133,7 @@ export function registerCompressCommand(program: Command): void {
     .option('--error <length>', 'largest allowed virtual-vertex error, with a unit (also the unit of printed errors)', parseLengthArg, COMPRESS_DEFAULTS.error)
     .option('--shell <length>', 'virtual-vertex distance of every bone', parseLengthArg, COMPRESS_DEFAULTS.shell)
     .option('--shell-bone <name=length>', 'shell distance of one bone (repeatable), e.g. Hips=1m', collectShellBone)
+    .option('--metric <metric>', 'what --error bounds: vertices (three virtual vertices per bone) or shell (every point of the shell sphere)', parseMetricArg, COMPRESS_DEFAULTS.metric)
     .option('--unit <unit>', 'length unit of the sources (mm, cm, m, in, ft); default per format (BVH cm, glTF m)', parseUnitArg)
     .option('--rate <hz>', 'resample glTF/GLB inputs at this rate (refused for BVH and SJSON, which keep their own rate); default: detected from key times', parsePositiveArg)
     .option('--strip-names', 'leave out bone and clip names')
@@ -193,6 +196,7 @@ export async function runCompress(inputs: readonly string[], options: CompressCl
   const compressOptions: CompressFilesOptions = {
     error: options.error,
     shell: options.shell,
+    metric: options.metric,
     stripNames: options.stripNames ?? COMPRESS_DEFAULTS.stripNames,
     checksum: options.checksum,
     read: {

@@ -7,13 +7,13 @@ import { extname } from 'node:path';
 import type { Command } from 'commander';
 
 import {
-  COMPRESS_DEFAULTS, ClipError, MetricError, OptionsError, compareClips, compareCompressed, parseLength, readPoseDump, type Comparison, type CompressOptions, type LengthUnit, type RawClip, type ReadOptions,
+  COMPRESS_DEFAULTS, ClipError, MetricError, OptionsError, compareClips, compareCompressed, parseLength, readPoseDump, type Comparison, type CompressOptions, type ErrorMetric, type LengthUnit, type RawClip, type ReadOptions,
 } from '../../index.js';
 import type { CompressedClip } from '../../runtime/index.js';
 import { readInputFile } from '../../node/index.js';
 import { EXIT, atFile, type ExitCode } from '../exit-codes.js';
 import { openCompressedFile, readSingleClip } from '../load.js';
-import { collectShellBone, parseLengthArg, parsePositiveArg, parseUnitArg } from '../parse.js';
+import { collectShellBone, parseLengthArg, parseMetricArg, parsePositiveArg, parseUnitArg } from '../parse.js';
 import { renderJson } from '../render/json.js';
 import { formatDistance, renderFields } from '../render/table.js';
 
@@ -22,6 +22,8 @@ export interface VerifyCliOptions {
   error: string;
   shell: string;
   shellBone?: Record<string, string>;
+  /** What the threshold bounds (as given to `compress --metric`). */
+  metric: ErrorMetric;
   /** Which clip of a multi-clip source (a glTF animation name) to take from each side. */
   clip?: string;
   /** Length unit of the raw source (as given to `compress --unit`). */
@@ -38,8 +40,12 @@ export interface VerifyResult {
   other: string;
   boneCount: number;
   sampleCount: number;
+  /** The metric of `maxError` and the errors below, but `shellMaxError`. */
+  metric: ErrorMetric;
   /** Largest error at any time: at the samples and, for a .bpk, between them. */
   maxError: number;
+  /** Largest whole-shell error (every point of each bone's shell sphere) where `maxError` is measured, whatever `metric`. */
+  shellMaxError: number;
   /** For a .bpk: the largest error at the samples, and between them (¼, ½, ¾ of every interval). */
   sampleMaxError?: number;
   betweenMaxError?: number;
@@ -65,6 +71,7 @@ export function registerVerifyCommand(program: Command): void {
     .option('--error <length>', 'error threshold, with a unit (also the unit of printed errors)', parseLengthArg, COMPRESS_DEFAULTS.error)
     .option('--shell <length>', 'virtual-vertex distance of every bone', parseLengthArg, COMPRESS_DEFAULTS.shell)
     .option('--shell-bone <name=length>', 'shell distance of one bone (repeatable), e.g. Hips=1m', collectShellBone)
+    .option('--metric <metric>', 'what the threshold bounds, as given to compress --metric: vertices or shell (the whole-shell error is printed either way)', parseMetricArg, COMPRESS_DEFAULTS.metric)
     .option('--unit <unit>', 'length unit of the raw source, as given to compress --unit', parseUnitArg)
     .option('--rate <hz>', 'resample a glTF raw source at this rate, as given to compress --rate', parsePositiveArg)
     .option('--clip <name>', 'the clip (glTF animation) to take from a file holding several; default: the name stored in the .bpk')
@@ -84,7 +91,7 @@ export async function runVerify(rawFile: string, otherFile: string, options: Ver
   const read: ReadOptions = {};
   if (options.unit !== undefined) read.unit = options.unit;
   if (options.rate !== undefined) read.sampleRate = options.rate;
-  const compressOptions: CompressOptions = { error: options.error, shell: options.shell };
+  const compressOptions: CompressOptions = { error: options.error, shell: options.shell, metric: options.metric };
   if (options.shellBone) compressOptions.shellBones = options.shellBone;
   const isCompressed = ['.bpk', '.bpt'].includes(extname(otherFile).toLowerCase());
   const compressed = isCompressed ? await openCompressedFile(otherFile) : undefined;
@@ -130,7 +137,9 @@ function toResult(raw: string, other: string, report: Comparison): VerifyResult 
     other,
     boneCount: report.boneCount,
     sampleCount: report.sampleCount,
+    metric: report.metric,
     maxError: report.maxError,
+    shellMaxError: report.shellMaxError,
     ...(report.betweenMaxError !== undefined ? { sampleMaxError: report.sampleMaxError, betweenMaxError: report.betweenMaxError } : {}),
     p99Error: report.p99Error,
     meanError: report.meanError,
@@ -156,9 +165,11 @@ function renderVerify(r: VerifyResult, display: LengthUnit): string {
         ['between samples', formatDistance(r.betweenMaxError, r.unit, display)] as [string, string],
       ]
       : [['max error', `${formatDistance(r.maxError, r.unit, display)} (bone ${r.worstBone}, sample ${r.worstSample})`] as [string, string]]),
+    ...(r.metric === 'shell' ? [] : [['whole-shell error', formatDistance(r.shellMaxError, r.unit, display)] as [string, string]]),
     ['p99 error', formatDistance(r.p99Error, r.unit, display)],
     ['mean error', formatDistance(r.meanError, r.unit, display)],
     ['threshold', formatDistance(r.threshold, r.unit, display)],
+    ['metric', r.metric === 'shell' ? 'shell (every point of the shell sphere)' : 'vertices (three virtual vertices per bone)'],
     ['result', r.pass ? 'PASS' : 'FAIL: max error above the threshold'],
   ]);
 }
