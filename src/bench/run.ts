@@ -11,7 +11,7 @@ import { basename, join, relative, sep } from 'node:path';
 
 import type { RawClip } from '../clip/raw-clip.js';
 import type { BitRateLadder } from '../compress/bitrate.js';
-import { AFFINE_STRIDE, clipToObject, virtualVertexError } from '../metric/error-metric.js';
+import { AFFINE_STRIDE, boneErrorFunction, clipToObject, type ErrorMetric } from '../metric/error-metric.js';
 import { compress, type CompressStats, type ExperimentalOptions } from '../compress/index.js';
 import { COMPRESS_DEFAULTS, resolveOptions, type CompressOptions } from '../compress/options.js';
 import type { RotationReference } from '../compress/preprocess.js';
@@ -35,6 +35,8 @@ export interface BenchOptions {
   error?: string;
   /** Shell distance with a unit. Default {@link COMPRESS_DEFAULTS}.shell. */
   shell?: string;
+  /** What the threshold bounds. Default {@link COMPRESS_DEFAULTS}.metric. */
+  metric?: ErrorMetric;
   /** Bit-rate ladder (experimental); default: compress()'s. */
   ladder?: BitRateLadder;
   /** Rotation reference (experimental); default: compress()'s. */
@@ -65,6 +67,7 @@ export interface BenchOptions {
 export const BENCH_DEFAULTS = {
   error: COMPRESS_DEFAULTS.error,
   shell: COMPRESS_DEFAULTS.shell,
+  metric: COMPRESS_DEFAULTS.metric,
   decode: true,
   poolCheck: true,
   seed: 1,
@@ -126,6 +129,8 @@ export class BenchError extends Error {
 export interface BenchSettings {
   error: string;
   shell: string;
+  /** What `error` bounds (absent in results made before the option existed: `vertices`). */
+  metric: ErrorMetric;
   /** `'default'` when compress()'s default ladder was used. */
   ladder: BitRateLadder | 'default';
   rotationReference: RotationReference | 'default';
@@ -157,8 +162,10 @@ export interface BenchClip {
   /** Bytes of the optional names section inside compressedBytes. */
   namesBytes: number;
   ratio: number;
-  /** In `unit`. */
+  /** In `unit`, measured with the run's metric. */
   maxError: number;
+  /** Largest whole-shell error at the samples and between them, whatever the metric (0 in results made before it). */
+  shellMaxError: number;
   p99Error: number;
   threshold: number;
   unit: string;
@@ -188,6 +195,8 @@ export interface BenchTotals {
   ratioWithoutNames: number;
   /** Largest clip max error, in `unit`; null when clips differ in unit. */
   maxError: number | null;
+  /** Largest clip whole-shell error, in `unit`; null when clips differ in unit. */
+  shellMaxError: number | null;
   unit: string | null;
   /** Largest max error / threshold over clips (≤ 1 when every clip holds its threshold). */
   worstErrorShare: number;
@@ -375,6 +384,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
   const settings: BenchSettings = {
     error: options.error ?? BENCH_DEFAULTS.error,
     shell: options.shell ?? BENCH_DEFAULTS.shell,
+    metric: options.metric ?? BENCH_DEFAULTS.metric,
     ladder: options.ladder ?? 'default',
     rotationReference: options.rotationReference ?? 'default',
     jobs: Math.max(1, Math.floor(options.jobs ?? availableParallelism())),
@@ -385,7 +395,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     playbackHz: BENCH_DEFAULTS.playbackHz,
     randomTimes: BENCH_DEFAULTS.randomTimes,
   };
-  const compressOptions: CompressOptions & ExperimentalOptions = { error: settings.error, shell: settings.shell };
+  const compressOptions: CompressOptions & ExperimentalOptions = { error: settings.error, shell: settings.shell, metric: settings.metric };
   if (options.ladder) compressOptions.ladder = options.ladder;
   if (options.rotationReference) compressOptions.rotationReference = options.rotationReference;
   const onProgress = options.onProgress ?? (() => {});
@@ -471,7 +481,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
  * Ratios of an empty set are NaN.
  */
 export function totalsOf(clips: readonly BenchClip[], files: number, failures: number): BenchTotals {
-  let rawBytes = 0, compressedBytes = 0, namesBytes = 0, samples = 0, within = 0, worstShare = 0, maxError = 0;
+  let rawBytes = 0, compressedBytes = 0, namesBytes = 0, samples = 0, within = 0, worstShare = 0, maxError = 0, shellMaxError = 0;
   const units = new Set<string>();
   for (const clip of clips) {
     rawBytes += clip.rawBytes;
@@ -481,6 +491,7 @@ export function totalsOf(clips: readonly BenchClip[], files: number, failures: n
     if (clip.withinThreshold) within++;
     worstShare = Math.max(worstShare, clip.maxError / clip.threshold);
     maxError = Math.max(maxError, clip.maxError);
+    shellMaxError = Math.max(shellMaxError, clip.shellMaxError ?? 0);
     units.add(clip.unit);
   }
   const withoutNames = compressedBytes - namesBytes;
@@ -495,6 +506,7 @@ export function totalsOf(clips: readonly BenchClip[], files: number, failures: n
     ratio: rawBytes / compressedBytes,
     ratioWithoutNames: rawBytes / withoutNames,
     maxError: units.size === 1 ? maxError : null,
+    shellMaxError: units.size === 1 ? shellMaxError : null,
     unit: units.size === 1 ? [...units][0] : null,
     worstErrorShare: worstShare,
     withinThreshold: within,
@@ -516,6 +528,7 @@ function clipFigures(file: string, entry: CompressedEntry): BenchClip {
     namesBytes: s.namesBytes,
     ratio: s.ratio,
     maxError: s.maxError,
+    shellMaxError: s.shellMaxError,
     p99Error: s.p99Error,
     threshold: s.threshold,
     unit: s.unit,
@@ -728,7 +741,8 @@ function measureErrorHistograms(
   const clips = createErrorHistogram();
   onProgress({ stage: BENCH_STAGE.ERRORS, done: 0, total: entries.length });
   entries.forEach((entry, i) => {
-    const { threshold, shellDistances } = resolveOptions(entry.clip, options);
+    const { threshold, shellDistances, metric } = resolveOptions(entry.clip, options);
+    const boneError = boneErrorFunction(metric);
     const decoded = decompressClip(CompressedClip.open(entry.bytes));
     const a = clipToObject(entry.clip);
     const b = clipToObject(decoded);
@@ -736,7 +750,7 @@ function measureErrorHistograms(
     for (let s = 0; s < entry.clip.sampleCount; s++) {
       for (let bone = 0; bone < boneCount; bone++) {
         const o = (s * boneCount + bone) * AFFINE_STRIDE;
-        addToErrorHistogram(samples, virtualVertexError(a, o, b, o, shellDistances[bone]) / threshold);
+        addToErrorHistogram(samples, boneError(a, o, b, o, shellDistances[bone]) / threshold);
       }
     }
     addToErrorHistogram(clips, entry.stats.maxError / threshold);

@@ -118,12 +118,12 @@ describe('compareToBaseline', () => {
 
 describe('baseline files', () => {
   const settings: BenchSettings = {
-    error: '0.01cm', shell: '3cm', ladder: 'default', rotationReference: 'default', jobs: 1, decode: false,
+    error: '0.01cm', shell: '3cm', metric: 'vertices', ladder: 'default', rotationReference: 'default', jobs: 1, decode: false,
     seed: 1, measureMs: 20, repeats: 3, playbackHz: 60, randomTimes: 4096,
   };
   const clips: BenchClip[] = ['b.bvh', 'a.bvh'].map((id, i) => ({
     id, file: id, name: id, boneCount: 2, sampleCount: 10, rawBytes: 800, compressedBytes: 100 + i, namesBytes: 10,
-    ratio: 800 / (100 + i), maxError: 0.004, p99Error: 0.003, threshold: 0.01, unit: 'cm', withinThreshold: true,
+    ratio: 800 / (100 + i), maxError: 0.004, shellMaxError: 0.005, p99Error: 0.003, threshold: 0.01, unit: 'cm', withinThreshold: true,
     worstBone: 'root', worstSample: 0, compressSeconds: 0.1, bitRateHistogram: { 4: 2 },
   }));
 
