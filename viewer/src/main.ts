@@ -8,9 +8,12 @@ import {
   COMPRESS_DEFAULTS, LENGTH_UNITS, parseLength, rawSizeBytes,
   type CompressStats, type LengthUnit, type RawClip,
 } from 'bonepress';
+import { animationBytes } from 'bonepress/gltf-transform';
 import { CompressedClip, createPose, localToObject, type SampleOptions } from 'bonepress/runtime';
+import { CompressedAnimationClip } from 'bonepress/three';
 import * as THREE from 'three';
 
+import { AssetPlayer, carriesBonepress, gltfJson, type AssetSizes } from './asset.js';
 import { PoseErrorMeter } from './bone-error.js';
 import { DEFAULT_CLIP_NAME, DEFAULT_CLIP_TEXT } from './default-clip.js';
 import { formatBytes, formatDistance, formatRatio, formatSeconds, formatSignificant } from './format.js';
@@ -63,6 +66,14 @@ const ui = {
   compressTime: $('compress-time'),
   histogram: document.getElementById('histogram') as unknown as SVGSVGElement,
   download: $<HTMLButtonElement>('download'),
+  assetPanel: $('asset-panel'),
+  meshes: $('meshes'),
+  animations: $('animations'),
+  fileBytes: $('file-bytes'),
+  animationBytes: $('animation-bytes'),
+  sourceFileBytes: $('source-file-bytes'),
+  sourceAnimationBytes: $('source-animation-bytes'),
+  viewAsset: $<HTMLButtonElement>('view-asset'),
   play: $<HTMLButtonElement>('play'),
   scrub: $<HTMLInputElement>('scrub'),
   time: $<HTMLOutputElement>('time'),
@@ -134,6 +145,8 @@ try {
 }
 
 let playback: Playback | undefined;
+/** A compressed glTF asset shown whole (instead of `playback`). */
+let asset: AssetPlayer | undefined;
 let time = 0;
 let playing = true;
 let dirty = true;
@@ -142,10 +155,12 @@ const colour: [number, number, number] = [0, 0, 0];
 const centre = new THREE.Vector3();
 
 function duration(): number {
+  if (asset) return asset.clip?.duration ?? 0;
   return playback ? playback.shown.decoded.duration : 0;
 }
 
 function viewMode(): ViewMode {
+  if (asset) return 'decoded-only';
   if (playback?.shown.kind === 'bpk') return 'decoded-only';
   return ui.mode.value === 'overlaid' ? 'overlaid' : 'side-by-side';
 }
@@ -193,6 +208,7 @@ function show(shown: Shown): void {
   const boneCount = parents.length;
   const parentsKey = `${shown.kind}:${Array.from(parents).join(',')}`;
   const keepCamera = playback?.parentsKey === parentsKey;
+  closeAsset();
   playback?.rawView?.dispose();
   playback?.decodedView.dispose();
 
@@ -253,6 +269,7 @@ function fillPanels(shown: Shown): void {
   ui.samples.textContent = `${c.sampleCount} @ ${+c.sampleRate.toFixed(3)} Hz`;
   ui.duration.textContent = formatSeconds(c.duration);
   ui.download.disabled = false;
+  ui.assetPanel.hidden = true;
   if (shown.kind === 'compared') {
     const s = shown.stats;
     ui.rawBytes.textContent = formatBytes(s.rawBytes);
@@ -285,9 +302,117 @@ function fillPanels(shown: Shown): void {
 }
 
 // ---------------------------------------------------------------------------------------
+// A compressed glTF asset, shown whole
+
+const assetBox = new THREE.Box3();
+
+function closeAsset(): void {
+  asset?.dispose();
+  asset = undefined;
+  ui.assetPanel.hidden = true;
+  delete document.body.dataset.meshes;
+  delete document.body.dataset.skinnedMeshes;
+  delete document.body.dataset.clips;
+  delete document.body.dataset.compressedClips;
+}
+
+/** Replaces whatever is shown with `player`: its scene, an animation picker and its sizes. */
+function showAsset(player: AssetPlayer): void {
+  closeAsset();
+  playback?.rawView?.dispose();
+  playback?.decodedView.dispose();
+  playback = undefined;
+  asset = player;
+  const box = player.clipBounds();
+  player.setTime(0);
+  const pose = player.bounds(new THREE.Box3()).getSize(new THREE.Vector3());
+  if (stage) {
+    stage.scene.add(player.root);
+    stage.frame({ box, poseSize: Math.max(pose.x, pose.y, pose.z, 1e-3) });
+  }
+  ui.clipSelect.replaceChildren(...player.clips.map((c, i) => new Option(`${c.name} (${formatSeconds(c.duration)})`, String(i))));
+  ui.clipSelect.hidden = player.clips.length < 2;
+  ui.settings.disabled = true;
+  ui.download.disabled = true;
+  ui.viewAsset.hidden = true;
+  time = 0;
+  applyMode();
+  fillAssetPanels(player);
+  const data = document.body.dataset;
+  data.meshes = String(player.meshCount);
+  data.skinnedMeshes = String(player.skinnedMeshes.length);
+  data.clips = String(player.clips.length);
+  data.compressedClips = String(player.compressedClipCount);
+  dirty = true;
+}
+
+function fillAssetPanels(player: AssetPlayer): void {
+  const clip = player.clip;
+  const compressed = clip instanceof CompressedAnimationClip ? clip.compressed : undefined;
+  ui.clipName.textContent = clip?.name ?? player.fileName;
+  ui.clipName.title = player.fileName;
+  ui.bones.textContent = compressed ? String(compressed.boneCount) : '–';
+  ui.samples.textContent = compressed ? `${compressed.sampleCount} @ ${+compressed.sampleRate.toFixed(3)} Hz` : '–';
+  ui.duration.textContent = clip ? formatSeconds(clip.duration) : '–';
+  ui.scrub.max = String(duration());
+  const { sizes } = player;
+  // Size: the whole file's animations, against 40 bytes per bone per sample of its clips.
+  ui.rawBytes.textContent = sizes.rawBytes > 0 ? formatBytes(sizes.rawBytes) : '–';
+  ui.compressedBytes.textContent = formatBytes(sizes.animation.total);
+  ui.ratio.textContent = sizes.rawBytes > 0 ? formatRatio(sizes.rawBytes / sizes.animation.total) : '–';
+  for (const node of [ui.thresholdValue, ui.maxError, ui.p99Error, ui.worst, ui.compressTime]) node.textContent = '–';
+  ui.maxError.classList.remove('over');
+  const histogram: Record<number, number> = {};
+  if (compressed) for (let g = 0; g < compressed.segmentCount; g++) for (const bits of compressed.segmentBitRates(g)) histogram[bits] = (histogram[bits] ?? 0) + 1;
+  drawHistogram(ui.histogram, histogram);
+  ui.assetPanel.hidden = false;
+  ui.meshes.textContent = `${player.meshCount} (${player.skinnedMeshes.length} skinned)`;
+  ui.animations.textContent = `${player.clips.length} (${player.compressedClipCount} compressed)`;
+  ui.fileBytes.textContent = formatBytes(sizes.fileBytes);
+  ui.animationBytes.textContent = formatBytes(sizes.animation.total);
+  ui.animationBytes.title = `accessors ${sizes.animation.accessorBytes} B + compressed clips ${sizes.animation.compressedBytes} B + JSON ${sizes.animation.jsonBytes} B`;
+  ui.sourceFileBytes.textContent = sizes.source ? formatBytes(sizes.source.fileBytes) : '–';
+  ui.sourceAnimationBytes.textContent = sizes.source ? formatBytes(sizes.source.animation.total) : '–';
+}
+
+function updateAssetPose(player: AssetPlayer): void {
+  player.setTime(time);
+  stage?.track(player.bounds(assetBox).getCenter(centre));
+  const clip = player.clip;
+  ui.time.value = `${time.toFixed(3)} / ${(clip?.duration ?? 0).toFixed(3)} s`;
+  ui.scrub.value = String(time);
+}
+
+async function openAsset(fileName: string, bytes: Uint8Array, source?: AssetSizes['source']): Promise<void> {
+  loadId = nextId++; // supersede any load or compression in flight
+  compressId = loadId;
+  const id = loadId;
+  loaded = undefined;
+  setStatus(`loading ${fileName}…`);
+  try {
+    const player = await AssetPlayer.load(fileName, bytes, source);
+    if (id !== loadId) { player.dispose(); return; }
+    showAsset(player);
+    setStatus(`${fileName}: ${player.clips.length} animations (${player.compressedClipCount} compressed), ${player.skinnedMeshes.length} skinned meshes`);
+    updatePose();
+    stage?.render();
+    dirty = false;
+    setReady('1');
+  } catch (e) {
+    if (id !== loadId) return;
+    setStatus(`${fileName}: ${(e as Error).message}`, true);
+    setReady('error');
+  }
+}
+
+// ---------------------------------------------------------------------------------------
 // Playback
 
 function updatePose(): void {
+  if (asset) {
+    updateAssetPose(asset);
+    return;
+  }
   if (!playback) return;
   const pb = playback;
   const { shown } = pb;
@@ -351,6 +476,9 @@ let nextId = 1;
 let loadId = 0;
 let compressId = 0;
 let loaded: { fileName: string; clips: ClipSummary[] } | undefined;
+type AssetSizesSource = NonNullable<AssetSizes['source']> & { fileName: string };
+/** The loaded source asset, when it has a skin and can be compressed whole (#view-asset). */
+let sourceAsset: AssetSizesSource | undefined;
 
 function send(request: WorkerRequest, transfer: Transferable[] = []): void {
   worker.postMessage(request, transfer);
@@ -384,6 +512,17 @@ function settingsChanged(): void {
 
 function openBytes(fileName: string, bytes: ArrayBuffer): void {
   setReady('0');
+  sourceAsset = undefined;
+  ui.viewAsset.hidden = true;
+  if (/\.(glb|gltf)$/i.test(fileName)) {
+    const json = gltfJson(new Uint8Array(bytes));
+    if (carriesBonepress(json)) {
+      void openAsset(fileName, new Uint8Array(bytes));
+      return;
+    }
+    // A source asset with a skin: it can also be compressed whole and shown as the app would see it.
+    if (json && (json.skins?.length ?? 0) > 0) sourceAsset = { fileName, fileBytes: bytes.byteLength, animation: animationBytes(json) };
+  }
   if (fileName.toLowerCase().endsWith('.bpk')) {
     loadId = nextId++; // supersede any load or compression in flight
     compressId = loadId;
@@ -416,7 +555,14 @@ worker.addEventListener('message', (event: MessageEvent<WorkerResponse>) => {
     ui.clipSelect.replaceChildren(...m.clips.map((c, i) => new Option(`${c.name} (${c.sampleCount} samples)`, String(i))));
     ui.clipSelect.hidden = m.clips.length < 2;
     ui.settings.disabled = false;
+    ui.viewAsset.hidden = sourceAsset === undefined;
     requestCompress();
+    return;
+  }
+  if (m.type === 'asset') {
+    if (m.id !== compressId || !sourceAsset) return;
+    const { fileName, ...source } = sourceAsset;
+    void openAsset(fileName.replace(/\.(glb|gltf)$/i, '.bp.glb'), m.glb, source);
     return;
   }
   if (m.type === 'failed') {
@@ -462,7 +608,20 @@ fillUnits(ui.thresholdUnit, defaultError.unit);
 ui.shell.value = String(defaultShell.value);
 fillUnits(ui.shellUnit, defaultShell.unit);
 for (const input of [ui.threshold, ui.thresholdUnit, ui.shell, ui.shellUnit]) input.addEventListener('change', settingsChanged);
-ui.clipSelect.addEventListener('change', requestCompress);
+ui.clipSelect.addEventListener('change', () => {
+  if (!asset) { requestCompress(); return; }
+  asset.select(Number(ui.clipSelect.value) || 0);
+  time = 0;
+  fillAssetPanels(asset);
+  dirty = true;
+});
+ui.viewAsset.addEventListener('click', () => {
+  if (!sourceAsset) return;
+  compressId = nextId++;
+  setReady('0');
+  setStatus(`compressing every animation of ${sourceAsset.fileName}…`);
+  send({ type: 'compress-asset', id: compressId, error: lengthInput(ui.threshold, ui.thresholdUnit), shell: lengthInput(ui.shell, ui.shellUnit) });
+});
 
 ui.legendBar.style.background = legendGradient();
 ui.legendOver.style.background = overBudgetCss();
@@ -520,6 +679,25 @@ window.addEventListener('drop', (e) => {
 // ---------------------------------------------------------------------------------------
 // Start: the bundled default clip, compressed with the default settings.
 
+/** `?open=<url>` (same origin or any URL the page may fetch): open that file instead of the bundled clip. */
+async function openStart(): Promise<void> {
+  const url = new URLSearchParams(location.search).get('open');
+  if (!url) {
+    openBytes(DEFAULT_CLIP_NAME, new TextEncoder().encode(DEFAULT_CLIP_TEXT).buffer as ArrayBuffer);
+    return;
+  }
+  setReady('0');
+  const fileName = decodeURIComponent(new URL(url, location.href).pathname.split('/').pop() || url);
+  try {
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    openBytes(fileName, await response.arrayBuffer());
+  } catch (e) {
+    setStatus(`cannot fetch ${url}: ${(e as Error).message}`, true);
+    setReady('error');
+  }
+}
+
 setPlaying(true);
-openBytes(DEFAULT_CLIP_NAME, new TextEncoder().encode(DEFAULT_CLIP_TEXT).buffer as ArrayBuffer);
+void openStart();
 requestAnimationFrame(tick);

@@ -16,7 +16,9 @@ export interface ClipSummary {
 /** Page → worker. `id` increases; the page ignores answers to superseded requests. */
 export type WorkerRequest =
   | { type: 'load'; id: number; fileName: string; bytes: ArrayBuffer }
-  | { type: 'compress'; id: number; clipIndex: number; error: string; shell: string };
+  | { type: 'compress'; id: number; clipIndex: number; error: string; shell: string }
+  /** Compress every animation of the loaded glTF asset into BONEPRESS_animation_compression. */
+  | { type: 'compress-asset'; id: number; error: string; shell: string };
 
 /** Worker → page. */
 export type WorkerResponse =
@@ -33,4 +35,5 @@ export type WorkerResponse =
       /** Shell distance per bone in clip units, as compress() resolved them. */
       shellDistances: Float32Array;
     }
+  | { type: 'asset'; id: number; /** The compressed asset, as a GLB. */ glb: Uint8Array }
   | { type: 'failed'; id: number; stage: 'load' | 'compress'; message: string };

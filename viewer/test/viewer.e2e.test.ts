@@ -5,11 +5,11 @@
  *
  * Run with `npm run test:e2e` (builds the library and the viewer first).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { extname, join, normalize, sep } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { Document, WebIO } from '@gltf-transform/core';
@@ -18,39 +18,13 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { formatBytes, formatDistance, formatRatio } from '../src/format.js';
+import { serve } from './static-server.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 const SCREENSHOTS = fileURLToPath(new URL('./screenshots/', import.meta.url));
 /** The clip the viewer opens by itself (viewer/src/default-clip.ts). */
 const FIXTURE = fileURLToPath(new URL('../../fixtures/dataset-1_run_active_001.bvh', import.meta.url));
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.json': 'application/json',
-  '.wasm': 'application/wasm',
-};
-
-/** A static server for viewer/dist on 127.0.0.1, random port. */
-function serve(root: string): Promise<Server> {
-  const server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-    const file = normalize(join(root, path.endsWith('/') ? `${path}index.html` : path));
-    if (!file.startsWith(root.endsWith(sep) ? root : root + sep) || !existsSync(file) || !statSync(file).isFile()) {
-      res.writeHead(404).end('not found');
-      return;
-    }
-    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
-    res.end(readFileSync(file));
-  });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve(server));
-  });
-}
 
 async function waitReady(page: Page): Promise<void> {
   await page.waitForFunction(() => document.body.dataset.ready === '1' || document.body.dataset.ready === 'error', undefined, { timeout: 90_000 });
