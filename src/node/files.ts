@@ -43,8 +43,10 @@ export const READ_FILE_DEFAULTS = {
   allowExternalResources: false,
 } as const;
 
-/** Extension of compressed clips. */
+/** Extension of compressed clips (the runtime form, docs/format.md). */
 export const OUTPUT_EXTENSION = '.bpk';
+/** Extension of compressed clips in the transport form (docs/transport.md). */
+export const TRANSPORT_OUTPUT_EXTENSION = '.bpt';
 
 /** Extensions made of two parts, stripped whole from an input's base name. */
 const COMPOUND_EXTENSIONS = ['.acl.sjson'] as const;
@@ -463,22 +465,4 @@ export function inputBaseName(path: string): string {
 export function sanitizeClipName(name: string): string {
   const safe = name.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[_.]+|[_.]+$/g, '');
   return safe.length > 0 ? safe : 'clip';
-}
-
-/**
- * Output paths for the clips read from `inputPath`: `<outDir>/<base>.bpk` for a single clip,
- * `<outDir>/<base>_<clip name>.bpk` (name sanitised; `_2`, `_3`… added to repeats) when the
- * input holds several.
- */
-export function outputPathsFor(outDir: string, inputPath: string, clipNames: readonly string[]): string[] {
-  const base = inputBaseName(inputPath);
-  if (clipNames.length === 1) return [join(outDir, base + OUTPUT_EXTENSION)];
-  const seen = new Map<string, number>();
-  return clipNames.map((clipName) => {
-    let stem = `${base}_${sanitizeClipName(clipName)}`;
-    const count = (seen.get(stem) ?? 0) + 1;
-    seen.set(stem, count);
-    if (count > 1) stem += `_${count}`;
-    return join(outDir, stem + OUTPUT_EXTENSION);
-  });
 }

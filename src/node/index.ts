@@ -8,7 +8,7 @@ export type { BatchProgress, CompressFilesRun } from './pool.js';
 export { compressFile } from './worker.js';
 export type { ClipOutput, CompressFileTask, CompressFilesOptions, FileFailed, FileResult, FileSuccess } from './worker.js';
 export {
-  OUTPUT_EXTENSION, READ_FILE_DEFAULTS, inputBaseName, outputPathsFor, readClipFiles, readGltfResourceSync, readInputFile, readInputFileSync,
+  OUTPUT_EXTENSION, READ_FILE_DEFAULTS, TRANSPORT_OUTPUT_EXTENSION, inputBaseName, readClipFiles, readGltfResourceSync, readInputFile, readInputFileSync,
   removeTempFiles, resolveGltfResource, sanitizeClipName, writeFileAtomic,
 } from './files.js';
 export type { ReadFileOptions } from './files.js';
@@ -26,6 +26,6 @@ export {
 export type { Manifest, ManifestFailure, ManifestInput, ManifestOutput, ManifestPart, ManifestShard, ManifestTotal } from './manifest.js';
 export { CLIP_FILE_EXTENSIONS, clipFilesUnder, expandInputs, isClipFileName } from './inputs.js';
 export {
-  clipOutputNames, commitStaged, discardStaged, planBatchOutputs, planOutputs, resolveOutputTarget, stageFile, writeChunksAtomic, writeChunksToStream,
+  clipOutputNames, commitStaged, discardStaged, outputPathsFor, planBatchOutputs, planOutputs, resolveOutputTarget, stageFile, writeChunksAtomic, writeChunksToStream,
 } from './outputs.js';
 export type { BatchPlan, OutputRequest, OutputTarget } from './outputs.js';

@@ -56,6 +56,11 @@ export function clipOutputNames(inputPath: string, clipNames: readonly string[],
   });
 }
 
+/** {@link clipOutputNames} as paths in `outDir`. */
+export function outputPathsFor(outDir: string, inputPath: string, clipNames: readonly string[], extension: string = OUTPUT_EXTENSION): string[] {
+  return clipOutputNames(inputPath, clipNames, extension).map((name) => join(outDir, name));
+}
+
 /** The outputs one input asks for, before planning. */
 export interface OutputRequest {
   readonly file: string;
@@ -132,7 +137,12 @@ export interface BatchPlan {
  * ({@link planOutputs}); a `file` or `stream` target takes exactly one clip in all. Inputs
  * that fail to read here fail with the reader's error (nothing of them is compressed).
  */
-export async function planBatchOutputs(paths: readonly string[], target: OutputTarget, read: Omit<ReadFileOptions, 'onWarning'>): Promise<BatchPlan> {
+export async function planBatchOutputs(
+  paths: readonly string[],
+  target: OutputTarget,
+  read: Omit<ReadFileOptions, 'onWarning'>,
+  extension: string = OUTPUT_EXTENSION,
+): Promise<BatchPlan> {
   const failures = new Map<number, FileFailed>();
   const clipNames: (readonly string[] | undefined)[] = [];
   for (let index = 0; index < paths.length; index++) {
@@ -164,7 +174,7 @@ export async function planBatchOutputs(paths: readonly string[], target: OutputT
     }
     if (target.kind === 'stream' || clipCount !== 1) return { outputs, failures };
   } else {
-    for (const index of planned) outputs[index] = clipOutputNames(paths[index], clipNames[index]!).map((name) => join(target.path, name));
+    for (const index of planned) outputs[index] = outputPathsFor(target.path, paths[index], clipNames[index]!, extension);
   }
   const requests = planned.map((index) => ({ file: paths[index], outputs: outputs[index]! }));
   for (const [i, failure] of await planOutputs(requests, paths)) {

@@ -15,7 +15,7 @@ import { INTERNAL_ERROR, OUTPUT_CLASH, toFailure, type FileFailure } from './fai
 import { WriteQueue, removeTempFiles } from './files.js';
 import { commitStaged, planBatchOutputs, stageFile, type OutputTarget } from './outputs.js';
 import {
-  encodeFile, withoutWarningCallback, type CompressFileTask, type CompressFilesOptions, type EncodedFile, type FileFailed, type FileResult,
+  encodeFile, outputExtension, withoutWarningCallback, type CompressFileTask, type CompressFilesOptions, type EncodedFile, type FileFailed, type FileResult,
 } from './worker.js';
 
 /** The worker entry, next to this one: CommonJS on purpose (worker-entry.cts says why). */
@@ -107,7 +107,7 @@ export async function compressFiles(
     onProgress?.({ done, total, result });
   };
 
-  const plan = await planBatchOutputs(paths, target, options.read ?? {});
+  const plan = await planBatchOutputs(paths, target, options.read ?? {}, outputExtension(options));
   const tasks: { index: number; task: CompressFileTask }[] = [];
   for (let index = 0; index < total; index++) {
     const failed = plan.failures.get(index);

@@ -4,13 +4,12 @@
  * batch's own thread). Everything they return is plain data (structured-clone safe),
  * errors included.
  */
-import { join } from 'node:path';
-
 import { toFailure, type FileFailure } from './failure.js';
-import { readClipFiles, writeFileAtomic, type ReadFileOptions } from './files.js';
-import { clipOutputNames } from './outputs.js';
+import { OUTPUT_EXTENSION, TRANSPORT_OUTPUT_EXTENSION, readClipFiles, writeFileAtomic, type ReadFileOptions } from './files.js';
+import { outputPathsFor } from './outputs.js';
 import { compress, type CompressStats } from '../compress/index.js';
 import type { CompressOptions } from '../compress/options.js';
+import { encodeTransport } from '../compress/transport.js';
 import type { ReadOptions } from '../readers/options.js';
 
 /** Compression and reading options of a batch. */
@@ -21,6 +20,17 @@ export interface CompressFilesOptions extends CompressOptions {
    * come back in its result's `warnings` instead.
    */
   read?: Omit<ReadFileOptions, 'onWarning'>;
+  /**
+   * Write each clip in the transport form (`.bpt`, docs/transport.md: what a game or page
+   * downloads, decoded to the exact runtime bytes at load) instead of the runtime `.bpk`.
+   * The clip's `compressedBytes` and `ratio` are then those of the `.bpt` file. Default false.
+   */
+  transport?: boolean;
+}
+
+/** The extension of the files a batch with `options` writes. */
+export function outputExtension(options: Pick<CompressFilesOptions, 'transport'>): string {
+  return options.transport === true ? TRANSPORT_OUTPUT_EXTENSION : OUTPUT_EXTENSION;
 }
 
 /** One file of work. */
@@ -79,13 +89,18 @@ export interface EncodedFile {
  */
 export async function encodeFile(task: CompressFileTask): Promise<EncodedFile | FileFailed> {
   const { file, outDir } = task;
-  const { read, ...compressOptions } = task.options;
+  const { read, transport, ...compressOptions } = task.options;
   const warnings: string[] = [];
   try {
     const clips = await readClipFiles(file, { ...read, onWarning: (message) => warnings.push(message) });
     const names = clips.map((clip) => clip.name);
-    const outputs = clipOutputNames(file, names).map((name) => join(outDir, name));
-    const results = clips.map((clip) => compress(clip, compressOptions));
+    const outputs = outputPathsFor(outDir, file, names, outputExtension(task.options));
+    const results = clips.map((clip) => {
+      const result = compress(clip, compressOptions);
+      if (transport !== true) return result;
+      const bytes = encodeTransport(result.bytes);
+      return { bytes, stats: { ...result.stats, compressedBytes: bytes.length, ratio: result.stats.rawBytes / bytes.length } };
+    });
     return {
       ok: true,
       file,

@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import {
-  WriteQueue, inputBaseName, outputPathsFor, readClipFiles, readGltfResourceSync, readInputFile, readInputFileSync, removeTempFiles,
+  WriteQueue, inputBaseName, readClipFiles, readGltfResourceSync, readInputFile, readInputFileSync, removeTempFiles,
   resolveGltfResource, sanitizeClipName, writeFileAtomic, type ReadFileOptions,
 } from '../../src/node/files.js';
+import { outputPathsFor } from '../../src/node/outputs.js';
 import { ParseError, PARSE_ERROR } from '../../src/readers/errors.js';
 import { makeTempDir } from '../cli/run-cli.js';
 
@@ -85,6 +86,10 @@ describe('output naming', () => {
       join('out', 'hero_Run_Fast.bpk'),
       join('out', 'hero_Idle_2.bpk'),
       join('out', 'hero_x.bpk'),
+    ]);
+    // A clip named like another's numbered name takes the next free number, never a clash.
+    expect(outputPathsFor('out', 'hero.glb', ['b', 'b_2', 'b'], '.bpt')).toEqual([
+      join('out', 'hero_b.bpt'), join('out', 'hero_b_2.bpt'), join('out', 'hero_b_3.bpt'),
     ]);
   });
 

@@ -16,7 +16,7 @@ import { renderJson } from '../render/json.js';
 import { formatDistance, formatRatio, formatSeconds, renderTable } from '../render/table.js';
 
 /** `--format` values. */
-export const OUTPUT_FORMATS = ['glb', 'gltf', 'bpk'] as const;
+export const OUTPUT_FORMATS = ['glb', 'gltf', 'bpk', 'bpt'] as const;
 /** A `--format` value. */
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
@@ -60,10 +60,10 @@ export interface GltfCompressCliOptions {
 
 /**
  * The glTF container `compress` writes, or undefined for `.bpk` output: `--format glb|gltf`,
- * else the extension of `-o` (`.glb`, `.gltf`). `.bpk` stays the default for every input.
+ * else the extension of `-o` (`.glb`, `.gltf`). Loose clips (`.bpk`, `.bpt`) stay the default for every input.
  */
 export function gltfOutputFormat(options: Pick<GltfCompressCliOptions, 'out' | 'format'>): GltfOutputFormat | undefined {
-  if (options.format !== undefined) return options.format === 'bpk' ? undefined : options.format;
+  if (options.format !== undefined) return options.format === 'glb' || options.format === 'gltf' ? options.format : undefined;
   const ext = extname(options.out).toLowerCase();
   return ext === '.glb' ? 'glb' : ext === '.gltf' ? 'gltf' : undefined;
 }

@@ -12,7 +12,7 @@ import {
   COMPRESS_DEFAULTS, OptionsError, PARSE_ERROR, READ_LIMITS, convertLength, parseLength, type CompressStats, type ErrorMetric, type LengthUnit,
 } from '../../index.js';
 import {
-  OUTPUT_EXTENSION, READ_FILE_DEFAULTS, compressFiles, expandInputs, resolveOutputTarget, shardInputs, type CompressFilesOptions, type FileFailure, type FileResult,
+  OUTPUT_EXTENSION, READ_FILE_DEFAULTS, TRANSPORT_OUTPUT_EXTENSION, compressFiles, expandInputs, resolveOutputTarget, shardInputs, type CompressFilesOptions, type FileFailure, type FileResult,
 } from '../../node/index.js';
 import { EXIT, exitCodeOfFailure, failureText, worstExitCode, type ExitCode } from '../exit-codes.js';
 import { runLibraryCompress } from './compress-library.js';
@@ -58,8 +58,10 @@ export interface CompressCliOptions {
   verbose?: boolean;
   /** The global --debug flag. */
   debug?: boolean;
-  /** glb / gltf: write the glTF asset with compressed animations (compress-gltf.ts); bpk: loose clips. */
+  /** glb / gltf: write the glTF asset with compressed animations (compress-gltf.ts); bpk / bpt: loose clips. */
   format?: OutputFormat;
+  /** Loose clips in the transport form (`.bpt`); the same as `--format bpt`. */
+  transport?: boolean;
   /** glTF output: channels for loaders without the extension (`true`: original). */
   fallback?: boolean | FallbackKind;
 }
@@ -67,7 +69,7 @@ export interface CompressCliOptions {
 /** One compressed clip in `compress --json`: the compressor's stats plus where it went. */
 export interface CompressedClipEntry extends CompressStats {
   file: string;
-  /** Path of the written `.bpk`, or `-` for standard output. */
+  /** Path of the written `.bpk` (`.bpt`), or `-` for standard output. */
   output: string;
   /** maxError ≤ threshold. */
   withinThreshold: boolean;
@@ -129,7 +131,7 @@ export function registerCompressCommand(program: Command): void {
     .command('compress')
     .description('compress clips (BVH, glTF/GLB, ACL SJSON) into .bpk files')
     .argument('<inputs...>', 'input files, or folders (searched for .bvh, .gltf, .glb, .sjson)')
-    .requiredOption('-o, --out <path>', 'output folder (created when missing), a .bpk file for one clip, or - for stdout')
+    .requiredOption('-o, --out <path>', 'output folder (created when missing), a .bpk (.bpt) file for one clip, or - for stdout')
     .option('--error <length>', 'largest allowed virtual-vertex error, with a unit (also the unit of printed errors)', parseLengthArg, COMPRESS_DEFAULTS.error)
     .option('--shell <length>', 'virtual-vertex distance of every bone', parseLengthArg, COMPRESS_DEFAULTS.shell)
     .option('--shell-bone <name=length>', 'shell distance of one bone (repeatable), e.g. Hips=1m', collectShellBone)
@@ -149,11 +151,13 @@ export function registerCompressCommand(program: Command): void {
     .option('--allow-external-resources', "let glTF buffer URIs name files outside the asset's folder (absolute paths, .., links out)")
     .option('--skip-empty', 'skip inputs with nothing to compress (a glTF without animation) instead of failing')
     .option('--json', 'print one JSON object instead of the table')
-    .option('--format <format>', 'glb or gltf: write the glTF asset with its animations compressed inside (docs/gltf-extension.md); bpk: loose clips. Default: glb/gltf when -o ends so, else bpk', parseFormatArg)
+    .option('--format <format>', 'glb or gltf: write the glTF asset with its animations compressed inside (docs/gltf-extension.md); bpk: loose clips; bpt: loose clips in the transport form (docs/transport.md). Default: what -o ends with (.glb, .gltf, .bpt), else bpk', parseFormatArg)
+    .option('--transport', 'write loose clips in the transport form (.bpt, smaller to download; decoded to the exact .bpk bytes at load): --format bpt')
     .option('--fallback [kind]', 'glTF output: channels for loaders without the extension (then optional): original (default) or quantized (the compressed clip decoded, 16-bit rotations)', parseFallbackArg)
     .addHelpText('after', [
       '',
-      'Outputs: -o out/ writes out/<input name>.bpk, or out/<input name>_<clip name>.bpk for inputs with several clips;',
+      'Outputs: -o out/ writes out/<input name>.bpk, or out/<input name>_<clip name>.bpk for inputs with several clips',
+      '(.bpt with --transport);',
       '-o clip.bpk and -o - take a batch of exactly one clip. Every output is planned before any is written: two clips',
       'with one output path, an output that is an input, or an output that is a symbolic link fail (OUTPUT_CLASH,',
       'OUTPUT_LINK) and nothing of them is written.',
@@ -176,13 +180,19 @@ export function registerCompressCommand(program: Command): void {
  */
 export async function runCompress(inputs: readonly string[], options: CompressCliOptions): Promise<ExitCode> {
   const gltfFormat = gltfOutputFormat(options);
-  if (gltfFormat !== undefined) return runGltfCompress(inputs, options, gltfFormat);
+  if (gltfFormat !== undefined) {
+    if (options.transport) throw new OptionsError(`--transport writes loose .bpt clips; it cannot go with ${options.format !== undefined ? `--format ${options.format}` : `-o ${options.out}`}`);
+    return runGltfCompress(inputs, options, gltfFormat);
+  }
+  if (options.transport && options.format === 'bpk') throw new OptionsError('--transport writes .bpt clips; it cannot go with --format bpk');
+  const transport = options.transport === true || options.format === 'bpt' || (options.format === undefined && extname(options.out).toLowerCase() === TRANSPORT_OUTPUT_EXTENSION);
+  const extension = transport ? TRANSPORT_OUTPUT_EXTENSION : OUTPUT_EXTENSION;
   const expanded = await expandInputs(inputs);
   const files = options.shard ? shardInputs(expanded, options.shard.index, options.shard.count) : expanded;
-  const target = await resolveOutputTarget(options.out, OUTPUT_EXTENSION, process.stdout);
+  const target = await resolveOutputTarget(options.out, extension, process.stdout);
   if (target.kind === 'stream') {
-    if (options.json) throw new OptionsError('-o - writes the .bpk to stdout; --json cannot share it');
-    if (process.stdout.isTTY) throw new OptionsError('-o - would write binary .bpk data to the terminal; redirect stdout or give a file');
+    if (options.json) throw new OptionsError(`-o - writes the ${extension} to stdout; --json cannot share it`);
+    if (process.stdout.isTTY) throw new OptionsError(`-o - would write binary ${extension} data to the terminal; redirect stdout or give a file`);
   }
   if (target.kind !== 'folder' && files.length > 1) {
     throw new OptionsError(`-o ${options.out} takes one clip, but there are ${files.length} inputs; give a folder`);
@@ -199,6 +209,7 @@ export async function runCompress(inputs: readonly string[], options: CompressCl
     metric: options.metric,
     stripNames: options.stripNames ?? COMPRESS_DEFAULTS.stripNames,
     checksum: options.checksum,
+    transport,
     read: {
       maxInputBytes: options.maxInputBytes,
       allowSpecialFiles: options.allowSpecialFiles === true,
@@ -229,7 +240,7 @@ export async function runCompress(inputs: readonly string[], options: CompressCl
   } catch (error) {
     progress.finish();
     if (controller.signal.aborted) {
-      process.stderr.write('bonepress: interrupted; no output of this run was put in place, and no partial .bpk exists\n');
+      process.stderr.write(`bonepress: interrupted; no output of this run was put in place, and no partial ${extension} exists\n`);
       return EXIT.INTERRUPTED;
     }
     throw error;
@@ -322,7 +333,7 @@ const COLUMNS: readonly Column[] = [
 /** The summary table: one row per clip (named after its output file) and a TOTAL row; errors in `display` units. */
 export function renderCompressTable(report: CompressReport, display?: LengthUnit): string {
   const body = report.clips.map((c) => [
-    c.output === '-' ? c.name : basename(c.output, '.bpk'),
+    c.output === '-' ? c.name : basename(c.output, extname(c.output)),
     String(c.boneCount),
     String(c.sampleCount),
     String(c.rawBytes),
