@@ -3,7 +3,7 @@
  * of a Document in place into `BONEPRESS_animation_compression` data (docs/gltf-extension.md).
  * Only animation channels change; every other property of the Document is left as it is.
  */
-import { Logger, WebIO, type Accessor, type Animation, type Document, type Node, type Transform } from '@gltf-transform/core';
+import { Document, Logger, WebIO, type Accessor, type Animation, type AnimationSampler, type Node, type Transform } from '@gltf-transform/core';
 
 import type { RawClip } from '../clip/raw-clip.js';
 import type { LengthUnit } from '../clip/units.js';
@@ -14,6 +14,7 @@ import { POSE_STRIDE } from '../runtime/pose.js';
 import { ParseError, PARSE_ERROR } from '../readers/errors.js';
 import { readGltfWithWarnings } from '../readers/gltf.js';
 import { clipEndTime, clipStartTime } from '../clip/raw-clip.js';
+import { KHR_ANIMATION_POINTER, type AnimationPointer } from './animation-pointer.js';
 import { BONEPRESS_ANIMATION_COMPRESSION, BonepressAnimationCompression, type BoneTable } from './extension.js';
 
 /** Options of {@link bonepress} and {@link compressDocument}. */
@@ -126,28 +127,87 @@ export function bonepress(options: BonepressOptions = {}): Transform {
 }
 
 /**
- * The clips of the document's animations, read by the glTF reader from the document written
- * as a GLB. Each animation is named by its index for the read, so clips map back to
- * animations whatever their names (repeated, empty); the names are restored afterwards.
+ * The clips of the document's animations, read by the glTF reader from a GLB of
+ * {@link animationDocument}. Each animation is named by its index for the read, so clips map
+ * back to animations whatever their names (repeated, empty).
  */
 async function readClips(doc: Document, animations: Animation[], options: BonepressOptions): Promise<{ clips: { clip: RawClip; index: number }[]; warnings: string[] }> {
   const names = animations.map((a) => a.getName());
-  let bytes: Uint8Array;
-  try {
-    animations.forEach((a, i) => a.setName(`${i}`));
-    // Silent: the I/O knows none of the document's extensions, and needs none of them here.
-    bytes = await new WebIO().setLogger(new Logger(Logger.Verbosity.SILENT)).writeBinary(doc);
-  } finally {
-    animations.forEach((a, i) => a.setName(names[i]));
-  }
+  const bytes = await new WebIO().setLogger(new Logger(Logger.Verbosity.SILENT)).writeBinary(animationDocument(doc));
   const { clips, warnings } = await readGltfWithWarnings(bytes, options.file ?? 'document', { sampleRate: options.sampleRate, unit: options.unit });
   return {
     clips: clips.map((clip) => ({ clip, index: Number(clip.name) })),
     // The reader's words are for loose clips; here what it leaves out stays in the asset as it was.
-    warnings: warnings.map((w) => w
-      .replace(/animation "(\d+)"/g, (_, i: string) => `animation ${i} ${JSON.stringify(names[Number(i)])}`)
-      .replace(/; (ignored|skipped)$/, '; kept uncompressed')),
+    warnings: [
+      ...warnings.map((w) => w
+        .replace(/animation "(\d+)"/g, (_, i: string) => `animation ${i} ${JSON.stringify(names[Number(i)])}`)
+        .replace(/; (ignored|skipped)$/, '; kept uncompressed')),
+      ...pointerWarnings(animations),
+    ],
   };
+}
+
+/**
+ * What the glTF reader needs of `doc`, as a new Document: every node (same order, names,
+ * rest TRS and hierarchy), every skin's joints, and every animation's node channels with
+ * their samplers' accessors (arrays shared, not copied), animation `i` named `"i"`. Meshes,
+ * textures and their extensions stay out, so the write needs none of their codecs (Draco,
+ * meshopt) and costs only the animation bytes. `KHR_animation_pointer` channels stay out
+ * too: {@link pointerWarnings} reports them.
+ */
+function animationDocument(doc: Document): Document {
+  const root = doc.getRoot();
+  const out = new Document();
+  const buffer = out.createBuffer();
+  const nodes = new Map<Node, Node>();
+  for (const node of root.listNodes()) {
+    nodes.set(node, out.createNode(node.getName()).setTranslation(node.getTranslation()).setRotation(node.getRotation()).setScale(node.getScale()));
+  }
+  for (const [node, copy] of nodes) for (const child of node.listChildren()) copy.addChild(nodes.get(child)!);
+  for (const skin of root.listSkins()) {
+    const copy = out.createSkin(skin.getName());
+    for (const joint of skin.listJoints()) copy.addJoint(nodes.get(joint)!);
+  }
+  const accessors = new Map<Accessor, Accessor>();
+  const accessor = (a: Accessor): Accessor => {
+    let copy = accessors.get(a);
+    if (!copy) {
+      copy = out.createAccessor().setType(a.getType()).setArray(a.getArray()).setNormalized(a.getNormalized()).setBuffer(buffer);
+      accessors.set(a, copy);
+    }
+    return copy;
+  };
+  root.listAnimations().forEach((animation, i) => {
+    const copy = out.createAnimation(`${i}`);
+    const samplers = new Map<AnimationSampler, AnimationSampler>();
+    for (const channel of animation.listChannels()) {
+      const node = channel.getTargetNode(), path = channel.getTargetPath(), sampler = channel.getSampler();
+      const input = sampler?.getInput(), output = sampler?.getOutput();
+      if (!node || !path || !sampler || !input || !output || !input.getArray() || !output.getArray()) continue;
+      let s = samplers.get(sampler);
+      if (!s) {
+        s = out.createAnimationSampler().setInput(accessor(input)).setOutput(accessor(output)).setInterpolation(sampler.getInterpolation());
+        samplers.set(sampler, s);
+        copy.addSampler(s);
+      }
+      copy.addChannel(out.createAnimationChannel().setTargetNode(nodes.get(node)!).setTargetPath(path).setSampler(s));
+    }
+  });
+  return out;
+}
+
+/** One warning per animation with `KHR_animation_pointer` channels: they stay as they are. */
+function pointerWarnings(animations: Animation[]): string[] {
+  const out: string[] = [];
+  animations.forEach((animation, i) => {
+    const pointers = animation.listChannels()
+      .map((c) => c.getExtension<AnimationPointer>(KHR_ANIMATION_POINTER)?.getPointer())
+      .filter((p): p is string => p !== undefined);
+    if (pointers.length === 0) return;
+    const shown = pointers.length <= 3 ? pointers.join(', ') : `${pointers.slice(0, 3).join(', ')}, …`;
+    out.push(`animation ${i} ${JSON.stringify(animation.getName())}: ${pointers.length} KHR_animation_pointer channel${pointers.length > 1 ? 's' : ''} (${shown}) pass${pointers.length > 1 ? '' : 'es'} through uncompressed`);
+  });
+  return out;
 }
 
 function findTable(extension: BonepressAnimationCompression, joints: readonly Node[], parents: Int32Array | readonly number[]): BoneTable | undefined {

@@ -19,6 +19,7 @@
 export {
   BONEPRESS_ANIMATION_COMPRESSION, BonepressAnimationCompression, BoneTable, CompressedAnimation, GltfExtensionError,
 } from './extension.js';
+export { AnimationPointer, KHR_ANIMATION_POINTER, KHRAnimationPointerPassThrough } from './animation-pointer.js';
 export {
   BONEPRESS_DEFAULTS, bonepress, compressDocument,
   type BonepressOptions, type CompressDocumentResult, type CompressedAnimationReport,

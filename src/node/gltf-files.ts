@@ -2,8 +2,11 @@
  * glTF in, glTF out, on files: reads a `.glb` or `.gltf` (its buffers and images through
  * the same guarded resource reader as the glTF clip reader), compresses its skeletal
  * animations with `bonepress()` (src/gltf-transform/), and writes a `.glb` or `.gltf` whose
- * other contents glTF-Transform carried through.
+ * other contents glTF-Transform carried through: every extension of
+ * @gltf-transform/extensions is registered, with the meshopt and Draco codecs loaded when the
+ * asset uses them, and `KHR_animation_pointer` channels pass through as they are.
  */
+import { createRequire } from 'node:module';
 import { basename, dirname, extname, join } from 'node:path';
 
 import type { Document, GLTF, NodeIO } from '@gltf-transform/core';
@@ -51,18 +54,27 @@ const GLB_MAGIC = 0x46546c67;
 export async function compressGltfFile(input: string, output: string, options: CompressGltfFileOptions = {}): Promise<CompressGltfFileResult> {
   const format = options.format ?? (extname(output).toLowerCase() === '.gltf' ? 'gltf' : 'glb');
   // Loaded on first use, so `bonepress/node` (and the CLI) start without glTF-Transform.
-  const [{ NodeIO }, { BonepressAnimationCompression, compressDocument, animationBytes }] = await Promise.all([
-    import('@gltf-transform/core'), import('../gltf-transform/index.js'),
+  const [{ NodeIO }, { ALL_EXTENSIONS }, { BonepressAnimationCompression, KHRAnimationPointerPassThrough, compressDocument, animationBytes }] = await Promise.all([
+    import('@gltf-transform/core'), import('@gltf-transform/extensions'), import('../gltf-transform/index.js'),
   ]);
-  const io = new NodeIO().registerExtensions([BonepressAnimationCompression]);
+  const extensions = [...ALL_EXTENSIONS, BonepressAnimationCompression, KHRAnimationPointerPassThrough];
+  const io = new NodeIO().registerExtensions(extensions);
   const bytes = await readInputFile(input, options.read);
   const { json, resources, sourceFileBytes } = await readContainer(io, input, bytes, options.read);
-  const known = new Set([BonepressAnimationCompression.EXTENSION_NAME]);
+  // glTF-Transform reads only registered extensions: it refuses unknown required ones, and
+  // drops optional ones with everything they hold (said in droppedExtensions).
+  const known = new Set(extensions.map((e) => e.EXTENSION_NAME));
   const droppedExtensions = (json.extensionsUsed ?? []).filter((name) => !known.has(name));
-  if ((json.extensionsRequired ?? []).some((name) => !known.has(name))) {
-    const missing = json.extensionsRequired!.filter((name) => !known.has(name));
-    throw new ParseError(input, 0, `requires ${missing.join(', ')}, which bonepress cannot carry through yet (glTF-Transform I/O without @gltf-transform/extensions)`, PARSE_ERROR.UNSUPPORTED);
+  const missing = (json.extensionsRequired ?? []).filter((name) => !known.has(name));
+  if (missing.length > 0) {
+    throw new ParseError(
+      input, 0,
+      `requires ${missing.join(', ')}, which glTF-Transform I/O cannot read or write, so bonepress cannot carry ${missing.length > 1 ? 'them' : 'it'} through; ` +
+      'write the asset without it (or compress to loose .bpk clips with -o folder/, which reads only the animations)',
+      PARSE_ERROR.UNSUPPORTED,
+    );
   }
+  await installCodecs(io, input, json.extensionsUsed ?? []);
   const sourceAnimation = animationBytes(json);
   let doc: Document;
   try {
@@ -97,6 +109,45 @@ export async function compressGltfFile(input: string, output: string, options: C
     input, output, format, animations, warnings, droppedExtensions,
     sourceAnimation, outputAnimation: animationBytes(outputJson), sourceFileBytes, outputFileBytes,
   };
+}
+
+const MESHOPT = 'EXT_meshopt_compression';
+const DRACO = 'KHR_draco_mesh_compression';
+
+/** The Draco modules of the `draco3dgltf` package (CommonJS, untyped). */
+interface Draco3dGltf {
+  createDecoderModule(options?: object): Promise<unknown>;
+  createEncoderModule(options?: object): Promise<unknown>;
+}
+
+/**
+ * Registers the decoder and encoder of each compression extension `used` lists (meshopt,
+ * Draco): glTF-Transform decodes such meshes on read and encodes them again on write. Loaded
+ * only for assets that use them (Draco's modules take a moment to instantiate). Throws
+ * ParseError `UNSUPPORTED` naming the extension when its codec cannot be loaded.
+ */
+async function installCodecs(io: NodeIO, input: string, used: readonly string[]): Promise<void> {
+  const codec = async (extension: string, what: string, load: () => Promise<Record<string, unknown>>): Promise<void> => {
+    try {
+      io.registerDependencies(await load());
+    } catch (error) {
+      throw new ParseError(input, 0, `uses ${extension}, but its codec (${what}) cannot be loaded: ${(error as Error).message}; reinstall bonepress's dependencies, or write the asset without ${extension}`, PARSE_ERROR.UNSUPPORTED);
+    }
+  };
+  if (used.includes(MESHOPT)) {
+    await codec(MESHOPT, 'the npm package meshoptimizer', async () => {
+      const [{ MeshoptDecoder }, { MeshoptEncoder }] = await Promise.all([import('meshoptimizer/decoder'), import('meshoptimizer/encoder')]);
+      await Promise.all([MeshoptDecoder.ready, MeshoptEncoder.ready]);
+      return { 'meshopt.decoder': MeshoptDecoder, 'meshopt.encoder': MeshoptEncoder };
+    });
+  }
+  if (used.includes(DRACO)) {
+    await codec(DRACO, 'the npm package draco3dgltf', async () => {
+      const draco = createRequire(import.meta.url)('draco3dgltf') as Draco3dGltf;
+      const [decoder, encoder] = await Promise.all([draco.createDecoderModule(), draco.createEncoderModule()]);
+      return { 'draco3d.decoder': decoder, 'draco3d.encoder': encoder };
+    });
+  }
 }
 
 /** The JSON and resources of a GLB or `.gltf` file; external resources read next to it. */

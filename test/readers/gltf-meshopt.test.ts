@@ -35,7 +35,7 @@ async function packed(glb: Uint8Array, method: 'quantize' | 'filter'): Promise<U
   for (const mesh of doc.getRoot().listMeshes()) {
     for (const prim of mesh.listPrimitives()) {
       const position = prim.getAttribute('POSITION')!;
-      position.setArray(Int16Array.from(position.getArray()!, (v) => Math.round(v * 100))).setNormalized(false);
+      position.setArray(Int16Array.from(position.getArray()!, (v: number) => Math.round(v * 100))).setNormalized(false);
     }
   }
   doc.createExtension(EXTMeshoptCompression).setRequired(true).setEncoderOptions({

@@ -5,7 +5,8 @@
  * CUBICSPLINE and STEP channels, a fast 120°-per-key rotation, and a 37.5 Hz grid whose
  * key times carry float32 noise. Deterministic (seeded), metres.
  */
-import { Document, NodeIO, type Node } from '@gltf-transform/core';
+import { Document, Format, GLB_BUFFER, NodeIO, type Node } from '@gltf-transform/core';
+import { KHRLightsPunctual, KHRMaterialsClearcoat, KHRMaterialsEmissiveStrength, KHRONOS_EXTENSIONS, KHRTextureTransform } from '@gltf-transform/extensions';
 
 import { mulberry32 } from './synthetic.js';
 
@@ -228,4 +229,62 @@ export async function makeSceneRig(options: { texture?: boolean } = {}): Promise
   const fly = doc.createAnimation('CameraFly');
   channel(fly, camera, 'translation', vec('VEC3', Array.from(times, (t) => [t, 2, 5]).flat()));
   return new NodeIO().writeBinary(doc);
+}
+
+/**
+ * {@link makeSceneRig} with what real pipelines add around the animation: a material with
+ * `KHR_materials_clearcoat` and `KHR_materials_emissive_strength`, a `KHR_texture_transform`
+ * on its texture, a `KHR_lights_punctual` light, a `KHR_animation_pointer` channel on the
+ * camera's field of view in "CameraFly", and an optional extension no tool knows
+ * (`VENDOR_unknown_thing`, on the scene) — or, with `requireUnknown`, a required one.
+ */
+export async function makeExtendedSceneRig(options: { requireUnknown?: boolean } = {}): Promise<Uint8Array> {
+  const io = new NodeIO().registerExtensions(KHRONOS_EXTENSIONS);
+  const doc = await io.readBinary(await makeSceneRig());
+  const material = doc.getRoot().listMaterials()[0].setEmissiveFactor([1, 0.5, 0.25]);
+  material.setExtension('KHR_materials_clearcoat', doc.createExtension(KHRMaterialsClearcoat).createClearcoat().setClearcoatFactor(0.75).setClearcoatRoughnessFactor(0.125));
+  material.setExtension('KHR_materials_emissive_strength', doc.createExtension(KHRMaterialsEmissiveStrength).createEmissiveStrength().setEmissiveStrength(4));
+  material.getBaseColorTextureInfo()!.setExtension('KHR_texture_transform', doc.createExtension(KHRTextureTransform).createTransform().setScale([2, 2]).setOffset([0.25, 0]));
+  const light = doc.createExtension(KHRLightsPunctual).createLight('sun').setType('directional').setIntensity(3);
+  doc.getRoot().listScenes()[0].addChild(doc.createNode('Sun').setExtension('KHR_lights_punctual', light));
+  // GLB layout: one buffer without a uri (the BIN chunk), images inside it.
+  const { json, resources } = await io.writeJSON(doc, { format: Format.GLB });
+  // Edited as JSON: glTF-Transform knows neither of these extensions.
+  const fly = json.animations!.find((a) => a.name === 'CameraFly')!;
+  const times = fly.samplers[0].input;
+  const buffer = json.buffers![0];
+  const data = resources[GLB_BUFFER];
+  const fov = new Float32Array(json.accessors![times].count).map((_, k) => 0.8 + 0.01 * k);
+  const grown = new Uint8Array(data.byteLength + fov.byteLength);
+  grown.set(data);
+  grown.set(new Uint8Array(fov.buffer), data.byteLength);
+  buffer.byteLength = grown.byteLength;
+  json.bufferViews!.push({ buffer: 0, byteOffset: data.byteLength, byteLength: fov.byteLength });
+  json.accessors!.push({ bufferView: json.bufferViews!.length - 1, componentType: 5126, count: fov.length, type: 'SCALAR' });
+  fly.samplers.push({ input: times, output: json.accessors!.length - 1, interpolation: 'LINEAR' });
+  fly.channels.push({ sampler: fly.samplers.length - 1, target: { path: 'pointer' as never, extensions: { KHR_animation_pointer: { pointer: '/cameras/0/perspective/yfov' } } } });
+  const unknown = 'VENDOR_unknown_thing';
+  json.extensionsUsed = [...(json.extensionsUsed ?? []), 'KHR_animation_pointer', unknown];
+  if (options.requireUnknown) json.extensionsRequired = [...(json.extensionsRequired ?? []), unknown];
+  json.scenes![0].extensions = { [unknown]: { level: 3 } };
+  return glbOfJson(json, grown);
+}
+
+/** A GLB of `json` whose one buffer is `bin` (written by hand: glTF-Transform would drop the unknown extensions). */
+function glbOfJson(json: object, bin: Uint8Array): Uint8Array {
+  const text = new TextEncoder().encode(JSON.stringify(json));
+  const jsonLength = (text.length + 3) & ~3, binLength = (bin.length + 3) & ~3;
+  const out = new Uint8Array(28 + jsonLength + binLength);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, 0x46546c67, true);
+  view.setUint32(4, 2, true);
+  view.setUint32(8, out.length, true);
+  view.setUint32(12, jsonLength, true);
+  view.setUint32(16, 0x4e4f534a, true);
+  out.fill(0x20, 20, 20 + jsonLength);
+  out.set(text, 20);
+  view.setUint32(20 + jsonLength, binLength, true);
+  view.setUint32(24 + jsonLength, 0x004e4942, true);
+  out.set(bin, 28 + jsonLength);
+  return out;
 }
