@@ -196,3 +196,28 @@ describe('--shard over 3 shards, merged', () => {
     expect(() => statSync(join(out, 'm.json'))).toThrow();
   });
 });
+
+describe('library mode options', () => {
+  it('-v names each output, compressed or from the cache; glTF output and a single .bpt file are refused', LONG, () => {
+    const out = join(temp.dir, 'verbose'), manifest = join(out, 'manifest.json');
+    const input = libraryFiles[0];
+    const first = runCli(['compress', input, '-o', out, '--manifest', manifest, '-v']);
+    expect(first.code, first.stderr).toBe(0);
+    const output = join(out, input.slice(LIBRARY.length + 1).replace('.bvh', '.bpk'));
+    const bytes = statSync(output).size;
+    expect(first.stderr).toBe(`bonepress: ${input}: compressed: ${output} (${bytes} bytes)\n`);
+    const second = runCli(['compress', input, '-o', out, '--manifest', manifest, '-v']);
+    expect(second.stderr).toBe(`bonepress: ${input}: from the cache: ${output} (${bytes} bytes)\n`);
+    expect(runCli(['compress', input, '-o', out, '--manifest', manifest]).stderr).toBe('');
+
+    const glb = runCli(['compress', input, '-o', join(temp.dir, 'x.glb'), '--manifest', manifest]);
+    expect(glb.code).toBe(2);
+    expect(glb.stderr).toMatch(/--cache and --manifest build a folder of loose clips; glTF output \(-o .*x\.glb\) writes one asset/);
+    const bpt = runCli(['compress', input, '-o', join(temp.dir, 'one.bpt'), '--manifest', manifest]);
+    expect(bpt.code).toBe(2);
+    expect(bpt.stderr).toBe(`bonepress: --cache and --manifest write a folder of outputs; -o ${join(temp.dir, 'one.bpt')} names one file\n`);
+    const folder = runCli(['compress', input, '-o', out, '--manifest', `${out}/`]);
+    expect(folder.code).toBe(2);
+    expect(folder.stderr).toBe(`bonepress: --manifest names a file, got ${out}/\n`);
+  });
+});

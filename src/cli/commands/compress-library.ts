@@ -5,9 +5,7 @@
  */
 import { basename, dirname, join } from 'node:path';
 
-import { InvalidArgumentError } from 'commander';
-
-import { PARSE_ERROR } from '../../index.js';
+import { OptionsError, PARSE_ERROR } from '../../index.js';
 import { compressLibrary, type CompressFilesOptions, type LibraryResult, type ManifestShard } from '../../node/index.js';
 import { EXIT, exitCodeOfFailure, failureText, worstExitCode, type ExitCode } from '../exit-codes.js';
 import { renderJson } from '../render/json.js';
@@ -30,6 +28,8 @@ export interface LibraryCliOptions {
   /** Inputs with nothing to compress (`NO_ANIMATION`) are reported as skipped and do not fail the run; the manifest still lists them as failures. */
   readonly skipEmpty?: boolean;
   readonly quiet?: boolean;
+  /** Global -v: also each output, written or taken from the cache. */
+  readonly verbose?: boolean;
   readonly debug?: boolean;
 }
 
@@ -63,10 +63,10 @@ export async function runLibraryCompress(
   options: LibraryCliOptions,
 ): Promise<ExitCode> {
   if (options.manifest !== undefined && (options.manifest === '-' || /[\\/]$/.test(options.manifest))) {
-    throw new InvalidArgumentError(`--manifest names a file, got ${options.manifest}`);
+    throw new OptionsError(`--manifest names a file, got ${options.manifest}`);
   }
-  if (options.out === '-' || options.out.toLowerCase().endsWith('.bpk')) {
-    throw new InvalidArgumentError(`--cache and --manifest write a folder of outputs; -o ${options.out} names one file`);
+  if (options.out === '-' || /\.bp[kt]$/i.test(options.out)) {
+    throw new OptionsError(`--cache and --manifest write a folder of outputs; -o ${options.out} names one file`);
   }
   const quiet = options.quiet === true;
   const progress = createProgress({ total: files.length, enabled: !options.json && !quiet });
@@ -74,6 +74,7 @@ export async function runLibraryCompress(
   const detachSignals = abortOnSignals(controller);
   const started = performance.now();
   let result: LibraryResult;
+  const fromCache = new Set<string>();
   try {
     progress.update(0);
     result = await compressLibrary(files, compressOptions, {
@@ -83,7 +84,10 @@ export async function runLibraryCompress(
       manifestPath: options.manifest,
       shard: options.shard,
       signal: controller.signal,
-      onProgress: ({ done, file }) => progress.update(done, basename(file)),
+      onProgress: ({ done, file, cached }) => {
+        if (cached) fromCache.add(file);
+        progress.update(done, basename(file));
+      },
     });
   } catch (error) {
     progress.finish();
@@ -111,6 +115,7 @@ export async function runLibraryCompress(
       exitCodes.push(exitCodeOfFailure(failure));
     }
     for (const o of entry.outputs ?? []) {
+      if (options.verbose && !quiet) stderr.push(`bonepress: ${entry.input}: ${fromCache.has(entry.input) ? 'from the cache' : 'compressed'}: ${o.path} (${o.bytes} bytes)\n`);
       if (o.maxError > o.threshold) {
         stderr.push(`bonepress: ${entry.input}: clip "${o.clip}" max error ${formatDistance(o.maxError, o.unit)} is above the threshold ${formatDistance(o.threshold, o.unit)}\n`);
         exitCodes.push(EXIT.CHECK_FAILED);

@@ -181,6 +181,9 @@ export function registerCompressCommand(program: Command): void {
 export async function runCompress(inputs: readonly string[], options: CompressCliOptions): Promise<ExitCode> {
   const gltfFormat = gltfOutputFormat(options);
   if (gltfFormat !== undefined) {
+    if (options.cache !== undefined || options.manifest !== undefined) {
+      throw new OptionsError(`--cache and --manifest build a folder of loose clips; glTF output (${options.format !== undefined ? `--format ${options.format}` : `-o ${options.out}`}) writes one asset`);
+    }
     if (options.transport) throw new OptionsError(`--transport writes loose .bpt clips; it cannot go with ${options.format !== undefined ? `--format ${options.format}` : `-o ${options.out}`}`);
     return runGltfCompress(inputs, options, gltfFormat);
   }
