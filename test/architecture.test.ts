@@ -104,8 +104,18 @@ describe('import rules', () => {
     expect(target(decoder.path, './format.js')).toEqual({ kind: 'src', path: 'runtime/format.ts' });
   });
 
-  it('src/runtime/** imports only src/runtime/** and gl-matrix (nothing Node-only)', () => {
-    expect(violations('runtime/', (t) => (t.kind === 'src' && t.path.startsWith('runtime/')) || (t.kind === 'package' && t.name === 'gl-matrix'))).toEqual([]);
+  it('src/runtime/** imports only src/runtime/**, the shared leaf src/shared/** and gl-matrix (nothing Node-only)', () => {
+    expect(violations('runtime/', (t) => (t.kind === 'src' && (t.path.startsWith('runtime/') || t.path.startsWith('shared/'))) || (t.kind === 'package' && t.name === 'gl-matrix'))).toEqual([]);
+  });
+
+  it('src/shared/** is a leaf: it imports nothing, not even each other', () => {
+    expect(files.some((f) => f.rel.startsWith('shared/'))).toBe(true);
+    expect(violations('shared/', () => false)).toEqual([]);
+  });
+
+  it('src/clip/** is a leaf of the library: it imports only src/clip/** and src/shared/** (nothing from runtime, compress, readers, node or cli, and no package)', () => {
+    expect(files.some((f) => f.rel === 'clip/raw-clip.ts')).toBe(true);
+    expect(violations('clip/', (t) => t.kind === 'src' && (t.path.startsWith('clip/') || t.path.startsWith('shared/')))).toEqual([]);
   });
 
   it('src/adapters/** imports only the runtime, each other and three', () => {

@@ -3,7 +3,7 @@
  * and `verify` reads (docs/pose-dump.md). Arrays are sample-major, then bone:
  * `rotations[(s * bones.length + b) * 4 + c]` (xyzw), translations and scales with 3.
  */
-import { BonepressError } from '../runtime/errors.js';
+import { BonepressError } from '../shared/errors.js';
 import { createRawClip, MAX_MAGNITUDE, validateRawClip, type RawClip } from './raw-clip.js';
 import { createSkeleton, POSE_STRIDE, setIdentity, type Skeleton } from './skeleton.js';
 import { isLengthUnit, type LengthUnit } from './units.js';

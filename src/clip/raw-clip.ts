@@ -1,4 +1,4 @@
-import { MAX_BONES } from '../runtime/format.js';
+import { MAX_BONES } from '../shared/pose-layout.js';
 import { ClipError, POSE_STRIDE, type Skeleton } from './skeleton.js';
 import type { LengthUnit } from './units.js';
 import type { KeyframeTrack } from './keyframes.js';
@@ -147,7 +147,7 @@ export function writeSamplePose(clip: RawClip, s: number, pose: Float32Array): v
 export const MAX_MAGNITUDE = 1e30;
 
 /**
- * Checks the clip's invariants: 1 to MAX_BONES bones (runtime/format.ts) whose parents
+ * Checks the clip's invariants: 1 to MAX_BONES bones (src/shared/pose-layout.ts) whose parents
  * precede them, array lengths, a positive finite sample rate, at least one sample, finite
  * values no larger than {@link MAX_MAGNITUDE} and non-zero quaternions. Linear in bones ×
  * samples whatever the hierarchy's depth. Throws {@link ClipError} naming the clip, bone and

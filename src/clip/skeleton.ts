@@ -1,7 +1,7 @@
-import { BonepressError } from '../runtime/errors.js';
+import { BonepressError } from '../shared/errors.js';
 import { convertLength, type Length, type LengthUnit } from './units.js';
 
-import { POSE_STRIDE } from '../runtime/pose.js';
+import { POSE_STRIDE } from '../shared/pose-layout.js';
 
 export { POSE_STRIDE };
 

@@ -2,7 +2,7 @@
  * Length units. A clip knows the unit its translations are in; thresholds and shell
  * distances are given with a unit and converted to the clip's.
  */
-import { BonepressError } from '../runtime/errors.js';
+import { BonepressError } from '../shared/errors.js';
 
 /** Supported length units. */
 export const LENGTH_UNITS = ['mm', 'cm', 'm', 'in', 'ft'] as const;

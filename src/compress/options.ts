@@ -2,7 +2,7 @@
  * Compression settings: what users set, the defaults (shared with the CLI help so the two
  * never drift apart), and their resolution into clip units.
  */
-import { BonepressError } from '../runtime/errors.js';
+import { BonepressError } from '../shared/errors.js';
 import type { RawClip } from '../clip/raw-clip.js';
 import { resolveShellDistances } from '../clip/skeleton.js';
 import { UnitError, convertLength, parseLength, type Length } from '../clip/units.js';

@@ -9,7 +9,7 @@ import {
   type Animation, type IProperty, type Node, type Nullable, type ReaderContext, type WriterContext,
 } from '@gltf-transform/core';
 
-import { BonepressError } from '../runtime/errors.js';
+import { BonepressError } from '../shared/errors.js';
 
 /** The extension's name, as written in `extensionsUsed`. */
 export const BONEPRESS_ANIMATION_COMPRESSION = 'BONEPRESS_animation_compression';

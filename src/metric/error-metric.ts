@@ -11,7 +11,7 @@
  * first. The decoded *local* values are the decoder's float32 output; composing them in
  * float64 keeps the metric's own rounding out of the figure.
  */
-import { BonepressError } from '../runtime/errors.js';
+import { BonepressError } from '../shared/errors.js';
 import { POSE_STRIDE } from '../clip/skeleton.js';
 import type { RawClip } from '../clip/raw-clip.js';
 import type { LengthUnit } from '../clip/units.js';

@@ -4,7 +4,7 @@
  */
 import { PoseDumpError } from '../clip/pose-dump.js';
 import { ParseError } from '../readers/errors.js';
-import { BonepressError } from '../runtime/errors.js';
+import { BonepressError } from '../shared/errors.js';
 
 /** Why one input file failed. `message` is the problem without the file name. */
 export interface FileFailure {

@@ -1,4 +1,4 @@
-import { BonepressError } from '../runtime/errors.js';
+import { BonepressError } from '../shared/errors.js';
 
 /** Why a reader rejected its input. */
 export const PARSE_ERROR = {

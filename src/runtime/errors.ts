@@ -1,3 +1,7 @@
+import { BonepressError } from '../shared/errors.js';
+
+export { BonepressError };
+
 /**
  * Why a buffer is not a valid `.bpk` clip. Serialized in messages and JSON output:
  * never rename a code.
@@ -17,15 +21,6 @@ export const FORMAT_ERROR = {
 } as const;
 /** A {@link FORMAT_ERROR} code. */
 export type FormatErrorCode = (typeof FORMAT_ERROR)[keyof typeof FORMAT_ERROR];
-
-/**
- * The base of bonepress's errors about what it was given (a file, a buffer, an option, two
- * clips that cannot be compared): each carries a `code`, so a caller tells them apart from
- * bugs with one `instanceof` and never needs a list of classes.
- */
-export abstract class BonepressError extends Error {
-  abstract readonly code: string;
-}
 
 /** A buffer that is not a valid `.bpk` clip; `byteOffset` is where the problem was found (-1: not a place). */
 export class FormatError extends BonepressError {

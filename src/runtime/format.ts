@@ -176,8 +176,8 @@ export function isValidBitRate(bits: number): boolean {
 /** Largest file in bytes: bit offsets must fit in an int32 for the decoder's arithmetic. */
 export const MAX_FILE_BYTES = 1 << 28;
 
-/** Bones per file at most (u16 counts, i16 parents). */
-export const MAX_BONES = 32767;
+/** Bones per file at most (u16 counts, i16 parents), src/shared/pose-layout.ts. */
+export { MAX_BONES } from '../shared/pose-layout.js';
 
 /**
  * Most bone samples (bones × samples) a clip may declare, 2^26 (2.7 GB as raw float32

@@ -4,8 +4,10 @@
  */
 import { mat4, quat, vec3 } from 'gl-matrix';
 
-/** Floats per bone in a pose. */
-export const POSE_STRIDE = 10;
+import { POSE_STRIDE } from '../shared/pose-layout.js';
+
+/** Floats per bone in a pose (src/shared/pose-layout.ts). */
+export { POSE_STRIDE };
 
 const q = quat.create();
 const t = vec3.create();

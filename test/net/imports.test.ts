@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const NET = fileURLToPath(new URL('../../src/net/', import.meta.url));
-const ALLOWED = [/^\.\/[a-z-]+\.js$/, /^\.\.\/runtime\/[a-z-]+\.js$/, /^\.\.\/clip\/[a-z-]+\.js$/, /^\.\.\/metric\/error-metric\.js$/];
+const ALLOWED = [/^\.\/[a-z-]+\.js$/, /^\.\.\/runtime\/[a-z-]+\.js$/, /^\.\.\/clip\/[a-z-]+\.js$/, /^\.\.\/metric\/error-metric\.js$/, /^\.\.\/shared\/[a-z-]+\.js$/];
 
 describe('bonepress/net imports', () => {
   it('stay browser-safe: only net, runtime, clip and the error metric; nothing from node:*', () => {
