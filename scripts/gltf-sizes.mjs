@@ -1,0 +1,216 @@
+#!/usr/bin/env node
+/**
+ * Animation bytes at equal error, per glTF asset (the table in docs/gltf-extension.md,
+ * "Size at equal error"): the source; gltfpack -c and -cc; glTF-Transform resample + meshopt;
+ * and bonepress at the largest error that gltfpack -c reaches on that asset.
+ *
+ *   npm run build && node scripts/gltf-sizes.mjs [--out out/gltf-sizes] [--json]
+ *
+ * The assets are made here (nothing large is committed): the eight mocap fixtures as one
+ * skinned character in metres (viewer/test/skinned-glb.ts), and the Mixamo-style, Blender-style
+ * and scene rigs of test/utils/gltf-rigs.ts. The TypeScript generators load through Vite's
+ * module runner. gltfpack (npm `gltfpack`) and the glTF-Transform CLI (npm `@gltf-transform/cli`)
+ * run through npx at pinned versions; once npx has them cached, add `--offline` to NPX_FLAGS.
+ *
+ * Errors are `bonepress verify <source> <other> --clip <animation> --json` (the compressor's
+ * metric: virtual vertices at the 3 cm shell, object space, at the samples), the largest over
+ * the asset's animations, in metres. bonepress's own error is what `compress --json` reports per
+ * clip (the same metric, at the samples and between them). Animation bytes count what the file
+ * stores: the accessors animation samplers read (their share of a meshopt-compressed buffer
+ * view's compressed bytes when the view is compressed), the compressed clips' buffer views, and
+ * the JSON that describes animations (animations[], their accessors and buffer views, the
+ * bonepress root object), as `animationBytes` (src/gltf-transform/sizes.ts) counts them.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { NodeIO } from '@gltf-transform/core';
+import { readClips } from 'bonepress';
+import { runnerImport } from 'vite';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CLI = join(ROOT, 'dist/cli/main.js');
+const GLTFPACK = 'gltfpack@1.3.0';
+const GLTF_TRANSFORM = '@gltf-transform/cli@4.5.1';
+const NPX_FLAGS = (process.env.NPX_FLAGS ?? '--yes').split(' ').filter(Boolean);
+
+const args = process.argv.slice(2);
+const outIndex = args.indexOf('--out');
+const OUT = resolve(outIndex >= 0 ? args[outIndex + 1] : join(ROOT, 'out/gltf-sizes'));
+const JSON_ONLY = args.includes('--json');
+mkdirSync(OUT, { recursive: true });
+
+const log = (line) => { if (!JSON_ONLY) process.stderr.write(`${line}\n`); };
+const run = (command, argv) => execFileSync(command, argv, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 26 });
+const npx = (pkg, bin, argv) => run('npx', [...NPX_FLAGS, '-p', pkg, bin, ...argv]);
+
+// ---------------------------------------------------------------------------------------
+// Assets
+
+async function tsModule(path) {
+  const { module } = await runnerImport(join(ROOT, path), { configFile: false, logLevel: 'error' });
+  return module;
+}
+
+async function makeAssets() {
+  const { skinnedDocument } = await tsModule('viewer/test/skinned-glb.ts');
+  const { makeRigs, makeSceneRig } = await tsModule('test/utils/gltf-rigs.ts');
+  const fixtures = readdirSync(join(ROOT, 'fixtures')).filter((f) => f.endsWith('.bvh')).sort();
+  const clips = [];
+  for (const f of fixtures) clips.push(...await readClips(f, readFileSync(join(ROOT, 'fixtures', f))));
+  const io = new NodeIO();
+  const rigs = await makeRigs();
+  return [
+    { name: 'bandai', about: `the ${clips.length} mocap fixtures as one skinned character (metres)`, glb: await io.writeBinary(skinnedDocument(clips, { metresPerUnit: 0.01 })) },
+    { name: 'mixamo', about: 'makeRigs() "mixamo" (keys from 0.1 s, 30 Hz)', glb: rigs.find((r) => r.name === 'mixamo').glb },
+    { name: 'blender', about: 'makeRigs() "blender" (0.01 armature scale, 24 Hz)', glb: rigs.find((r) => r.name === 'blender').glb },
+    { name: 'scene', about: 'makeSceneRig() (two skins, morph weight, camera)', glb: await makeSceneRig({ texture: false }) },
+  ];
+}
+
+// ---------------------------------------------------------------------------------------
+// Counting
+
+const COMPONENTS = { SCALAR: 1, VEC2: 2, VEC3: 3, VEC4: 4, MAT2: 4, MAT3: 9, MAT4: 16 };
+const COMPONENT_BYTES = { 5120: 1, 5121: 1, 5122: 2, 5123: 2, 5125: 4, 5126: 4 };
+const EXT = 'BONEPRESS_animation_compression';
+
+function glbJson(glb) {
+  const view = new DataView(glb.buffer, glb.byteOffset, glb.byteLength);
+  return JSON.parse(new TextDecoder().decode(glb.subarray(20, 20 + view.getUint32(12, true))));
+}
+
+const jsonSize = (value) => (value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value)));
+const accessorBytes = (a) => a.count * (COMPONENTS[a.type] ?? 1) * (COMPONENT_BYTES[a.componentType] ?? 4);
+
+/** Stored animation bytes of a GLB's JSON (see the header). */
+function storedAnimationBytes(json) {
+  const used = new Set();
+  const extViews = new Set();
+  for (const animation of json.animations ?? []) {
+    for (const s of animation.samplers ?? []) { used.add(s.input); used.add(s.output); }
+    const ext = animation.extensions?.[EXT];
+    if (ext?.bufferView !== undefined) extViews.add(ext.bufferView);
+  }
+  // Uncompressed bytes per view over all accessors, to share out a compressed view's bytes.
+  const perView = new Map();
+  (json.accessors ?? []).forEach((a) => { if (a.bufferView !== undefined) perView.set(a.bufferView, (perView.get(a.bufferView) ?? 0) + accessorBytes(a)); });
+  let data = 0;
+  let jsonBytes = jsonSize(json.animations) + jsonSize(json.extensions?.[EXT]);
+  const views = new Set(extViews);
+  for (const i of used) {
+    const a = json.accessors[i];
+    jsonBytes += jsonSize(a);
+    const raw = accessorBytes(a);
+    const view = a.bufferView !== undefined ? json.bufferViews[a.bufferView] : undefined;
+    const meshopt = view?.extensions?.EXT_meshopt_compression;
+    data += meshopt ? meshopt.byteLength * (raw / perView.get(a.bufferView)) : raw;
+    if (a.bufferView !== undefined) views.add(a.bufferView);
+  }
+  for (const v of extViews) data += json.bufferViews[v].byteLength;
+  for (const v of views) jsonBytes += jsonSize(json.bufferViews[v]);
+  return { data: Math.round(data), json: jsonBytes, total: Math.round(data) + jsonBytes };
+}
+
+/**
+ * The largest `verify` error of `other` against `source` over the animations `names`. When
+ * the other file was resampled to another rate (gltfpack resamples at 30 Hz), the source is
+ * resampled at that rate for the comparison (`verify --rate`), so both sides are compared at
+ * the other file's keys; `rates` collects the rates so used.
+ */
+function maxVerifyError(source, other, names, rates = new Set()) {
+  let max = 0;
+  for (const name of names) {
+    const attempt = (extra) => {
+      try {
+        return run('node', [CLI, 'verify', source, other, '--clip', name, '--json', '--quiet', ...extra]);
+      } catch (e) {
+        // Exit 1 is "above the threshold": the JSON is still printed.
+        if (e.status === 1 && e.stdout) return e.stdout;
+        const message = String(e.stderr || e.message);
+        const rate = /: \d+ samples at ([\d.]+) Hz, but /.exec(message);
+        if (rate && extra.length === 0) {
+          rates.add(Number(rate[1]));
+          return attempt(['--rate', rate[1]]);
+        }
+        throw new Error(`verify ${basename(other)} --clip ${name}: ${message}`);
+      }
+    };
+    max = Math.max(max, JSON.parse(attempt([])).maxError);
+  }
+  return max;
+}
+
+// ---------------------------------------------------------------------------------------
+
+const assets = await makeAssets();
+const rows = [];
+for (const asset of assets) {
+  const dir = join(OUT, asset.name);
+  mkdirSync(dir, { recursive: true });
+  const source = join(dir, 'source.glb');
+  writeFileSync(source, asset.glb);
+  const animationCount = glbJson(asset.glb).animations?.length ?? 0;
+  // Errors are measured on the clips bonepress's reader makes (skeletal animations).
+  const names = (await readClips('source.glb', asset.glb, { onWarning: () => {} })).map((c) => c.name);
+  log(`${asset.name}: ${animationCount} animations, ${names.length} skeletal`);
+  // Which clips bonepress compresses (animations that move a skeleton), from its own report.
+  const variants = [];
+  const add = (label, file, error, rates) => {
+    const bytes = readFileSync(file);
+    variants.push({
+      label, file: basename(file), fileBytes: bytes.byteLength, animation: storedAnimationBytes(glbJson(bytes)), maxError: error,
+      ...(rates?.size ? { verifiedAtRates: [...rates] } : {}),
+    });
+  };
+  add('source', source, 0);
+
+  const packC = join(dir, 'gltfpack-c.glb');
+  npx(GLTFPACK, 'gltfpack', ['-i', source, '-o', packC, '-c']);
+  const packCRates = new Set();
+  const packCError = maxVerifyError(source, packC, names, packCRates);
+  add('gltfpack -c', packC, packCError, packCRates);
+  const packCC = join(dir, 'gltfpack-cc.glb');
+  npx(GLTFPACK, 'gltfpack', ['-i', source, '-o', packCC, '-cc']);
+  const packCCRates = new Set();
+  add('gltfpack -cc', packCC, maxVerifyError(source, packCC, names, packCCRates), packCCRates);
+
+  const resampled = join(dir, 'gltf-transform-resample.glb');
+  const meshopt = join(dir, 'gltf-transform-meshopt.glb');
+  npx(GLTF_TRANSFORM, 'gltf-transform', ['resample', source, resampled]);
+  npx(GLTF_TRANSFORM, 'gltf-transform', ['meshopt', resampled, meshopt]);
+  const meshoptRates = new Set();
+  add('gltf-transform resample+meshopt', meshopt, maxVerifyError(source, meshopt, names, meshoptRates), meshoptRates);
+
+  // bonepress at gltfpack -c's error (metres; floored at 1 µm so that a lossless competitor
+  // does not ask for an impossible bound).
+  const target = Math.max(packCError, 1e-6);
+  const bp = join(dir, 'bonepress.glb');
+  const report = JSON.parse(run('node', [CLI, 'compress', source, '-o', bp, '--error', `${target}m`, '--json', '--quiet']));
+  const clips = report.animations;
+  const bpError = Math.max(0, ...clips.map((c) => c.stats.maxError));
+  add(`bonepress --error ${target.toPrecision(3)}m`, bp, bpError);
+  rows.push({ asset: asset.name, about: asset.about, animations: animationCount, skeletalAnimations: names.length, compressedClips: clips.length, target, variants });
+}
+
+if (JSON_ONLY) {
+  process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+} else {
+  const n = (x) => Math.round(x).toLocaleString('en-US');
+  const mm = (m) => (m * 1000).toFixed(3);
+  const labels = rows[0].variants.map((v) => v.label.replace(/ --error.*/, ''));
+  const lines = [];
+  lines.push(`| asset | ${labels.join(' | ')} |`, `|---|${labels.map(() => '---').join('|')}|`);
+  for (const r of rows) lines.push(`| ${r.asset} (anim. bytes / max error mm) | ${r.variants.map((v) => (v.label === 'source' ? n(v.animation.total) : `${n(v.animation.total)} / ${mm(v.maxError)}`)).join(' | ')} |`);
+  const totals = labels.map((_, i) => rows.reduce((s, r) => s + r.variants[i].animation.total, 0));
+  lines.push(`| **total** | ${totals.map(n).join(' | ')} |`);
+  lines.push('', `| asset (whole file bytes) | ${labels.join(' | ')} |`, `|---|${labels.map(() => '---').join('|')}|`);
+  for (const r of rows) lines.push(`| ${r.asset} | ${r.variants.map((v) => n(v.fileBytes)).join(' | ')} |`);
+  const c = labels.indexOf('gltfpack -c'), b = labels.indexOf('bonepress');
+  lines.push('', `gltfpack -c / bonepress animation bytes, all assets: ${(totals[c] / totals[b]).toFixed(2)}×`);
+  for (const r of rows) lines.push(`- ${r.asset}: ${r.about}; ${r.animations} animations, ${r.compressedClips} compressed by bonepress`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+  writeFileSync(join(OUT, 'sizes.json'), `${JSON.stringify(rows, null, 2)}\n`);
+}
