@@ -32,8 +32,8 @@ export { createSkeleton, resolveShellDistances, boneIndexOf, ClipError, DEFAULT_
 export type { Skeleton } from './clip/skeleton.js';
 export { parseLength, convertLength, formatLength, isLengthUnit, UnitError, LENGTH_UNITS } from './clip/units.js';
 export type { Length, LengthUnit } from './clip/units.js';
-export { writePoseDump, clipToPoseDump } from './clip/pose-dump.js';
-export type { PoseDump } from './clip/pose-dump.js';
+export { writePoseDump, clipToPoseDump } from './readers/pose-dump.js';
+export type { PoseDump } from './readers/pose-dump.js';
 
 export {
   BonepressError, CompressedClip, FormatError, FORMAT_ERROR, FORMAT_VERSION, POSE_STRIDE, createPose, localToObject, boneMatrix,

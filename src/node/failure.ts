@@ -2,7 +2,7 @@
  * Errors as plain data: what crosses the worker pool and what `--json` prints. The CLI maps
  * a failure's `code` to an exit code (cli/exit-codes.ts).
  */
-import { PoseDumpError } from '../clip/pose-dump.js';
+import { PoseDumpError } from '../readers/pose-dump.js';
 import { ParseError } from '../readers/errors.js';
 import { BonepressError } from '../shared/errors.js';
 

@@ -2,7 +2,7 @@
  * Reader entry point: picks the reader for a file from its magic bytes and name. Pure (the
  * caller supplies the bytes), so it runs in browsers and workers as well as in Node.
  */
-import { PoseDumpError, readPoseDump } from '../clip/pose-dump.js';
+import { PoseDumpError, readPoseDump } from './pose-dump.js';
 import type { RawClip } from '../clip/raw-clip.js';
 import { readAclSjson } from './acl-sjson.js';
 import { readBvh } from './bvh.js';
@@ -14,7 +14,7 @@ export { readBvh, BVH_DEFAULT_UNIT, BVH_MAX_BONE_SAMPLES, BVH_MAX_CHANNELS_PER_J
 export { readAclSjson } from './acl-sjson.js';
 export { ParseError, PARSE_ERROR, type ParseErrorCode } from './errors.js';
 export type { ReadOptions } from './options.js';
-export { readPoseDump, PoseDumpError } from '../clip/pose-dump.js';
+export { readPoseDump, PoseDumpError } from './pose-dump.js';
 
 /** File name endings {@link readClips} understands, longest first where one ends another. */
 export const SUPPORTED_EXTENSIONS = ['.bvh', '.gltf', '.glb', '.acl.sjson', '.sjson', '.json'] as const;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { NodeIO } from '@gltf-transform/core';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { clipToPoseDump, type PoseDump } from '../../src/clip/pose-dump.js';
+import { clipToPoseDump, type PoseDump } from '../../src/readers/pose-dump.js';
 import { readClips } from '../../src/readers/index.js';
 import { ROOT, fixture, linesOf, makeTempDir, runCli } from './run-cli.js';
 import { clipToDocument } from '../utils/gltf.js';

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 import { describe, expect, it } from 'vitest';
 
-import { writePoseDump } from '../../src/clip/pose-dump.js';
+import { writePoseDump } from '../../src/readers/pose-dump.js';
 import { compress } from '../../src/compress/index.js';
 import { MetricError } from '../../src/metric/error-metric.js';
 import { decompressClip } from '../../src/compress/verify.js';

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 
-import { readPoseDump } from '../../src/clip/pose-dump.js';
+import { readPoseDump } from '../../src/readers/pose-dump.js';
 import { exitCodeOf } from '../../src/cli/exit-codes.js';
 import { parseDurationArg, registerNetsimCommand, runNetsim, type NetsimCliOptions } from '../../src/cli/commands/netsim.js';
 

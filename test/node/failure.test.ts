@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { PoseDumpError } from '../../src/clip/pose-dump.js';
+import { PoseDumpError } from '../../src/readers/pose-dump.js';
 import { ClipError } from '../../src/clip/skeleton.js';
 import { UnitError } from '../../src/clip/units.js';
 import { MetricError } from '../../src/metric/error-metric.js';

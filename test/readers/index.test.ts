@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { PoseDumpError, writePoseDump } from '../../src/clip/pose-dump.js';
+import { PoseDumpError, writePoseDump } from '../../src/readers/pose-dump.js';
 import { ParseError, readBvh, readClips, SUPPORTED_EXTENSIONS } from '../../src/readers/index.js';
 
 // The glTF and SJSON readers are another module's business: stand-ins record the dispatch.

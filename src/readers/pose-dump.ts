@@ -4,9 +4,9 @@
  * `rotations[(s * bones.length + b) * 4 + c]` (xyzw), translations and scales with 3.
  */
 import { BonepressError } from '../shared/errors.js';
-import { createRawClip, MAX_MAGNITUDE, validateRawClip, type RawClip } from './raw-clip.js';
-import { createSkeleton, POSE_STRIDE, setIdentity, type Skeleton } from './skeleton.js';
-import { isLengthUnit, type LengthUnit } from './units.js';
+import { createRawClip, MAX_MAGNITUDE, validateRawClip, type RawClip } from '../clip/raw-clip.js';
+import { createSkeleton, POSE_STRIDE, setIdentity, type Skeleton } from '../clip/skeleton.js';
+import { isLengthUnit, type LengthUnit } from '../clip/units.js';
 
 /** The JSON shape of a pose dump. */
 export interface PoseDump {

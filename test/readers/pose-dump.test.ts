@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 import { describe, expect, it } from 'vitest';
 
-import { clipToPoseDump, PoseDumpError, readPoseDump, writePoseDump, type PoseDump } from '../../src/clip/pose-dump.js';
+import { clipToPoseDump, PoseDumpError, readPoseDump, writePoseDump, type PoseDump } from '../../src/readers/pose-dump.js';
 import { createRawClip } from '../../src/clip/raw-clip.js';
 import { createSkeleton, POSE_STRIDE, setIdentity } from '../../src/clip/skeleton.js';
 import { readBvh } from '../../src/readers/bvh.js';
