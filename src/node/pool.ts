@@ -9,7 +9,7 @@ import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 
 import { INTERNAL_ERROR, OUTPUT_CLASH, toFailure, type FileFailure } from './failure.js';
 import { WriteQueue, removeTempFiles } from './files.js';
@@ -213,7 +213,8 @@ export async function encodeBatch(
       if (inProcess) {
         settles.add(settle(index, await encodeFile(task)));
       } else {
-        pool ??= new Piscina<CompressFileTask, EncodedFile | FileFailed>({ filename: WORKER_FILE, minThreads: jobs, maxThreads: jobs });
+        // Loaded here: a one-job batch, and every command that compresses nothing, never needs it.
+        pool ??= new (await import('piscina')).Piscina<CompressFileTask, EncodedFile | FileFailed>({ filename: WORKER_FILE, minThreads: jobs, maxThreads: jobs });
         const running: Promise<void> = pool.run(task, { signal: batch.signal })
           .catch((error: unknown): FileFailed => {
             // Rejected with the signal's reason, as the in-process path is, not piscina's AbortError.
