@@ -5,6 +5,7 @@
  */
 export { BENCH_DEFAULTS, BENCH_ERROR, BENCH_STAGE, BenchError, CORPUS_EXTENSIONS, listCorpus, runBench, totalsOf } from './run.js';
 export type { BenchClip, BenchOptions, BenchProgress, BenchResult, BenchSettings, BenchStage, BenchTotals } from './run.js';
+export { measureGltfAssets, type BenchGltfAsset } from './gltf-assets.js';
 export { BASELINE_VERSION, SIZE_GROWTH_TOLERANCE, baselineFromResult, compareToBaseline, formatPercent, readBaseline, writeBaseline } from './compare.js';
 export type { Baseline, BaselineComparison } from './compare.js';
 export { REFERENCES_URL, loadReferences, referencesFor } from './references.js';

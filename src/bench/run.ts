@@ -21,6 +21,7 @@ import { readClipFiles, writeFileAtomic } from '../node/files.js';
 import { MAX_PENDING_WRITES, compressFiles, encodeBatch } from '../node/pool.js';
 import type { CompressFilesOptions, FileResult } from '../node/worker.js';
 import { CompressedClip } from '../runtime/compressed-clip.js';
+import { measureGltfAssets, type BenchGltfAsset } from './gltf-assets.js';
 import {
   loadThree, measureClipDecode, measureColdCorpus, median, type ClipDecodeTimings, type ColdDecodeReport, type DecodeTiming, type ThreeModule,
 } from './decode-timing.js';
@@ -296,6 +297,10 @@ export interface BenchResult {
   /** Bit rates over every clip, (segment, animated track) pairs per bits. */
   bitRateHistogram: Record<number, number>;
   decode: BenchDecode | null;
+  /** Per glTF asset of the corpus: animation and file bytes of the source and of the asset compressed whole (gltf-assets.ts). */
+  gltfAssets?: BenchGltfAsset[];
+  /** glTF assets that could not be compressed whole. */
+  gltfAssetFailures?: FileFailure[];
 }
 
 /** A corpus file and its stable id. */
@@ -437,6 +442,8 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
       if (options.decodeCold) decode.cold = measureColdCorpus(single.entries, (bytes) => CompressedClip.open(bytes));
     }
 
+    const gltf = await measureGltfAssets(files, { error: settings.error, shell: settings.shell, metric: settings.metric }, workDir);
+
     const singleThroughput: Throughput = {
       jobs: 1, seconds: single.seconds, rawBytes: single.rawBytes, rawMBps: single.rawBytes / 1e6 / single.seconds, cpuSeconds: single.cpuSeconds,
     };
@@ -470,6 +477,8 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
       clipErrorHistogram: histograms.clips,
       bitRateHistogram,
       decode,
+      ...(gltf.assets.length > 0 ? { gltfAssets: gltf.assets } : {}),
+      ...(gltf.failures.length > 0 ? { gltfAssetFailures: gltf.failures } : {}),
     };
   } finally {
     await rm(workDir, { recursive: true, force: true });

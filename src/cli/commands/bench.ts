@@ -254,6 +254,9 @@ export function renderBenchSummary(
   }
   const det = result.determinism;
   rows.push(['deterministic bytes', det.ok ? 'yes' : 'NO', `compressed twice: ${det.repeatIdentical === null ? '-' : det.repeatIdentical ? 'same' : 'DIFFERENT'} · pool (${det.poolJobs} jobs): ${det.poolCompared} clips, ${det.mismatches.length} differ`, '']);
+  for (const a of result.gltfAssets ?? []) {
+    rows.push([`glTF ${a.id}`, `anim. ${a.sourceAnimation.total} → ${a.outputAnimation.total} B`, `${formatRatio(a.sourceAnimation.total / a.outputAnimation.total)}× · file ${a.sourceFileBytes} → ${a.outputFileBytes} B · raw ${a.rawBytes} B (${a.clips} clips)`, '']);
+  }
   const columns = summaryColumns(references);
   parts.push(renderTable(columns, { body: rows.map((cells) => cells.slice(0, columns.length)) }));
 
