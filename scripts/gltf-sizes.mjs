@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * Animation bytes at equal error, per glTF asset (the table in docs/gltf-extension.md,
- * "Size at equal error"): the source; gltfpack -c and -cc; glTF-Transform resample + meshopt;
+ * Animation bytes at equal error, per glTF asset (the table of docs/gltf.md, "Size at
+ * equal error"): the source; gltfpack -c and -cc; glTF-Transform resample + meshopt;
  * and bonepress at the largest error that gltfpack -c reaches on that asset.
  *
  *   npm run build && node scripts/gltf-sizes.mjs [--out out/gltf-sizes] [--json]
