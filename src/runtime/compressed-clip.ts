@@ -14,6 +14,7 @@ import {
 import { FORMAT_ERROR, FormatError } from './errors.js';
 import { decodeReference, floatFromBits, readBits, rotationRangeExtent, rotationRangeMin, trackComponentBits } from './bits.js';
 import { buildTables, type ClipTables } from './decode-tables.js';
+import { kernelPlace } from './wasm-kernel.js';
 import { writeRotation } from './interpolate.js';
 import { POSE_STRIDE } from './pose.js';
 import { ClipSampler, type SampleOptions, type SamplerOptions } from './sampler.js';
@@ -41,6 +42,13 @@ export interface OpenOptions {
    *   moving to another segment costs one record build. Decoded values are identical.
    */
   tables?: 'full' | 'compact';
+  /**
+   * Which code decodes a pose (both give the same bits):
+   * - `'auto'` (default): the WebAssembly SIMD kernel (wasm-kernel.ts) where the engine has
+   *   WebAssembly SIMD and the tables are `'full'`, else TypeScript;
+   * - `'typescript'`: always the TypeScript decoder.
+   */
+  decoder?: 'auto' | 'typescript';
 }
 
 /** Class of a track in a compressed clip. */
@@ -115,7 +123,7 @@ export class CompressedClip {
   private readonly defaultCache: 'all' | 'two';
   private ownSampler: ClipSampler | undefined;
 
-  private constructor(bytes: Uint8Array, verifyChecksum: boolean, segmentCache: 'all' | 'two', compactTables: boolean) {
+  private constructor(bytes: Uint8Array, verifyChecksum: boolean, segmentCache: 'all' | 'two', compactTables: boolean, useKernel: boolean) {
     const size = bytes.byteLength;
     if (!LITTLE_ENDIAN_HOST) throw new FormatError(FORMAT_ERROR.UNSUPPORTED_PLATFORM, 'bonepress needs a little-endian host');
     if (size < HEADER.SIZE) throw new FormatError(FORMAT_ERROR.TOO_SMALL, `${size} bytes is smaller than the ${HEADER.SIZE}-byte header`, 0);
@@ -408,7 +416,7 @@ export class CompressedClip {
     this.bytes = bytes;
     this.tables = buildTables({
       bytes, basePose, animKind, animBoneOffset, animStep, animTrackOfTrack, clipRanges, animRange, refs, segRates, segRanges, segData, segKeyBits, segKeys, compBits,
-    }, compactTables);
+    }, compactTables, useKernel ? kernelPlace : undefined);
     this.sections = {
       header: HEADER.SIZE,
       parents: bitsetsOffset - parentsOffset,
@@ -440,7 +448,9 @@ export class CompressedClip {
     if (cache !== 'all' && cache !== 'two') throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `segmentCache must be 'all' or 'two', got ${String(cache)}`);
     const tables = options.tables ?? 'full';
     if (tables !== 'full' && tables !== 'compact') throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `tables must be 'full' or 'compact', got ${String(tables)}`);
-    return new CompressedClip(u8, options.verifyChecksum ?? true, cache, tables === 'compact');
+    const decoder = options.decoder ?? 'auto';
+    if (decoder !== 'auto' && decoder !== 'typescript') throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `decoder must be 'auto' or 'typescript', got ${String(decoder)}`);
+    return new CompressedClip(u8, options.verifyChecksum ?? true, cache, tables === 'compact', decoder === 'auto');
   }
 
   /**
@@ -449,6 +459,11 @@ export class CompressedClip {
    */
   createSampler(options: SamplerOptions = {}): ClipSampler {
     return new ClipSampler(this, options);
+  }
+
+  /** The code that decodes this clip's poses (see {@link OpenOptions.decoder}). */
+  get decoder(): 'wasm' | 'typescript' {
+    return this.tables.kernel ? 'wasm' : 'typescript';
   }
 
   /** Duration of the sampled span, (sampleCount − 1) / sampleRate seconds from {@link startTime}. */

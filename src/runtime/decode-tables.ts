@@ -6,6 +6,7 @@ import { ANIMATED_COMPONENTS, DROP_SHIFT, RATE_MASK, RAW_BITS, SEGMENT_RANGE_BYT
 import { segmentConstant, segmentOffset, segmentStep } from './bits.js';
 import type { CompressedClip } from './compressed-clip.js';
 import type { ClipSampler } from './sampler.js';
+import type { KernelDecode, KernelPlace } from './wasm-kernel.js';
 
 /**
  * The decode tables derived at open time, read by {@link ClipSampler}. Immutable after
@@ -54,6 +55,13 @@ export interface ClipTables {
    * are read from the file's own words.
    */
   readonly compact?: { readonly src: TableSources; readonly words: Uint32Array };
+  /**
+   * Set when the buffer was placed in a WebAssembly kernel's memory (wasm-kernel.ts): the
+   * kernel's decode, the buffer's byte address in that memory, and a pose of the clip's
+   * own there (`pose`, at byte address `poseAt`) holding the base pose, into which the
+   * kernel writes the animated tracks.
+   */
+  readonly kernel?: { readonly decode: KernelDecode; readonly at: number; readonly pose: Float32Array; readonly poseAt: number };
 }
 
 /**
@@ -106,7 +114,7 @@ export interface TableSources {
  * `compact`, only the base pose and the references are laid out (see
  * {@link ClipTables.compact}).
  */
-export function buildTables(src: TableSources, compact = false): ClipTables {
+export function buildTables(src: TableSources, compact = false, place?: (bytes: number) => KernelPlace | undefined): ClipTables {
   const { bytes, basePose, animKind, animBoneOffset, animStep, refs, segRates, segData, segKeyBits, segKeys } = src;
   const animated = animKind.length;
   const segments = compact ? 0 : segRates.length;
@@ -121,15 +129,26 @@ export function buildTables(src: TableSources, compact = false): ClipTables {
   let dataWords = 0;
   for (let s = 0; s < segments; s++) dataWords += Math.ceil((segKeys[s] * segKeyBits[s]) / 32) + 1;
   // One more zero word at the end: the last segment's pad word may be read as a field's first word.
-  const buffer = new ArrayBuffer(8 * Math.ceil((dataAt + dataWords + 1) / 2));
-  const f32 = new Float32Array(buffer), i32 = new Int32Array(buffer), u32 = new Uint32Array(buffer), f64 = new Float64Array(buffer);
+  const bytesLength = 8 * Math.ceil((dataAt + dataWords + 1) / 2);
+  // In a kernel's memory the clip's own pose follows the tables.
+  const kernelPlace = compact ? undefined : place?.(bytesLength + 4 * poseFloats);
+  const buffer = kernelPlace ? kernelPlace.buffer : new ArrayBuffer(bytesLength);
+  const at = kernelPlace ? kernelPlace.byteOffset : 0;
+  const f32 = new Float32Array(buffer, at, bytesLength >>> 2), i32 = new Int32Array(buffer, at, bytesLength >>> 2);
+  const u32 = new Uint32Array(buffer, at, bytesLength >>> 2), f64 = new Float64Array(buffer, at, bytesLength >>> 3);
   f32.set(basePose);
+  let kernel: ClipTables['kernel'];
+  if (kernelPlace) {
+    const pose = new Float32Array(buffer, at + bytesLength, poseFloats);
+    pose.set(basePose);
+    kernel = { decode: kernelPlace.decode, at, pose, poseAt: at + bytesLength };
+  }
   for (let j = 0, r = refsAt; j < animated; j++) {
     if (animKind[j] !== TRACK_KIND.ROTATION) continue;
     for (let c = 0; c < 4; c++) f64[r + c] = refs[4 * j + c];
     r += 4;
   }
-  const u8 = new Uint8Array(buffer);
+  const u8 = new Uint8Array(buffer, at, bytesLength);
   for (let s = 0, data = dataAt; s < segments; s++) {
     const words = Math.ceil((segKeys[s] * segKeyBits[s]) / 32);
     u8.set(bytes.subarray(segData[s], segData[s] + 4 * words), 4 * data);
@@ -140,6 +159,7 @@ export function buildTables(src: TableSources, compact = false): ClipTables {
     f32, i32, u32, f64, poseFloats, refsAt, segAt, segStride,
     basePose: f32.subarray(0, poseFloats), animBoneOffset, animKind, animStep, animTrackOfTrack: src.animTrackOfTrack, segRates,
     ...(compact ? { compact: { src, words: new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2) } } : {}),
+    ...(kernel ? { kernel } : {}),
   };
 }
 

@@ -10,6 +10,7 @@ import { SERIES_LIMIT } from './interpolate.js';
 import { POSE_STRIDE } from './pose.js';
 import type { CompressedClip } from './compressed-clip.js';
 import { TABLE, writeSegmentRecords, type ClipTables } from './decode-tables.js';
+import type { KernelDecode } from './wasm-kernel.js';
 
 /** How a time between two samples is resolved. */
 export type Rounding = 'none' | 'floor' | 'ceil' | 'nearest';
@@ -69,6 +70,13 @@ export class ClipSampler {
   private readonly segAt: number;
   private readonly segStride: number;
   private readonly poseFloats: number;
+  /** The WebAssembly kernel's decode, or undefined (wasm-kernel.ts). */
+  private readonly kernel: KernelDecode | undefined;
+  /** Byte address of the tables and of the clip's kernel pose in the kernel's memory. */
+  private readonly kernelAt: number;
+  private readonly kernelPoseAt: number;
+  /** The clip's kernel pose: the base pose with the animated tracks of the last kernel decode. */
+  private readonly kernelPose: Float32Array;
   /** With compact tables: the segment whose records each of the two slots holds (-1: none). */
   private readonly slotSegment: Int32Array | undefined;
   // Scratch of locate(): no allocation per sample.
@@ -95,6 +103,10 @@ export class ClipSampler {
       this.i32 = t.i32; this.f32 = t.f32; this.u32 = t.u32; this.f64 = t.f64;
     }
     this.base = t.basePose;
+    const k = t.compact ? undefined : t.kernel;
+    this.kernel = k?.decode;
+    this.kernelAt = k ? k.at : 0; this.kernelPoseAt = k ? k.poseAt : 0;
+    this.kernelPose = k ? k.pose : t.basePose;
     this.count = clip.animatedTrackCount;
     this.n = clip.sampleCount;
     this.rate = clip.sampleRate;
@@ -132,9 +144,37 @@ export class ClipSampler {
     const end = offset + this.poseFloats;
     if (!(offset >= 0) || out.length < end) throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `out holds ${out.length} floats, needs ${this.poseFloats} from ${offset}`);
     this.locate(time, options);
-    out.set(this.base, offset);
-    this.decode(out, -offset, -1);
+    this.pose(out, offset);
     return end;
+  }
+
+  /** Decodes the whole pose at (k0, k1, alpha) into `out` at `offset`. */
+  private pose(out: Float32Array, offset: number): void {
+    if (this.kernel !== undefined) {
+      this.kernelDecode();
+      out.set(this.kernelPose, offset);
+    } else {
+      out.set(this.base, offset);
+      this.decode(out, -offset, -1);
+    }
+  }
+
+  /**
+   * {@link decode} of every track by the WebAssembly kernel, into the clip's kernel pose:
+   * the segment heads and key bits are found here as decode() finds them.
+   */
+  private kernelDecode(): void {
+    const segCount = this.segCount;
+    const k0 = this.k0, k1 = this.k1;
+    let s0 = (k0 / SEGMENT_SIZE) | 0; if (s0 >= segCount) s0 = segCount - 1;
+    let s1 = (k1 / SEGMENT_SIZE) | 0; if (s1 >= segCount) s1 = segCount - 1;
+    const i32 = this.i32, at = this.kernelAt;
+    const h0 = this.segAt + s0 * this.segStride, h1 = this.segAt + s1 * this.segStride;
+    this.kernel!(
+      at + 4 * (h0 + RECORD), at + 4 * (h1 + RECORD), at + 4 * i32[h0], at + 4 * i32[h1],
+      (k0 - s0 * SEGMENT_SIZE) * i32[h0 + 1], (k1 - s1 * SEGMENT_SIZE) * i32[h1 + 1],
+      at + 8 * this.refsAt, this.kernelPoseAt, this.count, this.alpha, k0 === k1 ? 1 : 0,
+    );
   }
 
   /** Writes sample `keyIndex` (clamped to 0..sampleCount − 1) exactly, without interpolation. */
@@ -143,8 +183,7 @@ export class ClipSampler {
     if (outPose.length < base.length) throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `outPose holds ${outPose.length} floats, needs ${base.length}`);
     const k = keyIndex > 0 ? Math.min(this.n - 1, Math.floor(keyIndex)) : 0;
     this.k0 = k; this.k1 = k; this.alpha = 0;
-    outPose.set(base);
-    this.decode(outPose, 0, -1);
+    this.pose(outPose, 0);
     return outPose;
   }
 
@@ -161,8 +200,7 @@ export class ClipSampler {
     if (n < 2 || !(alpha > 0)) { this.k0 = this.k1 = Math.max(0, k); this.alpha = 0; }
     else if (alpha >= 1) { this.k0 = this.k1 = k + 1; this.alpha = 0; }
     else { this.k0 = k; this.k1 = k + 1; this.alpha = alpha; }
-    outPose.set(base);
-    this.decode(outPose, 0, -1);
+    this.pose(outPose, 0);
     return outPose;
   }
 

@@ -17,9 +17,16 @@ function firstDifference(a: Float32Array, b: Float32Array, length: number): numb
   return -1;
 }
 
-/** Checks every key, and several fractions between every pair of keys, bit for bit. */
+/** The decoders of CompressedClip.open: the WebAssembly kernel where available, and TypeScript. */
+const DECODERS = ['auto', 'typescript'] as const;
+
+/** Checks every key, and several fractions between every pair of keys, bit for bit, with each decoder. */
 function expectSameBits(bytes: Uint8Array, seed: number): void {
-  const clip = CompressedClip.open(bytes);
+  for (const decoder of DECODERS) expectSameBitsWith(bytes, seed, decoder);
+}
+
+function expectSameBitsWith(bytes: Uint8Array, seed: number, decoder: (typeof DECODERS)[number]): void {
+  const clip = CompressedClip.open(bytes, { decoder });
   const slow = new SlowSampler(clip, bytes);
   const sampler = clip.createSampler();
   const floats = clip.boneCount * POSE_STRIDE;
@@ -27,18 +34,22 @@ function expectSameBits(bytes: Uint8Array, seed: number): void {
   const random = mulberry32(seed);
   for (let k = 0; k < clip.sampleCount; k++) {
     sampler.sampleKey(k, pose);
-    expect(firstDifference(pose, slow.decode(k, k, 0), floats), `key ${k}`).toBe(-1);
+    expect(firstDifference(pose, slow.decode(k, k, 0), floats), `${decoder}: key ${k}`).toBe(-1);
     if (k + 1 === clip.sampleCount) continue;
     for (const alpha of [0.5, random(), 1e-3 + 0.998 * random()]) {
       sampler.sampleBetween(k, alpha, pose);
-      expect(firstDifference(pose, slow.decode(k, k + 1, alpha), floats), `key ${k} + ${alpha}`).toBe(-1);
+      expect(firstDifference(pose, slow.decode(k, k + 1, alpha), floats), `${decoder}: key ${k} + ${alpha}`).toBe(-1);
     }
   }
 }
 
-/** sampleBone and sampleInto give the very bits of sample. */
+/** sampleBone (always the TypeScript decoder) and sampleInto give the very bits of sample, with each decoder. */
 function expectViewsAgree(bytes: Uint8Array, seed: number): void {
-  const clip = CompressedClip.open(bytes);
+  for (const decoder of DECODERS) expectViewsAgreeWith(bytes, seed, decoder);
+}
+
+function expectViewsAgreeWith(bytes: Uint8Array, seed: number, decoder: (typeof DECODERS)[number]): void {
+  const clip = CompressedClip.open(bytes, { decoder });
   const sampler = clip.createSampler();
   const floats = clip.boneCount * POSE_STRIDE;
   const pose = new Float32Array(floats);

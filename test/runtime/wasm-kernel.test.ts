@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+
+import { compress } from '../../src/compress/index.js';
+import { CompressedClip } from '../../src/runtime/compressed-clip.js';
+import { FormatError } from '../../src/runtime/errors.js';
+import { MAX_QUANTIZED_BITS, RAW_BITS } from '../../src/runtime/format.js';
+import { POSE_STRIDE } from '../../src/runtime/pose.js';
+import type { Looping, Rounding } from '../../src/runtime/sampler.js';
+import { kernelBytes, kernelModule } from '../../src/runtime/wasm-kernel.js';
+import { encodeWithRates, fixtureNames, loadFixture } from '../utils/clips.js';
+import { makeSyntheticClip, mulberry32 } from '../utils/synthetic.js';
+
+const TIMEOUT = 120_000;
+
+/** Index of the first float whose bits differ, or -1. */
+function firstDifference(a: Float32Array, b: Float32Array): number {
+  const ua = new Uint32Array(a.buffer, a.byteOffset, a.length), ub = new Uint32Array(b.buffer, b.byteOffset, b.length);
+  for (let i = 0; i < ua.length; i++) if (ua[i] !== ub[i]) return i;
+  return -1;
+}
+
+/**
+ * The kernel and the TypeScript decoder give the same bits at every key, at fractions
+ * between every pair of keys and at random times with every looping and rounding.
+ * Returns the poses compared.
+ */
+function expectKernelMatches(bytes: Uint8Array, seed: number): number {
+  const wasm = CompressedClip.open(bytes);
+  const ts = CompressedClip.open(bytes, { decoder: 'typescript' });
+  expect(wasm.decoder).toBe('wasm');
+  expect(ts.decoder).toBe('typescript');
+  const a = wasm.createSampler(), b = ts.createSampler();
+  const floats = wasm.boneCount * POSE_STRIDE;
+  const pa = new Float32Array(floats), pb = new Float32Array(floats);
+  const random = mulberry32(seed);
+  let compared = 0;
+  const check = (what: string): void => { expect(firstDifference(pa, pb), what).toBe(-1); compared++; };
+  for (let k = 0; k < wasm.sampleCount; k++) {
+    a.sampleKey(k, pa); b.sampleKey(k, pb); check(`key ${k}`);
+    if (k + 1 === wasm.sampleCount) continue;
+    for (const alpha of [0.25, 0.5, random(), 1e-3 + 0.998 * random()]) {
+      a.sampleBetween(k, alpha, pa); b.sampleBetween(k, alpha, pb); check(`key ${k} + ${alpha}`);
+    }
+  }
+  const loopings: Looping[] = ['clamp', 'repeat', 'wrap'];
+  const roundings: Rounding[] = ['none', 'floor', 'ceil', 'nearest'];
+  for (let i = 0; i < 200; i++) {
+    const time = wasm.startTime + (random() * 1.4 - 0.2) * wasm.duration;
+    const options = { looping: loopings[i % 3], rounding: roundings[(i >> 2) % 4] };
+    a.sample(time, pa, options); b.sample(time, pb, options); check(`${time} s ${JSON.stringify(options)}`);
+  }
+  return compared;
+}
+
+describe('WebAssembly SIMD kernel (wasm-kernel.ts)', { timeout: TIMEOUT }, () => {
+  it('is assembled from this repository\'s source, validates and compiles where SIMD exists (Node 20)', () => {
+    const bytes = kernelBytes();
+    expect(Array.from(bytes.subarray(0, 8))).toEqual([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]);
+    expect(WebAssembly.validate(bytes)).toBe(true);
+    expect(kernelModule()).toBeInstanceOf(WebAssembly.Module);
+    expect(Array.from(kernelBytes())).toEqual(Array.from(bytes));
+  });
+
+  it('decodes every fixture clip to the bits of the TypeScript decoder', () => {
+    const names = fixtureNames();
+    expect(names.length).toBeGreaterThan(0);
+    let poses = 0;
+    names.forEach((name, i) => { poses += expectKernelMatches(compress(loadFixture(name)).bytes, 10 + i); });
+    expect(poses).toBeGreaterThan(1000);
+  });
+
+  it('matches on constant segments, every quantised width, raw floats, large angles (acos/sin weights) and STEP tracks', () => {
+    const clip = makeSyntheticClip({ boneCount: 9, sampleCount: 70, seed: 21, sampleRate: 4, animatedScale: true, maxAngleDeg: 175, animatedTranslationShare: 0.6, shape: 'chain' });
+    const random = mulberry32(5);
+    const { bytes } = encodeWithRates(clip, () => {
+      const r = random();
+      return r < 0.15 ? 0 : r < 0.3 ? RAW_BITS : 1 + Math.floor(random() * MAX_QUANTIZED_BITS);
+    });
+    expectKernelMatches(bytes, 6);
+    const stepped = makeSyntheticClip({ boneCount: 6, sampleCount: 40, seed: 11, animatedTranslationShare: 1 });
+    const stepMask = new Uint8Array(stepped.skeleton.parents.length * 3);
+    for (let t = 0; t < stepMask.length; t += 2) stepMask[t] = 1;
+    expectKernelMatches(compress({ ...stepped, stepMask }).bytes, 7);
+    expectKernelMatches(compress(makeSyntheticClip({ boneCount: 3, sampleCount: 1, seed: 2 })).bytes, 8);
+  });
+
+  it('keeps every clip decodable when clips fill more than one kernel memory', () => {
+    const { bytes } = compress(loadFixture(fixtureNames()[0]));
+    const reference = CompressedClip.open(bytes, { decoder: 'typescript' });
+    const floats = reference.boneCount * POSE_STRIDE;
+    const expected = reference.sample(0.3, new Float32Array(floats));
+    const clips: CompressedClip[] = [];
+    // Each opened copy takes about 1.5 × the file in a 1 MiB memory: enough copies to need several.
+    const copies = Math.ceil((3 * (1 << 20)) / bytes.length);
+    for (let c = 0; c < copies; c++) clips.push(CompressedClip.open(bytes.slice()));
+    for (const clip of clips) expect(firstDifference(clip.sample(0.3, new Float32Array(floats)), expected)).toBe(-1);
+  });
+
+  it('is not used with compact tables or when the TypeScript decoder is asked for; a bad decoder option is refused', () => {
+    const { bytes } = compress(makeSyntheticClip({ boneCount: 3, sampleCount: 20, seed: 3 }));
+    expect(CompressedClip.open(bytes, { tables: 'compact' }).decoder).toBe('typescript');
+    expect(CompressedClip.open(bytes, { decoder: 'typescript' }).decoder).toBe('typescript');
+    expect(() => CompressedClip.open(bytes, { decoder: 'fast' as never })).toThrow(FormatError);
+  });
+});
