@@ -113,6 +113,28 @@ describe('import rules', () => {
     expect(violations('shared/', () => false)).toEqual([]);
   });
 
+  it('one error base class: every error class in src/ extends BonepressError (src/shared/errors.ts) or another such class; only the CLI\'s FileScopedError wrapper extends Error', () => {
+    const classes = new Map<string, { base: string; file: string }>();
+    for (const f of files) {
+      for (const m of withoutComments(readFileSync(f.path, 'utf8')).matchAll(/\bclass\s+(\w+)\s+extends\s+(\w+)/g)) classes.set(m[1], { base: m[2], file: f.rel });
+    }
+    const rootOf = (name: string): string => {
+      let at = name;
+      for (let i = 0; i < 10 && classes.has(at) && at !== 'BonepressError'; i++) at = classes.get(at)!.base;
+      return at;
+    };
+    const errorClasses = [...classes.entries()].filter(([name]) => /Error$/.test(name) && name !== 'BonepressError');
+    expect(errorClasses.length).toBeGreaterThan(10);
+    const outside = errorClasses.filter(([name]) => rootOf(name) !== 'BonepressError').map(([name, c]) => `src/${c.file}: ${name} extends ${c.base}`);
+    expect(outside).toEqual(['src/cli/exit-codes.ts: FileScopedError extends Error']);
+  });
+
+  it('node/failure.ts reads an error\'s code and message from the base class: no instanceof test of a subclass', () => {
+    const failure = files.find((f) => f.rel === 'node/failure.ts')!;
+    const tested = [...withoutComments(readFileSync(failure.path, 'utf8')).matchAll(/instanceof\s+(\w+)/g)].map((m) => m[1]);
+    expect(tested.filter((name) => name !== 'BonepressError' && name !== 'Error')).toEqual([]);
+  });
+
   it('src/clip/** is a leaf of the library: it imports only src/clip/** and src/shared/** (nothing from runtime, compress, readers, node or cli, and no package)', () => {
     expect(files.some((f) => f.rel === 'clip/raw-clip.ts')).toBe(true);
     expect(violations('clip/', (t) => t.kind === 'src' && (t.path.startsWith('clip/') || t.path.startsWith('shared/')))).toEqual([]);

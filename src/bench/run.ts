@@ -12,6 +12,7 @@ import { basename, join, relative, sep } from 'node:path';
 import type { RawClip } from '../clip/raw-clip.js';
 import type { BitRateLadder } from '../compress/bitrate.js';
 import { AFFINE_STRIDE, boneErrorFunction, clipToObject, type ErrorMetric } from '../metric/error-metric.js';
+import { BonepressError } from '../shared/errors.js';
 import { compress, type CompressStats, type ExperimentalOptions } from '../compress/index.js';
 import { COMPRESS_DEFAULTS, resolveOptions, type CompressOptions } from '../compress/options.js';
 import type { RotationReference } from '../compress/preprocess.js';
@@ -119,10 +120,11 @@ export const BENCH_ERROR = {
 export type BenchErrorCode = (typeof BENCH_ERROR)[keyof typeof BENCH_ERROR];
 
 /** The bench cannot run on what it was given (corpus, baseline). The CLI exits with 2. */
-export class BenchError extends Error {
+export class BenchError extends BonepressError {
   override readonly name = 'BenchError';
-  constructor(readonly code: BenchErrorCode, message: string) {
-    super(message);
+  declare readonly code: BenchErrorCode;
+  constructor(code: BenchErrorCode, message: string) {
+    super(code, message);
   }
 }
 

@@ -53,12 +53,12 @@ export function readSingleClip(file: string, options: ReadOptions = {}, choice: 
     const names = clips.map((clip) => `"${clip.name}"`).join(', ');
     if (choice.name !== undefined) {
       const clip = clips.find((c) => c.name === choice.name);
-      if (!clip) throw new ParseError(file, 0, `holds no clip named "${choice.name}" (it holds ${names})`, PARSE_ERROR.UNSUPPORTED);
+      if (!clip) throw new ParseError(PARSE_ERROR.UNSUPPORTED, `holds no clip named "${choice.name}" (it holds ${names})`, file);
       return clip;
     }
     if (clips.length === 1) return clips[0];
     const preferred = choice.preferred === undefined ? undefined : clips.find((c) => c.name === choice.preferred);
     if (preferred) return preferred;
-    throw new ParseError(file, 0, `holds ${clips.length} clips (${names}); name one with --clip`, PARSE_ERROR.UNSUPPORTED);
+    throw new ParseError(PARSE_ERROR.UNSUPPORTED, `holds ${clips.length} clips (${names}); name one with --clip`, file);
   });
 }

@@ -157,25 +157,25 @@ export function validateRawClip(clip: RawClip): void {
   const boneCount = clip.skeleton.boneNames.length;
   const n = clip.sampleCount;
   const where = `clip "${clip.name}"`;
-  if (boneCount === 0) throw new ClipError(`${where}: no bones`);
-  if (boneCount > MAX_BONES) throw new ClipError(`${where}: ${boneCount} bones, more than the ${MAX_BONES} a .bpk clip holds`);
+  if (boneCount === 0) throw new ClipError('BAD_CLIP', `${where}: no bones`);
+  if (boneCount > MAX_BONES) throw new ClipError('BAD_CLIP', `${where}: ${boneCount} bones, more than the ${MAX_BONES} a .bpk clip holds`);
   const parents = clip.skeleton.parents;
-  if (parents.length !== boneCount) throw new ClipError(`${where}: ${parents.length} parents for ${boneCount} bones`, 'BAD_SKELETON');
+  if (parents.length !== boneCount) throw new ClipError('BAD_SKELETON', `${where}: ${parents.length} parents for ${boneCount} bones`);
   for (let b = 0; b < boneCount; b++) {
     // Parents first: every walk over the hierarchy is then one pass in bone order.
-    if (!(parents[b] >= -1 && parents[b] < b)) throw new ClipError(`${where}: bone ${b} has parent ${parents[b]}; parents must come first`, 'BAD_SKELETON');
+    if (!(parents[b] >= -1 && parents[b] < b)) throw new ClipError('BAD_SKELETON', `${where}: bone ${b} has parent ${parents[b]}; parents must come first`);
   }
-  if (!Number.isInteger(n) || n < 1) throw new ClipError(`${where}: sample count ${n} (need at least 1)`);
-  if (!(clip.sampleRate > 0) || !Number.isFinite(clip.sampleRate)) throw new ClipError(`${where}: sample rate ${clip.sampleRate} Hz (need > 0)`);
-  if (clip.rotations.length !== boneCount * n * 4) throw new ClipError(`${where}: rotations hold ${clip.rotations.length} floats, expected ${boneCount * n * 4}`);
-  if (clip.translations.length !== boneCount * n * 3) throw new ClipError(`${where}: translations hold ${clip.translations.length} floats, expected ${boneCount * n * 3}`);
-  if (clip.scales.length !== boneCount * n * 3) throw new ClipError(`${where}: scales hold ${clip.scales.length} floats, expected ${boneCount * n * 3}`);
+  if (!Number.isInteger(n) || n < 1) throw new ClipError('BAD_CLIP', `${where}: sample count ${n} (need at least 1)`);
+  if (!(clip.sampleRate > 0) || !Number.isFinite(clip.sampleRate)) throw new ClipError('BAD_CLIP', `${where}: sample rate ${clip.sampleRate} Hz (need > 0)`);
+  if (clip.rotations.length !== boneCount * n * 4) throw new ClipError('BAD_CLIP', `${where}: rotations hold ${clip.rotations.length} floats, expected ${boneCount * n * 4}`);
+  if (clip.translations.length !== boneCount * n * 3) throw new ClipError('BAD_CLIP', `${where}: translations hold ${clip.translations.length} floats, expected ${boneCount * n * 3}`);
+  if (clip.scales.length !== boneCount * n * 3) throw new ClipError('BAD_CLIP', `${where}: scales hold ${clip.scales.length} floats, expected ${boneCount * n * 3}`);
   const check = (arr: Float32Array, width: number, what: string) => {
     for (let i = 0; i < arr.length; i++) {
       // Far beyond any real skeleton; keeps range arithmetic (min + 2 · extent) inside float32.
       if (!Number.isFinite(arr[i]) || Math.abs(arr[i]) > MAX_MAGNITUDE) {
         const t = Math.floor(i / width);
-        throw new ClipError(`${where}: bone ${clip.skeleton.boneNames[Math.floor(t / n)]} sample ${t % n}: ${what} is ${arr[i]}`);
+        throw new ClipError('BAD_CLIP', `${where}: bone ${clip.skeleton.boneNames[Math.floor(t / n)]} sample ${t % n}: ${what} is ${arr[i]}`);
       }
     }
   };
@@ -185,6 +185,6 @@ export function validateRawClip(clip: RawClip): void {
   for (let t = 0; t < boneCount * n; t++) {
     const r = clip.rotations;
     const len2 = r[t * 4] ** 2 + r[t * 4 + 1] ** 2 + r[t * 4 + 2] ** 2 + r[t * 4 + 3] ** 2;
-    if (len2 < 1e-12) throw new ClipError(`${where}: bone ${clip.skeleton.boneNames[Math.floor(t / n)]} sample ${t % n}: zero-length rotation quaternion`);
+    if (len2 < 1e-12) throw new ClipError('BAD_CLIP', `${where}: bone ${clip.skeleton.boneNames[Math.floor(t / n)]} sample ${t % n}: zero-length rotation quaternion`);
   }
 }

@@ -26,11 +26,9 @@ export interface Skeleton {
 /** Thrown when a skeleton or clip breaks the data model's invariants. */
 export class ClipError extends BonepressError {
   override readonly name = 'ClipError';
-  constructor(
-    message: string,
-    readonly code: 'BAD_SKELETON' | 'BAD_CLIP' | 'NO_SUCH_BONE' = 'BAD_CLIP',
-  ) {
-    super(message);
+  declare readonly code: 'BAD_SKELETON' | 'BAD_CLIP' | 'NO_SUCH_BONE';
+  constructor(code: 'BAD_SKELETON' | 'BAD_CLIP' | 'NO_SUCH_BONE', message: string) {
+    super(code, message);
   }
 }
 
@@ -45,13 +43,13 @@ export function createSkeleton(
   unit: LengthUnit,
 ): Skeleton {
   const boneCount = boneNames.length;
-  if (parents.length !== boneCount) throw new ClipError(`skeleton: ${parents.length} parents for ${boneCount} bones`, 'BAD_SKELETON');
+  if (parents.length !== boneCount) throw new ClipError('BAD_SKELETON', `skeleton: ${parents.length} parents for ${boneCount} bones`);
   if (defaultPose.length !== boneCount * POSE_STRIDE) {
-    throw new ClipError(`skeleton: default pose has ${defaultPose.length} floats, expected ${boneCount * POSE_STRIDE}`, 'BAD_SKELETON');
+    throw new ClipError('BAD_SKELETON', `skeleton: default pose has ${defaultPose.length} floats, expected ${boneCount * POSE_STRIDE}`);
   }
   const p = Int32Array.from(parents);
   for (let b = 0; b < boneCount; b++) {
-    if (p[b] < -1 || p[b] >= b) throw new ClipError(`skeleton: bone ${b} (${boneNames[b]}) has parent ${p[b]}; parents must come first`, 'BAD_SKELETON');
+    if (p[b] < -1 || p[b] >= b) throw new ClipError('BAD_SKELETON', `skeleton: bone ${b} (${boneNames[b]}) has parent ${p[b]}; parents must come first`);
   }
   const shell = new Float32Array(boneCount).fill(convertLength(DEFAULT_SHELL, unit));
   return { boneNames: [...boneNames], parents: p, defaultPose, shellDistances: shell };
@@ -60,7 +58,7 @@ export function createSkeleton(
 /** Index of the bone called `name`; throws {@link ClipError} when there is none. */
 export function boneIndexOf(skeleton: Skeleton, name: string): number {
   const i = skeleton.boneNames.indexOf(name);
-  if (i < 0) throw new ClipError(`no bone named "${name}"`, 'NO_SUCH_BONE');
+  if (i < 0) throw new ClipError('NO_SUCH_BONE', `no bone named "${name}"`);
   return i;
 }
 

@@ -27,7 +27,10 @@ export interface Length {
 /** Thrown when a length or unit string cannot be understood. */
 export class UnitError extends BonepressError {
   override readonly name = 'UnitError';
-  readonly code = 'BAD_LENGTH';
+  declare readonly code: 'BAD_LENGTH';
+  constructor(message: string) {
+    super('BAD_LENGTH', message);
+  }
 }
 
 /** True when `s` names a supported unit. */

@@ -53,7 +53,10 @@ export const THRESHOLD_MARGIN = 0.001;
 /** Bad compression options (an unknown bone, a malformed length). */
 export class OptionsError extends BonepressError {
   override readonly name = 'OptionsError';
-  readonly code = 'BAD_OPTION';
+  declare readonly code: 'BAD_OPTION';
+  constructor(message: string) {
+    super('BAD_OPTION', message);
+  }
 }
 
 /** Options resolved against one clip: numbers in the clip's unit. */

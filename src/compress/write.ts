@@ -38,7 +38,7 @@ export function writeClip(enc: ClipEncoding): Uint8Array {
   const animated = tracks.length;
   const words = bitsetWords(trackCount);
   const unitCode = UNIT_CODES.indexOf(clip.unit);
-  if (unitCode < 0) throw new ClipError(`clip "${clip.name}": unit ${clip.unit} cannot be stored`);
+  if (unitCode < 0) throw new ClipError('BAD_CLIP', `clip "${clip.name}": unit ${clip.unit} cannot be stored`);
 
   let constantFloats = 0;
   for (let t = 0; t < trackCount; t++) if (classes.classes[t] === TRACK_CLASS.CONSTANT) constantFloats += CONSTANT_FLOATS[t % TRACKS_PER_BONE];
@@ -64,7 +64,7 @@ export function writeClip(enc: ClipEncoding): Uint8Array {
   let names: Uint8Array[] = [];
   if (enc.includeNames) {
     names = [clip.name, ...clip.skeleton.boneNames].map((n) => encoder.encode(n));
-    for (const n of names) if (n.length > MAX_NAME_BYTES) throw new ClipError(`clip "${clip.name}": a name longer than ${MAX_NAME_BYTES} bytes cannot be stored`);
+    for (const n of names) if (n.length > MAX_NAME_BYTES) throw new ClipError('BAD_CLIP', `clip "${clip.name}": a name longer than ${MAX_NAME_BYTES} bytes cannot be stored`);
   }
   let cursor = segmentsOffset;
   const segmentOffsets = segments.map((seg) => {
@@ -75,7 +75,7 @@ export function writeClip(enc: ClipEncoding): Uint8Array {
   const namesOffset = enc.includeNames ? cursor : 0;
   if (enc.includeNames) cursor = align4(cursor + names.reduce((sum, n) => sum + 2 + n.length, 0));
   const size = cursor;
-  if (size > MAX_FILE_BYTES) throw new ClipError(`clip "${clip.name}": the compressed clip would take ${size} bytes, more than a file may hold (${MAX_FILE_BYTES})`);
+  if (size > MAX_FILE_BYTES) throw new ClipError('BAD_CLIP', `clip "${clip.name}": the compressed clip would take ${size} bytes, more than a file may hold (${MAX_FILE_BYTES})`);
 
   const out = new Uint8Array(size);
   const view = new DataView(out.buffer);

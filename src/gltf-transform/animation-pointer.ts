@@ -76,7 +76,7 @@ export class KHRAnimationPointerPassThrough extends Extension {
         const def = (channelDef.target as { extensions?: Record<string, unknown> }).extensions?.[NAME] as { pointer?: unknown } | undefined;
         if (def === undefined) return;
         if (typeof def.pointer !== 'string' || !def.pointer.startsWith('/')) {
-          throw new GltfExtensionError(`animations[${a}].channels[${c}].target.extensions.${NAME}.pointer`, `${JSON.stringify(def.pointer)} is not a JSON pointer`);
+          throw new GltfExtensionError(`${JSON.stringify(def.pointer)} is not a JSON pointer`, `animations[${a}].channels[${c}].target.extensions.${NAME}.pointer`);
         }
         channels[c].setExtension(NAME, new AnimationPointer(this.document.getGraph()).setPointer(def.pointer));
       });

@@ -18,13 +18,13 @@ const NAME = BONEPRESS_ANIMATION_COMPRESSION;
 /** A malformed or inconsistent `BONEPRESS_animation_compression` object, named by its JSON path. */
 export class GltfExtensionError extends BonepressError {
   override readonly name = 'GltfExtensionError';
-  readonly code = 'BAD_EXTENSION';
+  declare readonly code: 'BAD_EXTENSION';
   constructor(
+    problem: string,
     /** JSON path of the offending value, e.g. `animations[2].extensions.BONEPRESS_animation_compression.bufferView`. */
     readonly path: string,
-    problem: string,
   ) {
-    super(`${path}: ${problem}`);
+    super('BAD_EXTENSION', `${path}: ${problem}`);
   }
 }
 
@@ -76,11 +76,17 @@ export class BoneTable extends ExtensionProperty<IBoneTable> {
 interface ICompressedAnimation extends IProperty {
   data: Uint8Array | null;
   skeleton: BoneTable;
+  nodes: RefList<Node>;
+  weightNodes: RefList<Node>;
+  weightScales: number[][];
 }
 
 /**
- * An animation's compressed clip: the `.bpk` bytes (without names or node indices) and the
- * {@link BoneTable} that binds its bones. Attached to an `Animation`.
+ * An animation's compressed clip: the `.bpk` bytes (without names or node indices) and what
+ * binds its bones, in bone order: the {@link BoneTable} (when the animation moves the
+ * skeleton), then one bone per node of {@link listNodes} (animated nodes outside the
+ * skeleton), then per node of {@link listWeightNodes} one bone per morph target
+ * (docs/gltf-extension.md, "Extra bones"). Attached to an `Animation`.
  */
 export class CompressedAnimation extends ExtensionProperty<ICompressedAnimation> {
   static override EXTENSION_NAME = NAME;
@@ -95,7 +101,7 @@ export class CompressedAnimation extends ExtensionProperty<ICompressedAnimation>
   }
 
   protected override getDefaults(): Nullable<ICompressedAnimation> {
-    return Object.assign(super.getDefaults(), { data: null, skeleton: null });
+    return Object.assign(super.getDefaults(), { data: null, skeleton: null, nodes: new RefList<Node>(), weightNodes: new RefList<Node>(), weightScales: [] });
   }
 
   /** The `.bpk` bytes. */
@@ -114,6 +120,39 @@ export class CompressedAnimation extends ExtensionProperty<ICompressedAnimation>
   setSkeleton(table: BoneTable | null): this {
     return this.setRef('skeleton', table);
   }
+
+  /** Nodes outside the skeleton whose translation, rotation and scale the clip holds, in bone order after the table's. */
+  listNodes(): Node[] {
+    return this.listRefs('nodes');
+  }
+
+  setNodes(nodes: readonly Node[]): this {
+    for (const node of this.listRefs('nodes')) this.removeRef('nodes', node);
+    for (const node of nodes) this.addRef('nodes', node);
+    return this;
+  }
+
+  /** Nodes whose morph-target weights the clip holds, in bone order after {@link listNodes}. */
+  listWeightNodes(): Node[] {
+    return this.listRefs('weightNodes');
+  }
+
+  /** Per weight node, per morph target: the displacement scale (bone translation x = weight × scale). A copy. */
+  getWeightScales(): number[][] {
+    return this.get('weightScales').map((s) => s.slice());
+  }
+
+  /** Sets the weight nodes and, per node, one scale per morph target. */
+  setWeights(nodes: readonly Node[], scales: readonly (readonly number[])[]): this {
+    for (const node of this.listRefs('weightNodes')) this.removeRef('weightNodes', node);
+    for (const node of nodes) this.addRef('weightNodes', node);
+    return this.set('weightScales', scales.map((s) => s.slice()));
+  }
+
+  /** Bones of the clip this binds: table bones, node bones and weight bones. */
+  getBoneCount(): number {
+    return (this.getSkeleton()?.listJoints().length ?? 0) + this.listNodes().length + this.get('weightScales').reduce((n, s) => n + s.length, 0);
+  }
 }
 
 interface RootDef {
@@ -122,6 +161,8 @@ interface RootDef {
 interface AnimationDef {
   skeleton?: unknown;
   bufferView?: unknown;
+  nodes?: unknown;
+  weights?: unknown;
 }
 
 /**
@@ -164,24 +205,24 @@ export class BonepressAnimationCompression extends Extension {
     const rootDef = (json.extensions?.[NAME] ?? {}) as RootDef;
     const tables: BoneTable[] = [];
     if (rootDef.skeletons !== undefined) {
-      if (!Array.isArray(rootDef.skeletons)) throw new GltfExtensionError(`${rootPath}.skeletons`, 'is not an array');
+      if (!Array.isArray(rootDef.skeletons)) throw new GltfExtensionError('is not an array', `${rootPath}.skeletons`);
       rootDef.skeletons.forEach((def: unknown, s: number) => {
         const path = `${rootPath}.skeletons[${s}]`;
         const { joints, parents } = (typeof def === 'object' && def !== null ? def : {}) as { joints?: unknown; parents?: unknown };
-        if (!Array.isArray(joints) || joints.length === 0) throw new GltfExtensionError(`${path}.joints`, 'is not a non-empty array');
+        if (!Array.isArray(joints) || joints.length === 0) throw new GltfExtensionError('is not a non-empty array', `${path}.joints`);
         if (!Array.isArray(parents) || parents.length !== joints.length) {
-          throw new GltfExtensionError(`${path}.parents`, `needs one parent per joint (${joints.length})`);
+          throw new GltfExtensionError(`needs one parent per joint (${joints.length})`, `${path}.parents`);
         }
         const nodes = joints.map((j: unknown, b: number) => {
           if (!Number.isInteger(j) || (j as number) < 0 || (j as number) >= context.nodes.length) {
-            throw new GltfExtensionError(`${path}.joints[${b}]`, `${String(j)} is not a node index (the file has ${context.nodes.length} nodes)`);
+            throw new GltfExtensionError(`${String(j)} is not a node index (the file has ${context.nodes.length} nodes)`, `${path}.joints[${b}]`);
           }
           return context.nodes[j as number];
         });
-        if (new Set(nodes).size !== nodes.length) throw new GltfExtensionError(`${path}.joints`, 'lists a node twice');
+        if (new Set(nodes).size !== nodes.length) throw new GltfExtensionError('lists a node twice', `${path}.joints`);
         parents.forEach((p: unknown, b: number) => {
           if (!Number.isInteger(p) || (p as number) < -1 || (p as number) >= b) {
-            throw new GltfExtensionError(`${path}.parents[${b}]`, `${String(p)} (a parent must be −1 or an earlier bone)`);
+            throw new GltfExtensionError(`${String(p)} (a parent must be −1 or an earlier bone)`, `${path}.parents[${b}]`);
           }
         });
         tables.push(this.createBoneTable().setBones(nodes, parents as number[]));
@@ -191,16 +232,39 @@ export class BonepressAnimationCompression extends Extension {
       const def = animationDef.extensions?.[NAME] as AnimationDef | undefined;
       if (def === undefined) return;
       const path = `animations[${a}].extensions.${NAME}`;
-      const { skeleton, bufferView } = def;
-      if (!Number.isInteger(skeleton) || (skeleton as number) < 0 || (skeleton as number) >= tables.length) {
-        throw new GltfExtensionError(`${path}.skeleton`, `${String(skeleton)} is not a skeleton index (${rootPath} has ${tables.length})`);
+      const { skeleton, bufferView, nodes, weights } = def;
+      if (skeleton !== undefined && (!Number.isInteger(skeleton) || (skeleton as number) < 0 || (skeleton as number) >= tables.length)) {
+        throw new GltfExtensionError(`${String(skeleton)} is not a skeleton index (${rootPath} has ${tables.length})`, `${path}.skeleton`);
+      }
+      const nodeAt = (n: unknown, where: string): Node => {
+        if (!Number.isInteger(n) || (n as number) < 0 || (n as number) >= context.nodes.length) {
+          throw new GltfExtensionError(`${String(n)} is not a node index (the file has ${context.nodes.length} nodes)`, where);
+        }
+        return context.nodes[n as number];
+      };
+      if (nodes !== undefined && (!Array.isArray(nodes) || nodes.length === 0)) throw new GltfExtensionError('is not a non-empty array', `${path}.nodes`);
+      const propNodes = ((nodes ?? []) as unknown[]).map((n, i) => nodeAt(n, `${path}.nodes[${i}]`));
+      if (weights !== undefined && (!Array.isArray(weights) || weights.length === 0)) throw new GltfExtensionError('is not a non-empty array', `${path}.weights`);
+      const weightNodes: Node[] = [], weightScales: number[][] = [];
+      ((weights ?? []) as unknown[]).forEach((w, i) => {
+        const { node, scales } = (typeof w === 'object' && w !== null ? w : {}) as { node?: unknown; scales?: unknown };
+        weightNodes.push(nodeAt(node, `${path}.weights[${i}].node`));
+        if (!Array.isArray(scales) || scales.length === 0 || !scales.every((x) => typeof x === 'number' && Number.isFinite(x) && x > 0)) {
+          throw new GltfExtensionError('must be a non-empty array of positive numbers (one per morph target)', `${path}.weights[${i}].scales`);
+        }
+        weightScales.push(scales as number[]);
+      });
+      if (skeleton === undefined && propNodes.length === 0 && weightNodes.length === 0) {
+        throw new GltfExtensionError('names no skeleton, nodes or weights: the clip binds to nothing', path);
       }
       if (!Number.isInteger(bufferView) || (bufferView as number) < 0 || (bufferView as number) >= context.bufferViews.length) {
-        throw new GltfExtensionError(`${path}.bufferView`, `${String(bufferView)} is not a buffer view index (the file has ${context.bufferViews.length})`);
+        throw new GltfExtensionError(`${String(bufferView)} is not a buffer view index (the file has ${context.bufferViews.length})`, `${path}.bufferView`);
       }
       // A copy: the view is a window on the whole buffer, which the document would otherwise keep alive.
       const data = context.bufferViews[bufferView as number].slice();
-      context.animations[a].setExtension(NAME, this.createCompressedAnimation().setData(data).setSkeleton(tables[skeleton as number]));
+      const compressed = this.createCompressedAnimation().setData(data).setNodes(propNodes).setWeights(weightNodes, weightScales);
+      if (skeleton !== undefined) compressed.setSkeleton(tables[skeleton as number]);
+      context.animations[a].setExtension(NAME, compressed);
     });
     return this;
   }
@@ -209,11 +273,11 @@ export class BonepressAnimationCompression extends Extension {
     const compressed = this.compressedAnimations();
     if (compressed.length === 0) return this;
     const buffer = this.document.getRoot().listBuffers()[0];
-    if (!buffer) throw new GltfExtensionError(`extensions.${NAME}`, 'compressed animations need a buffer, and the document has none');
+    if (!buffer) throw new GltfExtensionError('compressed animations need a buffer, and the document has none', `extensions.${NAME}`);
     const views = context.otherBufferViews.get(buffer) ?? [];
     for (const { animation, compressed: c } of compressed) {
       const data = c.getData();
-      if (!data) throw new GltfExtensionError(`animation "${animation.getName()}"`, 'the compressed animation has no data');
+      if (!data) throw new GltfExtensionError('the compressed animation has no data', `animation "${animation.getName()}"`);
       views.push(data);
     }
     context.otherBufferViews.set(buffer, views);
@@ -231,24 +295,37 @@ export class BonepressAnimationCompression extends Extension {
       const index = context.animationIndexMap.get(animation);
       const data = c.getData();
       const view = data ? context.otherBufferViewsIndexMap.get(data) : undefined;
-      if (!table || index === undefined || view === undefined) {
-        throw new GltfExtensionError(`animation "${animation.getName()}"`, 'the compressed animation has no bone table or data');
+      if (index === undefined || view === undefined) {
+        throw new GltfExtensionError('the compressed animation has no data', `animation "${animation.getName()}"`);
       }
-      let s = tableIndex.get(table);
-      if (s === undefined) {
+      const nodeIndex = (node: Node): number => {
+        const n = context.nodeIndexMap.get(node);
+        if (n === undefined) throw new GltfExtensionError('a node its clip animates was removed from the document', `animation "${animation.getName()}"`);
+        return n;
+      };
+      const out: Record<string, unknown> = {};
+      let s = table ? tableIndex.get(table) : undefined;
+      if (table && s === undefined) {
         const joints = table.listJoints().map((node) => context.nodeIndexMap.get(node));
         const parents = table.getParents();
         if (joints.length !== parents.length || joints.some((j) => j === undefined)) {
-          throw new GltfExtensionError(`animation "${animation.getName()}"`, `its bone table lists ${parents.length} bones but ${joints.filter((j) => j !== undefined).length} of their nodes are in the document (a bone's node was removed)`);
+          throw new GltfExtensionError(`its bone table lists ${parents.length} bones but ${joints.filter((j) => j !== undefined).length} of their nodes are in the document (a bone's node was removed)`, `animation "${animation.getName()}"`);
         }
         s = skeletons.length;
         tableIndex.set(table, s);
         skeletons.push({ joints: joints as number[], parents });
       }
+      if (s !== undefined) out.skeleton = s;
+      out.bufferView = view;
+      const props = c.listNodes();
+      if (props.length > 0) out.nodes = props.map(nodeIndex);
+      const weightNodes = c.listWeightNodes(), scales = c.getWeightScales();
+      if (weightNodes.length > 0) out.weights = weightNodes.map((node, w) => ({ node: nodeIndex(node), scales: scales[w] }));
       const def = json.animations![index];
-      def.extensions = { ...def.extensions, [NAME]: { skeleton: s, bufferView: view } };
+      def.extensions = { ...def.extensions, [NAME]: out };
     }
-    json.extensions = { ...json.extensions, [NAME]: { skeletons } };
+    // The root object exists whenever the extension is used; skeletons only when a clip moves one.
+    json.extensions = { ...json.extensions, [NAME]: skeletons.length > 0 ? { skeletons } : {} };
     return this;
   }
 }

@@ -203,7 +203,10 @@ export interface ErrorReport {
 /** Thrown when two clips cannot be compared (different bones or sample counts). */
 export class MetricError extends BonepressError {
   override readonly name = 'MetricError';
-  readonly code = 'CLIPS_DIFFER';
+  declare readonly code: 'CLIPS_DIFFER';
+  constructor(message: string) {
+    super('CLIPS_DIFFER', message);
+  }
 }
 
 /**

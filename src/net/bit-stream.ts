@@ -8,6 +8,7 @@
  * Bit order is runtime/bits.ts's: LSB-first inside little-endian words. Reads are bounds
  * checked and fail with a {@link NetError}; nothing here allocates per value.
  */
+import { BonepressError } from '../shared/errors.js';
 import { BitWriter, MAX_QUANT, bitsFromFloat, floatFromBits, quantizeToScale, readBits } from '../runtime/bits.js';
 
 /**
@@ -33,14 +34,11 @@ export type NetErrorCode = (typeof NET_ERROR)[keyof typeof NET_ERROR];
  * A packet or a call the network codec rejects. `bitOffset` is where in the packet the
  * problem was found (-1 when it is not a place in a packet).
  */
-export class NetError extends Error {
+export class NetError extends BonepressError {
   override readonly name = 'NetError';
-  constructor(
-    readonly code: NetErrorCode,
-    message: string,
-    readonly bitOffset = -1,
-  ) {
-    super(bitOffset >= 0 ? `${message} (at bit ${bitOffset})` : message);
+  declare readonly code: NetErrorCode;
+  constructor(code: NetErrorCode, message: string, readonly bitOffset = -1) {
+    super(code, bitOffset >= 0 ? `${message} (at bit ${bitOffset})` : message);
   }
 }
 

@@ -15,6 +15,7 @@ import { threadId } from 'node:worker_threads';
 
 import type { CompressStats } from '../compress/index.js';
 import { VERSION as FORMAT_VERSION } from '../runtime/format.js';
+import { BonepressError } from '../shared/errors.js';
 import { readGltfResourceSync, readInputFileSync } from './files.js';
 
 /** First bytes of a cache entry file; the trailing digit is the entry layout's version. */
@@ -187,9 +188,12 @@ export interface CacheEntry {
 }
 
 /** A cache entry's bytes are not a valid entry. */
-export class CacheEntryError extends Error {
-  readonly code = 'BAD_CACHE_ENTRY';
+export class CacheEntryError extends BonepressError {
   override readonly name = 'CacheEntryError';
+  declare readonly code: 'BAD_CACHE_ENTRY';
+  constructor(message: string) {
+    super('BAD_CACHE_ENTRY', message);
+  }
 }
 
 /**

@@ -2,8 +2,6 @@
  * Errors as plain data: what crosses the worker pool and what `--json` prints. The CLI maps
  * a failure's `code` to an exit code (cli/exit-codes.ts).
  */
-import { PoseDumpError } from '../readers/pose-dump.js';
-import { ParseError } from '../readers/errors.js';
 import { BonepressError } from '../shared/errors.js';
 
 /** Why one input file failed. `message` is the problem without the file name. */
@@ -28,8 +26,9 @@ export const OUTPUT_LINK = 'OUTPUT_LINK';
 /** An output that may not be written; `code` is {@link OUTPUT_LINK} or {@link OUTPUT_CLASH}. */
 export class OutputError extends BonepressError {
   override readonly name = 'OutputError';
-  constructor(readonly code: typeof OUTPUT_CLASH | typeof OUTPUT_LINK, message: string) {
-    super(message);
+  declare readonly code: typeof OUTPUT_CLASH | typeof OUTPUT_LINK;
+  constructor(code: typeof OUTPUT_CLASH | typeof OUTPUT_LINK, message: string) {
+    super(code, message);
   }
 }
 
@@ -54,25 +53,21 @@ export function isSystemError(error: unknown): error is NodeJS.ErrnoException & 
 }
 
 /**
- * True when `error` is one of bonepress's errors about its input (a {@link BonepressError}:
- * `ParseError`, `FormatError`, `OptionsError`… each with a `code`) or a system error, i.e.
- * the input or the environment is at fault rather than bonepress.
+ * True when `error` is one of bonepress's errors about its input (a {@link BonepressError},
+ * with a `code`) or a system error, i.e. the input or the environment is at fault rather
+ * than bonepress.
  */
 export function isInputError(error: unknown): boolean {
   return error instanceof BonepressError || isSystemError(error);
 }
 
 /**
- * The problem an error describes, without the file name its message may start with:
- * `line 212: expected 132 channel values, got 131` for a {@link ParseError}. A system
- * error names its path unless that path is `file`.
+ * The problem an error describes, without the file name its message may start with: a
+ * {@link BonepressError}'s `detail` (`line 212: expected 132 channel values, got 131` for
+ * a `ParseError`). A system error names its path unless that path is `file`.
  */
 export function problemOf(error: unknown, file?: string): string {
-  if (error instanceof ParseError) {
-    const where = error.line > 0 ? `line ${error.line}${error.column > 0 ? `, column ${error.column}` : ''}: ` : '';
-    return `${where}${error.problem}`;
-  }
-  if (error instanceof PoseDumpError) return error.problem;
+  if (error instanceof BonepressError) return error.detail;
   if (isSystemError(error)) {
     const problem = SYSTEM_PROBLEMS[error.code] ?? `${error.syscall} failed (${error.code})`;
     // Name the path when it is not the input itself (an output file, an output folder).

@@ -92,7 +92,7 @@ export async function readInputFile(path: string, options: ReadFileOptions = {})
     if (info.isDirectory()) throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read '${path}'`), { code: 'EISDIR', syscall: 'read', path });
     if (!info.isFile()) {
       if (!(options.allowSpecialFiles ?? READ_FILE_DEFAULTS.allowSpecialFiles)) {
-        throw new ParseError(path, 0, `is ${fileKind(info)}, not a regular file; bonepress reads only regular files`, PARSE_ERROR.UNSUPPORTED);
+        throw new ParseError(PARSE_ERROR.UNSUPPORTED, `is ${fileKind(info)}, not a regular file; bonepress reads only regular files`, path);
       }
       // Asked for: read it blocking, as a stream of unknown length, up to the cap.
       const blocking = await open(path, constants.O_RDONLY);
@@ -103,7 +103,7 @@ export async function readInputFile(path: string, options: ReadFileOptions = {})
       }
     }
     if (info.size > maxBytes) {
-      throw new ParseError(path, 0, `is ${formatBytes(info.size)}, over the input limit of ${formatBytes(maxBytes)} (maxInputBytes)`, PARSE_ERROR.LIMIT);
+      throw new ParseError(PARSE_ERROR.LIMIT, `is ${formatBytes(info.size)}, over the input limit of ${formatBytes(maxBytes)} (maxInputBytes)`, path);
     }
     // Files in /proc and the like say 0 bytes and still hold data: read those in chunks.
     return await readCapped(handle, path, maxBytes, info.size > 0 ? info.size : READ_CHUNK_BYTES);
@@ -151,9 +151,9 @@ function rawNameAmong(path: string, entries: readonly Buffer[]): Buffer | undefi
 /** The error for a U+FFFD name that matches no entry (see {@link openInput}). */
 function notUtf8Error(path: string): ParseError {
   return new ParseError(
-    path, 0,
-    'no such file (the name holds U+FFFD, which is how Node shows a byte that is not UTF-8, and no entry in its folder reads like it)',
     PARSE_ERROR.UNSUPPORTED,
+    'no such file (the name holds U+FFFD, which is how Node shows a byte that is not UTF-8, and no entry in its folder reads like it)',
+    path,
   );
 }
 
@@ -188,7 +188,7 @@ async function readCapped(handle: FileHandle, path: string, maxBytes: number, si
     if (bytesRead === 0) break;
     total += bytesRead;
     if (total > maxBytes) {
-      throw new ParseError(path, 0, `holds more than the input limit of ${formatBytes(maxBytes)} (maxInputBytes)`, PARSE_ERROR.LIMIT);
+      throw new ParseError(PARSE_ERROR.LIMIT, `holds more than the input limit of ${formatBytes(maxBytes)} (maxInputBytes)`, path);
     }
     chunks.push(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead));
   }
@@ -290,14 +290,14 @@ export function readInputFileSync(path: string, options: ReadFileOptions = {}): 
     let sizeHint = info.size > 0 ? info.size : READ_CHUNK_BYTES;
     if (!info.isFile()) {
       if (!(options.allowSpecialFiles ?? READ_FILE_DEFAULTS.allowSpecialFiles)) {
-        throw new ParseError(path, 0, `is ${fileKind(info)}, not a regular file; bonepress reads only regular files`, PARSE_ERROR.UNSUPPORTED);
+        throw new ParseError(PARSE_ERROR.UNSUPPORTED, `is ${fileKind(info)}, not a regular file; bonepress reads only regular files`, path);
       }
       closeSync(fd);
       fd = -1;
       fd = openSync(path, constants.O_RDONLY);
       sizeHint = READ_CHUNK_BYTES;
     } else if (info.size > maxBytes) {
-      throw new ParseError(path, 0, `is ${formatBytes(info.size)}, over the input limit of ${formatBytes(maxBytes)} (maxInputBytes)`, PARSE_ERROR.LIMIT);
+      throw new ParseError(PARSE_ERROR.LIMIT, `is ${formatBytes(info.size)}, over the input limit of ${formatBytes(maxBytes)} (maxInputBytes)`, path);
     }
     const chunks: Buffer[] = [];
     let total = 0;
@@ -307,7 +307,7 @@ export function readInputFileSync(path: string, options: ReadFileOptions = {}): 
       const bytesRead = readSync(fd, chunk, 0, chunk.length, null);
       if (bytesRead === 0) break;
       total += bytesRead;
-      if (total > maxBytes) throw new ParseError(path, 0, `holds more than the input limit of ${formatBytes(maxBytes)} (maxInputBytes)`, PARSE_ERROR.LIMIT);
+      if (total > maxBytes) throw new ParseError(PARSE_ERROR.LIMIT, `holds more than the input limit of ${formatBytes(maxBytes)} (maxInputBytes)`, path);
       chunks.push(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead));
     }
     const data = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total);

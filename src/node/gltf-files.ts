@@ -68,10 +68,10 @@ export async function compressGltfFile(input: string, output: string, options: C
   const missing = (json.extensionsRequired ?? []).filter((name) => !known.has(name));
   if (missing.length > 0) {
     throw new ParseError(
-      input, 0,
+      PARSE_ERROR.UNSUPPORTED,
       `requires ${missing.join(', ')}, which glTF-Transform I/O cannot read or write, so bonepress cannot carry ${missing.length > 1 ? 'them' : 'it'} through; ` +
       'write the asset without it (or compress to loose .bpk clips with -o folder/, which reads only the animations)',
-      PARSE_ERROR.UNSUPPORTED,
+      input,
     );
   }
   await installCodecs(io, input, json.extensionsUsed ?? []);
@@ -81,11 +81,11 @@ export async function compressGltfFile(input: string, output: string, options: C
     io.setLogger({ debug: () => {}, info: () => {}, warn: () => {}, error: () => {} });
     doc = await io.readJSON({ json, resources });
   } catch (error) {
-    throw new ParseError(input, 0, `glTF-Transform cannot read the asset: ${(error as Error).message}`, PARSE_ERROR.BAD_VALUE);
+    throw new ParseError(PARSE_ERROR.BAD_VALUE, `glTF-Transform cannot read the asset: ${(error as Error).message}`, input);
   }
   const { animations, warnings } = await compressDocument(doc, { ...options, file: input });
   if (animations.length === 0 && !doc.getRoot().listAnimations().some((a) => a.getExtension(BonepressAnimationCompression.EXTENSION_NAME))) {
-    throw new ParseError(input, 0, 'no skeletal animation to compress', PARSE_ERROR.NO_ANIMATION);
+    throw new ParseError(PARSE_ERROR.NO_ANIMATION, 'no skeletal animation to compress', input);
   }
   let outputFileBytes: number;
   let outputJson: GLTF.IGLTF;
@@ -131,7 +131,7 @@ async function installCodecs(io: NodeIO, input: string, used: readonly string[])
     try {
       io.registerDependencies(await load());
     } catch (error) {
-      throw new ParseError(input, 0, `uses ${extension}, but its codec (${what}) cannot be loaded: ${(error as Error).message}; reinstall bonepress's dependencies, or write the asset without ${extension}`, PARSE_ERROR.UNSUPPORTED);
+      throw new ParseError(PARSE_ERROR.UNSUPPORTED, `uses ${extension}, but its codec (${what}) cannot be loaded: ${(error as Error).message}; reinstall bonepress's dependencies, or write the asset without ${extension}`, input);
     }
   };
   if (used.includes(MESHOPT)) {
@@ -157,14 +157,14 @@ async function readContainer(io: NodeIO, path: string, bytes: Uint8Array, read: 
       const { json, resources } = await io.binaryToJSON(bytes);
       return { json, resources, sourceFileBytes: bytes.byteLength };
     } catch (error) {
-      throw new ParseError(path, 0, `not a valid GLB: ${(error as Error).message}`, PARSE_ERROR.BAD_VALUE);
+      throw new ParseError(PARSE_ERROR.BAD_VALUE, `not a valid GLB: ${(error as Error).message}`, path);
     }
   }
   let json: GLTF.IGLTF;
   try {
     json = JSON.parse(new TextDecoder().decode(bytes)) as GLTF.IGLTF;
   } catch (error) {
-    throw new ParseError(path, 0, `not a GLB and not glTF JSON: ${(error as Error).message}`, PARSE_ERROR.BAD_VALUE);
+    throw new ParseError(PARSE_ERROR.BAD_VALUE, `not a GLB and not glTF JSON: ${(error as Error).message}`, path);
   }
   const resources: Record<string, Uint8Array<ArrayBuffer>> = {};
   let sourceFileBytes = bytes.byteLength;
@@ -175,9 +175,9 @@ async function readContainer(io: NodeIO, path: string, bytes: Uint8Array, read: 
     try {
       data = readGltfResourceSync(path, uri, read);
     } catch (error) {
-      throw new ParseError(path, 0, `resource ${JSON.stringify(uri)}: ${(error as Error).message}`, PARSE_ERROR.UNSUPPORTED);
+      throw new ParseError(PARSE_ERROR.UNSUPPORTED, `resource ${JSON.stringify(uri)}: ${(error as Error).message}`, path);
     }
-    if (!data) throw new ParseError(path, 0, `resource ${JSON.stringify(uri)} not found next to the asset`, PARSE_ERROR.BAD_VALUE);
+    if (!data) throw new ParseError(PARSE_ERROR.BAD_VALUE, `resource ${JSON.stringify(uri)} not found next to the asset`, path);
     resources[uri] = new Uint8Array(data);
     sourceFileBytes += data.byteLength;
   }

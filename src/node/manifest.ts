@@ -7,6 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 
+import { BonepressError } from '../shared/errors.js';
 import { canonicalJson, type CodecVersions } from './cache.js';
 import { writeFileAtomic } from './files.js';
 
@@ -86,10 +87,12 @@ export interface Manifest {
 }
 
 /** A manifest that cannot be read or merged. `file` is the manifest it concerns. */
-export class ManifestError extends Error {
+export class ManifestError extends BonepressError {
   override readonly name = 'ManifestError';
-  constructor(readonly file: string, readonly code: ManifestErrorCode, readonly problem: string) {
-    super(`${file}: ${problem}`);
+  declare readonly code: ManifestErrorCode;
+  declare readonly file: string;
+  constructor(code: ManifestErrorCode, readonly problem: string, file: string) {
+    super(code, `${file}: ${problem}`, { file, detail: problem });
   }
 }
 
@@ -183,7 +186,7 @@ export async function writeManifest(path: string, manifest: Manifest): Promise<b
  * relies on; throws a {@link ManifestError} (`BAD_MANIFEST`) naming the first problem.
  */
 export function parseManifest(text: string, file: string): Manifest {
-  const fail = (problem: string): never => { throw new ManifestError(file, MANIFEST_ERROR.MALFORMED, problem); };
+  const fail = (problem: string): never => { throw new ManifestError(MANIFEST_ERROR.MALFORMED, problem, file); };
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -234,7 +237,7 @@ export async function readManifest(path: string): Promise<Manifest> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new ManifestError(path, MANIFEST_ERROR.MALFORMED, `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new ManifestError(MANIFEST_ERROR.MALFORMED, `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, path);
   }
   return parseManifest(text, path);
 }
@@ -263,7 +266,7 @@ export function mergeManifests(parts: readonly ManifestPart[]): Manifest {
     const differs = m.bonepress !== first.manifest.bonepress ? `bonepress ${m.bonepress}, not ${first.manifest.bonepress}`
       : m.formatVersion !== first.manifest.formatVersion ? `format version ${m.formatVersion}, not ${first.manifest.formatVersion}`
         : canonicalJson(m.settings) !== settingsText ? 'different settings' : undefined;
-    if (differs !== undefined) throw new ManifestError(part.file, MANIFEST_ERROR.MISMATCH, `made with ${differs} than ${first.file}`);
+    if (differs !== undefined) throw new ManifestError(MANIFEST_ERROR.MISMATCH, `made with ${differs} than ${first.file}`, part.file);
   }
   checkShardCoverage(parts);
 
@@ -274,14 +277,14 @@ export function mergeManifests(parts: readonly ManifestPart[]): Manifest {
       const text = JSON.stringify(normalizeInput(entry));
       const known = byInput.get(entry.input);
       if (known !== undefined) {
-        if (known.text !== text) throw new ManifestError(file, MANIFEST_ERROR.CONFLICT, `input ${entry.input} differs from its entry in ${known.file}`);
+        if (known.text !== text) throw new ManifestError(MANIFEST_ERROR.CONFLICT, `input ${entry.input} differs from its entry in ${known.file}`, file);
         continue;
       }
       byInput.set(entry.input, { entry, text, file });
       for (const output of entry.outputs ?? []) {
         const owner = outputOwner.get(output.path);
         if (owner !== undefined) {
-          throw new ManifestError(file, MANIFEST_ERROR.CONFLICT, `output ${output.path} of ${entry.input} is also written by ${owner.input} (${owner.file})`);
+          throw new ManifestError(MANIFEST_ERROR.CONFLICT, `output ${output.path} of ${entry.input} is also written by ${owner.input} (${owner.file})`, file);
         }
         outputOwner.set(output.path, { input: entry.input, file });
       }
@@ -298,13 +301,13 @@ function checkShardCoverage(parts: readonly ManifestPart[]): void {
   const count = sharded[0].manifest.shard!.count;
   for (const part of sharded) {
     if (part.manifest.shard!.count !== count) {
-      throw new ManifestError(part.file, MANIFEST_ERROR.MISSING_SHARD, `is shard ${part.manifest.shard!.index}/${part.manifest.shard!.count}, but ${sharded[0].file} is one of ${count}`);
+      throw new ManifestError(MANIFEST_ERROR.MISSING_SHARD, `is shard ${part.manifest.shard!.index}/${part.manifest.shard!.count}, but ${sharded[0].file} is one of ${count}`, part.file);
     }
   }
   const seen = new Set(sharded.map((p) => p.manifest.shard!.index));
   const missing: number[] = [];
   for (let i = 1; i <= count; i++) if (!seen.has(i)) missing.push(i);
   if (missing.length > 0) {
-    throw new ManifestError(sharded[0].file, MANIFEST_ERROR.MISSING_SHARD, `shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${count}`).join(', ')} missing from the parts`);
+    throw new ManifestError(MANIFEST_ERROR.MISSING_SHARD, `shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${count}`).join(', ')} missing from the parts`, sharded[0].file);
   }
 }

@@ -52,7 +52,7 @@ export function readAclSjson(text: string, file: string, options: ReadOptions = 
   const doc = new SjsonParser(text, file).parseRoot();
   const at = (node: SjsonNode | undefined, problem: string, code: ParseErrorCode = PARSE_ERROR.BAD_VALUE): never => {
     const { line, column } = node ? doc.position(node.pos) : { line: 0, column: 0 };
-    throw new ParseError(file, line, problem, code, column);
+    throw new ParseError(code, problem, file, line, column);
   };
   const root = doc.root;
   const unit = options.unit ?? ACL_SJSON_DEFAULTS.unit;
@@ -215,7 +215,7 @@ export function readAclSjson(text: string, file: string, options: ReadOptions = 
   try {
     validateRawClip(clip);
   } catch (e) {
-    throw new ParseError(file, 0, (e as Error).message, PARSE_ERROR.BAD_VALUE);
+    throw new ParseError(PARSE_ERROR.BAD_VALUE, (e as Error).message, file);
   }
   return clip;
 }
@@ -342,7 +342,7 @@ class SjsonParser {
 
   private error(problem: string, pos = this.i, code: ParseErrorCode = PARSE_ERROR.SYNTAX): never {
     const { line, column } = this.position(pos);
-    throw new ParseError(this.file, line, problem, code, column);
+    throw new ParseError(code, problem, this.file, line, column);
   }
 
   /** Skips whitespace and comments (not commas). */

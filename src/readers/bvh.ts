@@ -227,7 +227,7 @@ class HeaderScanner {
   }
 
   fail(line: number, problem: string, code: ParseErrorCode = PARSE_ERROR.SYNTAX): ParseError {
-    return new ParseError(this.file, line, problem, code);
+    return new ParseError(code, problem, this.file, line);
   }
 
   /** Line number of the last line of the text (for errors at the end of the file). */
@@ -509,10 +509,10 @@ function lastLineOf(text: string): number {
 
 function truncatedFrames(text: string, file: string, m: MotionHeader, found: number): ParseError {
   return new ParseError(
+    PARSE_ERROR.TRUNCATED,
+    `file ends after ${found} of ${m.frameCount} frames (Frames: ${m.frameCount})`,
     file,
     lastLineOf(text),
-    `file ends after ${found} of ${m.frameCount} frames (Frames: ${m.frameCount})`,
-    PARSE_ERROR.TRUNCATED,
   );
 }
 
@@ -532,7 +532,7 @@ function checkFramesFit(text: string, file: string, m: MotionHeader, boneCount: 
   }
   if (lines < m.frameCount) throw truncatedFrames(text, file, m, countNonBlankLines(text, m.dataStart));
   if (boneCount * m.frameCount > BVH_MAX_BONE_SAMPLES) {
-    throw new ParseError(file, m.framesLine, `${boneCount} bones × ${m.frameCount} frames is over the reader's limit of ${BVH_MAX_BONE_SAMPLES} bone samples`, PARSE_ERROR.LIMIT);
+    throw new ParseError(PARSE_ERROR.LIMIT, `${boneCount} bones × ${m.frameCount} frames is over the reader's limit of ${BVH_MAX_BONE_SAMPLES} bone samples`, file, m.framesLine);
   }
   checkClipSize(file, m.framesLine, `Frames: ${m.frameCount}`, boneCount, m.frameCount, options);
 }
@@ -590,26 +590,27 @@ function readFrames(text: string, file: string, m: MotionHeader, h: Hierarchy, c
       if (pos >= len || c === LF) {
         const atEnd = pos >= len;
         throw new ParseError(
-          file, line,
-          `frame ${f + 1}: expected ${channelCount} channel values, got ${ch}${atEnd ? ' (file ends inside the frame)' : ''}`,
           atEnd ? PARSE_ERROR.TRUNCATED : PARSE_ERROR.SYNTAX,
+          `frame ${f + 1}: expected ${channelCount} channel values, got ${ch}${atEnd ? ' (file ends inside the frame)' : ''}`,
+          file,
+          line,
         );
       }
       const v = scanNumber(text, pos);
       const end = scanEnd;
       const next = end < len ? text.charCodeAt(end) : 32;
       if (end === pos || !(next === 32 || next === LF || isSpace(next))) {
-        throw new ParseError(file, line, `frame ${f + 1}: value ${ch + 1} "${tokenAt(text, pos)}" is not a number`, PARSE_ERROR.BAD_VALUE);
+        throw new ParseError(PARSE_ERROR.BAD_VALUE, `frame ${f + 1}: value ${ch + 1} "${tokenAt(text, pos)}" is not a number`, file, line);
       }
       if (!Number.isFinite(v)) {
-        throw new ParseError(file, line, `frame ${f + 1}: value ${ch + 1} "${tokenAt(text, pos)}" is not finite`, PARSE_ERROR.BAD_VALUE);
+        throw new ParseError(PARSE_ERROR.BAD_VALUE, `frame ${f + 1}: value ${ch + 1} "${tokenAt(text, pos)}" is not finite`, file, line);
       }
       values[ch] = v;
       pos = end;
     }
     while (pos < len && isSpace(text.charCodeAt(pos))) pos++;
     if (pos < len && text.charCodeAt(pos) !== LF) {
-      throw new ParseError(file, line, `frame ${f + 1}: expected ${channelCount} channel values, got ${channelCount + countValuesOnLine(text, pos)}`);
+      throw new ParseError(PARSE_ERROR.SYNTAX, `frame ${f + 1}: expected ${channelCount} channel values, got ${channelCount + countValuesOnLine(text, pos)}`, file, line);
     }
 
     for (let b = 0; b < boneCount; b++) {
@@ -620,7 +621,7 @@ function readFrames(text: string, file: string, m: MotionHeader, h: Hierarchy, c
         if (channel >= 0) {
           t = values[channel];
           if (t > FLOAT32_MAX || t < -FLOAT32_MAX) {
-            throw new ParseError(file, line, `frame ${f + 1}: value ${channel + 1} (${t}) is out of float32 range`, PARSE_ERROR.BAD_VALUE);
+            throw new ParseError(PARSE_ERROR.BAD_VALUE, `frame ${f + 1}: value ${channel + 1} (${t}) is out of float32 range`, file, line);
           }
         }
         translations[ti + k] = t;
@@ -657,5 +658,5 @@ function readFrames(text: string, file: string, m: MotionHeader, h: Hierarchy, c
     pos++;
     line++;
   }
-  throw new ParseError(file, line, `more frame lines than Frames: ${frameCount} declares`);
+  throw new ParseError(PARSE_ERROR.SYNTAX, `more frame lines than Frames: ${frameCount} declares`, file, line);
 }

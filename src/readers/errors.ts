@@ -19,16 +19,20 @@ export type ParseErrorCode = (typeof PARSE_ERROR)[keyof typeof PARSE_ERROR];
  */
 export class ParseError extends BonepressError {
   override readonly name = 'ParseError';
+  declare readonly code: ParseErrorCode;
+  declare readonly file: string;
   constructor(
-    readonly file: string,
-    /** 1-based line, or 0 when the place is not a line (binary formats). */
-    readonly line: number,
+    code: ParseErrorCode,
+    /** The problem alone, without the file and the line. */
     readonly problem: string,
-    readonly code: ParseErrorCode = PARSE_ERROR.SYNTAX,
+    file: string,
+    /** 1-based line, or 0 when the place is not a line (binary formats). */
+    readonly line = 0,
     /** 1-based column, or 0 when unknown. */
     readonly column = 0,
   ) {
-    super(`${file}${line > 0 ? `:${line}` : ''}${line > 0 && column > 0 ? `:${column}` : ''}: ${problem}`);
+    const at = line > 0 ? `line ${line}${column > 0 ? `, column ${column}` : ''}: ` : '';
+    super(code, `${file}${line > 0 ? `:${line}` : ''}${line > 0 && column > 0 ? `:${column}` : ''}: ${problem}`, { file, detail: `${at}${problem}` });
   }
 }
 

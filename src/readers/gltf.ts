@@ -111,7 +111,7 @@ export async function readGltf(bytes: Uint8Array, file: string, options: GltfRea
  */
 export async function readGltfWithWarnings(bytes: Uint8Array, file: string, options: GltfReadOptions = {}): Promise<GltfReadResult> {
   const fail = (problem: string, code: ParseErrorCode = PARSE_ERROR.BAD_VALUE): never => {
-    throw new ParseError(file, 0, problem, code);
+    throw new ParseError(code, problem, file);
   };
   const warnings: string[] = [];
   const rate = options.sampleRate;
@@ -243,7 +243,7 @@ const CHUNK_BIN = 0x004e4942; // "BIN\0"
 /** The file's JSON and, for GLB, its BIN chunk. */
 function parseContainer(bytes: Uint8Array, file: string): { json: unknown; glbBin: Uint8Array | undefined } {
   const corrupt = (problem: string, code: ParseErrorCode = PARSE_ERROR.BAD_VALUE): never => {
-    throw new ParseError(file, 0, `corrupt GLB: ${problem}`, code);
+    throw new ParseError(code, `corrupt GLB: ${problem}`, file);
   };
   let first = 0;
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) first = 3; // UTF-8 BOM
@@ -283,7 +283,7 @@ function decodeUtf8(bytes: Uint8Array, file: string): string {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    throw new ParseError(file, 0, 'the glTF JSON is not valid UTF-8', PARSE_ERROR.SYNTAX);
+    throw new ParseError(PARSE_ERROR.SYNTAX, 'the glTF JSON is not valid UTF-8', file);
   }
 }
 
@@ -307,7 +307,7 @@ function parseJsonText(text: string, file: string): unknown {
       line = before.split('\n').length;
       column = p - before.lastIndexOf('\n');
     }
-    throw new ParseError(file, line, `invalid JSON: ${message}`, PARSE_ERROR.SYNTAX, column);
+    throw new ParseError(PARSE_ERROR.SYNTAX, `invalid JSON: ${message}`, file, line, column);
   }
 }
 

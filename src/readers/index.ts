@@ -65,7 +65,7 @@ export async function readClips(file: string, bytes: Uint8Array, options: ReadOp
     } catch (e) {
       // One error family for every reader, so callers (CLI, worker pool) map codes in one place.
       if (e instanceof PoseDumpError) {
-        const error = new ParseError(file, 0, e.problem, PARSE_ERROR.BAD_VALUE);
+        const error = new ParseError(PARSE_ERROR.BAD_VALUE, e.problem, file);
         error.cause = e;
         throw error;
       }
@@ -73,9 +73,8 @@ export async function readClips(file: string, bytes: Uint8Array, options: ReadOp
     }
   }
   throw new ParseError(
-    file,
-    0,
-    `unsupported file type (expected a name ending in ${SUPPORTED_EXTENSIONS.join(', ')}, or GLB bytes)`,
     PARSE_ERROR.UNSUPPORTED,
+    `unsupported file type (expected a name ending in ${SUPPORTED_EXTENSIONS.join(', ')}, or GLB bytes)`,
+    file,
   );
 }

@@ -53,9 +53,11 @@ const BYTES_PER_BONE_SAMPLE = 40;
 export function checkBoneCount(file: string, line: number, boneCount: number, column = 0): void {
   if (boneCount > READ_LIMITS.maxBones) {
     throw new ParseError(
-      file, line,
+      PARSE_ERROR.LIMIT,
       `more than ${READ_LIMITS.maxBones} bones (a .bpk clip holds at most ${READ_LIMITS.maxBones})`,
-      PARSE_ERROR.LIMIT, column,
+      file,
+      line,
+      column,
     );
   }
 }
@@ -72,14 +74,16 @@ export function checkClipSize(
   const maxBytes = options.maxBytes ?? READ_LIMITS.maxBytes;
   // Written as "within the limit" and negated, so NaN counts fail too.
   if (!(sampleCount <= maxSamples)) {
-    throw new ParseError(file, line, `${what}: ${sampleCount} samples is over the limit of ${maxSamples} (maxSamples)`, PARSE_ERROR.LIMIT, column);
+    throw new ParseError(PARSE_ERROR.LIMIT, `${what}: ${sampleCount} samples is over the limit of ${maxSamples} (maxSamples)`, file, line, column);
   }
   const bytes = BYTES_PER_BONE_SAMPLE * boneCount * sampleCount;
   if (!(bytes <= maxBytes)) {
     throw new ParseError(
-      file, line,
+      PARSE_ERROR.LIMIT,
       `${what}: ${boneCount} bones × ${sampleCount} samples need ${formatBytes(bytes)} of tracks, over the limit of ${formatBytes(maxBytes)} (maxBytes)`,
-      PARSE_ERROR.LIMIT, column,
+      file,
+      line,
+      column,
     );
   }
 }

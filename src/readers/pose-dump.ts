@@ -25,9 +25,10 @@ export interface PoseDump {
 /** Thrown when a pose dump is malformed; names the file and the field. */
 export class PoseDumpError extends BonepressError {
   override readonly name = 'PoseDumpError';
-  readonly code = 'BAD_POSE_DUMP';
-  constructor(readonly file: string, readonly problem: string) {
-    super(`${file}: ${problem}`);
+  declare readonly code: 'BAD_POSE_DUMP';
+  declare readonly file: string;
+  constructor(readonly problem: string, file: string) {
+    super('BAD_POSE_DUMP', `${file}: ${problem}`, { file, detail: problem });
   }
 }
 
@@ -85,45 +86,45 @@ export function readPoseDump(text: string, file: string, reference?: Skeleton, r
   try {
     json = JSON.parse(text);
   } catch (e) {
-    throw new PoseDumpError(file, `not JSON: ${(e as Error).message}`);
+    throw new PoseDumpError(`not JSON: ${(e as Error).message}`, file);
   }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new PoseDumpError(file, 'expected a JSON object');
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new PoseDumpError('expected a JSON object', file);
   const o = json as Record<string, unknown>;
   const bones = o.bones;
   if (!Array.isArray(bones) || bones.length === 0 || !bones.every((x) => typeof x === 'string')) {
-    throw new PoseDumpError(file, '"bones" must be a non-empty array of names');
+    throw new PoseDumpError('"bones" must be a non-empty array of names', file);
   }
   const boneCount = bones.length;
   // Unique names: --shell-bone, `sample --bone` and name matching look bones up by name.
   const firstIndex = new Map<string, number>();
   (bones as string[]).forEach((name, b) => {
     const first = firstIndex.get(name);
-    if (first !== undefined) throw new PoseDumpError(file, `"bones" names "${name}" twice (bones ${first} and ${b}); bone names must be unique`);
+    if (first !== undefined) throw new PoseDumpError(`"bones" names "${name}" twice (bones ${first} and ${b}); bone names must be unique`, file);
     firstIndex.set(name, b);
   });
   const num = (key: string): number => {
     const v = o[key];
-    if (typeof v !== 'number' || !Number.isFinite(v)) throw new PoseDumpError(file, `"${key}" must be a number`);
+    if (typeof v !== 'number' || !Number.isFinite(v)) throw new PoseDumpError(`"${key}" must be a number`, file);
     return v;
   };
   const sampleRate = num('sampleRate');
-  if (!(sampleRate > 0)) throw new PoseDumpError(file, `"sampleRate" must be > 0, got ${sampleRate}`);
+  if (!(sampleRate > 0)) throw new PoseDumpError(`"sampleRate" must be > 0, got ${sampleRate}`, file);
   const n = num('numSamples');
-  if (!Number.isInteger(n) || n < 1) throw new PoseDumpError(file, `"numSamples" must be a whole number >= 1, got ${n}`);
+  if (!Number.isInteger(n) || n < 1) throw new PoseDumpError(`"numSamples" must be a whole number >= 1, got ${n}`, file);
   let unit: LengthUnit = referenceUnit ?? 'cm';
   if (o.unit !== undefined) {
-    if (typeof o.unit !== 'string' || !isLengthUnit(o.unit)) throw new PoseDumpError(file, `"unit" is not a length unit: ${String(o.unit)}`);
+    if (typeof o.unit !== 'string' || !isLengthUnit(o.unit)) throw new PoseDumpError(`"unit" is not a length unit: ${String(o.unit)}`, file);
     unit = o.unit;
   }
   let parents: number[];
   if (o.parents !== undefined) {
     if (!Array.isArray(o.parents) || o.parents.length !== boneCount || !o.parents.every((p) => Number.isInteger(p))) {
-      throw new PoseDumpError(file, `"parents" must hold ${boneCount} whole numbers`);
+      throw new PoseDumpError(`"parents" must hold ${boneCount} whole numbers`, file);
     }
     parents = o.parents as number[];
   } else if (reference) {
     if (reference.boneNames.length !== boneCount) {
-      throw new PoseDumpError(file, `${boneCount} bones, but the reference has ${reference.boneNames.length}`);
+      throw new PoseDumpError(`${boneCount} bones, but the reference has ${reference.boneNames.length}`, file);
     }
     parents = Array.from(reference.parents);
   } else {
@@ -137,13 +138,13 @@ export function readPoseDump(text: string, file: string, reference?: Skeleton, r
   const arr = (key: string, width: number): number[] => {
     const v = o[key];
     const expected = n * boneCount * width;
-    if (!Array.isArray(v)) throw new PoseDumpError(file, `"${key}" must be an array`);
-    if (v.length !== expected) throw new PoseDumpError(file, `"${key}" holds ${v.length} numbers, expected ${expected} (${n} samples × ${boneCount} bones × ${width})`);
+    if (!Array.isArray(v)) throw new PoseDumpError(`"${key}" must be an array`, file);
+    if (v.length !== expected) throw new PoseDumpError(`"${key}" holds ${v.length} numbers, expected ${expected} (${n} samples × ${boneCount} bones × ${width})`, file);
     for (let i = 0; i < v.length; i++) {
-      if (typeof v[i] !== 'number' || !Number.isFinite(v[i])) throw new PoseDumpError(file, `"${key}"[${i}] is not a finite number`);
+      if (typeof v[i] !== 'number' || !Number.isFinite(v[i])) throw new PoseDumpError(`"${key}"[${i}] is not a finite number`, file);
       // Tracks are float32: 1e39 is finite here but Infinity once stored.
       if (!(Math.abs(Math.fround(v[i] as number)) <= MAX_MAGNITUDE)) {
-        throw new PoseDumpError(file, `"${key}"[${i}] is ${v[i] as number}, beyond ±${MAX_MAGNITUDE} (${where(i, width)})`);
+        throw new PoseDumpError(`"${key}"[${i}] is ${v[i] as number}, beyond ±${MAX_MAGNITUDE} (${where(i, width)})`, file);
       }
     }
     return v as number[];
@@ -156,7 +157,7 @@ export function readPoseDump(text: string, file: string, reference?: Skeleton, r
     let len2 = 0;
     for (let c = 0; c < 4; c++) len2 += Math.fround(rotations[t * 4 + c]) ** 2;
     if (!(len2 >= MIN_QUAT_LENGTH2)) {
-      throw new PoseDumpError(file, `"rotations"[${t * 4}..${t * 4 + 3}] is a zero-length quaternion (${where(t * 4, 4)})`);
+      throw new PoseDumpError(`"rotations"[${t * 4}..${t * 4 + 3}] is a zero-length quaternion (${where(t * 4, 4)})`, file);
     }
   }
   const defaultPose = new Float32Array(boneCount * POSE_STRIDE);
@@ -165,7 +166,7 @@ export function readPoseDump(text: string, file: string, reference?: Skeleton, r
   try {
     skeleton = createSkeleton(bones as string[], parents, defaultPose, unit);
   } catch (e) {
-    throw new PoseDumpError(file, (e as Error).message);
+    throw new PoseDumpError((e as Error).message, file);
   }
   const clip = createRawClip(clipNameOf(file), skeleton, sampleRate, n, unit);
   for (let s = 0; s < n; s++) {
@@ -180,7 +181,7 @@ export function readPoseDump(text: string, file: string, reference?: Skeleton, r
   try {
     validateRawClip(clip);
   } catch (e) {
-    throw new PoseDumpError(file, (e as Error).message);
+    throw new PoseDumpError((e as Error).message, file);
   }
   return clip;
 }

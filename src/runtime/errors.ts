@@ -25,11 +25,8 @@ export type FormatErrorCode = (typeof FORMAT_ERROR)[keyof typeof FORMAT_ERROR];
 /** A buffer that is not a valid `.bpk` clip; `byteOffset` is where the problem was found (-1: not a place). */
 export class FormatError extends BonepressError {
   override readonly name = 'FormatError';
-  constructor(
-    readonly code: FormatErrorCode,
-    message: string,
-    readonly byteOffset = -1,
-  ) {
-    super(byteOffset >= 0 ? `${message} (at byte ${byteOffset})` : message);
+  declare readonly code: FormatErrorCode;
+  constructor(code: FormatErrorCode, message: string, readonly byteOffset = -1) {
+    super(code, byteOffset >= 0 ? `${message} (at byte ${byteOffset})` : message);
   }
 }

@@ -187,7 +187,7 @@ describe('bonepress() on a glTF-Transform Document', () => {
       return io().readJSON({ json: copy, resources });
     };
     await expect(bad((j) => { (j.animations![1].extensions![BONEPRESS_ANIMATION_COMPRESSION] as { bufferView: number }).bufferView = 999; }))
-      .rejects.toThrow(new GltfExtensionError(`animations[1].extensions.${BONEPRESS_ANIMATION_COMPRESSION}.bufferView`, '999 is not a buffer view index (the file has ' + json.bufferViews!.length + ')'));
+      .rejects.toThrow(new GltfExtensionError('999 is not a buffer view index (the file has ' + json.bufferViews!.length + ')', `animations[1].extensions.${BONEPRESS_ANIMATION_COMPRESSION}.bufferView`));
     await expect(bad((j) => { (j.extensions![BONEPRESS_ANIMATION_COMPRESSION] as { skeletons: { parents: number[] }[] }).skeletons[0].parents[0] = 3; }))
       .rejects.toThrow(/skeletons\[0\]\.parents\[0\]: 3 \(a parent must be −1 or an earlier bone\)/);
     await expect(bad((j) => { (j.extensions![BONEPRESS_ANIMATION_COMPRESSION] as { skeletons: { joints: number[] }[] }).skeletons[0].joints[1] = 77; }))

@@ -95,7 +95,7 @@ describe('validateRawClip', () => {
   it('refuses more bones than a .bpk holds, before looking at any sample', () => {
     const n = MAX_BONES + 1;
     const skeleton = createSkeleton(Array.from({ length: n }, (_, b) => `b${b}`), Int32Array.from({ length: n }, (_, b) => b - 1), identity(n), 'cm');
-    expect(() => validateRawClip(clipWith(skeleton))).toThrow(new ClipError(`clip "c": ${n} bones, more than the ${MAX_BONES} a .bpk clip holds`));
+    expect(() => validateRawClip(clipWith(skeleton))).toThrow(new ClipError('BAD_CLIP', `clip "c": ${n} bones, more than the ${MAX_BONES} a .bpk clip holds`));
   });
 
   it('refuses a parent that does not precede its child (a hand-built skeleton)', () => {

@@ -94,7 +94,7 @@ function findBone(clip: CompressedClip, name: string): number {
   if (byName >= 0) return byName;
   const m = /^bone_(\d+)$/.exec(name);
   if (m && Number(m[1]) < clip.boneCount) return Number(m[1]);
-  throw new ClipError(`no bone named "${name}"${clip.boneNames ? '' : ' (names were stripped: use bone_<i>)'}`, 'NO_SUCH_BONE');
+  throw new ClipError('NO_SUCH_BONE', `no bone named "${name}"${clip.boneNames ? '' : ' (names were stripped: use bone_<i>)'}`);
 }
 
 function renderSample(r: SampleResult): string {
