@@ -161,18 +161,16 @@ export class ClipSampler {
 
   /**
    * {@link decode} of every track by the WebAssembly kernel, into the clip's kernel pose:
-   * the segment heads and key bits are found here as decode() finds them.
+   * the keys' segments are found here as decode() finds them.
    */
   private kernelDecode(): void {
     const segCount = this.segCount;
     const k0 = this.k0, k1 = this.k1;
     let s0 = (k0 / SEGMENT_SIZE) | 0; if (s0 >= segCount) s0 = segCount - 1;
     let s1 = (k1 / SEGMENT_SIZE) | 0; if (s1 >= segCount) s1 = segCount - 1;
-    const i32 = this.i32, at = this.kernelAt;
-    const h0 = this.segAt + s0 * this.segStride, h1 = this.segAt + s1 * this.segStride;
+    const at = this.kernelAt, segAt = at + 4 * this.segAt, stride = 4 * this.segStride;
     this.kernel!(
-      at + 4 * (h0 + RECORD), at + 4 * (h1 + RECORD), at + 4 * i32[h0], at + 4 * i32[h1],
-      (k0 - s0 * SEGMENT_SIZE) * i32[h0 + 1], (k1 - s1 * SEGMENT_SIZE) * i32[h1 + 1],
+      segAt + s0 * stride, segAt + s1 * stride, k0 - s0 * SEGMENT_SIZE, k1 - s1 * SEGMENT_SIZE, at,
       at + 8 * this.refsAt, this.kernelPoseAt, this.count, this.alpha, k0 === k1 ? 1 : 0,
     );
   }

@@ -13,14 +13,16 @@ import { SERIES_LIMIT } from './interpolate.js';
 import { TABLE } from './decode-tables.js';
 
 /**
- * `decode(r0, r1, k0, k1, bit0, bit1, refs, out, count, alpha, single)`: byte addresses in
- * the kernel's memory of the first track record of key 0's and key 1's segments (r0, r1),
- * of their packed keys (k0, k1), the bit of each key inside its segment, the first rotation
- * reference (float64 xyzw) and the pose (float32, {@link TABLE} pose offsets), the number of
- * animated tracks, the blend and whether key 0 alone counts.
+ * `decode(h0, h1, key0, key1, table, refs, out, count, alpha, single)`: byte addresses in
+ * the kernel's memory of key 0's and key 1's segment header records (h0, h1), each key's
+ * index inside its segment, the byte address of the decode buffer (the header's packed-key
+ * word index counts from it), of the first rotation reference (float64 xyzw) and of the
+ * pose (float32, {@link TABLE} pose offsets), the number of animated tracks, the blend and
+ * whether key 0 alone counts. The kernel reads the headers itself, so a decode touches no
+ * typed array of the sampler's before the call.
  */
 export type KernelDecode = (
-  r0: number, r1: number, k0: number, k1: number, bit0: number, bit1: number,
+  h0: number, h1: number, key0: number, key1: number, table: number,
   refs: number, out: number, count: number, alpha: number, single: number,
 ) => void;
 
@@ -86,7 +88,7 @@ const OP = {
   i32Load: 0x28, i64Load: 0x29, f32Load: 0x2a, f64Load: 0x2b, f32Store: 0x38,
   i32Eqz: 0x45, i32Eq: 0x46, i32LeU: 0x4d,
   f64Lt: 0x63, f64Gt: 0x64,
-  i32Add: 0x6a, i32Sub: 0x6b, i32And: 0x71, i32Or: 0x72, i32Shl: 0x74, i32ShrU: 0x76,
+  i32Add: 0x6a, i32Sub: 0x6b, i32Mul: 0x6c, i32And: 0x71, i32Or: 0x72, i32Shl: 0x74, i32ShrU: 0x76,
   i64ShrU: 0x88,
   f64Sqrt: 0x9f, f64Add: 0xa0, f64Sub: 0xa1, f64Mul: 0xa2, f64Div: 0xa3,
   i32WrapI64: 0xa7, i64ExtendI32U: 0xad, f32DemoteF64: 0xb6, f64ConvertI32U: 0xb8, f64PromoteF32: 0xbb, f32ReinterpretI32: 0xbe,
@@ -98,12 +100,14 @@ const SIMD = {
 } as const;
 
 // Parameters, then locals, by index.
-const R0 = 0, R1 = 1, K0 = 2, K1 = 3, BIT0 = 4, BIT1 = 5, REFS = 6, OUT = 7, COUNT = 8, ALPHA = 9, SINGLE = 10;
-const I32_LOCALS = ['meta', 'bits0', 'bits1', 'a0', 'a1', 'a2', 'at', 'o', 'rot'] as const;
+const H0 = 0, H1 = 1, KEY0 = 2, KEY1 = 3, TABLE_AT = 4, REFS = 5, OUT = 6, COUNT = 7, ALPHA = 8, SINGLE = 9;
+const PARAMS = 10;
+const I32_LOCALS = ['r0', 'r1', 'k0', 'k1', 'bit0', 'bit1', 'meta', 'bits0', 'bits1', 'a0', 'a1', 'a2', 'at', 'o', 'rot'] as const;
 const F64_LOCALS = ['c0', 'c1', 'c2', 'g0', 'g1', 'g2', 't', 'd', 'x', 'y', 'dot', 'sign', 'u', 'wa', 'wb', 'len2'] as const;
 const V128_LOCALS = ['xy0', 'zw0', 'xy1', 'zw1', 'xy', 'zw', 'p', 'q', 's', 'ab', 'rx', 'ry', 'rz', 'rw'] as const;
 const L: Record<(typeof I32_LOCALS)[number] | (typeof F64_LOCALS)[number] | (typeof V128_LOCALS)[number], number> = {} as never;
-[...I32_LOCALS, ...F64_LOCALS, ...V128_LOCALS].forEach((n, i) => { L[n] = 11 + i; });
+[...I32_LOCALS, ...F64_LOCALS, ...V128_LOCALS].forEach((n, i) => { L[n] = PARAMS + i; });
+const R0 = L.r0, R1 = L.r1, K0 = L.k0, K1 = L.k1, BIT0 = L.bit0, BIT1 = L.bit1;
 
 const SIGN = 0x80;
 /** v128 constant bytes: lane 0's sign bit (a) and lane 1's (b) set. */
@@ -167,6 +171,11 @@ function quaternion(b: Body, c: readonly number[], bits: number, xy: number, zw:
   b.f64(1).get(c[0]).get(c[0]).op(OP.f64Mul).op(OP.f64Sub).get(c[1]).get(c[1]).op(OP.f64Mul).op(OP.f64Sub)
     .get(c[2]).get(c[2]).op(OP.f64Mul).op(OP.f64Sub).set(L.t);
   b.get(L.t).op(OP.f64Sqrt).f64(0).get(L.t).f64(0).op(OP.f64Gt).op(OP.select).set(L.d);
+  // Deltas from the clip's reference rotation nearly always drop w: (c0, c1), (c2, d).
+  drop().i32(3).op(OP.i32Eq).op(OP.if, OP.void);
+  b.get(c[0]).simd(SIMD.f64x2Splat).get(c[1]).simd(SIMD.f64x2ReplaceLane, 1).set(xy);
+  b.get(c[2]).simd(SIMD.f64x2Splat).get(L.d).simd(SIMD.f64x2ReplaceLane, 1).set(zw);
+  b.op(OP.else);
   // x = drop == 0 ? d : c0
   b.get(L.d).get(c[0]); drop().op(OP.i32Eqz).op(OP.select).set(L.x);
   // y = drop == 0 ? c0 : drop == 1 ? d : c1
@@ -176,6 +185,7 @@ function quaternion(b: Body, c: readonly number[], bits: number, xy: number, zw:
   b.get(c[1]).get(L.d).get(c[2]); drop().i32(2).op(OP.i32Eq).op(OP.select); drop().i32(1).op(OP.i32LeU).op(OP.select)
     .simd(SIMD.f64x2Splat);
   b.get(L.d).get(c[2]); drop().i32(3).op(OP.i32Eq).op(OP.select).simd(SIMD.f64x2ReplaceLane, 1).set(zw);
+  b.op(OP.end);
 }
 
 /**
@@ -220,6 +230,12 @@ function store3(b: Body, v: (i: number) => void): void {
 function decodeBody(): number[] {
   const b = new Body();
   const c = [L.c0, L.c1, L.c2], g = [L.g0, L.g1, L.g2];
+  // Segment header [packed-key word, bits per key]: records follow it, keys are at table + 4 · word.
+  for (const [h, key, r, k, bit] of [[H0, KEY0, R0, K0, BIT0], [H1, KEY1, R1, K1, BIT1]] as const) {
+    b.get(h).i32(TABLE.RECORD * 4).op(OP.i32Add).set(r);
+    b.get(TABLE_AT).get(h).mem(OP.i32Load).i32(2).op(OP.i32Shl).op(OP.i32Add).set(k);
+    b.get(key).get(h).mem(OP.i32Load, 4).op(OP.i32Mul).set(bit);
+  }
   b.op(OP.block, OP.void).get(COUNT).op(OP.i32Eqz).op(OP.brIf, 0).op(OP.loop, OP.void);
   b.get(R0).mem(OP.i32Load).set(L.meta).get(R0).mem(OP.i32Load, 4).set(L.bits0);
   widthsOf(b, L.bits0);
@@ -295,7 +311,7 @@ function decodeBody(): number[] {
  * slerp is the TypeScript path's to the bit) and env.mem, exports `decode`.
  */
 export function kernelBytes(): Uint8Array<ArrayBuffer> {
-  const types = section(1, vector([[0x60, 1, F64, 1, F64], [0x60, ...vector([I32, I32, I32, I32, I32, I32, I32, I32, I32, F64, I32].map((t) => [t])), 0]]));
+  const types = section(1, vector([[0x60, 1, F64, 1, F64], [0x60, ...vector([I32, I32, I32, I32, I32, I32, I32, I32, F64, I32].map((t) => [t])), 0]]));
   const imports = section(2, vector([
     [...name('env'), ...name('acos'), 0x00, 0],
     [...name('env'), ...name('sin'), 0x00, 0],
