@@ -14,7 +14,7 @@ import { createRawClip, validateRawClip, type RawClip } from '../clip/raw-clip.j
 import { createSkeleton, POSE_STRIDE } from '../clip/skeleton.js';
 import type { LengthUnit } from '../clip/units.js';
 import { ParseError, PARSE_ERROR, quoteText, type ParseErrorCode } from './errors.js';
-import { checkBoneCount, checkClipSize, READ_LIMITS, type ReadOptions } from './options.js';
+import { boneSamplesProblem, checkBoneCount, checkClipSize, READ_LIMITS, type ReadOptions } from './options.js';
 
 /** Defaults of the ACL SJSON reader. */
 export const ACL_SJSON_DEFAULTS = {
@@ -22,9 +22,7 @@ export const ACL_SJSON_DEFAULTS = {
   unit: 'm',
   /** Newest `version` this reader knows (ACL 2.x writes 5). */
   maxVersion: 5,
-  /** Refuse clips larger than this many bone samples (bones × samples). */
-  maxBoneSamples: 50_000_000,
-} as const satisfies { unit: LengthUnit; maxVersion: number; maxBoneSamples: number };
+} as const satisfies { unit: LengthUnit; maxVersion: number };
 
 /**
  * Reads an ACL SJSON clip (`.acl.sjson`).
@@ -44,7 +42,7 @@ export const ACL_SJSON_DEFAULTS = {
  * (`additive_format` other than none) — both are rejected as UNSUPPORTED.
  *
  * Throws {@link ParseError} with the line and column of the problem: code `LIMIT` when
- * num_samples × bones is over {@link ACL_SJSON_DEFAULTS}.maxBoneSamples, `TRUNCATED` when a
+ * num_samples × bones is over `READ_LIMITS.maxBoneSamples` (readers/options.ts), `TRUNCATED` when a
  * track array holds fewer samples than num_samples. Both are checked before the clip is
  * allocated, so a declared count the file does not back costs no memory.
  */
@@ -150,10 +148,8 @@ export function readAclSjson(text: string, file: string, options: ReadOptions = 
       order.push(chain[c]);
     }
   }
-  // NaN-proof: a comparison with NaN is false, so test for "within the limit" and negate.
-  if (!(boneCount * sampleCount <= ACL_SJSON_DEFAULTS.maxBoneSamples)) {
-    at(numSamples, `${sampleCount} samples × ${boneCount} bones is more than ${ACL_SJSON_DEFAULTS.maxBoneSamples} bone samples`, PARSE_ERROR.LIMIT);
-  }
+  const tooMany = boneSamplesProblem(boneCount, sampleCount);
+  if (tooMany !== undefined) at(numSamples, `num_samples ${sampleCount}: ${tooMany}`, PARSE_ERROR.LIMIT);
 
   // Tracks, checked before the clip is allocated: num_samples is only a declaration, and
   // every sample array must hold exactly that many samples (a short one is TRUNCATED).

@@ -9,16 +9,10 @@ import { createRawClip, type RawClip } from '../clip/raw-clip.js';
 import { createSkeleton, POSE_STRIDE } from '../clip/skeleton.js';
 import type { LengthUnit } from '../clip/units.js';
 import { cutText, MAX_QUOTED_CHARS, ParseError, PARSE_ERROR, quoteText, type ParseErrorCode } from './errors.js';
-import { checkBoneCount, checkClipSize, type ReadOptions } from './options.js';
+import { boneSamplesProblem, checkBoneCount, checkClipSize, type ReadOptions } from './options.js';
 
 /** Length unit assumed for BVH translations when {@link ReadOptions.unit} is not given. */
 export const BVH_DEFAULT_UNIT: LengthUnit = 'cm';
-
-/**
- * Largest clip the reader allocates, in bone × frame pairs (40 bytes each, about 2.7 GB at
- * the limit). A file asking for more is rejected with code `LIMIT` before any allocation.
- */
-export const BVH_MAX_BONE_SAMPLES = 2 ** 26;
 
 /** Most channels one joint may list (a CHANNELS count above this is a syntax error). */
 export const BVH_MAX_CHANNELS_PER_JOINT = 9;
@@ -66,7 +60,7 @@ for (let i = 0; i < 23; i++) POW10[i] = Number(`1e${i}`);
  * line and the problem (frame numbers in messages are 1-based too), e.g.
  * `walk.bvh:212: frame 77: expected 132 channel values, got 131`. Codes: `TRUNCATED` when
  * the file ends early, `BAD_VALUE` for a bad or non-finite number or frame time, `SYNTAX`
- * for structure, `LIMIT` for a clip over {@link BVH_MAX_BONE_SAMPLES}, `UNSUPPORTED` for a
+ * for structure, `LIMIT` for a clip over `READ_LIMITS` (readers/options.ts), `UNSUPPORTED` for a
  * file without any channel.
  */
 export function readBvh(text: string, file: string, options: ReadOptions = {}): RawClip {
@@ -531,9 +525,8 @@ function checkFramesFit(text: string, file: string, m: MotionHeader, boneCount: 
     p = nl + 1;
   }
   if (lines < m.frameCount) throw truncatedFrames(text, file, m, countNonBlankLines(text, m.dataStart));
-  if (boneCount * m.frameCount > BVH_MAX_BONE_SAMPLES) {
-    throw new ParseError(PARSE_ERROR.LIMIT, `${boneCount} bones × ${m.frameCount} frames is over the reader's limit of ${BVH_MAX_BONE_SAMPLES} bone samples`, file, m.framesLine);
-  }
+  const tooMany = boneSamplesProblem(boneCount, m.frameCount);
+  if (tooMany !== undefined) throw new ParseError(PARSE_ERROR.LIMIT, `Frames: ${m.frameCount}: ${tooMany}`, file, m.framesLine);
   checkClipSize(file, m.framesLine, `Frames: ${m.frameCount}`, boneCount, m.frameCount, options);
 }
 

@@ -18,7 +18,7 @@ import { createSkeleton, POSE_STRIDE, type Skeleton } from '../clip/skeleton.js'
 import { TRACKS_PER_BONE } from '../runtime/format.js';
 import type { LengthUnit } from '../clip/units.js';
 import { MAX_QUOTED_CHARS, ParseError, PARSE_ERROR, quoteText, type ParseErrorCode } from './errors.js';
-import { checkBoneCount, checkClipSize, type ReadOptions } from './options.js';
+import { boneSamplesProblem, checkBoneCount, checkClipSize, type ReadOptions } from './options.js';
 import {
   countOffGridKeys, detectSampleRate, INTERPOLATION, resampleTrack, sampleCountFor, type Interpolation, type KeyframeTrack,
 } from './resample.js';
@@ -46,14 +46,12 @@ export interface GltfReadOptions extends ReadOptions {
 export const GLTF_DEFAULTS = {
   /** glTF positions are metres by specification. */
   unit: 'm',
-  /** Refuse clips larger than this many bone samples (bones × samples), so a bogus rate cannot exhaust memory. */
-  maxBoneSamples: 50_000_000,
   /**
    * Refuse animation data whose `EXT_meshopt_compression` buffer views decode to more than
    * this many bytes in all (a few compressed bytes can declare gigabytes).
    */
   maxMeshoptBytes: 256 * 1024 * 1024,
-} as const satisfies { unit: LengthUnit; maxBoneSamples: number; maxMeshoptBytes: number };
+} as const satisfies { unit: LengthUnit; maxMeshoptBytes: number };
 
 /** What {@link readGltfWithWarnings} returns. */
 export interface GltfReadResult {
@@ -106,7 +104,7 @@ export async function readGltf(bytes: Uint8Array, file: string, options: GltfRea
  * zero keys, decreasing key times, NaN or infinite values, a malformed
  * `EXT_meshopt_compression` buffer view (such views are decoded with meshoptimizer's
  * decoder, as gltfpack writes them), and a file with no animations; code `LIMIT` for a clip
- * over {@link GLTF_DEFAULTS}.maxBoneSamples (keys spanning a very long time) or a meshopt
+ * over `READ_LIMITS.maxBoneSamples` (readers/options.ts) (keys spanning a very long time) or a meshopt
  * views over {@link GLTF_DEFAULTS}.maxMeshoptBytes.
  */
 export async function readGltfWithWarnings(bytes: Uint8Array, file: string, options: GltfReadOptions = {}): Promise<GltfReadResult> {
@@ -191,13 +189,10 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
       end = Math.max(end, track.times[track.times.length - 1]);
     }
     const sampleCount = sampleCountFor(end - start, sampleRate);
-    // NaN-proof: `NaN > max` is false, so test for "within the limit" and negate.
-    if (!(sampleCount * boneCount <= GLTF_DEFAULTS.maxBoneSamples)) {
-      fail(
-        `animation "${animation.name}": keys from ${start} s to ${end} s at ${formatRate(sampleRate)} Hz need ${sampleCount} samples × ${boneCount} bones, ` +
-        `more than the reader's limit of ${GLTF_DEFAULTS.maxBoneSamples} bone samples`,
-        PARSE_ERROR.LIMIT,
-      );
+    // So that a bogus rate or key time cannot exhaust memory.
+    const tooMany = boneSamplesProblem(boneCount, sampleCount);
+    if (tooMany !== undefined) {
+      fail(`animation "${animation.name}": keys from ${start} s to ${end} s at ${formatRate(sampleRate)} Hz: ${tooMany}`, PARSE_ERROR.LIMIT);
     }
     checkClipSize(file, 0, `animation ${quoteText(animation.name)}`, boneCount, sampleCount, options);
     const samples = createRawClip(animation.name, bones, sampleRate, sampleCount, unit);

@@ -10,7 +10,7 @@ import { ParseError, PARSE_ERROR } from './errors.js';
 import type { GltfReadOptions } from './gltf.js';
 import type { ReadOptions } from './options.js';
 
-export { readBvh, BVH_DEFAULT_UNIT, BVH_MAX_BONE_SAMPLES, BVH_MAX_CHANNELS_PER_JOINT, BVH_RATE_SNAP_TOLERANCE } from './bvh.js';
+export { readBvh, BVH_DEFAULT_UNIT, BVH_MAX_CHANNELS_PER_JOINT, BVH_RATE_SNAP_TOLERANCE } from './bvh.js';
 export { readAclSjson } from './acl-sjson.js';
 export { ParseError, PARSE_ERROR, type ParseErrorCode } from './errors.js';
 export type { ReadOptions } from './options.js';

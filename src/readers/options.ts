@@ -1,5 +1,5 @@
 import type { LengthUnit } from '../clip/units.js';
-import { MAX_BONES } from '../runtime/format.js';
+import { MAX_BONES, MAX_BONE_SAMPLES } from '../runtime/format.js';
 import { ParseError, PARSE_ERROR } from './errors.js';
 
 /** Options shared by the readers. */
@@ -40,6 +40,11 @@ export const READ_LIMITS = {
   maxSamples: 2 ** 24,
   /** Raw bytes per clip (40 per bone sample): 512 MiB, e.g. 100 bones × 134,000 samples. */
   maxBytes: 512 * 2 ** 20,
+  /**
+   * Bone samples (bones × samples) per clip, whatever `maxSamples` and `maxBytes` allow:
+   * the most a `.bpk` clip holds, MAX_BONE_SAMPLES in runtime/format.ts (2^26).
+   */
+  maxBoneSamples: MAX_BONE_SAMPLES,
 } as const;
 
 /** Raw bytes per bone sample (10 float32), as `rawSizeBytes` in clip/raw-clip.ts counts them. */
@@ -86,6 +91,18 @@ export function checkClipSize(
       column,
     );
   }
+}
+
+/**
+ * The problem when a clip of `boneCount` bones and `sampleCount` samples is over
+ * {@link READ_LIMITS}.maxBoneSamples (NaN counts are over it too), else undefined. Every
+ * reader checks it where it learns the counts, before anything sized by them is built, and
+ * raises it as a `LIMIT` {@link ParseError} at that place.
+ */
+export function boneSamplesProblem(boneCount: number, sampleCount: number): string | undefined {
+  // Written as "within the limit" and negated, so NaN counts fail too.
+  if (boneCount * sampleCount <= READ_LIMITS.maxBoneSamples) return undefined;
+  return `${boneCount} bones × ${sampleCount} samples is over the reader's limit of ${READ_LIMITS.maxBoneSamples} bone samples`;
 }
 
 /** `1.5 GiB`, `300 MiB`, `512 bytes`. */

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 
 import { validateRawClip, type RawClip } from '../../src/clip/raw-clip.js';
 import { POSE_STRIDE } from '../../src/clip/skeleton.js';
-import { BVH_MAX_BONE_SAMPLES, readBvh } from '../../src/readers/bvh.js';
+import { readBvh } from '../../src/readers/bvh.js';
+import { READ_LIMITS } from '../../src/readers/options.js';
 import { ParseError, type ParseErrorCode } from '../../src/readers/errors.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -495,7 +496,7 @@ describe('readBvh: errors', () => {
 
   it('rejects a clip over the size limit before allocating', () => {
     const boneCount = 3000;
-    const frameCount = Math.ceil(BVH_MAX_BONE_SAMPLES / boneCount) + 1;
+    const frameCount = Math.ceil(READ_LIMITS.maxBoneSamples / boneCount) + 1;
     const joints = Array.from({ length: boneCount - 1 }, (_, i) => `JOINT j${i}\n{\nOFFSET 0 0 0\n}\n`).join('');
     const text = `HIERARCHY\nROOT r\n{\nOFFSET 0 0 0\nCHANNELS 1 Xrotation\n${joints}}\nMOTION\nFrames: ${frameCount}\nFrame Time: 0.1\n${'0\n'.repeat(frameCount)}`;
     expectParseError(read(text), F, lineOf(text, 'Frames:'), 'over the reader\'s limit', 'LIMIT');

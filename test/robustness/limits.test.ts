@@ -14,9 +14,9 @@ import { readAclSjson } from '../../src/readers/acl-sjson.js';
 import { readBvh } from '../../src/readers/bvh.js';
 import { cutText, MAX_QUOTED_CHARS, ParseError, PARSE_ERROR, quoteText } from '../../src/readers/errors.js';
 import { readGltf } from '../../src/readers/gltf.js';
-import { READ_LIMITS } from '../../src/readers/options.js';
+import { READ_LIMITS, boneSamplesProblem } from '../../src/readers/options.js';
 import { CompressedClip } from '../../src/runtime/compressed-clip.js';
-import { MAX_BONES } from '../../src/runtime/format.js';
+import { MAX_BONES, MAX_BONE_SAMPLES } from '../../src/runtime/format.js';
 import { bvhChain, gltfChain, sjsonChain } from './chains.js';
 import { mulberry32 } from '../../src/clip/random.js';
 
@@ -127,8 +127,17 @@ describe('maxSamples and maxBytes', () => {
     expect((await readGltf(bytes, 'c.gltf', { sampleRate: 30, maxSamples: 2 }))[0].sampleCount).toBe(2);
   });
 
-  it('defaults: the .bpk bone limit, 2^24 samples, 512 MiB of tracks', () => {
-    expect(READ_LIMITS).toEqual({ maxBones: MAX_BONES, maxSamples: 2 ** 24, maxBytes: 512 * 2 ** 20 });
+  it('defaults: the .bpk bone limit, 2^24 samples, 512 MiB of tracks, and the .bpk bone-sample limit for every reader', () => {
+    expect(READ_LIMITS).toEqual({ maxBones: MAX_BONES, maxSamples: 2 ** 24, maxBytes: 512 * 2 ** 20, maxBoneSamples: MAX_BONE_SAMPLES });
+  });
+
+  it('one NaN-safe bone-sample check: at the limit passes, one over it, NaN and infinite counts fail', () => {
+    const max = READ_LIMITS.maxBoneSamples;
+    expect(boneSamplesProblem(1, max)).toBeUndefined();
+    expect(boneSamplesProblem(2, max / 2)).toBeUndefined();
+    expect(boneSamplesProblem(1, max + 1)).toBe(`1 bones × ${max + 1} samples is over the reader's limit of ${max} bone samples`);
+    for (const count of [Number.NaN, Infinity]) expect(boneSamplesProblem(3, count)).toMatch(/over the reader's limit/);
+    expect(boneSamplesProblem(Number.NaN, 1)).toMatch(/over the reader's limit/);
   });
 });
 
