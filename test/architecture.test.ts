@@ -168,6 +168,33 @@ describe('import rules', () => {
     expect(eager.filter((spec) => /readers\/gltf\.js$/.test(spec))).toEqual([]);
   });
 
+  it('nothing src/index.ts loads eagerly (static value imports, followed through every module) is readers/gltf.ts or @gltf-transform', () => {
+    const valueImports = (file: string): string[] => {
+      const code = withoutComments(readFileSync(file, 'utf8'));
+      return [
+        ...[...code.matchAll(/^\s*(?:import|export)\s+(?!type\b)[^'";]*?\sfrom\s*['"]([^'"]+)['"]/gm)].map((m) => m[1]),
+        ...[...code.matchAll(/^\s*import\s*['"]([^'"]+)['"]/gm)].map((m) => m[1]),
+      ];
+    };
+    const seen = new Set<string>();
+    const packages = new Set<string>();
+    const queue = [join(SRC, 'index.ts')];
+    while (queue.length > 0) {
+      const file = queue.pop()!;
+      if (seen.has(file)) continue;
+      seen.add(file);
+      for (const spec of valueImports(file)) {
+        const t = target(file, spec);
+        if (t.kind === 'src') queue.push(join(SRC, t.path));
+        else if (t.kind === 'package') packages.add(t.name);
+      }
+    }
+    const loaded = [...seen].map((f) => relative(SRC, f).split(sep).join('/'));
+    expect(loaded).toContain('compress/index.ts');
+    expect(loaded.filter((f) => f === 'readers/gltf.ts')).toEqual([]);
+    expect([...packages].filter((name) => name.startsWith('@gltf-transform'))).toEqual([]);
+  });
+
   it('src/index.ts (when present) imports nothing Node-only, and nothing from bench/, cli/ or node/', () => {
     const index = files.find((f) => f.rel === 'index.ts');
     if (!index) return;
