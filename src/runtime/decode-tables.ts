@@ -6,7 +6,7 @@ import { ANIMATED_COMPONENTS, DROP_SHIFT, RATE_MASK, RAW_BITS, SEGMENT_RANGE_BYT
 import { segmentConstant, segmentOffset, segmentStep } from './bits.js';
 import type { CompressedClip } from './compressed-clip.js';
 import type { ClipSampler } from './sampler.js';
-import type { KernelDecode, KernelPlace } from './wasm-kernel.js';
+import { KERNEL_CLIP, type KernelDecode, type KernelPlace } from './wasm-kernel.js';
 
 /**
  * The decode tables derived at open time, read by {@link ClipSampler}. Immutable after
@@ -57,11 +57,11 @@ export interface ClipTables {
   readonly compact?: { readonly src: TableSources; readonly words: Uint32Array };
   /**
    * Set when the buffer was placed in a WebAssembly kernel's memory (wasm-kernel.ts): the
-   * kernel's decode, the buffer's byte address in that memory, and a pose of the clip's
-   * own there (`pose`, at byte address `poseAt`) holding the base pose, into which the
-   * kernel writes the animated tracks.
+   * kernel's decode, the byte address of the clip's {@link KERNEL_CLIP} record in that
+   * memory, and the clip's kernel pose there, holding the base pose, into which the kernel
+   * writes the animated tracks.
    */
-  readonly kernel?: { readonly decode: KernelDecode; readonly at: number; readonly pose: Float32Array; readonly poseAt: number };
+  readonly kernel?: { readonly decode: KernelDecode; readonly clipAt: number; readonly pose: Float32Array };
 }
 
 /**
@@ -131,7 +131,10 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
   // One more zero word at the end: the last segment's pad word may be read as a field's first word.
   const bytesLength = 8 * Math.ceil((dataAt + dataWords + 1) / 2);
   // In a kernel's memory the clip's own pose follows the tables.
-  const kernelPlace = compact ? undefined : place?.(bytesLength + 4 * poseFloats);
+  // In a kernel's memory the clip's own pose and its kernel record follow the tables
+  // (a clip with nothing animated has nothing for the kernel to do).
+  const poseBytes = 8 * Math.ceil(poseFloats / 2);
+  const kernelPlace = compact || animated === 0 || segments === 0 ? undefined : place?.(bytesLength + poseBytes + 4 * KERNEL_CLIP.WORDS);
   const buffer = kernelPlace ? kernelPlace.buffer : new ArrayBuffer(bytesLength);
   const at = kernelPlace ? kernelPlace.byteOffset : 0;
   const f32 = new Float32Array(buffer, at, bytesLength >>> 2), i32 = new Int32Array(buffer, at, bytesLength >>> 2);
@@ -141,7 +144,16 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
   if (kernelPlace) {
     const pose = new Float32Array(buffer, at + bytesLength, poseFloats);
     pose.set(basePose);
-    kernel = { decode: kernelPlace.decode, at, pose, poseAt: at + bytesLength };
+    const clipAt = at + bytesLength + poseBytes;
+    const record = new Int32Array(buffer, clipAt, KERNEL_CLIP.WORDS);
+    record[KERNEL_CLIP.SEGMENTS] = at + 4 * segAt;
+    record[KERNEL_CLIP.TABLE] = at;
+    record[KERNEL_CLIP.REFS] = at + 8 * refsAt;
+    record[KERNEL_CLIP.POSE] = at + bytesLength;
+    record[KERNEL_CLIP.STRIDE] = 4 * segStride;
+    record[KERNEL_CLIP.COUNT] = animated;
+    record[KERNEL_CLIP.LAST_SEGMENT] = segments - 1;
+    kernel = { decode: kernelPlace.decode, clipAt, pose };
   }
   for (let j = 0, r = refsAt; j < animated; j++) {
     if (animKind[j] !== TRACK_KIND.ROTATION) continue;

@@ -72,9 +72,8 @@ export class ClipSampler {
   private readonly poseFloats: number;
   /** The WebAssembly kernel's decode, or undefined (wasm-kernel.ts). */
   private readonly kernel: KernelDecode | undefined;
-  /** Byte address of the tables and of the clip's kernel pose in the kernel's memory. */
-  private readonly kernelAt: number;
-  private readonly kernelPoseAt: number;
+  /** Byte address of the clip's record in the kernel's memory. */
+  private readonly kernelClip: number;
   /** The clip's kernel pose: the base pose with the animated tracks of the last kernel decode. */
   private readonly kernelPose: Float32Array;
   /** With compact tables: the segment whose records each of the two slots holds (-1: none). */
@@ -105,7 +104,7 @@ export class ClipSampler {
     this.base = t.basePose;
     const k = t.compact ? undefined : t.kernel;
     this.kernel = k?.decode;
-    this.kernelAt = k ? k.at : 0; this.kernelPoseAt = k ? k.poseAt : 0;
+    this.kernelClip = k ? k.clipAt : 0;
     this.kernelPose = k ? k.pose : t.basePose;
     this.count = clip.animatedTrackCount;
     this.n = clip.sampleCount;
@@ -151,28 +150,13 @@ export class ClipSampler {
   /** Decodes the whole pose at (k0, k1, alpha) into `out` at `offset`. */
   private pose(out: Float32Array, offset: number): void {
     if (this.kernel !== undefined) {
-      this.kernelDecode();
+      // The kernel finds the keys' segments as decode() does and writes the clip's kernel pose.
+      this.kernel(this.kernelClip, this.k0, this.k1, this.alpha);
       out.set(this.kernelPose, offset);
     } else {
       out.set(this.base, offset);
       this.decode(out, -offset, -1);
     }
-  }
-
-  /**
-   * {@link decode} of every track by the WebAssembly kernel, into the clip's kernel pose:
-   * the keys' segments are found here as decode() finds them.
-   */
-  private kernelDecode(): void {
-    const segCount = this.segCount;
-    const k0 = this.k0, k1 = this.k1;
-    let s0 = (k0 / SEGMENT_SIZE) | 0; if (s0 >= segCount) s0 = segCount - 1;
-    let s1 = (k1 / SEGMENT_SIZE) | 0; if (s1 >= segCount) s1 = segCount - 1;
-    const at = this.kernelAt, segAt = at + 4 * this.segAt, stride = 4 * this.segStride;
-    this.kernel!(
-      segAt + s0 * stride, segAt + s1 * stride, k0 - s0 * SEGMENT_SIZE, k1 - s1 * SEGMENT_SIZE, at,
-      at + 8 * this.refsAt, this.kernelPoseAt, this.count, this.alpha, k0 === k1 ? 1 : 0,
-    );
   }
 
   /** Writes sample `keyIndex` (clamped to 0..sampleCount − 1) exactly, without interpolation. */

@@ -8,23 +8,28 @@
  * (test/runtime/wasm-kernel.test.ts holds the two to that on the fixtures). Used only
  * where the engine validates SIMD; sampler.ts keeps the TypeScript path otherwise.
  */
-import { TRACK_KIND } from './format.js';
+import { SEGMENT_SIZE, TRACK_KIND } from './format.js';
 import { SERIES_LIMIT } from './interpolate.js';
 import { TABLE } from './decode-tables.js';
 
 /**
- * `decode(h0, h1, key0, key1, table, refs, out, count, alpha, single)`: byte addresses in
- * the kernel's memory of key 0's and key 1's segment header records (h0, h1), each key's
- * index inside its segment, the byte address of the decode buffer (the header's packed-key
- * word index counts from it), of the first rotation reference (float64 xyzw) and of the
- * pose (float32, {@link TABLE} pose offsets), the number of animated tracks, the blend and
- * whether key 0 alone counts. The kernel reads the headers itself, so a decode touches no
- * typed array of the sampler's before the call.
+ * `decode(clip, k0, k1, alpha)`: decodes the pose a fraction `alpha` from key k0 to key k1
+ * (k0 alone when they are equal) of the clip whose {@link KERNEL_CLIP} record is at byte
+ * `clip` of the kernel's memory, into the clip's kernel pose. Four arguments, since each
+ * costs a conversion on the way into WebAssembly; the kernel finds the segments, reads
+ * their headers and records itself, so the sampler touches none of its typed arrays.
  */
-export type KernelDecode = (
-  h0: number, h1: number, key0: number, key1: number, table: number,
-  refs: number, out: number, count: number, alpha: number, single: number,
-) => void;
+export type KernelDecode = (clip: number, k0: number, k1: number, alpha: number) => void;
+
+/**
+ * A clip's kernel record, eight 32-bit words: byte addresses of segment 0's header record,
+ * of the decode buffer, of the first rotation reference and of the kernel pose; bytes
+ * between segment headers; the animated track count; the last segment's index.
+ */
+export const KERNEL_CLIP = { SEGMENTS: 0, TABLE: 1, REFS: 2, POSE: 3, STRIDE: 4, COUNT: 5, LAST_SEGMENT: 6, WORDS: 8 } as const;
+
+/** log2 of {@link SEGMENT_SIZE}. */
+const SEGMENT_SHIFT = Math.log2(SEGMENT_SIZE);
 
 const I32 = 0x7f, F64 = 0x7c, V128 = 0x7b;
 
@@ -86,7 +91,7 @@ class Body {
 const OP = {
   block: 0x02, loop: 0x03, if: 0x04, else: 0x05, end: 0x0b, br: 0x0c, brIf: 0x0d, call: 0x10, select: 0x1b, void: 0x40,
   i32Load: 0x28, i64Load: 0x29, f32Load: 0x2a, f64Load: 0x2b, f32Store: 0x38,
-  i32Eqz: 0x45, i32Eq: 0x46, i32LeU: 0x4d,
+  i32Eqz: 0x45, i32Eq: 0x46, i32GtU: 0x4b, i32LeU: 0x4d,
   f64Lt: 0x63, f64Gt: 0x64,
   i32Add: 0x6a, i32Sub: 0x6b, i32Mul: 0x6c, i32And: 0x71, i32Or: 0x72, i32Shl: 0x74, i32ShrU: 0x76,
   i64ShrU: 0x88,
@@ -100,14 +105,17 @@ const SIMD = {
 } as const;
 
 // Parameters, then locals, by index.
-const H0 = 0, H1 = 1, KEY0 = 2, KEY1 = 3, TABLE_AT = 4, REFS = 5, OUT = 6, COUNT = 7, ALPHA = 8, SINGLE = 9;
-const PARAMS = 10;
-const I32_LOCALS = ['r0', 'r1', 'k0', 'k1', 'bit0', 'bit1', 'meta', 'bits0', 'bits1', 'a0', 'a1', 'a2', 'at', 'o', 'rot'] as const;
+const CLIP = 0, KI0 = 1, KI1 = 2, ALPHA = 3;
+const PARAMS = 4;
+const I32_LOCALS = [
+  'h0', 'h1', 'table', 'refs', 'out', 'count', 'single', 'r0', 'r1', 'k0', 'k1', 'bit0', 'bit1', 'meta', 'bits0', 'bits1', 'a0', 'a1', 'a2', 'at', 'o', 'rot',
+] as const;
 const F64_LOCALS = ['c0', 'c1', 'c2', 'g0', 'g1', 'g2', 't', 'd', 'x', 'y', 'dot', 'sign', 'u', 'wa', 'wb', 'len2'] as const;
 const V128_LOCALS = ['xy0', 'zw0', 'xy1', 'zw1', 'xy', 'zw', 'p', 'q', 's', 'ab', 'rx', 'ry', 'rz', 'rw'] as const;
 const L: Record<(typeof I32_LOCALS)[number] | (typeof F64_LOCALS)[number] | (typeof V128_LOCALS)[number], number> = {} as never;
 [...I32_LOCALS, ...F64_LOCALS, ...V128_LOCALS].forEach((n, i) => { L[n] = PARAMS + i; });
 const R0 = L.r0, R1 = L.r1, K0 = L.k0, K1 = L.k1, BIT0 = L.bit0, BIT1 = L.bit1;
+const H0 = L.h0, H1 = L.h1, TABLE_AT = L.table, REFS = L.refs, OUT = L.out, COUNT = L.count, SINGLE = L.single;
 
 const SIGN = 0x80;
 /** v128 constant bytes: lane 0's sign bit (a) and lane 1's (b) set. */
@@ -230,11 +238,19 @@ function store3(b: Body, v: (i: number) => void): void {
 function decodeBody(): number[] {
   const b = new Body();
   const c = [L.c0, L.c1, L.c2], g = [L.g0, L.g1, L.g2];
-  // Segment header [packed-key word, bits per key]: records follow it, keys are at table + 4 · word.
-  for (const [h, key, r, k, bit] of [[H0, KEY0, R0, K0, BIT0], [H1, KEY1, R1, K1, BIT1]] as const) {
+  const word = (w: number): Body => b.get(CLIP).mem(OP.i32Load, 4 * w);
+  word(KERNEL_CLIP.TABLE).set(TABLE_AT); word(KERNEL_CLIP.REFS).set(REFS); word(KERNEL_CLIP.POSE).set(OUT); word(KERNEL_CLIP.COUNT).set(COUNT);
+  b.get(KI0).get(KI1).op(OP.i32Eq).set(SINGLE);
+  for (const [ki, h, r, k, bit] of [[KI0, H0, R0, K0, BIT0], [KI1, H1, R1, K1, BIT1]] as const) {
+    // segment s = min(key / SEGMENT_SIZE, last); h = its header; the key's index in it stays in `at`.
+    b.get(ki).i32(SEGMENT_SHIFT).op(OP.i32ShrU).set(L.at);
+    word(KERNEL_CLIP.LAST_SEGMENT).get(L.at).get(L.at); word(KERNEL_CLIP.LAST_SEGMENT).op(OP.i32GtU).op(OP.select).set(L.at);
+    word(KERNEL_CLIP.SEGMENTS).get(L.at); word(KERNEL_CLIP.STRIDE).op(OP.i32Mul).op(OP.i32Add).set(h);
+    b.get(ki).get(L.at).i32(SEGMENT_SHIFT).op(OP.i32Shl).op(OP.i32Sub).set(L.at);
+    // Header [packed-key word, bits per key]: records follow it, keys are at table + 4 · word.
     b.get(h).i32(TABLE.RECORD * 4).op(OP.i32Add).set(r);
     b.get(TABLE_AT).get(h).mem(OP.i32Load).i32(2).op(OP.i32Shl).op(OP.i32Add).set(k);
-    b.get(key).get(h).mem(OP.i32Load, 4).op(OP.i32Mul).set(bit);
+    b.get(L.at).get(h).mem(OP.i32Load, 4).op(OP.i32Mul).set(bit);
   }
   b.op(OP.block, OP.void).get(COUNT).op(OP.i32Eqz).op(OP.brIf, 0).op(OP.loop, OP.void);
   b.get(R0).mem(OP.i32Load).set(L.meta).get(R0).mem(OP.i32Load, 4).set(L.bits0);
@@ -311,7 +327,7 @@ function decodeBody(): number[] {
  * slerp is the TypeScript path's to the bit) and env.mem, exports `decode`.
  */
 export function kernelBytes(): Uint8Array<ArrayBuffer> {
-  const types = section(1, vector([[0x60, 1, F64, 1, F64], [0x60, ...vector([I32, I32, I32, I32, I32, I32, I32, I32, F64, I32].map((t) => [t])), 0]]));
+  const types = section(1, vector([[0x60, 1, F64, 1, F64], [0x60, ...vector([I32, I32, I32, F64].map((t) => [t])), 0]]));
   const imports = section(2, vector([
     [...name('env'), ...name('acos'), 0x00, 0],
     [...name('env'), ...name('sin'), 0x00, 0],
