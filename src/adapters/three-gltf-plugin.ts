@@ -2,9 +2,9 @@
  * A three.js `GLTFLoader` plugin for `BONEPRESS_animation_compression` assets
  * (docs/gltf-extension.md): each compressed animation loads as a mixer-native
  * {@link CompressedAnimationClip}, resident compressed and bound to the loaded nodes through
- * the file's bone table. Fallback channels on the skeleton are discarded; the animation's
- * other channels (morph weights, nodes outside the skeleton) load as usual and play in the
- * same clip.
+ * the file's bone table and the animation's node and weight lists (morph weights play as
+ * `morphTargetInfluences`). Fallback channels on what the clip holds are discarded; the
+ * animation's other channels load as usual and play in the same clip.
  */
 import type { AnimationClip, KeyframeTrack, Object3D } from 'three';
 import type { GLTFLoaderPlugin, GLTFParser } from 'three/examples/jsm/loaders/GLTFLoader.js';
@@ -33,6 +33,12 @@ interface SkeletonDef {
   joints?: unknown;
   parents?: unknown;
 }
+interface AnimationExtensionDef {
+  skeleton?: unknown;
+  bufferView?: unknown;
+  nodes?: unknown;
+  weights?: unknown;
+}
 
 /**
  * `loader.register((parser) => new BonepressGLTFLoaderPlugin(parser))`: `gltf.animations`
@@ -51,26 +57,40 @@ export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
   /** GLTFLoader's hook (absent from the GLTFLoaderPlugin type): null leaves the animation to the loader. */
   loadAnimation(animationIndex: number): Promise<AnimationClip> | null {
     const def = (this.parser.json.animations as AnimationDef[] | undefined)?.[animationIndex];
-    const ext = def?.extensions?.[BONEPRESS_EXTENSION] as { skeleton?: unknown; bufferView?: unknown } | undefined;
+    const ext = def?.extensions?.[BONEPRESS_EXTENSION] as AnimationExtensionDef | undefined;
     if (!def || !ext) return null;
     return this.load(animationIndex, def, ext);
   }
 
-  private async load(index: number, def: AnimationDef, ext: { skeleton?: unknown; bufferView?: unknown }): Promise<AnimationClip> {
+  private async load(index: number, def: AnimationDef, ext: AnimationExtensionDef): Promise<AnimationClip> {
     const name = def.name ? def.name : `animation_${index}`;
     const where = `animation ${index} ("${name}")`;
     const fail = (problem: string): never => {
       throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `${BONEPRESS_EXTENSION}: ${where}: ${problem}`);
     };
     const json = this.parser.json as { extensions?: Record<string, { skeletons?: SkeletonDef[] }>; bufferViews?: unknown[]; nodes?: unknown[] };
-    const skeletons = json.extensions?.[BONEPRESS_EXTENSION]?.skeletons;
-    const s = ext.skeleton;
-    if (!Array.isArray(skeletons) || !Number.isInteger(s) || (s as number) < 0 || (s as number) >= skeletons.length) fail(`skeleton ${String(s)} is not in the file's bone tables`);
-    const table = skeletons![s as number];
-    const joints = table.joints, parents = table.parents;
     const nodeCount = json.nodes?.length ?? 0;
-    if (!Array.isArray(joints) || !joints.every((j) => Number.isInteger(j) && j >= 0 && j < nodeCount)) fail(`bone table ${String(s)} has joints that are not node indices`);
-    if (!Array.isArray(parents) || parents.length !== (joints as number[]).length) fail(`bone table ${String(s)} needs one parent per joint`);
+    const isNode = (j: unknown): j is number => Number.isInteger(j) && (j as number) >= 0 && (j as number) < nodeCount;
+    // Bone order: the table's bones, then the node bones, then the weight bones (docs/gltf-extension.md).
+    let joints: number[] = [], parents: number[] = [];
+    const s = ext.skeleton;
+    if (s !== undefined) {
+      const skeletons = json.extensions?.[BONEPRESS_EXTENSION]?.skeletons;
+      if (!Array.isArray(skeletons) || !Number.isInteger(s) || (s as number) < 0 || (s as number) >= skeletons.length) fail(`skeleton ${String(s)} is not in the file's bone tables`);
+      const table = skeletons![s as number];
+      if (!Array.isArray(table.joints) || !table.joints.every(isNode)) fail(`bone table ${String(s)} has joints that are not node indices`);
+      if (!Array.isArray(table.parents) || table.parents.length !== (table.joints as number[]).length) fail(`bone table ${String(s)} needs one parent per joint`);
+      joints = table.joints as number[];
+      parents = table.parents as number[];
+    }
+    const props = ext.nodes === undefined ? [] : ext.nodes;
+    if (!Array.isArray(props) || !props.every(isNode)) fail('nodes are not node indices');
+    const weights = ext.weights === undefined ? [] : ext.weights;
+    if (!Array.isArray(weights) || !weights.every((w: { node?: unknown; scales?: unknown }) => isNode(w?.node) && Array.isArray(w.scales) && w.scales.length > 0
+      && w.scales.every((x: unknown) => typeof x === 'number' && x > 0 && Number.isFinite(x)))) {
+      fail('weights need a node index and positive scales each');
+    }
+    const weightDefs = weights as { node: number; scales: number[] }[];
     const view = ext.bufferView;
     if (!Number.isInteger(view) || (view as number) < 0 || (view as number) >= (json.bufferViews?.length ?? 0)) fail(`bufferView ${String(view)} is not in the file`);
 
@@ -81,18 +101,35 @@ export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
     } catch (e) {
       return fail((e as Error).message);
     }
-    const nodeIndices = Int32Array.from(joints as number[]);
-    if (compressed.boneCount !== nodeIndices.length) fail(`the clip has ${compressed.boneCount} bones but its bone table ${nodeIndices.length}`);
-    (parents as number[]).forEach((p, b) => { if (compressed.parents[b] !== p) fail(`bone ${b}: the clip's parent ${compressed.parents[b]} differs from the bone table's ${String(p)}`); });
+    const nodeIndices = Int32Array.from([...joints, ...(props as number[])]);
+    const weightBones = weightDefs.reduce((n, w) => n + w.scales.length, 0);
+    if (compressed.boneCount !== nodeIndices.length + weightBones) {
+      fail(`the clip has ${compressed.boneCount} bones but its bone table, nodes and weights ${nodeIndices.length + weightBones}`);
+    }
+    for (let b = 0; b < compressed.boneCount; b++) {
+      const expected = b < parents.length ? parents[b] : -1;
+      if (compressed.parents[b] !== expected) fail(`bone ${b}: the clip's parent ${compressed.parents[b]} differs from the extension's ${String(expected)}`);
+    }
 
     const nodes = await Promise.all(Array.from(nodeIndices, (j) => this.parser.getDependency('node', j) as Promise<Object3D>));
-    // Bind straight to the objects made from the table's nodes; a stand-in root lists them for naming.
+    let firstBone = nodeIndices.length;
+    const morphWeights = await Promise.all(weightDefs.map(async (w) => {
+      const node = await this.parser.getDependency('node', w.node) as Object3D;
+      // GLTFLoader makes a mesh, or a group of meshes (one per primitive), of a node.
+      const objects: Object3D[] = [];
+      node.traverse((o) => { if ((o as { morphTargetInfluences?: number[] }).morphTargetInfluences) objects.push(o); });
+      const bones = { firstBone, scales: w.scales, objects };
+      firstBone += w.scales.length;
+      return bones;
+    }));
+    // Bind straight to the objects made from the extension's nodes; a stand-in root lists them for naming.
     const associations = new Map<Object3D, { nodes: number }>(nodes.map((o, b) => [o, { nodes: nodeIndices[b] }]));
-    const root = { traverse: (visit: (o: Object3D) => void) => nodes.forEach(visit) } as unknown as Object3D;
+    const listed = [...nodes, ...morphWeights.flatMap((w) => w.objects)];
+    const root = { traverse: (visit: (o: Object3D) => void) => listed.forEach(visit) } as unknown as Object3D;
     const clip: CompressedAnimationClip = createMixerClip(compressed, root, {
-      ...this.options, name, associations, nodeIndices, boneNames: nodes.map((o) => o.name),
+      ...this.options, name, associations, nodeIndices: [...nodeIndices, ...new Array<number>(weightBones).fill(-1)], boneNames: [...nodes.map((o) => o.name), ...new Array<string>(weightBones).fill('')], morphWeights,
     });
-    const extra = await this.otherTracks(index, def, new Set(nodeIndices));
+    const extra = await this.otherTracks(index, def, new Set(nodeIndices), new Set(weightDefs.map((w) => w.node)));
     clip.tracks.push(...extra);
     if (typeof (def as { extras?: unknown }).extras === 'object') Object.assign(clip.userData, (def as { extras: object }).extras);
     return clip;
@@ -100,11 +137,14 @@ export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
 
   /**
    * The animation's channels the clip does not replace (not a translation, rotation or scale
-   * of a table node, nor the node-less stub), as the loader itself would make them.
+   * of a bone's node, not the weights of a weight node, nor the node-less stub), as the loader
+   * itself would make them.
    */
-  private async otherTracks(index: number, def: AnimationDef, skeleton: ReadonlySet<number>): Promise<KeyframeTrack[]> {
+  private async otherTracks(index: number, def: AnimationDef, trs: ReadonlySet<number>, weights: ReadonlySet<number>): Promise<KeyframeTrack[]> {
     const all = def.channels ?? [];
-    const kept = all.filter((c) => c.target?.node !== undefined && !(skeleton.has(c.target.node) && TRS.has(c.target.path ?? '')));
+    const kept = all.filter((c) => c.target?.node !== undefined
+      && !(trs.has(c.target.node) && TRS.has(c.target.path ?? ''))
+      && !(weights.has(c.target.node) && c.target.path === 'weights'));
     if (kept.length === 0) return [];
     // The loader's own loadAnimation reads the channel list synchronously before it awaits
     // anything, so the list is swapped only for that call.

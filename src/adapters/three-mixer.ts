@@ -10,7 +10,7 @@
  * characters and actions; each action owns a small sampler.
  */
 import {
-  AdditiveAnimationBlendMode, AnimationClip, Interpolant, NormalAnimationBlendMode, QuaternionKeyframeTrack, VectorKeyframeTrack,
+  AdditiveAnimationBlendMode, AnimationClip, Interpolant, NormalAnimationBlendMode, NumberKeyframeTrack, QuaternionKeyframeTrack, VectorKeyframeTrack,
   type AnimationBlendMode, type KeyframeTrack, type Object3D, type TypedArray,
 } from 'three';
 
@@ -30,12 +30,30 @@ export interface MixerClipOptions extends BindOptions {
   translationScale?: number;
   /** Receives the warning listing unbound bones. Default `console.warn`. */
   onWarning?: (message: string) => void;
+  /**
+   * Bones that carry morph-target weights instead of a transform (a
+   * `BONEPRESS_animation_compression` clip's weight bones, docs/gltf-extension.md): from
+   * `firstBone` on, one bone per target, whose translation x divided by `scales[t]` is
+   * weight t. Each becomes a `morphTargetInfluences` track on every object of `objects` (the
+   * meshes three.js made of that glTF node). Weight bones come after every transform bone,
+   * and are never bound as transforms.
+   */
+  morphWeights?: readonly MorphWeightBones[];
+}
+
+/** One node's morph-weight bones, see {@link MixerClipOptions.morphWeights}. */
+export interface MorphWeightBones {
+  readonly firstBone: number;
+  readonly scales: readonly number[];
+  readonly objects: readonly Object3D[];
 }
 
 /** How a track's stand-in binds: bone pose offset, kind, and the node name the mixer resolves. */
 interface TrackBinding {
   readonly offset: number;
+  /** 0 rotation, 1 translation, 2 scale, 3 morph weights (translation x of consecutive bones over `scales`). */
   readonly kind: number;
+  readonly scales?: Float32Array;
 }
 
 const CLAMP: SampleOptions = { looping: 'clamp' };
@@ -84,6 +102,11 @@ class CompressedInterpolant extends Interpolant {
     const out = this.resultBuffer as Float32Array;
     const o = this.binding.offset;
     const ref = this.reference;
+    const scales = this.binding.scales;
+    if (scales) {
+      for (let t = 0, p = o; t < scales.length; t++, p += POSE_STRIDE) out[t] = (ref ? pose[p] - ref[p] : pose[p]) / scales[t];
+      return out;
+    }
     if (this.binding.kind === 0) {
       const x = pose[o], y = pose[o + 1], z = pose[o + 2], w = pose[o + 3];
       if (ref) {
@@ -193,7 +216,19 @@ export class CompressedAnimationClip extends AnimationClip {
  * own: 0 to `compressed.duration`, as the source's AnimationClip.
  */
 export function createMixerClip(compressed: CompressedClip, root: Object3D, options: MixerClipOptions = {}): CompressedAnimationClip {
-  const { objects, unboundBones } = bindBones(compressed, root, options);
+  const weightBones = options.morphWeights ?? [];
+  // Transform bones are those before the first weight bone; only they are bound to objects.
+  const transformBones = weightBones.reduce((n, w) => Math.min(n, w.firstBone), compressed.boneCount);
+  const bindable = transformBones === compressed.boneCount ? compressed : {
+    boneCount: transformBones,
+    boneNames: (options.boneNames ?? compressed.boneNames)?.slice(0, transformBones),
+    nodeIndices: compressed.nodeIndices?.subarray(0, transformBones),
+  };
+  const { objects, unboundBones } = bindBones(bindable, root, {
+    ...options,
+    boneNames: options.boneNames?.slice(0, transformBones),
+    nodeIndices: options.nodeIndices === undefined ? undefined : Array.from(options.nodeIndices).slice(0, transformBones),
+  });
   if (unboundBones.length > 0) {
     const message = `bonepress: ${unboundBones.length} of ${compressed.boneCount} bones of clip "${compressed.name ?? ''}" bind to nothing in the scene and will not move: ${listNames(unboundBones)}`;
     (options.onWarning ?? console.warn)(message);
@@ -219,5 +254,14 @@ export function createMixerClip(compressed: CompressedClip, root: Object3D, opti
       bindings.push({ offset: o, kind });
     }
   });
+  for (const { firstBone, scales, objects: targets } of weightBones) {
+    const scale = Float32Array.from(scales);
+    const values = Array.from(scale, (s, t) => first[(firstBone + t) * POSE_STRIDE + 4] / s);
+    for (const object of targets) {
+      const node = object.name !== '' && nameCount.get(object.name) === 1 ? object.name : object.uuid;
+      tracks.push(new NumberKeyframeTrack(`${node}.morphTargetInfluences`, [0], values));
+      bindings.push({ offset: firstBone * POSE_STRIDE + 4, kind: 3, scales: scale });
+    }
+  }
   return new CompressedAnimationClip(options.name ?? compressed.name ?? 'bonepress', compressed, tracks, bindings, unboundBones, scale);
 }

@@ -3,16 +3,16 @@
  * of a Document in place into `BONEPRESS_animation_compression` data (docs/gltf-extension.md).
  * Only animation channels change; every other property of the Document is left as it is.
  */
-import { Document, Logger, WebIO, type Accessor, type Animation, type AnimationSampler, type Node, type Transform } from '@gltf-transform/core';
+import { Document, Logger, WebIO, type Accessor, type Animation, type AnimationSampler, type Mesh, type Node, type Transform } from '@gltf-transform/core';
 
 import type { RawClip } from '../clip/raw-clip.js';
-import type { LengthUnit } from '../clip/units.js';
+import type { Length, LengthUnit } from '../clip/units.js';
 import { compress, type CompressStats } from '../compress/index.js';
 import { COMPRESS_DEFAULTS, type CompressOptions } from '../compress/options.js';
 import { CompressedClip } from '../runtime/compressed-clip.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
 import { ParseError, PARSE_ERROR } from '../readers/errors.js';
-import { readGltfWithWarnings } from '../readers/gltf.js';
+import { readGltfWithWarnings, type GltfClipExtras } from '../readers/gltf.js';
 import { clipEndTime, clipStartTime } from '../clip/raw-clip.js';
 import { KHR_ANIMATION_POINTER, type AnimationPointer } from './animation-pointer.js';
 import { BONEPRESS_ANIMATION_COMPRESSION, BonepressAnimationCompression, type BoneTable } from './extension.js';
@@ -29,6 +29,12 @@ export interface BonepressOptions extends Pick<CompressOptions, 'error' | 'shell
   fallback?: boolean | 'original' | 'quantized';
   /** Resample at this rate (Hz) instead of the rate detected from the key times. */
   sampleRate?: number;
+  /**
+   * Also compress morph-target weights and the translation, rotation and scale of animated
+   * nodes outside the skins (props, cameras), as extra bones of each clip
+   * (docs/gltf-extension.md, "Extra bones"). Default true; false leaves them plain channels.
+   */
+  extras?: boolean;
   /** Length unit of the asset's translations when it is not in metres (as the glTF spec says it should be). */
   unit?: LengthUnit;
   /** Receives the reader's warnings (channels left uncompressed, keys moved onto the grid). */
@@ -42,6 +48,7 @@ export const BONEPRESS_DEFAULTS = {
   error: COMPRESS_DEFAULTS.error,
   shell: COMPRESS_DEFAULTS.shell,
   fallback: false,
+  extras: true,
 } as const satisfies BonepressOptions;
 
 /** One compressed animation. */
@@ -84,7 +91,7 @@ export async function compressDocument(doc: Document, options: BonepressOptions 
     if (error instanceof ParseError && error.code === PARSE_ERROR.NO_ANIMATION) return { animations: [], warnings: [error.message] };
     throw error;
   }
-  const chosen = clips.clips.filter(({ index }) => pending.includes(animations[index]));
+  const chosen = clips.clips.map((c, i) => ({ ...c, extra: clips.extras[i] })).filter(({ index }) => pending.includes(animations[index]));
   if (chosen.length === 0) return { animations: [], warnings: clips.warnings };
   // Created only now, so a document with nothing to compress does not list the extension.
   const extension = doc.createExtension(BonepressAnimationCompression);
@@ -94,16 +101,26 @@ export async function compressDocument(doc: Document, options: BonepressOptions 
   const nodes = root.listNodes();
   const reports: CompressedAnimationReport[] = [];
   let table: BoneTable | undefined;
-  for (const { clip, index } of chosen) {
+  for (const { clip, index, extra } of chosen) {
     const animation = animations[index];
     const skeleton = clip.skeleton;
-    const joints = Array.from(skeleton.nodeIndices!, (n) => nodes[n]);
-    table ??= findTable(extension, joints, skeleton.parents) ?? extension.createBoneTable().setBones(joints, Array.from(skeleton.parents));
-    // Names and node indices live in the file (the animation's name, the bone table).
+    const b0 = extra.skeletonBones;
+    const joints = Array.from(skeleton.nodeIndices!.subarray(0, b0), (n) => nodes[n]);
+    const parents = Array.from(skeleton.parents.subarray(0, b0));
+    // One table for every clip that moves the skeleton; a clip of props and weights alone has none.
+    if (b0 > 0) table ??= findTable(extension, joints, parents) ?? extension.createBoneTable().setBones(joints, parents);
+    const props = extra.nodes.map((n) => nodes[n]);
+    const weightNodes = extra.weights.map((w) => nodes[w.node]);
+    // Names and node indices live in the file (the animation's name, the bone table, the node lists).
     const stored: RawClip = { ...clip, name: animation.getName(), skeleton: { ...skeleton, nodeIndices: undefined } };
-    const result = compress(stored, { error: options.error, shell: options.shell, shellBones: options.shellBones, metric: options.metric, stripNames: true, checksum: true });
-    animation.setExtension(BONEPRESS_ANIMATION_COMPRESSION, extension.createCompressedAnimation().setData(result.bytes).setSkeleton(table));
-    if (fallback !== 'original') removeSkeletonChannels(animation, new Set(joints));
+    const result = compress(stored, {
+      error: options.error, shell: options.shell, shellBones: extraShells(clip, b0, options), metric: options.metric, stripNames: true, checksum: true,
+    });
+    const compressed = extension.createCompressedAnimation().setData(result.bytes).setNodes(props).setWeights(weightNodes, extra.weights.map((w) => w.scales));
+    if (b0 > 0) compressed.setSkeleton(table!);
+    animation.setExtension(BONEPRESS_ANIMATION_COMPRESSION, compressed);
+    // The quantized fallback covers the skeleton; props and weights keep their own channels as theirs.
+    if (fallback !== 'original') removeChannels(animation, new Set(joints), fallback === 'quantized' ? new Set() : new Set(props), fallback === 'quantized' ? new Set() : new Set(weightNodes));
     if (fallback === 'quantized') addQuantizedChannels(doc, animation, CompressedClip.open(result.bytes), joints);
     if (animation.listChannels().length === 0) addStub(doc, animation, clipStartTime(clip), clipEndTime(clip));
     reports.push({ animation: animation.getName(), index, stats: { ...result.stats, name: animation.getName() } });
@@ -131,12 +148,16 @@ export function bonepress(options: BonepressOptions = {}): Transform {
  * {@link animationDocument}. Each animation is named by its index for the read, so clips map
  * back to animations whatever their names (repeated, empty).
  */
-async function readClips(doc: Document, animations: Animation[], options: BonepressOptions): Promise<{ clips: { clip: RawClip; index: number }[]; warnings: string[] }> {
+async function readClips(
+  doc: Document, animations: Animation[], options: BonepressOptions,
+): Promise<{ clips: { clip: RawClip; index: number }[]; extras: GltfClipExtras[]; warnings: string[] }> {
   const names = animations.map((a) => a.getName());
   const bytes = await new WebIO().setLogger(new Logger(Logger.Verbosity.SILENT)).writeBinary(animationDocument(doc));
-  const { clips, warnings } = await readGltfWithWarnings(bytes, options.file ?? 'document', { sampleRate: options.sampleRate, unit: options.unit });
+  const extraTracks = options.extras ?? BONEPRESS_DEFAULTS.extras;
+  const { clips, warnings, extras } = await readGltfWithWarnings(bytes, options.file ?? 'document', { sampleRate: options.sampleRate, unit: options.unit, extraTracks });
   return {
     clips: clips.map((clip) => ({ clip, index: Number(clip.name) })),
+    extras: extras ?? clips.map((clip) => ({ skeletonBones: clip.skeleton.boneNames.length, nodes: [], weights: [] })),
     // The reader's words are for loose clips; here what it leaves out stays in the asset as it was.
     warnings: [
       ...warnings.map((w) => w
@@ -149,11 +170,12 @@ async function readClips(doc: Document, animations: Animation[], options: Bonepr
 
 /**
  * What the glTF reader needs of `doc`, as a new Document: every node (same order, names,
- * rest TRS and hierarchy), every skin's joints, and every animation's node channels with
- * their samplers' accessors (arrays shared, not copied), animation `i` named `"i"`. Meshes,
- * textures and their extensions stay out, so the write needs none of their codecs (Draco,
- * meshopt) and costs only the animation bytes. `KHR_animation_pointer` channels stay out
- * too: {@link pointerWarnings} reports them.
+ * rest TRS, weights and hierarchy), every skin's joints, each mesh's positions and morph
+ * target positions (their bounds set the extra bones' precision) and a stand-in for each
+ * camera, and every animation's node channels with their samplers' accessors (arrays shared,
+ * not copied), animation `i` named `"i"`. Materials, textures and other attributes stay
+ * out, so the write needs no codec (Draco, meshopt) and costs little beyond the animation
+ * bytes. `KHR_animation_pointer` channels stay out too: {@link pointerWarnings} reports them.
  */
 function animationDocument(doc: Document): Document {
   const root = doc.getRoot();
@@ -177,6 +199,31 @@ function animationDocument(doc: Document): Document {
     }
     return copy;
   };
+  const meshes = new Map<Mesh, Mesh>();
+  for (const [node, copy] of nodes) {
+    if (node.getCamera()) copy.setCamera(out.createCamera());
+    if (node.getWeights().length > 0) copy.setWeights(node.getWeights());
+    const mesh = node.getMesh();
+    if (!mesh) continue;
+    let meshCopy = meshes.get(mesh);
+    if (!meshCopy) {
+      meshCopy = out.createMesh(mesh.getName()).setWeights(mesh.getWeights());
+      for (const prim of mesh.listPrimitives()) {
+        const primCopy = out.createPrimitive();
+        const position = prim.getAttribute('POSITION');
+        if (position?.getArray()) primCopy.setAttribute('POSITION', accessor(position));
+        for (const target of prim.listTargets()) {
+          const targetCopy = out.createPrimitiveTarget();
+          const delta = target.getAttribute('POSITION');
+          if (delta?.getArray()) targetCopy.setAttribute('POSITION', accessor(delta));
+          primCopy.addTarget(targetCopy);
+        }
+        meshCopy.addPrimitive(primCopy);
+      }
+      meshes.set(mesh, meshCopy);
+    }
+    copy.setMesh(meshCopy);
+  }
   root.listAnimations().forEach((animation, i) => {
     const copy = out.createAnimation(`${i}`);
     const samplers = new Map<AnimationSampler, AnimationSampler>();
@@ -221,14 +268,15 @@ function findTable(extension: BonepressAnimationCompression, joints: readonly No
 }
 
 /**
- * Removes the translation, rotation and scale channels on the skeleton's nodes (the
- * compressed data replaces them), their samplers and the accessors nothing else uses.
+ * Removes the channels the compressed clip replaces (translation, rotation and scale of
+ * `trs` nodes, weights of `weights` nodes), their samplers and the accessors nothing else uses.
  */
-function removeSkeletonChannels(animation: Animation, skeleton: Set<Node>): void {
+function removeChannels(animation: Animation, ...[skeleton, props, weights]: [Set<Node>, Set<Node>, Set<Node>]): void {
   for (const channel of animation.listChannels()) {
     const node = channel.getTargetNode();
-    if (!node || !skeleton.has(node) || !TRS.has(channel.getTargetPath() ?? '')) continue;
-    channel.dispose();
+    const path = channel.getTargetPath() ?? '';
+    if (!node) continue;
+    if ((TRS.has(path) && (skeleton.has(node) || props.has(node))) || (path === 'weights' && weights.has(node))) channel.dispose();
   }
   const used = new Set(animation.listChannels().map((c) => c.getSampler()));
   for (const sampler of animation.listSamplers()) {
@@ -237,6 +285,19 @@ function removeSkeletonChannels(animation: Animation, skeleton: Set<Node>): void
     sampler.dispose();
     for (const accessor of accessors) if (accessor) disposeIfUnused(accessor);
   }
+}
+
+/**
+ * The `shellBones` to compress a clip with: the caller's, plus, when the caller sets shells
+ * at all, each extra bone's own distance (the radius of a prop's meshes), which a global
+ * `shell` would otherwise replace. Undefined keeps the clip's own distances for every bone.
+ */
+function extraShells(clip: RawClip, skeletonBones: number, options: BonepressOptions): BonepressOptions['shellBones'] {
+  if (options.shell === undefined && options.shellBones === undefined) return undefined;
+  const out: Record<string, Length> = {};
+  const { boneNames, shellDistances } = clip.skeleton;
+  for (let b = skeletonBones; b < boneNames.length; b++) out[boneNames[b]] = { value: shellDistances[b], unit: clip.unit };
+  return { ...out, ...options.shellBones };
 }
 
 /**
@@ -272,7 +333,7 @@ function addQuantizedChannels(doc: Document, animation: Animation, clip: Compres
   }
   let input: Accessor | undefined;
   const paths = ['rotation', 'translation', 'scale'] as const;
-  for (let b = 0; b < clip.boneCount; b++) {
+  for (let b = 0; b < joints.length; b++) {
     for (let kind = 0; kind < 3; kind++) {
       if (!clip.hasChannel(b, kind)) continue;
       const width = kind === 0 ? 4 : 3, at = kind === 0 ? 0 : kind === 1 ? 4 : 7;

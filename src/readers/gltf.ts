@@ -16,7 +16,7 @@ import { WebIO, type Accessor, type Document, type ILogger, type JSONDocument } 
 import { createRawClip, validateRawClip, type RawClip } from '../clip/raw-clip.js';
 import { createSkeleton, POSE_STRIDE, type Skeleton } from '../clip/skeleton.js';
 import { TRACKS_PER_BONE } from '../runtime/format.js';
-import type { LengthUnit } from '../clip/units.js';
+import { convertLength, type LengthUnit } from '../clip/units.js';
 import { MAX_QUOTED_CHARS, ParseError, PARSE_ERROR, quoteText, type ParseErrorCode } from './errors.js';
 import { boneSamplesProblem, checkBoneCount, checkClipSize, type ReadOptions } from './options.js';
 import {
@@ -40,6 +40,34 @@ export interface GltfReadOptions extends ReadOptions {
   loadResource?: (uri: string) => Promise<Uint8Array | undefined> | Uint8Array | undefined;
   /** Called with each warning, in order ({@link readGltf} otherwise drops them). */
   onWarning?: (message: string) => void;
+  /**
+   * Also read morph-target weights and the translation, rotation and scale of animated nodes
+   * outside the skeleton, as extra bones after the skeleton's ({@link GltfClipExtras}), for
+   * `BONEPRESS_animation_compression` (docs/gltf-extension.md). Off by default: loose `.bpk`
+   * clips hold the skeleton only.
+   */
+  extraTracks?: boolean;
+}
+
+/**
+ * The extra bones of one clip read with {@link GltfReadOptions.extraTracks}, in bone order
+ * after the `skeletonBones` bones of the skeleton:
+ *
+ * - one bone per node in `nodes` (props, cameras: animated nodes outside the skeleton), a
+ *   root (parent −1) holding the node's local transform, its shell distance the radius of
+ *   the meshes under it (at least 1 m for a camera, the default where there is nothing);
+ * - then, per entry of `weights`, one bone per morph target of that node's mesh, whose
+ *   translation x is the weight times `scales[t]`, the target's largest vertex displacement
+ *   (1 when it has none): so an error in x is the error of the displaced vertices, and the
+ *   weight's precision is the vertex precision divided by that displacement.
+ */
+export interface GltfClipExtras {
+  /** How many of the clip's bones are the skeleton's: all of it, or 0 when the animation moves none of it. */
+  skeletonBones: number;
+  /** Node index of each node bone. */
+  nodes: number[];
+  /** Morph-weight bones: the node whose weights they are, and one scale per morph target. */
+  weights: { node: number; scales: number[] }[];
 }
 
 /** Defaults of {@link GltfReadOptions}. */
@@ -62,6 +90,8 @@ export interface GltfReadResult {
    * skeleton, morph-weight channels, keys moved onto the sample grid, renamed bones.
    */
   warnings: string[];
+  /** With {@link GltfReadOptions.extraTracks}: each clip's extra bones, parallel to `clips`. */
+  extras?: GltfClipExtras[];
 }
 
 /**
@@ -119,17 +149,22 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
   const { json, glbBin } = parseContainer(bytes, file);
   const gltf = new GltfJson(json, fail);
   const hierarchy = readHierarchy(gltf, fail);
-  const animations = collectChannels(gltf, hierarchy, warnings, fail);
+  const extraTracks = options.extraTracks === true;
+  const animations = collectChannels(gltf, hierarchy, warnings, fail, extraTracks);
   const skeleton = chooseSkeleton(gltf, hierarchy, animations, warnings, fail, file);
-  keepSkeletonChannels(animations, skeleton, hierarchy, warnings);
+  keepSkeletonChannels(animations, skeleton, hierarchy, warnings, extraTracks);
   const usable = animations.filter((a) => {
-    if (a.channels.length > 0) return true;
+    if (a.channels.length > 0 || a.props.length > 0 || a.weights.length > 0) return true;
     warnings.push(`animation "${a.name}" has no translation, rotation or scale channel on the skeleton; skipped`);
     return false;
   });
   if (usable.length === 0) fail(`no skeletal animation: none of the ${animations.length} animations moves the skeleton`, PARSE_ERROR.NO_ANIMATION);
+  // Nodes the extra bones stand for, after the skeleton's in the trimmed document.
+  const extraNodes = [...new Set(usable.flatMap((a) => [...a.props, ...a.weights].map((ch) => ch.node)))].sort((x, y) => x - y);
+  const trimIndex = Int32Array.from(skeleton.boneOfNode);
+  extraNodes.forEach((n, i) => { trimIndex[n] = skeleton.nodes.length + i; });
 
-  const trimmed = await trimDocument(gltf, hierarchy, skeleton, usable, glbBin, options, fail);
+  const trimmed = await trimDocument(gltf, hierarchy, skeleton, extraNodes, trimIndex, usable, glbBin, options, fail);
   const logger: ILogger = {
     debug: () => {}, info: () => {}, error: () => {},
     warn: (text) => warnings.push(`glTF-Transform: ${text}`),
@@ -144,27 +179,38 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
   const docNodes = root.listNodes();
   const docAnimations = root.listAnimations();
 
-  const boneCount = skeleton.nodes.length;
-  const defaultPose = new Float32Array(boneCount * POSE_STRIDE);
-  for (let b = 0; b < boneCount; b++) {
-    const node = docNodes[b]; // the trimmed document holds the skeleton's nodes, in bone order
+  const skeletonBoneCount = skeleton.nodes.length;
+  const defaultPose = new Float32Array(skeletonBoneCount * POSE_STRIDE);
+  // The trimmed document holds the skeleton's nodes in bone order, then the extra nodes.
+  const restOf = (trimmedNode: number, sourceNode: number, out: Float32Array, o: number): void => {
+    const node = docNodes[trimmedNode];
     const trs = [...node.getRotation(), ...node.getTranslation(), ...node.getScale()];
     for (let i = 0; i < POSE_STRIDE; i++) {
-      if (!Number.isFinite(trs[i])) fail(`node ${skeleton.nodes[b]} ("${skeleton.names[b]}"): rest transform holds ${trs[i]}`);
-      defaultPose[b * POSE_STRIDE + i] = trs[i];
+      if (!Number.isFinite(trs[i])) fail(`node ${sourceNode} ("${hierarchy.names[sourceNode]}"): rest transform holds ${trs[i]}`);
+      out[o + i] = trs[i];
     }
-  }
+  };
+  for (let b = 0; b < skeletonBoneCount; b++) restOf(b, skeleton.nodes[b], defaultPose, b * POSE_STRIDE);
   const parents = skeleton.nodes.map((n) => (hierarchy.parent[n] < 0 ? -1 : skeleton.boneOfNode[hierarchy.parent[n]]));
   // Node indices let a host bind bones exactly as its loader numbered them (three.js names unnamed nodes "").
   const bones: Skeleton = { ...createSkeleton(skeleton.names, parents, defaultPose, unit), nodeIndices: Int32Array.from(skeleton.nodes) };
 
   const clips: RawClip[] = [];
+  const extras: GltfClipExtras[] = [];
   usable.forEach((animation, a) => {
     const docChannels = docAnimations[a].listChannels();
+    // With extra tracks, an animation that moves no skeleton node holds only its extra bones.
+    const clipSkeleton = extraTracks ? extraBones(gltf, hierarchy, skeleton, animation, bones, unit, fail) : undefined;
+    const clipBones = clipSkeleton?.bones ?? bones;
+    if (clipSkeleton) {
+      clipSkeleton.extras.nodes.forEach((n, i) => restOf(trimIndex[n], n, clipBones.defaultPose, (clipSkeleton.extras.skeletonBones + i) * POSE_STRIDE));
+      extras.push(clipSkeleton.extras);
+    }
+    const boneCount = clipBones.boneNames.length;
     const tracks: { bone: number; path: TrsPath; track: KeyframeTrack }[] = [];
-    animation.channels.forEach((ch, i) => {
+    [...animation.channels, ...animation.props, ...animation.weights].forEach((ch, i) => {
       const sampler = docChannels[i].getSampler()!;
-      const what = `animation "${animation.name}" channel ${ch.channelIndex} (${skeleton.names[skeleton.boneOfNode[ch.node]]}.${ch.path})`;
+      const what = `animation "${animation.name}" channel ${ch.channelIndex} (${hierarchy.names[ch.node]}.${ch.path})`;
       const times = accessorFloats(sampler.getInput()!);
       const values = accessorFloats(sampler.getOutput()!);
       for (let k = 0; k < times.length; k++) {
@@ -174,12 +220,21 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
       for (let v = 0; v < values.length; v++) {
         if (!Number.isFinite(values[v])) fail(`${what}: output value ${v} is ${values[v]}`);
       }
+      if (ch.path === 'weights') {
+        // One translation track per morph target: x = weight × the target's displacement scale.
+        const group = clipSkeleton!.extras.weights.findIndex((w) => w.node === ch.node);
+        const { scales } = clipSkeleton!.extras.weights[group];
+        const first = clipSkeleton!.weightBone[group];
+        scales.forEach((scale, t) => {
+          const x = new Float32Array(values.length / scales.length * 3);
+          for (let k = 0; k < x.length / 3; k++) x[k * 3] = values[k * scales.length + t] * scale;
+          tracks.push({ bone: first + t, path: 'translation', track: { times, values: x, width: 3, interpolation: ch.interpolation, rotation: false } });
+        });
+        return;
+      }
       const width = ch.path === 'rotation' ? 4 : 3;
-      tracks.push({
-        bone: skeleton.boneOfNode[ch.node],
-        path: ch.path,
-        track: { times, values, width, interpolation: ch.interpolation, rotation: ch.path === 'rotation' },
-      });
+      const bone = i < animation.channels.length ? skeleton.boneOfNode[ch.node] : clipSkeleton!.extras.skeletonBones + clipSkeleton!.extras.nodes.indexOf(ch.node);
+      tracks.push({ bone, path: ch.path, track: { times, values, width, interpolation: ch.interpolation, rotation: ch.path === 'rotation' } });
     });
 
     const sampleRate = rate ?? detectSampleRate(tracks.map((t) => t.track.times));
@@ -195,7 +250,7 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
       fail(`animation "${animation.name}": keys from ${start} s to ${end} s at ${formatRate(sampleRate)} Hz: ${tooMany}`, PARSE_ERROR.LIMIT);
     }
     checkClipSize(file, 0, `animation ${quoteText(animation.name)}`, boneCount, sampleCount, options);
-    const samples = createRawClip(animation.name, bones, sampleRate, sampleCount, unit);
+    const samples = createRawClip(animation.name, clipBones, sampleRate, sampleCount, unit);
     const trackCount = boneCount * TRACKS_PER_BONE;
     const channelMask = new Uint8Array(trackCount);
     const stepMask = new Uint8Array(trackCount);
@@ -225,7 +280,138 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
     }
     clips.push(clip);
   });
-  return { clips, warnings };
+  return extraTracks ? { clips, warnings, extras } : { clips, warnings };
+}
+
+/**
+ * The skeleton of one clip read with extra tracks: the file's skeleton when the animation
+ * moves it (else none of it), then the {@link GltfClipExtras} bones. Node bones get their
+ * rest transform from the caller; weight bones rest at the mesh's default weights.
+ */
+function extraBones(
+  gltf: GltfJson, hierarchy: Hierarchy, skeleton: SkeletonNodes, animation: AnimationRef, bones: Skeleton, unit: LengthUnit, fail: Fail,
+): { bones: Skeleton; extras: GltfClipExtras; weightBone: number[] } {
+  const skeletonBones = animation.channels.length > 0 ? skeleton.nodes.length : 0;
+  const nodes = [...new Set(animation.props.map((ch) => ch.node))].sort((x, y) => x - y);
+  const weightNodes = [...new Set(animation.weights.map((ch) => ch.node))].sort((x, y) => x - y);
+  const targets = weightNodes.map((n) => morphTargets(gltf, n, fail));
+  const names = skeleton.names.slice(0, skeletonBones);
+  const used = new Set(names);
+  const unique = (name: string): string => {
+    let out = name;
+    for (let i = 2; used.has(out); i++) out = `${name}_${i}`;
+    used.add(out);
+    return out;
+  };
+  for (const n of nodes) names.push(unique(hierarchy.names[n]));
+  const weightBone: number[] = [];
+  weightNodes.forEach((n, w) => {
+    weightBone.push(names.length);
+    targets[w].scales.forEach((_, t) => names.push(unique(`${hierarchy.names[n]}.weights[${t}]`)));
+  });
+  const boneCount = names.length;
+  const parents = new Int32Array(boneCount).fill(-1);
+  parents.set(bones.parents.subarray(0, skeletonBones));
+  const defaultPose = new Float32Array(boneCount * POSE_STRIDE);
+  defaultPose.set(bones.defaultPose.subarray(0, skeletonBones * POSE_STRIDE));
+  const base = createSkeleton(names, parents, defaultPose, unit);
+  const shellDistances = base.shellDistances;
+  shellDistances.set(bones.shellDistances.subarray(0, skeletonBones));
+  const nodeIndices = new Int32Array(boneCount).fill(-1);
+  nodeIndices.set(bones.nodeIndices!.subarray(0, skeletonBones));
+  const metre = convertLength({ value: 1, unit: 'm' }, unit);
+  nodes.forEach((n, i) => {
+    const b = skeletonBones + i;
+    nodeIndices[b] = n;
+    const radius = subtreeRadius(gltf, n);
+    // A camera's error shows on what it looks at, far beyond any 3 cm shell.
+    const floor = gltf.nodes[n].camera !== undefined ? metre : 0;
+    if (Math.max(radius, floor) > 0) shellDistances[b] = Math.max(radius, floor);
+  });
+  weightNodes.forEach((n, w) => {
+    targets[w].scales.forEach((scale, t) => {
+      const b = weightBone[w] + t;
+      nodeIndices[b] = n;
+      defaultPose[b * POSE_STRIDE + 4] = targets[w].defaults[t] * scale;
+    });
+  });
+  // Identity rotations and unit scales; node bones' rest transforms are filled in by the caller.
+  for (let b = skeletonBones; b < boneCount; b++) {
+    defaultPose[b * POSE_STRIDE + 3] = 1;
+    defaultPose.fill(1, b * POSE_STRIDE + 7, b * POSE_STRIDE + 10);
+  }
+  return {
+    bones: { ...base, shellDistances, nodeIndices },
+    extras: { skeletonBones, nodes, weights: weightNodes.map((node, w) => ({ node, scales: targets[w].scales })) },
+    weightBone,
+  };
+}
+
+/**
+ * The morph targets of node `n`'s mesh: per target, the largest displacement of a vertex
+ * (from the POSITION accessors' min and max, which glTF requires; 1 for a target without
+ * positions) and the default weight (the node's `weights`, else the mesh's, else 0).
+ */
+function morphTargets(gltf: GltfJson, n: number, fail: Fail): { scales: number[]; defaults: number[] } {
+  const node = gltf.nodes[n];
+  const where = `node ${n} ("${typeof node.name === 'string' ? node.name : ''}")`;
+  const m = gltf.index(node.mesh, gltf.meshes.length, `${where} (animated weights) mesh`);
+  const mesh = gltf.meshes[m];
+  if (!isObject(mesh)) return fail(`meshes[${m}] is not an object`);
+  const primitives = Array.isArray(mesh.primitives) ? mesh.primitives as unknown[] : [];
+  let count = -1;
+  const scales: number[] = [];
+  for (const prim of primitives) {
+    const targets = isObject(prim) && Array.isArray(prim.targets) ? prim.targets as unknown[] : [];
+    if (count >= 0 && targets.length !== count) fail(`${where}: the primitives of its mesh have different numbers of morph targets`);
+    count = targets.length;
+    targets.forEach((target, t) => {
+      const a = isObject(target) ? target.POSITION : undefined;
+      const def = typeof a === 'number' ? gltf.accessors[a] : undefined;
+      scales[t] = Math.max(scales[t] ?? 0, isObject(def) ? boundsRadius(def.min, def.max) : 0);
+    });
+  }
+  if (count <= 0) fail(`${where}: its weights are animated but its mesh has no morph targets`);
+  const weights = Array.isArray(node.weights) ? node.weights : Array.isArray(mesh.weights) ? mesh.weights : [];
+  const defaults = Array.from({ length: count }, (_, t) => (typeof weights[t] === 'number' && Number.isFinite(weights[t]) ? weights[t] as number : 0));
+  return { scales: scales.map((d) => (d > 0 ? d : 1)), defaults };
+}
+
+/** Distance from the origin to the farthest corner of the box `min`…`max` (0 when they are not 3 finite numbers each). */
+function boundsRadius(min: unknown, max: unknown): number {
+  const ok = (v: unknown): v is number[] => Array.isArray(v) && v.length === 3 && v.every((x) => typeof x === 'number' && Number.isFinite(x));
+  if (!ok(min) || !ok(max)) return 0;
+  return Math.hypot(...min.map((lo, i) => Math.max(Math.abs(lo), Math.abs(max[i]))));
+}
+
+/**
+ * Radius, in node `n`'s own space, of a sphere about its origin holding every mesh of its
+ * subtree at rest (POSITION bounds, children's rest translations and largest scales).
+ */
+function subtreeRadius(gltf: GltfJson, n: number): number {
+  const node = gltf.nodes[n];
+  let radius = 0;
+  const mesh = typeof node.mesh === 'number' ? gltf.meshes[node.mesh] : undefined;
+  if (isObject(mesh)) {
+    const prims = mesh.primitives;
+    for (const prim of Array.isArray(prims) ? prims : []) {
+      const a = isObject(prim) && isObject(prim.attributes) ? prim.attributes.POSITION : undefined;
+      const def = typeof a === 'number' ? gltf.accessors[a] : undefined;
+      if (isObject(def)) radius = Math.max(radius, boundsRadius(def.min, def.max));
+    }
+  }
+  // The hierarchy was checked for cycles and single parents (readHierarchy).
+  for (const c of Array.isArray(node.children) ? node.children as number[] : []) {
+    const child = gltf.nodes[c];
+    const m = Array.isArray(child.matrix) && child.matrix.length === 16 ? child.matrix as number[] : undefined;
+    const t = m ? [m[12], m[13], m[14]] : Array.isArray(child.translation) ? child.translation as number[] : [0, 0, 0];
+    const scale = m
+      ? Math.max(Math.hypot(m[0], m[1], m[2]), Math.hypot(m[4], m[5], m[6]), Math.hypot(m[8], m[9], m[10]))
+      : Array.isArray(child.scale) ? Math.max(...(child.scale as number[]).map(Math.abs)) : 1;
+    const r = Math.hypot(t[0], t[1], t[2]) + scale * subtreeRadius(gltf, c);
+    if (Number.isFinite(r)) radius = Math.max(radius, r);
+  }
+  return radius;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -322,6 +508,8 @@ class GltfJson {
   readonly nodes: JsonObject[];
   readonly animations: JsonObject[];
   readonly skins: JsonObject[];
+  /** Checked only where extra tracks need them (a broken mesh does not stop reading animations). */
+  readonly meshes: unknown[];
   readonly accessors: unknown[];
   readonly bufferViews: unknown[];
   readonly buffers: unknown[];
@@ -344,6 +532,7 @@ class GltfJson {
     this.nodes = objects('nodes');
     this.animations = objects('animations');
     this.skins = objects('skins');
+    this.meshes = list('meshes');
     this.accessors = list('accessors');
     this.bufferViews = list('bufferViews');
     this.buffers = list('buffers');
@@ -403,7 +592,7 @@ function readHierarchy(gltf: GltfJson, fail: Fail): Hierarchy {
 interface ChannelRef {
   channelIndex: number;
   node: number;
-  path: TrsPath;
+  path: TrsPath | 'weights';
   input: number;
   output: number;
   interpolation: Interpolation;
@@ -411,13 +600,18 @@ interface ChannelRef {
 
 interface AnimationRef {
   name: string;
+  /** Translation, rotation and scale channels on the skeleton. */
   channels: ChannelRef[];
+  /** With extra tracks: translation, rotation and scale channels on nodes outside the skeleton. */
+  props: ChannelRef[];
+  /** With extra tracks: morph-target weight channels. */
+  weights: ChannelRef[];
 }
 
 const INTERPOLATIONS: readonly string[] = Object.values(INTERPOLATION);
 
 /** Every animation's translation/rotation/scale channels, checked; the rest become warnings. */
-function collectChannels(gltf: GltfJson, hierarchy: Hierarchy, warnings: string[], fail: Fail): AnimationRef[] {
+function collectChannels(gltf: GltfJson, hierarchy: Hierarchy, warnings: string[], fail: Fail, extraTracks: boolean): AnimationRef[] {
   if (gltf.animations.length === 0) fail('no animations in the file', PARSE_ERROR.NO_ANIMATION);
   return gltf.animations.map((anim, a) => {
     const name = typeof anim.name === 'string' && anim.name !== '' ? anim.name : `animation_${a}`;
@@ -428,6 +622,7 @@ function collectChannels(gltf: GltfJson, hierarchy: Hierarchy, warnings: string[
     const samplerList = samplers as unknown[];
     const morph: string[] = [], other: string[] = [];
     const byTarget = new Map<string, ChannelRef>();
+    const weights = new Map<number, ChannelRef>();
     (channels as unknown[]).forEach((ch, c) => {
       const what = `${where} channel ${c}`;
       if (!isObject(ch) || !isObject(ch.target)) return fail(`${what} has no target`);
@@ -440,17 +635,27 @@ function collectChannels(gltf: GltfJson, hierarchy: Hierarchy, warnings: string[
         return;
       }
       const node = gltf.index(ch.target.node, gltf.nodes.length, `${what} target node`);
-      if (path === 'weights') {
+      if (path === 'weights' && !extraTracks) {
         morph.push(hierarchy.names[node]);
         return;
       }
-      if (path !== 'translation' && path !== 'rotation' && path !== 'scale') {
+      if (path !== 'translation' && path !== 'rotation' && path !== 'scale' && path !== 'weights') {
         other.push(`channel ${c} (path ${JSON.stringify(path)})`);
         return;
       }
       const interpolation = sampler.interpolation ?? INTERPOLATION.LINEAR;
       if (typeof interpolation !== 'string' || !INTERPOLATIONS.includes(interpolation)) {
         return fail(`${where} sampler ${s}: unknown interpolation ${JSON.stringify(interpolation)} (expected STEP, LINEAR or CUBICSPLINE)`);
+      }
+      if (path === 'weights') {
+        if (weights.has(node)) warnings.push(`${where}: channels ${weights.get(node)!.channelIndex} and ${c} both animate ${hierarchy.names[node]}.weights; channel ${c} is used`);
+        weights.set(node, {
+          channelIndex: c, node, path,
+          input: gltf.index(sampler.input, gltf.accessors.length, `${where} sampler ${s} input`),
+          output: gltf.index(sampler.output, gltf.accessors.length, `${where} sampler ${s} output`),
+          interpolation: interpolation as Interpolation,
+        });
+        return;
       }
       const key = `${node}.${path}`;
       const previous = byTarget.get(key);
@@ -471,7 +676,7 @@ function collectChannels(gltf: GltfJson, hierarchy: Hierarchy, warnings: string[
       warnings.push(`${where}: ${morph.length} morph-target weight channel${morph.length > 1 ? 's' : ''} (${listNames(morph)}) not supported; ignored`);
     }
     if (other.length > 0) warnings.push(`${where}: ${other.length} channel${other.length > 1 ? 's' : ''} not on a node transform (${other.join(', ')}); ignored`);
-    return { name, channels: [...byTarget.values()] };
+    return { name, channels: [...byTarget.values()], props: [], weights: [...weights.values()] };
   });
 }
 
@@ -528,11 +733,15 @@ function chooseSkeleton(
 }
 
 /** Drops channels on nodes outside the skeleton, with one warning per animation. */
-function keepSkeletonChannels(animations: AnimationRef[], skeleton: SkeletonNodes, hierarchy: Hierarchy, warnings: string[]): void {
+function keepSkeletonChannels(animations: AnimationRef[], skeleton: SkeletonNodes, hierarchy: Hierarchy, warnings: string[], extraTracks: boolean): void {
   for (const a of animations) {
     const outside = a.channels.filter((ch) => skeleton.boneOfNode[ch.node] < 0);
     if (outside.length === 0) continue;
     a.channels = a.channels.filter((ch) => skeleton.boneOfNode[ch.node] >= 0);
+    if (extraTracks) {
+      a.props = outside;
+      continue;
+    }
     warnings.push(
       `animation "${a.name}": ${outside.length} channel${outside.length > 1 ? 's' : ''} animate${outside.length > 1 ? '' : 's'} nodes outside the skeleton ` +
       `(${listNames(outside.map((ch) => hierarchy.names[ch.node]))}), which are not skin joints or their ancestors; ignored`,
@@ -547,7 +756,8 @@ const COMPONENT_BYTES: Readonly<Record<number, number>> = { 5120: 1, 5121: 1, 51
 const TYPE_COMPONENTS: Readonly<Record<string, number>> = { SCALAR: 1, VEC2: 2, VEC3: 3, VEC4: 4, MAT2: 4, MAT3: 9, MAT4: 16 };
 
 async function trimDocument(
-  gltf: GltfJson, hierarchy: Hierarchy, skeleton: SkeletonNodes, animations: AnimationRef[], glbBin: Uint8Array | undefined,
+  gltf: GltfJson, hierarchy: Hierarchy, skeleton: SkeletonNodes, extraNodes: readonly number[], trimIndex: Int32Array,
+  animations: AnimationRef[], glbBin: Uint8Array | undefined,
   options: GltfReadOptions, fail: Fail,
 ): Promise<JSONDocument> {
   const accessorMap = new Map<number, number>();
@@ -669,10 +879,10 @@ async function trimDocument(
 
   const outAnimations = animations.map((anim) => {
     const samplers: JsonObject[] = [];
-    const channels = anim.channels.map((ch, i) => {
+    const channels = [...anim.channels, ...anim.props, ...anim.weights].map((ch, i) => {
       const what = `animation "${anim.name}" channel ${ch.channelIndex}`;
       const input = keepAccessor(ch.input, `${what} key times`, ['SCALAR']);
-      const output = keepAccessor(ch.output, `${what} ${ch.path} values`, [ch.path === 'rotation' ? 'VEC4' : 'VEC3']);
+      const output = keepAccessor(ch.output, `${what} ${ch.path} values`, [ch.path === 'rotation' ? 'VEC4' : ch.path === 'weights' ? 'SCALAR' : 'VEC3']);
       if (input.count === 0) fail(`${what}: zero keys`);
       // Key times increase (glTF requires it strictly), so a sparse accessor over zeros holds at
       // most one key beyond its sparse entries; more would be repeated zeros no byte backs.
@@ -680,12 +890,14 @@ async function trimDocument(
       if (input.sparseOnly !== undefined && input.count > input.sparseOnly + 1) {
         fail(`${what}: accessors[${ch.input}] declares ${input.count} key times but stores ${input.sparseOnly} (sparse, no bufferView); key times must increase`);
       }
-      const expected = ch.interpolation === INTERPOLATION.CUBICSPLINE ? 3 * input.count : input.count;
+      const perKey = ch.path === 'weights' ? morphTargets(gltf, ch.node, fail).scales.length : 1;
+      const expected = (ch.interpolation === INTERPOLATION.CUBICSPLINE ? 3 * input.count : input.count) * perKey;
       if (output.count !== expected) {
-        fail(`${what}: ${input.count} key times but ${output.count} output values (${ch.interpolation} needs ${expected}); accessor counts disagree`);
+        const targets = perKey > 1 ? ` × ${perKey} morph targets` : '';
+        fail(`${what}: ${input.count} key times but ${output.count} output values (${ch.interpolation}${targets} needs ${expected}); accessor counts disagree`);
       }
       samplers.push({ input: input.index, output: output.index, interpolation: ch.interpolation });
-      return { sampler: i, target: { node: skeleton.boneOfNode[ch.node], path: ch.path } };
+      return { sampler: i, target: { node: trimIndex[ch.node], path: ch.path } };
     });
     return { name: anim.name, channels, samplers };
   });
@@ -724,7 +936,7 @@ async function trimDocument(
   // Only the skeleton's nodes, in bone order and without `children` (parents come from
   // readHierarchy): glTF-Transform's cost grows faster than linearly with nodes and edges,
   // and a file with 100,000 nodes would spend seconds there for nothing.
-  const nodes = skeleton.nodes.map((i) => {
+  const nodes = [...skeleton.nodes, ...extraNodes].map((i) => {
     const node = gltf.nodes[i];
     const out: JsonObject = { name: hierarchy.names[i] };
     for (const [key, size] of [['translation', 3], ['rotation', 4], ['scale', 3], ['matrix', 16]] as const) {

@@ -4,6 +4,8 @@
  * a loose `.bpk` and bound with createMixerClip does; fallback channels are discarded,
  * channels outside the skeleton (morph weights) still play, and a damaged clip is refused.
  */
+import { createRequire } from 'node:module';
+
 import { NodeIO } from '@gltf-transform/core';
 import * as THREE from 'three';
 import { GLTFLoader, type GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
@@ -14,7 +16,11 @@ import { compress } from '../../src/compress/index.js';
 import { bonepress, BonepressAnimationCompression } from '../../src/gltf-transform/index.js';
 import { readGltfWithWarnings } from '../../src/readers/gltf.js';
 import { CompressedClip } from '../../src/runtime/compressed-clip.js';
-import { makeRigs, makeSceneRig } from '../utils/gltf-rigs.js';
+import { makePropRig, makeRigs, makeSceneRig } from '../utils/gltf-rigs.js';
+
+const validator = createRequire(import.meta.url)('gltf-validator') as {
+  validateBytes(data: Uint8Array): Promise<{ issues: { messages: { code: string; message: string; severity: number }[] } }>;
+};
 
 function toArrayBuffer(bytes: Uint8Array): ArrayBuffer {
   return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
@@ -26,10 +32,10 @@ async function load(glb: Uint8Array, plugin: boolean): Promise<GLTF> {
   return new Promise((resolve, reject) => loader.parse(toArrayBuffer(glb), '', resolve, reject));
 }
 
-async function compressGlb(glb: Uint8Array, fallback: boolean | 'quantized' = false): Promise<Uint8Array> {
+async function compressGlb(glb: Uint8Array, fallback: boolean | 'quantized' = false, extras = true): Promise<Uint8Array> {
   const io = new NodeIO().registerExtensions([BonepressAnimationCompression]);
   const doc = await io.readBinary(glb);
-  await doc.transform(bonepress({ fallback, onWarning: () => {} }));
+  await doc.transform(bonepress({ fallback, extras, onWarning: () => {} }));
   return io.writeBinary(doc);
 }
 
@@ -127,9 +133,9 @@ describe('BonepressGLTFLoaderPlugin', () => {
     }
   }, 60_000);
 
-  it('plays the channels outside the skeleton (a morph weight) in the same clip, and the camera animation as the source', async () => {
+  it('plays the channels the clip does not hold (here with extras off: a morph weight, a camera) in the same clip, as the source', async () => {
     const glb = await makeSceneRig({ texture: false });
-    const packed = await load(await compressGlb(glb), true);
+    const packed = await load(await compressGlb(glb, false, false), true);
     const source = await load(glb, false);
     expect(packed.animations.map((c) => c.name)).toEqual(['WalkA', 'WaveB', 'Both', 'CameraFly']);
     const walk = packed.animations[0];
@@ -147,14 +153,70 @@ describe('BonepressGLTFLoaderPlugin', () => {
       expect(face(packed)).toBe(face(source));
       expect(face(packed)).toBeCloseTo(t, 6);
     }
-    // The camera node is not in any skin: its animation stays a plain glTF animation.
+    // The camera node is not in any skin: with extras off its animation stays a plain glTF animation.
     expect(packed.animations[3]).not.toBeInstanceOf(CompressedAnimationClip);
-    const again = await load(await compressGlb(glb), true), fresh = await load(glb, false);
+    const again = await load(await compressGlb(glb, false, false), true), fresh = await load(glb, false);
     const [c, d] = playBoth(again, again.animations[3], fresh, fresh.animations[3], TIMES);
     expect(c).toEqual(d);
     expect(c[1]).not.toEqual(c[3]); // the camera moves
     // A clone (subclip, tools) keeps the plain track plain.
     expect(() => new THREE.AnimationMixer(packed.scene).clipAction((walk as CompressedAnimationClip).clone()).play()).not.toThrow();
+  }, 60_000);
+
+  it('plays morph weights and props / cameras outside the skins from the compressed clip, within the error bound of the source in object space', async () => {
+    const glb = await makePropRig();
+    const compressedGlb = await compressGlb(glb);
+    const report = await validator.validateBytes(compressedGlb);
+    expect(report.issues.messages.filter((m) => m.severity === 0), JSON.stringify(report.issues.messages)).toEqual([]);
+    const packed = await load(compressedGlb, true), source = await load(glb, false);
+    expect(packed.animations.map((c) => c.name)).toEqual(['Scene', 'Props']);
+    for (const clip of packed.animations) {
+      expect(clip).toBeInstanceOf(CompressedAnimationClip);
+      // Every channel is in the clip: no plain keyframe track is left.
+      expect(clip.tracks.every((t) => t.times.length === 1)).toBe(true);
+    }
+    const scene = packed.animations[0] as CompressedAnimationClip;
+    expect(scene.tracks.map((t) => t.name).sort()).toEqual([
+      'Blink.morphTargetInfluences', 'Blob.morphTargetInfluences', 'Camera.quaternion', 'Crate.position', 'Crate.quaternion', 'J1.quaternion',
+    ]);
+    expect(scene.unboundBones).toEqual([]);
+    // "Props" moves only the crate: its clip is the crate alone.
+    expect((packed.animations[1] as CompressedAnimationClip).compressed.boneCount).toBe(1);
+
+    const threshold = 1e-4; // the default 0.01 cm, in metres
+    // Shell points: the crate's subtree (box and lid) reaches 0.6 + 0.25·√3 m from its origin; a camera's shell is 1 m.
+    const shell = { Crate: 0.6 + 0.25 * Math.sqrt(3), Camera: 1 };
+    const scales = { Blob: [0.5, 0.05], Blink: [0.02] };
+    for (const i of [0, 1]) {
+      const mixerA = new THREE.AnimationMixer(packed.scene), mixerB = new THREE.AnimationMixer(source.scene);
+      mixerA.clipAction(packed.animations[i]).play();
+      mixerB.clipAction(source.animations[i]).play();
+      let worst = 0, moved = 0;
+      for (let k = 0; k <= 40; k++) {
+        const t = k * 0.0517;
+        mixerA.setTime(t);
+        mixerB.setTime(t);
+        for (const [name, r] of Object.entries(shell)) {
+          const a = packed.scene.getObjectByName(name)!, b = source.scene.getObjectByName(name)!;
+          a.updateMatrix();
+          b.updateMatrix();
+          for (const axis of [[r, 0, 0], [0, r, 0], [0, 0, r]]) {
+            const p = new THREE.Vector3(...axis).applyMatrix4(a.matrix), q = new THREE.Vector3(...axis).applyMatrix4(b.matrix);
+            worst = Math.max(worst, p.distanceTo(q));
+            moved = Math.max(moved, q.distanceTo(new THREE.Vector3(...axis).applyMatrix4(b.matrix.clone().identity())));
+          }
+        }
+        if (i === 1) continue;
+        for (const [name, s] of Object.entries(scales)) {
+          const a = (packed.scene.getObjectByName(name) as THREE.Mesh).morphTargetInfluences!, b = (source.scene.getObjectByName(name) as THREE.Mesh).morphTargetInfluences!;
+          s.forEach((scale, target) => { worst = Math.max(worst, Math.abs(a[target] - b[target]) * scale); });
+        }
+      }
+      // float32 arithmetic in three.js adds a little beyond the codec's bound.
+      expect(worst, packed.animations[i].name).toBeLessThan(threshold * 1.01 + 1e-6);
+      expect(worst).toBeGreaterThan(0); // compressed, not copied
+      expect(moved).toBeGreaterThan(0.1);
+    }
   }, 60_000);
 
   it('refuses a damaged clip, naming the animation and the problem', async () => {

@@ -71,21 +71,27 @@ describe('bonepress() on a glTF-Transform Document', () => {
     expect(after.listAnimations().map((a) => [a.getName(), a.getExtras()])).toEqual(before.listAnimations().map((a) => [a.getName(), a.getExtras()]));
   });
 
-  it('compresses the skeletal animations, leaves the camera animation and the morph channel, and validates with no errors', async () => {
+  it('compresses the skeletal animations, the morph weight and the camera animation (extra bones), and validates with no errors', async () => {
     const { doc, glb } = await transformed(scene);
     const anims = doc.getRoot().listAnimations();
-    const compressed = anims.map((a) => a.getExtension<CompressedAnimation>(BONEPRESS_ANIMATION_COMPRESSION) !== null);
-    expect(compressed).toEqual([true, true, true, false]);
-    // WalkA keeps its morph-weight channel; the others keep only the node-less stub.
-    expect(anims[0].listChannels().map((c) => [c.getTargetNode()?.getName(), c.getTargetPath()])).toEqual([['Face', 'weights']]);
-    expect(anims[1].listChannels().map((c) => [c.getTargetNode(), c.getTargetPath()])).toEqual([[null, 'rotation']]);
-    expect(anims[3].listChannels().map((c) => [c.getTargetNode()?.getName(), c.getTargetPath()])).toEqual([['Camera', 'translation']]);
-    // Both skins' joints and the Face's ancestors are in one bone table, shared by all clips.
-    const tables = new Set(anims.slice(0, 3).map((a) => a.getExtension<CompressedAnimation>(BONEPRESS_ANIMATION_COMPRESSION)!.getSkeleton()));
-    expect(tables.size).toBe(1);
+    const exts = anims.map((a) => a.getExtension<CompressedAnimation>(BONEPRESS_ANIMATION_COMPRESSION));
+    expect(exts.map((e) => e !== null)).toEqual([true, true, true, true]);
+    // Every animation keeps only the node-less stub.
+    for (const a of anims) expect(a.listChannels().map((c) => [c.getTargetNode(), c.getTargetPath()])).toEqual([[null, 'rotation']]);
+    // Both skins' joints and the Face's ancestors are in one bone table, shared by the clips that move them.
+    expect(new Set(exts.slice(0, 3).map((e) => e!.getSkeleton())).size).toBe(1);
+    // WalkA's clip holds Face's weight after the skeleton, scaled by its target's largest displacement (0.2 m).
+    expect(exts[0]!.listWeightNodes().map((n) => n.getName())).toEqual(['Face']);
+    expect(exts[0]!.getWeightScales()[0][0]).toBeCloseTo(0.2, 6);
+    expect(CompressedClip.open(exts[0]!.getData()!).boneCount).toBe(exts[0]!.getSkeleton()!.listJoints().length + 1);
+    // CameraFly moves no skeleton node: its clip is the camera alone, with no bone table.
+    expect(exts[3]!.getSkeleton()).toBeNull();
+    expect(exts[3]!.listNodes().map((n) => n.getName())).toEqual(['Camera']);
+    expect(CompressedClip.open(exts[3]!.getData()!).boneCount).toBe(1);
     const { json } = await io().binaryToJSON(glb);
     expect(json.extensionsRequired).toEqual([BONEPRESS_ANIMATION_COMPRESSION]);
     expect((json.extensions![BONEPRESS_ANIMATION_COMPRESSION] as { skeletons: unknown[] }).skeletons).toHaveLength(1);
+    expect(json.animations![3].extensions![BONEPRESS_ANIMATION_COMPRESSION]).toEqual({ bufferView: expect.any(Number), nodes: [doc.getRoot().listNodes().findIndex((n) => n.getName() === 'Camera')] });
 
     const report = await validator.validateBytes(glb);
     const errors = report.issues.messages.filter((m) => m.severity === 0);
@@ -159,22 +165,27 @@ describe('bonepress() on a glTF-Transform Document', () => {
     for (const a of first.animations) expect(a.stats.maxError).toBeLessThanOrEqual(a.stats.threshold);
     const data = doc.getRoot().listAnimations().map((a) => a.getExtension<CompressedAnimation>(BONEPRESS_ANIMATION_COMPRESSION)!.getData());
     expect((await compressDocument(doc)).animations).toEqual([]);
-    // What the clips leave out stays in the asset, and the warnings say so.
-    const sceneResult = await compressDocument(await io().readBinary(scene));
+    // With extras off, what the clips leave out stays in the asset, and the warnings say so.
+    const sceneResult = await compressDocument(await io().readBinary(scene), { extras: false });
     expect(sceneResult.warnings).toContain('animation 3 "CameraFly" has no translation, rotation or scale channel on the skeleton; kept uncompressed');
     expect(sceneResult.warnings.some((w) => /animation 0 "WalkA": 1 morph-target weight channel \(Face\) .*; kept uncompressed/.test(w))).toBe(true);
     expect(doc.getRoot().listAnimations().map((a) => a.getExtension<CompressedAnimation>(BONEPRESS_ANIMATION_COMPRESSION)!.getData())).toEqual(data);
   });
 
-  it('leaves a document whose animations move no skeleton (a morph weight only) as it was, and says why', async () => {
+  it('with extras off, leaves a document whose animations move no skeleton (a morph weight only) as it was, and says why; with them, compresses the weight alone', async () => {
     const doc = await io().readBinary(scene);
     doc.getRoot().listAnimations().slice(1).forEach((a) => a.dispose());
     for (const c of doc.getRoot().listAnimations()[0].listChannels()) if (c.getTargetPath() !== 'weights') c.dispose();
     const before = await io().writeBinary(doc);
-    const result = await compressDocument(doc);
+    const result = await compressDocument(doc, { extras: false });
     expect(result.animations).toEqual([]);
     expect(result.warnings.join('\n')).toMatch(/no skeletal animation/);
     expect(await io().writeBinary(doc)).toEqual(before);
+    const withExtras = await compressDocument(doc);
+    expect(withExtras.animations.map((a) => [a.animation, a.stats.boneCount])).toEqual([['WalkA', 1]]);
+    const ext = doc.getRoot().listAnimations()[0].getExtension<CompressedAnimation>(BONEPRESS_ANIMATION_COMPRESSION)!;
+    expect([ext.getSkeleton(), ext.listNodes(), ext.listWeightNodes().map((n) => n.getName())]).toEqual([null, [], ['Face']]);
+    expect((await validator.validateBytes(await io().writeBinary(doc))).issues.numErrors).toBe(0);
   });
 
   it('refuses a malformed extension by its JSON path', async () => {

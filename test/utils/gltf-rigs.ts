@@ -288,3 +288,73 @@ function glbOfJson(json: object, bin: Uint8Array): Uint8Array {
   out.set(bin, 28 + jsonLength);
   return out;
 }
+
+/**
+ * A scene for the extra bones of `BONEPRESS_animation_compression`: a skinned character
+ * (so the file has a bone table), a "Crate" prop outside any skin (a 1 m box with a child
+ * lid, turning and moving), a "Blob" mesh with two morph targets (largest displacements
+ * 0.5 m and 0.05 m) whose weights are animated LINEAR and a "Blink" mesh with one
+ * CUBICSPLINE-animated target, and a camera that pans. All in one animation "Scene" plus a
+ * second, "Props", that moves only the crate. Metres, deterministic.
+ */
+export async function makePropRig(): Promise<Uint8Array> {
+  const doc = new Document();
+  const buffer = doc.createBuffer('data');
+  const scene = doc.createScene('Scene');
+  const f32 = (type: 'SCALAR' | 'VEC3' | 'VEC4', values: number[]) => doc.createAccessor().setType(type).setBuffer(buffer).setArray(new Float32Array(values));
+  const box = (half: number) => doc.createMesh().addPrimitive(doc.createPrimitive().setAttribute('POSITION', f32('VEC3', [-half, -half, -half, half, -half, -half, -half, half, half])));
+  const keyCount = 61;
+  const times = f32('SCALAR', Array.from({ length: keyCount }, (_, k) => k / 30));
+  const anim = doc.createAnimation('Scene');
+  const props = doc.createAnimation('Props');
+  const channel = (a: typeof anim, node: Node, path: 'rotation' | 'translation' | 'weights', output: ReturnType<typeof f32>, interpolation: 'LINEAR' | 'CUBICSPLINE' = 'LINEAR', input = times) => {
+    const sampler = doc.createAnimationSampler().setInput(input).setOutput(output).setInterpolation(interpolation);
+    a.addSampler(sampler).addChannel(doc.createAnimationChannel().setTargetNode(node).setTargetPath(path).setSampler(sampler));
+  };
+  const spin = (k: number, speed: number): number[] => [0, Math.sin(k * speed / 2), 0, Math.cos(k * speed / 2)];
+
+  const skin = doc.createSkin('skin');
+  const joints = [0, 1].map((i) => doc.createNode(`J${i}`).setTranslation([0, i === 0 ? 1 : 0.5, 0]));
+  joints.forEach((j) => skin.addJoint(j));
+  joints[0].addChild(joints[1]);
+  scene.addChild(joints[0]);
+  skin.setInverseBindMatrices(f32('SCALAR', []).setType('MAT4').setArray(new Float32Array(32).map((_, i) => (i % 16 % 5 === 0 ? 1 : 0))));
+  scene.addChild(doc.createNode('Body').setSkin(skin).setMesh(doc.createMesh().addPrimitive(doc.createPrimitive()
+    .setAttribute('POSITION', f32('VEC3', [0, 0, 0, 1, 0, 0, 0, 1, 0]))
+    .setAttribute('JOINTS_0', doc.createAccessor().setType('VEC4').setBuffer(buffer).setArray(new Uint16Array([0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0])))
+    .setAttribute('WEIGHTS_0', f32('VEC4', [1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0])))));
+  channel(anim, joints[1], 'rotation', f32('VEC4', Array.from({ length: keyCount }, (_, k) => spin(k, 0.05)).flat()));
+
+  const crate = doc.createNode('Crate').setMesh(box(0.5)).setTranslation([2, 0, 0]);
+  crate.addChild(doc.createNode('Lid').setMesh(box(0.25)).setTranslation([0, 0.6, 0]));
+  scene.addChild(crate);
+  const crateTurn = f32('VEC4', Array.from({ length: keyCount }, (_, k) => spin(k, 0.08)).flat());
+  const crateMove = f32('VEC3', Array.from({ length: keyCount }, (_, k) => [2 + 0.3 * Math.sin(k / 9), 0.1 * k / keyCount, 0]).flat());
+  for (const a of [anim, props]) {
+    channel(a, crate, 'rotation', crateTurn);
+    channel(a, crate, 'translation', crateMove);
+  }
+
+  const blobMesh = doc.createMesh('blob').setWeights([0.25, 0]).addPrimitive(doc.createPrimitive()
+    .setAttribute('POSITION', f32('VEC3', [0, 0, 0, 1, 0, 0, 0, 1, 0]))
+    .addTarget(doc.createPrimitiveTarget('big').setAttribute('POSITION', f32('VEC3', [0, 0.3, 0.4, 0, 0, 0, 0, 0, 0])))
+    .addTarget(doc.createPrimitiveTarget('small').setAttribute('POSITION', f32('VEC3', [0, 0, 0, 0.05, 0, 0, 0, 0, 0]))));
+  const blob = doc.createNode('Blob').setMesh(blobMesh).setTranslation([-2, 0, 0]);
+  scene.addChild(blob);
+  channel(anim, blob, 'weights', f32('SCALAR', Array.from({ length: keyCount }, (_, k) => [0.5 + 0.5 * Math.sin(k / 7), 0.5 - 0.5 * Math.cos(k / 5)]).flat()));
+
+  const blinkMesh = doc.createMesh('blink').setWeights([0]).addPrimitive(doc.createPrimitive()
+    .setAttribute('POSITION', f32('VEC3', [0, 0, 0, 0.1, 0, 0, 0, 0.1, 0]))
+    .addTarget(doc.createPrimitiveTarget('shut').setAttribute('POSITION', f32('VEC3', [0, -0.02, 0, 0, -0.02, 0, 0, 0, 0]))));
+  const blink = doc.createNode('Blink').setMesh(blinkMesh);
+  joints[1].addChild(blink);
+  const blinkTimes = f32('SCALAR', [0, 0.5, 1, 1.5, 2]);
+  // CUBICSPLINE: in-tangent, value, out-tangent per key.
+  channel(anim, blink, 'weights', f32('SCALAR', [0, 0, 1, -1, 1, 0, 0, 0, 0.5, 1, 0.2, -1, 0, 0, 0]), 'CUBICSPLINE', blinkTimes);
+
+  const camera = doc.createNode('Camera').setTranslation([0, 1.5, 5])
+    .setCamera(doc.createCamera('cam').setType('perspective').setYFov(0.8).setZNear(0.1).setZFar(100).setAspectRatio(1.5));
+  scene.addChild(camera);
+  channel(anim, camera, 'rotation', f32('VEC4', Array.from({ length: keyCount }, (_, k) => spin(k, 0.01)).flat()));
+  return new NodeIO().writeBinary(doc);
+}
