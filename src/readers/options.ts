@@ -56,7 +56,8 @@ const BYTES_PER_BONE_SAMPLE = 40;
  * bones, before building per-bone structures.
  */
 export function checkBoneCount(file: string, line: number, boneCount: number, column = 0): void {
-  if (boneCount > READ_LIMITS.maxBones) {
+  // Written as "within the limit" and negated, so a NaN count fails too.
+  if (!(boneCount <= READ_LIMITS.maxBones)) {
     throw new ParseError(
       PARSE_ERROR.LIMIT,
       `more than ${READ_LIMITS.maxBones} bones (a .bpk clip holds at most ${READ_LIMITS.maxBones})`,

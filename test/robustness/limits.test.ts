@@ -14,7 +14,7 @@ import { readAclSjson } from '../../src/readers/acl-sjson.js';
 import { readBvh } from '../../src/readers/bvh.js';
 import { cutText, MAX_QUOTED_CHARS, ParseError, PARSE_ERROR, quoteText } from '../../src/readers/errors.js';
 import { readGltf } from '../../src/readers/gltf.js';
-import { READ_LIMITS, boneSamplesProblem } from '../../src/readers/options.js';
+import { READ_LIMITS, boneSamplesProblem, checkBoneCount } from '../../src/readers/options.js';
 import { CompressedClip } from '../../src/runtime/compressed-clip.js';
 import { MAX_BONES, MAX_BONE_SAMPLES } from '../../src/runtime/format.js';
 import { bvhChain, gltfChain, sjsonChain } from './chains.js';
@@ -138,6 +138,13 @@ describe('maxSamples and maxBytes', () => {
     expect(boneSamplesProblem(1, max + 1)).toBe(`1 bones × ${max + 1} samples is over the reader's limit of ${max} bone samples`);
     for (const count of [Number.NaN, Infinity]) expect(boneSamplesProblem(3, count)).toMatch(/over the reader's limit/);
     expect(boneSamplesProblem(Number.NaN, 1)).toMatch(/over the reader's limit/);
+  });
+
+  it('the bone-count check is NaN-safe too', () => {
+    expect(() => checkBoneCount('f', 1, READ_LIMITS.maxBones)).not.toThrow();
+    for (const count of [READ_LIMITS.maxBones + 1, Number.NaN]) {
+      expect(() => checkBoneCount('f', 1, count)).toThrow(expect.objectContaining({ code: PARSE_ERROR.LIMIT }));
+    }
   });
 });
 
