@@ -100,15 +100,14 @@ export async function compressDocument(doc: Document, options: BonepressOptions 
   else if (extension.listProperties().length === 0) extension.setRequired(false);
   const nodes = root.listNodes();
   const reports: CompressedAnimationReport[] = [];
-  let table: BoneTable | undefined;
   for (const { clip, index, extra } of chosen) {
     const animation = animations[index];
     const skeleton = clip.skeleton;
     const b0 = extra.skeletonBones;
     const joints = Array.from(skeleton.nodeIndices!.subarray(0, b0), (n) => nodes[n]);
     const parents = Array.from(skeleton.parents.subarray(0, b0));
-    // One table for every clip that moves the skeleton; a clip of props and weights alone has none.
-    if (b0 > 0) table ??= findTable(extension, joints, parents) ?? extension.createBoneTable().setBones(joints, parents);
+    // One table per set of skins, shared by every clip that moves that set; a clip of props and weights alone has none.
+    const table = b0 > 0 ? findTable(extension, joints, parents) ?? extension.createBoneTable().setBones(joints, parents) : undefined;
     const props = extra.nodes.map((n) => nodes[n]);
     const weightNodes = extra.weights.map((w) => nodes[w.node]);
     // Names and node indices live in the file (the animation's name, the bone table, the node lists).
@@ -117,7 +116,7 @@ export async function compressDocument(doc: Document, options: BonepressOptions 
       error: options.error, shell: options.shell, shellBones: extraShells(clip, b0, options), metric: options.metric, stripNames: true, checksum: true,
     });
     const compressed = extension.createCompressedAnimation().setData(result.bytes).setNodes(props).setWeights(weightNodes, extra.weights.map((w) => w.scales));
-    if (b0 > 0) compressed.setSkeleton(table!);
+    if (table) compressed.setSkeleton(table);
     animation.setExtension(BONEPRESS_ANIMATION_COMPRESSION, compressed);
     // The quantized fallback covers the skeleton; props and weights keep their own channels as theirs.
     if (fallback !== 'original') removeChannels(animation, new Set(joints), fallback === 'quantized' ? new Set() : new Set(props), fallback === 'quantized' ? new Set() : new Set(weightNodes));

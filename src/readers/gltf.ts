@@ -62,7 +62,11 @@ export interface GltfReadOptions extends ReadOptions {
  *   weight's precision is the vertex precision divided by that displacement.
  */
 export interface GltfClipExtras {
-  /** How many of the clip's bones are the skeleton's: all of it, or 0 when the animation moves none of it. */
+  /**
+   * How many of the clip's bones are skeleton bones: the bones of the skins the animation
+   * moves (joints and their ancestors, in skeleton order), all of them in a file without
+   * skins, 0 when the animation moves no skeleton node.
+   */
   skeletonBones: number;
   /** Node index of each node bone. */
   nodes: number[];
@@ -233,7 +237,8 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
         return;
       }
       const width = ch.path === 'rotation' ? 4 : 3;
-      const bone = i < animation.channels.length ? skeleton.boneOfNode[ch.node] : clipSkeleton!.extras.skeletonBones + clipSkeleton!.extras.nodes.indexOf(ch.node);
+      const bone = i >= animation.channels.length ? clipSkeleton!.extras.skeletonBones + clipSkeleton!.extras.nodes.indexOf(ch.node)
+        : clipSkeleton ? clipSkeleton.clipBoneOf[skeleton.boneOfNode[ch.node]] : skeleton.boneOfNode[ch.node];
       tracks.push({ bone, path: ch.path, track: { times, values, width, interpolation: ch.interpolation, rotation: ch.path === 'rotation' } });
     });
 
@@ -290,12 +295,15 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
  */
 function extraBones(
   gltf: GltfJson, hierarchy: Hierarchy, skeleton: SkeletonNodes, animation: AnimationRef, bones: Skeleton, unit: LengthUnit, fail: Fail,
-): { bones: Skeleton; extras: GltfClipExtras; weightBone: number[] } {
-  const skeletonBones = animation.channels.length > 0 ? skeleton.nodes.length : 0;
+): { bones: Skeleton; extras: GltfClipExtras; weightBone: number[]; clipBoneOf: Int32Array } {
+  const subset = skinSubset(gltf, hierarchy, skeleton, animation);
+  const skeletonBones = subset.length;
+  const clipBoneOf = new Int32Array(skeleton.nodes.length).fill(-1);
+  subset.forEach((b, i) => { clipBoneOf[b] = i; });
   const nodes = [...new Set(animation.props.map((ch) => ch.node))].sort((x, y) => x - y);
   const weightNodes = [...new Set(animation.weights.map((ch) => ch.node))].sort((x, y) => x - y);
   const targets = weightNodes.map((n) => morphTargets(gltf, n, fail));
-  const names = skeleton.names.slice(0, skeletonBones);
+  const names = subset.map((b) => skeleton.names[b]);
   const used = new Set(names);
   const unique = (name: string): string => {
     let out = name;
@@ -311,14 +319,19 @@ function extraBones(
   });
   const boneCount = names.length;
   const parents = new Int32Array(boneCount).fill(-1);
-  parents.set(bones.parents.subarray(0, skeletonBones));
   const defaultPose = new Float32Array(boneCount * POSE_STRIDE);
-  defaultPose.set(bones.defaultPose.subarray(0, skeletonBones * POSE_STRIDE));
+  // The subset holds every ancestor of its bones, in skeleton order, so parents still come first.
+  subset.forEach((b, i) => {
+    parents[i] = bones.parents[b] < 0 ? -1 : clipBoneOf[bones.parents[b]];
+    defaultPose.set(bones.defaultPose.subarray(b * POSE_STRIDE, (b + 1) * POSE_STRIDE), i * POSE_STRIDE);
+  });
   const base = createSkeleton(names, parents, defaultPose, unit);
   const shellDistances = base.shellDistances;
-  shellDistances.set(bones.shellDistances.subarray(0, skeletonBones));
   const nodeIndices = new Int32Array(boneCount).fill(-1);
-  nodeIndices.set(bones.nodeIndices!.subarray(0, skeletonBones));
+  subset.forEach((b, i) => {
+    shellDistances[i] = bones.shellDistances[b];
+    nodeIndices[i] = bones.nodeIndices![b];
+  });
   const metre = convertLength({ value: 1, unit: 'm' }, unit);
   nodes.forEach((n, i) => {
     const b = skeletonBones + i;
@@ -344,7 +357,31 @@ function extraBones(
     bones: { ...base, shellDistances, nodeIndices },
     extras: { skeletonBones, nodes, weights: weightNodes.map((node, w) => ({ node, scales: targets[w].scales })) },
     weightBone,
+    clipBoneOf,
   };
+}
+
+/**
+ * The skeleton bones one clip needs, in skeleton order: the bones of every skin the
+ * animation moves (its joints and their ancestors), so a clip of one character does not
+ * carry the others' bones. All of them without skins; none when the animation moves no
+ * skeleton node.
+ */
+function skinSubset(gltf: GltfJson, hierarchy: Hierarchy, skeleton: SkeletonNodes, animation: AnimationRef): number[] {
+  const all = skeleton.nodes.map((_, b) => b);
+  if (animation.channels.length === 0) return [];
+  if (gltf.skins.length === 0) return all;
+  const moved = new Set(animation.channels.map((ch) => skeleton.boneOfNode[ch.node]));
+  const keep = new Uint8Array(skeleton.nodes.length);
+  for (const skin of gltf.skins) {
+    // Joints were checked by chooseSkeleton; every joint and ancestor is a bone.
+    const bonesOfSkin = new Set<number>();
+    for (const j of skin.joints as number[]) {
+      for (let n = j; n >= 0 && !bonesOfSkin.has(skeleton.boneOfNode[n]); n = hierarchy.parent[n]) bonesOfSkin.add(skeleton.boneOfNode[n]);
+    }
+    if ([...moved].some((b) => bonesOfSkin.has(b))) for (const b of bonesOfSkin) keep[b] = 1;
+  }
+  return all.filter((b) => keep[b] === 1);
 }
 
 /**

@@ -78,8 +78,8 @@ describe('bonepress() on a glTF-Transform Document', () => {
     expect(exts.map((e) => e !== null)).toEqual([true, true, true, true]);
     // Every animation keeps only the node-less stub.
     for (const a of anims) expect(a.listChannels().map((c) => [c.getTargetNode(), c.getTargetPath()])).toEqual([[null, 'rotation']]);
-    // Both skins' joints and the Face's ancestors are in one bone table, shared by the clips that move them.
-    expect(new Set(exts.slice(0, 3).map((e) => e!.getSkeleton())).size).toBe(1);
+    // One bone table per set of skins a clip moves: A, B, and both for "Both".
+    expect(exts.slice(0, 3).map((e) => e!.getSkeleton()!.listJoints().map((n) => n.getName()))).toEqual([['A0', 'A1', 'A2'], ['B0', 'B1', 'B2'], ['A0', 'A1', 'A2', 'B0', 'B1', 'B2']]);
     // WalkA's clip holds Face's weight after the skeleton, scaled by its target's largest displacement (0.2 m).
     expect(exts[0]!.listWeightNodes().map((n) => n.getName())).toEqual(['Face']);
     expect(exts[0]!.getWeightScales()[0][0]).toBeCloseTo(0.2, 6);
@@ -90,7 +90,7 @@ describe('bonepress() on a glTF-Transform Document', () => {
     expect(CompressedClip.open(exts[3]!.getData()!).boneCount).toBe(1);
     const { json } = await io().binaryToJSON(glb);
     expect(json.extensionsRequired).toEqual([BONEPRESS_ANIMATION_COMPRESSION]);
-    expect((json.extensions![BONEPRESS_ANIMATION_COMPRESSION] as { skeletons: unknown[] }).skeletons).toHaveLength(1);
+    expect((json.extensions![BONEPRESS_ANIMATION_COMPRESSION] as { skeletons: unknown[] }).skeletons).toHaveLength(3);
     expect(json.animations![3].extensions![BONEPRESS_ANIMATION_COMPRESSION]).toEqual({ bufferView: expect.any(Number), nodes: [doc.getRoot().listNodes().findIndex((n) => n.getName() === 'Camera')] });
 
     const report = await validator.validateBytes(glb);
@@ -157,6 +157,36 @@ describe('bonepress() on a glTF-Transform Document', () => {
       });
     }
   }, 120_000);
+
+  it('writes one bone table per skin, once per file, however many clips use it (two skins, twelve clips)', async () => {
+    const doc = await io().readBinary(scene);
+    const root = doc.getRoot();
+    // Five more copies of WalkA and WaveB: clips of one character each.
+    for (let copy = 0; copy < 5; copy++) {
+      for (const source of root.listAnimations().slice(0, 2)) {
+        const animation = doc.createAnimation(`${source.getName()}${copy}`);
+        for (const channel of source.listChannels()) {
+          const sampler = doc.createAnimationSampler().setInput(channel.getSampler()!.getInput()).setOutput(channel.getSampler()!.getOutput()).setInterpolation('LINEAR');
+          animation.addSampler(sampler).addChannel(doc.createAnimationChannel().setTargetNode(channel.getTargetNode()).setTargetPath(channel.getTargetPath()!).setSampler(sampler));
+        }
+      }
+    }
+    const { animations } = await compressDocument(doc);
+    expect(animations).toHaveLength(14);
+    const glb = await io().writeBinary(doc);
+    const { json } = await io().binaryToJSON(glb);
+    const nodeNames = json.nodes!.map((n) => n.name);
+    const skeletons = (json.extensions![BONEPRESS_ANIMATION_COMPRESSION] as { skeletons: { joints: number[] }[] }).skeletons;
+    expect(skeletons.map((s) => s.joints.map((j) => nodeNames[j]))).toEqual([['A0', 'A1', 'A2'], ['B0', 'B1', 'B2'], ['A0', 'A1', 'A2', 'B0', 'B1', 'B2']]);
+    const used = json.animations!.map((a) => (a.extensions![BONEPRESS_ANIMATION_COMPRESSION] as { skeleton?: number }).skeleton);
+    expect(used).toEqual([0, 1, 2, undefined, ...Array.from({ length: 5 }, () => [0, 1]).flat()]);
+    // A clip of one character holds that character's bones only (plus Face's weight for the walks).
+    for (const a of doc.getRoot().listAnimations()) {
+      const ext = a.getExtension<CompressedAnimation>(BONEPRESS_ANIMATION_COMPRESSION)!;
+      expect(CompressedClip.open(ext.getData()!).boneCount, a.getName()).toBe(ext.getBoneCount());
+    }
+    expect((await validator.validateBytes(glb)).issues.numErrors).toBe(0);
+  }, 60_000);
 
   it('reports what it compressed, and leaves already compressed animations alone', async () => {
     const doc = await io().readBinary(rigs[0].glb);
