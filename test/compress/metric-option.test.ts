@@ -13,7 +13,10 @@ import { compress } from '../../src/compress/index.js';
 import { OptionsError, resolveOptions, type CompressOptions } from '../../src/compress/options.js';
 import { AFFINE_STRIDE, poseToObject, sampleToObject, shellBoundError, virtualVertexError } from '../../src/metric/error-metric.js';
 import { CompressedClip } from '../../src/runtime/compressed-clip.js';
+import { compareCompressed } from '../../src/inspect/compare.js';
+import { readGltf } from '../../src/readers/gltf.js';
 import { loadFixture } from '../utils/clips.js';
+import { makeRigs } from '../utils/gltf-rigs.js';
 import { makeSyntheticClip } from '../utils/synthetic.js';
 
 const TIMEOUT = 60_000;
@@ -139,6 +142,29 @@ describe('compress() with the default metric', () => {
     expect(vertices.stats.shellMaxError).toBeGreaterThan(vertices.stats.threshold);
     expect(shell.stats.shellMaxError).toBeLessThanOrEqual(shell.stats.threshold);
     expect(shell.bytes.length).toBeGreaterThanOrEqual(vertices.bytes.length);
+  }, TIMEOUT);
+});
+
+describe("metric: 'shell' on keyframed glTF sources (the sample grid is chosen with the metric too)", () => {
+  it('holds the whole shell within the threshold against the source\'s own interpolation, and verify reads the same figure', async () => {
+    const rigs = await makeRigs();
+    let clips = 0;
+    for (const rig of rigs) {
+      for (const clip of await readGltf(rig.glb, `${rig.name}.glb`)) {
+        const result = compress(clip, { metric: 'shell' });
+        const compressed = CompressedClip.open(result.bytes);
+        // verify's path: the source resampled on the compressed clip's grid, its keys' own interpolation between samples.
+        const shell = compareCompressed(clip, compressed, { metric: 'shell' });
+        expect(shell.maxError, `${rig.name}/${clip.name}`).toBeLessThanOrEqual(shell.threshold);
+        expect(shell.maxError).toBe(result.stats.maxError);
+        expect(result.stats.shellMaxError).toBe(result.stats.maxError);
+        const vertices = compareCompressed(clip, compressed);
+        expect(vertices.shellMaxError).toBe(shell.maxError);
+        expect(vertices.maxError).toBeLessThanOrEqual(shell.maxError);
+        clips++;
+      }
+    }
+    expect(clips).toBeGreaterThan(3);
   }, TIMEOUT);
 });
 
