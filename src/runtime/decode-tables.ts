@@ -6,7 +6,7 @@ import { ANIMATED_COMPONENTS, DROP_SHIFT, RATE_MASK, RAW_BITS, SEGMENT_RANGE_BYT
 import { segmentConstant, segmentOffset, segmentStep } from './bits.js';
 import type { CompressedClip } from './compressed-clip.js';
 import type { ClipSampler } from './sampler.js';
-import { KERNEL_CLIP, type KernelDecode, type KernelPlace } from './wasm-kernel.js';
+import { KERNEL_CLIP, KERNEL_MAX_ROTATIONS, type KernelDecode, type KernelPlace } from './wasm-kernel.js';
 
 /**
  * The decode tables derived at open time, read by {@link ClipSampler}. Immutable after
@@ -132,9 +132,10 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
   const bytesLength = 8 * Math.ceil((dataAt + dataWords + 1) / 2);
   // In a kernel's memory the clip's own pose follows the tables.
   // In a kernel's memory the clip's own pose and its kernel record follow the tables
-  // (a clip with nothing animated has nothing for the kernel to do).
+  // (a clip with nothing animated has nothing for the kernel to do; one with more rotations
+  // than the kernel's scratch holds decodes in TypeScript).
   const poseBytes = 8 * Math.ceil(poseFloats / 2);
-  const kernelPlace = compact || animated === 0 || segments === 0 ? undefined : place?.(bytesLength + poseBytes + 4 * KERNEL_CLIP.WORDS);
+  const kernelPlace = compact || animated === 0 || segments === 0 || rotations > KERNEL_MAX_ROTATIONS ? undefined : place?.(bytesLength + poseBytes + 4 * KERNEL_CLIP.WORDS);
   const buffer = kernelPlace ? kernelPlace.buffer : new ArrayBuffer(bytesLength);
   const at = kernelPlace ? kernelPlace.byteOffset : 0;
   const f32 = new Float32Array(buffer, at, bytesLength >>> 2), i32 = new Int32Array(buffer, at, bytesLength >>> 2);

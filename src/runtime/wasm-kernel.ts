@@ -90,8 +90,8 @@ class Body {
 // Opcodes used below.
 const OP = {
   block: 0x02, loop: 0x03, if: 0x04, else: 0x05, end: 0x0b, br: 0x0c, brIf: 0x0d, call: 0x10, select: 0x1b, void: 0x40,
-  i32Load: 0x28, i64Load: 0x29, f32Load: 0x2a, f64Load: 0x2b, f32Store: 0x38,
-  i32Eqz: 0x45, i32Eq: 0x46, i32GtU: 0x4b, i32LeU: 0x4d,
+  i32Load: 0x28, i64Load: 0x29, f32Load: 0x2a, f64Load: 0x2b, i32Store: 0x36, f32Store: 0x38,
+  i32Eqz: 0x45, i32Eq: 0x46, i32Ne: 0x47, i32GtU: 0x4b, i32LeU: 0x4d,
   f64Lt: 0x63, f64Gt: 0x64,
   i32Add: 0x6a, i32Sub: 0x6b, i32Mul: 0x6c, i32And: 0x71, i32Or: 0x72, i32Shl: 0x74, i32ShrU: 0x76,
   i64ShrU: 0x88,
@@ -99,7 +99,7 @@ const OP = {
   i32WrapI64: 0xa7, i64ExtendI32U: 0xad, f32DemoteF64: 0xb6, f64ConvertI32U: 0xb8, f64PromoteF32: 0xbb, f32ReinterpretI32: 0xbe,
 } as const;
 const SIMD = {
-  v128Const: 0x0c, shuffle: 0x0d, f64x2Splat: 0x14, f64x2ExtractLane: 0x21, f64x2ReplaceLane: 0x22,
+  v128Load: 0x00, v128Store: 0x0b, v128Const: 0x0c, shuffle: 0x0d, f64x2Splat: 0x14, f64x2ExtractLane: 0x21, f64x2ReplaceLane: 0x22,
   v128Xor: 0x51, v128Store64Lane: 0x5b, f32x4DemoteF64x2Zero: 0x5e,
   f64x2Add: 0xf0, f64x2Sub: 0xf1, f64x2Mul: 0xf2, f64x2Div: 0xf3,
 } as const;
@@ -108,7 +108,7 @@ const SIMD = {
 const CLIP = 0, KI0 = 1, KI1 = 2, ALPHA = 3;
 const PARAMS = 4;
 const I32_LOCALS = [
-  'h0', 'h1', 'table', 'refs', 'out', 'count', 'single', 'r0', 'r1', 'k0', 'k1', 'bit0', 'bit1', 'meta', 'bits0', 'bits1', 'a0', 'a1', 'a2', 'at', 'o', 'rot',
+  'h0', 'h1', 'table', 'refs', 'out', 'count', 'single', 'e', 'r0', 'r1', 'k0', 'k1', 'bit0', 'bit1', 'meta', 'bits0', 'bits1', 'a0', 'a1', 'a2', 'at', 'o', 'rot',
 ] as const;
 const F64_LOCALS = ['c0', 'c1', 'c2', 'g0', 'g1', 'g2', 't', 'd', 'x', 'y', 'dot', 'sign', 'u', 'wa', 'wb', 'len2'] as const;
 const V128_LOCALS = ['xy0', 'zw0', 'xy1', 'zw1', 'xy', 'zw', 'p', 'q', 's', 'ab', 'rx', 'ry', 'rz', 'rw'] as const;
@@ -213,7 +213,6 @@ function productAndStore(b: Body, xy: number, zw: number): void {
   mul(L.rw, () => b.get(xy)); mul(L.rx, A).simd(SIMD.f64x2Add); mul(L.ry, () => b.get(zw)).simd(SIMD.f64x2Add); mul(L.rz, B).simd(SIMD.f64x2Add).set(L.p);
   // (pz, pw) = ((rw·(z, w) − rx·B) − ry·(x, y)) + rz·A
   mul(L.rw, () => b.get(zw)); mul(L.rx, B).simd(SIMD.f64x2Sub); mul(L.ry, () => b.get(xy)).simd(SIMD.f64x2Sub); mul(L.rz, A).simd(SIMD.f64x2Add).set(L.q);
-  b.get(REFS).i32(32).op(OP.i32Add).set(REFS);
   // len2 = px² + py² + pz² + pw², left to right
   b.get(L.p).get(L.p).simd(SIMD.f64x2Mul).set(L.s);
   b.get(L.q).get(L.q).simd(SIMD.f64x2Mul).set(L.ab);
@@ -229,6 +228,18 @@ function productAndStore(b: Body, xy: number, zw: number): void {
   b.op(OP.end);
 }
 
+/**
+ * Defers a rotation's reference product and normalisation to the second pass: writes (xy,
+ * zw), the pose address and the reference's address to the scratch entry at local `e`.
+ * Splitting each rotation's long chain of dependent operations in two lets the processor
+ * overlap the chains of neighbouring tracks.
+ */
+function defer(b: Body, xy: number, zw: number): void {
+  b.get(L.e).get(xy).simd(SIMD.v128Store, 0, 0).get(L.e).get(zw).simd(SIMD.v128Store, 0, 16);
+  b.get(L.e).get(L.o).mem(OP.i32Store, 32).get(L.e).get(REFS).mem(OP.i32Store, 36);
+  b.get(L.e).i32(SCRATCH_ENTRY).op(OP.i32Add).set(L.e).get(REFS).i32(32).op(OP.i32Add).set(REFS);
+}
+
 /** Stores the three f64 locals `v` at the pose offset as float32. */
 function store3(b: Body, v: (i: number) => void): void {
   for (let i = 0; i < 3; i++) { b.get(L.o); v(i); b.op(OP.f32DemoteF64).mem(OP.f32Store, 4 * i); }
@@ -241,6 +252,7 @@ function decodeBody(): number[] {
   const word = (w: number): Body => b.get(CLIP).mem(OP.i32Load, 4 * w);
   word(KERNEL_CLIP.TABLE).set(TABLE_AT); word(KERNEL_CLIP.REFS).set(REFS); word(KERNEL_CLIP.POSE).set(OUT); word(KERNEL_CLIP.COUNT).set(COUNT);
   b.get(KI0).get(KI1).op(OP.i32Eq).set(SINGLE);
+  b.i32(0).set(L.e);
   for (const [ki, h, r, k, bit] of [[KI0, H0, R0, K0, BIT0], [KI1, H1, R1, K1, BIT1]] as const) {
     // segment s = min(key / SEGMENT_SIZE, last); h = its header; the key's index in it stays in `at`.
     b.get(ki).i32(SEGMENT_SHIFT).op(OP.i32ShrU).set(L.at);
@@ -267,7 +279,7 @@ function decodeBody(): number[] {
   b.get(BIT1).get(L.a0).op(OP.i32Add).get(L.a1).op(OP.i32Add).get(L.a2).op(OP.i32Add).set(BIT1);
   b.get(L.rot).op(OP.if, OP.void);
   quaternion(b, c, L.bits0, L.xy0, L.zw0);
-  productAndStore(b, L.xy0, L.zw0);
+  defer(b, L.xy0, L.zw0);
   b.op(OP.else);
   store3(b, (i) => b.get(c[i]));
   b.op(OP.end).op(OP.br, 1).op(OP.end);
@@ -308,7 +320,7 @@ function decodeBody(): number[] {
   // q = q0 · wa + q1 · wb
   b.get(L.xy0).get(L.wa).simd(SIMD.f64x2Splat).simd(SIMD.f64x2Mul).get(L.xy1).get(L.wb).simd(SIMD.f64x2Splat).simd(SIMD.f64x2Mul).simd(SIMD.f64x2Add).set(L.xy);
   b.get(L.zw0).get(L.wa).simd(SIMD.f64x2Splat).simd(SIMD.f64x2Mul).get(L.zw1).get(L.wb).simd(SIMD.f64x2Splat).simd(SIMD.f64x2Mul).simd(SIMD.f64x2Add).set(L.zw);
-  productAndStore(b, L.xy, L.zw);
+  defer(b, L.xy, L.zw);
   b.op(OP.else);
   // c + (g − c) · alpha
   store3(b, (i) => b.get(c[i]).get(g[i]).get(c[i]).op(OP.f64Sub).get(ALPHA).op(OP.f64Mul).op(OP.f64Add));
@@ -316,6 +328,13 @@ function decodeBody(): number[] {
   b.op(OP.end); // block of the track
   b.get(R0).i32(TABLE.RECORD * 4).op(OP.i32Add).set(R0).get(R1).i32(TABLE.RECORD * 4).op(OP.i32Add).set(R1);
   b.get(COUNT).i32(1).op(OP.i32Sub).set(COUNT).get(COUNT).op(OP.brIf, 0);
+  b.op(OP.end, OP.end);
+  // Second pass: every deferred rotation, in order.
+  b.i32(0).set(L.at).op(OP.block, OP.void).get(L.e).op(OP.i32Eqz).op(OP.brIf, 0).op(OP.loop, OP.void);
+  b.get(L.at).mem(OP.i32Load, 32).set(L.o).get(L.at).mem(OP.i32Load, 36).set(REFS);
+  b.get(L.at).simd(SIMD.v128Load, 0, 0).set(L.xy).get(L.at).simd(SIMD.v128Load, 0, 16).set(L.zw);
+  productAndStore(b, L.xy, L.zw);
+  b.get(L.at).i32(SCRATCH_ENTRY).op(OP.i32Add).set(L.at).get(L.at).get(L.e).op(OP.i32Ne).op(OP.brIf, 0);
   b.op(OP.end, OP.end, OP.end);
   const locals = [[...uleb(I32_LOCALS.length), I32], [...uleb(F64_LOCALS.length), F64], [...uleb(V128_LOCALS.length), V128]];
   const body = [...vector(locals), ...b.code];
@@ -357,6 +376,12 @@ export function kernelModule(): WebAssembly.Module | null {
 
 /** Bytes of one kernel memory: clips' decode buffers are placed in it until it is full. */
 const ARENA_BYTES = 1 << 20;
+/** Bytes of one deferred rotation in the scratch at the start of every kernel memory. */
+const SCRATCH_ENTRY = 48;
+/** The scratch's bytes. */
+const SCRATCH_BYTES = 1 << 16;
+/** Most animated rotations a clip decoded by the kernel may have (the scratch holds one entry each). */
+export const KERNEL_MAX_ROTATIONS = Math.floor(SCRATCH_BYTES / SCRATCH_ENTRY);
 const PAGE = 65536;
 
 interface Arena {
@@ -386,9 +411,9 @@ export function kernelPlace(bytes: number): KernelPlace | undefined {
   const size = Math.ceil(bytes / 16) * 16;
   if (!arena || arena.used + size > arena.memory.buffer.byteLength) {
     try {
-      const memory = new WebAssembly.Memory({ initial: Math.ceil(Math.max(size, ARENA_BYTES) / PAGE) });
+      const memory = new WebAssembly.Memory({ initial: Math.ceil((SCRATCH_BYTES + Math.max(size, ARENA_BYTES)) / PAGE) });
       const instance = new WebAssembly.Instance(module, { env: { mem: memory, acos: Math.acos, sin: Math.sin } });
-      arena = { memory, decode: instance.exports.decode as KernelDecode, used: 0 };
+      arena = { memory, decode: instance.exports.decode as KernelDecode, used: SCRATCH_BYTES };
     } catch {
       // No memory for another arena (or a page policy refusing instances): this clip decodes in TypeScript.
       return undefined;
