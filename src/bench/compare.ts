@@ -26,7 +26,8 @@ export interface BaselineClip {
 /** What a baseline records: settings, totals and each clip by its bench id. */
 export interface Baseline {
   version: typeof BASELINE_VERSION;
-  settings: Pick<BenchSettings, 'error' | 'shell' | 'ladder' | 'rotationReference'>;
+  /** `metric` only when not the default (`vertices`), so baselines made before it still match. */
+  settings: Pick<BenchSettings, 'error' | 'shell' | 'ladder' | 'rotationReference'> & Partial<Pick<BenchSettings, 'metric'>>;
   total: { clips: number; rawBytes: number; compressedBytes: number; ratio: number; maxError: number | null; unit: string | null };
   /** By clip id, sorted by id so the file diffs cleanly. */
   clips: Record<string, BaselineClip>;
@@ -135,6 +136,8 @@ export function compareToBaseline(run: ComparableRun, baseline: Baseline, option
     const mine = run.settings?.[key];
     if (mine !== undefined && mine !== baseline.settings[key]) settingsDiffer.push(`${key}: ${baseline.settings[key]} → ${mine}`);
   }
+  const baseMetric = baseline.settings.metric ?? 'vertices';
+  if (run.settings?.metric !== undefined && run.settings.metric !== baseMetric) settingsDiffer.push(`metric: ${baseMetric} → ${run.settings.metric}`);
 
   const growth = compared > 0 ? (after - before) / before : Number.NaN;
   const sizeRegressed = compared > 0 && growth > tolerance;
@@ -176,11 +179,11 @@ export function baselineFromResult(result: Pick<BenchResult, 'clips' | 'settings
   const clips: Record<string, BaselineClip> = {};
   const sorted = [...result.clips].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   for (const clip of sorted) clips[clip.id] = { rawBytes: clip.rawBytes, compressedBytes: clip.compressedBytes, maxError: clip.maxError };
-  const { error, shell, ladder, rotationReference } = result.settings;
+  const { error, shell, ladder, rotationReference, metric } = result.settings;
   const t = result.totals;
   return {
     version: BASELINE_VERSION,
-    settings: { error, shell, ladder, rotationReference },
+    settings: { error, shell, ladder, rotationReference, ...(metric !== undefined && metric !== 'vertices' ? { metric } : {}) },
     total: { clips: t.clips, rawBytes: t.rawBytes, compressedBytes: t.compressedBytes, ratio: t.ratio, maxError: t.maxError, unit: t.unit },
     clips,
   };

@@ -101,6 +101,9 @@ describe('compareToBaseline', () => {
     const result = compareToBaseline({ clips: [clip('a.bvh', 10_000), clip('b.bvh', 30_000)], settings: { ladder: 'acl21' } }, base);
     expect(result.ok).toBe(true);
     expect(result.settingsDiffer).toEqual(['ladder: default → acl21']);
+    // A baseline without a metric was made with the default one.
+    expect(compareToBaseline({ clips: [clip('a.bvh', 10_000)], settings: { metric: 'vertices' } }, base).settingsDiffer).toEqual([]);
+    expect(compareToBaseline({ clips: [clip('a.bvh', 10_000)], settings: { metric: 'shell' } }, base).settingsDiffer).toEqual(['metric: vertices → shell']);
   });
 
   it('honours a custom tolerance', () => {
