@@ -219,7 +219,7 @@ function comparisonSection(comparison: BaselineComparison | undefined): string {
 }
 
 function clipTable(result: BenchResult): string {
-  const header = row(['clip', 'bones', 'samples', 'raw bytes', 'compressed', 'ratio', 'max error', 'p99 error', 'compress s', 'bp seq µs', 'bp rand µs', 'three seq µs', 'three rand µs'], true);
+  const header = row(['clip', 'bones', 'samples', 'raw bytes', 'compressed', 'ratio', 'max error', 'whole shell', 'p99 error', 'compress s', 'bp seq µs', 'bp rand µs', 'three seq µs', 'three rand µs'], true);
   const body = result.clips.map((c) => row([
     escapeHtml(c.id),
     String(c.boneCount),
@@ -228,6 +228,7 @@ function clipTable(result: BenchResult): string {
     String(c.compressedBytes),
     fixed(c.ratio, 2),
     `${c.withinThreshold ? '' : '<span class="bad">'}${fixed(c.maxError, 5)}${escapeHtml(c.unit)}${c.withinThreshold ? '' : '</span>'}`,
+    `${fixed(c.shellMaxError, 5)}${escapeHtml(c.unit)}`,
     fixed(c.p99Error, 5),
     fixed(c.compressSeconds, 3),
     fixed(c.decode?.bonepress.sequentialUs, 3),
@@ -302,7 +303,7 @@ table.clips td:first-child { text-align: left; }
 </head>
 <body>
 <h1>bonepress bench</h1>
-<p>${escapeHtml(`${result.startedAt} · corpus ${result.corpus.join(', ')} · ${t.clips} clips, ${t.samples} samples · error ${s.error}, shell ${s.shell}, ladder ${s.ladder}, rotation reference ${s.rotationReference} · Node ${env.node} on ${env.cpus}× ${env.cpuModel}${env.three ? ` · three.js r${env.three}` : ''} · load average ${fixed(env.loadAverage.start, 1)} → ${fixed(env.loadAverage.end, 1)} · ${fixed(result.seconds, 1)} s`)}</p>
+<p>${escapeHtml(`${result.startedAt} · corpus ${result.corpus.join(', ')} · ${t.clips} clips, ${t.samples} samples · error ${s.error}, shell ${s.shell}, metric ${s.metric}, ladder ${s.ladder}, rotation reference ${s.rotationReference} · Node ${env.node} on ${env.cpus}× ${env.cpuModel}${env.three ? ` · three.js r${env.three}` : ''} · load average ${fixed(env.loadAverage.start, 1)} → ${fixed(env.loadAverage.end, 1)} · ${fixed(result.seconds, 1)} s`)}</p>
 <h2>Summary</h2>
 ${summaryTable(result, refs)}
 ${comparisonSection(comparison)}

@@ -74,6 +74,10 @@ describe('renderHtmlReport', () => {
     expect(html).toContain('Error of every bone × sample');
     expect(html).toContain('Max error of each clip');
     expect(html).toContain('Bit rates');
+    // The whole-shell error of each clip beside its max error (makeClip: 1.3 × the max error of walk.bvh, 0.0099 cm).
+    expect(html).toContain('<th>whole shell</th>');
+    expect(html).toContain('0.01287cm');
+    expect(html).toContain('metric vertices');
     expect(html).toContain('Compression ratio per clip');
     const numbers = svgNumbers(html);
     expect(numbers.length).toBeGreaterThan(100);
