@@ -1,0 +1,112 @@
+/**
+ * readGltf with `extraTracks` (the glTF output path of BONEPRESS_animation_compression):
+ * morph-target weights and animated nodes outside the skins become extra bones with the
+ * scales and shell distances of docs/gltf-extension.md ("Extra bones"), each clip holds the
+ * skins it moves, and bad weight channels are ParseErrors naming the node.
+ */
+import { GLB_BUFFER, NodeIO, type GLTF } from '@gltf-transform/core';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+import { POSE_STRIDE } from '../../src/clip/skeleton.js';
+import { ParseError } from '../../src/readers/errors.js';
+import { readGltfWithWarnings } from '../../src/readers/gltf.js';
+import { makePropRig } from '../utils/gltf-rigs.js';
+
+async function parseError(promise: Promise<unknown>): Promise<ParseError> {
+  try {
+    await promise;
+  } catch (e) {
+    expect(e).toBeInstanceOf(ParseError);
+    return e as ParseError;
+  }
+  throw new Error('expected a ParseError');
+}
+
+describe('readGltf with extraTracks', () => {
+  let glb: Uint8Array;
+  let json: GLTF.IGLTF;
+  let resources: Record<string, Uint8Array>;
+  beforeAll(async () => {
+    glb = await makePropRig();
+    ({ json, resources } = await new NodeIO().binaryToJSON(glb));
+  });
+  const nodeIndex = (name: string) => json.nodes!.findIndex((n) => n.name === name);
+
+  it('reads weights and props as extra bones after the skeleton bones the clip moves', async () => {
+    const { clips, extras, warnings } = await readGltfWithWarnings(glb, 'props.glb', { extraTracks: true });
+    expect(warnings.filter((w) => /ignored|not supported/.test(w))).toEqual([]);
+    expect(clips.map((c) => c.name)).toEqual(['Scene', 'Props']);
+    const [scene, props] = extras!;
+    expect(scene.skeletonBones).toBe(2);
+    expect(scene.nodes).toEqual([nodeIndex('Crate'), nodeIndex('Camera')].sort((a, b) => a - b));
+    expect(scene.weights.map((w) => w.node)).toEqual([nodeIndex('Blob'), nodeIndex('Blink')].sort((a, b) => a - b));
+    const blob = scene.weights.find((w) => w.node === nodeIndex('Blob'))!;
+    expect(blob.scales[0]).toBeCloseTo(0.5, 6);
+    expect(blob.scales[1]).toBeCloseTo(0.05, 6);
+    expect(scene.weights.find((w) => w.node === nodeIndex('Blink'))!.scales[0]).toBeCloseTo(0.02, 6);
+    // "Props" moves only the crate: no skeleton bone at all.
+    expect(props).toEqual({ skeletonBones: 0, nodes: [nodeIndex('Crate')], weights: [] });
+    expect(clips[1].skeleton.boneNames).toEqual(['Crate']);
+
+    const clip = clips[0];
+    const names = clip.skeleton.boneNames;
+    expect(names).toEqual(['J0', 'J1', ...scene.nodes.map((n) => json.nodes![n].name), ...scene.weights.flatMap((w) => w.scales.map((_, t) => `${json.nodes![w.node].name}.weights[${t}]`))]);
+    expect(Array.from(clip.skeleton.parents)).toEqual([-1, 0, -1, -1, -1, -1, -1]);
+    const bone = (name: string) => names.indexOf(name);
+    // Shells: the crate's box and lid, a camera's metre, the default elsewhere.
+    expect(clip.skeleton.shellDistances[bone('Crate')]).toBeCloseTo(0.6 + 0.25 * Math.sqrt(3), 5);
+    expect(clip.skeleton.shellDistances[bone('Camera')]).toBe(1);
+    expect(clip.skeleton.shellDistances[bone('Blob.weights[0]')]).toBeCloseTo(0.03, 6);
+    // Weight bones: translation x = weight × scale, only translation animated, rest = the mesh's default weights.
+    const b = bone('Blob.weights[0]');
+    expect(clip.skeleton.defaultPose[b * POSE_STRIDE + 4]).toBeCloseTo(0.25 * 0.5, 6);
+    expect(Array.from(clip.channelMask!.subarray(b * 3, b * 3 + 3))).toEqual([0, 1, 0]);
+    for (const k of [0, 7, 30]) {
+      const x = clip.translations[(b * clip.sampleCount + k) * 3];
+      expect(x / 0.5).toBeCloseTo(0.5 + 0.5 * Math.sin(k / 7), 5);
+      expect(clip.translations[(b * clip.sampleCount + k) * 3 + 1]).toBe(0);
+    }
+    // Without the option the same file reads as before: one skeleton, the rest warned about.
+    const plain = await readGltfWithWarnings(glb, 'props.glb');
+    expect(plain.extras).toBeUndefined();
+    expect(plain.clips.map((c) => c.skeleton.boneNames)).toEqual([['J0', 'J1']]);
+    expect(plain.warnings.some((w) => /morph-target weight channels \(Blob, Blink\) not supported; ignored/.test(w))).toBe(true);
+  });
+
+  const edited = (edit: (j: GLTF.IGLTF) => void): Uint8Array => {
+    const copy = structuredClone(json);
+    edit(copy);
+    return glbOf(copy, resources[GLB_BUFFER]);
+  };
+
+  it('refuses animated weights on a node without morph targets, and weight counts that do not match the targets', async () => {
+    const noMesh = edited((j) => { delete j.nodes![nodeIndex('Blob')].mesh; });
+    const e = await parseError(readGltfWithWarnings(noMesh, 'bad.glb', { extraTracks: true }));
+    expect(e.message).toMatch(new RegExp(`node ${nodeIndex('Blob')} \\("Blob"\\) \\(animated weights\\) mesh is undefined`));
+    const fewer = await edited((j) => {
+      const anim = j.animations![0];
+      const channel = anim.channels.find((c) => c.target.node === nodeIndex('Blob'))!;
+      j.accessors![anim.samplers[channel.sampler].output].count -= 2;
+    });
+    const f = await parseError(readGltfWithWarnings(fewer, 'bad.glb', { extraTracks: true }));
+    expect(f.message).toMatch(/61 key times but 120 output values \(LINEAR × 2 morph targets needs 122\); accessor counts disagree/);
+  });
+});
+
+function glbOf(json: unknown, bin: Uint8Array): Uint8Array {
+  const text = new TextEncoder().encode(JSON.stringify(json));
+  const jsonLength = (text.length + 3) & ~3, binLength = (bin.length + 3) & ~3;
+  const out = new Uint8Array(28 + jsonLength + binLength);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, 0x46546c67, true);
+  view.setUint32(4, 2, true);
+  view.setUint32(8, out.length, true);
+  view.setUint32(12, jsonLength, true);
+  view.setUint32(16, 0x4e4f534a, true);
+  out.fill(0x20, 20, 20 + jsonLength);
+  out.set(text, 20);
+  view.setUint32(20 + jsonLength, binLength, true);
+  view.setUint32(24 + jsonLength, 0x004e4942, true);
+  out.set(bin, 28 + jsonLength);
+  return out;
+}
