@@ -229,14 +229,21 @@ function productAndStore(b: Body, xy: number, zw: number): void {
 }
 
 /**
- * Defers a rotation's reference product and normalisation to the second pass: writes (xy,
- * zw), the pose address and the reference's address to the scratch entry at local `e`.
- * Splitting each rotation's long chain of dependent operations in two lets the processor
- * overlap the chains of neighbouring tracks.
+ * A deferred rotation's scratch entry: key 0's quaternion as (x, y), (z, w) float64 pairs
+ * at 0 and 16 (the slerp writes its result there), key 1's at 32 and 48, the pose address,
+ * the reference's address and whether key 0 alone counts.
  */
-function defer(b: Body, xy: number, zw: number): void {
-  b.get(L.e).get(xy).simd(SIMD.v128Store, 0, 0).get(L.e).get(zw).simd(SIMD.v128Store, 0, 16);
-  b.get(L.e).get(L.o).mem(OP.i32Store, 32).get(L.e).get(REFS).mem(OP.i32Store, 36);
+const ENTRY = { POSE: 64, REF: 68, SINGLE: 72 } as const;
+
+/**
+ * Defers a rotation whose keys' quaternions are `vectors` (key 0's (x, y), (z, w), then
+ * key 1's when not `single`) to the later passes: the slerp weights and blend, then the
+ * reference product and normalisation. Splitting each rotation's long chain of dependent
+ * operations in three lets the processor overlap the chains of neighbouring tracks.
+ */
+function defer(b: Body, vectors: readonly number[], single: number): void {
+  vectors.forEach((v, i) => b.get(L.e).get(v).simd(SIMD.v128Store, 0, 16 * i));
+  b.get(L.e).get(L.o).mem(OP.i32Store, ENTRY.POSE).get(L.e).get(REFS).mem(OP.i32Store, ENTRY.REF).get(L.e).i32(single).mem(OP.i32Store, ENTRY.SINGLE);
   b.get(L.e).i32(SCRATCH_ENTRY).op(OP.i32Add).set(L.e).get(REFS).i32(32).op(OP.i32Add).set(REFS);
 }
 
@@ -279,7 +286,7 @@ function decodeBody(): number[] {
   b.get(BIT1).get(L.a0).op(OP.i32Add).get(L.a1).op(OP.i32Add).get(L.a2).op(OP.i32Add).set(BIT1);
   b.get(L.rot).op(OP.if, OP.void);
   quaternion(b, c, L.bits0, L.xy0, L.zw0);
-  defer(b, L.xy0, L.zw0);
+  defer(b, [L.xy0, L.zw0], 1);
   b.op(OP.else);
   store3(b, (i) => b.get(c[i]));
   b.op(OP.end).op(OP.br, 1).op(OP.end);
@@ -288,14 +295,29 @@ function decodeBody(): number[] {
   b.get(L.rot).op(OP.if, OP.void);
   quaternion(b, c, L.bits0, L.xy0, L.zw0);
   quaternion(b, g, L.bits1, L.xy1, L.zw1);
+  defer(b, [L.xy0, L.zw0, L.xy1, L.zw1], 0);
+  b.op(OP.else);
+  // c + (g − c) · alpha
+  store3(b, (i) => b.get(c[i]).get(g[i]).get(c[i]).op(OP.f64Sub).get(ALPHA).op(OP.f64Mul).op(OP.f64Add));
+  b.op(OP.end);
+  b.op(OP.end); // block of the track
+  b.get(R0).i32(TABLE.RECORD * 4).op(OP.i32Add).set(R0).get(R1).i32(TABLE.RECORD * 4).op(OP.i32Add).set(R1);
+  b.get(COUNT).i32(1).op(OP.i32Sub).set(COUNT).get(COUNT).op(OP.brIf, 0);
+  b.op(OP.end, OP.end);
+
+  // Second pass: slerp of every deferred two-key rotation, written over its key 0.
+  // (alpha, beta)
+  b.get(ALPHA).simd(SIMD.f64x2Splat).f64(1).get(ALPHA).op(OP.f64Sub).simd(SIMD.f64x2ReplaceLane, 1).set(L.ab);
+  b.i32(0).set(L.at).op(OP.block, OP.void).get(L.e).op(OP.i32Eqz).op(OP.brIf, 0).op(OP.loop, OP.void);
+  b.get(L.at).mem(OP.i32Load, ENTRY.SINGLE).op(OP.i32Eqz).op(OP.if, OP.void);
+  b.get(L.at).simd(SIMD.v128Load, 0, 0).set(L.xy0).get(L.at).simd(SIMD.v128Load, 0, 16).set(L.zw0);
+  b.get(L.at).simd(SIMD.v128Load, 0, 32).set(L.xy1).get(L.at).simd(SIMD.v128Load, 0, 48).set(L.zw1);
   // dot = x0x1 + y0y1 + z0z1 + w0w1, left to right
   b.get(L.xy0).get(L.xy1).simd(SIMD.f64x2Mul).set(L.p).get(L.zw0).get(L.zw1).simd(SIMD.f64x2Mul).set(L.q);
   b.get(L.p).simd(SIMD.f64x2ExtractLane, 0).get(L.p).simd(SIMD.f64x2ExtractLane, 1).op(OP.f64Add)
     .get(L.q).simd(SIMD.f64x2ExtractLane, 0).op(OP.f64Add).get(L.q).simd(SIMD.f64x2ExtractLane, 1).op(OP.f64Add).set(L.dot);
   b.f64(-1).f64(1).get(L.dot).f64(0).op(OP.f64Lt).op(OP.select).set(L.sign);
   b.f64(1).get(L.dot).get(L.sign).op(OP.f64Mul).op(OP.f64Sub).set(L.u);
-  // (alpha, beta)
-  b.get(ALPHA).simd(SIMD.f64x2Splat).f64(1).get(ALPHA).op(OP.f64Sub).simd(SIMD.f64x2ReplaceLane, 1).set(L.ab);
   b.get(L.u).f64(SERIES_LIMIT).op(OP.f64Lt).op(OP.if, OP.void);
   // theta2 = u · (2 + u · (1/3 + u · (4/45 + u / 35)))
   b.get(L.u).f64(2).get(L.u).f64(1 / 3).get(L.u).f64(4 / 45).get(L.u).f64(35).op(OP.f64Div).op(OP.f64Add).op(OP.f64Mul)
@@ -318,20 +340,17 @@ function decodeBody(): number[] {
   b.op(OP.end);
   b.get(L.wb).get(L.sign).op(OP.f64Mul).set(L.wb);
   // q = q0 · wa + q1 · wb
-  b.get(L.xy0).get(L.wa).simd(SIMD.f64x2Splat).simd(SIMD.f64x2Mul).get(L.xy1).get(L.wb).simd(SIMD.f64x2Splat).simd(SIMD.f64x2Mul).simd(SIMD.f64x2Add).set(L.xy);
-  b.get(L.zw0).get(L.wa).simd(SIMD.f64x2Splat).simd(SIMD.f64x2Mul).get(L.zw1).get(L.wb).simd(SIMD.f64x2Splat).simd(SIMD.f64x2Mul).simd(SIMD.f64x2Add).set(L.zw);
-  defer(b, L.xy, L.zw);
-  b.op(OP.else);
-  // c + (g − c) · alpha
-  store3(b, (i) => b.get(c[i]).get(g[i]).get(c[i]).op(OP.f64Sub).get(ALPHA).op(OP.f64Mul).op(OP.f64Add));
+  b.get(L.at).get(L.xy0).get(L.wa).simd(SIMD.f64x2Splat).simd(SIMD.f64x2Mul).get(L.xy1).get(L.wb).simd(SIMD.f64x2Splat).simd(SIMD.f64x2Mul).simd(SIMD.f64x2Add)
+    .simd(SIMD.v128Store, 0, 0);
+  b.get(L.at).get(L.zw0).get(L.wa).simd(SIMD.f64x2Splat).simd(SIMD.f64x2Mul).get(L.zw1).get(L.wb).simd(SIMD.f64x2Splat).simd(SIMD.f64x2Mul).simd(SIMD.f64x2Add)
+    .simd(SIMD.v128Store, 0, 16);
   b.op(OP.end);
-  b.op(OP.end); // block of the track
-  b.get(R0).i32(TABLE.RECORD * 4).op(OP.i32Add).set(R0).get(R1).i32(TABLE.RECORD * 4).op(OP.i32Add).set(R1);
-  b.get(COUNT).i32(1).op(OP.i32Sub).set(COUNT).get(COUNT).op(OP.brIf, 0);
+  b.get(L.at).i32(SCRATCH_ENTRY).op(OP.i32Add).set(L.at).get(L.at).get(L.e).op(OP.i32Ne).op(OP.brIf, 0);
   b.op(OP.end, OP.end);
-  // Second pass: every deferred rotation, in order.
+
+  // Third pass: reference product and normalisation of every deferred rotation, in order.
   b.i32(0).set(L.at).op(OP.block, OP.void).get(L.e).op(OP.i32Eqz).op(OP.brIf, 0).op(OP.loop, OP.void);
-  b.get(L.at).mem(OP.i32Load, 32).set(L.o).get(L.at).mem(OP.i32Load, 36).set(REFS);
+  b.get(L.at).mem(OP.i32Load, ENTRY.POSE).set(L.o).get(L.at).mem(OP.i32Load, ENTRY.REF).set(REFS);
   b.get(L.at).simd(SIMD.v128Load, 0, 0).set(L.xy).get(L.at).simd(SIMD.v128Load, 0, 16).set(L.zw);
   productAndStore(b, L.xy, L.zw);
   b.get(L.at).i32(SCRATCH_ENTRY).op(OP.i32Add).set(L.at).get(L.at).get(L.e).op(OP.i32Ne).op(OP.brIf, 0);
@@ -377,7 +396,7 @@ export function kernelModule(): WebAssembly.Module | null {
 /** Bytes of one kernel memory: clips' decode buffers are placed in it until it is full. */
 const ARENA_BYTES = 1 << 20;
 /** Bytes of one deferred rotation in the scratch at the start of every kernel memory. */
-const SCRATCH_ENTRY = 48;
+const SCRATCH_ENTRY = 80;
 /** The scratch's bytes. */
 const SCRATCH_BYTES = 1 << 16;
 /** Most animated rotations a clip decoded by the kernel may have (the scratch holds one entry each). */
