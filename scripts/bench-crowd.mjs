@@ -6,6 +6,7 @@
 // --outputs local,object12 what is written per bone (local pose, 4×4 or 3×4 matrices)
 // --frames 120             timed frames per figure
 // --no-browser / --no-node skip one side
+// --decoder d              Node side: auto (default: the WebAssembly kernel where available) or typescript
 // Chromium: $CHROMIUM_PATH or /usr/bin/chromium (.ci/e2e installs Debian's).
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -22,6 +23,7 @@ const { values, positionals } = parseArgs({
     frames: { type: 'string', default: '120' },
     'no-browser': { type: 'boolean', default: false },
     'no-node': { type: 'boolean', default: false },
+    decoder: { type: 'string', default: 'auto' },
   },
 });
 const folder = positionals[0] && resolve(positionals[0]);
@@ -41,12 +43,13 @@ const rows = [];
 if (!values['no-node']) {
   const { CompressedClip } = await import(new URL('../dist/runtime/compressed-clip.js', import.meta.url).href);
   const { measureCrowd } = await import(new URL('../dist/bench/crowd-timing.js', import.meta.url).href);
-  const clips = names.map((n) => CompressedClip.open(new Uint8Array(readFileSync(join(folder, n)))));
+  const clips = names.map((n) => CompressedClip.open(new Uint8Array(readFileSync(join(folder, n))), { decoder: values.decoder }));
   const cpuClock = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
   for (const output of outputs) {
     for (const characters of sizes) {
-      rows.push({ engine: `node ${process.version}`, ...measureCrowd(clips, { characters, output, frames }) });
-      rows.push({ engine: `node ${process.version} CPU`, ...measureCrowd(clips, { characters, output, frames, clock: cpuClock }) });
+      const engine = `node ${process.version} ${clips[0]?.decoder ?? ''}`;
+      rows.push({ engine, ...measureCrowd(clips, { characters, output, frames }) });
+      rows.push({ engine: `${engine} CPU`, ...measureCrowd(clips, { characters, output, frames, clock: cpuClock }) });
     }
   }
 }
@@ -77,7 +80,7 @@ if (!values['no-browser']) {
     const result = await page.evaluate(() => window.crowdResult);
     if (result.error) throw new Error(`page: ${result.error}`);
     const version = browser.version();
-    for (const r of result.results) rows.push({ engine: `chromium ${version}${result.crossOriginIsolated ? '' : ' (coarse clock)'}`, ...r });
+    for (const r of result.results) rows.push({ engine: `chromium ${version} ${result.decoder ?? ''}${result.crossOriginIsolated ? '' : ' (coarse clock)'}`, ...r });
   } finally {
     await browser.close();
     server.close();

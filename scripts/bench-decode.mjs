@@ -5,6 +5,7 @@
 // --clips a,b,c   clip base names to time with the full method (default: the five of issue 20)
 // --corpus        also the median over every .bpk in the folder, with --corpus-* settings
 // --runtime dir   a dist/ folder whose runtime/compressed-clip.js is timed (default: this build)
+// --decoder d     auto (default: the WebAssembly kernel where available) or typescript
 // --json          one JSON object on stdout
 import { readFileSync, readdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -24,6 +25,7 @@ const { values, positionals } = parseArgs({
     repetitions: { type: 'string' },
     times: { type: 'string' },
     runtime: { type: 'string' },
+    decoder: { type: 'string', default: 'auto' },
     json: { type: 'boolean', default: false },
   },
 });
@@ -36,7 +38,8 @@ const here = new URL('../dist/', import.meta.url);
 const { measureColdDecode, COLD_DECODE_DEFAULTS, median } = await import(new URL('bench/decode-timing.js', here).href);
 const runtimeDir = values.runtime ? pathToFileURL(resolve(values.runtime) + '/') : here;
 const { CompressedClip } = await import(new URL('runtime/compressed-clip.js', runtimeDir).href);
-const open = (bytes) => CompressedClip.open(bytes);
+// Older builds ignore the decoder option.
+const open = (bytes) => CompressedClip.open(bytes, { decoder: values.decoder });
 
 const method = {
   ...COLD_DECODE_DEFAULTS,
@@ -47,9 +50,9 @@ const method = {
 const files = readdirSync(folder).filter((f) => f.endsWith('.bpk')).sort();
 const find = (name) => files.find((f) => f === `${name}.bpk` || f.endsWith(`_${name}.bpk`));
 const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
-const result = { runtime: values.runtime ?? 'dist', node: process.version, loadBefore: load(), method, clips: [], corpus: null };
+const result = { runtime: values.runtime ?? 'dist', decoder: values.decoder, node: process.version, loadBefore: load(), method, clips: [], corpus: null };
 const log = (line) => { if (!values.json) console.log(line); };
-log(`runtime ${fileURLToString(runtimeDir)}, node ${process.version}, load average ${result.loadBefore}`);
+log(`runtime ${fileURLToString(runtimeDir)} (decoder ${values.decoder}: ${open(readFileSync(join(folder, files[0]))).decoder ?? 'typescript'}), node ${process.version}, load average ${result.loadBefore}`);
 log(`method: ${method.copies} copies, ${method.flushBytes / 1048576} MiB flush, ${method.iterations} iterations × ${method.repetitions}, ${method.times} times`);
 log('clip                        cold ns  warm ns   (CPU time: cold ns  warm ns)');
 for (const name of values.clips.split(',').filter(Boolean)) {

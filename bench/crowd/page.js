@@ -20,7 +20,7 @@ try {
       out.textContent = JSON.stringify(results, null, 1);
     }
   }
-  window.crowdResult = { userAgent: navigator.userAgent, crossOriginIsolated: self.crossOriginIsolated, results };
+  window.crowdResult = { userAgent: navigator.userAgent, crossOriginIsolated: self.crossOriginIsolated, decoder: clips[0]?.decoder, results };
   document.body.dataset.ready = '1';
 } catch (error) {
   out.textContent = String(error && error.stack || error);
