@@ -333,10 +333,11 @@ function extraBones(
     nodeIndices[i] = bones.nodeIndices![b];
   });
   const metre = convertLength({ value: 1, unit: 'm' }, unit);
+  const radii = new Map<number, number>();
   nodes.forEach((n, i) => {
     const b = skeletonBones + i;
     nodeIndices[b] = n;
-    const radius = subtreeRadius(gltf, n);
+    const radius = subtreeRadius(gltf, n, radii);
     // A camera's error shows on what it looks at, far beyond any 3 cm shell.
     const floor = gltf.nodes[n].camera !== undefined ? metre : 0;
     if (Math.max(radius, floor) > 0) shellDistances[b] = Math.max(radius, floor);
@@ -424,31 +425,41 @@ function boundsRadius(min: unknown, max: unknown): number {
 /**
  * Radius, in node `n`'s own space, of a sphere about its origin holding every mesh of its
  * subtree at rest (POSITION bounds, children's rest translations and largest scales).
+ * Iterative, with the radii of visited nodes kept in `cache`, so a deep or shared subtree
+ * costs one visit per node.
  */
-function subtreeRadius(gltf: GltfJson, n: number): number {
-  const node = gltf.nodes[n];
-  let radius = 0;
-  const mesh = typeof node.mesh === 'number' ? gltf.meshes[node.mesh] : undefined;
-  if (isObject(mesh)) {
-    const prims = mesh.primitives;
-    for (const prim of Array.isArray(prims) ? prims : []) {
-      const a = isObject(prim) && isObject(prim.attributes) ? prim.attributes.POSITION : undefined;
-      const def = typeof a === 'number' ? gltf.accessors[a] : undefined;
-      if (isObject(def)) radius = Math.max(radius, boundsRadius(def.min, def.max));
+function subtreeRadius(gltf: GltfJson, n: number, cache: Map<number, number>): number {
+  const children = (i: number): number[] => (Array.isArray(gltf.nodes[i].children) ? gltf.nodes[i].children as number[] : []);
+  // Post-order over the subtree (the hierarchy was checked for cycles and single parents by readHierarchy).
+  const stack: number[] = [n];
+  while (stack.length > 0) {
+    const i = stack[stack.length - 1];
+    if (cache.has(i)) { stack.pop(); continue; }
+    const pending = children(i).filter((c) => !cache.has(c));
+    if (pending.length > 0) { for (const c of pending) stack.push(c); continue; }
+    stack.pop();
+    let radius = 0;
+    const mesh = typeof gltf.nodes[i].mesh === 'number' ? gltf.meshes[gltf.nodes[i].mesh as number] : undefined;
+    if (isObject(mesh)) {
+      for (const prim of Array.isArray(mesh.primitives) ? mesh.primitives : []) {
+        const a = isObject(prim) && isObject(prim.attributes) ? prim.attributes.POSITION : undefined;
+        const def = typeof a === 'number' ? gltf.accessors[a] : undefined;
+        if (isObject(def)) radius = Math.max(radius, boundsRadius(def.min, def.max));
+      }
     }
+    for (const c of children(i)) {
+      const child = gltf.nodes[c];
+      const m = Array.isArray(child.matrix) && child.matrix.length === 16 ? child.matrix as number[] : undefined;
+      const t = m ? [m[12], m[13], m[14]] : Array.isArray(child.translation) ? child.translation as number[] : [0, 0, 0];
+      const scale = m
+        ? Math.max(Math.hypot(m[0], m[1], m[2]), Math.hypot(m[4], m[5], m[6]), Math.hypot(m[8], m[9], m[10]))
+        : Array.isArray(child.scale) ? Math.max(...(child.scale as number[]).map(Math.abs)) : 1;
+      const r = Math.hypot(t[0], t[1], t[2]) + scale * cache.get(c)!;
+      if (Number.isFinite(r)) radius = Math.max(radius, r);
+    }
+    cache.set(i, radius);
   }
-  // The hierarchy was checked for cycles and single parents (readHierarchy).
-  for (const c of Array.isArray(node.children) ? node.children as number[] : []) {
-    const child = gltf.nodes[c];
-    const m = Array.isArray(child.matrix) && child.matrix.length === 16 ? child.matrix as number[] : undefined;
-    const t = m ? [m[12], m[13], m[14]] : Array.isArray(child.translation) ? child.translation as number[] : [0, 0, 0];
-    const scale = m
-      ? Math.max(Math.hypot(m[0], m[1], m[2]), Math.hypot(m[4], m[5], m[6]), Math.hypot(m[8], m[9], m[10]))
-      : Array.isArray(child.scale) ? Math.max(...(child.scale as number[]).map(Math.abs)) : 1;
-    const r = Math.hypot(t[0], t[1], t[2]) + scale * subtreeRadius(gltf, c);
-    if (Number.isFinite(r)) radius = Math.max(radius, r);
-  }
-  return radius;
+  return cache.get(n)!;
 }
 
 // ---------------------------------------------------------------------------------------

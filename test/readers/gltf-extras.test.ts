@@ -4,7 +4,7 @@
  * scales and shell distances of docs/gltf-extension.md ("Extra bones"), each clip holds the
  * skins it moves, and bad weight channels are ParseErrors naming the node.
  */
-import { GLB_BUFFER, NodeIO, type GLTF } from '@gltf-transform/core';
+import { Document, GLB_BUFFER, NodeIO, type GLTF } from '@gltf-transform/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import { POSE_STRIDE } from '../../src/clip/skeleton.js';
@@ -72,6 +72,33 @@ describe('readGltf with extraTracks', () => {
     expect(plain.clips.map((c) => c.skeleton.boneNames)).toEqual([['J0', 'J1']]);
     expect(plain.warnings.some((w) => /morph-target weight channels \(Blob, Blink\) not supported; ignored/.test(w))).toBe(true);
   });
+
+  it('sizes a prop\'s shell from a subtree 20,000 nodes deep without recursion', async () => {
+    const doc = new Document();
+    const buffer = doc.createBuffer();
+    const scene = doc.createScene();
+    const joint = doc.createNode('joint');
+    scene.addChild(joint);
+    doc.createSkin().addJoint(joint);
+    const prop = doc.createNode('Prop');
+    scene.addChild(prop);
+    let tip = prop;
+    for (let i = 0; i < 20_000; i++) {
+      const next = doc.createNode(`link${i}`).setTranslation([0, 0.001, 0]);
+      tip.addChild(next);
+      tip = next;
+    }
+    tip.setMesh(doc.createMesh().addPrimitive(doc.createPrimitive().setAttribute('POSITION',
+      doc.createAccessor().setType('VEC3').setBuffer(buffer).setArray(new Float32Array([0, 0, 0, 0, 1, 0, 0, 0, 0])))));
+    const times = doc.createAccessor().setType('SCALAR').setBuffer(buffer).setArray(new Float32Array([0, 1]));
+    const turn = doc.createAccessor().setType('VEC4').setBuffer(buffer).setArray(new Float32Array([0, 0, 0, 1, 0, 0.5, 0, Math.sqrt(0.75)]));
+    const sampler = doc.createAnimationSampler().setInput(times).setOutput(turn);
+    doc.createAnimation('spin').addSampler(sampler).addChannel(doc.createAnimationChannel().setTargetNode(prop).setTargetPath('rotation').setSampler(sampler));
+    const { clips, extras } = await readGltfWithWarnings(await new NodeIO().writeBinary(doc), 'deep.glb', { extraTracks: true });
+    expect(extras![0]).toEqual({ skeletonBones: 0, nodes: [1], weights: [] });
+    // 20,000 links of 1 mm, then a mesh reaching 1 m further.
+    expect(clips[0].skeleton.shellDistances[0]).toBeCloseTo(21, 2);
+  }, 60_000);
 
   const edited = (edit: (j: GLTF.IGLTF) => void): Uint8Array => {
     const copy = structuredClone(json);
