@@ -2,7 +2,9 @@
  * Stage 2: each rotation, translation and scale track is default (identity: dropped),
  * constant (one value stored at full precision) or animated. A track collapses only when
  * the object-space movement that causes, at the furthest virtual vertex it carries, stays
- * under a small share of the threshold; the final error is measured anyway.
+ * under a small share of the threshold; the final error is measured anyway. That bound
+ * (2·L·sin(θ/2) at lever arm L, shell included) holds for every point of the shell sphere,
+ * so it serves both error metrics (metric/error-metric.ts) unchanged.
  */
 import type { RawClip } from '../clip/raw-clip.js';
 import { TRACKS_PER_BONE, TRACK_KIND } from '../runtime/format.js';
