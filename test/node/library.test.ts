@@ -202,6 +202,9 @@ describe('outputSettings', () => {
   it('fills in the defaults, so spelling one out keys like leaving it out', () => {
     expect(library.outputSettings({})).toEqual(library.outputSettings({ error: '0.01cm', shell: '3cm', stripNames: false, checksum: true }));
     expect(library.outputSettings({ read: { unit: 'm', sampleRate: 30 } })).toMatchObject({ unit: 'm', sampleRate: 30 });
+    // The default metric spelled out keeps the key of a build made before the option; another metric changes it.
+    expect(library.outputSettings({ metric: 'vertices' })).toEqual(library.outputSettings({}));
+    expect(library.outputSettings({ metric: 'shell' })).toEqual({ ...library.outputSettings({}), metric: 'shell' });
     // The caps decide whether an input is refused: another cap is another key, so a cached
     // clip cannot slip past a cap a fresh run would enforce.
     const capped = { read: { maxSamples: 100 } } as Parameters<typeof library.outputSettings>[0];
