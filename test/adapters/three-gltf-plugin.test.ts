@@ -228,6 +228,14 @@ describe('BonepressGLTFLoaderPlugin', () => {
     bin[(view.byteOffset ?? 0) + view.byteLength - 1] ^= 0x40;
     const glbDamaged = glbOf(json, bin);
     await expect(load(glbDamaged, true)).rejects.toThrow(/BONEPRESS_animation_compression: animation 0 \("Punch"\): checksum mismatch/);
+    // Extra-bone lists that do not match the clip.
+    const props = splitGlb(await compressGlb(await makePropRig()));
+    const scene = (props.json.animations as { extensions: Record<string, { weights: { scales: number[] }[]; nodes: number[] }> }[])[0].extensions.BONEPRESS_animation_compression;
+    scene.weights[0].scales.push(1);
+    await expect(load(glbOf(props.json, props.bin), true)).rejects.toThrow(/animation 0 \("Scene"\): the clip has 7 bones but its bone table, nodes and weights 8/);
+    scene.weights[0].scales.pop();
+    scene.nodes = [1e6];
+    await expect(load(glbOf(props.json, props.bin), true)).rejects.toThrow(/animation 0 \("Scene"\): nodes are not node indices/);
   }, 60_000);
 });
 

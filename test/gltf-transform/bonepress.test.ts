@@ -14,7 +14,7 @@ import { compress } from '../../src/compress/index.js';
 import {
   animationBytes, BONEPRESS_ANIMATION_COMPRESSION, bonepress, BonepressAnimationCompression, compressDocument, GltfExtensionError, type CompressedAnimation,
 } from '../../src/gltf-transform/index.js';
-import { makeRigs, makeSceneRig } from '../utils/gltf-rigs.js';
+import { makePropRig, makeRigs, makeSceneRig } from '../utils/gltf-rigs.js';
 
 interface ValidationReport {
   issues: { numErrors: number; numWarnings: number; messages: { code: string; message: string; severity: number; pointer?: string }[] };
@@ -234,5 +234,25 @@ describe('bonepress() on a glTF-Transform Document', () => {
     await expect(bad((j) => { (j.extensions![BONEPRESS_ANIMATION_COMPRESSION] as { skeletons: { joints: number[] }[] }).skeletons[0].joints[1] = 77; }))
       .rejects.toThrow(/skeletons\[0\]\.joints\[1\]: 77 is not a node index/);
     expect(animations).toHaveLength(2);
+  });
+
+  it('refuses malformed extra-bone lists (nodes, weights) by their JSON path, and reads good ones back', async () => {
+    const { glb } = await transformed(await makePropRig());
+    const { json, resources } = await io().binaryToJSON(glb);
+    const ext = (j: typeof json) => j.animations![0].extensions![BONEPRESS_ANIMATION_COMPRESSION] as { skeleton?: number; nodes?: unknown; weights?: { node: unknown; scales: unknown }[] };
+    const bad = (edit: (j: typeof json) => void) => {
+      const copy = structuredClone(json);
+      edit(copy);
+      return io().readJSON({ json: copy, resources });
+    };
+    const at = `animations[0].extensions.${BONEPRESS_ANIMATION_COMPRESSION}`;
+    await expect(bad((j) => { ext(j).nodes = [999]; })).rejects.toThrow(`${at}.nodes[0]: 999 is not a node index`);
+    await expect(bad((j) => { ext(j).nodes = []; })).rejects.toThrow(`${at}.nodes: is not a non-empty array`);
+    await expect(bad((j) => { ext(j).weights![0].scales = [0]; })).rejects.toThrow(`${at}.weights[0].scales: must be a non-empty array of positive numbers`);
+    await expect(bad((j) => { ext(j).weights![0].node = -1; })).rejects.toThrow(`${at}.weights[0].node: -1 is not a node index`);
+    await expect(bad((j) => { const e = ext(j); delete e.skeleton; delete e.nodes; delete e.weights; })).rejects.toThrow(`${at}: names no skeleton, nodes or weights`);
+    // Read back and written again: the same JSON.
+    const again = await io().writeBinary(await io().readBinary(glb));
+    expect((await io().binaryToJSON(again)).json.animations!.map((a) => a.extensions)).toEqual(json.animations!.map((a) => a.extensions));
   });
 });
