@@ -118,9 +118,10 @@ export async function compressDocument(doc: Document, options: BonepressOptions 
     const compressed = extension.createCompressedAnimation().setData(result.bytes).setNodes(props).setWeights(weightNodes, extra.weights.map((w) => w.scales));
     if (table) compressed.setSkeleton(table);
     animation.setExtension(BONEPRESS_ANIMATION_COMPRESSION, compressed);
-    // The quantized fallback covers the skeleton; props and weights keep their own channels as theirs.
-    if (fallback !== 'original') removeChannels(animation, new Set(joints), fallback === 'quantized' ? new Set() : new Set(props), fallback === 'quantized' ? new Set() : new Set(weightNodes));
-    if (fallback === 'quantized') addQuantizedChannels(doc, animation, CompressedClip.open(result.bytes), joints);
+    if (fallback !== 'original') removeChannels(animation, new Set(joints), new Set(props), new Set(weightNodes));
+    if (fallback === 'quantized') {
+      addQuantizedChannels(doc, animation, CompressedClip.open(result.bytes), [...joints, ...props], weightNodes.map((node, w) => ({ node, scales: extra.weights[w].scales })));
+    }
     if (animation.listChannels().length === 0) addStub(doc, animation, clipStartTime(clip), clipEndTime(clip));
     reports.push({ animation: animation.getName(), index, stats: { ...result.stats, name: animation.getName() } });
   }
@@ -318,9 +319,13 @@ const SAMPLE_AT_KEY = { looping: 'clamp', rounding: 'nearest' } as const;
  * The fallback of `fallback: 'quantized'`: one channel per track the source animated, keyed
  * at every sample of the compressed clip (what the extension plays, at its own rate):
  * rotations as normalised SHORT quaternions, translations and scales as floats; STEP where
- * the source holds its keys, else LINEAR.
+ * the source holds its keys, else LINEAR. `joints` are the nodes of the transform bones
+ * (table and node bones, in bone order); `weights` the weight bones that follow them, whose
+ * channel is one float weight per morph target and key.
  */
-function addQuantizedChannels(doc: Document, animation: Animation, clip: CompressedClip, joints: readonly Node[]): void {
+function addQuantizedChannels(
+  doc: Document, animation: Animation, clip: CompressedClip, joints: readonly Node[], weights: readonly { node: Node; scales: readonly number[] }[],
+): void {
   const n = clip.sampleCount;
   const buffer = doc.getRoot().listBuffers()[0] ?? doc.createBuffer();
   const times = new Float32Array(n);
@@ -346,6 +351,19 @@ function addQuantizedChannels(doc: Document, animation: Animation, clip: Compres
       const s = doc.createAnimationSampler().setInput(input).setOutput(output).setInterpolation(clip.isStepTrack(b, kind) ? 'STEP' : 'LINEAR');
       animation.addSampler(s).addChannel(doc.createAnimationChannel().setTargetNode(joints[b]).setTargetPath(paths[kind]).setSampler(s));
     }
+  }
+  let first = joints.length;
+  for (const { node, scales } of weights) {
+    const count = scales.length;
+    const values = new Float32Array(n * count);
+    for (let k = 0; k < n; k++) {
+      for (let t = 0; t < count; t++) values[k * count + t] = poses[(k * clip.boneCount + first + t) * POSE_STRIDE + 4] / scales[t];
+    }
+    input ??= doc.createAccessor().setType('SCALAR').setBuffer(buffer).setArray(times);
+    const output = doc.createAccessor().setType('SCALAR').setBuffer(buffer).setArray(values);
+    const s = doc.createAnimationSampler().setInput(input).setOutput(output).setInterpolation(clip.isStepTrack(first, 1) ? 'STEP' : 'LINEAR');
+    animation.addSampler(s).addChannel(doc.createAnimationChannel().setTargetNode(node).setTargetPath('weights').setSampler(s));
+    first += count;
   }
 }
 

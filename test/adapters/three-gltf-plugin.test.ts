@@ -219,6 +219,30 @@ describe('BonepressGLTFLoaderPlugin', () => {
     }
   }, 60_000);
 
+  it("with the 'quantized' fallback, props and morph weights get fallback channels too, which a plain loader plays close to the clip", async () => {
+    const glb = await compressGlb(await makePropRig(), 'quantized');
+    const report = await validator.validateBytes(glb);
+    expect(report.issues.messages.filter((m) => m.severity <= 1), JSON.stringify(report.issues.messages)).toEqual([]);
+    const withPlugin = await load(glb, true), plain = await load(glb, false);
+    const clip = withPlugin.animations[0] as CompressedAnimationClip;
+    expect(clip).toBeInstanceOf(CompressedAnimationClip);
+    expect(clip.tracks.every((t) => t.times.length === 1)).toBe(true); // the fallback channels are discarded
+    expect(plain.animations[0].tracks.map((t) => t.name).sort()).toEqual(clip.tracks.map((t) => t.name).sort());
+    const samples = [0, 1, 7, 30, clip.compressed.sampleCount - 1].map((k) => clip.compressed.startTime + k / clip.compressed.sampleRate);
+    const influences = (g: GLTF) => ['Blob', 'Blink'].flatMap((name) => Array.from((g.scene.getObjectByName(name) as THREE.Mesh).morphTargetInfluences!));
+    const mixerA = new THREE.AnimationMixer(withPlugin.scene), mixerB = new THREE.AnimationMixer(plain.scene);
+    mixerA.clipAction(clip).play();
+    mixerB.clipAction(plain.animations[0]).play();
+    let worst = 0;
+    for (const t of samples) {
+      mixerA.setTime(t);
+      mixerB.setTime(t);
+      const a = [...influences(withPlugin), ...poses(withPlugin.scene)], b = [...influences(plain), ...poses(plain.scene)];
+      worst = Math.max(worst, ...a.map((v, i) => Math.abs(v - b[i])));
+    }
+    expect(worst).toBeLessThan(2e-4);
+  }, 60_000);
+
   it('refuses a damaged clip, naming the animation and the problem', async () => {
     const rig = rigs.find((r) => r.name === 'fast')!;
     const glb = await compressGlb(rig.glb);
