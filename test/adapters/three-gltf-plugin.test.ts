@@ -17,6 +17,7 @@ import { bonepress, BonepressAnimationCompression } from '../../src/gltf-transfo
 import { readGltfWithWarnings } from '../../src/readers/gltf.js';
 import { CompressedClip } from '../../src/runtime/compressed-clip.js';
 import { makePropRig, makeRigs, makeSceneRig } from '../utils/gltf-rigs.js';
+import { glbOf, splitGlb } from '../utils/glb.js';
 
 const validator = createRequire(import.meta.url)('gltf-validator') as {
   validateBytes(data: Uint8Array): Promise<{ issues: { messages: { code: string; message: string; severity: number }[] } }>;
@@ -262,31 +263,3 @@ describe('BonepressGLTFLoaderPlugin', () => {
     await expect(load(glbOf(props.json, props.bin), true)).rejects.toThrow(/animation 0 \("Scene"\): nodes are not node indices/);
   }, 60_000);
 });
-
-/** The JSON and BIN chunks of a GLB (BIN copied). */
-function splitGlb(glb: Uint8Array): { json: Record<string, unknown>; bin: Uint8Array } {
-  const view = new DataView(glb.buffer, glb.byteOffset, glb.byteLength);
-  const jsonLength = view.getUint32(12, true);
-  const json = JSON.parse(new TextDecoder().decode(glb.subarray(20, 20 + jsonLength))) as Record<string, unknown>;
-  const binLength = view.getUint32(20 + jsonLength, true);
-  return { json, bin: glb.slice(28 + jsonLength, 28 + jsonLength + binLength) };
-}
-
-/** A GLB container of `json` and `bin`, written by hand so the damaged bytes are kept as they are. */
-function glbOf(json: unknown, bin: Uint8Array): Uint8Array {
-  const text = new TextEncoder().encode(JSON.stringify(json));
-  const jsonLength = (text.length + 3) & ~3, binLength = (bin.length + 3) & ~3;
-  const out = new Uint8Array(12 + 8 + jsonLength + 8 + binLength);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, 0x46546c67, true);
-  view.setUint32(4, 2, true);
-  view.setUint32(8, out.length, true);
-  view.setUint32(12, jsonLength, true);
-  view.setUint32(16, 0x4e4f534a, true);
-  out.set(text, 20);
-  out.fill(0x20, 20 + text.length, 20 + jsonLength);
-  view.setUint32(20 + jsonLength, binLength, true);
-  view.setUint32(24 + jsonLength, 0x004e4942, true);
-  out.set(bin, 28 + jsonLength);
-  return out;
-}

@@ -11,6 +11,7 @@ import { POSE_STRIDE } from '../../src/clip/skeleton.js';
 import { ParseError } from '../../src/readers/errors.js';
 import { readGltfWithWarnings } from '../../src/readers/gltf.js';
 import { makePropRig } from '../utils/gltf-rigs.js';
+import { glbOf } from '../utils/glb.js';
 
 async function parseError(promise: Promise<unknown>): Promise<ParseError> {
   try {
@@ -119,21 +120,3 @@ describe('readGltf with extraTracks', () => {
     expect(f.message).toMatch(/61 key times but 120 output values \(LINEAR × 2 morph targets needs 122\); accessor counts disagree/);
   });
 });
-
-function glbOf(json: unknown, bin: Uint8Array): Uint8Array {
-  const text = new TextEncoder().encode(JSON.stringify(json));
-  const jsonLength = (text.length + 3) & ~3, binLength = (bin.length + 3) & ~3;
-  const out = new Uint8Array(28 + jsonLength + binLength);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, 0x46546c67, true);
-  view.setUint32(4, 2, true);
-  view.setUint32(8, out.length, true);
-  view.setUint32(12, jsonLength, true);
-  view.setUint32(16, 0x4e4f534a, true);
-  out.fill(0x20, 20, 20 + jsonLength);
-  out.set(text, 20);
-  view.setUint32(20 + jsonLength, binLength, true);
-  view.setUint32(24 + jsonLength, 0x004e4942, true);
-  out.set(bin, 28 + jsonLength);
-  return out;
-}

@@ -15,6 +15,7 @@ import type { RawClip } from '../../src/clip/raw-clip.js';
 import { ParseError } from '../../src/readers/errors.js';
 import { GLTF_DEFAULTS, readGltfWithWarnings } from '../../src/readers/gltf.js';
 import { makeRigs, type Rig } from '../utils/gltf-rigs.js';
+import { glbOf, splitGlb } from '../utils/glb.js';
 
 async function meshoptIo(): Promise<NodeIO> {
   await Promise.all([MeshoptEncoder.ready, MeshoptDecoder.ready]);
@@ -42,32 +43,6 @@ async function packed(glb: Uint8Array, method: 'quantize' | 'filter'): Promise<U
     method: method === 'quantize' ? EXTMeshoptCompression.EncoderMethod.QUANTIZE : EXTMeshoptCompression.EncoderMethod.FILTER,
   });
   return io.writeBinary(doc);
-}
-
-function splitGlb(glb: Uint8Array): { json: GLTF.IGLTF; bin: Uint8Array } {
-  const view = new DataView(glb.buffer, glb.byteOffset, glb.byteLength);
-  const jsonLength = view.getUint32(12, true);
-  const json = JSON.parse(new TextDecoder().decode(glb.subarray(20, 20 + jsonLength))) as GLTF.IGLTF;
-  const binLength = view.getUint32(20 + jsonLength, true);
-  return { json, bin: glb.slice(28 + jsonLength, 28 + jsonLength + binLength) };
-}
-
-function joinGlb(json: unknown, bin: Uint8Array): Uint8Array {
-  const text = new TextEncoder().encode(JSON.stringify(json));
-  const jsonLength = (text.length + 3) & ~3, binLength = (bin.length + 3) & ~3;
-  const out = new Uint8Array(28 + jsonLength + binLength);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, 0x46546c67, true);
-  view.setUint32(4, 2, true);
-  view.setUint32(8, out.length, true);
-  view.setUint32(12, jsonLength, true);
-  view.setUint32(16, 0x4e4f534a, true);
-  out.fill(0x20, 20, 20 + jsonLength);
-  out.set(text, 20);
-  view.setUint32(20 + jsonLength, binLength, true);
-  view.setUint32(24 + jsonLength, 0x004e4942, true);
-  out.set(bin, 28 + jsonLength);
-  return out;
 }
 
 interface MeshoptDef { buffer: number; byteOffset?: number; byteLength: number; byteStride: number; count: number; mode: string; filter?: string }
@@ -116,7 +91,7 @@ describe('readGltf on EXT_meshopt_compression and KHR_mesh_quantization (gltfpac
   it('reads the animations of a meshopt-compressed asset (no filters) exactly as from the source', async () => {
     for (const rig of rigs) {
       const glb = await packed(rig.glb, 'quantize');
-      const { json } = splitGlb(glb);
+      const { json } = splitGlb<GLTF.IGLTF>(glb);
       expect(json.extensionsRequired).toEqual(expect.arrayContaining(['EXT_meshopt_compression', 'KHR_mesh_quantization']));
       // The animation data itself is in meshopt views, and the views' own buffer is a fallback with no bytes.
       const { v, def } = animationView(json);
@@ -146,7 +121,7 @@ describe('readGltf on EXT_meshopt_compression and KHR_mesh_quantization (gltfpac
     // Not the CUBICSPLINE rig: the QUATERNION filter normalises its tangents as if they were rotations (a writer's loss, not the reader's).
     for (const rig of rigs.filter((r) => r.name !== 'cubic')) {
       const glb = await packed(rig.glb, 'filter');
-      const { json } = splitGlb(glb);
+      const { json } = splitGlb<GLTF.IGLTF>(glb);
       const filters = new Set(json.animations!.flatMap((a) => a.samplers.map((s) => {
         const view = json.bufferViews![json.accessors![s.output].bufferView!];
         return (view.extensions!.EXT_meshopt_compression as MeshoptDef).filter;
@@ -165,12 +140,12 @@ describe('readGltf on EXT_meshopt_compression and KHR_mesh_quantization (gltfpac
 
   it('refuses damaged or hostile meshopt views with a ParseError naming the view', async () => {
     const glb = await packed(rigs[0].glb, 'quantize');
-    const { json, bin } = splitGlb(glb);
+    const { json, bin } = splitGlb<GLTF.IGLTF>(glb);
     const { v } = animationView(json);
     const edit = (change: (def: MeshoptDef, json: GLTF.IGLTF, bin: Uint8Array) => void): Uint8Array => {
       const copy = structuredClone(json), data = bin.slice();
       change(copy.bufferViews![v].extensions!.EXT_meshopt_compression as MeshoptDef, copy, data);
-      return joinGlb(copy, data);
+      return glbOf(copy, data);
     };
     const at = `bufferViews\\[${v}\\]\\.extensions\\.EXT_meshopt_compression`;
 

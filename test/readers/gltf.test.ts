@@ -9,6 +9,7 @@ import { readBvh } from '../../src/readers/bvh.js';
 import { ParseError } from '../../src/readers/errors.js';
 import { readGltf, readGltfWithWarnings } from '../../src/readers/gltf.js';
 import { clipToDocument } from '../utils/gltf.js';
+import { glbOf } from '../utils/glb.js';
 
 const FIXTURE = 'fixtures/dataset-1_dash_normal_001.bvh';
 const io = new WebIO();
@@ -46,27 +47,6 @@ function handDocument(bones: [string, number][], animations: { name?: string; tr
 async function toGltf(doc: Document, basename = 'walk'): Promise<{ json: Record<string, any>; bytes: Uint8Array; resources: Record<string, Uint8Array> }> {
   const { json, resources } = await io.writeJSON(doc, { format: 'GLTF' as never, basename });
   return { json: json as Record<string, any>, bytes: utf8.encode(JSON.stringify(json)), resources };
-}
-
-/** A GLB from edited JSON and one BIN chunk. */
-function glbFrom(json: unknown, bin: Uint8Array): Uint8Array {
-  const text = utf8.encode(JSON.stringify(json));
-  const jsonLength = (text.length + 3) & ~3;
-  const binLength = (bin.length + 3) & ~3;
-  const total = 12 + 8 + jsonLength + 8 + binLength;
-  const out = new Uint8Array(total);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, 0x46546c67, true);
-  view.setUint32(4, 2, true);
-  view.setUint32(8, total, true);
-  view.setUint32(12, jsonLength, true);
-  view.setUint32(16, 0x4e4f534a, true);
-  out.fill(0x20, 20, 20 + jsonLength);
-  out.set(text, 20);
-  view.setUint32(20 + jsonLength, binLength, true);
-  view.setUint32(24 + jsonLength, 0x004e4942, true);
-  out.set(bin, 28 + jsonLength);
-  return out;
 }
 
 /** Runs `promise` and returns the ParseError it rejects with. */
@@ -260,7 +240,7 @@ describe('readGltf: rejected input', () => {
   const edited = (edit: (json: Record<string, any>) => void): Uint8Array => {
     const json = structuredClone(gltf.json);
     edit(json);
-    return glbFrom({ ...json, buffers: [{ byteLength: json.buffers[0].byteLength }] }, gltf.resources['a.bin']);
+    return glbOf({ ...json, buffers: [{ byteLength: json.buffers[0].byteLength }] }, gltf.resources['a.bin']);
   };
 
   it('a missing external buffer', async () => {

@@ -9,6 +9,7 @@ import { Document, Format, GLB_BUFFER, NodeIO, type Node } from '@gltf-transform
 import { KHRLightsPunctual, KHRMaterialsClearcoat, KHRMaterialsEmissiveStrength, KHRONOS_EXTENSIONS, KHRTextureTransform } from '@gltf-transform/extensions';
 
 import { mulberry32 } from './synthetic.js';
+import { glbOf } from './glb.js';
 
 /** A rig: the GLB bytes and a few facts the tests check against. */
 export interface Rig {
@@ -267,26 +268,7 @@ export async function makeExtendedSceneRig(options: { requireUnknown?: boolean }
   json.extensionsUsed = [...(json.extensionsUsed ?? []), 'KHR_animation_pointer', unknown];
   if (options.requireUnknown) json.extensionsRequired = [...(json.extensionsRequired ?? []), unknown];
   json.scenes![0].extensions = { [unknown]: { level: 3 } };
-  return glbOfJson(json, grown);
-}
-
-/** A GLB of `json` whose one buffer is `bin` (written by hand: glTF-Transform would drop the unknown extensions). */
-function glbOfJson(json: object, bin: Uint8Array): Uint8Array {
-  const text = new TextEncoder().encode(JSON.stringify(json));
-  const jsonLength = (text.length + 3) & ~3, binLength = (bin.length + 3) & ~3;
-  const out = new Uint8Array(28 + jsonLength + binLength);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, 0x46546c67, true);
-  view.setUint32(4, 2, true);
-  view.setUint32(8, out.length, true);
-  view.setUint32(12, jsonLength, true);
-  view.setUint32(16, 0x4e4f534a, true);
-  out.fill(0x20, 20, 20 + jsonLength);
-  out.set(text, 20);
-  view.setUint32(20 + jsonLength, binLength, true);
-  view.setUint32(24 + jsonLength, 0x004e4942, true);
-  out.set(bin, 28 + jsonLength);
-  return out;
+  return glbOf(json, grown);
 }
 
 /**
