@@ -57,12 +57,16 @@ export interface MixerTiming {
   compactRatio: number;
 }
 
-/** Bytes of the distinct buffers behind the typed arrays among `value`'s own fields, except `skip` (views may share a buffer). */
+/** Bytes of the distinct buffers behind the typed arrays among `value`'s own fields, except `skip` (views may share a buffer; each counts for its widest view). */
 function bufferBytes(value: object, skip: ArrayBufferLike): number {
-  const buffers = new Set<ArrayBufferLike>();
-  for (const field of Object.values(value)) if (ArrayBuffer.isView(field) && field.buffer !== skip) buffers.add(field.buffer);
+  // The widest view of each buffer: a clip's decode buffer may be a place in a WebAssembly
+  // memory shared with other clips (runtime/wasm-kernel.ts), not a buffer of its own.
+  const buffers = new Map<ArrayBufferLike, number>();
+  for (const field of Object.values(value)) {
+    if (ArrayBuffer.isView(field) && field.buffer !== skip) buffers.set(field.buffer, Math.max(buffers.get(field.buffer) ?? 0, field.byteLength));
+  }
   let total = 0;
-  for (const b of buffers) total += b.byteLength;
+  for (const bytes of buffers.values()) total += bytes;
   return total;
 }
 
