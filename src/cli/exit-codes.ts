@@ -1,26 +1,13 @@
 /**
- * Exit codes and the one line a failure prints on stderr: `bonepress: <file>: <problem>`.
+ * Exit codes (defined in exit-status.ts) and the one line a failure prints on stderr: `bonepress: <file>: <problem>`.
  * No stack trace unless `--debug`.
  */
 import { CommanderError } from 'commander';
 
 import { INTERNAL_ERROR, isInputError, problemOf, type FileFailure } from '../node/index.js';
+import { EXIT, type ExitCode } from './exit-status.js';
 
-/** Process exit codes. Part of the CLI contract: never renumber. */
-export const EXIT = {
-  /** Everything succeeded and every clip is within its error threshold. */
-  OK: 0,
-  /** The work ran, but a clip's error is above the threshold. */
-  CHECK_FAILED: 1,
-  /** An input, an option or a file could not be used (missing, malformed, mismatched). */
-  BAD_INPUT: 2,
-  /** A bug in bonepress (an unexpected exception); rerun with --debug for the stack. */
-  INTERNAL: 70,
-  /** Stopped by SIGINT or SIGTERM. */
-  INTERRUPTED: 130,
-} as const;
-/** An {@link EXIT} value. */
-export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+export { EXIT, type ExitCode };
 
 /** An error raised while handling `file`, so that its line can name the file. */
 export class FileScopedError extends Error {

@@ -14,6 +14,7 @@ import {
 import {
   BIT_RATE_LADDERS, OptionsError, convertLength, parseLength, type BitRateLadder, type ErrorMetric, type LengthUnit, type RotationReference,
 } from '../../index.js';
+import { declareCommand } from '../command-list.js';
 import { EXIT, failureText, worstExitCode, type ExitCode } from '../exit-codes.js';
 import { parseCountArg, parseLengthArg, parseMetricArg } from '../parse.js';
 import { createProgress, type Progress } from '../render/progress.js';
@@ -50,10 +51,7 @@ const MAX_CLIP_ROWS = 20;
 
 /** Adds the `bench` command to `program`. */
 export function registerBenchCommand(program: Command): void {
-  program
-    .command('bench')
-    .description('benchmark size, error, compression and decoding speed over a corpus; check against the baseline')
-    .argument('<corpus...>', 'clip files or folders (searched for .bvh, .gltf, .glb, .sjson)')
+  declareCommand(program, 'bench')
     .option('--jobs <n>', 'jobs of the pool throughput run (1 skips it)', parseCountArg, availableParallelism())
     .option('--json', 'print the result as one JSON object instead of the summary')
     .option('--baseline <file>', 'compare with this baseline (the repository\'s is bench/baseline.json)')

@@ -14,6 +14,7 @@ import {
 import {
   OUTPUT_EXTENSION, READ_FILE_DEFAULTS, TRANSPORT_OUTPUT_EXTENSION, compressFiles, expandInputs, resolveOutputTarget, shardInputs, type CompressFilesOptions, type FileFailure, type FileResult,
 } from '../../node/index.js';
+import { declareCommand } from '../command-list.js';
 import { EXIT, exitCodeOfFailure, failureText, worstExitCode, type ExitCode } from '../exit-codes.js';
 import { runLibraryCompress } from './compress-library.js';
 import { gltfOutputFormat, parseFallbackArg, parseFormatArg, runGltfCompress, type FallbackKind, type OutputFormat } from './compress-gltf.js';
@@ -127,10 +128,7 @@ const KEYFRAMED_EXTENSIONS = ['.gltf', '.glb'] as const;
 
 /** Adds the `compress` command to `program`; help shows the library's defaults. */
 export function registerCompressCommand(program: Command): void {
-  program
-    .command('compress')
-    .description('compress clips (BVH, glTF/GLB, ACL SJSON) into .bpk files')
-    .argument('<inputs...>', 'input files, or folders (searched for .bvh, .gltf, .glb, .sjson)')
+  declareCommand(program, 'compress')
     .requiredOption('-o, --out <path>', 'output folder (created when missing), a .bpk (.bpt) file for one clip, or - for stdout')
     .option('--error <length>', 'largest allowed virtual-vertex error, with a unit (also the unit of printed errors)', parseLengthArg, COMPRESS_DEFAULTS.error)
     .option('--shell <length>', 'virtual-vertex distance of every bone', parseLengthArg, COMPRESS_DEFAULTS.shell)

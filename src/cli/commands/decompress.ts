@@ -9,6 +9,7 @@ import type { Command } from 'commander';
 
 import { inputBaseName, resolveOutputTarget, writeChunksAtomic, writeChunksToStream } from '../../node/index.js';
 import { poseDumpChunks } from '../../index.js';
+import { declareCommand } from '../command-list.js';
 import { EXIT, atFile, type ExitCode } from '../exit-codes.js';
 import { openCompressedFile } from '../load.js';
 
@@ -23,10 +24,7 @@ const POSE_DUMP_EXTENSION = '.json';
 
 /** Adds the `decompress` command to `program`. */
 export function registerDecompressCommand(program: Command): void {
-  program
-    .command('decompress')
-    .description('decode every original sample of a .bpk clip into a pose dump JSON file')
-    .argument('<clip>', 'a .bpk file')
+  declareCommand(program, 'decompress')
     .requiredOption('-o, --out <path>', 'a .json file, a folder (gets <clip name>.json; created when missing), or - for stdout')
     .addHelpText('after', '\nBones are named bone_<i> when names were stripped. A file output is written atomically and never replaces a symbolic link.')
     .action(async (file: string, _options: DecompressCliOptions, command: Command) => {

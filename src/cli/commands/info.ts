@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 
 import { RAW_BITS, TRACK_KIND_NAMES, describeCompressedClip, type ClassCounts, type ClipDescription } from '../../index.js';
+import { declareCommand } from '../command-list.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { openCompressedFile } from '../load.js';
 import { renderJson } from '../render/json.js';
@@ -22,10 +23,7 @@ export interface ClipInfo extends ClipDescription {
 
 /** Adds the `info` command to `program`. */
 export function registerInfoCommand(program: Command): void {
-  program
-    .command('info')
-    .description('show the header, section sizes, track classes and bit rates of a .bpk clip')
-    .argument('<clip>', 'a .bpk file')
+  declareCommand(program, 'info')
     .option('--json', 'print one JSON object instead of text')
     .action(async (file: string, options: InfoCliOptions) => {
       process.exitCode = await runInfo(file, options);

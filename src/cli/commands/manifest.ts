@@ -9,6 +9,7 @@ import { dirname } from 'node:path';
 import type { Command } from 'commander';
 
 import { ManifestError, mergeManifests, readManifest, writeManifest } from '../../node/index.js';
+import { declareCommand } from '../command-list.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 
 /** Options of `manifest merge`. */
@@ -19,9 +20,7 @@ export interface ManifestMergeCliOptions {
 
 /** Adds `manifest merge` to `program`. */
 export function registerManifestCommand(program: Command): void {
-  const manifest = program
-    .command('manifest')
-    .description('work with the manifests of library builds (compress --manifest)');
+  const manifest = declareCommand(program, 'manifest');
   manifest
     .command('merge')
     .description('merge the partial manifests of a sharded build (compress --shard i/n --manifest …) into one')

@@ -10,6 +10,7 @@ import {
   NETSIM_DEFAULTS, NET_ERROR, NetError, receivedPosesToClip, simulateNetwork, type LinkStats, type NetsimReport,
 } from '../../net/index.js';
 import { writeFileAtomic } from '../../node/index.js';
+import { declareCommand } from '../command-list.js';
 import { EXIT, atFile, type ExitCode } from '../exit-codes.js';
 import { readSingleClip } from '../load.js';
 import { parseLengthArg, parseMillisecondsArg, parsePositiveArg } from '../parse.js';
@@ -57,10 +58,7 @@ export function parseSeedArg(value: string): number {
 
 /** Adds the `netsim` command to `program`. */
 export function registerNetsimCommand(program: Command): void {
-  program
-    .command('netsim')
-    .description('stream a clip as pose snapshots over a simulated lossy link and measure bits and error')
-    .argument('<clip>', 'the clip to stream (BVH, glTF, ACL SJSON or pose dump; one clip)')
+  declareCommand(program, 'netsim')
     .option('--hz <rate>', 'snapshots per second (default: the clip\'s sample rate)', parsePositiveArg)
     .option('--loss <p>', 'probability that a packet or an ack is lost', parseLossArg, NETSIM_DEFAULTS.loss)
     .addOption(new Option('--rtt <time>', 'round-trip time, e.g. 100ms or 0.1s (each way takes half)')

@@ -6,6 +6,7 @@ import { Option, type Command } from 'commander';
 
 import { ClipError, POSE_STRIDE } from '../../index.js';
 import type { CompressedClip, Looping, Rounding } from '../../runtime/index.js';
+import { declareCommand } from '../command-list.js';
 import { EXIT, atFile, type ExitCode } from '../exit-codes.js';
 import { anonymousBoneName, openCompressedFile } from '../load.js';
 import { parseSecondsArg } from '../parse.js';
@@ -48,10 +49,7 @@ export interface SampleResult {
 
 /** Adds the `sample` command to `program`. */
 export function registerSampleCommand(program: Command): void {
-  program
-    .command('sample')
-    .description('decode a .bpk clip at a time and print the local pose')
-    .argument('<clip>', 'a .bpk file')
+  declareCommand(program, 'sample')
     .requiredOption('--time <time>', 'time to sample: seconds (1.5), or with a unit (1.5s, 1500ms)', parseSecondsArg)
     .option('--bone <name>', 'only this bone (bone_<i> when names were stripped)')
     .addOption(new Option('--rounding <policy>', 'between samples: interpolate, or take one').choices(ROUNDINGS).default('none'))
