@@ -12,8 +12,12 @@ import { basename, dirname, extname, join } from 'node:path';
 import type { Document, GLTF, NodeIO } from '@gltf-transform/core';
 
 import type { BonepressOptions, CompressedAnimationReport } from '../gltf-transform/bonepress.js';
+import type { CompressedAnimation } from '../gltf-transform/extension.js';
 import type { AnimationBytes } from '../gltf-transform/sizes.js';
 import { ParseError, PARSE_ERROR } from '../readers/errors.js';
+import type { GltfReadOptions, GltfReadResult } from '../readers/gltf.js';
+import { CompressedClip } from '../runtime/compressed-clip.js';
+import { BonepressError } from '../shared/errors.js';
 import { readGltfResourceSync, readInputFile, writeFileAtomic, type ReadFileOptions } from './files.js';
 
 /** Output container of {@link compressGltfFile}. */
@@ -53,36 +57,11 @@ const GLB_MAGIC = 0x46546c67;
  */
 export async function compressGltfFile(input: string, output: string, options: CompressGltfFileOptions = {}): Promise<CompressGltfFileResult> {
   const format = options.format ?? (extname(output).toLowerCase() === '.gltf' ? 'gltf' : 'glb');
-  // Loaded on first use, so `bonepress/node` (and the CLI) start without glTF-Transform.
-  const [{ NodeIO }, { ALL_EXTENSIONS }, { BonepressAnimationCompression, KHRAnimationPointerPassThrough, compressDocument, animationBytes }] = await Promise.all([
-    import('@gltf-transform/core'), import('@gltf-transform/extensions'), import('../gltf-transform/index.js'),
-  ]);
-  const extensions = [...ALL_EXTENSIONS, BonepressAnimationCompression, KHRAnimationPointerPassThrough];
-  const io = new NodeIO().registerExtensions(extensions);
-  const bytes = await readInputFile(input, options.read);
-  const { json, resources, sourceFileBytes } = await readContainer(io, input, bytes, options.read);
-  // glTF-Transform reads only registered extensions: it refuses unknown required ones, and
-  // drops optional ones with everything they hold (said in droppedExtensions).
-  const known = new Set(extensions.map((e) => e.EXTENSION_NAME));
-  const droppedExtensions = (json.extensionsUsed ?? []).filter((name) => !known.has(name));
-  const missing = (json.extensionsRequired ?? []).filter((name) => !known.has(name));
-  if (missing.length > 0) {
-    throw new ParseError(
-      PARSE_ERROR.UNSUPPORTED,
-      `requires ${missing.join(', ')}, which glTF-Transform I/O cannot read or write, so bonepress cannot carry ${missing.length > 1 ? 'them' : 'it'} through; ` +
-      'write the asset without it (or compress to loose .bpk clips with -o folder/, which reads only the animations)',
-      input,
-    );
-  }
+  const { BonepressAnimationCompression, compressDocument, animationBytes } = await import('../gltf-transform/index.js');
+  const { io, json, resources, sourceFileBytes, droppedExtensions } = await openAsset(input, options.read);
   await installCodecs(io, input, json.extensionsUsed ?? []);
   const sourceAnimation = animationBytes(json);
-  let doc: Document;
-  try {
-    io.setLogger({ debug: () => {}, info: () => {}, warn: () => {}, error: () => {} });
-    doc = await io.readJSON({ json, resources });
-  } catch (error) {
-    throw new ParseError(PARSE_ERROR.BAD_VALUE, `glTF-Transform cannot read the asset: ${(error as Error).message}`, input);
-  }
+  const doc = await readDocument(io, input, json, resources);
   const { animations, warnings } = await compressDocument(doc, { ...options, file: input });
   if (animations.length === 0 && !doc.getRoot().listAnimations().some((a) => a.getExtension(BonepressAnimationCompression.EXTENSION_NAME))) {
     throw new ParseError(PARSE_ERROR.NO_ANIMATION, 'no skeletal animation to compress', input);
@@ -109,6 +88,131 @@ export async function compressGltfFile(input: string, output: string, options: C
     input, output, format, animations, warnings, droppedExtensions,
     sourceAnimation, outputAnimation: animationBytes(outputJson), sourceFileBytes, outputFileBytes,
   };
+}
+
+/**
+ * Reads the container of the glTF asset at `path` with a glTF-Transform I/O that knows every
+ * extension of @gltf-transform/extensions and bonepress's. Throws ParseError `UNSUPPORTED`
+ * for a required extension it does not know.
+ */
+async function openAsset(path: string, read: ReadFileOptions | undefined): Promise<{
+  io: NodeIO; json: GLTF.IGLTF; resources: Record<string, Uint8Array<ArrayBuffer>>; sourceFileBytes: number; droppedExtensions: string[];
+}> {
+  // Loaded on first use, so `bonepress/node` (and the CLI) start without glTF-Transform.
+  const [{ NodeIO }, { ALL_EXTENSIONS }, { BonepressAnimationCompression, KHRAnimationPointerPassThrough }] = await Promise.all([
+    import('@gltf-transform/core'), import('@gltf-transform/extensions'), import('../gltf-transform/index.js'),
+  ]);
+  const extensions = [...ALL_EXTENSIONS, BonepressAnimationCompression, KHRAnimationPointerPassThrough];
+  const io = new NodeIO().registerExtensions(extensions);
+  const bytes = await readInputFile(path, read);
+  const { json, resources, sourceFileBytes } = await readContainer(io, path, bytes, read);
+  // glTF-Transform reads only registered extensions: it refuses unknown required ones, and
+  // drops optional ones with everything they hold (said in droppedExtensions).
+  const known = new Set(extensions.map((e) => e.EXTENSION_NAME));
+  const droppedExtensions = (json.extensionsUsed ?? []).filter((name) => !known.has(name));
+  const missing = (json.extensionsRequired ?? []).filter((name) => !known.has(name));
+  if (missing.length > 0) {
+    throw new ParseError(
+      PARSE_ERROR.UNSUPPORTED,
+      `requires ${missing.join(', ')}, which glTF-Transform I/O cannot read or write, so bonepress cannot carry ${missing.length > 1 ? 'them' : 'it'} through; ` +
+      'write the asset without it (or compress to loose .bpk clips with -o folder/, which reads only the animations)',
+      path,
+    );
+  }
+  return { io, json, resources, sourceFileBytes, droppedExtensions };
+}
+
+/** The Document of an asset's JSON and resources; a malformed extension object is a ParseError naming the file and its JSON path. */
+async function readDocument(io: NodeIO, path: string, json: GLTF.IGLTF, resources: Record<string, Uint8Array<ArrayBuffer>>): Promise<Document> {
+  try {
+    io.setLogger({ debug: () => {}, info: () => {}, warn: () => {}, error: () => {} });
+    return await io.readJSON({ json, resources });
+  } catch (error) {
+    if (error instanceof BonepressError) throw new ParseError(PARSE_ERROR.BAD_VALUE, `${animationLabel(json, error.detail)}${error.detail}`, path);
+    throw new ParseError(PARSE_ERROR.BAD_VALUE, `glTF-Transform cannot read the asset: ${(error as Error).message}`, path);
+  }
+}
+
+/** `animation 2 "Run": ` when `jsonPath` is inside `animations[2]`, else nothing. */
+function animationLabel(json: GLTF.IGLTF, jsonPath: string): string {
+  const match = /^animations\[(\d+)\]/.exec(jsonPath);
+  if (!match) return '';
+  const index = Number(match[1]);
+  return `animation ${index} ${JSON.stringify(json.animations?.[index]?.name ?? '')}: `;
+}
+
+/** One compressed animation of a glTF asset (docs/gltf-extension.md), as {@link readCompressedGltfFile} gives it. */
+export interface GltfCompressedClip {
+  /** The animation's name as written in the file ('' when unnamed). */
+  name: string;
+  /** Index in the asset's `animations`. */
+  index: number;
+  /** The clip, opened and checked against the bone lists below. */
+  clip: CompressedClip;
+  /** glTF node index of each bone of the clip's bone table, in bone order (the clip's first bones); empty without a table. */
+  joints: number[];
+  /** Node index of each node bone (props, cameras), after the table's bones. */
+  nodes: number[];
+  /** Weight bones after the node bones: per node, one displacement scale per morph target (one bone each). */
+  weights: { node: number; scales: number[] }[];
+}
+
+/**
+ * The compressed clips of the glTF asset (`.glb` or `.gltf`) at `path`, in animation order,
+ * with their names and what their bones bind to; empty when the asset does not use
+ * `BONEPRESS_animation_compression`. Each clip is opened (version, checksum) and checked
+ * against its animation's bone table and extra-bone lists, as a loader would. Throws
+ * ParseError naming the file and the animation for a malformed extension object or clip
+ * data, and Node's errors for file problems.
+ */
+export async function readCompressedGltfFile(path: string, options: ReadFileOptions = {}): Promise<GltfCompressedClip[]> {
+  const { BONEPRESS_ANIMATION_COMPRESSION } = await import('../gltf-transform/extension.js');
+  const { io, json, resources } = await openAsset(path, options);
+  if (!(json.extensionsUsed ?? []).includes(BONEPRESS_ANIMATION_COMPRESSION)) return [];
+  await installCodecs(io, path, json.extensionsUsed ?? []);
+  const doc = await readDocument(io, path, json, resources);
+  const nodeIndex = new Map(doc.getRoot().listNodes().map((node, i) => [node, i]));
+  const out: GltfCompressedClip[] = [];
+  doc.getRoot().listAnimations().forEach((animation, index) => {
+    const compressed = animation.getExtension<CompressedAnimation>(BONEPRESS_ANIMATION_COMPRESSION);
+    if (!compressed) return;
+    const name = animation.getName();
+    const fail = (problem: string): never => {
+      throw new ParseError(PARSE_ERROR.BAD_VALUE, `animation ${index} ${JSON.stringify(name)}: ${BONEPRESS_ANIMATION_COMPRESSION}: ${problem}`, path);
+    };
+    const table = compressed.getSkeleton();
+    const joints = (table?.listJoints() ?? []).map((n) => nodeIndex.get(n)!);
+    const parents = table?.getParents() ?? [];
+    const nodes = compressed.listNodes().map((n) => nodeIndex.get(n)!);
+    const scales = compressed.getWeightScales();
+    const weights = compressed.listWeightNodes().map((n, w) => ({ node: nodeIndex.get(n)!, scales: scales[w] ?? [] }));
+    const data = compressed.getData();
+    if (!data) return fail('no clip data');
+    let clip: CompressedClip;
+    try {
+      clip = CompressedClip.open(data);
+    } catch (error) {
+      return fail(`the clip data is not a valid .bpk: ${error instanceof BonepressError ? error.detail : (error as Error).message}`);
+    }
+    const boneCount = compressed.getBoneCount();
+    if (clip.boneCount !== boneCount) fail(`the clip has ${clip.boneCount} bones, but its bone table, nodes and weights ${boneCount}`);
+    for (let b = 0; b < boneCount; b++) {
+      const expected = b < parents.length ? parents[b] : -1;
+      if (clip.parents[b] !== expected) fail(`bone ${b}: the clip's parent ${clip.parents[b]} differs from the bone table's ${expected}`);
+    }
+    out.push({ name, index, clip, joints, nodes, weights });
+  });
+  return out;
+}
+
+/**
+ * Reads the clips of a glTF source file as {@link readGltfWithWarnings} does (with
+ * `extraTracks`, the extra bones each clip of a compressed asset holds), its external
+ * buffers next to it through the same guarded reader as {@link readInputFile}.
+ */
+export async function readGltfSourceFile(path: string, options: ReadFileOptions & Pick<GltfReadOptions, 'extraTracks'> = {}): Promise<GltfReadResult> {
+  const [bytes, { readGltfWithWarnings }] = await Promise.all([readInputFile(path, options), import('../readers/gltf.js')]);
+  return readGltfWithWarnings(bytes, path, { ...options, loadResource: (uri) => readGltfResourceSync(path, uri, options) });
 }
 
 const MESHOPT = 'EXT_meshopt_compression';

@@ -12,8 +12,8 @@ export {
   removeTempFiles, resolveGltfResource, sanitizeClipName, writeFileAtomic,
 } from './files.js';
 export type { ReadFileOptions } from './files.js';
-export { compressGltfFile } from './gltf-files.js';
-export type { CompressGltfFileOptions, CompressGltfFileResult, GltfOutputFormat } from './gltf-files.js';
+export { compressGltfFile, readCompressedGltfFile, readGltfSourceFile } from './gltf-files.js';
+export type { CompressGltfFileOptions, CompressGltfFileResult, GltfCompressedClip, GltfOutputFormat } from './gltf-files.js';
 export { INTERNAL_ERROR, OUTPUT_CLASH, OUTPUT_LINK, OutputError, isInputError, isSystemError, problemOf, toFailure } from './failure.js';
 export type { FileFailure } from './failure.js';
 export { compressLibrary, outputSettings } from './library.js';

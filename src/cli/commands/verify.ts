@@ -7,12 +7,13 @@ import { extname } from 'node:path';
 import type { Command } from 'commander';
 
 import {
-  COMPRESS_DEFAULTS, ClipError, MetricError, OptionsError, compareClips, compareCompressed, parseLength, readPoseDump, type Comparison, type CompressOptions, type ErrorMetric, type LengthUnit, type RawClip, type ReadOptions,
+  COMPRESS_DEFAULTS, ClipError, MetricError, OptionsError, PARSE_ERROR, ParseError, compareClips, compareCompressed, parseLength, readPoseDump,
+  type Comparison, type CompressOptions, type ErrorMetric, type Length, type LengthUnit, type RawClip, type ReadOptions,
 } from '../../index.js';
 import type { CompressedClip } from '../../runtime/index.js';
-import { readInputFile } from '../../node/index.js';
-import { EXIT, atFile, type ExitCode } from '../exit-codes.js';
-import { openCompressedFile, readSingleClip } from '../load.js';
+import { readCompressedGltfFile, readGltfSourceFile, readInputFile, type GltfCompressedClip } from '../../node/index.js';
+import { EXIT, FileScopedError, atFile, type ExitCode } from '../exit-codes.js';
+import { openCompressedFile, printWarning, readSingleClip } from '../load.js';
 import { collectShellBone, parseLengthArg, parseMetricArg, parsePositiveArg, parseUnitArg } from '../parse.js';
 import { renderJson } from '../render/json.js';
 import { formatDistance, renderFields } from '../render/table.js';
@@ -74,7 +75,7 @@ export function registerVerifyCommand(program: Command): void {
     .option('--metric <metric>', 'what the threshold bounds, as given to compress --metric: vertices or shell (the whole-shell error is printed either way)', parseMetricArg, COMPRESS_DEFAULTS.metric)
     .option('--unit <unit>', 'length unit of the raw source, as given to compress --unit', parseUnitArg)
     .option('--rate <hz>', 'resample a glTF raw source at this rate, as given to compress --rate', parsePositiveArg)
-    .option('--clip <name>', 'the clip (glTF animation) to take from a file holding several; default: the name stored in the .bpk')
+    .option('--clip <name>', 'the clip (glTF animation) to take from a file holding several; default: the name stored in the .bpk, or every clip of a compressed glTF asset')
     .option('--json', 'print one JSON object instead of text')
     .addHelpText('after', '\nExit status: 0 when the max error is within the threshold, 1 above it, 2 on bad input.')
     .action(async (raw: string, other: string, _options: VerifyCliOptions, command: Command) => {
@@ -93,6 +94,10 @@ export async function runVerify(rawFile: string, otherFile: string, options: Ver
   if (options.rate !== undefined) read.sampleRate = options.rate;
   const compressOptions: CompressOptions = { error: options.error, shell: options.shell, metric: options.metric };
   if (options.shellBone) compressOptions.shellBones = options.shellBone;
+  if (['.glb', '.gltf'].includes(extname(otherFile).toLowerCase())) {
+    const assetClips = await atFile(otherFile, () => readCompressedGltfFile(otherFile));
+    if (assetClips.length > 0) return verifyAsset(rawFile, otherFile, assetClips, read, compressOptions, options);
+  }
   const isCompressed = ['.bpk', '.bpt'].includes(extname(otherFile).toLowerCase());
   const compressed = isCompressed ? await openCompressedFile(otherFile) : undefined;
   // A multi-clip source needs no --clip when the .bpk says which clip it holds.
@@ -115,6 +120,116 @@ export async function runVerify(rawFile: string, otherFile: string, options: Ver
   if (options.json) process.stdout.write(renderJson(result));
   else if (options.quiet !== true) process.stdout.write(renderVerify(result, parseLength(options.error).unit));
   return result.pass ? EXIT.OK : EXIT.CHECK_FAILED;
+}
+
+/** What `verify --json` prints when `other` is a glTF asset with compressed animations: one result per clip compared. */
+export interface VerifyAssetResult {
+  raw: string;
+  other: string;
+  clips: VerifyClipResult[];
+  /** Animations of the source that the asset does not hold compressed (kept as plain channels, or moving nothing compressible). */
+  notCompressed: string[];
+  /** Every clip within its threshold. */
+  pass: boolean;
+}
+
+/** One clip of a compressed glTF asset measured against the source's clip of the same name. */
+export interface VerifyClipResult extends VerifyResult {
+  clip: string;
+  /** Bones of the clip's bone table (skeleton bones). */
+  skeletonBones: number;
+  /** Extra bones compared (node bones and morph-weight bones, docs/gltf-extension.md "Extra bones"). */
+  extraBones: number;
+  /** Extra bones of the source not compared because the asset keeps them as plain channels (compressed without extras). */
+  extraBonesNotCompared: number;
+}
+
+/**
+ * `verify` of a glTF asset whose animations are compressed: each compressed clip (or the one
+ * `--clip` names) against the source's animation of the same name, read as the compressor
+ * read it (with its extra bones, each held to its own shell distance: a prop's mesh radius,
+ * a camera's metre). An asset compressed without extra bones is compared on its skeleton,
+ * and the source's extra bones are counted as not compared.
+ */
+async function verifyAsset(
+  rawFile: string, otherFile: string, assetClips: GltfCompressedClip[], read: ReadOptions, compressOptions: CompressOptions, options: VerifyCliOptions,
+): Promise<ExitCode> {
+  const chosen = options.clip === undefined ? assetClips : assetClips.filter((c) => c.name === options.clip);
+  if (chosen.length === 0) {
+    throw new FileScopedError(otherFile, new ParseError(PARSE_ERROR.UNSUPPORTED, `holds no compressed animation named "${options.clip}" (it holds ${assetClips.map((c) => JSON.stringify(c.name)).join(', ')})`, otherFile));
+  }
+  if (!['.glb', '.gltf'].includes(extname(rawFile).toLowerCase())) {
+    throw new OptionsError(`${otherFile} is a glTF asset with compressed animations: verify it against its glTF/GLB source, not ${rawFile}`);
+  }
+  const warn = (message: string): void => { if (options.quiet !== true && options.json !== true) printWarning(rawFile, message); };
+  const withExtras = await atFile(rawFile, () => readGltfSourceFile(rawFile, { ...read, extraTracks: true, onWarning: warn }));
+  let plain: RawClip[] | undefined;
+  const clips: VerifyClipResult[] = [];
+  for (const asset of chosen) {
+    const label = `animation ${asset.index} ${JSON.stringify(asset.name)}`;
+    const extraBones = asset.nodes.length + asset.weights.reduce((n, w) => n + w.scales.length, 0);
+    let raw = withExtras.clips.find((c) => c.name === asset.name);
+    let notCompared = 0;
+    if (raw && !sameBones(raw, asset) && extraBones === 0) {
+      // Compressed without extra bones: the clip holds the whole skeleton, as the reader gives it without extraTracks.
+      plain ??= (await atFile(rawFile, () => readGltfSourceFile(rawFile, { ...read }))).clips;
+      const skeletal = plain.find((c) => c.name === asset.name);
+      if (skeletal && sameBones(skeletal, asset)) {
+        notCompared = raw.skeleton.boneNames.length - (withExtras.extras?.[withExtras.clips.indexOf(raw)]?.skeletonBones ?? raw.skeleton.boneNames.length);
+        raw = skeletal;
+      }
+    }
+    if (!raw) throw new FileScopedError(rawFile, new ParseError(PARSE_ERROR.UNSUPPORTED, `has no animation named ${JSON.stringify(asset.name)} to compare with ${label} of ${otherFile}`, rawFile));
+    if (!sameBones(raw, asset)) {
+      throw new FileScopedError(otherFile, new MetricError(`${label}: its bones bind other nodes than the source's clip ${JSON.stringify(raw.name)} (${describeNodes(asset)} against nodes ${Array.from(raw.skeleton.nodeIndices ?? []).join(', ')}); was it compressed from ${rawFile}?`));
+    }
+    if (asset.clip.unit !== raw.unit && options.unit === undefined && options.quiet !== true) {
+      process.stderr.write(`bonepress: note: ${otherFile} stores ${asset.clip.unit}, and ${rawFile} reads as ${raw.unit}; if it was compressed with --unit ${asset.clip.unit}, verify with --unit ${asset.clip.unit}\n`);
+    }
+    // The extra bones were compressed at their own distances (compressDocument keeps them whatever --shell says).
+    const shellBones: Record<string, string | Length> = {};
+    const b0 = asset.joints.length;
+    for (let b = b0; b < raw.skeleton.boneNames.length; b++) shellBones[raw.skeleton.boneNames[b]] = { value: raw.skeleton.shellDistances[b], unit: raw.unit };
+    const clipOptions: CompressOptions = { ...compressOptions, shellBones: { ...shellBones, ...compressOptions.shellBones } };
+    const comparison = await atFile(otherFile, () => {
+      try {
+        return compareCompressed(raw, asset.clip, clipOptions, rawFile);
+      } catch (error) {
+        if (error instanceof ClipError && error.code === 'NO_SUCH_BONE') throw new OptionsError(`--shell-bone: ${error.message}`);
+        if (error instanceof MetricError) throw new MetricError(`${label}: ${withRateHint(error, asset.clip, raw, options).message}`);
+        throw error;
+      }
+    });
+    clips.push({ clip: asset.name, ...toResult(rawFile, otherFile, comparison), skeletonBones: b0, extraBones, extraBonesNotCompared: notCompared });
+  }
+  const compressedNames = new Set(assetClips.map((c) => c.name));
+  const notCompressed = options.clip === undefined ? withExtras.clips.map((c) => c.name).filter((n) => !compressedNames.has(n)) : [];
+  const result: VerifyAssetResult = { raw: rawFile, other: otherFile, clips, notCompressed, pass: clips.every((c) => c.pass) };
+  if (options.json) process.stdout.write(renderJson(result));
+  else if (options.quiet !== true) {
+    const display = parseLength(options.error).unit;
+    const blocks = clips.map((c) => renderVerify(c, display, [
+      ['clip', JSON.stringify(c.clip)],
+      ['extra bones', `${c.extraBones} compared (props, cameras, morph weights)${c.extraBonesNotCompared > 0 ? `; ${c.extraBonesNotCompared} of the source not compared (plain channels in the asset)` : ''}`],
+    ]));
+    if (notCompressed.length > 0) blocks.push(renderFields([['not compressed', `${notCompressed.map((n) => JSON.stringify(n)).join(', ')} (plain channels in the asset, not compared)`]]));
+    process.stdout.write(blocks.join('\n'));
+  }
+  return result.pass ? EXIT.OK : EXIT.CHECK_FAILED;
+}
+
+/** The clip's bones bind the nodes the compressed animation's table, node and weight lists name, in that order. */
+function sameBones(raw: RawClip, asset: GltfCompressedClip): boolean {
+  const expected = [...asset.joints, ...asset.nodes, ...asset.weights.flatMap((w) => w.scales.map(() => w.node))];
+  const nodes = raw.skeleton.nodeIndices;
+  return nodes !== undefined && nodes.length === expected.length && expected.every((n, b) => nodes[b] === n);
+}
+
+function describeNodes(asset: GltfCompressedClip): string {
+  const parts = [`bone table nodes ${asset.joints.join(', ') || 'none'}`];
+  if (asset.nodes.length > 0) parts.push(`node bones ${asset.nodes.join(', ')}`);
+  if (asset.weights.length > 0) parts.push(`weights of nodes ${asset.weights.map((w) => w.node).join(', ')}`);
+  return parts.join('; ');
 }
 
 /** A sample-count mismatch against a `.bpk` made at another rate says which `--rate` to give. */
@@ -152,8 +267,9 @@ function toResult(raw: string, other: string, report: Comparison): VerifyResult 
   };
 }
 
-function renderVerify(r: VerifyResult, display: LengthUnit): string {
+function renderVerify(r: VerifyResult, display: LengthUnit, first: [string, string][] = []): string {
   return renderFields([
+    ...first,
     ['raw', r.raw],
     ['other', r.other],
     ['bones', String(r.boneCount)],
