@@ -78,6 +78,29 @@ describe('compress with glTF output', () => {
     expect(runCli(['compress', input, '-o', quantized, '--fallback', 'tiny']).stderr).toMatch(/expected one of original, quantized/);
   });
 
+  it('--no-extras leaves morph weights and the camera as plain channels, and is refused for loose clips', async () => {
+    const out = join(dir, 'scene.noextras.glb');
+    const run = runCli(['compress', scene, '-o', out, '--no-extras', '--json']);
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout) as { animations: { animation: string; stats: { boneCount: number } }[] };
+    // CameraFly moves only the camera: nothing of it is compressed without extra bones.
+    expect(report.animations.map((a) => a.animation)).toEqual(['WalkA', 'WaveB', 'Both']);
+    const { json } = await new NodeIO().registerExtensions([BonepressAnimationCompression]).binaryToJSON(new Uint8Array(readFileSync(out)));
+    const walk = json.animations!.find((a) => a.name === 'WalkA')!;
+    expect(walk.extensions![BONEPRESS_ANIMATION_COMPRESSION]).not.toHaveProperty('weights');
+    expect(walk.channels.some((c) => c.target.path === 'weights')).toBe(true);
+    const fly = json.animations!.find((a) => a.name === 'CameraFly')!;
+    expect(fly.extensions?.[BONEPRESS_ANIMATION_COMPRESSION]).toBeUndefined();
+    expect(fly.channels.map((c) => c.target.path)).toEqual(['translation']);
+    // WalkA without extras holds the whole skeleton (both characters, 6 bones); with them, A's 3 bones and the face's weight bone.
+    const withExtras = JSON.parse(runCli(['compress', scene, '-o', join(dir, 'scene.extras.glb'), '--json']).stdout) as typeof report;
+    expect(withExtras.animations.find((a) => a.animation === 'WalkA')!.stats.boneCount).toBe(report.animations[0].stats.boneCount - 3 + 1);
+
+    const loose = runCli(['compress', scene, '-o', `${join(dir, 'loose')}/`, '--no-extras']);
+    expect(loose.code).toBe(2);
+    expect(loose.stderr).toMatch(/--no-extras applies to glTF output/);
+  });
+
   it('refuses glTF output for a BVH input and several inputs, and a bad --format, with exit 2', () => {
     const bvh = join('fixtures', 'dataset-1_bow_normal_001.bvh');
     const a = runCli(['compress', bvh, '-o', join(dir, 'x.glb')]);

@@ -50,6 +50,8 @@ export interface GltfCompressCliOptions {
   unit?: LengthUnit;
   format?: OutputFormat;
   fallback?: boolean | FallbackKind;
+  /** `--no-extras`: false leaves morph weights and nodes outside the skins as plain channels. */
+  extras?: boolean;
   maxInputBytes: number;
   allowSpecialFiles?: boolean;
   allowExternalResources?: boolean;
@@ -93,6 +95,7 @@ export async function runGltfCompress(inputs: readonly string[], options: GltfCo
       sampleRate: options.rate,
       unit: options.unit,
       fallback: options.fallback ?? false,
+      extras: options.extras !== false,
       read: { maxInputBytes: options.maxInputBytes, allowSpecialFiles: options.allowSpecialFiles === true, allowExternalResources: options.allowExternalResources === true },
     });
   } catch (error) {

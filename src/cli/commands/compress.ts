@@ -65,6 +65,8 @@ export interface CompressCliOptions {
   transport?: boolean;
   /** glTF output: channels for loaders without the extension (`true`: original). */
   fallback?: boolean | FallbackKind;
+  /** glTF output: compress morph weights and nodes outside the skins as extra bones (`--no-extras`: false). */
+  extras?: boolean;
 }
 
 /** One compressed clip in `compress --json`: the compressor's stats plus where it went. */
@@ -152,6 +154,7 @@ export function registerCompressCommand(program: Command): void {
     .option('--format <format>', 'glb or gltf: write the glTF asset with its animations compressed inside (docs/gltf-extension.md); bpk: loose clips; bpt: loose clips in the transport form (docs/transport.md). Default: what -o ends with (.glb, .gltf, .bpt), else bpk', parseFormatArg)
     .option('--transport', 'write loose clips in the transport form (.bpt, smaller to download; decoded to the exact .bpk bytes at load): --format bpt')
     .option('--fallback [kind]', 'glTF output: channels for loaders without the extension (then optional): original (default) or quantized (the compressed clip decoded, 16-bit rotations)', parseFallbackArg)
+    .option('--no-extras', 'glTF output: leave morph-target weights and animated nodes outside the skins (props, cameras) as plain channels instead of compressing them as extra bones')
     .addHelpText('after', [
       '',
       'Outputs: -o out/ writes out/<input name>.bpk, or out/<input name>_<clip name>.bpk for inputs with several clips',
@@ -185,6 +188,8 @@ export async function runCompress(inputs: readonly string[], options: CompressCl
     if (options.transport) throw new OptionsError(`--transport writes loose .bpt clips; it cannot go with ${options.format !== undefined ? `--format ${options.format}` : `-o ${options.out}`}`);
     return runGltfCompress(inputs, options, gltfFormat);
   }
+  // Loose clips hold the skeleton only: there is nothing for --no-extras to leave out.
+  if (options.extras === false) throw new OptionsError('--no-extras applies to glTF output (-o x.glb, --format glb|gltf); loose clips never hold extra bones');
   if (options.transport && options.format === 'bpk') throw new OptionsError('--transport writes .bpt clips; it cannot go with --format bpk');
   const transport = options.transport === true || options.format === 'bpt' || (options.format === undefined && extname(options.out).toLowerCase() === TRANSPORT_OUTPUT_EXTENSION);
   const extension = transport ? TRANSPORT_OUTPUT_EXTENSION : OUTPUT_EXTENSION;
