@@ -93,10 +93,10 @@ export async function compressGltfFile(input: string, output: string, options: C
 /**
  * Reads the container of the glTF asset at `path` with a glTF-Transform I/O that knows every
  * extension of @gltf-transform/extensions and bonepress's. Throws ParseError `UNSUPPORTED`
- * for a required extension it does not know.
+ * for a required extension it does not know, unless `anyRequired`.
  */
-async function openAsset(path: string, read: ReadFileOptions | undefined): Promise<{
-  io: NodeIO; json: GLTF.IGLTF; resources: Record<string, Uint8Array<ArrayBuffer>>; sourceFileBytes: number; droppedExtensions: string[];
+async function openAsset(path: string, read: ReadFileOptions | undefined, anyRequired = false): Promise<{
+  io: NodeIO; json: GLTF.IGLTF; resources: Record<string, Uint8Array<ArrayBuffer>>; sourceFileBytes: number; droppedExtensions: string[]; missing: string[];
 }> {
   // Loaded on first use, so `bonepress/node` (and the CLI) start without glTF-Transform.
   const [{ NodeIO }, { ALL_EXTENSIONS }, { BonepressAnimationCompression, KHRAnimationPointerPassThrough }] = await Promise.all([
@@ -111,15 +111,19 @@ async function openAsset(path: string, read: ReadFileOptions | undefined): Promi
   const known = new Set(extensions.map((e) => e.EXTENSION_NAME));
   const droppedExtensions = (json.extensionsUsed ?? []).filter((name) => !known.has(name));
   const missing = (json.extensionsRequired ?? []).filter((name) => !known.has(name));
-  if (missing.length > 0) {
-    throw new ParseError(
-      PARSE_ERROR.UNSUPPORTED,
-      `requires ${missing.join(', ')}, which glTF-Transform I/O cannot read or write, so bonepress cannot carry ${missing.length > 1 ? 'them' : 'it'} through; ` +
-      'write the asset without it (or compress to loose .bpk clips with -o folder/, which reads only the animations)',
-      path,
-    );
-  }
-  return { io, json, resources, sourceFileBytes, droppedExtensions };
+  if (!anyRequired) refuseMissing(path, missing);
+  return { io, json, resources, sourceFileBytes, droppedExtensions, missing };
+}
+
+/** ParseError `UNSUPPORTED` when the asset requires extensions glTF-Transform I/O does not know. */
+function refuseMissing(path: string, missing: readonly string[]): void {
+  if (missing.length === 0) return;
+  throw new ParseError(
+    PARSE_ERROR.UNSUPPORTED,
+    `requires ${missing.join(', ')}, which glTF-Transform I/O cannot read or write, so bonepress cannot carry ${missing.length > 1 ? 'them' : 'it'} through; ` +
+    'write the asset without it (or compress to loose .bpk clips with -o folder/, which reads only the animations)',
+    path,
+  );
 }
 
 /** The Document of an asset's JSON and resources; a malformed extension object is a ParseError naming the file and its JSON path. */
@@ -167,8 +171,10 @@ export interface GltfCompressedClip {
  */
 export async function readCompressedGltfFile(path: string, options: ReadFileOptions = {}): Promise<GltfCompressedClip[]> {
   const { BONEPRESS_ANIMATION_COMPRESSION } = await import('../gltf-transform/extension.js');
-  const { io, json, resources } = await openAsset(path, options);
+  // An asset without the extension is not refused for what else it requires: it has no compressed clip.
+  const { io, json, resources, missing } = await openAsset(path, options, true);
   if (!(json.extensionsUsed ?? []).includes(BONEPRESS_ANIMATION_COMPRESSION)) return [];
+  refuseMissing(path, missing);
   await installCodecs(io, path, json.extensionsUsed ?? []);
   const doc = await readDocument(io, path, json, resources);
   const nodeIndex = new Map(doc.getRoot().listNodes().map((node, i) => [node, i]));

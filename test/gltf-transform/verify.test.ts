@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BONEPRESS_ANIMATION_COMPRESSION } from '../../src/gltf-transform/index.js';
 import { compressGltfFile, readCompressedGltfFile } from '../../src/node/index.js';
 import { runCli } from '../cli/run-cli.js';
-import { makePropRig, makeSceneRig } from '../utils/gltf-rigs.js';
+import { makeExtendedSceneRig, makePropRig, makeSceneRig } from '../utils/gltf-rigs.js';
 
 interface ClipReport {
   clip: string; maxError: number; threshold: number; pass: boolean; boneCount: number;
@@ -26,6 +26,7 @@ interface AssetReport { clips: ClipReport[]; notCompressed: string[]; pass: bool
 describe('verify with a compressed glTF asset', () => {
   let dir: string;
   let scene: string, sceneOut: string, props: string, propsOut: string;
+  let propStats: { animation: string; stats: { maxError: number } }[];
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'bonepress-gltf-verify-'));
     scene = join(dir, 'scene.glb');
@@ -35,7 +36,9 @@ describe('verify with a compressed glTF asset', () => {
     writeFileSync(scene, await makeSceneRig());
     writeFileSync(props, await makePropRig());
     expect(runCli(['compress', scene, '-o', sceneOut, '-q']).code).toBe(0);
-    expect(runCli(['compress', props, '-o', propsOut, '-q']).code).toBe(0);
+    const compressed = runCli(['compress', props, '-o', propsOut, '--json']);
+    expect(compressed.code).toBe(0);
+    propStats = (JSON.parse(compressed.stdout) as { animations: { animation: string; stats: { maxError: number } }[] }).animations;
   }, 120_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -82,6 +85,11 @@ describe('verify with a compressed glTF asset', () => {
     const report = JSON.parse(run.stdout) as AssetReport;
     expect(report.clips.map((c) => c.clip)).toEqual(['Scene', 'Props']);
     expect(report.clips.every((c) => c.pass && c.extraBones > 0)).toBe(true);
+    // The same figure the compressor measured, at the distances it held each bone to (the
+    // crate at its mesh radius, not --shell's 3 cm).
+    expect(report.clips.map((c) => c.maxError)).toEqual(propStats.map((a) => a.stats.maxError));
+    const crateAt3cm = JSON.parse(runCli(['verify', props, propsOut, '--json', '--clip', 'Props', '--shell-bone', 'Crate=3cm']).stdout) as AssetReport;
+    expect(crateAt3cm.clips[0].maxError).toBeLessThan(report.clips[1].maxError);
     const worst = Math.max(...report.clips.map((c) => c.maxError));
     expect(worst).toBeGreaterThan(0);
     // Half the largest error that was reached: the clip that reached it no longer passes.
@@ -102,6 +110,15 @@ describe('verify with a compressed glTF asset', () => {
     expect(report.clips.map((c) => c.clip)).toEqual(['WalkA', 'WaveB', 'Both']);
     expect(report.notCompressed).toEqual(['CameraFly']);
     expect(report.clips[0]).toMatchObject({ extraBones: 0, extraBonesNotCompared: 1, pass: true });
+  });
+
+  it('an asset without the extension is measured as a source, whatever else it requires', async () => {
+    const other = join(dir, 'requires-unknown.glb');
+    writeFileSync(other, await makeExtendedSceneRig({ requireUnknown: true }));
+    expect(await readCompressedGltfFile(other)).toEqual([]);
+    const run = runCli(['verify', scene, other, '--clip', 'WalkA', '--json']);
+    expect(run.code).toBe(0);
+    expect((JSON.parse(run.stdout) as { maxError: number }).maxError).toBe(0);
   });
 
   it('a corrupted clip payload is a typed error naming the file and the animation (exit 2)', async () => {
