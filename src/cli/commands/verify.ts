@@ -12,6 +12,7 @@ import {
 } from '../../index.js';
 import type { CompressedClip } from '../../runtime/index.js';
 import { readCompressedGltfFile, readGltfSourceFile, readInputFile, type GltfCompressedClip } from '../../node/index.js';
+import { declareCommand } from '../command-list.js';
 import { EXIT, FileScopedError, atFile, type ExitCode } from '../exit-codes.js';
 import { openCompressedFile, printWarning, readSingleClip } from '../load.js';
 import { collectShellBone, parseLengthArg, parseMetricArg, parsePositiveArg, parseUnitArg } from '../parse.js';
@@ -64,11 +65,7 @@ export interface VerifyResult {
 
 /** Adds the `verify` command to `program`. */
 export function registerVerifyCommand(program: Command): void {
-  program
-    .command('verify')
-    .description('measure the error of a clip (.bpk, pose dump .json, or a BVH/glTF/SJSON source) against its raw source')
-    .argument('<raw>', 'the reference clip (BVH, glTF/GLB, ACL SJSON or pose dump)')
-    .argument('<other>', 'the clip to measure: .bpk (or its transport form .bpt), pose dump .json, or any source format')
+  declareCommand(program, 'verify')
     .option('--error <length>', 'error threshold, with a unit (also the unit of printed errors)', parseLengthArg, COMPRESS_DEFAULTS.error)
     .option('--shell <length>', 'virtual-vertex distance of every bone', parseLengthArg, COMPRESS_DEFAULTS.shell)
     .option('--shell-bone <name=length>', 'shell distance of one bone (repeatable), e.g. Hips=1m', collectShellBone)
