@@ -8,20 +8,10 @@ import { Document, GLB_BUFFER, NodeIO, type GLTF } from '@gltf-transform/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import { POSE_STRIDE } from '../../src/clip/skeleton.js';
-import { ParseError } from '../../src/readers/errors.js';
 import { readGltfWithWarnings } from '../../src/readers/gltf.js';
 import { makePropRig } from '../utils/gltf-rigs.js';
 import { glbOf } from '../utils/glb.js';
-
-async function parseError(promise: Promise<unknown>): Promise<ParseError> {
-  try {
-    await promise;
-  } catch (e) {
-    expect(e).toBeInstanceOf(ParseError);
-    return e as ParseError;
-  }
-  throw new Error('expected a ParseError');
-}
+import { parseError } from '../utils/parse-error.js';
 
 describe('readGltf with extraTracks', () => {
   let glb: Uint8Array;

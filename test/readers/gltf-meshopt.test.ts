@@ -12,10 +12,10 @@ import { MeshoptEncoder } from 'meshoptimizer/encoder';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import type { RawClip } from '../../src/clip/raw-clip.js';
-import { ParseError } from '../../src/readers/errors.js';
 import { GLTF_DEFAULTS, readGltfWithWarnings } from '../../src/readers/gltf.js';
 import { makeRigs, type Rig } from '../utils/gltf-rigs.js';
 import { glbOf, splitGlb } from '../utils/glb.js';
+import { parseError } from '../utils/parse-error.js';
 
 async function meshoptIo(): Promise<NodeIO> {
   await Promise.all([MeshoptEncoder.ready, MeshoptDecoder.ready]);
@@ -52,16 +52,6 @@ function animationView(json: GLTF.IGLTF): { v: number; def: MeshoptDef } {
   const output = json.accessors![json.animations![0].samplers[0].output];
   const v = output.bufferView!;
   return { v, def: json.bufferViews![v].extensions!.EXT_meshopt_compression as MeshoptDef };
-}
-
-async function parseError(promise: Promise<unknown>): Promise<ParseError> {
-  try {
-    await promise;
-  } catch (e) {
-    expect(e).toBeInstanceOf(ParseError);
-    return e as ParseError;
-  }
-  throw new Error('expected a ParseError');
 }
 
 /** Largest difference between the samples of two clips of the same skeleton (a quaternion and its negation are one rotation). */

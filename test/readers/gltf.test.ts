@@ -6,10 +6,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { RawClip } from '../../src/clip/raw-clip.js';
 import { measureClipError } from '../../src/metric/error-metric.js';
 import { readBvh } from '../../src/readers/bvh.js';
-import { ParseError } from '../../src/readers/errors.js';
 import { readGltf, readGltfWithWarnings } from '../../src/readers/gltf.js';
 import { clipToDocument } from '../utils/gltf.js';
 import { glbOf } from '../utils/glb.js';
+import { parseError } from '../utils/parse-error.js';
 
 const FIXTURE = 'fixtures/dataset-1_dash_normal_001.bvh';
 const io = new WebIO();
@@ -47,17 +47,6 @@ function handDocument(bones: [string, number][], animations: { name?: string; tr
 async function toGltf(doc: Document, basename = 'walk'): Promise<{ json: Record<string, any>; bytes: Uint8Array; resources: Record<string, Uint8Array> }> {
   const { json, resources } = await io.writeJSON(doc, { format: 'GLTF' as never, basename });
   return { json: json as Record<string, any>, bytes: utf8.encode(JSON.stringify(json)), resources };
-}
-
-/** Runs `promise` and returns the ParseError it rejects with. */
-async function parseError(promise: Promise<unknown>): Promise<ParseError> {
-  try {
-    await promise;
-  } catch (e) {
-    expect(e).toBeInstanceOf(ParseError);
-    return e as ParseError;
-  }
-  throw new Error('expected a ParseError');
 }
 
 /** Sample s of one bone's track, as a plain array. */
