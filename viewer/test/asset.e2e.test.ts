@@ -6,25 +6,23 @@
  *
  * Run with `npm run test:e2e` (builds the library and the viewer first).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { NodeIO, type GLTF } from '@gltf-transform/core';
 import { readClips } from 'bonepress';
 import { animationBytes, BONEPRESS_ANIMATION_COMPRESSION, BonepressAnimationCompression, compressDocument } from 'bonepress/gltf-transform';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { formatBytes } from '../src/format.js';
 import { skinnedDocument } from './skinned-glb.js';
+import { DIST, launchChromium } from './browser.js';
 import { serve } from './static-server.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 const SCREENSHOTS = fileURLToPath(new URL('./screenshots/', import.meta.url));
 const FIXTURES = ['dataset-1_walk_happy_002.bvh', 'dataset-1_run_active_001.bvh']
   .map((name) => fileURLToPath(new URL(`../../fixtures/${name}`, import.meta.url)));
@@ -100,12 +98,6 @@ describe('viewer: a compressed glTF asset (built, in chromium)', () => {
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`chromium not found at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium), or run .ci/e2e, which installs it; CHROMIUM_PATH overrides the path`);
-    }
-    if (!existsSync(join(DIST, 'index.html'))) {
-      throw new Error(`${DIST}index.html is missing: build the viewer first (npm run viewer:build, or npm run test:e2e)`);
-    }
     const clips = (await Promise.all(FIXTURES.map((f) => readClips(f, readFileSync(f))))).flat();
     const io = new NodeIO().registerExtensions([BonepressAnimationCompression]);
     source = await io.writeBinary(skinnedDocument(clips, { metresPerUnit: 0.01 }));
@@ -117,16 +109,7 @@ describe('viewer: a compressed glTF asset (built, in chromium)', () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     server = await serve(DIST, new Map([['/e2e/hero.bp.glb', compressed]]));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    profile = mkdtempSync(join(tmpdir(), 'bonepress-viewer-asset-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1400, height: 820 },
-      args: [
-        '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
-      ],
-    });
+    ({ context, profile } = await launchChromium('bonepress-viewer-asset-'));
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(String(error)));
     page.on('console', (message) => { if (message.type() === 'error') pageErrors.push(message.text()); });

@@ -5,23 +5,21 @@
  *
  * Run with `npm run test:e2e` (builds the library and the viewer first).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { Document, WebIO } from '@gltf-transform/core';
 import { compress, POSE_STRIDE, readClips, type RawClip } from 'bonepress';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { formatBytes, formatDistance, formatRatio } from '../src/format.js';
+import { DIST, launchChromium } from './browser.js';
 import { serve } from './static-server.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 const SCREENSHOTS = fileURLToPath(new URL('./screenshots/', import.meta.url));
 /** The clip the viewer opens by itself (viewer/src/default-clip.ts). */
 const FIXTURE = fileURLToPath(new URL('../../fixtures/dataset-1_run_active_001.bvh', import.meta.url));
@@ -109,27 +107,11 @@ describe('viewer (built, in chromium)', () => {
   const foreignRequests: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`chromium not found at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium), or run .ci/e2e, which installs it; CHROMIUM_PATH overrides the path`);
-    }
-    if (!existsSync(join(DIST, 'index.html'))) {
-      throw new Error(`${DIST}index.html is missing: build the viewer first (npm run viewer:build, or npm run test:e2e)`);
-    }
     [clip] = await readClips(FIXTURE, readFileSync(FIXTURE));
     mkdirSync(SCREENSHOTS, { recursive: true });
     server = await serve(DIST);
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    profile = mkdtempSync(join(tmpdir(), 'bonepress-viewer-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1400, height: 820 },
-      acceptDownloads: true,
-      args: [
-        '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
-      ],
-    });
+    ({ context, profile } = await launchChromium('bonepress-viewer-chromium-', { acceptDownloads: true }));
     context.on('request', (request) => {
       const url = request.url();
       if (!url.startsWith(origin) && !url.startsWith('blob:') && !url.startsWith('data:')) foreignRequests.push(url);
