@@ -22,6 +22,8 @@ import { readGltfResourceSync, readInputFileSync } from './files.js';
 const ENTRY_MAGIC = 'BPCACHE1';
 /** Largest JSON header an entry may declare: far above any real one, it bounds what a corrupt length can ask for. */
 const MAX_HEADER_BYTES = 16 * 1024 * 1024;
+/** Stamps taken before the folder's stamp file is saved again: a killed build loses at most these (they cost a read each). */
+const STAMP_SAVE_EVERY = 500;
 /** Stamps younger than this may miss a change made in the same mtime tick (coarse file systems): they are not trusted. */
 const RACY_STAMP_MS = 2_000;
 
@@ -272,9 +274,11 @@ export function inputKey(path: string, settings: unknown, versions: CodecVersion
 }
 
 /**
- * A cache folder: `<dir>/entries/<2 hex>/<key>.bpc` holds entries, `<dir>/stamps/…` remembers
- * the content digest of inputs whose size, times and inode have not changed since they were
- * last read (so an unchanged library is not read again). Any number of processes may share
+ * A cache folder: `<dir>/entries/<2 hex>/<key>.bpc` holds entries, `<dir>/stamps/<hash>.json`
+ * (one per input folder) remembers the content digest of inputs whose size, times and inode
+ * have not changed since they were last read (so an unchanged library is not read again).
+ * One file per folder rather than per input: a first build then creates one file per input
+ * fewer, and each creation waits on the file system's journal. Any number of processes may share
  * a folder: every file is replaced by an atomic rename, and an entry's content is a
  * function of its key.
  *
@@ -284,6 +288,12 @@ export function inputKey(path: string, settings: unknown, versions: CodecVersion
  * loaded machine, made an unchanged 1,000-clip build take 3.5 s instead of a fraction).
  */
 export class ClipCache {
+  /** The stamps of the folder of the last input keyed; one folder at a time, so memory does not grow with the library. */
+  private stamps: StampFolder | undefined;
+  private unsavedStamps = 0;
+  /** Entry folders known to exist, so each store does not ask again. */
+  private readonly entryFolders = new Set<string>();
+
   /** `dir` need not exist; it is created on the first store. */
   constructor(readonly dir: string) {}
 
@@ -302,18 +312,49 @@ export class ClipCache {
   inputKey(path: string, settings: unknown, versions: CodecVersions = codecVersions()): InputKey {
     if (extname(path).toLowerCase() === '.gltf') return inputKey(path, settings, versions);
     const before = stampOf(path);
-    const stampFile = this.stampPath(path);
-    const known = readStampFile(stampFile);
+    const folder = this.stampFolderOf(path);
+    const name = basename(path);
+    const known = folder.records.get(name);
     if (known !== undefined && sameStamp(known.stamp, before) && known.recordedMs - Number(BigInt(before.mtimeNs) / 1_000_000n) > RACY_STAMP_MS) {
-      return { key: cacheKey({ name: basename(path), contentSha256: known.contentSha256, resources: [], settings, versions }), fromStamp: true };
+      return { key: cacheKey({ name, contentSha256: known.contentSha256, resources: [], settings, versions }), fromStamp: true };
     }
     const contentSha256 = sha256Hex(readInputFileSync(path));
+    folder.records.set(name, { stamp: before, contentSha256, recordedMs: Date.now() });
+    folder.changed.add(name);
+    if (++this.unsavedStamps >= STAMP_SAVE_EVERY) this.saveStamps();
+    return { key: cacheKey({ name, contentSha256, resources: [], settings, versions }), fromStamp: false };
+  }
+
+  /**
+   * Writes the stamps taken since the last save to the cache folder, so that the next run
+   * need not read those inputs again. {@link inputKey} saves every few hundred; call this
+   * once more when done. A stamp that cannot be written only costs a read next time, so
+   * this never throws.
+   */
+  saveStamps(): void {
+    this.unsavedStamps = 0;
+    const folder = this.stamps;
+    if (folder === undefined || folder.changed.size === 0) return;
+    // Merged into what is on disk now: another build sharing the cache may have saved stamps
+    // of the same folder meanwhile, and only the ones taken here are newer.
+    const merged = readStampFile(folder.file);
+    for (const name of folder.changed) merged.set(name, folder.records.get(name)!);
+    folder.changed.clear();
     try {
-      writeStampFile(stampFile, { stamp: before, contentSha256, recordedMs: Date.now() });
+      writeStampFile(folder.file, merged);
     } catch {
-      // A stamp that cannot be written only costs a read next time.
+      // See above.
     }
-    return { key: cacheKey({ name: basename(path), contentSha256, resources: [], settings, versions }), fromStamp: false };
+  }
+
+  /** The stamps of `path`'s folder, loaded when it is not the folder of the last input (whose stamps are saved first). */
+  private stampFolderOf(path: string): StampFolder {
+    const dir = dirname(resolve(path));
+    if (this.stamps?.dir === dir) return this.stamps;
+    this.saveStamps();
+    const file = join(this.dir, 'stamps', `${sha256Hex(dir)}.json`);
+    this.stamps = { dir, file, records: readStampFile(file), changed: new Set() };
+    return this.stamps;
   }
 
   /**
@@ -346,14 +387,14 @@ export class ClipCache {
    */
   async store(key: string, entry: CacheEntry): Promise<void> {
     const path = this.entryPath(key);
-    await mkdir(dirname(path), { recursive: true });
+    const folder = dirname(path);
+    if (!this.entryFolders.has(folder)) {
+      await mkdir(folder, { recursive: true });
+      this.entryFolders.add(folder);
+    }
     await writeRenamed(path, encodeCacheEntry(entry));
   }
 
-  private stampPath(path: string): string {
-    const id = sha256Hex(resolve(path));
-    return join(this.dir, 'stamps', id.slice(0, 2), `${id}.json`);
-  }
 }
 
 interface StampRecord {
@@ -363,14 +404,32 @@ interface StampRecord {
   readonly recordedMs: number;
 }
 
-function readStampFile(path: string): StampRecord | undefined {
+/** The stamps of the inputs of one folder, by file name, and which were taken since the last save. */
+interface StampFolder {
+  readonly dir: string;
+  /** `<cache>/stamps/<SHA-256 of the folder's absolute path>.json`. */
+  readonly file: string;
+  readonly records: Map<string, StampRecord>;
+  readonly changed: Set<string>;
+}
+
+/** The records of a stamp file; empty when it is missing or not a stamp file (a stamp lost only costs a read). */
+function readStampFile(path: string): Map<string, StampRecord> {
+  const records = new Map<string, StampRecord>();
+  let files: unknown;
   try {
-    const record = JSON.parse(readFileSync(path, 'utf8')) as Partial<StampRecord>;
-    if (typeof record.contentSha256 !== 'string' || typeof record.recordedMs !== 'number' || typeof record.stamp !== 'object') return undefined;
-    return record as StampRecord;
+    files = (JSON.parse(readFileSync(path, 'utf8')) as { files?: unknown }).files;
   } catch {
-    return undefined;
+    return records;
   }
+  if (files === null || typeof files !== 'object') return records;
+  for (const [name, record] of Object.entries(files as Record<string, Partial<StampRecord> | null>)) {
+    const stamp = record?.stamp as Partial<FileStamp> | undefined;
+    if (typeof record?.contentSha256 !== 'string' || typeof record.recordedMs !== 'number' || typeof stamp !== 'object' || stamp === null) continue;
+    if (typeof stamp.size !== 'number' || typeof stamp.mtimeNs !== 'string' || typeof stamp.ctimeNs !== 'string' || typeof stamp.ino !== 'string' || typeof stamp.dev !== 'string') continue;
+    records.set(name, record as StampRecord);
+  }
+  return records;
 }
 
 /** Counts temp files of this thread, so concurrent writes never share a name. */
@@ -380,12 +439,13 @@ function tempPathFor(path: string): string {
   return `${path}.${process.pid}-${threadId}-${++tempCounter}.tmp`;
 }
 
-/** Replaces a stamp; a stamp lost in a crash only costs one more read of its input. */
-function writeStampFile(path: string, record: StampRecord): void {
+/** Replaces a stamp file; stamps lost in a crash only cost one more read of their inputs. */
+function writeStampFile(path: string, records: ReadonlyMap<string, StampRecord>): void {
   mkdirSync(dirname(path), { recursive: true });
   const temp = tempPathFor(path);
+  const files = Object.fromEntries([...records].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   try {
-    writeFileSync(temp, JSON.stringify(record));
+    writeFileSync(temp, JSON.stringify({ stamps: 1, files }));
     renameSync(temp, path);
   } catch (error) {
     rmSync(temp, { force: true });

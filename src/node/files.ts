@@ -64,7 +64,20 @@ const COMPOUND_EXTENSIONS = ['.acl.sjson'] as const;
  * buffer), or a Node system error (`ENOENT`, `EISDIR`…) when `path` cannot be read.
  */
 export async function readClipFiles(path: string, options: ReadFileOptions = {}): Promise<RawClip[]> {
-  const bytes = await readInputFile(path, options);
+  return clipsOfFile(path, await readInputFile(path, options), options);
+}
+
+/**
+ * {@link readClipFiles} reading the input with synchronous calls ({@link readInputFileSync}):
+ * for batch encoders (worker.ts `encodeFile`), which compress synchronously right after
+ * anyway, so blocking holds up nothing, while each asynchronous call would be a round trip
+ * through libuv's thread pool.
+ */
+export function readClipFilesBlocking(path: string, options: ReadFileOptions = {}): Promise<RawClip[]> {
+  return clipsOfFile(path, readInputFileSync(path, options), options);
+}
+
+function clipsOfFile(path: string, bytes: Uint8Array, options: ReadFileOptions): Promise<RawClip[]> {
   const gltfOptions: GltfReadOptions = { ...options, loadResource: (uri) => readResource(path, uri, options) };
   return readClips(path, bytes, gltfOptions);
 }
@@ -349,10 +362,11 @@ function tempPathFor(path: string): string {
 /**
  * Writes `data` to `path` so that readers see either the old file or the whole new one:
  * it writes a temp file in the same folder, flushes it to disk (fsync), then renames it over
- * `path`. On any failure the temp file is removed and the error is rethrown with `path` as
- * its path. The parent folder must exist.
+ * `path`, and flushes the folder too unless `options.syncFolder` is false (the caller then
+ * calls {@link syncFolder} once after a batch of writes). On any failure the temp file is
+ * removed and the error is rethrown with `path` as its path. The parent folder must exist.
  */
-export async function writeFileAtomic(path: string, data: Uint8Array | string): Promise<void> {
+export async function writeFileAtomic(path: string, data: Uint8Array | string, options: { readonly syncFolder?: boolean } = {}): Promise<void> {
   const temp = tempPathFor(path);
   let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {
@@ -369,7 +383,7 @@ export async function writeFileAtomic(path: string, data: Uint8Array | string): 
     if (error instanceof Error && (error as NodeJS.ErrnoException).path === temp) (error as NodeJS.ErrnoException).path = path;
     throw error;
   }
-  await syncFolder(dirname(path));
+  if (options.syncFolder !== false) await syncFolder(dirname(path));
 }
 
 /** Flushes a folder's entries (a rename) to disk where the platform allows it. */

@@ -14,7 +14,7 @@ import { basename, dirname, join } from 'node:path';
 
 import { ClipCache, codecVersions, inputKey, type CacheEntry } from './cache.js';
 import { OUTPUT_CLASH, toFailure } from './failure.js';
-import { inputBaseName, removeTempFiles, writeFileAtomic } from './files.js';
+import { inputBaseName, removeTempFiles, syncFolder, writeFileAtomic } from './files.js';
 import { buildManifest, writeManifest, type Manifest, type ManifestInput, type ManifestOutput, type ManifestShard } from './manifest.js';
 import { encodeBatch, type BatchTask } from './pool.js';
 import { withoutWarningCallback, type CompressFilesOptions, type EncodedFile, type FileFailed } from './worker.js';
@@ -199,7 +199,11 @@ export async function compressLibrary(
   } catch (error) {
     if (signal?.aborted) await removeTempFiles(outDir);
     throw error;
+  } finally {
+    cache?.saveStamps();
   }
+  // Once for all the renames above (placeOutputs), before the manifest may name them.
+  if (outputsWritten > 0) await syncFolder(outDir);
 
   const manifest = buildManifest(entries, versions, settings, run.shard);
   let manifestWritten = false;
@@ -214,14 +218,15 @@ export async function compressLibrary(
 /**
  * Writes each output whose file is missing or holds other bytes, atomically (files.ts
  * `writeFileAtomic`); an output that already holds the right bytes is not touched (it is
- * compared synchronously: see stage 2). Returns how many it wrote.
+ * compared synchronously: see stage 2). The folder is not flushed here: the build does that
+ * once, before its manifest. Returns how many it wrote.
  */
 async function placeOutputs(outDir: string, outputs: readonly { name: string; bytes: Uint8Array }[]): Promise<number> {
   let written = 0;
   for (const output of outputs) {
     const path = join(outDir, output.name);
     if (holdsBytes(path, output.bytes)) continue;
-    await writeFileAtomic(path, output.bytes);
+    await writeFileAtomic(path, output.bytes, { syncFolder: false });
     written++;
   }
   return written;

@@ -5,7 +5,7 @@
  * errors included.
  */
 import { toFailure, type FileFailure } from './failure.js';
-import { OUTPUT_EXTENSION, TRANSPORT_OUTPUT_EXTENSION, readClipFiles, writeFileAtomic, type ReadFileOptions } from './files.js';
+import { OUTPUT_EXTENSION, TRANSPORT_OUTPUT_EXTENSION, readClipFilesBlocking, writeFileAtomic, type ReadFileOptions } from './files.js';
 import { outputPathsFor } from './outputs.js';
 import { compress, type CompressStats } from '../compress/index.js';
 import type { CompressOptions } from '../compress/options.js';
@@ -92,7 +92,7 @@ export async function encodeFile(task: CompressFileTask): Promise<EncodedFile | 
   const { read, transport, ...compressOptions } = task.options;
   const warnings: string[] = [];
   try {
-    const clips = await readClipFiles(file, { ...read, onWarning: (message) => warnings.push(message) });
+    const clips = await readClipFilesBlocking(file, { ...read, onWarning: (message) => warnings.push(message) });
     const names = clips.map((clip) => clip.name);
     const outputs = outputPathsFor(outDir, file, names, outputExtension(task.options));
     const results = clips.map((clip) => {

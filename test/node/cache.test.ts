@@ -138,6 +138,10 @@ describe('ClipCache', () => {
     expect(first.key).toBe(inputKey(input, SETTINGS).key);
     const again = cache.inputKey(input, SETTINGS);
     expect(again).toEqual({ key: first.key, fromStamp: true });
+    // Saved stamps serve the next build too (another process, same cache folder).
+    cache.saveStamps();
+    expect(new ClipCache(cache.dir).inputKey(input, SETTINGS)).toEqual({ key: first.key, fromStamp: true });
+    expect(new ClipCache(join(temp.dir, 'other-cache')).inputKey(input, SETTINGS).fromStamp).toBe(false);
     // Same size and mtime, other bytes: the change time gives it away.
     writeFileSync(input, 'fir5t');
     utimesSync(input, old, old);
