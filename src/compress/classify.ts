@@ -8,6 +8,7 @@
  */
 import type { RawClip } from '../clip/raw-clip.js';
 import { TRACKS_PER_BONE, TRACK_KIND } from '../runtime/format.js';
+import { rotationAngle } from '../shared/rotation-angle.js';
 
 /** Track classes. Values match the file's bitsets. */
 export const TRACK_CLASS = { DEFAULT: 0, CONSTANT: 1, ANIMATED: 2 } as const;
@@ -101,17 +102,12 @@ export function classifyTracks(clip: RawClip, rotations: Float32Array, threshold
   return { classes, constants, animated: Int32Array.from(animated), counts };
 }
 
-function angleBetween(ax: number, ay: number, az: number, aw: number, bx: number, by: number, bz: number, bw: number): number {
-  const dot = Math.abs(ax * bx + ay * by + az * bz + aw * bw);
-  return 2 * Math.acos(Math.min(1, dot));
-}
-
 function classifyRotation(rot: Float32Array, b: number, n: number, maxAngle: number, outRef: Float64Array): TrackClassValue {
   const base = b * n * 4;
   let isDefault = true;
   for (let s = 0; s < n && isDefault; s++) {
     const i = base + s * 4;
-    if (angleBetween(rot[i], rot[i + 1], rot[i + 2], rot[i + 3], 0, 0, 0, 1) > maxAngle) isDefault = false;
+    if (rotationAngle(rot[i], rot[i + 1], rot[i + 2], rot[i + 3], 0, 0, 0, 1) > maxAngle) isDefault = false;
   }
   if (isDefault) return TRACK_CLASS.DEFAULT;
   // Reference: the normalised mean, signs aligned with the first sample.
@@ -131,7 +127,7 @@ function classifyRotation(rot: Float32Array, b: number, n: number, maxAngle: num
   const qx = Math.fround(x), qy = Math.fround(y), qz = Math.fround(z), qw = Math.fround(w);
   for (let s = 0; s < n; s++) {
     const i = base + s * 4;
-    if (angleBetween(rot[i], rot[i + 1], rot[i + 2], rot[i + 3], qx, qy, qz, qw) > maxAngle) return TRACK_CLASS.ANIMATED;
+    if (rotationAngle(rot[i], rot[i + 1], rot[i + 2], rot[i + 3], qx, qy, qz, qw) > maxAngle) return TRACK_CLASS.ANIMATED;
   }
   outRef[0] = qx; outRef[1] = qy; outRef[2] = qz; outRef[3] = qw;
   return TRACK_CLASS.CONSTANT;

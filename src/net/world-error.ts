@@ -3,6 +3,7 @@
  * rigid body, the largest distance between matching points of the two bodies (a box's
  * eight corners, or for a sphere |Δposition| + 2·sin(Δangle/2)·radius).
  */
+import { rotationAngle } from '../shared/rotation-angle.js';
 import type { EntityTypeSchema } from './world-schema.js';
 
 function rotate(q: Float32Array, qo: number, x: number, y: number, z: number, out: Float64Array): void {
@@ -28,8 +29,7 @@ export function rigidBodyError(type: EntityTypeSchema, a: Float32Array, ao: numb
   const dx = a[ao + p] - b[bo + p], dy = a[ao + p + 1] - b[bo + p + 1], dz = a[ao + p + 2] - b[bo + p + 2];
   const h = rb0.halfExtents;
   if (!h) {
-    const dot = Math.abs(a[ao + q] * b[bo + q] + a[ao + q + 1] * b[bo + q + 1] + a[ao + q + 2] * b[bo + q + 2] + a[ao + q + 3] * b[bo + q + 3]);
-    const angle = 2 * Math.acos(Math.min(1, dot));
+    const angle = rotationAngle(a[ao + q], a[ao + q + 1], a[ao + q + 2], a[ao + q + 3], b[bo + q], b[bo + q + 1], b[bo + q + 2], b[bo + q + 3]);
     return Math.hypot(dx, dy, dz) + 2 * Math.sin(angle / 2) * rb0.radius;
   }
   let worst = 0;

@@ -221,4 +221,23 @@ describe('synthetic clips round-trip within the threshold', () => {
     const out = c.sample(0.5, new Float32Array(boneCount * POSE_STRIDE));
     expect(Array.from(out)).toEqual(Array.from(pose));
   });
+
+  it('keeps a turn too small for a float32 w (w = 1 exactly) when a child far away moves by it', () => {
+    // A root at the origin turning by up to 0.005° for a few frames, with the body 3 m away:
+    // the far bones move by up to 0.026 cm, over the threshold, although w never leaves 1.
+    const pose = new Float32Array(3 * POSE_STRIDE);
+    for (let b = 0; b < 3; b++) setIdentity(pose, b);
+    pose[POSE_STRIDE + 4] = 300;
+    pose[2 * POSE_STRIDE + 5] = 50;
+    const clip = createRawClip('tiny-turn', createSkeleton(['root', 'hips', 'head'], [-1, 0, 1], pose, 'cm'), 30, 40, 'cm');
+    for (let s = 10; s < 20; s++) {
+      const half = (Math.sin((Math.PI * (s - 10)) / 10) * 0.005 * Math.PI) / 360;
+      clip.rotations[s * 4] = Math.sin(half);
+      clip.rotations[s * 4 + 3] = Math.cos(half);
+      expect(clip.rotations[s * 4 + 3]).toBe(1);
+    }
+    const { bytes, error, threshold } = compressAndMeasure(clip);
+    expect(CompressedClip.open(bytes).trackClassOf(0, 0)).toBe('animated');
+    expect(error).toBeLessThanOrEqual(threshold);
+  });
 });
