@@ -3,22 +3,48 @@
  * `bonepress: <file>: <problem>`.
  */
 import { PARSE_ERROR, ParseError, type RawClip, type ReadOptions } from '../index.js';
-import { readClipFiles, readInputFile } from '../node/index.js';
+import { readClipFiles, readCompressedGltfFile, readInputFile } from '../node/index.js';
 import { openClip, type CompressedClip } from '../runtime/index.js';
 import { atFile } from './exit-codes.js';
 
 export { anonymousBoneName } from '../index.js';
 
 /**
- * Reads and validates a `.bpk` file. Throws a FileScopedError wrapping a system error or
- * the runtime's FormatError.
+ * Reads and validates a compressed clip: a `.bpk`, a `.bpt` (decoded here), or one animation
+ * of a glTF asset compressed by bonepress (`.glb`/`.gltf`, by extension): the only one, or
+ * the one `clipName` names (`--clip`). Throws a FileScopedError wrapping a system error,
+ * the runtime's FormatError, or a ParseError when the asset holds no compressed animation,
+ * none of that name, or several and none was named; and when `clipName` does not name the
+ * clip of a `.bpk`. `name` is the clip's stored name, or the animation's for a glTF asset
+ * (whose clips store none).
  */
-export function openCompressedFile(file: string): Promise<CompressedClip> {
+export function openCompressedFile(file: string, clipName?: string): Promise<{ clip: CompressedClip; name: string | undefined }> {
   return atFile(file, async () => {
+    if (/\.(glb|gltf)$/i.test(file)) return compressedAnimation(file, clipName);
     // Regular files only, capped: `info /dev/zero` or a FIFO fails at once instead of reading forever.
     // Either form of a clip: the runtime .bpk, or the entropy-coded transport form (decoded here).
-    return openClip(await readInputFile(file));
+    const clip = openClip(await readInputFile(file));
+    if (clipName !== undefined && clip.name !== clipName) {
+      throw new ParseError(PARSE_ERROR.UNSUPPORTED, `holds no clip named "${clipName}" (it holds ${clip.name === undefined ? 'one whose name was stripped' : `"${clip.name}"`})`, file);
+    }
+    return { clip, name: clip.name };
   });
+}
+
+/** The animation of a compressed glTF asset that {@link openCompressedFile} takes. */
+async function compressedAnimation(file: string, clipName: string | undefined): Promise<{ clip: CompressedClip; name: string }> {
+  const animations = await readCompressedGltfFile(file);
+  if (animations.length === 0) {
+    throw new ParseError(PARSE_ERROR.UNSUPPORTED, 'holds no animation compressed by bonepress (BONEPRESS_animation_compression); compress the asset with `bonepress compress <asset> -o <out.glb>`', file);
+  }
+  const names = animations.map((a) => `"${a.name}"`).join(', ');
+  if (clipName !== undefined) {
+    const named = animations.find((a) => a.name === clipName);
+    if (!named) throw new ParseError(PARSE_ERROR.UNSUPPORTED, `holds no compressed animation named "${clipName}" (it holds ${names})`, file);
+    return { clip: named.clip, name: named.name };
+  }
+  if (animations.length === 1) return { clip: animations[0].clip, name: animations[0].name };
+  throw new ParseError(PARSE_ERROR.UNSUPPORTED, `holds ${animations.length} compressed animations (${names}); name one with --clip`, file);
 }
 
 /** A reader warning about `file` as one stderr line: `bonepress: <file>: warning: <message>`. */

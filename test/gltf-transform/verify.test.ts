@@ -139,4 +139,41 @@ describe('verify with a compressed glTF asset', () => {
     expect(run.stderr).toContain('animation 1 "WaveB"');
     await expect(readCompressedGltfFile(bad)).rejects.toMatchObject({ name: 'ParseError', code: 'BAD_VALUE', file: bad });
   });
+
+  it('info, sample and decompress read an animation of a compressed asset, chosen with --clip', async () => {
+    const clips = await readCompressedGltfFile(sceneOut);
+    const waveB = clips.find((c) => c.name === 'WaveB')!.clip;
+    const info = runCli(['info', sceneOut, '--clip', 'WaveB', '--json']);
+    expect(info.code).toBe(0);
+    expect(JSON.parse(info.stdout)).toMatchObject({ file: sceneOut, name: 'WaveB', boneCount: waveB.boneCount, sampleCount: waveB.sampleCount });
+
+    const sampled = runCli(['sample', sceneOut, '--clip', 'WaveB', '--time', '0.3', '--json']);
+    expect(sampled.code).toBe(0);
+    const pose = waveB.sample(0.3, new Float32Array(waveB.boneCount * 10));
+    const bones = (JSON.parse(sampled.stdout) as { bones: { rotation: number[]; translation: number[]; scale: number[] }[] }).bones;
+    expect(bones.flatMap((b) => [...b.rotation, ...b.translation, ...b.scale])).toEqual(Array.from(pose));
+
+    const out = join(dir, 'dumps');
+    const dumped = runCli(['decompress', sceneOut, '--clip', 'Both', '-o', out]);
+    expect(dumped.code).toBe(0);
+    const both = clips.find((c) => c.name === 'Both')!.clip;
+    const dump = JSON.parse(readFileSync(join(out, 'scene.bp_Both.json'), 'utf8')) as { bones: string[]; numSamples: number; rotations: number[] };
+    expect(dump.bones).toHaveLength(both.boneCount);
+    expect(dump.numSamples).toBe(both.sampleCount);
+    expect(dump.rotations.slice(0, 4 * both.boneCount)).toEqual(Array.from(both.sampleKey(0, new Float32Array(both.boneCount * 10))).filter((_, i) => i % 10 < 4));
+  });
+
+  it('info on an asset refuses, naming the file: several animations and no --clip, an unknown --clip, none compressed', () => {
+    const several = runCli(['info', sceneOut]);
+    expect(several.code).toBe(2);
+    expect(several.stderr).toContain(sceneOut);
+    expect(several.stderr).toContain('4 compressed animations ("WalkA", "WaveB", "Both", "CameraFly"); name one with --clip');
+    const unknown = runCli(['sample', sceneOut, '--clip', 'Nope', '--time', '0']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('no compressed animation named "Nope"');
+    const plain = runCli(['info', scene]);
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toContain(scene);
+    expect(plain.stderr).toContain('holds no animation compressed by bonepress');
+  });
 });

@@ -1,6 +1,7 @@
 /**
- * `bonepress info <clip.bpk>`: what is inside a compressed clip — header fields, section
- * sizes, track classes (in total and per bone) and the bit-rate histogram.
+ * `bonepress info <clip>`: what is inside a compressed clip (`.bpk`, `.bpt`, or an animation
+ * of a compressed glTF asset) — header fields, section sizes, track classes (in total and
+ * per bone) and the bit-rate histogram.
  */
 import type { Command } from 'commander';
 
@@ -14,6 +15,8 @@ import { formatRatio, renderFields, renderTable } from '../render/table.js';
 /** Options of `info` as commander parses them. */
 export interface InfoCliOptions {
   json?: boolean;
+  /** The animation of a glTF asset holding several. */
+  clip?: string;
 }
 
 /** What `info --json` prints. */
@@ -24,15 +27,17 @@ export interface ClipInfo extends ClipDescription {
 /** Adds the `info` command to `program`. */
 export function registerInfoCommand(program: Command): void {
   declareCommand(program, 'info')
+    .option('--clip <name>', 'the animation to read from a glTF asset holding several')
     .option('--json', 'print one JSON object instead of text')
     .action(async (file: string, options: InfoCliOptions) => {
       process.exitCode = await runInfo(file, options);
     });
 }
 
-/** Runs `info`. Throws (scoped to the file) when it is not a valid `.bpk`. */
+/** Runs `info`. Throws (scoped to the file) when it holds no valid compressed clip (load.ts `openCompressedFile`). */
 export async function runInfo(file: string, options: InfoCliOptions): Promise<ExitCode> {
-  const info: ClipInfo = { file, ...describeCompressedClip(await openCompressedFile(file)) };
+  const { clip, name } = await openCompressedFile(file, options.clip);
+  const info: ClipInfo = { file, ...describeCompressedClip(clip), name: name ?? null };
   process.stdout.write(options.json ? renderJson(info) : renderInfo(info));
   return EXIT.OK;
 }

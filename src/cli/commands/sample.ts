@@ -1,6 +1,6 @@
 /**
- * `bonepress sample <clip.bpk> --time T`: the local pose the runtime decoder produces at a
- * time, for every bone or one.
+ * `bonepress sample <clip> --time T`: the local pose the runtime decoder produces at a
+ * time, for every bone or one, from a `.bpk`, a `.bpt` or an animation of a compressed glTF asset.
  */
 import { Option, type Command } from 'commander';
 
@@ -23,6 +23,8 @@ export interface SampleCliOptions {
   rounding: Rounding;
   loop: Looping;
   json?: boolean;
+  /** The animation of a glTF asset holding several. */
+  clip?: string;
 }
 
 /** One bone's sampled local transform. */
@@ -52,6 +54,7 @@ export function registerSampleCommand(program: Command): void {
   declareCommand(program, 'sample')
     .requiredOption('--time <time>', 'time to sample: seconds (1.5), or with a unit (1.5s, 1500ms)', parseSecondsArg)
     .option('--bone <name>', 'only this bone (bone_<i> when names were stripped)')
+    .option('--clip <name>', 'the animation to read from a glTF asset holding several')
     .addOption(new Option('--rounding <policy>', 'between samples: interpolate, or take one').choices(ROUNDINGS).default('none'))
     .addOption(new Option('--loop <mode>', 'outside the clip: clamp, repeat (period = duration, as three.js LoopRepeat) or wrap (last sample blends into the first)').choices(LOOPINGS).default('clamp'))
     .option('--json', 'print one JSON object instead of a table')
@@ -60,9 +63,9 @@ export function registerSampleCommand(program: Command): void {
     });
 }
 
-/** Runs `sample`. Throws (scoped to the file) on a bad `.bpk` or an unknown bone. */
+/** Runs `sample`. Throws (scoped to the file) when it holds no valid compressed clip (load.ts `openCompressedFile`) or on an unknown bone. */
 export async function runSample(file: string, options: SampleCliOptions): Promise<ExitCode> {
-  const clip = await openCompressedFile(file);
+  const { clip } = await openCompressedFile(file, options.clip);
   const nameOf = (b: number): string => clip.boneNames?.[b] ?? anonymousBoneName(b);
   const sampleOptions = { rounding: options.rounding, looping: options.loop };
   const bones: SampledBone[] = [];

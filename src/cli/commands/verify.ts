@@ -96,7 +96,7 @@ export async function runVerify(rawFile: string, otherFile: string, options: Ver
     if (assetClips.length > 0) return verifyAsset(rawFile, otherFile, assetClips, read, compressOptions, options);
   }
   const isCompressed = ['.bpk', '.bpt'].includes(extname(otherFile).toLowerCase());
-  const compressed = isCompressed ? await openCompressedFile(otherFile) : undefined;
+  const compressed = isCompressed ? (await openCompressedFile(otherFile)).clip : undefined;
   // A multi-clip source needs no --clip when the .bpk says which clip it holds.
   const raw = await readSingleClip(rawFile, read, { name: options.clip, preferred: compressed?.name });
   if (compressed && compressed.unit !== raw.unit && options.unit === undefined && options.quiet !== true) {
