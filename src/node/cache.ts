@@ -288,7 +288,7 @@ export function inputKey(path: string, settings: unknown, versions: CodecVersion
  * loaded machine, made an unchanged 1,000-clip build take 3.5 s instead of a fraction).
  */
 export class ClipCache {
-  /** The stamps of the folder of the last input keyed; one folder at a time, so memory does not grow with the library. */
+  /** The stamps of the folder of the last input keyed: one folder at a time, so memory follows the largest folder, not the library. */
   private stamps: StampFolder | undefined;
   private unsavedStamps = 0;
   /** Entry folders known to exist, so each store does not ask again. */
@@ -343,7 +343,7 @@ export class ClipCache {
     try {
       writeStampFile(folder.file, merged);
     } catch {
-      // See above.
+      // Lost stamps only cost reads of their inputs next time.
     }
   }
 
@@ -394,7 +394,6 @@ export class ClipCache {
     }
     await writeRenamed(path, encodeCacheEntry(entry));
   }
-
 }
 
 interface StampRecord {
