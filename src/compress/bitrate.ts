@@ -12,7 +12,7 @@
 import type { RawClip } from '../clip/raw-clip.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
 import { RAW_BITS, TRACK_KIND } from '../runtime/format.js';
-import { AFFINE_STRIDE, boneErrorFunction, composeAffine, localToAffine, sampleToObject, type BoneErrorFunction, type ErrorMetric } from '../metric/error-metric.js';
+import { AFFINE_STRIDE, boneErrorFunction, composeAffine, poseToAffine, sampleToObject, type BoneErrorFunction, type ErrorMetric } from '../metric/error-metric.js';
 import { reconstructTrackSegment, type TrackSlot } from './quantize.js';
 import type { AnimatedTrack, ClipRanges, SegmentRanges } from './range.js';
 import type { SegmentLayout } from './segment.js';
@@ -258,7 +258,7 @@ class SegmentSearch {
         const m = (k * B + b) * AFFINE_STRIDE;
         if (rebuilt) {
           const l = (k * B + b) * POSE_STRIDE;
-          localToAffine(local[l], local[l + 1], local[l + 2], local[l + 3], local[l + 4], local[l + 5], local[l + 6], local[l + 7], local[l + 8], local[l + 9], la, m);
+          poseToAffine(local, l, la, m);
         }
         composeAffine(obj, (k * B + p) * AFFINE_STRIDE, la, m, obj, m);
         if (boneError(raw, (k * B + b) * AFFINE_STRIDE, obj, m, shell[b]) > threshold) return false;
@@ -275,7 +275,7 @@ class SegmentSearch {
       for (let b = 0; b < B; b++) {
         const l = (k * B + b) * POSE_STRIDE;
         const m = (k * B + b) * AFFINE_STRIDE;
-        localToAffine(local[l], local[l + 1], local[l + 2], local[l + 3], local[l + 4], local[l + 5], local[l + 6], local[l + 7], local[l + 8], local[l + 9], la, m);
+        poseToAffine(local, l, la, m);
         const p = parents[b];
         if (p >= 0) composeAffine(obj, (k * B + p) * AFFINE_STRIDE, la, m, obj, m);
         else for (let c = 0; c < AFFINE_STRIDE; c++) obj[m + c] = la[m + c];
@@ -314,7 +314,7 @@ class SegmentSearch {
       // The tried bone's local matrix changed; its descendants' did not (cached in localAffine).
       const l = (k * B + root) * POSE_STRIDE;
       const t = k * AFFINE_STRIDE;
-      localToAffine(local[l], local[l + 1], local[l + 2], local[l + 3], local[l + 4], local[l + 5], local[l + 6], local[l + 7], local[l + 8], local[l + 9], tl, t);
+      poseToAffine(local, l, tl, t);
       const rm = (k * B + root) * AFFINE_STRIDE;
       if (rootParent >= 0) composeAffine(parentObj, (k * B + rootParent) * AFFINE_STRIDE, tl, t, rootOut, rm);
       else for (let c = 0; c < AFFINE_STRIDE; c++) rootOut[rm + c] = tl[t + c];

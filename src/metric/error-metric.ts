@@ -70,6 +70,15 @@ export function localToAffine(
   out[o + 11] = tz;
 }
 
+/**
+ * {@link localToAffine} of the pose-layout transform at `pose[p..p + 9]` (rotation xyzw,
+ * translation, scale). Hot loops call this rather than passing ten numbers: a call that is
+ * not inlined would box each of them.
+ */
+export function poseToAffine(pose: Float32Array | Float64Array, p: number, out: Float64Array, o: number): void {
+  localToAffine(pose[p], pose[p + 1], pose[p + 2], pose[p + 3], pose[p + 4], pose[p + 5], pose[p + 6], pose[p + 7], pose[p + 8], pose[p + 9], out, o);
+}
+
 /** out = a ∘ b (b applied first). `out` may alias `b` but not `a`. */
 export function composeAffine(a: Float64Array, ao: number, b: Float64Array, bo: number, out: Float64Array, o: number): void {
   const a0 = a[ao], a1 = a[ao + 1], a2 = a[ao + 2];
@@ -145,7 +154,7 @@ export function poseToObject(pose: Float32Array | Float64Array, parents: Int32Ar
   for (let b = 0; b < boneCount; b++) {
     const p = b * POSE_STRIDE;
     const m = o + b * AFFINE_STRIDE;
-    localToAffine(pose[p], pose[p + 1], pose[p + 2], pose[p + 3], pose[p + 4], pose[p + 5], pose[p + 6], pose[p + 7], pose[p + 8], pose[p + 9], out, m);
+    poseToAffine(pose, p, out, m);
     const parent = parents[b];
     if (parent >= 0) composeAffine(out, o + parent * AFFINE_STRIDE, out, m, out, m);
   }

@@ -10,7 +10,7 @@
  * error exceeds the threshold, until every bone is within it. With every level at 0 the
  * codes are the plain quantiser's, which the bound covers, so the loop always ends.
  */
-import { AFFINE_STRIDE, composeAffine, localToAffine, poseToObject, virtualVertexError } from '../metric/error-metric.js';
+import { AFFINE_STRIDE, composeAffine, poseToAffine, poseToObject, virtualVertexError } from '../metric/error-metric.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
 import { CODE_STRIDE, PoseQuantizer, dequantizeBone } from './quantize.js';
 import type { SnapshotSchema } from './schema.js';
@@ -110,7 +110,7 @@ export class VerifiedQuantizer {
     // The receiver's arithmetic: dequantizePose, then poseToObject, bone by bone.
     dequantizeBone(s, codes, b, this.decodedPose);
     const p = b * POSE_STRIDE, m = b * AFFINE_STRIDE, q = this.decodedPose, out = this.decoded;
-    localToAffine(q[p], q[p + 1], q[p + 2], q[p + 3], q[p + 4], q[p + 5], q[p + 6], q[p + 7], q[p + 8], q[p + 9], out, m);
+    poseToAffine(q, p, out, m);
     const parent = s.parents[b];
     if (parent >= 0) composeAffine(out, parent * AFFINE_STRIDE, out, m, out, m);
     this.errors[b] = virtualVertexError(this.reference, m, out, m, s.shellDistances[b]);
