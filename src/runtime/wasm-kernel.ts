@@ -439,17 +439,25 @@ export function kernelPlace(bytes: number): KernelPlace | undefined {
   if (!module) return undefined;
   const size = Math.ceil(bytes / 16) * 16;
   if (!arena || arena.used + size > arena.memory.buffer.byteLength) {
-    try {
-      const arenaBytes = arena === undefined ? FIRST_ARENA_BYTES : Math.min(MAX_ARENA_BYTES, 2 * (arena.memory.buffer.byteLength - SCRATCH_BYTES));
-      const memory = new WebAssembly.Memory({ initial: Math.ceil((SCRATCH_BYTES + Math.max(size, arenaBytes)) / PAGE) });
-      const instance = new WebAssembly.Instance(module, { env: { mem: memory, acos: Math.acos, sin: Math.sin } });
-      arena = { memory, decode: instance.exports.decode as KernelDecode, used: SCRATCH_BYTES };
-    } catch {
-      // No memory for another arena (or a page policy refusing instances): this clip decodes in TypeScript.
-      return undefined;
-    }
+    const grown = arena === undefined ? FIRST_ARENA_BYTES : Math.min(MAX_ARENA_BYTES, 2 * (arena.memory.buffer.byteLength - SCRATCH_BYTES));
+    // Short of memory for a larger one, the smallest that holds the clip.
+    const next = newArena(module, Math.max(size, grown)) ?? newArena(module, Math.max(size, FIRST_ARENA_BYTES));
+    // No memory at all (or a page policy refusing instances): this clip decodes in TypeScript.
+    if (next === undefined) return undefined;
+    arena = next;
   }
   const byteOffset = arena.used;
   arena.used += size;
   return { buffer: arena.memory.buffer, byteOffset, decode: arena.decode };
+}
+
+/** A kernel memory of `bytes` bytes after the scratch, with its instance; undefined when it cannot be made. */
+function newArena(module: WebAssembly.Module, bytes: number): Arena | undefined {
+  try {
+    const memory = new WebAssembly.Memory({ initial: Math.ceil((SCRATCH_BYTES + bytes) / PAGE) });
+    const instance = new WebAssembly.Instance(module, { env: { mem: memory, acos: Math.acos, sin: Math.sin } });
+    return { memory, decode: instance.exports.decode as KernelDecode, used: SCRATCH_BYTES };
+  } catch {
+    return undefined;
+  }
 }
