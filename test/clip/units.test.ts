@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 
 import { convertLength, formatLength, isLengthUnit, parseLength, UnitError } from '../../src/clip/units.js';
 
+import { thrownBy } from '../utils/errors.js';
+
 describe('parseLength', () => {
   it.each([
     ['0.01cm', 0.01, 'cm'],
@@ -33,15 +35,9 @@ describe('parseLength', () => {
     ['0cm', /greater than 0/],
     ['1e400cm', /finite number/],
   ])('rejects %j', (text, message) => {
-    let caught: unknown;
-    try {
-      parseLength(text, 'cm');
-    } catch (e) {
-      caught = e;
-    }
-    expect(caught).toBeInstanceOf(UnitError);
-    expect((caught as UnitError).code).toBe('BAD_LENGTH');
-    expect((caught as UnitError).message).toMatch(message);
+    const error = thrownBy(() => parseLength(text, 'cm'), UnitError);
+    expect(error.code).toBe('BAD_LENGTH');
+    expect(error.message).toMatch(message);
   });
 
   it('accepts zero only when asked', () => {

@@ -10,6 +10,7 @@ import { POSE_STRIDE } from '../../src/clip/skeleton.js';
 import { readBvh } from '../../src/readers/bvh.js';
 import { READ_LIMITS } from '../../src/readers/options.js';
 import { ParseError, type ParseErrorCode } from '../../src/readers/errors.js';
+import { thrownBy } from '../utils/errors.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const fixturesDir = path.join(repoRoot, 'fixtures');
@@ -131,14 +132,7 @@ function framesDeclared(text: string): number {
 
 /** Runs `fn`, expects a ParseError and checks its file, line, code and message fragment. */
 function expectParseError(fn: () => unknown, file: string, line: number, fragment: string | RegExp, code?: ParseErrorCode): ParseError {
-  let caught: unknown;
-  try {
-    fn();
-  } catch (e) {
-    caught = e;
-  }
-  expect(caught).toBeInstanceOf(ParseError);
-  const error = caught as ParseError;
+  const error = thrownBy(fn, ParseError);
   expect(error.file).toBe(file);
   expect(error.line).toBe(line);
   if (typeof fragment === 'string') expect(error.message).toContain(fragment);

@@ -11,7 +11,7 @@ import { POSE_STRIDE } from '../../src/clip/skeleton.js';
 import { readGltfWithWarnings } from '../../src/readers/gltf.js';
 import { makePropRig } from '../utils/gltf-rigs.js';
 import { glbOf } from '../utils/glb.js';
-import { parseError } from '../utils/parse-error.js';
+import { parseError } from '../utils/errors.js';
 
 describe('readGltf with extraTracks', () => {
   let glb: Uint8Array;

@@ -15,7 +15,7 @@ import type { RawClip } from '../../src/clip/raw-clip.js';
 import { GLTF_DEFAULTS, readGltfWithWarnings } from '../../src/readers/gltf.js';
 import { makeRigs, type Rig } from '../utils/gltf-rigs.js';
 import { glbOf, splitGlb } from '../utils/glb.js';
-import { parseError } from '../utils/parse-error.js';
+import { parseError } from '../utils/errors.js';
 
 async function meshoptIo(): Promise<NodeIO> {
   await Promise.all([MeshoptEncoder.ready, MeshoptDecoder.ready]);

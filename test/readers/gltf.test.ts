@@ -9,7 +9,7 @@ import { readBvh } from '../../src/readers/bvh.js';
 import { readGltf, readGltfWithWarnings } from '../../src/readers/gltf.js';
 import { clipToDocument } from '../utils/gltf.js';
 import { glbOf } from '../utils/glb.js';
-import { parseError } from '../utils/parse-error.js';
+import { parseError } from '../utils/errors.js';
 
 const FIXTURE = 'fixtures/dataset-1_dash_normal_001.bvh';
 const io = new WebIO();

@@ -8,6 +8,7 @@ import { clipToPoseDump, PoseDumpError, readPoseDump, writePoseDump, type PoseDu
 import { createRawClip } from '../../src/clip/raw-clip.js';
 import { createSkeleton, POSE_STRIDE, setIdentity } from '../../src/clip/skeleton.js';
 import { readBvh } from '../../src/readers/bvh.js';
+import { thrownBy } from '../utils/errors.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const fixture = 'dataset-1_dash_normal_001.bvh';
@@ -25,14 +26,7 @@ function smallDump(): PoseDump {
 }
 
 function rejectionOf(text: string): PoseDumpError {
-  let caught: unknown;
-  try {
-    readPoseDump(text, 'dump.json');
-  } catch (e) {
-    caught = e;
-  }
-  expect(caught).toBeInstanceOf(PoseDumpError);
-  const error = caught as PoseDumpError;
+  const error = thrownBy(() => readPoseDump(text, 'dump.json'), PoseDumpError);
   expect(error.file).toBe('dump.json');
   expect(error.code).toBe('BAD_POSE_DUMP');
   return error;
@@ -77,14 +71,8 @@ describe('pose dump', () => {
   it('checks the reference bone count', () => {
     const dump = smallDump();
     delete dump.parents;
-    let caught: unknown;
-    try {
-      readPoseDump(JSON.stringify(dump), 'dump.json', source.skeleton);
-    } catch (e) {
-      caught = e;
-    }
-    expect(caught).toBeInstanceOf(PoseDumpError);
-    expect((caught as Error).message).toBe('dump.json: 2 bones, but the reference has 22');
+    const error = thrownBy(() => readPoseDump(JSON.stringify(dump), 'dump.json', source.skeleton), PoseDumpError);
+    expect(error.message).toBe('dump.json: 2 bones, but the reference has 22');
   });
 
   it('reads the small dump it breaks below', () => {
