@@ -3,7 +3,7 @@
  * `bonepress: <file>: <problem>`.
  */
 import { PARSE_ERROR, ParseError, type RawClip, type ReadOptions } from '../index.js';
-import { readClipFiles, readCompressedGltfFile, readInputFile } from '../node/index.js';
+import { isGltfPath, readClipFiles, readCompressedGltfFile, readInputFile, type GltfCompressedClip } from '../node/index.js';
 import { openClip, type CompressedClip } from '../runtime/index.js';
 import { atFile } from './exit-codes.js';
 
@@ -20,7 +20,7 @@ export { anonymousBoneName } from '../index.js';
  */
 export function openCompressedFile(file: string, clipName?: string): Promise<{ clip: CompressedClip; name: string | undefined }> {
   return atFile(file, async () => {
-    if (/\.(glb|gltf)$/i.test(file)) return compressedAnimation(file, clipName);
+    if (isGltfPath(file)) return compressedAnimation(file, clipName);
     // Regular files only, capped: `info /dev/zero` or a FIFO fails at once instead of reading forever.
     // Either form of a clip: the runtime .bpk, or the entropy-coded transport form (decoded here).
     const clip = openClip(await readInputFile(file));
@@ -37,14 +37,22 @@ async function compressedAnimation(file: string, clipName: string | undefined): 
   if (animations.length === 0) {
     throw new ParseError(PARSE_ERROR.UNSUPPORTED, 'holds no animation compressed by bonepress (BONEPRESS_animation_compression); compress the asset with `bonepress compress <asset> -o <out.glb>`', file);
   }
-  const names = animations.map((a) => `"${a.name}"`).join(', ');
-  if (clipName !== undefined) {
-    const named = animations.find((a) => a.name === clipName);
-    if (!named) throw new ParseError(PARSE_ERROR.UNSUPPORTED, `holds no compressed animation named "${clipName}" (it holds ${names})`, file);
-    return { clip: named.clip, name: named.name };
+  const chosen = clipName !== undefined ? namedAnimation(file, animations, clipName) : animations.length === 1 ? animations[0] : undefined;
+  if (chosen === undefined) {
+    throw new ParseError(PARSE_ERROR.UNSUPPORTED, `holds ${animations.length} compressed animations (${animationNames(animations)}); name one with --clip`, file);
   }
-  if (animations.length === 1) return { clip: animations[0].clip, name: animations[0].name };
-  throw new ParseError(PARSE_ERROR.UNSUPPORTED, `holds ${animations.length} compressed animations (${names}); name one with --clip`, file);
+  return { clip: chosen.clip, name: chosen.name };
+}
+
+/** The compressed animation of `file` called `name` (`--clip`); a ParseError naming the ones it holds when there is none. */
+export function namedAnimation(file: string, animations: readonly GltfCompressedClip[], name: string): GltfCompressedClip {
+  const named = animations.find((a) => a.name === name);
+  if (!named) throw new ParseError(PARSE_ERROR.UNSUPPORTED, `holds no compressed animation named ${JSON.stringify(name)} (it holds ${animationNames(animations)})`, file);
+  return named;
+}
+
+function animationNames(animations: readonly GltfCompressedClip[]): string {
+  return animations.map((a) => JSON.stringify(a.name)).join(', ');
 }
 
 /** A reader warning about `file` as one stderr line: `bonepress: <file>: warning: <message>`. */

@@ -82,6 +82,11 @@ function clipsOfFile(path: string, bytes: Uint8Array, options: ReadFileOptions):
   return readClips(path, bytes, gltfOptions);
 }
 
+/** True for a glTF asset's path (`.glb` or `.gltf`, any case): the inputs that hold keyframes and may hold several clips. */
+export function isGltfPath(path: string): boolean {
+  return /\.(glb|gltf)$/i.test(path);
+}
+
 /** Chunk size of reads from files whose size is not known up front (devices, pipes, /proc). */
 const READ_CHUNK_BYTES = 1 << 16;
 

@@ -8,7 +8,7 @@ export type { BatchProgress, CompressFilesRun } from './pool.js';
 export { compressFile } from './worker.js';
 export type { ClipOutput, CompressFileTask, CompressFilesOptions, FileFailed, FileResult, FileSuccess } from './worker.js';
 export {
-  OUTPUT_EXTENSION, READ_FILE_DEFAULTS, TRANSPORT_OUTPUT_EXTENSION, inputBaseName, readClipFiles, readGltfResourceSync, readInputFile, readInputFileSync,
+  OUTPUT_EXTENSION, READ_FILE_DEFAULTS, TRANSPORT_OUTPUT_EXTENSION, inputBaseName, isGltfPath, readClipFiles, readGltfResourceSync, readInputFile, readInputFileSync,
   removeTempFiles, resolveGltfResource, sanitizeClipName, writeFileAtomic,
 } from './files.js';
 export type { ReadFileOptions } from './files.js';

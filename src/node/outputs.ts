@@ -10,7 +10,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { threadId } from 'node:worker_threads';
 
 import { OUTPUT_CLASH, OUTPUT_LINK, OutputError, toFailure, type FileFailure } from './failure.js';
-import { OUTPUT_EXTENSION, inputBaseName, readClipFiles, sanitizeClipName, syncFolder, type ReadFileOptions } from './files.js';
+import { OUTPUT_EXTENSION, inputBaseName, isGltfPath, readClipFiles, sanitizeClipName, syncFolder, type ReadFileOptions } from './files.js';
 import type { FileFailed } from './worker.js';
 
 /**
@@ -119,9 +119,6 @@ export async function planOutputs(requests: readonly OutputRequest[], inputs: re
   return failures;
 }
 
-/** Inputs that may hold several clips; other formats hold exactly one. */
-const MULTI_CLIP_EXTENSIONS = ['.gltf', '.glb'] as const;
-
 /** The outputs of a batch, planned before anything is written. */
 export interface BatchPlan {
   /** Output paths of each input's clips, by input index (`-` for a stream); absent for a failed input. */
@@ -147,8 +144,7 @@ export async function planBatchOutputs(
   const clipNames: (readonly string[] | undefined)[] = [];
   for (let index = 0; index < paths.length; index++) {
     const file = paths[index];
-    const lower = file.toLowerCase();
-    if (!MULTI_CLIP_EXTENSIONS.some((ext) => lower.endsWith(ext))) {
+    if (!isGltfPath(file)) {
       clipNames.push([inputBaseName(file)]);
       continue;
     }

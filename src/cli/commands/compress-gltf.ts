@@ -9,7 +9,7 @@ import { extname } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 
 import { OptionsError, parseLength, type ErrorMetric, type LengthUnit } from '../../index.js';
-import { compressGltfFile, toFailure, type CompressGltfFileResult, type GltfOutputFormat } from '../../node/index.js';
+import { compressGltfFile, isGltfPath, toFailure, type CompressGltfFileResult, type GltfOutputFormat } from '../../node/index.js';
 import { EXIT, exitCodeOfFailure, failureText, type ExitCode } from '../exit-codes.js';
 import { warningLine } from '../load.js';
 import { renderJson } from '../render/json.js';
@@ -82,7 +82,7 @@ export interface GltfCompressReport extends CompressGltfFileResult {
 export async function runGltfCompress(inputs: readonly string[], options: GltfCompressCliOptions, format: GltfOutputFormat): Promise<ExitCode> {
   if (inputs.length !== 1) throw new OptionsError(`glTF output takes one glTF/GLB input, got ${inputs.length}`);
   const input = inputs[0];
-  if (!/\.(glb|gltf)$/i.test(input)) throw new OptionsError(`glTF output needs a .glb or .gltf input; ${input} compresses to .bpk`);
+  if (!isGltfPath(input)) throw new OptionsError(`glTF output needs a .glb or .gltf input; ${input} compresses to .bpk`);
   if (options.out === '-') throw new OptionsError('glTF output goes to a file, not stdout');
   let result: CompressGltfFileResult;
   try {

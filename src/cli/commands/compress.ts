@@ -12,7 +12,7 @@ import {
   COMPRESS_DEFAULTS, OptionsError, PARSE_ERROR, READ_LIMITS, convertLength, parseLength, type CompressStats, type ErrorMetric, type LengthUnit,
 } from '../../index.js';
 import {
-  OUTPUT_EXTENSION, READ_FILE_DEFAULTS, TRANSPORT_OUTPUT_EXTENSION, compressFiles, expandInputs, resolveOutputTarget, shardInputs, type CompressFilesOptions, type FileFailure, type FileResult,
+  OUTPUT_EXTENSION, READ_FILE_DEFAULTS, TRANSPORT_OUTPUT_EXTENSION, compressFiles, expandInputs, isGltfPath, resolveOutputTarget, shardInputs, type CompressFilesOptions, type FileFailure, type FileResult,
 } from '../../node/index.js';
 import { declareCommand } from '../command-list.js';
 import { EXIT, exitCodeOfFailure, failureText, worstExitCode, type ExitCode } from '../exit-codes.js';
@@ -126,7 +126,6 @@ export interface CompressReport {
 }
 
 /** Extensions `--rate` applies to: keyframed sources, resampled on reading. */
-const KEYFRAMED_EXTENSIONS = ['.gltf', '.glb'] as const;
 
 /** Adds the `compress` command to `program`; help shows the library's defaults. */
 export function registerCompressCommand(program: Command): void {
@@ -204,7 +203,7 @@ export async function runCompress(inputs: readonly string[], options: CompressCl
     throw new OptionsError(`-o ${options.out} takes one clip, but there are ${files.length} inputs; give a folder`);
   }
   if (options.rate !== undefined) {
-    const fixedRate = files.find((file) => !KEYFRAMED_EXTENSIONS.some((ext) => extname(file).toLowerCase() === ext));
+    const fixedRate = files.find((file) => !isGltfPath(file));
     if (fixedRate !== undefined) {
       throw new OptionsError(`--rate resamples glTF/GLB inputs only; ${fixedRate} keeps the rate it was sampled at (compress it without --rate)`);
     }

@@ -11,10 +11,10 @@ import {
   type Comparison, type CompressOptions, type ErrorMetric, type Length, type LengthUnit, type RawClip, type ReadOptions,
 } from '../../index.js';
 import type { CompressedClip } from '../../runtime/index.js';
-import { readCompressedGltfFile, readGltfSourceFile, readInputFile, type GltfCompressedClip } from '../../node/index.js';
+import { isGltfPath, readCompressedGltfFile, readGltfSourceFile, readInputFile, type GltfCompressedClip } from '../../node/index.js';
 import { declareCommand } from '../command-list.js';
 import { EXIT, FileScopedError, atFile, type ExitCode } from '../exit-codes.js';
-import { openCompressedFile, printWarning, readSingleClip } from '../load.js';
+import { namedAnimation, openCompressedFile, printWarning, readSingleClip } from '../load.js';
 import { collectShellBone, parseLengthArg, parseMetricArg, parsePositiveArg, parseUnitArg } from '../parse.js';
 import { renderJson } from '../render/json.js';
 import { formatDistance, renderFields } from '../render/table.js';
@@ -91,7 +91,7 @@ export async function runVerify(rawFile: string, otherFile: string, options: Ver
   if (options.rate !== undefined) read.sampleRate = options.rate;
   const compressOptions: CompressOptions = { error: options.error, shell: options.shell, metric: options.metric };
   if (options.shellBone) compressOptions.shellBones = options.shellBone;
-  if (['.glb', '.gltf'].includes(extname(otherFile).toLowerCase())) {
+  if (isGltfPath(otherFile)) {
     const assetClips = await atFile(otherFile, () => readCompressedGltfFile(otherFile));
     if (assetClips.length > 0) return verifyAsset(rawFile, otherFile, assetClips, read, compressOptions, options);
   }
@@ -151,11 +151,11 @@ export interface VerifyClipResult extends VerifyResult {
 async function verifyAsset(
   rawFile: string, otherFile: string, assetClips: GltfCompressedClip[], read: ReadOptions, compressOptions: CompressOptions, options: VerifyCliOptions,
 ): Promise<ExitCode> {
-  const chosen = options.clip === undefined ? assetClips : assetClips.filter((c) => c.name === options.clip);
-  if (chosen.length === 0) {
-    throw new FileScopedError(otherFile, new ParseError(PARSE_ERROR.UNSUPPORTED, `holds no compressed animation named "${options.clip}" (it holds ${assetClips.map((c) => JSON.stringify(c.name)).join(', ')})`, otherFile));
-  }
-  if (!['.glb', '.gltf'].includes(extname(rawFile).toLowerCase())) {
+  const clipName = options.clip;
+  const chosen = clipName === undefined ? assetClips : assetClips.filter((c) => c.name === clipName);
+  // None of that name: the error that names the ones it holds.
+  if (clipName !== undefined && chosen.length === 0) await atFile(otherFile, () => namedAnimation(otherFile, assetClips, clipName));
+  if (!isGltfPath(rawFile)) {
     throw new OptionsError(`${otherFile} is a glTF asset with compressed animations: verify it against its glTF/GLB source, not ${rawFile}`);
   }
   const warn = (message: string): void => { if (options.quiet !== true && options.json !== true) printWarning(rawFile, message); };
