@@ -70,8 +70,8 @@ export interface ClipTables {
  * offset (low {@link TABLE.POSE_BITS} bits), the kind, the STEP flag and whether the
  * components are raw floats; `bits` holds the bits of the three stored components (a byte
  * each) and the dropped component (top byte); a segment constant (rate 0) has 0 bits and
- * step 0. A segment header record is [u32 index of its packed keys, bits per key, 0 × 6];
- * each segment's packed keys are followed by one zero word and the buffer ends with one
+ * step 0. A segment header record is [u32 index of its packed keys, bits per key, 1 when
+ * every animated rotation of the segment drops w (else 0), 0 × 5]; each segment's packed keys are followed by one zero word and the buffer ends with one
  * more, so a read of two words never leaves the buffer.
  */
 export const TABLE = {
@@ -130,7 +130,6 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
   for (let s = 0; s < segments; s++) dataWords += Math.ceil((segKeys[s] * segKeyBits[s]) / 32) + 1;
   // One more zero word at the end: the last segment's pad word may be read as a field's first word.
   const bytesLength = 8 * Math.ceil((dataAt + dataWords + 1) / 2);
-  // In a kernel's memory the clip's own pose follows the tables.
   // In a kernel's memory the clip's own pose and its kernel record follow the tables
   // (a clip with nothing animated has nothing for the kernel to do; one with more rotations
   // than the kernel's scratch holds decodes in TypeScript).
@@ -187,12 +186,14 @@ export function writeSegmentRecords(src: TableSources, s: number, i32: Int32Arra
   i32[head] = keyWord;
   i32[head + 1] = segKeyBits[s];
   const rates = segRates[s], rng = segRanges[s];
+  let dropsW = 1;
   for (let j = 0; j < animated; j++) {
     const at = head + TABLE.RECORD * (1 + j);
     const kind = animKind[j];
     const rb = bytes[rates + j];
     const rate = rb & RATE_MASK;
     const drop = kind === TRACK_KIND.ROTATION ? rb >>> DROP_SHIFT : 3;
+    if (drop !== 3) dropsW = 0;
     const cb = (s * animated + j) * ANIMATED_COMPONENTS;
     let meta = animBoneOffset[j] | (kind << TABLE.KIND_SHIFT) | (animStep[j] ? TABLE.STEP : 0);
     if (rate === RAW_BITS) meta |= TABLE.RAW;
@@ -214,4 +215,5 @@ export function writeSegmentRecords(src: TableSources, s: number, i32: Int32Arra
       }
     }
   }
+  i32[head + 2] = dropsW;
 }

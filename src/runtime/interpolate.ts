@@ -80,11 +80,12 @@ export function slerpWeights(v: Float64Array, dot: number): void {
   let wa: number, wb: number;
   if (u < SERIES_LIMIT) {
     // acos(1 − u)² = 2u + u²/3 + 4u³/45 + u⁴/35 + …
-    const theta2 = u * (2 + u * (1 / 3 + u * (4 / 45 + u / 35)));
+    const theta2 = u * (2 + u * (1 / 3 + u * (4 / 45 + u * (1 / 35))));
     const a2 = alpha * alpha * theta2, b2 = beta * beta * theta2;
-    // sin(xθ)/θ = x (1 − (xθ)²/6 (1 − (xθ)²/20 (1 − (xθ)²/42 (1 − (xθ)²/72))))
-    wb = alpha * (1 - (a2 / 6) * (1 - (a2 / 20) * (1 - (a2 / 42) * (1 - a2 / 72))));
-    wa = beta * (1 - (b2 / 6) * (1 - (b2 / 20) * (1 - (b2 / 42) * (1 - b2 / 72))));
+    // sin(xθ)/θ = x (1 − s/6 + s²/120 − s³/5040 + s⁴/362880) with s = (xθ)², in Horner form
+    // with constant coefficients: multiplications only (a division costs several).
+    wb = alpha * (1 + a2 * (-1 / 6 + a2 * (1 / 120 + a2 * (-1 / 5040 + a2 * (1 / 362880)))));
+    wa = beta * (1 + b2 * (-1 / 6 + b2 * (1 / 120 + b2 * (-1 / 5040 + b2 * (1 / 362880)))));
   } else {
     const theta = Math.acos(u > 1 ? 0 : 1 - u);
     wa = Math.sin(beta * theta);

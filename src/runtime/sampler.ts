@@ -406,10 +406,10 @@ export class ClipSampler {
       const beta = 1 - alpha;
       let wa: number, wb: number;
       if (u < SERIES_LIMIT) {
-        const theta2 = u * (2 + u * (1 / 3 + u * (4 / 45 + u / 35)));
+        const theta2 = u * (2 + u * (1 / 3 + u * (4 / 45 + u * (1 / 35))));
         const sa = alpha * alpha * theta2, sb = beta * beta * theta2;
-        wb = alpha * (1 - (sa / 6) * (1 - (sa / 20) * (1 - (sa / 42) * (1 - sa / 72))));
-        wa = beta * (1 - (sb / 6) * (1 - (sb / 20) * (1 - (sb / 42) * (1 - sb / 72))));
+        wb = alpha * (1 + sa * (-1 / 6 + sa * (1 / 120 + sa * (-1 / 5040 + sa * (1 / 362880)))));
+        wa = beta * (1 + sb * (-1 / 6 + sb * (1 / 120 + sb * (-1 / 5040 + sb * (1 / 362880)))));
       } else {
         const theta = Math.acos(u > 1 ? 0 : 1 - u);
         wa = Math.sin(beta * theta);

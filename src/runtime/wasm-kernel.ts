@@ -31,7 +31,7 @@ export const KERNEL_CLIP = { SEGMENTS: 0, TABLE: 1, REFS: 2, POSE: 3, STRIDE: 4,
 /** log2 of {@link SEGMENT_SIZE}. */
 const SEGMENT_SHIFT = Math.log2(SEGMENT_SIZE);
 
-const I32 = 0x7f, F64 = 0x7c, V128 = 0x7b;
+const I32 = 0x7f, I64 = 0x7e, F64 = 0x7c, V128 = 0x7b;
 
 /** Unsigned LEB128. */
 function uleb(n: number): number[] {
@@ -90,43 +90,59 @@ class Body {
 // Opcodes used below.
 const OP = {
   block: 0x02, loop: 0x03, if: 0x04, else: 0x05, end: 0x0b, br: 0x0c, brIf: 0x0d, call: 0x10, select: 0x1b, void: 0x40,
-  i32Load: 0x28, i64Load: 0x29, f32Load: 0x2a, f64Load: 0x2b, i32Store: 0x36, f32Store: 0x38,
+  i32Load: 0x28, i64Load: 0x29, f32Load: 0x2a, i32Store: 0x36, i64Store: 0x37, f32Store: 0x38, f64Store: 0x39,
+  i64Const: 0x42,
   i32Eqz: 0x45, i32Eq: 0x46, i32Ne: 0x47, i32GtU: 0x4b, i32LeU: 0x4d,
   f64Lt: 0x63, f64Gt: 0x64,
-  i32Add: 0x6a, i32Sub: 0x6b, i32Mul: 0x6c, i32And: 0x71, i32Or: 0x72, i32Shl: 0x74, i32ShrU: 0x76,
+  i32Add: 0x6a, i32Sub: 0x6b, i32Mul: 0x6c, i32And: 0x71, i32Or: 0x72, i32Xor: 0x73, i32Shl: 0x74, i32ShrU: 0x76,
   i64ShrU: 0x88,
-  f64Sqrt: 0x9f, f64Add: 0xa0, f64Sub: 0xa1, f64Mul: 0xa2, f64Div: 0xa3,
+  f64Add: 0xa0, f64Sub: 0xa1, f64Mul: 0xa2,
   i32WrapI64: 0xa7, i64ExtendI32U: 0xad, f32DemoteF64: 0xb6, f64ConvertI32U: 0xb8, f64PromoteF32: 0xbb, f32ReinterpretI32: 0xbe,
 } as const;
 const SIMD = {
   v128Load: 0x00, v128Store: 0x0b, v128Const: 0x0c, shuffle: 0x0d, f64x2Splat: 0x14, f64x2ExtractLane: 0x21, f64x2ReplaceLane: 0x22,
-  v128Xor: 0x51, v128Store64Lane: 0x5b, f32x4DemoteF64x2Zero: 0x5e,
-  f64x2Add: 0xf0, f64x2Sub: 0xf1, f64x2Mul: 0xf2, f64x2Div: 0xf3,
+  f64x2Lt: 0x49, f64x2Gt: 0x4a, v128Or: 0x50, v128Bitselect: 0x52, v128Load64Lane: 0x57, v128Load64Zero: 0x5d,
+  f32x4DemoteF64x2Zero: 0x5e, i64x2AllTrue: 0xc3, i64x2Eq: 0xd6,
+  f64x2Sqrt: 0xef, f64x2Add: 0xf0, f64x2Sub: 0xf1, f64x2Mul: 0xf2, f64x2Div: 0xf3,
 } as const;
 
 // Parameters, then locals, by index.
 const CLIP = 0, KI0 = 1, KI1 = 2, ALPHA = 3;
 const PARAMS = 4;
 const I32_LOCALS = [
-  'h0', 'h1', 'table', 'refs', 'out', 'count', 'single', 'e', 'r0', 'r1', 'k0', 'k1', 'bit0', 'bit1', 'meta', 'bits0', 'bits1', 'a0', 'a1', 'a2', 'at', 'o', 'rot',
+  'h0', 'h1', 'table', 'refs', 'out', 'count', 'single', 'e', 'r0', 'r1', 'k0', 'k1', 'bit0', 'bit1', 'meta', 'bits0', 'bits1', 'a0', 'a1', 'a2', 'sum',
+  'at', 'o', 'rot', 'lane', 'el', 'dropsW', 'shared', 'mask',
 ] as const;
-const F64_LOCALS = ['c0', 'c1', 'c2', 'g0', 'g1', 'g2', 't', 'd', 'x', 'y', 'dot', 'sign', 'u', 'wa', 'wb', 'len2'] as const;
-const V128_LOCALS = ['xy0', 'zw0', 'xy1', 'zw1', 'xy', 'zw', 'p', 'q', 's', 'ab', 'rx', 'ry', 'rz', 'rw'] as const;
-const L: Record<(typeof I32_LOCALS)[number] | (typeof F64_LOCALS)[number] | (typeof V128_LOCALS)[number], number> = {} as never;
-[...I32_LOCALS, ...F64_LOCALS, ...V128_LOCALS].forEach((n, i) => { L[n] = PARAMS + i; });
+const I64_LOCALS = ['window', 'window1'] as const;
+const F64_LOCALS = ['c0', 'c1', 'c2', 'g0', 'g1', 'g2', 'u', 't', 'beta', 'offset', 'step'] as const;
+const V128_LOCALS = [
+  'v0', 'v1', 'v2', 'vt', 'vd', 'm0', 'm1', 'x0', 'y0', 'z0', 'w0', 'x1', 'y1', 'z1', 'w1', 'x', 'y', 'z', 'w',
+  'al', 'be', 'aa', 'bb', 'dot', 'sign', 'vu', 'sa', 'sb', 'wa', 'wb', 'rx', 'ry', 'rz', 'rw', 'px', 'py', 'pz', 'pw', 'inv', 'pos', 'xy', 'zw',
+  'one', 'zero', 'minusOne', 'two', 'third', 'fourFifths', 'r35', 's1', 's2', 's3', 's4', 'limit', 'drop0', 'drop1', 'drop2', 'drop3',
+] as const;
+const L: Record<(typeof I32_LOCALS)[number] | (typeof I64_LOCALS)[number] | (typeof F64_LOCALS)[number] | (typeof V128_LOCALS)[number], number> = {} as never;
+[...I32_LOCALS, ...I64_LOCALS, ...F64_LOCALS, ...V128_LOCALS].forEach((n, i) => { L[n] = PARAMS + i; });
 const R0 = L.r0, R1 = L.r1, K0 = L.k0, K1 = L.k1, BIT0 = L.bit0, BIT1 = L.bit1;
 const H0 = L.h0, H1 = L.h1, TABLE_AT = L.table, REFS = L.refs, OUT = L.out, COUNT = L.count, SINGLE = L.single;
 
-const SIGN = 0x80;
-/** v128 constant bytes: lane 0's sign bit (a) and lane 1's (b) set. */
-function signMask(a: boolean, b: boolean): number[] {
-  const bytes = new Array<number>(16).fill(0);
-  if (a) bytes[7] = SIGN;
-  if (b) bytes[15] = SIGN;
-  return bytes;
+/** A v128 constant of two float64 lanes. */
+function f64x2(a: number, b = a): number[] {
+  return Array.from(new Uint8Array(Float64Array.of(a, b).buffer));
 }
-/** Shuffle that swaps the two float64 lanes of its first operand. */
-const SWAP = [8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7];
+/** A v128 constant of two 64-bit integer lanes. */
+function i64x2(n: number): number[] {
+  return Array.from(new Uint8Array(BigInt64Array.of(BigInt(n), BigInt(n)).buffer));
+}
+
+/**
+ * Constant vectors, set in locals once per call: a v128.const inside the loops would be
+ * materialised at every use.
+ */
+const CONSTANTS = [
+  [L.one, f64x2(1)], [L.zero, f64x2(0)], [L.minusOne, f64x2(-1)], [L.two, f64x2(2)], [L.third, f64x2(1 / 3)], [L.fourFifths, f64x2(4 / 45)],
+  [L.r35, f64x2(1 / 35)], [L.s1, f64x2(-1 / 6)], [L.s2, f64x2(1 / 120)], [L.s3, f64x2(-1 / 5040)], [L.s4, f64x2(1 / 362880)], [L.limit, f64x2(SERIES_LIMIT)],
+  [L.drop0, i64x2(0)], [L.drop1, i64x2(1)], [L.drop2, i64x2(2)], [L.drop3, i64x2(3)],
+] as const;
 
 /** Pushes the `width`-bit field (width ≤ 31, or 32 when `raw`) at bit local `at` of the packed keys at byte `keys`. */
 function field(b: Body, keys: number, width: number, raw: boolean): void {
@@ -139,10 +155,13 @@ function field(b: Body, keys: number, width: number, raw: boolean): void {
 /** Reads one key's three stored components (record at `rec`, packed keys at `keys`, bit local `bit`) into c0..c2. */
 function readKey(b: Body, rec: number, keys: number, bit: number, c: readonly number[]): void {
   const widths = [L.a0, L.a1, L.a2];
-  // Quantised components unless the record's meta says raw float32 bits.
-  b.get(rec).mem(OP.i32Load).i32(TABLE.RAW).op(OP.i32And).op(OP.i32Eqz).op(OP.if, OP.void);
-  for (const raw of [false, true]) {
-    if (raw) b.op(OP.else);
+  // offset + q · step, with q pushed by `q(i)`.
+  const dequantise = (i: number, q: () => void): void => {
+    b.get(rec).mem(OP.f32Load, 8 + 8 * i).op(OP.f64PromoteF32);
+    q();
+    b.op(OP.f64ConvertI32U).get(rec).mem(OP.f32Load, 12 + 8 * i).op(OP.f64PromoteF32).op(OP.f64Mul).op(OP.f64Add).set(c[i]);
+  };
+  const fields = (raw: boolean): void => {
     b.get(bit).set(L.at);
     for (let i = 0; i < 3; i++) {
       if (i > 0) b.get(L.at).get(widths[i - 1]).op(OP.i32Add).set(L.at);
@@ -150,16 +169,27 @@ function readKey(b: Body, rec: number, keys: number, bit: number, c: readonly nu
         field(b, keys, widths[i], true);
         b.op(OP.f32ReinterpretI32, OP.f64PromoteF32).set(c[i]);
       } else {
-        // offset + q · step
-        b.get(rec).mem(OP.f32Load, 8 + 8 * i).op(OP.f64PromoteF32);
-        field(b, keys, widths[i], false);
-        b.op(OP.f64ConvertI32U).get(rec).mem(OP.f32Load, 12 + 8 * i).op(OP.f64PromoteF32).op(OP.f64Mul).op(OP.f64Add).set(c[i]);
+        dequantise(i, () => field(b, keys, widths[i], false));
       }
     }
+  };
+  // Quantised components unless the record's meta says raw float32 bits.
+  b.get(rec).mem(OP.i32Load).i32(TABLE.RAW).op(OP.i32And).op(OP.i32Eqz).op(OP.if, OP.void);
+  // Up to 57 bits (nearly always): one 64-bit read from the first field's byte holds all three.
+  b.get(L.sum).i32(57).op(OP.i32LeU).op(OP.if, OP.void);
+  b.get(keys).get(bit).i32(3).op(OP.i32ShrU).op(OP.i32Add).mem(OP.i64Load)
+    .get(bit).i32(7).op(OP.i32And).op(OP.i64ExtendI32U).op(OP.i64ShrU).set(L.window);
+  for (let i = 0; i < 3; i++) {
+    dequantise(i, () => b.get(L.window).op(OP.i32WrapI64).i32(1).get(widths[i]).op(OP.i32Shl).i32(1).op(OP.i32Sub).op(OP.i32And));
+    if (i < 2) b.get(L.window).get(widths[i]).op(OP.i64ExtendI32U).op(OP.i64ShrU).set(L.window);
   }
+  b.op(OP.else);
+  fields(false);
   b.op(OP.end);
-  // bit += a0 + a1 + a2
-  b.get(bit).get(L.a0).op(OP.i32Add).get(L.a1).op(OP.i32Add).get(L.a2).op(OP.i32Add).set(bit);
+  b.op(OP.else);
+  fields(true);
+  b.op(OP.end);
+  b.get(bit).get(L.sum).op(OP.i32Add).set(bit);
 }
 
 /** Splits the component bytes of a bits word (local) into a0..a2. */
@@ -167,89 +197,194 @@ function widthsOf(b: Body, bits: number): void {
   b.get(bits).i32(0xff).op(OP.i32And).set(L.a0);
   b.get(bits).i32(8).op(OP.i32ShrU).i32(0xff).op(OP.i32And).set(L.a1);
   b.get(bits).i32(16).op(OP.i32ShrU).i32(0xff).op(OP.i32And).set(L.a2);
-}
-
-/**
- * Rebuilds the dropped component of stored (c0, c1, c2) (dropped index: top byte of local
- * `bits`) and writes the quaternion as two vectors (x, y) and (z, w) (emitRotation's first lines).
- */
-function quaternion(b: Body, c: readonly number[], bits: number, xy: number, zw: number): void {
-  const drop = (): Body => b.get(bits).i32(24).op(OP.i32ShrU);
-  // t = 1 − c0² − c1² − c2², d = t > 0 ? √t : 0
-  b.f64(1).get(c[0]).get(c[0]).op(OP.f64Mul).op(OP.f64Sub).get(c[1]).get(c[1]).op(OP.f64Mul).op(OP.f64Sub)
-    .get(c[2]).get(c[2]).op(OP.f64Mul).op(OP.f64Sub).set(L.t);
-  b.get(L.t).op(OP.f64Sqrt).f64(0).get(L.t).f64(0).op(OP.f64Gt).op(OP.select).set(L.d);
-  // Deltas from the clip's reference rotation nearly always drop w: (c0, c1), (c2, d).
-  drop().i32(3).op(OP.i32Eq).op(OP.if, OP.void);
-  b.get(c[0]).simd(SIMD.f64x2Splat).get(c[1]).simd(SIMD.f64x2ReplaceLane, 1).set(xy);
-  b.get(c[2]).simd(SIMD.f64x2Splat).get(L.d).simd(SIMD.f64x2ReplaceLane, 1).set(zw);
-  b.op(OP.else);
-  // x = drop == 0 ? d : c0
-  b.get(L.d).get(c[0]); drop().op(OP.i32Eqz).op(OP.select).set(L.x);
-  // y = drop == 0 ? c0 : drop == 1 ? d : c1
-  b.get(c[0]).get(L.d).get(c[1]); drop().i32(1).op(OP.i32Eq).op(OP.select); drop().op(OP.i32Eqz).op(OP.select).set(L.y);
-  b.get(L.x).simd(SIMD.f64x2Splat).get(L.y).simd(SIMD.f64x2ReplaceLane, 1).set(xy);
-  // z = drop <= 1 ? c1 : drop == 2 ? d : c2;  w = drop == 3 ? d : c2
-  b.get(c[1]).get(L.d).get(c[2]); drop().i32(2).op(OP.i32Eq).op(OP.select); drop().i32(1).op(OP.i32LeU).op(OP.select)
-    .simd(SIMD.f64x2Splat);
-  b.get(L.d).get(c[2]); drop().i32(3).op(OP.i32Eq).op(OP.select).simd(SIMD.f64x2ReplaceLane, 1).set(zw);
-  b.op(OP.end);
-}
-
-/**
- * normalise(ref · q) for q = (xy, zw), written as float32 at local `o`; the reference is
- * read at `refs`, which then moves to the next one. Lane by lane the terms and their order
- * are sampler.ts's (a − b is a + (−b) in IEEE 754, negation exact).
- */
-function productAndStore(b: Body, xy: number, zw: number): void {
-  for (const [lane, local] of [[0, L.rx], [8, L.ry], [16, L.rz], [24, L.rw]] as const) {
-    b.get(REFS).mem(OP.f64Load, lane).simd(SIMD.f64x2Splat).set(local);
-  }
-  // A = (w, −z), B = (−y, x)
-  const A = (): Body => b.get(zw).get(zw).simd(SIMD.shuffle, ...SWAP).simd(SIMD.v128Const, ...signMask(false, true)).simd(SIMD.v128Xor);
-  const B = (): Body => b.get(xy).get(xy).simd(SIMD.shuffle, ...SWAP).simd(SIMD.v128Const, ...signMask(true, false)).simd(SIMD.v128Xor);
-  const mul = (r: number, v: () => Body): Body => { b.get(r); v(); return b.simd(SIMD.f64x2Mul); };
-  // (px, py) = ((rw·(x, y) + rx·A) + ry·(z, w)) + rz·B
-  mul(L.rw, () => b.get(xy)); mul(L.rx, A).simd(SIMD.f64x2Add); mul(L.ry, () => b.get(zw)).simd(SIMD.f64x2Add); mul(L.rz, B).simd(SIMD.f64x2Add).set(L.p);
-  // (pz, pw) = ((rw·(z, w) − rx·B) − ry·(x, y)) + rz·A
-  mul(L.rw, () => b.get(zw)); mul(L.rx, B).simd(SIMD.f64x2Sub); mul(L.ry, () => b.get(xy)).simd(SIMD.f64x2Sub); mul(L.rz, A).simd(SIMD.f64x2Add).set(L.q);
-  // len2 = px² + py² + pz² + pw², left to right
-  b.get(L.p).get(L.p).simd(SIMD.f64x2Mul).set(L.s);
-  b.get(L.q).get(L.q).simd(SIMD.f64x2Mul).set(L.ab);
-  b.get(L.s).simd(SIMD.f64x2ExtractLane, 0).get(L.s).simd(SIMD.f64x2ExtractLane, 1).op(OP.f64Add)
-    .get(L.ab).simd(SIMD.f64x2ExtractLane, 0).op(OP.f64Add).get(L.ab).simd(SIMD.f64x2ExtractLane, 1).op(OP.f64Add).set(L.len2);
-  b.get(L.len2).f64(0).op(OP.f64Gt).op(OP.if, OP.void);
-  // inv = 1 / √len2; each component · inv, rounded to float32
-  b.f64(1).get(L.len2).op(OP.f64Sqrt).op(OP.f64Div).simd(SIMD.f64x2Splat).set(L.s);
-  b.get(L.o).get(L.p).get(L.s).simd(SIMD.f64x2Mul).simd(SIMD.f32x4DemoteF64x2Zero).simd(SIMD.v128Store64Lane, 0, 0, 0);
-  b.get(L.o).get(L.q).get(L.s).simd(SIMD.f64x2Mul).simd(SIMD.f32x4DemoteF64x2Zero).simd(SIMD.v128Store64Lane, 0, 8, 0);
-  b.op(OP.else);
-  for (let i = 0; i < 4; i++) b.get(L.o).op(0x43, ...Array.from(new Uint8Array(Float32Array.of(i === 3 ? 1 : 0).buffer))).mem(OP.f32Store, 4 * i);
-  b.op(OP.end);
-}
-
-/**
- * A deferred rotation's scratch entry: key 0's quaternion as (x, y), (z, w) float64 pairs
- * at 0 and 16 (the slerp writes its result there), key 1's at 32 and 48, the pose address,
- * the reference's address and whether key 0 alone counts.
- */
-const ENTRY = { POSE: 64, REF: 68, SINGLE: 72 } as const;
-
-/**
- * Defers a rotation whose keys' quaternions are `vectors` (key 0's (x, y), (z, w), then
- * key 1's when not `single`) to the later passes: the slerp weights and blend, then the
- * reference product and normalisation. Splitting each rotation's long chain of dependent
- * operations in three lets the processor overlap the chains of neighbouring tracks.
- */
-function defer(b: Body, vectors: readonly number[], single: number): void {
-  vectors.forEach((v, i) => b.get(L.e).get(v).simd(SIMD.v128Store, 0, 16 * i));
-  b.get(L.e).get(L.o).mem(OP.i32Store, ENTRY.POSE).get(L.e).get(REFS).mem(OP.i32Store, ENTRY.REF).get(L.e).i32(single).mem(OP.i32Store, ENTRY.SINGLE);
-  b.get(L.e).i32(SCRATCH_ENTRY).op(OP.i32Add).set(L.e).get(REFS).i32(32).op(OP.i32Add).set(REFS);
+  b.get(L.a0).get(L.a1).op(OP.i32Add).get(L.a2).op(OP.i32Add).set(L.sum);
 }
 
 /** Stores the three f64 locals `v` at the pose offset as float32. */
 function store3(b: Body, v: (i: number) => void): void {
   for (let i = 0; i < 3; i++) { b.get(L.o); v(i); b.op(OP.f32DemoteF64).mem(OP.f32Store, 4 * i); }
+}
+
+/**
+ * Rotations are decoded two at a time, one per float64 lane, after every track's keys are
+ * read: the first pass parks each animated rotation's stored components in a lane of a
+ * pair entry of the scratch, and the second runs emitRotation / blendRotations on both
+ * lanes at once. A pair entry, in bytes: key 0's three stored components as float64 pairs
+ * at C, key 1's at G, each key's dropped component as a 64-bit pair at DROP0 / DROP1, an
+ * all-ones lane where key 0 alone counts (one key, or a STEP track) at SINGLE, then the two
+ * pose addresses at POSE and the two reference addresses at REF. An odd rotation count
+ * leaves lane 1 of the last pair to a dummy that reads zeros at SINK_REF and writes at
+ * SINK_POSE.
+ */
+const PAIR = { C: 0, G: 48, DROP0: 96, DROP1: 112, SINGLE: 128, POSE: 144, REF: 152, BYTES: 160, Q0: 0, Q1: 64 } as const;
+
+/** Parks the rotation just read in lane `lane` of the pair entry at `e` (key 1 = `g` with bits `bits1`, or key 0 again when `single`). */
+function park(b: Body, g: readonly number[], bits1: number, single: boolean): void {
+  const c = [L.c0, L.c1, L.c2];
+  b.get(L.e).get(L.lane).i32(3).op(OP.i32Shl).op(OP.i32Add).set(L.el);
+  for (let i = 0; i < 3; i++) b.get(L.el).get(c[i]).mem(OP.f64Store, PAIR.C + 16 * i);
+  for (let i = 0; i < 3; i++) b.get(L.el).get(g[i]).mem(OP.f64Store, PAIR.G + 16 * i);
+  b.get(L.el).get(L.bits0).i32(24).op(OP.i32ShrU).op(OP.i64ExtendI32U).mem(OP.i64Store, PAIR.DROP0);
+  b.get(L.el).get(bits1).i32(24).op(OP.i32ShrU).op(OP.i64ExtendI32U).mem(OP.i64Store, PAIR.DROP1);
+  b.get(L.el).op(OP.i64Const, ...sleb(single ? -1 : 0)).mem(OP.i64Store, PAIR.SINGLE);
+  b.get(L.e).get(L.lane).i32(2).op(OP.i32Shl).op(OP.i32Add).set(L.el);
+  b.get(L.el).get(L.o).mem(OP.i32Store, PAIR.POSE).get(L.el).get(REFS).mem(OP.i32Store, PAIR.REF);
+  b.get(REFS).i32(32).op(OP.i32Add).set(REFS);
+  // lane ^= 1; a full pair moves e to the next.
+  b.get(L.lane).i32(1).op(OP.i32Xor).set(L.lane);
+  b.get(L.e).i32(0).i32(PAIR.BYTES).get(L.lane).op(OP.select).op(OP.i32Add).set(L.e);
+}
+
+/** Emits `body` once per pair entry of the scratch, local `at` pointing at it. */
+function eachPair(b: Body, body: () => void): void {
+  b.i32(0).set(L.at).op(OP.block, OP.void).get(L.e).op(OP.i32Eqz).op(OP.brIf, 0).op(OP.loop, OP.void);
+  body();
+  b.get(L.at).i32(PAIR.BYTES).op(OP.i32Add).set(L.at).get(L.at).get(L.e).op(OP.i32Ne).op(OP.brIf, 0);
+  b.op(OP.end, OP.end);
+}
+
+/** Pushes v128 local `a` op `b` (a two-operand f64x2 instruction). */
+function vop(b: Body, a: number, op: number, c: number): Body {
+  return b.get(a).get(c).simd(op);
+}
+
+/**
+ * Rebuilds the dropped component of the stored components at `C + off` (dropped indices at
+ * `drop`) of the pair at `at`, lane by lane emitRotation's first lines, into `out` (x, y, z, w).
+ */
+function rebuild(b: Body, off: number, drop: number, out: readonly number[]): void {
+  const v = [L.v0, L.v1, L.v2];
+  for (let i = 0; i < 3; i++) b.get(L.at).simd(SIMD.v128Load, 0, ...uleb(off + 16 * i)).set(v[i]);
+  // t = 1 − c0² − c1² − c2², left to right; d = t > 0 ? √t : 0
+  b.get(L.one);
+  for (let i = 0; i < 3; i++) vop(b, v[i], SIMD.f64x2Mul, v[i]).simd(SIMD.f64x2Sub);
+  b.set(L.vt);
+  b.get(L.vt).simd(SIMD.f64x2Sqrt).get(L.zero).get(L.vt).get(L.zero).simd(SIMD.f64x2Gt)
+    .simd(SIMD.v128Bitselect).set(L.vd);
+  const [x, y, z, w] = out;
+  // Both keys' segments drop w from every rotation (nearly always): (c0, c1, c2, d).
+  b.get(L.dropsW).op(OP.if, OP.void);
+  for (const [from, to] of [[v[0], x], [v[1], y], [v[2], z], [L.vd, w]]) b.get(from).set(to);
+  b.op(OP.else);
+  const eq = (k: number): Body => b.get(L.at).simd(SIMD.v128Load, 0, ...uleb(drop)).get([L.drop0, L.drop1, L.drop2, L.drop3][k]).simd(SIMD.i64x2Eq);
+  eq(0).set(L.m0); eq(1).set(L.m1);
+  // x = drop == 0 ? d : c0
+  b.get(L.vd).get(v[0]).get(L.m0).simd(SIMD.v128Bitselect).set(x);
+  // y = drop == 0 ? c0 : drop == 1 ? d : c1
+  b.get(v[0]).get(L.vd).get(v[1]).get(L.m1).simd(SIMD.v128Bitselect).get(L.m0).simd(SIMD.v128Bitselect).set(y);
+  // z = drop <= 1 ? c1 : drop == 2 ? d : c2
+  b.get(v[1]).get(L.vd).get(v[2]); eq(2).simd(SIMD.v128Bitselect).get(L.m0).get(L.m1).simd(SIMD.v128Or).simd(SIMD.v128Bitselect).set(z);
+  // w = drop == 3 ? d : c2
+  b.get(L.vd).get(v[2]); eq(3).simd(SIMD.v128Bitselect).set(w);
+  b.op(OP.end);
+}
+
+/**
+ * Slerp weights of both lanes (slerpWeights lane by lane) into wa, wb, from dot in `dot`:
+ * the series on the common path, Math.acos and Math.sin (imported) for a lane past
+ * SERIES_LIMIT.
+ */
+function weights(b: Body): void {
+  // sign = dot < 0 ? −1 : 1; u = 1 − dot · sign
+  b.get(L.minusOne).get(L.one).get(L.dot).get(L.zero).simd(SIMD.f64x2Lt).simd(SIMD.v128Bitselect).set(L.sign);
+  b.get(L.one); vop(b, L.dot, SIMD.f64x2Mul, L.sign).simd(SIMD.f64x2Sub).set(L.vu);
+  // theta2 = u · (2 + u · (1/3 + u · (4/45 + u · 1/35)))
+  b.get(L.vu).get(L.two).get(L.vu).get(L.third).get(L.vu).get(L.fourFifths).get(L.vu).get(L.r35);
+  b.simd(SIMD.f64x2Mul).simd(SIMD.f64x2Add).simd(SIMD.f64x2Mul).simd(SIMD.f64x2Add).simd(SIMD.f64x2Mul).simd(SIMD.f64x2Add).simd(SIMD.f64x2Mul)
+    .set(L.vt);
+  // sa = alpha² · theta2, sb = beta² · theta2
+  vop(b, L.aa, SIMD.f64x2Mul, L.vt).set(L.sa);
+  vop(b, L.bb, SIMD.f64x2Mul, L.vt).set(L.sb);
+  // w = x · (1 + s · (−1/6 + s · (1/120 + s · (−1/5040 + s · 1/362880))))
+  for (const [x, s, w] of [[L.al, L.sa, L.wb], [L.be, L.sb, L.wa]] as const) {
+    b.get(x);
+    for (const k of [L.one, L.s1, L.s2, L.s3]) b.get(k).get(s);
+    b.get(L.s4);
+    for (let i = 0; i < 4; i++) b.simd(SIMD.f64x2Mul).simd(SIMD.f64x2Add);
+    b.simd(SIMD.f64x2Mul).set(w);
+  }
+  // A lane with u ≥ SERIES_LIMIT (or NaN): theta = acos(u > 1 ? 0 : 1 − u), wa = sin(beta·theta), wb = sin(alpha·theta).
+  b.get(L.vu).get(L.limit).simd(SIMD.f64x2Lt).simd(SIMD.i64x2AllTrue).op(OP.i32Eqz).op(OP.if, OP.void);
+  for (const lane of [0, 1]) {
+    b.get(L.vu).simd(SIMD.f64x2ExtractLane, lane).set(L.u);
+    b.get(L.u).f64(SERIES_LIMIT).op(OP.f64Lt).op(OP.i32Eqz).op(OP.if, OP.void);
+    b.f64(0).f64(1).get(L.u).op(OP.f64Sub).get(L.u).f64(1).op(OP.f64Gt).op(OP.select).op(OP.call, 0).set(L.t);
+    b.get(L.wa).get(L.beta).get(L.t).op(OP.f64Mul).op(OP.call, 1).simd(SIMD.f64x2ReplaceLane, lane).set(L.wa);
+    b.get(L.wb).get(ALPHA).get(L.t).op(OP.f64Mul).op(OP.call, 1).simd(SIMD.f64x2ReplaceLane, lane).set(L.wb);
+    b.op(OP.end);
+  }
+  b.op(OP.end);
+  vop(b, L.wb, SIMD.f64x2Mul, L.sign).set(L.wb);
+}
+
+/**
+ * normalise(ref · q) of both lanes for q = (x, y, z, w), written as float32 at each lane's
+ * pose address. Lane by lane the terms and their order are sampler.ts's.
+ */
+function productAndStore(b: Body): void {
+  // The two lanes' references, (rx, ry, rz, rw) from each lane's address.
+  for (const [i, r] of [L.rx, L.ry, L.rz, L.rw].entries()) {
+    b.get(L.at).mem(OP.i32Load, PAIR.REF + 4).get(L.at).mem(OP.i32Load, PAIR.REF).simd(SIMD.v128Load64Zero, 0, 8 * i)
+      .simd(SIMD.v128Load64Lane, 0, 8 * i, 1).set(r);
+  }
+  const { x, y, z, w, rx, ry, rz, rw } = L;
+  const term = (r: number, q: number): Body => vop(b, r, SIMD.f64x2Mul, q);
+  const add = SIMD.f64x2Add, sub = SIMD.f64x2Sub;
+  // px = rw·x + rx·w + ry·z − rz·y, and so on, left to right.
+  const rows: [number, number, number, number, number, number, number][] = [
+    [x, w, add, z, add, y, sub],
+    [y, z, sub, w, add, x, add],
+    [z, y, add, x, sub, w, add],
+    [w, x, sub, y, sub, z, sub],
+  ];
+  const p = [L.px, L.py, L.pz, L.pw];
+  rows.forEach(([q0, q1, op1, q2, op2, q3, op3], i) => {
+    term(rw, q0); term(rx, q1).simd(op1); term(ry, q2).simd(op2); term(rz, q3).simd(op3).set(p[i]);
+  });
+  // len2 = px² + py² + pz² + pw², left to right; inv = 1 / √len2; a lane with len2 ≤ 0 writes identity.
+  vop(b, L.px, SIMD.f64x2Mul, L.px);
+  for (const q of [L.py, L.pz, L.pw]) vop(b, q, SIMD.f64x2Mul, q).simd(SIMD.f64x2Add);
+  b.set(L.vt);
+  b.get(L.one).get(L.vt).simd(SIMD.f64x2Sqrt).simd(SIMD.f64x2Div).set(L.inv);
+  b.get(L.vt).get(L.zero).simd(SIMD.f64x2Gt).set(L.pos);
+  const scaled = (q: number, otherwise: number): Body =>
+    vop(b, q, SIMD.f64x2Mul, L.inv).get(otherwise).get(L.pos).simd(SIMD.v128Bitselect).simd(SIMD.f32x4DemoteF64x2Zero);
+  // (x0, y0, x1, y1) and (z0, w0, z1, w1) as float32, then each lane's (x, y, z, w).
+  const interleave = [0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23];
+  scaled(L.px, L.zero); scaled(L.py, L.zero).simd(SIMD.shuffle, ...interleave).set(L.xy);
+  scaled(L.pz, L.zero); scaled(L.pw, L.one).simd(SIMD.shuffle, ...interleave).set(L.zw);
+  for (const lane of [0, 1]) {
+    const half = Array.from({ length: 8 }, (_, i) => 8 * lane + i);
+    b.get(L.at).mem(OP.i32Load, PAIR.POSE + 4 * lane).get(L.xy).get(L.zw).simd(SIMD.shuffle, ...half, ...half.map((i) => i + 16))
+      .simd(SIMD.v128Store, 0, 0);
+  }
+}
+
+/** Stores c + (g − c) · alpha of the f64 locals `c`, `g` at the pose offset as float32. */
+function lerp3(b: Body, c: readonly number[], g: readonly number[]): void {
+  store3(b, (i) => b.get(c[i]).get(g[i]).get(c[i]).op(OP.f64Sub).get(ALPHA).op(OP.f64Mul).op(OP.f64Add));
+}
+
+/**
+ * readKey for key 0 into `c` and key 1 into `g` when both are in one segment, so share the
+ * record at r0: one 64-bit window per key, each component's offset, step and mask read once.
+ */
+function readBothKeys(b: Body, c: readonly number[], g: readonly number[]): void {
+  const widths = [L.a0, L.a1, L.a2];
+  for (const [bit, window] of [[BIT0, L.window], [BIT1, L.window1]] as const) {
+    b.get(K0).get(bit).i32(3).op(OP.i32ShrU).op(OP.i32Add).mem(OP.i64Load)
+      .get(bit).i32(7).op(OP.i32And).op(OP.i64ExtendI32U).op(OP.i64ShrU).set(window);
+  }
+  for (let i = 0; i < 3; i++) {
+    b.get(R0).mem(OP.f32Load, 8 + 8 * i).op(OP.f64PromoteF32).set(L.offset);
+    b.get(R0).mem(OP.f32Load, 12 + 8 * i).op(OP.f64PromoteF32).set(L.step);
+    b.i32(1).get(widths[i]).op(OP.i32Shl).i32(1).op(OP.i32Sub).set(L.mask);
+    for (const [window, out] of [[L.window, c[i]], [L.window1, g[i]]] as const) {
+      b.get(L.offset).get(window).op(OP.i32WrapI64).get(L.mask).op(OP.i32And).op(OP.f64ConvertI32U).get(L.step).op(OP.f64Mul).op(OP.f64Add).set(out);
+      if (i < 2) b.get(window).get(widths[i]).op(OP.i64ExtendI32U).op(OP.i64ShrU).set(window);
+    }
+  }
+  b.get(BIT0).get(L.sum).op(OP.i32Add).set(BIT0).get(BIT1).get(L.sum).op(OP.i32Add).set(BIT1);
 }
 
 /** The decode function's body (see {@link KernelDecode}). */
@@ -271,91 +406,99 @@ function decodeBody(): number[] {
     b.get(TABLE_AT).get(h).mem(OP.i32Load).i32(2).op(OP.i32Shl).op(OP.i32Add).set(k);
     b.get(L.at).get(h).mem(OP.i32Load, 4).op(OP.i32Mul).set(bit);
   }
+  b.get(H0).mem(OP.i32Load, 8).get(H1).mem(OP.i32Load, 8).op(OP.i32And).set(L.dropsW);
+  b.get(H0).get(H1).op(OP.i32Eq).get(SINGLE).op(OP.i32Eqz).op(OP.i32And).set(L.shared);
+  // First pass, track by track: keys read; vectors interpolated and stored, rotations parked.
   b.op(OP.block, OP.void).get(COUNT).op(OP.i32Eqz).op(OP.brIf, 0).op(OP.loop, OP.void);
   b.get(R0).mem(OP.i32Load).set(L.meta).get(R0).mem(OP.i32Load, 4).set(L.bits0);
   widthsOf(b, L.bits0);
-  readKey(b, R0, K0, BIT0, c);
   // o = out + 4 · pose offset; rot = kind is rotation
   b.get(OUT).get(L.meta).i32(TABLE.POSE_MASK).op(OP.i32And).i32(2).op(OP.i32Shl).op(OP.i32Add).set(L.o);
   b.get(L.meta).i32(TABLE.KIND_SHIFT).op(OP.i32ShrU).i32(3).op(OP.i32And).i32(TRACK_KIND.ROTATION).op(OP.i32Eq).set(L.rot);
+  b.op(OP.block, OP.void);
+  // Two keys of one segment, quantised (not STEP, not raw) in ≤ 57 bits: one record, two windows.
+  b.get(L.shared).get(L.meta).i32(TABLE.STEP | TABLE.RAW).op(OP.i32And).op(OP.i32Eqz).op(OP.i32And)
+    .get(L.sum).i32(57).op(OP.i32LeU).op(OP.i32And).op(OP.if, OP.void);
+  readBothKeys(b, c, g);
+  b.get(L.rot).op(OP.if, OP.void);
+  park(b, g, L.bits0, false);
+  b.op(OP.else);
+  lerp3(b, c, g);
+  b.op(OP.end).op(OP.br, 1).op(OP.end);
+  readKey(b, R0, K0, BIT0, c);
   b.get(R1).mem(OP.i32Load, 4).set(L.bits1);
   widthsOf(b, L.bits1);
-  b.op(OP.block, OP.void);
   // One key (or a STEP track): key 1's bits are skipped.
   b.get(SINGLE).get(L.meta).i32(TABLE.STEP).op(OP.i32And).op(OP.i32Or).op(OP.if, OP.void);
-  b.get(BIT1).get(L.a0).op(OP.i32Add).get(L.a1).op(OP.i32Add).get(L.a2).op(OP.i32Add).set(BIT1);
+  b.get(BIT1).get(L.sum).op(OP.i32Add).set(BIT1);
   b.get(L.rot).op(OP.if, OP.void);
-  quaternion(b, c, L.bits0, L.xy0, L.zw0);
-  defer(b, [L.xy0, L.zw0], 1);
+  park(b, c, L.bits0, true);
   b.op(OP.else);
   store3(b, (i) => b.get(c[i]));
   b.op(OP.end).op(OP.br, 1).op(OP.end);
   // Two keys.
   readKey(b, R1, K1, BIT1, g);
   b.get(L.rot).op(OP.if, OP.void);
-  quaternion(b, c, L.bits0, L.xy0, L.zw0);
-  quaternion(b, g, L.bits1, L.xy1, L.zw1);
-  defer(b, [L.xy0, L.zw0, L.xy1, L.zw1], 0);
+  park(b, g, L.bits1, false);
   b.op(OP.else);
-  // c + (g − c) · alpha
-  store3(b, (i) => b.get(c[i]).get(g[i]).get(c[i]).op(OP.f64Sub).get(ALPHA).op(OP.f64Mul).op(OP.f64Add));
+  lerp3(b, c, g);
   b.op(OP.end);
   b.op(OP.end); // block of the track
   b.get(R0).i32(TABLE.RECORD * 4).op(OP.i32Add).set(R0).get(R1).i32(TABLE.RECORD * 4).op(OP.i32Add).set(R1);
   b.get(COUNT).i32(1).op(OP.i32Sub).set(COUNT).get(COUNT).op(OP.brIf, 0);
   b.op(OP.end, OP.end);
-
-  // Second pass: slerp of every deferred two-key rotation, written over its key 0.
-  // (alpha, beta)
-  b.get(ALPHA).simd(SIMD.f64x2Splat).f64(1).get(ALPHA).op(OP.f64Sub).simd(SIMD.f64x2ReplaceLane, 1).set(L.ab);
-  b.i32(0).set(L.at).op(OP.block, OP.void).get(L.e).op(OP.i32Eqz).op(OP.brIf, 0).op(OP.loop, OP.void);
-  b.get(L.at).mem(OP.i32Load, ENTRY.SINGLE).op(OP.i32Eqz).op(OP.if, OP.void);
-  b.get(L.at).simd(SIMD.v128Load, 0, 0).set(L.xy0).get(L.at).simd(SIMD.v128Load, 0, 16).set(L.zw0);
-  b.get(L.at).simd(SIMD.v128Load, 0, 32).set(L.xy1).get(L.at).simd(SIMD.v128Load, 0, 48).set(L.zw1);
-  // dot = x0x1 + y0y1 + z0z1 + w0w1, left to right
-  b.get(L.xy0).get(L.xy1).simd(SIMD.f64x2Mul).set(L.p).get(L.zw0).get(L.zw1).simd(SIMD.f64x2Mul).set(L.q);
-  b.get(L.p).simd(SIMD.f64x2ExtractLane, 0).get(L.p).simd(SIMD.f64x2ExtractLane, 1).op(OP.f64Add)
-    .get(L.q).simd(SIMD.f64x2ExtractLane, 0).op(OP.f64Add).get(L.q).simd(SIMD.f64x2ExtractLane, 1).op(OP.f64Add).set(L.dot);
-  b.f64(-1).f64(1).get(L.dot).f64(0).op(OP.f64Lt).op(OP.select).set(L.sign);
-  b.f64(1).get(L.dot).get(L.sign).op(OP.f64Mul).op(OP.f64Sub).set(L.u);
-  b.get(L.u).f64(SERIES_LIMIT).op(OP.f64Lt).op(OP.if, OP.void);
-  // theta2 = u · (2 + u · (1/3 + u · (4/45 + u / 35)))
-  b.get(L.u).f64(2).get(L.u).f64(1 / 3).get(L.u).f64(4 / 45).get(L.u).f64(35).op(OP.f64Div).op(OP.f64Add).op(OP.f64Mul)
-    .op(OP.f64Add).op(OP.f64Mul).op(OP.f64Add).op(OP.f64Mul).set(L.t);
-  // (sa, sb) = (alpha², beta²) · theta2
-  b.get(L.ab).get(L.ab).simd(SIMD.f64x2Mul).get(L.t).simd(SIMD.f64x2Splat).simd(SIMD.f64x2Mul).set(L.s);
-  // (wb, wa) = (alpha, beta) · (1 − (s/6)(1 − (s/20)(1 − (s/42)(1 − s/72))))
-  const one = (): Body => b.f64(1).simd(SIMD.f64x2Splat);
-  const over = (k: number): Body => b.get(L.s).f64(k).simd(SIMD.f64x2Splat).simd(SIMD.f64x2Div);
-  b.get(L.ab);
-  one(); over(6); one(); over(20); one(); over(42); one(); over(72).simd(SIMD.f64x2Sub)
-    .simd(SIMD.f64x2Mul).simd(SIMD.f64x2Sub).simd(SIMD.f64x2Mul).simd(SIMD.f64x2Sub).simd(SIMD.f64x2Mul).simd(SIMD.f64x2Sub)
-    .simd(SIMD.f64x2Mul).set(L.s);
-  b.get(L.s).simd(SIMD.f64x2ExtractLane, 1).set(L.wa).get(L.s).simd(SIMD.f64x2ExtractLane, 0).set(L.wb);
-  b.op(OP.else);
-  // theta = acos(u > 1 ? 0 : 1 − u); wa = sin(beta·theta), wb = sin(alpha·theta)
-  b.f64(0).f64(1).get(L.u).op(OP.f64Sub).get(L.u).f64(1).op(OP.f64Gt).op(OP.select).op(OP.call, 0).set(L.t);
-  b.f64(1).get(ALPHA).op(OP.f64Sub).get(L.t).op(OP.f64Mul).op(OP.call, 1).set(L.wa);
-  b.get(ALPHA).get(L.t).op(OP.f64Mul).op(OP.call, 1).set(L.wb);
+  // An odd count: lane 1 of the last pair is the dummy (zeros, reference of zeros, written to the sink).
+  b.get(L.lane).op(OP.if, OP.void);
+  b.get(L.e).i32(8).op(OP.i32Add).set(L.el);
+  for (let i = 0; i < 6; i++) b.get(L.el).f64(0).mem(OP.f64Store, PAIR.C + 16 * i);
+  for (const at of [PAIR.DROP0, PAIR.DROP1]) b.get(L.el).op(OP.i64Const, ...sleb(3)).mem(OP.i64Store, at);
+  b.get(L.el).op(OP.i64Const, ...sleb(-1)).mem(OP.i64Store, PAIR.SINGLE);
+  b.get(L.e).i32(SINK_POSE).mem(OP.i32Store, PAIR.POSE + 4).get(L.e).i32(SINK_REF).mem(OP.i32Store, PAIR.REF + 4);
+  b.get(L.e).i32(PAIR.BYTES).op(OP.i32Add).set(L.e);
   b.op(OP.end);
-  b.get(L.wb).get(L.sign).op(OP.f64Mul).set(L.wb);
-  // q = q0 · wa + q1 · wb
-  b.get(L.at).get(L.xy0).get(L.wa).simd(SIMD.f64x2Splat).simd(SIMD.f64x2Mul).get(L.xy1).get(L.wb).simd(SIMD.f64x2Splat).simd(SIMD.f64x2Mul).simd(SIMD.f64x2Add)
-    .simd(SIMD.v128Store, 0, 0);
-  b.get(L.at).get(L.zw0).get(L.wa).simd(SIMD.f64x2Splat).simd(SIMD.f64x2Mul).get(L.zw1).get(L.wb).simd(SIMD.f64x2Splat).simd(SIMD.f64x2Mul).simd(SIMD.f64x2Add)
-    .simd(SIMD.v128Store, 0, 16);
-  b.op(OP.end);
-  b.get(L.at).i32(SCRATCH_ENTRY).op(OP.i32Add).set(L.at).get(L.at).get(L.e).op(OP.i32Ne).op(OP.brIf, 0);
-  b.op(OP.end, OP.end);
 
-  // Third pass: reference product and normalisation of every deferred rotation, in order.
-  b.i32(0).set(L.at).op(OP.block, OP.void).get(L.e).op(OP.i32Eqz).op(OP.brIf, 0).op(OP.loop, OP.void);
-  b.get(L.at).mem(OP.i32Load, ENTRY.POSE).set(L.o).get(L.at).mem(OP.i32Load, ENTRY.REF).set(REFS);
-  b.get(L.at).simd(SIMD.v128Load, 0, 0).set(L.xy).get(L.at).simd(SIMD.v128Load, 0, 16).set(L.zw);
-  productAndStore(b, L.xy, L.zw);
-  b.get(L.at).i32(SCRATCH_ENTRY).op(OP.i32Add).set(L.at).get(L.at).get(L.e).op(OP.i32Ne).op(OP.brIf, 0);
-  b.op(OP.end, OP.end, OP.end);
-  const locals = [[...uleb(I32_LOCALS.length), I32], [...uleb(F64_LOCALS.length), F64], [...uleb(V128_LOCALS.length), V128]];
+  // Second pass, pair by pair: both lanes' rotations rebuilt, slerped, multiplied by their references and stored.
+  for (const [local, bytes] of CONSTANTS) b.simd(SIMD.v128Const, ...bytes).set(local);
+  b.get(ALPHA).simd(SIMD.f64x2Splat).set(L.al);
+  b.f64(1).get(ALPHA).op(OP.f64Sub).set(L.beta);
+  b.get(L.beta).simd(SIMD.f64x2Splat).set(L.be);
+  b.get(ALPHA).get(ALPHA).op(OP.f64Mul).simd(SIMD.f64x2Splat).set(L.aa);
+  b.get(L.beta).get(L.beta).op(OP.f64Mul).simd(SIMD.f64x2Splat).set(L.bb);
+  const q0 = [L.x0, L.y0, L.z0, L.w0], q1 = [L.x1, L.y1, L.z1, L.w1], q = [L.x, L.y, L.z, L.w];
+  const load = (v: readonly number[], at: number): void => v.forEach((l, i) => b.get(L.at).simd(SIMD.v128Load, 0, ...uleb(at + 16 * i)).set(l));
+  const store = (v: readonly number[], at: number): void => v.forEach((l, i) => b.get(L.at).get(l).simd(SIMD.v128Store, 0, ...uleb(at + 16 * i)));
+  // Each step is its own loop over the pairs, so the processor overlaps the pairs' short
+  // chains of dependent operations instead of waiting on one long chain per pair.
+  eachPair(b, () => {
+    rebuild(b, PAIR.C, PAIR.DROP0, q0);
+    b.get(SINGLE).op(OP.i32Eqz).op(OP.if, OP.void);
+    rebuild(b, PAIR.G, PAIR.DROP1, q1);
+    store(q1, PAIR.Q1);
+    b.op(OP.end);
+    store(q0, PAIR.Q0);
+  });
+  b.get(SINGLE).op(OP.i32Eqz).op(OP.if, OP.void);
+  eachPair(b, () => {
+    load(q0, PAIR.Q0); load(q1, PAIR.Q1);
+    // dot = x0x1 + y0y1 + z0z1 + w0w1, left to right
+    vop(b, L.x0, SIMD.f64x2Mul, L.x1);
+    for (const [p, r] of [[L.y0, L.y1], [L.z0, L.z1], [L.w0, L.w1]]) vop(b, p, SIMD.f64x2Mul, r).simd(SIMD.f64x2Add);
+    b.set(L.dot);
+    weights(b);
+    // q = q0 · wa + q1 · wb, or q0 where key 0 alone counts
+    for (let i = 0; i < 4; i++) {
+      b.get(q0[i]); vop(b, q0[i], SIMD.f64x2Mul, L.wa); vop(b, q1[i], SIMD.f64x2Mul, L.wb).simd(SIMD.f64x2Add)
+        .get(L.at).simd(SIMD.v128Load, 0, ...uleb(PAIR.SINGLE)).simd(SIMD.v128Bitselect).set(q[i]);
+    }
+    store(q, PAIR.Q0);
+  });
+  b.op(OP.end);
+  eachPair(b, () => {
+    load(q, PAIR.Q0);
+    productAndStore(b);
+  });
+  b.op(OP.end);
+  const locals = [[...uleb(I32_LOCALS.length), I32], [...uleb(I64_LOCALS.length), I64], [...uleb(F64_LOCALS.length), F64], [...uleb(V128_LOCALS.length), V128]];
   const body = [...vector(locals), ...b.code];
   return [...uleb(body.length), ...body];
 }
@@ -404,12 +547,12 @@ export function kernelModule(): WebAssembly.Module | null {
  */
 const FIRST_ARENA_BYTES = 1 << 20;
 const MAX_ARENA_BYTES = 1 << 24;
-/** Bytes of one deferred rotation in the scratch at the start of every kernel memory. */
-const SCRATCH_ENTRY = 80;
-/** The scratch's bytes. */
+/** The scratch's bytes, at the start of every kernel memory: pair entries, then the sink. */
 const SCRATCH_BYTES = 1 << 16;
-/** Most animated rotations a clip decoded by the kernel may have (the scratch holds one entry each). */
-export const KERNEL_MAX_ROTATIONS = Math.floor(SCRATCH_BYTES / SCRATCH_ENTRY);
+/** The dummy lane's pose (16 bytes written) and reference (32 bytes of zeros, never written) at the scratch's end. */
+const SINK_POSE = SCRATCH_BYTES - 48, SINK_REF = SCRATCH_BYTES - 32;
+/** Most animated rotations a clip decoded by the kernel may have (the scratch holds two per pair entry). */
+export const KERNEL_MAX_ROTATIONS = 2 * Math.floor(SINK_POSE / PAIR.BYTES);
 const PAGE = 65536;
 
 interface Arena {
