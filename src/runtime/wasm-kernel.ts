@@ -23,10 +23,20 @@ export type KernelDecode = (clip: number, k0: number, k1: number, alpha: number)
 
 /**
  * A clip's kernel record, eight 32-bit words: byte addresses of segment 0's header record,
- * of the decode buffer, of the first rotation reference and of the kernel pose; bytes
- * between segment headers; the animated track count; the last segment's index.
+ * of the decode buffer, of the clip's {@link KERNEL_PAIR} table and of the kernel pose;
+ * bytes between segment headers; the animated track count; the last segment's index.
  */
-export const KERNEL_CLIP = { SEGMENTS: 0, TABLE: 1, REFS: 2, POSE: 3, STRIDE: 4, COUNT: 5, LAST_SEGMENT: 6, WORDS: 8 } as const;
+export const KERNEL_CLIP = { SEGMENTS: 0, TABLE: 1, PAIRS: 2, POSE: 3, STRIDE: 4, COUNT: 5, LAST_SEGMENT: 6, WORDS: 8 } as const;
+
+/**
+ * The kernel decodes animated rotations two at a time, one per float64 lane: rotation i
+ * (in track order) is lane i & 1 of pair i >> 1. What is fixed per pair is laid out at open
+ * time in the clip's pair table, {@link KERNEL_PAIR.BYTES} bytes per pair: the two lanes'
+ * references as float64 pairs (x, y, z, w at REFS + 16 · c), an all-ones 64-bit lane for a
+ * STEP track at STEP, and the two lanes' pose addresses at POSE. An odd count's last lane
+ * is a dummy: reference zeros, written to {@link KERNEL_SINK}.
+ */
+export const KERNEL_PAIR = { REFS: 0, STEP: 64, POSE: 80, BYTES: 96 } as const;
 
 /** log2 of {@link SEGMENT_SIZE}. */
 const SEGMENT_SHIFT = Math.log2(SEGMENT_SIZE);
@@ -110,8 +120,8 @@ const SIMD = {
 const CLIP = 0, KI0 = 1, KI1 = 2, ALPHA = 3;
 const PARAMS = 4;
 const I32_LOCALS = [
-  'h0', 'h1', 'table', 'refs', 'out', 'count', 'single', 'e', 'r0', 'r1', 'k0', 'k1', 'bit0', 'bit1', 'meta', 'bits0', 'bits1', 'a0', 'a1', 'a2', 'sum',
-  'at', 'o', 'rot', 'lane', 'el', 'dropsW', 'shared', 'mask',
+  'h0', 'h1', 'table', 'pairs', 'out', 'count', 'single', 'e', 'r0', 'r1', 'k0', 'k1', 'bit0', 'bit1', 'meta', 'bits0', 'bits1', 'a0', 'a1', 'a2', 'sum',
+  'at', 'o', 'rot', 'lane', 'el', 'dropsW', 'shared', 'mask', 'pair',
 ] as const;
 const I64_LOCALS = ['window', 'window1'] as const;
 const F64_LOCALS = ['c0', 'c1', 'c2', 'g0', 'g1', 'g2', 'u', 't', 'beta', 'offset', 'step'] as const;
@@ -123,7 +133,7 @@ const V128_LOCALS = [
 const L: Record<(typeof I32_LOCALS)[number] | (typeof I64_LOCALS)[number] | (typeof F64_LOCALS)[number] | (typeof V128_LOCALS)[number], number> = {} as never;
 [...I32_LOCALS, ...I64_LOCALS, ...F64_LOCALS, ...V128_LOCALS].forEach((n, i) => { L[n] = PARAMS + i; });
 const R0 = L.r0, R1 = L.r1, K0 = L.k0, K1 = L.k1, BIT0 = L.bit0, BIT1 = L.bit1;
-const H0 = L.h0, H1 = L.h1, TABLE_AT = L.table, REFS = L.refs, OUT = L.out, COUNT = L.count, SINGLE = L.single;
+const H0 = L.h0, H1 = L.h1, TABLE_AT = L.table, PAIRS = L.pairs, OUT = L.out, COUNT = L.count, SINGLE = L.single;
 
 /** A v128 constant of two float64 lanes. */
 function f64x2(a: number, b = a): number[] {
@@ -206,39 +216,31 @@ function store3(b: Body, v: (i: number) => void): void {
 }
 
 /**
- * Rotations are decoded two at a time, one per float64 lane, after every track's keys are
- * read: the first pass parks each animated rotation's stored components in a lane of a
- * pair entry of the scratch, and the second runs emitRotation / blendRotations on both
- * lanes at once. A pair entry, in bytes: key 0's three stored components as float64 pairs
- * at C, key 1's at G, each key's dropped component as a 64-bit pair at DROP0 / DROP1, an
- * all-ones lane where key 0 alone counts (one key, or a STEP track) at SINGLE, then the two
- * pose addresses at POSE and the two reference addresses at REF. An odd rotation count
- * leaves lane 1 of the last pair to a dummy that reads zeros at SINK_REF and writes at
- * SINK_POSE.
+ * A pair's entry in the scratch, filled by the first pass: key 0's three stored components
+ * as float64 pairs at C, key 1's at G (key 0's again where key 0 alone counts), each key's
+ * dropped component as a 64-bit pair at DROP0 / DROP1. The steps after overwrite it with
+ * the rebuilt quaternions, key 0's (x, y, z, w) at Q0 and key 1's at Q1.
  */
-const PAIR = { C: 0, G: 48, DROP0: 96, DROP1: 112, SINGLE: 128, POSE: 144, REF: 152, BYTES: 160, Q0: 0, Q1: 64 } as const;
+const PAIR = { C: 0, G: 48, DROP0: 96, DROP1: 112, BYTES: 128, Q0: 0, Q1: 64 } as const;
 
-/** Parks the rotation just read in lane `lane` of the pair entry at `e` (key 1 = `g` with bits `bits1`, or key 0 again when `single`). */
-function park(b: Body, g: readonly number[], bits1: number, single: boolean): void {
+/** Parks the rotation just read in lane `lane` of the pair entry at `e` (key 1 = `g` with bits `bits1`). */
+function park(b: Body, g: readonly number[], bits1: number): void {
   const c = [L.c0, L.c1, L.c2];
   b.get(L.e).get(L.lane).i32(3).op(OP.i32Shl).op(OP.i32Add).set(L.el);
   for (let i = 0; i < 3; i++) b.get(L.el).get(c[i]).mem(OP.f64Store, PAIR.C + 16 * i);
   for (let i = 0; i < 3; i++) b.get(L.el).get(g[i]).mem(OP.f64Store, PAIR.G + 16 * i);
   b.get(L.el).get(L.bits0).i32(24).op(OP.i32ShrU).op(OP.i64ExtendI32U).mem(OP.i64Store, PAIR.DROP0);
   b.get(L.el).get(bits1).i32(24).op(OP.i32ShrU).op(OP.i64ExtendI32U).mem(OP.i64Store, PAIR.DROP1);
-  b.get(L.el).op(OP.i64Const, ...sleb(single ? -1 : 0)).mem(OP.i64Store, PAIR.SINGLE);
-  b.get(L.e).get(L.lane).i32(2).op(OP.i32Shl).op(OP.i32Add).set(L.el);
-  b.get(L.el).get(L.o).mem(OP.i32Store, PAIR.POSE).get(L.el).get(REFS).mem(OP.i32Store, PAIR.REF);
-  b.get(REFS).i32(32).op(OP.i32Add).set(REFS);
   // lane ^= 1; a full pair moves e to the next.
   b.get(L.lane).i32(1).op(OP.i32Xor).set(L.lane);
   b.get(L.e).i32(0).i32(PAIR.BYTES).get(L.lane).op(OP.select).op(OP.i32Add).set(L.e);
 }
 
-/** Emits `body` once per pair entry of the scratch, local `at` pointing at it. */
+/** Emits `body` once per pair entry of the scratch, local `at` pointing at it and `pair` at the pair's row of the pair table. */
 function eachPair(b: Body, body: () => void): void {
-  b.i32(0).set(L.at).op(OP.block, OP.void).get(L.e).op(OP.i32Eqz).op(OP.brIf, 0).op(OP.loop, OP.void);
+  b.i32(0).set(L.at).get(PAIRS).set(L.pair).op(OP.block, OP.void).get(L.e).op(OP.i32Eqz).op(OP.brIf, 0).op(OP.loop, OP.void);
   body();
+  b.get(L.pair).i32(KERNEL_PAIR.BYTES).op(OP.i32Add).set(L.pair);
   b.get(L.at).i32(PAIR.BYTES).op(OP.i32Add).set(L.at).get(L.at).get(L.e).op(OP.i32Ne).op(OP.brIf, 0);
   b.op(OP.end, OP.end);
 }
@@ -324,8 +326,7 @@ function weights(b: Body): void {
 function productAndStore(b: Body): void {
   // The two lanes' references, (rx, ry, rz, rw) from each lane's address.
   for (const [i, r] of [L.rx, L.ry, L.rz, L.rw].entries()) {
-    b.get(L.at).mem(OP.i32Load, PAIR.REF + 4).get(L.at).mem(OP.i32Load, PAIR.REF).simd(SIMD.v128Load64Zero, 0, 8 * i)
-      .simd(SIMD.v128Load64Lane, 0, 8 * i, 1).set(r);
+    b.get(L.pair).simd(SIMD.v128Load, 0, ...uleb(KERNEL_PAIR.REFS + 16 * i)).set(r);
   }
   const { x, y, z, w, rx, ry, rz, rw } = L;
   const term = (r: number, q: number): Body => vop(b, r, SIMD.f64x2Mul, q);
@@ -355,7 +356,7 @@ function productAndStore(b: Body): void {
   scaled(L.pz, L.zero); scaled(L.pw, L.one).simd(SIMD.shuffle, ...interleave).set(L.zw);
   for (const lane of [0, 1]) {
     const half = Array.from({ length: 8 }, (_, i) => 8 * lane + i);
-    b.get(L.at).mem(OP.i32Load, PAIR.POSE + 4 * lane).get(L.xy).get(L.zw).simd(SIMD.shuffle, ...half, ...half.map((i) => i + 16))
+    b.get(L.pair).mem(OP.i32Load, KERNEL_PAIR.POSE + 4 * lane).get(L.xy).get(L.zw).simd(SIMD.shuffle, ...half, ...half.map((i) => i + 16))
       .simd(SIMD.v128Store, 0, 0);
   }
 }
@@ -392,7 +393,7 @@ function decodeBody(): number[] {
   const b = new Body();
   const c = [L.c0, L.c1, L.c2], g = [L.g0, L.g1, L.g2];
   const word = (w: number): Body => b.get(CLIP).mem(OP.i32Load, 4 * w);
-  word(KERNEL_CLIP.TABLE).set(TABLE_AT); word(KERNEL_CLIP.REFS).set(REFS); word(KERNEL_CLIP.POSE).set(OUT); word(KERNEL_CLIP.COUNT).set(COUNT);
+  word(KERNEL_CLIP.TABLE).set(TABLE_AT); word(KERNEL_CLIP.PAIRS).set(PAIRS); word(KERNEL_CLIP.POSE).set(OUT); word(KERNEL_CLIP.COUNT).set(COUNT);
   b.get(KI0).get(KI1).op(OP.i32Eq).set(SINGLE);
   b.i32(0).set(L.e);
   for (const [ki, h, r, k, bit] of [[KI0, H0, R0, K0, BIT0], [KI1, H1, R1, K1, BIT1]] as const) {
@@ -421,7 +422,7 @@ function decodeBody(): number[] {
     .get(L.sum).i32(57).op(OP.i32LeU).op(OP.i32And).op(OP.if, OP.void);
   readBothKeys(b, c, g);
   b.get(L.rot).op(OP.if, OP.void);
-  park(b, g, L.bits0, false);
+  park(b, g, L.bits0);
   b.op(OP.else);
   lerp3(b, c, g);
   b.op(OP.end).op(OP.br, 1).op(OP.end);
@@ -432,14 +433,14 @@ function decodeBody(): number[] {
   b.get(SINGLE).get(L.meta).i32(TABLE.STEP).op(OP.i32And).op(OP.i32Or).op(OP.if, OP.void);
   b.get(BIT1).get(L.sum).op(OP.i32Add).set(BIT1);
   b.get(L.rot).op(OP.if, OP.void);
-  park(b, c, L.bits0, true);
+  park(b, c, L.bits0);
   b.op(OP.else);
   store3(b, (i) => b.get(c[i]));
   b.op(OP.end).op(OP.br, 1).op(OP.end);
   // Two keys.
   readKey(b, R1, K1, BIT1, g);
   b.get(L.rot).op(OP.if, OP.void);
-  park(b, g, L.bits1, false);
+  park(b, g, L.bits1);
   b.op(OP.else);
   lerp3(b, c, g);
   b.op(OP.end);
@@ -447,13 +448,11 @@ function decodeBody(): number[] {
   b.get(R0).i32(TABLE.RECORD * 4).op(OP.i32Add).set(R0).get(R1).i32(TABLE.RECORD * 4).op(OP.i32Add).set(R1);
   b.get(COUNT).i32(1).op(OP.i32Sub).set(COUNT).get(COUNT).op(OP.brIf, 0);
   b.op(OP.end, OP.end);
-  // An odd count: lane 1 of the last pair is the dummy (zeros, reference of zeros, written to the sink).
+  // An odd count: the last pair's lane 1 (the dummy) gets zeros, not a previous decode's leftovers.
   b.get(L.lane).op(OP.if, OP.void);
   b.get(L.e).i32(8).op(OP.i32Add).set(L.el);
   for (let i = 0; i < 6; i++) b.get(L.el).f64(0).mem(OP.f64Store, PAIR.C + 16 * i);
   for (const at of [PAIR.DROP0, PAIR.DROP1]) b.get(L.el).op(OP.i64Const, ...sleb(3)).mem(OP.i64Store, at);
-  b.get(L.el).op(OP.i64Const, ...sleb(-1)).mem(OP.i64Store, PAIR.SINGLE);
-  b.get(L.e).i32(SINK_POSE).mem(OP.i32Store, PAIR.POSE + 4).get(L.e).i32(SINK_REF).mem(OP.i32Store, PAIR.REF + 4);
   b.get(L.e).i32(PAIR.BYTES).op(OP.i32Add).set(L.e);
   b.op(OP.end);
 
@@ -485,10 +484,10 @@ function decodeBody(): number[] {
     for (const [p, r] of [[L.y0, L.y1], [L.z0, L.z1], [L.w0, L.w1]]) vop(b, p, SIMD.f64x2Mul, r).simd(SIMD.f64x2Add);
     b.set(L.dot);
     weights(b);
-    // q = q0 · wa + q1 · wb, or q0 where key 0 alone counts
+    // q = q0 · wa + q1 · wb, or q0 for a STEP track
     for (let i = 0; i < 4; i++) {
       b.get(q0[i]); vop(b, q0[i], SIMD.f64x2Mul, L.wa); vop(b, q1[i], SIMD.f64x2Mul, L.wb).simd(SIMD.f64x2Add)
-        .get(L.at).simd(SIMD.v128Load, 0, ...uleb(PAIR.SINGLE)).simd(SIMD.v128Bitselect).set(q[i]);
+        .get(L.pair).simd(SIMD.v128Load, 0, ...uleb(KERNEL_PAIR.STEP)).simd(SIMD.v128Bitselect).set(q[i]);
     }
     store(q, PAIR.Q0);
   });
@@ -549,10 +548,10 @@ const FIRST_ARENA_BYTES = 1 << 20;
 const MAX_ARENA_BYTES = 1 << 24;
 /** The scratch's bytes, at the start of every kernel memory: pair entries, then the sink. */
 const SCRATCH_BYTES = 1 << 16;
-/** The dummy lane's pose (16 bytes written) and reference (32 bytes of zeros, never written) at the scratch's end. */
-const SINK_POSE = SCRATCH_BYTES - 48, SINK_REF = SCRATCH_BYTES - 32;
+/** Address of the 16 bytes at the scratch's end where a dummy lane's rotation is written. */
+export const KERNEL_SINK = SCRATCH_BYTES - 16;
 /** Most animated rotations a clip decoded by the kernel may have (the scratch holds two per pair entry). */
-export const KERNEL_MAX_ROTATIONS = 2 * Math.floor(SINK_POSE / PAIR.BYTES);
+export const KERNEL_MAX_ROTATIONS = 2 * Math.floor(KERNEL_SINK / PAIR.BYTES);
 const PAGE = 65536;
 
 interface Arena {
