@@ -53,7 +53,7 @@ export function referenceDecode(input: Uint8Array): ReferenceClip {
   if (bytes.length < HEADER_SIZE) throw new Error('shorter than the header');
   if (view.getUint32(0, true) !== 0x1a4b5042) throw new Error('bad magic');
   const version = view.getUint16(4, true);
-  if (version !== 3) throw new Error(`version ${version}`); // docs/format.md describes version 3
+  if (version !== 4) throw new Error(`version ${version}`); // docs/format.md describes version 4
   const flags = view.getUint16(6, true);
   const hasNames = (flags & 1) !== 0;
   const hasNodeIndices = (flags & 4) !== 0;

@@ -2,9 +2,9 @@
  * The whole-pose decode loop of sampler.ts as one WebAssembly SIMD function, assembled here
  * from its opcodes when first needed (the source is this file: no binary is stored, fetched
  * or generated at build time). It performs sampler.ts's float64 operations in the same
- * order, two lanes at a time where the two lanes are independent (the two keys' slerp
- * weights, the quaternion product's xy and zw halves, the normalisation), without fused or
- * relaxed operations, so its poses are bit-identical to sampler.ts's
+ * order, lane by lane: a first pass reads every track's keys, then animated rotations are
+ * rebuilt, slerped, multiplied by their references and normalised two at a time, one per
+ * float64 lane. Nothing is fused or relaxed, so its poses are bit-identical to sampler.ts's
  * (test/runtime/wasm-kernel.test.ts holds the two to that on the fixtures). Used only
  * where the engine validates SIMD; sampler.ts keeps the TypeScript path otherwise.
  */
@@ -111,7 +111,7 @@ const OP = {
 } as const;
 const SIMD = {
   v128Load: 0x00, v128Store: 0x0b, v128Const: 0x0c, shuffle: 0x0d, f64x2Splat: 0x14, f64x2ExtractLane: 0x21, f64x2ReplaceLane: 0x22,
-  f64x2Lt: 0x49, f64x2Gt: 0x4a, v128Or: 0x50, v128Bitselect: 0x52, v128Load64Lane: 0x57, v128Load64Zero: 0x5d,
+  f64x2Lt: 0x49, f64x2Gt: 0x4a, v128Or: 0x50, v128Bitselect: 0x52,
   f32x4DemoteF64x2Zero: 0x5e, i64x2AllTrue: 0xc3, i64x2Eq: 0xd6,
   f64x2Sqrt: 0xef, f64x2Add: 0xf0, f64x2Sub: 0xf1, f64x2Mul: 0xf2, f64x2Div: 0xf3,
 } as const;
@@ -402,7 +402,7 @@ function decodeBody(): number[] {
     word(KERNEL_CLIP.LAST_SEGMENT).get(L.at).get(L.at); word(KERNEL_CLIP.LAST_SEGMENT).op(OP.i32GtU).op(OP.select).set(L.at);
     word(KERNEL_CLIP.SEGMENTS).get(L.at); word(KERNEL_CLIP.STRIDE).op(OP.i32Mul).op(OP.i32Add).set(h);
     b.get(ki).get(L.at).i32(SEGMENT_SHIFT).op(OP.i32Shl).op(OP.i32Sub).set(L.at);
-    // Header [packed-key word, bits per key]: records follow it, keys are at table + 4 · word.
+    // Header [packed-key word, bits per key, drops w]: records follow it, keys are at table + 4 · word.
     b.get(h).i32(TABLE.RECORD * 4).op(OP.i32Add).set(r);
     b.get(TABLE_AT).get(h).mem(OP.i32Load).i32(2).op(OP.i32Shl).op(OP.i32Add).set(k);
     b.get(L.at).get(h).mem(OP.i32Load, 4).op(OP.i32Mul).set(bit);
@@ -456,7 +456,7 @@ function decodeBody(): number[] {
   b.get(L.e).i32(PAIR.BYTES).op(OP.i32Add).set(L.e);
   b.op(OP.end);
 
-  // Second pass, pair by pair: both lanes' rotations rebuilt, slerped, multiplied by their references and stored.
+  // Then pair by pair: both lanes' rotations rebuilt, slerped, multiplied by their references and stored.
   for (const [local, bytes] of CONSTANTS) b.simd(SIMD.v128Const, ...bytes).set(local);
   b.get(ALPHA).simd(SIMD.f64x2Splat).set(L.al);
   b.f64(1).get(ALPHA).op(OP.f64Sub).set(L.beta);
