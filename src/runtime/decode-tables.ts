@@ -160,6 +160,9 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
     record[KERNEL_CLIP.STRIDE] = 4 * segStride;
     record[KERNEL_CLIP.COUNT] = animated;
     record[KERNEL_CLIP.LAST_SEGMENT] = segments - 1;
+    let steps = 0;
+    for (let j = 0; j < animated; j++) if (animKind[j] === TRACK_KIND.ROTATION && animStep[j]) steps = 1;
+    record[KERNEL_CLIP.STEPS] = steps;
     kernel = { decode: kernelPlace.decode, clipAt, pose };
   }
   for (let j = 0, r = refsAt; j < animated; j++) {

@@ -24,9 +24,10 @@ export type KernelDecode = (clip: number, k0: number, k1: number, alpha: number)
 /**
  * A clip's kernel record, eight 32-bit words: byte addresses of segment 0's header record,
  * of the decode buffer, of the clip's {@link KERNEL_PAIR} table and of the kernel pose;
- * bytes between segment headers; the animated track count; the last segment's index.
+ * bytes between segment headers; the animated track count; the last segment's index; 1
+ * when an animated rotation is a STEP track.
  */
-export const KERNEL_CLIP = { SEGMENTS: 0, TABLE: 1, PAIRS: 2, POSE: 3, STRIDE: 4, COUNT: 5, LAST_SEGMENT: 6, WORDS: 8 } as const;
+export const KERNEL_CLIP = { SEGMENTS: 0, TABLE: 1, PAIRS: 2, POSE: 3, STRIDE: 4, COUNT: 5, LAST_SEGMENT: 6, STEPS: 7, WORDS: 8 } as const;
 
 /**
  * The kernel decodes animated rotations two at a time, one per float64 lane: rotation i
@@ -121,7 +122,7 @@ const CLIP = 0, KI0 = 1, KI1 = 2, ALPHA = 3;
 const PARAMS = 4;
 const I32_LOCALS = [
   'h0', 'h1', 'table', 'pairs', 'out', 'count', 'single', 'e', 'r0', 'r1', 'k0', 'k1', 'bit0', 'bit1', 'meta', 'bits0', 'bits1', 'a0', 'a1', 'a2', 'sum',
-  'at', 'o', 'rot', 'lane', 'el', 'dropsW', 'shared', 'mask', 'pair',
+  'at', 'o', 'rot', 'lane', 'el', 'dropsW', 'shared', 'mask', 'pair', 'steps',
 ] as const;
 const I64_LOCALS = ['window', 'window1'] as const;
 const F64_LOCALS = ['c0', 'c1', 'c2', 'g0', 'g1', 'g2', 'u', 't', 'beta', 'offset', 'step'] as const;
@@ -210,8 +211,9 @@ function widthsOf(b: Body, bits: number): void {
   b.get(L.a0).get(L.a1).op(OP.i32Add).get(L.a2).op(OP.i32Add).set(L.sum);
 }
 
-/** Stores the three f64 locals `v` at the pose offset as float32. */
+/** Stores the three f64 values `v` pushes as float32 at the track's pose offset (o = out + 4 · pose offset). */
 function store3(b: Body, v: (i: number) => void): void {
+  b.get(OUT).get(L.meta).i32(TABLE.POSE_MASK).op(OP.i32And).i32(2).op(OP.i32Shl).op(OP.i32Add).set(L.o);
   for (let i = 0; i < 3; i++) { b.get(L.o); v(i); b.op(OP.f32DemoteF64).mem(OP.f32Store, 4 * i); }
 }
 
@@ -229,8 +231,11 @@ function park(b: Body, g: readonly number[], bits1: number): void {
   b.get(L.e).get(L.lane).i32(3).op(OP.i32Shl).op(OP.i32Add).set(L.el);
   for (let i = 0; i < 3; i++) b.get(L.el).get(c[i]).mem(OP.f64Store, PAIR.C + 16 * i);
   for (let i = 0; i < 3; i++) b.get(L.el).get(g[i]).mem(OP.f64Store, PAIR.G + 16 * i);
+  // The dropped components, read only when a segment's rotations do not all drop w.
+  b.get(L.dropsW).op(OP.i32Eqz).op(OP.if, OP.void);
   b.get(L.el).get(L.bits0).i32(24).op(OP.i32ShrU).op(OP.i64ExtendI32U).mem(OP.i64Store, PAIR.DROP0);
   b.get(L.el).get(bits1).i32(24).op(OP.i32ShrU).op(OP.i64ExtendI32U).mem(OP.i64Store, PAIR.DROP1);
+  b.op(OP.end);
   // lane ^= 1; a full pair moves e to the next.
   b.get(L.lane).i32(1).op(OP.i32Xor).set(L.lane);
   b.get(L.e).i32(0).i32(PAIR.BYTES).get(L.lane).op(OP.select).op(OP.i32Add).set(L.e);
@@ -393,7 +398,7 @@ function decodeBody(): number[] {
   const b = new Body();
   const c = [L.c0, L.c1, L.c2], g = [L.g0, L.g1, L.g2];
   const word = (w: number): Body => b.get(CLIP).mem(OP.i32Load, 4 * w);
-  word(KERNEL_CLIP.TABLE).set(TABLE_AT); word(KERNEL_CLIP.PAIRS).set(PAIRS); word(KERNEL_CLIP.POSE).set(OUT); word(KERNEL_CLIP.COUNT).set(COUNT);
+  word(KERNEL_CLIP.TABLE).set(TABLE_AT); word(KERNEL_CLIP.PAIRS).set(PAIRS); word(KERNEL_CLIP.POSE).set(OUT); word(KERNEL_CLIP.COUNT).set(COUNT); word(KERNEL_CLIP.STEPS).set(L.steps);
   b.get(KI0).get(KI1).op(OP.i32Eq).set(SINGLE);
   b.i32(0).set(L.e);
   for (const [ki, h, r, k, bit] of [[KI0, H0, R0, K0, BIT0], [KI1, H1, R1, K1, BIT1]] as const) {
@@ -413,8 +418,7 @@ function decodeBody(): number[] {
   b.op(OP.block, OP.void).get(COUNT).op(OP.i32Eqz).op(OP.brIf, 0).op(OP.loop, OP.void);
   b.get(R0).mem(OP.i32Load).set(L.meta).get(R0).mem(OP.i32Load, 4).set(L.bits0);
   widthsOf(b, L.bits0);
-  // o = out + 4 · pose offset; rot = kind is rotation
-  b.get(OUT).get(L.meta).i32(TABLE.POSE_MASK).op(OP.i32And).i32(2).op(OP.i32Shl).op(OP.i32Add).set(L.o);
+  // rot = kind is rotation
   b.get(L.meta).i32(TABLE.KIND_SHIFT).op(OP.i32ShrU).i32(3).op(OP.i32And).i32(TRACK_KIND.ROTATION).op(OP.i32Eq).set(L.rot);
   b.op(OP.block, OP.void);
   // Two keys of one segment, quantised (not STEP, not raw) in ≤ 57 bits: one record, two windows.
@@ -486,9 +490,11 @@ function decodeBody(): number[] {
     weights(b);
     // q = q0 · wa + q1 · wb, or q0 for a STEP track
     for (let i = 0; i < 4; i++) {
-      b.get(q0[i]); vop(b, q0[i], SIMD.f64x2Mul, L.wa); vop(b, q1[i], SIMD.f64x2Mul, L.wb).simd(SIMD.f64x2Add)
-        .get(L.pair).simd(SIMD.v128Load, 0, ...uleb(KERNEL_PAIR.STEP)).simd(SIMD.v128Bitselect).set(q[i]);
+      vop(b, q0[i], SIMD.f64x2Mul, L.wa); vop(b, q1[i], SIMD.f64x2Mul, L.wb).simd(SIMD.f64x2Add).set(q[i]);
     }
+    b.get(L.steps).op(OP.if, OP.void);
+    for (let i = 0; i < 4; i++) b.get(q0[i]).get(q[i]).get(L.pair).simd(SIMD.v128Load, 0, ...uleb(KERNEL_PAIR.STEP)).simd(SIMD.v128Bitselect).set(q[i]);
+    b.op(OP.end);
     store(q, PAIR.Q0);
   });
   b.op(OP.end);
