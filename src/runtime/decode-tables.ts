@@ -71,8 +71,9 @@ export interface ClipTables {
  * components are raw floats; `bits` holds the bits of the three stored components (a byte
  * each) and the dropped component (top byte); a segment constant (rate 0) has 0 bits and
  * step 0. A segment header record is [u32 index of its packed keys, bits per key, 1 when
- * every animated rotation of the segment drops w (else 0), 0 × 5]; each segment's packed keys are followed by one zero word and the buffer ends with one
- * more, so a read of two words never leaves the buffer.
+ * every animated rotation of the segment drops w (else 0), 0 × 5]; each segment's packed
+ * keys are followed by one zero word and the buffer ends with one more, so a read of two
+ * words never leaves the buffer.
  */
 export const TABLE = {
   RECORD: 8,
@@ -151,7 +152,6 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
     pose.set(basePose);
     const clipAt = poseAt + poseBytes;
     const pairsAt = clipAt + 16 * Math.ceil(KERNEL_CLIP.WORDS / 4);
-    writePairTable(src, new DataView(buffer, pairsAt, pairsBytes), poseAt);
     const record = new Int32Array(buffer, clipAt, KERNEL_CLIP.WORDS);
     record[KERNEL_CLIP.SEGMENTS] = at + 4 * segAt;
     record[KERNEL_CLIP.TABLE] = at;
@@ -160,9 +160,7 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
     record[KERNEL_CLIP.STRIDE] = 4 * segStride;
     record[KERNEL_CLIP.COUNT] = animated;
     record[KERNEL_CLIP.LAST_SEGMENT] = segments - 1;
-    let steps = 0;
-    for (let j = 0; j < animated; j++) if (animKind[j] === TRACK_KIND.ROTATION && animStep[j]) steps = 1;
-    record[KERNEL_CLIP.STEPS] = steps;
+    record[KERNEL_CLIP.STEPS] = writePairTable(src, new DataView(buffer, pairsAt, pairsBytes), poseAt) ? 1 : 0;
     kernel = { decode: kernelPlace.decode, clipAt, pose };
   }
   for (let j = 0, r = refsAt; j < animated; j++) {
@@ -189,19 +187,22 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
  * Writes the kernel's pair table (see {@link KERNEL_PAIR}) into `view`, for a kernel pose at
  * byte address `poseAt`: rotation i's reference, STEP mask and pose address in lane i & 1
  * of row i >> 1; an odd count's dummy lane keeps zeros and writes to {@link KERNEL_SINK}.
+ * Returns whether a rotation is a STEP track.
  */
-function writePairTable(src: TableSources, view: DataView, poseAt: number): void {
+function writePairTable(src: TableSources, view: DataView, poseAt: number): boolean {
   const { animKind, animBoneOffset, animStep, refs } = src;
-  let i = 0;
+  let i = 0, steps = false;
   for (let j = 0; j < animKind.length; j++) {
     if (animKind[j] !== TRACK_KIND.ROTATION) continue;
     const row = KERNEL_PAIR.BYTES * (i >> 1), lane = i & 1;
     for (let c = 0; c < 4; c++) view.setFloat64(row + KERNEL_PAIR.REFS + 16 * c + 8 * lane, refs[4 * j + c], true);
     view.setBigInt64(row + KERNEL_PAIR.STEP + 8 * lane, animStep[j] ? -1n : 0n, true);
+    if (animStep[j]) steps = true;
     view.setInt32(row + KERNEL_PAIR.POSE + 4 * lane, poseAt + 4 * animBoneOffset[j], true);
     i++;
   }
   if (i & 1) view.setInt32(KERNEL_PAIR.BYTES * (i >> 1) + KERNEL_PAIR.POSE + 4, KERNEL_SINK, true);
+  return steps;
 }
 
 /**

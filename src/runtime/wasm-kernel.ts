@@ -129,7 +129,7 @@ const F64_LOCALS = ['c0', 'c1', 'c2', 'g0', 'g1', 'g2', 'u', 't', 'beta', 'offse
 const V128_LOCALS = [
   'v0', 'v1', 'v2', 'vt', 'vd', 'm0', 'm1', 'x0', 'y0', 'z0', 'w0', 'x1', 'y1', 'z1', 'w1', 'x', 'y', 'z', 'w',
   'al', 'be', 'aa', 'bb', 'dot', 'sign', 'vu', 'sa', 'sb', 'wa', 'wb', 'rx', 'ry', 'rz', 'rw', 'px', 'py', 'pz', 'pw', 'inv', 'pos', 'xy', 'zw',
-  'one', 'zero', 'minusOne', 'two', 'third', 'fourFifths', 'r35', 's1', 's2', 's3', 's4', 'limit', 'drop0', 'drop1', 'drop2', 'drop3',
+  'one', 'zero', 'minusOne', 'two', 'third', 'fourOver45', 'over35', 's1', 's2', 's3', 's4', 'limit', 'drop0', 'drop1', 'drop2', 'drop3',
 ] as const;
 const L: Record<(typeof I32_LOCALS)[number] | (typeof I64_LOCALS)[number] | (typeof F64_LOCALS)[number] | (typeof V128_LOCALS)[number], number> = {} as never;
 [...I32_LOCALS, ...I64_LOCALS, ...F64_LOCALS, ...V128_LOCALS].forEach((n, i) => { L[n] = PARAMS + i; });
@@ -147,11 +147,11 @@ function i64x2(n: number): number[] {
 
 /**
  * Constant vectors, set in locals once per call: a v128.const inside the loops would be
- * materialised at every use.
+ * materialised at every use. s1..s4 are the sine series' coefficients.
  */
 const CONSTANTS = [
-  [L.one, f64x2(1)], [L.zero, f64x2(0)], [L.minusOne, f64x2(-1)], [L.two, f64x2(2)], [L.third, f64x2(1 / 3)], [L.fourFifths, f64x2(4 / 45)],
-  [L.r35, f64x2(1 / 35)], [L.s1, f64x2(-1 / 6)], [L.s2, f64x2(1 / 120)], [L.s3, f64x2(-1 / 5040)], [L.s4, f64x2(1 / 362880)], [L.limit, f64x2(SERIES_LIMIT)],
+  [L.one, f64x2(1)], [L.zero, f64x2(0)], [L.minusOne, f64x2(-1)], [L.two, f64x2(2)], [L.third, f64x2(1 / 3)], [L.fourOver45, f64x2(4 / 45)],
+  [L.over35, f64x2(1 / 35)], [L.s1, f64x2(-1 / 6)], [L.s2, f64x2(1 / 120)], [L.s3, f64x2(-1 / 5040)], [L.s4, f64x2(1 / 362880)], [L.limit, f64x2(SERIES_LIMIT)],
   [L.drop0, i64x2(0)], [L.drop1, i64x2(1)], [L.drop2, i64x2(2)], [L.drop3, i64x2(3)],
 ] as const;
 
@@ -296,7 +296,7 @@ function weights(b: Body): void {
   b.get(L.minusOne).get(L.one).get(L.dot).get(L.zero).simd(SIMD.f64x2Lt).simd(SIMD.v128Bitselect).set(L.sign);
   b.get(L.one); vop(b, L.dot, SIMD.f64x2Mul, L.sign).simd(SIMD.f64x2Sub).set(L.vu);
   // theta2 = u · (2 + u · (1/3 + u · (4/45 + u · 1/35)))
-  b.get(L.vu).get(L.two).get(L.vu).get(L.third).get(L.vu).get(L.fourFifths).get(L.vu).get(L.r35);
+  b.get(L.vu).get(L.two).get(L.vu).get(L.third).get(L.vu).get(L.fourOver45).get(L.vu).get(L.over35);
   b.simd(SIMD.f64x2Mul).simd(SIMD.f64x2Add).simd(SIMD.f64x2Mul).simd(SIMD.f64x2Add).simd(SIMD.f64x2Mul).simd(SIMD.f64x2Add).simd(SIMD.f64x2Mul)
     .set(L.vt);
   // sa = alpha² · theta2, sb = beta² · theta2
