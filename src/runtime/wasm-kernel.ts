@@ -250,7 +250,7 @@ function eachPair(b: Body, body: () => void): void {
   b.op(OP.end, OP.end);
 }
 
-/** Pushes v128 local `a` op `b` (a two-operand f64x2 instruction). */
+/** Pushes `a` op `c` of two v128 locals (a two-operand SIMD instruction). */
 function vop(b: Body, a: number, op: number, c: number): Body {
   return b.get(a).get(c).simd(op);
 }
