@@ -161,6 +161,8 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
     record[KERNEL_CLIP.COUNT] = animated;
     record[KERNEL_CLIP.LAST_SEGMENT] = segments - 1;
     record[KERNEL_CLIP.STEPS] = writePairTable(src, new DataView(buffer, pairsAt, pairsBytes), poseAt) ? 1 : 0;
+    record[KERNEL_CLIP.PAIR_BYTES] = pairsBytes;
+    record[KERNEL_CLIP.POSE_BYTES] = 4 * poseFloats;
     kernel = { decode: kernelPlace.decode, clipAt, pose };
   }
   for (let j = 0, r = refsAt; j < animated; j++) {

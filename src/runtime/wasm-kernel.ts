@@ -25,9 +25,9 @@ export type KernelDecode = (clip: number, k0: number, k1: number, alpha: number)
  * A clip's kernel record, eight 32-bit words: byte addresses of segment 0's header record,
  * of the decode buffer, of the clip's {@link KERNEL_PAIR} table and of the kernel pose;
  * bytes between segment headers; the animated track count; the last segment's index; 1
- * when an animated rotation is a STEP track.
+ * when an animated rotation is a STEP track; the pair table's and the kernel pose's bytes.
  */
-export const KERNEL_CLIP = { SEGMENTS: 0, TABLE: 1, PAIRS: 2, POSE: 3, STRIDE: 4, COUNT: 5, LAST_SEGMENT: 6, STEPS: 7, WORDS: 8 } as const;
+export const KERNEL_CLIP = { SEGMENTS: 0, TABLE: 1, PAIRS: 2, POSE: 3, STRIDE: 4, COUNT: 5, LAST_SEGMENT: 6, STEPS: 7, PAIR_BYTES: 8, POSE_BYTES: 9, WORDS: 12 } as const;
 
 /**
  * The kernel decodes animated rotations two at a time, one per float64 lane: rotation i
@@ -103,7 +103,7 @@ const OP = {
   block: 0x02, loop: 0x03, if: 0x04, else: 0x05, end: 0x0b, br: 0x0c, brIf: 0x0d, call: 0x10, select: 0x1b, void: 0x40,
   i32Load: 0x28, i64Load: 0x29, f32Load: 0x2a, i32Store: 0x36, i64Store: 0x37, f32Store: 0x38, f64Store: 0x39,
   i64Const: 0x42,
-  i32Eqz: 0x45, i32Eq: 0x46, i32Ne: 0x47, i32GtU: 0x4b, i32LeU: 0x4d,
+  i32Eqz: 0x45, i32Eq: 0x46, i32Ne: 0x47, i32LtU: 0x49, i32GtU: 0x4b, i32LeU: 0x4d,
   f64Lt: 0x63, f64Gt: 0x64,
   i32Add: 0x6a, i32Sub: 0x6b, i32Mul: 0x6c, i32And: 0x71, i32Or: 0x72, i32Xor: 0x73, i32Shl: 0x74, i32ShrU: 0x76,
   i64ShrU: 0x88,
@@ -122,7 +122,7 @@ const CLIP = 0, KI0 = 1, KI1 = 2, ALPHA = 3;
 const PARAMS = 4;
 const I32_LOCALS = [
   'h0', 'h1', 'table', 'pairs', 'out', 'count', 'single', 'e', 'r0', 'r1', 'k0', 'k1', 'bit0', 'bit1', 'meta', 'bits0', 'bits1', 'a0', 'a1', 'a2', 'sum',
-  'at', 'o', 'rot', 'lane', 'el', 'dropsW', 'shared', 'mask', 'pair', 'steps',
+  'at', 'o', 'rot', 'lane', 'el', 'dropsW', 'shared', 'mask', 'pair', 'steps', 'touched',
 ] as const;
 const I64_LOCALS = ['window', 'window1'] as const;
 const F64_LOCALS = ['c0', 'c1', 'c2', 'g0', 'g1', 'g2', 'u', 't', 'beta', 'offset', 'step'] as const;
@@ -393,6 +393,16 @@ function readBothKeys(b: Body, c: readonly number[], g: readonly number[]): void
   b.get(BIT0).get(L.sum).op(OP.i32Add).set(BIT0).get(BIT1).get(L.sum).op(OP.i32Add).set(BIT1);
 }
 
+/** Loads a word of every 64-byte line from `start()` for `bytes()` bytes (at least one), or-ed into local `touched`. */
+function touch(b: Body, start: () => Body, bytes: () => Body): void {
+  start().i32(-64).op(OP.i32And).set(L.at);
+  start(); bytes().op(OP.i32Add).set(L.el);
+  b.op(OP.loop, OP.void);
+  b.get(L.touched).get(L.at).mem(OP.i32Load).op(OP.i32Or).set(L.touched);
+  b.get(L.at).i32(64).op(OP.i32Add).set(L.at).get(L.at).get(L.el).op(OP.i32LtU).op(OP.brIf, 0);
+  b.op(OP.end);
+}
+
 /** The decode function's body (see {@link KernelDecode}). */
 function decodeBody(): number[] {
   const b = new Body();
@@ -412,6 +422,17 @@ function decodeBody(): number[] {
     b.get(TABLE_AT).get(h).mem(OP.i32Load).i32(2).op(OP.i32Shl).op(OP.i32Add).set(k);
     b.get(L.at).get(h).mem(OP.i32Load, 4).op(OP.i32Mul).set(bit);
   }
+  // Every cache line of the records, the pair table and the kernel pose is loaded first:
+  // independent loads, so the misses of a clip no cache holds overlap instead of coming one
+  // after another as the passes reach them.
+  touch(b, () => b.get(H0), () => word(KERNEL_CLIP.STRIDE));
+  b.get(H1).get(H0).op(OP.i32Ne).op(OP.if, OP.void);
+  touch(b, () => b.get(H1), () => word(KERNEL_CLIP.STRIDE));
+  b.op(OP.end);
+  touch(b, () => b.get(PAIRS), () => word(KERNEL_CLIP.PAIR_BYTES));
+  touch(b, () => b.get(OUT), () => word(KERNEL_CLIP.POSE_BYTES));
+  // Stored once, so that no engine could drop the loads as unused.
+  b.i32(KERNEL_SINK).get(L.touched).mem(OP.i32Store);
   b.get(H0).mem(OP.i32Load, 8).get(H1).mem(OP.i32Load, 8).op(OP.i32And).set(L.dropsW);
   b.get(H0).get(H1).op(OP.i32Eq).get(SINGLE).op(OP.i32Eqz).op(OP.i32And).set(L.shared);
   // First pass, track by track: keys read; vectors interpolated and stored, rotations parked.
