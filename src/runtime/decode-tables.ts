@@ -6,7 +6,7 @@ import { ANIMATED_COMPONENTS, DROP_SHIFT, RATE_MASK, RAW_BITS, SEGMENT_RANGE_BYT
 import { segmentConstant, segmentOffset, segmentStep } from './bits.js';
 import type { CompressedClip } from './compressed-clip.js';
 import type { ClipSampler } from './sampler.js';
-import { KERNEL_CLIP, KERNEL_MAX_ROTATIONS, KERNEL_PAIR, KERNEL_SINK, type KernelDecode, type KernelPlace } from './wasm-kernel.js';
+import { KERNEL_CLIP, KERNEL_MAX_ROTATIONS, KERNEL_PAIR, KERNEL_SINK, WINDOW_BITS, type KernelDecode, type KernelPlace } from './wasm-kernel.js';
 
 /**
  * The decode tables derived at open time, read by {@link ClipSampler}. Immutable after
@@ -67,8 +67,9 @@ export interface ClipTables {
 /**
  * The decode buffer's records, in 32-bit words. A track record is
  * [meta, bits, offset0, step0, offset1, step1, offset2, step2]: `meta` holds the pose
- * offset (low {@link TABLE.POSE_BITS} bits), the kind, the STEP flag and whether the
- * components are raw floats; `bits` holds the bits of the three stored components (a byte
+ * offset (low {@link TABLE.POSE_BITS} bits), the kind, the STEP flag, whether the
+ * components are raw floats, and WINDOW for a quantised track that is not STEP and whose
+ * three fields fit one 64-bit read ({@link WINDOW_BITS}); `bits` holds the bits of the three stored components (a byte
  * each) and the dropped component (top byte); a segment constant (rate 0) has 0 bits and
  * step 0. A segment header record is [u32 index of its packed keys, bits per key, 1 when
  * every animated rotation of the segment drops w (else 0), 0 × 5]; each segment's packed
@@ -82,6 +83,7 @@ export const TABLE = {
   KIND_SHIFT: 20,
   STEP: 1 << 22,
   RAW: 1 << 24,
+  WINDOW: 1 << 25,
 } as const;
 
 /** The validated sections {@link buildTables} lays out. */
@@ -229,6 +231,7 @@ export function writeSegmentRecords(src: TableSources, s: number, i32: Int32Arra
     const cb = (s * animated + j) * ANIMATED_COMPONENTS;
     let meta = animBoneOffset[j] | (kind << TABLE.KIND_SHIFT) | (animStep[j] ? TABLE.STEP : 0);
     if (rate === RAW_BITS) meta |= TABLE.RAW;
+    else if (!animStep[j] && compBits[cb] + compBits[cb + 1] + compBits[cb + 2] <= WINDOW_BITS) meta |= TABLE.WINDOW;
     i32[at] = meta;
     i32[at + 1] = compBits[cb] | (compBits[cb + 1] << 8) | (compBits[cb + 2] << 16) | ((kind === TRACK_KIND.ROTATION ? drop : 0) << 24);
     if (rate === RAW_BITS) continue;

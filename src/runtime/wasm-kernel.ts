@@ -163,6 +163,9 @@ function field(b: Body, keys: number, width: number, raw: boolean): void {
   if (!raw) b.i32(1).get(width).op(OP.i32Shl).i32(1).op(OP.i32Sub).op(OP.i32And);
 }
 
+/** Bits a 64-bit read from a field's first byte always holds (64 − 7). */
+export const WINDOW_BITS = 57;
+
 /** Reads one key's three stored components (record at `rec`, packed keys at `keys`, bit local `bit`) into c0..c2. */
 function readKey(b: Body, rec: number, keys: number, bit: number, c: readonly number[]): void {
   const widths = [L.a0, L.a1, L.a2];
@@ -187,7 +190,7 @@ function readKey(b: Body, rec: number, keys: number, bit: number, c: readonly nu
   // Quantised components unless the record's meta says raw float32 bits.
   b.get(rec).mem(OP.i32Load).i32(TABLE.RAW).op(OP.i32And).op(OP.i32Eqz).op(OP.if, OP.void);
   // Up to 57 bits (nearly always): one 64-bit read from the first field's byte holds all three.
-  b.get(L.sum).i32(57).op(OP.i32LeU).op(OP.if, OP.void);
+  b.get(L.sum).i32(WINDOW_BITS).op(OP.i32LeU).op(OP.if, OP.void);
   b.get(keys).get(bit).i32(3).op(OP.i32ShrU).op(OP.i32Add).mem(OP.i64Load)
     .get(bit).i32(7).op(OP.i32And).op(OP.i64ExtendI32U).op(OP.i64ShrU).set(L.window);
   for (let i = 0; i < 3; i++) {
@@ -352,13 +355,20 @@ function productAndStore(b: Body): void {
   for (const q of [L.py, L.pz, L.pw]) vop(b, q, SIMD.f64x2Mul, q).simd(SIMD.f64x2Add);
   b.set(L.vt);
   b.get(L.one).get(L.vt).simd(SIMD.f64x2Sqrt).simd(SIMD.f64x2Div).set(L.inv);
+  // (x0, y0, x1, y1) and (z0, w0, z1, w1) as float32, then each lane's (x, y, z, w); the
+  // selects of identity only when a lane's len2 is not > 0 (a zero or NaN blend).
+  const interleave = [0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23];
   b.get(L.vt).get(L.zero).simd(SIMD.f64x2Gt).set(L.pos);
+  b.get(L.pos).simd(SIMD.i64x2AllTrue).op(OP.if, OP.void);
+  const plain = (q: number): Body => vop(b, q, SIMD.f64x2Mul, L.inv).simd(SIMD.f32x4DemoteF64x2Zero);
+  plain(L.px); plain(L.py).simd(SIMD.shuffle, ...interleave).set(L.xy);
+  plain(L.pz); plain(L.pw).simd(SIMD.shuffle, ...interleave).set(L.zw);
+  b.op(OP.else);
   const scaled = (q: number, otherwise: number): Body =>
     vop(b, q, SIMD.f64x2Mul, L.inv).get(otherwise).get(L.pos).simd(SIMD.v128Bitselect).simd(SIMD.f32x4DemoteF64x2Zero);
-  // (x0, y0, x1, y1) and (z0, w0, z1, w1) as float32, then each lane's (x, y, z, w).
-  const interleave = [0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23];
   scaled(L.px, L.zero); scaled(L.py, L.zero).simd(SIMD.shuffle, ...interleave).set(L.xy);
   scaled(L.pz, L.zero); scaled(L.pw, L.one).simd(SIMD.shuffle, ...interleave).set(L.zw);
+  b.op(OP.end);
   for (const lane of [0, 1]) {
     const half = Array.from({ length: 8 }, (_, i) => 8 * lane + i);
     b.get(L.pair).mem(OP.i32Load, KERNEL_PAIR.POSE + 4 * lane).get(L.xy).get(L.zw).simd(SIMD.shuffle, ...half, ...half.map((i) => i + 16))
@@ -434,17 +444,16 @@ function decodeBody(): number[] {
   // Stored once, so that no engine could drop the loads as unused.
   b.i32(KERNEL_SINK).get(L.touched).mem(OP.i32Store);
   b.get(H0).mem(OP.i32Load, 8).get(H1).mem(OP.i32Load, 8).op(OP.i32And).set(L.dropsW);
-  b.get(H0).get(H1).op(OP.i32Eq).get(SINGLE).op(OP.i32Eqz).op(OP.i32And).set(L.shared);
+  b.i32(0).get(H0).get(H1).op(OP.i32Eq).get(SINGLE).op(OP.i32Eqz).op(OP.i32And).op(OP.i32Sub).set(L.shared);
   // First pass, track by track: keys read; vectors interpolated and stored, rotations parked.
   b.op(OP.block, OP.void).get(COUNT).op(OP.i32Eqz).op(OP.brIf, 0).op(OP.loop, OP.void);
   b.get(R0).mem(OP.i32Load).set(L.meta).get(R0).mem(OP.i32Load, 4).set(L.bits0);
   widthsOf(b, L.bits0);
   // rot = kind is rotation
-  b.get(L.meta).i32(TABLE.KIND_SHIFT).op(OP.i32ShrU).i32(3).op(OP.i32And).i32(TRACK_KIND.ROTATION).op(OP.i32Eq).set(L.rot);
+  b.get(L.meta).i32(3 << TABLE.KIND_SHIFT).op(OP.i32And).i32(TRACK_KIND.ROTATION << TABLE.KIND_SHIFT).op(OP.i32Eq).set(L.rot);
   b.op(OP.block, OP.void);
-  // Two keys of one segment, quantised (not STEP, not raw) in ≤ 57 bits: one record, two windows.
-  b.get(L.shared).get(L.meta).i32(TABLE.STEP | TABLE.RAW).op(OP.i32And).op(OP.i32Eqz).op(OP.i32And)
-    .get(L.sum).i32(57).op(OP.i32LeU).op(OP.i32And).op(OP.if, OP.void);
+  // Two keys of one segment (shared is all ones) of a record read in one 64-bit window: one record, two windows.
+  b.get(L.shared).get(L.meta).op(OP.i32And).i32(TABLE.WINDOW).op(OP.i32And).op(OP.if, OP.void);
   readBothKeys(b, c, g);
   b.get(L.rot).op(OP.if, OP.void);
   park(b, g, L.bits0);
