@@ -360,14 +360,16 @@ function productAndStore(b: Body): void {
   const interleave = [0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23];
   b.get(L.vt).get(L.zero).simd(SIMD.f64x2Gt).set(L.pos);
   b.get(L.pos).simd(SIMD.i64x2AllTrue).op(OP.if, OP.void);
-  const plain = (q: number): Body => vop(b, q, SIMD.f64x2Mul, L.inv).simd(SIMD.f32x4DemoteF64x2Zero);
-  plain(L.px); plain(L.py).simd(SIMD.shuffle, ...interleave).set(L.xy);
-  plain(L.pz); plain(L.pw).simd(SIMD.shuffle, ...interleave).set(L.zw);
-  b.op(OP.else);
-  const scaled = (q: number, otherwise: number): Body =>
-    vop(b, q, SIMD.f64x2Mul, L.inv).get(otherwise).get(L.pos).simd(SIMD.v128Bitselect).simd(SIMD.f32x4DemoteF64x2Zero);
-  scaled(L.px, L.zero); scaled(L.py, L.zero).simd(SIMD.shuffle, ...interleave).set(L.xy);
-  scaled(L.pz, L.zero); scaled(L.pw, L.one).simd(SIMD.shuffle, ...interleave).set(L.zw);
+  for (const select of [false, true]) {
+    if (select) b.op(OP.else);
+    const scaled = (q: number, otherwise: number): Body => {
+      vop(b, q, SIMD.f64x2Mul, L.inv);
+      if (select) b.get(otherwise).get(L.pos).simd(SIMD.v128Bitselect);
+      return b.simd(SIMD.f32x4DemoteF64x2Zero);
+    };
+    scaled(L.px, L.zero); scaled(L.py, L.zero).simd(SIMD.shuffle, ...interleave).set(L.xy);
+    scaled(L.pz, L.zero); scaled(L.pw, L.one).simd(SIMD.shuffle, ...interleave).set(L.zw);
+  }
   b.op(OP.end);
   for (const lane of [0, 1]) {
     const half = Array.from({ length: 8 }, (_, i) => 8 * lane + i);
