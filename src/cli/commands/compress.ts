@@ -125,8 +125,6 @@ export interface CompressReport {
   total: CompressTotal;
 }
 
-/** Extensions `--rate` applies to: keyframed sources, resampled on reading. */
-
 /** Adds the `compress` command to `program`; help shows the library's defaults. */
 export function registerCompressCommand(program: Command): void {
   declareCommand(program, 'compress')
