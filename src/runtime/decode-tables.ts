@@ -68,8 +68,8 @@ export interface ClipTables {
  * The decode buffer's records, in 32-bit words. A track record is
  * [meta, bits, offset0, step0, offset1, step1, offset2, step2]: `meta` holds the pose
  * offset (low {@link TABLE.POSE_BITS} bits), the kind, the STEP flag, whether the
- * components are raw floats, and WINDOW for a quantised track that is not STEP and whose
- * three fields fit one 64-bit read ({@link WINDOW_BITS}); `bits` holds the bits of the three stored components (a byte
+ * components are raw floats, and WINDOW for a quantised track whose three fields fit one
+ * 64-bit read ({@link WINDOW_BITS}); `bits` holds the bits of the three stored components (a byte
  * each) and the dropped component (top byte); a segment constant (rate 0) has 0 bits and
  * step 0. A segment header record is [u32 index of its packed keys, bits per key, 1 when
  * every animated rotation of the segment drops w (else 0), 0 × 5]; each segment's packed
@@ -231,7 +231,7 @@ export function writeSegmentRecords(src: TableSources, s: number, i32: Int32Arra
     const cb = (s * animated + j) * ANIMATED_COMPONENTS;
     let meta = animBoneOffset[j] | (kind << TABLE.KIND_SHIFT) | (animStep[j] ? TABLE.STEP : 0);
     if (rate === RAW_BITS) meta |= TABLE.RAW;
-    else if (!animStep[j] && compBits[cb] + compBits[cb + 1] + compBits[cb + 2] <= WINDOW_BITS) meta |= TABLE.WINDOW;
+    else if (compBits[cb] + compBits[cb + 1] + compBits[cb + 2] <= WINDOW_BITS) meta |= TABLE.WINDOW;
     i32[at] = meta;
     i32[at + 1] = compBits[cb] | (compBits[cb + 1] << 8) | (compBits[cb + 2] << 16) | ((kind === TRACK_KIND.ROTATION ? drop : 0) << 24);
     if (rate === RAW_BITS) continue;

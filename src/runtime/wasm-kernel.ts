@@ -166,16 +166,41 @@ function field(b: Body, keys: number, width: number, raw: boolean): void {
 /** Bits a 64-bit read from a field's first byte always holds (64 − 7). */
 export const WINDOW_BITS = 57;
 
+/**
+ * Reads the three stored components of each key of `keys` ([bit local, window local, output
+ * locals]) from one 64-bit window per key, at packed keys `keyWords`, for a record (`rec`)
+ * with the WINDOW flag: each component's offset, step and mask are read once for all the
+ * keys, each component is offset + q · step. Each key's bit local moves past its fields.
+ */
+function readWindows(b: Body, rec: number, keyWords: number, keys: readonly (readonly [number, number, readonly number[]])[]): void {
+  const widths = [L.a0, L.a1, L.a2];
+  for (const [bit, window] of keys) {
+    b.get(keyWords).get(bit).i32(3).op(OP.i32ShrU).op(OP.i32Add).mem(OP.i64Load)
+      .get(bit).i32(7).op(OP.i32And).op(OP.i64ExtendI32U).op(OP.i64ShrU).set(window);
+  }
+  for (let i = 0; i < 3; i++) {
+    b.get(rec).mem(OP.f32Load, 8 + 8 * i).op(OP.f64PromoteF32).set(L.offset);
+    b.get(rec).mem(OP.f32Load, 12 + 8 * i).op(OP.f64PromoteF32).set(L.step);
+    b.i32(1).get(widths[i]).op(OP.i32Shl).i32(1).op(OP.i32Sub).set(L.mask);
+    for (const [, window, out] of keys) {
+      b.get(L.offset).get(window).op(OP.i32WrapI64).get(L.mask).op(OP.i32And).op(OP.f64ConvertI32U).get(L.step).op(OP.f64Mul).op(OP.f64Add).set(out[i]);
+      if (i < 2) b.get(window).get(widths[i]).op(OP.i64ExtendI32U).op(OP.i64ShrU).set(window);
+    }
+  }
+  for (const [bit] of keys) b.get(bit).get(L.sum).op(OP.i32Add).set(bit);
+}
+
 /** Reads one key's three stored components (record at `rec`, packed keys at `keys`, bit local `bit`) into c0..c2. */
 function readKey(b: Body, rec: number, keys: number, bit: number, c: readonly number[]): void {
   const widths = [L.a0, L.a1, L.a2];
-  // offset + q · step, with q pushed by `q(i)`.
-  const dequantise = (i: number, q: () => void): void => {
-    b.get(rec).mem(OP.f32Load, 8 + 8 * i).op(OP.f64PromoteF32);
-    q();
-    b.op(OP.f64ConvertI32U).get(rec).mem(OP.f32Load, 12 + 8 * i).op(OP.f64PromoteF32).op(OP.f64Mul).op(OP.f64Add).set(c[i]);
-  };
-  const fields = (raw: boolean): void => {
+  // Nearly always: one 64-bit window holds the three fields.
+  b.get(rec).mem(OP.i32Load).i32(TABLE.WINDOW).op(OP.i32And).op(OP.if, OP.void);
+  readWindows(b, rec, keys, [[bit, L.window, c]]);
+  b.op(OP.else);
+  // Field by field: raw float32 bits, or quantised components of more than WINDOW_BITS bits.
+  b.get(rec).mem(OP.i32Load).i32(TABLE.RAW).op(OP.i32And).op(OP.i32Eqz).op(OP.if, OP.void);
+  for (const raw of [false, true]) {
+    if (raw) b.op(OP.else);
     b.get(bit).set(L.at);
     for (let i = 0; i < 3; i++) {
       if (i > 0) b.get(L.at).get(widths[i - 1]).op(OP.i32Add).set(L.at);
@@ -183,27 +208,16 @@ function readKey(b: Body, rec: number, keys: number, bit: number, c: readonly nu
         field(b, keys, widths[i], true);
         b.op(OP.f32ReinterpretI32, OP.f64PromoteF32).set(c[i]);
       } else {
-        dequantise(i, () => field(b, keys, widths[i], false));
+        // offset + q · step
+        b.get(rec).mem(OP.f32Load, 8 + 8 * i).op(OP.f64PromoteF32);
+        field(b, keys, widths[i], false);
+        b.op(OP.f64ConvertI32U).get(rec).mem(OP.f32Load, 12 + 8 * i).op(OP.f64PromoteF32).op(OP.f64Mul).op(OP.f64Add).set(c[i]);
       }
     }
-  };
-  // Quantised components unless the record's meta says raw float32 bits.
-  b.get(rec).mem(OP.i32Load).i32(TABLE.RAW).op(OP.i32And).op(OP.i32Eqz).op(OP.if, OP.void);
-  // Up to 57 bits (nearly always): one 64-bit read from the first field's byte holds all three.
-  b.get(L.sum).i32(WINDOW_BITS).op(OP.i32LeU).op(OP.if, OP.void);
-  b.get(keys).get(bit).i32(3).op(OP.i32ShrU).op(OP.i32Add).mem(OP.i64Load)
-    .get(bit).i32(7).op(OP.i32And).op(OP.i64ExtendI32U).op(OP.i64ShrU).set(L.window);
-  for (let i = 0; i < 3; i++) {
-    dequantise(i, () => b.get(L.window).op(OP.i32WrapI64).i32(1).get(widths[i]).op(OP.i32Shl).i32(1).op(OP.i32Sub).op(OP.i32And));
-    if (i < 2) b.get(L.window).get(widths[i]).op(OP.i64ExtendI32U).op(OP.i64ShrU).set(L.window);
   }
-  b.op(OP.else);
-  fields(false);
-  b.op(OP.end);
-  b.op(OP.else);
-  fields(true);
   b.op(OP.end);
   b.get(bit).get(L.sum).op(OP.i32Add).set(bit);
+  b.op(OP.end);
 }
 
 /** Splits the component bytes of a bits word (local) into a0..a2. */
@@ -383,27 +397,6 @@ function lerp3(b: Body, c: readonly number[], g: readonly number[]): void {
   store3(b, (i) => b.get(c[i]).get(g[i]).get(c[i]).op(OP.f64Sub).get(ALPHA).op(OP.f64Mul).op(OP.f64Add));
 }
 
-/**
- * readKey for key 0 into `c` and key 1 into `g` when both are in one segment, so share the
- * record at r0: one 64-bit window per key, each component's offset, step and mask read once.
- */
-function readBothKeys(b: Body, c: readonly number[], g: readonly number[]): void {
-  const widths = [L.a0, L.a1, L.a2];
-  for (const [bit, window] of [[BIT0, L.window], [BIT1, L.window1]] as const) {
-    b.get(K0).get(bit).i32(3).op(OP.i32ShrU).op(OP.i32Add).mem(OP.i64Load)
-      .get(bit).i32(7).op(OP.i32And).op(OP.i64ExtendI32U).op(OP.i64ShrU).set(window);
-  }
-  for (let i = 0; i < 3; i++) {
-    b.get(R0).mem(OP.f32Load, 8 + 8 * i).op(OP.f64PromoteF32).set(L.offset);
-    b.get(R0).mem(OP.f32Load, 12 + 8 * i).op(OP.f64PromoteF32).set(L.step);
-    b.i32(1).get(widths[i]).op(OP.i32Shl).i32(1).op(OP.i32Sub).set(L.mask);
-    for (const [window, out] of [[L.window, c[i]], [L.window1, g[i]]] as const) {
-      b.get(L.offset).get(window).op(OP.i32WrapI64).get(L.mask).op(OP.i32And).op(OP.f64ConvertI32U).get(L.step).op(OP.f64Mul).op(OP.f64Add).set(out);
-      if (i < 2) b.get(window).get(widths[i]).op(OP.i64ExtendI32U).op(OP.i64ShrU).set(window);
-    }
-  }
-  b.get(BIT0).get(L.sum).op(OP.i32Add).set(BIT0).get(BIT1).get(L.sum).op(OP.i32Add).set(BIT1);
-}
 
 /** Loads a word of every 64-byte line from `start()` for `bytes()` bytes (at least one), or-ed into local `touched`. */
 function touch(b: Body, start: () => Body, bytes: () => Body): void {
@@ -454,9 +447,10 @@ function decodeBody(): number[] {
   // rot = kind is rotation
   b.get(L.meta).i32(3 << TABLE.KIND_SHIFT).op(OP.i32And).i32(TRACK_KIND.ROTATION << TABLE.KIND_SHIFT).op(OP.i32Eq).set(L.rot);
   b.op(OP.block, OP.void);
-  // Two keys of one segment (shared is all ones) of a record read in one 64-bit window: one record, two windows.
-  b.get(L.shared).get(L.meta).op(OP.i32And).i32(TABLE.WINDOW).op(OP.i32And).op(OP.if, OP.void);
-  readBothKeys(b, c, g);
+  // Two keys of one segment (shared is all ones), not a STEP track, fields in one 64-bit
+  // window: one record, two windows.
+  b.get(L.shared).get(L.meta).op(OP.i32And).i32(TABLE.WINDOW | TABLE.STEP).op(OP.i32And).i32(TABLE.WINDOW).op(OP.i32Eq).op(OP.if, OP.void);
+  readWindows(b, R0, K0, [[BIT0, L.window, c], [BIT1, L.window1, g]]);
   b.get(L.rot).op(OP.if, OP.void);
   park(b, g, L.bits0);
   b.op(OP.else);
