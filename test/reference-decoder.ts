@@ -53,7 +53,7 @@ export function referenceDecode(input: Uint8Array): ReferenceClip {
   if (bytes.length < HEADER_SIZE) throw new Error('shorter than the header');
   if (view.getUint32(0, true) !== 0x1a4b5042) throw new Error('bad magic');
   const version = view.getUint16(4, true);
-  if (version !== 4) throw new Error(`version ${version}`); // docs/format.md describes version 4
+  if (version !== 5) throw new Error(`version ${version}`); // docs/format.md describes version 5
   const flags = view.getUint16(6, true);
   const hasNames = (flags & 1) !== 0;
   const hasNodeIndices = (flags & 4) !== 0;
@@ -149,7 +149,8 @@ export function referenceDecode(input: Uint8Array): ReferenceClip {
     if (t % 3 !== 0) { refs.push(undefined); continue; }
     const x = view.getInt16(at, true) / 32767, y = view.getInt16(at + 2, true) / 32767, z = view.getInt16(at + 4, true) / 32767;
     const w2 = 1 - x * x - y * y - z * z;
-    refs.push([x, y, z, w2 > 0 ? Math.sqrt(w2) : 0]);
+    // Each component float32 (the rotation arithmetic is float32).
+    refs.push([Math.fround(x), Math.fround(y), Math.fround(z), w2 > 0 ? Math.fround(Math.sqrt(w2)) : 0]);
     at += 6;
   }
   at = align4(at);
@@ -223,21 +224,24 @@ export function referenceDecode(input: Uint8Array): ReferenceClip {
           values.push(offset + q * step);
         }
         if (kind === 0) {
-          const [a, b, c] = values;
-          const t2 = 1 - a * a - b * b - c * c;
-          const d = t2 > 0 ? Math.sqrt(t2) : 0;
+          // Rotation arithmetic: every operation float32 (f), in the order the spec writes it.
+          const f = Math.fround;
+          const [a, b, c] = values.map(f);
+          const t2 = f(f(f(1 - f(a * a)) - f(b * b)) - f(c * c));
+          const d = t2 > 0 ? f(Math.sqrt(t2)) : 0;
           const delta = [a, b, c];
           delta.splice(drops[j], 0, d);
           const [dx, dy, dz, dw] = delta;
           const [rx, ry, rz, rw] = refs[j]!;
           const q = [
-            rw * dx + rx * dw + ry * dz - rz * dy,
-            rw * dy - rx * dz + ry * dw + rz * dx,
-            rw * dz + rx * dy - ry * dx + rz * dw,
-            rw * dw - rx * dx - ry * dy - rz * dz,
+            f(f(f(f(rw * dx) + f(rx * dw)) + f(ry * dz)) - f(rz * dy)),
+            f(f(f(f(rw * dy) - f(rx * dz)) + f(ry * dw)) + f(rz * dx)),
+            f(f(f(f(rw * dz) + f(rx * dy)) - f(ry * dx)) + f(rz * dw)),
+            f(f(f(f(rw * dw) - f(rx * dx)) - f(ry * dy)) - f(rz * dz)),
           ];
-          const len = Math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-          pose.set(len > 0 ? q.map((v) => v * (1 / len)) : [0, 0, 0, 1], bone * 10);
+          const len2 = f(f(f(f(q[0] * q[0]) + f(q[1] * q[1])) + f(q[2] * q[2])) + f(q[3] * q[3]));
+          const inv = f(1 / f(Math.sqrt(len2)));
+          pose.set(len2 > 0 ? q.map((v) => f(v * inv)) : [0, 0, 0, 1], bone * 10);
         } else {
           pose.set(values, bone * 10 + (kind === 1 ? 4 : 7));
         }

@@ -154,11 +154,14 @@ export function rotationRangeExtent(code: number): number {
   return code / 32767;
 }
 
-/** A rotation reference from its i16 codes, w ≥ 0 rebuilt; xyzw written at `out[o..o+3]`. */
+/**
+ * A rotation reference from its i16 codes, w ≥ 0 rebuilt in float64; xyzw written at
+ * `out[o..o+3]`, each rounded to float32 (the rotation arithmetic that uses it is float32).
+ */
 export function decodeReference(x: number, y: number, z: number, out: Float64Array, o: number): void {
   const fx = x / 32767, fy = y / 32767, fz = z / 32767;
   const t = 1 - fx * fx - fy * fy - fz * fz;
-  out[o] = fx; out[o + 1] = fy; out[o + 2] = fz; out[o + 3] = t > 0 ? Math.sqrt(t) : 0;
+  out[o] = Math.fround(fx); out[o + 1] = Math.fround(fy); out[o + 2] = Math.fround(fz); out[o + 3] = t > 0 ? Math.fround(Math.sqrt(t)) : 0;
 }
 
 /** Value at q = 0 inside a segment: clip minimum plus `segMinByte` / 255 of the clip extent. */

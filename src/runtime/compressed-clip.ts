@@ -370,7 +370,9 @@ export class CompressedClip {
     if (expected !== size) throw new FormatError(FORMAT_ERROR.BAD_SIZE, `${size - expected} unexpected bytes after the last section`, expected);
 
     const words32 = new Uint32Array(bytes.buffer, bytes.byteOffset, size >>> 2);
-    // Raw float32 components are checked once here so sampling never produces NaN.
+    // Raw float32 components are checked once here so sampling never produces NaN: finite,
+    // and within [−1, 1] for a rotation (components of a unit delta), so that the float32
+    // rotation arithmetic cannot overflow.
     for (let s = 0; s < tableSegments; s++) {
       const keys = segmentSampleCount(s, segmentCount, sampleCount);
       let trackBit = 0;
@@ -382,7 +384,9 @@ export class CompressedClip {
             for (let c = 0; c < ANIMATED_COMPONENTS; c++) {
               const at = segBits[s] + k * segKeyBits[s] + trackBit + c * RAW_BITS;
               const v = floatFromBits(readBits(words32, at, RAW_BITS));
-              if (!Number.isFinite(v)) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `segment ${s} key ${k}: raw value of animated track ${j} is ${v}`, Math.floor(at / 8));
+              if (!Number.isFinite(v) || (animKind[j] === TRACK_KIND.ROTATION && !(v >= -1 && v <= 1))) {
+                throw new FormatError(FORMAT_ERROR.BAD_VALUE, `segment ${s} key ${k}: raw value of animated ${animKind[j] === TRACK_KIND.ROTATION ? 'rotation' : 'track'} ${j} is ${v}`, Math.floor(at / 8));
+              }
             }
           }
         }

@@ -6,7 +6,7 @@ import { ANIMATED_COMPONENTS, DROP_SHIFT, RATE_MASK, RAW_BITS, SEGMENT_RANGE_BYT
 import { segmentConstant, segmentOffset, segmentStep } from './bits.js';
 import type { CompressedClip } from './compressed-clip.js';
 import type { ClipSampler } from './sampler.js';
-import { KERNEL_CLIP, KERNEL_MAX_ROTATIONS, KERNEL_PAIR, KERNEL_SINK, WINDOW_BITS, type KernelDecode, type KernelPlace } from './wasm-kernel.js';
+import { KERNEL_CLIP, KERNEL_MAX_ROTATIONS, KERNEL_QUAD, KERNEL_SINK, WINDOW_BITS, type KernelDecode, type KernelPlace } from './wasm-kernel.js';
 
 /**
  * The decode tables derived at open time, read by {@link ClipSampler}. Immutable after
@@ -133,14 +133,14 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
   for (let s = 0; s < segments; s++) dataWords += Math.ceil((segKeys[s] * segKeyBits[s]) / 32) + 1;
   // One more zero word at the end: the last segment's pad word may be read as a field's first word.
   const bytesLength = 8 * Math.ceil((dataAt + dataWords + 1) / 2);
-  // In a kernel's memory the clip's own pose, its kernel record and its pair table follow
+  // In a kernel's memory the clip's own pose, its kernel record and its quad table follow
   // the tables (a clip with nothing animated has nothing for the kernel to do; one with more
   // rotations than the kernel's scratch holds decodes in TypeScript).
   const poseBytes = 16 * Math.ceil(poseFloats / 4);
-  const pairsBytes = KERNEL_PAIR.BYTES * Math.ceil(rotations / 2);
+  const quadsBytes = KERNEL_QUAD.BYTES * Math.ceil(rotations / 4);
   const kernelPlace = compact || animated === 0 || segments === 0 || rotations > KERNEL_MAX_ROTATIONS
     ? undefined
-    : place?.(16 * Math.ceil(bytesLength / 16) + poseBytes + 16 * Math.ceil(KERNEL_CLIP.WORDS / 4) + pairsBytes);
+    : place?.(16 * Math.ceil(bytesLength / 16) + poseBytes + 16 * Math.ceil(KERNEL_CLIP.WORDS / 4) + quadsBytes);
   const buffer = kernelPlace ? kernelPlace.buffer : new ArrayBuffer(bytesLength);
   const at = kernelPlace ? kernelPlace.byteOffset : 0;
   const f32 = new Float32Array(buffer, at, bytesLength >>> 2), i32 = new Int32Array(buffer, at, bytesLength >>> 2);
@@ -153,17 +153,17 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
     const pose = new Float32Array(buffer, poseAt, poseFloats);
     pose.set(basePose);
     const clipAt = poseAt + poseBytes;
-    const pairsAt = clipAt + 16 * Math.ceil(KERNEL_CLIP.WORDS / 4);
+    const quadsAt = clipAt + 16 * Math.ceil(KERNEL_CLIP.WORDS / 4);
     const record = new Int32Array(buffer, clipAt, KERNEL_CLIP.WORDS);
     record[KERNEL_CLIP.SEGMENTS] = at + 4 * segAt;
     record[KERNEL_CLIP.TABLE] = at;
-    record[KERNEL_CLIP.PAIRS] = pairsAt;
+    record[KERNEL_CLIP.QUADS] = quadsAt;
     record[KERNEL_CLIP.POSE] = poseAt;
     record[KERNEL_CLIP.STRIDE] = 4 * segStride;
     record[KERNEL_CLIP.COUNT] = animated;
     record[KERNEL_CLIP.LAST_SEGMENT] = segments - 1;
-    record[KERNEL_CLIP.STEPS] = writePairTable(src, new DataView(buffer, pairsAt, pairsBytes), poseAt) ? 1 : 0;
-    record[KERNEL_CLIP.PAIR_BYTES] = pairsBytes;
+    record[KERNEL_CLIP.STEPS] = writeQuadTable(src, new DataView(buffer, quadsAt, quadsBytes), poseAt) ? 1 : 0;
+    record[KERNEL_CLIP.QUAD_BYTES] = quadsBytes;
     record[KERNEL_CLIP.POSE_BYTES] = 4 * poseFloats;
     kernel = { decode: kernelPlace.decode, clipAt, pose };
   }
@@ -188,24 +188,24 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
 }
 
 /**
- * Writes the kernel's pair table (see {@link KERNEL_PAIR}) into `view`, for a kernel pose at
- * byte address `poseAt`: rotation i's reference, STEP mask and pose address in lane i & 1
- * of row i >> 1; an odd count's dummy lane keeps zeros and writes to {@link KERNEL_SINK}.
- * Returns whether a rotation is a STEP track.
+ * Writes the kernel's quad table (see {@link KERNEL_QUAD}) into `view`, for a kernel pose at
+ * byte address `poseAt`: rotation i's reference, STEP mask and pose address in lane i & 3
+ * of row i >> 2; the last row's lanes past the last rotation keep zeros and write to
+ * {@link KERNEL_SINK}. Returns whether a rotation is a STEP track.
  */
-function writePairTable(src: TableSources, view: DataView, poseAt: number): boolean {
+function writeQuadTable(src: TableSources, view: DataView, poseAt: number): boolean {
   const { animKind, animBoneOffset, animStep, refs } = src;
   let i = 0, steps = false;
   for (let j = 0; j < animKind.length; j++) {
     if (animKind[j] !== TRACK_KIND.ROTATION) continue;
-    const row = KERNEL_PAIR.BYTES * (i >> 1), lane = i & 1;
-    for (let c = 0; c < 4; c++) view.setFloat64(row + KERNEL_PAIR.REFS + 16 * c + 8 * lane, refs[4 * j + c], true);
-    view.setBigInt64(row + KERNEL_PAIR.STEP + 8 * lane, animStep[j] ? -1n : 0n, true);
+    const row = KERNEL_QUAD.BYTES * (i >> 2), lane = 4 * (i & 3);
+    for (let c = 0; c < 4; c++) view.setFloat32(row + KERNEL_QUAD.REFS + 16 * c + lane, refs[4 * j + c], true);
+    view.setInt32(row + KERNEL_QUAD.STEP + lane, animStep[j] ? -1 : 0, true);
     if (animStep[j]) steps = true;
-    view.setInt32(row + KERNEL_PAIR.POSE + 4 * lane, poseAt + 4 * animBoneOffset[j], true);
+    view.setInt32(row + KERNEL_QUAD.POSE + lane, poseAt + 4 * animBoneOffset[j], true);
     i++;
   }
-  if (i & 1) view.setInt32(KERNEL_PAIR.BYTES * (i >> 1) + KERNEL_PAIR.POSE + 4, KERNEL_SINK, true);
+  for (; i & 3; i++) view.setInt32(KERNEL_QUAD.BYTES * (i >> 2) + KERNEL_QUAD.POSE + 4 * (i & 3), KERNEL_SINK, true);
   return steps;
 }
 

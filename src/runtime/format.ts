@@ -13,7 +13,7 @@ export const MAGIC = 0x1a4b5042; // little-endian bytes: 42 50 4B 1A
  * Version 3 added the time base (start time, duration), the channel and step bitsets and
  * the optional glTF node-index section.
  */
-export const VERSION = 4;
+export const VERSION = 5;
 
 /** Header flags. Serialized: never renumber. */
 export const FLAGS = {

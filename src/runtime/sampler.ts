@@ -6,7 +6,7 @@
 import { SEGMENT_SIZE, TRACKS_PER_BONE, TRACK_KIND } from './format.js';
 import { FORMAT_ERROR, FormatError } from './errors.js';
 import { floatFromBits } from './bits.js';
-import { SERIES_LIMIT } from './interpolate.js';
+import { SERIES_LIMIT, SLERP_SERIES } from './interpolate.js';
 import { POSE_STRIDE } from './pose.js';
 import type { CompressedClip } from './compressed-clip.js';
 import { TABLE, writeSegmentRecords, type ClipTables } from './decode-tables.js';
@@ -44,6 +44,10 @@ export interface SamplerOptions {
 /** A fraction of a sample this close to a whole sample is that sample. */
 const SNAP = 1e-6;
 const RECORD = TABLE.RECORD;
+/** Float32 rounding, for the rotation arithmetic (interpolate.ts). */
+const f = Math.fround;
+const T3 = SLERP_SERIES.THETA[0], T45 = SLERP_SERIES.THETA[1], T35 = SLERP_SERIES.THETA[2];
+const S1 = SLERP_SERIES.SINE[0], S2 = SLERP_SERIES.SINE[1], S3 = SLERP_SERIES.SINE[2], S4 = SLERP_SERIES.SINE[3];
 
 /**
  * Samples one {@link CompressedClip}; allocates nothing per call. Its own state is a few
@@ -340,23 +344,24 @@ export class ClipSampler {
         // A STEP track holds key 0 until the next sample; key 1's bits are skipped.
         bit1 += e0 + e1 + e2;
         if (!rotation) { out[o] = c0; out[o + 1] = c1; out[o + 2] = c2; continue; }
-        // emitRotation: rebuild the dropped component, ref · delta, normalise.
+        // emitRotation: rebuild the dropped component, ref · delta, normalise (float32).
         const drop = bits0 >>> 24;
-        const t = 1 - c0 * c0 - c1 * c1 - c2 * c2;
-        const d = t > 0 ? Math.sqrt(t) : 0;
-        const x = drop === 0 ? d : c0;
-        const y = drop === 0 ? c0 : drop === 1 ? d : c1;
-        const z = drop <= 1 ? c1 : drop === 2 ? d : c2;
-        const w = drop === 3 ? d : c2;
+        const a = f(c0), b = f(c1), c = f(c2);
+        const t = f(f(f(1 - f(a * a)) - f(b * b)) - f(c * c));
+        const d = t > 0 ? f(Math.sqrt(t)) : 0;
+        const x = drop === 0 ? d : a;
+        const y = drop === 0 ? a : drop === 1 ? d : b;
+        const z = drop <= 1 ? b : drop === 2 ? d : c;
+        const w = drop === 3 ? d : c;
         const rx = f64[ref], ry = f64[ref + 1], rz = f64[ref + 2], rw = f64[ref + 3];
         ref += 4;
-        const px = rw * x + rx * w + ry * z - rz * y;
-        const py = rw * y - rx * z + ry * w + rz * x;
-        const pz = rw * z + rx * y - ry * x + rz * w;
-        const pw = rw * w - rx * x - ry * y - rz * z;
-        const len2 = px * px + py * py + pz * pz + pw * pw;
+        const px = f(f(f(f(rw * x) + f(rx * w)) + f(ry * z)) - f(rz * y));
+        const py = f(f(f(f(rw * y) - f(rx * z)) + f(ry * w)) + f(rz * x));
+        const pz = f(f(f(f(rw * z) + f(rx * y)) - f(ry * x)) + f(rz * w));
+        const pw = f(f(f(f(rw * w) - f(rx * x)) - f(ry * y)) - f(rz * z));
+        const len2 = f(f(f(f(px * px) + f(py * py)) + f(pz * pz)) + f(pw * pw));
         if (len2 > 0) {
-          const inv = 1 / Math.sqrt(len2);
+          const inv = f(1 / f(Math.sqrt(len2)));
           out[o] = px * inv; out[o + 1] = py * inv; out[o + 2] = pz * inv; out[o + 3] = pw * inv;
         } else {
           out[o] = 0; out[o + 1] = 0; out[o + 2] = 0; out[o + 3] = 1;
@@ -386,46 +391,49 @@ export class ClipSampler {
         out[o + 2] = c2 + (g2 - c2) * alpha;
         continue;
       }
-      // blendRotations: rebuild both keys, slerp the deltas (slerpWeights), ref · blend, normalise.
+      // blendRotations: rebuild both keys, slerp the deltas (slerpWeights), ref · blend, normalise (float32).
       const drop0 = bits0 >>> 24, drop1 = bits1 >>> 24;
-      const t0 = 1 - c0 * c0 - c1 * c1 - c2 * c2;
-      const dd0 = t0 > 0 ? Math.sqrt(t0) : 0;
-      const x0 = drop0 === 0 ? dd0 : c0;
-      const y0 = drop0 === 0 ? c0 : drop0 === 1 ? dd0 : c1;
-      const z0 = drop0 <= 1 ? c1 : drop0 === 2 ? dd0 : c2;
-      const w0 = drop0 === 3 ? dd0 : c2;
-      const t1 = 1 - g0 * g0 - g1 * g1 - g2 * g2;
-      const dd1 = t1 > 0 ? Math.sqrt(t1) : 0;
-      const x1 = drop1 === 0 ? dd1 : g0;
-      const y1 = drop1 === 0 ? g0 : drop1 === 1 ? dd1 : g1;
-      const z1 = drop1 <= 1 ? g1 : drop1 === 2 ? dd1 : g2;
-      const w1 = drop1 === 3 ? dd1 : g2;
-      const dot = x0 * x1 + y0 * y1 + z0 * z1 + w0 * w1;
+      const ka0 = f(c0), kb0 = f(c1), kc0 = f(c2);
+      const t0 = f(f(f(1 - f(ka0 * ka0)) - f(kb0 * kb0)) - f(kc0 * kc0));
+      const dd0 = t0 > 0 ? f(Math.sqrt(t0)) : 0;
+      const x0 = drop0 === 0 ? dd0 : ka0;
+      const y0 = drop0 === 0 ? ka0 : drop0 === 1 ? dd0 : kb0;
+      const z0 = drop0 <= 1 ? kb0 : drop0 === 2 ? dd0 : kc0;
+      const w0 = drop0 === 3 ? dd0 : kc0;
+      const ka1 = f(g0), kb1 = f(g1), kc1 = f(g2);
+      const t1 = f(f(f(1 - f(ka1 * ka1)) - f(kb1 * kb1)) - f(kc1 * kc1));
+      const dd1 = t1 > 0 ? f(Math.sqrt(t1)) : 0;
+      const x1 = drop1 === 0 ? dd1 : ka1;
+      const y1 = drop1 === 0 ? ka1 : drop1 === 1 ? dd1 : kb1;
+      const z1 = drop1 <= 1 ? kb1 : drop1 === 2 ? dd1 : kc1;
+      const w1 = drop1 === 3 ? dd1 : kc1;
+      const dot = f(f(f(f(x0 * x1) + f(y0 * y1)) + f(z0 * z1)) + f(w0 * w1));
       const sign = dot < 0 ? -1 : 1;
-      const u = 1 - dot * sign;
-      const beta = 1 - alpha;
+      const u = f(1 - dot * sign);
+      const al = f(alpha);
+      const beta = f(1 - al);
       let wa: number, wb: number;
       if (u < SERIES_LIMIT) {
-        const theta2 = u * (2 + u * (1 / 3 + u * (4 / 45 + u * (1 / 35))));
-        const sa = alpha * alpha * theta2, sb = beta * beta * theta2;
-        wb = alpha * (1 + sa * (-1 / 6 + sa * (1 / 120 + sa * (-1 / 5040 + sa * (1 / 362880)))));
-        wa = beta * (1 + sb * (-1 / 6 + sb * (1 / 120 + sb * (-1 / 5040 + sb * (1 / 362880)))));
+        const theta2 = f(u * f(2 + f(u * f(T3 + f(u * f(T45 + f(u * T35)))))));
+        const sa = f(f(al * al) * theta2), sb = f(f(beta * beta) * theta2);
+        wb = f(al * f(1 + f(sa * f(S1 + f(sa * f(S2 + f(sa * f(S3 + f(sa * S4)))))))));
+        wa = f(beta * f(1 + f(sb * f(S1 + f(sb * f(S2 + f(sb * f(S3 + f(sb * S4)))))))));
       } else {
-        const theta = Math.acos(u > 1 ? 0 : 1 - u);
-        wa = Math.sin(beta * theta);
-        wb = Math.sin(alpha * theta);
+        const theta = f(Math.acos(u > 1 ? 0 : f(1 - u)));
+        wa = f(Math.sin(f(beta * theta)));
+        wb = f(Math.sin(f(al * theta)));
       }
       wb = wb * sign;
-      const x = x0 * wa + x1 * wb, y = y0 * wa + y1 * wb, z = z0 * wa + z1 * wb, w = w0 * wa + w1 * wb;
+      const x = f(f(x0 * wa) + f(x1 * wb)), y = f(f(y0 * wa) + f(y1 * wb)), z = f(f(z0 * wa) + f(z1 * wb)), w = f(f(w0 * wa) + f(w1 * wb));
       const rx = f64[ref], ry = f64[ref + 1], rz = f64[ref + 2], rw = f64[ref + 3];
       ref += 4;
-      const px = rw * x + rx * w + ry * z - rz * y;
-      const py = rw * y - rx * z + ry * w + rz * x;
-      const pz = rw * z + rx * y - ry * x + rz * w;
-      const pw = rw * w - rx * x - ry * y - rz * z;
-      const len2 = px * px + py * py + pz * pz + pw * pw;
+      const px = f(f(f(f(rw * x) + f(rx * w)) + f(ry * z)) - f(rz * y));
+      const py = f(f(f(f(rw * y) - f(rx * z)) + f(ry * w)) + f(rz * x));
+      const pz = f(f(f(f(rw * z) + f(rx * y)) - f(ry * x)) + f(rz * w));
+      const pw = f(f(f(f(rw * w) - f(rx * x)) - f(ry * y)) - f(rz * z));
+      const len2 = f(f(f(f(px * px) + f(py * py)) + f(pz * pz)) + f(pw * pw));
       if (len2 > 0) {
-        const inv = 1 / Math.sqrt(len2);
+        const inv = f(1 / f(Math.sqrt(len2)));
         out[o] = px * inv; out[o + 1] = py * inv; out[o + 2] = pz * inv; out[o + 3] = pw * inv;
       } else {
         out[o] = 0; out[o + 1] = 0; out[o + 2] = 0; out[o + 3] = 1;

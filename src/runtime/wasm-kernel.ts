@@ -1,15 +1,16 @@
 /**
  * The whole-pose decode loop of sampler.ts as one WebAssembly SIMD function, assembled here
  * from its opcodes when first needed (the source is this file: no binary is stored, fetched
- * or generated at build time). It performs sampler.ts's float64 operations in the same
- * order, lane by lane: a first pass reads every track's keys, then animated rotations are
- * rebuilt, slerped, multiplied by their references and normalised two at a time, one per
- * float64 lane. Nothing is fused or relaxed, so its poses are bit-identical to sampler.ts's
+ * or generated at build time). It performs sampler.ts's operations in the same order, lane
+ * by lane: a first pass reads every track's keys (float64, as sampler.ts), then animated
+ * rotations are rebuilt, slerped, multiplied by their references and normalised four at a
+ * time, one per float32 lane (their arithmetic is float32 by definition, docs/format.md).
+ * Nothing is fused or relaxed, so its poses are bit-identical to sampler.ts's
  * (test/runtime/wasm-kernel.test.ts holds the two to that on the fixtures). Used only
  * where the engine validates SIMD; sampler.ts keeps the TypeScript path otherwise.
  */
 import { SEGMENT_SIZE, TRACK_KIND } from './format.js';
-import { SERIES_LIMIT } from './interpolate.js';
+import { SERIES_LIMIT, SLERP_SERIES } from './interpolate.js';
 import { TABLE } from './decode-tables.js';
 
 /**
@@ -22,27 +23,28 @@ import { TABLE } from './decode-tables.js';
 export type KernelDecode = (clip: number, k0: number, k1: number, alpha: number) => void;
 
 /**
- * A clip's kernel record, eight 32-bit words: byte addresses of segment 0's header record,
- * of the decode buffer, of the clip's {@link KERNEL_PAIR} table and of the kernel pose;
- * bytes between segment headers; the animated track count; the last segment's index; 1
- * when an animated rotation is a STEP track; the pair table's and the kernel pose's bytes.
+ * A clip's kernel record, ten 32-bit words used of twelve: byte addresses of segment 0's
+ * header record, of the decode buffer, of the clip's {@link KERNEL_QUAD} table and of the
+ * kernel pose; bytes between segment headers; the animated track count; the last segment's
+ * index; 1 when an animated rotation is a STEP track; the quad table's and the kernel
+ * pose's bytes.
  */
-export const KERNEL_CLIP = { SEGMENTS: 0, TABLE: 1, PAIRS: 2, POSE: 3, STRIDE: 4, COUNT: 5, LAST_SEGMENT: 6, STEPS: 7, PAIR_BYTES: 8, POSE_BYTES: 9, WORDS: 12 } as const;
+export const KERNEL_CLIP = { SEGMENTS: 0, TABLE: 1, QUADS: 2, POSE: 3, STRIDE: 4, COUNT: 5, LAST_SEGMENT: 6, STEPS: 7, QUAD_BYTES: 8, POSE_BYTES: 9, WORDS: 12 } as const;
 
 /**
- * The kernel decodes animated rotations two at a time, one per float64 lane: rotation i
- * (in track order) is lane i & 1 of pair i >> 1. What is fixed per pair is laid out at open
- * time in the clip's pair table, {@link KERNEL_PAIR.BYTES} bytes per pair: the two lanes'
- * references as float64 pairs (x, y, z, w at REFS + 16 · c), an all-ones 64-bit lane for a
- * STEP track at STEP, and the two lanes' pose addresses at POSE. An odd count's last lane
- * is a dummy: reference zeros, written to {@link KERNEL_SINK}.
+ * The kernel decodes animated rotations four at a time, one per float32 lane: rotation i
+ * (in track order) is lane i & 3 of quad i >> 2. What is fixed per quad is laid out at open
+ * time in the clip's quad table, {@link KERNEL_QUAD.BYTES} bytes per quad: the four lanes'
+ * references as float32 vectors (x, y, z, w at REFS + 16 · c), an all-ones 32-bit lane for
+ * a STEP track at STEP, and the four lanes' pose addresses at POSE. The lanes past the last
+ * rotation are dummies: reference zeros, written to {@link KERNEL_SINK}.
  */
-export const KERNEL_PAIR = { REFS: 0, STEP: 64, POSE: 80, BYTES: 96 } as const;
+export const KERNEL_QUAD = { REFS: 0, STEP: 64, POSE: 80, BYTES: 96 } as const;
 
 /** log2 of {@link SEGMENT_SIZE}. */
 const SEGMENT_SHIFT = Math.log2(SEGMENT_SIZE);
 
-const I32 = 0x7f, I64 = 0x7e, F64 = 0x7c, V128 = 0x7b;
+const I32 = 0x7f, I64 = 0x7e, F32 = 0x7d, F64 = 0x7c, V128 = 0x7b;
 
 /** Unsigned LEB128. */
 function uleb(n: number): number[] {
@@ -93,6 +95,7 @@ class Body {
   set(l: number): this { return this.op(0x21, ...uleb(l)); }
   i32(n: number): this { return this.op(0x41, ...sleb(n)); }
   f64(x: number): this { return this.op(0x44, ...f64Bytes(x)); }
+  f32(x: number): this { return this.op(0x43, ...Array.from(new Uint8Array(Float32Array.of(x).buffer))); }
   /** A load or store opcode with a memarg (alignment hint 0: any address). */
   mem(opcode: number, offset = 0): this { return this.op(opcode, 0, ...uleb(offset)); }
   simd(opcode: number, ...imm: number[]): this { return this.op(0xfd, ...uleb(opcode), ...imm); }
@@ -101,48 +104,48 @@ class Body {
 // Opcodes used below.
 const OP = {
   block: 0x02, loop: 0x03, if: 0x04, else: 0x05, end: 0x0b, br: 0x0c, brIf: 0x0d, call: 0x10, select: 0x1b, void: 0x40,
-  i32Load: 0x28, i64Load: 0x29, f32Load: 0x2a, i32Store: 0x36, i64Store: 0x37, f32Store: 0x38, f64Store: 0x39,
-  i64Const: 0x42,
-  i32Eqz: 0x45, i32Eq: 0x46, i32Ne: 0x47, i32LtU: 0x49, i32GtU: 0x4b, i32LeU: 0x4d,
-  f64Lt: 0x63, f64Gt: 0x64,
-  i32Add: 0x6a, i32Sub: 0x6b, i32Mul: 0x6c, i32And: 0x71, i32Or: 0x72, i32Xor: 0x73, i32Shl: 0x74, i32ShrU: 0x76,
+  i32Load: 0x28, i64Load: 0x29, f32Load: 0x2a, i32Store: 0x36, f32Store: 0x38,
+  i32Eqz: 0x45, i32Eq: 0x46, i32Ne: 0x47, i32LtU: 0x49, i32GtU: 0x4b,
+  f32Lt: 0x5d, f32Gt: 0x5e,
+  i32Add: 0x6a, i32Sub: 0x6b, i32Mul: 0x6c, i32And: 0x71, i32Or: 0x72, i32Shl: 0x74, i32ShrU: 0x76,
   i64ShrU: 0x88,
-  f64Add: 0xa0, f64Sub: 0xa1, f64Mul: 0xa2,
+  f32Sub: 0x93, f32Mul: 0x94, f64Add: 0xa0, f64Sub: 0xa1, f64Mul: 0xa2,
   i32WrapI64: 0xa7, i64ExtendI32U: 0xad, f32DemoteF64: 0xb6, f64ConvertI32U: 0xb8, f64PromoteF32: 0xbb, f32ReinterpretI32: 0xbe,
 } as const;
 const SIMD = {
-  v128Load: 0x00, v128Store: 0x0b, v128Const: 0x0c, shuffle: 0x0d, f64x2Splat: 0x14, f64x2ExtractLane: 0x21, f64x2ReplaceLane: 0x22,
-  f64x2Lt: 0x49, f64x2Gt: 0x4a, v128Or: 0x50, v128Bitselect: 0x52,
-  f32x4DemoteF64x2Zero: 0x5e, i64x2AllTrue: 0xc3, i64x2Eq: 0xd6,
-  f64x2Sqrt: 0xef, f64x2Add: 0xf0, f64x2Sub: 0xf1, f64x2Mul: 0xf2, f64x2Div: 0xf3,
+  v128Load: 0x00, v128Store: 0x0b, v128Const: 0x0c, shuffle: 0x0d, f32x4Splat: 0x13, f32x4ExtractLane: 0x1f, f32x4ReplaceLane: 0x20,
+  i32x4Eq: 0x37, f32x4Lt: 0x43, f32x4Gt: 0x44, v128Or: 0x50, v128Bitselect: 0x52, i32x4AllTrue: 0xa3,
+  f32x4Sqrt: 0xe3, f32x4Add: 0xe4, f32x4Sub: 0xe5, f32x4Mul: 0xe6, f32x4Div: 0xe7,
 } as const;
 
 // Parameters, then locals, by index.
 const CLIP = 0, KI0 = 1, KI1 = 2, ALPHA = 3;
 const PARAMS = 4;
 const I32_LOCALS = [
-  'h0', 'h1', 'table', 'pairs', 'out', 'count', 'single', 'e', 'r0', 'r1', 'k0', 'k1', 'bit0', 'bit1', 'meta', 'bits0', 'bits1', 'a0', 'a1', 'a2', 'sum',
-  'at', 'o', 'rot', 'lane', 'el', 'dropsW', 'shared', 'mask', 'pair', 'steps', 'touched',
+  'h0', 'h1', 'table', 'quads', 'out', 'count', 'single', 'e', 'r0', 'r1', 'k0', 'k1', 'bit0', 'bit1', 'meta', 'bits0', 'bits1', 'a0', 'a1', 'a2', 'sum',
+  'at', 'o', 'rot', 'lane', 'el', 'dropsW', 'shared', 'mask', 'quad', 'steps', 'touched',
 ] as const;
 const I64_LOCALS = ['window', 'window1'] as const;
-const F64_LOCALS = ['c0', 'c1', 'c2', 'g0', 'g1', 'g2', 'u', 't', 'beta', 'offset', 'step'] as const;
+const F32_LOCALS = ['u', 't', 'alpha32', 'beta'] as const;
+const F64_LOCALS = ['c0', 'c1', 'c2', 'g0', 'g1', 'g2', 'offset', 'step'] as const;
 const V128_LOCALS = [
   'v0', 'v1', 'v2', 'vt', 'vd', 'm0', 'm1', 'x0', 'y0', 'z0', 'w0', 'x1', 'y1', 'z1', 'w1', 'x', 'y', 'z', 'w',
-  'al', 'be', 'aa', 'bb', 'dot', 'sign', 'vu', 'sa', 'sb', 'wa', 'wb', 'rx', 'ry', 'rz', 'rw', 'px', 'py', 'pz', 'pw', 'inv', 'pos', 'xy', 'zw',
+  'al', 'be', 'aa', 'bb', 'dot', 'sign', 'vu', 'sa', 'sb', 'wa', 'wb', 'rx', 'ry', 'rz', 'rw', 'px', 'py', 'pz', 'pw', 'inv', 'pos', 'xy', 'zw', 'xy2', 'zw2',
   'one', 'zero', 'minusOne', 'two', 'third', 'fourOver45', 'over35', 's1', 's2', 's3', 's4', 'limit', 'drop0', 'drop1', 'drop2', 'drop3',
 ] as const;
-const L: Record<(typeof I32_LOCALS)[number] | (typeof I64_LOCALS)[number] | (typeof F64_LOCALS)[number] | (typeof V128_LOCALS)[number], number> = {} as never;
-[...I32_LOCALS, ...I64_LOCALS, ...F64_LOCALS, ...V128_LOCALS].forEach((n, i) => { L[n] = PARAMS + i; });
+type LocalName = (typeof I32_LOCALS)[number] | (typeof I64_LOCALS)[number] | (typeof F32_LOCALS)[number] | (typeof F64_LOCALS)[number] | (typeof V128_LOCALS)[number];
+const L: Record<LocalName, number> = {} as never;
+[...I32_LOCALS, ...I64_LOCALS, ...F32_LOCALS, ...F64_LOCALS, ...V128_LOCALS].forEach((n, i) => { L[n] = PARAMS + i; });
 const R0 = L.r0, R1 = L.r1, K0 = L.k0, K1 = L.k1, BIT0 = L.bit0, BIT1 = L.bit1;
-const H0 = L.h0, H1 = L.h1, TABLE_AT = L.table, PAIRS = L.pairs, OUT = L.out, COUNT = L.count, SINGLE = L.single;
+const H0 = L.h0, H1 = L.h1, TABLE_AT = L.table, QUADS = L.quads, OUT = L.out, COUNT = L.count, SINGLE = L.single;
 
-/** A v128 constant of two float64 lanes. */
-function f64x2(a: number, b = a): number[] {
-  return Array.from(new Uint8Array(Float64Array.of(a, b).buffer));
+/** A v128 constant of four float32 lanes. */
+function f32x4(a: number): number[] {
+  return Array.from(new Uint8Array(Float32Array.of(a, a, a, a).buffer));
 }
-/** A v128 constant of two 64-bit integer lanes. */
-function i64x2(n: number): number[] {
-  return Array.from(new Uint8Array(BigInt64Array.of(BigInt(n), BigInt(n)).buffer));
+/** A v128 constant of four 32-bit integer lanes. */
+function i32x4(n: number): number[] {
+  return Array.from(new Uint8Array(Int32Array.of(n, n, n, n).buffer));
 }
 
 /**
@@ -150,9 +153,10 @@ function i64x2(n: number): number[] {
  * materialised at every use. s1..s4 are the sine series' coefficients.
  */
 const CONSTANTS = [
-  [L.one, f64x2(1)], [L.zero, f64x2(0)], [L.minusOne, f64x2(-1)], [L.two, f64x2(2)], [L.third, f64x2(1 / 3)], [L.fourOver45, f64x2(4 / 45)],
-  [L.over35, f64x2(1 / 35)], [L.s1, f64x2(-1 / 6)], [L.s2, f64x2(1 / 120)], [L.s3, f64x2(-1 / 5040)], [L.s4, f64x2(1 / 362880)], [L.limit, f64x2(SERIES_LIMIT)],
-  [L.drop0, i64x2(0)], [L.drop1, i64x2(1)], [L.drop2, i64x2(2)], [L.drop3, i64x2(3)],
+  [L.one, f32x4(1)], [L.zero, f32x4(0)], [L.minusOne, f32x4(-1)], [L.two, f32x4(2)],
+  [L.third, f32x4(SLERP_SERIES.THETA[0])], [L.fourOver45, f32x4(SLERP_SERIES.THETA[1])], [L.over35, f32x4(SLERP_SERIES.THETA[2])],
+  [L.s1, f32x4(SLERP_SERIES.SINE[0])], [L.s2, f32x4(SLERP_SERIES.SINE[1])], [L.s3, f32x4(SLERP_SERIES.SINE[2])], [L.s4, f32x4(SLERP_SERIES.SINE[3])],
+  [L.limit, f32x4(SERIES_LIMIT)], [L.drop0, i32x4(0)], [L.drop1, i32x4(1)], [L.drop2, i32x4(2)], [L.drop3, i32x4(3)],
 ] as const;
 
 /** Pushes the `width`-bit field (width ≤ 31, or 32 when `raw`) at bit local `at` of the packed keys at byte `keys`. */
@@ -235,35 +239,35 @@ function store3(b: Body, v: (i: number) => void): void {
 }
 
 /**
- * A pair's entry in the scratch, filled by the first pass: key 0's three stored components
- * as float64 pairs at C, key 1's at G (key 0's again where key 0 alone counts), each key's
- * dropped component as a 64-bit pair at DROP0 / DROP1. The steps after overwrite it with
- * the rebuilt quaternions, key 0's (x, y, z, w) at Q0 and key 1's at Q1.
+ * A quad's entry in the scratch, filled by the first pass: key 0's three stored components
+ * as float32 vectors at C, key 1's at G (key 0's again where key 0 alone counts), each
+ * key's dropped component as 32-bit lanes at DROP0 / DROP1. The steps after overwrite it
+ * with the rebuilt quaternions, key 0's (x, y, z, w) at Q0 and key 1's at Q1.
  */
-const PAIR = { C: 0, G: 48, DROP0: 96, DROP1: 112, BYTES: 128, Q0: 0, Q1: 64 } as const;
+const QUAD = { C: 0, G: 48, DROP0: 96, DROP1: 112, BYTES: 128, Q0: 0, Q1: 64 } as const;
 
-/** Parks the rotation just read in lane `lane` of the pair entry at `e` (key 1 = `g` with bits `bits1`). */
+/** Parks the rotation just read, rounded to float32, in lane `lane` of the quad entry at `e` (key 1 = `g` with bits `bits1`). */
 function park(b: Body, g: readonly number[], bits1: number): void {
   const c = [L.c0, L.c1, L.c2];
-  b.get(L.e).get(L.lane).i32(3).op(OP.i32Shl).op(OP.i32Add).set(L.el);
-  for (let i = 0; i < 3; i++) b.get(L.el).get(c[i]).mem(OP.f64Store, PAIR.C + 16 * i);
-  for (let i = 0; i < 3; i++) b.get(L.el).get(g[i]).mem(OP.f64Store, PAIR.G + 16 * i);
+  b.get(L.e).get(L.lane).i32(2).op(OP.i32Shl).op(OP.i32Add).set(L.el);
+  for (let i = 0; i < 3; i++) b.get(L.el).get(c[i]).op(OP.f32DemoteF64).mem(OP.f32Store, QUAD.C + 16 * i);
+  for (let i = 0; i < 3; i++) b.get(L.el).get(g[i]).op(OP.f32DemoteF64).mem(OP.f32Store, QUAD.G + 16 * i);
   // The dropped components, read only when a segment's rotations do not all drop w.
   b.get(L.dropsW).op(OP.i32Eqz).op(OP.if, OP.void);
-  b.get(L.el).get(L.bits0).i32(24).op(OP.i32ShrU).op(OP.i64ExtendI32U).mem(OP.i64Store, PAIR.DROP0);
-  b.get(L.el).get(bits1).i32(24).op(OP.i32ShrU).op(OP.i64ExtendI32U).mem(OP.i64Store, PAIR.DROP1);
+  b.get(L.el).get(L.bits0).i32(24).op(OP.i32ShrU).mem(OP.i32Store, QUAD.DROP0);
+  b.get(L.el).get(bits1).i32(24).op(OP.i32ShrU).mem(OP.i32Store, QUAD.DROP1);
   b.op(OP.end);
-  // lane ^= 1; a full pair moves e to the next.
-  b.get(L.lane).i32(1).op(OP.i32Xor).set(L.lane);
-  b.get(L.e).i32(0).i32(PAIR.BYTES).get(L.lane).op(OP.select).op(OP.i32Add).set(L.e);
+  // lane = (lane + 1) & 3; a full quad moves e to the next.
+  b.get(L.lane).i32(1).op(OP.i32Add).i32(3).op(OP.i32And).set(L.lane);
+  b.get(L.e).i32(0).i32(QUAD.BYTES).get(L.lane).op(OP.select).op(OP.i32Add).set(L.e);
 }
 
-/** Emits `body` once per pair entry of the scratch, local `at` pointing at it and `pair` at the pair's row of the pair table. */
-function eachPair(b: Body, body: () => void): void {
-  b.i32(0).set(L.at).get(PAIRS).set(L.pair).op(OP.block, OP.void).get(L.e).op(OP.i32Eqz).op(OP.brIf, 0).op(OP.loop, OP.void);
+/** Emits `body` once per quad entry of the scratch, local `at` pointing at it and `quad` at the quad's row of the quad table. */
+function eachQuad(b: Body, body: () => void): void {
+  b.i32(0).set(L.at).get(QUADS).set(L.quad).op(OP.block, OP.void).get(L.e).op(OP.i32Eqz).op(OP.brIf, 0).op(OP.loop, OP.void);
   body();
-  b.get(L.pair).i32(KERNEL_PAIR.BYTES).op(OP.i32Add).set(L.pair);
-  b.get(L.at).i32(PAIR.BYTES).op(OP.i32Add).set(L.at).get(L.at).get(L.e).op(OP.i32Ne).op(OP.brIf, 0);
+  b.get(L.quad).i32(KERNEL_QUAD.BYTES).op(OP.i32Add).set(L.quad);
+  b.get(L.at).i32(QUAD.BYTES).op(OP.i32Add).set(L.at).get(L.at).get(L.e).op(OP.i32Ne).op(OP.brIf, 0);
   b.op(OP.end, OP.end);
 }
 
@@ -274,23 +278,23 @@ function vop(b: Body, a: number, op: number, c: number): Body {
 
 /**
  * Rebuilds the dropped component of the stored components at `C + off` (dropped indices at
- * `drop`) of the pair at `at`, lane by lane emitRotation's first lines, into `out` (x, y, z, w).
+ * `drop`) of the quad at `at`, lane by lane emitRotation's first lines, into `out` (x, y, z, w).
  */
 function rebuild(b: Body, off: number, drop: number, out: readonly number[]): void {
   const v = [L.v0, L.v1, L.v2];
   for (let i = 0; i < 3; i++) b.get(L.at).simd(SIMD.v128Load, 0, ...uleb(off + 16 * i)).set(v[i]);
   // t = 1 − c0² − c1² − c2², left to right; d = t > 0 ? √t : 0
   b.get(L.one);
-  for (let i = 0; i < 3; i++) vop(b, v[i], SIMD.f64x2Mul, v[i]).simd(SIMD.f64x2Sub);
+  for (let i = 0; i < 3; i++) vop(b, v[i], SIMD.f32x4Mul, v[i]).simd(SIMD.f32x4Sub);
   b.set(L.vt);
-  b.get(L.vt).simd(SIMD.f64x2Sqrt).get(L.zero).get(L.vt).get(L.zero).simd(SIMD.f64x2Gt)
+  b.get(L.vt).simd(SIMD.f32x4Sqrt).get(L.zero).get(L.vt).get(L.zero).simd(SIMD.f32x4Gt)
     .simd(SIMD.v128Bitselect).set(L.vd);
   const [x, y, z, w] = out;
   // Both keys' segments drop w from every rotation (nearly always): (c0, c1, c2, d).
   b.get(L.dropsW).op(OP.if, OP.void);
   for (const [from, to] of [[v[0], x], [v[1], y], [v[2], z], [L.vd, w]]) b.get(from).set(to);
   b.op(OP.else);
-  const eq = (k: number): Body => b.get(L.at).simd(SIMD.v128Load, 0, ...uleb(drop)).get([L.drop0, L.drop1, L.drop2, L.drop3][k]).simd(SIMD.i64x2Eq);
+  const eq = (k: number): Body => b.get(L.at).simd(SIMD.v128Load, 0, ...uleb(drop)).get([L.drop0, L.drop1, L.drop2, L.drop3][k]).simd(SIMD.i32x4Eq);
   eq(0).set(L.m0); eq(1).set(L.m1);
   // x = drop == 0 ? d : c0
   b.get(L.vd).get(v[0]).get(L.m0).simd(SIMD.v128Bitselect).set(x);
@@ -304,55 +308,58 @@ function rebuild(b: Body, off: number, drop: number, out: readonly number[]): vo
 }
 
 /**
- * Slerp weights of both lanes (slerpWeights lane by lane) into wa, wb, from dot in `dot`:
- * the series on the common path, Math.acos and Math.sin (imported) for a lane past
- * SERIES_LIMIT.
+ * Slerp weights of the four lanes (slerpWeights lane by lane) into wa, wb, from dot in
+ * `dot`: the series on the common path, Math.acos and Math.sin (imported, on the float32
+ * numbers, results rounded to float32) for a lane past SERIES_LIMIT.
  */
 function weights(b: Body): void {
   // sign = dot < 0 ? −1 : 1; u = 1 − dot · sign
-  b.get(L.minusOne).get(L.one).get(L.dot).get(L.zero).simd(SIMD.f64x2Lt).simd(SIMD.v128Bitselect).set(L.sign);
-  b.get(L.one); vop(b, L.dot, SIMD.f64x2Mul, L.sign).simd(SIMD.f64x2Sub).set(L.vu);
+  b.get(L.minusOne).get(L.one).get(L.dot).get(L.zero).simd(SIMD.f32x4Lt).simd(SIMD.v128Bitselect).set(L.sign);
+  b.get(L.one); vop(b, L.dot, SIMD.f32x4Mul, L.sign).simd(SIMD.f32x4Sub).set(L.vu);
   // theta2 = u · (2 + u · (1/3 + u · (4/45 + u · 1/35)))
   b.get(L.vu).get(L.two).get(L.vu).get(L.third).get(L.vu).get(L.fourOver45).get(L.vu).get(L.over35);
-  b.simd(SIMD.f64x2Mul).simd(SIMD.f64x2Add).simd(SIMD.f64x2Mul).simd(SIMD.f64x2Add).simd(SIMD.f64x2Mul).simd(SIMD.f64x2Add).simd(SIMD.f64x2Mul)
+  b.simd(SIMD.f32x4Mul).simd(SIMD.f32x4Add).simd(SIMD.f32x4Mul).simd(SIMD.f32x4Add).simd(SIMD.f32x4Mul).simd(SIMD.f32x4Add).simd(SIMD.f32x4Mul)
     .set(L.vt);
   // sa = alpha² · theta2, sb = beta² · theta2
-  vop(b, L.aa, SIMD.f64x2Mul, L.vt).set(L.sa);
-  vop(b, L.bb, SIMD.f64x2Mul, L.vt).set(L.sb);
+  vop(b, L.aa, SIMD.f32x4Mul, L.vt).set(L.sa);
+  vop(b, L.bb, SIMD.f32x4Mul, L.vt).set(L.sb);
   // w = x · (1 + s · (−1/6 + s · (1/120 + s · (−1/5040 + s · 1/362880))))
   for (const [x, s, w] of [[L.al, L.sa, L.wb], [L.be, L.sb, L.wa]] as const) {
     b.get(x);
     for (const k of [L.one, L.s1, L.s2, L.s3]) b.get(k).get(s);
     b.get(L.s4);
-    for (let i = 0; i < 4; i++) b.simd(SIMD.f64x2Mul).simd(SIMD.f64x2Add);
-    b.simd(SIMD.f64x2Mul).set(w);
+    for (let i = 0; i < 4; i++) b.simd(SIMD.f32x4Mul).simd(SIMD.f32x4Add);
+    b.simd(SIMD.f32x4Mul).set(w);
   }
   // A lane with u ≥ SERIES_LIMIT (or NaN): theta = acos(u > 1 ? 0 : 1 − u), wa = sin(beta·theta), wb = sin(alpha·theta).
-  b.get(L.vu).get(L.limit).simd(SIMD.f64x2Lt).simd(SIMD.i64x2AllTrue).op(OP.i32Eqz).op(OP.if, OP.void);
-  for (const lane of [0, 1]) {
-    b.get(L.vu).simd(SIMD.f64x2ExtractLane, lane).set(L.u);
-    b.get(L.u).f64(SERIES_LIMIT).op(OP.f64Lt).op(OP.i32Eqz).op(OP.if, OP.void);
-    b.f64(0).f64(1).get(L.u).op(OP.f64Sub).get(L.u).f64(1).op(OP.f64Gt).op(OP.select).op(OP.call, 0).set(L.t);
-    b.get(L.wa).get(L.beta).get(L.t).op(OP.f64Mul).op(OP.call, 1).simd(SIMD.f64x2ReplaceLane, lane).set(L.wa);
-    b.get(L.wb).get(ALPHA).get(L.t).op(OP.f64Mul).op(OP.call, 1).simd(SIMD.f64x2ReplaceLane, lane).set(L.wb);
+  b.get(L.vu).get(L.limit).simd(SIMD.f32x4Lt).simd(SIMD.i32x4AllTrue).op(OP.i32Eqz).op(OP.if, OP.void);
+  for (const lane of [0, 1, 2, 3]) {
+    b.get(L.vu).simd(SIMD.f32x4ExtractLane, lane).set(L.u);
+    b.get(L.u).f32(SERIES_LIMIT).op(OP.f32Lt).op(OP.i32Eqz).op(OP.if, OP.void);
+    b.f32(0).f32(1).get(L.u).op(OP.f32Sub).get(L.u).f32(1).op(OP.f32Gt).op(OP.select)
+      .op(OP.f64PromoteF32).op(OP.call, 0).op(OP.f32DemoteF64).set(L.t);
+    b.get(L.wa).get(L.beta).get(L.t).op(OP.f32Mul).op(OP.f64PromoteF32).op(OP.call, 1).op(OP.f32DemoteF64)
+      .simd(SIMD.f32x4ReplaceLane, lane).set(L.wa);
+    b.get(L.wb).get(L.alpha32).get(L.t).op(OP.f32Mul).op(OP.f64PromoteF32).op(OP.call, 1).op(OP.f32DemoteF64)
+      .simd(SIMD.f32x4ReplaceLane, lane).set(L.wb);
     b.op(OP.end);
   }
   b.op(OP.end);
-  vop(b, L.wb, SIMD.f64x2Mul, L.sign).set(L.wb);
+  vop(b, L.wb, SIMD.f32x4Mul, L.sign).set(L.wb);
 }
 
 /**
- * normalise(ref · q) of both lanes for q = (x, y, z, w), written as float32 at each lane's
- * pose address. Lane by lane the terms and their order are sampler.ts's.
+ * normalise(ref · q) of the four lanes for q = (x, y, z, w), written at each lane's pose
+ * address. Lane by lane the terms and their order are sampler.ts's.
  */
 function productAndStore(b: Body): void {
-  // The two lanes' references, (rx, ry, rz, rw) from each lane's address.
+  // The four lanes' references, (rx, ry, rz, rw).
   for (const [i, r] of [L.rx, L.ry, L.rz, L.rw].entries()) {
-    b.get(L.pair).simd(SIMD.v128Load, 0, ...uleb(KERNEL_PAIR.REFS + 16 * i)).set(r);
+    b.get(L.quad).simd(SIMD.v128Load, 0, ...uleb(KERNEL_QUAD.REFS + 16 * i)).set(r);
   }
   const { x, y, z, w, rx, ry, rz, rw } = L;
-  const term = (r: number, q: number): Body => vop(b, r, SIMD.f64x2Mul, q);
-  const add = SIMD.f64x2Add, sub = SIMD.f64x2Sub;
+  const term = (r: number, q: number): Body => vop(b, r, SIMD.f32x4Mul, q);
+  const add = SIMD.f32x4Add, sub = SIMD.f32x4Sub;
   // px = rw·x + rx·w + ry·z − rz·y, and so on, left to right.
   const rows: [number, number, number, number, number, number, number][] = [
     [x, w, add, z, add, y, sub],
@@ -365,30 +372,31 @@ function productAndStore(b: Body): void {
     term(rw, q0); term(rx, q1).simd(op1); term(ry, q2).simd(op2); term(rz, q3).simd(op3).set(p[i]);
   });
   // len2 = px² + py² + pz² + pw², left to right; inv = 1 / √len2; a lane with len2 ≤ 0 writes identity.
-  vop(b, L.px, SIMD.f64x2Mul, L.px);
-  for (const q of [L.py, L.pz, L.pw]) vop(b, q, SIMD.f64x2Mul, q).simd(SIMD.f64x2Add);
+  vop(b, L.px, SIMD.f32x4Mul, L.px);
+  for (const q of [L.py, L.pz, L.pw]) vop(b, q, SIMD.f32x4Mul, q).simd(SIMD.f32x4Add);
   b.set(L.vt);
-  b.get(L.one).get(L.vt).simd(SIMD.f64x2Sqrt).simd(SIMD.f64x2Div).set(L.inv);
-  // (x0, y0, x1, y1) and (z0, w0, z1, w1) as float32, then each lane's (x, y, z, w); the
-  // selects of identity only when a lane's len2 is not > 0 (a zero or NaN blend).
-  const interleave = [0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23];
-  b.get(L.vt).get(L.zero).simd(SIMD.f64x2Gt).set(L.pos);
-  b.get(L.pos).simd(SIMD.i64x2AllTrue).op(OP.if, OP.void);
-  for (const select of [false, true]) {
-    if (select) b.op(OP.else);
-    const scaled = (q: number, otherwise: number): Body => {
-      vop(b, q, SIMD.f64x2Mul, L.inv);
-      if (select) b.get(otherwise).get(L.pos).simd(SIMD.v128Bitselect);
-      return b.simd(SIMD.f32x4DemoteF64x2Zero);
-    };
-    scaled(L.px, L.zero); scaled(L.py, L.zero).simd(SIMD.shuffle, ...interleave).set(L.xy);
-    scaled(L.pz, L.zero); scaled(L.pw, L.one).simd(SIMD.shuffle, ...interleave).set(L.zw);
+  b.get(L.one).get(L.vt).simd(SIMD.f32x4Sqrt).simd(SIMD.f32x4Div).set(L.inv);
+  for (const q of p) vop(b, q, SIMD.f32x4Mul, L.inv).set(q);
+  // The selects of identity only when a lane's len2 is not > 0 (a zero or NaN blend).
+  b.get(L.vt).get(L.zero).simd(SIMD.f32x4Gt).set(L.pos);
+  b.get(L.pos).simd(SIMD.i32x4AllTrue).op(OP.i32Eqz).op(OP.if, OP.void);
+  for (const [q, otherwise] of [[L.px, L.zero], [L.py, L.zero], [L.pz, L.zero], [L.pw, L.one]]) {
+    b.get(q).get(otherwise).get(L.pos).simd(SIMD.v128Bitselect).set(q);
   }
   b.op(OP.end);
-  for (const lane of [0, 1]) {
-    const half = Array.from({ length: 8 }, (_, i) => 8 * lane + i);
-    b.get(L.pair).mem(OP.i32Load, KERNEL_PAIR.POSE + 4 * lane).get(L.xy).get(L.zw).simd(SIMD.shuffle, ...half, ...half.map((i) => i + 16))
-      .simd(SIMD.v128Store, 0, 0);
+  // Transposed to each lane's (x, y, z, w): (x0, y0, x1, y1), (x2, y2, x3, y3) and the same
+  // of z, w, then halves of those.
+  const lanes = (i: number, j: number): number[] => [4 * i, 4 * i + 1, 4 * i + 2, 4 * i + 3, 16 + 4 * i, 17 + 4 * i, 18 + 4 * i, 19 + 4 * i,
+    4 * j, 4 * j + 1, 4 * j + 2, 4 * j + 3, 16 + 4 * j, 17 + 4 * j, 18 + 4 * j, 19 + 4 * j];
+  b.get(L.px).get(L.py).simd(SIMD.shuffle, ...lanes(0, 1)).set(L.xy);
+  b.get(L.px).get(L.py).simd(SIMD.shuffle, ...lanes(2, 3)).set(L.xy2);
+  b.get(L.pz).get(L.pw).simd(SIMD.shuffle, ...lanes(0, 1)).set(L.zw);
+  b.get(L.pz).get(L.pw).simd(SIMD.shuffle, ...lanes(2, 3)).set(L.zw2);
+  const half = (h: number): number[] => Array.from({ length: 8 }, (_, i) => 8 * h + i);
+  for (const lane of [0, 1, 2, 3]) {
+    const [xy, zw] = lane < 2 ? [L.xy, L.zw] : [L.xy2, L.zw2];
+    b.get(L.quad).mem(OP.i32Load, KERNEL_QUAD.POSE + 4 * lane);
+    b.get(xy).get(zw).simd(SIMD.shuffle, ...half(lane & 1), ...half(lane & 1).map((i) => i + 16)).simd(SIMD.v128Store, 0, 0);
   }
 }
 
@@ -413,7 +421,7 @@ function decodeBody(): number[] {
   const b = new Body();
   const c = [L.c0, L.c1, L.c2], g = [L.g0, L.g1, L.g2];
   const word = (w: number): Body => b.get(CLIP).mem(OP.i32Load, 4 * w);
-  word(KERNEL_CLIP.TABLE).set(TABLE_AT); word(KERNEL_CLIP.PAIRS).set(PAIRS); word(KERNEL_CLIP.POSE).set(OUT); word(KERNEL_CLIP.COUNT).set(COUNT); word(KERNEL_CLIP.STEPS).set(L.steps);
+  word(KERNEL_CLIP.TABLE).set(TABLE_AT); word(KERNEL_CLIP.QUADS).set(QUADS); word(KERNEL_CLIP.POSE).set(OUT); word(KERNEL_CLIP.COUNT).set(COUNT); word(KERNEL_CLIP.STEPS).set(L.steps);
   b.get(KI0).get(KI1).op(OP.i32Eq).set(SINGLE);
   b.i32(0).set(L.e);
   for (const [ki, h, r, k, bit] of [[KI0, H0, R0, K0, BIT0], [KI1, H1, R1, K1, BIT1]] as const) {
@@ -427,14 +435,14 @@ function decodeBody(): number[] {
     b.get(TABLE_AT).get(h).mem(OP.i32Load).i32(2).op(OP.i32Shl).op(OP.i32Add).set(k);
     b.get(L.at).get(h).mem(OP.i32Load, 4).op(OP.i32Mul).set(bit);
   }
-  // Every cache line of the records, the pair table and the kernel pose is loaded first:
+  // Every cache line of the records, the quad table and the kernel pose is loaded first:
   // independent loads, so the misses of a clip no cache holds overlap instead of coming one
   // after another as the passes reach them.
   touch(b, () => b.get(H0), () => word(KERNEL_CLIP.STRIDE));
   b.get(H1).get(H0).op(OP.i32Ne).op(OP.if, OP.void);
   touch(b, () => b.get(H1), () => word(KERNEL_CLIP.STRIDE));
   b.op(OP.end);
-  touch(b, () => b.get(PAIRS), () => word(KERNEL_CLIP.PAIR_BYTES));
+  touch(b, () => b.get(QUADS), () => word(KERNEL_CLIP.QUAD_BYTES));
   touch(b, () => b.get(OUT), () => word(KERNEL_CLIP.POSE_BYTES));
   // Stored once, so that no engine could drop the loads as unused.
   b.i32(KERNEL_SINK).get(L.touched).mem(OP.i32Store);
@@ -478,58 +486,61 @@ function decodeBody(): number[] {
   b.get(R0).i32(TABLE.RECORD * 4).op(OP.i32Add).set(R0).get(R1).i32(TABLE.RECORD * 4).op(OP.i32Add).set(R1);
   b.get(COUNT).i32(1).op(OP.i32Sub).set(COUNT).get(COUNT).op(OP.brIf, 0);
   b.op(OP.end, OP.end);
-  // An odd count: the last pair's lane 1 (the dummy) gets zeros, not a previous decode's leftovers.
-  b.get(L.lane).op(OP.if, OP.void);
-  b.get(L.e).i32(8).op(OP.i32Add).set(L.el);
-  for (let i = 0; i < 6; i++) b.get(L.el).f64(0).mem(OP.f64Store, PAIR.C + 16 * i);
-  for (const at of [PAIR.DROP0, PAIR.DROP1]) b.get(L.el).op(OP.i64Const, ...sleb(3)).mem(OP.i64Store, at);
-  b.get(L.e).i32(PAIR.BYTES).op(OP.i32Add).set(L.e);
+  // The last quad's lanes past the last rotation (dummies) get zeros, not a previous decode's leftovers.
+  b.get(L.lane).op(OP.if, OP.void).op(OP.loop, OP.void);
+  b.get(L.e).get(L.lane).i32(2).op(OP.i32Shl).op(OP.i32Add).set(L.el);
+  for (let i = 0; i < 6; i++) b.get(L.el).f32(0).mem(OP.f32Store, QUAD.C + 16 * i);
+  for (const at of [QUAD.DROP0, QUAD.DROP1]) b.get(L.el).i32(3).mem(OP.i32Store, at);
+  b.get(L.lane).i32(1).op(OP.i32Add).i32(3).op(OP.i32And).set(L.lane).get(L.lane).op(OP.brIf, 0);
+  b.op(OP.end);
+  b.get(L.e).i32(QUAD.BYTES).op(OP.i32Add).set(L.e);
   b.op(OP.end);
 
-  // Then pair by pair: both lanes' rotations rebuilt, slerped, multiplied by their references and stored.
+  // Then quad by quad: four lanes' rotations rebuilt, slerped, multiplied by their references and stored.
   for (const [local, bytes] of CONSTANTS) b.simd(SIMD.v128Const, ...bytes).set(local);
-  b.get(ALPHA).simd(SIMD.f64x2Splat).set(L.al);
-  b.f64(1).get(ALPHA).op(OP.f64Sub).set(L.beta);
-  b.get(L.beta).simd(SIMD.f64x2Splat).set(L.be);
-  b.get(ALPHA).get(ALPHA).op(OP.f64Mul).simd(SIMD.f64x2Splat).set(L.aa);
-  b.get(L.beta).get(L.beta).op(OP.f64Mul).simd(SIMD.f64x2Splat).set(L.bb);
+  b.get(ALPHA).op(OP.f32DemoteF64).set(L.alpha32);
+  b.get(L.alpha32).simd(SIMD.f32x4Splat).set(L.al);
+  b.f32(1).get(L.alpha32).op(OP.f32Sub).set(L.beta);
+  b.get(L.beta).simd(SIMD.f32x4Splat).set(L.be);
+  b.get(L.alpha32).get(L.alpha32).op(OP.f32Mul).simd(SIMD.f32x4Splat).set(L.aa);
+  b.get(L.beta).get(L.beta).op(OP.f32Mul).simd(SIMD.f32x4Splat).set(L.bb);
   const q0 = [L.x0, L.y0, L.z0, L.w0], q1 = [L.x1, L.y1, L.z1, L.w1], q = [L.x, L.y, L.z, L.w];
   const load = (v: readonly number[], at: number): void => v.forEach((l, i) => b.get(L.at).simd(SIMD.v128Load, 0, ...uleb(at + 16 * i)).set(l));
   const store = (v: readonly number[], at: number): void => v.forEach((l, i) => b.get(L.at).get(l).simd(SIMD.v128Store, 0, ...uleb(at + 16 * i)));
-  // Each step is its own loop over the pairs, so the processor overlaps the pairs' short
-  // chains of dependent operations instead of waiting on one long chain per pair.
-  eachPair(b, () => {
-    rebuild(b, PAIR.C, PAIR.DROP0, q0);
+  // Each step is its own loop over the quads, so the processor overlaps the quads' short
+  // chains of dependent operations instead of waiting on one long chain per quad.
+  eachQuad(b, () => {
+    rebuild(b, QUAD.C, QUAD.DROP0, q0);
     b.get(SINGLE).op(OP.i32Eqz).op(OP.if, OP.void);
-    rebuild(b, PAIR.G, PAIR.DROP1, q1);
-    store(q1, PAIR.Q1);
+    rebuild(b, QUAD.G, QUAD.DROP1, q1);
+    store(q1, QUAD.Q1);
     b.op(OP.end);
-    store(q0, PAIR.Q0);
+    store(q0, QUAD.Q0);
   });
   b.get(SINGLE).op(OP.i32Eqz).op(OP.if, OP.void);
-  eachPair(b, () => {
-    load(q0, PAIR.Q0); load(q1, PAIR.Q1);
+  eachQuad(b, () => {
+    load(q0, QUAD.Q0); load(q1, QUAD.Q1);
     // dot = x0x1 + y0y1 + z0z1 + w0w1, left to right
-    vop(b, L.x0, SIMD.f64x2Mul, L.x1);
-    for (const [p, r] of [[L.y0, L.y1], [L.z0, L.z1], [L.w0, L.w1]]) vop(b, p, SIMD.f64x2Mul, r).simd(SIMD.f64x2Add);
+    vop(b, L.x0, SIMD.f32x4Mul, L.x1);
+    for (const [p, r] of [[L.y0, L.y1], [L.z0, L.z1], [L.w0, L.w1]]) vop(b, p, SIMD.f32x4Mul, r).simd(SIMD.f32x4Add);
     b.set(L.dot);
     weights(b);
     // q = q0 · wa + q1 · wb, or q0 for a STEP track
     for (let i = 0; i < 4; i++) {
-      vop(b, q0[i], SIMD.f64x2Mul, L.wa); vop(b, q1[i], SIMD.f64x2Mul, L.wb).simd(SIMD.f64x2Add).set(q[i]);
+      vop(b, q0[i], SIMD.f32x4Mul, L.wa); vop(b, q1[i], SIMD.f32x4Mul, L.wb).simd(SIMD.f32x4Add).set(q[i]);
     }
     b.get(L.steps).op(OP.if, OP.void);
-    for (let i = 0; i < 4; i++) b.get(q0[i]).get(q[i]).get(L.pair).simd(SIMD.v128Load, 0, ...uleb(KERNEL_PAIR.STEP)).simd(SIMD.v128Bitselect).set(q[i]);
+    for (let i = 0; i < 4; i++) b.get(q0[i]).get(q[i]).get(L.quad).simd(SIMD.v128Load, 0, ...uleb(KERNEL_QUAD.STEP)).simd(SIMD.v128Bitselect).set(q[i]);
     b.op(OP.end);
-    store(q, PAIR.Q0);
+    store(q, QUAD.Q0);
   });
   b.op(OP.end);
-  eachPair(b, () => {
-    load(q, PAIR.Q0);
+  eachQuad(b, () => {
+    load(q, QUAD.Q0);
     productAndStore(b);
   });
   b.op(OP.end);
-  const locals = [[...uleb(I32_LOCALS.length), I32], [...uleb(I64_LOCALS.length), I64], [...uleb(F64_LOCALS.length), F64], [...uleb(V128_LOCALS.length), V128]];
+  const locals = [[...uleb(I32_LOCALS.length), I32], [...uleb(I64_LOCALS.length), I64], [...uleb(F32_LOCALS.length), F32], [...uleb(F64_LOCALS.length), F64], [...uleb(V128_LOCALS.length), V128]];
   const body = [...vector(locals), ...b.code];
   return [...uleb(body.length), ...body];
 }
@@ -578,12 +589,12 @@ export function kernelModule(): WebAssembly.Module | null {
  */
 const FIRST_ARENA_BYTES = 1 << 20;
 const MAX_ARENA_BYTES = 1 << 24;
-/** The scratch's bytes, at the start of every kernel memory: pair entries, then the sink. */
+/** The scratch's bytes, at the start of every kernel memory: quad entries, then the sink. */
 const SCRATCH_BYTES = 1 << 16;
-/** Address of the 16 bytes at the scratch's end where a dummy lane's rotation is written. */
+/** Address of the 16 bytes at the scratch's end where dummy lanes' rotations are written. */
 export const KERNEL_SINK = SCRATCH_BYTES - 16;
-/** Most animated rotations a clip decoded by the kernel may have (the scratch holds two per pair entry). */
-export const KERNEL_MAX_ROTATIONS = 2 * Math.floor(KERNEL_SINK / PAIR.BYTES);
+/** Most animated rotations a clip decoded by the kernel may have (the scratch holds four per quad entry). */
+export const KERNEL_MAX_ROTATIONS = 4 * Math.floor(KERNEL_SINK / QUAD.BYTES);
 const PAGE = 65536;
 
 interface Arena {

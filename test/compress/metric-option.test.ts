@@ -114,7 +114,9 @@ describe("compress() with metric: 'shell'", () => {
       expect(result.stats.metric).toBe('shell');
       expect(result.stats.sampleMaxError).toBe(measured.shellSamples);
       expect(result.stats.shellMaxError).toBe(result.stats.maxError);
-      expect(result.stats.betweenMaxError).toBeCloseTo(measured.shellBetween, 9);
+      // Between samples to float32 precision: a time's blend fraction and the compressor's
+      // differ in the last float64 bits, which may round to neighbouring float32 fractions.
+      expect(result.stats.betweenMaxError).toBeCloseTo(measured.shellBetween, 6);
       // Same input and settings, same bytes.
       expect(compress(clip, options).bytes).toEqual(result.bytes);
     }, TIMEOUT);

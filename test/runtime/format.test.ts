@@ -337,6 +337,26 @@ describe('values', { timeout: 30_000 }, () => {
     }
   });
 
+  it('rejects a raw rotation component outside [−1, 1] (the float32 rotation arithmetic could overflow) and keeps ±1 and large raw translations', () => {
+    const c = CompressedClip.open(RAW);
+    const segAt = u32(RAW, HEADER.SEGMENTS_OFFSET);
+    const dataAt = segAt + align4(c.animatedTrackCount * (1 + SEGMENT_RANGE_BYTES));
+    // Every track is raw: track j's components of key 0 start 12 · j bytes into the keys.
+    const rotation = dataAt + 12 * firstAnimated(c, TRACK_KIND.ROTATION);
+    const translation = dataAt + 12 * firstAnimated(c, TRACK_KIND.TRANSLATION);
+    for (const value of [1.0000001, -1.5, 1e30]) {
+      const bad = patched(RAW, (v) => v.setFloat32(rotation + 4, value, true));
+      expect(openError(bad), `${value}`).toBe(FORMAT_ERROR.BAD_VALUE);
+      expect(openMessage(bad)).toMatch(/raw value of animated rotation \d+ is /);
+    }
+    const pose = new Float32Array(c.boneCount * POSE_STRIDE);
+    for (const [at, value] of [[rotation, 1], [rotation + 8, -1], [translation, 1e30]] as const) {
+      const opened = CompressedClip.open(patched(RAW, (v) => v.setFloat32(at, value, true)));
+      opened.sample(0, pose);
+      expect(pose.every(Number.isFinite), `${value}`).toBe(true);
+    }
+  });
+
   it('rejects bone names that are not UTF-8', () => {
     const namesAt = u32(BASE, HEADER.NAMES_OFFSET);
     expect(openError(patched(BASE, (_v, b) => { b[namesAt + 2] = 0xff; }))).toBe(FORMAT_ERROR.BAD_VALUE);
