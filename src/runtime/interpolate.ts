@@ -38,9 +38,6 @@ export function lerp(a: number, b: number, alpha: number): number {
   return a + (b - a) * alpha;
 }
 
-/** Float32 rounding: every step of the rotation arithmetic below is one float32 operation. */
-const f = Math.fround;
-
 /**
  * normalise(x, y, z, w) of float32 numbers in float32 arithmetic (x² + y² + z² + w² left to
  * right, then 1 / √, then each product), written at `out[o..o+3]`; identity when the
@@ -48,6 +45,7 @@ const f = Math.fround;
  * last products need no rounding of their own before the float32 store.
  */
 function normalise32(x: number, y: number, z: number, w: number, out: Float32Array, o: number): void {
+  const f = Math.fround;
   const len2 = f(f(f(f(x * x) + f(y * y)) + f(z * z)) + f(w * w));
   if (len2 > 0) {
     const inv = f(1 / f(Math.sqrt(len2)));
@@ -67,6 +65,7 @@ function normalise32(x: number, y: number, z: number, w: number, out: Float32Arr
  * boxes nothing.
  */
 export function emitRotation(v: Float64Array, drop: number, refs: Float64Array, ro: number, out: Float32Array, o: number): void {
+  const f = Math.fround;
   const a = f(v[0]), b = f(v[1]), c = f(v[2]);
   const t = f(f(f(1 - f(a * a)) - f(b * b)) - f(c * c));
   const d = t > 0 ? f(Math.sqrt(t)) : 0;
@@ -91,8 +90,8 @@ export const SERIES_LIMIT = 0.125;
 
 /** The series' coefficients as float32 numbers (see {@link slerpWeights}). */
 export const SLERP_SERIES = {
-  THETA: [f(1 / 3), f(4 / 45), f(1 / 35)],
-  SINE: [f(-1 / 6), f(1 / 120), f(-1 / 5040), f(1 / 362880)],
+  THETA: [Math.fround(1 / 3), Math.fround(4 / 45), Math.fround(1 / 35)],
+  SINE: [Math.fround(-1 / 6), Math.fround(1 / 120), Math.fround(-1 / 5040), Math.fround(1 / 362880)],
 } as const;
 const T3 = SLERP_SERIES.THETA[0], T45 = SLERP_SERIES.THETA[1], T35 = SLERP_SERIES.THETA[2];
 const S1 = SLERP_SERIES.SINE[0], S2 = SLERP_SERIES.SINE[1], S3 = SLERP_SERIES.SINE[2], S4 = SLERP_SERIES.SINE[3];
@@ -107,6 +106,7 @@ const S1 = SLERP_SERIES.SINE[0], S2 = SLERP_SERIES.SINE[1], S3 = SLERP_SERIES.SI
  * there, so no transcendental function runs on the common path.
  */
 export function slerpWeights(v: Float64Array, dot: number): void {
+  const f = Math.fround;
   const alpha = f(v[6]);
   const d = f(dot);
   const sign = d < 0 ? -1 : 1;
@@ -140,6 +140,7 @@ export function slerpWeights(v: Float64Array, dot: number): void {
  * purpose: sharing it through a scratch array measured 6 % slower per pose.
  */
 export function blendRotations(v: Float64Array, drop0: number, drop1: number, refs: Float64Array, ro: number, out: Float32Array, o: number): void {
+  const f = Math.fround;
   const a0 = f(v[0]), b0 = f(v[1]), c0 = f(v[2]);
   const t0 = f(f(f(1 - f(a0 * a0)) - f(b0 * b0)) - f(c0 * c0));
   const d0 = t0 > 0 ? f(Math.sqrt(t0)) : 0;

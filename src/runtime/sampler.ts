@@ -44,8 +44,6 @@ export interface SamplerOptions {
 /** A fraction of a sample this close to a whole sample is that sample. */
 const SNAP = 1e-6;
 const RECORD = TABLE.RECORD;
-/** Float32 rounding, for the rotation arithmetic (interpolate.ts). */
-const f = Math.fround;
 const T3 = SLERP_SERIES.THETA[0], T45 = SLERP_SERIES.THETA[1], T35 = SLERP_SERIES.THETA[2];
 const S1 = SLERP_SERIES.SINE[0], S2 = SLERP_SERIES.SINE[1], S3 = SLERP_SERIES.SINE[2], S4 = SLERP_SERIES.SINE[3];
 
@@ -277,6 +275,7 @@ export class ClipSampler {
    * crosses a call. test/runtime/sampler-arithmetic.test.ts holds the two to the same bits.
    */
   private decode(out: Float32Array, base: number, onlyBone: number): void {
+    const f = Math.fround;
     const count = this.count;
     if (count === 0) return;
     const segCount = this.segCount;
