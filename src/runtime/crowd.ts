@@ -30,6 +30,9 @@ export interface CrowdOptions {
  * Samples crowds. Characters are written back to back in the output, character i's bone b
  * at `start(i) + b × floatsPerBone`, where start(i) sums the floats of the characters
  * before it (with one skeleton for the whole crowd: i × boneCount × floatsPerBone).
+ * Characters are decoded in the order given: putting those on the same clip next to each
+ * other keeps the clip's tables in cache from one to the next (a crowd of 1,000 on the 174
+ * corpus clips took about 8 % less time grouped by clip than interleaved, docs/experiments.md).
  */
 export class CrowdSampler {
   /** What {@link sample} writes per bone. */
