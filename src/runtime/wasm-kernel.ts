@@ -73,6 +73,10 @@ function f64Bytes(x: number): number[] {
   return Array.from(new Uint8Array(Float64Array.of(x).buffer));
 }
 
+function f32Bytes(x: number): number[] {
+  return Array.from(new Uint8Array(Float32Array.of(x).buffer));
+}
+
 /** A WebAssembly section: id, byte size, contents. */
 function section(id: number, contents: number[]): number[] {
   return [id, ...uleb(contents.length), ...contents];
@@ -95,7 +99,7 @@ class Body {
   set(l: number): this { return this.op(0x21, ...uleb(l)); }
   i32(n: number): this { return this.op(0x41, ...sleb(n)); }
   f64(x: number): this { return this.op(0x44, ...f64Bytes(x)); }
-  f32(x: number): this { return this.op(0x43, ...Array.from(new Uint8Array(Float32Array.of(x).buffer))); }
+  f32(x: number): this { return this.op(0x43, ...f32Bytes(x)); }
   /** A load or store opcode with a memarg (alignment hint 0: any address). */
   mem(opcode: number, offset = 0): this { return this.op(opcode, 0, ...uleb(offset)); }
   simd(opcode: number, ...imm: number[]): this { return this.op(0xfd, ...uleb(opcode), ...imm); }
@@ -129,7 +133,7 @@ const I64_LOCALS = ['window', 'window1'] as const;
 const F32_LOCALS = ['u', 't', 'alpha32', 'beta'] as const;
 const F64_LOCALS = ['c0', 'c1', 'c2', 'g0', 'g1', 'g2', 'offset', 'step'] as const;
 const V128_LOCALS = [
-  'v0', 'v1', 'v2', 'vt', 'vd', 'm0', 'm1', 'x0', 'y0', 'z0', 'w0', 'x1', 'y1', 'z1', 'w1', 'x', 'y', 'z', 'w',
+  'v0', 'v1', 'v2', 'vt', 'vd', 'drops', 'm0', 'm1', 'x0', 'y0', 'z0', 'w0', 'x1', 'y1', 'z1', 'w1', 'x', 'y', 'z', 'w',
   'al', 'be', 'aa', 'bb', 'dot', 'sign', 'vu', 'sa', 'sb', 'wa', 'wb', 'rx', 'ry', 'rz', 'rw', 'px', 'py', 'pz', 'pw', 'inv', 'pos', 'xy', 'zw', 'xy2', 'zw2',
   'one', 'zero', 'minusOne', 'two', 'third', 'fourOver45', 'over35', 's1', 's2', 's3', 's4', 'limit', 'drop0', 'drop1', 'drop2', 'drop3',
 ] as const;
@@ -141,7 +145,8 @@ const H0 = L.h0, H1 = L.h1, TABLE_AT = L.table, QUADS = L.quads, OUT = L.out, CO
 
 /** A v128 constant of four float32 lanes. */
 function f32x4(a: number): number[] {
-  return Array.from(new Uint8Array(Float32Array.of(a, a, a, a).buffer));
+  const lane = f32Bytes(a);
+  return [...lane, ...lane, ...lane, ...lane];
 }
 /** A v128 constant of four 32-bit integer lanes. */
 function i32x4(n: number): number[] {
@@ -294,7 +299,8 @@ function rebuild(b: Body, off: number, drop: number, out: readonly number[]): vo
   b.get(L.dropsW).op(OP.if, OP.void);
   for (const [from, to] of [[v[0], x], [v[1], y], [v[2], z], [L.vd, w]]) b.get(from).set(to);
   b.op(OP.else);
-  const eq = (k: number): Body => b.get(L.at).simd(SIMD.v128Load, 0, ...uleb(drop)).get([L.drop0, L.drop1, L.drop2, L.drop3][k]).simd(SIMD.i32x4Eq);
+  b.get(L.at).simd(SIMD.v128Load, 0, ...uleb(drop)).set(L.drops);
+  const eq = (k: number): Body => b.get(L.drops).get([L.drop0, L.drop1, L.drop2, L.drop3][k]).simd(SIMD.i32x4Eq);
   eq(0).set(L.m0); eq(1).set(L.m1);
   // x = drop == 0 ? d : c0
   b.get(L.vd).get(v[0]).get(L.m0).simd(SIMD.v128Bitselect).set(x);
@@ -404,7 +410,6 @@ function productAndStore(b: Body): void {
 function lerp3(b: Body, c: readonly number[], g: readonly number[]): void {
   store3(b, (i) => b.get(c[i]).get(g[i]).get(c[i]).op(OP.f64Sub).get(ALPHA).op(OP.f64Mul).op(OP.f64Add));
 }
-
 
 /** Loads a word of every 64-byte line from `start()` for `bytes()` bytes (at least one), or-ed into local `touched`. */
 function touch(b: Body, start: () => Body, bytes: () => Body): void {
@@ -530,7 +535,8 @@ function decodeBody(): number[] {
       vop(b, q0[i], SIMD.f32x4Mul, L.wa); vop(b, q1[i], SIMD.f32x4Mul, L.wb).simd(SIMD.f32x4Add).set(q[i]);
     }
     b.get(L.steps).op(OP.if, OP.void);
-    for (let i = 0; i < 4; i++) b.get(q0[i]).get(q[i]).get(L.quad).simd(SIMD.v128Load, 0, ...uleb(KERNEL_QUAD.STEP)).simd(SIMD.v128Bitselect).set(q[i]);
+    b.get(L.quad).simd(SIMD.v128Load, 0, ...uleb(KERNEL_QUAD.STEP)).set(L.m0);
+    for (let i = 0; i < 4; i++) b.get(q0[i]).get(q[i]).get(L.m0).simd(SIMD.v128Bitselect).set(q[i]);
     b.op(OP.end);
     store(q, QUAD.Q0);
   });
