@@ -282,6 +282,8 @@ export class ClipSampler {
     const segCount = this.segCount;
     const k0 = this.k0, k1 = this.k1, alpha = this.alpha;
     const single = k0 === k1;
+    // The blend's float32 numbers, the same for every track (slerpWeights computes them per call).
+    const al = f(alpha), beta = f(1 - al), al2 = f(al * al), beta2 = f(beta * beta);
     let s0 = (k0 / SEGMENT_SIZE) | 0; if (s0 >= segCount) s0 = segCount - 1;
     let s1 = (k1 / SEGMENT_SIZE) | 0; if (s1 >= segCount) s1 = segCount - 1;
     const i32 = this.i32, f32 = this.f32, f64 = this.f64, u32 = this.u32;
@@ -410,12 +412,10 @@ export class ClipSampler {
       const dot = f(f(f(f(x0 * x1) + f(y0 * y1)) + f(z0 * z1)) + f(w0 * w1));
       const sign = dot < 0 ? -1 : 1;
       const u = f(1 - dot * sign);
-      const al = f(alpha);
-      const beta = f(1 - al);
       let wa: number, wb: number;
       if (u < SERIES_LIMIT) {
         const theta2 = f(u * f(2 + f(u * f(T3 + f(u * f(T45 + f(u * T35)))))));
-        const sa = f(f(al * al) * theta2), sb = f(f(beta * beta) * theta2);
+        const sa = f(al2 * theta2), sb = f(beta2 * theta2);
         wb = f(al * f(1 + f(sa * f(S1 + f(sa * f(S2 + f(sa * f(S3 + f(sa * S4)))))))));
         wa = f(beta * f(1 + f(sb * f(S1 + f(sb * f(S2 + f(sb * f(S3 + f(sb * S4)))))))));
       } else {
