@@ -2,23 +2,28 @@
  * The decode tables a {@link CompressedClip} derives at open time: one buffer laid out in
  * the order a pose decode reads it, shared by every {@link ClipSampler} of the clip.
  */
-import { ANIMATED_COMPONENTS, DROP_SHIFT, RATE_MASK, RAW_BITS, SEGMENT_RANGE_BYTES, TRACK_KIND } from './format.js';
+import { ANIMATED_COMPONENTS, DROP_SHIFT, RATE_MASK, RAW_BITS, SEGMENT_RANGE_BYTES, SEGMENT_SIZE, TRACK_KIND } from './format.js';
 import { segmentConstant, segmentOffset, segmentStep } from './bits.js';
 import type { CompressedClip } from './compressed-clip.js';
 import type { ClipSampler } from './sampler.js';
-import { KERNEL_CLIP, KERNEL_MAX_ROTATIONS, KERNEL_QUAD, KERNEL_SINK, WINDOW_BITS, type KernelDecode, type KernelPlace } from './wasm-kernel.js';
+import {
+  KERNEL_CLIP, KERNEL_MAX_POSE_FLOATS, KERNEL_MAX_ROTATIONS, KERNEL_QUAD, KERNEL_SINK, KERNEL_STAGING, KERNEL_WINDOW_BYTES, WINDOW_BITS,
+  identityFloat, type KernelDecode, type KernelPlace,
+} from './wasm-kernel.js';
 
 /**
  * The decode tables derived at open time, read by {@link ClipSampler}. Immutable after
  * {@link CompressedClip.open}. Internal: the layout may change without notice.
  *
- * Everything a pose decode reads sits in one buffer, in the order the decode reads it
- * (see {@link TABLE}): the base pose, the rotation references, then per segment a header
- * record and one 32-byte record per animated track (the track's pose offset, kind and
- * step flag, its components' bits and dropped component, the dequantisation offset and
- * step of each stored component), and last the packed keys of every segment, copied from
- * the file. A pose therefore reads three sequential runs of one buffer and prepares
- * nothing per segment, so a clip that no cache holds costs few misses.
+ * Everything a pose decode reads sits in one buffer (see {@link TABLE}): the base pose and
+ * the rotation references; the segment table, the clip's kernel record, pose windows and
+ * quad table (wasm-kernel.ts), together; then per segment a header record, one 32-byte
+ * record per animated track (the track's pose offset, kind and step flag, its components'
+ * bits and dropped component, the dequantisation offset and step of each stored
+ * component) and the segment's packed keys, copied from the file. A pose therefore reads
+ * the clip's few lines and one segment's run (two when its keys straddle segments), mostly
+ * on one or two pages, and prepares nothing per segment, so a clip that no cache or TLB
+ * holds costs few misses.
  */
 export interface ClipTables {
   /** Float32 view of the decode buffer. */
@@ -33,10 +38,17 @@ export interface ClipTables {
   readonly poseFloats: number;
   /** f64 index of the first rotation reference (xyzw per animated rotation, in track order). */
   readonly refsAt: number;
-  /** i32 index of segment 0's header record. */
+  /** i32 index of segment 0's header record (compact tables: of the sampler's first slot). */
   readonly segAt: number;
-  /** i32 words per segment: a header record and one record per animated track. */
+  /** i32 words of a segment's header record and its records, one per animated track. */
   readonly segStride: number;
+  /**
+   * Full tables: the i32 index just past the segment table. Its entry e, two words at
+   * segTable − 2 · (e + 1), holds the i32 index of the header record of the segment holding
+   * keys e · SEGMENT_SIZE on (the last segment's for every entry past it) and that segment's
+   * bits per key. The kernel record starts here.
+   */
+  readonly segTable: number;
   /** The base pose as its own view. */
   readonly basePose: Float32Array;
   /** Pose float offset of each animated track. */
@@ -58,8 +70,8 @@ export interface ClipTables {
   /**
    * Set when the buffer was placed in a WebAssembly kernel's memory (wasm-kernel.ts): the
    * kernel's decode, the byte address of the clip's {@link KERNEL_CLIP} record in that
-   * memory, and the clip's kernel pose there, holding the base pose, into which the kernel
-   * writes the animated tracks.
+   * memory, and a view of the memory's staging pose as long as the clip's pose, where the
+   * kernel writes it.
    */
   readonly kernel?: { readonly decode: KernelDecode; readonly clipAt: number; readonly pose: Float32Array };
 }
@@ -124,63 +136,79 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
   let rotations = 0;
   for (let j = 0; j < animated; j++) if (animKind[j] === TRACK_KIND.ROTATION) rotations++;
   const poseFloats = basePose.length;
-  // Float64 references need an 8-byte aligned start; records start on a 32-byte boundary.
-  const refsAt = Math.ceil(poseFloats / 2);
-  const segAt = Math.ceil((2 * (refsAt + 4 * rotations)) / TABLE.RECORD) * TABLE.RECORD;
-  const segStride = TABLE.RECORD * (1 + animated);
-  const dataAt = segAt + segments * segStride;
-  let dataWords = 0;
-  for (let s = 0; s < segments; s++) dataWords += Math.ceil((segKeys[s] * segKeyBits[s]) / 32) + 1;
-  // One more zero word at the end: the last segment's pad word may be read as a field's first word.
-  const bytesLength = 8 * Math.ceil((dataAt + dataWords + 1) / 2);
-  // In a kernel's memory the clip's own pose, its kernel record and its quad table follow
-  // the tables (a clip with nothing animated has nothing for the kernel to do; one with more
-  // rotations than the kernel's scratch holds decodes in TypeScript).
-  const poseBytes = 16 * Math.ceil(poseFloats / 4);
-  const quadsBytes = KERNEL_QUAD.BYTES * Math.ceil(rotations / 4);
-  const kernelPlace = compact || animated === 0 || segments === 0 || rotations > KERNEL_MAX_ROTATIONS
+  const refsAt = Math.ceil(poseFloats / 2); // float64 references need an 8-byte aligned start
+  const refsEnd = 2 * (refsAt + 4 * rotations);
+  const recordsWords = TABLE.RECORD * (1 + animated);
+  // Full tables: the segment table (one header index per SEGMENT_SIZE keys, backwards), the
+  // clip's kernel record, its pose windows and quad table, then the segments, each its
+  // header and records followed by its packed keys, on 32-byte boundaries. Compact tables:
+  // the base pose and references, then (in each sampler's copy) two slots of records.
+  let entries = 0;
+  for (let s = 0; s < segments; s++) entries += segKeys[s];
+  entries = Math.ceil(entries / SEGMENT_SIZE);
+  const windows = compact ? [] : poseWindows(src);
+  const clipAt = compact ? 0 : 4 * Math.ceil((refsEnd + 2 * entries) / 4);
+  const windowsAt = clipAt + KERNEL_CLIP.WORDS;
+  const quadsAt = windowsAt + 4 * Math.ceil((KERNEL_WINDOW_BYTES / 4) * windows.length / 4);
+  const quadWords = (KERNEL_QUAD.BYTES / 4) * Math.ceil(rotations / 4);
+  const segAt = Math.ceil((compact ? refsEnd : quadsAt + quadWords) / TABLE.RECORD) * TABLE.RECORD;
+  const heads = new Int32Array(segments);
+  let end = segAt;
+  for (let s = 0; s < segments; s++) {
+    heads[s] = end;
+    // Each segment's packed keys are followed by one zero word, and the buffer ends with one
+    // more: a read of two words from a field's first word never leaves the buffer.
+    end = Math.ceil((end + recordsWords + Math.ceil((segKeys[s] * segKeyBits[s]) / 32) + 1) / TABLE.RECORD) * TABLE.RECORD;
+  }
+  const bytesLength = 8 * Math.ceil((end + 1) / 2);
+  // A clip with nothing animated has nothing for the kernel to do; one with more rotations
+  // or pose floats than the kernel's scratch and staging pose hold decodes in TypeScript.
+  const kernelPlace = compact || animated === 0 || segments === 0 || rotations > KERNEL_MAX_ROTATIONS || poseFloats > KERNEL_MAX_POSE_FLOATS
     ? undefined
-    : place?.(16 * Math.ceil(bytesLength / 16) + poseBytes + 16 * Math.ceil(KERNEL_CLIP.WORDS / 4) + quadsBytes);
+    : place?.(bytesLength);
   const buffer = kernelPlace ? kernelPlace.buffer : new ArrayBuffer(bytesLength);
   const at = kernelPlace ? kernelPlace.byteOffset : 0;
   const f32 = new Float32Array(buffer, at, bytesLength >>> 2), i32 = new Int32Array(buffer, at, bytesLength >>> 2);
   const u32 = new Uint32Array(buffer, at, bytesLength >>> 2), f64 = new Float64Array(buffer, at, bytesLength >>> 3);
   f32.set(basePose);
-  let kernel: ClipTables['kernel'];
-  if (kernelPlace) {
-    // Every part 16-byte aligned (places are).
-    const poseAt = at + 16 * Math.ceil(bytesLength / 16);
-    const pose = new Float32Array(buffer, poseAt, poseFloats);
-    pose.set(basePose);
-    const clipAt = poseAt + poseBytes;
-    const quadsAt = clipAt + 16 * Math.ceil(KERNEL_CLIP.WORDS / 4);
-    const record = new Int32Array(buffer, clipAt, KERNEL_CLIP.WORDS);
-    record[KERNEL_CLIP.SEGMENTS] = at + 4 * segAt;
-    record[KERNEL_CLIP.TABLE] = at;
-    record[KERNEL_CLIP.QUADS] = quadsAt;
-    record[KERNEL_CLIP.POSE] = poseAt;
-    record[KERNEL_CLIP.STRIDE] = 4 * segStride;
-    record[KERNEL_CLIP.COUNT] = animated;
-    record[KERNEL_CLIP.LAST_SEGMENT] = segments - 1;
-    record[KERNEL_CLIP.STEPS] = writeQuadTable(src, new DataView(buffer, quadsAt, quadsBytes), poseAt) ? 1 : 0;
-    record[KERNEL_CLIP.QUAD_BYTES] = quadsBytes;
-    record[KERNEL_CLIP.POSE_BYTES] = 4 * poseFloats;
-    kernel = { decode: kernelPlace.decode, clipAt, pose };
-  }
   for (let j = 0, r = refsAt; j < animated; j++) {
     if (animKind[j] !== TRACK_KIND.ROTATION) continue;
     for (let c = 0; c < 4; c++) f64[r + c] = refs[4 * j + c];
     r += 4;
   }
   const u8 = new Uint8Array(buffer, at, bytesLength);
-  for (let s = 0, data = dataAt; s < segments; s++) {
-    const words = Math.ceil((segKeys[s] * segKeyBits[s]) / 32);
-    u8.set(bytes.subarray(segData[s], segData[s] + 4 * words), 4 * data);
-    writeSegmentRecords(src, s, i32, f32, segAt + s * segStride, data);
-    data += words + 1;
+  for (let s = 0; s < segments; s++) {
+    const keysAt = heads[s] + recordsWords;
+    u8.set(bytes.subarray(segData[s], segData[s] + 4 * Math.ceil((segKeys[s] * segKeyBits[s]) / 32)), 4 * keysAt);
+    writeSegmentRecords(src, s, i32, f32, heads[s], keysAt);
+  }
+  // Entry e (keys e · SEGMENT_SIZE on; the last segment takes a longer tail) below the record.
+  for (let e = 0; e < entries; e++) {
+    const seg = Math.min(e, segments - 1);
+    i32[clipAt - 2 * (e + 1)] = heads[seg];
+    i32[clipAt - 2 * (e + 1) + 1] = segKeyBits[seg];
+  }
+  let kernel: ClipTables['kernel'];
+  if (kernelPlace) {
+    i32[clipAt + KERNEL_CLIP.TABLE] = at;
+    i32[clipAt + KERNEL_CLIP.QUADS] = at + 4 * quadsAt;
+    i32[clipAt + KERNEL_CLIP.WINDOWS] = at + 4 * windowsAt;
+    i32[clipAt + KERNEL_CLIP.RECORDS_BYTES] = 4 * recordsWords;
+    i32[clipAt + KERNEL_CLIP.COUNT] = animated;
+    i32[clipAt + KERNEL_CLIP.LAST_SEGMENT] = segments - 1;
+    i32[clipAt + KERNEL_CLIP.STEPS] = writeQuadTable(src, new DataView(buffer, at + 4 * quadsAt, 4 * quadWords)) ? 1 : 0;
+    i32[clipAt + KERNEL_CLIP.CLIP_BYTES] = 4 * (quadsAt + quadWords - clipAt);
+    i32[clipAt + KERNEL_CLIP.POSE_BYTES] = 4 * poseFloats;
+    i32[clipAt + KERNEL_CLIP.WINDOW_COUNT] = windows.length;
+    const view = new DataView(buffer, at + 4 * windowsAt, KERNEL_WINDOW_BYTES * windows.length);
+    windows.forEach((first, w) => {
+      view.setInt32(KERNEL_WINDOW_BYTES * w, KERNEL_STAGING + 4 * first, true);
+      for (let i = 0; i < 4; i++) view.setFloat32(KERNEL_WINDOW_BYTES * w + 4 + 4 * i, first + i < poseFloats ? basePose[first + i] : 0, true);
+    });
+    kernel = { decode: kernelPlace.decode, clipAt: at + 4 * clipAt, pose: new Float32Array(buffer, KERNEL_STAGING, poseFloats) };
   }
   return {
-    f32, i32, u32, f64, poseFloats, refsAt, segAt, segStride,
+    f32, i32, u32, f64, poseFloats, refsAt, segAt, segStride: recordsWords, segTable: clipAt,
     basePose: f32.subarray(0, poseFloats), animBoneOffset, animKind, animStep, animTrackOfTrack: src.animTrackOfTrack, segRates,
     ...(compact ? { compact: { src, words: new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2) } } : {}),
     ...(kernel ? { kernel } : {}),
@@ -188,12 +216,29 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
 }
 
 /**
- * Writes the kernel's quad table (see {@link KERNEL_QUAD}) into `view`, for a kernel pose at
- * byte address `poseAt`: rotation i's reference, STEP mask and pose address in lane i & 3
- * of row i >> 2; the last row's lanes past the last rotation keep zeros and write to
- * {@link KERNEL_SINK}. Returns whether a rotation is a STEP track.
+ * The first pose float of each of the clip's kernel windows (see {@link KERNEL_CLIP}): four
+ * floats from each, taken from the base pose, cover every float that no animated track
+ * writes and that is not identity.
  */
-function writeQuadTable(src: TableSources, view: DataView, poseAt: number): boolean {
+function poseWindows(src: TableSources): number[] {
+  const { basePose, animKind, animBoneOffset } = src;
+  const animatedFloat = new Uint8Array(basePose.length);
+  for (let j = 0; j < animKind.length; j++) animatedFloat.fill(1, animBoneOffset[j], animBoneOffset[j] + (animKind[j] === TRACK_KIND.ROTATION ? 4 : 3));
+  const firsts: number[] = [];
+  for (let i = 0; i < basePose.length;) {
+    // Object.is: a constant −0 is not identity's 0.
+    if (animatedFloat[i] === 0 && !Object.is(basePose[i], identityFloat(i))) { firsts.push(i); i += 4; } else i++;
+  }
+  return firsts;
+}
+
+/**
+ * Writes the kernel's quad table (see {@link KERNEL_QUAD}) into `view`: rotation i's
+ * reference, STEP mask and staging pose address in lane i & 3 of row i >> 2; the last row's
+ * lanes past the last rotation keep zeros and write to {@link KERNEL_SINK}. Returns whether
+ * a rotation is a STEP track.
+ */
+function writeQuadTable(src: TableSources, view: DataView): boolean {
   const { animKind, animBoneOffset, animStep, refs } = src;
   let i = 0, steps = false;
   for (let j = 0; j < animKind.length; j++) {
@@ -202,7 +247,7 @@ function writeQuadTable(src: TableSources, view: DataView, poseAt: number): bool
     for (let c = 0; c < 4; c++) view.setFloat32(row + KERNEL_QUAD.REFS + 16 * c + lane, refs[4 * j + c], true);
     view.setInt32(row + KERNEL_QUAD.STEP + lane, animStep[j] ? -1 : 0, true);
     if (animStep[j]) steps = true;
-    view.setInt32(row + KERNEL_QUAD.POSE + lane, poseAt + 4 * animBoneOffset[j], true);
+    view.setInt32(row + KERNEL_QUAD.POSE + lane, KERNEL_STAGING + 4 * animBoneOffset[j], true);
     i++;
   }
   for (; i & 3; i++) view.setInt32(KERNEL_QUAD.BYTES * (i >> 2) + KERNEL_QUAD.POSE + 4 * (i & 3), KERNEL_SINK, true);

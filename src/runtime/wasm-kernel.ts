@@ -12,24 +12,46 @@
 import { SEGMENT_SIZE, TRACK_KIND } from './format.js';
 import { SERIES_LIMIT, SLERP_SERIES } from './interpolate.js';
 import { TABLE } from './decode-tables.js';
+import { POSE_STRIDE } from '../shared/pose-layout.js';
 
 /**
  * `decode(clip, k0, k1, alpha)`: decodes the pose a fraction `alpha` from key k0 to key k1
  * (k0 alone when they are equal) of the clip whose {@link KERNEL_CLIP} record is at byte
- * `clip` of the kernel's memory, into the clip's kernel pose. Four arguments, since each
+ * `clip` of the kernel's memory, into the memory's {@link KERNEL_STAGING} pose. Four arguments, since each
  * costs a conversion on the way into WebAssembly; the kernel finds the segments, reads
  * their headers and records itself, so the sampler touches none of its typed arrays.
  */
 export type KernelDecode = (clip: number, k0: number, k1: number, alpha: number) => void;
 
 /**
- * A clip's kernel record, ten 32-bit words used of twelve: byte addresses of segment 0's
- * header record, of the decode buffer, of the clip's {@link KERNEL_QUAD} table and of the
- * kernel pose; bytes between segment headers; the animated track count; the last segment's
- * index; 1 when an animated rotation is a STEP track; the quad table's and the kernel
- * pose's bytes.
+ * A clip's kernel record, ten 32-bit words used of twelve: the byte address of the decode
+ * buffer, of the clip's {@link KERNEL_QUAD} table and of its pose windows; the bytes of a
+ * segment's header record and records; the animated track count; the last segment's
+ * index; 1 when an animated rotation is a STEP track; the bytes of the record, windows and
+ * quad table together (read as one run); the pose's bytes; the window count. The segment
+ * table lies just below it, entry e (a header's i32 index and the segment's bits per key)
+ * at 8 · (e + 1) bytes below (decode-tables.ts), so a key's header and packed bits are
+ * found from the record's address without waiting for the record or the header.
+ *
+ * The kernel writes poses into the {@link KERNEL_STAGING} pose its memory's clips share.
+ * When the clip last written there is another one, it first fills the staging pose with
+ * identity (the 20-float pattern of {@link identityFloat}) and stores the clip's windows:
+ * 20 bytes each, a byte address then four floats, covering every float that is neither
+ * animated nor identity. So a pose reads the clip's few constants, not a whole pose of its own.
  */
-export const KERNEL_CLIP = { SEGMENTS: 0, TABLE: 1, QUADS: 2, POSE: 3, STRIDE: 4, COUNT: 5, LAST_SEGMENT: 6, STEPS: 7, QUAD_BYTES: 8, POSE_BYTES: 9, WORDS: 12 } as const;
+export const KERNEL_CLIP = { TABLE: 0, QUADS: 1, WINDOWS: 2, RECORDS_BYTES: 3, COUNT: 4, LAST_SEGMENT: 5, STEPS: 6, CLIP_BYTES: 7, POSE_BYTES: 8, WINDOW_COUNT: 9, WORDS: 12 } as const;
+
+/** Bytes of a pose window: a byte address in the staging pose, then four floats stored there. */
+export const KERNEL_WINDOW_BYTES = 20;
+
+/**
+ * The pose a default track holds, float `i` of a pose: identity rotations, zero
+ * translations, unit scales. Its pattern repeats every two bones (20 floats, five vectors).
+ */
+export function identityFloat(i: number): number {
+  const f = i % POSE_STRIDE;
+  return f === 3 || f >= 7 ? 1 : 0;
+}
 
 /**
  * The kernel decodes animated rotations four at a time, one per float32 lane: rotation i
@@ -126,7 +148,7 @@ const SIMD = {
 const CLIP = 0, KI0 = 1, KI1 = 2, ALPHA = 3;
 const PARAMS = 4;
 const I32_LOCALS = [
-  'h0', 'h1', 'table', 'quads', 'out', 'count', 'single', 'e', 'r0', 'r1', 'k0', 'k1', 'bit0', 'bit1', 'meta', 'bits0', 'bits1', 'a0', 'a1', 'a2', 'sum',
+  'h0', 'h1', 'perKey', 'recordsBytes', 'table', 'quads', 'out', 'count', 'single', 'e', 'r0', 'r1', 'k0', 'k1', 'bit0', 'bit1', 'meta', 'bits0', 'bits1', 'a0', 'a1', 'a2', 'sum',
   'at', 'o', 'rot', 'lane', 'el', 'dropsW', 'shared', 'mask', 'quad', 'steps', 'touched',
 ] as const;
 const I64_LOCALS = ['window', 'window1'] as const;
@@ -141,7 +163,7 @@ type LocalName = (typeof I32_LOCALS)[number] | (typeof I64_LOCALS)[number] | (ty
 const L: Record<LocalName, number> = {} as never;
 [...I32_LOCALS, ...I64_LOCALS, ...F32_LOCALS, ...F64_LOCALS, ...V128_LOCALS].forEach((n, i) => { L[n] = PARAMS + i; });
 const R0 = L.r0, R1 = L.r1, K0 = L.k0, K1 = L.k1, BIT0 = L.bit0, BIT1 = L.bit1;
-const H0 = L.h0, H1 = L.h1, TABLE_AT = L.table, QUADS = L.quads, OUT = L.out, COUNT = L.count, SINGLE = L.single;
+const H0 = L.h0, H1 = L.h1, RECORDS_BYTES = L.recordsBytes, TABLE_AT = L.table, QUADS = L.quads, OUT = L.out, COUNT = L.count, SINGLE = L.single;
 
 /** A v128 constant of four float32 lanes. */
 function f32x4(a: number): number[] {
@@ -426,31 +448,54 @@ function decodeBody(): number[] {
   const b = new Body();
   const c = [L.c0, L.c1, L.c2], g = [L.g0, L.g1, L.g2];
   const word = (w: number): Body => b.get(CLIP).mem(OP.i32Load, 4 * w);
-  word(KERNEL_CLIP.TABLE).set(TABLE_AT); word(KERNEL_CLIP.QUADS).set(QUADS); word(KERNEL_CLIP.POSE).set(OUT); word(KERNEL_CLIP.COUNT).set(COUNT); word(KERNEL_CLIP.STEPS).set(L.steps);
+  word(KERNEL_CLIP.TABLE).set(TABLE_AT); word(KERNEL_CLIP.RECORDS_BYTES).set(RECORDS_BYTES); word(KERNEL_CLIP.QUADS).set(QUADS); b.i32(KERNEL_STAGING).set(OUT); word(KERNEL_CLIP.COUNT).set(COUNT); word(KERNEL_CLIP.STEPS).set(L.steps);
   b.get(KI0).get(KI1).op(OP.i32Eq).set(SINGLE);
   b.i32(0).set(L.e);
   for (const [ki, h, r, k, bit] of [[KI0, H0, R0, K0, BIT0], [KI1, H1, R1, K1, BIT1]] as const) {
-    // segment s = min(key / SEGMENT_SIZE, last); h = its header; the key's index in it stays in `at`.
+    // The key's segment-table entry [header index, bits per key], below the record: h = its header.
+    b.get(CLIP).get(ki).i32(SEGMENT_SHIFT).op(OP.i32ShrU).i32(3).op(OP.i32Shl).op(OP.i32Sub).i32(8).op(OP.i32Sub).set(L.el);
+    b.get(L.el).mem(OP.i32Load).i32(2).op(OP.i32Shl).get(TABLE_AT).op(OP.i32Add).set(h);
+    b.get(L.el).mem(OP.i32Load, 4).set(L.perKey);
+    // The key's index in its segment s = min(key / SEGMENT_SIZE, last) stays in `at`.
     b.get(ki).i32(SEGMENT_SHIFT).op(OP.i32ShrU).set(L.at);
     word(KERNEL_CLIP.LAST_SEGMENT).get(L.at).get(L.at); word(KERNEL_CLIP.LAST_SEGMENT).op(OP.i32GtU).op(OP.select).set(L.at);
-    word(KERNEL_CLIP.SEGMENTS).get(L.at); word(KERNEL_CLIP.STRIDE).op(OP.i32Mul).op(OP.i32Add).set(h);
     b.get(ki).get(L.at).i32(SEGMENT_SHIFT).op(OP.i32Shl).op(OP.i32Sub).set(L.at);
-    // Header [packed-key word, bits per key, drops w]: records follow it, keys are at table + 4 · word.
+    // The header and records, then the segment's packed keys.
     b.get(h).i32(TABLE.RECORD * 4).op(OP.i32Add).set(r);
-    b.get(TABLE_AT).get(h).mem(OP.i32Load).i32(2).op(OP.i32Shl).op(OP.i32Add).set(k);
-    b.get(L.at).get(h).mem(OP.i32Load, 4).op(OP.i32Mul).set(bit);
+    b.get(h).get(RECORDS_BYTES).op(OP.i32Add).set(k);
+    b.get(L.at).get(L.perKey).op(OP.i32Mul).set(bit);
+    // The key's lines are loaded now, beside the records' below: nothing waits for the header.
+    touch(b, () => b.get(k).get(bit).i32(3).op(OP.i32ShrU).op(OP.i32Add), () => b.get(L.perKey).i32(3).op(OP.i32ShrU).i32(8).op(OP.i32Add));
   }
-  // Every cache line of the records, the quad table and the kernel pose is loaded first:
-  // independent loads, so the misses of a clip no cache holds overlap instead of coming one
-  // after another as the passes reach them.
-  touch(b, () => b.get(H0), () => word(KERNEL_CLIP.STRIDE));
+  // Every cache line of the records and of the clip's record, windows and quad table is
+  // loaded first: independent loads, so the misses of a clip no cache holds overlap instead
+  // of coming one after another as the passes reach them.
+  touch(b, () => b.get(H0), () => b.get(RECORDS_BYTES));
   b.get(H1).get(H0).op(OP.i32Ne).op(OP.if, OP.void);
-  touch(b, () => b.get(H1), () => word(KERNEL_CLIP.STRIDE));
+  touch(b, () => b.get(H1), () => b.get(RECORDS_BYTES));
   b.op(OP.end);
-  touch(b, () => b.get(QUADS), () => word(KERNEL_CLIP.QUAD_BYTES));
-  touch(b, () => b.get(OUT), () => word(KERNEL_CLIP.POSE_BYTES));
+  touch(b, () => b.get(CLIP), () => word(KERNEL_CLIP.CLIP_BYTES));
   // Stored once, so that no engine could drop the loads as unused.
   b.i32(KERNEL_SINK).get(L.touched).mem(OP.i32Store);
+  // The staging pose holds another clip's pose: identity, then this clip's windows.
+  b.i32(KERNEL_OWNER).mem(OP.i32Load).get(CLIP).op(OP.i32Ne).op(OP.if, OP.void);
+  b.i32(KERNEL_STAGING).set(L.at);
+  word(KERNEL_CLIP.POSE_BYTES).i32(KERNEL_STAGING).op(OP.i32Add).set(L.el);
+  b.op(OP.loop, OP.void);
+  for (let v = 0; v < 5; v++) {
+    const lanes = Array.from({ length: 4 }, (_, i) => f32Bytes(identityFloat(4 * v + i))).flat();
+    b.get(L.at).simd(SIMD.v128Const, ...lanes).simd(SIMD.v128Store, 0, ...uleb(16 * v));
+  }
+  b.get(L.at).i32(IDENTITY_PERIOD_BYTES).op(OP.i32Add).set(L.at).get(L.at).get(L.el).op(OP.i32LtU).op(OP.brIf, 0);
+  b.op(OP.end);
+  word(KERNEL_CLIP.WINDOWS).set(L.at);
+  word(KERNEL_CLIP.WINDOW_COUNT).i32(KERNEL_WINDOW_BYTES).op(OP.i32Mul).get(L.at).op(OP.i32Add).set(L.el);
+  b.op(OP.block, OP.void).get(L.at).get(L.el).op(OP.i32Eq).op(OP.brIf, 0).op(OP.loop, OP.void);
+  b.get(L.at).mem(OP.i32Load).get(L.at).simd(SIMD.v128Load, 0, 4).simd(SIMD.v128Store, 0, 0);
+  b.get(L.at).i32(KERNEL_WINDOW_BYTES).op(OP.i32Add).set(L.at).get(L.at).get(L.el).op(OP.i32LtU).op(OP.brIf, 0);
+  b.op(OP.end, OP.end);
+  b.i32(KERNEL_OWNER).get(CLIP).mem(OP.i32Store);
+  b.op(OP.end);
   b.get(H0).mem(OP.i32Load, 8).get(H1).mem(OP.i32Load, 8).op(OP.i32And).set(L.dropsW);
   b.i32(0).get(H0).get(H1).op(OP.i32Eq).get(SINGLE).op(OP.i32Eqz).op(OP.i32And).op(OP.i32Sub).set(L.shared);
   // First pass, track by track: keys read; vectors interpolated and stored, rotations parked.
@@ -595,12 +640,24 @@ export function kernelModule(): WebAssembly.Module | null {
  */
 const FIRST_ARENA_BYTES = 1 << 20;
 const MAX_ARENA_BYTES = 1 << 24;
-/** The scratch's bytes, at the start of every kernel memory: quad entries, then the sink. */
+/** The scratch's bytes, at the start of every kernel memory: quad entries, then the owner word and the sink. */
 const SCRATCH_BYTES = 1 << 16;
 /** Address of the 16 bytes at the scratch's end where dummy lanes' rotations are written. */
 export const KERNEL_SINK = SCRATCH_BYTES - 16;
+/** Address of the word holding the kernel record address of the clip whose pose the staging pose holds (0: none). */
+const KERNEL_OWNER = SCRATCH_BYTES - 32;
 /** Most animated rotations a clip decoded by the kernel may have (the scratch holds four per quad entry). */
-export const KERNEL_MAX_ROTATIONS = 4 * Math.floor(KERNEL_SINK / QUAD.BYTES);
+export const KERNEL_MAX_ROTATIONS = 4 * Math.floor(KERNEL_OWNER / QUAD.BYTES);
+/** Bytes of the identity pattern the staging pose is filled with: two bones. */
+const IDENTITY_PERIOD_BYTES = 8 * POSE_STRIDE;
+/** Address of the staging pose, after the scratch in every kernel memory: the pose a decode writes, which the sampler copies out. */
+export const KERNEL_STAGING = SCRATCH_BYTES;
+const STAGING_BYTES = 1 << 16;
+/**
+ * Most pose floats a clip decoded by the kernel may have: its identity fill (whole
+ * patterns) and a window at its last float stay inside the staging pose.
+ */
+export const KERNEL_MAX_POSE_FLOATS = (IDENTITY_PERIOD_BYTES / 4) * Math.floor((STAGING_BYTES - 16) / IDENTITY_PERIOD_BYTES);
 const PAGE = 65536;
 
 interface Arena {
@@ -630,7 +687,7 @@ export function kernelPlace(bytes: number): KernelPlace | undefined {
   if (!module) return undefined;
   const size = Math.ceil(bytes / 16) * 16;
   if (!arena || arena.used + size > arena.memory.buffer.byteLength) {
-    const grown = arena === undefined ? FIRST_ARENA_BYTES : Math.min(MAX_ARENA_BYTES, 2 * (arena.memory.buffer.byteLength - SCRATCH_BYTES));
+    const grown = arena === undefined ? FIRST_ARENA_BYTES : Math.min(MAX_ARENA_BYTES, 2 * (arena.memory.buffer.byteLength - SCRATCH_BYTES - STAGING_BYTES));
     // Short of memory for a larger one, the smallest that holds the clip.
     const next = newArena(module, Math.max(size, grown)) ?? newArena(module, Math.max(size, FIRST_ARENA_BYTES));
     // No memory at all (or a page policy refusing instances): this clip decodes in TypeScript.
@@ -645,9 +702,9 @@ export function kernelPlace(bytes: number): KernelPlace | undefined {
 /** A kernel memory of `bytes` bytes after the scratch, with its instance; undefined when it cannot be made. */
 function newArena(module: WebAssembly.Module, bytes: number): Arena | undefined {
   try {
-    const memory = new WebAssembly.Memory({ initial: Math.ceil((SCRATCH_BYTES + bytes) / PAGE) });
+    const memory = new WebAssembly.Memory({ initial: Math.ceil((SCRATCH_BYTES + STAGING_BYTES + bytes) / PAGE) });
     const instance = new WebAssembly.Instance(module, { env: { mem: memory, acos: Math.acos, sin: Math.sin } });
-    return { memory, decode: instance.exports.decode as KernelDecode, used: SCRATCH_BYTES };
+    return { memory, decode: instance.exports.decode as KernelDecode, used: SCRATCH_BYTES + STAGING_BYTES };
   } catch {
     return undefined;
   }

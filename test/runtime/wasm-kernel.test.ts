@@ -6,7 +6,7 @@ import { FormatError } from '../../src/runtime/errors.js';
 import { MAX_QUANTIZED_BITS, RAW_BITS } from '../../src/runtime/format.js';
 import { POSE_STRIDE } from '../../src/runtime/pose.js';
 import type { Looping, Rounding } from '../../src/runtime/sampler.js';
-import { kernelBytes, kernelModule } from '../../src/runtime/wasm-kernel.js';
+import { KERNEL_MAX_POSE_FLOATS, kernelBytes, kernelModule } from '../../src/runtime/wasm-kernel.js';
 import { encodeWithRates, fixtureNames, loadFixture } from '../utils/clips.js';
 import { makeSyntheticClip, mulberry32 } from '../utils/synthetic.js';
 
@@ -94,6 +94,37 @@ describe('WebAssembly SIMD kernel (wasm-kernel.ts)', { timeout: TIMEOUT }, () =>
     const copies = Math.ceil((3 * (1 << 20)) / bytes.length);
     for (let c = 0; c < copies; c++) clips.push(CompressedClip.open(bytes.slice()));
     for (const clip of clips) expect(firstDifference(clip.sample(0.3, new Float32Array(floats)), expected)).toBe(-1);
+  });
+
+  it('gives each clip its own constants when clips sharing a kernel memory take turns', () => {
+    // Different skeletons, constant translations, animated and constant scales, one sample:
+    // each decode must first clear what the previous clip left in the shared staging pose.
+    const sources = [
+      compress(loadFixture(fixtureNames()[0])).bytes,
+      compress(makeSyntheticClip({ boneCount: 7, sampleCount: 30, seed: 4, animatedScale: true, animatedTranslationShare: 0.3 })).bytes,
+      fixtureNames().length > 1 ? compress(loadFixture(fixtureNames()[1])).bytes : compress(makeSyntheticClip({ boneCount: 30, sampleCount: 50, seed: 9 })).bytes,
+      compress(makeSyntheticClip({ boneCount: 4, sampleCount: 1, seed: 5 })).bytes,
+    ];
+    const wasm = sources.map((bytes) => CompressedClip.open(bytes));
+    const ts = sources.map((bytes) => CompressedClip.open(bytes, { decoder: 'typescript' }));
+    expect(wasm.filter((c) => c.decoder === 'wasm').length).toBeGreaterThanOrEqual(3);
+    const random = mulberry32(12);
+    const samplers = wasm.map((c) => c.createSampler()), references = ts.map((c) => c.createSampler());
+    for (let i = 0; i < 400; i++) {
+      const c = Math.floor(random() * wasm.length);
+      const clip = wasm[c], floats = clip.boneCount * POSE_STRIDE;
+      const time = clip.startTime + random() * clip.duration;
+      const got = samplers[c].sample(time, new Float32Array(floats)), want = references[c].sample(time, new Float32Array(floats));
+      expect(firstDifference(got, want), `clip ${c} at ${time} s`).toBe(-1);
+    }
+  });
+
+  it('leaves a pose longer than the staging pose to the TypeScript decoder', () => {
+    const { bytes } = compress(makeSyntheticClip({ boneCount: KERNEL_MAX_POSE_FLOATS / POSE_STRIDE + 1, sampleCount: 3, seed: 6 }));
+    const clip = CompressedClip.open(bytes);
+    expect(clip.decoder).toBe('typescript');
+    const small = CompressedClip.open(compress(makeSyntheticClip({ boneCount: 3, sampleCount: 3, seed: 6 })).bytes);
+    expect(small.decoder).toBe('wasm');
   });
 
   it('is not used with compact tables or when the TypeScript decoder is asked for; a bad decoder option is refused', () => {
