@@ -464,12 +464,15 @@ function decodeBody(): number[] {
     b.get(h).i32(TABLE.RECORD * 4).op(OP.i32Add).set(r);
     b.get(h).get(RECORDS_BYTES).op(OP.i32Add).set(k);
     b.get(L.at).get(L.perKey).op(OP.i32Mul).set(bit);
-    // The key's lines are loaded now, beside the records' below: nothing waits for the header.
-    touch(b, () => b.get(k).get(bit).i32(3).op(OP.i32ShrU).op(OP.i32Add), () => b.get(L.perKey).i32(3).op(OP.i32ShrU).i32(8).op(OP.i32Add));
+    b.get(L.perKey).i32(3).op(OP.i32ShrU).i32(8).op(OP.i32Add).set(ki === KI0 ? L.a0 : L.a1);
   }
-  // Every cache line of the records and of the clip's record, windows and quad table is
-  // loaded first: independent loads, so the misses of a clip no cache holds overlap instead
-  // of coming one after another as the passes reach them.
+  // The staging pose holds another clip's pose: this clip's data may be in no cache. Every
+  // line of its keys, records, kernel record, windows and quad table is loaded first:
+  // independent loads, so the misses overlap instead of coming one after another as the
+  // passes reach them (nothing waits for the header). Then identity and the clip's windows.
+  b.i32(KERNEL_OWNER).mem(OP.i32Load).get(CLIP).op(OP.i32Ne).op(OP.if, OP.void);
+  touch(b, () => b.get(K0).get(BIT0).i32(3).op(OP.i32ShrU).op(OP.i32Add), () => b.get(L.a0));
+  touch(b, () => b.get(K1).get(BIT1).i32(3).op(OP.i32ShrU).op(OP.i32Add), () => b.get(L.a1));
   touch(b, () => b.get(H0), () => b.get(RECORDS_BYTES));
   b.get(H1).get(H0).op(OP.i32Ne).op(OP.if, OP.void);
   touch(b, () => b.get(H1), () => b.get(RECORDS_BYTES));
@@ -477,8 +480,6 @@ function decodeBody(): number[] {
   touch(b, () => b.get(CLIP), () => word(KERNEL_CLIP.CLIP_BYTES));
   // Stored once, so that no engine could drop the loads as unused.
   b.i32(KERNEL_SINK).get(L.touched).mem(OP.i32Store);
-  // The staging pose holds another clip's pose: identity, then this clip's windows.
-  b.i32(KERNEL_OWNER).mem(OP.i32Load).get(CLIP).op(OP.i32Ne).op(OP.if, OP.void);
   b.i32(KERNEL_STAGING).set(L.at);
   word(KERNEL_CLIP.POSE_BYTES).i32(KERNEL_STAGING).op(OP.i32Add).set(L.el);
   b.op(OP.loop, OP.void);
