@@ -149,7 +149,7 @@ const CLIP = 0, KI0 = 1, KI1 = 2, ALPHA = 3;
 const PARAMS = 4;
 const I32_LOCALS = [
   'h0', 'h1', 'perKey', 'recordsBytes', 'table', 'quads', 'out', 'count', 'single', 'e', 'r0', 'r1', 'k0', 'k1', 'bit0', 'bit1', 'meta', 'bits0', 'bits1', 'a0', 'a1', 'a2', 'sum',
-  'at', 'o', 'rot', 'lane', 'el', 'dropsW', 'shared', 'mask', 'quad', 'steps', 'touched',
+  'at', 'o', 'rot', 'el', 'dropsW', 'shared', 'mask', 'quad', 'steps', 'touched',
 ] as const;
 const I64_LOCALS = ['window', 'window1'] as const;
 const F32_LOCALS = ['u', 't', 'alpha32', 'beta'] as const;
@@ -266,35 +266,35 @@ function store3(b: Body, v: (i: number) => void): void {
 }
 
 /**
- * A quad's entry in the scratch, filled by the first pass: key 0's three stored components
- * as float32 vectors at C, key 1's at G (key 0's again where key 0 alone counts), each
- * key's dropped component as 32-bit lanes at DROP0 / DROP1. The steps after overwrite it
- * with the rebuilt quaternions, key 0's (x, y, z, w) at Q0 and key 1's at Q1.
+ * The scratch's eight planes of {@link PLANE_BYTES} bytes, filled by the first pass: rotation
+ * i's stored components of key 0 at byte 4 · i of planes C..C + 2, of key 1 at G..G + 2 (key
+ * 0's again where key 0 alone counts), each key's dropped component at DROP0 / DROP1. So a
+ * quad's four lanes of each are one 16-byte vector, at 16 · quad. The steps after overwrite
+ * them with the rebuilt quaternions, key 0's x, y, z, w in planes Q0..Q0 + 3, key 1's in Q1..Q1 + 3.
  */
-const QUAD = { C: 0, G: 48, DROP0: 96, DROP1: 112, BYTES: 128, Q0: 0, Q1: 64 } as const;
+const PLANE = { C: 0, G: 3, DROP0: 6, DROP1: 7, Q0: 0, Q1: 4 } as const;
+/** Byte offset of plane `p` of {@link PLANE}. */
+const plane = (p: number): number => p * PLANE_BYTES;
 
-/** Parks the rotation just read, rounded to float32, in lane `lane` of the quad entry at `e` (key 1 = `g` with bits `bits1`). */
+/** Parks the rotation just read, rounded to float32, at rotation address `e` of the planes (key 1 = `g` with bits `bits1`); e moves on. */
 function park(b: Body, g: readonly number[], bits1: number): void {
   const c = [L.c0, L.c1, L.c2];
-  b.get(L.e).get(L.lane).i32(2).op(OP.i32Shl).op(OP.i32Add).set(L.el);
-  for (let i = 0; i < 3; i++) b.get(L.el).get(c[i]).op(OP.f32DemoteF64).mem(OP.f32Store, QUAD.C + 16 * i);
-  for (let i = 0; i < 3; i++) b.get(L.el).get(g[i]).op(OP.f32DemoteF64).mem(OP.f32Store, QUAD.G + 16 * i);
+  for (let i = 0; i < 3; i++) b.get(L.e).get(c[i]).op(OP.f32DemoteF64).mem(OP.f32Store, plane(PLANE.C + i));
+  for (let i = 0; i < 3; i++) b.get(L.e).get(g[i]).op(OP.f32DemoteF64).mem(OP.f32Store, plane(PLANE.G + i));
   // The dropped components, read only when a segment's rotations do not all drop w.
   b.get(L.dropsW).op(OP.i32Eqz).op(OP.if, OP.void);
-  b.get(L.el).get(L.bits0).i32(24).op(OP.i32ShrU).mem(OP.i32Store, QUAD.DROP0);
-  b.get(L.el).get(bits1).i32(24).op(OP.i32ShrU).mem(OP.i32Store, QUAD.DROP1);
+  b.get(L.e).get(L.bits0).i32(24).op(OP.i32ShrU).mem(OP.i32Store, plane(PLANE.DROP0));
+  b.get(L.e).get(bits1).i32(24).op(OP.i32ShrU).mem(OP.i32Store, plane(PLANE.DROP1));
   b.op(OP.end);
-  // lane = (lane + 1) & 3; a full quad moves e to the next.
-  b.get(L.lane).i32(1).op(OP.i32Add).i32(3).op(OP.i32And).set(L.lane);
-  b.get(L.e).i32(0).i32(QUAD.BYTES).get(L.lane).op(OP.select).op(OP.i32Add).set(L.e);
+  b.get(L.e).i32(4).op(OP.i32Add).set(L.e);
 }
 
-/** Emits `body` once per quad entry of the scratch, local `at` pointing at it and `quad` at the quad's row of the quad table. */
+/** Emits `body` once per quad, local `at` at its vectors' offset in the planes (16 · quad) and `quad` at its row of the quad table. */
 function eachQuad(b: Body, body: () => void): void {
   b.i32(0).set(L.at).get(QUADS).set(L.quad).op(OP.block, OP.void).get(L.e).op(OP.i32Eqz).op(OP.brIf, 0).op(OP.loop, OP.void);
   body();
   b.get(L.quad).i32(KERNEL_QUAD.BYTES).op(OP.i32Add).set(L.quad);
-  b.get(L.at).i32(QUAD.BYTES).op(OP.i32Add).set(L.at).get(L.at).get(L.e).op(OP.i32Ne).op(OP.brIf, 0);
+  b.get(L.at).i32(16).op(OP.i32Add).set(L.at).get(L.at).get(L.e).op(OP.i32Ne).op(OP.brIf, 0);
   b.op(OP.end, OP.end);
 }
 
@@ -304,12 +304,13 @@ function vop(b: Body, a: number, op: number, c: number): Body {
 }
 
 /**
- * Rebuilds the dropped component of the stored components at `C + off` (dropped indices at
- * `drop`) of the quad at `at`, lane by lane emitRotation's first lines, into `out` (x, y, z, w).
+ * Rebuilds the dropped component of the stored components in planes `first`..`first` + 2
+ * (dropped indices in plane `drop`) of the quad at `at`, lane by lane emitRotation's first
+ * lines, into `out` (x, y, z, w).
  */
-function rebuild(b: Body, off: number, drop: number, out: readonly number[]): void {
+function rebuild(b: Body, first: number, drop: number, out: readonly number[]): void {
   const v = [L.v0, L.v1, L.v2];
-  for (let i = 0; i < 3; i++) b.get(L.at).simd(SIMD.v128Load, 0, ...uleb(off + 16 * i)).set(v[i]);
+  for (let i = 0; i < 3; i++) b.get(L.at).simd(SIMD.v128Load, 0, ...uleb(plane(first + i))).set(v[i]);
   // t = 1 − c0² − c1² − c2², left to right; d = t > 0 ? √t : 0
   b.get(L.one);
   for (let i = 0; i < 3; i++) vop(b, v[i], SIMD.f32x4Mul, v[i]).simd(SIMD.f32x4Sub);
@@ -321,7 +322,7 @@ function rebuild(b: Body, off: number, drop: number, out: readonly number[]): vo
   b.get(L.dropsW).op(OP.if, OP.void);
   for (const [from, to] of [[v[0], x], [v[1], y], [v[2], z], [L.vd, w]]) b.get(from).set(to);
   b.op(OP.else);
-  b.get(L.at).simd(SIMD.v128Load, 0, ...uleb(drop)).set(L.drops);
+  b.get(L.at).simd(SIMD.v128Load, 0, ...uleb(plane(drop))).set(L.drops);
   const eq = (k: number): Body => b.get(L.drops).get([L.drop0, L.drop1, L.drop2, L.drop3][k]).simd(SIMD.i32x4Eq);
   eq(0).set(L.m0); eq(1).set(L.m1);
   // x = drop == 0 ? d : c0
@@ -538,14 +539,11 @@ function decodeBody(): number[] {
   b.get(COUNT).i32(1).op(OP.i32Sub).set(COUNT).get(COUNT).op(OP.brIf, 0);
   b.op(OP.end, OP.end);
   // The last quad's lanes past the last rotation (dummies) get zeros, not a previous decode's leftovers.
-  b.get(L.lane).op(OP.if, OP.void).op(OP.loop, OP.void);
-  b.get(L.e).get(L.lane).i32(2).op(OP.i32Shl).op(OP.i32Add).set(L.el);
-  for (let i = 0; i < 6; i++) b.get(L.el).f32(0).mem(OP.f32Store, QUAD.C + 16 * i);
-  for (const at of [QUAD.DROP0, QUAD.DROP1]) b.get(L.el).i32(3).mem(OP.i32Store, at);
-  b.get(L.lane).i32(1).op(OP.i32Add).i32(3).op(OP.i32And).set(L.lane).get(L.lane).op(OP.brIf, 0);
-  b.op(OP.end);
-  b.get(L.e).i32(QUAD.BYTES).op(OP.i32Add).set(L.e);
-  b.op(OP.end);
+  b.get(L.e).i32(15).op(OP.i32And).op(OP.if, OP.void).op(OP.loop, OP.void);
+  for (let i = 0; i < 6; i++) b.get(L.e).f32(0).mem(OP.f32Store, plane(PLANE.C + i));
+  for (const p of [PLANE.DROP0, PLANE.DROP1]) b.get(L.e).i32(3).mem(OP.i32Store, plane(p));
+  b.get(L.e).i32(4).op(OP.i32Add).set(L.e).get(L.e).i32(15).op(OP.i32And).op(OP.brIf, 0);
+  b.op(OP.end, OP.end);
 
   // Then quad by quad: four lanes' rotations rebuilt, slerped, multiplied by their references and stored.
   for (const [local, bytes] of CONSTANTS) b.simd(SIMD.v128Const, ...bytes).set(local);
@@ -556,21 +554,21 @@ function decodeBody(): number[] {
   b.get(L.alpha32).get(L.alpha32).op(OP.f32Mul).simd(SIMD.f32x4Splat).set(L.aa);
   b.get(L.beta).get(L.beta).op(OP.f32Mul).simd(SIMD.f32x4Splat).set(L.bb);
   const q0 = [L.x0, L.y0, L.z0, L.w0], q1 = [L.x1, L.y1, L.z1, L.w1], q = [L.x, L.y, L.z, L.w];
-  const load = (v: readonly number[], at: number): void => v.forEach((l, i) => b.get(L.at).simd(SIMD.v128Load, 0, ...uleb(at + 16 * i)).set(l));
-  const store = (v: readonly number[], at: number): void => v.forEach((l, i) => b.get(L.at).get(l).simd(SIMD.v128Store, 0, ...uleb(at + 16 * i)));
+  const load = (v: readonly number[], first: number): void => v.forEach((l, i) => b.get(L.at).simd(SIMD.v128Load, 0, ...uleb(plane(first + i))).set(l));
+  const store = (v: readonly number[], first: number): void => v.forEach((l, i) => b.get(L.at).get(l).simd(SIMD.v128Store, 0, ...uleb(plane(first + i))));
   // Each step is its own loop over the quads, so the processor overlaps the quads' short
   // chains of dependent operations instead of waiting on one long chain per quad.
   eachQuad(b, () => {
-    rebuild(b, QUAD.C, QUAD.DROP0, q0);
+    rebuild(b, PLANE.C, PLANE.DROP0, q0);
     b.get(SINGLE).op(OP.i32Eqz).op(OP.if, OP.void);
-    rebuild(b, QUAD.G, QUAD.DROP1, q1);
-    store(q1, QUAD.Q1);
+    rebuild(b, PLANE.G, PLANE.DROP1, q1);
+    store(q1, PLANE.Q1);
     b.op(OP.end);
-    store(q0, QUAD.Q0);
+    store(q0, PLANE.Q0);
   });
   b.get(SINGLE).op(OP.i32Eqz).op(OP.if, OP.void);
   eachQuad(b, () => {
-    load(q0, QUAD.Q0); load(q1, QUAD.Q1);
+    load(q0, PLANE.Q0); load(q1, PLANE.Q1);
     // dot = x0x1 + y0y1 + z0z1 + w0w1, left to right
     vop(b, L.x0, SIMD.f32x4Mul, L.x1);
     for (const [p, r] of [[L.y0, L.y1], [L.z0, L.z1], [L.w0, L.w1]]) vop(b, p, SIMD.f32x4Mul, r).simd(SIMD.f32x4Add);
@@ -584,11 +582,11 @@ function decodeBody(): number[] {
     b.get(L.quad).simd(SIMD.v128Load, 0, ...uleb(KERNEL_QUAD.STEP)).set(L.m0);
     for (let i = 0; i < 4; i++) b.get(q0[i]).get(q[i]).get(L.m0).simd(SIMD.v128Bitselect).set(q[i]);
     b.op(OP.end);
-    store(q, QUAD.Q0);
+    store(q, PLANE.Q0);
   });
   b.op(OP.end);
   eachQuad(b, () => {
-    load(q, QUAD.Q0);
+    load(q, PLANE.Q0);
     productAndStore(b);
   });
   b.op(OP.end);
@@ -641,14 +639,16 @@ export function kernelModule(): WebAssembly.Module | null {
  */
 const FIRST_ARENA_BYTES = 1 << 20;
 const MAX_ARENA_BYTES = 1 << 24;
-/** The scratch's bytes, at the start of every kernel memory: quad entries, then the owner word and the sink. */
+/** The scratch's bytes, at the start of every kernel memory: the planes, then the owner word and the sink. */
 const SCRATCH_BYTES = 1 << 16;
 /** Address of the 16 bytes at the scratch's end where dummy lanes' rotations are written. */
 export const KERNEL_SINK = SCRATCH_BYTES - 16;
 /** Address of the word holding the kernel record address of the clip whose pose the staging pose holds (0: none). */
 const KERNEL_OWNER = SCRATCH_BYTES - 32;
-/** Most animated rotations a clip decoded by the kernel may have (the scratch holds four per quad entry). */
-export const KERNEL_MAX_ROTATIONS = 4 * Math.floor(KERNEL_OWNER / QUAD.BYTES);
+/** Bytes of each of the scratch's eight {@link PLANE}s: four per rotation. */
+const PLANE_BYTES = 16 * Math.floor(KERNEL_OWNER / (8 * 16));
+/** Most animated rotations a clip decoded by the kernel may have (the planes hold one each). */
+export const KERNEL_MAX_ROTATIONS = PLANE_BYTES / 4;
 /** Bytes of the identity pattern the staging pose is filled with: two bones. */
 const IDENTITY_PERIOD_BYTES = 8 * POSE_STRIDE;
 /** Address of the staging pose, after the scratch in every kernel memory: the pose a decode writes, which the sampler copies out. */
