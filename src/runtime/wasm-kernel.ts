@@ -148,7 +148,7 @@ const SIMD = {
 const CLIP = 0, KI0 = 1, KI1 = 2, ALPHA = 3;
 const PARAMS = 4;
 const I32_LOCALS = [
-  'h0', 'h1', 'perKey', 'recordsBytes', 'table', 'quads', 'out', 'count', 'single', 'e', 'r0', 'r1', 'k0', 'k1', 'bit0', 'bit1', 'meta', 'bits0', 'bits1', 'a0', 'a1', 'a2', 'sum',
+  'h0', 'h1', 'perKey', 'recordsBytes', 'table', 'quads', 'count', 'single', 'e', 'r0', 'r1', 'k0', 'k1', 'bit0', 'bit1', 'meta', 'bits0', 'bits1', 'a0', 'a1', 'a2', 'sum',
   'at', 'o', 'rot', 'el', 'dropsW', 'shared', 'mask', 'quad', 'steps', 'touched',
 ] as const;
 const I64_LOCALS = ['window', 'window1'] as const;
@@ -163,7 +163,7 @@ type LocalName = (typeof I32_LOCALS)[number] | (typeof I64_LOCALS)[number] | (ty
 const L: Record<LocalName, number> = {} as never;
 [...I32_LOCALS, ...I64_LOCALS, ...F32_LOCALS, ...F64_LOCALS, ...V128_LOCALS].forEach((n, i) => { L[n] = PARAMS + i; });
 const R0 = L.r0, R1 = L.r1, K0 = L.k0, K1 = L.k1, BIT0 = L.bit0, BIT1 = L.bit1;
-const H0 = L.h0, H1 = L.h1, RECORDS_BYTES = L.recordsBytes, TABLE_AT = L.table, QUADS = L.quads, OUT = L.out, COUNT = L.count, SINGLE = L.single;
+const H0 = L.h0, H1 = L.h1, RECORDS_BYTES = L.recordsBytes, TABLE_AT = L.table, QUADS = L.quads, COUNT = L.count, SINGLE = L.single;
 
 /** A v128 constant of four float32 lanes. */
 function f32x4(a: number): number[] {
@@ -261,7 +261,7 @@ function widthsOf(b: Body, bits: number): void {
 
 /** Stores the three f64 values `v` pushes as float32 at the track's pose offset (o = out + 4 · pose offset). */
 function store3(b: Body, v: (i: number) => void): void {
-  b.get(OUT).get(L.meta).i32(TABLE.POSE_MASK).op(OP.i32And).i32(2).op(OP.i32Shl).op(OP.i32Add).set(L.o);
+  b.get(L.meta).i32(TABLE.POSE_MASK).op(OP.i32And).i32(2).op(OP.i32Shl).i32(KERNEL_STAGING).op(OP.i32Add).set(L.o);
   for (let i = 0; i < 3; i++) { b.get(L.o); v(i); b.op(OP.f32DemoteF64).mem(OP.f32Store, 4 * i); }
 }
 
@@ -449,7 +449,7 @@ function decodeBody(): number[] {
   const b = new Body();
   const c = [L.c0, L.c1, L.c2], g = [L.g0, L.g1, L.g2];
   const word = (w: number): Body => b.get(CLIP).mem(OP.i32Load, 4 * w);
-  word(KERNEL_CLIP.TABLE).set(TABLE_AT); word(KERNEL_CLIP.RECORDS_BYTES).set(RECORDS_BYTES); word(KERNEL_CLIP.QUADS).set(QUADS); b.i32(KERNEL_STAGING).set(OUT); word(KERNEL_CLIP.COUNT).set(COUNT); word(KERNEL_CLIP.STEPS).set(L.steps);
+  word(KERNEL_CLIP.TABLE).set(TABLE_AT); word(KERNEL_CLIP.RECORDS_BYTES).set(RECORDS_BYTES); word(KERNEL_CLIP.QUADS).set(QUADS); word(KERNEL_CLIP.COUNT).set(COUNT); word(KERNEL_CLIP.STEPS).set(L.steps);
   b.get(KI0).get(KI1).op(OP.i32Eq).set(SINGLE);
   b.i32(0).set(L.e);
   for (const [ki, h, r, k, bit] of [[KI0, H0, R0, K0, BIT0], [KI1, H1, R1, K1, BIT1]] as const) {
@@ -517,6 +517,8 @@ function decodeBody(): number[] {
   lerp3(b, c, g);
   b.op(OP.end).op(OP.br, 1).op(OP.end);
   readKey(b, R0, K0, BIT0, c);
+  // Key 1's record: as far from key 0's as their segments' headers (the one loop cursor is R0).
+  b.get(R0).get(H1).op(OP.i32Add).get(H0).op(OP.i32Sub).set(R1);
   b.get(R1).mem(OP.i32Load, 4).set(L.bits1);
   widthsOf(b, L.bits1);
   // One key (or a STEP track): key 1's bits are skipped.
@@ -535,7 +537,7 @@ function decodeBody(): number[] {
   lerp3(b, c, g);
   b.op(OP.end);
   b.op(OP.end); // block of the track
-  b.get(R0).i32(TABLE.RECORD * 4).op(OP.i32Add).set(R0).get(R1).i32(TABLE.RECORD * 4).op(OP.i32Add).set(R1);
+  b.get(R0).i32(TABLE.RECORD * 4).op(OP.i32Add).set(R0);
   b.get(COUNT).i32(1).op(OP.i32Sub).set(COUNT).get(COUNT).op(OP.brIf, 0);
   b.op(OP.end, OP.end);
   // The last quad's lanes past the last rotation (dummies) get zeros, not a previous decode's leftovers.
