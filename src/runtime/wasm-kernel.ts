@@ -212,7 +212,8 @@ function readWindows(b: Body, rec: number, keyWords: number, keys: readonly (rea
   for (let i = 0; i < 3; i++) {
     b.get(rec).mem(OP.f32Load, 8 + 8 * i).op(OP.f64PromoteF32).set(L.offset);
     b.get(rec).mem(OP.f32Load, 12 + 8 * i).op(OP.f64PromoteF32).set(L.step);
-    b.i32(1).get(widths[i]).op(OP.i32Shl).i32(1).op(OP.i32Sub).set(L.mask);
+    // (1 << width) − 1 from the scratch's table: no variable shift.
+    b.get(widths[i]).i32(2).op(OP.i32Shl).mem(OP.i32Load, KERNEL_MASKS).set(L.mask);
     for (const [, window, out] of keys) {
       b.get(L.offset).get(window).op(OP.i32WrapI64).get(L.mask).op(OP.i32And).op(OP.f64ConvertI32U).get(L.step).op(OP.f64Mul).op(OP.f64Add).set(out[i]);
       if (i < 2) b.get(window).get(widths[i]).op(OP.i64ExtendI32U).op(OP.i64ShrU).set(window);
@@ -641,14 +642,16 @@ export function kernelModule(): WebAssembly.Module | null {
  */
 const FIRST_ARENA_BYTES = 1 << 20;
 const MAX_ARENA_BYTES = 1 << 24;
-/** The scratch's bytes, at the start of every kernel memory: the planes, then the owner word and the sink. */
+/** The scratch's bytes, at the start of every kernel memory: the planes, then the mask table, the owner word and the sink. */
 const SCRATCH_BYTES = 1 << 16;
 /** Address of the 16 bytes at the scratch's end where dummy lanes' rotations are written. */
 export const KERNEL_SINK = SCRATCH_BYTES - 16;
 /** Address of the word holding the kernel record address of the clip whose pose the staging pose holds (0: none). */
 const KERNEL_OWNER = SCRATCH_BYTES - 32;
+/** Address of the table of (1 << w) − 1 for w = 0..32, written when the memory is made. */
+const KERNEL_MASKS = SCRATCH_BYTES - 256;
 /** Bytes of each of the scratch's eight {@link PLANE}s: four per rotation. */
-const PLANE_BYTES = 16 * Math.floor(KERNEL_OWNER / (8 * 16));
+const PLANE_BYTES = 16 * Math.floor(KERNEL_MASKS / (8 * 16));
 /** Most animated rotations a clip decoded by the kernel may have (the planes hold one each). */
 export const KERNEL_MAX_ROTATIONS = PLANE_BYTES / 4;
 /** Bytes of the identity pattern the staging pose is filled with: two bones. */
@@ -707,6 +710,7 @@ function newArena(module: WebAssembly.Module, bytes: number): Arena | undefined 
   try {
     const memory = new WebAssembly.Memory({ initial: Math.ceil((SCRATCH_BYTES + STAGING_BYTES + bytes) / PAGE) });
     const instance = new WebAssembly.Instance(module, { env: { mem: memory, acos: Math.acos, sin: Math.sin } });
+    new Int32Array(memory.buffer, KERNEL_MASKS, 33).set(Array.from({ length: 33 }, (_, w) => (w === 32 ? -1 : (1 << w) - 1)));
     return { memory, decode: instance.exports.decode as KernelDecode, used: SCRATCH_BYTES + STAGING_BYTES };
   } catch {
     return undefined;
