@@ -139,10 +139,11 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
   const refsAt = Math.ceil(poseFloats / 2); // float64 references need an 8-byte aligned start
   const refsEnd = 2 * (refsAt + 4 * rotations);
   const recordsWords = TABLE.RECORD * (1 + animated);
-  // Full tables: the segment table (one header index per SEGMENT_SIZE keys, backwards), the
-  // clip's kernel record, its pose windows and quad table, then the segments, each its
-  // header and records followed by its packed keys, on 32-byte boundaries. Compact tables:
-  // the base pose and references, then (in each sampler's copy) two slots of records.
+  // Full tables: the segment table (see ClipTables.segTable), the clip's kernel record, its
+  // pose windows and quad table (room kept even where the buffer is not placed in a kernel
+  // memory), then the segments, each its header and records followed by its packed keys,
+  // on 32-byte boundaries. Compact tables: the base pose and references, then (in each
+  // sampler's copy) two slots of records.
   let entries = 0;
   for (let s = 0; s < segments; s++) entries += segKeys[s];
   entries = Math.ceil(entries / SEGMENT_SIZE);

@@ -462,8 +462,10 @@ function decodeBody(): number[] {
     b.get(ki).i32(SEGMENT_SHIFT).op(OP.i32ShrU).set(L.at);
     word(KERNEL_CLIP.LAST_SEGMENT).get(L.at).get(L.at); word(KERNEL_CLIP.LAST_SEGMENT).op(OP.i32GtU).op(OP.select).set(L.at);
     b.get(ki).get(L.at).i32(SEGMENT_SHIFT).op(OP.i32Shl).op(OP.i32Sub).set(L.at);
-    // The header and records, then the segment's packed keys.
-    b.get(h).i32(TABLE.RECORD * 4).op(OP.i32Add).set(r);
+    // The header and records, then the segment's packed keys (key 1's record is found from
+    // key 0's cursor, in the rare path where they differ); a0 / a1 keep the bytes a key's
+    // fields span, for the early loads.
+    if (r === R0) b.get(h).i32(TABLE.RECORD * 4).op(OP.i32Add).set(r);
     b.get(h).get(RECORDS_BYTES).op(OP.i32Add).set(k);
     b.get(L.at).get(L.perKey).op(OP.i32Mul).set(bit);
     b.get(L.perKey).i32(3).op(OP.i32ShrU).i32(8).op(OP.i32Add).set(ki === KI0 ? L.a0 : L.a1);
