@@ -53,6 +53,32 @@ describe('CrowdSampler', { timeout: TIMEOUT }, () => {
     }
   });
 
+  it('plans the crowd again when the samplers change in place, and lets one sampler play two characters', () => {
+    const { samplers, times: first } = crowdOf(clips, 9, 5);
+    let times = first;
+    const crowd = new CrowdSampler();
+    const expectCrowd = (what: string): void => {
+      const out = new Float32Array(crowd.floatsFor(samplers));
+      expect(crowd.sample(samplers, times, out)).toBe(out.length);
+      let at = 0;
+      for (let i = 0; i < samplers.length; i++) {
+        const clip = samplers[i].clip;
+        const pose = clip.createSampler().sample(times[i], new Float32Array(clip.boneCount * POSE_STRIDE));
+        expect(Array.from(out.subarray(at, at + pose.length)), `${what}: character ${i}`).toEqual(Array.from(pose));
+        at += pose.length;
+      }
+    };
+    expectCrowd('first crowd');
+    // Same length, other skeletons at other places: every character's first float moves.
+    samplers[1] = clips[2].createSampler();
+    [samplers[3], samplers[7]] = [samplers[7], samplers[3]];
+    samplers[8] = samplers[0];
+    expectCrowd('changed in place');
+    samplers.push(clips[1].createSampler());
+    times = Float64Array.of(...first, 0.25);
+    expectCrowd('one more character');
+  });
+
   it('object16 matches localToObject of each local pose, and object12 holds its top three rows', () => {
     const { samplers, times } = crowdOf(clips, 7, 2);
     const local = new CrowdSampler({ output: 'local' });
