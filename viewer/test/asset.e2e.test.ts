@@ -165,6 +165,8 @@ describe('viewer: a compressed glTF asset (built, in chromium)', () => {
   it('switches to the second animation with the picker', async () => {
     await page.selectOption('#clip-select', '1');
     await page.waitForFunction(() => document.getElementById('clip-name')?.textContent === 'dataset-1_run_active_001');
+    // The time display follows at the next animation frame (later than the name on a busy machine).
+    await page.waitForFunction(() => (document.getElementById('time')?.textContent ?? '').startsWith('0.000 /'));
     expect(await text(page, '#time')).toMatch(/^0\.000 \//);
   });
 
