@@ -39,17 +39,24 @@ export function lerp(a: number, b: number, alpha: number): number {
 }
 
 /**
- * normalise(x, y, z, w) of float32 numbers in float32 arithmetic (x² + y² + z² + w² left to
+ * normalise(ref · q) for the float32 quaternions ref = `refs[ro..ro+3]` and q = (x, y, z,
+ * w), in float32 arithmetic (each product's terms left to right; the squared length left to
  * right, then 1 / √, then each product), written at `out[o..o+3]`; identity when the
  * squared length is not > 0. A product of two float32 numbers is exact in float64, so the
- * last products need no rounding of their own before the float32 store.
+ * last products need no rounding of their own before the float32 store. The emit and the
+ * blend below end here; sampler.ts's decode loop writes the same operations inline.
  */
-function normalise32(x: number, y: number, z: number, w: number, out: Float32Array, o: number): void {
+function writeRefProduct(refs: Float64Array, ro: number, x: number, y: number, z: number, w: number, out: Float32Array, o: number): void {
   const f = Math.fround;
-  const len2 = f(f(f(f(x * x) + f(y * y)) + f(z * z)) + f(w * w));
+  const rx = refs[ro], ry = refs[ro + 1], rz = refs[ro + 2], rw = refs[ro + 3];
+  const px = f(f(f(f(rw * x) + f(rx * w)) + f(ry * z)) - f(rz * y));
+  const py = f(f(f(f(rw * y) - f(rx * z)) + f(ry * w)) + f(rz * x));
+  const pz = f(f(f(f(rw * z) + f(rx * y)) - f(ry * x)) + f(rz * w));
+  const pw = f(f(f(f(rw * w) - f(rx * x)) - f(ry * y)) - f(rz * z));
+  const len2 = f(f(f(f(px * px) + f(py * py)) + f(pz * pz)) + f(pw * pw));
   if (len2 > 0) {
     const inv = f(1 / f(Math.sqrt(len2)));
-    out[o] = x * inv; out[o + 1] = y * inv; out[o + 2] = z * inv; out[o + 3] = w * inv;
+    out[o] = px * inv; out[o + 1] = py * inv; out[o + 2] = pz * inv; out[o + 3] = pw * inv;
   } else {
     out[o] = 0; out[o + 1] = 0; out[o + 2] = 0; out[o + 3] = 1;
   }
@@ -73,12 +80,7 @@ export function emitRotation(v: Float64Array, drop: number, refs: Float64Array, 
   const y = drop === 0 ? a : drop === 1 ? d : b;
   const z = drop <= 1 ? b : drop === 2 ? d : c;
   const w = drop === 3 ? d : c;
-  const rx = refs[ro], ry = refs[ro + 1], rz = refs[ro + 2], rw = refs[ro + 3];
-  const px = f(f(f(f(rw * x) + f(rx * w)) + f(ry * z)) - f(rz * y));
-  const py = f(f(f(f(rw * y) - f(rx * z)) + f(ry * w)) + f(rz * x));
-  const pz = f(f(f(f(rw * z) + f(rx * y)) - f(ry * x)) + f(rz * w));
-  const pw = f(f(f(f(rw * w) - f(rx * x)) - f(ry * y)) - f(rz * z));
-  normalise32(px, py, pz, pw, out, o);
+  writeRefProduct(refs, ro, x, y, z, w, out, o);
 }
 
 /**
@@ -157,11 +159,5 @@ export function blendRotations(v: Float64Array, drop0: number, drop1: number, re
   const w1 = drop1 === 3 ? d1 : c1;
   slerpWeights(v, f(f(f(f(x0 * x1) + f(y0 * y1)) + f(z0 * z1)) + f(w0 * w1)));
   const wa = v[6], wb = v[7];
-  const x = f(f(x0 * wa) + f(x1 * wb)), y = f(f(y0 * wa) + f(y1 * wb)), z = f(f(z0 * wa) + f(z1 * wb)), w = f(f(w0 * wa) + f(w1 * wb));
-  const rx = refs[ro], ry = refs[ro + 1], rz = refs[ro + 2], rw = refs[ro + 3];
-  const px = f(f(f(f(rw * x) + f(rx * w)) + f(ry * z)) - f(rz * y));
-  const py = f(f(f(f(rw * y) - f(rx * z)) + f(ry * w)) + f(rz * x));
-  const pz = f(f(f(f(rw * z) + f(rx * y)) - f(ry * x)) + f(rz * w));
-  const pw = f(f(f(f(rw * w) - f(rx * x)) - f(ry * y)) - f(rz * z));
-  normalise32(px, py, pz, pw, out, o);
+  writeRefProduct(refs, ro, f(f(x0 * wa) + f(x1 * wb)), f(f(y0 * wa) + f(y1 * wb)), f(f(z0 * wa) + f(z1 * wb)), f(f(w0 * wa) + f(w1 * wb)), out, o);
 }
