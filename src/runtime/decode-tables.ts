@@ -206,7 +206,7 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
       view.setInt32(KERNEL_WINDOW_BYTES * w, KERNEL_STAGING + 4 * first, true);
       for (let i = 0; i < 4; i++) view.setFloat32(KERNEL_WINDOW_BYTES * w + 4 + 4 * i, first + i < poseFloats ? basePose[first + i] : 0, true);
     });
-    kernel = { decode: kernelPlace.decode, clipAt: at + 4 * clipAt, pose: new Float32Array(buffer, KERNEL_STAGING, poseFloats) };
+    kernel = { decode: kernelPlace.decode, clipAt: at + 4 * clipAt, pose: kernelPlace.staging(poseFloats) };
   }
   return {
     f32, i32, u32, f64, poseFloats, refsAt, segAt, segStride: recordsWords, segTable: clipAt,

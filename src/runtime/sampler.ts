@@ -52,6 +52,26 @@ const S1 = SLERP_SERIES.SINE[0], S2 = SLERP_SERIES.SINE[1], S3 = SLERP_SERIES.SI
  * numbers and a 64-byte scratch: the clip's shared tables hold everything else.
  */
 export class ClipSampler {
+  // Declared in the order a pose decode reads them, the kernel path's first: fields are laid
+  // out in declaration order, so a cold decode reads one or two of this object's lines.
+  /** The WebAssembly kernel's decode, or undefined (wasm-kernel.ts). */
+  private readonly kernel: KernelDecode | undefined;
+  /** Byte address of the clip's record in the kernel's memory. */
+  private readonly kernelClip: number;
+  /**
+   * The kernel memory's staging pose, as long as the clip's pose, where the kernel writes it
+   * (wasm-kernel.ts): one view shared by the memory's clips of this length, so it is in cache.
+   */
+  private readonly kernelPose: Float32Array;
+  private readonly poseFloats: number;
+  private readonly n: number;
+  private readonly rate: number;
+  private readonly start: number;
+  // Keys found by locate(), whose blend fraction is returned instead: a double kept in a
+  // field would be a separate heap number, one more object for a cold decode to reach.
+  private k0 = 0;
+  private k1 = 0;
+  private readonly period: number;
   /** The clip this sampler reads. */
   readonly clip: CompressedClip;
   // The clip's tables and scalars, copied in so a decode reads this object and the clip's
@@ -63,28 +83,13 @@ export class ClipSampler {
   private readonly base: Float32Array;
   private readonly t: ClipTables;
   private readonly count: number;
-  private readonly n: number;
-  private readonly rate: number;
-  private readonly start: number;
-  private readonly period: number;
   private readonly segCount: number;
   private readonly refsAt: number;
   private readonly segAt: number;
   private readonly segStride: number;
   private readonly segTable: number;
-  private readonly poseFloats: number;
-  /** The WebAssembly kernel's decode, or undefined (wasm-kernel.ts). */
-  private readonly kernel: KernelDecode | undefined;
-  /** Byte address of the clip's record in the kernel's memory. */
-  private readonly kernelClip: number;
-  /** The clip's pose in the kernel memory's staging pose, where the kernel writes it (wasm-kernel.ts). */
-  private readonly kernelPose: Float32Array;
   /** With compact tables: the segment whose records each of the two slots holds (-1: none). */
   private readonly slotSegment: Int32Array | undefined;
-  // Scratch of locate(): no allocation per sample.
-  private k0 = 0;
-  private k1 = 0;
-  private alpha = 0;
 
   /** Prefer {@link CompressedClip.createSampler}. */
   constructor(clip: CompressedClip, options: SamplerOptions = {}) {
@@ -108,8 +113,7 @@ export class ClipSampler {
     const k = t.compact ? undefined : t.kernel;
     this.kernel = k?.decode;
     this.kernelClip = k ? k.clipAt : 0;
-    // A view of its own, allocated beside this object: one page fewer for a cold decode to touch.
-    this.kernelPose = k ? new Float32Array(k.pose.buffer, k.pose.byteOffset, k.pose.length) : t.basePose;
+    this.kernelPose = k ? k.pose : t.basePose;
     this.count = clip.animatedTrackCount;
     this.n = clip.sampleCount;
     this.rate = clip.sampleRate;
@@ -146,20 +150,19 @@ export class ClipSampler {
   sampleInto(time: number, out: Float32Array, offset: number, options?: SampleOptions): number {
     const end = offset + this.poseFloats;
     if (!(offset >= 0) || out.length < end) throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `out holds ${out.length} floats, needs ${this.poseFloats} from ${offset}`);
-    this.locate(time, options);
-    this.pose(out, offset);
+    this.pose(out, offset, this.locate(time, options));
     return end;
   }
 
   /** Decodes the whole pose at (k0, k1, alpha) into `out` at `offset`. */
-  private pose(out: Float32Array, offset: number): void {
+  private pose(out: Float32Array, offset: number, alpha: number): void {
     if (this.kernel !== undefined) {
       // The kernel finds the keys' segments as decode() does and writes the staging pose.
-      this.kernel(this.kernelClip, this.k0, this.k1, this.alpha);
+      this.kernel(this.kernelClip, this.k0, this.k1, alpha);
       out.set(this.kernelPose, offset);
     } else {
       out.set(this.base, offset);
-      this.decode(out, -offset, -1);
+      this.decode(out, -offset, -1, alpha);
     }
   }
 
@@ -168,8 +171,8 @@ export class ClipSampler {
     const base = this.base;
     if (outPose.length < base.length) throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `outPose holds ${outPose.length} floats, needs ${base.length}`);
     const k = keyIndex > 0 ? Math.min(this.n - 1, Math.floor(keyIndex)) : 0;
-    this.k0 = k; this.k1 = k; this.alpha = 0;
-    this.pose(outPose, 0);
+    this.k0 = k; this.k1 = k;
+    this.pose(outPose, 0, 0);
     return outPose;
   }
 
@@ -183,10 +186,10 @@ export class ClipSampler {
     if (outPose.length < base.length) throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `outPose holds ${outPose.length} floats, needs ${base.length}`);
     const n = this.n;
     const k = keyIndex > 0 ? Math.min(n - 2, Math.floor(keyIndex)) : 0;
-    if (n < 2 || !(alpha > 0)) { this.k0 = this.k1 = Math.max(0, k); this.alpha = 0; }
-    else if (alpha >= 1) { this.k0 = this.k1 = k + 1; this.alpha = 0; }
-    else { this.k0 = k; this.k1 = k + 1; this.alpha = alpha; }
-    this.pose(outPose, 0);
+    if (n < 2 || !(alpha > 0)) { this.k0 = this.k1 = Math.max(0, k); alpha = 0; }
+    else if (alpha >= 1) { this.k0 = this.k1 = k + 1; alpha = 0; }
+    else { this.k0 = k; this.k1 = k + 1; }
+    this.pose(outPose, 0, alpha);
     return outPose;
   }
 
@@ -199,24 +202,24 @@ export class ClipSampler {
       throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `bone index ${boneIndex} (clip has ${this.clip.boneCount} bones)`);
     }
     if (out.length < POSE_STRIDE) throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `out holds ${out.length} floats, needs ${POSE_STRIDE}`);
-    this.locate(time, options);
+    const alpha = this.locate(time, options);
     const base = boneIndex * POSE_STRIDE;
     const pose = this.base;
     for (let i = 0; i < POSE_STRIDE; i++) out[i] = pose[base + i];
-    this.decode(out, base, boneIndex);
+    this.decode(out, base, boneIndex, alpha);
     return out;
   }
 
-  /** Resolves time to keys k0, k1 and a blend alpha (0 means k0 alone). */
-  private locate(time: number, options: SampleOptions | undefined): void {
+  /** Resolves time to keys k0, k1 and returns the blend alpha (0 means k0 alone). */
+  private locate(time: number, options: SampleOptions | undefined): number {
     const n = this.n;
     const rate = this.rate;
     const looping = options?.looping;
     let t = time === time ? time : 0;
     let k0: number, k1: number, alpha: number;
     if (n === 1) {
-      this.k0 = 0; this.k1 = 0; this.alpha = 0;
-      return;
+      this.k0 = 0; this.k1 = 0;
+      return 0;
     }
     if (looping === 'repeat') {
       const period = this.period;
@@ -251,7 +254,8 @@ export class ClipSampler {
       default: break;
     }
     if (alpha === 0) k1 = k0;
-    this.k0 = k0; this.k1 = k1; this.alpha = alpha;
+    this.k0 = k0; this.k1 = k1;
+    return alpha;
   }
 
   /** With compact tables: builds segment `s`'s records in `slot` unless they are there; returns the slot's head. */
@@ -278,12 +282,12 @@ export class ClipSampler {
    * calling even interpolate.ts's scalar ref-product-and-normalise helper took 1.07-1.18x).
    * test/runtime/sampler-arithmetic.test.ts holds the two to the same bits.
    */
-  private decode(out: Float32Array, base: number, onlyBone: number): void {
+  private decode(out: Float32Array, base: number, onlyBone: number, alpha: number): void {
     const f = Math.fround;
     const count = this.count;
     if (count === 0) return;
     const segCount = this.segCount;
-    const k0 = this.k0, k1 = this.k1, alpha = this.alpha;
+    const k0 = this.k0, k1 = this.k1;
     const single = k0 === k1;
     // The blend's float32 numbers, the same for every track (slerpWeights computes them per call).
     const al = f(alpha), beta = f(1 - al), al2 = f(al * al), beta2 = f(beta * beta);

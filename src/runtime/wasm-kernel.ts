@@ -672,6 +672,8 @@ interface Arena {
   readonly memory: WebAssembly.Memory;
   readonly decode: KernelDecode;
   used: number;
+  /** Views of the staging pose by float count, shared by every clip of the memory. */
+  readonly views: Map<number, Float32Array>;
 }
 let arena: Arena | undefined;
 
@@ -682,6 +684,13 @@ export interface KernelPlace {
   /** Byte offset of the place, a multiple of 16. */
   readonly byteOffset: number;
   readonly decode: KernelDecode;
+  /**
+   * The memory's staging pose as a view of `floats` floats, where the kernel writes a pose
+   * of that many. One view per length and memory, shared by its clips and their samplers:
+   * the object a decode copies from is then one every decode in the memory touches, so it
+   * stays in cache (a view per sampler or per clip is one more object to miss cold).
+   */
+  readonly staging: (floats: number) => Float32Array;
 }
 
 /**
@@ -704,7 +713,13 @@ export function kernelPlace(bytes: number): KernelPlace | undefined {
   }
   const byteOffset = arena.used;
   arena.used += size;
-  return { buffer: arena.memory.buffer, byteOffset, decode: arena.decode };
+  const { memory, views } = arena;
+  const staging = (floats: number): Float32Array => {
+    let view = views.get(floats);
+    if (view === undefined) { view = new Float32Array(memory.buffer, KERNEL_STAGING, floats); views.set(floats, view); }
+    return view;
+  };
+  return { buffer: memory.buffer, byteOffset, decode: arena.decode, staging };
 }
 
 /** A kernel memory of `bytes` bytes after the scratch, with its instance; undefined when it cannot be made. */
@@ -713,7 +728,7 @@ function newArena(module: WebAssembly.Module, bytes: number): Arena | undefined 
     const memory = new WebAssembly.Memory({ initial: Math.ceil((SCRATCH_BYTES + STAGING_BYTES + bytes) / PAGE) });
     const instance = new WebAssembly.Instance(module, { env: { mem: memory, acos: Math.acos, sin: Math.sin } });
     new Int32Array(memory.buffer, KERNEL_MASKS, 33).set(Array.from({ length: 33 }, (_, w) => (w === 32 ? -1 : (1 << w) - 1)));
-    return { memory, decode: instance.exports.decode as KernelDecode, used: SCRATCH_BYTES + STAGING_BYTES };
+    return { memory, decode: instance.exports.decode as KernelDecode, used: SCRATCH_BYTES + STAGING_BYTES, views: new Map() };
   } catch {
     return undefined;
   }
