@@ -419,7 +419,7 @@ export class CompressedClip {
     }
     this.bytes = bytes;
     this.tables = buildTables({
-      bytes, basePose, animKind, animBoneOffset, animStep, animTrackOfTrack, clipRanges, animRange, refs, segRates, segRanges, segData, segKeyBits, segKeys, compBits,
+      bytes, basePose, animKind, animBoneOffset, animStep, animTrackOfTrack, clipRanges, animRange, refs, parents, segRates, segRanges, segData, segKeyBits, segKeys, compBits,
     }, compactTables, useKernel ? kernelPlace : undefined);
     this.sections = {
       header: HEADER.SIZE,

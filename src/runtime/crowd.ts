@@ -67,7 +67,9 @@ export class CrowdSampler {
    * {@link ClipSampler.sample}; `options` apply to every character) into `out`, back to back.
    * Object-space output walks each skeleton right after its decode, while the local pose is
    * still in the first-level cache: `M[b] = M[parent] · T · R · S` (parents precede children
-   * in every clip). Returns the floats written. Throws when `times` is shorter than
+   * in every clip), in float64 down the hierarchy. Where the clip decodes in the WebAssembly
+   * kernel, the kernel walks it in its own memory (wasm-kernel.ts, the same operations, so
+   * the same floats). Returns the floats written. Throws when `times` is shorter than
    * `samplers` or `out` cannot hold the crowd; allocates only to plan a crowd it has not
    * seen last and to grow its scratch.
    */
@@ -88,6 +90,7 @@ export class CrowdSampler {
     for (let k = 0; k < count; k++) {
       const i = visit[k];
       const sampler = samplers[i];
+      if (sampler.sampleObjectInto(times[i], out, starts[i], rows, options)) continue;
       const bones = sampler.clip.boneCount;
       if (this.pose.length < bones * POSE_STRIDE) {
         this.pose = new Float32Array(bones * POSE_STRIDE);

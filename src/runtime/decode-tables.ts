@@ -7,8 +7,8 @@ import { segmentConstant, segmentOffset, segmentStep } from './bits.js';
 import type { CompressedClip } from './compressed-clip.js';
 import type { ClipSampler } from './sampler.js';
 import {
-  KERNEL_CLIP, KERNEL_MAX_POSE_FLOATS, KERNEL_MAX_ROTATIONS, KERNEL_QUAD, KERNEL_SINK, KERNEL_STAGING, KERNEL_WINDOW_BYTES, WINDOW_BITS,
-  identityFloat, type KernelDecode, type KernelPlace,
+  KERNEL_CLIP, KERNEL_MAX_POSE_FLOATS, KERNEL_MAX_ROTATIONS, KERNEL_MAX_WORLD_BONES, KERNEL_QUAD, KERNEL_SINK, KERNEL_STAGING, KERNEL_WINDOW_BYTES,
+  KERNEL_WORLD_OUT, WINDOW_BITS, identityFloat, type KernelDecode, type KernelPlace, type KernelWorld,
 } from './wasm-kernel.js';
 
 /**
@@ -73,7 +73,15 @@ export interface ClipTables {
    * memory, and a view of the memory's staging pose as long as the clip's pose, where the
    * kernel writes it.
    */
-  readonly kernel?: { readonly decode: KernelDecode; readonly clipAt: number; readonly pose: Float32Array };
+  readonly kernel?: {
+    readonly decode: KernelDecode; readonly clipAt: number; readonly pose: Float32Array;
+    /**
+     * With at most {@link KERNEL_MAX_WORLD_BONES} bones: the kernel's object-space pass, the
+     * byte address of the clip's parents (an i32 per bone) in the memory, and views of
+     * what it writes (three rows of four floats per bone, or a 4×4).
+     */
+    readonly world?: { readonly run: KernelWorld; readonly parentsAt: number; readonly rows: Float32Array; readonly matrices: Float32Array };
+  };
 }
 
 /**
@@ -111,6 +119,8 @@ export interface TableSources {
   readonly animRange: Int32Array;
   /** Per animated track: reference quaternion xyzw at 4 × track. */
   readonly refs: Float64Array;
+  /** Parent index of every bone (-1 for roots). */
+  readonly parents: Int32Array;
   readonly segRates: Uint32Array;
   readonly segRanges: Uint32Array;
   /** Byte offset of each segment's packed keys. */
@@ -152,7 +162,10 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
   const windowsAt = clipAt + KERNEL_CLIP.WORDS;
   const quadsAt = windowsAt + 4 * Math.ceil((KERNEL_WINDOW_BYTES / 4) * windows.length / 4);
   const quadWords = (KERNEL_QUAD.BYTES / 4) * Math.ceil(rotations / 4);
-  const segAt = Math.ceil((compact ? refsEnd : quadsAt + quadWords) / TABLE.RECORD) * TABLE.RECORD;
+  // The parents, for the kernel's object-space pass: after the clip's run, which a cold
+  // decode loads whole.
+  const parentsAt = quadsAt + quadWords;
+  const segAt = Math.ceil((compact ? refsEnd : parentsAt + src.parents.length) / TABLE.RECORD) * TABLE.RECORD;
   const heads = new Int32Array(segments);
   let end = segAt;
   for (let s = 0; s < segments; s++) {
@@ -206,7 +219,13 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
       view.setInt32(KERNEL_WINDOW_BYTES * w, KERNEL_STAGING + 4 * first, true);
       for (let i = 0; i < 4; i++) view.setFloat32(KERNEL_WINDOW_BYTES * w + 4 + 4 * i, first + i < poseFloats ? basePose[first + i] : 0, true);
     });
-    kernel = { decode: kernelPlace.decode, clipAt: at + 4 * clipAt, pose: kernelPlace.staging(poseFloats) };
+    const bones = src.parents.length;
+    i32.set(src.parents, parentsAt);
+    const world = bones > KERNEL_MAX_WORLD_BONES ? undefined : {
+      run: kernelPlace.world, parentsAt: at + 4 * parentsAt,
+      rows: kernelPlace.view(KERNEL_WORLD_OUT, 12 * bones), matrices: kernelPlace.view(KERNEL_WORLD_OUT, 16 * bones),
+    };
+    kernel = { decode: kernelPlace.decode, clipAt: at + 4 * clipAt, pose: kernelPlace.view(KERNEL_STAGING, poseFloats), ...(world ? { world } : {}) };
   }
   return {
     f32, i32, u32, f64, poseFloats, refsAt, segAt, segStride: recordsWords, segTable: clipAt,

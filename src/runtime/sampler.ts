@@ -72,6 +72,8 @@ export class ClipSampler {
   private k0 = 0;
   private k1 = 0;
   private readonly period: number;
+  /** The kernel's object-space pass for this clip, or undefined (decode-tables.ts). */
+  private readonly world: NonNullable<ClipTables['kernel']>['world'];
   /** The clip this sampler reads. */
   readonly clip: CompressedClip;
   // The clip's tables and scalars, copied in so a decode reads this object and the clip's
@@ -114,6 +116,7 @@ export class ClipSampler {
     this.kernel = k?.decode;
     this.kernelClip = k ? k.clipAt : 0;
     this.kernelPose = k ? k.pose : t.basePose;
+    this.world = k?.world;
     this.count = clip.animatedTrackCount;
     this.n = clip.sampleCount;
     this.rate = clip.sampleRate;
@@ -164,6 +167,24 @@ export class ClipSampler {
       out.set(this.base, offset);
       this.decode(out, -offset, -1, alpha);
     }
+  }
+
+  /**
+   * For {@link CrowdSampler}: samples at `time` and writes the pose's object-space matrices
+   * into `out` at `offset` (three rows of four floats per bone with `rows`, else a
+   * column-major 4×4), computed by the kernel's object-space pass right after the decode,
+   * in the kernel's memory. Returns false, writing nothing, where this clip has no such
+   * pass (it decodes in TypeScript or has too many bones); crowd.ts then walks the pose itself.
+   * @internal
+   */
+  sampleObjectInto(time: number, out: Float32Array, offset: number, rows: boolean, options?: SampleOptions): boolean {
+    const world = this.world;
+    if (world === undefined) return false;
+    const alpha = this.locate(time, options);
+    this.kernel!(this.kernelClip, this.k0, this.k1, alpha);
+    world.run(world.parentsAt, this.clip.boneCount, rows ? 1 : 0);
+    out.set(rows ? world.rows : world.matrices, offset);
+    return true;
   }
 
   /** Writes sample `keyIndex` (clamped to 0..sampleCount − 1) exactly, without interpolation. */

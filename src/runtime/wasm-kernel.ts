@@ -136,6 +136,7 @@ const OP = {
   i32Add: 0x6a, i32Sub: 0x6b, i32Mul: 0x6c, i32And: 0x71, i32Or: 0x72, i32Shl: 0x74, i32ShrU: 0x76,
   i64ShrU: 0x88,
   f32Sub: 0x93, f32Mul: 0x94, f64Add: 0xa0, f64Sub: 0xa1, f64Mul: 0xa2,
+  i32GeS: 0x4e, f64Load: 0x2b, f64Store: 0x39,
   i32WrapI64: 0xa7, i64ExtendI32U: 0xad, f32DemoteF64: 0xb6, f64ConvertI32U: 0xb8, f64PromoteF32: 0xbb, f32ReinterpretI32: 0xbe,
 } as const;
 const SIMD = {
@@ -601,19 +602,100 @@ function decodeBody(): number[] {
 }
 
 /**
+ * `world(parents, bones, rows)`: the object-space matrices of the pose in the memory's
+ * {@link KERNEL_STAGING} pose, bone by bone (parents at byte `parents`, an i32 per bone,
+ * precede children), each M[b] = M[parent] · T · R · S in float64 with crowd.ts's
+ * objectSpace operations in its order, so the floats written are that function's to the
+ * bit. The unrounded matrices are kept at {@link KERNEL_WORLD} (12 doubles per bone); each
+ * bone is written to {@link KERNEL_WORLD_OUT} as three rows of four floats (`rows` 1) or a
+ * column-major 4×4.
+ */
+export type KernelWorld = (parents: number, bones: number, rows: number) => void;
+
+/** The world function's body (see {@link KernelWorld}). */
+function worldBody(): number[] {
+  const b = new Body();
+  // Parameters 0..2, then i32 locals 3..5, then f64 locals.
+  const PARENTS = 0, BONES = 1, ROWS = 2, BONE = 3, Q = 4, R = 5;
+  const names = ['x', 'y', 'z', 'w', 'sx', 'sy', 'sz', 'x2', 'y2', 'z2', 'xx', 'xy', 'xz', 'yy', 'yz', 'zz', 'wx', 'wy', 'wz',
+    'm0', 'm1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8', 'tx', 'ty', 'tz', 'n0', 'n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'n7', 'n8', 'ux', 'uy', 'uz'] as const;
+  const F: Record<(typeof names)[number], number> = {} as never;
+  names.forEach((n, i) => { F[n] = 6 + i; });
+  const pose = (i: number): Body => b.get(BONE).i32(4 * POSE_STRIDE).op(OP.i32Mul).mem(OP.f32Load, KERNEL_STAGING + 4 * i).op(OP.f64PromoteF32);
+  const parent = (i: number): Body => b.get(Q).mem(OP.f64Load, KERNEL_WORLD + 8 * i);
+  const mul = (a: number, c: number): Body => b.get(a).get(c).op(OP.f64Mul);
+  b.op(OP.block, OP.void).get(BONES).op(OP.i32Eqz).op(OP.brIf, 0).op(OP.loop, OP.void);
+  (['x', 'y', 'z', 'w'] as const).forEach((n, i) => { pose(i).set(F[n]); });
+  (['sx', 'sy', 'sz'] as const).forEach((n, i) => { pose(7 + i).set(F[n]); });
+  (['tx', 'ty', 'tz'] as const).forEach((n, i) => { pose(4 + i).set(F[n]); });
+  for (const [d, v] of [[F.x2, F.x], [F.y2, F.y], [F.z2, F.z]]) b.get(v).get(v).op(OP.f64Add).set(d);
+  for (const [d, u, v] of [[F.xx, F.x, F.x2], [F.xy, F.x, F.y2], [F.xz, F.x, F.z2], [F.yy, F.y, F.y2], [F.yz, F.y, F.z2], [F.zz, F.z, F.z2],
+    [F.wx, F.w, F.x2], [F.wy, F.w, F.y2], [F.wz, F.w, F.z2]]) mul(u, v).set(d);
+  // Local R · S, column by column: (1 − (a + c)) · s or (a ± c) · s.
+  const oneMinus = (a: number, c: number, sc: number, d: number): void => { b.f64(1).get(a).get(c).op(OP.f64Add).op(OP.f64Sub).get(sc).op(OP.f64Mul).set(d); };
+  const pm = (a: number, c: number, add: boolean, sc: number, d: number): void => { b.get(a).get(c).op(add ? OP.f64Add : OP.f64Sub).get(sc).op(OP.f64Mul).set(d); };
+  oneMinus(F.yy, F.zz, F.sx, F.m0); pm(F.xy, F.wz, true, F.sx, F.m1); pm(F.xz, F.wy, false, F.sx, F.m2);
+  pm(F.xy, F.wz, false, F.sy, F.m3); oneMinus(F.xx, F.zz, F.sy, F.m4); pm(F.yz, F.wx, true, F.sy, F.m5);
+  pm(F.xz, F.wy, true, F.sz, F.m6); pm(F.yz, F.wx, false, F.sz, F.m7); oneMinus(F.xx, F.yy, F.sz, F.m8);
+  // A child: M[parent] · local, each sum left to right.
+  b.get(BONE).i32(2).op(OP.i32Shl).get(PARENTS).op(OP.i32Add).mem(OP.i32Load).set(Q);
+  b.get(Q).i32(0).op(OP.i32GeS).op(OP.if, OP.void);
+  b.get(Q).i32(96).op(OP.i32Mul).set(Q);
+  const m = [F.m0, F.m1, F.m2, F.m3, F.m4, F.m5, F.m6, F.m7, F.m8], n = [F.n0, F.n1, F.n2, F.n3, F.n4, F.n5, F.n6, F.n7, F.n8];
+  for (let col = 0; col < 3; col++) {
+    for (let row = 0; row < 3; row++) {
+      parent(row).get(m[3 * col]).op(OP.f64Mul);
+      parent(3 + row).get(m[3 * col + 1]).op(OP.f64Mul).op(OP.f64Add);
+      parent(6 + row).get(m[3 * col + 2]).op(OP.f64Mul).op(OP.f64Add).set(n[3 * col + row]);
+    }
+  }
+  const t = [F.tx, F.ty, F.tz], u = [F.ux, F.uy, F.uz];
+  for (let row = 0; row < 3; row++) {
+    parent(row).get(t[0]).op(OP.f64Mul);
+    parent(3 + row).get(t[1]).op(OP.f64Mul).op(OP.f64Add);
+    parent(6 + row).get(t[2]).op(OP.f64Mul).op(OP.f64Add);
+    parent(9 + row).op(OP.f64Add).set(u[row]);
+  }
+  for (let i = 0; i < 9; i++) b.get(n[i]).set(m[i]);
+  for (let i = 0; i < 3; i++) b.get(u[i]).set(t[i]);
+  b.op(OP.end);
+  // The bone's unrounded matrix, then its floats.
+  b.get(BONE).i32(96).op(OP.i32Mul).set(Q);
+  [...m, ...t].forEach((l, i) => { b.get(Q).get(l).mem(OP.f64Store, KERNEL_WORLD + 8 * i); });
+  const put = (l: number | null, value: number, i: number): void => {
+    b.get(R);
+    if (l === null) b.f32(value); else b.get(l).op(OP.f32DemoteF64);
+    b.mem(OP.f32Store, KERNEL_WORLD_OUT + 4 * i);
+  };
+  b.get(ROWS).op(OP.if, OP.void);
+  b.get(BONE).i32(48).op(OP.i32Mul).set(R);
+  [F.m0, F.m3, F.m6, F.tx, F.m1, F.m4, F.m7, F.ty, F.m2, F.m5, F.m8, F.tz].forEach((l, i) => put(l, 0, i));
+  b.op(OP.else);
+  b.get(BONE).i32(64).op(OP.i32Mul).set(R);
+  [F.m0, F.m1, F.m2, null, F.m3, F.m4, F.m5, null, F.m6, F.m7, F.m8, null, F.tx, F.ty, F.tz].forEach((l, i) => put(l, 0, i));
+  put(null, 1, 15);
+  b.op(OP.end);
+  b.get(BONE).i32(1).op(OP.i32Add).set(BONE).get(BONE).get(BONES).op(OP.i32LtU).op(OP.brIf, 0);
+  b.op(OP.end, OP.end, OP.end);
+  const locals = [[...uleb(3), I32], [...uleb(names.length), F64]];
+  const body = [...vector(locals), ...b.code];
+  return [...uleb(body.length), ...body];
+}
+
+/**
  * The kernel module's bytes: imports env.acos and env.sin (Math's, so the rare large-angle
  * slerp is the TypeScript path's to the bit) and env.mem, exports `decode`.
  */
 export function kernelBytes(): Uint8Array<ArrayBuffer> {
-  const types = section(1, vector([[0x60, 1, F64, 1, F64], [0x60, ...vector([I32, I32, I32, F64].map((t) => [t])), 0]]));
+  const types = section(1, vector([[0x60, 1, F64, 1, F64], [0x60, ...vector([I32, I32, I32, F64].map((t) => [t])), 0], [0x60, ...vector([I32, I32, I32].map((t) => [t])), 0]]));
   const imports = section(2, vector([
     [...name('env'), ...name('acos'), 0x00, 0],
     [...name('env'), ...name('sin'), 0x00, 0],
     [...name('env'), ...name('mem'), 0x02, 0x00, 1],
   ]));
-  const functions = section(3, vector([[1]]));
-  const exports = section(7, vector([[...name('decode'), 0x00, 2]]));
-  const code = section(10, vector([decodeBody()]));
+  const functions = section(3, vector([[1], [2]]));
+  const exports = section(7, vector([[...name('decode'), 0x00, 2], [...name('world'), 0x00, 3]]));
+  const code = section(10, vector([decodeBody(), worldBody()]));
   return new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, ...types, ...imports, ...functions, ...exports, ...code]);
 }
 
@@ -661,6 +743,14 @@ const IDENTITY_PERIOD_BYTES = 8 * POSE_STRIDE;
 /** Address of the staging pose, after the scratch in every kernel memory: the pose a decode writes, which the sampler copies out. */
 export const KERNEL_STAGING = SCRATCH_BYTES;
 const STAGING_BYTES = 1 << 16;
+/** Most bones whose object-space matrices the kernel's {@link KernelWorld} computes (more: crowd.ts does). */
+export const KERNEL_MAX_WORLD_BONES = 1024;
+/** Address of {@link KernelWorld}'s unrounded matrices, 12 doubles per bone, after the staging pose. */
+const KERNEL_WORLD = KERNEL_STAGING + STAGING_BYTES;
+/** Address of the floats {@link KernelWorld} writes, up to 16 per bone. */
+export const KERNEL_WORLD_OUT = KERNEL_WORLD + 96 * KERNEL_MAX_WORLD_BONES;
+/** Where a memory's clips start: after the scratch, the staging pose and the world pass's room. */
+const DATA_START = KERNEL_WORLD_OUT + 64 * KERNEL_MAX_WORLD_BONES;
 /**
  * Most pose floats a clip decoded by the kernel may have: its identity fill (whole
  * patterns) and a window at its last float stay inside the staging pose.
@@ -671,8 +761,9 @@ const PAGE = 65536;
 interface Arena {
   readonly memory: WebAssembly.Memory;
   readonly decode: KernelDecode;
+  readonly world: KernelWorld;
   used: number;
-  /** Views of the staging pose by float count, shared by every clip of the memory. */
+  /** Views by address and float count, shared by every clip of the memory. */
   readonly views: Map<number, Float32Array>;
 }
 let arena: Arena | undefined;
@@ -684,13 +775,15 @@ export interface KernelPlace {
   /** Byte offset of the place, a multiple of 16. */
   readonly byteOffset: number;
   readonly decode: KernelDecode;
+  readonly world: KernelWorld;
   /**
-   * The memory's staging pose as a view of `floats` floats, where the kernel writes a pose
-   * of that many. One view per length and memory, shared by its clips and their samplers:
-   * the object a decode copies from is then one every decode in the memory touches, so it
-   * stays in cache (a view per sampler or per clip is one more object to miss cold).
+   * A view of `floats` floats at byte `address` of the memory ({@link KERNEL_STAGING} or
+   * {@link KERNEL_WORLD_OUT}), where the kernel writes what a sampler copies out. One view
+   * per address, length and memory, shared by its clips and their samplers: the object a
+   * decode copies from is then one every decode in the memory touches, so it stays in
+   * cache (a view per sampler or per clip is one more object to miss cold).
    */
-  readonly staging: (floats: number) => Float32Array;
+  readonly view: (address: number, floats: number) => Float32Array;
 }
 
 /**
@@ -704,7 +797,7 @@ export function kernelPlace(bytes: number): KernelPlace | undefined {
   if (!module) return undefined;
   const size = Math.ceil(bytes / 16) * 16;
   if (!arena || arena.used + size > arena.memory.buffer.byteLength) {
-    const grown = arena === undefined ? FIRST_ARENA_BYTES : Math.min(MAX_ARENA_BYTES, 2 * (arena.memory.buffer.byteLength - SCRATCH_BYTES - STAGING_BYTES));
+    const grown = arena === undefined ? FIRST_ARENA_BYTES : Math.min(MAX_ARENA_BYTES, 2 * (arena.memory.buffer.byteLength - DATA_START));
     // Short of memory for a larger one, the smallest that holds the clip.
     const next = newArena(module, Math.max(size, grown)) ?? newArena(module, Math.max(size, FIRST_ARENA_BYTES));
     // No memory at all (or a page policy refusing instances): this clip decodes in TypeScript.
@@ -714,21 +807,23 @@ export function kernelPlace(bytes: number): KernelPlace | undefined {
   const byteOffset = arena.used;
   arena.used += size;
   const { memory, views } = arena;
-  const staging = (floats: number): Float32Array => {
-    let view = views.get(floats);
-    if (view === undefined) { view = new Float32Array(memory.buffer, KERNEL_STAGING, floats); views.set(floats, view); }
-    return view;
+  const view = (address: number, floats: number): Float32Array => {
+    const key = address * 0x100000 + floats;
+    let v = views.get(key);
+    if (v === undefined) { v = new Float32Array(memory.buffer, address, floats); views.set(key, v); }
+    return v;
   };
-  return { buffer: memory.buffer, byteOffset, decode: arena.decode, staging };
+  return { buffer: memory.buffer, byteOffset, decode: arena.decode, world: arena.world, view };
 }
 
 /** A kernel memory of `bytes` bytes after the scratch, with its instance; undefined when it cannot be made. */
 function newArena(module: WebAssembly.Module, bytes: number): Arena | undefined {
   try {
-    const memory = new WebAssembly.Memory({ initial: Math.ceil((SCRATCH_BYTES + STAGING_BYTES + bytes) / PAGE) });
+    const memory = new WebAssembly.Memory({ initial: Math.ceil((DATA_START + bytes) / PAGE) });
     const instance = new WebAssembly.Instance(module, { env: { mem: memory, acos: Math.acos, sin: Math.sin } });
     new Int32Array(memory.buffer, KERNEL_MASKS, 33).set(Array.from({ length: 33 }, (_, w) => (w === 32 ? -1 : (1 << w) - 1)));
-    return { memory, decode: instance.exports.decode as KernelDecode, used: SCRATCH_BYTES + STAGING_BYTES, views: new Map() };
+    const { decode, world } = instance.exports as { decode: KernelDecode; world: KernelWorld };
+    return { memory, decode, world, used: DATA_START, views: new Map() };
   } catch {
     return undefined;
   }

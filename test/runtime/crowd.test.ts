@@ -12,12 +12,13 @@ import { makeSyntheticClip, mulberry32 } from '../utils/synthetic.js';
 const TIMEOUT = 60_000;
 
 /** Three clips of different skeletons: a corpus clip (22 bones), a scaled tree and a short chain. */
-function crowdClips(): CompressedClip[] {
-  return [
-    CompressedClip.open(compress(loadFixture('dataset-1_walk_happy_002.bvh')).bytes),
-    CompressedClip.open(compress(makeSyntheticClip({ boneCount: 9, sampleCount: 50, seed: 3, animatedScale: true, animatedTranslationShare: 0.5 })).bytes),
-    CompressedClip.open(compress(makeSyntheticClip({ boneCount: 4, sampleCount: 20, seed: 4, shape: 'chain' })).bytes),
-  ];
+const crowdBytes = [
+  compress(loadFixture('dataset-1_walk_happy_002.bvh')).bytes,
+  compress(makeSyntheticClip({ boneCount: 9, sampleCount: 50, seed: 3, animatedScale: true, animatedTranslationShare: 0.5 })).bytes,
+  compress(makeSyntheticClip({ boneCount: 4, sampleCount: 20, seed: 4, shape: 'chain' })).bytes,
+];
+function crowdClips(decoder: 'auto' | 'typescript' = 'auto'): CompressedClip[] {
+  return crowdBytes.map((bytes) => CompressedClip.open(bytes, { decoder }));
 }
 
 /** A crowd of `count` characters over `clips`, with seeded times, some outside the clips. */
@@ -109,6 +110,27 @@ describe('CrowdSampler', { timeout: TIMEOUT }, () => {
     // gl-matrix rounds each local matrix to float32 first; the crowd keeps doubles until the output.
     expect(worst).toBeGreaterThan(0);
     expect(worst).toBeLessThan(1e-5);
+  });
+
+  it("object output from the kernel's object-space pass is crowd.ts's own walk to the bit", () => {
+    const ts = crowdClips('typescript');
+    expect(clips.map((c) => c.decoder)).toEqual(['wasm', 'wasm', 'wasm']);
+    expect(ts.map((c) => c.decoder)).toEqual(['typescript', 'typescript', 'typescript']);
+    const random = mulberry32(6);
+    const count = 12;
+    const wasmSamplers = Array.from({ length: count }, (_, i) => clips[i % 3].createSampler());
+    const tsSamplers = Array.from({ length: count }, (_, i) => ts[i % 3].createSampler());
+    const times = Float64Array.from({ length: count }, (_, i) => (random() * 1.5 - 0.25) * clips[i % 3].duration);
+    for (const output of ['object16', 'object12'] as CrowdOutput[]) {
+      const crowd = new CrowdSampler({ output });
+      const fromKernel = new Float32Array(crowd.floatsFor(wasmSamplers)).fill(NaN);
+      const fromWalk = new Float32Array(fromKernel.length).fill(NaN);
+      for (const looping of ['clamp', 'repeat'] as const) {
+        crowd.sample(wasmSamplers, times, fromKernel, { looping });
+        crowd.sample(tsSamplers, times, fromWalk, { looping });
+        expect(new Uint32Array(fromKernel.buffer), `${output} (${looping})`).toEqual(new Uint32Array(fromWalk.buffer));
+      }
+    }
   });
 
   it('an empty crowd writes nothing; floatsFor sums the skeletons', () => {
