@@ -602,28 +602,29 @@ function decodeBody(): number[] {
 }
 
 /**
- * `world(parents, bones, rows)`: the object-space matrices of the pose in the memory's
- * {@link KERNEL_STAGING} pose, bone by bone (parents at byte `parents`, an i32 per bone,
- * precede children), each M[b] = M[parent] · T · R · S in float64 with crowd.ts's
+ * `world(clip, k0, k1, alpha, parents, bones, rows)`: {@link KernelDecode}'s decode, then,
+ * in the same call, the object-space matrices of the pose it wrote, bone by bone (parents
+ * at byte `parents`, an i32 per bone, precede children), each M[b] = M[parent] · T · R · S in float64 with crowd.ts's
  * objectSpace operations in its order, so the floats written are that function's to the
  * bit. The unrounded matrices are kept at {@link KERNEL_WORLD} (12 doubles per bone); each
  * bone is written to {@link KERNEL_WORLD_OUT} as three rows of four floats (`rows` 1) or a
  * column-major 4×4.
  */
-export type KernelWorld = (parents: number, bones: number, rows: number) => void;
+export type KernelWorld = (clip: number, k0: number, k1: number, alpha: number, parents: number, bones: number, rows: number) => void;
 
 /** The world function's body (see {@link KernelWorld}). */
 function worldBody(): number[] {
   const b = new Body();
-  // Parameters 0..2, then i32 locals 3..5, then f64 locals.
-  const PARENTS = 0, BONES = 1, ROWS = 2, BONE = 3, Q = 4, R = 5;
+  // The decode's parameters 0..3, then 4..6, then i32 locals 7..9, then f64 locals.
+  const PARENTS = 4, BONES = 5, ROWS = 6, BONE = 7, Q = 8, R = 9;
   const names = ['x', 'y', 'z', 'w', 'sx', 'sy', 'sz', 'x2', 'y2', 'z2', 'xx', 'xy', 'xz', 'yy', 'yz', 'zz', 'wx', 'wy', 'wz',
     'm0', 'm1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8', 'tx', 'ty', 'tz', 'n0', 'n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'n7', 'n8', 'ux', 'uy', 'uz'] as const;
   const F: Record<(typeof names)[number], number> = {} as never;
-  names.forEach((n, i) => { F[n] = 6 + i; });
+  names.forEach((n, i) => { F[n] = 10 + i; });
   const pose = (i: number): Body => b.get(BONE).i32(4 * POSE_STRIDE).op(OP.i32Mul).mem(OP.f32Load, KERNEL_STAGING + 4 * i).op(OP.f64PromoteF32);
   const parent = (i: number): Body => b.get(Q).mem(OP.f64Load, KERNEL_WORLD + 8 * i);
   const mul = (a: number, c: number): Body => b.get(a).get(c).op(OP.f64Mul);
+  b.get(CLIP).get(KI0).get(KI1).get(ALPHA).op(OP.call, 2);
   b.op(OP.block, OP.void).get(BONES).op(OP.i32Eqz).op(OP.brIf, 0).op(OP.loop, OP.void);
   (['x', 'y', 'z', 'w'] as const).forEach((n, i) => { pose(i).set(F[n]); });
   (['sx', 'sy', 'sz'] as const).forEach((n, i) => { pose(7 + i).set(F[n]); });
@@ -687,7 +688,7 @@ function worldBody(): number[] {
  * slerp is the TypeScript path's to the bit) and env.mem, exports `decode`.
  */
 export function kernelBytes(): Uint8Array<ArrayBuffer> {
-  const types = section(1, vector([[0x60, 1, F64, 1, F64], [0x60, ...vector([I32, I32, I32, F64].map((t) => [t])), 0], [0x60, ...vector([I32, I32, I32].map((t) => [t])), 0]]));
+  const types = section(1, vector([[0x60, 1, F64, 1, F64], [0x60, ...vector([I32, I32, I32, F64].map((t) => [t])), 0], [0x60, ...vector([I32, I32, I32, F64, I32, I32, I32].map((t) => [t])), 0]]));
   const imports = section(2, vector([
     [...name('env'), ...name('acos'), 0x00, 0],
     [...name('env'), ...name('sin'), 0x00, 0],
