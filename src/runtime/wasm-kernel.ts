@@ -1,5 +1,6 @@
 /**
- * The whole-pose decode loop of sampler.ts as one WebAssembly SIMD function, assembled here
+ * The whole-pose decode loop of sampler.ts as one WebAssembly SIMD function (and, for
+ * crowds, the same followed by crowd.ts's object-space walk: {@link KernelWorld}), assembled here
  * from its opcodes when first needed (the source is this file: no binary is stored, fetched
  * or generated at build time). It performs sampler.ts's operations in the same order, lane
  * by lane: a first pass reads every track's keys (float64, as sampler.ts), then animated
@@ -604,11 +605,11 @@ function decodeBody(): number[] {
 /**
  * `world(clip, k0, k1, alpha, parents, bones, rows)`: {@link KernelDecode}'s decode, then,
  * in the same call, the object-space matrices of the pose it wrote, bone by bone (parents
- * at byte `parents`, an i32 per bone, precede children), each M[b] = M[parent] · T · R · S in float64 with crowd.ts's
- * objectSpace operations in its order, so the floats written are that function's to the
- * bit. The unrounded matrices are kept at {@link KERNEL_WORLD} (12 doubles per bone); each
- * bone is written to {@link KERNEL_WORLD_OUT} as three rows of four floats (`rows` 1) or a
- * column-major 4×4.
+ * at byte `parents`, an i32 per bone, precede children): M[b] = M[parent] · T · R · S in
+ * float64 with crowd.ts's objectSpace operations in its order, so the floats written are
+ * that function's to the bit. The unrounded matrices are kept at {@link KERNEL_WORLD} (12
+ * doubles per bone); each bone is written to {@link KERNEL_WORLD_OUT} as three rows of four
+ * floats (`rows` 1) or a column-major 4×4.
  */
 export type KernelWorld = (clip: number, k0: number, k1: number, alpha: number, parents: number, bones: number, rows: number) => void;
 
@@ -663,18 +664,18 @@ function worldBody(): number[] {
   // The bone's unrounded matrix, then its floats.
   b.get(BONE).i32(96).op(OP.i32Mul).set(Q);
   [...m, ...t].forEach((l, i) => { b.get(Q).get(l).mem(OP.f64Store, KERNEL_WORLD + 8 * i); });
-  const put = (l: number | null, value: number, i: number): void => {
+  // Float i of the bone's output: a local rounded to float32, or a constant 0 or 1.
+  const put = (v: number | '0' | '1', i: number): void => {
     b.get(R);
-    if (l === null) b.f32(value); else b.get(l).op(OP.f32DemoteF64);
+    if (v === '0' || v === '1') b.f32(Number(v)); else b.get(v).op(OP.f32DemoteF64);
     b.mem(OP.f32Store, KERNEL_WORLD_OUT + 4 * i);
   };
   b.get(ROWS).op(OP.if, OP.void);
   b.get(BONE).i32(48).op(OP.i32Mul).set(R);
-  [F.m0, F.m3, F.m6, F.tx, F.m1, F.m4, F.m7, F.ty, F.m2, F.m5, F.m8, F.tz].forEach((l, i) => put(l, 0, i));
+  [F.m0, F.m3, F.m6, F.tx, F.m1, F.m4, F.m7, F.ty, F.m2, F.m5, F.m8, F.tz].forEach(put);
   b.op(OP.else);
   b.get(BONE).i32(64).op(OP.i32Mul).set(R);
-  [F.m0, F.m1, F.m2, null, F.m3, F.m4, F.m5, null, F.m6, F.m7, F.m8, null, F.tx, F.ty, F.tz].forEach((l, i) => put(l, 0, i));
-  put(null, 1, 15);
+  ([F.m0, F.m1, F.m2, '0', F.m3, F.m4, F.m5, '0', F.m6, F.m7, F.m8, '0', F.tx, F.ty, F.tz, '1'] as const).forEach(put);
   b.op(OP.end);
   b.get(BONE).i32(1).op(OP.i32Add).set(BONE).get(BONE).get(BONES).op(OP.i32LtU).op(OP.brIf, 0);
   b.op(OP.end, OP.end, OP.end);

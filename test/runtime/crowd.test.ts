@@ -6,6 +6,7 @@ import { CROWD_FLOATS_PER_BONE, CrowdSampler, type CrowdOutput } from '../../src
 import { FORMAT_ERROR, FormatError } from '../../src/runtime/errors.js';
 import { POSE_STRIDE, localToObject } from '../../src/runtime/pose.js';
 import type { ClipSampler } from '../../src/runtime/sampler.js';
+import { KERNEL_MAX_WORLD_BONES } from '../../src/runtime/wasm-kernel.js';
 import { loadFixture } from '../utils/clips.js';
 import { makeSyntheticClip, mulberry32 } from '../utils/synthetic.js';
 
@@ -130,6 +131,23 @@ describe('CrowdSampler', { timeout: TIMEOUT }, () => {
         crowd.sample(tsSamplers, times, fromWalk, { looping });
         expect(new Uint32Array(fromKernel.buffer), `${output} (${looping})`).toEqual(new Uint32Array(fromWalk.buffer));
       }
+    }
+  });
+
+  it('skeletons up to the kernel pass\'s bone limit are walked by the kernel, larger ones by crowd.ts, to the same floats', () => {
+    for (const bones of [KERNEL_MAX_WORLD_BONES, KERNEL_MAX_WORLD_BONES + 1]) {
+      const bytes = compress(makeSyntheticClip({ boneCount: bones, sampleCount: 4, seed: bones, shape: 'chain' })).bytes;
+      const wasm = CompressedClip.open(bytes), ts = CompressedClip.open(bytes, { decoder: 'typescript' });
+      expect(wasm.decoder).toBe('wasm');
+      expect(wasm.createSampler().sampleObjectInto(0, new Float32Array(16 * bones), 0, false), `${bones} bones`).toBe(bones <= KERNEL_MAX_WORLD_BONES);
+      const samplers = [wasm.createSampler(), clips[0].createSampler(), wasm.createSampler()];
+      const tsSamplers = [ts.createSampler(), crowdClips('typescript')[0].createSampler(), ts.createSampler()];
+      const times = [0.3 * wasm.duration, 0.5 * clips[0].duration, 0.9 * wasm.duration];
+      const crowd = new CrowdSampler({ output: 'object16' });
+      const fromKernel = new Float32Array(crowd.floatsFor(samplers)), fromWalk = new Float32Array(fromKernel.length);
+      crowd.sample(samplers, times, fromKernel);
+      crowd.sample(tsSamplers, times, fromWalk);
+      expect(new Uint32Array(fromKernel.buffer), `${bones} bones`).toEqual(new Uint32Array(fromWalk.buffer));
     }
   });
 
