@@ -1,7 +1,7 @@
 import { BonepressError } from '../shared/errors.js';
 import { convertLength, type Length, type LengthUnit } from './units.js';
 
-import { POSE_STRIDE } from '../shared/pose-layout.js';
+import { POSE_STRIDE, identityFloat } from '../shared/pose-layout.js';
 
 export { POSE_STRIDE };
 
@@ -82,7 +82,5 @@ export function withShellDistances(skeleton: Skeleton, shellDistances: Float32Ar
 /** Writes the identity transform (unit quaternion, zero translation, unit scale) at `bone`. */
 export function setIdentity(pose: Float32Array, bone: number): void {
   const o = bone * POSE_STRIDE;
-  pose[o] = 0; pose[o + 1] = 0; pose[o + 2] = 0; pose[o + 3] = 1;
-  pose[o + 4] = 0; pose[o + 5] = 0; pose[o + 6] = 0;
-  pose[o + 7] = 1; pose[o + 8] = 1; pose[o + 9] = 1;
+  for (let i = 0; i < POSE_STRIDE; i++) pose[o + i] = identityFloat(i);
 }

@@ -8,8 +8,9 @@ import type { CompressedClip } from './compressed-clip.js';
 import type { ClipSampler } from './sampler.js';
 import {
   KERNEL_CLIP, KERNEL_MAX_POSE_FLOATS, KERNEL_MAX_ROTATIONS, KERNEL_MAX_WORLD_BONES, KERNEL_QUAD, KERNEL_SINK, KERNEL_STAGING, KERNEL_WINDOW_BYTES,
-  KERNEL_WORLD_OUT, WINDOW_BITS, identityFloat, type KernelDecode, type KernelPlace, type KernelWorld,
+  KERNEL_WORLD_OUT, WINDOW_BITS, type KernelDecode, type KernelPlace, type KernelWorld,
 } from './wasm-kernel.js';
+import { identityFloat } from '../shared/pose-layout.js';
 
 /**
  * The decode tables derived at open time, read by {@link ClipSampler}. Immutable after

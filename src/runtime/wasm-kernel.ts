@@ -13,7 +13,7 @@
 import { SEGMENT_SIZE, TRACK_KIND } from './format.js';
 import { SERIES_LIMIT, SLERP_SERIES } from './interpolate.js';
 import { TABLE } from './decode-tables.js';
-import { POSE_STRIDE } from '../shared/pose-layout.js';
+import { POSE_STRIDE, identityFloat } from '../shared/pose-layout.js';
 
 /**
  * `decode(clip, k0, k1, alpha)`: decodes the pose a fraction `alpha` from key k0 to key k1
@@ -44,15 +44,6 @@ export const KERNEL_CLIP = { TABLE: 0, QUADS: 1, WINDOWS: 2, RECORDS_BYTES: 3, C
 
 /** Bytes of a pose window: a byte address in the staging pose, then four floats stored there. */
 export const KERNEL_WINDOW_BYTES = 20;
-
-/**
- * The pose a default track holds, float `i` of a pose: identity rotations, zero
- * translations, unit scales. Its pattern repeats every two bones (20 floats, five vectors).
- */
-export function identityFloat(i: number): number {
-  const f = i % POSE_STRIDE;
-  return f === 3 || f >= 7 ? 1 : 0;
-}
 
 /**
  * The kernel decodes animated rotations four at a time, one per float32 lane: rotation i
