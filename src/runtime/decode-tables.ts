@@ -78,10 +78,10 @@ export interface ClipTables {
     readonly decode: KernelDecode; readonly clipAt: number; readonly pose: Float32Array;
     /**
      * With at most {@link KERNEL_MAX_WORLD_BONES} bones: the kernel's object-space pass, the
-     * byte address of the clip's parents (an i32 per bone) in the memory, and views of
-     * what it writes (three rows of four floats per bone, or a 4×4).
+     * byte address of the clip's parents (an i32 per bone) in the memory, the bone count,
+     * and views of what it writes (three rows of four floats per bone, or a 4×4).
      */
-    readonly world?: { readonly run: KernelWorld; readonly parentsAt: number; readonly rows: Float32Array; readonly matrices: Float32Array };
+    readonly world?: { readonly run: KernelWorld; readonly parentsAt: number; readonly bones: number; readonly rows: Float32Array; readonly matrices: Float32Array };
   };
 }
 
@@ -223,7 +223,7 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
     const bones = src.parents.length;
     i32.set(src.parents, parentsAt);
     const world = bones > KERNEL_MAX_WORLD_BONES ? undefined : {
-      run: kernelPlace.world, parentsAt: at + 4 * parentsAt,
+      run: kernelPlace.world, parentsAt: at + 4 * parentsAt, bones,
       rows: kernelPlace.view(KERNEL_WORLD_OUT, 12 * bones), matrices: kernelPlace.view(KERNEL_WORLD_OUT, 16 * bones),
     };
     kernel = { decode: kernelPlace.decode, clipAt: at + 4 * clipAt, pose: kernelPlace.view(KERNEL_STAGING, poseFloats), ...(world ? { world } : {}) };

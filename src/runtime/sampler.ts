@@ -181,7 +181,7 @@ export class ClipSampler {
     const world = this.world;
     if (world === undefined) return false;
     const alpha = this.locate(time, options);
-    world.run(this.kernelClip, this.k0, this.k1, alpha, world.parentsAt, this.clip.boneCount, rows ? 1 : 0);
+    world.run(this.kernelClip, this.k0, this.k1, alpha, world.parentsAt, world.bones, rows ? 1 : 0);
     out.set(rows ? world.rows : world.matrices, offset);
     return true;
   }

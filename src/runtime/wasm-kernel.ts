@@ -676,7 +676,7 @@ function worldBody(): number[] {
 
 /**
  * The kernel module's bytes: imports env.acos and env.sin (Math's, so the rare large-angle
- * slerp is the TypeScript path's to the bit) and env.mem, exports `decode`.
+ * slerp is the TypeScript path's to the bit) and env.mem, exports `decode` and `world`.
  */
 export function kernelBytes(): Uint8Array<ArrayBuffer> {
   const types = section(1, vector([[0x60, 1, F64, 1, F64], [0x60, ...vector([I32, I32, I32, F64].map((t) => [t])), 0], [0x60, ...vector([I32, I32, I32, F64, I32, I32, I32].map((t) => [t])), 0]]));
