@@ -7,7 +7,7 @@ import { segmentConstant, segmentOffset, segmentStep } from './bits.js';
 import type { CompressedClip } from './compressed-clip.js';
 import type { ClipSampler } from './sampler.js';
 import {
-  KERNEL_CLIP, KERNEL_MAX_POSE_FLOATS, KERNEL_MAX_ROTATIONS, KERNEL_MAX_WORLD_BONES, KERNEL_QUAD, KERNEL_SINK, KERNEL_STAGING, KERNEL_WINDOW_BYTES,
+  KERNEL_CLIP, KERNEL_LANES, KERNEL_MAX_POSE_FLOATS, KERNEL_MAX_ROTATIONS, KERNEL_MAX_WORLD_BONES, KERNEL_QUAD, KERNEL_SINK, KERNEL_STAGING, KERNEL_WINDOW_BYTES,
   KERNEL_WORLD_OUT, WINDOW_BITS, type KernelDecode, type KernelPlace, type KernelWorld,
 } from './wasm-kernel.js';
 import { identityFloat } from '../shared/pose-layout.js';
@@ -21,7 +21,9 @@ import { identityFloat } from '../shared/pose-layout.js';
  * quad table (wasm-kernel.ts), together; then per segment a header record, one 32-byte
  * record per animated track (the track's pose offset, kind and step flag, its components'
  * bits and dropped component, the dequantisation offset and step of each stored
- * component) and the segment's packed keys, copied from the file. A pose therefore reads
+ * component) and the segment's packed keys, copied from the file. In a kernel memory the
+ * rotations' records are replaced by lane rows, four rotations to a row, and each key starts
+ * on a byte (see laneLayout; only the kernel reads such segments). A pose therefore reads
  * the clip's few lines and one segment's run (two when its keys straddle segments), mostly
  * on one or two pages, and prepares nothing per segment, so a clip that no cache or TLB
  * holds costs few misses.
@@ -152,9 +154,8 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
   const recordsWords = TABLE.RECORD * (1 + animated);
   // Full tables: the segment table (see ClipTables.segTable), the clip's kernel record, its
   // pose windows and quad table (room kept even where the buffer is not placed in a kernel
-  // memory), then the segments, each its header and records followed by its packed keys,
-  // on 32-byte boundaries. Compact tables: the base pose and references, then (in each
-  // sampler's copy) two slots of records.
+  // memory), then the segments (see layOutSegments). Compact tables: the base pose and
+  // references, then (in each sampler's copy) two slots of records.
   let entries = 0;
   for (let s = 0; s < segments; s++) entries += segKeys[s];
   entries = Math.ceil(entries / SEGMENT_SIZE);
@@ -167,20 +168,19 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
   // decode loads whole.
   const parentsAt = quadsAt + quadWords;
   const segAt = Math.ceil((compact ? refsEnd : parentsAt + src.parents.length) / TABLE.RECORD) * TABLE.RECORD;
-  const heads = new Int32Array(segments);
-  let end = segAt;
-  for (let s = 0; s < segments; s++) {
-    heads[s] = end;
-    // Each segment's packed keys are followed by one zero word, and the buffer ends with one
-    // more: a read of two words from a field's first word never leaves the buffer.
-    end = Math.ceil((end + recordsWords + Math.ceil((segKeys[s] * segKeyBits[s]) / 32) + 1) / TABLE.RECORD) * TABLE.RECORD;
-  }
-  const bytesLength = 8 * Math.ceil((end + 1) / 2);
   // A clip with nothing animated has nothing for the kernel to do; one with more rotations
   // or pose floats than the kernel's scratch and staging pose hold decodes in TypeScript.
-  const kernelPlace = compact || animated === 0 || segments === 0 || rotations > KERNEL_MAX_ROTATIONS || poseFloats > KERNEL_MAX_POSE_FLOATS
-    ? undefined
-    : place?.(bytesLength);
+  const forKernel = !compact && place !== undefined && animated > 0 && segments > 0 && rotations <= KERNEL_MAX_ROTATIONS && poseFloats <= KERNEL_MAX_POSE_FLOATS;
+  // Where the kernel decodes, its segments are laid out for its lane pass when they can be
+  // (see laneLayout); without a kernel memory after all, the records are laid out as usual.
+  let lanes = forKernel ? laneLayout(src, rotations) : undefined;
+  let segmentsEnd = layOutSegments(src, segAt, recordsWords, lanes);
+  const kernelPlace = forKernel ? place(segmentsEnd.bytesLength) : undefined;
+  if (kernelPlace === undefined && lanes !== undefined) {
+    lanes = undefined;
+    segmentsEnd = layOutSegments(src, segAt, recordsWords, undefined);
+  }
+  const { heads, keyBits, bytesLength } = segmentsEnd;
   const buffer = kernelPlace ? kernelPlace.buffer : new ArrayBuffer(bytesLength);
   const at = kernelPlace ? kernelPlace.byteOffset : 0;
   const f32 = new Float32Array(buffer, at, bytesLength >>> 2), i32 = new Int32Array(buffer, at, bytesLength >>> 2);
@@ -192,24 +192,36 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
     r += 4;
   }
   const u8 = new Uint8Array(buffer, at, bytesLength);
+  const scratch = lanes ? new ArrayBuffer(4 * recordsWords) : undefined;
   for (let s = 0; s < segments; s++) {
-    const keysAt = heads[s] + recordsWords;
-    u8.set(bytes.subarray(segData[s], segData[s] + 4 * Math.ceil((segKeys[s] * segKeyBits[s]) / 32)), 4 * keysAt);
-    writeSegmentRecords(src, s, i32, f32, heads[s], keysAt);
+    const data = bytes.subarray(segData[s], segData[s] + 4 * Math.ceil((segKeys[s] * segKeyBits[s]) / 32));
+    if (lanes === undefined) {
+      const keysAt = heads[s] + recordsWords;
+      u8.set(data, 4 * keysAt);
+      writeSegmentRecords(src, s, i32, f32, heads[s], keysAt);
+    } else {
+      const keysAt = heads[s] + lanes.headWords;
+      for (let k = 0; k < segKeys[s]; k++) copyBits(data, k * segKeyBits[s], segKeyBits[s], u8, 4 * keysAt + k * (keyBits[s] >>> 3));
+      writeSegmentRecords(src, s, new Int32Array(scratch!), new Float32Array(scratch!), 0, keysAt);
+      writeLaneSegment(src, new Int32Array(scratch!), new Float32Array(scratch!), lanes, new DataView(buffer, at + 4 * heads[s], 4 * lanes.headWords));
+      i32[heads[s] + 1] = keyBits[s];
+    }
   }
   // Entry e (keys e · SEGMENT_SIZE on; the last segment takes a longer tail) below the record.
   for (let e = 0; e < entries; e++) {
     const seg = Math.min(e, segments - 1);
     i32[clipAt - 2 * (e + 1)] = heads[seg];
-    i32[clipAt - 2 * (e + 1) + 1] = segKeyBits[seg];
+    i32[clipAt - 2 * (e + 1) + 1] = keyBits[seg];
   }
   let kernel: ClipTables['kernel'];
   if (kernelPlace) {
     i32[clipAt + KERNEL_CLIP.TABLE] = at;
     i32[clipAt + KERNEL_CLIP.QUADS] = at + 4 * quadsAt;
     i32[clipAt + KERNEL_CLIP.WINDOWS] = at + 4 * windowsAt;
-    i32[clipAt + KERNEL_CLIP.RECORDS_BYTES] = 4 * recordsWords;
-    i32[clipAt + KERNEL_CLIP.COUNT] = animated;
+    i32[clipAt + KERNEL_CLIP.RECORDS_BYTES] = 4 * (lanes ? lanes.headWords : recordsWords);
+    i32[clipAt + KERNEL_CLIP.COUNT] = lanes ? animated - rotations : animated;
+    i32[clipAt + KERNEL_CLIP.LANE_ROTATIONS] = lanes ? rotations : 0;
+    i32[clipAt + KERNEL_CLIP.LANE_ROWS] = lanes ? 4 * lanes.rowsWord : 0;
     i32[clipAt + KERNEL_CLIP.LAST_SEGMENT] = segments - 1;
     i32[clipAt + KERNEL_CLIP.STEPS] = writeQuadTable(src, new DataView(buffer, at + 4 * quadsAt, 4 * quadWords)) ? 1 : 0;
     i32[clipAt + KERNEL_CLIP.CLIP_BYTES] = 4 * (quadsAt + quadWords - clipAt);
@@ -273,6 +285,109 @@ function writeQuadTable(src: TableSources, view: DataView): boolean {
   }
   for (; i & 3; i++) view.setInt32(KERNEL_QUAD.BYTES * (i >> 2) + KERNEL_QUAD.POSE + 4 * (i & 3), KERNEL_SINK, true);
   return steps;
+}
+
+/** How a kernel clip's segments are laid out for the kernel's lane pass (see {@link laneLayout}). */
+interface LaneLayout {
+  /** Animated tracks that are not rotations: the first pass's records. */
+  readonly others: number;
+  /** i32 words from a segment's header to its lane rows, and to its packed keys. */
+  readonly rowsWord: number;
+  readonly headWords: number;
+}
+
+/**
+ * The lane layout of a clip the kernel decodes, or undefined where a segment stores a
+ * rotation's raw floats or a key spans more bytes than a lane row's 16-bit byte index.
+ * Each segment is then its header, the records of the tracks that are not rotations, their
+ * fields' first bits in a key (an i32 each, to a 16-byte boundary), and the rotations' lane
+ * rows ({@link KERNEL_LANES}, which replace their records), then its packed keys, each key
+ * starting on a byte.
+ */
+function laneLayout(src: TableSources, rotations: number): LaneLayout | undefined {
+  const { bytes, animKind, segRates, segKeyBits } = src;
+  if (rotations === 0) return undefined;
+  for (let s = 0; s < segRates.length; s++) {
+    if (Math.ceil(segKeyBits[s] / 8) > 0xffff) return undefined;
+    for (let j = 0; j < animKind.length; j++) {
+      if (animKind[j] === TRACK_KIND.ROTATION && (bytes[segRates[s] + j] & RATE_MASK) === RAW_BITS) return undefined;
+    }
+  }
+  const others = animKind.length - rotations;
+  const rowsWord = TABLE.RECORD * (1 + others) + 4 * Math.ceil(others / 4);
+  return { others, rowsWord, headWords: rowsWord + (KERNEL_LANES.BYTES / 4) * Math.ceil(rotations / 4) };
+}
+
+/**
+ * Places the segments from i32 index `segAt`, each its header and records (or, with
+ * `lanes`, its lane layout) then its packed keys, on 32-byte boundaries. Each segment's
+ * packed keys are followed by one zero word, and the buffer ends with one more: a read of
+ * two words from a field's first word, or of four bytes from its first byte, never leaves
+ * the buffer. Returns each segment's header index, its bits per key (whole bytes with
+ * `lanes`) and the buffer's bytes.
+ */
+function layOutSegments(src: TableSources, segAt: number, recordsWords: number, lanes: LaneLayout | undefined): { heads: Int32Array; keyBits: Uint32Array; bytesLength: number } {
+  const { segKeys, segKeyBits } = src;
+  const keyBits = lanes ? segKeyBits.map((b) => 8 * Math.ceil(b / 8)) : segKeyBits;
+  const heads = new Int32Array(segKeys.length);
+  let end = segAt;
+  for (let s = 0; s < segKeys.length; s++) {
+    heads[s] = end;
+    end = Math.ceil((end + (lanes ? lanes.headWords : recordsWords) + Math.ceil((segKeys[s] * keyBits[s]) / 32) + 1) / TABLE.RECORD) * TABLE.RECORD;
+  }
+  return { heads, keyBits, bytesLength: 8 * Math.ceil((end + 1) / 2) };
+}
+
+/**
+ * Copies `bits` bits from bit `from` of `src` (bits numbered from each byte's lowest, as
+ * packed keys are) to `dst` from byte `to`; the last byte's bits past them stay zero.
+ */
+function copyBits(src: Uint8Array, from: number, bits: number, dst: Uint8Array, to: number): void {
+  const shift = from & 7;
+  for (let i = 0, b = from >>> 3; i < bits; i += 8, b++) {
+    let v = src[b] >>> shift;
+    if (shift !== 0 && b + 1 < src.length) v |= src[b + 1] << (8 - shift);
+    const left = bits - i;
+    dst[to + (i >>> 3)] = left >= 8 ? v & 0xff : v & ((1 << left) - 1);
+  }
+}
+
+/**
+ * Writes a segment in its lane layout (see {@link laneLayout}) into `view`, from its header
+ * and records as {@link writeSegmentRecords} wrote them at index 0 of `i32`/`f32`: the
+ * header, the other tracks' records and first bits, and rotation i's offsets, steps,
+ * fields' bytes, widths, 7 − first bits and dropped component in lane i & 3 of row i >> 2.
+ * Lanes past the last rotation keep zeros (they decode to zeros) and drop w.
+ */
+function writeLaneSegment(src: TableSources, i32: Int32Array, f32: Float32Array, lanes: LaneLayout, view: DataView): void {
+  const { animKind } = src;
+  for (let w = 0; w < TABLE.RECORD; w++) view.setInt32(4 * w, i32[w], true);
+  let bit = 0, other = 0, rotation = 0;
+  for (let j = 0; j < animKind.length; j++) {
+    const rec = TABLE.RECORD * (1 + j);
+    const bits = i32[rec + 1];
+    const widths = [bits & 0xff, (bits >>> 8) & 0xff, (bits >>> 16) & 0xff];
+    if (animKind[j] !== TRACK_KIND.ROTATION) {
+      for (let w = 0; w < TABLE.RECORD; w++) view.setInt32(4 * (TABLE.RECORD * (1 + other) + w), i32[rec + w], true);
+      view.setInt32(4 * (TABLE.RECORD * (1 + lanes.others) + other), bit, true);
+      other++;
+    } else {
+      const row = 4 * lanes.rowsWord + KERNEL_LANES.BYTES * (rotation >> 2), lane = rotation & 3;
+      let at = bit;
+      for (let c = 0; c < 3; c++) {
+        view.setFloat32(row + KERNEL_LANES.OFFSET + 16 * c + 4 * lane, f32[rec + 2 + 2 * c], true);
+        view.setFloat32(row + KERNEL_LANES.STEP + 16 * c + 4 * lane, f32[rec + 3 + 2 * c], true);
+        view.setUint16(row + KERNEL_LANES.BYTE + 8 * c + 2 * lane, at >>> 3, true);
+        view.setUint8(row + KERNEL_LANES.WIDTH + 8 * c + lane, widths[c]);
+        view.setUint8(row + KERNEL_LANES.WIDTH + 8 * c + 4 + lane, 7 - (at & 7));
+        at += widths[c];
+      }
+      view.setUint8(row + KERNEL_LANES.DROP + lane, bits >>> 24);
+      rotation++;
+    }
+    bit += widths[0] + widths[1] + widths[2];
+  }
+  for (; rotation & 3; rotation++) view.setUint8(4 * lanes.rowsWord + KERNEL_LANES.BYTES * (rotation >> 2) + KERNEL_LANES.DROP + (rotation & 3), 3);
 }
 
 /**

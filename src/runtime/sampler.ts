@@ -224,6 +224,14 @@ export class ClipSampler {
     if (out.length < POSE_STRIDE) throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `out holds ${out.length} floats, needs ${POSE_STRIDE}`);
     const alpha = this.locate(time, options);
     const base = boneIndex * POSE_STRIDE;
+    if (this.kernel !== undefined) {
+      // The kernel's segments may hold no records for rotations (their lane rows instead,
+      // wasm-kernel.ts): the bone comes from the kernel's whole pose.
+      this.kernel(this.kernelClip, this.k0, this.k1, alpha);
+      const pose = this.kernelPose;
+      for (let i = 0; i < POSE_STRIDE; i++) out[i] = pose[base + i];
+      return out;
+    }
     const pose = this.base;
     for (let i = 0; i < POSE_STRIDE; i++) out[i] = pose[base + i];
     this.decode(out, base, boneIndex, alpha);

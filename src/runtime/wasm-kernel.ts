@@ -10,7 +10,7 @@
  * (test/runtime/wasm-kernel.test.ts holds the two to that on the fixtures). Used only
  * where the engine validates SIMD; sampler.ts keeps the TypeScript path otherwise.
  */
-import { SEGMENT_SIZE, TRACK_KIND } from './format.js';
+import { MAX_QUANTIZED_BITS, SEGMENT_SIZE, TRACK_KIND } from './format.js';
 import { SERIES_LIMIT, SLERP_SERIES } from './interpolate.js';
 import { TABLE } from './decode-tables.js';
 import { POSE_STRIDE, identityFloat } from '../shared/pose-layout.js';
@@ -25,11 +25,14 @@ import { POSE_STRIDE, identityFloat } from '../shared/pose-layout.js';
 export type KernelDecode = (clip: number, k0: number, k1: number, alpha: number) => void;
 
 /**
- * A clip's kernel record, ten 32-bit words used of twelve: the byte address of the decode
- * buffer, of the clip's {@link KERNEL_QUAD} table and of its pose windows; the bytes of a
- * segment's header record and records; the animated track count; the last segment's
- * index; 1 when an animated rotation is a STEP track; the bytes of the record, windows and
- * quad table together (read as one run); the pose's bytes; the window count. The segment
+ * A clip's kernel record, twelve 32-bit words: the byte address of the decode buffer, of
+ * the clip's {@link KERNEL_QUAD} table and of its pose windows; the bytes from a segment's
+ * header to its packed keys; the count of records the first pass reads (every animated
+ * track's, or with lane rows the tracks' that are not rotations); the last segment's index;
+ * 1 when an animated rotation is a STEP track; the bytes of the record, windows and quad
+ * table together (read as one run); the pose's bytes; the window count; with lane rows
+ * ({@link KERNEL_LANES}), the rotation count and the bytes from a segment's header to its
+ * first row (else 0, 0). The segment
  * table lies just below it, entry e (a header's i32 index and the segment's bits per key)
  * at 8 · (e + 1) bytes below (decode-tables.ts), so a key's header and packed bits are
  * found from the record's address without waiting for the record or the header.
@@ -40,7 +43,9 @@ export type KernelDecode = (clip: number, k0: number, k1: number, alpha: number)
  * 20 bytes each, a byte address then four floats, covering every float that is neither
  * animated nor identity. So a pose reads the clip's few constants, not a whole pose of its own.
  */
-export const KERNEL_CLIP = { TABLE: 0, QUADS: 1, WINDOWS: 2, RECORDS_BYTES: 3, COUNT: 4, LAST_SEGMENT: 5, STEPS: 6, CLIP_BYTES: 7, POSE_BYTES: 8, WINDOW_COUNT: 9, WORDS: 12 } as const;
+export const KERNEL_CLIP = {
+  TABLE: 0, QUADS: 1, WINDOWS: 2, RECORDS_BYTES: 3, COUNT: 4, LAST_SEGMENT: 5, STEPS: 6, CLIP_BYTES: 7, POSE_BYTES: 8, WINDOW_COUNT: 9, LANE_ROTATIONS: 10, LANE_ROWS: 11, WORDS: 12,
+} as const;
 
 /** Bytes of a pose window: a byte address in the staging pose, then four floats stored there. */
 export const KERNEL_WINDOW_BYTES = 20;
@@ -54,6 +59,22 @@ export const KERNEL_WINDOW_BYTES = 20;
  * rotation are dummies: reference zeros, written to {@link KERNEL_SINK}.
  */
 export const KERNEL_QUAD = { REFS: 0, STEP: 64, POSE: 80, BYTES: 96 } as const;
+
+/**
+ * Where a clip's segments have lane rows (decode-tables.ts lays them out for every clip the
+ * kernel decodes unless a segment stores a rotation's raw floats), its rotations are not in
+ * the records: each segment has, after the records of the other tracks and their fields'
+ * first bits in a key, one row of {@link KERNEL_LANES.BYTES} bytes per four rotations
+ * (rotation i in lane i & 3 of row i >> 2), and its keys start on bytes. Per stored
+ * component c, four lanes each: the dequantisation offsets (float32, OFFSET + 16 · c) and
+ * steps (STEP + 16 · c), the byte of the key the field starts in (u16, BYTE + 8 · c), the
+ * field's width w (u8, WIDTH + 8 · c) and 7 − its first bit within that byte (u8, WIDTH +
+ * 8 · c + 4); then the dropped components (u8, DROP). So a lane's field is four bytes read
+ * from its byte, times 2^(7 − first bit), shifted right by 7 and masked to w bits (w ≤
+ * {@link MAX_QUANTIZED_BITS}, so it never passes bit 30): the lane pass reads four
+ * rotations per vector.
+ */
+export const KERNEL_LANES = { OFFSET: 0, STEP: 48, BYTE: 96, WIDTH: 120, DROP: 144, BYTES: 160 } as const;
 
 /** log2 of {@link SEGMENT_SIZE}. */
 const SEGMENT_SHIFT = Math.log2(SEGMENT_SIZE);
@@ -122,7 +143,7 @@ class Body {
 // Opcodes used below.
 const OP = {
   block: 0x02, loop: 0x03, if: 0x04, else: 0x05, end: 0x0b, br: 0x0c, brIf: 0x0d, call: 0x10, select: 0x1b, void: 0x40,
-  i32Load: 0x28, i64Load: 0x29, f32Load: 0x2a, f64Load: 0x2b, i32Store: 0x36, f32Store: 0x38, f64Store: 0x39,
+  i32Load: 0x28, i64Load: 0x29, i32Load16U: 0x2f, f32Load: 0x2a, f64Load: 0x2b, i32Store: 0x36, f32Store: 0x38, f64Store: 0x39,
   i32Eqz: 0x45, i32Eq: 0x46, i32Ne: 0x47, i32LtU: 0x49, i32GtU: 0x4b, i32GeS: 0x4e,
   f32Lt: 0x5d, f32Gt: 0x5e,
   i32Add: 0x6a, i32Sub: 0x6b, i32Mul: 0x6c, i32And: 0x71, i32Or: 0x72, i32Shl: 0x74, i32ShrU: 0x76,
@@ -134,6 +155,9 @@ const SIMD = {
   v128Load: 0x00, v128Store: 0x0b, v128Const: 0x0c, shuffle: 0x0d, f32x4Splat: 0x13, f32x4ExtractLane: 0x1f, f32x4ReplaceLane: 0x20,
   i32x4Eq: 0x37, f32x4Lt: 0x43, f32x4Gt: 0x44, v128Or: 0x50, v128Bitselect: 0x52, i32x4AllTrue: 0xa3,
   f32x4Sqrt: 0xe3, f32x4Add: 0xe4, f32x4Sub: 0xe5, f32x4Mul: 0xe6, f32x4Div: 0xe7,
+  v128And: 0x4e, v128Load32Lane: 0x56, v128Load32Zero: 0x5c, v128Load64Zero: 0x5d, f32x4DemoteF64x2Zero: 0x5e, f64x2PromoteLowF32x4: 0x5f,
+  i16x8ExtendLowU8x16: 0x89, i32x4ExtendLowU16x8: 0xa9, i32x4ExtendHighU16x8: 0xaa, i32x4Shl: 0xab, i32x4ShrU: 0xad, i32x4Add: 0xae, i32x4Sub: 0xb1,
+  i32x4Mul: 0xb5, f64x2Add: 0xf0, f64x2Mul: 0xf2, i32x4TruncSatF32x4S: 0xf8, f64x2ConvertLowI32x4S: 0xfe,
 } as const;
 
 // Parameters, then locals, by index.
@@ -141,7 +165,7 @@ const CLIP = 0, KI0 = 1, KI1 = 2, ALPHA = 3;
 const PARAMS = 4;
 const I32_LOCALS = [
   'h0', 'h1', 'perKey', 'recordsBytes', 'table', 'quads', 'count', 'single', 'e', 'r0', 'r1', 'k0', 'k1', 'bit0', 'bit1', 'meta', 'bits0', 'bits1', 'a0', 'a1', 'a2', 'sum',
-  'at', 'o', 'rot', 'el', 'dropsW', 'shared', 'mask', 'quad', 'steps', 'touched',
+  'at', 'o', 'rot', 'el', 'dropsW', 'shared', 'mask', 'quad', 'steps', 'touched', 'lanes', 'list', 'base0', 'base1', 'row',
 ] as const;
 const I64_LOCALS = ['window', 'window1'] as const;
 const F32_LOCALS = ['u', 't', 'alpha32', 'beta'] as const;
@@ -150,6 +174,7 @@ const V128_LOCALS = [
   'v0', 'v1', 'v2', 'vt', 'vd', 'drops', 'm0', 'm1', 'x0', 'y0', 'z0', 'w0', 'x1', 'y1', 'z1', 'w1', 'x', 'y', 'z', 'w',
   'al', 'be', 'aa', 'bb', 'dot', 'sign', 'vu', 'sa', 'sb', 'wa', 'wb', 'rx', 'ry', 'rz', 'rw', 'px', 'py', 'pz', 'pw', 'inv', 'pos', 'xy', 'zw', 'xy2', 'zw2',
   'one', 'zero', 'minusOne', 'two', 'third', 'fourOver45', 'over35', 's1', 's2', 's3', 's4', 'limit', 'drop0', 'drop1', 'drop2', 'drop3',
+  'lmul', 'lmask', 'loffLo', 'loffHi', 'lstepLo', 'lstepHi', 'llo', 'lhi', 'lv', 'i127', 'i1',
 ] as const;
 type LocalName = (typeof I32_LOCALS)[number] | (typeof I64_LOCALS)[number] | (typeof F32_LOCALS)[number] | (typeof F64_LOCALS)[number] | (typeof V128_LOCALS)[number];
 const L: Record<LocalName, number> = {} as never;
@@ -422,6 +447,79 @@ function productAndStore(b: Body): void {
   }
 }
 
+/**
+ * The lane pass: fills planes C and G (and the dropped components) of every quad from the
+ * lane rows ({@link KERNEL_LANES}) of the keys' segments, for keys starting at bytes
+ * `base0` and `base1`, four rotations at a time. Each component is offset + q · step in
+ * float64, rounded to float32, as readWindows computes it, so the planes hold what the
+ * first pass would park there, to the bit. Key 1 is read only for two keys; its segment's
+ * parameters only when it is another segment.
+ */
+function lanePass(b: Body): void {
+  const hiHalf = [8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15];
+  const lowHalves = [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23];
+  const promote = (from: number, lo: number, hi: number): void => {
+    b.get(from).simd(SIMD.f64x2PromoteLowF32x4).set(lo);
+    b.get(from).get(from).simd(SIMD.shuffle, ...hiHalf).simd(SIMD.f64x2PromoteLowF32x4).set(hi);
+  };
+  // Component c's four multipliers 2^shift and masks 2^w − 1 (powers of two built as
+  // float32 exponents, then truncated), offsets and steps, from the row at `row`.
+  const params = (row: number, c: number): void => {
+    b.get(row).simd(SIMD.v128Load64Zero, 0, ...uleb(KERNEL_LANES.WIDTH + 8 * c)).simd(SIMD.i16x8ExtendLowU8x16).set(L.lv);
+    b.get(L.lv).simd(SIMD.i32x4ExtendHighU16x8).get(L.i127).simd(SIMD.i32x4Add).i32(23).simd(SIMD.i32x4Shl).simd(SIMD.i32x4TruncSatF32x4S).set(L.lmul);
+    b.get(L.lv).simd(SIMD.i32x4ExtendLowU16x8).get(L.i127).simd(SIMD.i32x4Add).i32(23).simd(SIMD.i32x4Shl).simd(SIMD.i32x4TruncSatF32x4S)
+      .get(L.i1).simd(SIMD.i32x4Sub).set(L.lmask);
+    b.get(row).simd(SIMD.v128Load, 0, ...uleb(KERNEL_LANES.OFFSET + 16 * c)).set(L.lv);
+    promote(L.lv, L.loffLo, L.loffHi);
+    b.get(row).simd(SIMD.v128Load, 0, ...uleb(KERNEL_LANES.STEP + 16 * c)).set(L.lv);
+    promote(L.lv, L.lstepLo, L.lstepHi);
+  };
+  // Component c of the key at byte `key`, its fields' bytes in the row at `row`, into plane p.
+  const read = (key: number, row: number, c: number, p: number): void => {
+    for (let l = 0; l < 4; l++) {
+      b.get(key).get(row).mem(OP.i32Load16U, KERNEL_LANES.BYTE + 8 * c + 2 * l).op(OP.i32Add);
+      if (l === 0) b.simd(SIMD.v128Load32Zero, 0, 0); else b.get(L.lv).simd(SIMD.v128Load32Lane, 0, 0, l);
+      b.set(L.lv);
+    }
+    // The field's lowest bit to bit 7, then down to bit 0, the next fields' bits masked off.
+    b.get(L.lv).get(L.lmul).simd(SIMD.i32x4Mul).i32(7).simd(SIMD.i32x4ShrU).get(L.lmask).simd(SIMD.v128And).set(L.lv);
+    for (const [hi, step, off, out] of [[false, L.lstepLo, L.loffLo, L.llo], [true, L.lstepHi, L.loffHi, L.lhi]] as const) {
+      b.get(L.lv);
+      if (hi) b.get(L.lv).simd(SIMD.shuffle, ...hiHalf);
+      b.simd(SIMD.f64x2ConvertLowI32x4S).get(step).simd(SIMD.f64x2Mul).get(off).simd(SIMD.f64x2Add).simd(SIMD.f32x4DemoteF64x2Zero).set(out);
+    }
+    b.get(L.at).get(L.llo).get(L.lhi).simd(SIMD.shuffle, ...lowHalves).simd(SIMD.v128Store, 0, ...uleb(plane(p)));
+  };
+  const drops = (row: number, p: number): void => {
+    b.get(L.at).get(row).simd(SIMD.v128Load32Zero, 0, ...uleb(KERNEL_LANES.DROP)).simd(SIMD.i16x8ExtendLowU8x16).simd(SIMD.i32x4ExtendLowU16x8)
+      .simd(SIMD.v128Store, 0, ...uleb(plane(p)));
+  };
+  b.simd(SIMD.v128Const, ...i32x4(127)).set(L.i127);
+  b.simd(SIMD.v128Const, ...i32x4(1)).set(L.i1);
+  // quad: key 0's row; o: key 1's (as far from it as their segments' headers).
+  b.i32(0).set(L.at).get(H0).get(L.row).op(OP.i32Add).set(L.quad);
+  b.get(L.lanes).i32(2).op(OP.i32Shl).i32(15).op(OP.i32Add).i32(-16).op(OP.i32And).set(L.el);
+  b.op(OP.loop, OP.void);
+  b.get(L.quad).get(H1).op(OP.i32Add).get(H0).op(OP.i32Sub).set(L.o);
+  for (let c = 0; c < 3; c++) {
+    params(L.quad, c);
+    read(L.base0, L.quad, c, PLANE.C + c);
+    b.get(SINGLE).op(OP.i32Eqz).op(OP.if, OP.void);
+    b.get(H0).get(H1).op(OP.i32Ne).op(OP.if, OP.void);
+    params(L.o, c);
+    b.op(OP.end);
+    read(L.base1, L.o, c, PLANE.G + c);
+    b.op(OP.end);
+  }
+  b.get(L.dropsW).op(OP.i32Eqz).op(OP.if, OP.void);
+  drops(L.quad, PLANE.DROP0);
+  drops(L.o, PLANE.DROP1);
+  b.op(OP.end);
+  b.get(L.quad).i32(KERNEL_LANES.BYTES).op(OP.i32Add).set(L.quad);
+  b.get(L.at).i32(16).op(OP.i32Add).set(L.at).get(L.at).get(L.el).op(OP.i32LtU).op(OP.brIf, 0);
+  b.op(OP.end);
+}
+
 /** Stores c + (g − c) · alpha of the f64 locals `c`, `g` at the pose offset as float32. */
 function lerp3(b: Body, c: readonly number[], g: readonly number[]): void {
   store3(b, (i) => b.get(c[i]).get(g[i]).get(c[i]).op(OP.f64Sub).get(ALPHA).op(OP.f64Mul).op(OP.f64Add));
@@ -443,6 +541,7 @@ function decodeBody(): number[] {
   const c = [L.c0, L.c1, L.c2], g = [L.g0, L.g1, L.g2];
   const word = (w: number): Body => b.get(CLIP).mem(OP.i32Load, 4 * w);
   word(KERNEL_CLIP.TABLE).set(TABLE_AT); word(KERNEL_CLIP.RECORDS_BYTES).set(RECORDS_BYTES); word(KERNEL_CLIP.QUADS).set(QUADS); word(KERNEL_CLIP.COUNT).set(COUNT); word(KERNEL_CLIP.STEPS).set(L.steps);
+  word(KERNEL_CLIP.LANE_ROTATIONS).set(L.lanes);
   b.get(KI0).get(KI1).op(OP.i32Eq).set(SINGLE);
   b.i32(0).set(L.e);
   for (const [ki, h, r, k, bit] of [[KI0, H0, R0, K0, BIT0], [KI1, H1, R1, K1, BIT1]] as const) {
@@ -495,8 +594,17 @@ function decodeBody(): number[] {
   b.op(OP.end);
   b.get(H0).mem(OP.i32Load, 8).get(H1).mem(OP.i32Load, 8).op(OP.i32And).set(L.dropsW);
   b.i32(0).get(H0).get(H1).op(OP.i32Eq).get(SINGLE).op(OP.i32Eqz).op(OP.i32And).op(OP.i32Sub).set(L.shared);
-  // First pass, track by track: keys read; vectors interpolated and stored, rotations parked.
+  // With lane rows: the keys' first bits, and the other tracks' first bits in a key after their records.
+  b.get(BIT0).set(L.base0).get(BIT1).set(L.base1);
+  b.get(COUNT).i32(TABLE.RECORD * 4).op(OP.i32Mul).get(R0).op(OP.i32Add).set(L.list);
+  // First pass, track by track: keys read; vectors interpolated and stored, rotations parked
+  // (with lane rows, only the other tracks' records are here, each at its listed bit).
   b.op(OP.block, OP.void).get(COUNT).op(OP.i32Eqz).op(OP.brIf, 0).op(OP.loop, OP.void);
+  b.get(L.lanes).op(OP.if, OP.void);
+  b.get(L.base0).get(L.list).mem(OP.i32Load).op(OP.i32Add).set(BIT0);
+  b.get(L.base1).get(L.list).get(H1).op(OP.i32Add).get(H0).op(OP.i32Sub).mem(OP.i32Load).op(OP.i32Add).set(BIT1);
+  b.get(L.list).i32(4).op(OP.i32Add).set(L.list);
+  b.op(OP.end);
   b.get(R0).mem(OP.i32Load).set(L.meta).get(R0).mem(OP.i32Load, 4).set(L.bits0);
   widthsOf(b, L.bits0);
   // rot = kind is rotation
@@ -535,6 +643,14 @@ function decodeBody(): number[] {
   b.get(R0).i32(TABLE.RECORD * 4).op(OP.i32Add).set(R0);
   b.get(COUNT).i32(1).op(OP.i32Sub).set(COUNT).get(COUNT).op(OP.brIf, 0);
   b.op(OP.end, OP.end);
+  // Then, with lane rows, the rotations, four at a time from the keys' first bytes.
+  b.get(L.lanes).op(OP.if, OP.void);
+  b.get(L.lanes).i32(2).op(OP.i32Shl).set(L.e);
+  b.get(K0).get(L.base0).i32(3).op(OP.i32ShrU).op(OP.i32Add).set(L.base0);
+  b.get(K1).get(L.base1).i32(3).op(OP.i32ShrU).op(OP.i32Add).set(L.base1);
+  word(KERNEL_CLIP.LANE_ROWS).set(L.row);
+  lanePass(b);
+  b.op(OP.end);
   // The last quad's lanes past the last rotation (dummies) get zeros, not a previous decode's leftovers.
   b.get(L.e).i32(15).op(OP.i32And).op(OP.if, OP.void).op(OP.loop, OP.void);
   for (let i = 0; i < 6; i++) b.get(L.e).f32(0).mem(OP.f32Store, plane(PLANE.C + i));

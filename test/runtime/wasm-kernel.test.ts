@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { compress } from '../../src/compress/index.js';
 import { CompressedClip } from '../../src/runtime/compressed-clip.js';
 import { FormatError } from '../../src/runtime/errors.js';
-import { MAX_QUANTIZED_BITS, RAW_BITS } from '../../src/runtime/format.js';
+import { MAX_QUANTIZED_BITS, RAW_BITS, TRACK_KIND } from '../../src/runtime/format.js';
 import { POSE_STRIDE } from '../../src/runtime/pose.js';
 import type { Looping, Rounding } from '../../src/runtime/sampler.js';
-import { KERNEL_MAX_POSE_FLOATS, kernelBytes, kernelModule } from '../../src/runtime/wasm-kernel.js';
+import { KERNEL_CLIP, KERNEL_MAX_POSE_FLOATS, kernelBytes, kernelModule } from '../../src/runtime/wasm-kernel.js';
 import { encodeWithRates, fixtureNames, loadFixture } from '../utils/clips.js';
 import { makeSyntheticClip, mulberry32 } from '../utils/synthetic.js';
 
@@ -82,6 +82,45 @@ describe('WebAssembly SIMD kernel (wasm-kernel.ts)', { timeout: TIMEOUT }, () =>
     for (let t = 0; t < stepMask.length; t += 2) stepMask[t] = 1;
     expectKernelMatches(compress({ ...stepped, stepMask }).bytes, 7);
     expectKernelMatches(compress(makeSyntheticClip({ boneCount: 3, sampleCount: 1, seed: 2 })).bytes, 8);
+  });
+
+  it('reads rotations four at a time from lane rows wherever no segment stores a rotation\'s raw floats, to the same bits', () => {
+    const laneRotations = (bytes: Uint8Array): number => {
+      const { kernel, i32 } = CompressedClip.open(bytes).tables;
+      return new Int32Array(i32.buffer)[(kernel!.clipAt >> 2) + KERNEL_CLIP.LANE_ROTATIONS];
+    };
+    const rotations = (bytes: Uint8Array): number => {
+      const clip = CompressedClip.open(bytes);
+      return Array.from({ length: clip.animatedTrackCount }, (_, j) => clip.animatedTrack(j).kind).filter((k) => k === TRACK_KIND.ROTATION).length;
+    };
+    // Every quantised width 0..24 on rotations (so every first bit within a byte), large
+    // angles, keys straddling segments; then the same clip with raw rotations in places.
+    const clip = makeSyntheticClip({ boneCount: 11, sampleCount: 75, seed: 31, sampleRate: 5, animatedScale: true, maxAngleDeg: 175, animatedTranslationShare: 0.5, shape: 'chain' });
+    const random = mulberry32(9);
+    const quantised = encodeWithRates(clip, () => Math.floor(random() * (MAX_QUANTIZED_BITS + 1))).bytes;
+    expect(rotations(quantised)).toBeGreaterThan(4);
+    expect(laneRotations(quantised)).toBe(rotations(quantised));
+    expectKernelMatches(quantised, 12);
+    const withRaw = encodeWithRates(clip, () => (random() < 0.1 ? RAW_BITS : Math.floor(random() * (MAX_QUANTIZED_BITS + 1)))).bytes;
+    expect(laneRotations(withRaw)).toBe(0);
+    expectKernelMatches(withRaw, 13);
+    // The corpus clips use lane rows.
+    expect(laneRotations(compress(loadFixture(fixtureNames()[0])).bytes)).toBeGreaterThan(0);
+  });
+
+  it('samples one bone as the whole pose has it', () => {
+    const bytes = compress(loadFixture(fixtureNames()[1])).bytes;
+    for (const decoder of ['auto', 'typescript'] as const) {
+      const clip = CompressedClip.open(bytes, { decoder });
+      const pose = new Float32Array(clip.boneCount * POSE_STRIDE), bone = new Float32Array(POSE_STRIDE);
+      for (const time of [0, 0.37, clip.duration * 0.61]) {
+        clip.sample(time, pose);
+        for (let b = 0; b < clip.boneCount; b += 5) {
+          clip.sampleBone(time, b, bone);
+          expect(firstDifference(bone, pose.subarray(b * POSE_STRIDE, (b + 1) * POSE_STRIDE)), `${decoder} bone ${b} at ${time}`).toBe(-1);
+        }
+      }
+    }
   });
 
   it('keeps every clip decodable when clips fill more than one kernel memory', () => {
