@@ -290,7 +290,7 @@ function store3(b: Body, v: (i: number) => void): void {
  * quad's four lanes of each are one 16-byte vector, at 16 · quad. The steps after overwrite
  * them with the rebuilt quaternions, key 0's x, y, z, w in planes Q0..Q0 + 3, key 1's in Q1..Q1 + 3.
  */
-const PLANE = { C: 0, G: 3, DROP0: 6, DROP1: 7, Q0: 0, Q1: 4 } as const;
+const PLANE = { C: 0, G: 3, DROP0: 6, DROP1: 7, Q0: 0, Q1: 4, SIGN: 8 } as const;
 /** Byte offset of plane `p` of {@link PLANE}. */
 const plane = (p: number): number => p * PLANE_BYTES;
 
@@ -355,11 +355,10 @@ function rebuild(b: Body, first: number, drop: number, out: readonly number[]): 
 }
 
 /**
- * Slerp weights of the four lanes (slerpWeights lane by lane) into wa, wb, from dot in
- * `dot`: the series on the common path, Math.acos and Math.sin (imported, on the float32
- * numbers, results rounded to float32) for a lane past SERIES_LIMIT.
+ * The first half of the slerp weights of the four lanes (slerpWeights lane by lane), from
+ * dot in `dot`: sign, u = 1 − dot · sign into `vu`, and theta² by its series into `vt`.
  */
-function weights(b: Body): void {
+function theta(b: Body): void {
   // sign = dot < 0 ? −1 : 1; u = 1 − dot · sign
   b.get(L.minusOne).get(L.one).get(L.dot).get(L.zero).simd(SIMD.f32x4Lt).simd(SIMD.v128Bitselect).set(L.sign);
   b.get(L.one); vop(b, L.dot, SIMD.f32x4Mul, L.sign).simd(SIMD.f32x4Sub).set(L.vu);
@@ -367,6 +366,14 @@ function weights(b: Body): void {
   b.get(L.vu).get(L.two).get(L.vu).get(L.third).get(L.vu).get(L.fourOver45).get(L.vu).get(L.over35);
   b.simd(SIMD.f32x4Mul).simd(SIMD.f32x4Add).simd(SIMD.f32x4Mul).simd(SIMD.f32x4Add).simd(SIMD.f32x4Mul).simd(SIMD.f32x4Add).simd(SIMD.f32x4Mul)
     .set(L.vt);
+}
+
+/**
+ * The second half: the slerp weights into wa, wb from `sign`, `vu` and theta² in `vt`: the
+ * series on the common path, Math.acos and Math.sin (imported, on the float32 numbers,
+ * results rounded to float32) for a lane past SERIES_LIMIT.
+ */
+function weights(b: Body): void {
   // sa = alpha² · theta2, sb = beta² · theta2
   vop(b, L.aa, SIMD.f32x4Mul, L.vt).set(L.sa);
   vop(b, L.bb, SIMD.f32x4Mul, L.vt).set(L.sb);
@@ -462,9 +469,11 @@ function lanePass(b: Body): void {
     b.get(from).simd(SIMD.f64x2PromoteLowF32x4).set(lo);
     b.get(from).get(from).simd(SIMD.shuffle, ...hiHalf).simd(SIMD.f64x2PromoteLowF32x4).set(hi);
   };
-  // Component c's four multipliers 2^shift and masks 2^w − 1 (powers of two built as
+  const bytes = [L.a0, L.a1, L.a2, L.sum];
+  // Component c's four fields' bytes (in a0, a1, a2, sum), multipliers 2^shift and masks 2^w − 1 (powers of two built as
   // float32 exponents, then truncated), offsets and steps, from the row at `row`.
   const params = (row: number, c: number): void => {
+    bytes.forEach((l, i) => { b.get(row).mem(OP.i32Load16U, KERNEL_LANES.BYTE + 8 * c + 2 * i).set(l); });
     b.get(row).simd(SIMD.v128Load64Zero, 0, ...uleb(KERNEL_LANES.WIDTH + 8 * c)).simd(SIMD.i16x8ExtendLowU8x16).set(L.lv);
     b.get(L.lv).simd(SIMD.i32x4ExtendHighU16x8).get(L.i127).simd(SIMD.i32x4Add).i32(23).simd(SIMD.i32x4Shl).simd(SIMD.i32x4TruncSatF32x4S).set(L.lmul);
     b.get(L.lv).simd(SIMD.i32x4ExtendLowU16x8).get(L.i127).simd(SIMD.i32x4Add).i32(23).simd(SIMD.i32x4Shl).simd(SIMD.i32x4TruncSatF32x4S)
@@ -474,10 +483,10 @@ function lanePass(b: Body): void {
     b.get(row).simd(SIMD.v128Load, 0, ...uleb(KERNEL_LANES.STEP + 16 * c)).set(L.lv);
     promote(L.lv, L.lstepLo, L.lstepHi);
   };
-  // Component c of the key at byte `key`, its fields' bytes in the row at `row`, into plane p.
-  const read = (key: number, row: number, c: number, p: number): void => {
+  // Component c of the key at byte `key` into plane p.
+  const read = (key: number, p: number): void => {
     for (let l = 0; l < 4; l++) {
-      b.get(key).get(row).mem(OP.i32Load16U, KERNEL_LANES.BYTE + 8 * c + 2 * l).op(OP.i32Add);
+      b.get(key).get(bytes[l]).op(OP.i32Add);
       if (l === 0) b.simd(SIMD.v128Load32Zero, 0, 0); else b.get(L.lv).simd(SIMD.v128Load32Lane, 0, 0, l);
       b.set(L.lv);
     }
@@ -503,12 +512,12 @@ function lanePass(b: Body): void {
   b.get(L.quad).get(H1).op(OP.i32Add).get(H0).op(OP.i32Sub).set(L.o);
   for (let c = 0; c < 3; c++) {
     params(L.quad, c);
-    read(L.base0, L.quad, c, PLANE.C + c);
+    read(L.base0, PLANE.C + c);
     b.get(SINGLE).op(OP.i32Eqz).op(OP.if, OP.void);
     b.get(H0).get(H1).op(OP.i32Ne).op(OP.if, OP.void);
     params(L.o, c);
     b.op(OP.end);
-    read(L.base1, L.o, c, PLANE.G + c);
+    read(L.base1, PLANE.G + c);
     b.op(OP.end);
   }
   b.get(L.dropsW).op(OP.i32Eqz).op(OP.if, OP.void);
@@ -680,13 +689,24 @@ function decodeBody(): number[] {
     store(q0, PLANE.Q0);
   });
   b.get(SINGLE).op(OP.i32Eqz).op(OP.if, OP.void);
+  // The slerp in two loops, each a shorter chain per quad, so more quads overlap.
   eachQuad(b, () => {
     load(q0, PLANE.Q0); load(q1, PLANE.Q1);
     // dot = x0x1 + y0y1 + z0z1 + w0w1, left to right
     vop(b, L.x0, SIMD.f32x4Mul, L.x1);
     for (const [p, r] of [[L.y0, L.y1], [L.z0, L.z1], [L.w0, L.w1]]) vop(b, p, SIMD.f32x4Mul, r).simd(SIMD.f32x4Add);
     b.set(L.dot);
+    theta(b);
+    store([L.sign, L.vu, L.vt], PLANE.SIGN);
+  });
+  eachQuad(b, () => {
+    load([L.sign, L.vu, L.vt], PLANE.SIGN);
     weights(b);
+    store([L.wa, L.wb], PLANE.SIGN);
+  });
+  eachQuad(b, () => {
+    load([L.wa, L.wb], PLANE.SIGN);
+    load(q0, PLANE.Q0); load(q1, PLANE.Q1);
     // q = q0 · wa + q1 · wb, or q0 for a STEP track
     for (let i = 0; i < 4; i++) {
       vop(b, q0[i], SIMD.f32x4Mul, L.wa); vop(b, q1[i], SIMD.f32x4Mul, L.wb).simd(SIMD.f32x4Add).set(q[i]);
@@ -835,15 +855,15 @@ export function kernelModule(): WebAssembly.Module | null {
 const FIRST_ARENA_BYTES = 1 << 20;
 const MAX_ARENA_BYTES = 1 << 24;
 /** The scratch's bytes, at the start of every kernel memory: the planes, then the mask table, the owner word and the sink. */
-const SCRATCH_BYTES = 1 << 16;
+const SCRATCH_BYTES = 1 << 17;
 /** Address of the 16 bytes at the scratch's end where dummy lanes' rotations are written. */
 export const KERNEL_SINK = SCRATCH_BYTES - 16;
 /** Address of the word holding the kernel record address of the clip whose pose the staging pose holds (0: none). */
 const KERNEL_OWNER = SCRATCH_BYTES - 32;
 /** Address of the table of (1 << w) − 1 for w = 0..32, written when the memory is made. */
 const KERNEL_MASKS = SCRATCH_BYTES - 256;
-/** Bytes of each of the scratch's eight {@link PLANE}s: four per rotation. */
-const PLANE_BYTES = 16 * Math.floor(KERNEL_MASKS / (8 * 16));
+/** Bytes of each of the scratch's eleven {@link PLANE}s: four per rotation. */
+const PLANE_BYTES = 16 * Math.floor(KERNEL_MASKS / (11 * 16));
 /** Most animated rotations a clip decoded by the kernel may have (the planes hold one each). */
 export const KERNEL_MAX_ROTATIONS = PLANE_BYTES / 4;
 /** Bytes of the identity pattern the staging pose is filled with: two bones. */
