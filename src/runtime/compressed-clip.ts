@@ -34,7 +34,8 @@ export interface OpenOptions {
   /**
    * What is derived at open time:
    * - `'full'` (default): every segment's dequantisation records and a copy of the packed
-   *   keys, in one buffer in the order a decode reads it (about 1.5 × the file), shared by
+   *   keys, in one buffer in the order a decode reads it (on the corpus about 1.8 × the
+   *   file where the WebAssembly kernel decodes, 1.6 × otherwise), shared by
    *   every sampler: the fastest decode, cold or warm;
    * - `'compact'`: the base pose and references only; each sampler builds the records of
    *   the two segments it last read (32 bytes per animated track each) and reads packed keys
@@ -439,7 +440,7 @@ export class CompressedClip {
    * Validates `bytes` as a `.bpk` clip and wraps it. The bytes are kept (names, bit rates)
    * and copied only when they start at an offset that is not a multiple of 4 in their
    * ArrayBuffer; the decode tables copy the packed keys behind each segment's constants,
-   * about 1.5 × the file size in all on the corpus. Work and memory are linear in the file
+   * about 1.6–1.8 × the file size in all on the corpus. Work and memory are linear in the file
    * size. Throws {@link FormatError} naming the problem and its byte offset.
    */
   static open(bytes: Uint8Array | ArrayBuffer, options: OpenOptions = {}): CompressedClip {

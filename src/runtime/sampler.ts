@@ -214,8 +214,10 @@ export class ClipSampler {
   }
 
   /**
-   * Samples one bone at `time` into `out[0..9]` (the same 10-float layout as a pose).
-   * Throws only on a bad bone index or a short `out`.
+   * Samples one bone at `time` into `out[0..9]` (the same 10-float layout as a pose), the
+   * floats {@link sample} gives it. The TypeScript decoder decodes that bone alone; the
+   * WebAssembly kernel decodes the whole pose and copies the bone out. Throws only on a bad
+   * bone index or a short `out`.
    */
   sampleBone(time: number, boneIndex: number, out: Float32Array, options?: SampleOptions): Float32Array {
     if (!(boneIndex >= 0 && boneIndex < this.clip.boneCount) || (boneIndex | 0) !== boneIndex) {
