@@ -192,7 +192,9 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
     r += 4;
   }
   const u8 = new Uint8Array(buffer, at, bytesLength);
-  const scratch = lanes ? new ArrayBuffer(4 * recordsWords) : undefined;
+  // With lane rows, each segment's records are written here first, then rearranged.
+  const scratch = lanes ? new ArrayBuffer(4 * recordsWords) : new ArrayBuffer(0);
+  const scratchI32 = new Int32Array(scratch), scratchF32 = new Float32Array(scratch);
   for (let s = 0; s < segments; s++) {
     const data = bytes.subarray(segData[s], segData[s] + 4 * Math.ceil((segKeys[s] * segKeyBits[s]) / 32));
     if (lanes === undefined) {
@@ -202,8 +204,8 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
     } else {
       const keysAt = heads[s] + lanes.headWords;
       for (let k = 0; k < segKeys[s]; k++) copyBits(data, k * segKeyBits[s], segKeyBits[s], u8, 4 * keysAt + k * (keyBits[s] >>> 3));
-      writeSegmentRecords(src, s, new Int32Array(scratch!), new Float32Array(scratch!), 0, keysAt);
-      writeLaneSegment(src, new Int32Array(scratch!), new Float32Array(scratch!), lanes, new DataView(buffer, at + 4 * heads[s], 4 * lanes.headWords));
+      writeSegmentRecords(src, s, scratchI32, scratchF32, 0, keysAt);
+      writeLaneSegment(src, scratchI32, scratchF32, lanes, new DataView(buffer, at + 4 * heads[s], 4 * lanes.headWords));
       i32[heads[s] + 1] = keyBits[s];
     }
   }

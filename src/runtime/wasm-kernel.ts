@@ -3,9 +3,11 @@
  * crowds, the same followed by crowd.ts's object-space walk: {@link KernelWorld}), assembled here
  * from its opcodes when first needed (the source is this file: no binary is stored, fetched
  * or generated at build time). It performs sampler.ts's operations in the same order, lane
- * by lane: a first pass reads every track's keys (float64, as sampler.ts), then animated
- * rotations are rebuilt, slerped, multiplied by their references and normalised four at a
- * time, one per float32 lane (their arithmetic is float32 by definition, docs/format.md).
+ * by lane: a first pass reads every track's keys (float64, as sampler.ts; where lane rows
+ * replace the rotations' records, {@link KERNEL_LANES}, it reads the other tracks' and a
+ * lane pass the rotations', four at a time), then animated rotations are rebuilt, slerped,
+ * multiplied by their references and normalised four at a time, one per float32 lane
+ * (their arithmetic is float32 by definition, docs/format.md).
  * Nothing is fused or relaxed, so its poses are bit-identical to sampler.ts's
  * (test/runtime/wasm-kernel.test.ts holds the two to that on the fixtures). Used only
  * where the engine validates SIMD; sampler.ts keeps the TypeScript path otherwise.
@@ -32,8 +34,8 @@ export type KernelDecode = (clip: number, k0: number, k1: number, alpha: number)
  * 1 when an animated rotation is a STEP track; the bytes of the record, windows and quad
  * table together (read as one run); the pose's bytes; the window count; with lane rows
  * ({@link KERNEL_LANES}), the rotation count and the bytes from a segment's header to its
- * first row (else 0, 0). The segment
- * table lies just below it, entry e (a header's i32 index and the segment's bits per key)
+ * first row (else 0, 0). The segment table lies just below it, entry e (a header's i32
+ * index and the segment's bits per key)
  * at 8 · (e + 1) bytes below (decode-tables.ts), so a key's header and packed bits are
  * found from the record's address without waiting for the record or the header.
  *
@@ -284,11 +286,13 @@ function store3(b: Body, v: (i: number) => void): void {
 }
 
 /**
- * The scratch's eight planes of {@link PLANE_BYTES} bytes, filled by the first pass: rotation
- * i's stored components of key 0 at byte 4 · i of planes C..C + 2, of key 1 at G..G + 2 (key
- * 0's again where key 0 alone counts), each key's dropped component at DROP0 / DROP1. So a
- * quad's four lanes of each are one 16-byte vector, at 16 · quad. The steps after overwrite
- * them with the rebuilt quaternions, key 0's x, y, z, w in planes Q0..Q0 + 3, key 1's in Q1..Q1 + 3.
+ * The scratch's eleven planes of {@link PLANE_BYTES} bytes, filled by the first pass or the
+ * lane pass: rotation i's stored components of key 0 at byte 4 · i of planes C..C + 2, of
+ * key 1 at G..G + 2 (key 0's again where key 0 alone counts), each key's dropped component
+ * at DROP0 / DROP1. So a quad's four lanes of each are one 16-byte vector, at 16 · quad. The
+ * steps after overwrite them with the rebuilt quaternions, key 0's x, y, z, w in planes
+ * Q0..Q0 + 3, key 1's in Q1..Q1 + 3; the slerp's loops pass sign, u and theta², then the
+ * two weights, in planes SIGN..SIGN + 2.
  */
 const PLANE = { C: 0, G: 3, DROP0: 6, DROP1: 7, Q0: 0, Q1: 4, SIGN: 8 } as const;
 /** Byte offset of plane `p` of {@link PLANE}. */
@@ -470,8 +474,9 @@ function lanePass(b: Body): void {
     b.get(from).get(from).simd(SIMD.shuffle, ...hiHalf).simd(SIMD.f64x2PromoteLowF32x4).set(hi);
   };
   const bytes = [L.a0, L.a1, L.a2, L.sum];
-  // Component c's four fields' bytes (in a0, a1, a2, sum), multipliers 2^shift and masks 2^w − 1 (powers of two built as
-  // float32 exponents, then truncated), offsets and steps, from the row at `row`.
+  // Component c's four fields' bytes (into a0, a1, a2, sum), multipliers 2^(7 − first bit)
+  // and masks 2^w − 1 (powers of two built as float32 exponents, then truncated), offsets
+  // and steps, from the row at `row`.
   const params = (row: number, c: number): void => {
     bytes.forEach((l, i) => { b.get(row).mem(OP.i32Load16U, KERNEL_LANES.BYTE + 8 * c + 2 * i).set(l); });
     b.get(row).simd(SIMD.v128Load64Zero, 0, ...uleb(KERNEL_LANES.WIDTH + 8 * c)).simd(SIMD.i16x8ExtendLowU8x16).set(L.lv);
@@ -689,7 +694,8 @@ function decodeBody(): number[] {
     store(q0, PLANE.Q0);
   });
   b.get(SINGLE).op(OP.i32Eqz).op(OP.if, OP.void);
-  // The slerp in two loops, each a shorter chain per quad, so more quads overlap.
+  // The slerp in three loops (theta², weights, blend), each a shorter chain per quad, so
+  // more quads overlap (one loop measured about a tenth slower, docs/experiments.md).
   eachQuad(b, () => {
     load(q0, PLANE.Q0); load(q1, PLANE.Q1);
     // dot = x0x1 + y0y1 + z0z1 + w0w1, left to right
