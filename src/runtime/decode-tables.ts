@@ -174,11 +174,11 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
   // Where the kernel decodes, its segments are laid out for its lane pass when they can be
   // (see laneLayout); without a kernel memory after all, the records are laid out as usual.
   let lanes = forKernel ? laneLayout(src, rotations) : undefined;
-  let segmentsEnd = layOutSegments(src, segAt, recordsWords, lanes);
+  let segmentsEnd = layOutSegments(src, segments, segAt, recordsWords, lanes);
   const kernelPlace = forKernel ? place(segmentsEnd.bytesLength) : undefined;
   if (kernelPlace === undefined && lanes !== undefined) {
     lanes = undefined;
-    segmentsEnd = layOutSegments(src, segAt, recordsWords, undefined);
+    segmentsEnd = layOutSegments(src, segments, segAt, recordsWords, undefined);
   }
   const { heads, keyBits, bytesLength } = segmentsEnd;
   const buffer = kernelPlace ? kernelPlace.buffer : new ArrayBuffer(bytesLength);
@@ -321,19 +321,19 @@ function laneLayout(src: TableSources, rotations: number): LaneLayout | undefine
 }
 
 /**
- * Places the segments from i32 index `segAt`, each its header and records (or, with
+ * Places the first `segments` segments (none for compact tables) from i32 index `segAt`, each its header and records (or, with
  * `lanes`, its lane layout) then its packed keys, on 32-byte boundaries. Each segment's
  * packed keys are followed by one zero word, and the buffer ends with one more: a read of
  * two words from a field's first word, or of four bytes from its first byte, never leaves
  * the buffer. Returns each segment's header index, its bits per key (whole bytes with
  * `lanes`) and the buffer's bytes.
  */
-function layOutSegments(src: TableSources, segAt: number, recordsWords: number, lanes: LaneLayout | undefined): { heads: Int32Array; keyBits: Uint32Array; bytesLength: number } {
+function layOutSegments(src: TableSources, segments: number, segAt: number, recordsWords: number, lanes: LaneLayout | undefined): { heads: Int32Array; keyBits: Uint32Array; bytesLength: number } {
   const { segKeys, segKeyBits } = src;
   const keyBits = lanes ? segKeyBits.map((b) => 8 * Math.ceil(b / 8)) : segKeyBits;
-  const heads = new Int32Array(segKeys.length);
+  const heads = new Int32Array(segments);
   let end = segAt;
-  for (let s = 0; s < segKeys.length; s++) {
+  for (let s = 0; s < segments; s++) {
     heads[s] = end;
     end = Math.ceil((end + (lanes ? lanes.headWords : recordsWords) + Math.ceil((segKeys[s] * keyBits[s]) / 32) + 1) / TABLE.RECORD) * TABLE.RECORD;
   }

@@ -10,7 +10,7 @@ import {
   MAX_QUANTIZED_BITS, RAW_BITS, SEGMENT_SIZE, TRACKS_PER_BONE, TRACK_KIND, segmentCountFor, segmentSampleCount,
 } from '../../src/runtime/format.js';
 import { POSE_STRIDE } from '../../src/runtime/pose.js';
-import { encodeWithRates, type ForcedEncoding } from '../utils/clips.js';
+import { encodeWithRates, fixtureNames, loadFixture, type ForcedEncoding } from '../utils/clips.js';
 import { makeSyntheticClip, mulberry32 } from '../utils/synthetic.js';
 
 const KIND_OFFSET = [0, 4, 7] as const;
@@ -502,6 +502,16 @@ describe('compact tables', () => {
       expect(b.byteLength).toBeGreaterThan(0);
       expect(a.byteLength).toBe(0);
     }
+  });
+
+  it('hold the base pose and the rotation references only, whatever the clip\'s length', () => {
+    const bytes = compress(loadFixture(fixtureNames()[0])).bytes;
+    const compact = CompressedClip.open(bytes, { tables: 'compact' }), full = CompressedClip.open(bytes);
+    expect(compact.segmentCount).toBeGreaterThan(4);
+    // Base pose floats, then four float64 references per animated track at most, aligned.
+    const bound = 4 * compact.boneCount * POSE_STRIDE + 32 * compact.animatedTrackCount + 64;
+    expect(compact.tables.i32.byteLength).toBeLessThanOrEqual(bound);
+    expect(full.tables.i32.byteLength).toBeGreaterThan(bytes.length);
   });
 
   it('rejects an unknown tables option', () => {
