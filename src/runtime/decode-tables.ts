@@ -3,7 +3,7 @@
  * the order a pose decode reads it, shared by every {@link ClipSampler} of the clip.
  */
 import { ANIMATED_COMPONENTS, DROP_SHIFT, RATE_MASK, RAW_BITS, SEGMENT_RANGE_BYTES, SEGMENT_SIZE, TRACK_KIND } from './format.js';
-import { segmentConstant, segmentOffset, segmentStep } from './bits.js';
+import { readBits, segmentConstant, segmentOffset, segmentStep } from './bits.js';
 import type { CompressedClip } from './compressed-clip.js';
 import type { ClipSampler } from './sampler.js';
 import {
@@ -195,15 +195,20 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
   // With lane rows, each segment's records are written here first, then rearranged.
   const scratch = lanes ? new ArrayBuffer(4 * recordsWords) : new ArrayBuffer(0);
   const scratchI32 = new Int32Array(scratch), scratchF32 = new Float32Array(scratch);
+  // The file's words (open() keeps the bytes 4-aligned): packed keys start on words.
+  const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2);
   for (let s = 0; s < segments; s++) {
-    const data = bytes.subarray(segData[s], segData[s] + 4 * Math.ceil((segKeys[s] * segKeyBits[s]) / 32));
     if (lanes === undefined) {
       const keysAt = heads[s] + recordsWords;
-      u8.set(data, 4 * keysAt);
+      u8.set(bytes.subarray(segData[s], segData[s] + 4 * Math.ceil((segKeys[s] * segKeyBits[s]) / 32)), 4 * keysAt);
       writeSegmentRecords(src, s, i32, f32, heads[s], keysAt);
     } else {
       const keysAt = heads[s] + lanes.headWords;
-      for (let k = 0; k < segKeys[s]; k++) copyBits(data, k * segKeyBits[s], segKeyBits[s], u8, 4 * keysAt + k * (keyBits[s] >>> 3));
+      // Each key onto a byte boundary, byte by byte (its last byte's spare bits stay zero).
+      for (let k = 0, from = 8 * segData[s]; k < segKeys[s]; k++, from += segKeyBits[s]) {
+        const to = 4 * keysAt + k * (keyBits[s] >>> 3);
+        for (let i = 0; i < segKeyBits[s]; i += 8) u8[to + (i >>> 3)] = readBits(words, from + i, Math.min(8, segKeyBits[s] - i));
+      }
       writeSegmentRecords(src, s, scratchI32, scratchF32, 0, keysAt);
       writeLaneSegment(src, scratchI32, scratchF32, lanes, new DataView(buffer, at + 4 * heads[s], 4 * lanes.headWords));
       i32[heads[s] + 1] = keyBits[s];
@@ -245,7 +250,7 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
   return {
     f32, i32, u32, f64, poseFloats, refsAt, segAt, segStride: recordsWords, segTable: clipAt,
     basePose: f32.subarray(0, poseFloats), animBoneOffset, animKind, animStep, animTrackOfTrack: src.animTrackOfTrack, segRates,
-    ...(compact ? { compact: { src, words: new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2) } } : {}),
+    ...(compact ? { compact: { src, words } } : {}),
     ...(kernel ? { kernel } : {}),
   };
 }
@@ -338,20 +343,6 @@ function layOutSegments(src: TableSources, segments: number, segAt: number, reco
     end = Math.ceil((end + (lanes ? lanes.headWords : recordsWords) + Math.ceil((segKeys[s] * keyBits[s]) / 32) + 1) / TABLE.RECORD) * TABLE.RECORD;
   }
   return { heads, keyBits, bytesLength: 8 * Math.ceil((end + 1) / 2) };
-}
-
-/**
- * Copies `bits` bits from bit `from` of `src` (bits numbered from each byte's lowest, as
- * packed keys are) to `dst` from byte `to`; the last byte's bits past them stay zero.
- */
-function copyBits(src: Uint8Array, from: number, bits: number, dst: Uint8Array, to: number): void {
-  const shift = from & 7;
-  for (let i = 0, b = from >>> 3; i < bits; i += 8, b++) {
-    let v = src[b] >>> shift;
-    if (shift !== 0 && b + 1 < src.length) v |= src[b + 1] << (8 - shift);
-    const left = bits - i;
-    dst[to + (i >>> 3)] = left >= 8 ? v & 0xff : v & ((1 << left) - 1);
-  }
 }
 
 /**
