@@ -355,7 +355,8 @@ function flushCaches(bytes: number, round: number): void {
 
 /**
  * Whole-pose decode time of one clip with ACL's cold-cache method: `copies` copies of the
- * clip (bytes, open-time tables and a sampler each), for each of `times` evenly spaced
+ * clip (bytes and open-time tables each, then a sampler each, made one after another as
+ * ACL's array of contexts is), for each of `times` evenly spaced
  * times and each repetition, `iterations` decodes that go round the copies, the caches
  * flushed before each round (outside the timed region) so every decode starts cold. Each
  * round of `copies` decodes is timed as one batch. The warm figure runs the same loop on
@@ -369,11 +370,10 @@ export function measureColdDecode(
   const { copies, iterations, repetitions } = options;
   const clips: TimedClip[] = [];
   const samplers: { sample(time: number, outPose: Float32Array): Float32Array }[] = [];
-  for (let c = 0; c < copies; c++) {
-    const clip = open(bytes.slice());
-    clips.push(clip);
-    samplers.push(clip.createSampler());
-  }
+  for (let c = 0; c < copies; c++) clips.push(open(bytes.slice()));
+  // The samplers are made together after the copies, as ACL's harness allocates its
+  // decompression contexts as one array: each copy's state is then where a crowd's would be.
+  for (let c = 0; c < copies; c++) samplers.push(clips[c].createSampler());
   const first = clips[0];
   const span = first.sampleCount > 1 ? (first.sampleCount - 1) / first.sampleRate : 0;
   const times = new Float64Array(options.times);

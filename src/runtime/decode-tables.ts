@@ -22,8 +22,9 @@ import { identityFloat } from '../shared/pose-layout.js';
  * record per animated track (the track's pose offset, kind and step flag, its components'
  * bits and dropped component, the dequantisation offset and step of each stored
  * component) and the segment's packed keys, copied from the file. In a kernel memory the
- * rotations' records are replaced by lane rows, four rotations to a row, and each key starts
- * on a byte (see laneLayout; only the kernel reads such segments). A pose therefore reads
+ * segments lie at a fixed stride and each key takes the same whole bytes (see
+ * layOutSegments), and the rotations' records are replaced by lane rows, four rotations to a
+ * row (see laneLayout; only the kernel reads such segments). A pose therefore reads
  * the clip's few lines and one segment's run (two when its keys straddle segments), mostly
  * on one or two pages, and prepares nothing per segment, so a clip that no cache or TLB
  * holds costs few misses.
@@ -49,7 +50,8 @@ export interface ClipTables {
    * Full tables: the i32 index just past the segment table. Its entry e, two words at
    * segTable − 2 · (e + 1), holds the i32 index of the header record of the segment holding
    * keys e · SEGMENT_SIZE on (the last segment's for every entry past it) and that segment's
-   * bits per key. The kernel record starts here.
+   * bits per key. The kernel record starts here (the kernel finds segments without the
+   * table: see `kernel`).
    */
   readonly segTable: number;
   /** The base pose as its own view. */
@@ -78,6 +80,12 @@ export interface ClipTables {
    */
   readonly kernel?: {
     readonly decode: KernelDecode; readonly clipAt: number; readonly pose: Float32Array;
+    /**
+     * Where the kernel's segments are (see layOutSegments): segment s's header at byte
+     * `segments + s · segmentBytes` of the memory, key i of it at `keysAt + i · keyBytes`
+     * bytes from its header; the last segment, `lastSegment`, holds the keys past it.
+     */
+    readonly segments: number; readonly segmentBytes: number; readonly keysAt: number; readonly keyBytes: number; readonly lastSegment: number;
     /**
      * With at most {@link KERNEL_MAX_WORLD_BONES} bones: the kernel's object-space pass, the
      * byte address of the clip's parents (an i32 per bone) in the memory, the bone count,
@@ -171,16 +179,17 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
   // A clip with nothing animated has nothing for the kernel to do; one with more rotations
   // or pose floats than the kernel's scratch and staging pose hold decodes in TypeScript.
   const forKernel = !compact && place !== undefined && animated > 0 && segments > 0 && rotations <= KERNEL_MAX_ROTATIONS && poseFloats <= KERNEL_MAX_POSE_FLOATS;
-  // Where the kernel decodes, its segments are laid out for its lane pass when they can be
-  // (see laneLayout); without a kernel memory after all, the records are laid out as usual.
+  // Where the kernel decodes, its segments are laid out at fixed strides (see
+  // layOutSegments), for its lane pass when they can be (see laneLayout); without a kernel
+  // memory after all, the records are laid out as usual.
   let lanes = forKernel ? laneLayout(src, rotations) : undefined;
-  let segmentsEnd = layOutSegments(src, segments, segAt, recordsWords, lanes);
+  let segmentsEnd = layOutSegments(src, segments, segAt, recordsWords, lanes, forKernel);
   const kernelPlace = forKernel ? place(segmentsEnd.bytesLength) : undefined;
-  if (kernelPlace === undefined && lanes !== undefined) {
+  if (kernelPlace === undefined && forKernel) {
     lanes = undefined;
-    segmentsEnd = layOutSegments(src, segments, segAt, recordsWords, undefined);
+    segmentsEnd = layOutSegments(src, segments, segAt, recordsWords, undefined, false);
   }
-  const { heads, keyBits, bytesLength } = segmentsEnd;
+  const { heads, keyBits, keyBytes, stride, bytesLength } = segmentsEnd;
   const buffer = kernelPlace ? kernelPlace.buffer : new ArrayBuffer(bytesLength);
   const at = kernelPlace ? kernelPlace.byteOffset : 0;
   const f32 = new Float32Array(buffer, at, bytesLength >>> 2), i32 = new Int32Array(buffer, at, bytesLength >>> 2);
@@ -198,21 +207,23 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
   // The file's words (open() keeps the bytes 4-aligned): packed keys start on words.
   const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2);
   for (let s = 0; s < segments; s++) {
-    if (lanes === undefined) {
-      const keysAt = heads[s] + recordsWords;
+    const keysAt = heads[s] + (lanes ? lanes.headWords : recordsWords);
+    if (keyBytes === 0) {
       u8.set(bytes.subarray(segData[s], segData[s] + 4 * Math.ceil((segKeys[s] * segKeyBits[s]) / 32)), 4 * keysAt);
-      writeSegmentRecords(src, s, i32, f32, heads[s], keysAt);
     } else {
-      const keysAt = heads[s] + lanes.headWords;
-      // Each key onto a byte boundary, byte by byte (its last byte's spare bits stay zero).
+      // Each key onto its own keyBytes, byte by byte (its last byte's spare bits stay zero).
       for (let k = 0, from = 8 * segData[s]; k < segKeys[s]; k++, from += segKeyBits[s]) {
-        const to = 4 * keysAt + k * (keyBits[s] >>> 3);
+        const to = 4 * keysAt + k * keyBytes;
         for (let i = 0; i < segKeyBits[s]; i += 8) u8[to + (i >>> 3)] = readBits(words, from + i, Math.min(8, segKeyBits[s] - i));
       }
+    }
+    if (lanes === undefined) {
+      writeSegmentRecords(src, s, i32, f32, heads[s], keysAt);
+    } else {
       writeSegmentRecords(src, s, scratchI32, scratchF32, 0, keysAt);
       writeLaneSegment(src, scratchI32, scratchF32, lanes, new DataView(buffer, at + 4 * heads[s], 4 * lanes.headWords));
-      i32[heads[s] + 1] = keyBits[s];
     }
+    i32[heads[s] + 1] = keyBits[s];
   }
   // Entry e (keys e · SEGMENT_SIZE on; the last segment takes a longer tail) below the record.
   for (let e = 0; e < entries; e++) {
@@ -222,14 +233,13 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
   }
   let kernel: ClipTables['kernel'];
   if (kernelPlace) {
-    i32[clipAt + KERNEL_CLIP.TABLE] = at;
+    i32[clipAt + KERNEL_CLIP.KEY_BYTES] = keyBytes;
     i32[clipAt + KERNEL_CLIP.QUADS] = at + 4 * quadsAt;
     i32[clipAt + KERNEL_CLIP.WINDOWS] = at + 4 * windowsAt;
     i32[clipAt + KERNEL_CLIP.RECORDS_BYTES] = 4 * (lanes ? lanes.headWords : recordsWords);
     i32[clipAt + KERNEL_CLIP.COUNT] = lanes ? animated - rotations : animated;
     i32[clipAt + KERNEL_CLIP.LANE_ROTATIONS] = lanes ? rotations : 0;
     i32[clipAt + KERNEL_CLIP.LANE_ROWS] = lanes ? 4 * lanes.rowsWord : 0;
-    i32[clipAt + KERNEL_CLIP.LAST_SEGMENT] = segments - 1;
     i32[clipAt + KERNEL_CLIP.STEPS] = writeQuadTable(src, new DataView(buffer, at + 4 * quadsAt, 4 * quadWords)) ? 1 : 0;
     i32[clipAt + KERNEL_CLIP.CLIP_BYTES] = 4 * (quadsAt + quadWords - clipAt);
     i32[clipAt + KERNEL_CLIP.POSE_BYTES] = 4 * poseFloats;
@@ -245,7 +255,11 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
       run: kernelPlace.world, parentsAt: at + 4 * parentsAt, bones,
       rows: kernelPlace.view(KERNEL_WORLD_OUT, 12 * bones), matrices: kernelPlace.view(KERNEL_WORLD_OUT, 16 * bones),
     };
-    kernel = { decode: kernelPlace.decode, clipAt: at + 4 * clipAt, pose: kernelPlace.view(KERNEL_STAGING, poseFloats), ...(world ? { world } : {}) };
+    kernel = {
+      decode: kernelPlace.decode, clipAt: at + 4 * clipAt, pose: kernelPlace.view(KERNEL_STAGING, poseFloats),
+      segments: at + 4 * segAt, segmentBytes: 4 * stride, keysAt: 4 * (lanes ? lanes.headWords : recordsWords), keyBytes, lastSegment: segments - 1,
+      ...(world ? { world } : {}),
+    };
   }
   return {
     f32, i32, u32, f64, poseFloats, refsAt, segAt, segStride: recordsWords, segTable: clipAt,
@@ -326,23 +340,41 @@ function laneLayout(src: TableSources, rotations: number): LaneLayout | undefine
 }
 
 /**
- * Places the first `segments` segments (none for compact tables) from i32 index `segAt`, each its header and records (or, with
- * `lanes`, its lane layout) then its packed keys, on 32-byte boundaries. Each segment's
- * packed keys are followed by one zero word, and the buffer ends with one more: a read of
- * two words from a field's first word, or of four bytes from its first byte, never leaves
- * the buffer. Returns each segment's header index, its bits per key (whole bytes with
- * `lanes`) and the buffer's bytes.
+ * Places the first `segments` segments (none for compact tables) from i32 index `segAt`,
+ * each its header and records (or, with `lanes`, its lane layout) then its packed keys, on
+ * 32-byte boundaries. Each segment's packed keys are followed by one zero word, and the
+ * buffer ends with one more: a read of two words from a field's first word, or of four
+ * bytes from its first byte, never leaves the buffer.
+ *
+ * For the kernel (`kernel`), every segment but the last takes the same room and every key
+ * the same whole bytes, `keyBytes` (the clip's widest key; 1 at least, so two keys never
+ * share an address), and two zero words follow each segment's keys: the sampler then
+ * computes a key's header and first byte from the key index alone, and passes them to the
+ * kernel, which waits for no table before loading them (wasm-kernel.ts).
+ * Returns each segment's header index and bits per key, `keyBytes` and the segments'
+ * stride in words (0 and 0 where keys stay packed as in the file) and the buffer's bytes.
  */
-function layOutSegments(src: TableSources, segments: number, segAt: number, recordsWords: number, lanes: LaneLayout | undefined): { heads: Int32Array; keyBits: Uint32Array; bytesLength: number } {
+function layOutSegments(
+  src: TableSources, segments: number, segAt: number, recordsWords: number, lanes: LaneLayout | undefined, kernel: boolean,
+): { heads: Int32Array; keyBits: Uint32Array; keyBytes: number; stride: number; bytesLength: number } {
   const { segKeys, segKeyBits } = src;
-  const keyBits = lanes ? segKeyBits.map((b) => 8 * Math.ceil(b / 8)) : segKeyBits;
   const heads = new Int32Array(segments);
+  const headWords = lanes ? lanes.headWords : recordsWords;
+  if (kernel) {
+    let keyBytes = 1;
+    for (let s = 0; s < segments; s++) keyBytes = Math.max(keyBytes, Math.ceil(segKeyBits[s] / 8));
+    const blockWords = (keys: number): number => Math.ceil((headWords + Math.ceil((keys * keyBytes) / 4) + 2) / TABLE.RECORD) * TABLE.RECORD;
+    const stride = blockWords(SEGMENT_SIZE);
+    for (let s = 0; s < segments; s++) heads[s] = segAt + s * stride;
+    const end = segments === 0 ? segAt : heads[segments - 1] + blockWords(segKeys[segments - 1]);
+    return { heads, keyBits: new Uint32Array(segments).fill(8 * keyBytes), keyBytes, stride, bytesLength: 8 * Math.ceil((end + 1) / 2) };
+  }
   let end = segAt;
   for (let s = 0; s < segments; s++) {
     heads[s] = end;
-    end = Math.ceil((end + (lanes ? lanes.headWords : recordsWords) + Math.ceil((segKeys[s] * keyBits[s]) / 32) + 1) / TABLE.RECORD) * TABLE.RECORD;
+    end = Math.ceil((end + headWords + Math.ceil((segKeys[s] * segKeyBits[s]) / 32) + 1) / TABLE.RECORD) * TABLE.RECORD;
   }
-  return { heads, keyBits, bytesLength: 8 * Math.ceil((end + 1) / 2) };
+  return { heads, keyBits: segKeyBits, keyBytes: 0, stride: 0, bytesLength: 8 * Math.ceil((end + 1) / 2) };
 }
 
 /**

@@ -71,6 +71,13 @@ export class ClipSampler {
   // field would be a separate heap number, one more object for a cold decode to reach.
   private k0 = 0;
   private k1 = 0;
+  // Where the kernel's segments and keys are (ClipTables.kernel): the sampler computes the
+  // addresses of the keys' headers and bytes, so the kernel reads no table to find them.
+  private readonly kernelSegments: number;
+  private readonly kernelSegmentBytes: number;
+  private readonly kernelKeysAt: number;
+  private readonly kernelKeyBytes: number;
+  private readonly kernelLast: number;
   private readonly period: number;
   /** The kernel's object-space pass for this clip, or undefined (decode-tables.ts). */
   private readonly world: NonNullable<ClipTables['kernel']>['world'];
@@ -116,6 +123,8 @@ export class ClipSampler {
     this.kernel = k?.decode;
     this.kernelClip = k ? k.clipAt : 0;
     this.kernelPose = k ? k.pose : t.basePose;
+    this.kernelSegments = k ? k.segments : 0; this.kernelSegmentBytes = k ? k.segmentBytes : 0;
+    this.kernelKeysAt = k ? k.keysAt : 0; this.kernelKeyBytes = k ? k.keyBytes : 0; this.kernelLast = k ? k.lastSegment : 0;
     this.world = k?.world;
     this.count = clip.animatedTrackCount;
     this.n = clip.sampleCount;
@@ -160,13 +169,28 @@ export class ClipSampler {
   /** Decodes the whole pose at (k0, k1, alpha) into `out` at `offset`. */
   private pose(out: Float32Array, offset: number, alpha: number): void {
     if (this.kernel !== undefined) {
-      // The kernel finds the keys' segments as decode() does and writes the staging pose.
-      this.kernel(this.kernelClip, this.k0, this.k1, alpha);
+      this.kernelDecode(alpha);
       out.set(this.kernelPose, offset);
     } else {
       out.set(this.base, offset);
       this.decode(out, -offset, -1, alpha);
     }
+  }
+
+  /**
+   * The kernel's decode at (k0, k1, alpha) into its staging pose, or with `world` its
+   * object-space pass after it (`rows`: 1 for three rows per bone). Key k lies in segment
+   * min(k / SEGMENT_SIZE, last), at fixed strides of segments and keys (decode-tables.ts).
+   */
+  private kernelDecode(alpha: number, world?: ClipSampler['world'], rows = 0): void {
+    const k0 = this.k0, k1 = this.k1, last = this.kernelLast, at = this.kernelSegments, segmentBytes = this.kernelSegmentBytes;
+    const keysAt = this.kernelKeysAt, keyBytes = this.kernelKeyBytes;
+    let s0 = (k0 / SEGMENT_SIZE) | 0; if (s0 > last) s0 = last;
+    let s1 = (k1 / SEGMENT_SIZE) | 0; if (s1 > last) s1 = last;
+    const h0 = at + s0 * segmentBytes, key0 = h0 + keysAt + (k0 - s0 * SEGMENT_SIZE) * keyBytes;
+    const h1 = at + s1 * segmentBytes, key1 = h1 + keysAt + (k1 - s1 * SEGMENT_SIZE) * keyBytes;
+    if (world === undefined) this.kernel!(this.kernelClip, h0, key0, h1, key1, alpha);
+    else world.run(this.kernelClip, h0, key0, h1, key1, alpha, world.parentsAt, world.bones, rows);
   }
 
   /**
@@ -181,7 +205,7 @@ export class ClipSampler {
     const world = this.world;
     if (world === undefined) return false;
     const alpha = this.locate(time, options);
-    world.run(this.kernelClip, this.k0, this.k1, alpha, world.parentsAt, world.bones, rows ? 1 : 0);
+    this.kernelDecode(alpha, world, rows ? 1 : 0);
     out.set(rows ? world.rows : world.matrices, offset);
     return true;
   }
@@ -229,7 +253,7 @@ export class ClipSampler {
     if (this.kernel !== undefined) {
       // The kernel's segments may hold no records for rotations (their lane rows instead,
       // wasm-kernel.ts): the bone comes from the kernel's whole pose.
-      this.kernel(this.kernelClip, this.k0, this.k1, alpha);
+      this.kernelDecode(alpha);
       const pose = this.kernelPose;
       for (let i = 0; i < POSE_STRIDE; i++) out[i] = pose[base + i];
       return out;

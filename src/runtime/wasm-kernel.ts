@@ -12,32 +12,31 @@
  * (test/runtime/wasm-kernel.test.ts holds the two to that on the fixtures). Used only
  * where the engine validates SIMD; sampler.ts keeps the TypeScript path otherwise.
  */
-import { MAX_QUANTIZED_BITS, SEGMENT_SIZE, TRACK_KIND } from './format.js';
+import { MAX_QUANTIZED_BITS, TRACK_KIND } from './format.js';
 import { SERIES_LIMIT, SLERP_SERIES } from './interpolate.js';
 import { TABLE } from './decode-tables.js';
 import { POSE_STRIDE, identityFloat } from '../shared/pose-layout.js';
 
 /**
- * `decode(clip, k0, k1, alpha)`: decodes the pose a fraction `alpha` from key k0 to key k1
- * (k0 alone when they are equal) of the clip whose {@link KERNEL_CLIP} record is at byte
- * `clip` of the kernel's memory, into the memory's {@link KERNEL_STAGING} pose. Four arguments, since each
- * costs a conversion on the way into WebAssembly; the kernel finds the segments, reads
- * their headers and records itself, so the sampler touches none of its typed arrays.
+ * `decode(clip, h0, key0, h1, key1, alpha)`: decodes the pose a fraction `alpha` from key
+ * 0 to key 1 (key 0 alone when `key0 === key1`) of the clip whose {@link KERNEL_CLIP}
+ * record is at byte `clip` of the kernel's memory, into the memory's
+ * {@link KERNEL_STAGING} pose. `h0` / `h1` are the byte addresses of the keys' segment
+ * headers and `key0` / `key1` of the keys' first bytes, which the sampler computes from the
+ * key indices and the clip's fixed segment and key strides (decode-tables.ts): so a cold
+ * decode loads the segment's lines as soon as it loads the record, not after a table entry.
  */
-export type KernelDecode = (clip: number, k0: number, k1: number, alpha: number) => void;
+export type KernelDecode = (clip: number, h0: number, key0: number, h1: number, key1: number, alpha: number) => void;
 
 /**
- * A clip's kernel record, twelve 32-bit words: the byte address of the decode buffer, of
- * the clip's {@link KERNEL_QUAD} table and of its pose windows; the bytes from a segment's
- * header to its packed keys; the count of records the first pass reads (every animated
- * track's, or with lane rows the tracks' that are not rotations); the last segment's index;
- * 1 when an animated rotation is a STEP track; the bytes of the record, windows and quad
- * table together (read as one run); the pose's bytes; the window count; with lane rows
- * ({@link KERNEL_LANES}), the rotation count and the bytes from a segment's header to its
- * first row (else 0, 0). The segment table lies just below it, entry e (a header's i32
- * index and the segment's bits per key)
- * at 8 · (e + 1) bytes below (decode-tables.ts), so a key's header and packed bits are
- * found from the record's address without waiting for the record or the header.
+ * A clip's kernel record, eleven 32-bit words: the bytes of each key (every key of the
+ * clip's segments takes as many); the byte address of the clip's {@link KERNEL_QUAD} table
+ * and of its pose windows; the bytes from a segment's header to its packed keys; the count
+ * of records the first pass reads (every animated track's, or with lane rows the tracks'
+ * that are not rotations); 1 when an animated rotation is a STEP track; the bytes of the
+ * record, windows and quad table together (read as one run); the pose's bytes; the window
+ * count; with lane rows ({@link KERNEL_LANES}), the rotation count and the bytes from a
+ * segment's header to its first row (else 0, 0).
  *
  * The kernel writes poses into the {@link KERNEL_STAGING} pose its memory's clips share.
  * When the clip last written there is another one, it first fills the staging pose with
@@ -46,7 +45,7 @@ export type KernelDecode = (clip: number, k0: number, k1: number, alpha: number)
  * animated nor identity. So a pose reads the clip's few constants, not a whole pose of its own.
  */
 export const KERNEL_CLIP = {
-  TABLE: 0, QUADS: 1, WINDOWS: 2, RECORDS_BYTES: 3, COUNT: 4, LAST_SEGMENT: 5, STEPS: 6, CLIP_BYTES: 7, POSE_BYTES: 8, WINDOW_COUNT: 9, LANE_ROTATIONS: 10, LANE_ROWS: 11, WORDS: 12,
+  KEY_BYTES: 0, QUADS: 1, WINDOWS: 2, RECORDS_BYTES: 3, COUNT: 4, STEPS: 5, CLIP_BYTES: 6, POSE_BYTES: 7, WINDOW_COUNT: 8, LANE_ROTATIONS: 9, LANE_ROWS: 10, WORDS: 11,
 } as const;
 
 /** Bytes of a pose window: a byte address in the staging pose, then four floats stored there. */
@@ -77,9 +76,6 @@ export const KERNEL_QUAD = { REFS: 0, STEP: 64, POSE: 80, BYTES: 96 } as const;
  * rotations per vector.
  */
 export const KERNEL_LANES = { OFFSET: 0, STEP: 48, BYTE: 96, WIDTH: 120, DROP: 144, BYTES: 160 } as const;
-
-/** log2 of {@link SEGMENT_SIZE}. */
-const SEGMENT_SHIFT = Math.log2(SEGMENT_SIZE);
 
 const I32 = 0x7f, I64 = 0x7e, F32 = 0x7d, F64 = 0x7c, V128 = 0x7b;
 
@@ -163,10 +159,10 @@ const SIMD = {
 } as const;
 
 // Parameters, then locals, by index.
-const CLIP = 0, KI0 = 1, KI1 = 2, ALPHA = 3;
-const PARAMS = 4;
+const CLIP = 0, PH0 = 1, PK0 = 2, PH1 = 3, PK1 = 4, ALPHA = 5;
+const PARAMS = 6;
 const I32_LOCALS = [
-  'h0', 'h1', 'perKey', 'recordsBytes', 'table', 'quads', 'count', 'single', 'e', 'r0', 'r1', 'k0', 'k1', 'bit0', 'bit1', 'meta', 'bits0', 'bits1', 'a0', 'a1', 'a2', 'sum',
+  'h0', 'h1', 'recordsBytes', 'quads', 'count', 'single', 'e', 'r0', 'r1', 'k0', 'k1', 'bit0', 'bit1', 'meta', 'bits0', 'bits1', 'a0', 'a1', 'a2', 'sum',
   'at', 'o', 'rot', 'el', 'dropsW', 'shared', 'mask', 'quad', 'steps', 'touched', 'lanes', 'list', 'base0', 'base1', 'row',
 ] as const;
 const I64_LOCALS = ['window', 'window1'] as const;
@@ -182,7 +178,7 @@ type LocalName = (typeof I32_LOCALS)[number] | (typeof I64_LOCALS)[number] | (ty
 const L: Record<LocalName, number> = {} as never;
 [...I32_LOCALS, ...I64_LOCALS, ...F32_LOCALS, ...F64_LOCALS, ...V128_LOCALS].forEach((n, i) => { L[n] = PARAMS + i; });
 const R0 = L.r0, R1 = L.r1, K0 = L.k0, K1 = L.k1, BIT0 = L.bit0, BIT1 = L.bit1;
-const H0 = L.h0, H1 = L.h1, RECORDS_BYTES = L.recordsBytes, TABLE_AT = L.table, QUADS = L.quads, COUNT = L.count, SINGLE = L.single;
+const H0 = L.h0, H1 = L.h1, RECORDS_BYTES = L.recordsBytes, QUADS = L.quads, COUNT = L.count, SINGLE = L.single;
 
 /** A v128 constant of four float32 lanes. */
 function f32x4(a: number): number[] {
@@ -554,27 +550,23 @@ function decodeBody(): number[] {
   const b = new Body();
   const c = [L.c0, L.c1, L.c2], g = [L.g0, L.g1, L.g2];
   const word = (w: number): Body => b.get(CLIP).mem(OP.i32Load, 4 * w);
-  word(KERNEL_CLIP.TABLE).set(TABLE_AT); word(KERNEL_CLIP.RECORDS_BYTES).set(RECORDS_BYTES); word(KERNEL_CLIP.QUADS).set(QUADS); word(KERNEL_CLIP.COUNT).set(COUNT); word(KERNEL_CLIP.STEPS).set(L.steps);
+  word(KERNEL_CLIP.RECORDS_BYTES).set(RECORDS_BYTES); word(KERNEL_CLIP.QUADS).set(QUADS); word(KERNEL_CLIP.COUNT).set(COUNT); word(KERNEL_CLIP.STEPS).set(L.steps);
   word(KERNEL_CLIP.LANE_ROTATIONS).set(L.lanes);
-  b.get(KI0).get(KI1).op(OP.i32Eq).set(SINGLE);
-  b.i32(0).set(L.e);
-  for (const [ki, h, r, k, bit] of [[KI0, H0, R0, K0, BIT0], [KI1, H1, R1, K1, BIT1]] as const) {
-    // The key's segment-table entry [header index, bits per key], below the record: h = its header.
-    b.get(CLIP).get(ki).i32(SEGMENT_SHIFT).op(OP.i32ShrU).i32(3).op(OP.i32Shl).op(OP.i32Sub).i32(8).op(OP.i32Sub).set(L.el);
-    b.get(L.el).mem(OP.i32Load).i32(2).op(OP.i32Shl).get(TABLE_AT).op(OP.i32Add).set(h);
-    b.get(L.el).mem(OP.i32Load, 4).set(L.perKey);
-    // The key's index in its segment s = min(key / SEGMENT_SIZE, last) stays in `at`.
-    b.get(ki).i32(SEGMENT_SHIFT).op(OP.i32ShrU).set(L.at);
-    word(KERNEL_CLIP.LAST_SEGMENT).get(L.at).get(L.at); word(KERNEL_CLIP.LAST_SEGMENT).op(OP.i32GtU).op(OP.select).set(L.at);
-    b.get(ki).get(L.at).i32(SEGMENT_SHIFT).op(OP.i32Shl).op(OP.i32Sub).set(L.at);
-    // The header and records, then the segment's packed keys (key 1's record is found from
-    // key 0's cursor, in the rare path where they differ); a0 / a1 keep the bytes a key's
-    // fields span, for the early loads.
-    if (r === R0) b.get(h).i32(TABLE.RECORD * 4).op(OP.i32Add).set(r);
-    b.get(h).get(RECORDS_BYTES).op(OP.i32Add).set(k);
-    b.get(L.at).get(L.perKey).op(OP.i32Mul).set(bit);
-    b.get(L.perKey).i32(3).op(OP.i32ShrU).i32(8).op(OP.i32Add).set(ki === KI0 ? L.a0 : L.a1);
-  }
+  // The keys' headers and first bytes come from the sampler. Fields' bits count from each
+  // key's first byte; where the keys share a segment, both keys' from the first of the two
+  // in memory (one cursor, as the first pass reads such keys; wrap looping goes back).
+  b.get(PH0).set(H0).get(PH1).set(H1).get(PK0).set(K0).get(PK1).set(K1);
+  b.get(K0).get(K1).op(OP.i32Eq).set(SINGLE);
+  b.i32(0).set(L.e).i32(0).set(BIT0).i32(0).set(BIT1);
+  b.get(H0).get(H1).op(OP.i32Eq).op(OP.if, OP.void);
+  b.get(PK0).get(PK1).get(PK0).get(PK1).op(OP.i32LtU).op(OP.select).set(K0).get(K0).set(K1);
+  b.get(PK0).get(K0).op(OP.i32Sub).i32(3).op(OP.i32Shl).set(BIT0);
+  b.get(PK1).get(K0).op(OP.i32Sub).i32(3).op(OP.i32Shl).set(BIT1);
+  b.op(OP.end);
+  // Key 1's record is found from key 0's cursor, in the rare path where the segments differ;
+  // a0 / a1 keep the bytes a key's fields span (and the 8 a field read may pass), for the early loads.
+  b.get(H0).i32(TABLE.RECORD * 4).op(OP.i32Add).set(R0);
+  word(KERNEL_CLIP.KEY_BYTES).i32(8).op(OP.i32Add).set(L.a0).get(L.a0).set(L.a1);
   // The staging pose holds another clip's pose: this clip's data may be in no cache. Every
   // line of its keys, records, kernel record, windows and quad table is loaded first:
   // independent loads, so the misses overlap instead of coming one after another as the
@@ -743,21 +735,21 @@ function decodeBody(): number[] {
  * doubles per bone); each bone is written to {@link KERNEL_WORLD_OUT} as three rows of four
  * floats (`rows` 1) or a column-major 4×4.
  */
-export type KernelWorld = (clip: number, k0: number, k1: number, alpha: number, parents: number, bones: number, rows: number) => void;
+export type KernelWorld = (clip: number, h0: number, key0: number, h1: number, key1: number, alpha: number, parents: number, bones: number, rows: number) => void;
 
 /** The world function's body (see {@link KernelWorld}). */
 function worldBody(): number[] {
   const b = new Body();
-  // The decode's parameters 0..3, then 4..6, then i32 locals 7..9, then f64 locals.
-  const PARENTS = 4, BONES = 5, ROWS = 6, BONE = 7, Q = 8, R = 9;
+  // The decode's parameters 0..5, then 6..8, then i32 locals 9..11, then f64 locals.
+  const PARENTS = PARAMS, BONES = PARAMS + 1, ROWS = PARAMS + 2, BONE = PARAMS + 3, Q = PARAMS + 4, R = PARAMS + 5;
   const names = ['x', 'y', 'z', 'w', 'sx', 'sy', 'sz', 'x2', 'y2', 'z2', 'xx', 'xy', 'xz', 'yy', 'yz', 'zz', 'wx', 'wy', 'wz',
     'm0', 'm1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8', 'tx', 'ty', 'tz', 'n0', 'n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'n7', 'n8', 'ux', 'uy', 'uz'] as const;
   const F: Record<(typeof names)[number], number> = {} as never;
-  names.forEach((n, i) => { F[n] = 10 + i; });
+  names.forEach((n, i) => { F[n] = R + 1 + i; });
   const pose = (i: number): Body => b.get(BONE).i32(4 * POSE_STRIDE).op(OP.i32Mul).mem(OP.f32Load, KERNEL_STAGING + 4 * i).op(OP.f64PromoteF32);
   const parent = (i: number): Body => b.get(Q).mem(OP.f64Load, KERNEL_WORLD + 8 * i);
   const mul = (a: number, c: number): Body => b.get(a).get(c).op(OP.f64Mul);
-  b.get(CLIP).get(KI0).get(KI1).get(ALPHA).op(OP.call, 2);
+  b.get(CLIP).get(PH0).get(PK0).get(PH1).get(PK1).get(ALPHA).op(OP.call, 2);
   b.op(OP.block, OP.void).get(BONES).op(OP.i32Eqz).op(OP.brIf, 0).op(OP.loop, OP.void);
   (['x', 'y', 'z', 'w'] as const).forEach((n, i) => { pose(i).set(F[n]); });
   (['sx', 'sy', 'sz'] as const).forEach((n, i) => { pose(7 + i).set(F[n]); });
@@ -821,7 +813,8 @@ function worldBody(): number[] {
  * slerp is the TypeScript path's to the bit) and env.mem, exports `decode` and `world`.
  */
 export function kernelBytes(): Uint8Array<ArrayBuffer> {
-  const types = section(1, vector([[0x60, 1, F64, 1, F64], [0x60, ...vector([I32, I32, I32, F64].map((t) => [t])), 0], [0x60, ...vector([I32, I32, I32, F64, I32, I32, I32].map((t) => [t])), 0]]));
+  const decodeParams = [I32, I32, I32, I32, I32, F64];
+  const types = section(1, vector([[0x60, 1, F64, 1, F64], [0x60, ...vector(decodeParams.map((t) => [t])), 0], [0x60, ...vector([...decodeParams, I32, I32, I32].map((t) => [t])), 0]]));
   const imports = section(2, vector([
     [...name('env'), ...name('acos'), 0x00, 0],
     [...name('env'), ...name('sin'), 0x00, 0],

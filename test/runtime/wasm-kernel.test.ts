@@ -108,6 +108,31 @@ describe('WebAssembly SIMD kernel (wasm-kernel.ts)', { timeout: TIMEOUT }, () =>
     expect(laneRotations(compress(loadFixture(fixtureNames()[0])).bytes)).toBeGreaterThan(0);
   });
 
+  it('finds every key from the fixed strides, whatever each segment\'s bits per key (constant to raw segments)', () => {
+    // Segment by segment: all constant (0 bits), 1-bit fields, the widest quantised fields,
+    // then random widths with and without raw floats, so keys range from 0 to hundreds of bits;
+    // 85 samples: the last segment takes a tail of 5 (21 keys).
+    const clip = makeSyntheticClip({ boneCount: 7, sampleCount: 85, seed: 41, sampleRate: 6, maxAngleDeg: 120, animatedTranslationShare: 0.5 });
+    for (const raw of [false, true]) {
+      const random = mulberry32(raw ? 3 : 4);
+      const rateOf = (s: number): number => {
+        if (s === 0) return 0;
+        if (s === 1) return 1;
+        if (s === 2) return MAX_QUANTIZED_BITS;
+        return raw && random() < 0.2 ? RAW_BITS : Math.floor(random() * (MAX_QUANTIZED_BITS + 1));
+      };
+      const bytes = encodeWithRates(clip, rateOf).bytes;
+      const opened = CompressedClip.open(bytes);
+      expect(opened.segmentCount).toBeGreaterThan(4);
+      const kernel = opened.tables.kernel!;
+      // Every segment at one stride from the first, each key on whole bytes (at least one).
+      expect(kernel.segmentBytes).toBeGreaterThan(kernel.keysAt + 15 * kernel.keyBytes);
+      expect(kernel.keyBytes).toBeGreaterThanOrEqual(1);
+      expect(kernel.lastSegment).toBe(opened.segmentCount - 1);
+      expectKernelMatches(bytes, raw ? 14 : 15);
+    }
+  });
+
   it('samples one bone as the whole pose has it', () => {
     const bytes = compress(loadFixture(fixtureNames()[1])).bytes;
     for (const decoder of ['auto', 'typescript'] as const) {
