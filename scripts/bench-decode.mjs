@@ -6,6 +6,9 @@
 // --corpus        also the median over every .bpk in the folder, with --corpus-* settings
 // --runtime dir   a dist/ folder whose runtime/compressed-clip.js is timed (default: this build)
 // --decoder d     auto (default: the WebAssembly kernel where available) or typescript
+// --acl file      ACL's figures to print beside ours: the JSON that ACL's acl_decompressor writes
+//                 with --benchmark_out=file --benchmark_out_format=json, run on the same machine
+//                 (its DecompressPose median per clip, matched by clip name)
 // --json          one JSON object on stdout
 import { readFileSync, readdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -26,6 +29,7 @@ const { values, positionals } = parseArgs({
     times: { type: 'string' },
     runtime: { type: 'string' },
     decoder: { type: 'string', default: 'auto' },
+    acl: { type: 'string' },
     json: { type: 'boolean', default: false },
   },
 });
@@ -54,13 +58,16 @@ const result = { runtime: values.runtime ?? 'dist', decoder: values.decoder, nod
 const log = (line) => { if (!values.json) console.log(line); };
 log(`runtime ${fileURLToString(runtimeDir)} (decoder ${values.decoder}: ${open(readFileSync(join(folder, files[0]))).decoder ?? 'typescript'}), node ${process.version}, load average ${result.loadBefore}`);
 log(`method: ${method.copies} copies, ${method.flushBytes / 1048576} MiB flush, ${method.iterations} iterations × ${method.repetitions}, ${method.times} times`);
-log('clip                        cold ns  warm ns   (CPU time: cold ns  warm ns)');
+const acl = values.acl ? aclFigures(values.acl) : undefined;
+log(`clip                        cold ns  warm ns   (CPU time: cold ns  warm ns)${acl ? '   ACL cold ns  cold / ACL' : ''}`);
 for (const name of values.clips.split(',').filter(Boolean)) {
   const file = find(name);
   if (!file) { console.error(`no .bpk for ${name} in ${folder}`); process.exit(2); }
   const t = measureColdDecode(new Uint8Array(readFileSync(join(folder, file))), open, method);
-  result.clips.push({ name, ...t });
-  log(`${name.padEnd(26)} ${t.coldNs.toFixed(0).padStart(8)} ${t.warmNs.toFixed(0).padStart(8)}              ${t.coldCpuNs.toFixed(0).padStart(8)} ${t.warmCpuNs.toFixed(0).padStart(8)}`);
+  const aclNs = acl?.find((b) => b.clip === name || b.clip.endsWith(`_${name}`))?.ns;
+  result.clips.push({ name, ...t, ...(aclNs !== undefined ? { aclColdNs: aclNs } : {}) });
+  const beside = aclNs !== undefined ? `   ${aclNs.toFixed(0).padStart(11)}  ${(t.coldNs / aclNs).toFixed(2).padStart(10)}` : acl ? '   (no ACL figure)' : '';
+  log(`${name.padEnd(26)} ${t.coldNs.toFixed(0).padStart(8)} ${t.warmNs.toFixed(0).padStart(8)}              ${t.coldCpuNs.toFixed(0).padStart(8)} ${t.warmCpuNs.toFixed(0).padStart(8)}${beside}`);
 }
 if (values.corpus) {
   const corpusMethod = {
@@ -80,3 +87,17 @@ log(`load average after: ${result.loadAfter}`);
 if (values.json) console.log(JSON.stringify(result, null, 2));
 
 function fileURLToString(url) { return url.href.replace('file://', ''); }
+
+/**
+ * ACL's DecompressPose medians from google-benchmark's JSON output: [{ clip, ns }], one per
+ * clip file (benchmarks named "<clip file>/<address>/Dir:0/Func:0/..." with aggregate
+ * "median"; clip is the file's name without its extension).
+ */
+function aclFigures(file) {
+  const scale = { ns: 1, us: 1e3, ms: 1e6, s: 1e9 };
+  const { benchmarks } = JSON.parse(readFileSync(file, 'utf8'));
+  if (!Array.isArray(benchmarks)) { console.error(`${file}: no "benchmarks" array (google-benchmark JSON expected)`); process.exit(2); }
+  return benchmarks
+    .filter((b) => b.aggregate_name === 'median' && /\/Func:0\//.test(b.name) && scale[b.time_unit] !== undefined)
+    .map((b) => ({ clip: b.name.slice(0, b.name.indexOf('/')).replace(/\.[^/]*$/, ''), ns: b.real_time * scale[b.time_unit] }));
+}

@@ -234,6 +234,8 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
   let kernel: ClipTables['kernel'];
   if (kernelPlace) {
     i32[clipAt + KERNEL_CLIP.KEY_BYTES] = keyBytes;
+    i32[clipAt + KERNEL_CLIP.SEGMENTS] = at + 4 * segAt;
+    i32[clipAt + KERNEL_CLIP.SEGMENT_BYTES] = 4 * stride;
     i32[clipAt + KERNEL_CLIP.QUADS] = at + 4 * quadsAt;
     i32[clipAt + KERNEL_CLIP.WINDOWS] = at + 4 * windowsAt;
     i32[clipAt + KERNEL_CLIP.RECORDS_BYTES] = 4 * (lanes ? lanes.headWords : recordsWords);

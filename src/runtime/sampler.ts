@@ -10,7 +10,7 @@ import { SERIES_LIMIT, SLERP_SERIES } from './interpolate.js';
 import { POSE_STRIDE } from './pose.js';
 import type { CompressedClip } from './compressed-clip.js';
 import { TABLE, writeSegmentRecords, type ClipTables } from './decode-tables.js';
-import type { KernelDecode } from './wasm-kernel.js';
+import { KERNEL_KEY1, type KernelDecode } from './wasm-kernel.js';
 
 /** How a time between two samples is resolved. */
 export type Rounding = 'none' | 'floor' | 'ceil' | 'nearest';
@@ -43,6 +43,8 @@ export interface SamplerOptions {
 
 /** A fraction of a sample this close to a whole sample is that sample. */
 const SNAP = 1e-6;
+/** log2 of {@link SEGMENT_SIZE}. */
+const SEGMENT_SHIFT = Math.log2(SEGMENT_SIZE);
 const RECORD = TABLE.RECORD;
 const T3 = SLERP_SERIES.THETA[0], T45 = SLERP_SERIES.THETA[1], T35 = SLERP_SERIES.THETA[2];
 const S1 = SLERP_SERIES.SINE[0], S2 = SLERP_SERIES.SINE[1], S3 = SLERP_SERIES.SINE[2], S4 = SLERP_SERIES.SINE[3];
@@ -180,17 +182,18 @@ export class ClipSampler {
   /**
    * The kernel's decode at (k0, k1, alpha) into its staging pose, or with `world` its
    * object-space pass after it (`rows`: 1 for three rows per bone). Key k lies in segment
-   * min(k / SEGMENT_SIZE, last), at fixed strides of segments and keys (decode-tables.ts).
+   * min(k / SEGMENT_SIZE, last), at fixed strides of segments and keys (decode-tables.ts);
+   * key 1 is k0 itself, the next key (in k0's segment or the next one) or, wrapping, key 0.
    */
   private kernelDecode(alpha: number, world?: ClipSampler['world'], rows = 0): void {
-    const k0 = this.k0, k1 = this.k1, last = this.kernelLast, at = this.kernelSegments, segmentBytes = this.kernelSegmentBytes;
-    const keysAt = this.kernelKeysAt, keyBytes = this.kernelKeyBytes;
-    let s0 = (k0 / SEGMENT_SIZE) | 0; if (s0 > last) s0 = last;
-    let s1 = (k1 / SEGMENT_SIZE) | 0; if (s1 > last) s1 = last;
-    const h0 = at + s0 * segmentBytes, key0 = h0 + keysAt + (k0 - s0 * SEGMENT_SIZE) * keyBytes;
-    const h1 = at + s1 * segmentBytes, key1 = h1 + keysAt + (k1 - s1 * SEGMENT_SIZE) * keyBytes;
-    if (world === undefined) this.kernel!(this.kernelClip, h0, key0, h1, key1, alpha);
-    else world.run(this.kernelClip, h0, key0, h1, key1, alpha, world.parentsAt, world.bones, rows);
+    const k0 = this.k0, k1 = this.k1, last = this.kernelLast;
+    let s0 = k0 >> SEGMENT_SHIFT; if (s0 > last) s0 = last;
+    const head = this.kernelSegments + s0 * this.kernelSegmentBytes;
+    const key = head + this.kernelKeysAt + (k0 - (s0 << SEGMENT_SHIFT)) * this.kernelKeyBytes;
+    const key1 = k1 === k0 ? KERNEL_KEY1.SAME : k1 === 0 ? KERNEL_KEY1.FIRST
+      : (k1 >> SEGMENT_SHIFT) === s0 || s0 === last ? KERNEL_KEY1.NEXT : KERNEL_KEY1.NEXT_SEGMENT;
+    if (world === undefined) this.kernel!(this.kernelClip, head | key1, key, alpha);
+    else world.run(this.kernelClip, head | key1, key, alpha, world.parentsAt, world.bones, rows);
   }
 
   /**

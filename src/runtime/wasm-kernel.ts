@@ -18,25 +18,27 @@ import { TABLE } from './decode-tables.js';
 import { POSE_STRIDE, identityFloat } from '../shared/pose-layout.js';
 
 /**
- * `decode(clip, h0, key0, h1, key1, alpha)`: decodes the pose a fraction `alpha` from key
- * 0 to key 1 (key 0 alone when `key0 === key1`) of the clip whose {@link KERNEL_CLIP}
- * record is at byte `clip` of the kernel's memory, into the memory's
- * {@link KERNEL_STAGING} pose. `h0` / `h1` are the byte addresses of the keys' segment
- * headers and `key0` / `key1` of the keys' first bytes, which the sampler computes from the
- * key indices and the clip's fixed segment and key strides (decode-tables.ts): so a cold
- * decode loads the segment's lines as soon as it loads the record, not after a table entry.
+ * `decode(clip, head, key, alpha)`: decodes the pose a fraction `alpha` from key 0 to key 1
+ * of the clip whose {@link KERNEL_CLIP} record is at byte `clip` of the kernel's memory,
+ * into the memory's {@link KERNEL_STAGING} pose. `head` is the byte address of key 0's
+ * segment header (a multiple of 32) plus where key 1 is ({@link KERNEL_KEY1}), `key` the
+ * byte address of key 0's first byte: the sampler computes both from the key indices and
+ * the clip's fixed segment and key strides (decode-tables.ts), so a cold decode loads the
+ * segment's lines as soon as it loads the record, not after a table entry. Four arguments,
+ * since each costs a conversion on the way into WebAssembly.
  */
-export type KernelDecode = (clip: number, h0: number, key0: number, h1: number, key1: number, alpha: number) => void;
+export type KernelDecode = (clip: number, head: number, key: number, alpha: number) => void;
 
 /**
- * A clip's kernel record, eleven 32-bit words: the bytes of each key (every key of the
+ * A clip's kernel record, thirteen 32-bit words: the bytes of each key (every key of the
  * clip's segments takes as many); the byte address of the clip's {@link KERNEL_QUAD} table
  * and of its pose windows; the bytes from a segment's header to its packed keys; the count
  * of records the first pass reads (every animated track's, or with lane rows the tracks'
  * that are not rotations); 1 when an animated rotation is a STEP track; the bytes of the
  * record, windows and quad table together (read as one run); the pose's bytes; the window
  * count; with lane rows ({@link KERNEL_LANES}), the rotation count and the bytes from a
- * segment's header to its first row (else 0, 0).
+ * segment's header to its first row (else 0, 0); the byte address of the first segment's
+ * header and the segments' stride in bytes.
  *
  * The kernel writes poses into the {@link KERNEL_STAGING} pose its memory's clips share.
  * When the clip last written there is another one, it first fills the staging pose with
@@ -45,8 +47,16 @@ export type KernelDecode = (clip: number, h0: number, key0: number, h1: number, 
  * animated nor identity. So a pose reads the clip's few constants, not a whole pose of its own.
  */
 export const KERNEL_CLIP = {
-  KEY_BYTES: 0, QUADS: 1, WINDOWS: 2, RECORDS_BYTES: 3, COUNT: 4, STEPS: 5, CLIP_BYTES: 6, POSE_BYTES: 7, WINDOW_COUNT: 8, LANE_ROTATIONS: 9, LANE_ROWS: 10, WORDS: 11,
+  KEY_BYTES: 0, QUADS: 1, WINDOWS: 2, RECORDS_BYTES: 3, COUNT: 4, STEPS: 5, CLIP_BYTES: 6, POSE_BYTES: 7, WINDOW_COUNT: 8, LANE_ROTATIONS: 9, LANE_ROWS: 10,
+  SEGMENTS: 11, SEGMENT_BYTES: 12, WORDS: 13,
 } as const;
+
+/**
+ * Where key 1 is, in the low five bits of {@link KernelDecode}'s `head`: key 0 alone
+ * (SAME); the next key of key 0's segment (NEXT); the first key of the next segment
+ * (NEXT_SEGMENT); the clip's first key (FIRST, wrap looping from the last key).
+ */
+export const KERNEL_KEY1 = { SAME: 0, NEXT: 1, NEXT_SEGMENT: 2, FIRST: 3 } as const;
 
 /** Bytes of a pose window: a byte address in the staging pose, then four floats stored there. */
 export const KERNEL_WINDOW_BYTES = 20;
@@ -142,7 +152,7 @@ class Body {
 const OP = {
   block: 0x02, loop: 0x03, if: 0x04, else: 0x05, end: 0x0b, br: 0x0c, brIf: 0x0d, call: 0x10, select: 0x1b, void: 0x40,
   i32Load: 0x28, i64Load: 0x29, i32Load16U: 0x2f, f32Load: 0x2a, f64Load: 0x2b, i32Store: 0x36, f32Store: 0x38, f64Store: 0x39,
-  i32Eqz: 0x45, i32Eq: 0x46, i32Ne: 0x47, i32LtU: 0x49, i32GtU: 0x4b, i32GeS: 0x4e,
+  i32Eqz: 0x45, i32Eq: 0x46, i32Ne: 0x47, i32LtU: 0x49, i32GtU: 0x4b, i32GeS: 0x4e, i32GeU: 0x4f,
   f32Lt: 0x5d, f32Gt: 0x5e,
   i32Add: 0x6a, i32Sub: 0x6b, i32Mul: 0x6c, i32And: 0x71, i32Or: 0x72, i32Shl: 0x74, i32ShrU: 0x76,
   i64ShrU: 0x88,
@@ -159,10 +169,10 @@ const SIMD = {
 } as const;
 
 // Parameters, then locals, by index.
-const CLIP = 0, PH0 = 1, PK0 = 2, PH1 = 3, PK1 = 4, ALPHA = 5;
-const PARAMS = 6;
+const CLIP = 0, HEAD = 1, KEY = 2, ALPHA = 3;
+const PARAMS = 4;
 const I32_LOCALS = [
-  'h0', 'h1', 'recordsBytes', 'quads', 'count', 'single', 'e', 'r0', 'r1', 'k0', 'k1', 'bit0', 'bit1', 'meta', 'bits0', 'bits1', 'a0', 'a1', 'a2', 'sum',
+  'h0', 'h1', 'key1', 'key1Is', 'recordsBytes', 'quads', 'count', 'single', 'e', 'r0', 'r1', 'k0', 'k1', 'bit0', 'bit1', 'meta', 'bits0', 'bits1', 'a0', 'a1', 'a2', 'sum',
   'at', 'o', 'rot', 'el', 'dropsW', 'shared', 'mask', 'quad', 'steps', 'touched', 'lanes', 'list', 'base0', 'base1', 'row',
 ] as const;
 const I64_LOCALS = ['window', 'window1'] as const;
@@ -555,25 +565,40 @@ function decodeBody(): number[] {
   // The keys' headers and first bytes come from the sampler. Fields' bits count from each
   // key's first byte; where the keys share a segment, both keys' from the first of the two
   // in memory (one cursor, as the first pass reads such keys; wrap looping goes back).
-  b.get(PH0).set(H0).get(PH1).set(H1).get(PK0).set(K0).get(PK1).set(K1);
-  b.get(K0).get(K1).op(OP.i32Eq).set(SINGLE);
+  // Key 1 from key 0 and where it is (KERNEL_KEY1): its header h1 and its first byte key1.
+  b.get(HEAD).i32(31).op(OP.i32And).set(L.key1Is).get(HEAD).i32(-32).op(OP.i32And).set(H0);
+  b.get(H0);
+  b.get(H0); word(KERNEL_CLIP.SEGMENT_BYTES).op(OP.i32Add); word(KERNEL_CLIP.SEGMENTS);
+  b.get(L.key1Is).i32(KERNEL_KEY1.NEXT_SEGMENT).op(OP.i32Eq).op(OP.select);
+  b.get(L.key1Is).i32(KERNEL_KEY1.NEXT_SEGMENT).op(OP.i32LtU).op(OP.select).set(H1);
+  b.get(KEY);
+  b.get(KEY); word(KERNEL_CLIP.KEY_BYTES).op(OP.i32Add); b.get(H1).get(RECORDS_BYTES).op(OP.i32Add);
+  b.get(L.key1Is).i32(KERNEL_KEY1.NEXT).op(OP.i32Eq).op(OP.select);
+  b.get(L.key1Is).op(OP.i32Eqz).op(OP.select).set(L.key1);
+  b.get(KEY).set(K0).get(L.key1).set(K1);
+  b.get(L.key1Is).op(OP.i32Eqz).set(SINGLE);
   b.i32(0).set(L.e).i32(0).set(BIT0).i32(0).set(BIT1);
   b.get(H0).get(H1).op(OP.i32Eq).op(OP.if, OP.void);
-  b.get(PK0).get(PK1).get(PK0).get(PK1).op(OP.i32LtU).op(OP.select).set(K0).get(K0).set(K1);
-  b.get(PK0).get(K0).op(OP.i32Sub).i32(3).op(OP.i32Shl).set(BIT0);
-  b.get(PK1).get(K0).op(OP.i32Sub).i32(3).op(OP.i32Shl).set(BIT1);
+  b.get(KEY).get(L.key1).get(KEY).get(L.key1).op(OP.i32LtU).op(OP.select).set(K0).get(K0).set(K1);
+  b.get(KEY).get(K0).op(OP.i32Sub).i32(3).op(OP.i32Shl).set(BIT0);
+  b.get(L.key1).get(K0).op(OP.i32Sub).i32(3).op(OP.i32Shl).set(BIT1);
   b.op(OP.end);
   // Key 1's record is found from key 0's cursor, in the rare path where the segments differ;
-  // a0 / a1 keep the bytes a key's fields span (and the 8 a field read may pass), for the early loads.
+  // a1 keeps the bytes a key's fields span (and the 8 a field read may pass), a0 those of
+  // both keys when key 1 is the next, for the early loads.
   b.get(H0).i32(TABLE.RECORD * 4).op(OP.i32Add).set(R0);
-  word(KERNEL_CLIP.KEY_BYTES).i32(8).op(OP.i32Add).set(L.a0).get(L.a0).set(L.a1);
+  word(KERNEL_CLIP.KEY_BYTES).i32(8).op(OP.i32Add).set(L.a1);
+  word(KERNEL_CLIP.KEY_BYTES).get(L.key1Is).i32(KERNEL_KEY1.NEXT).op(OP.i32Eq).op(OP.i32Mul).get(L.a1).op(OP.i32Add).set(L.a0);
   // The staging pose holds another clip's pose: this clip's data may be in no cache. Every
   // line of its keys, records, kernel record, windows and quad table is loaded first:
   // independent loads, so the misses overlap instead of coming one after another as the
   // passes reach them (nothing waits for the header). Then identity and the clip's windows.
   b.i32(KERNEL_OWNER).mem(OP.i32Load).get(CLIP).op(OP.i32Ne).op(OP.if, OP.void);
-  touch(b, () => b.get(K0).get(BIT0).i32(3).op(OP.i32ShrU).op(OP.i32Add), () => b.get(L.a0));
-  touch(b, () => b.get(K1).get(BIT1).i32(3).op(OP.i32ShrU).op(OP.i32Add), () => b.get(L.a1));
+  // Key 0's lines (and key 1's when it is the next) from the sampler's address, waiting for nothing.
+  touch(b, () => b.get(KEY), () => b.get(L.a0));
+  b.get(L.key1Is).i32(KERNEL_KEY1.NEXT_SEGMENT).op(OP.i32GeU).op(OP.if, OP.void);
+  touch(b, () => b.get(L.key1), () => b.get(L.a1));
+  b.op(OP.end);
   touch(b, () => b.get(H0), () => b.get(RECORDS_BYTES));
   b.get(H1).get(H0).op(OP.i32Ne).op(OP.if, OP.void);
   touch(b, () => b.get(H1), () => b.get(RECORDS_BYTES));
@@ -735,12 +760,12 @@ function decodeBody(): number[] {
  * doubles per bone); each bone is written to {@link KERNEL_WORLD_OUT} as three rows of four
  * floats (`rows` 1) or a column-major 4×4.
  */
-export type KernelWorld = (clip: number, h0: number, key0: number, h1: number, key1: number, alpha: number, parents: number, bones: number, rows: number) => void;
+export type KernelWorld = (clip: number, head: number, key: number, alpha: number, parents: number, bones: number, rows: number) => void;
 
 /** The world function's body (see {@link KernelWorld}). */
 function worldBody(): number[] {
   const b = new Body();
-  // The decode's parameters 0..5, then 6..8, then i32 locals 9..11, then f64 locals.
+  // The decode's parameters 0..3, then 4..6, then i32 locals 7..9, then f64 locals.
   const PARENTS = PARAMS, BONES = PARAMS + 1, ROWS = PARAMS + 2, BONE = PARAMS + 3, Q = PARAMS + 4, R = PARAMS + 5;
   const names = ['x', 'y', 'z', 'w', 'sx', 'sy', 'sz', 'x2', 'y2', 'z2', 'xx', 'xy', 'xz', 'yy', 'yz', 'zz', 'wx', 'wy', 'wz',
     'm0', 'm1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8', 'tx', 'ty', 'tz', 'n0', 'n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'n7', 'n8', 'ux', 'uy', 'uz'] as const;
@@ -749,7 +774,7 @@ function worldBody(): number[] {
   const pose = (i: number): Body => b.get(BONE).i32(4 * POSE_STRIDE).op(OP.i32Mul).mem(OP.f32Load, KERNEL_STAGING + 4 * i).op(OP.f64PromoteF32);
   const parent = (i: number): Body => b.get(Q).mem(OP.f64Load, KERNEL_WORLD + 8 * i);
   const mul = (a: number, c: number): Body => b.get(a).get(c).op(OP.f64Mul);
-  b.get(CLIP).get(PH0).get(PK0).get(PH1).get(PK1).get(ALPHA).op(OP.call, 2);
+  b.get(CLIP).get(HEAD).get(KEY).get(ALPHA).op(OP.call, 2);
   b.op(OP.block, OP.void).get(BONES).op(OP.i32Eqz).op(OP.brIf, 0).op(OP.loop, OP.void);
   (['x', 'y', 'z', 'w'] as const).forEach((n, i) => { pose(i).set(F[n]); });
   (['sx', 'sy', 'sz'] as const).forEach((n, i) => { pose(7 + i).set(F[n]); });
@@ -813,7 +838,7 @@ function worldBody(): number[] {
  * slerp is the TypeScript path's to the bit) and env.mem, exports `decode` and `world`.
  */
 export function kernelBytes(): Uint8Array<ArrayBuffer> {
-  const decodeParams = [I32, I32, I32, I32, I32, F64];
+  const decodeParams = [I32, I32, I32, F64];
   const types = section(1, vector([[0x60, 1, F64, 1, F64], [0x60, ...vector(decodeParams.map((t) => [t])), 0], [0x60, ...vector([...decodeParams, I32, I32, I32].map((t) => [t])), 0]]));
   const imports = section(2, vector([
     [...name('env'), ...name('acos'), 0x00, 0],
@@ -899,7 +924,7 @@ let arena: Arena | undefined;
 export interface KernelPlace {
   /** The memory's buffer (never grown, so views on it stay valid). */
   readonly buffer: ArrayBuffer;
-  /** Byte offset of the place, a multiple of 16. */
+  /** Byte offset of the place, a multiple of 64 (a cache line; the sampler's segment header addresses keep their low five bits free, {@link KERNEL_KEY1}). */
   readonly byteOffset: number;
   readonly decode: KernelDecode;
   readonly world: KernelWorld;
@@ -922,7 +947,7 @@ export interface KernelPlace {
 export function kernelPlace(bytes: number): KernelPlace | undefined {
   const module = kernelModule();
   if (!module) return undefined;
-  const size = Math.ceil(bytes / 16) * 16;
+  const size = Math.ceil(bytes / 64) * 64;
   if (!arena || arena.used + size > arena.memory.buffer.byteLength) {
     const grown = arena === undefined ? FIRST_ARENA_BYTES : Math.min(MAX_ARENA_BYTES, 2 * (arena.memory.buffer.byteLength - DATA_START));
     // Short of memory for a larger one, the smallest that holds the clip.

@@ -128,6 +128,9 @@ describe('WebAssembly SIMD kernel (wasm-kernel.ts)', { timeout: TIMEOUT }, () =>
       // Every segment at one stride from the first, each key on whole bytes (at least one).
       expect(kernel.segmentBytes).toBeGreaterThan(kernel.keysAt + 15 * kernel.keyBytes);
       expect(kernel.keyBytes).toBeGreaterThanOrEqual(1);
+      // Headers on 32 bytes: the sampler passes where key 1 is in an address's low five bits.
+      expect(kernel.segments % 32).toBe(0);
+      expect(kernel.segmentBytes % 32).toBe(0);
       expect(kernel.lastSegment).toBe(opened.segmentCount - 1);
       expectKernelMatches(bytes, raw ? 14 : 15);
     }
