@@ -562,10 +562,10 @@ function decodeBody(): number[] {
   const word = (w: number): Body => b.get(CLIP).mem(OP.i32Load, 4 * w);
   word(KERNEL_CLIP.RECORDS_BYTES).set(RECORDS_BYTES); word(KERNEL_CLIP.QUADS).set(QUADS); word(KERNEL_CLIP.COUNT).set(COUNT); word(KERNEL_CLIP.STEPS).set(L.steps);
   word(KERNEL_CLIP.LANE_ROTATIONS).set(L.lanes);
-  // The keys' headers and first bytes come from the sampler. Fields' bits count from each
-  // key's first byte; where the keys share a segment, both keys' from the first of the two
-  // in memory (one cursor, as the first pass reads such keys; wrap looping goes back).
-  // Key 1 from key 0 and where it is (KERNEL_KEY1): its header h1 and its first byte key1.
+  // Key 0's header and first byte come from the sampler; key 1's (h1, key1) follow from
+  // where it is (KERNEL_KEY1). Fields' bits count from each key's first byte; where the keys
+  // share a segment, both keys' from the first of the two in memory (one cursor, as the
+  // first pass reads such keys; wrap looping goes back).
   b.get(HEAD).i32(31).op(OP.i32And).set(L.key1Is).get(HEAD).i32(-32).op(OP.i32And).set(H0);
   b.get(H0);
   b.get(H0); word(KERNEL_CLIP.SEGMENT_BYTES).op(OP.i32Add); word(KERNEL_CLIP.SEGMENTS);
