@@ -172,7 +172,7 @@ const SIMD = {
 const CLIP = 0, HEAD = 1, KEY = 2, ALPHA = 3;
 const PARAMS = 4;
 const I32_LOCALS = [
-  'h0', 'h1', 'key1', 'key1Is', 'recordsBytes', 'quads', 'count', 'single', 'e', 'r0', 'r1', 'k0', 'k1', 'bit0', 'bit1', 'meta', 'bits0', 'bits1', 'a0', 'a1', 'a2', 'sum',
+  'h0', 'h1', 'key1', 'key1Is', 'keyBytes', 'recordsBytes', 'quads', 'count', 'single', 'e', 'r0', 'r1', 'k0', 'k1', 'bit0', 'bit1', 'meta', 'bits0', 'bits1', 'a0', 'a1', 'a2', 'sum',
   'at', 'o', 'rot', 'el', 'dropsW', 'shared', 'mask', 'quad', 'steps', 'touched', 'lanes', 'list', 'base0', 'base1', 'row',
 ] as const;
 const I64_LOCALS = ['window', 'window1'] as const;
@@ -561,7 +561,7 @@ function decodeBody(): number[] {
   const c = [L.c0, L.c1, L.c2], g = [L.g0, L.g1, L.g2];
   const word = (w: number): Body => b.get(CLIP).mem(OP.i32Load, 4 * w);
   word(KERNEL_CLIP.RECORDS_BYTES).set(RECORDS_BYTES); word(KERNEL_CLIP.QUADS).set(QUADS); word(KERNEL_CLIP.COUNT).set(COUNT); word(KERNEL_CLIP.STEPS).set(L.steps);
-  word(KERNEL_CLIP.LANE_ROTATIONS).set(L.lanes);
+  word(KERNEL_CLIP.LANE_ROTATIONS).set(L.lanes); word(KERNEL_CLIP.KEY_BYTES).set(L.keyBytes);
   // Key 0's header and first byte come from the sampler; key 1's (h1, key1) follow from
   // where it is (KERNEL_KEY1). Fields' bits count from each key's first byte; where the keys
   // share a segment, both keys' from the first of the two in memory (one cursor, as the
@@ -572,7 +572,7 @@ function decodeBody(): number[] {
   b.get(L.key1Is).i32(KERNEL_KEY1.NEXT_SEGMENT).op(OP.i32Eq).op(OP.select);
   b.get(L.key1Is).i32(KERNEL_KEY1.NEXT_SEGMENT).op(OP.i32LtU).op(OP.select).set(H1);
   b.get(KEY);
-  b.get(KEY); word(KERNEL_CLIP.KEY_BYTES).op(OP.i32Add); b.get(H1).get(RECORDS_BYTES).op(OP.i32Add);
+  b.get(KEY).get(L.keyBytes).op(OP.i32Add).get(H1).get(RECORDS_BYTES).op(OP.i32Add);
   b.get(L.key1Is).i32(KERNEL_KEY1.NEXT).op(OP.i32Eq).op(OP.select);
   b.get(L.key1Is).op(OP.i32Eqz).op(OP.select).set(L.key1);
   b.get(KEY).set(K0).get(L.key1).set(K1);
@@ -587,8 +587,8 @@ function decodeBody(): number[] {
   // a1 keeps the bytes a key's fields span (and the 8 a field read may pass), a0 those of
   // both keys when key 1 is the next, for the early loads.
   b.get(H0).i32(TABLE.RECORD * 4).op(OP.i32Add).set(R0);
-  word(KERNEL_CLIP.KEY_BYTES).i32(8).op(OP.i32Add).set(L.a1);
-  word(KERNEL_CLIP.KEY_BYTES).get(L.key1Is).i32(KERNEL_KEY1.NEXT).op(OP.i32Eq).op(OP.i32Mul).get(L.a1).op(OP.i32Add).set(L.a0);
+  b.get(L.keyBytes).i32(8).op(OP.i32Add).set(L.a1);
+  b.get(L.keyBytes).get(L.key1Is).i32(KERNEL_KEY1.NEXT).op(OP.i32Eq).op(OP.i32Mul).get(L.a1).op(OP.i32Add).set(L.a0);
   // The staging pose holds another clip's pose: this clip's data may be in no cache. Every
   // line of its keys, records, kernel record, windows and quad table is loaded first:
   // independent loads, so the misses overlap instead of coming one after another as the
