@@ -233,12 +233,14 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
   }
   let kernel: ClipTables['kernel'];
   if (kernelPlace) {
+    // Where the segments start and, from a header, its keys: the record's and the sampler's.
+    const segmentsAt = at + 4 * segAt, keysAt = 4 * (lanes ? lanes.headWords : recordsWords);
     i32[clipAt + KERNEL_CLIP.KEY_BYTES] = keyBytes;
-    i32[clipAt + KERNEL_CLIP.SEGMENTS] = at + 4 * segAt;
+    i32[clipAt + KERNEL_CLIP.SEGMENTS] = segmentsAt;
     i32[clipAt + KERNEL_CLIP.SEGMENT_BYTES] = 4 * stride;
     i32[clipAt + KERNEL_CLIP.QUADS] = at + 4 * quadsAt;
     i32[clipAt + KERNEL_CLIP.WINDOWS] = at + 4 * windowsAt;
-    i32[clipAt + KERNEL_CLIP.RECORDS_BYTES] = 4 * (lanes ? lanes.headWords : recordsWords);
+    i32[clipAt + KERNEL_CLIP.RECORDS_BYTES] = keysAt;
     i32[clipAt + KERNEL_CLIP.COUNT] = lanes ? animated - rotations : animated;
     i32[clipAt + KERNEL_CLIP.LANE_ROTATIONS] = lanes ? rotations : 0;
     i32[clipAt + KERNEL_CLIP.LANE_ROWS] = lanes ? 4 * lanes.rowsWord : 0;
@@ -259,7 +261,7 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
     };
     kernel = {
       decode: kernelPlace.decode, clipAt: at + 4 * clipAt, pose: kernelPlace.view(KERNEL_STAGING, poseFloats),
-      segments: at + 4 * segAt, segmentBytes: 4 * stride, keysAt: 4 * (lanes ? lanes.headWords : recordsWords), keyBytes, lastSegment: segments - 1,
+      segments: segmentsAt, segmentBytes: 4 * stride, keysAt, keyBytes, lastSegment: segments - 1,
       ...(world ? { world } : {}),
     };
   }
