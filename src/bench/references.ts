@@ -23,7 +23,7 @@ export interface ReferenceFigures {
     readonly error: string;
     readonly shell: string;
   };
-  readonly acl: ReferenceSystem & { ratio: number; maxErrorCm: number; withinShare: number; compressMBps: number; decodeUs: readonly [number, number] };
+  readonly acl: ReferenceSystem & { ratio: number; maxErrorCm: number; withinShare: number; compressMBps: number };
   readonly gltfpackC: ReferenceSystem & { ratio: number; maxErrorCm: number; withinShare: number };
   readonly gltfpackCC: ReferenceSystem & { ratio: number; maxErrorCm: number; withinShare: number };
   readonly three: ReferenceSystem & { sequentialUs: readonly [number, number]; randomUs: readonly [number, number]; clipBytes1901Samples: number };
