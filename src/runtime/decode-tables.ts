@@ -189,7 +189,7 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
     lanes = undefined;
     segmentsEnd = layOutSegments(src, segments, segAt, recordsWords, undefined, false);
   }
-  const { heads, keyBits, keyBytes, stride, bytesLength } = segmentsEnd;
+  const { heads, keyBytes, stride, bytesLength } = segmentsEnd;
   const buffer = kernelPlace ? kernelPlace.buffer : new ArrayBuffer(bytesLength);
   const at = kernelPlace ? kernelPlace.byteOffset : 0;
   const f32 = new Float32Array(buffer, at, bytesLength >>> 2), i32 = new Int32Array(buffer, at, bytesLength >>> 2);
@@ -223,13 +223,14 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
       writeSegmentRecords(src, s, scratchI32, scratchF32, 0, keysAt);
       writeLaneSegment(src, scratchI32, scratchF32, lanes, new DataView(buffer, at + 4 * heads[s], 4 * lanes.headWords));
     }
-    i32[heads[s] + 1] = keyBits[s];
+    // Keys laid out for the kernel are keyBytes apart, not the file's bits per key.
+    if (keyBytes !== 0) i32[heads[s] + 1] = 8 * keyBytes;
   }
   // Entry e (keys e · SEGMENT_SIZE on; the last segment takes a longer tail) below the record.
   for (let e = 0; e < entries; e++) {
     const seg = Math.min(e, segments - 1);
     i32[clipAt - 2 * (e + 1)] = heads[seg];
-    i32[clipAt - 2 * (e + 1) + 1] = keyBits[seg];
+    i32[clipAt - 2 * (e + 1) + 1] = i32[heads[seg] + 1];
   }
   let kernel: ClipTables['kernel'];
   if (kernelPlace) {
@@ -355,12 +356,12 @@ function laneLayout(src: TableSources, rotations: number): LaneLayout | undefine
  * share an address), and two zero words follow each segment's keys: the sampler then
  * computes a key's header and first byte from the key index alone, and passes them to the
  * kernel, which waits for no table before loading them (wasm-kernel.ts).
- * Returns each segment's header index and bits per key, `keyBytes` and the segments'
- * stride in words (0 and 0 where keys stay packed as in the file) and the buffer's bytes.
+ * Returns each segment's header index, `keyBytes` and the segments' stride in words (0 and
+ * 0 where keys stay packed as in the file) and the buffer's bytes.
  */
 function layOutSegments(
   src: TableSources, segments: number, segAt: number, recordsWords: number, lanes: LaneLayout | undefined, kernel: boolean,
-): { heads: Int32Array; keyBits: Uint32Array; keyBytes: number; stride: number; bytesLength: number } {
+): { heads: Int32Array; keyBytes: number; stride: number; bytesLength: number } {
   const { segKeys, segKeyBits } = src;
   const heads = new Int32Array(segments);
   const headWords = lanes ? lanes.headWords : recordsWords;
@@ -371,14 +372,14 @@ function layOutSegments(
     const stride = blockWords(SEGMENT_SIZE);
     for (let s = 0; s < segments; s++) heads[s] = segAt + s * stride;
     const end = segments === 0 ? segAt : heads[segments - 1] + blockWords(segKeys[segments - 1]);
-    return { heads, keyBits: new Uint32Array(segments).fill(8 * keyBytes), keyBytes, stride, bytesLength: 8 * Math.ceil((end + 1) / 2) };
+    return { heads, keyBytes, stride, bytesLength: 8 * Math.ceil((end + 1) / 2) };
   }
   let end = segAt;
   for (let s = 0; s < segments; s++) {
     heads[s] = end;
     end = Math.ceil((end + headWords + Math.ceil((segKeys[s] * segKeyBits[s]) / 32) + 1) / TABLE.RECORD) * TABLE.RECORD;
   }
-  return { heads, keyBits: segKeyBits, keyBytes: 0, stride: 0, bytesLength: 8 * Math.ceil((end + 1) / 2) };
+  return { heads, keyBytes: 0, stride: 0, bytesLength: 8 * Math.ceil((end + 1) / 2) };
 }
 
 /**
