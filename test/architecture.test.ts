@@ -33,7 +33,7 @@ function withoutComments(text: string): string {
  * `export … from`, side-effect `import '…'`, type-only ones included) and dynamic
  * `import('…')`.
  */
-export function importsOf(text: string): string[] {
+function importsOf(text: string): string[] {
   const code = withoutComments(text);
   const specs: string[] = [];
   const patterns = [

@@ -123,8 +123,10 @@ async function withinResources<T>(context: string, read: () => Promise<T>): Prom
     const cpu = process.cpuUsage(cpuBefore);
     const cpuMs = (cpu.user + cpu.system) / 1000;
     const rssGrowth = process.resourceUsage().maxRSS * 1024 - rssBefore;
+    // biome-ignore-start lint/correctness/noUnsafeFinally: an over-budget case fails whether the read returned or threw
     if (cpuMs > CASE_CPU_MS) throw new Error(`${context}: used ${cpuMs.toFixed(0)} ms of CPU, over the per-case budget of ${CASE_CPU_MS} ms`);
     if (rssGrowth > CASE_RSS_BYTES) throw new Error(`${context}: raised peak memory by ${(rssGrowth / 2 ** 20).toFixed(0)} MB, over the per-case budget of ${CASE_RSS_BYTES / 2 ** 20} MB`);
+    // biome-ignore-end lint/correctness/noUnsafeFinally: see above
   }
 }
 
