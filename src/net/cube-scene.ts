@@ -29,7 +29,7 @@ export const CUBE_SCENE_DEFAULTS = { cubes: 900, seed: 1, hz: 60, playerSpeed: 3
 /** Half the floor's side, in metres: positions are sent in ±this. */
 export const CUBE_SCENE_HALF_SIZE = 64;
 
-/** Largest distance of any cube corner from the sender's state, in metres (the 3 mm). */
+/** Largest distance of any cube corner from the sender's state, in metres (3 mm). */
 export const CUBE_SCENE_PRECISION = 0.003;
 
 /**

@@ -32,7 +32,7 @@ const WORD = 0x100000000;
  * One side of a symmetric range-coded description: on an encoder the calls code the given
  * bits and return them, on a decoder they ignore them and return what was decoded.
  */
-export interface BinaryCoder {
+export interface SnapshotBinaryCoder {
   readonly isWriting: boolean;
   /** One bit with the adaptive probability `probabilities[index]` (updated). */
   codeBit(bit: number, probabilities: Uint16Array, index: number): number;
@@ -41,7 +41,7 @@ export interface BinaryCoder {
 }
 
 /** Range encoder. {@link finish} returns the bytes; trailing zero bytes are left out. */
-export class RangeEncoder implements BinaryCoder {
+export class SnapshotRangeEncoder implements SnapshotBinaryCoder {
   readonly isWriting = true;
   private low = 0;
   private range = 0xffffffff;
@@ -121,9 +121,9 @@ export class RangeEncoder implements BinaryCoder {
 
 /**
  * Range decoder over `bytes` (zeros past the end). Throws {@link NetError} `BAD_VALUE` when
- * the stream cannot have come from a {@link RangeEncoder}.
+ * the stream cannot have come from a {@link SnapshotRangeEncoder}.
  */
-export class RangeDecoder implements BinaryCoder {
+export class SnapshotRangeDecoder implements SnapshotBinaryCoder {
   readonly isWriting = false;
   private code = 0;
   private range = 0xffffffff;
@@ -266,7 +266,7 @@ export class EntropyCodec {
    * A decoder throws {@link NetError} `BAD_VALUE` for a code out of range or a corrupt stream.
    */
   serialize(
-    coder: BinaryCoder, codes: Int32Array, baseline: Int32Array | null, base: EntropyState | null, age: number, out: EntropyState,
+    coder: SnapshotBinaryCoder, codes: Int32Array, baseline: Int32Array | null, base: EntropyState | null, age: number, out: EntropyState,
     levels: Uint8Array | null = null,
   ): void {
     const s = this.schema;
@@ -384,7 +384,7 @@ export class EntropyCodec {
 }
 
 /** Codes a precision level (0..7) as a 3-bit tree of adaptive bits at `probs[at..]`, most significant first. */
-function codeLevel(coder: BinaryCoder, level: number, probs: Uint16Array, at: number): number {
+function codeLevel(coder: SnapshotBinaryCoder, level: number, probs: Uint16Array, at: number): number {
   let node = 1;
   for (let i = LEVEL_BITS - 1; i >= 0; i--) node = node * 2 + coder.codeBit((level >>> i) & 1, probs, at + node - 1);
   return node - (1 << LEVEL_BITS);
@@ -395,7 +395,7 @@ function codeLevel(coder: BinaryCoder, level: number, probs: Uint16Array, at: nu
  * (skipped when only one side is possible), then the distance − 1 in unary over {@link STEPS}
  * adaptive bits and flat bits beyond. Returns the class.
  */
-function codeClass(coder: BinaryCoder, k: number, guess: number, max: number, probs: Uint16Array, set: number): number {
+function codeClass(coder: SnapshotBinaryCoder, k: number, guess: number, max: number, probs: Uint16Array, set: number): number {
   if (coder.codeBit(k === guess ? 0 : 1, probs, set) === 0) return guess;
   const canUp = guess < max, canDown = guess > 0;
   if (!canUp && !canDown) throw new NetError(NET_ERROR.BAD_VALUE, 'entropy-coded class has nowhere to go');

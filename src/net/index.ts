@@ -17,20 +17,20 @@ export {
   SMALLEST_THREE_INDEX_BITS, SMALLEST_THREE_MAX_BITS, SMALLEST_THREE_MAX_NORM, SMALLEST_THREE_MIN_BITS, SMALLEST_THREE_RANGE,
   decodeSmallestThree, encodeSmallestThree, encodeSmallestThreeNear, smallestThreeMaxAngle, smallestThreeStep, snapCode,
 } from './smallest-three.js';
-export {
-  COMPONENT_MAX_BITS, SCHEMA_VERSION, SNAPSHOT_SCHEMA_DEFAULTS,
-  buildSnapshotSchema, createSnapshotSchema, decodeSnapshotSchema, encodeSnapshotSchema, measurePoseRanges, mergePoseRanges,
-  resolveNetLength,
-} from './schema.js';
-export type { NetLength, PoseRanges, SnapshotSchema, SnapshotSchemaOptions } from './schema.js';
+export { measurePoseRanges, mergePoseRanges } from './pose-ranges.js';
+export type { PoseRanges } from './pose-ranges.js';
+export { SNAPSHOT_SCHEMA_DEFAULTS, buildSnapshotSchema, createSnapshotSchema, resolveNetLength } from './schema.js';
+export type { NetLength, SnapshotSchema, SnapshotSchemaOptions } from './schema.js';
+export { COMPONENT_MAX_BITS } from './bit-allocation.js';
+export { SCHEMA_VERSION, decodeSnapshotSchema, encodeSnapshotSchema } from './schema-wire.js';
 export {
   CODE_STRIDE, PoseQuantizer, createSnapshotCodes, dequantizeBone, dequantizeComponentCode, dequantizePose, quantizeComponentCode,
 } from './quantize.js';
 export { DELTA_SHIFT_BITS, DELTA_SHIFT_MIN, SnapshotCodec, boneCodesEqual, serializeAbsolute } from './snapshot.js';
 export {
-  ADAPT_SHIFT, EntropyCodec, PROBABILITY_BITS, RangeDecoder, RangeEncoder, UNKNOWN_CLASS, UNKNOWN_LEVEL, deltaClass,
+  ADAPT_SHIFT, EntropyCodec, PROBABILITY_BITS, SnapshotRangeDecoder, SnapshotRangeEncoder, UNKNOWN_CLASS, UNKNOWN_LEVEL, deltaClass,
 } from './entropy.js';
-export type { BinaryCoder, EntropyState } from './entropy.js';
+export type { SnapshotBinaryCoder, EntropyState } from './entropy.js';
 export {
   SEQUENCE_BITS, SESSION_DEFAULTS, SNAPSHOT_CODING, SnapshotReceiver, SnapshotSender, sequenceDistance, sequenceGreaterThan,
 } from './session.js';

@@ -11,8 +11,8 @@
  * for another schema is rejected with a {@link NetError}, never another exception.
  */
 import { NET_ERROR, NetError, ReadStream, WriteStream, bitsRequired, type BitStream } from './bit-stream.js';
-import { EntropyCodec, RangeDecoder, RangeEncoder, type EntropyState } from './entropy.js';
-import { type SnapshotSchema } from './schema.js';
+import { EntropyCodec, SnapshotRangeDecoder, SnapshotRangeEncoder, type EntropyState } from './entropy.js';
+import type { SnapshotSchema } from './schema.js';
 import { PoseQuantizer, createSnapshotCodes, dequantizePose } from './quantize.js';
 import { VerifiedQuantizer } from './verify.js';
 import { SnapshotCodec } from './snapshot.js';
@@ -235,7 +235,7 @@ export class SnapshotSender {
   private nextSequence = 0;
   // Sends so far, and the send index of the newest acked snapshot (-1: none). Counting sends
   // without wrapping is what lets an ack expire: after 65,536 sends the 16-bit sequence of an
-  // old ack names a newer snapshot the receiver never got (issue 19).
+  // old ack names a newer snapshot the receiver never got (test/net/wraparound.test.ts).
   private sentCount = 0;
   private ackedIndex = -1;
   private last: PacketInfo | undefined;
@@ -312,7 +312,7 @@ export class SnapshotSender {
     let body: Uint8Array, bodyBits: number;
     if (header.entropy) {
       stream.align();
-      const encoder = new RangeEncoder();
+      const encoder = new SnapshotRangeEncoder();
       this.entropy.serialize(encoder, codes, baseline, base, offset, this.state, levels);
       const coded = encoder.finish();
       const head = stream.finish();
@@ -427,7 +427,7 @@ export class SnapshotReceiver {
     if (header.entropy) {
       stream.align();
       const coded = body.subarray(stream.bitOffset >>> 3);
-      const decoder = new RangeDecoder(coded);
+      const decoder = new SnapshotRangeDecoder(coded);
       this.entropy.serialize(decoder, codes, baseline, base, header.baselineOffset, this.state);
       decoder.finish();
       bodyBits = coded.length * 8;

@@ -254,8 +254,8 @@ export function buildWorldSchema(spec: WorldSchemaSpec): WorldSchema {
     if (rigid) {
       const where = `entity type "${typeName}" rigidBody`;
       const p = typeSpec.fields[rigid.position], o = typeSpec.fields[rigid.orientation];
-      if (!p || p.kind !== 'position') throw bad(`${where}: "${rigid.position}" is not a position field`);
-      if (!o || o.kind !== 'orientation') throw bad(`${where}: "${rigid.orientation}" is not an orientation field`);
+      if (p?.kind !== 'position') throw bad(`${where}: "${rigid.position}" is not a position field`);
+      if (o?.kind !== 'orientation') throw bad(`${where}: "${rigid.orientation}" is not an orientation field`);
       const radius = rigid.halfExtents ? Math.hypot(...rigid.halfExtents) : rigid.radius;
       if (radius === undefined) throw bad(`${where}: needs halfExtents or radius`);
       rigidChoice = rigidBodyBits(p.min, p.max, radius, rigid.precision, where);

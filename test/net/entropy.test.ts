@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { NetError } from '../../src/net/bit-stream.js';
-import { EntropyCodec, RangeDecoder, RangeEncoder, UNKNOWN_CLASS, deltaClass } from '../../src/net/entropy.js';
+import { EntropyCodec, SnapshotRangeDecoder, SnapshotRangeEncoder, UNKNOWN_CLASS, deltaClass } from '../../src/net/entropy.js';
 import { PoseQuantizer, createSnapshotCodes } from '../../src/net/quantize.js';
 import { createSnapshotSchema } from '../../src/net/schema.js';
 import { clipPoses, loadFixture, mulberry32 } from './helpers.js';
@@ -17,14 +17,14 @@ describe('range coder', () => {
         if (random() < 0.7) ops.push({ kind: 'bit', value: random() < skew ? 1 : 0, bits: 1, model: Math.floor(random() * 4) });
         else { const bits = Math.floor(random() * 25); ops.push({ kind: 'flat', value: Math.floor(random() * 2 ** bits), bits, model: 0 }); }
       }
-      const enc = new RangeEncoder();
+      const enc = new SnapshotRangeEncoder();
       const encModels = new Uint16Array(4).fill(2048);
       for (const op of ops) {
         if (op.kind === 'bit') enc.codeBit(op.value, encModels, op.model);
         else enc.codeDirect(op.value, op.bits);
       }
       const bytes = enc.finish();
-      const dec = new RangeDecoder(bytes);
+      const dec = new SnapshotRangeDecoder(bytes);
       const decModels = new Uint16Array(4).fill(2048);
       for (const op of ops) {
         const v = op.kind === 'bit' ? dec.codeBit(0, decModels, op.model) : dec.codeDirect(0, op.bits);
@@ -36,26 +36,26 @@ describe('range coder', () => {
   });
 
   it('spends well under a bit on a predictable bit', () => {
-    const enc = new RangeEncoder();
+    const enc = new SnapshotRangeEncoder();
     const models = new Uint16Array(1).fill(2048);
     for (let i = 0; i < 1000; i++) enc.codeBit(1, models, 0);
     expect(enc.finish().length * 8).toBeLessThan(100);
   });
 
   it('rejects trailing garbage and never throws anything but NetError on random bytes', () => {
-    const enc = new RangeEncoder();
+    const enc = new SnapshotRangeEncoder();
     enc.codeDirect(5, 3);
     const bytes = enc.finish();
     const long = new Uint8Array(bytes.length + 6).fill(0x55);
     long.set(bytes);
-    const dec = new RangeDecoder(long);
+    const dec = new SnapshotRangeDecoder(long);
     dec.codeDirect(0, 3);
     expect(() => dec.finish()).toThrow(NetError);
     const random = mulberry32(2);
     for (let i = 0; i < 200; i++) {
       const junk = Uint8Array.from({ length: Math.floor(random() * 12) }, () => Math.floor(random() * 256));
       try {
-        const d = new RangeDecoder(junk);
+        const d = new SnapshotRangeDecoder(junk);
         const m = new Uint16Array(2).fill(2048);
         for (let k = 0; k < 50; k++) d.codeBit(0, m, k & 1);
         d.finish();
@@ -85,11 +85,11 @@ describe('entropy codec', () => {
     for (let t = 0; t < codes.length; t++) {
       const back = t === 0 ? 0 : 1 + (t % 9);
       const b = t - back;
-      const enc = new RangeEncoder();
+      const enc = new SnapshotRangeEncoder();
       codec.serialize(enc, codes[t].slice(), back ? codes[b] : null, back ? states[b] : null, back, states[t]);
       const bytes = enc.finish();
       const out = createSnapshotCodes(schema).fill(-3);
-      const dec = new RangeDecoder(bytes);
+      const dec = new SnapshotRangeDecoder(bytes);
       codec.serialize(dec, out, back ? codes[b] : null, back ? decodedStates[b] : null, back, decodedStates[t]);
       dec.finish();
       expect(sent(out)).toEqual(sent(codes[t]));
@@ -106,13 +106,13 @@ describe('entropy codec', () => {
     codec.recordPlain(codes[6], codes[0], first, 6, base);
     let rejected = 0;
     for (let i = 0; i < 300; i++) {
-      const enc = new RangeEncoder();
+      const enc = new SnapshotRangeEncoder();
       codec.serialize(enc, codes[12].slice(), codes[6], base, 6, codec.createState());
       const bytes = enc.finish();
       const bad = bytes.slice(0, random() < 0.3 ? Math.floor(random() * bytes.length) : bytes.length);
       if (bad.length > 0) bad[Math.floor(random() * bad.length)] ^= 1 << Math.floor(random() * 8);
       try {
-        const dec = new RangeDecoder(bad);
+        const dec = new SnapshotRangeDecoder(bad);
         codec.serialize(dec, createSnapshotCodes(schema), codes[6], base, 6, codec.createState());
         dec.finish();
       } catch (e) {

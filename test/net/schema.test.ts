@@ -2,10 +2,9 @@ import { describe, expect, it } from 'vitest';
 
 import { NET_ERROR, NetError } from '../../src/net/bit-stream.js';
 import { CODE_STRIDE } from '../../src/net/quantize.js';
-import {
-  buildSnapshotSchema, createSnapshotSchema, decodeSnapshotSchema, encodeSnapshotSchema, measurePoseRanges,
-  mergePoseRanges, type SnapshotSchema,
-} from '../../src/net/schema.js';
+import { measurePoseRanges, mergePoseRanges } from '../../src/net/pose-ranges.js';
+import { buildSnapshotSchema, createSnapshotSchema, type SnapshotSchema } from '../../src/net/schema.js';
+import { decodeSnapshotSchema, encodeSnapshotSchema } from '../../src/net/schema-wire.js';
 import { PoseQuantizer, createSnapshotCodes, dequantizePose } from '../../src/net/quantize.js';
 import { makeSyntheticClip } from '../utils/synthetic.js';
 import type { RawClip } from '../../src/clip/raw-clip.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { NET_ERROR, NetError } from '../../src/net/bit-stream.js';
-import { EntropyCodec, RangeDecoder, RangeEncoder } from '../../src/net/entropy.js';
+import { EntropyCodec, SnapshotRangeDecoder, SnapshotRangeEncoder } from '../../src/net/entropy.js';
 import { CODE_STRIDE, PoseQuantizer, createSnapshotCodes } from '../../src/net/quantize.js';
 import { createSnapshotSchema } from '../../src/net/schema.js';
 import { SNAPSHOT_CODING, SnapshotReceiver, SnapshotSender } from '../../src/net/session.js';
@@ -75,13 +75,13 @@ describe('verified precision', () => {
     // The levels travel in the body: a decoder gets the codes back and the levels into its state.
     const entropy = new EntropyCodec(schema);
     const base = entropy.createState();
-    entropy.serialize(new RangeEncoder(), baseline.slice(), null, null, 0, base);
-    const encoder = new RangeEncoder();
+    entropy.serialize(new SnapshotRangeEncoder(), baseline.slice(), null, null, 0, base);
+    const encoder = new SnapshotRangeEncoder();
     const sent = entropy.createState();
     entropy.serialize(encoder, codes.slice(), baseline, base, 3, sent, levels);
     const decoded = createSnapshotCodes(schema);
     const got = entropy.createState();
-    const decoder = new RangeDecoder(encoder.finish());
+    const decoder = new SnapshotRangeDecoder(encoder.finish());
     entropy.serialize(decoder, decoded, baseline, base, 3, got);
     decoder.finish();
     expect(Array.from(decoded)).toEqual(Array.from(codes));
@@ -97,12 +97,12 @@ describe('verified precision', () => {
     const entropy = new EntropyCodec(schema);
     const baseline = new PoseQuantizer(schema).quantize(poses[0], createSnapshotCodes(schema));
     const base = entropy.createState();
-    entropy.serialize(new RangeEncoder(), baseline.slice(), null, null, 0, base);
+    entropy.serialize(new SnapshotRangeEncoder(), baseline.slice(), null, null, 0, base);
     const b = schema.sentBones.find((x) => schema.codeBits[x * CODE_STRIDE + 1] > 0)!;
     const codes = baseline.slice();
     codes[b * CODE_STRIDE + 1] += codes[b * CODE_STRIDE + 1] > 0 ? -1 : 1;
     const levels = new Uint8Array(schema.boneCount).fill(2);
-    const error = catchError(() => entropy.serialize(new RangeEncoder(), codes, baseline, base, 1, entropy.createState(), levels));
+    const error = catchError(() => entropy.serialize(new SnapshotRangeEncoder(), codes, baseline, base, 1, entropy.createState(), levels));
     expect(error).toBeInstanceOf(NetError);
     expect((error as NetError).code).toBe(NET_ERROR.BAD_ARGUMENT);
   });

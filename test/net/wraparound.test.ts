@@ -1,5 +1,5 @@
 /**
- * Issue 19, item 6: an outage of exactly 65,536 sends both ways brings the 16-bit sequence
+ * An outage of exactly 65,536 sends both ways brings the 16-bit sequence
  * back to where it was, so an old ack names a newer snapshot the receiver never got. No
  * wrong pose may be accepted silently: every pose the receiver returns is the sender's
  * quantisation of that tick, the others are rejected with a NetError, and the stream
