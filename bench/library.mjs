@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Library bench (issue 17, docs/library.md): a synthetic library of the corpus's clips
+ * Library bench (docs/library.md): a synthetic library of the corpus's clips
  * replicated with small perturbations, built with `compress --manifest` four ways (first
  * run with --jobs 1 and 2, unchanged second run, after touching 1 %), with wall time, raw
  * MB/s and peak RSS of each. Plain ESM over the build:
@@ -8,7 +8,8 @@
  *   npm run build && node bench/library.mjs [corpus-dir] [--count 10000] [--touch 0.01]
  *     [--first-jobs 1,2] [--seed 1] [--tmp dir] [--keep] [--json out.json]
  *
- * Default corpus: ../shared/data/bandai-ds1 when present, else fixtures/. The library is
+ * Default corpus: the development corpus beside the repository when present (bench/README.md),
+ * else fixtures/. The library is
  * generated in a temp folder (about 2.2 GB for 10,000 clips) and removed at the end.
  */
 import { existsSync, writeFileSync } from 'node:fs';

@@ -2,7 +2,7 @@
 // Whole-pose decode time with ACL's cold-cache method, beside the warm figure
 // (src/bench/decode-timing.ts, measureColdDecode). Usage:
 //   npm run build && taskset -c 1 node scripts/bench-decode.mjs <folder of .bpk> [options]
-// --clips a,b,c   clip base names to time with the full method (default: the five of issue 20)
+// --clips a,b,c   clip base names to time with the full method (default: the five of COLD_DECODE_CLIPS)
 // --corpus        also the median over every .bpk in the folder, with --corpus-* settings
 // --runtime dir   a dist/ folder whose runtime/compressed-clip.js is timed (default: this build)
 // --decoder d     auto (default: the WebAssembly kernel where available) or typescript

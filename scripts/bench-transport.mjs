@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The transport-form bench of issue 15 (src/bench/transport.ts): downloaded and resident
+// The transport-form bench (src/bench/transport.ts): downloaded and resident
 // sizes, brotli-11 of each, load-time decode speed, playback µs/pose, and the float64 check
 // of every clip against its BVH source. Usage:
 //   npm run build && node scripts/bench-transport.mjs <BVH files or folders> [--error 0.01cm] [--shell 3cm] [--json]

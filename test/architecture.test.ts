@@ -1,5 +1,5 @@
 /**
- * The import rules of STYLE.md, checked on the source text: the runtime stays browser-safe
+ * The project's import rules, checked on the source text: the runtime stays browser-safe
  * and free of the compressor, adapters depend on the runtime only, and nothing depends on
  * the CLI.
  */

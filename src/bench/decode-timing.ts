@@ -312,7 +312,7 @@ export interface ColdDecodeOptions {
   readonly times: number;
 }
 
-/** ACL's method, as the issue quotes it. */
+/** ACL's method (its decompression benchmark's cold and warm loops). */
 export const COLD_DECODE_DEFAULTS: ColdDecodeOptions = {
   copies: 220,
   flushBytes: 32 * 1024 * 1024,
@@ -420,7 +420,7 @@ export function measureColdDecode(
   return { coldNs: median(cold), warmNs: median(warm), coldCpuNs: median(coldCpu), warmCpuNs: median(warmCpu) };
 }
 
-/** The five corpus clips issue 20 compares with ACL's decoder. */
+/** The five corpus clips compared with ACL's decoder (short and long, walks, runs and a dance). */
 export const COLD_DECODE_CLIPS = ['dash_normal_001', 'run_old_001', 'walk_tired_002', 'walk-back_sad_001', 'dance-short_normal_001'] as const;
 
 /**

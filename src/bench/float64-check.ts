@@ -1,6 +1,6 @@
 /**
  * An independent double-precision check of a compressed clip against its BVH source
- * (issue 15: "a guarantee anyone can check"). It shares no code with the reader or the
+ * (a guarantee anyone can check). It shares no code with the reader or the
  * compressor's metric: it parses the BVH numbers itself as float64, builds the source's
  * object transforms with 3×3 rotation matrices in float64, decodes the clip with the runtime
  * (either form), and measures at every sample and bone

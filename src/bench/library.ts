@@ -1,5 +1,5 @@
 /**
- * The library bench (issue 17, docs/library.md): a synthetic library (the corpus's BVH
+ * The library bench (docs/library.md): a synthetic library (the corpus's BVH
  * clips replicated with small deterministic perturbations up to `count` clips, generated
  * into a temp folder and removed afterwards) built with `compress --manifest` as a child
  * process, four ways: a first run with one job and with two, a second run with nothing
@@ -60,7 +60,7 @@ export interface LibraryBenchRun {
   readonly loadAfter: number;
 }
 
-/** The bench's figures and its pass/fail against the issue's targets. */
+/** The bench's figures and its pass/fail against the targets of docs/library.md. */
 export interface LibraryBenchResult {
   readonly clips: number;
   readonly inputBytes: number;
@@ -231,7 +231,7 @@ export async function runLibraryBench(options: LibraryBenchOptions): Promise<Lib
   }
 }
 
-/** The figures as a text table, with each target of issue 17 and whether it is met. */
+/** The figures as a text table, with each target and whether it is met. */
 export function renderLibraryBench(result: LibraryBenchResult): string {
   const lines = [
     `synthetic library: ${result.clips} clips, ${(result.inputBytes / 1e6).toFixed(0)} MB of BVH, ${(result.rawBytes / 1e6).toFixed(0)} raw MB`,

@@ -7,7 +7,8 @@
  *
  *   npm run bench:mixer [-- --json] [--corpus dir] [--characters 100] [--clips 20] [--frames 240] [--rounds 5]
  *
- * Default corpus: ../shared/data/bandai-ds1 when present, else fixtures/.
+ * Default corpus: the development corpus beside the repository when present (bench/README.md),
+ * else fixtures/.
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';

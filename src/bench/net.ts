@@ -5,9 +5,10 @@
  *   npm run bench:net [-- --json] [--clients 64] [--seconds 60] [--corpus dir] [--limit n]
  *     [--loss 0.05] [--rtt 100] [--seed 1] [--playout 100] [--skip-poses] [--skip-cubes]
  *
- * Default corpus: ../shared/data/bandai-ds1 when present, else fixtures/. Lengths: cubes in
- * metres, poses in the clips' unit (cm for BVH). Sender time is the process's CPU time
- * (user + system, so the garbage collector's threads count too).
+ * Default corpus: the development corpus beside the repository when present (bench/README.md),
+ * else fixtures/. Lengths: cubes in metres, poses in the clips' unit (cm for BVH). Sender
+ * time is the process's CPU time (user + system, so the garbage collector's threads count
+ * too).
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * The transport-form bench (issue 15): over a corpus of BVH files, the downloaded size
+ * The transport-form bench: over a corpus of BVH files, the downloaded size
  * (transport form) next to the resident size (runtime form), brotli-11 of each as a
  * reference, the load-time decode speed, playback µs/pose of the clip opened from either
  * form, and the independent float64 check of every clip against its source

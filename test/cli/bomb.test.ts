@@ -1,5 +1,5 @@
 /**
- * The decompression bomb of issue 19: a valid, checksummed .bpk of a few dozen bytes per
+ * A decompression bomb: a valid, checksummed .bpk of a few dozen bytes per
  * bone whose tracks are all constant, declaring billions of samples. Every command that
  * opens it must refuse it at open time (the format's bone-sample limit), not start decoding.
  */

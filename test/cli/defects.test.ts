@@ -1,5 +1,5 @@
 /**
- * The command-line defects of issue 16 and the output-planning defects of issue 19, one
+ * Command-line and output-planning defects once found, one
  * test each, through the built CLI (`npm test` builds first): exit code, stdout and stderr.
  */
 import { spawn, spawnSync } from 'node:child_process';

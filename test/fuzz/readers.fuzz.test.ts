@@ -104,9 +104,9 @@ function params(index: number, numRuns = READER_RUNS): fc.Parameters<unknown> {
 // ---------------------------------------------------------------------------------------
 // Resource budget per case.
 
-/** CPU time one read may take (the bound for a 100,000-joint chain). */
+/** CPU time one read may take (bound for a 100,000-joint chain). */
 const CASE_CPU_MS = 2000;
-/** Growth of the peak resident memory one read may cause (the bound). */
+/** Growth of the peak resident memory one read may cause. */
 const CASE_RSS_BYTES = 300 * 2 ** 20;
 
 /**

@@ -78,7 +78,7 @@ function armClip() {
   return clip;
 }
 
-describe('sequence wraparound after a 65,536-send outage (issue 19)', () => {
+describe('sequence wraparound after a 65,536-send outage', () => {
   const clip = loadFixture('dataset-1_byebye_angry_001');
   const schema = createSnapshotSchema(clip);
   const poses = clipPoses(clip);

@@ -1,12 +1,12 @@
 /**
- * Issue 19, bounded work on every input, through the built CLI (`npm test` builds first):
+ * Bounded work on every input, through the built CLI (`npm test` builds first):
  * endless and special files (`/dev/zero`, devices behind a `.bvh` symlink, FIFOs, glTF
  * buffers naming them) and 100,000-joint chains end with exit 2 and one line per input;
  * SIGTERM or SIGINT while a large clip compresses ends the run with 130; a file name that is
  * not UTF-8 is found; a huge token is not echoed.
  *
  * Each run reports its CPU time and peak memory (resource-run.ts), checked against the
- * issue's bounds (2 s, 300 MB). CPU time, not wall time, so a loaded machine does not fail
+ * bounds below (2 s, 300 MB). CPU time, not wall time, so a loaded machine does not fail
  * a test; a hang is caught by the run's deadline instead (the process is killed and the
  * test fails on `timedOut`).
  */
@@ -21,7 +21,7 @@ import { CLI, FIXTURES, ROOT, makeTempDir } from '../cli/run-cli.js';
 import { bvhChain, gltfChain, sjsonChain } from './chains.js';
 import { cpuMsOf, runMeasured, type MeasuredRun } from './resource-run.js';
 
-/** The issue's bounds for one of these runs. */
+/** The bounds for one of these runs. */
 const MAX_CPU_MS = 2000;
 const MAX_RSS_BYTES = 300 * 2 ** 20;
 /** Only a hang reaches this (the run is then killed). */

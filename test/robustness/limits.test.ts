@@ -1,5 +1,5 @@
 /**
- * Issue 19 item 1 and issue 17's per-input caps, at the library level: the compressor's
+ * Bounded work and per-input caps, at the library level: the compressor's
  * subtree ranges (linear whatever the depth), the clip validation's bone limit and parent
  * order, the readers' maxSamples / maxBytes caps (LIMIT before allocation, at the line of
  * the count), and long tokens cut in messages.
