@@ -43,10 +43,10 @@ export const COMPRESS_DEFAULTS = {
 /**
  * The bit-rate search aims at threshold × (1 − THRESHOLD_MARGIN). The compressor measures
  * against the source as read (float32 values), so an independent float64 measurement
- * against the source file's own numbers (bench/float64-check.ts) also sees the float32
+ * against the source file's own numbers (src/bench/float64-check.ts) also sees the float32
  * rounding of the inputs: up to 1.00068 × the threshold on bandai-ds1 without the margin.
  * The smallest margin that keeps every clip of that corpus within 0.01 cm in float64 is
- * measured in docs/experiments.md, with its ratio cost.
+ * measured in docs/design.md, with its ratio cost.
  */
 export const THRESHOLD_MARGIN = 0.001;
 

@@ -33,7 +33,7 @@ export interface CrowdOptions {
  * before it (with one skeleton for the whole crowd: i × boneCount × floatsPerBone).
  * Characters are decoded grouped by clip, whatever their order in `samplers`, so that a
  * clip's tables stay in cache from one character to the next (a crowd of 1,000 on the 174
- * corpus clips takes 7–14 % less time than in an interleaved order, docs/experiments.md);
+ * corpus clips takes 7–14 % less time than in an interleaved order, docs/design.md);
  * the grouping is planned once per crowd and made again when `samplers` changes.
  */
 export class CrowdSampler {

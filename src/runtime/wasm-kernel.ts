@@ -712,7 +712,7 @@ function decodeBody(): number[] {
   });
   b.get(SINGLE).op(OP.i32Eqz).op(OP.if, OP.void);
   // The slerp in three loops (theta², weights, blend), each a shorter chain per quad, so
-  // more quads overlap (one loop measured about a tenth slower, docs/experiments.md).
+  // more quads overlap (one loop measured about a tenth slower, bench/notes.md).
   eachQuad(b, () => {
     load(q0, PLANE.Q0); load(q1, PLANE.Q1);
     // dot = x0x1 + y0y1 + z0z1 + w0w1, left to right
