@@ -23,7 +23,7 @@ try {
   window.crowdResult = { userAgent: navigator.userAgent, crossOriginIsolated: self.crossOriginIsolated, decoder: clips[0]?.decoder, results };
   document.body.dataset.ready = '1';
 } catch (error) {
-  out.textContent = String(error && error.stack || error);
-  window.crowdResult = { error: String(error && error.stack || error) };
+  out.textContent = String(error?.stack || error);
+  window.crowdResult = { error: String(error?.stack || error) };
   document.body.dataset.ready = 'error';
 }

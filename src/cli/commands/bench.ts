@@ -133,7 +133,7 @@ export async function runBenchCommand(corpus: readonly string[], options: BenchC
   const saved = options.out !== undefined ? await saveBenchReport(options.out, result, comparison) : undefined;
   for (const failure of result.failures) process.stderr.write(failureText(failure, debug));
 
-  const checkFailed = options.check === true && (!comparison || !comparison.ok || !result.determinism.ok);
+  const checkFailed = options.check === true && (!comparison?.ok || !result.determinism.ok);
   let baselineNote = '';
   if (options.updateBaseline) {
     if (result.failures.length > 0) baselineNote = `baseline not updated: ${result.failures.length} file(s) failed`;
