@@ -14,6 +14,7 @@ function componentError(ext: number, bits: number, magnitude: number): number {
   return ext / (2 * (2 ** bits - 1)) + magnitude * 2 ** -24;
 }
 
+/** Bits per sent track (0 where none is allocated) and the bound each bone ends with. */
 export interface BitAllocation {
   rotation: Uint8Array;
   translation: Uint8Array;
@@ -147,6 +148,11 @@ interface Track {
   maxBits: number;
 }
 
+/**
+ * The fewest bits per sent track of `m` that keep every bone's bound within `threshold`:
+ * sensitivities, an even split of each bone's budget, raises where the bound still breaks,
+ * then greedy lowering while it holds (see {@link buildSnapshotSchema}).
+ */
 export function allocateBits(m: TrackModel, compensate: boolean, threshold: number): BitAllocation {
   const boneCount = m.boneCount;
   const a: BitAllocation = {

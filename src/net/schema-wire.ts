@@ -35,6 +35,7 @@ export interface SchemaFields {
   errorBound: number;
 }
 
+/** A schema from its serialized fields: sent bones, default codes, absolute size and hash derived. */
 export function finishSchema(f: SchemaFields, boneBounds?: Float64Array): SnapshotSchema {
   const n = f.boneCount * CODE_STRIDE;
   const sent: number[] = [];
@@ -158,6 +159,7 @@ export function decodeSnapshotSchema(bytes: Uint8Array): SnapshotSchema {
   return finishSchema(f);
 }
 
+/** Throws {@link NetError} `BAD_ARGUMENT` unless the delta offsets are whole with 0 ≤ large ≤ small ≤ 31. */
 export function checkOffsets(small: number, large: number): void {
   if (!Number.isInteger(small) || !Number.isInteger(large) || large < 0 || small < large || small > 31) {
     throw new NetError(NET_ERROR.BAD_ARGUMENT, `delta offsets must be whole numbers with 0 <= large (${large}) <= small (${small}) <= 31`);

@@ -42,6 +42,7 @@ export interface TrackModel {
   uniformScales: boolean;
 }
 
+/** The track model of a skeleton whose poses stay inside `ranges` (clip units). */
 export function classifyTracks(skeleton: Skeleton, ranges: PoseRanges, shell: Float32Array, threshold: number): TrackModel {
   const boneCount = skeleton.boneNames.length;
   const parents = skeleton.parents;
