@@ -140,8 +140,19 @@ describe('import rules', () => {
     expect(violations('clip/', (t) => t.kind === 'src' && (t.path.startsWith('clip/') || t.path.startsWith('shared/')))).toEqual([]);
   });
 
-  it('src/adapters/** imports only the runtime, each other and three', () => {
-    expect(violations('adapters/', (t) => (t.kind === 'src' && (t.path.startsWith('runtime/') || t.path.startsWith('adapters/'))) || (t.kind === 'package' && t.name === 'three'))).toEqual([]);
+  it('src/adapters/** imports only the runtime, each other and its engine: three.js files three, Babylon files @babylonjs', () => {
+    expect(files.some((f) => f.rel === 'adapters/babylon.ts')).toBe(true);
+    const engineOf = (file: string) => (/^adapters\/babylon/.test(file) ? ['@babylonjs/core', '@babylonjs/loaders'] : ['three']);
+    const prefixOf = (file: string) => (/^adapters\/babylon/.test(file) ? 'adapters/babylon' : 'adapters/three');
+    const bad: string[] = [];
+    for (const f of files.filter((x) => x.rel.startsWith('adapters/'))) {
+      for (const spec of f.imports) {
+        const t = target(f.path, spec);
+        const ok = (t.kind === 'src' && (t.path.startsWith('runtime/') || t.path.startsWith(prefixOf(f.rel)))) || (t.kind === 'package' && engineOf(f.rel).includes(t.name));
+        if (!ok) bad.push(`src/${f.rel} imports '${spec}'`);
+      }
+    }
+    expect(bad).toEqual([]);
   });
 
   it('nothing outside src/cli/ imports src/cli/**', () => {
