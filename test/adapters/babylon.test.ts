@@ -18,6 +18,7 @@ import { LoadAssetContainerAsync } from '@babylonjs/core/Loading/sceneLoader.js'
 import { Matrix, Vector3 } from '@babylonjs/core/Maths/math.vector.js';
 import { Scene } from '@babylonjs/core/scene.js';
 import type { AssetContainer } from '@babylonjs/core/assetContainer.js';
+import { AnimationEvent } from '@babylonjs/core/Animations/animationEvent.js';
 import type { AnimationGroup } from '@babylonjs/core/Animations/animationGroup.js';
 import type { Mesh } from '@babylonjs/core/Meshes/mesh.js';
 import type { TransformNode } from '@babylonjs/core/Meshes/transformNode.js';
@@ -270,8 +271,9 @@ describe('Babylon glTF loader with the BONEPRESS_animation_compression extension
     const sample = clip.sample.bind(clip);
     clip.sample = (...args: unknown[]) => { decodes++; return sample(...args); };
     expect(group.targetedAnimations.length).toBeGreaterThan(3);
-    let ended = 0;
+    let ended = 0, fired = 0;
     group.onAnimationGroupLoopObservable.add(() => ended++);
+    animation.addEvent(new AnimationEvent(30, () => fired++));
     scene.useConstantAnimationDeltaTime = true;
     group.start(true);
     decodes = 0;
@@ -279,6 +281,7 @@ describe('Babylon glTF loader with the BONEPRESS_animation_compression extension
     expect(decodes).toBe(10);
     for (let i = 0; i < 200; i++) scene.animate();
     expect(ended).toBeGreaterThan(0); // the 2 s clip looped within 210 frames of 16 ms
+    expect(fired).toBeGreaterThan(0); // an AnimationEvent on a resident animation fires at its frame
     scene.dispose();
   }, 60_000);
 
