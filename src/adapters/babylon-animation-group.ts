@@ -10,7 +10,7 @@
  *   costs one pose decode per group however many bones it moves.
  *
  * Either way Babylon's own `Animatable`s drive the nodes, so `play`, `goToFrame`, speed
- * ratios, weights, blending, masks and animation events work as with the loader's groups.
+ * ratios, weights, blending and animation events work as with the loader's groups.
  */
 import { Animation } from '@babylonjs/core/Animations/animation.js';
 import { AnimationGroup } from '@babylonjs/core/Animations/animationGroup.js';
