@@ -22,7 +22,8 @@ import type { Scene } from '@babylonjs/core/scene.js';
 
 import type { CompressedClip } from '../runtime/compressed-clip.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
-import type { ClipSampler, SampleOptions } from '../runtime/sampler.js';
+import type { SampleOptions } from '../runtime/sampler.js';
+import { PoseContext } from './pose-context.js';
 
 /** How a group plays its clip: keyframes decoded at load, or the compressed clip itself. */
 export type BabylonClipMode = 'decode' | 'resident';
@@ -58,27 +59,6 @@ const KIND_OFFSET = [0, 4, 7] as const;
 /** Babylon's `AnimationKeyInterpolation.STEP`. */
 const STEP_KEY = 1;
 
-/** One group's sampling state: its sampler and the pose last decoded, at `time`. */
-class GroupPose {
-  private readonly sampler: ClipSampler;
-  readonly pose: Float32Array;
-  private time = NaN;
-
-  constructor(clip: CompressedClip) {
-    this.sampler = clip.createSampler();
-    this.pose = new Float32Array(clip.boneCount * POSE_STRIDE);
-  }
-
-  /** The pose at `time` seconds, decoded once however many animations ask. */
-  at(time: number): Float32Array {
-    if (time !== this.time) {
-      this.sampler.sample(time, this.pose, CLAMP);
-      this.time = time;
-    }
-    return this.pose;
-  }
-}
-
 /**
  * A Babylon `Animation` whose value at a frame comes from its group's decoded pose: kind 0
  * a rotation quaternion, 1 a translation (times `scale`), 2 a scale, 3 a morph weight
@@ -90,7 +70,7 @@ export class ResidentAnimation extends Animation {
   /** @internal Made by {@link createAnimationGroup}. */
   constructor(
     name: string, property: string, fps: number,
-    private readonly source: GroupPose, private readonly offset: number, kind: number, private readonly scale: number,
+    private readonly source: PoseContext, private readonly offset: number, kind: number, private readonly scale: number,
   ) {
     super(name, property, fps, kind === 0 ? Animation.ANIMATIONTYPE_QUATERNION : kind === 3 ? Animation.ANIMATIONTYPE_FLOAT : Animation.ANIMATIONTYPE_VECTOR3);
     this.value = kind === 0 ? new Quaternion() : kind === 3 ? undefined : new Vector3();
@@ -171,7 +151,7 @@ export function createAnimationGroup(
   const endFrame = compressed.duration * fps;
   const property = (c: Channel) => (c.kind === 3 ? 'influence' : PROPERTY[c.kind]);
   if (options.mode === 'resident') {
-    const source = new GroupPose(compressed);
+    const source = new PoseContext(compressed);
     const first = source.at(compressed.startTime).slice(), last = source.at(compressed.duration);
     channels.forEach((c, i) => {
       const animation = new ResidentAnimation(`${name}_${i}`, property(c), fps, source, c.offset, c.kind, c.scale);

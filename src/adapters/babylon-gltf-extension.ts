@@ -15,12 +15,11 @@ import type { IGLTFLoaderExtension } from '@babylonjs/loaders/glTF/2.0/glTFLoade
 import type { IAnimation, IAnimationChannel, INode } from '@babylonjs/loaders/glTF/2.0/glTFLoaderInterfaces.js';
 import { registerGLTFExtension } from '@babylonjs/loaders/glTF/2.0/glTFLoaderExtensionRegistry.js';
 
-import { CompressedClip } from '../runtime/compressed-clip.js';
 import { FORMAT_ERROR, FormatError } from '../runtime/errors.js';
 import { createAnimationGroup, type AnimationGroupOptions, type BabylonMorphWeights } from './babylon-animation-group.js';
+import { BONEPRESS_EXTENSION, openExtensionClip, readExtensionBones, type ExtensionJson } from './gltf-extension-def.js';
 
-/** The extension's name (docs/gltf-extension.md). */
-export const BONEPRESS_EXTENSION = 'BONEPRESS_animation_compression';
+export { BONEPRESS_EXTENSION } from './gltf-extension-def.js';
 
 const TRS = new Set(['translation', 'rotation', 'scale']);
 
@@ -30,16 +29,6 @@ const TRS = new Set(['translation', 'rotation', 'scale']);
  */
 export interface BonepressBabylonOptions extends Pick<AnimationGroupOptions, 'mode' | 'translationScale'> {}
 
-interface AnimationExtensionDef {
-  skeleton?: unknown;
-  bufferView?: unknown;
-  nodes?: unknown;
-  weights?: unknown;
-}
-interface SkeletonDef {
-  joints?: unknown;
-  parents?: unknown;
-}
 
 /**
  * The loader extension: register it once with {@link registerBonepressExtension}; every
@@ -61,59 +50,22 @@ export class BonepressBabylonExtension implements IGLTFLoaderExtension {
 
   /** The loader's hook: null leaves an animation without the extension to the loader. */
   loadAnimationAsync(context: string, animation: IAnimation): Nullable<Promise<AnimationGroup>> {
-    const ext = animation.extensions?.[BONEPRESS_EXTENSION] as AnimationExtensionDef | undefined;
+    const ext = animation.extensions?.[BONEPRESS_EXTENSION] as Record<string, unknown> | undefined;
     if (!ext || !this.loader) return null;
     return this.load(this.loader, context, animation, ext);
   }
 
-  private async load(loader: GLTFLoader, context: string, animation: IAnimation, ext: AnimationExtensionDef): Promise<AnimationGroup> {
+  private async load(loader: GLTFLoader, context: string, animation: IAnimation, ext: Record<string, unknown>): Promise<AnimationGroup> {
     const name = animation.name || `animation${animation.index}`;
     const fail = (problem: string): never => {
       throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `${BONEPRESS_EXTENSION}: ${context} ("${name}"): ${problem}`);
     };
     const gltf = loader.gltf;
+    const bones = readExtensionBones(gltf as ExtensionJson, ext, fail);
+    const bytes = await loader.loadBufferViewAsync(`/bufferViews/${bones.bufferView}`, gltf.bufferViews![bones.bufferView]);
+    const compressed = openExtensionClip(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), bones, fail);
+    const { nodeIndices, weights: weightDefs } = bones;
     const gltfNodes = gltf.nodes ?? [];
-    const isNode = (j: unknown): j is number => Number.isInteger(j) && (j as number) >= 0 && (j as number) < gltfNodes.length;
-    // Bone order: the table's bones, then the node bones, then the weight bones (docs/gltf-extension.md).
-    let joints: number[] = [], parents: number[] = [];
-    if (ext.skeleton !== undefined) {
-      const skeletons = (gltf.extensions?.[BONEPRESS_EXTENSION] as { skeletons?: SkeletonDef[] } | undefined)?.skeletons;
-      const s = ext.skeleton;
-      if (!Array.isArray(skeletons) || !Number.isInteger(s) || (s as number) < 0 || (s as number) >= skeletons.length) fail(`skeleton ${String(s)} is not in the file's bone tables`);
-      const table = skeletons![s as number];
-      if (!Array.isArray(table.joints) || !table.joints.every(isNode)) fail(`bone table ${String(s)} has joints that are not node indices`);
-      if (!Array.isArray(table.parents) || table.parents.length !== (table.joints as number[]).length) fail(`bone table ${String(s)} needs one parent per joint`);
-      joints = table.joints as number[];
-      parents = table.parents as number[];
-    }
-    const props = ext.nodes === undefined ? [] : ext.nodes;
-    if (!Array.isArray(props) || !props.every(isNode)) fail('nodes are not node indices');
-    const weights = ext.weights === undefined ? [] : ext.weights;
-    if (!Array.isArray(weights) || !weights.every((w: { node?: unknown; scales?: unknown }) => isNode(w?.node) && Array.isArray(w.scales) && w.scales.length > 0
-      && w.scales.every((x: unknown) => typeof x === 'number' && x > 0 && Number.isFinite(x)))) {
-      fail('weights need a node index and positive scales each');
-    }
-    const weightDefs = weights as { node: number; scales: number[] }[];
-    const view = ext.bufferView;
-    const bufferViews = gltf.bufferViews ?? [];
-    if (!Number.isInteger(view) || (view as number) < 0 || (view as number) >= bufferViews.length) fail(`bufferView ${String(view)} is not in the file`);
-
-    const bytes = await loader.loadBufferViewAsync(`/bufferViews/${view as number}`, bufferViews[view as number]);
-    let compressed: CompressedClip;
-    try {
-      compressed = CompressedClip.open(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-    } catch (e) {
-      return fail((e as Error).message);
-    }
-    const nodeIndices = [...joints, ...(props as number[])];
-    const weightBones = weightDefs.reduce((n, w) => n + w.scales.length, 0);
-    if (compressed.boneCount !== nodeIndices.length + weightBones) {
-      fail(`the clip has ${compressed.boneCount} bones but its bone table, nodes and weights ${nodeIndices.length + weightBones}`);
-    }
-    for (let b = 0; b < compressed.boneCount; b++) {
-      const expected = b < parents.length ? parents[b] : -1;
-      if (compressed.parents[b] !== expected) fail(`bone ${b}: the clip's parent ${compressed.parents[b]} differs from the extension's ${String(expected)}`);
-    }
 
     const nodes: (TransformNode | undefined)[] = nodeIndices.map((j) => (gltfNodes[j] as INode)._babylonTransformNode);
     let firstBone = nodeIndices.length;
@@ -121,9 +73,9 @@ export class BonepressBabylonExtension implements IGLTFLoaderExtension {
       // The loader makes one mesh per primitive of the node, each with its own morph target manager.
       const meshes = (gltfNodes[w.node] as INode)._primitiveBabylonMeshes ?? [];
       const targets = w.scales.map((_, t) => meshes.flatMap((m) => (m.morphTargetManager && t < m.morphTargetManager.numTargets ? [m.morphTargetManager.getTarget(t) as MorphTarget] : [])));
-      const bones = { firstBone, scales: w.scales, targets };
+      const entry = { firstBone, scales: w.scales, targets };
       firstBone += w.scales.length;
-      return bones;
+      return entry;
     });
 
     // As the loader makes its own groups: kept out of the scene when loading into an asset container.
