@@ -47,11 +47,14 @@ const KHRONOS = join(process.cwd(), '..', 'shared', 'data', 'khronos-samples');
 const KHRONOS_MODELS = ['CesiumMan', 'RiggedFigure', 'RiggedSimple', 'Fox', 'AnimatedMorphCube', 'BoxAnimated', 'InterpolationTest'];
 
 /**
- * Assets where Babylon's playback of the original and of the compressed clip differ by more
- * than the compressor's own figure, and by how much more is allowed: Fox's "Survey" reaches
- * 1.24e-4 at the leaf b_LeftFoot02_018 (a translation-like offset, the same on all three
- * axes) where `bonepress verify` measures 0.995e-4 (whole shell 1.14e-4). Open question,
- * kept visible here rather than hidden in a looser global tolerance.
+ * Assets where Babylon's own playback of the original strays from glTF's slerp, and by how
+ * much more than the compressor's bound the comparison may differ there. Fox: Babylon's
+ * `Quaternion.Slerp` blends keys closer than about 0.08° (dot > 0.999999) linearly without
+ * normalising, and its matrices scale by |q|², so between keys the original's leg chain
+ * (tens of units long) shrinks by up to about 1e-4 at b_LeftFoot02_018 (the runtime
+ * matches the true slerp of the keys exactly). Resident mode (the runtime's normalised
+ * slerp) shows that difference in full, decode mode (Babylon's own blend of the samples)
+ * partly.
  */
 const OPEN_DEVIATIONS = new Map([['Fox', 1.25]]);
 
