@@ -50,9 +50,9 @@ const KHRONOS_MODELS = ['CesiumMan', 'RiggedFigure', 'RiggedSimple', 'Fox', 'Ani
  * Assets where Babylon's own playback of the original strays from glTF's slerp, and by how
  * much more than the compressor's bound the comparison may differ there. Fox: Babylon's
  * `Quaternion.Slerp` blends keys closer than about 0.08° (dot > 0.999999) linearly without
- * normalising, and its matrices scale by |q|², so between keys the original's leg chain
- * (tens of units long) shrinks by up to about 1e-4 at b_LeftFoot02_018 (the runtime
- * matches the true slerp of the keys exactly). Resident mode (the runtime's normalised
+ * normalising, and the matrix of a quaternion shorter than 1 is no longer a rotation, so
+ * between keys the original's leg chain (tens of units long) moves by up to about 1e-4 at
+ * b_LeftFoot02_018 (the runtime matches the true slerp of the keys exactly). Resident mode (the runtime's normalised
  * slerp) shows that difference in full, decode mode (Babylon's own blend of the samples)
  * partly.
  */
