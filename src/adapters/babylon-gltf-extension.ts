@@ -29,7 +29,6 @@ const TRS = new Set(['translation', 'rotation', 'scale']);
  */
 export interface BonepressBabylonOptions extends Pick<AnimationGroupOptions, 'mode' | 'translationScale'> {}
 
-
 /**
  * The loader extension: register it once with {@link registerBonepressExtension}; every
  * glTF load that uses the extension then makes one of these.
