@@ -140,8 +140,22 @@ describe('import rules', () => {
     expect(violations('clip/', (t) => t.kind === 'src' && (t.path.startsWith('clip/') || t.path.startsWith('shared/')))).toEqual([]);
   });
 
-  it('src/adapters/** imports only the runtime, each other and three', () => {
-    expect(violations('adapters/', (t) => (t.kind === 'src' && (t.path.startsWith('runtime/') || t.path.startsWith('adapters/'))) || (t.kind === 'package' && t.name === 'three'))).toEqual([]);
+  it('src/adapters/** imports only the runtime, each other and its engine: three.js files three and no Babylon file, Babylon files @babylonjs and no three.js file', () => {
+    expect(files.some((f) => f.rel === 'adapters/babylon.ts')).toBe(true);
+    const engine = (rel: string) => (/^adapters\/babylon/.test(rel) ? 'babylon' : /^adapters\/three/.test(rel) ? 'three' : 'shared');
+    const packages = { babylon: ['@babylonjs/core', '@babylonjs/loaders'], three: ['three'], shared: [] as string[] };
+    const bad: string[] = [];
+    for (const f of files.filter((x) => x.rel.startsWith('adapters/'))) {
+      const own = engine(f.rel);
+      for (const spec of f.imports) {
+        const t = target(f.path, spec);
+        const ok = t.kind === 'src'
+          ? t.path.startsWith('runtime/') || (t.path.startsWith('adapters/') && [own, 'shared'].includes(engine(t.path)))
+          : t.kind === 'package' && packages[own].includes(t.name);
+        if (!ok) bad.push(`src/${f.rel} imports '${spec}'`);
+      }
+    }
+    expect(bad).toEqual([]);
   });
 
   it('nothing outside src/cli/ imports src/cli/**', () => {

@@ -9,12 +9,11 @@
 import type { AnimationClip, KeyframeTrack, Object3D } from 'three';
 import type { GLTFLoaderPlugin, GLTFParser } from 'three/examples/jsm/loaders/GLTFLoader.js';
 
-import { CompressedClip } from '../runtime/compressed-clip.js';
 import { FORMAT_ERROR, FormatError } from '../runtime/errors.js';
+import { BONEPRESS_EXTENSION, openExtensionClip, readExtensionBones, type ExtensionJson } from './gltf-extension-def.js';
 import { createMixerClip, type CompressedAnimationClip, type MixerClipOptions } from './three-mixer.js';
 
-/** The extension's name (docs/gltf-extension.md). */
-export const BONEPRESS_EXTENSION = 'BONEPRESS_animation_compression';
+export { BONEPRESS_EXTENSION } from './gltf-extension-def.js';
 
 const TRS = new Set(['translation', 'rotation', 'scale']);
 
@@ -28,10 +27,6 @@ interface AnimationDef {
   name?: string;
   channels?: ChannelDef[];
   extensions?: Record<string, unknown>;
-}
-interface SkeletonDef {
-  joints?: unknown;
-  parents?: unknown;
 }
 interface AnimationExtensionDef {
   skeleton?: unknown;
@@ -68,48 +63,12 @@ export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
     const fail = (problem: string): never => {
       throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `${BONEPRESS_EXTENSION}: ${where}: ${problem}`);
     };
-    const json = this.parser.json as { extensions?: Record<string, { skeletons?: SkeletonDef[] }>; bufferViews?: unknown[]; nodes?: unknown[] };
-    const nodeCount = json.nodes?.length ?? 0;
-    const isNode = (j: unknown): j is number => Number.isInteger(j) && (j as number) >= 0 && (j as number) < nodeCount;
-    // Bone order: the table's bones, then the node bones, then the weight bones (docs/gltf-extension.md).
-    let joints: number[] = [], parents: number[] = [];
-    const s = ext.skeleton;
-    if (s !== undefined) {
-      const skeletons = json.extensions?.[BONEPRESS_EXTENSION]?.skeletons;
-      if (!Array.isArray(skeletons) || !Number.isInteger(s) || (s as number) < 0 || (s as number) >= skeletons.length) fail(`skeleton ${String(s)} is not in the file's bone tables`);
-      const table = skeletons![s as number];
-      if (!Array.isArray(table.joints) || !table.joints.every(isNode)) fail(`bone table ${String(s)} has joints that are not node indices`);
-      if (!Array.isArray(table.parents) || table.parents.length !== (table.joints as number[]).length) fail(`bone table ${String(s)} needs one parent per joint`);
-      joints = table.joints as number[];
-      parents = table.parents as number[];
-    }
-    const props = ext.nodes === undefined ? [] : ext.nodes;
-    if (!Array.isArray(props) || !props.every(isNode)) fail('nodes are not node indices');
-    const weights = ext.weights === undefined ? [] : ext.weights;
-    if (!Array.isArray(weights) || !weights.every((w: { node?: unknown; scales?: unknown }) => isNode(w?.node) && Array.isArray(w.scales) && w.scales.length > 0
-      && w.scales.every((x: unknown) => typeof x === 'number' && x > 0 && Number.isFinite(x)))) {
-      fail('weights need a node index and positive scales each');
-    }
-    const weightDefs = weights as { node: number; scales: number[] }[];
-    const view = ext.bufferView;
-    if (!Number.isInteger(view) || (view as number) < 0 || (view as number) >= (json.bufferViews?.length ?? 0)) fail(`bufferView ${String(view)} is not in the file`);
-
-    const bytes = await this.parser.getDependency('bufferView', view as number) as ArrayBuffer;
-    let compressed: CompressedClip;
-    try {
-      compressed = CompressedClip.open(new Uint8Array(bytes));
-    } catch (e) {
-      return fail((e as Error).message);
-    }
-    const nodeIndices = Int32Array.from([...joints, ...(props as number[])]);
-    const weightBones = weightDefs.reduce((n, w) => n + w.scales.length, 0);
-    if (compressed.boneCount !== nodeIndices.length + weightBones) {
-      fail(`the clip has ${compressed.boneCount} bones but its bone table, nodes and weights ${nodeIndices.length + weightBones}`);
-    }
-    for (let b = 0; b < compressed.boneCount; b++) {
-      const expected = b < parents.length ? parents[b] : -1;
-      if (compressed.parents[b] !== expected) fail(`bone ${b}: the clip's parent ${compressed.parents[b]} differs from the extension's ${String(expected)}`);
-    }
+    const bones = readExtensionBones(this.parser.json as ExtensionJson, ext as Record<string, unknown>, fail);
+    const bytes = await this.parser.getDependency('bufferView', bones.bufferView) as ArrayBuffer;
+    const compressed = openExtensionClip(new Uint8Array(bytes), bones, fail);
+    const nodeIndices = Int32Array.from(bones.nodeIndices);
+    const weightDefs = bones.weights;
+    const weightBones = compressed.boneCount - nodeIndices.length;
 
     const nodes = await Promise.all(Array.from(nodeIndices, (j) => this.parser.getDependency('node', j) as Promise<Object3D>));
     let firstBone = nodeIndices.length;

@@ -16,7 +16,8 @@ import {
 
 import type { CompressedClip } from '../runtime/compressed-clip.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
-import type { ClipSampler, SampleOptions } from '../runtime/sampler.js';
+import type { SampleOptions } from '../runtime/sampler.js';
+import { PoseContext } from './pose-context.js';
 import { bindBones, listNames, type BindOptions } from './three-binding.js';
 
 /** Options of {@link createMixerClip}. */
@@ -62,27 +63,6 @@ interface InterpolantFactory {
   createInterpolant: (result?: TypedArray) => Interpolant;
 }
 const PROPERTY = ['quaternion', 'position', 'scale'] as const;
-
-/** One action's sampling state: its sampler and the pose last decoded, at `time`. */
-class PoseContext {
-  readonly sampler: ClipSampler;
-  readonly pose: Float32Array;
-  time = NaN;
-
-  constructor(clip: CompressedClip) {
-    this.sampler = clip.createSampler();
-    this.pose = new Float32Array(clip.boneCount * POSE_STRIDE);
-  }
-
-  /** The pose at `time`, decoded once however many tracks ask. */
-  at(time: number): Float32Array {
-    if (time !== this.time) {
-      this.sampler.sample(time, this.pose, CLAMP);
-      this.time = time;
-    }
-    return this.pose;
-  }
-}
 
 /** Reads one bone property out of its action's decoded pose. */
 class CompressedInterpolant extends Interpolant {

@@ -1,0 +1,84 @@
+/**
+ * What a loader needs from a `BONEPRESS_animation_compression` animation
+ * (docs/gltf-extension.md), read and checked against the file, for every engine's loader:
+ * the glTF node of each bone, the weight entries, the buffer view, and the clip opened and
+ * checked against them. Engine-free: the three.js plugin and the Babylon.js extension share it.
+ */
+import { CompressedClip } from '../runtime/compressed-clip.js';
+
+/** The extension's name (docs/gltf-extension.md). */
+export const BONEPRESS_EXTENSION = 'BONEPRESS_animation_compression';
+
+/** The glTF JSON a loader holds, as far as the extension reads it. */
+export interface ExtensionJson {
+  extensions?: Record<string, unknown>;
+  bufferViews?: readonly unknown[];
+  nodes?: readonly unknown[];
+}
+
+/** One weight entry: the node whose morph-target weights `scales.length` bones hold. */
+export interface WeightDef {
+  readonly node: number;
+  readonly scales: readonly number[];
+}
+
+/** An animation's bones, in clip order: the table's and node bones' glTF nodes, then the weight entries. */
+export interface ExtensionBones {
+  /** glTF node of each transform bone: the bone table's joints, then the animation's `nodes`. */
+  readonly nodeIndices: readonly number[];
+  readonly weights: readonly WeightDef[];
+  readonly bufferView: number;
+  /** The bone table's parents (the first `parents.length` bones); every other bone is a root. */
+  readonly parents: readonly number[];
+}
+
+/**
+ * Reads the animation extension object `ext` against the file's `json`. Calls `fail` (which
+ * throws) with the problem when a reference is out of the file or a list is malformed.
+ */
+export function readExtensionBones(json: ExtensionJson, ext: Record<string, unknown>, fail: (problem: string) => never): ExtensionBones {
+  const nodeCount = json.nodes?.length ?? 0;
+  const isNode = (j: unknown): j is number => Number.isInteger(j) && (j as number) >= 0 && (j as number) < nodeCount;
+  // Bone order: the table's bones, then the node bones, then the weight bones (docs/gltf-extension.md).
+  let joints: number[] = [], parents: number[] = [];
+  const s = ext.skeleton;
+  if (s !== undefined) {
+    const skeletons = (json.extensions?.[BONEPRESS_EXTENSION] as { skeletons?: { joints?: unknown; parents?: unknown }[] } | undefined)?.skeletons;
+    if (!Array.isArray(skeletons) || !Number.isInteger(s) || (s as number) < 0 || (s as number) >= skeletons.length) fail(`skeleton ${String(s)} is not in the file's bone tables`);
+    const table = skeletons![s as number];
+    if (!Array.isArray(table.joints) || !table.joints.every(isNode)) fail(`bone table ${String(s)} has joints that are not node indices`);
+    if (!Array.isArray(table.parents) || table.parents.length !== (table.joints as number[]).length) fail(`bone table ${String(s)} needs one parent per joint`);
+    joints = table.joints as number[];
+    parents = table.parents as number[];
+  }
+  const props = ext.nodes === undefined ? [] : ext.nodes;
+  if (!Array.isArray(props) || !props.every(isNode)) fail('nodes are not node indices');
+  const weights = ext.weights === undefined ? [] : ext.weights;
+  if (!Array.isArray(weights) || !weights.every((w: { node?: unknown; scales?: unknown }) => isNode(w?.node) && Array.isArray(w.scales) && w.scales.length > 0
+    && w.scales.every((x: unknown) => typeof x === 'number' && x > 0 && Number.isFinite(x)))) {
+    fail('weights need a node index and positive scales each');
+  }
+  const view = ext.bufferView;
+  if (!Number.isInteger(view) || (view as number) < 0 || (view as number) >= (json.bufferViews?.length ?? 0)) fail(`bufferView ${String(view)} is not in the file`);
+  return { nodeIndices: [...joints, ...(props as number[])], weights: weights as WeightDef[], bufferView: view as number, parents };
+}
+
+/**
+ * Opens the animation's `.bpk` bytes and checks them against `bones`: the bone count (table,
+ * nodes and weights) and the table's parents. Calls `fail` with the problem otherwise.
+ */
+export function openExtensionClip(bytes: Uint8Array, bones: ExtensionBones, fail: (problem: string) => never): CompressedClip {
+  let clip: CompressedClip;
+  try {
+    clip = CompressedClip.open(bytes);
+  } catch (e) {
+    return fail((e as Error).message);
+  }
+  const count = bones.nodeIndices.length + bones.weights.reduce((n, w) => n + w.scales.length, 0);
+  if (clip.boneCount !== count) fail(`the clip has ${clip.boneCount} bones but its bone table, nodes and weights ${count}`);
+  for (let b = 0; b < clip.boneCount; b++) {
+    const expected = b < bones.parents.length ? bones.parents[b] : -1;
+    if (clip.parents[b] !== expected) fail(`bone ${b}: the clip's parent ${clip.parents[b]} differs from the extension's ${String(expected)}`);
+  }
+  return clip;
+}

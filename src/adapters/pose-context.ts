@@ -1,0 +1,31 @@
+/**
+ * One playing instance's sampling state (a three.js action, a Babylon.js group): its own
+ * sampler and the pose it last decoded, so that however many tracks read the pose at one
+ * time, it is decoded once. Engine-free.
+ */
+import type { CompressedClip } from '../runtime/compressed-clip.js';
+import { POSE_STRIDE } from '../runtime/pose.js';
+import type { ClipSampler, SampleOptions } from '../runtime/sampler.js';
+
+const CLAMP: SampleOptions = { looping: 'clamp' };
+
+/** A sampler and the pose it last decoded, at `time`. */
+export class PoseContext {
+  readonly sampler: ClipSampler;
+  readonly pose: Float32Array;
+  time = NaN;
+
+  constructor(clip: CompressedClip) {
+    this.sampler = clip.createSampler();
+    this.pose = new Float32Array(clip.boneCount * POSE_STRIDE);
+  }
+
+  /** The pose at `time` seconds (held at the ends), decoded once however many tracks ask. */
+  at(time: number): Float32Array {
+    if (time !== this.time) {
+      this.sampler.sample(time, this.pose, CLAMP);
+      this.time = time;
+    }
+    return this.pose;
+  }
+}
