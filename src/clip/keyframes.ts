@@ -175,3 +175,33 @@ export function evaluateTrack(track: KeyframeTrack, time: number, out: Float32Ar
   }
   valueAt(track, lo, time, tol, out, o);
 }
+
+/**
+ * Samples `track` at `times` (non-decreasing; a time listed m + 1 times is a jump's m-th
+ * side) into `out[outOffset + s · width …]`: a time where the track has keys takes its
+ * key exactly (the m-th of them, or its last), any other time its interpolation there.
+ * So a clip sampled at the union of its tracks' key times plays back what every track
+ * means: lerp and slerp between samples follow LINEAR keys, and a held sample is a STEP
+ * key. Allocates nothing; the key cursor only moves forward.
+ */
+export function sampleTrackAt(track: KeyframeTrack, times: ArrayLike<number>, out: Float32Array, outOffset: number): void {
+  const { times: keys, width, interpolation } = track;
+  const keyStride = interpolation === INTERPOLATION.CUBICSPLINE ? 3 * width : width;
+  const valueSkip = interpolation === INTERPOLATION.CUBICSPLINE ? width : 0;
+  let k = 0;
+  for (let s = 0, side = 0; s < times.length; s++) {
+    const t = times[s];
+    side = s > 0 && times[s - 1] === t ? side + 1 : 0;
+    while (k < keys.length && keys[k] < t) k++;
+    const o = outOffset + s * width;
+    if (k < keys.length && keys[k] === t) {
+      let key = k;
+      while (key - k < side && key + 1 < keys.length && keys[key + 1] === t) key++;
+      const v = key * keyStride + valueSkip;
+      for (let c = 0; c < width; c++) out[o + c] = track.values[v + c];
+      if (track.rotation) normalizeQuat(out, o);
+    } else {
+      evaluateTrack(track, t, out, o);
+    }
+  }
+}

@@ -20,7 +20,7 @@ import { convertLength, type LengthUnit } from '../clip/units.js';
 import { MAX_QUOTED_CHARS, ParseError, PARSE_ERROR, quoteText, type ParseErrorCode } from './errors.js';
 import { boneSamplesProblem, checkBoneCount, checkClipSize, type ReadOptions } from './options.js';
 import {
-  countOffGridKeys, detectSampleRate, INTERPOLATION, resampleTrack, sampleCountFor, type Interpolation, type KeyframeTrack,
+  countOffGridKeys, detectSampleRate, INTERPOLATION, keysOnGrid, resampleTrack, sampleCountFor, sampleTrackAt, unionKeyTimes, type Interpolation, type KeyframeTrack,
 } from './resample.js';
 
 /** Options of {@link readGltf} and {@link readGltfWithWarnings}. */
@@ -242,13 +242,18 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
       tracks.push({ bone, path: ch.path, track: { times, values, width, interpolation: ch.interpolation, rotation: ch.path === 'rotation' } });
     });
 
-    const sampleRate = rate ?? detectSampleRate(tracks.map((t) => t.track.times));
+    const keyTimes = tracks.map((t) => t.track.times);
+    let sampleRate = rate ?? detectSampleRate(keyTimes);
     let start = Infinity, end = -Infinity;
     for (const { track } of tracks) {
       start = Math.min(start, track.times[0]);
       end = Math.max(end, track.times[track.times.length - 1]);
     }
-    const sampleCount = sampleCountFor(end - start, sampleRate);
+    // Keys on no uniform grid (gaps, jitter beyond float32 rounding) are kept at their own
+    // times, unless the caller asked for a rate.
+    const sampleTimes = rate === undefined && !keysOnGrid(keyTimes, start, sampleRate) ? unionKeyTimes(keyTimes) : undefined;
+    const sampleCount = sampleTimes ? sampleTimes.length : sampleCountFor(end - start, sampleRate);
+    if (sampleTimes && sampleCount > 1 && end > start) sampleRate = (sampleCount - 1) / (end - start);
     // So that a bogus rate or key time cannot exhaust memory.
     const tooMany = boneSamplesProblem(boneCount, sampleCount);
     if (tooMany !== undefined) {
@@ -264,8 +269,11 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
     for (const { bone, path, track } of tracks) {
       const kind = path === 'rotation' ? 0 : path === 'translation' ? 1 : 2;
       const out = kind === 0 ? samples.rotations : kind === 1 ? samples.translations : samples.scales;
-      resampleTrack(track, start, sampleRate, sampleCount, out, bone * sampleCount * track.width);
-      offGrid += countOffGridKeys(track.times, start, sampleRate);
+      if (sampleTimes) sampleTrackAt(track, sampleTimes, out, bone * sampleCount * track.width);
+      else {
+        resampleTrack(track, start, sampleRate, sampleCount, out, bone * sampleCount * track.width);
+        offGrid += countOffGridKeys(track.times, start, sampleRate);
+      }
       keys += track.times.length;
       const t = bone * TRACKS_PER_BONE + kind;
       channelMask[t] = 1;
@@ -274,7 +282,7 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
     }
     // The time base is the file's: three.js plays the clip from 0 (holding the first key
     // until it) to the last key, and loops with that period.
-    const clip: RawClip = { ...samples, startTime: start, duration: end, channelMask, stepMask, keyframes };
+    const clip: RawClip = { ...samples, startTime: start, duration: end, channelMask, stepMask, keyframes, ...(sampleTimes ? { sampleTimes } : {}) };
     if (offGrid > 0) {
       warnings.push(`animation "${animation.name}": ${offGrid} of ${keys} keys fall between samples at ${formatRate(sampleRate)} Hz; their values are interpolated, not kept exactly`);
     }
