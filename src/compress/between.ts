@@ -157,8 +157,8 @@ export interface SampleGrid {
   gridError: number;
 }
 
-/** Times an interval may be halved so that lerp and slerp follow a curve between keys (16 parts). */
-const MAX_REFINEMENTS = 4;
+/** Times an interval may be halved so that lerp and slerp follow a curve between keys (up to 256 parts). */
+const MAX_REFINEMENTS = 8;
 
 /**
  * For a clip with its source's keys: samples whose own interpolation stays within `budget`
@@ -173,7 +173,8 @@ const MAX_REFINEMENTS = 4;
  */
 export function chooseSampleGrid(clip: RawClip, budget: number, shellDistances: Float32Array, metric: ErrorMetric = 'vertices'): SampleGrid {
   if (!clip.keyframes || clip.sampleCount < 2) return { clip, factor: 1, gridError: 0 };
-  let candidate = clip;
+  // A uniform clip is evaluated at its grid times themselves, as verify's comparison does.
+  let candidate = clip.sampleTimes ? clip : resampleFromKeys(clip, 1);
   for (let round = 0; ; round++) {
     const perInterval = new Float64Array(candidate.sampleCount - 1);
     const c = candidate;

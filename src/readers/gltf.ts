@@ -121,11 +121,13 @@ export async function readGltf(bytes: Uint8Array, file: string, options: GltfRea
  *   TRS (a `matrix` is decomposed).
  * - **Clips**: one per animation, named after it (`animation_<i>` when unnamed), starting at
  *   the animation's earliest key (usually 0) and ending at its last. Translation, rotation
- *   and scale channels are resampled (STEP / LINEAR / CUBICSPLINE, see `resample.ts`) at
- *   `options.sampleRate`, or at the rate {@link detectSampleRate} finds in the key times: the
- *   most common key interval, snapped to a whole number of Hz (or an NTSC rate), and raised
- *   to a whole multiple of at least 30 Hz when keys are sparser than 20 Hz. Bones without a
- *   channel keep their rest value.
+ *   and scale channels are sampled at `options.sampleRate`, or at the rate
+ *   {@link detectSampleRate} finds in the key times (the most common key interval, snapped
+ *   to a whole number of Hz or an NTSC rate, raised to a whole multiple of at least 30 Hz
+ *   only when keys are sparser than 1 Hz) when every key lies on that grid; otherwise at the
+ *   keys' own times, the union of the channels' key times ({@link RawClip.sampleTimes}), so
+ *   gaps and jittered times keep every key exactly. STEP / LINEAR / CUBICSPLINE as in
+ *   `resample.ts`. Bones without a channel keep their rest value.
  * - **Units**: metres unless `options.unit` says the file is in another unit.
  * - **Warnings** (not errors): channels on nodes outside the skeleton, morph-weight and
  *   pointer channels, duplicate channels, keys off the sample grid, renamed bones, and
@@ -243,7 +245,10 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
     });
 
     const keyTimes = tracks.map((t) => t.track.times);
-    let sampleRate = rate ?? detectSampleRate(keyTimes);
+    // Keys down to 1 Hz keep their own rate: a curve between them is sampled where it needs
+    // it (compress/between.ts), not everywhere. Sparser keys are still multiplied up, which
+    // keeps the rate of keys minutes apart (or 1e30 s) a sensible number.
+    let sampleRate = rate ?? detectSampleRate(keyTimes, { minKeyRate: 1 });
     let start = Infinity, end = -Infinity;
     for (const { track } of tracks) {
       start = Math.min(start, track.times[0]);
