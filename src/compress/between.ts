@@ -16,8 +16,15 @@ import { slerpWeights } from '../runtime/interpolate.js';
 import { keyPosition } from '../runtime/key-times.js';
 import { AFFINE_STRIDE, boneErrorFunction, poseToObject, shellBoundError, type ErrorMetric } from '../metric/error-metric.js';
 
-/** Fractions of each sample interval where the error between samples is measured. */
-export const BETWEEN_FRACTIONS: readonly number[] = [0.25, 0.5, 0.75];
+/**
+ * Checks per sample interval: at i / m of it for i = 1 … m − 1, m the smallest power of two
+ * from 4 whose {@link remainderFactor} is within {@link REMAINDER_SHARE}: ¼, ½ and ¾ of an
+ * interval over which no chain of bones turns more than about a quarter of a radian.
+ */
+const MIN_CHECKS = 4;
+const MAX_CHECKS = 256;
+/** Share of the error a check may leave unmeasured between two checks. */
+export const REMAINDER_SHARE = 0.02;
 
 /** The largest error between samples and where it occurs. Errors are in clip units. */
 export interface BetweenReport {
@@ -104,7 +111,7 @@ export function interpolateSamples(clip: RawClip, k: number, alpha: number, out:
 
 /**
  * Measures `decodedBetween(k, alpha, outPose)` against {@link referenceBetween} at
- * {@link BETWEEN_FRACTIONS} of every sample interval, with `metric` at `shellDistances`;
+ * {@link checksFor} points of every sample interval (¼, ½, ¾ unless the motion needs more), with `metric` at `shellDistances`;
  * the whole-shell figure is measured as well unless `shellToo` is false (then it is 0 for
  * the `vertices` metric). `perInterval`, when given, receives the largest error of each
  * interval (it must start zeroed). Allocates a few pose-sized buffers.
@@ -127,10 +134,16 @@ export function measureBetweenErrors(
   const decObject = new Float64Array(boneCount * AFFINE_STRIDE);
   const report: BetweenReport = { metric, maxError: 0, shellMaxError: 0, worstBone: 0, worstInterval: 0, worstFraction: 0 };
   const times = clip.sampleTimes;
+  const turn = new Float64Array(boneCount + 1);
   for (let k = 0; k + 1 < clip.sampleCount; k++) {
     // A jump (two samples at one time) has no time between its samples.
     if (times && times[k + 1] === times[k]) continue;
-    for (const alpha of BETWEEN_FRACTIONS) {
+    const checks = checksFor(clip, k, turn);
+    // The error at any time of the interval is within (1 + remainder) of the largest check.
+    const grow = 1 + remainderFactor(turn[boneCount], checks);
+    let worst = 0, worstShell = 0;
+    for (let i = 1; i < checks; i++) {
+      const alpha = i / checks;
       referenceBetween(clip, k, alpha, reference);
       decodedBetween(k, alpha, decoded);
       poseToObject(reference, parents, refObject);
@@ -138,13 +151,55 @@ export function measureBetweenErrors(
       for (let b = 0; b < boneCount; b++) {
         const e = boneError(refObject, b * AFFINE_STRIDE, decObject, b * AFFINE_STRIDE, shellDistances[b]);
         const shell = isShell ? e : shellToo ? shellBoundError(refObject, b * AFFINE_STRIDE, decObject, b * AFFINE_STRIDE, shellDistances[b]) : 0;
-        if (shell > report.shellMaxError) report.shellMaxError = shell;
-        if (perInterval && e > perInterval[k]) perInterval[k] = e;
-        if (e > report.maxError) { report.maxError = e; report.worstBone = b; report.worstInterval = k; report.worstFraction = alpha; }
+        if (shell > worstShell) worstShell = shell;
+        if (e > worst) {
+          worst = e;
+          if (e * grow > report.maxError) { report.worstBone = b; report.worstInterval = k; report.worstFraction = alpha; }
+        }
       }
     }
+    if (perInterval) perInterval[k] = worst * grow;
+    if (worst * grow > report.maxError) report.maxError = worst * grow;
+    if (worstShell * grow > report.shellMaxError) report.shellMaxError = worstShell * grow;
   }
   return report;
+}
+
+/**
+ * Checks for interval k (a power of two from {@link MIN_CHECKS} to {@link MAX_CHECKS}) whose
+ * {@link remainderFactor} is within {@link REMAINDER_SHARE}. Writes each bone's turn over the
+ * interval into `turn` (radians: its rotation angle plus its relative scale change, summed
+ * from the root) and the largest at `turn[boneCount]`.
+ */
+export function checksFor(clip: RawClip, k: number, turn: Float64Array): number {
+  const n = clip.sampleCount, parents = clip.skeleton.parents, r = clip.rotations, sc = clip.scales;
+  let worst = 0;
+  for (let b = 0; b < parents.length; b++) {
+    const a = (b * n + k) * 4, c = a + 4;
+    const dot = Math.abs(r[a] * r[c] + r[a + 1] * r[c + 1] + r[a + 2] * r[c + 2] + r[a + 3] * r[c + 3]);
+    let own = 2 * Math.acos(Math.min(1, dot));
+    for (let i = 0; i < 3; i++) {
+      const s0 = Math.abs(sc[(b * n + k) * 3 + i]), s1 = Math.abs(sc[(b * n + k + 1) * 3 + i]);
+      const low = Math.min(s0, s1);
+      own += low > 0 ? Math.abs(s1 - s0) / low : s0 === s1 ? 0 : Infinity;
+    }
+    turn[b] = own + (parents[b] >= 0 ? turn[parents[b]] : 0);
+    if (turn[b] > worst) worst = turn[b];
+  }
+  turn[parents.length] = worst;
+  let checks = MIN_CHECKS;
+  while (checks < MAX_CHECKS && remainderFactor(worst, checks) > REMAINDER_SHARE) checks *= 2;
+  return checks;
+}
+
+/**
+ * How much the error may exceed the largest of `checks` − 1 evenly spaced checks anywhere
+ * in an interval over which chains of bones turn at most `turn` radians, as a share of that
+ * error: h²/8 times the bound (8Θ + 6Θ²) on the error's second derivative relative to the
+ * error (docs/format.md, "The error at any time").
+ */
+export function remainderFactor(turn: number, checks: number): number {
+  return (8 * turn + 6 * turn * turn) / (8 * checks * checks);
 }
 
 /** What {@link chooseSampleGrid} returns. */
