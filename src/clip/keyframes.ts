@@ -123,21 +123,28 @@ function valueAt(track: KeyframeTrack, k: number, time: number, tol: number, out
   if (rotation) normalizeQuat(out, o);
 }
 
-/** Shortest-arc slerp between quaternions at values[a] and values[b], written at out[o]. */
+/**
+ * Shortest-arc slerp between quaternions at values[a] and values[b], written at out[o]. The
+ * angle comes from atan2 of the chord lengths, accurate at every angle, so even keys a few
+ * degrees apart are slerped (nlerp there would be off by about θ³/50 of the lever arm, which
+ * a large model's threshold sees); only below 1e-6 rad does lerp stand in, exact to θ².
+ */
 function slerpInto(values: ArrayLike<number>, a: number, b: number, alpha: number, out: Float32Array | Float64Array, o: number): void {
   const ax = values[a], ay = values[a + 1], az = values[a + 2], aw = values[a + 3];
   let bx = values[b], by = values[b + 1], bz = values[b + 2], bw = values[b + 3];
-  let dot = ax * bx + ay * by + az * bz + aw * bw;
-  if (dot < 0) { dot = -dot; bx = -bx; by = -by; bz = -bz; bw = -bw; }
+  if (ax * bx + ay * by + az * bz + aw * bw < 0) { bx = -bx; by = -by; bz = -bz; bw = -bw; }
+  const la = Math.hypot(ax, ay, az, aw) || 1, lb = Math.hypot(bx, by, bz, bw) || 1;
+  const theta = 2 * Math.atan2(
+    Math.hypot(ax / la - bx / lb, ay / la - by / lb, az / la - bz / lb, aw / la - bw / lb),
+    Math.hypot(ax / la + bx / lb, ay / la + by / lb, az / la + bz / lb, aw / la + bw / lb),
+  );
   let wa: number, wb: number;
-  if (dot > 0.9995) {
-    // Nearly parallel: sin θ → 0 makes slerp unstable, and lerp is as exact there.
+  if (theta < 1e-6) {
     wa = 1 - alpha; wb = alpha;
   } else {
-    const theta = Math.acos(dot);
     const inv = 1 / Math.sin(theta);
-    wa = Math.sin((1 - alpha) * theta) * inv;
-    wb = Math.sin(alpha * theta) * inv;
+    wa = Math.sin((1 - alpha) * theta) * inv / la;
+    wb = Math.sin(alpha * theta) * inv / lb;
   }
   out[o] = ax * wa + bx * wb;
   out[o + 1] = ay * wa + by * wb;
