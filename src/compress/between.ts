@@ -22,7 +22,7 @@ import { AFFINE_STRIDE, boneErrorFunction, poseToObject, shellBoundError, type E
  * interval over which no chain of bones turns more than about a quarter of a radian.
  */
 const MIN_CHECKS = 4;
-const MAX_CHECKS = 256;
+const MAX_CHECKS = 32;
 /** Share of the error a check may leave unmeasured between two checks. */
 export const REMAINDER_SHARE = 0.02;
 

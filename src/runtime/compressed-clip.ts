@@ -505,6 +505,11 @@ export class CompressedClip {
     return { ...this.sections };
   }
 
+  /** The time of sample `k` (0 … sampleCount − 1) on the source's timeline: its key time, or startTime + k / sampleRate. */
+  keyTime(k: number): number {
+    return this.keyTimes ? this.keyTimes[k] : this.startTime + k / this.sampleRate;
+  }
+
   /** Class of track `kind` (0 rotation, 1 translation, 2 scale) of `bone`. */
   trackClassOf(bone: number, kind: number): TrackClass {
     return TRACK_CLASS_NAMES[this.trackClass[bone * TRACKS_PER_BONE + kind]];
