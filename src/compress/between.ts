@@ -168,20 +168,26 @@ export function measureBetweenErrors(
 /**
  * Checks for interval k (a power of two from {@link MIN_CHECKS} to {@link MAX_CHECKS}) whose
  * {@link remainderFactor} is within {@link REMAINDER_SHARE}. Writes each bone's turn over the
- * interval into `turn` (radians: its rotation angle plus its relative scale change, summed
- * from the root) and the largest at `turn[boneCount]`.
+ * interval into `turn` (radians: its rotation angle plus its scale change relative to the
+ * larger scale, STEP tracks aside, summed from the root) and the largest at `turn[boneCount]`.
  */
 export function checksFor(clip: RawClip, k: number, turn: Float64Array): number {
-  const n = clip.sampleCount, parents = clip.skeleton.parents, r = clip.rotations, sc = clip.scales;
+  const n = clip.sampleCount, parents = clip.skeleton.parents, r = clip.rotations, sc = clip.scales, step = clip.stepMask;
   let worst = 0;
   for (let b = 0; b < parents.length; b++) {
-    const a = (b * n + k) * 4, c = a + 4;
-    const dot = Math.abs(r[a] * r[c] + r[a + 1] * r[c + 1] + r[a + 2] * r[c + 2] + r[a + 3] * r[c + 3]);
-    let own = 2 * Math.acos(Math.min(1, dot));
-    for (let i = 0; i < 3; i++) {
-      const s0 = Math.abs(sc[(b * n + k) * 3 + i]), s1 = Math.abs(sc[(b * n + k + 1) * 3 + i]);
-      const low = Math.min(s0, s1);
-      own += low > 0 ? Math.abs(s1 - s0) / low : s0 === s1 ? 0 : Infinity;
+    let own = 0;
+    // A STEP track holds its value over the interval: it does not move.
+    if (step?.[b * TRACKS_PER_BONE + TRACK_KIND.ROTATION] !== 1) {
+      const a = (b * n + k) * 4, c = a + 4;
+      own = 2 * Math.acos(Math.min(1, Math.abs(r[a] * r[c] + r[a + 1] * r[c + 1] + r[a + 2] * r[c + 2] + r[a + 3] * r[c + 3])));
+    }
+    if (step?.[b * TRACKS_PER_BONE + TRACK_KIND.SCALE] !== 1) {
+      for (let i = 0; i < 3; i++) {
+        // Relative to the larger scale, so a scale growing from 0 (a hidden part appearing) counts as 1.
+        const s0 = Math.abs(sc[(b * n + k) * 3 + i]), s1 = Math.abs(sc[(b * n + k + 1) * 3 + i]);
+        const high = Math.max(s0, s1);
+        if (high > 0) own += Math.abs(s1 - s0) / high;
+      }
     }
     turn[b] = own + (parents[b] >= 0 ? turn[parents[b]] : 0);
     if (turn[b] > worst) worst = turn[b];
