@@ -8,13 +8,13 @@ import { INTERPOLATION, KEY_TIME_TOLERANCE, resampleTrack, sampleTrackAt, type I
 
 export { INTERPOLATION, KEY_TIME_TOLERANCE, resampleTrack, sampleTrackAt, type Interpolation, type KeyframeTrack };
 
-/** Settings of {@link detectSampleRate}; the values are what the glTF reader uses. */
+/** Settings of {@link detectSampleRate}; the glTF reader uses the defaults but `minKeyRate`, which it sets to 1 Hz. */
 export interface RateDetectionOptions {
   /** A key rate within this fraction of a whole number of Hz snaps to it. Default 0.005 (0.5%). */
   snapTolerance?: number;
   /** Key intervals shorter than this (seconds) are ignored as jumps or noise. Default 1e-4. */
   minInterval?: number;
-  /** Key rates below this (Hz) are multiplied up. Default 20. */
+  /** Key rates below this (Hz) are multiplied up. Default 20 (the glTF reader: 1). */
   minKeyRate?: number;
   /** A key rate below `minKeyRate` becomes its smallest whole multiple at or above this (Hz). Default 30. */
   targetRate?: number;
