@@ -24,6 +24,8 @@ export interface ReferenceClip {
   boneNames?: string[];
   /** The glTF node of every bone, when the file has them. */
   nodeIndices?: number[];
+  /** The time of every sample, when the file has the key-times section. */
+  keyTimes?: number[];
   /** Class of track `bone * 3 + kind`. */
   trackClasses: ReferenceTrackClass[];
   /** Per track: the source animates it (channel bitset). */
@@ -53,10 +55,11 @@ export function referenceDecode(input: Uint8Array): ReferenceClip {
   if (bytes.length < HEADER_SIZE) throw new Error('shorter than the header');
   if (view.getUint32(0, true) !== 0x1a4b5042) throw new Error('bad magic');
   const version = view.getUint16(4, true);
-  if (version !== 5) throw new Error(`version ${version}`); // docs/format.md describes version 5
+  if (version !== 6) throw new Error(`version ${version}`); // docs/format.md describes version 6
   const flags = view.getUint16(6, true);
   const hasNames = (flags & 1) !== 0;
   const hasNodeIndices = (flags & 4) !== 0;
+  const hasKeyTimes = (flags & 8) !== 0;
   if (view.getUint32(12, true) !== bytes.length) throw new Error('total size');
   const boneCount = view.getUint16(16, true);
   const unit = UNITS[view.getUint8(19)];
@@ -165,9 +168,17 @@ export function referenceDecode(input: Uint8Array): ReferenceClip {
   } else if (view.getUint32(76, true) !== 0) {
     throw new Error('node indices offset without node indices');
   }
+
+  // 8. Key times (optional): f32 per sample, right after the node indices.
+  let keyTimes: number[] | undefined;
+  if (hasKeyTimes) {
+    keyTimes = [];
+    for (let k = 0; k < sampleCount; k++) keyTimes.push(view.getFloat32(at + 4 * k, true));
+    at += 4 * sampleCount;
+  }
   if (view.getUint32(80, true) !== at) throw new Error('segments offset');
 
-  // 8. Segments.
+  // 9. Segments.
   const keys: Float64Array[] = [];
   const rates: number[][] = [];
   for (let s = 0; s < segmentCount; s++) {
@@ -251,7 +262,7 @@ export function referenceDecode(input: Uint8Array): ReferenceClip {
     at = dataStart + 4 * Math.ceil((keyCount * keyBits) / 32);
   }
 
-  // 9. Names.
+  // 10. Names.
   let name: string | undefined;
   let boneNames: string[] | undefined;
   if (hasNames) {
@@ -269,7 +280,7 @@ export function referenceDecode(input: Uint8Array): ReferenceClip {
     throw new Error('names offset without names');
   }
   if (at !== bytes.length) throw new Error('trailing bytes');
-  return { version, boneCount, sampleCount, sampleRate, startTime, duration, unit, parents, name, boneNames, nodeIndices, trackClasses, channels, steps, rates, keys };
+  return { version, boneCount, sampleCount, sampleRate, startTime, duration, unit, parents, name, boneNames, nodeIndices, keyTimes, trackClasses, channels, steps, rates, keys };
 
   /** Byte `byte` (0: min or low, 1: extent or high) of slot `slot` of animated track `j`'s range slot. */
   function slotByte(segmentStart: number, j: number, slot: number, byte: number): number {

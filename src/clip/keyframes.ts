@@ -123,21 +123,28 @@ function valueAt(track: KeyframeTrack, k: number, time: number, tol: number, out
   if (rotation) normalizeQuat(out, o);
 }
 
-/** Shortest-arc slerp between quaternions at values[a] and values[b], written at out[o]. */
+/**
+ * Shortest-arc slerp between quaternions at values[a] and values[b], written at out[o]. The
+ * angle comes from atan2 of the chord lengths, accurate at every angle, so even keys a few
+ * degrees apart are slerped (nlerp there would be off by about θ³/50 of the lever arm, which
+ * a large model's threshold sees); only below 1e-6 rad does lerp stand in, exact to θ².
+ */
 function slerpInto(values: ArrayLike<number>, a: number, b: number, alpha: number, out: Float32Array | Float64Array, o: number): void {
   const ax = values[a], ay = values[a + 1], az = values[a + 2], aw = values[a + 3];
   let bx = values[b], by = values[b + 1], bz = values[b + 2], bw = values[b + 3];
-  let dot = ax * bx + ay * by + az * bz + aw * bw;
-  if (dot < 0) { dot = -dot; bx = -bx; by = -by; bz = -bz; bw = -bw; }
+  if (ax * bx + ay * by + az * bz + aw * bw < 0) { bx = -bx; by = -by; bz = -bz; bw = -bw; }
+  const la = Math.hypot(ax, ay, az, aw) || 1, lb = Math.hypot(bx, by, bz, bw) || 1;
+  const theta = 2 * Math.atan2(
+    Math.hypot(ax / la - bx / lb, ay / la - by / lb, az / la - bz / lb, aw / la - bw / lb),
+    Math.hypot(ax / la + bx / lb, ay / la + by / lb, az / la + bz / lb, aw / la + bw / lb),
+  );
   let wa: number, wb: number;
-  if (dot > 0.9995) {
-    // Nearly parallel: sin θ → 0 makes slerp unstable, and lerp is as exact there.
+  if (theta < 1e-6) {
     wa = 1 - alpha; wb = alpha;
   } else {
-    const theta = Math.acos(dot);
     const inv = 1 / Math.sin(theta);
-    wa = Math.sin((1 - alpha) * theta) * inv;
-    wb = Math.sin(alpha * theta) * inv;
+    wa = Math.sin((1 - alpha) * theta) * inv / la;
+    wb = Math.sin(alpha * theta) * inv / lb;
   }
   out[o] = ax * wa + bx * wb;
   out[o + 1] = ay * wa + by * wb;
@@ -174,4 +181,34 @@ export function evaluateTrack(track: KeyframeTrack, time: number, out: Float32Ar
     if (times[mid] <= time + tol) lo = mid; else hi = mid - 1;
   }
   valueAt(track, lo, time, tol, out, o);
+}
+
+/**
+ * Samples `track` at `times` (non-decreasing; a time listed m + 1 times is a jump's m-th
+ * side) into `out[outOffset + s · width …]`: a time where the track has keys takes its
+ * key exactly (the m-th of them, or its last), any other time its interpolation there.
+ * So a clip sampled at the union of its tracks' key times plays back what every track
+ * means: lerp and slerp between samples follow LINEAR keys, and a held sample is a STEP
+ * key. Allocates nothing; the key cursor only moves forward.
+ */
+export function sampleTrackAt(track: KeyframeTrack, times: ArrayLike<number>, out: Float32Array, outOffset: number): void {
+  const { times: keys, width, interpolation } = track;
+  const keyStride = interpolation === INTERPOLATION.CUBICSPLINE ? 3 * width : width;
+  const valueSkip = interpolation === INTERPOLATION.CUBICSPLINE ? width : 0;
+  let k = 0;
+  for (let s = 0, side = 0; s < times.length; s++) {
+    const t = times[s];
+    side = s > 0 && times[s - 1] === t ? side + 1 : 0;
+    while (k < keys.length && keys[k] < t) k++;
+    const o = outOffset + s * width;
+    if (k < keys.length && keys[k] === t) {
+      let key = k;
+      while (key - k < side && key + 1 < keys.length && keys[key + 1] === t) key++;
+      const v = key * keyStride + valueSkip;
+      for (let c = 0; c < width; c++) out[o + c] = track.values[v + c];
+      if (track.rotation) normalizeQuat(out, o);
+    } else {
+      evaluateTrack(track, t, out, o);
+    }
+  }
 }

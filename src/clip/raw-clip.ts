@@ -4,19 +4,20 @@ import type { LengthUnit } from './units.js';
 import type { KeyframeTrack } from './keyframes.js';
 
 /**
- * An uncompressed clip: `sampleCount` uniformly spaced samples per bone.
+ * An uncompressed clip: `sampleCount` samples per bone, uniformly spaced unless
+ * {@link RawClip.sampleTimes} gives each its own time.
  *
  * Tracks are structure-of-arrays and bone-major, so one bone's track is contiguous:
  * - `rotations[(b * sampleCount + s) * 4 + c]`, quaternion xyzw
  * - `translations[(b * sampleCount + s) * 3 + c]`, in `unit`
  * - `scales[(b * sampleCount + s) * 3 + c]`
  *
- * Duration is `(sampleCount - 1) / sampleRate` seconds.
+ * Duration is `(sampleCount - 1) / sampleRate` seconds, or the span of `sampleTimes`.
  */
 export interface RawClip {
   readonly name: string;
   readonly skeleton: Skeleton;
-  /** Samples per second (Hz). */
+  /** Samples per second (Hz); with {@link sampleTimes}, the mean rate. */
   readonly sampleRate: number;
   readonly sampleCount: number;
   /** Unit of translations, default-pose translations and shell distances. */
@@ -26,6 +27,13 @@ export interface RawClip {
   readonly scales: Float32Array;
   /** Time of sample 0 on the source's timeline, seconds (a glTF animation's first key). Default 0. */
   readonly startTime?: number;
+  /**
+   * The time of every sample on the source's timeline (seconds, float32 values,
+   * non-decreasing; equal neighbours are a jump), for sources whose keys lie on no uniform
+   * grid (glTF keys with gaps or jitter, or intervals refined for a curve). The first equals
+   * `startTime`. Absent: sample s plays at startTime + s / sampleRate.
+   */
+  readonly sampleTimes?: Float32Array;
   /**
    * The source's duration from time 0, seconds, as its host counts it (three.js: a glTF
    * animation's last key time); the period of `'repeat'` looping. Default
@@ -61,9 +69,20 @@ export function boneCountOf(clip: RawClip): number {
   return clip.skeleton.boneNames.length;
 }
 
-/** Duration in seconds. */
+/** Duration in seconds: from the first sample to the last. */
 export function clipDuration(clip: RawClip): number {
-  return clip.sampleCount > 1 ? (clip.sampleCount - 1) / clip.sampleRate : 0;
+  if (clip.sampleCount <= 1) return 0;
+  const times = clip.sampleTimes;
+  return times ? times[clip.sampleCount - 1] - times[0] : (clip.sampleCount - 1) / clip.sampleRate;
+}
+
+/** The time of sample `s` on the source's timeline, seconds (fractional `s` lies between samples s and s + 1). */
+export function sampleTime(clip: RawClip, s: number): number {
+  const times = clip.sampleTimes;
+  if (!times) return clipStartTime(clip) + s / clip.sampleRate;
+  const k = Math.min(clip.sampleCount - 1, Math.floor(s));
+  const alpha = s - k;
+  return alpha > 0 ? times[k] + (times[k + 1] - times[k]) * alpha : times[k];
 }
 
 /** Raw size in bytes as ACL counts it: 10 float32 per bone per sample. */
@@ -170,6 +189,14 @@ export function validateRawClip(clip: RawClip): void {
   if (clip.rotations.length !== boneCount * n * 4) throw new ClipError('BAD_CLIP', `${where}: rotations hold ${clip.rotations.length} floats, expected ${boneCount * n * 4}`);
   if (clip.translations.length !== boneCount * n * 3) throw new ClipError('BAD_CLIP', `${where}: translations hold ${clip.translations.length} floats, expected ${boneCount * n * 3}`);
   if (clip.scales.length !== boneCount * n * 3) throw new ClipError('BAD_CLIP', `${where}: scales hold ${clip.scales.length} floats, expected ${boneCount * n * 3}`);
+  const times = clip.sampleTimes;
+  if (times) {
+    if (times.length !== n) throw new ClipError('BAD_CLIP', `${where}: ${times.length} sample times for ${n} samples`);
+    if (times[0] !== clipStartTime(clip)) throw new ClipError('BAD_CLIP', `${where}: sample 0 at ${times[0]} s, but the clip starts at ${clipStartTime(clip)} s`);
+    for (let s = 1; s < n; s++) {
+      if (!(times[s] >= times[s - 1]) || !Number.isFinite(times[s])) throw new ClipError('BAD_CLIP', `${where}: sample ${s} at ${times[s]} s follows sample ${s - 1} at ${times[s - 1]} s`);
+    }
+  }
   const check = (arr: Float32Array, width: number, what: string) => {
     for (let i = 0; i < arr.length; i++) {
       // Far beyond any real skeleton; keeps range arithmetic (min + 2 · extent) inside float32.

@@ -8,18 +8,23 @@
  * SJSON), slerp and lerp between the two samples, in float64. The decoded side is the
  * runtime's own interpolation.
  */
-import { evaluateTrack, resampleTrack } from '../clip/keyframes.js';
-import { clipStartTime, type RawClip } from '../clip/raw-clip.js';
+import { evaluateTrack, resampleTrack, sampleTrackAt } from '../clip/keyframes.js';
+import { clipStartTime, sampleTime, type RawClip } from '../clip/raw-clip.js';
 import { POSE_STRIDE } from '../clip/skeleton.js';
 import { KIND_POSE_OFFSET, TRACKS_PER_BONE, TRACK_KIND } from '../runtime/format.js';
 import { slerpWeights } from '../runtime/interpolate.js';
+import { keyPosition } from '../runtime/key-times.js';
 import { AFFINE_STRIDE, boneErrorFunction, poseToObject, shellBoundError, type ErrorMetric } from '../metric/error-metric.js';
 
-/** Fractions of each sample interval where the error between samples is measured. */
-export const BETWEEN_FRACTIONS: readonly number[] = [0.25, 0.5, 0.75];
-
-/** Sample-rate multiples tried, in order, when a keyframed source needs a finer grid. */
-export const UPSAMPLING_FACTORS: readonly number[] = [1, 2, 3, 4, 6, 8, 12, 16];
+/**
+ * Checks per sample interval: at i / m of it for i = 1 … m − 1, m the smallest power of two
+ * from 4 whose {@link remainderFactor} is within {@link REMAINDER_SHARE}: ¼, ½ and ¾ of an
+ * interval over which no chain of bones turns more than about a quarter of a radian.
+ */
+const MIN_CHECKS = 4;
+const MAX_CHECKS = 32;
+/** Share of the error a check may leave unmeasured between two checks. */
+export const REMAINDER_SHARE = 0.02;
 
 /** The largest error between samples and where it occurs. Errors are in clip units. */
 export interface BetweenReport {
@@ -41,7 +46,7 @@ export interface BetweenReport {
 export function referenceBetween(clip: RawClip, k: number, alpha: number, out: Float64Array): void {
   const n = clip.sampleCount;
   const boneCount = clip.skeleton.parents.length;
-  const time = clipStartTime(clip) + (k + alpha) / clip.sampleRate;
+  const time = sampleTime(clip, k + alpha);
   const k1 = Math.min(n - 1, k + 1);
   for (let b = 0; b < boneCount; b++) {
     for (let kind = 0; kind < TRACKS_PER_BONE; kind++) {
@@ -106,9 +111,10 @@ export function interpolateSamples(clip: RawClip, k: number, alpha: number, out:
 
 /**
  * Measures `decodedBetween(k, alpha, outPose)` against {@link referenceBetween} at
- * {@link BETWEEN_FRACTIONS} of every sample interval, with `metric` at `shellDistances`;
+ * {@link checksFor} points of every sample interval (¼, ½, ¾ unless the motion needs more), with `metric` at `shellDistances`;
  * the whole-shell figure is measured as well unless `shellToo` is false (then it is 0 for
- * the `vertices` metric). Allocates a few pose-sized buffers.
+ * the `vertices` metric). `perInterval`, when given, receives the largest error of each
+ * interval (it must start zeroed). Allocates a few pose-sized buffers.
  */
 export function measureBetweenErrors(
   clip: RawClip,
@@ -116,6 +122,7 @@ export function measureBetweenErrors(
   decodedBetween: (k: number, alpha: number, outPose: Float64Array) => void,
   metric: ErrorMetric = 'vertices',
   shellToo = true,
+  perInterval?: Float64Array,
 ): BetweenReport {
   const boneError = boneErrorFunction(metric);
   const isShell = metric === 'shell';
@@ -126,8 +133,17 @@ export function measureBetweenErrors(
   const refObject = new Float64Array(boneCount * AFFINE_STRIDE);
   const decObject = new Float64Array(boneCount * AFFINE_STRIDE);
   const report: BetweenReport = { metric, maxError: 0, shellMaxError: 0, worstBone: 0, worstInterval: 0, worstFraction: 0 };
+  const times = clip.sampleTimes;
+  const turn = new Float64Array(boneCount + 1);
   for (let k = 0; k + 1 < clip.sampleCount; k++) {
-    for (const alpha of BETWEEN_FRACTIONS) {
+    // A jump (two samples at one time) has no time between its samples.
+    if (times && times[k + 1] === times[k]) continue;
+    const checks = checksFor(clip, k, turn);
+    // The error at any time of the interval is within (1 + remainder) of the largest check.
+    const grow = 1 + remainderFactor(turn[boneCount], checks);
+    let worst = 0, worstShell = 0;
+    for (let i = 1; i < checks; i++) {
+      const alpha = i / checks;
       referenceBetween(clip, k, alpha, reference);
       decodedBetween(k, alpha, decoded);
       poseToObject(reference, parents, refObject);
@@ -135,41 +151,165 @@ export function measureBetweenErrors(
       for (let b = 0; b < boneCount; b++) {
         const e = boneError(refObject, b * AFFINE_STRIDE, decObject, b * AFFINE_STRIDE, shellDistances[b]);
         const shell = isShell ? e : shellToo ? shellBoundError(refObject, b * AFFINE_STRIDE, decObject, b * AFFINE_STRIDE, shellDistances[b]) : 0;
-        if (shell > report.shellMaxError) report.shellMaxError = shell;
-        if (e > report.maxError) { report.maxError = e; report.worstBone = b; report.worstInterval = k; report.worstFraction = alpha; }
+        if (shell > worstShell) worstShell = shell;
+        if (e > worst) {
+          worst = e;
+          if (e * grow > report.maxError) { report.worstBone = b; report.worstInterval = k; report.worstFraction = alpha; }
+        }
       }
     }
+    if (perInterval) perInterval[k] = worst * grow;
+    if (worst * grow > report.maxError) report.maxError = worst * grow;
+    if (worstShell * grow > report.shellMaxError) report.shellMaxError = worstShell * grow;
   }
   return report;
 }
 
-/** What {@link chooseSampleGrid} returns. */
-export interface SampleGrid {
-  /** The clip to compress: `clip` itself, or it resampled from its keys `factor` times finer. */
-  clip: RawClip;
-  factor: number;
-  /** The error between samples that the grid alone leaves (no quantisation), clip units. */
-  gridError: number;
+/**
+ * Checks for interval k (a power of two from {@link MIN_CHECKS} to {@link MAX_CHECKS}) whose
+ * {@link remainderFactor} is within {@link REMAINDER_SHARE}. Writes each bone's turn over the
+ * interval into `turn` (radians: its rotation angle plus its scale change relative to the
+ * larger scale, STEP tracks aside, summed from the root) and the largest at `turn[boneCount]`.
+ */
+export function checksFor(clip: RawClip, k: number, turn: Float64Array): number {
+  const n = clip.sampleCount, parents = clip.skeleton.parents, r = clip.rotations, sc = clip.scales, step = clip.stepMask;
+  let worst = 0;
+  for (let b = 0; b < parents.length; b++) {
+    let own = 0;
+    // A STEP track holds its value over the interval: it does not move.
+    if (step?.[b * TRACKS_PER_BONE + TRACK_KIND.ROTATION] !== 1) {
+      const a = (b * n + k) * 4, c = a + 4;
+      own = 2 * Math.acos(Math.min(1, Math.abs(r[a] * r[c] + r[a + 1] * r[c + 1] + r[a + 2] * r[c + 2] + r[a + 3] * r[c + 3])));
+    }
+    if (step?.[b * TRACKS_PER_BONE + TRACK_KIND.SCALE] !== 1) {
+      for (let i = 0; i < 3; i++) {
+        // Relative to the larger scale, so a scale growing from 0 (a hidden part appearing) counts as 1.
+        const s0 = Math.abs(sc[(b * n + k) * 3 + i]), s1 = Math.abs(sc[(b * n + k + 1) * 3 + i]);
+        const high = Math.max(s0, s1);
+        if (high > 0) own += Math.abs(s1 - s0) / high;
+      }
+    }
+    turn[b] = own + (parents[b] >= 0 ? turn[parents[b]] : 0);
+    if (turn[b] > worst) worst = turn[b];
+  }
+  turn[parents.length] = worst;
+  let checks = MIN_CHECKS;
+  while (checks < MAX_CHECKS && remainderFactor(worst, checks) > REMAINDER_SHARE) checks *= 2;
+  return checks;
 }
 
 /**
- * For a clip with its source's keys: the coarsest grid among {@link UPSAMPLING_FACTORS}
- * times the clip's rate, sampled exactly from the keys, whose own interpolation stays within `budget` of the source
- * between samples (fast rotations between glTF keys, Hermite curves), measured with
- * `metric`, so that the decoded pose can be within the threshold at any time. A clip without keys is its own reference
- * and keeps its grid. When even the finest grid misses the budget, that grid is returned
- * with its error; the caller reports it.
+ * How much the error may exceed the largest of `checks` − 1 evenly spaced checks anywhere
+ * in an interval over which chains of bones turn at most `turn` radians, as a share of that
+ * error: h²/8 times the bound (8Θ + 6Θ²) on the error's second derivative relative to the
+ * error (docs/format.md, "The error at any time").
+ */
+export function remainderFactor(turn: number, checks: number): number {
+  return (8 * turn + 6 * turn * turn) / (8 * checks * checks);
+}
+
+/** What {@link chooseSampleGrid} returns. */
+export interface SampleGrid {
+  /** The clip to compress: `clip` itself, or it sampled from its keys at more times. */
+  clip: RawClip;
+  /** Sample intervals of `clip` per interval of the source clip (1: the source's own samples). */
+  factor: number;
+  /** The error between samples that the samples alone leave (no quantisation), clip units. */
+  gridError: number;
+}
+
+/** Times an interval may be halved so that lerp and slerp follow a curve between keys (up to 256 parts). */
+const MAX_REFINEMENTS = 8;
+
+/**
+ * For a clip with its source's keys: samples whose own interpolation stays within `budget`
+ * of the source between samples (measured with `metric`), so that the decoded pose can be
+ * within the threshold at any time. A clip sampled at its keys' own times (or on a grid that
+ * holds them) with LINEAR and STEP keys already is; CUBICSPLINE curves and fast rotations
+ * between grid samples are not. Each interval over the budget is halved, up to
+ * {@link MAX_REFINEMENTS} times, and only those: a uniform clip whose every interval needs it
+ * stays uniform at twice the rate, otherwise the clip gets sample times of its own. A clip
+ * without keys is its own reference and keeps its samples. When even the finest samples
+ * miss the budget, they are returned with their error; the caller reports it.
  */
 export function chooseSampleGrid(clip: RawClip, budget: number, shellDistances: Float32Array, metric: ErrorMetric = 'vertices'): SampleGrid {
   if (!clip.keyframes || clip.sampleCount < 2) return { clip, factor: 1, gridError: 0 };
-  let last: SampleGrid | undefined;
-  for (const factor of UPSAMPLING_FACTORS) {
-    const candidate = resampleFromKeys(clip, factor);
-    const gridError = measureBetweenErrors(candidate, shellDistances, (k, alpha, out) => interpolateSamples(candidate, k, alpha, out), metric, false).maxError;
-    last = { clip: candidate, factor, gridError };
-    if (gridError <= budget) break;
+  // A uniform clip is evaluated at its grid times themselves, as verify's comparison does.
+  let candidate = clip.sampleTimes ? clip : resampleFromKeys(clip, 1);
+  for (let round = 0; ; round++) {
+    const perInterval = new Float64Array(candidate.sampleCount - 1);
+    const c = candidate;
+    const gridError = measureBetweenErrors(c, shellDistances, (k, alpha, out) => interpolateSamples(c, k, alpha, out), metric, false, perInterval).maxError;
+    if (gridError <= budget || round === MAX_REFINEMENTS) return { clip: c, factor: (c.sampleCount - 1) / (clip.sampleCount - 1), gridError };
+    const times = refinedTimes(c, perInterval, budget);
+    candidate = times === undefined ? resampleFromKeys(clip, 2 * (c.sampleCount - 1) / (clip.sampleCount - 1)) : sampleFromKeysAt(clip, times);
   }
-  return last!;
+}
+
+/**
+ * The sample times of `clip` with the midpoint of every interval whose error is over
+ * `budget` added (as a float32 time strictly inside it), or undefined when the clip is
+ * uniform and every interval is over: then twice the rate holds the same samples without
+ * storing their times.
+ */
+function refinedTimes(clip: RawClip, perInterval: Float64Array, budget: number): Float32Array | undefined {
+  const n = clip.sampleCount;
+  if (!clip.sampleTimes && perInterval.every((e) => e > budget)) return undefined;
+  const times: number[] = [];
+  for (let k = 0; k < n; k++) {
+    const t = Math.fround(sampleTime(clip, k));
+    times.push(t);
+    if (k + 1 === n || !(perInterval[k] > budget)) continue;
+    const mid = Math.fround(sampleTime(clip, k + 0.5));
+    if (mid > t && mid < Math.fround(sampleTime(clip, k + 1))) times.push(mid);
+  }
+  return Float32Array.from(times);
+}
+
+/**
+ * `clip` sampled at `times` (float32 values, non-decreasing, the first its start time): its
+ * keyframed tracks from their keys ({@link sampleTrackAt}), the others with the source's
+ * reference between its samples ({@link referenceBetween}).
+ */
+export function sampleFromKeysAt(clip: RawClip, times: Float32Array): RawClip {
+  const n = clip.sampleCount;
+  const boneCount = clip.skeleton.parents.length;
+  const count = times.length;
+  const rotations = new Float32Array(boneCount * count * 4);
+  const translations = new Float32Array(boneCount * count * 3);
+  const scales = new Float32Array(boneCount * count * 3);
+  const pose = new Float64Array(boneCount * POSE_STRIDE);
+  let unkeyed = false;
+  for (let b = 0; b < boneCount; b++) {
+    for (let kind = 0; kind < TRACKS_PER_BONE; kind++) {
+      const keys = clip.keyframes?.[b * TRACKS_PER_BONE + kind];
+      const width = kind === TRACK_KIND.ROTATION ? 4 : 3;
+      const out = kind === TRACK_KIND.ROTATION ? rotations : kind === TRACK_KIND.TRANSLATION ? translations : scales;
+      if (keys) sampleTrackAt(keys, times, out, b * count * width);
+      else unkeyed = true;
+    }
+  }
+  for (let s = 0; unkeyed && s < count; s++) {
+    const pos = Math.min(n - 1, Math.max(0, keyPosition(clip.sampleTimes, clipStartTime(clip), clip.sampleRate, n, times[s], false)));
+    const k = Math.min(n - 2, Math.floor(pos));
+    referenceBetween(clip, k, pos - k, pose);
+    copyUnkeyed(clip, pose, s, count, rotations, translations, scales);
+  }
+  const span = times[count - 1] - times[0];
+  return { ...clip, sampleRate: span > 0 ? (count - 1) / span : clip.sampleRate, sampleCount: count, sampleTimes: times, rotations, translations, scales };
+}
+
+/** Copies the tracks of `pose` that have no keys in `clip` into sample `s` of the arrays. */
+function copyUnkeyed(clip: RawClip, pose: Float64Array, s: number, count: number, rotations: Float32Array, translations: Float32Array, scales: Float32Array): void {
+  const boneCount = clip.skeleton.parents.length;
+  for (let b = 0; b < boneCount; b++) {
+    for (let kind = 0; kind < TRACKS_PER_BONE; kind++) {
+      if (clip.keyframes?.[b * TRACKS_PER_BONE + kind]) continue;
+      const o = b * POSE_STRIDE + KIND_POSE_OFFSET[kind];
+      if (kind === TRACK_KIND.ROTATION) copy(pose, o, 4, rotations, (b * count + s) * 4);
+      else copy(pose, o, 3, kind === TRACK_KIND.TRANSLATION ? translations : scales, (b * count + s) * 3);
+    }
+  }
 }
 
 /**
@@ -199,14 +339,7 @@ export function resampleFromKeys(clip: RawClip, factor: number): RawClip {
   for (let s = 0; s < count; s++) {
     const k = Math.min(n - 2, Math.floor(s / factor));
     referenceBetween(clip, k, s / factor - k, pose);
-    for (let b = 0; b < boneCount; b++) {
-      for (let kind = 0; kind < TRACKS_PER_BONE; kind++) {
-        if (clip.keyframes?.[b * TRACKS_PER_BONE + kind]) continue;
-        const o = b * POSE_STRIDE + KIND_POSE_OFFSET[kind];
-        if (kind === TRACK_KIND.ROTATION) copy(pose, o, 4, rotations, (b * count + s) * 4);
-        else copy(pose, o, 3, kind === TRACK_KIND.TRANSLATION ? translations : scales, (b * count + s) * 3);
-      }
-    }
+    copyUnkeyed(clip, pose, s, count, rotations, translations, scales);
   }
   return { ...clip, sampleRate: rate, sampleCount: count, rotations, translations, scales };
 }

@@ -84,7 +84,7 @@ export interface CompressResult {
 /** Share of the threshold the sample grid alone may spend between samples (the rest is left to quantisation). */
 const GRID_BUDGET = 0.5;
 /** Searches at most this many times, each with a tighter target, when the error between samples is over the threshold. */
-const MAX_SEARCHES = 4;
+const MAX_SEARCHES = 8;
 
 /** Knobs for experiments and the bench; not part of the stable options. */
 export interface ExperimentalOptions {

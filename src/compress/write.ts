@@ -50,6 +50,7 @@ export function writeClip(enc: ClipEncoding): Uint8Array {
     clipRangeBytes: tracks.reduce((sum, t) => sum + CLIP_RANGE_BYTES[t.kind], 0),
     animatedRotations: rotationTracks.length,
     hasNodeIndices: nodeIndices !== undefined,
+    keyTimes: clip.sampleTimes ? clip.sampleCount : 0,
   });
   const { parents: parentsOffset, bitsets: bitsetsOffset, constants: constantsOffset, clipRanges: clipRangesOffset } = layout0;
   const { rotationRefs: refsOffset, nodeIndices: nodeIndicesOffset, segments: segmentsOffset } = layout0;
@@ -81,7 +82,8 @@ export function writeClip(enc: ClipEncoding): Uint8Array {
   const view = new DataView(out.buffer);
   view.setUint32(HEADER.MAGIC, MAGIC, true);
   view.setUint16(HEADER.VERSION, VERSION, true);
-  view.setUint16(HEADER.FLAGS, (enc.includeNames ? FLAGS.HAS_NAMES : 0) | (enc.checksum ? FLAGS.HAS_CHECKSUM : 0) | (nodeIndices ? FLAGS.HAS_NODE_INDICES : 0), true);
+  view.setUint16(HEADER.FLAGS, (enc.includeNames ? FLAGS.HAS_NAMES : 0) | (enc.checksum ? FLAGS.HAS_CHECKSUM : 0) | (nodeIndices ? FLAGS.HAS_NODE_INDICES : 0)
+    | (clip.sampleTimes ? FLAGS.HAS_KEY_TIMES : 0), true);
   view.setUint32(HEADER.TOTAL_SIZE, size, true);
   view.setUint16(HEADER.BONE_COUNT, boneCount, true);
   view.setUint8(HEADER.ROTATION_FORMAT, ROTATION_FORMAT.DROP_ONE);
@@ -102,6 +104,7 @@ export function writeClip(enc: ClipEncoding): Uint8Array {
   view.setUint32(HEADER.ROTATION_REFS_OFFSET, refsOffset, true);
   view.setUint32(HEADER.NODE_INDICES_OFFSET, nodeIndicesOffset, true);
   if (nodeIndices) for (let b = 0; b < boneCount; b++) view.setUint32(nodeIndicesOffset + 4 * b, nodeIndices[b], true);
+  if (clip.sampleTimes) for (let k = 0; k < clip.sampleCount; k++) view.setFloat32(layout0.keyTimes + 4 * k, clip.sampleTimes[k], true);
 
   for (let b = 0; b < boneCount; b++) view.setInt16(parentsOffset + 2 * b, clip.skeleton.parents[b], true);
   let constantAt = constantsOffset;

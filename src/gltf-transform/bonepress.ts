@@ -332,8 +332,8 @@ function addQuantizedChannels(
   const poses = new Float32Array(n * clip.boneCount * POSE_STRIDE);
   const sampler = clip.createSampler({ segmentCache: 'two' });
   for (let k = 0; k < n; k++) {
-    times[k] = clip.startTime + k / clip.sampleRate;
-    sampler.sample(clip.startTime + k / clip.sampleRate, poses.subarray(k * clip.boneCount * POSE_STRIDE, (k + 1) * clip.boneCount * POSE_STRIDE), SAMPLE_AT_KEY);
+    times[k] = clip.keyTime(k);
+    sampler.sample(clip.keyTime(k), poses.subarray(k * clip.boneCount * POSE_STRIDE, (k + 1) * clip.boneCount * POSE_STRIDE), SAMPLE_AT_KEY);
   }
   let input: Accessor | undefined;
   const paths = ['rotation', 'translation', 'scale'] as const;

@@ -8,7 +8,7 @@ import type { RawClip } from '../clip/raw-clip.js';
 import { convertLength, type LengthUnit } from '../clip/units.js';
 import { MetricError, measureClipError, type ErrorReport } from '../metric/error-metric.js';
 import { resolveOptions, type CompressOptions } from '../compress/options.js';
-import { resampleFromKeys } from '../compress/between.js';
+import { resampleFromKeys, sampleFromKeysAt } from '../compress/between.js';
 import { measureCompressedBetween, verifyCompressed } from '../compress/verify.js';
 import type { CompressedClip } from '../runtime/index.js';
 
@@ -118,7 +118,8 @@ export function compareCompressed(raw: RawClip, other: CompressedClip, options: 
   // A keyframed source is compared on the compressed clip's grid, sampled from its keys as
   // the compressor sampled it (the compressor may have chosen a finer grid).
   const factor = Math.round(other.sampleRate / raw.sampleRate);
-  if (raw.keyframes && factor >= 1 && Math.abs(factor * raw.sampleRate - other.sampleRate) <= 1e-9 * other.sampleRate) raw = resampleFromKeys(raw, factor);
+  if (raw.keyframes && other.keyTimes) raw = sampleFromKeysAt(raw, other.keyTimes);
+  else if (raw.keyframes && factor >= 1 && Math.abs(factor * raw.sampleRate - other.sampleRate) <= 1e-9 * other.sampleRate) raw = resampleFromKeys(raw, factor);
   checkSameShape(shapeOfClip(raw), shapeOfCompressed(other), rawLabel);
   const { threshold, shellDistances, metric } = resolveOptions(raw, options);
   const unit = other.unit as LengthUnit;

@@ -20,7 +20,7 @@ import { convertLength, type LengthUnit } from '../clip/units.js';
 import { MAX_QUOTED_CHARS, ParseError, PARSE_ERROR, quoteText, type ParseErrorCode } from './errors.js';
 import { boneSamplesProblem, checkBoneCount, checkClipSize, type ReadOptions } from './options.js';
 import {
-  countOffGridKeys, detectSampleRate, INTERPOLATION, resampleTrack, sampleCountFor, type Interpolation, type KeyframeTrack,
+  countOffGridKeys, detectSampleRate, INTERPOLATION, keysOnGrid, resampleTrack, sampleCountFor, sampleTrackAt, unionKeyTimes, type Interpolation, type KeyframeTrack,
 } from './resample.js';
 
 /** Options of {@link readGltf} and {@link readGltfWithWarnings}. */
@@ -121,11 +121,13 @@ export async function readGltf(bytes: Uint8Array, file: string, options: GltfRea
  *   TRS (a `matrix` is decomposed).
  * - **Clips**: one per animation, named after it (`animation_<i>` when unnamed), starting at
  *   the animation's earliest key (usually 0) and ending at its last. Translation, rotation
- *   and scale channels are resampled (STEP / LINEAR / CUBICSPLINE, see `resample.ts`) at
- *   `options.sampleRate`, or at the rate {@link detectSampleRate} finds in the key times: the
- *   most common key interval, snapped to a whole number of Hz (or an NTSC rate), and raised
- *   to a whole multiple of at least 30 Hz when keys are sparser than 20 Hz. Bones without a
- *   channel keep their rest value.
+ *   and scale channels are sampled at `options.sampleRate`, or at the rate
+ *   {@link detectSampleRate} finds in the key times (the most common key interval, snapped
+ *   to a whole number of Hz or an NTSC rate, raised to a whole multiple of at least 30 Hz
+ *   only when keys are sparser than 1 Hz) when every key lies on that grid; otherwise at the
+ *   keys' own times, the union of the channels' key times ({@link RawClip.sampleTimes}), so
+ *   gaps and jittered times keep every key exactly. STEP / LINEAR / CUBICSPLINE as in
+ *   `resample.ts`. Bones without a channel keep their rest value.
  * - **Units**: metres unless `options.unit` says the file is in another unit.
  * - **Warnings** (not errors): channels on nodes outside the skeleton, morph-weight and
  *   pointer channels, duplicate channels, keys off the sample grid, renamed bones, and
@@ -242,13 +244,21 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
       tracks.push({ bone, path: ch.path, track: { times, values, width, interpolation: ch.interpolation, rotation: ch.path === 'rotation' } });
     });
 
-    const sampleRate = rate ?? detectSampleRate(tracks.map((t) => t.track.times));
+    const keyTimes = tracks.map((t) => t.track.times);
+    // Keys down to 1 Hz keep their own rate: a curve between them is sampled where it needs
+    // it (compress/between.ts), not everywhere. Sparser keys are still multiplied up, which
+    // keeps the rate of keys minutes apart (or 1e30 s) a sensible number.
+    let sampleRate = rate ?? detectSampleRate(keyTimes, { minKeyRate: 1 });
     let start = Infinity, end = -Infinity;
     for (const { track } of tracks) {
       start = Math.min(start, track.times[0]);
       end = Math.max(end, track.times[track.times.length - 1]);
     }
-    const sampleCount = sampleCountFor(end - start, sampleRate);
+    // Keys on no uniform grid (gaps, jitter beyond float32 rounding) are kept at their own
+    // times, unless the caller asked for a rate.
+    const sampleTimes = rate === undefined && !keysOnGrid(keyTimes, start, sampleRate) ? unionKeyTimes(keyTimes) : undefined;
+    const sampleCount = sampleTimes ? sampleTimes.length : sampleCountFor(end - start, sampleRate);
+    if (sampleTimes && sampleCount > 1 && end > start) sampleRate = (sampleCount - 1) / (end - start);
     // So that a bogus rate or key time cannot exhaust memory.
     const tooMany = boneSamplesProblem(boneCount, sampleCount);
     if (tooMany !== undefined) {
@@ -264,8 +274,11 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
     for (const { bone, path, track } of tracks) {
       const kind = path === 'rotation' ? 0 : path === 'translation' ? 1 : 2;
       const out = kind === 0 ? samples.rotations : kind === 1 ? samples.translations : samples.scales;
-      resampleTrack(track, start, sampleRate, sampleCount, out, bone * sampleCount * track.width);
-      offGrid += countOffGridKeys(track.times, start, sampleRate);
+      if (sampleTimes) sampleTrackAt(track, sampleTimes, out, bone * sampleCount * track.width);
+      else {
+        resampleTrack(track, start, sampleRate, sampleCount, out, bone * sampleCount * track.width);
+        offGrid += countOffGridKeys(track.times, start, sampleRate);
+      }
       keys += track.times.length;
       const t = bone * TRACKS_PER_BONE + kind;
       channelMask[t] = 1;
@@ -274,7 +287,7 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
     }
     // The time base is the file's: three.js plays the clip from 0 (holding the first key
     // until it) to the last key, and loops with that period.
-    const clip: RawClip = { ...samples, startTime: start, duration: end, channelMask, stepMask, keyframes };
+    const clip: RawClip = { ...samples, startTime: start, duration: end, channelMask, stepMask, keyframes, ...(sampleTimes ? { sampleTimes } : {}) };
     if (offGrid > 0) {
       warnings.push(`animation "${animation.name}": ${offGrid} of ${keys} keys fall between samples at ${formatRate(sampleRate)} Hz; their values are interpolated, not kept exactly`);
     }

@@ -4,17 +4,17 @@
  * keyframe evaluation itself lives in clip/keyframes.ts.
  */
 
-import { INTERPOLATION, KEY_TIME_TOLERANCE, resampleTrack, type Interpolation, type KeyframeTrack } from '../clip/keyframes.js';
+import { INTERPOLATION, KEY_TIME_TOLERANCE, resampleTrack, sampleTrackAt, type Interpolation, type KeyframeTrack } from '../clip/keyframes.js';
 
-export { INTERPOLATION, KEY_TIME_TOLERANCE, resampleTrack, type Interpolation, type KeyframeTrack };
+export { INTERPOLATION, KEY_TIME_TOLERANCE, resampleTrack, sampleTrackAt, type Interpolation, type KeyframeTrack };
 
-/** Settings of {@link detectSampleRate}; the values are what the glTF reader uses. */
+/** Settings of {@link detectSampleRate}; the glTF reader uses the defaults but `minKeyRate`, which it sets to 1 Hz. */
 export interface RateDetectionOptions {
   /** A key rate within this fraction of a whole number of Hz snaps to it. Default 0.005 (0.5%). */
   snapTolerance?: number;
   /** Key intervals shorter than this (seconds) are ignored as jumps or noise. Default 1e-4. */
   minInterval?: number;
-  /** Key rates below this (Hz) are multiplied up. Default 20. */
+  /** Key rates below this (Hz) are multiplied up. Default 20 (the glTF reader: 1). */
   minKeyRate?: number;
   /** A key rate below `minKeyRate` becomes its smallest whole multiple at or above this (Hz). Default 30. */
   targetRate?: number;
@@ -136,3 +136,39 @@ export function countOffGridKeys(times: ArrayLike<number>, startTime: number, sa
   return off;
 }
 
+/**
+ * True when every key of `keyTimes` lies on the grid `startTime + s / sampleRate` up to
+ * the float32 rounding of its time (a player at the grid time shows the key itself), so a
+ * uniform clip holds the keys exactly.
+ */
+export function keysOnGrid(keyTimes: readonly ArrayLike<number>[], startTime: number, sampleRate: number): boolean {
+  for (const times of keyTimes) {
+    for (let i = 0; i < times.length; i++) {
+      const grid = startTime + Math.round((times[i] - startTime) * sampleRate) / sampleRate;
+      if (Math.abs(times[i] - grid) > FLOAT32_RELATIVE * Math.max(Math.abs(times[i]), Math.abs(startTime)) + 1e-9) return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * The union of the tracks' key times, sorted, as float32 values: each time once, or as
+ * many times as one track repeats it (a jump keeps both sides). Sampled there
+ * ({@link sampleTrackAt}), a clip keeps every key of every track at its own time.
+ */
+export function unionKeyTimes(keyTimes: readonly ArrayLike<number>[]): Float32Array {
+  const counts = new Map<number, number>();
+  for (const times of keyTimes) {
+    for (let i = 0; i < times.length;) {
+      const t = Math.fround(times[i]);
+      let j = i + 1;
+      while (j < times.length && Math.fround(times[j]) === t) j++;
+      counts.set(t, Math.max(counts.get(t) ?? 0, j - i));
+      i = j;
+    }
+  }
+  const sorted = [...counts.keys()].sort((a, b) => a - b);
+  const out: number[] = [];
+  for (const t of sorted) for (let m = counts.get(t)!; m > 0; m--) out.push(t);
+  return Float32Array.from(out);
+}

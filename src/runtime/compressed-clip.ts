@@ -71,6 +71,7 @@ export interface SectionSizes {
   clipRanges: number;
   rotationRefs: number;
   nodeIndices: number;
+  keyTimes: number;
   segments: number;
   names: number;
   total: number;
@@ -80,7 +81,7 @@ export interface SectionSizes {
 export class CompressedClip {
   /** Number of bones. */
   readonly boneCount: number;
-  /** Number of uniformly spaced samples. */
+  /** Number of samples (uniformly spaced unless {@link keyTimes} says otherwise). */
   readonly sampleCount: number;
   /** Samples per second (Hz). */
   readonly sampleRate: number;
@@ -108,6 +109,12 @@ export class CompressedClip {
   readonly name: string | undefined;
   /** The glTF node index of every bone, when the clip came from a glTF asset. */
   readonly nodeIndices: Int32Array | undefined;
+  /**
+   * The time of every sample (seconds on the source's timeline), when the source's keys lie
+   * on no uniform grid; undefined when sample k plays at startTime + k / sampleRate (then
+   * {@link sampleRate} is exact, else the mean rate).
+   */
+  readonly keyTimes: Float32Array | undefined;
   /** Number of animated tracks. */
   readonly animatedTrackCount: number;
   /** Size of the file in bytes. */
@@ -184,6 +191,7 @@ export class CompressedClip {
     const animatedCount = view.getUint16(HEADER.ANIMATED_TRACK_COUNT, true);
     const trackCount = boneCount * TRACKS_PER_BONE;
     const hasNodeIndices = (flags & FLAGS.HAS_NODE_INDICES) !== 0;
+    const keyTimeCount = (flags & FLAGS.HAS_KEY_TIMES) !== 0 ? sampleCount : 0;
 
     // Sections sit at fixed places given the counts; any other offset is corruption.
     const expectOffset = (field: number, expected: number, what: string): number => {
@@ -195,7 +203,7 @@ export class CompressedClip {
       if (end > size) throw new FormatError(FORMAT_ERROR.BAD_SECTION, `${what} runs past the end of the file (${end} > ${size})`, at);
     };
     // The bitsets fix the later sections' sizes, so the layout is computed in two steps.
-    const early = sectionLayout({ boneCount, constantFloats: 0, clipRangeBytes: 0, animatedRotations: 0, hasNodeIndices });
+    const early = sectionLayout({ boneCount, constantFloats: 0, clipRangeBytes: 0, animatedRotations: 0, hasNodeIndices, keyTimes: keyTimeCount });
     const parentsOffset = expectOffset(HEADER.PARENTS_OFFSET, early.parents, 'parents');
     need(parentsOffset + 2 * boneCount, 'parents', parentsOffset);
     const parents = new Int32Array(boneCount);
@@ -234,7 +242,7 @@ export class CompressedClip {
     if (animated !== animatedCount) {
       throw new FormatError(FORMAT_ERROR.BAD_HEADER, `header says ${animatedCount} animated tracks, bitsets say ${animated}`, HEADER.ANIMATED_TRACK_COUNT);
     }
-    const layout = sectionLayout({ boneCount, constantFloats, clipRangeBytes, animatedRotations, hasNodeIndices });
+    const layout = sectionLayout({ boneCount, constantFloats, clipRangeBytes, animatedRotations, hasNodeIndices, keyTimes: keyTimeCount });
     const constantsOffset = expectOffset(HEADER.CONSTANTS_OFFSET, layout.constants, 'constants');
     need(constantsOffset + 4 * constantFloats, 'constants', constantsOffset);
     const clipRangesOffset = expectOffset(HEADER.CLIP_RANGES_OFFSET, layout.clipRanges, 'clip ranges');
@@ -252,6 +260,21 @@ export class CompressedClip {
         nodeIndices[b] = n;
       }
     }
+    let keyTimes: Float32Array | undefined;
+    if (keyTimeCount > 0) {
+      need(layout.keyTimes + 4 * keyTimeCount, 'key times', layout.keyTimes);
+      keyTimes = new Float32Array(keyTimeCount);
+      for (let k = 0; k < keyTimeCount; k++) {
+        const at = layout.keyTimes + 4 * k;
+        const t = view.getFloat32(at, true);
+        // Sample 0 plays at the start time; times never decrease and stay on the clip's timeline.
+        if (k === 0 ? t !== startTime : !(t >= keyTimes[k - 1] && t <= MAX_SECONDS)) {
+          throw new FormatError(FORMAT_ERROR.BAD_VALUE, `key time ${k} is ${t} s (need ${k === 0 ? `the start time ${startTime} s` : `${keyTimes[k - 1]}..${MAX_SECONDS} s`})`, at);
+        }
+        keyTimes[k] = t;
+      }
+    }
+    this.keyTimes = keyTimes;
     const segmentsOffset = expectOffset(HEADER.SEGMENTS_OFFSET, layout.segments, 'segments');
 
     // Base pose: identity for default tracks, stored values for constant ones.
@@ -428,8 +451,9 @@ export class CompressedClip {
       bitsets: constantsOffset - bitsetsOffset,
       constants: clipRangesOffset - constantsOffset,
       clipRanges: refsOffset - clipRangesOffset,
-      rotationRefs: (hasNodeIndices ? nodeIndicesOffset : segmentsOffset) - refsOffset,
-      nodeIndices: hasNodeIndices ? segmentsOffset - nodeIndicesOffset : 0,
+      rotationRefs: (hasNodeIndices ? nodeIndicesOffset : keyTimes ? layout.keyTimes : segmentsOffset) - refsOffset,
+      nodeIndices: hasNodeIndices ? (keyTimes ? layout.keyTimes : segmentsOffset) - nodeIndicesOffset : 0,
+      keyTimes: keyTimes ? segmentsOffset - layout.keyTimes : 0,
       segments: segmentsEnd - segmentsOffset,
       names: flags & FLAGS.HAS_NAMES ? size - namesOffset : 0,
       total: size,
@@ -479,6 +503,11 @@ export class CompressedClip {
   /** Byte size of each section. */
   sectionSizes(): SectionSizes {
     return { ...this.sections };
+  }
+
+  /** The time of sample `k` (0 … sampleCount − 1) on the source's timeline: its key time, or startTime + k / sampleRate. */
+  keyTime(k: number): number {
+    return this.keyTimes ? this.keyTimes[k] : this.startTime + k / this.sampleRate;
   }
 
   /** Class of track `kind` (0 rotation, 1 translation, 2 scale) of `bone`. */

@@ -11,9 +11,9 @@ export const MAGIC = 0x1a4b5042; // little-endian bytes: 42 50 4B 1A
 /**
  * Current format version; every other version is rejected with UNSUPPORTED_VERSION.
  * Version 3 added the time base (start time, duration), the channel and step bitsets and
- * the optional glTF node-index section.
+ * the optional glTF node-index section; version 6 the optional key-times section.
  */
-export const VERSION = 5;
+export const VERSION = 6;
 
 /** Header flags. Serialized: never renumber. */
 export const FLAGS = {
@@ -23,9 +23,15 @@ export const FLAGS = {
   HAS_CHECKSUM: 1 << 1,
   /** The node-index section is present (the glTF node of every bone). */
   HAS_NODE_INDICES: 1 << 2,
+  /**
+   * The key-times section is present: sample k plays at its own time (f32 seconds on the
+   * source's timeline, non-decreasing) instead of START_TIME + k / SAMPLE_RATE, for sources
+   * whose keys lie on no uniform grid. SAMPLE_RATE is then the mean rate, for display.
+   */
+  HAS_KEY_TIMES: 1 << 3,
 } as const;
 /** Flags this version understands; others make the file invalid. */
-export const KNOWN_FLAGS = FLAGS.HAS_NAMES | FLAGS.HAS_CHECKSUM | FLAGS.HAS_NODE_INDICES;
+export const KNOWN_FLAGS = FLAGS.HAS_NAMES | FLAGS.HAS_CHECKSUM | FLAGS.HAS_NODE_INDICES | FLAGS.HAS_KEY_TIMES;
 
 /** How animated rotations are stored. Serialized: never renumber. */
 export const ROTATION_FORMAT = {
@@ -69,7 +75,7 @@ export const HEADER = {
   CONSTANTS_OFFSET: 64, // u32 → f32 values of constant tracks
   CLIP_RANGES_OFFSET: 68, // u32 → per animated track: CLIP_RANGE_BYTES[kind]
   ROTATION_REFS_OFFSET: 72, // u32 → i16 x, y, z reference per animated rotation track
-  NODE_INDICES_OFFSET: 76, // u32 → u32 × boneCount, 0 when absent
+  NODE_INDICES_OFFSET: 76, // u32 → u32 × boneCount, 0 when absent; the key times (no offset field) follow
   SEGMENTS_OFFSET: 80, // u32 → first segment; segments follow each other, 4-byte aligned
   NAMES_OFFSET: 84, // u32 → names section, 0 when absent
   SIZE: 88,
@@ -94,6 +100,8 @@ export interface LayoutCounts {
   clipRangeBytes: number;
   animatedRotations: number;
   hasNodeIndices: boolean;
+  /** Samples of the key-times section (f32 each), 0 when absent. */
+  keyTimes: number;
 }
 
 /** Byte offsets of the fixed sections; writer and reader both place sections with this. */
@@ -105,6 +113,8 @@ export interface SectionLayout {
   rotationRefs: number;
   /** 0 when the clip has no node indices. */
   nodeIndices: number;
+  /** 0 when the clip has no key times. */
+  keyTimes: number;
   segments: number;
 }
 
@@ -117,8 +127,10 @@ export function sectionLayout(c: LayoutCounts): SectionLayout {
   const rotationRefs = clipRanges + c.clipRangeBytes;
   const refsEnd = align4(rotationRefs + ROTATION_REF_BYTES * c.animatedRotations);
   const nodeIndices = c.hasNodeIndices ? refsEnd : 0;
-  const segments = c.hasNodeIndices ? refsEnd + 4 * c.boneCount : refsEnd;
-  return { parents, bitsets, constants, clipRanges, rotationRefs, nodeIndices, segments };
+  const indicesEnd = c.hasNodeIndices ? refsEnd + 4 * c.boneCount : refsEnd;
+  const keyTimes = c.keyTimes > 0 ? indicesEnd : 0;
+  const segments = indicesEnd + 4 * c.keyTimes;
+  return { parents, bitsets, constants, clipRanges, rotationRefs, nodeIndices, keyTimes, segments };
 }
 
 /** Where each track kind starts inside a bone's 10 pose floats: rotation 0, translation 4, scale 7. */

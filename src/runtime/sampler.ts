@@ -11,6 +11,7 @@ import { POSE_STRIDE } from './pose.js';
 import type { CompressedClip } from './compressed-clip.js';
 import { TABLE, writeSegmentRecords, type ClipTables } from './decode-tables.js';
 import { KERNEL_KEY1, type KernelDecode } from './wasm-kernel.js';
+import { keyPosition } from './key-times.js';
 
 /** How a time between two samples is resolved. */
 export type Rounding = 'none' | 'floor' | 'ceil' | 'nearest';
@@ -69,6 +70,8 @@ export class ClipSampler {
   private readonly n: number;
   private readonly rate: number;
   private readonly start: number;
+  /** The clip's key times, or undefined on a uniform grid (key-times.ts). */
+  private readonly times: Float32Array | undefined;
   // Keys found by locate(), whose blend fraction is returned instead: a double kept in a
   // field would be a separate heap number, one more object for a cold decode to reach.
   private k0 = 0;
@@ -132,6 +135,7 @@ export class ClipSampler {
     this.n = clip.sampleCount;
     this.rate = clip.sampleRate;
     this.start = clip.startTime;
+    this.times = clip.keyTimes;
     this.period = clip.duration;
     this.segCount = clip.segmentCount;
     this.refsAt = t.refsAt; this.segAt = t.segAt; this.segStride = t.segStride; this.segTable = t.segTable; this.poseFloats = t.poseFloats;
@@ -284,23 +288,19 @@ export class ClipSampler {
       if (t < 0) t += period;
       if (t !== t) t = 0; // ±Infinity
     }
-    if (looping === 'wrap') {
-      let pos = ((t - this.start) * rate) % n;
-      if (pos < 0) pos += n;
-      if (pos !== pos) pos = 0; // ±Infinity
+    const wrap = looping === 'wrap';
+    const pos = keyPosition(this.times, this.start, rate, n, t, wrap);
+    if (wrap) {
       k0 = Math.floor(pos);
       if (k0 >= n) k0 = n - 1;
       alpha = pos - k0;
       k1 = k0 + 1 === n ? 0 : k0 + 1;
-    } else {
-      const pos = (t - this.start) * rate;
-      if (!(pos > 0)) { k0 = 0; k1 = 0; alpha = 0; }
-      else if (pos >= n - 1) { k0 = n - 1; k1 = n - 1; alpha = 0; }
-      else {
-        k0 = Math.floor(pos);
-        alpha = pos - k0;
-        k1 = k0 + 1;
-      }
+    } else if (!(pos > 0)) { k0 = 0; k1 = 0; alpha = 0; }
+    else if (pos >= n - 1) { k0 = n - 1; k1 = n - 1; alpha = 0; }
+    else {
+      k0 = Math.floor(pos);
+      alpha = pos - k0;
+      k1 = k0 + 1;
     }
     if (alpha < SNAP) alpha = 0;
     else if (alpha > 1 - SNAP) { k0 = k1; alpha = 0; }

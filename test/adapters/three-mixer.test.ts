@@ -206,13 +206,15 @@ describe('binding and time base', () => {
     expect(mapped.unboundBones).toEqual([]);
   });
 
-  it('keeps the start time, detects the 37.5 Hz grid in float32-noisy key times, and samples curved motion finer', () => {
+  it('keeps the start time, keeps float32-noisy 37.5 Hz key times at their own times, and samples curved motion finer', () => {
     const byRig = new Map(loaded.map((l) => [l.rig.name, l]));
     const mixamo = [...byRig.get('mixamo')!.clips.values()][0];
     expect(mixamo.compressed.startTime).toBeCloseTo(0.1, 6);
     const noisy = byRig.get('noisy')!;
     const long = [...noisy.clips.values()][0];
-    expect(long.compressed.sampleRate).toBe(37.5);
+    // Times accumulated in float32 drift off the 37.5 Hz grid by more than their rounding: kept as they are.
+    expect(long.compressed.keyTimes).toBeDefined();
+    expect(long.compressed.sampleRate).toBeCloseTo(37.5, 3);
     expect(noisy.warnings.filter((w) => /fall between samples/.test(w))).toEqual([]);
     // The decoder slerps like three.js, so 120° between keys needs no finer grid; a Hermite curve does.
     expect([...byRig.get('fast')!.clips.values()][0].upsampling).toBe(1);

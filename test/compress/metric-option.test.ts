@@ -114,9 +114,11 @@ describe("compress() with metric: 'shell'", () => {
       expect(result.stats.metric).toBe('shell');
       expect(result.stats.sampleMaxError).toBe(measured.shellSamples);
       expect(result.stats.shellMaxError).toBe(result.stats.maxError);
-      // Between samples to float32 precision: a time's blend fraction and the compressor's
-      // differ in the last float64 bits, which may round to neighbouring float32 fractions.
-      expect(result.stats.betweenMaxError).toBeCloseTo(measured.shellBetween, 6);
+      // Between samples the compressor reports a bound over the whole interval (more checks
+      // where bones turn fast, and the remainder between them): never below what ¼, ½ and ¾
+      // show (to float32 precision of the blend fraction), and within the threshold.
+      expect(result.stats.betweenMaxError).toBeGreaterThanOrEqual(measured.shellBetween - 5e-7);
+      expect(result.stats.betweenMaxError).toBeLessThanOrEqual(threshold);
       // Same input and settings, same bytes.
       expect(compress(clip, options).bytes).toEqual(result.bytes);
     }, TIMEOUT);

@@ -154,9 +154,10 @@ describe('readGltf: interpolation and timing', () => {
     expect(sampleOf(clip, 'translation', 0, 4)[0]).toBeCloseTo(1 + (5 * 0.1) / 0.27, 5); // t = 0.2, between keys 1 and 2
     expect(sampleOf(clip, 'translation', 0, 10)[1]).toBeCloseTo((13 * 0.13) / 0.63, 5); // t = 0.5, between keys 2 and 3
     expect(warnings.some((w) => /1 of 4 keys fall between samples at 20 Hz/.test(w))).toBe(true);
-    // Intervals 0.1, 0.27, 0.63 s: a three-way tie, the finest (10 Hz) wins and is multiplied to 30 Hz.
+    // Intervals 0.1, 0.27, 0.63 s lie on no grid: without a rate the keys keep their own times.
     const [detected] = await readGltf(await io.writeBinary(doc), 'uneven.glb');
-    expect(detected.sampleRate).toBe(30);
+    expect(Array.from(detected.sampleTimes!)).toEqual([0, 0.1, 0.37, 1].map(Math.fround));
+    expect([0, 1, 2, 3].map((s) => sampleOf(detected, 'translation', 0, s))).toEqual([[0, 0, 0], [1, 0, 0], [6, 0, 0], [6, 13, 0]]);
   });
 
   it('starts the clip at the earliest key and keeps rest values of bones without channels', async () => {

@@ -88,7 +88,7 @@ describe('header', () => {
   });
 
   it('rejects unknown flags', () => {
-    for (const bit of [3, 8, 15]) {
+    for (const bit of [4, 8, 15]) {
       expect(openError(patched(BASE, (view) => view.setUint16(HEADER.FLAGS, view.getUint16(HEADER.FLAGS, true) | (1 << bit), true)))).toBe(FORMAT_ERROR.BAD_HEADER);
     }
   });
@@ -240,6 +240,33 @@ describe('sections', { timeout: 30_000 }, () => {
       const resized = patched(longer, (v) => v.setUint32(HEADER.TOTAL_SIZE, longer.length, true));
       expect(openError(resized)).toBe(FORMAT_ERROR.BAD_SIZE);
     }
+  });
+});
+
+describe('key times', () => {
+  const timed = compress({ ...clip, sampleTimes: Float32Array.from({ length: 40 }, (_, k) => k / 30 + (k >= 25 ? 0.2 : 0)), startTime: 0, duration: 39 / 30 + 0.2 }).bytes;
+  const at = CompressedClip.open(timed).sectionSizes();
+  // The key times sit right before the segments.
+  const keyTimesAt = u32(timed, HEADER.SEGMENTS_OFFSET) - at.keyTimes;
+
+  it('opens, and rejects a first time other than the start, a time that goes back, and a time past 1e9 s', () => {
+    expect(openError(timed)).toBeUndefined();
+    expect(at.keyTimes).toBe(160);
+    const setTime = (k: number, t: number) => patched(timed, (view) => view.setFloat32(keyTimesAt + 4 * k, t, true));
+    expect(openError(setTime(0, 0.01))).toBe(FORMAT_ERROR.BAD_VALUE);
+    expect(openError(setTime(10, 0.1))).toBe(FORMAT_ERROR.BAD_VALUE);
+    expect(openError(setTime(39, 2e9))).toBe(FORMAT_ERROR.BAD_VALUE);
+    expect(openError(setTime(39, NaN))).toBe(FORMAT_ERROR.BAD_VALUE);
+    // Equal neighbours are a jump, which is valid.
+    expect(openError(setTime(25, Math.fround(24 / 30)))).toBeUndefined();
+  });
+
+  it('a cleared or set key-times flag moves where the segments must start', () => {
+    const cleared = patched(timed, (view) => view.setUint16(HEADER.FLAGS, view.getUint16(HEADER.FLAGS, true) & ~FLAGS.HAS_KEY_TIMES, true));
+    expect(openError(cleared)).toBe(FORMAT_ERROR.BAD_OFFSET);
+    const set = patched(BASE, (view) => view.setUint16(HEADER.FLAGS, view.getUint16(HEADER.FLAGS, true) | FLAGS.HAS_KEY_TIMES, true));
+    // Read as key times, the first segment's bytes are no valid times (or, if they were, the segments would not start there).
+    expect([FORMAT_ERROR.BAD_VALUE, FORMAT_ERROR.BAD_OFFSET]).toContain(openError(set));
   });
 });
 

@@ -39,6 +39,7 @@ function expectSameMetadata(bytes: Uint8Array): void {
   expect(ref.startTime).toBe(fast.startTime);
   expect(ref.duration).toBe(fast.duration);
   expect(ref.nodeIndices).toEqual(fast.nodeIndices ? Array.from(fast.nodeIndices) : undefined);
+  expect(ref.keyTimes).toEqual(fast.keyTimes ? Array.from(fast.keyTimes) : undefined);
   expect(ref.unit).toBe(fast.unit);
   expect(ref.version).toBe(fast.version);
   expect(ref.parents).toEqual(Array.from(fast.parents));
