@@ -302,12 +302,14 @@ function extraShells(clip: RawClip, skeletonBones: number, options: BonepressOpt
 
 /**
  * The stub of docs/gltf-extension.md, for an animation left without channels (glTF needs
- * one): a STEP channel with no target node, keyed at the clip's start time and duration.
+ * one): a STEP channel with no target node, keyed at the clip's start time and duration, or
+ * once when they coincide (key times must increase: a one-key clip has one stub key).
  */
 function addStub(doc: Document, animation: Animation, startTime: number, duration: number): void {
   const buffer = doc.getRoot().listBuffers()[0] ?? doc.createBuffer();
-  const input = doc.createAccessor().setType('SCALAR').setBuffer(buffer).setArray(new Float32Array([startTime, Math.max(startTime, duration)]));
-  const output = doc.createAccessor().setType('VEC4').setBuffer(buffer).setArray(new Float32Array([0, 0, 0, 1, 0, 0, 0, 1]));
+  const times = Math.fround(duration) > Math.fround(startTime) ? [startTime, duration] : [startTime];
+  const input = doc.createAccessor().setType('SCALAR').setBuffer(buffer).setArray(new Float32Array(times));
+  const output = doc.createAccessor().setType('VEC4').setBuffer(buffer).setArray(new Float32Array(times.flatMap(() => [0, 0, 0, 1])));
   const sampler = doc.createAnimationSampler().setInput(input).setOutput(output).setInterpolation('STEP');
   animation.addSampler(sampler).addChannel(doc.createAnimationChannel().setTargetPath('rotation').setSampler(sampler));
 }

@@ -57,7 +57,9 @@ const GLB_MAGIC = 0x46546c67;
  */
 export async function compressGltfFile(input: string, output: string, options: CompressGltfFileOptions = {}): Promise<CompressGltfFileResult> {
   const format = options.format ?? (extname(output).toLowerCase() === '.gltf' ? 'gltf' : 'glb');
-  const { BonepressAnimationCompression, compressDocument, animationBytes } = await import('../gltf-transform/index.js');
+  const [{ BonepressAnimationCompression, compressDocument, animationBytes }, { mergeBuffers }] = await Promise.all([
+    import('../gltf-transform/index.js'), import('../gltf-transform/buffers.js'),
+  ]);
   const { io, json, resources, sourceFileBytes, droppedExtensions } = await openAsset(input, options.read);
   await installCodecs(io, input, json.extensionsUsed ?? []);
   const sourceAnimation = animationBytes(json);
@@ -69,6 +71,7 @@ export async function compressGltfFile(input: string, output: string, options: C
   let outputFileBytes: number;
   let outputJson: GLTF.IGLTF;
   if (format === 'glb') {
+    mergeBuffers(doc);
     const glb = await io.writeBinary(doc);
     await writeFileAtomic(output, glb);
     outputFileBytes = glb.byteLength;
