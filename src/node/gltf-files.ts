@@ -11,7 +11,7 @@ import { basename, dirname, extname, join } from 'node:path';
 
 import type { Document, GLTF, NodeIO } from '@gltf-transform/core';
 
-import type { BonepressOptions, CompressedAnimationReport } from '../gltf-transform/bonepress.js';
+import type { BonepressOptions, CompressedAnimationReport, KeptAnimationReport } from '../gltf-transform/bonepress.js';
 import type { CompressedAnimation } from '../gltf-transform/extension.js';
 import type { AnimationBytes } from '../gltf-transform/sizes.js';
 import { ParseError, PARSE_ERROR } from '../readers/errors.js';
@@ -37,6 +37,8 @@ export interface CompressGltfFileResult {
   output: string;
   format: GltfOutputFormat;
   animations: CompressedAnimationReport[];
+  /** Animations left as they were, their compressed form being no smaller (bonepress's `kept`). */
+  kept: KeptAnimationReport[];
   warnings: string[];
   /** Extensions of the input that glTF-Transform I/O does not know, and therefore did not write. */
   droppedExtensions: string[];
@@ -64,8 +66,8 @@ export async function compressGltfFile(input: string, output: string, options: C
   await installCodecs(io, input, json.extensionsUsed ?? []);
   const sourceAnimation = animationBytes(json);
   const doc = await readDocument(io, input, json, resources);
-  const { animations, warnings } = await compressDocument(doc, { ...options, file: input });
-  if (animations.length === 0 && !doc.getRoot().listAnimations().some((a) => a.getExtension(BonepressAnimationCompression.EXTENSION_NAME))) {
+  const { animations, kept, warnings } = await compressDocument(doc, { ...options, file: input });
+  if (animations.length === 0 && kept.length === 0 && !doc.getRoot().listAnimations().some((a) => a.getExtension(BonepressAnimationCompression.EXTENSION_NAME))) {
     throw new ParseError(PARSE_ERROR.NO_ANIMATION, 'no skeletal animation to compress', input);
   }
   let outputFileBytes: number;
@@ -88,7 +90,7 @@ export async function compressGltfFile(input: string, output: string, options: C
     outputJson = written.json;
   }
   return {
-    input, output, format, animations, warnings, droppedExtensions,
+    input, output, format, animations, kept, warnings, droppedExtensions,
     sourceAnimation, outputAnimation: animationBytes(outputJson), sourceFileBytes, outputFileBytes,
   };
 }

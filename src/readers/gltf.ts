@@ -43,8 +43,9 @@ export interface GltfReadOptions extends ReadOptions {
   /**
    * Also read morph-target weights and the translation, rotation and scale of animated nodes
    * outside the skeleton, as extra bones after the skeleton's ({@link GltfClipExtras}), for
-   * `BONEPRESS_animation_compression` (docs/gltf-extension.md). Off by default: loose `.bpk`
-   * clips hold the skeleton only.
+   * `BONEPRESS_animation_compression` (docs/gltf-extension.md). Unset, loose `.bpk` clips
+   * hold the skeleton only, except in a file whose animations move no node but animate morph
+   * weights: those are read as extra bones rather than refused. `false` never reads them.
    */
   extraTracks?: boolean;
 }
@@ -162,7 +163,12 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
     warnings.push(`animation "${a.name}" has no translation, rotation or scale channel on the skeleton; skipped`);
     return false;
   });
-  if (usable.length === 0) fail(`no skeletal animation: none of the ${animations.length} animations moves the skeleton`, PARSE_ERROR.NO_ANIMATION);
+  if (usable.length === 0) {
+    // Morph weights alone (no node moves): read them as extra bones, as the glTF output does,
+    // rather than refuse the file; unless the caller turned extra tracks off.
+    if (options.extraTracks === undefined && animatesWeights(json)) return readGltfWithWarnings(bytes, file, { ...options, extraTracks: true });
+    fail(`no skeletal animation: none of the ${animations.length} animations moves the skeleton`, PARSE_ERROR.NO_ANIMATION);
+  }
   // Nodes the extra bones stand for, after the skeleton's in the trimmed document.
   const extraNodes = [...new Set(usable.flatMap((a) => [...a.props, ...a.weights].map((ch) => ch.node)))].sort((x, y) => x - y);
   const trimIndex = Int32Array.from(skeleton.boneOfNode);
@@ -383,6 +389,14 @@ function skinSubset(gltf: GltfJson, hierarchy: Hierarchy, skeleton: SkeletonNode
     if ([...moved].some((b) => bonesOfSkin.has(b))) for (const b of bonesOfSkin) keep[b] = 1;
   }
   return all.filter((b) => keep[b] === 1);
+}
+
+/** Whether any animation channel of the glTF JSON targets the morph weights of a node with a mesh. */
+function animatesWeights(json: unknown): boolean {
+  const { animations, nodes } = json as { animations?: unknown; nodes?: unknown };
+  const hasMesh = (n: unknown): boolean => Array.isArray(nodes) && Number.isInteger(n) && (nodes[n as number] as { mesh?: unknown } | undefined)?.mesh !== undefined;
+  return Array.isArray(animations) && animations.some((a: { channels?: unknown }) => Array.isArray(a?.channels)
+    && a.channels.some((c: { target?: { node?: unknown; path?: unknown } }) => c?.target?.path === 'weights' && hasMesh(c.target.node)));
 }
 
 /**
