@@ -164,6 +164,12 @@ export interface GltfCompressedClip {
   nodes: number[];
   /** Weight bones after the node bones: per node, one displacement scale per morph target (one bone each). */
   weights: { node: number; scales: number[] }[];
+  /**
+   * Every bone's name, from the asset's nodes as the glTF reader names them: the node's name
+   * (`node_<i>` when it has none), `<node>.weights[<t>]` for a weight bone. The clip itself
+   * stores none.
+   */
+  boneNames: string[];
 }
 
 /**
@@ -211,7 +217,10 @@ export async function readCompressedGltfFile(path: string, options: ReadFileOpti
       const expected = b < parents.length ? parents[b] : -1;
       if (clip.parents[b] !== expected) fail(`bone ${b}: the clip's parent ${clip.parents[b]} differs from the bone table's ${expected}`);
     }
-    out.push({ name, index, clip, joints, nodes, weights });
+    const nodeName = (n: number): string => doc.getRoot().listNodes()[n]?.getName() || `node_${n}`;
+    const boneNames = [...joints, ...nodes].map(nodeName);
+    for (const w of weights) w.scales.forEach((_, t) => boneNames.push(`${nodeName(w.node)}.weights[${t}]`));
+    out.push({ name, index, clip, joints, nodes, weights, boneNames });
   });
   return out;
 }
