@@ -224,6 +224,56 @@ export function worstDistance(
   return worst;
 }
 
+/** How a compressed animation is played. */
+export type PlaybackPath = 'plugin' | 'createMixerClip' | 'CompressedClipPlayer';
+
+/** The largest distance from three.js's playback of the source along one path, and when. */
+export interface PathError {
+  animation: string;
+  path: PlaybackPath;
+  error: number;
+  time: number;
+}
+
+/**
+ * Plays every animation of the source at `sourceFile` in three.js, and beside it the
+ * compressed asset `glbOut` through the plugin and, with `bpkDir`, the loose clip of the same
+ * name through `createMixerClip` and `CompressedClipPlayer` (bound by node index), at
+ * {@link playbackTimes}. Returns the worst distance per animation and path, and the problems
+ * met on the way (a missing loose clip, bones that bind to nothing).
+ */
+export async function playbackErrors(sourceFile: string, glbOut: string, bpkDir?: string): Promise<{ errors: PathError[]; problems: string[] }> {
+  const glb = await loadableGlb(sourceFile);
+  const packedGlb = await loadableGlb(glbOut);
+  const clips = bpkDir ? looseClips(bpkDir) : new Map<string, CompressedClip>();
+  const errors: PathError[] = [], problems: string[] = [];
+  const count = (await loadThree(glb, false)).animations.length;
+  for (let index = 0; index < count; index++) {
+    // Every playback on a scene of its own: a mixer leaves its last pose on the nodes it moved.
+    const source = await loadThree(glb, false);
+    const sourceClip = source.animations[index];
+    const animation = sourceClip.name;
+    const times = playbackTimes(clipKeyTimes(sourceClip), sourceClip.duration, index + 1);
+    const reference = { scene: source.scene, probe: await probeOf(source), pose: mixerPoser(source.scene, sourceClip) };
+    const check = async (path: PlaybackPath, bytes: Uint8Array, plugin: boolean, poser: (gltf: GLTF, probe: SceneProbe) => Poser): Promise<void> => {
+      const gltf = await loadThree(bytes, plugin);
+      const probe = await probeOf(gltf);
+      errors.push({ animation, path, ...worstDistance(reference, { scene: gltf.scene, probe, pose: poser(gltf, probe) }, times) });
+    };
+    await check('plugin', packedGlb, true, (gltf) => mixerPoser(gltf.scene, gltf.animations[index]));
+    if (!bpkDir) continue;
+    const loose = clips.get(animation);
+    if (!loose) {
+      problems.push(`${animation}: no loose .bpk (the folder holds ${[...clips.keys()].join(', ')})`);
+      continue;
+    }
+    const warn = (w: string): void => { problems.push(`${animation}: ${w}`); };
+    await check('createMixerClip', glb, false, (gltf, probe) => looseMixerPoser(gltf, probe, loose, warn));
+    await check('CompressedClipPlayer', glb, false, (_, probe) => playerPoser(probe, loose, warn));
+  }
+  return { errors, problems };
+}
+
 /** The loose clips of a `.bpk` output folder, by clip name. */
 export function looseClips(dir: string): Map<string, CompressedClip> {
   const out = new Map<string, CompressedClip>();
