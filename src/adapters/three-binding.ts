@@ -133,8 +133,9 @@ const WEIGHT_BONE = /^(.*)\.weights\[(\d+)\]$/;
  * `<node>.weights[<t>]`, one per morph target of that node, and gives each the node's index),
  * with the meshes three.js made of the node (found through `options.nodes`, `associations`
  * or the name) and each target's displacement scale, recomputed as the reader computes it
- * from the target's POSITION bounds. Empty when the clip has no such bones; the bones of a
- * node with no morph mesh in the scene are left out (they then bind to nothing).
+ * from the target's POSITION bounds. Empty when the clip has no such bones; a node with no
+ * morph mesh in the scene gets no objects (its weight bones then set nothing, and are never
+ * bound as transforms of the node).
  */
 export function findWeightBones(clip: BindableClip, root: Object3D | Skeleton, options: BindOptions = {}): WeightBones[] {
   const names = options.boneNames ?? clip.boneNames;
@@ -150,7 +151,7 @@ export function findWeightBones(clip: BindableClip, root: Object3D | Skeleton, o
     const object = nodeObject(node, match[1], root, options);
     const objects: Object3D[] = [];
     object?.traverse((o) => { if ((o as Mesh).morphTargetInfluences) objects.push(o); });
-    if (objects.length > 0) out.push({ firstBone: b, scales: targetScales(objects, count), objects });
+    out.push({ firstBone: b, scales: targetScales(objects, count), objects });
     b += count;
   }
   return out;
