@@ -20,7 +20,7 @@ import { mergeBuffers } from '../../src/gltf-transform/buffers.js';
 import { BonepressAnimationCompression } from '../../src/gltf-transform/index.js';
 import { CompressedClip } from '../../src/runtime/compressed-clip.js';
 import { ROOT } from '../cli/run-cli.js';
-import { makePropRig, makeRigs, makeSceneRig } from '../utils/gltf-rigs.js';
+import { makeRigs } from '../utils/gltf-rigs.js';
 import { mulberry32 } from '../utils/synthetic.js';
 
 /** Where the Khronos sample models are read from. */
@@ -45,8 +45,8 @@ export interface CorpusAsset {
 /**
  * The assets: every model folder of {@link KHRONOS_DIR} (its `.glb`, else its `.gltf`), or,
  * without it, generated rigs of the same shapes written into `workDir` (skinned characters
- * with named and unnamed joints, STEP and CUBICSPLINE, float32-jittered 37.5 Hz keys,
- * props and morph weights).
+ * with named and unnamed joints, STEP and CUBICSPLINE, fast rotations, float32-jittered
+ * 37.5 Hz keys).
  */
 export async function corpusAssets(workDir: string): Promise<{ assets: CorpusAsset[]; khronos: boolean }> {
   if (existsSync(KHRONOS_DIR)) {
@@ -58,13 +58,11 @@ export async function corpusAssets(workDir: string): Promise<{ assets: CorpusAss
     });
     return { assets: assets.sort((a, b) => a.name.localeCompare(b.name)), khronos: true };
   }
-  const generated: [string, Uint8Array][] = [
-    ...(await makeRigs()).map((r): [string, Uint8Array] => [r.name, r.glb]),
-    ['props', await makePropRig()],
-    ['scene', await makeSceneRig()],
-  ];
+  // Characters only: loose clips hold skeletons, so the props and cameras of test/utils's
+  // scene rigs would not play through them (the Khronos models animate no node outside a skeleton
+  // besides morph weights, which loose clips hold when nothing else moves).
   return {
-    assets: generated.map(([name, glb]) => {
+    assets: (await makeRigs()).map(({ name, glb }) => {
       const file = join(workDir, `${name}.glb`);
       writeFileSync(file, glb);
       return { name, file };
