@@ -5,6 +5,15 @@
  * and bonepress at the largest error that gltfpack -c reaches on that asset.
  *
  *   npm run build && node scripts/gltf-sizes.mjs [--out out/gltf-sizes] [--json]
+ *   npm run build && node scripts/gltf-sizes.mjs --khronos [--out out/gltf-khronos] [--json]
+ *
+ * `--khronos` makes the table of docs/gltf.md, "The Khronos sample models" instead: per model
+ * of ../shared/data/khronos-samples (generated rigs of the same shapes without it,
+ * test/khronos/harness.ts), its animations, their bytes in the source, in bonepress's
+ * `.bp.glb` (default settings) and in `gltfpack -c`'s output, bonepress's largest distance
+ * from three.js's own playback of the source through the GLTFLoader plugin (the harness of
+ * the tests, at random times and around every key), and gltfpack's error as `verify`
+ * measures it (gltfpack renumbers nodes, so the three.js comparison by node does not apply).
  *
  * The assets are made here (nothing large is committed): the eight mocap fixtures as one
  * skinned character in metres (viewer/test/skinned-glb.ts), and the Mixamo-style, Blender-style
@@ -38,8 +47,9 @@ const GLTF_TRANSFORM = '@gltf-transform/cli@4.5.1';
 const NPX_FLAGS = (process.env.NPX_FLAGS ?? '--yes').split(' ').filter(Boolean);
 
 const args = process.argv.slice(2);
+const KHRONOS = args.includes('--khronos');
 const outIndex = args.indexOf('--out');
-const OUT = resolve(outIndex >= 0 ? args[outIndex + 1] : join(ROOT, 'out/gltf-sizes'));
+const OUT = resolve(outIndex >= 0 ? args[outIndex + 1] : join(ROOT, KHRONOS ? 'out/gltf-khronos' : 'out/gltf-sizes'));
 const JSON_ONLY = args.includes('--json');
 mkdirSync(OUT, { recursive: true });
 
@@ -145,6 +155,73 @@ function maxVerifyError(source, other, names, rates = new Set()) {
 }
 
 // ---------------------------------------------------------------------------------------
+// --khronos: the sample models (test/khronos/harness.ts reads them from ../shared)
+
+/** `compress --json` of an input; exit 1 (a clip above the threshold) still prints the report. */
+function compressReport(argv) {
+  try {
+    return JSON.parse(run('node', [CLI, 'compress', ...argv, '--json', '--quiet']));
+  } catch (e) {
+    if (e.status === 1 && e.stdout) return JSON.parse(e.stdout);
+    throw new Error(`compress ${argv.join(' ')}: ${String(e.stderr || e.message)}`);
+  }
+}
+
+async function khronosTable() {
+  const harness = await tsModule('test/khronos/harness.ts');
+  const { assets, khronos } = await harness.corpusAssets(OUT);
+  const rows = [];
+  for (const asset of assets) {
+    const json = await harness.assetJson(asset.file);
+    const out = join(OUT, `${asset.name}.bp.glb`);
+    const report = compressReport([asset.file, '-o', out]);
+    const packC = join(OUT, `${asset.name}.gltfpack-c.glb`);
+    npx(GLTFPACK, 'gltfpack', ['-i', asset.file, '-o', packC, '-c']);
+    const { errors } = await harness.playbackErrors(asset.file, out);
+    // gltfpack renumbers nodes, so its error is verify's (the compressor's metric at the source's samples), by animation name.
+    const names = (json.animations ?? []).map((a) => a.name).filter((name) => name);
+    let packError;
+    try {
+      packError = names.length === (json.animations ?? []).length ? maxVerifyError(asset.file, packC, names) : undefined;
+    } catch (e) {
+      log(`${asset.name}: gltfpack -c not verified: ${e.message.split('\n')[0]}`);
+    }
+    rows.push({
+      asset: asset.name,
+      animations: json.animations?.length ?? 0,
+      compressed: report.animations.length,
+      kept: report.kept.length,
+      source: storedAnimationBytes(json).total,
+      bonepress: storedAnimationBytes(glbJson(readFileSync(out))).total,
+      gltfpack: storedAnimationBytes(glbJson(readFileSync(packC))).total,
+      bonepressError: Math.max(0, ...errors.map((e) => e.error)),
+      gltfpackError: packError,
+    });
+    log(`${asset.name}: done`);
+  }
+  if (JSON_ONLY) {
+    process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    return;
+  }
+  const n = (x) => Math.round(x).toLocaleString('en-US');
+  const cm = (m) => (m === undefined ? '–' : (m * 100).toFixed(4));
+  const lines = [
+    `| model${khronos ? '' : ' (generated: ../shared is absent)'} | animations (compressed) | source | bonepress | gltfpack -c | bonepress max error, three.js (cm) | gltfpack -c max error, verify (cm) |`,
+    '|---|---|---|---|---|---|---|',
+  ];
+  for (const r of rows) {
+    lines.push(`| ${r.asset} | ${r.animations} (${r.compressed}) | ${n(r.source)} | ${n(r.bonepress)} | ${n(r.gltfpack)} | ${cm(r.bonepressError)} | ${cm(r.gltfpackError)} |`);
+  }
+  const total = (key) => rows.reduce((sum, r) => sum + r[key], 0);
+  lines.push(`| **total** | ${total('animations')} (${total('compressed')}) | ${n(total('source'))} | ${n(total('bonepress'))} | ${n(total('gltfpack'))} | | |`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+  writeFileSync(join(OUT, 'khronos.json'), `${JSON.stringify(rows, null, 2)}\n`);
+}
+
+if (KHRONOS) {
+  await khronosTable();
+  process.exit(0);
+}
 
 const assets = await makeAssets();
 const rows = [];

@@ -4,7 +4,7 @@
  * node, else by an explicit bone map. Unbound bones are reported, never silently left in
  * their rest pose.
  */
-import type { Object3D, Skeleton } from 'three';
+import type { BufferAttribute, InterleavedBufferAttribute, Mesh, Object3D, Skeleton } from 'three';
 
 import { FORMAT_ERROR, FormatError } from '../runtime/errors.js';
 
@@ -34,6 +34,13 @@ export interface BindOptions {
    * has new objects: bind it by name).
    */
   associations?: ReadonlyMap<unknown, { nodes?: number } | undefined>;
+  /**
+   * The object three.js made of each glTF node, by node index ({@link gltfNodeObjects} of
+   * the loader's result): with a clip that carries node indices, each bone binds to its
+   * node's object, unnamed nodes included, whatever `associations` records. Checked before
+   * `associations`.
+   */
+  nodes?: ArrayLike<Object3D | undefined>;
   /** Clip bone name → scene object name, tried before the sanitized name. */
   boneMap?: Readonly<Record<string, string>>;
   /**
@@ -62,7 +69,7 @@ export interface BoneBinding {
 /**
  * Finds the object each bone of `clip` drives under `root` (the object an
  * `AnimationMixer` would animate, e.g. `gltf.scene`, or a `Skeleton`'s bones): by node index through
- * `options.associations`, else by `options.boneMap`, else by the sanitized name, looking
+ * `options.nodes` or `options.associations`, else by `options.boneMap`, else by the sanitized name, looking
  * at `root` itself and its descendants as three.js's `PropertyBinding.findNode` does.
  * Throws {@link FormatError} (BAD_ARGUMENT) when names are missing, or, with `strict`,
  * when a bone does not bind.
@@ -80,6 +87,12 @@ export function bindBones(clip: BindableClip, root: Object3D | Skeleton, options
   if (options.associations && nodeIndices) {
     for (const [object, value] of options.associations) {
       if (value?.nodes !== undefined && isObject3D(object)) byNode.set(value.nodes, object);
+    }
+  }
+  if (options.nodes && nodeIndices) {
+    for (let n = 0; n < options.nodes.length; n++) {
+      const object = options.nodes[n];
+      if (object) byNode.set(n, object);
     }
   }
   const byName = new Map<string, Object3D>();
@@ -104,6 +117,95 @@ export function bindBones(clip: BindableClip, root: Object3D | Skeleton, options
     throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `${unbound.length} of ${clip.boneCount} bones bind to nothing in the scene: ${listNames(unbound)}`);
   }
   return { objects, unboundBones: unbound };
+}
+
+/** One glTF node's morph-weight bones in a clip: see `MixerClipOptions.morphWeights` (three-mixer.ts). */
+export interface WeightBones {
+  readonly firstBone: number;
+  readonly scales: readonly number[];
+  readonly objects: readonly Object3D[];
+}
+
+const WEIGHT_BONE = /^(.*)\.weights\[(\d+)\]$/;
+
+/**
+ * The morph-weight bones of a loose clip read from a glTF file (readers/gltf.ts names them
+ * `<node>.weights[<t>]`, one per morph target of that node, and gives each the node's index),
+ * with the meshes three.js made of the node (found through `options.nodes`, `associations`
+ * or the name) and each target's displacement scale, recomputed as the reader computes it
+ * from the target's POSITION bounds. Empty when the clip has no such bones; a node with no
+ * morph mesh in the scene gets no objects (its weight bones then set nothing, and are never
+ * bound as transforms of the node).
+ */
+export function findWeightBones(clip: BindableClip, root: Object3D | Skeleton, options: BindOptions = {}): WeightBones[] {
+  const names = options.boneNames ?? clip.boneNames;
+  if (!names) return [];
+  const nodeIndices = options.nodeIndices ?? clip.nodeIndices;
+  const out: WeightBones[] = [];
+  for (let b = 0; b < clip.boneCount;) {
+    const match = WEIGHT_BONE.exec(names[b]);
+    if (!match || Number(match[2]) !== 0) { b++; continue; }
+    const node = nodeIndices?.[b];
+    let count = 1;
+    while (b + count < clip.boneCount && names[b + count] === `${match[1]}.weights[${count}]` && nodeIndices?.[b + count] === node) count++;
+    const object = nodeObject(node, match[1], root, options);
+    const objects: Object3D[] = [];
+    object?.traverse((o) => { if ((o as Mesh).morphTargetInfluences) objects.push(o); });
+    out.push({ firstBone: b, scales: targetScales(objects, count), objects });
+    b += count;
+  }
+  return out;
+}
+
+/** The object of glTF node `node` (by index through the options, else by name under `root`). */
+function nodeObject(node: number | undefined, name: string, root: Object3D | Skeleton, options: BindOptions): Object3D | undefined {
+  if (node !== undefined && node >= 0) {
+    const direct = options.nodes?.[node];
+    if (direct) return direct;
+    for (const [object, value] of options.associations ?? []) if (value?.nodes === node && isObject3D(object)) return object;
+  }
+  if ('bones' in root) return undefined;
+  return root.getObjectByName(sanitizeNodeName(name)) ?? root.getObjectByName(name);
+}
+
+/** Per morph target, the largest corner of its displacements' bounds over every mesh (1 when it has none). */
+function targetScales(meshes: readonly Object3D[], count: number): number[] {
+  const scales: number[] = [];
+  for (let t = 0; t < count; t++) {
+    let scale = 0;
+    for (const mesh of meshes) {
+      const a = (mesh as Mesh).geometry?.morphAttributes.position?.[t] as BufferAttribute | InterleavedBufferAttribute | undefined;
+      if (!a) continue;
+      const corner = [0, 0, 0];
+      for (let i = 0; i < a.count; i++) {
+        corner[0] = Math.max(corner[0], Math.abs(a.getX(i)));
+        corner[1] = Math.max(corner[1], Math.abs(a.getY(i)));
+        corner[2] = Math.max(corner[2], Math.abs(a.getZ(i)));
+      }
+      scale = Math.max(scale, Math.hypot(corner[0], corner[1], corner[2]));
+    }
+    scales.push(scale > 0 ? scale : 1);
+  }
+  return scales;
+}
+
+/** What {@link gltfNodeObjects} reads of a GLTFLoader result. */
+export interface LoadedGltf {
+  readonly parser: {
+    readonly json: { readonly nodes?: readonly unknown[] };
+    getDependency(type: 'node', index: number): Promise<unknown>;
+  };
+}
+
+/**
+ * The object three.js's GLTFLoader made of every glTF node of `gltf` (its `load`/`parse`
+ * result), by node index: pass it as {@link BindOptions.nodes} to bind a loose clip's bones
+ * by node index, unnamed joints included. The loader caches each node, so these are the
+ * objects of `gltf.scene` (not of a clone: bind a clone by name).
+ */
+export async function gltfNodeObjects(gltf: LoadedGltf): Promise<Object3D[]> {
+  const count = gltf.parser.json.nodes?.length ?? 0;
+  return Promise.all(Array.from({ length: count }, (_, n) => gltf.parser.getDependency('node', n) as Promise<Object3D>));
 }
 
 function isObject3D(value: unknown): value is Object3D {

@@ -18,7 +18,7 @@ import type { CompressedClip } from '../runtime/compressed-clip.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
 import type { SampleOptions } from '../runtime/sampler.js';
 import { PoseContext } from './pose-context.js';
-import { bindBones, listNames, type BindOptions } from './three-binding.js';
+import { bindBones, findWeightBones, listNames, type BindOptions } from './three-binding.js';
 
 /** Options of {@link createMixerClip}. */
 export interface MixerClipOptions extends BindOptions {
@@ -37,7 +37,8 @@ export interface MixerClipOptions extends BindOptions {
    * `firstBone` on, one bone per target, whose translation x divided by `scales[t]` is
    * weight t. Each becomes a `morphTargetInfluences` track on every object of `objects` (the
    * meshes three.js made of that glTF node). Weight bones come after every transform bone,
-   * and are never bound as transforms.
+   * and are never bound as transforms. Default: the bones of a loose clip named
+   * `<node>.weights[<t>]` (a glTF file's morph weights, see `findWeightBones`).
    */
   morphWeights?: readonly MorphWeightBones[];
 }
@@ -196,7 +197,8 @@ export class CompressedAnimationClip extends AnimationClip {
  * own: 0 to `compressed.duration`, as the source's AnimationClip.
  */
 export function createMixerClip(compressed: CompressedClip, root: Object3D, options: MixerClipOptions = {}): CompressedAnimationClip {
-  const weightBones = options.morphWeights ?? [];
+  // A loose clip's weight bones are found by their names; an asset's come from its extension (the plugin).
+  const weightBones = options.morphWeights ?? findWeightBones(compressed, root, options);
   // Transform bones are those before the first weight bone; only they are bound to objects.
   const transformBones = weightBones.reduce((n, w) => Math.min(n, w.firstBone), compressed.boneCount);
   const bindable = transformBones === compressed.boneCount ? compressed : {

@@ -10,14 +10,16 @@
  * browser bundle gets the decoder and these files. Nothing here needs WebGL: it runs in
  * Node too (tests, servers that pose characters).
  */
-import type { Bone, Object3D, Skeleton } from 'three';
+import type { Bone, Mesh, Object3D, Skeleton } from 'three';
 
 import type { CompressedClip, Looping, Rounding, SampleOptions } from '../runtime/compressed-clip.js';
 import type { ClipSampler } from '../runtime/sampler.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
-import { bindBones, listNames, type BindOptions } from './three-binding.js';
+import { bindBones, findWeightBones, listNames, type BindOptions } from './three-binding.js';
 
-export { bindBones, sanitizeNodeName, type BindableClip, type BindOptions, type BoneBinding } from './three-binding.js';
+export {
+  bindBones, findWeightBones, gltfNodeObjects, sanitizeNodeName, type BindableClip, type BindOptions, type BoneBinding, type LoadedGltf, type WeightBones,
+} from './three-binding.js';
 export { CompressedAnimationClip, createMixerClip, type MixerClipOptions } from './three-mixer.js';
 export { BONEPRESS_EXTENSION, BonepressGLTFLoaderPlugin, type BonepressGLTFLoaderPluginOptions } from './three-gltf-plugin.js';
 
@@ -97,6 +99,8 @@ export class CompressedClipPlayer {
   private readonly bones: Bone[];
   /** Pose offset (bone index × POSE_STRIDE) of each entry of `bones`. */
   private readonly offsets: Int32Array;
+  /** Morph influences the clip's weight bones set: per mesh, its influences, the first weight bone's translation x and each target's scale. */
+  private readonly weights: readonly { influences: number[]; offset: number; scales: Float32Array }[];
   /** Reused for every sample call, so playing allocates nothing. */
   private readonly sampleOptions: SampleOptions = { looping: 'clamp', rounding: 'none' };
   /** The player's own sampling state, when the clip can make one. */
@@ -119,7 +123,16 @@ export class CompressedClipPlayer {
     this.translationScale = options.translationScale ?? PLAYER_DEFAULTS.translationScale;
     this.pose = new Float32Array(clip.boneCount * POSE_STRIDE);
 
-    const { objects, unboundBones } = bindBones(clip, skeleton, options);
+    // Morph-weight bones (a glTF file's `<node>.weights[<t>]`) set influences; the bones before them bind as transforms.
+    const weights = findWeightBones(clip, skeleton, options);
+    const transformBones = weights.reduce((n, w) => Math.min(n, w.firstBone), clip.boneCount);
+    const bindable = transformBones === clip.boneCount ? clip : {
+      boneCount: transformBones,
+      boneNames: (options.boneNames ?? clip.boneNames)?.slice(0, transformBones),
+      nodeIndices: (options.nodeIndices ? Int32Array.from(options.nodeIndices) : clip.nodeIndices)?.subarray(0, transformBones),
+    };
+    this.weights = weights.flatMap((w) => w.objects.map((object) => ({ influences: (object as Mesh).morphTargetInfluences!, offset: w.firstBone * POSE_STRIDE + 4, scales: Float32Array.from(w.scales) })));
+    const { objects, unboundBones } = bindable === clip ? bindBones(clip, skeleton, options) : bindBones(bindable, skeleton, { ...options, boneNames: undefined, nodeIndices: undefined });
     const bones: Bone[] = [];
     const offsets: number[] = [];
     objects.forEach((object, b) => {
@@ -192,6 +205,9 @@ export class CompressedClipPlayer {
       bone.quaternion.set(pose[o], pose[o + 1], pose[o + 2], pose[o + 3]);
       bone.position.set(pose[o + 4] * k, pose[o + 5] * k, pose[o + 6] * k);
       bone.scale.set(pose[o + 7], pose[o + 8], pose[o + 9]);
+    }
+    for (const { influences, offset, scales } of this.weights) {
+      for (let t = 0; t < scales.length; t++) influences[t] = pose[offset + t * POSE_STRIDE] / scales[t];
     }
     return this;
   }

@@ -16,9 +16,9 @@ export { anonymousBoneName } from '../index.js';
  * the runtime's FormatError, or a ParseError when the asset holds no compressed animation,
  * none of that name, or several and none was named; and when `clipName` does not name the
  * clip of a `.bpk`. `name` is the clip's stored name, or the animation's for a glTF asset
- * (whose clips store none).
+ * (whose clips store none); `boneNames`, for a glTF asset, the bones' names from its nodes.
  */
-export function openCompressedFile(file: string, clipName?: string): Promise<{ clip: CompressedClip; name: string | undefined }> {
+export function openCompressedFile(file: string, clipName?: string): Promise<{ clip: CompressedClip; name: string | undefined; boneNames?: readonly string[] }> {
   return atFile(file, async () => {
     if (isGltfPath(file)) return compressedAnimation(file, clipName);
     // Regular files only, capped: `info /dev/zero` or a FIFO fails at once instead of reading forever.
@@ -32,7 +32,7 @@ export function openCompressedFile(file: string, clipName?: string): Promise<{ c
 }
 
 /** The animation of a compressed glTF asset that {@link openCompressedFile} takes. */
-async function compressedAnimation(file: string, clipName: string | undefined): Promise<{ clip: CompressedClip; name: string }> {
+async function compressedAnimation(file: string, clipName: string | undefined): Promise<{ clip: CompressedClip; name: string; boneNames: readonly string[] }> {
   const animations = await readCompressedGltfFile(file);
   if (animations.length === 0) {
     throw new ParseError(PARSE_ERROR.UNSUPPORTED, 'holds no animation compressed by bonepress (BONEPRESS_animation_compression); compress the asset with `bonepress compress <asset> -o <out.glb>`', file);
@@ -41,7 +41,7 @@ async function compressedAnimation(file: string, clipName: string | undefined): 
   if (chosen === undefined) {
     throw new ParseError(PARSE_ERROR.UNSUPPORTED, `holds ${animations.length} compressed animations (${animationNames(animations)}); name one with --clip`, file);
   }
-  return { clip: chosen.clip, name: chosen.name };
+  return { clip: chosen.clip, name: chosen.name, boneNames: chosen.boneNames };
 }
 
 /** The compressed animation of `file` called `name` (`--clip`); a ParseError naming the ones it holds when there is none. */

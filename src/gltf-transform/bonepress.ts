@@ -3,7 +3,7 @@
  * of a Document in place into `BONEPRESS_animation_compression` data (docs/gltf-extension.md).
  * Only animation channels change; every other property of the Document is left as it is.
  */
-import { Document, Logger, WebIO, type Accessor, type Animation, type AnimationSampler, type Mesh, type Node, type Transform } from '@gltf-transform/core';
+import { Document, Logger, WebIO, type Accessor, type Animation, type AnimationChannel, type AnimationSampler, type Mesh, type Node, type Transform } from '@gltf-transform/core';
 
 import type { RawClip } from '../clip/raw-clip.js';
 import type { Length, LengthUnit } from '../clip/units.js';
@@ -35,6 +35,13 @@ export interface BonepressOptions extends Pick<CompressOptions, 'error' | 'shell
    * (docs/gltf-extension.md, "Extra bones"). Default true; false leaves them plain channels.
    */
   extras?: boolean;
+  /**
+   * Leave an animation's own channels as they are when its compressed form (clip, extension
+   * object, stub channel) would not be smaller than the channels it replaces, and say so
+   * (`kept`, and a warning). Default true; false compresses every animation whatever its
+   * size. Ignored with a fallback, which keeps the channels anyway.
+   */
+  keepSmallerSource?: boolean;
   /** Length unit of the asset's translations when it is not in metres (as the glTF spec says it should be). */
   unit?: LengthUnit;
   /** Receives the reader's warnings (channels left uncompressed, keys moved onto the grid). */
@@ -49,6 +56,7 @@ export const BONEPRESS_DEFAULTS = {
   shell: COMPRESS_DEFAULTS.shell,
   fallback: false,
   extras: true,
+  keepSmallerSource: true,
 } as const satisfies BonepressOptions;
 
 /** One compressed animation. */
@@ -61,9 +69,26 @@ export interface CompressedAnimationReport {
   stats: CompressStats;
 }
 
+/** An animation left as it was because its compressed form would not be smaller. */
+export interface KeptAnimationReport {
+  /** The animation's name as written in the file ('' when unnamed). */
+  animation: string;
+  /** Index in the document's animation list. */
+  index: number;
+  /** Bytes the compressed form would take: the clip, its extension object and any stub channel. */
+  compressedBytes: number;
+  /** Bytes of the channels it would replace: their accessors no one else reads and their JSON (a lower bound). */
+  sourceBytes: number;
+}
+
 /** What {@link compressDocument} did. */
 export interface CompressDocumentResult {
   animations: CompressedAnimationReport[];
+  /**
+   * Animations whose compressed form would take at least the bytes of the channels it
+   * replaces: they keep their plain channels (never with a fallback, which keeps them anyway).
+   */
+  kept: KeptAnimationReport[];
   /** The reader's warnings, in order. */
   warnings: string[];
 }
@@ -81,33 +106,31 @@ export async function compressDocument(doc: Document, options: BonepressOptions 
   const root = doc.getRoot();
   const animations = root.listAnimations();
   const pending = animations.filter((a) => !a.getExtension(BONEPRESS_ANIMATION_COMPRESSION) && a.listChannels().length > 0);
-  if (pending.length === 0) return { animations: [], warnings: [] };
+  if (pending.length === 0) return { animations: [], kept: [], warnings: [] };
 
   let clips: Awaited<ReturnType<typeof readClips>>;
   try {
     clips = await readClips(doc, animations, options);
   } catch (error) {
     // Animations, but none on a skeleton (a camera fly-through): nothing to compress.
-    if (error instanceof ParseError && error.code === PARSE_ERROR.NO_ANIMATION) return { animations: [], warnings: [error.message] };
+    if (error instanceof ParseError && error.code === PARSE_ERROR.NO_ANIMATION) return { animations: [], kept: [], warnings: [error.message] };
     throw error;
   }
   const chosen = clips.clips.map((c, i) => ({ ...c, extra: clips.extras[i] })).filter(({ index }) => pending.includes(animations[index]));
-  if (chosen.length === 0) return { animations: [], warnings: clips.warnings };
+  if (chosen.length === 0) return { animations: [], kept: [], warnings: clips.warnings };
   // Created only now, so a document with nothing to compress does not list the extension.
   const extension = doc.createExtension(BonepressAnimationCompression);
-  // Required unless every compressed animation keeps a fallback; one without makes it required.
-  if (!fallback) extension.setRequired(true);
-  else if (extension.listProperties().length === 0) extension.setRequired(false);
+  const fresh = extension.listProperties().length === 0;
   const nodes = root.listNodes();
   const reports: CompressedAnimationReport[] = [];
+  const kept: KeptAnimationReport[] = [];
+  const warnings = [...clips.warnings];
   for (const { clip, index, extra } of chosen) {
     const animation = animations[index];
     const skeleton = clip.skeleton;
     const b0 = extra.skeletonBones;
     const joints = Array.from(skeleton.nodeIndices!.subarray(0, b0), (n) => nodes[n]);
     const parents = Array.from(skeleton.parents.subarray(0, b0));
-    // One table per set of skins, shared by every clip that moves that set; a clip of props and weights alone has none.
-    const table = b0 > 0 ? findTable(extension, joints, parents) ?? extension.createBoneTable().setBones(joints, parents) : undefined;
     const props = extra.nodes.map((n) => nodes[n]);
     const weightNodes = extra.weights.map((w) => nodes[w.node]);
     // Names and node indices live in the file (the animation's name, the bone table, the node lists).
@@ -115,17 +138,40 @@ export async function compressDocument(doc: Document, options: BonepressOptions 
     const result = compress(stored, {
       error: options.error, shell: options.shell, shellBones: extraShells(clip, b0, options), metric: options.metric, stripNames: true, checksum: true,
     });
+    // One table per set of skins, shared by every clip that moves that set; a clip of props and weights alone has none.
+    const sharedTable = b0 > 0 ? findTable(extension, joints, parents) : undefined;
+    const replaced = replacedChannels(animation, new Set(joints), new Set(props), new Set(weightNodes));
+    if (!fallback && (options.keepSmallerSource ?? BONEPRESS_DEFAULTS.keepSmallerSource)) {
+      const sizes = {
+        compressedBytes: compressedCost(result.bytes.byteLength, props.length, extra.weights, b0 > 0 && !sharedTable ? b0 : 0, replaced.length === animation.listChannels().length),
+        sourceBytes: plainChannelBytes(animation, replaced),
+      };
+      if (sizes.compressedBytes >= sizes.sourceBytes) {
+        kept.push({ animation: animation.getName(), index, ...sizes });
+        warnings.push(`animation ${index} ${JSON.stringify(animation.getName())}: compressed it would take ${sizes.compressedBytes} bytes, its channels take ${sizes.sourceBytes}; kept as it is`);
+        continue;
+      }
+    }
+    const table = b0 > 0 ? sharedTable ?? extension.createBoneTable().setBones(joints, parents) : undefined;
     const compressed = extension.createCompressedAnimation().setData(result.bytes).setNodes(props).setWeights(weightNodes, extra.weights.map((w) => w.scales));
     if (table) compressed.setSkeleton(table);
     animation.setExtension(BONEPRESS_ANIMATION_COMPRESSION, compressed);
-    if (fallback !== 'original') removeChannels(animation, new Set(joints), new Set(props), new Set(weightNodes));
+    if (fallback !== 'original') removeChannels(animation, replaced);
     if (fallback === 'quantized') {
       addQuantizedChannels(doc, animation, CompressedClip.open(result.bytes), [...joints, ...props], weightNodes.map((node, w) => ({ node, scales: extra.weights[w].scales })));
     }
     if (animation.listChannels().length === 0) addStub(doc, animation, clipStartTime(clip), clipEndTime(clip));
     reports.push({ animation: animation.getName(), index, stats: { ...result.stats, name: animation.getName() } });
   }
-  return { animations: reports, warnings: clips.warnings };
+  if (reports.length === 0) {
+    if (fresh) extension.dispose();
+  } else if (!fallback) {
+    // Required unless every compressed animation keeps a fallback; one without makes it required.
+    extension.setRequired(true);
+  } else if (fresh) {
+    extension.setRequired(false);
+  }
+  return { animations: reports, kept, warnings };
 }
 
 /**
@@ -268,16 +314,20 @@ function findTable(extension: BonepressAnimationCompression, joints: readonly No
 }
 
 /**
- * Removes the channels the compressed clip replaces (translation, rotation and scale of
- * `trs` nodes, weights of `weights` nodes), their samplers and the accessors nothing else uses.
+ * The channels a compressed clip replaces: translation, rotation and scale of `trs` nodes
+ * (table and node bones), weights of `weights` nodes.
  */
-function removeChannels(animation: Animation, ...[skeleton, props, weights]: [Set<Node>, Set<Node>, Set<Node>]): void {
-  for (const channel of animation.listChannels()) {
+function replacedChannels(animation: Animation, ...[skeleton, props, weights]: [Set<Node>, Set<Node>, Set<Node>]): AnimationChannel[] {
+  return animation.listChannels().filter((channel) => {
     const node = channel.getTargetNode();
     const path = channel.getTargetPath() ?? '';
-    if (!node) continue;
-    if ((TRS.has(path) && (skeleton.has(node) || props.has(node))) || (path === 'weights' && weights.has(node))) channel.dispose();
-  }
+    return node !== null && ((TRS.has(path) && (skeleton.has(node) || props.has(node))) || (path === 'weights' && weights.has(node)));
+  });
+}
+
+/** Removes `channels`, their samplers and the accessors nothing else uses. */
+function removeChannels(animation: Animation, channels: readonly AnimationChannel[]): void {
+  for (const channel of channels) channel.dispose();
   const used = new Set(animation.listChannels().map((c) => c.getSampler()));
   for (const sampler of animation.listSamplers()) {
     if (used.has(sampler)) continue;
@@ -285,6 +335,42 @@ function removeChannels(animation: Animation, ...[skeleton, props, weights]: [Se
     sampler.dispose();
     for (const accessor of accessors) if (accessor) disposeIfUnused(accessor);
   }
+}
+
+// Smallest JSON glTF-Transform writes for a channel, a sampler, and an accessor with its buffer view.
+const CHANNEL_JSON = 45, SAMPLER_JSON = 45, ACCESSOR_JSON = 110;
+// The stub's two keys (data and JSON) and an extension object without lists.
+const STUB_BYTES = 40 + CHANNEL_JSON + SAMPLER_JSON + 2 * ACCESSOR_JSON, EXTENSION_JSON = 80;
+
+/**
+ * What removing `channels` saves: the bytes of the accessors only they read (an input shared
+ * with channels that stay, or with another animation, stays) and their JSON, at its smallest.
+ */
+function plainChannelBytes(animation: Animation, channels: readonly AnimationChannel[]): number {
+  const removed = new Set(channels);
+  const samplers = new Set(channels.map((c) => c.getSampler()).filter((s): s is AnimationSampler => s !== null));
+  const keptSamplers = new Set(animation.listChannels().filter((c) => !removed.has(c)).map((c) => c.getSampler()));
+  const freed = new Set<Accessor>();
+  for (const sampler of samplers) {
+    if (keptSamplers.has(sampler)) continue;
+    for (const accessor of [sampler.getInput(), sampler.getOutput()]) {
+      if (!accessor) continue;
+      const users = accessor.listParents().filter((p) => p.propertyType !== 'Root');
+      if (users.every((p) => samplers.has(p as AnimationSampler) && !keptSamplers.has(p as AnimationSampler))) freed.add(accessor);
+    }
+  }
+  let bytes = channels.length * CHANNEL_JSON + samplers.size * SAMPLER_JSON;
+  for (const accessor of freed) bytes += accessor.getByteLength() + ACCESSOR_JSON;
+  return bytes;
+}
+
+/**
+ * What a compressed animation adds: the clip, its extension object (node list, weight
+ * scales), a new bone table of `tableBones` bones, and the stub when no channel stays.
+ */
+function compressedCost(clipBytes: number, nodes: number, weights: readonly { scales: readonly number[] }[], tableBones: number, stub: boolean): number {
+  const listed = JSON.stringify(weights).length + 8 * nodes;
+  return clipBytes + EXTENSION_JSON + listed + 12 * tableBones + (stub ? STUB_BYTES : 0);
 }
 
 /**
@@ -302,12 +388,14 @@ function extraShells(clip: RawClip, skeletonBones: number, options: BonepressOpt
 
 /**
  * The stub of docs/gltf-extension.md, for an animation left without channels (glTF needs
- * one): a STEP channel with no target node, keyed at the clip's start time and duration.
+ * one): a STEP channel with no target node, keyed at the clip's start time and duration, or
+ * once when they coincide (key times must increase: a one-key clip has one stub key).
  */
 function addStub(doc: Document, animation: Animation, startTime: number, duration: number): void {
   const buffer = doc.getRoot().listBuffers()[0] ?? doc.createBuffer();
-  const input = doc.createAccessor().setType('SCALAR').setBuffer(buffer).setArray(new Float32Array([startTime, Math.max(startTime, duration)]));
-  const output = doc.createAccessor().setType('VEC4').setBuffer(buffer).setArray(new Float32Array([0, 0, 0, 1, 0, 0, 0, 1]));
+  const times = Math.fround(duration) > Math.fround(startTime) ? [startTime, duration] : [startTime];
+  const input = doc.createAccessor().setType('SCALAR').setBuffer(buffer).setArray(new Float32Array(times));
+  const output = doc.createAccessor().setType('VEC4').setBuffer(buffer).setArray(new Float32Array(times.flatMap(() => [0, 0, 0, 1])));
   const sampler = doc.createAnimationSampler().setInput(input).setOutput(output).setInterpolation('STEP');
   animation.addSampler(sampler).addChannel(doc.createAnimationChannel().setTargetPath('rotation').setSampler(sampler));
 }

@@ -22,6 +22,6 @@ export {
 export { AnimationPointer, KHR_ANIMATION_POINTER, KHRAnimationPointerPassThrough } from './animation-pointer.js';
 export {
   BONEPRESS_DEFAULTS, bonepress, compressDocument,
-  type BonepressOptions, type CompressDocumentResult, type CompressedAnimationReport,
+  type BonepressOptions, type CompressDocumentResult, type CompressedAnimationReport, type KeptAnimationReport,
 } from './bonepress.js';
 export { animationBytes, type AnimationBytes } from './sizes.js';

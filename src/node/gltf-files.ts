@@ -11,7 +11,7 @@ import { basename, dirname, extname, join } from 'node:path';
 
 import type { Document, GLTF, NodeIO } from '@gltf-transform/core';
 
-import type { BonepressOptions, CompressedAnimationReport } from '../gltf-transform/bonepress.js';
+import type { BonepressOptions, CompressedAnimationReport, KeptAnimationReport } from '../gltf-transform/bonepress.js';
 import type { CompressedAnimation } from '../gltf-transform/extension.js';
 import type { AnimationBytes } from '../gltf-transform/sizes.js';
 import { ParseError, PARSE_ERROR } from '../readers/errors.js';
@@ -37,6 +37,8 @@ export interface CompressGltfFileResult {
   output: string;
   format: GltfOutputFormat;
   animations: CompressedAnimationReport[];
+  /** Animations left as they were, their compressed form being no smaller (bonepress's `kept`). */
+  kept: KeptAnimationReport[];
   warnings: string[];
   /** Extensions of the input that glTF-Transform I/O does not know, and therefore did not write. */
   droppedExtensions: string[];
@@ -57,18 +59,21 @@ const GLB_MAGIC = 0x46546c67;
  */
 export async function compressGltfFile(input: string, output: string, options: CompressGltfFileOptions = {}): Promise<CompressGltfFileResult> {
   const format = options.format ?? (extname(output).toLowerCase() === '.gltf' ? 'gltf' : 'glb');
-  const { BonepressAnimationCompression, compressDocument, animationBytes } = await import('../gltf-transform/index.js');
+  const [{ BonepressAnimationCompression, compressDocument, animationBytes }, { mergeBuffers }] = await Promise.all([
+    import('../gltf-transform/index.js'), import('../gltf-transform/buffers.js'),
+  ]);
   const { io, json, resources, sourceFileBytes, droppedExtensions } = await openAsset(input, options.read);
   await installCodecs(io, input, json.extensionsUsed ?? []);
   const sourceAnimation = animationBytes(json);
   const doc = await readDocument(io, input, json, resources);
-  const { animations, warnings } = await compressDocument(doc, { ...options, file: input });
-  if (animations.length === 0 && !doc.getRoot().listAnimations().some((a) => a.getExtension(BonepressAnimationCompression.EXTENSION_NAME))) {
+  const { animations, kept, warnings } = await compressDocument(doc, { ...options, file: input });
+  if (animations.length === 0 && kept.length === 0 && !doc.getRoot().listAnimations().some((a) => a.getExtension(BonepressAnimationCompression.EXTENSION_NAME))) {
     throw new ParseError(PARSE_ERROR.NO_ANIMATION, 'no skeletal animation to compress', input);
   }
   let outputFileBytes: number;
   let outputJson: GLTF.IGLTF;
   if (format === 'glb') {
+    mergeBuffers(doc);
     const glb = await io.writeBinary(doc);
     await writeFileAtomic(output, glb);
     outputFileBytes = glb.byteLength;
@@ -85,7 +90,7 @@ export async function compressGltfFile(input: string, output: string, options: C
     outputJson = written.json;
   }
   return {
-    input, output, format, animations, warnings, droppedExtensions,
+    input, output, format, animations, kept, warnings, droppedExtensions,
     sourceAnimation, outputAnimation: animationBytes(outputJson), sourceFileBytes, outputFileBytes,
   };
 }
@@ -159,6 +164,12 @@ export interface GltfCompressedClip {
   nodes: number[];
   /** Weight bones after the node bones: per node, one displacement scale per morph target (one bone each). */
   weights: { node: number; scales: number[] }[];
+  /**
+   * Every bone's name, from the asset's nodes as the glTF reader names them: the node's name
+   * (`node_<i>` when it has none), `<node>.weights[<t>]` for a weight bone. The clip itself
+   * stores none.
+   */
+  boneNames: string[];
 }
 
 /**
@@ -206,7 +217,10 @@ export async function readCompressedGltfFile(path: string, options: ReadFileOpti
       const expected = b < parents.length ? parents[b] : -1;
       if (clip.parents[b] !== expected) fail(`bone ${b}: the clip's parent ${clip.parents[b]} differs from the bone table's ${expected}`);
     }
-    out.push({ name, index, clip, joints, nodes, weights });
+    const nodeName = (n: number): string => doc.getRoot().listNodes()[n]?.getName() || `node_${n}`;
+    const boneNames = [...joints, ...nodes].map(nodeName);
+    for (const w of weights) w.scales.forEach((_, t) => boneNames.push(`${nodeName(w.node)}.weights[${t}]`));
+    out.push({ name, index, clip, joints, nodes, weights, boneNames });
   });
   return out;
 }

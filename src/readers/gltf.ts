@@ -43,8 +43,9 @@ export interface GltfReadOptions extends ReadOptions {
   /**
    * Also read morph-target weights and the translation, rotation and scale of animated nodes
    * outside the skeleton, as extra bones after the skeleton's ({@link GltfClipExtras}), for
-   * `BONEPRESS_animation_compression` (docs/gltf-extension.md). Off by default: loose `.bpk`
-   * clips hold the skeleton only.
+   * `BONEPRESS_animation_compression` (docs/gltf-extension.md). Unset, loose `.bpk` clips
+   * hold the skeleton only, except in a file whose animations move no node but animate morph
+   * weights: those are read as extra bones rather than refused. `false` never reads them.
    */
   extraTracks?: boolean;
 }
@@ -164,7 +165,12 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
     warnings.push(`animation "${a.name}" has no translation, rotation or scale channel on the skeleton; skipped`);
     return false;
   });
-  if (usable.length === 0) fail(`no skeletal animation: none of the ${animations.length} animations moves the skeleton`, PARSE_ERROR.NO_ANIMATION);
+  if (usable.length === 0) {
+    // Morph weights alone (no node moves): read them as extra bones, as the glTF output does,
+    // rather than refuse the file; unless the caller turned extra tracks off.
+    if (options.extraTracks === undefined && animatesWeights(json)) return readGltfWithWarnings(bytes, file, { ...options, extraTracks: true });
+    fail(`no skeletal animation: none of the ${animations.length} animations moves the skeleton`, PARSE_ERROR.NO_ANIMATION);
+  }
   // Nodes the extra bones stand for, after the skeleton's in the trimmed document.
   const extraNodes = [...new Set(usable.flatMap((a) => [...a.props, ...a.weights].map((ch) => ch.node)))].sort((x, y) => x - y);
   const trimIndex = Int32Array.from(skeleton.boneOfNode);
@@ -396,6 +402,14 @@ function skinSubset(gltf: GltfJson, hierarchy: Hierarchy, skeleton: SkeletonNode
     if ([...moved].some((b) => bonesOfSkin.has(b))) for (const b of bonesOfSkin) keep[b] = 1;
   }
   return all.filter((b) => keep[b] === 1);
+}
+
+/** Whether any animation channel of the glTF JSON targets the morph weights of a node with a mesh. */
+function animatesWeights(json: unknown): boolean {
+  const { animations, nodes } = json as { animations?: unknown; nodes?: unknown };
+  const hasMesh = (n: unknown): boolean => Array.isArray(nodes) && Number.isInteger(n) && (nodes[n as number] as { mesh?: unknown } | undefined)?.mesh !== undefined;
+  return Array.isArray(animations) && animations.some((a: { channels?: unknown }) => Array.isArray(a?.channels)
+    && a.channels.some((c: { target?: { node?: unknown; path?: unknown } }) => c?.target?.path === 'weights' && hasMesh(c.target.node)));
 }
 
 /**
@@ -816,77 +830,106 @@ function keepSkeletonChannels(animations: AnimationRef[], skeleton: SkeletonNode
 const COMPONENT_BYTES: Readonly<Record<number, number>> = { 5120: 1, 5121: 1, 5122: 2, 5123: 2, 5125: 4, 5126: 4 };
 const TYPE_COMPONENTS: Readonly<Record<string, number>> = { SCALAR: 1, VEC2: 2, VEC3: 3, VEC4: 4, MAT2: 4, MAT3: 9, MAT4: 16 };
 
+/**
+ * The JSON document the animation data is decoded from: the skeleton's and the extra nodes
+ * (in bone order, no `children`), the kept channels with their samplers, and only the
+ * accessors, buffer views and buffers they read.
+ */
 async function trimDocument(
   gltf: GltfJson, hierarchy: Hierarchy, skeleton: SkeletonNodes, extraNodes: readonly number[], trimIndex: Int32Array,
   animations: AnimationRef[], glbBin: Uint8Array | undefined,
   options: GltfReadOptions, fail: Fail,
 ): Promise<JSONDocument> {
-  const accessorMap = new Map<number, number>();
-  const viewMap = new Map<number, number>();
-  const bufferMap = new Map<number, number>();
-  const accessors: JsonObject[] = [];
-  const bufferViews: JsonObject[] = [];
-  // What each buffer of the trimmed document holds: a buffer of the file, or the decoded bytes of a meshopt view.
-  const bufferSources: (number | MeshoptView)[] = [];
-  // Where each kept view (or compressed meshopt stream) ends in its source buffer, checked once the buffers are loaded.
-  const viewEnds: { what: string; buffer: number; end: number }[] = [];
-  let meshoptBytes = 0;
-
-  const keepBuffer = (b: number): number => {
-    let i = bufferMap.get(b);
-    if (i === undefined) { i = bufferSources.length; bufferMap.set(b, i); bufferSources.push(b); }
-    return i;
+  const data = new TrimmedData(gltf, fail);
+  const outAnimations = trimAnimations(gltf, animations, trimIndex, data, fail);
+  const { buffers, resources } = await loadTrimmedBuffers(gltf, data, glbBin, options, fail);
+  const nodes = trimNodes(gltf, hierarchy, [...skeleton.nodes, ...extraNodes], fail);
+  return {
+    json: { asset: { version: '2.0' }, nodes, accessors: data.accessors, bufferViews: data.bufferViews, buffers, animations: outAnimations } as unknown as JSONDocument['json'],
+    resources,
   };
-  const keepView = (v: number, what: string): { index: number; byteLength: number; byteStride: number | undefined } => {
+}
+
+/**
+ * The accessors, buffer views and buffers of a trimmed document, renumbered as they are kept
+ * (each once), with the checks that bound them: counts within their views, views within
+ * their buffers (checked once the buffers are loaded), meshopt streams within the limit.
+ */
+class TrimmedData {
+  readonly accessors: JsonObject[] = [];
+  readonly bufferViews: JsonObject[] = [];
+  /** What each buffer of the trimmed document holds: a buffer of the file, or the decoded bytes of a meshopt view. */
+  readonly bufferSources: (number | MeshoptView)[] = [];
+  /** Where each kept view (or compressed meshopt stream) ends in its source buffer. */
+  readonly viewEnds: { what: string; buffer: number; end: number }[] = [];
+  private readonly accessorMap = new Map<number, number>();
+  private readonly viewMap = new Map<number, number>();
+  private readonly bufferMap = new Map<number, number>();
+  private meshoptBytes = 0;
+
+  constructor(private readonly gltf: GltfJson, private readonly fail: Fail) {}
+
+  keepBuffer(b: number): number {
+    let i = this.bufferMap.get(b);
+    if (i === undefined) { i = this.bufferSources.length; this.bufferMap.set(b, i); this.bufferSources.push(b); }
+    return i;
+  }
+
+  /** Keeps buffer view `v` (its buffer, or, for a meshopt view, its decoded stream) once; its index in the trimmed document. */
+  keepView(v: number, what: string): { index: number; byteLength: number; byteStride: number | undefined } {
+    const { gltf, fail } = this;
     const def = gltf.bufferViews[v];
     if (!isObject(def)) return fail(`bufferViews[${v}] (${what}) is not an object`);
     const byteLength = gltf.count(def.byteLength, `bufferViews[${v}].byteLength`);
     const byteStride = def.byteStride === undefined ? undefined : gltf.count(def.byteStride, `bufferViews[${v}].byteStride`);
-    let index = viewMap.get(v);
+    let index = this.viewMap.get(v);
     if (index === undefined) {
-      index = bufferViews.length;
-      viewMap.set(v, index);
+      index = this.bufferViews.length;
+      this.viewMap.set(v, index);
       const meshopt = isObject(def.extensions) ? def.extensions.EXT_meshopt_compression : undefined;
       if (meshopt !== undefined) {
         // gltfpack -c output: the view's bytes are a meshopt stream in another buffer; its own
         // buffer may be a fallback with no data, so only the stream's buffer is loaded.
         const stream = readMeshoptView(gltf, v, meshopt, byteLength, fail);
-        viewEnds.push({ what: `bufferViews[${v}].extensions.EXT_meshopt_compression`, buffer: stream.buffer, end: stream.byteOffset + stream.byteLength });
-        meshoptBytes += stream.count * stream.byteStride;
-        if (!(meshoptBytes <= GLTF_DEFAULTS.maxMeshoptBytes)) {
+        this.viewEnds.push({ what: `bufferViews[${v}].extensions.EXT_meshopt_compression`, buffer: stream.buffer, end: stream.byteOffset + stream.byteLength });
+        this.meshoptBytes += stream.count * stream.byteStride;
+        if (!(this.meshoptBytes <= GLTF_DEFAULTS.maxMeshoptBytes)) {
           fail(`the EXT_meshopt_compression views of the animations decode to more than the reader's limit of ${GLTF_DEFAULTS.maxMeshoptBytes} bytes (at bufferViews[${v}])`, PARSE_ERROR.LIMIT);
         }
-        bufferViews.push({ buffer: bufferSources.length, byteOffset: 0, byteLength, ...(byteStride !== undefined ? { byteStride } : {}) });
-        bufferSources.push(stream);
+        this.bufferViews.push({ buffer: this.bufferSources.length, byteOffset: 0, byteLength, ...(byteStride !== undefined ? { byteStride } : {}) });
+        this.bufferSources.push(stream);
       } else {
         const buffer = gltf.index(def.buffer, gltf.buffers.length, `bufferViews[${v}].buffer`);
         const byteOffset = gltf.count(def.byteOffset, `bufferViews[${v}].byteOffset`, 0);
-        bufferViews.push({ buffer: keepBuffer(buffer), byteOffset, byteLength, ...(byteStride !== undefined ? { byteStride } : {}) });
-        viewEnds.push({ what: `bufferViews[${v}]`, buffer, end: byteOffset + byteLength });
+        this.bufferViews.push({ buffer: this.keepBuffer(buffer), byteOffset, byteLength, ...(byteStride !== undefined ? { byteStride } : {}) });
+        this.viewEnds.push({ what: `bufferViews[${v}]`, buffer, end: byteOffset + byteLength });
       }
     }
     return { index, byteLength, byteStride };
-  };
+  }
+
 
   /** Checks that `count` elements at `byteOffset` (with the view's stride) fit inside view `v`. */
-  const fits = (v: number, byteOffset: number, count: number, elementBytes: number, what: string) => {
-    const view = keepView(v, what);
+  fits(v: number, byteOffset: number, count: number, elementBytes: number, what: string): number {
+    const view = this.keepView(v, what);
     // A stride shorter than an element (0 above all) would let any count fit in a few bytes.
     if (view.byteStride !== undefined && view.byteStride < elementBytes) {
-      fail(`bufferViews[${v}].byteStride is ${view.byteStride}, shorter than the ${elementBytes}-byte elements of ${what}`);
+      this.fail(`bufferViews[${v}].byteStride is ${view.byteStride}, shorter than the ${elementBytes}-byte elements of ${what}`);
     }
     const stride = view.byteStride ?? elementBytes;
     const needed = count === 0 ? 0 : byteOffset + stride * (count - 1) + elementBytes;
-    if (needed > view.byteLength) fail(`${what} needs ${needed} bytes of bufferViews[${v}], which holds ${view.byteLength}`);
+    if (needed > view.byteLength) this.fail(`${what} needs ${needed} bytes of bufferViews[${v}], which holds ${view.byteLength}`);
     return view.index;
-  };
+  }
+
 
   /**
    * Keeps accessor `a` of a sampler. Its count is bounded by the bytes present: elements in
    * its buffer view, or, without one, its sparse entries (the rest read as zeros). An
    * accessor with neither holds no data, only a declared count, and is rejected.
    */
-  const keepAccessor = (a: number, what: string, type: readonly string[]): { index: number; count: number; sparseOnly: number | undefined } => {
+  keepAccessor(a: number, what: string, type: readonly string[]): { index: number; count: number; sparseOnly: number | undefined } {
+    const { gltf, fail } = this;
     const def = gltf.accessors[a];
     if (!isObject(def)) return fail(`accessors[${a}] (${what}) is not an object`);
     const componentType = def.componentType as number;
@@ -899,7 +942,7 @@ async function trimDocument(
     if (def.bufferView === undefined && def.sparse === undefined) {
       fail(`accessors[${a}] (${what}) has no bufferView and no sparse values: its ${count} elements are not stored in the file`);
     }
-    let index = accessorMap.get(a);
+    let index = this.accessorMap.get(a);
     let sparseOnly: number | undefined;
     if (index !== undefined) {
       if (def.bufferView === undefined) sparseOnly = gltf.count((def.sparse as JsonObject).count, `accessors[${a}].sparse.count`);
@@ -911,7 +954,7 @@ async function trimDocument(
     if (def.bufferView !== undefined) {
       const v = gltf.index(def.bufferView, gltf.bufferViews.length, `accessors[${a}].bufferView`);
       const byteOffset = gltf.count(def.byteOffset, `accessors[${a}].byteOffset`, 0);
-      out.bufferView = fits(v, byteOffset, count, elementBytes, `accessors[${a}] (${what})`);
+      out.bufferView = this.fits(v, byteOffset, count, elementBytes, `accessors[${a}] (${what})`);
       if (byteOffset) out.byteOffset = byteOffset;
     }
     if (def.sparse !== undefined) {
@@ -928,22 +971,29 @@ async function trimDocument(
       const vo = gltf.count(sparse.values.byteOffset, `accessors[${a}].sparse.values.byteOffset`, 0);
       out.sparse = {
         count: sparseCount,
-        indices: { bufferView: fits(iv, io, sparseCount, indexBytes, `accessors[${a}].sparse.indices`), byteOffset: io, componentType: sparse.indices.componentType },
-        values: { bufferView: fits(vv, vo, sparseCount, elementBytes, `accessors[${a}].sparse.values`), byteOffset: vo },
+        indices: { bufferView: this.fits(iv, io, sparseCount, indexBytes, `accessors[${a}].sparse.indices`), byteOffset: io, componentType: sparse.indices.componentType },
+        values: { bufferView: this.fits(vv, vo, sparseCount, elementBytes, `accessors[${a}].sparse.values`), byteOffset: vo },
       };
     }
-    index = accessors.length;
-    accessorMap.set(a, index);
-    accessors.push(out);
+    index = this.accessors.length;
+    this.accessorMap.set(a, index);
+    this.accessors.push(out);
     return { index, count, sparseOnly };
-  };
+  }
+}
 
-  const outAnimations = animations.map((anim) => {
+/**
+ * The kept channels of `animations` as trimmed JSON animations (one sampler per channel,
+ * nodes renumbered by `trimIndex`), keeping their accessors in `data`; the key and value
+ * counts are checked against each other.
+ */
+function trimAnimations(gltf: GltfJson, animations: readonly AnimationRef[], trimIndex: Int32Array, data: TrimmedData, fail: Fail): JsonObject[] {
+  return animations.map((anim) => {
     const samplers: JsonObject[] = [];
     const channels = [...anim.channels, ...anim.props, ...anim.weights].map((ch, i) => {
       const what = `animation "${anim.name}" channel ${ch.channelIndex}`;
-      const input = keepAccessor(ch.input, `${what} key times`, ['SCALAR']);
-      const output = keepAccessor(ch.output, `${what} ${ch.path} values`, [ch.path === 'rotation' ? 'VEC4' : ch.path === 'weights' ? 'SCALAR' : 'VEC3']);
+      const input = data.keepAccessor(ch.input, `${what} key times`, ['SCALAR']);
+      const output = data.keepAccessor(ch.output, `${what} ${ch.path} values`, [ch.path === 'rotation' ? 'VEC4' : ch.path === 'weights' ? 'SCALAR' : 'VEC3']);
       if (input.count === 0) fail(`${what}: zero keys`);
       // Key times increase (glTF requires it strictly), so a sparse accessor over zeros holds at
       // most one key beyond its sparse entries; more would be repeated zeros no byte backs.
@@ -962,13 +1012,21 @@ async function trimDocument(
     });
     return { name: anim.name, channels, samplers };
   });
+}
 
+/**
+ * Loads the buffers `data` keeps (file buffers first: each view, and each meshopt stream
+ * before it is decoded, is checked against its buffer), as the trimmed document's resources.
+ */
+async function loadTrimmedBuffers(
+  gltf: GltfJson, data: TrimmedData, glbBin: Uint8Array | undefined, options: GltfReadOptions, fail: Fail,
+): Promise<{ buffers: JsonObject[]; resources: Record<string, Uint8Array<ArrayBuffer>> }> {
   const resources: Record<string, Uint8Array<ArrayBuffer>> = {};
   const loaded = new Map<number, Promise<Uint8Array>>();
   const load = (b: number): Promise<Uint8Array> => {
-    let data = loaded.get(b);
-    if (data === undefined) {
-      data = (async () => {
+    let pending = loaded.get(b);
+    if (pending === undefined) {
+      pending = (async () => {
         const def = gltf.buffers[b];
         if (!isObject(def)) return fail(`buffers[${b}] is not an object`);
         const declared = gltf.count(def.byteLength, `buffers[${b}].byteLength`);
@@ -976,28 +1034,32 @@ async function trimDocument(
         if (bytes.byteLength < declared) fail(`buffer ${b} holds ${bytes.byteLength} bytes but declares ${declared}`, PARSE_ERROR.TRUNCATED);
         return bytes;
       })();
-      loaded.set(b, data);
+      loaded.set(b, pending);
     }
-    return data;
+    return pending;
   };
   // File buffers first: a meshopt stream is checked against its buffer before it is decoded.
-  await Promise.all(bufferSources.map((source) => (typeof source === 'number' ? load(source) : undefined)));
-  for (const { what, buffer, end } of viewEnds) {
+  await Promise.all(data.bufferSources.map((source) => (typeof source === 'number' ? load(source) : undefined)));
+  for (const { what, buffer, end } of data.viewEnds) {
     const size = (await load(buffer)).byteLength;
     if (end > size) fail(`${what} ends at byte ${end} but buffer ${buffer} holds ${size}`, PARSE_ERROR.TRUNCATED);
   }
-  const buffers = await Promise.all(bufferSources.map(async (source, i) => {
-    const data = typeof source === 'number' ? await load(source) : await decodeMeshoptView(source, await load(source.buffer), fail);
+  const buffers = await Promise.all(data.bufferSources.map(async (source, i) => {
+    const bytes = typeof source === 'number' ? await load(source) : await decodeMeshoptView(source, await load(source.buffer), fail);
     // A "__" prefix keeps glTF-Transform from treating the key as a URI to write back.
     const key = `__bonepress_buffer_${i}.bin`;
-    resources[key] = data as Uint8Array<ArrayBuffer>;
-    return { uri: key, byteLength: data.byteLength };
+    resources[key] = bytes as Uint8Array<ArrayBuffer>;
+    return { uri: key, byteLength: bytes.byteLength };
   }));
+  return { buffers, resources };
+}
 
+/** The trimmed document's nodes: `nodes` of the file in that order, with their names and rest transforms. */
+function trimNodes(gltf: GltfJson, hierarchy: Hierarchy, nodes: readonly number[], fail: Fail): JsonObject[] {
   // Only the skeleton's nodes, in bone order and without `children` (parents come from
   // readHierarchy): glTF-Transform's cost grows faster than linearly with nodes and edges,
   // and a file with 100,000 nodes would spend seconds there for nothing.
-  const nodes = [...skeleton.nodes, ...extraNodes].map((i) => {
+  return nodes.map((i) => {
     const node = gltf.nodes[i];
     const out: JsonObject = { name: hierarchy.names[i] };
     for (const [key, size] of [['translation', 3], ['rotation', 4], ['scale', 3], ['matrix', 16]] as const) {
@@ -1011,10 +1073,6 @@ async function trimDocument(
     return out;
   });
 
-  return {
-    json: { asset: { version: '2.0' }, nodes, accessors, bufferViews, buffers, animations: outAnimations } as unknown as JSONDocument['json'],
-    resources,
-  };
 }
 
 /** An `EXT_meshopt_compression` buffer view: where its compressed stream is and how it decodes. */

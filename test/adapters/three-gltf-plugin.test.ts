@@ -36,7 +36,7 @@ async function load(glb: Uint8Array, plugin: boolean): Promise<GLTF> {
 async function compressGlb(glb: Uint8Array, fallback: boolean | 'quantized' = false, extras = true): Promise<Uint8Array> {
   const io = new NodeIO().registerExtensions([BonepressAnimationCompression]);
   const doc = await io.readBinary(glb);
-  await doc.transform(bonepress({ fallback, extras, onWarning: () => {} }));
+  await doc.transform(bonepress({ fallback, extras, keepSmallerSource: false, onWarning: () => {} }));
   return io.writeBinary(doc);
 }
 

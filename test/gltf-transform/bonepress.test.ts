@@ -25,7 +25,7 @@ const io = (): NodeIO => new NodeIO().registerExtensions([BonepressAnimationComp
 
 async function transformed(glb: Uint8Array, options: Parameters<typeof bonepress>[0] = {}): Promise<{ doc: Document; glb: Uint8Array }> {
   const doc = await io().readBinary(glb);
-  await doc.transform(bonepress({ onWarning: () => {}, ...options }));
+  await doc.transform(bonepress({ onWarning: () => {}, keepSmallerSource: false, ...options }));
   return { doc, glb: await io().writeBinary(doc) };
 }
 
@@ -171,7 +171,7 @@ describe('bonepress() on a glTF-Transform Document', () => {
         }
       }
     }
-    const { animations } = await compressDocument(doc);
+    const { animations } = await compressDocument(doc, { keepSmallerSource: false });
     expect(animations).toHaveLength(14);
     const glb = await io().writeBinary(doc);
     const { json } = await io().binaryToJSON(glb);
@@ -190,13 +190,13 @@ describe('bonepress() on a glTF-Transform Document', () => {
 
   it('reports what it compressed, and leaves already compressed animations alone', async () => {
     const doc = await io().readBinary(rigs[0].glb);
-    const first = await compressDocument(doc);
+    const first = await compressDocument(doc, { keepSmallerSource: false });
     expect(first.animations.map((a) => [a.animation, a.index])).toEqual([['Run', 0], ['Idle', 1]]);
     for (const a of first.animations) expect(a.stats.maxError).toBeLessThanOrEqual(a.stats.threshold);
     const data = doc.getRoot().listAnimations().map((a) => a.getExtension<CompressedAnimation>(BONEPRESS_ANIMATION_COMPRESSION)!.getData());
-    expect((await compressDocument(doc)).animations).toEqual([]);
+    expect((await compressDocument(doc, { keepSmallerSource: false })).animations).toEqual([]);
     // With extras off, what the clips leave out stays in the asset, and the warnings say so.
-    const sceneResult = await compressDocument(await io().readBinary(scene), { extras: false });
+    const sceneResult = await compressDocument(await io().readBinary(scene), { extras: false, keepSmallerSource: false });
     expect(sceneResult.warnings).toContain('animation 3 "CameraFly" has no translation, rotation or scale channel on the skeleton; kept uncompressed');
     expect(sceneResult.warnings.some((w) => /animation 0 "WalkA": 1 morph-target weight channel \(Face\) .*; kept uncompressed/.test(w))).toBe(true);
     expect(doc.getRoot().listAnimations().map((a) => a.getExtension<CompressedAnimation>(BONEPRESS_ANIMATION_COMPRESSION)!.getData())).toEqual(data);
@@ -207,11 +207,11 @@ describe('bonepress() on a glTF-Transform Document', () => {
     doc.getRoot().listAnimations().slice(1).forEach((a) => a.dispose());
     for (const c of doc.getRoot().listAnimations()[0].listChannels()) if (c.getTargetPath() !== 'weights') c.dispose();
     const before = await io().writeBinary(doc);
-    const result = await compressDocument(doc, { extras: false });
+    const result = await compressDocument(doc, { extras: false, keepSmallerSource: false });
     expect(result.animations).toEqual([]);
     expect(result.warnings.join('\n')).toMatch(/no skeletal animation/);
     expect(await io().writeBinary(doc)).toEqual(before);
-    const withExtras = await compressDocument(doc);
+    const withExtras = await compressDocument(doc, { keepSmallerSource: false });
     expect(withExtras.animations.map((a) => [a.animation, a.stats.boneCount])).toEqual([['WalkA', 1]]);
     const ext = doc.getRoot().listAnimations()[0].getExtension<CompressedAnimation>(BONEPRESS_ANIMATION_COMPRESSION)!;
     expect([ext.getSkeleton(), ext.listNodes(), ext.listWeightNodes().map((n) => n.getName())]).toEqual([null, [], ['Face']]);

@@ -5,7 +5,7 @@
  * page samples the result with the runtime decoder (`bonepress/runtime`).
  */
 import {
-  COMPRESS_DEFAULTS, LENGTH_UNITS, parseLength, rawSizeBytes,
+  COMPRESS_DEFAULTS, convertLength, LENGTH_UNITS, parseLength, rawSizeBytes,
   type CompressStats, type LengthUnit, type RawClip,
 } from 'bonepress';
 import { animationBytes } from 'bonepress/gltf-transform';
@@ -159,6 +159,16 @@ function duration(): number {
   return playback ? playback.shown.decoded.duration : 0;
 }
 
+/** Errors show in the threshold field's unit, whatever the clip's (a glTF clip is in metres). */
+function displayUnit(): LengthUnit {
+  return ui.thresholdUnit.value as LengthUnit;
+}
+
+/** `value` in `unit` (a clip's, or its stats': always a length unit) in {@link displayUnit}. */
+function inDisplayUnit(value: number, unit: string): number {
+  return convertLength({ value, unit: unit as LengthUnit }, displayUnit());
+}
+
 function viewMode(): ViewMode {
   if (asset) return 'decoded-only';
   if (playback?.shown.kind === 'bpk') return 'decoded-only';
@@ -275,17 +285,18 @@ function fillPanels(shown: Shown): void {
     ui.rawBytes.textContent = formatBytes(s.rawBytes);
     ui.compressedBytes.textContent = formatBytes(s.compressedBytes);
     ui.ratio.textContent = formatRatio(s.ratio);
-    ui.thresholdValue.textContent = formatDistance(s.threshold, s.unit);
-    ui.maxError.textContent = formatDistance(s.maxError, s.unit);
+    const shownUnit = displayUnit();
+    ui.thresholdValue.textContent = formatDistance(inDisplayUnit(s.threshold, s.unit), shownUnit);
+    ui.maxError.textContent = formatDistance(inDisplayUnit(s.maxError, s.unit), shownUnit);
     ui.maxError.classList.toggle('over', s.maxError > s.threshold);
-    ui.p99Error.textContent = formatDistance(s.p99Error, s.unit);
+    ui.p99Error.textContent = formatDistance(inDisplayUnit(s.p99Error, s.unit), shownUnit);
     ui.worst.textContent = `${s.worstBone} @ ${s.worstSample}`;
     ui.worst.title = `bone ${s.worstBone}, sample ${s.worstSample} (${formatSeconds(s.worstSample / c.sampleRate)})`;
     ui.compressTime.textContent = formatSeconds(s.seconds);
     drawHistogram(ui.histogram, s.bitRateHistogram);
-    ui.legendUnit.textContent = s.unit;
-    ui.legendMid.textContent = formatSignificant(s.threshold / 2);
-    ui.legendMax.textContent = formatSignificant(s.threshold);
+    ui.legendUnit.textContent = shownUnit;
+    ui.legendMid.textContent = formatSignificant(inDisplayUnit(s.threshold, s.unit) / 2);
+    ui.legendMax.textContent = formatSignificant(inDisplayUnit(s.threshold, s.unit));
   } else {
     // A .bpk alone: sizes and bit rates come from the file; there is nothing to measure against.
     const raw = rawSizeBytes(c.boneCount, c.sampleCount);
@@ -434,7 +445,7 @@ function updatePose(): void {
       if (pb.errors[b] > pb.errors[worst]) worst = b;
     }
     const names = shown.raw.skeleton.boneNames;
-    ui.currentError.textContent = `now: max ${formatSignificant(pb.errors[worst])} ${shown.raw.unit} (${names[worst]})`;
+    ui.currentError.textContent = `now: max ${formatSignificant(inDisplayUnit(pb.errors[worst], shown.raw.unit))} ${displayUnit()} (${names[worst]})`;
     ui.currentError.dataset.value = String(pb.errors[worst]);
   }
   stage?.track(figureCentre(root, pb.body, centre));
@@ -449,7 +460,7 @@ let last = performance.now();
 function tick(now: number): void {
   const dt = Math.min(0.1, (now - last) / 1000);
   last = now;
-  if (playing && playback) {
+  if (playing && (playback || asset)) {
     const d = duration();
     time = d > 0 ? (time + dt * Number(ui.speed.value)) % d : 0;
     dirty = true;

@@ -162,6 +162,23 @@ describe('viewer: a compressed glTF asset (built, in chromium)', () => {
     expect(changed).toBeGreaterThan(area * 0.2);
   });
 
+  it('plays it: after play, the time display advances and the skinned mesh\'s pixels change between frames', async () => {
+    expect(await text(page, '#play')).toBe('▶'); // scrubbing paused it
+    await page.click('#play');
+    const timeOf = (): Promise<number> => page.evaluate(() => parseFloat((document.getElementById('time') as HTMLOutputElement).value));
+    const t0 = await timeOf();
+    await capture(page, 'play-a');
+    await page.waitForFunction((t) => parseFloat((document.getElementById('time') as HTMLOutputElement).value) > t + 0.3, t0);
+    await page.waitForTimeout(50);
+    await capture(page, 'play-b');
+    const t1 = await timeOf();
+    await page.click('#play');
+    expect(t1).toBeGreaterThan(t0 + 0.3);
+    const { area, changed } = await compareCaptures(page, 'play-a', 'play-b');
+    expect(area).toBeGreaterThan(2000);
+    expect(changed).toBeGreaterThan(area * 0.1);
+  });
+
   it('switches to the second animation with the picker', async () => {
     await page.selectOption('#clip-select', '1');
     await page.waitForFunction(() => document.getElementById('clip-name')?.textContent === 'dataset-1_run_active_001');

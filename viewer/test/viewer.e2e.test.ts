@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { Document, WebIO } from '@gltf-transform/core';
-import { compress, POSE_STRIDE, readClips, type RawClip } from 'bonepress';
+import { compress, convertLength, POSE_STRIDE, readClips, type RawClip } from 'bonepress';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -212,7 +212,8 @@ describe('viewer (built, in chromium)', () => {
     let { stats } = compress(clips[0], options);
     expect(stats.unit).toBe('m');
     expect(await text(page, '#ratio')).toBe(formatRatio(stats.ratio));
-    expect(await text(page, '#max-error')).toBe(formatDistance(stats.maxError, 'm'));
+    // Shown in the threshold field's unit (cm), not the clip's (m).
+    expect(await text(page, '#max-error')).toBe(formatDistance(convertLength({ value: stats.maxError, unit: 'm' }, 'cm'), 'cm'));
     expect(await page.isVisible('#clip-select')).toBe(true);
     expect(await page.locator('#clip-select option').count()).toBe(2);
 

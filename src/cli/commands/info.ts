@@ -36,8 +36,10 @@ export function registerInfoCommand(program: Command): void {
 
 /** Runs `info`. Throws (scoped to the file) when it holds no valid compressed clip (load.ts `openCompressedFile`). */
 export async function runInfo(file: string, options: InfoCliOptions): Promise<ExitCode> {
-  const { clip, name } = await openCompressedFile(file, options.clip);
+  const { clip, name, boneNames } = await openCompressedFile(file, options.clip);
   const info: ClipInfo = { file, ...describeCompressedClip(clip), name: name ?? null };
+  // A glTF asset's clips store no names: its nodes name the bones.
+  if (boneNames) info.bones.forEach((bone) => { bone.name = boneNames[bone.index]; });
   process.stdout.write(options.json ? renderJson(info) : renderInfo(info));
   return EXIT.OK;
 }

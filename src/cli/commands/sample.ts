@@ -65,8 +65,8 @@ export function registerSampleCommand(program: Command): void {
 
 /** Runs `sample`. Throws (scoped to the file) when it holds no valid compressed clip (load.ts `openCompressedFile`) or on an unknown bone. */
 export async function runSample(file: string, options: SampleCliOptions): Promise<ExitCode> {
-  const { clip } = await openCompressedFile(file, options.clip);
-  const nameOf = (b: number): string => clip.boneNames?.[b] ?? anonymousBoneName(b);
+  const { clip, boneNames = clip.boneNames } = await openCompressedFile(file, options.clip);
+  const nameOf = (b: number): string => boneNames?.[b] ?? anonymousBoneName(b);
   const sampleOptions = { rounding: options.rounding, looping: options.loop };
   const bones: SampledBone[] = [];
   const read = (values: Float32Array, o: number, index: number): SampledBone => ({
@@ -78,7 +78,7 @@ export async function runSample(file: string, options: SampleCliOptions): Promis
   });
   if (options.bone !== undefined) {
     const bone = options.bone;
-    const index = await atFile(file, () => findBone(clip, bone));
+    const index = await atFile(file, () => findBone(clip, boneNames, bone));
     bones.push(read(clip.sampleBone(options.time, index, new Float32Array(POSE_STRIDE), sampleOptions), 0, index));
   } else {
     const pose = clip.sample(options.time, new Float32Array(clip.boneCount * POSE_STRIDE), sampleOptions);
@@ -89,13 +89,13 @@ export async function runSample(file: string, options: SampleCliOptions): Promis
   return EXIT.OK;
 }
 
-/** Index of the bone called `name`, or named `bone_<i>` (always accepted when unambiguous). */
-function findBone(clip: CompressedClip, name: string): number {
-  const byName = clip.boneNames?.indexOf(name) ?? -1;
+/** Index of the bone called `name` among `boneNames`, or named `bone_<i>` (always accepted when unambiguous). */
+function findBone(clip: CompressedClip, boneNames: readonly string[] | undefined, name: string): number {
+  const byName = boneNames?.indexOf(name) ?? -1;
   if (byName >= 0) return byName;
   const m = /^bone_(\d+)$/.exec(name);
   if (m && Number(m[1]) < clip.boneCount) return Number(m[1]);
-  throw new ClipError('NO_SUCH_BONE', `no bone named "${name}"${clip.boneNames ? '' : ' (names were stripped: use bone_<i>)'}`);
+  throw new ClipError('NO_SUCH_BONE', `no bone named "${name}"${boneNames ? '' : ' (names were stripped: use bone_<i>)'}`);
 }
 
 function renderSample(r: SampleResult): string {
