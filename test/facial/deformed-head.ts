@@ -96,26 +96,36 @@ export interface HeadError {
   vertex: number;
   /** Time (seconds) of that largest vertex error. */
   vertexTime: number;
+  /** The morphs' share: the largest vertex error with the source's bones and the played weights, metres. */
+  morphs: number;
+  /** The skin's share: the largest vertex error with the played bones and the source's weights, metres. */
+  skin: number;
   /** Largest difference of a played morph weight. */
   weight: number;
+}
+
+/** Largest distance between the vertices (xyz each) of `a` and `b`. */
+export function largestDistance(a: Float64Array, b: Float64Array): number {
+  let max = 0;
+  for (let v = 0; v < a.length; v += 3) max = Math.max(max, Math.hypot(b[v] - a[v], b[v + 1] - a[v + 1], b[v + 2] - a[v + 2]));
+  return max;
 }
 
 /** Plays `clipName` of both assets at `times` and compares the deformed heads (see the module header). */
 export function headError(source: GLTF, other: GLTF, clipName: string, headName: string, times: readonly number[]): HeadError {
   const a = playPoses(source, clipName, headName, times);
   const b = playPoses(other, clipName, headName, times);
-  const result: HeadError = { vertex: 0, vertexTime: times[0], weight: 0 };
+  const result: HeadError = { vertex: 0, vertexTime: times[0], morphs: 0, skin: 0, weight: 0 };
   times.forEach((t, i) => {
     for (let w = 0; w < a[i].weights.length; w++) result.weight = Math.max(result.weight, Math.abs(a[i].weights[w] - (b[i].weights[w] ?? NaN)));
     const want = deformHead(source, headName, a[i]);
-    const got = deformHead(source, headName, b[i]);
-    for (let v = 0; v < want.length; v += 3) {
-      const d = Math.hypot(got[v] - want[v], got[v + 1] - want[v + 1], got[v + 2] - want[v + 2]);
-      if (d > result.vertex) {
-        result.vertex = d;
-        result.vertexTime = t;
-      }
+    const vertex = largestDistance(want, deformHead(source, headName, b[i]));
+    if (vertex > result.vertex) {
+      result.vertex = vertex;
+      result.vertexTime = t;
     }
+    result.morphs = Math.max(result.morphs, largestDistance(want, deformHead(source, headName, { transforms: a[i].transforms, weights: b[i].weights })));
+    result.skin = Math.max(result.skin, largestDistance(want, deformHead(source, headName, { transforms: b[i].transforms, weights: a[i].weights })));
   });
   return result;
 }
