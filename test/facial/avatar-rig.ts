@@ -201,7 +201,7 @@ function weightCurves(random: () => number, keyCount: number, rate: number): Flo
   return out;
 }
 
-/** Quaternion of Euler angles (radians) applied in x, y, z order. */
+/** Quaternion (x, y, z, w) of Euler angles in radians, three.js order "ZYX". */
 function euler(x: number, y: number, z: number): [number, number, number, number] {
   const [cx, sx, cy, sy, cz, sz] = [Math.cos(x / 2), Math.sin(x / 2), Math.cos(y / 2), Math.sin(y / 2), Math.cos(z / 2), Math.sin(z / 2)];
   return [sx * cy * cz - cx * sy * sz, cx * sy * cz + sx * cy * sz, cx * cy * sz - sx * sy * cz, cx * cy * cz + sx * sy * sz];
