@@ -58,9 +58,11 @@ export interface GltfReadOptions extends ReadOptions {
  *   root (parent −1) holding the node's local transform, its shell distance the radius of
  *   the meshes under it (at least 1 m for a camera, the default where there is nothing);
  * - then, per entry of `weights`, one bone per morph target of that node's mesh, whose
- *   translation x is the weight times `scales[t]`, the target's largest vertex displacement
- *   (1 when it has none): so an error in x is the error of the displaced vertices, and the
- *   weight's precision is the vertex precision divided by that displacement.
+ *   translation x is the weight times `scales[t]`: the largest total displacement, summed
+ *   over all the mesh's targets, of a vertex that target `t` moves (1 when it moves none).
+ *   A vertex moved by several targets takes the weight errors of them all, at most
+ *   Σ_t |Δw_t|·|d_t(v)|; with every |Δw_t|·scales[t] within the vertex precision, that sum
+ *   is too.
  */
 export interface GltfClipExtras {
   /**
@@ -71,7 +73,7 @@ export interface GltfClipExtras {
   skeletonBones: number;
   /** Node index of each node bone. */
   nodes: number[];
-  /** Morph-weight bones: the node whose weights they are, and one scale per morph target. */
+  /** Morph-weight bones: the node whose weights they are, and one scale per morph target (see above). */
   weights: { node: number; scales: number[] }[];
 }
 
@@ -176,7 +178,7 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
   const trimIndex = Int32Array.from(skeleton.boneOfNode);
   extraNodes.forEach((n, i) => { trimIndex[n] = skeleton.nodes.length + i; });
 
-  const trimmed = await trimDocument(gltf, hierarchy, skeleton, extraNodes, trimIndex, usable, glbBin, options, fail);
+  const { document: trimmed, targetAccessors } = await trimDocument(gltf, hierarchy, skeleton, extraNodes, trimIndex, usable, glbBin, options, fail);
   const logger: ILogger = {
     debug: () => {}, info: () => {}, error: () => {},
     warn: (text) => warnings.push(`glTF-Transform: ${text}`),
@@ -190,6 +192,11 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
   const root = doc.getRoot();
   const docNodes = root.listNodes();
   const docAnimations = root.listAnimations();
+  const docAccessors = root.listAccessors();
+  const targetData = (a: number): Float32Array | undefined => {
+    const i = targetAccessors.get(a);
+    return i === undefined ? undefined : accessorFloats(docAccessors[i]);
+  };
 
   const skeletonBoneCount = skeleton.nodes.length;
   const defaultPose = new Float32Array(skeletonBoneCount * POSE_STRIDE);
@@ -212,7 +219,7 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
   usable.forEach((animation, a) => {
     const docChannels = docAnimations[a].listChannels();
     // With extra tracks, an animation that moves no skeleton node holds only its extra bones.
-    const clipSkeleton = extraTracks ? extraBones(gltf, hierarchy, skeleton, animation, bones, unit, fail) : undefined;
+    const clipSkeleton = extraTracks ? extraBones(gltf, hierarchy, skeleton, animation, bones, unit, targetData, fail) : undefined;
     const clipBones = clipSkeleton?.bones ?? bones;
     if (clipSkeleton) {
       clipSkeleton.extras.nodes.forEach((n, i) => restOf(trimIndex[n], n, clipBones.defaultPose, (clipSkeleton.extras.skeletonBones + i) * POSE_STRIDE));
@@ -313,7 +320,8 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
  * rest transform from the caller; weight bones rest at the mesh's default weights.
  */
 function extraBones(
-  gltf: GltfJson, hierarchy: Hierarchy, skeleton: SkeletonNodes, animation: AnimationRef, bones: Skeleton, unit: LengthUnit, fail: Fail,
+  gltf: GltfJson, hierarchy: Hierarchy, skeleton: SkeletonNodes, animation: AnimationRef, bones: Skeleton, unit: LengthUnit,
+  targetData: (accessor: number) => Float32Array | undefined, fail: Fail,
 ): { bones: Skeleton; extras: GltfClipExtras; weightBone: number[]; clipBoneOf: Int32Array } {
   const subset = skinSubset(gltf, hierarchy, skeleton, animation);
   const skeletonBones = subset.length;
@@ -321,7 +329,10 @@ function extraBones(
   subset.forEach((b, i) => { clipBoneOf[b] = i; });
   const nodes = [...new Set(animation.props.map((ch) => ch.node))].sort((x, y) => x - y);
   const weightNodes = [...new Set(animation.weights.map((ch) => ch.node))].sort((x, y) => x - y);
-  const targets = weightNodes.map((n) => morphTargets(gltf, n, fail));
+  const targets = weightNodes.map((n) => {
+    const { positions, defaults } = morphTargets(gltf, n, fail);
+    return { scales: morphScales(positions, defaults.length, targetData), defaults };
+  });
   const names = subset.map((b) => skeleton.names[b]);
   const used = new Set(names);
   const unique = (name: string): string => {
@@ -413,11 +424,11 @@ function animatesWeights(json: unknown): boolean {
 }
 
 /**
- * The morph targets of node `n`'s mesh: per target, the largest displacement of a vertex
- * (from the POSITION accessors' min and max, which glTF requires; 1 for a target without
- * positions) and the default weight (the node's `weights`, else the mesh's, else 0).
+ * The morph targets of node `n`'s mesh: per primitive, each target's POSITION accessor
+ * (undefined for a target without positions), and per target the default weight (the
+ * node's `weights`, else the mesh's, else 0).
  */
-function morphTargets(gltf: GltfJson, n: number, fail: Fail): { scales: number[]; defaults: number[] } {
+function morphTargets(gltf: GltfJson, n: number, fail: Fail): { positions: (number | undefined)[][]; defaults: number[] } {
   const node = gltf.nodes[n];
   const where = `node ${n} ("${typeof node.name === 'string' ? node.name : ''}")`;
   const m = gltf.index(node.mesh, gltf.meshes.length, `${where} (animated weights) mesh`);
@@ -425,21 +436,42 @@ function morphTargets(gltf: GltfJson, n: number, fail: Fail): { scales: number[]
   if (!isObject(mesh)) return fail(`meshes[${m}] is not an object`);
   const primitives = Array.isArray(mesh.primitives) ? mesh.primitives as unknown[] : [];
   let count = -1;
-  const scales: number[] = [];
-  for (const prim of primitives) {
+  const positions = primitives.map((prim, p) => {
     const targets = isObject(prim) && Array.isArray(prim.targets) ? prim.targets as unknown[] : [];
     if (count >= 0 && targets.length !== count) fail(`${where}: the primitives of its mesh have different numbers of morph targets`);
     count = targets.length;
-    targets.forEach((target, t) => {
+    return targets.map((target, t) => {
       const a = isObject(target) ? target.POSITION : undefined;
-      const def = typeof a === 'number' ? gltf.accessors[a] : undefined;
-      scales[t] = Math.max(scales[t] ?? 0, isObject(def) ? boundsRadius(def.min, def.max) : 0);
+      return a === undefined ? undefined : gltf.index(a, gltf.accessors.length, `meshes[${m}].primitives[${p}].targets[${t}].POSITION`);
     });
-  }
+  });
   if (count <= 0) fail(`${where}: its weights are animated but its mesh has no morph targets`);
   const weights = Array.isArray(node.weights) ? node.weights : Array.isArray(mesh.weights) ? mesh.weights : [];
   const defaults = Array.from({ length: count }, (_, t) => (typeof weights[t] === 'number' && Number.isFinite(weights[t]) ? weights[t] as number : 0));
-  return { scales: scales.map((d) => (d > 0 ? d : 1)), defaults };
+  return { positions, defaults };
+}
+
+/**
+ * Per morph target, the largest total displacement of a vertex it moves: at each vertex, the
+ * sum over all `count` targets of their displacement lengths; 1 for a target that moves no
+ * vertex. `positions` is {@link morphTargets}' per primitive accessor list, `data` decodes one
+ * (undefined for an accessor that stores nothing: all zeros).
+ */
+function morphScales(positions: readonly (number | undefined)[][], count: number, data: (accessor: number) => Float32Array | undefined): number[] {
+  const scales = new Array<number>(count).fill(0);
+  for (const targets of positions) {
+    const displacements = targets.map((a) => (a === undefined ? undefined : data(a)));
+    const length = Math.max(0, ...displacements.map((d) => d?.length ?? 0));
+    for (let i = 0; i < length; i += 3) {
+      let total = 0;
+      for (const d of displacements) if (d !== undefined && i < d.length) total += Math.hypot(d[i], d[i + 1], d[i + 2]);
+      if (total === 0) continue;
+      displacements.forEach((d, t) => {
+        if (d !== undefined && i < d.length && (d[i] !== 0 || d[i + 1] !== 0 || d[i + 2] !== 0)) scales[t] = Math.max(scales[t], total);
+      });
+    }
+  }
+  return scales.map((d) => (d > 0 ? d : 1));
 }
 
 /** Distance from the origin to the farthest corner of the box `min`…`max` (0 when they are not 3 finite numbers each). */
@@ -839,14 +871,18 @@ async function trimDocument(
   gltf: GltfJson, hierarchy: Hierarchy, skeleton: SkeletonNodes, extraNodes: readonly number[], trimIndex: Int32Array,
   animations: AnimationRef[], glbBin: Uint8Array | undefined,
   options: GltfReadOptions, fail: Fail,
-): Promise<JSONDocument> {
+): Promise<{ document: JSONDocument; targetAccessors: Map<number, number> }> {
   const data = new TrimmedData(gltf, fail);
   const outAnimations = trimAnimations(gltf, animations, trimIndex, data, fail);
+  const targetAccessors = trimMorphTargets(gltf, hierarchy, animations, data, fail);
   const { buffers, resources } = await loadTrimmedBuffers(gltf, data, glbBin, options, fail);
   const nodes = trimNodes(gltf, hierarchy, [...skeleton.nodes, ...extraNodes], fail);
   return {
-    json: { asset: { version: '2.0' }, nodes, accessors: data.accessors, bufferViews: data.bufferViews, buffers, animations: outAnimations } as unknown as JSONDocument['json'],
-    resources,
+    document: {
+      json: { asset: { version: '2.0' }, nodes, accessors: data.accessors, bufferViews: data.bufferViews, buffers, animations: outAnimations } as unknown as JSONDocument['json'],
+      resources,
+    },
+    targetAccessors,
   };
 }
 
@@ -1001,7 +1037,7 @@ function trimAnimations(gltf: GltfJson, animations: readonly AnimationRef[], tri
       if (input.sparseOnly !== undefined && input.count > input.sparseOnly + 1) {
         fail(`${what}: accessors[${ch.input}] declares ${input.count} key times but stores ${input.sparseOnly} (sparse, no bufferView); key times must increase`);
       }
-      const perKey = ch.path === 'weights' ? morphTargets(gltf, ch.node, fail).scales.length : 1;
+      const perKey = ch.path === 'weights' ? morphTargets(gltf, ch.node, fail).defaults.length : 1;
       const expected = (ch.interpolation === INTERPOLATION.CUBICSPLINE ? 3 * input.count : input.count) * perKey;
       if (output.count !== expected) {
         const targets = perKey > 1 ? ` × ${perKey} morph targets` : '';
@@ -1012,6 +1048,23 @@ function trimAnimations(gltf: GltfJson, animations: readonly AnimationRef[], tri
     });
     return { name: anim.name, channels, samplers };
   });
+}
+
+/**
+ * Keeps the POSITION accessors of the morph targets of the nodes whose weights are animated,
+ * for the weights' precision (morphScales): each source accessor's index in the trimmed
+ * document. An accessor with neither a buffer view nor sparse values is all zeros and is not kept.
+ */
+function trimMorphTargets(gltf: GltfJson, hierarchy: Hierarchy, animations: readonly AnimationRef[], data: TrimmedData, fail: Fail): Map<number, number> {
+  const targetAccessors = new Map<number, number>();
+  for (const n of new Set(animations.flatMap((anim) => anim.weights.map((ch) => ch.node)))) {
+    for (const a of morphTargets(gltf, n, fail).positions.flat()) {
+      const def = a === undefined ? undefined : gltf.accessors[a];
+      if (a === undefined || targetAccessors.has(a) || (isObject(def) && def.bufferView === undefined && def.sparse === undefined)) continue;
+      targetAccessors.set(a, data.keepAccessor(a, `node ${n} ("${hierarchy.names[n]}") morph target POSITION`, ['VEC3']).index);
+    }
+  }
+  return targetAccessors;
 }
 
 /**
@@ -1072,7 +1125,6 @@ function trimNodes(gltf: GltfJson, hierarchy: Hierarchy, nodes: readonly number[
     }
     return out;
   });
-
 }
 
 /** An `EXT_meshopt_compression` buffer view: where its compressed stream is and how it decodes. */
