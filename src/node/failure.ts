@@ -87,3 +87,23 @@ export function toFailure(file: string, error: unknown): FileFailure {
   const failure: FileFailure = { file, code: INTERNAL_ERROR, message: problemOf(error, file) };
   return error instanceof Error && error.stack !== undefined ? { ...failure, stack: error.stack } : failure;
 }
+
+/** Characters that do not print as themselves on one line: controls, format characters, surrogates, unassigned, U+FFFD. */
+const UNPRINTABLE = /[\p{C}\uFFFD]/gu;
+
+/**
+ * `text` with every character that does not print as itself escaped (`\x0d`, `\u{fffd}`),
+ * so a message quoting a file's bytes or a strange file name stays one clean line.
+ */
+export function printable(text: string): string {
+  return text.replace(UNPRINTABLE, (c) => {
+    const code = c.codePointAt(0)!;
+    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u{${code.toString(16)}}`;
+  });
+}
+
+/** The first `max` characters of `text`, quoted, escaped by {@link printable}, with `…` when there were more. */
+export function quoteExcerpt(text: string, max = 40): string {
+  const chars = [...text];
+  return `"${printable(chars.slice(0, max).join(''))}${chars.length > max ? '…' : ''}"`;
+}

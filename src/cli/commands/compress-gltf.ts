@@ -9,9 +9,10 @@ import { extname } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 
 import { OptionsError, parseLength, type ErrorMetric, type LengthUnit } from '../../index.js';
-import { compressGltfFile, isGltfPath, toFailure, type CompressGltfFileResult, type GltfOutputFormat } from '../../node/index.js';
+import { compressGltfFile, isGltfPath, type CompressGltfFileResult, type GltfOutputFormat } from '../../node/index.js';
+import { toFailure } from '../../node/internal.js';
 import { EXIT, exitCodeOfFailure, failureText, type ExitCode } from '../exit-codes.js';
-import { warningLine } from '../load.js';
+import { warningLines } from '../load.js';
 import { renderJson } from '../render/json.js';
 import { formatDistance, formatRatio, formatSeconds, renderTable } from '../render/table.js';
 
@@ -110,7 +111,7 @@ export async function runGltfCompress(inputs: readonly string[], options: GltfCo
     process.stdout.write(renderJson(report));
   } else if (options.quiet !== true) {
     const lines = [...result.warnings, ...result.droppedExtensions.map((e) => `extension ${e} is not known to glTF-Transform I/O and was not written`)];
-    process.stderr.write(lines.map((w) => warningLine(input, w)).join(''));
+    process.stderr.write(warningLines(input, lines));
     process.stdout.write(renderGltfTable(result, parseLength(options.error).unit));
   }
   return over.length > 0 ? EXIT.CHECK_FAILED : EXIT.OK;

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 
 import type { Command } from 'commander';
 
-import { inputBaseName, resolveOutputTarget, sanitizeClipName, writeChunksAtomic, writeChunksToStream } from '../../node/index.js';
+import { inputBaseName } from '../../node/index.js';
+import { resolveOutputTarget, sanitizeClipName, writeChunksAtomic, writeChunksToStream } from '../../node/internal.js';
 import { poseDumpChunks } from '../../index.js';
 import { declareCommand } from '../command-list.js';
 import { EXIT, atFile, type ExitCode } from '../exit-codes.js';
@@ -29,7 +30,7 @@ const POSE_DUMP_EXTENSION = '.json';
 export function registerDecompressCommand(program: Command): void {
   declareCommand(program, 'decompress')
     .requiredOption('-o, --out <path>', 'a .json file, a folder (gets <input name>.json, or <input name>_<animation>.json with --clip; created when missing), or - for stdout')
-    .option('--clip <name>', 'the animation to read from a glTF asset holding several')
+    .option('--clip <name>', 'the animation to read from a glTF asset holding several (its name, or animation_<index> when unnamed)')
     .addHelpText('after', '\nBones are named bone_<i> when names were stripped. A file output is written atomically and never replaces a symbolic link.')
     .action(async (file: string, _options: DecompressCliOptions, command: Command) => {
       process.exitCode = await runDecompress(file, command.optsWithGlobals<DecompressCliOptions>());
