@@ -12,9 +12,8 @@ import { basename, dirname, extname, join } from 'node:path';
 
 import type { Document, GLTF, NodeIO } from '@gltf-transform/core';
 
-import type { BonepressOptions, CompressedAnimationReport } from '../gltf-transform/bonepress.js';
+import type { AnimationBytes, BonepressOptions, CompressedAnimationReport } from '../gltf-transform/types.js';
 import type { CompressedAnimation } from '../gltf-transform/extension.js';
-import type { AnimationBytes } from '../gltf-transform/sizes.js';
 import { ParseError, PARSE_ERROR } from '../readers/errors.js';
 import type { GltfReadOptions, GltfReadResult } from '../readers/gltf.js';
 import { CompressedClip } from '../runtime/compressed-clip.js';

@@ -146,7 +146,7 @@ export class InputSet {
 }
 
 function inputClashMessage(output: string, input: string): string {
-  return `its output ${output} is the input ${input}; an output never replaces an input (nothing was written)`;
+  return `its output ${output} is the input ${input}; an output never replaces an input`;
 }
 
 /**

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 
 import { inputBaseName } from '../../node/index.js';
-import { resolveOutputTarget, sanitizeClipName, writeChunksAtomic, writeChunksToStream } from '../../node/internal.js';
+import { InputSet, resolveOutputTarget, sanitizeClipName, writeChunksAtomic, writeChunksToStream } from '../../node/internal.js';
 import { poseDumpChunks } from '../../index.js';
 import { declareCommand } from '../command-list.js';
 import { EXIT, atFile, type ExitCode } from '../exit-codes.js';
@@ -52,7 +52,10 @@ export async function runDecompress(file: string, options: DecompressCliOptions)
   // One animation of several named: its own name, as compress names the outputs of such an asset.
   const stem = options.clip === undefined ? inputBaseName(file) : `${inputBaseName(file)}_${sanitizeClipName(options.clip)}`;
   const path = target.kind === 'file' ? target.path : join(target.path, stem + POSE_DUMP_EXTENSION);
-  await atFile(path, () => writeChunksAtomic(path, chunksWithNewline(poseDumpChunks(clip))));
+  await atFile(path, async () => {
+    await (await InputSet.of([file])).refuse([path]);
+    await writeChunksAtomic(path, chunksWithNewline(poseDumpChunks(clip)));
+  });
   if (options.quiet !== true) process.stdout.write(`${path}: ${clip.boneCount} bones × ${clip.sampleCount} samples\n`);
   return EXIT.OK;
 }
