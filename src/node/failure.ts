@@ -64,9 +64,14 @@ export function isInputError(error: unknown): boolean {
 /**
  * The problem an error describes, without the file name its message may start with: a
  * {@link BonepressError}'s `detail` (`line 212: expected 132 channel values, got 131` for
- * a `ParseError`). A system error names its path unless that path is `file`.
+ * a `ParseError`). A system error names its path unless that path is `file`. One line:
+ * what does not print is escaped ({@link printable}).
  */
 export function problemOf(error: unknown, file?: string): string {
+  return printable(rawProblemOf(error, file));
+}
+
+function rawProblemOf(error: unknown, file: string | undefined): string {
   if (error instanceof BonepressError) return error.detail;
   if (isSystemError(error)) {
     const problem = SYSTEM_PROBLEMS[error.code] ?? `${error.syscall} failed (${error.code})`;

@@ -5,4 +5,4 @@
  */
 export { isInputError, printable, problemOf, toFailure } from './failure.js';
 export { sanitizeClipName } from './files.js';
-export { InputSet, resolveOutputTarget, writeChunksAtomic, writeChunksToStream } from './outputs.js';
+export { InputSet, planOutputs, resolveOutputTarget, writeChunksAtomic, writeChunksToStream } from './outputs.js';

@@ -211,6 +211,26 @@ describe('a folder input keeps its tree under -o', () => {
     expect(flat.stderr).toContain('is also written by');
   });
 
+  it('glTF output of a folder: each asset at its subfolder under -o, a BVH refused, the others written', LONG, () => {
+    const lib = fresh('assets');
+    for (const sub of ['hero', 'villain']) {
+      mkdirSync(join(lib, sub), { recursive: true });
+      writeFileSync(join(lib, sub, 'body.glb'), readFileSync(rig));
+    }
+    writeFileSync(join(lib, 'walk.bvh'), readFileSync(WALK));
+    const out = fresh('assets-out');
+    const run = runCli(['compress', lib, '-o', out, '--format', 'glb']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/walk\.bvh: glTF output \(--format glb\) needs \.glb or \.gltf inputs/);
+    expect(tree(out)).toEqual(['hero/body.glb', 'villain/body.glb']);
+    expect(run.stdout).toContain('TOTAL (2 assets)');
+    const verify = runCli(['verify', rig, join(out, 'villain', 'body.glb')]);
+    expect(verify.code, verify.stderr).toBe(0);
+    const flat = runCli(['compress', join(lib, 'hero'), join(lib, 'villain'), '-o', fresh('flat-assets'), '--format', 'gltf']);
+    expect(flat.code).toBe(2);
+    expect(flat.stderr).toContain('is also written by');
+  });
+
   it('library mode with --manifest, and --shard slices that together give the same tree', LONG, () => {
     const lib = library();
     const out = fresh('libout');

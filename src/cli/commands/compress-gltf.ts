@@ -9,7 +9,7 @@ import { extname } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 
 import { OptionsError, parseLength, type ErrorMetric, type LengthUnit } from '../../index.js';
-import { compressGltfFile, isGltfPath, type CompressGltfFileResult, type GltfOutputFormat } from '../../node/index.js';
+import { compressGltfFile, isGltfPath, type CompressGltfFileOptions, type CompressGltfFileResult, type GltfOutputFormat } from '../../node/index.js';
 import { toFailure } from '../../node/internal.js';
 import { EXIT, exitCodeOfFailure, failureText, type ExitCode } from '../exit-codes.js';
 import { warningLines } from '../load.js';
@@ -87,18 +87,7 @@ export async function runGltfCompress(inputs: readonly string[], options: GltfCo
   if (options.out === '-') throw new OptionsError('glTF output goes to a file, not stdout');
   let result: CompressGltfFileResult;
   try {
-    result = await compressGltfFile(input, options.out, {
-      format,
-      error: options.error,
-      shell: options.shell,
-      shellBones: options.shellBone,
-      metric: options.metric,
-      sampleRate: options.rate,
-      unit: options.unit,
-      fallback: options.fallback ?? false,
-      extras: options.extras !== false,
-      read: { maxInputBytes: options.maxInputBytes, allowSpecialFiles: options.allowSpecialFiles === true, allowExternalResources: options.allowExternalResources === true },
-    });
+    result = await compressGltfFile(input, options.out, { ...gltfCompressOptions(options), format });
   } catch (error) {
     const failure = toFailure(input, error);
     process.stderr.write(failureText(failure, options.debug === true));
@@ -115,6 +104,21 @@ export async function runGltfCompress(inputs: readonly string[], options: GltfCo
     process.stdout.write(renderGltfTable(result, parseLength(options.error).unit));
   }
   return over.length > 0 ? EXIT.CHECK_FAILED : EXIT.OK;
+}
+
+/** What `compressGltfFile` takes from the command line. */
+export function gltfCompressOptions(options: GltfCompressCliOptions): CompressGltfFileOptions {
+  return {
+    error: options.error,
+    shell: options.shell,
+    shellBones: options.shellBone,
+    metric: options.metric,
+    sampleRate: options.rate,
+    unit: options.unit,
+    fallback: options.fallback ?? false,
+    extras: options.extras !== false,
+    read: { maxInputBytes: options.maxInputBytes, allowSpecialFiles: options.allowSpecialFiles === true, allowExternalResources: options.allowExternalResources === true },
+  };
 }
 
 function renderGltfTable(result: CompressGltfFileResult, display: string): string {

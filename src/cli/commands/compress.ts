@@ -12,12 +12,13 @@ import {
   COMPRESS_DEFAULTS, OptionsError, PARSE_ERROR, READ_LIMITS, convertLength, parseLength, type CompressStats, type ErrorMetric, type LengthUnit,
 } from '../../index.js';
 import {
-  OUTPUT_EXTENSION, READ_FILE_DEFAULTS, TRANSPORT_OUTPUT_EXTENSION, compressFiles, expandInputTree, isGltfPath, shardInputs, type CompressFilesOptions, type FileFailure, type FileResult,
+  OUTPUT_EXTENSION, READ_FILE_DEFAULTS, TRANSPORT_OUTPUT_EXTENSION, compressFiles, expandInputTree, isGltfPath, shardInputs, type InputFile, type CompressFilesOptions, type FileFailure, type FileResult,
 } from '../../node/index.js';
 import { resolveOutputTarget } from '../../node/internal.js';
 import { declareCommand } from '../command-list.js';
 import { EXIT, exitCodeOfFailure, failureText, worstExitCode, type ExitCode } from '../exit-codes.js';
 import { runLibraryCompress } from './compress-library.js';
+import { runGltfFolderCompress } from './compress-gltf-folder.js';
 import { gltfOutputFormat, parseFallbackArg, parseFormatArg, runGltfCompress, type FallbackKind, type OutputFormat } from './compress-gltf.js';
 import { warningLines } from '../load.js';
 import {
@@ -152,7 +153,7 @@ export function registerCompressCommand(program: Command): void {
     .option('--allow-external-resources', "let glTF buffer URIs name files outside the asset's folder (absolute paths, .., links out)")
     .option('--skip-empty', 'skip inputs with nothing to compress (a glTF without animation) instead of failing')
     .option('--json', 'print one JSON object instead of the table')
-    .option('--format <format>', 'glb or gltf: write the glTF asset with its animations compressed inside (docs/gltf-extension.md); bpk: loose clips; bpt: loose clips in the transport form (docs/transport.md). Default: what -o ends with (.glb, .gltf, .bpt), else bpk', parseFormatArg)
+    .option('--format <format>', 'glb or gltf: write the glTF asset with its animations compressed inside (docs/gltf-extension.md); bpk: loose clips; bpt: loose clips in the transport form (docs/transport.md). With -o folder/, every glTF input (also found in folder inputs) becomes folder/<subfolder>/<name>.glb (.gltf). Default: what -o ends with (.glb, .gltf, .bpt), else bpk', parseFormatArg)
     .option('--transport', 'write loose clips in the transport form (.bpt, smaller to download; decoded to the exact .bpk bytes at load): --format bpt')
     .option('--fallback [kind]', 'glTF output: channels for loaders without the extension (then optional): original (default) or quantized (the compressed clip decoded, 16-bit rotations)', parseFallbackArg)
     .option('--no-extras', 'glTF output: leave morph-target weights and animated nodes outside the skins (props, cameras) as plain channels instead of compressing them as extra bones')
@@ -188,16 +189,16 @@ export async function runCompress(inputs: readonly string[], options: CompressCl
       throw new OptionsError(`--cache and --manifest build a folder of loose clips; glTF output (${options.format !== undefined ? `--format ${options.format}` : `-o ${options.out}`}) writes one asset`);
     }
     if (options.transport) throw new OptionsError(`--transport writes loose .bpt clips; it cannot go with ${options.format !== undefined ? `--format ${options.format}` : `-o ${options.out}`}`);
-    return runGltfCompress(inputs, options, gltfFormat);
+    if (options.out === '-' || isGltfPath(options.out)) return runGltfCompress(inputs, options, gltfFormat);
+    // -o names a folder: every glTF input, found in folders too, becomes an asset under it.
+    return runGltfFolderCompress(await selectInputs(inputs, options), options, gltfFormat);
   }
   // Loose clips hold the skeleton only: there is nothing for --no-extras to leave out.
   if (options.extras === false) throw new OptionsError('--no-extras applies to glTF output (-o x.glb, --format glb|gltf); loose clips never hold extra bones');
   if (options.transport && options.format === 'bpk') throw new OptionsError('--transport writes .bpt clips; it cannot go with --format bpk');
   const transport = options.transport === true || options.format === 'bpt' || (options.format === undefined && extname(options.out).toLowerCase() === TRANSPORT_OUTPUT_EXTENSION);
   const extension = transport ? TRANSPORT_OUTPUT_EXTENSION : OUTPUT_EXTENSION;
-  const tree = await expandInputTree(inputs);
-  const sharded = options.shard ? new Set(shardInputs(tree.map((input) => input.path), options.shard.index, options.shard.count)) : undefined;
-  const selected = sharded ? tree.filter((input) => sharded.has(input.path)) : tree;
+  const selected = await selectInputs(inputs, options);
   const files = selected.map((input) => input.path);
   const subfolders = options.flat === true ? undefined : selected.map((input) => input.subfolder);
   const target = await resolveOutputTarget(options.out, extension, process.stdout);
@@ -283,6 +284,14 @@ export async function runCompress(inputs: readonly string[], options: CompressCl
     ...report.failures.map(exitCodeOfFailure),
     report.total.overThreshold > 0 ? EXIT.CHECK_FAILED : EXIT.OK,
   ]);
+}
+
+/** The files of `inputs` (folders searched, each file with its subfolder), then the slice `--shard` names. */
+async function selectInputs(inputs: readonly string[], options: Pick<CompressCliOptions, 'shard'>): Promise<InputFile[]> {
+  const tree = await expandInputTree(inputs);
+  if (options.shard === undefined) return tree;
+  const slice = new Set(shardInputs(tree.map((input) => input.path), options.shard.index, options.shard.count));
+  return tree.filter((input) => slice.has(input.path));
 }
 
 /**
