@@ -71,8 +71,8 @@ export function warningLine(file: string, message: string): string {
   return `bonepress: ${printable(file)}: warning: ${printable(message)}\n`;
 }
 
-/** The glTF reader's prefix of a warning about one animation: `animation "<name>"`, then `: ` or ` `. */
-const ANIMATION_PREFIX = /^animation "((?:[^"\\]|\\.)*)"(: | )/;
+/** The prefix of a warning about one animation: `animation "<name>"` (the glTF reader) or `animation <i> "<name>"` (glTF output), then `: ` or ` `. */
+const ANIMATION_PREFIX = /^animation (?:\d+ )?"((?:[^"\\]|\\.)*)"(: | )/;
 
 /**
  * The warnings of one file as {@link warningLine}s, each said once: the same warning about

@@ -349,8 +349,9 @@ describe('info and verify on whole assets: every animation, a row each', () => {
 
 describe('warnings are said once per file', () => {
   it('the same warning about 14 animations is one line with the count, in compress, library mode and verify', LONG, () => {
+    const loose = fresh('w');
     const runs = [
-      runCli(['compress', morphRig, '-o', fresh('w'), '--jobs', '1']),
+      runCli(['compress', morphRig, '-o', loose, '--jobs', '1']),
       runCli(['compress', morphRig, '-o', fresh('w'), '--manifest', join(fresh('wm'), 'm.json'), '--jobs', '1']),
     ];
     for (const run of runs) {
@@ -359,6 +360,16 @@ describe('warnings are said once per file', () => {
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(/14 animations \("Take0", "Take1", "Take2", …\): 1 morph-target weight channel/);
     }
+    const verify = runCli(['verify', morphRig, join(loose, 'faces_Take3.bpk')]);
+    expect(verify.code, verify.stderr).toBe(0);
+    expect(verify.stderr.split('\n').filter((line) => line.includes('warning'))).toHaveLength(1);
+    // glTF output without extra bones: the weights stay plain channels, said once too.
+    const gltf = runCli(['compress', morphRig, '-o', join(fresh('wg'), 'faces.glb'), '--no-extras']);
+    expect(gltf.code, gltf.stderr).toBe(0);
+    const gltfLines = gltf.stderr.split('\n').filter((line) => line.includes('warning'));
+    expect(gltfLines.length).toBeGreaterThan(0);
+    expect(gltfLines.length).toBeLessThan(14);
+    expect(gltfLines.join('\n')).toMatch(/14 animations \("Take0", "Take1", "Take2", …\)/);
   });
 });
 

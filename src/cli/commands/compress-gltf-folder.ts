@@ -75,7 +75,7 @@ function renderFolderTable(assets: readonly CompressGltfFileResult[], display: s
     formatRatio(a.sourceAnimation.total / a.outputAnimation.total), worst(a),
   ]);
   const source = assets.reduce((n, a) => n + a.sourceAnimation.total, 0), output = assets.reduce((n, a) => n + a.outputAnimation.total, 0);
-  const footer = [[`TOTAL (${assets.length} assets)`, String(assets.reduce((n, a) => n + a.animations.length, 0)), String(source), String(output), formatRatio(source / output), '']];
+  const footer = [[`TOTAL (${assets.length} asset${assets.length === 1 ? '' : 's'})`, String(assets.reduce((n, a) => n + a.animations.length, 0)), String(source), String(output), formatRatio(source / output), '']];
   const columns = ['asset', 'animations', 'animation bytes', 'compressed', 'ratio', 'max error']
     .map((header, i) => ({ header, align: i === 0 ? 'left' as const : 'right' as const }));
   return renderTable(columns, { body, footer });
