@@ -136,6 +136,7 @@ export interface VerifyAssetResult {
 
 /** One clip of a compressed glTF asset measured against the source's clip of the same name. */
 export interface VerifyClipResult extends VerifyResult {
+  /** The animation's name, `animation_<index>` when it has none (as the glTF reader names its clip). */
   clip: string;
   /** Bones of the clip's bone table (skeleton bones). */
   skeletonBones: number;
@@ -393,9 +394,8 @@ function toResult(raw: string, other: string, report: Comparison): VerifyResult 
   };
 }
 
-function renderVerify(r: VerifyResult, display: LengthUnit, first: [string, string][] = []): string {
+function renderVerify(r: VerifyResult, display: LengthUnit): string {
   return renderFields([
-    ...first,
     ['raw', r.raw],
     ['other', r.other],
     ['bones', String(r.boneCount)],
