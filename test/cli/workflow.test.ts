@@ -206,6 +206,8 @@ describe('a folder input keeps its tree under -o', () => {
     const run = runCli(['compress', lib, '-o', out, '--jobs', '2']);
     expect(run.code, run.stderr).toBe(0);
     expect(tree(out)).toEqual(expected);
+    // The table tells the rows apart by their folder.
+    for (const row of ['a/walk', 'b/walk', 'b/deep/walk']) expect(run.stdout).toContain(`${join(...row.split('/'))} `);
     const flat = runCli(['compress', lib, '-o', fresh('flat'), '--flat', '--jobs', '1']);
     expect(flat.code).toBe(2);
     expect(flat.stderr).toContain('is also written by');

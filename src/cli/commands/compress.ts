@@ -4,7 +4,7 @@
  * (or `--json`).
  */
 import { availableParallelism } from 'node:os';
-import { basename, extname } from 'node:path';
+import { basename, extname, relative } from 'node:path';
 
 import type { Command } from 'commander';
 
@@ -279,7 +279,7 @@ export async function runCompress(inputs: readonly string[], options: CompressCl
   // With -o - stdout holds the .bpk; the table would corrupt it. When nothing compressed, an
   // empty table says nothing the error lines did not.
   if (options.json) process.stdout.write(renderJson(report));
-  else if (!quiet && target.kind !== 'stream' && report.clips.length > 0) process.stdout.write(renderCompressTable(report, display));
+  else if (!quiet && target.kind !== 'stream' && report.clips.length > 0) process.stdout.write(renderCompressTable(report, display, target.kind === 'folder' ? target.path : undefined));
   return worstExitCode([
     ...report.failures.map(exitCodeOfFailure),
     report.total.overThreshold > 0 ? EXIT.CHECK_FAILED : EXIT.OK,
@@ -351,10 +351,15 @@ const COLUMNS: readonly Column[] = [
   { header: 'time', align: 'right' },
 ];
 
-/** The summary table: one row per clip (named after its output file) and a TOTAL row; errors in `display` units. */
-export function renderCompressTable(report: CompressReport, display?: LengthUnit): string {
+/** The summary table: one row per clip (named after its output file, with its folder under `outFolder`) and a TOTAL row; errors in `display` units. */
+export function renderCompressTable(report: CompressReport, display?: LengthUnit, outFolder?: string): string {
+  // Outputs of a folder tree are told apart by their folder under -o.
+  const outputLabel = (output: string): string => {
+    const path = outFolder !== undefined ? relative(outFolder, output) : basename(output);
+    return path.slice(0, path.length - extname(path).length);
+  };
   const body = report.clips.map((c) => [
-    c.output === '-' ? c.name : basename(c.output, extname(c.output)),
+    c.output === '-' ? c.name : outputLabel(c.output),
     String(c.boneCount),
     String(c.sampleCount),
     String(c.rawBytes),
