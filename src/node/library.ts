@@ -7,7 +7,7 @@
  * leaves only complete outputs and entries behind, and the rerun finishes the rest with the
  * same bytes.
  */
-import { readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -241,7 +241,7 @@ export async function compressLibrary(
 async function placeOutputs(outDir: string, outputs: readonly { name: string; bytes: Uint8Array }[], inputs: InputSet): Promise<number> {
   const paths = outputs.map((output) => join(outDir, output.name));
   await inputs.refuse(paths);
-  await mkdir(outDir, { recursive: true });
+  if (!existsSync(outDir)) await mkdir(outDir, { recursive: true });
   let written = 0;
   for (const [o, output] of outputs.entries()) {
     const path = paths[o];

@@ -96,9 +96,15 @@ async function isCaseInsensitive(folder: string): Promise<boolean> {
  * folder when that exists, case-folded where that folder ignores case, so two spellings of
  * one file compare equal.
  */
-async function comparablePath(path: string): Promise<string> {
+async function comparablePath(path: string, folders?: Map<string, Promise<string | undefined>>): Promise<string> {
   const absolute = resolve(path);
-  const real = await realpath(dirname(absolute)).catch(() => undefined);
+  const folder = dirname(absolute);
+  let pending = folders?.get(folder);
+  if (pending === undefined) {
+    pending = realpath(folder).catch(() => undefined);
+    folders?.set(folder, pending);
+  }
+  const real = await pending;
   if (real === undefined) return absolute;
   const joined = join(real, basename(absolute));
   return (await isCaseInsensitive(real)) ? joined.toLowerCase() : joined;
@@ -116,24 +122,30 @@ async function fileIdentity(path: string): Promise<string | undefined> {
  * it is caught), and by its comparable path.
  */
 export class InputSet {
-  private constructor(private readonly byIdentity: ReadonlyMap<string, string>, private readonly byPath: ReadonlyMap<string, string>) {}
+  private constructor(
+    private readonly byIdentity: ReadonlyMap<string, string>,
+    private readonly byPath: ReadonlyMap<string, string>,
+    /** Real paths of the folders looked at, each resolved once (a library has thousands of files in a few folders). */
+    private readonly folders: Map<string, Promise<string | undefined>>,
+  ) {}
 
   /** The set of `inputs` as they are on disk now. */
   static async of(inputs: readonly string[]): Promise<InputSet> {
+    const folders = new Map<string, Promise<string | undefined>>();
+    const found = await Promise.all(inputs.map(async (input) => ({ input, identity: await fileIdentity(input), path: await comparablePath(input, folders) })));
     const byIdentity = new Map<string, string>();
     const byPath = new Map<string, string>();
-    for (const input of inputs) {
-      const identity = await fileIdentity(input);
+    for (const { input, identity, path } of found) {
       if (identity !== undefined && !byIdentity.has(identity)) byIdentity.set(identity, input);
-      byPath.set(await comparablePath(input), input);
+      if (!byPath.has(path)) byPath.set(path, input);
     }
-    return new InputSet(byIdentity, byPath);
+    return new InputSet(byIdentity, byPath, folders);
   }
 
   /** The input that writing `output` would replace, or undefined. */
   async replacedBy(output: string): Promise<string | undefined> {
     const identity = await fileIdentity(output);
-    return (identity !== undefined ? this.byIdentity.get(identity) : undefined) ?? this.byPath.get(await comparablePath(output));
+    return (identity !== undefined ? this.byIdentity.get(identity) : undefined) ?? this.byPath.get(await comparablePath(output, this.folders));
   }
 
   /** Throws {@link OutputError} `OUTPUT_CLASH` when writing any of `outputs` would replace an input. */
