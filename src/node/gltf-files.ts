@@ -66,7 +66,9 @@ export async function compressGltfFile(input: string, output: string, options: C
   const format = options.format ?? (extname(output).toLowerCase() === '.gltf' ? 'gltf' : 'glb');
   const { BonepressAnimationCompression, compressDocument, animationBytes } = await import('../gltf-transform/index.js');
   const { io, json, resources, sourceFileBytes, droppedExtensions } = await openAsset(input, options.read);
-  const inputs = await InputSet.of([input, ...Object.keys(resources).map((uri) => resolveGltfResource(input, uri, options.read) ?? uri)]);
+  // A GLB's own chunk is named like a resource ('@glb.bin'), but no file holds it.
+  const resourceFiles = Object.keys(resources).flatMap((uri) => resolveGltfResource(input, uri, options.read) ?? []);
+  const inputs = await InputSet.of([input, ...resourceFiles]);
   await inputs.refuse([output]);
   await installCodecs(io, input, json.extensionsUsed ?? []);
   const sourceAnimation = animationBytes(json);

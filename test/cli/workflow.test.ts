@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { Document, NodeIO } from '@gltf-transform/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { addChain, addChannel } from './chain-rig.js';
 import { ROOT, fixture, makeTempDir, runCli } from './run-cli.js';
 
 const WALK = fixture('dataset-1_walk_happy_002.bvh');
@@ -37,13 +38,7 @@ async function writeRig(path: string, names: readonly string[], options: { morph
   const doc = new Document();
   const buffer = doc.createBuffer();
   const scene = doc.createScene('scene');
-  const skin = doc.createSkin('skin');
-  const joints = ['Hips', 'Spine', 'Head'].map((name, i) => doc.createNode(name).setTranslation([0, i === 0 ? 1 : 0.3, 0]));
-  joints.forEach((joint, i) => {
-    skin.addJoint(joint);
-    if (i === 0) scene.addChild(joint);
-    else joints[i - 1].addChild(joint);
-  });
+  const joints = addChain(doc, scene);
   const face = doc.createNode('Face').setMesh(doc.createMesh('face'));
   scene.addChild(face);
   const rate = options.rate ?? 30;
@@ -51,11 +46,8 @@ async function writeRig(path: string, names: readonly string[], options: { morph
   const times = doc.createAccessor().setType('SCALAR').setBuffer(buffer).setArray(Float32Array.from({ length: samples }, (_, s) => s / rate));
   names.forEach((name, t) => {
     const anim = doc.createAnimation(name);
-    const channel = (target: typeof face, path: 'rotation' | 'weights', type: 'VEC4' | 'SCALAR', values: number[]): void => {
-      const output = doc.createAccessor().setType(type).setArray(Float32Array.from(values)).setBuffer(buffer);
-      const sampler = doc.createAnimationSampler().setInput(times).setOutput(output).setInterpolation('LINEAR');
-      anim.addSampler(sampler).addChannel(doc.createAnimationChannel().setTargetNode(target).setTargetPath(path).setSampler(sampler));
-    };
+    const channel = (target: typeof face, path: 'rotation' | 'weights', type: 'VEC4' | 'SCALAR', values: number[]): void =>
+      addChannel(doc, buffer, anim, times, target, path, type, values);
     joints.forEach((joint, j) => {
       const values: number[] = [];
       for (let s = 0; s < samples; s++) {
