@@ -4,7 +4,8 @@
  */
 import { CommanderError } from 'commander';
 
-import { INTERNAL_ERROR, isInputError, problemOf, type FileFailure } from '../node/index.js';
+import { INTERNAL_ERROR, type FileFailure } from '../node/index.js';
+import { isInputError, printable, problemOf } from '../node/internal.js';
 import { EXIT, type ExitCode } from './exit-status.js';
 
 export { EXIT, type ExitCode };
@@ -54,12 +55,14 @@ export function worstExitCode(codes: Iterable<ExitCode>): ExitCode {
 }
 
 /**
- * The stderr text of a failure: one line `bonepress: <file>: <problem>`; an internal
+ * The stderr text of a failure: one line `bonepress: <file>: <problem>` (what does not
+ * print escaped: failure.ts `printable`); an internal
  * failure says so and, with `debug`, adds its stack.
  */
 export function failureText(failure: FileFailure, debug: boolean): string {
-  if (failure.code !== INTERNAL_ERROR) return `bonepress: ${failure.file}: ${failure.message}\n`;
-  let text = `bonepress: ${failure.file}: internal error: ${failure.message}`;
+  const line = `bonepress: ${printable(failure.file)}: ${failure.code === INTERNAL_ERROR ? 'internal error: ' : ''}${printable(failure.message)}`;
+  if (failure.code !== INTERNAL_ERROR) return `${line}\n`;
+  let text = line;
   text += debug ? `\n${failure.stack ?? ''}\n` : ' (rerun with --debug for details)\n';
   return text;
 }
@@ -74,7 +77,7 @@ export function errorText(error: unknown, debug: boolean): string {
   const inner = error instanceof FileScopedError ? error.error : error;
   const problem = problemOf(inner, file);
   const internal = exitCodeOf(error) === EXIT.INTERNAL;
-  let text = `bonepress: ${file !== undefined ? `${file}: ` : ''}${internal ? 'internal error: ' : ''}${problem}`;
+  let text = `bonepress: ${file !== undefined ? `${printable(file)}: ` : ''}${internal ? 'internal error: ' : ''}${printable(problem)}`;
   if (internal && !debug) text += ' (rerun with --debug for details)';
   text += '\n';
   if (debug && inner instanceof Error && inner.stack) text += inner.stack + '\n';

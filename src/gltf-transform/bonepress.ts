@@ -6,9 +6,9 @@
 import { Document, Logger, WebIO, type Accessor, type Animation, type AnimationChannel, type AnimationSampler, type Mesh, type Node, type Transform } from '@gltf-transform/core';
 
 import type { RawClip } from '../clip/raw-clip.js';
-import type { Length, LengthUnit } from '../clip/units.js';
-import { compress, type CompressStats } from '../compress/index.js';
-import { COMPRESS_DEFAULTS, type CompressOptions } from '../compress/options.js';
+import type { Length } from '../clip/units.js';
+import { compress } from '../compress/index.js';
+import { COMPRESS_DEFAULTS } from '../compress/options.js';
 import { CompressedClip } from '../runtime/compressed-clip.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
 import { ParseError, PARSE_ERROR } from '../readers/errors.js';
@@ -16,39 +16,9 @@ import { readGltfWithWarnings, type GltfClipExtras } from '../readers/gltf.js';
 import { clipEndTime, clipStartTime } from '../clip/raw-clip.js';
 import { KHR_ANIMATION_POINTER, type AnimationPointer } from './animation-pointer.js';
 import { BONEPRESS_ANIMATION_COMPRESSION, BonepressAnimationCompression, type BoneTable } from './extension.js';
+import type { BonepressOptions, CompressedAnimationReport, KeptAnimationReport } from './types.js';
 
-/** Options of {@link bonepress} and {@link compressDocument}. */
-export interface BonepressOptions extends Pick<CompressOptions, 'error' | 'shell' | 'shellBones' | 'metric'> {
-  /**
-   * Channels for loaders without the extension (which is then optional, not required):
-   * `true` or `'original'` keeps the original channels; `'quantized'` replaces them with the
-   * compressed clip decoded at its sample rate, rotations as normalised 16-bit integers
-   * (core glTF) and translations and scales as floats. Default false: the channels are
-   * removed and the extension is required.
-   */
-  fallback?: boolean | 'original' | 'quantized';
-  /** Resample at this rate (Hz) instead of the rate detected from the key times. */
-  sampleRate?: number;
-  /**
-   * Also compress morph-target weights and the translation, rotation and scale of animated
-   * nodes outside the skins (props, cameras), as extra bones of each clip
-   * (docs/gltf-extension.md, "Extra bones"). Default true; false leaves them plain channels.
-   */
-  extras?: boolean;
-  /**
-   * Leave an animation's own channels as they are when its compressed form (clip, extension
-   * object, stub channel) would not be smaller than the channels it replaces, and say so
-   * (`kept`, and a warning). Default true; false compresses every animation whatever its
-   * size. Ignored with a fallback, which keeps the channels anyway.
-   */
-  keepSmallerSource?: boolean;
-  /** Length unit of the asset's translations when it is not in metres (as the glTF spec says it should be). */
-  unit?: LengthUnit;
-  /** Receives the reader's warnings (channels left uncompressed, keys moved onto the grid). */
-  onWarning?: (message: string) => void;
-  /** Name of the asset in error messages and warnings. Default `'document'`. */
-  file?: string;
-}
+export type { BonepressOptions, CompressedAnimationReport, KeptAnimationReport } from './types.js';
 
 /** Defaults of {@link BonepressOptions}. */
 export const BONEPRESS_DEFAULTS = {
@@ -58,28 +28,6 @@ export const BONEPRESS_DEFAULTS = {
   extras: true,
   keepSmallerSource: true,
 } as const satisfies BonepressOptions;
-
-/** One compressed animation. */
-export interface CompressedAnimationReport {
-  /** The animation's name as written in the file ('' when unnamed). */
-  animation: string;
-  /** Index in the document's animation list. */
-  index: number;
-  /** Compression figures of its clip (sizes are the `.bpk` bytes stored in the file). */
-  stats: CompressStats;
-}
-
-/** An animation left as it was because its compressed form would not be smaller. */
-export interface KeptAnimationReport {
-  /** The animation's name as written in the file ('' when unnamed). */
-  animation: string;
-  /** Index in the document's animation list. */
-  index: number;
-  /** Bytes the compressed form would take: the clip, its extension object and any stub channel. */
-  compressedBytes: number;
-  /** Bytes of the channels it would replace: their accessors no one else reads and their JSON (a lower bound). */
-  sourceBytes: number;
-}
 
 /** What {@link compressDocument} did. */
 export interface CompressDocumentResult {

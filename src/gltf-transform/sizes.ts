@@ -5,21 +5,9 @@
 import type { GLTF } from '@gltf-transform/core';
 
 import { BONEPRESS_ANIMATION_COMPRESSION } from './extension.js';
+import type { AnimationBytes } from './types.js';
 
-/** Animation bytes of one glTF asset. */
-export interface AnimationBytes {
-  /** Bytes of the accessors animation samplers read (key times, values), as stored (count × element size). */
-  accessorBytes: number;
-  /** Bytes of the compressed clips' buffer views (`BONEPRESS_animation_compression`). */
-  compressedBytes: number;
-  /**
-   * Bytes of the JSON that describes animations: `animations[]`, the accessor and buffer
-   * view objects only they use, and the extension's root object (bone tables), compact.
-   */
-  jsonBytes: number;
-  /** accessorBytes + compressedBytes + jsonBytes. */
-  total: number;
-}
+export type { AnimationBytes } from './types.js';
 
 const COMPONENTS: Record<string, number> = { SCALAR: 1, VEC2: 2, VEC3: 3, VEC4: 4, MAT2: 4, MAT3: 9, MAT4: 16 };
 const COMPONENT_BYTES: Record<number, number> = { 5120: 1, 5121: 1, 5122: 2, 5123: 2, 5125: 4, 5126: 4 };

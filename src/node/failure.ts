@@ -64,9 +64,14 @@ export function isInputError(error: unknown): boolean {
 /**
  * The problem an error describes, without the file name its message may start with: a
  * {@link BonepressError}'s `detail` (`line 212: expected 132 channel values, got 131` for
- * a `ParseError`). A system error names its path unless that path is `file`.
+ * a `ParseError`). A system error names its path unless that path is `file`. One line:
+ * what does not print is escaped ({@link printable}).
  */
 export function problemOf(error: unknown, file?: string): string {
+  return printable(rawProblemOf(error, file));
+}
+
+function rawProblemOf(error: unknown, file: string | undefined): string {
   if (error instanceof BonepressError) return error.detail;
   if (isSystemError(error)) {
     const problem = SYSTEM_PROBLEMS[error.code] ?? `${error.syscall} failed (${error.code})`;
@@ -86,4 +91,24 @@ export function toFailure(file: string, error: unknown): FileFailure {
   if (isInputError(error)) return { file, code: String((error as { code: unknown }).code), message: problemOf(error, file) };
   const failure: FileFailure = { file, code: INTERNAL_ERROR, message: problemOf(error, file) };
   return error instanceof Error && error.stack !== undefined ? { ...failure, stack: error.stack } : failure;
+}
+
+/** Characters that do not print as themselves on one line: controls, format characters, surrogates, unassigned, U+FFFD. */
+const UNPRINTABLE = /[\p{C}\uFFFD]/gu;
+
+/**
+ * `text` with every character that does not print as itself escaped (`\x0d`, `\u{fffd}`),
+ * so a message quoting a file's bytes or a strange file name stays one clean line.
+ */
+export function printable(text: string): string {
+  return text.replace(UNPRINTABLE, (c) => {
+    const code = c.codePointAt(0)!;
+    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u{${code.toString(16)}}`;
+  });
+}
+
+/** The first `max` characters of `text`, quoted, escaped by {@link printable}, with `…` when there were more. */
+export function quoteExcerpt(text: string, max = 40): string {
+  const chars = [...text];
+  return `"${printable(chars.slice(0, max).join(''))}${chars.length > max ? '…' : ''}"`;
 }

@@ -2,7 +2,7 @@
  * File access for bonepress: reading clips from disk, atomic writes, and where outputs go.
  * The only place (with pool.ts and worker.ts) that touches `node:fs`.
  */
-import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, realpathSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync, realpathSync } from 'node:fs';
 import { open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, join, resolve, sep } from 'node:path';
 import { threadId } from 'node:worker_threads';
@@ -389,6 +389,15 @@ export async function writeFileAtomic(path: string, data: Uint8Array | string, o
     throw error;
   }
   if (options.syncFolder !== false) await syncFolder(dirname(path));
+}
+
+/** True when the file at `path` holds exactly `bytes` (false when it is missing or unreadable). */
+export function holdsBytes(path: string, bytes: Uint8Array): boolean {
+  try {
+    return Buffer.compare(readFileSync(path), bytes) === 0;
+  } catch {
+    return false;
+  }
 }
 
 /** Flushes a folder's entries (a rename) to disk where the platform allows it. */

@@ -6,19 +6,21 @@
  * @gltf-transform/extensions is registered, with the meshopt and Draco codecs loaded when the
  * asset uses them, and `KHR_animation_pointer` channels pass through as they are.
  */
+import { mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { basename, dirname, extname, join } from 'node:path';
 
 import type { Document, GLTF, NodeIO } from '@gltf-transform/core';
 
-import type { BonepressOptions, CompressedAnimationReport, KeptAnimationReport } from '../gltf-transform/bonepress.js';
+import type { AnimationBytes, BonepressOptions, CompressedAnimationReport, KeptAnimationReport } from '../gltf-transform/types.js';
 import type { CompressedAnimation } from '../gltf-transform/extension.js';
-import type { AnimationBytes } from '../gltf-transform/sizes.js';
 import { ParseError, PARSE_ERROR } from '../readers/errors.js';
 import type { GltfReadOptions, GltfReadResult } from '../readers/gltf.js';
 import { CompressedClip } from '../runtime/compressed-clip.js';
 import { BonepressError } from '../shared/errors.js';
-import { readGltfResourceSync, readInputFile, writeFileAtomic, type ReadFileOptions } from './files.js';
+import { holdsBytes, readGltfResourceSync, readInputFile, resolveGltfResource, writeFileAtomic, type ReadFileOptions } from './files.js';
+import { quoteExcerpt } from './failure.js';
+import { InputSet } from './outputs.js';
 
 /** Output container of {@link compressGltfFile}. */
 export type GltfOutputFormat = 'glb' | 'gltf';
@@ -54,8 +56,13 @@ const GLB_MAGIC = 0x46546c67;
 
 /**
  * Compresses the skeletal animations of the glTF asset at `input` into `output`
- * (docs/gltf-extension.md). Throws `ParseError` naming the file for unreadable input or
- * animation data, `OptionsError` for bad options, and Node's errors for file problems.
+ * (docs/gltf-extension.md), creating the output's folder when missing. An output never
+ * replaces the input or one of its resources (also through a link, a hard link or another
+ * case of its name): such an output is refused with `OutputError` `OUTPUT_CLASH` before
+ * anything is written, but for a `.gltf` output's resource that already holds the very
+ * bytes it would get (a texture written next to its source), which is left as it is.
+ * Throws `ParseError` naming the file for unreadable input or animation data,
+ * `OptionsError` for bad options, and Node's errors for file problems.
  */
 export async function compressGltfFile(input: string, output: string, options: CompressGltfFileOptions = {}): Promise<CompressGltfFileResult> {
   const format = options.format ?? (extname(output).toLowerCase() === '.gltf' ? 'gltf' : 'glb');
@@ -63,6 +70,10 @@ export async function compressGltfFile(input: string, output: string, options: C
     import('../gltf-transform/index.js'), import('../gltf-transform/buffers.js'),
   ]);
   const { io, json, resources, sourceFileBytes, droppedExtensions } = await openAsset(input, options.read);
+  // A GLB's own chunk is named like a resource ('@glb.bin'), but no file holds it.
+  const resourceFiles = Object.keys(resources).flatMap((uri) => resolveGltfResource(input, uri, options.read) ?? []);
+  const inputs = await InputSet.of([input, ...resourceFiles]);
+  await inputs.refuse([output]);
   await installCodecs(io, input, json.extensionsUsed ?? []);
   const sourceAnimation = animationBytes(json);
   const doc = await readDocument(io, input, json, resources);
@@ -72,6 +83,7 @@ export async function compressGltfFile(input: string, output: string, options: C
   }
   let outputFileBytes: number;
   let outputJson: GLTF.IGLTF;
+  await mkdir(dirname(output), { recursive: true });
   if (format === 'glb') {
     mergeBuffers(doc);
     const glb = await io.writeBinary(doc);
@@ -82,10 +94,11 @@ export async function compressGltfFile(input: string, output: string, options: C
     const written = await io.writeJSON(doc, { basename: basename(output, extname(output)) });
     const text = JSON.stringify(written.json, null, 2);
     outputFileBytes = Buffer.byteLength(text);
-    for (const [uri, data] of Object.entries(written.resources)) {
-      await writeFileAtomic(join(dirname(output), uri), data);
-      outputFileBytes += data.byteLength;
-    }
+    const files = Object.entries(written.resources).map(([uri, data]) => ({ path: join(dirname(output), uri), data }));
+    const changed = files.filter((file) => !holdsBytes(file.path, file.data));
+    await inputs.refuse(changed.map((file) => file.path));
+    for (const file of changed) await writeFileAtomic(file.path, file.data);
+    outputFileBytes += files.reduce((sum, file) => sum + file.data.byteLength, 0);
     await writeFileAtomic(output, text);
     outputJson = written.json;
   }
@@ -274,6 +287,28 @@ async function installCodecs(io: NodeIO, input: string, used: readonly string[])
   }
 }
 
+/**
+ * The glTF JSON of a file that is not a GLB, as the glTF reader decides it: a file whose
+ * first character (after a BOM and blanks) is not `{` is a GLB with a bad magic. Messages
+ * quote at most 40 characters of the file, escaped.
+ */
+function parseJson(bytes: Uint8Array, path: string): GLTF.IGLTF {
+  const text = new TextDecoder().decode(bytes).replace(/^\uFEFF/, '');
+  const start = text.length - text.trimStart().length;
+  if (text[start] !== '{') {
+    const magic = bytes.byteLength >= 4 ? new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true) : undefined;
+    const problem = magic === undefined ? `${bytes.byteLength} bytes is shorter than the 12-byte header` : `bad magic 0x${magic.toString(16).padStart(8, '0')}`;
+    throw new ParseError(PARSE_ERROR.BAD_VALUE, `corrupt GLB: ${problem} (expected "glTF", or a JSON file starting with "{")`, path);
+  }
+  try {
+    return JSON.parse(text) as GLTF.IGLTF;
+  } catch (error) {
+    const at = /position (\d+)/.exec((error as Error).message);
+    const position = at ? Number(at[1]) : text.length;
+    throw new ParseError(PARSE_ERROR.SYNTAX, `invalid glTF JSON at character ${position}, near ${quoteExcerpt(text.slice(position))}`, path);
+  }
+}
+
 /** The JSON and resources of a GLB or `.gltf` file; external resources read next to it. */
 async function readContainer(io: NodeIO, path: string, bytes: Uint8Array, read: ReadFileOptions | undefined): Promise<{ json: GLTF.IGLTF; resources: Record<string, Uint8Array<ArrayBuffer>>; sourceFileBytes: number }> {
   if (bytes.byteLength >= 4 && new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true) === GLB_MAGIC) {
@@ -284,12 +319,7 @@ async function readContainer(io: NodeIO, path: string, bytes: Uint8Array, read: 
       throw new ParseError(PARSE_ERROR.BAD_VALUE, `not a valid GLB: ${(error as Error).message}`, path);
     }
   }
-  let json: GLTF.IGLTF;
-  try {
-    json = JSON.parse(new TextDecoder().decode(bytes)) as GLTF.IGLTF;
-  } catch (error) {
-    throw new ParseError(PARSE_ERROR.BAD_VALUE, `not a GLB and not glTF JSON: ${(error as Error).message}`, path);
-  }
+  const json = parseJson(bytes, path);
   const resources: Record<string, Uint8Array<ArrayBuffer>> = {};
   let sourceFileBytes = bytes.byteLength;
   for (const def of [...(json.buffers ?? []), ...(json.images ?? [])]) {

@@ -3,7 +3,7 @@
  * is searched for clip files.
  */
 import { readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 
 /** File name endings a folder is searched for (pose dump `.json` files only when named). */
 export const CLIP_FILE_EXTENSIONS = ['.bvh', '.gltf', '.glb', '.sjson'] as const;
@@ -14,6 +14,17 @@ export function isClipFileName(name: string): boolean {
   return CLIP_FILE_EXTENSIONS.some((ext) => lower.endsWith(ext));
 }
 
+/** One file of a batch and where its outputs go under the output folder. */
+export interface InputFile {
+  readonly path: string;
+  /**
+   * The folder of `path` relative to the folder argument it was found in (`a/b` for
+   * `lib/a/b/walk.bvh` found in `lib`); empty for a file named as an argument. Outputs go to
+   * the same relative folder under `-o`, so same-named files in different folders never clash.
+   */
+  readonly subfolder: string;
+}
+
 /**
  * Expands `inputs` into files: a path that is not a folder is kept as it is (a missing one
  * too, so that reading it reports the problem); a folder is searched recursively for
@@ -22,22 +33,27 @@ export function isClipFileName(name: string): boolean {
  * that cannot be listed.
  */
 export async function expandInputs(inputs: readonly string[]): Promise<string[]> {
-  const out: string[] = [];
+  return (await expandInputTree(inputs)).map((input) => input.path);
+}
+
+/** {@link expandInputs} with each file's {@link InputFile.subfolder}. */
+export async function expandInputTree(inputs: readonly string[]): Promise<InputFile[]> {
+  const out: InputFile[] = [];
   const seen = new Set<string>();
-  const add = (path: string): void => {
+  const add = (path: string, subfolder: string): void => {
     if (seen.has(path)) return;
     seen.add(path);
-    out.push(path);
+    out.push({ path, subfolder });
   };
   for (const input of inputs) {
     const info = await stat(input).catch(() => undefined);
     if (!info?.isDirectory()) {
-      add(input);
+      add(input, '');
       continue;
     }
     const found = await clipFilesUnder(input);
     found.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    for (const path of found) add(path);
+    for (const path of found) add(path, relative(input, dirname(path)));
   }
   return out;
 }

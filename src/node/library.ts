@@ -7,15 +7,16 @@
  * leaves only complete outputs and entries behind, and the rerun finishes the rest with the
  * same bytes.
  */
-import { readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 
 import { ClipCache, codecVersions, inputKey, type CacheEntry } from './cache.js';
 import { OUTPUT_CLASH, toFailure } from './failure.js';
-import { inputBaseName, removeTempFiles, syncFolder, writeFileAtomic } from './files.js';
+import { holdsBytes, inputBaseName, removeTempFiles, syncFolder, writeFileAtomic } from './files.js';
 import { buildManifest, writeManifest, type Manifest, type ManifestInput, type ManifestOutput, type ManifestShard } from './manifest.js';
+import { InputSet } from './outputs.js';
 import { encodeBatch, type BatchTask } from './pool.js';
 import { withoutWarningCallback, type CompressFilesOptions, type EncodedFile, type FileFailed } from './worker.js';
 import type { CompressStats } from '../compress/index.js';
@@ -31,6 +32,8 @@ const MAX_PENDING_WRITES = 16;
 export interface LibraryRun {
   /** Folder for the `.bpk` files; created when missing. */
   readonly outDir: string;
+  /** Per path, the folder under `outDir` (relative) its outputs go to (inputs.ts `expandInputTree`). Default: none. */
+  readonly subfolders?: readonly string[];
   /** Parallel jobs for the inputs that must be compressed (pool.ts `CompressFilesRun.jobs`). */
   readonly jobs?: number;
   /** Cache folder; undefined: no cache (every input is compressed, keys are still computed for the manifest). */
@@ -97,11 +100,13 @@ export function outputSettings(options: CompressFilesOptions): Record<string, un
 
 /**
  * Compresses `paths` into `run.outDir` incrementally (see the module comment) and returns
- * the manifest of all of them, in input-path order. Two inputs with the same base name
- * would write the same outputs: the later one fails with `OUTPUT_CLASH`, as in
- * pool.ts `compressFiles`. A bad input is a failure entry, never a rejection. Per input, only
- * its manifest entry is kept once its outputs are written. Rejects when `run.signal` aborts
- * or a folder cannot be created.
+ * the manifest of all of them, in input-path order. Two inputs with the same base name in
+ * the same output folder would write the same outputs: the later one fails with
+ * `OUTPUT_CLASH`, as in pool.ts `compressFiles`; so does an input one of whose outputs would
+ * replace an input (outputs.ts `InputSet`). A bad input is a failure entry, never a
+ * rejection. Per input, only its manifest entry is kept once its outputs are written.
+ * Rejects when `run.signal` aborts, when a folder cannot be created, and with an
+ * `OutputError` when the manifest or the cache folder is an input.
  */
 export async function compressLibrary(
   paths: readonly string[],
@@ -110,8 +115,13 @@ export async function compressLibrary(
 ): Promise<LibraryResult> {
   const { outDir, signal } = run;
   signal?.throwIfAborted();
+  const subfolderOf = new Map(paths.map((path, i) => [path, run.subfolders?.[i] ?? '']));
+  const folderOf = (file: string): string => join(outDir, subfolderOf.get(file) ?? '');
+  const folders = new Set(paths.map(folderOf));
+  const inputs = await InputSet.of(paths);
+  await inputs.refuse([run.manifestPath, run.cacheDir].filter((path) => path !== undefined));
   await mkdir(outDir, { recursive: true });
-  removeStaleTempFiles(outDir);
+  for (const folder of folders) removeStaleTempFiles(folder);
   const versions = codecVersions();
   const settings = outputSettings(options);
   const cache = run.cacheDir !== undefined ? new ClipCache(run.cacheDir) : undefined;
@@ -128,7 +138,7 @@ export async function compressLibrary(
   const claimedBy = new Map<string, string>();
   const candidates: string[] = [];
   for (const file of paths) {
-    const base = inputBaseName(file);
+    const base = join(subfolderOf.get(file) ?? '', inputBaseName(file));
     const owner = claimedBy.get(base);
     if (owner !== undefined) {
       finish({ input: file, failure: { code: OUTPUT_CLASH, message: `writes the same output (${base}) as ${owner}` } }, false);
@@ -164,12 +174,18 @@ export async function compressLibrary(
       if (entry === undefined) {
         keys.set(file, key);
         compressed++;
-        yield { index: n, task: { file, outDir, options: plainOptions } };
+        yield { index: n, task: { file, outDir: folderOf(file), options: plainOptions } };
         continue;
       }
-      outputsWritten += await placeOutputs(outDir, entry.outputs);
+      try {
+        outputsWritten += await placeOutputs(folderOf(file), entry.outputs, inputs);
+      } catch (error) {
+        const failure = toFailure(file, error);
+        finish({ input: file, key, failure: { code: failure.code, message: failure.message }, warnings: entry.warnings }, false);
+        continue;
+      }
       cached++;
-      finish(entryFromCache(file, key, outDir, entry), true);
+      finish(entryFromCache(file, key, folderOf(file), entry), true);
     }
   }
   const settle = async (_index: number, encoded: EncodedFile | FileFailed): Promise<void> => {
@@ -181,7 +197,7 @@ export async function compressLibrary(
     }
     const outputs = encoded.clips.map((clip) => ({ name: basename(clip.output), stats: clip.stats, bytes: clip.bytes }));
     try {
-      const written = await placeOutputs(outDir, outputs);
+      const written = await placeOutputs(folderOf(encoded.file), outputs, inputs);
       outputsWritten += written;
       // After the outputs: an entry never stands for outputs that are not in place.
       if (cache !== undefined && key !== undefined) await cache.store(key, { outputs, warnings: encoded.warnings });
@@ -190,20 +206,20 @@ export async function compressLibrary(
       finish({ input: encoded.file, key, failure: { code: failure.code, message: failure.message }, warnings: encoded.warnings }, false);
       return;
     }
-    finish({ input: encoded.file, key, outputs: outputs.map((o) => manifestOutput(join(outDir, o.name), o.stats)), warnings: encoded.warnings }, false);
+    finish({ input: encoded.file, key, outputs: outputs.map((o) => manifestOutput(join(folderOf(encoded.file), o.name), o.stats)), warnings: encoded.warnings }, false);
   };
   const plainOptions = withoutWarningCallback(options);
   const jobs = Math.max(1, Math.min(Math.floor(run.jobs ?? availableParallelism()), candidates.length));
   try {
     await encodeBatch(misses(), { jobs, signal, maxPendingSettles: MAX_PENDING_WRITES }, settle);
   } catch (error) {
-    if (signal?.aborted) await removeTempFiles(outDir);
+    if (signal?.aborted) for (const folder of folders) await removeTempFiles(folder);
     throw error;
   } finally {
     cache?.saveStamps();
   }
   // Once for all the renames above (placeOutputs), before the manifest may name them.
-  if (outputsWritten > 0) await syncFolder(outDir);
+  if (outputsWritten > 0) for (const folder of folders) await syncFolder(folder);
 
   const manifest = buildManifest(entries, versions, settings, run.shard);
   let manifestWritten = false;
@@ -217,14 +233,18 @@ export async function compressLibrary(
 
 /**
  * Writes each output whose file is missing or holds other bytes, atomically (files.ts
- * `writeFileAtomic`); an output that already holds the right bytes is not touched (it is
- * compared synchronously: see stage 2). The folder is not flushed here: the build does that
- * once, before its manifest. Returns how many it wrote.
+ * `writeFileAtomic`), creating `outDir` when missing; an output that already holds the right
+ * bytes is not touched (it is compared synchronously: see stage 2). The folder is not
+ * flushed here: the build does that once, before its manifest. Returns how many it wrote.
+ * Throws `OutputError` before writing anything when an output would replace one of `inputs`.
  */
-async function placeOutputs(outDir: string, outputs: readonly { name: string; bytes: Uint8Array }[]): Promise<number> {
+async function placeOutputs(outDir: string, outputs: readonly { name: string; bytes: Uint8Array }[], inputs: InputSet): Promise<number> {
+  const paths = outputs.map((output) => join(outDir, output.name));
+  await inputs.refuse(paths);
+  if (!existsSync(outDir)) await mkdir(outDir, { recursive: true });
   let written = 0;
-  for (const output of outputs) {
-    const path = join(outDir, output.name);
+  for (const [o, output] of outputs.entries()) {
+    const path = paths[o];
     if (holdsBytes(path, output.bytes)) continue;
     await writeFileAtomic(path, output.bytes, { syncFolder: false });
     written++;
@@ -259,15 +279,6 @@ function isRunning(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
-}
-
-/** True when the file at `path` holds exactly `bytes` (false when it is missing or unreadable). */
-function holdsBytes(path: string, bytes: Uint8Array): boolean {
-  try {
-    return Buffer.compare(readFileSync(path), bytes) === 0;
-  } catch {
-    return false;
   }
 }
 

@@ -68,11 +68,97 @@ export interface OutputRequest {
   readonly outputs: readonly string[];
 }
 
-/** A comparable form of a path: absolute, with the real path of its folder when it exists. */
-async function canonicalPath(path: string): Promise<string> {
+/** Folders already probed by {@link isCaseInsensitive}, by real path. */
+const caseInsensitiveFolders = new Map<string, boolean>();
+
+/**
+ * True when names in the existing folder `folder` (a real path) ignore case: the same path
+ * with its letters' case swapped names the same folder. A path without letters says
+ * nothing; then the platform's default decides (macOS and Windows ignore case).
+ */
+async function isCaseInsensitive(folder: string): Promise<boolean> {
+  const known = caseInsensitiveFolders.get(folder);
+  if (known !== undefined) return known;
+  const swapped = [...folder].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('');
+  let insensitive: boolean;
+  if (swapped === folder) {
+    insensitive = process.platform === 'darwin' || process.platform === 'win32';
+  } else {
+    const [a, b] = await Promise.all([fileIdentity(folder), fileIdentity(swapped)]);
+    insensitive = a !== undefined && a === b;
+  }
+  caseInsensitiveFolders.set(folder, insensitive);
+  return insensitive;
+}
+
+/**
+ * A comparable form of a path that may not exist yet: absolute, with the real path of its
+ * folder when that exists, case-folded where that folder ignores case, so two spellings of
+ * one file compare equal.
+ */
+async function comparablePath(path: string, folders?: Map<string, Promise<string | undefined>>): Promise<string> {
   const absolute = resolve(path);
-  const folder = await realpath(dirname(absolute)).catch(() => dirname(absolute));
-  return join(folder, basename(absolute));
+  const folder = dirname(absolute);
+  let pending = folders?.get(folder);
+  if (pending === undefined) {
+    pending = realpath(folder).catch(() => undefined);
+    folders?.set(folder, pending);
+  }
+  const real = await pending;
+  if (real === undefined) return absolute;
+  const joined = join(real, basename(absolute));
+  return (await isCaseInsensitive(real)) ? joined.toLowerCase() : joined;
+}
+
+/** Device and inode of the file `path` leads to (through links), or undefined when there is none. */
+async function fileIdentity(path: string): Promise<string | undefined> {
+  const info = await stat(path, { bigint: true }).catch(() => undefined);
+  return info === undefined ? undefined : `${info.dev}:${info.ino}`;
+}
+
+/**
+ * What the inputs of a run are, to tell whether an output would replace one: each existing
+ * input by device and inode (so a symbolic link, a hard link or a case-insensitive alias of
+ * it is caught), and by its comparable path.
+ */
+export class InputSet {
+  private constructor(
+    private readonly byIdentity: ReadonlyMap<string, string>,
+    private readonly byPath: ReadonlyMap<string, string>,
+    /** Real paths of the folders looked at, each resolved once (a library has thousands of files in a few folders). */
+    private readonly folders: Map<string, Promise<string | undefined>>,
+  ) {}
+
+  /** The set of `inputs` as they are on disk now. */
+  static async of(inputs: readonly string[]): Promise<InputSet> {
+    const folders = new Map<string, Promise<string | undefined>>();
+    const found = await Promise.all(inputs.map(async (input) => ({ input, identity: await fileIdentity(input), path: await comparablePath(input, folders) })));
+    const byIdentity = new Map<string, string>();
+    const byPath = new Map<string, string>();
+    for (const { input, identity, path } of found) {
+      if (identity !== undefined && !byIdentity.has(identity)) byIdentity.set(identity, input);
+      if (!byPath.has(path)) byPath.set(path, input);
+    }
+    return new InputSet(byIdentity, byPath, folders);
+  }
+
+  /** The input that writing `output` would replace, or undefined. */
+  async replacedBy(output: string): Promise<string | undefined> {
+    const identity = await fileIdentity(output);
+    return (identity !== undefined ? this.byIdentity.get(identity) : undefined) ?? this.byPath.get(await comparablePath(output, this.folders));
+  }
+
+  /** Throws {@link OutputError} `OUTPUT_CLASH` when writing any of `outputs` would replace an input. */
+  async refuse(outputs: readonly string[]): Promise<void> {
+    for (const output of outputs) {
+      const input = await this.replacedBy(output);
+      if (input !== undefined) throw new OutputError(OUTPUT_CLASH, inputClashMessage(output, input));
+    }
+  }
+}
+
+function inputClashMessage(output: string, input: string): string {
+  return `its output ${output} is the input ${input}; an output never replaces an input`;
 }
 
 /**
@@ -80,7 +166,7 @@ async function canonicalPath(path: string): Promise<string> {
  * request (by index) that may not be written:
  * - `OUTPUT_CLASH` for every request with an output another output of the batch also names
  *   (each one names the others), or an output that is one of `inputs` (an output never
- *   replaces an input);
+ *   replaces an input, also through a link, a hard link or another case of its name);
  * - `OUTPUT_LINK` for an output whose path is a symbolic link: bonepress never replaces or
  *   writes through a link it did not create.
  * Requests without a failure may be written; they clash with nothing.
@@ -90,21 +176,16 @@ export async function planOutputs(requests: readonly OutputRequest[], inputs: re
   const fail = (index: number, code: string, message: string): void => {
     if (!failures.has(index)) failures.set(index, { file: requests[index].file, code, message });
   };
-  const inputPaths = new Map<string, string>();
-  for (const input of inputs) {
-    inputPaths.set(await canonicalPath(input), input);
-    const real = await realpath(input).catch(() => undefined);
-    if (real !== undefined) inputPaths.set(real, input);
-  }
+  const inputSet = await InputSet.of(inputs);
   const claims = new Map<string, { index: number; output: string }[]>();
   for (let index = 0; index < requests.length; index++) {
     for (const output of requests[index].outputs) {
-      const key = await canonicalPath(output);
+      const key = await comparablePath(output);
       const list = claims.get(key) ?? [];
       list.push({ index, output });
       claims.set(key, list);
-      const input = inputPaths.get(key);
-      if (input !== undefined) fail(index, OUTPUT_CLASH, `its output ${output} is the input ${input}; an output never replaces an input`);
+      const input = await inputSet.replacedBy(output);
+      if (input !== undefined) fail(index, OUTPUT_CLASH, inputClashMessage(output, input));
       const info = await lstat(output).catch(() => undefined);
       if (info?.isSymbolicLink()) fail(index, OUTPUT_LINK, `its output ${output} is a symbolic link; bonepress does not replace or follow links (remove it or write elsewhere)`);
     }
@@ -133,12 +214,15 @@ export interface BatchPlan {
  * holds one clip, named after the file. Then the outputs are checked together
  * ({@link planOutputs}); a `file` or `stream` target takes exactly one clip in all. Inputs
  * that fail to read here fail with the reader's error (nothing of them is compressed).
+ * With a folder target, `subfolders[i]` (relative) is where under it the outputs of
+ * `paths[i]` go.
  */
 export async function planBatchOutputs(
   paths: readonly string[],
   target: OutputTarget,
   read: Omit<ReadFileOptions, 'onWarning'>,
   extension: string = OUTPUT_EXTENSION,
+  subfolders?: readonly string[],
 ): Promise<BatchPlan> {
   const failures = new Map<number, FileFailed>();
   const clipNames: (readonly string[] | undefined)[] = [];
@@ -170,7 +254,7 @@ export async function planBatchOutputs(
     }
     if (target.kind === 'stream' || clipCount !== 1) return { outputs, failures };
   } else {
-    for (const index of planned) outputs[index] = outputPathsFor(target.path, paths[index], clipNames[index]!, extension);
+    for (const index of planned) outputs[index] = outputPathsFor(join(target.path, subfolders?.[index] ?? ''), paths[index], clipNames[index]!, extension);
   }
   const requests = planned.map((index) => ({ file: paths[index], outputs: outputs[index]! }));
   for (const [i, failure] of await planOutputs(requests, paths)) {
@@ -184,7 +268,7 @@ export async function planBatchOutputs(
 let stagedCounter = 0;
 
 /**
- * Writes `data` to a new hidden temp file in `folder` and flushes it to disk (fsync);
+ * Writes `data` to a new hidden temp file in `folder` (created when missing) and flushes it to disk (fsync);
  * returns its path. {@link commitStaged} renames it into place; `removeTempFiles` (files.ts)
  * finds it by the process id in its name.
  */
@@ -192,8 +276,9 @@ export async function stageFile(folder: string, data: Uint8Array | string): Prom
   return stage(folder, (handle) => handle.writeFile(data));
 }
 
-/** A new temp file in `folder`, filled by `fill` and synced; removed again when that fails. */
+/** A new temp file in `folder` (created when missing), filled by `fill` and synced; removed again when that fails. */
 async function stage(folder: string, fill: (handle: FileHandle) => Promise<void>): Promise<string> {
+  await mkdir(folder, { recursive: true });
   stagedCounter++;
   const temp = join(folder, `.bonepress-staged.${process.pid}-${threadId}-${stagedCounter}.tmp`);
   const handle = await open(temp, 'wx');
@@ -225,11 +310,6 @@ export async function commitStaged(temp: string, path: string): Promise<void> {
   await syncFolder(dirname(path));
 }
 
-/** Removes staged temp files that will not be committed. */
-export async function discardStaged(temps: readonly string[]): Promise<void> {
-  await Promise.all(temps.map((temp) => rm(temp, { force: true }).catch(() => undefined)));
-}
-
 /**
  * Writes text chunks to `path` atomically, one chunk at a time (memory bounded by a chunk,
  * not by the whole output): a staged temp file in the same folder, flushed, then renamed.
@@ -239,9 +319,7 @@ export async function discardStaged(temps: readonly string[]): Promise<void> {
 export async function writeChunksAtomic(path: string, chunks: Iterable<string>): Promise<void> {
   const info = await lstat(path).catch(() => undefined);
   if (info?.isSymbolicLink()) throw new OutputError(OUTPUT_LINK, `${path} is a symbolic link; bonepress does not replace or follow links (remove it or write elsewhere)`);
-  const folder = dirname(path);
-  await mkdir(folder, { recursive: true });
-  const temp = await stage(folder, async (handle) => {
+  const temp = await stage(dirname(path), async (handle) => {
     let buffered = '';
     for (const chunk of chunks) {
       buffered += chunk;

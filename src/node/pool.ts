@@ -6,7 +6,7 @@
 import { setMaxListeners } from 'node:events';
 import { mkdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import type { Piscina } from 'piscina';
@@ -43,6 +43,8 @@ export interface CompressFilesRun {
    * stream; the last two take a batch holding exactly one clip. Wins over `outDir`.
    */
   readonly out?: OutputTarget;
+  /** With a folder output: per path, the folder under it (relative) its outputs go to (inputs.ts `expandInputTree`). Default: none. */
+  readonly subfolders?: readonly string[];
   /**
    * Parallel jobs. Default `os.availableParallelism()`, capped at the number of inputs;
    * 1 runs in this thread, more use a pool of worker threads over `worker.js`.
@@ -107,12 +109,13 @@ export async function compressFiles(
     onProgress?.({ done, total, result });
   };
 
-  const plan = await planBatchOutputs(paths, target, options.read ?? {}, outputExtension(options));
+  const plan = await planBatchOutputs(paths, target, options.read ?? {}, outputExtension(options), run.subfolders);
+  const outDirOf = (index: number): string => (target.kind === 'folder' ? join(target.path, run.subfolders?.[index] ?? '') : folder ?? '.');
   const tasks: { index: number; task: CompressFileTask }[] = [];
   for (let index = 0; index < total; index++) {
     const failed = plan.failures.get(index);
     if (failed) finish(index, failed);
-    else tasks.push({ index, task: { file: paths[index], outDir: folder ?? '.', options } });
+    else tasks.push({ index, task: { file: paths[index], outDir: outDirOf(index), options } });
   }
 
   // Files are written on this thread while the next ones compress (here or in workers):
@@ -123,7 +126,7 @@ export async function compressFiles(
       finish(index, await writePlanned(encoded, plan.outputs[index] ?? [], target));
     });
   } catch (error) {
-    if (signal?.aborted && folder !== undefined) await removeTempFiles(folder);
+    if (signal?.aborted && folder !== undefined) for (const dir of new Set(tasks.map((t) => outDirOf(t.index)))) await removeTempFiles(dir);
     throw error;
   }
   return results as FileResult[];

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { Document, NodeIO } from '@gltf-transform/core';
 import { afterAll, describe, expect, it } from 'vitest';
 
+import { addChain, addChannel } from './chain-rig.js';
 import { CLI, ROOT, fixture, linesOf, makeTempDir, runCli } from './run-cli.js';
 
 const WALK_BACK = fixture('dataset-1_walk-back_sad_001.bvh'); // the longest fixture: a pose dump of 1.7 MB
@@ -55,13 +56,7 @@ async function writeGlb(path: string, takes: readonly Take[]): Promise<string> {
   const doc = new Document();
   const buffer = doc.createBuffer();
   const scene = doc.createScene('scene');
-  const skin = doc.createSkin('skin');
-  const joints = ['Hips', 'Spine', 'Head'].map((name, i) => doc.createNode(name).setTranslation([0, i === 0 ? 1 : 0.3, 0]));
-  joints.forEach((joint, i) => {
-    skin.addJoint(joint);
-    if (i === 0) scene.addChild(joint);
-    else joints[i - 1].addChild(joint);
-  });
+  const joints = addChain(doc, scene);
   const prop = doc.createNode('Prop').setMesh(doc.createMesh('prop'));
   scene.addChild(prop);
   const samples = 31;
@@ -69,9 +64,7 @@ async function writeGlb(path: string, takes: readonly Take[]): Promise<string> {
   takes.forEach((take, t) => {
     const anim = doc.createAnimation(take.name);
     const channel = (target: typeof prop, pathName: 'rotation' | 'weights' | 'translation', type: 'VEC4' | 'SCALAR' | 'VEC3', values: number[]): void => {
-      const output = doc.createAccessor().setType(type).setArray(Float32Array.from(values)).setBuffer(buffer);
-      const sampler = doc.createAnimationSampler().setInput(times).setOutput(output).setInterpolation('LINEAR');
-      anim.addSampler(sampler).addChannel(doc.createAnimationChannel().setTargetNode(target).setTargetPath(pathName).setSampler(sampler));
+      addChannel(doc, buffer, anim, times, target, pathName, type, values);
     };
     if (take.propOnly) {
       channel(prop, 'translation', 'VEC3', Array.from({ length: samples * 3 }, (_, k) => k / 90));

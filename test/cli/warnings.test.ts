@@ -12,6 +12,7 @@ import { Document, NodeIO } from '@gltf-transform/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { ReadOptions } from '../../src/readers/options.js';
+import { addChain, addChannel } from './chain-rig.js';
 import { FIXTURES, ROOT, linesOf, makeTempDir, runCli } from './run-cli.js';
 
 type NodeModule = typeof import('../../src/node/index.js');
@@ -32,13 +33,7 @@ async function riggedGlb(): Promise<Uint8Array> {
   const doc = new Document();
   const buffer = doc.createBuffer();
   const scene = doc.createScene('scene');
-  const skin = doc.createSkin('skin');
-  const joints = ['Hips', 'Spine', 'Head'].map((name, i) => doc.createNode(name).setTranslation([0, i === 0 ? 1 : 0.3, 0]));
-  joints.forEach((joint, i) => {
-    skin.addJoint(joint);
-    if (i === 0) scene.addChild(joint);
-    else joints[i - 1].addChild(joint);
-  });
+  const joints = addChain(doc, scene);
   const prop = doc.createNode('Prop');
   scene.addChild(prop);
 
@@ -47,9 +42,7 @@ async function riggedGlb(): Promise<Uint8Array> {
     .setArray(Float32Array.from({ length: samples }, (_, s) => s / 30));
   const anim = doc.createAnimation('wave');
   const channel = (target: typeof prop, path: 'rotation' | 'translation' | 'weights', type: 'VEC4' | 'VEC3' | 'SCALAR', values: number[]): void => {
-    const output = doc.createAccessor().setType(type).setArray(Float32Array.from(values)).setBuffer(buffer);
-    const sampler = doc.createAnimationSampler().setInput(times).setOutput(output).setInterpolation('LINEAR');
-    anim.addSampler(sampler).addChannel(doc.createAnimationChannel().setTargetNode(target).setTargetPath(path).setSampler(sampler));
+    addChannel(doc, buffer, anim, times, target, path, type, values);
   };
   joints.forEach((joint, j) => {
     const values: number[] = [];

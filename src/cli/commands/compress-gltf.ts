@@ -9,9 +9,10 @@ import { extname } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 
 import { OptionsError, parseLength, type ErrorMetric, type LengthUnit } from '../../index.js';
-import { compressGltfFile, isGltfPath, toFailure, type CompressGltfFileResult, type GltfOutputFormat } from '../../node/index.js';
+import { compressGltfFile, isGltfPath, type CompressGltfFileOptions, type CompressGltfFileResult, type GltfOutputFormat } from '../../node/index.js';
+import { toFailure } from '../../node/internal.js';
 import { EXIT, exitCodeOfFailure, failureText, type ExitCode } from '../exit-codes.js';
-import { warningLine } from '../load.js';
+import { warningLines } from '../load.js';
 import { renderJson } from '../render/json.js';
 import { formatDistance, formatRatio, formatSeconds, renderTable } from '../render/table.js';
 
@@ -86,18 +87,7 @@ export async function runGltfCompress(inputs: readonly string[], options: GltfCo
   if (options.out === '-') throw new OptionsError('glTF output goes to a file, not stdout');
   let result: CompressGltfFileResult;
   try {
-    result = await compressGltfFile(input, options.out, {
-      format,
-      error: options.error,
-      shell: options.shell,
-      shellBones: options.shellBone,
-      metric: options.metric,
-      sampleRate: options.rate,
-      unit: options.unit,
-      fallback: options.fallback ?? false,
-      extras: options.extras !== false,
-      read: { maxInputBytes: options.maxInputBytes, allowSpecialFiles: options.allowSpecialFiles === true, allowExternalResources: options.allowExternalResources === true },
-    });
+    result = await compressGltfFile(input, options.out, { ...gltfCompressOptions(options), format });
   } catch (error) {
     const failure = toFailure(input, error);
     process.stderr.write(failureText(failure, options.debug === true));
@@ -110,10 +100,25 @@ export async function runGltfCompress(inputs: readonly string[], options: GltfCo
     process.stdout.write(renderJson(report));
   } else if (options.quiet !== true) {
     const lines = [...result.warnings, ...result.droppedExtensions.map((e) => `extension ${e} is not known to glTF-Transform I/O and was not written`)];
-    process.stderr.write(lines.map((w) => warningLine(input, w)).join(''));
+    process.stderr.write(warningLines(input, lines));
     process.stdout.write(renderGltfTable(result, parseLength(options.error).unit));
   }
   return over.length > 0 ? EXIT.CHECK_FAILED : EXIT.OK;
+}
+
+/** What `compressGltfFile` takes from the command line. */
+export function gltfCompressOptions(options: GltfCompressCliOptions): CompressGltfFileOptions {
+  return {
+    error: options.error,
+    shell: options.shell,
+    shellBones: options.shellBone,
+    metric: options.metric,
+    sampleRate: options.rate,
+    unit: options.unit,
+    fallback: options.fallback ?? false,
+    extras: options.extras !== false,
+    read: { maxInputBytes: options.maxInputBytes, allowSpecialFiles: options.allowSpecialFiles === true, allowExternalResources: options.allowExternalResources === true },
+  };
 }
 
 function renderGltfTable(result: CompressGltfFileResult, display: string): string {

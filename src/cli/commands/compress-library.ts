@@ -8,6 +8,7 @@ import { basename, dirname, join } from 'node:path';
 import { OptionsError, PARSE_ERROR } from '../../index.js';
 import { compressLibrary, type CompressFilesOptions, type LibraryResult, type ManifestShard } from '../../node/index.js';
 import { EXIT, exitCodeOfFailure, failureText, worstExitCode, type ExitCode } from '../exit-codes.js';
+import { warningLines } from '../load.js';
 import { renderJson } from '../render/json.js';
 import { createProgress } from '../render/progress.js';
 import { formatDistance } from '../render/table.js';
@@ -52,13 +53,15 @@ export function cacheFolderOf(options: Pick<LibraryCliOptions, 'cache' | 'manife
 }
 
 /**
- * Runs an incremental build of `files` into the folder `options.out`, prints the failures
+ * Runs an incremental build of `files` into the folder `options.out` (each in its
+ * `subfolders` entry under it, when given), prints the failures
  * and clips above their threshold on stderr, then a summary (or `--json`), and returns the
  * exit code as `compress` does; {@link EXIT.INTERRUPTED} on SIGINT/SIGTERM (no manifest is
  * written then; every output in place is complete, and a rerun finishes the rest).
  */
 export async function runLibraryCompress(
   files: readonly string[],
+  subfolders: readonly string[] | undefined,
   compressOptions: CompressFilesOptions,
   options: LibraryCliOptions,
 ): Promise<ExitCode> {
@@ -79,6 +82,7 @@ export async function runLibraryCompress(
     progress.update(0);
     result = await compressLibrary(files, compressOptions, {
       outDir: options.out,
+      subfolders,
       jobs: options.jobs,
       cacheDir: cacheFolderOf(options),
       manifestPath: options.manifest,
@@ -106,7 +110,7 @@ export async function runLibraryCompress(
   const stderr: string[] = [];
   const exitCodes: ExitCode[] = [];
   for (const entry of manifest.inputs) {
-    if (!quiet && !options.json) for (const warning of entry.warnings ?? []) stderr.push(`bonepress: ${entry.input}: warning: ${warning}\n`);
+    if (!quiet && !options.json) stderr.push(warningLines(entry.input, entry.warnings ?? []));
     if (entry.failure && options.skipEmpty === true && entry.failure.code === PARSE_ERROR.NO_ANIMATION) {
       if (!quiet) stderr.push(`bonepress: ${entry.input}: skipped: ${entry.failure.message}\n`);
     } else if (entry.failure) {

@@ -4,7 +4,7 @@
  * (or `--json`).
  */
 import { availableParallelism } from 'node:os';
-import { basename, extname } from 'node:path';
+import { basename, extname, relative } from 'node:path';
 
 import type { Command } from 'commander';
 
@@ -12,13 +12,15 @@ import {
   COMPRESS_DEFAULTS, OptionsError, PARSE_ERROR, READ_LIMITS, convertLength, parseLength, type CompressStats, type ErrorMetric, type LengthUnit,
 } from '../../index.js';
 import {
-  OUTPUT_EXTENSION, READ_FILE_DEFAULTS, TRANSPORT_OUTPUT_EXTENSION, compressFiles, expandInputs, isGltfPath, resolveOutputTarget, shardInputs, type CompressFilesOptions, type FileFailure, type FileResult,
+  OUTPUT_EXTENSION, READ_FILE_DEFAULTS, TRANSPORT_OUTPUT_EXTENSION, compressFiles, expandInputTree, isGltfPath, shardInputs, type InputFile, type CompressFilesOptions, type FileFailure, type FileResult,
 } from '../../node/index.js';
+import { resolveOutputTarget } from '../../node/internal.js';
 import { declareCommand } from '../command-list.js';
 import { EXIT, exitCodeOfFailure, failureText, worstExitCode, type ExitCode } from '../exit-codes.js';
 import { runLibraryCompress } from './compress-library.js';
+import { runGltfFolderCompress } from './compress-gltf-folder.js';
 import { gltfOutputFormat, parseFallbackArg, parseFormatArg, runGltfCompress, type FallbackKind, type OutputFormat } from './compress-gltf.js';
-import { warningLine } from '../load.js';
+import { warningLines } from '../load.js';
 import {
   collectShellBone, parseCountArg, parseLengthArg, parseMetricArg, parsePositiveArg, parseShardArg, parseUnitArg, type Shard,
 } from '../parse.js';
@@ -41,6 +43,8 @@ export interface CompressCliOptions {
   checksum: boolean;
   jobs: number;
   shard?: Shard;
+  /** Every output straight into -o, whatever folder of a folder input its source is in. */
+  flat?: boolean;
   /** Library mode (compress-library.ts): cache folder. */
   cache?: string;
   /** Library mode: manifest file (turns the cache on, next to it, unless --cache says where). */
@@ -137,7 +141,8 @@ export function registerCompressCommand(program: Command): void {
     .option('--rate <hz>', 'resample glTF/GLB inputs at this rate (refused for BVH and SJSON, which keep their own rate); default: detected from key times', parsePositiveArg)
     .option('--strip-names', 'leave out bone and clip names')
     .option('--no-checksum', 'do not write a CRC-32 of the file')
-    .option('--jobs <n>', 'parallel jobs (1 = in-process)', parseCountArg, availableParallelism())
+    .option('--jobs <n>', 'parallel compression jobs (worker threads; 1 compresses one file at a time)', parseCountArg, availableParallelism())
+    .option('--flat', 'write the outputs of folder inputs straight into -o instead of the same subfolders under it')
     .option('--shard <i/n>', 'compress only slice i of n of the sorted inputs (for CI matrices)', parseShardArg)
     .option('--cache <dir>', 'skip inputs already compressed with these settings, copying their outputs from this cache (docs/library.md)')
     .option('--manifest <file>', 'write a manifest of every input and output (docs/library.md); uses a cache next to it unless --cache')
@@ -148,17 +153,18 @@ export function registerCompressCommand(program: Command): void {
     .option('--allow-external-resources', "let glTF buffer URIs name files outside the asset's folder (absolute paths, .., links out)")
     .option('--skip-empty', 'skip inputs with nothing to compress (a glTF without animation) instead of failing')
     .option('--json', 'print one JSON object instead of the table')
-    .option('--format <format>', 'glb or gltf: write the glTF asset with its animations compressed inside (docs/gltf-extension.md); bpk: loose clips; bpt: loose clips in the transport form (docs/transport.md). Default: what -o ends with (.glb, .gltf, .bpt), else bpk', parseFormatArg)
+    .option('--format <format>', 'glb or gltf: write the glTF asset with its animations compressed inside (docs/gltf-extension.md); bpk: loose clips; bpt: loose clips in the transport form (docs/transport.md). With -o folder/, every glTF input (also found in folder inputs) becomes folder/<subfolder>/<name>.glb (.gltf). Default: what -o ends with (.glb, .gltf, .bpt), else bpk', parseFormatArg)
     .option('--transport', 'write loose clips in the transport form (.bpt, smaller to download; decoded to the exact .bpk bytes at load): --format bpt')
     .option('--fallback [kind]', 'glTF output: channels for loaders without the extension (then optional): original (default) or quantized (the compressed clip decoded, 16-bit rotations)', parseFallbackArg)
     .option('--no-extras', 'glTF output: leave morph-target weights and animated nodes outside the skins (props, cameras) as plain channels instead of compressing them as extra bones')
     .addHelpText('after', [
       '',
       'Outputs: -o out/ writes out/<input name>.bpk, or out/<input name>_<clip name>.bpk for inputs with several clips',
-      '(.bpt with --transport);',
+      '(.bpt with --transport); a file found in a folder input goes to the same subfolder under out/ (lib/a/walk.bvh',
+      'given as lib: out/a/walk.bpk) unless --flat. Missing folders are created.',
       '-o clip.bpk and -o - take a batch of exactly one clip. Every output is planned before any is written: two clips',
-      'with one output path, an output that is an input, or an output that is a symbolic link fail (OUTPUT_CLASH,',
-      'OUTPUT_LINK) and nothing of them is written.',
+      'with one output path, an output that is an input (also through a link or another case of its name), or an output',
+      'that is a symbolic link fail (OUTPUT_CLASH, OUTPUT_LINK) and nothing of them is written.',
       'Errors are printed in the unit of --error. Skipped glTF channels are warnings on stderr (--json: "warnings").',
       'Exit status: 0 when every input succeeded within the threshold, 1 when a clip is above it, 2 when an input failed.',
     ].join('\n'))
@@ -183,15 +189,18 @@ export async function runCompress(inputs: readonly string[], options: CompressCl
       throw new OptionsError(`--cache and --manifest build a folder of loose clips; glTF output (${options.format !== undefined ? `--format ${options.format}` : `-o ${options.out}`}) writes one asset`);
     }
     if (options.transport) throw new OptionsError(`--transport writes loose .bpt clips; it cannot go with ${options.format !== undefined ? `--format ${options.format}` : `-o ${options.out}`}`);
-    return runGltfCompress(inputs, options, gltfFormat);
+    if (options.out === '-' || isGltfPath(options.out)) return runGltfCompress(inputs, options, gltfFormat);
+    // -o names a folder: every glTF input, found in folders too, becomes an asset under it.
+    return runGltfFolderCompress(await selectInputs(inputs, options), options, gltfFormat);
   }
   // Loose clips hold the skeleton only: there is nothing for --no-extras to leave out.
   if (options.extras === false) throw new OptionsError('--no-extras applies to glTF output (-o x.glb, --format glb|gltf); loose clips never hold extra bones');
   if (options.transport && options.format === 'bpk') throw new OptionsError('--transport writes .bpt clips; it cannot go with --format bpk');
   const transport = options.transport === true || options.format === 'bpt' || (options.format === undefined && extname(options.out).toLowerCase() === TRANSPORT_OUTPUT_EXTENSION);
   const extension = transport ? TRANSPORT_OUTPUT_EXTENSION : OUTPUT_EXTENSION;
-  const expanded = await expandInputs(inputs);
-  const files = options.shard ? shardInputs(expanded, options.shard.index, options.shard.count) : expanded;
+  const selected = await selectInputs(inputs, options);
+  const files = selected.map((input) => input.path);
+  const subfolders = options.flat === true ? undefined : selected.map((input) => input.subfolder);
   const target = await resolveOutputTarget(options.out, extension, process.stdout);
   if (target.kind === 'stream') {
     if (options.json) throw new OptionsError(`-o - writes the ${extension} to stdout; --json cannot share it`);
@@ -224,7 +233,7 @@ export async function runCompress(inputs: readonly string[], options: CompressCl
   if (options.shellBone) compressOptions.shellBones = options.shellBone;
   if (options.unit !== undefined) compressOptions.read = { ...compressOptions.read, unit: options.unit };
   if (options.rate !== undefined) compressOptions.read = { ...compressOptions.read, sampleRate: options.rate };
-  if (options.cache !== undefined || options.manifest !== undefined) return runLibraryCompress(files, compressOptions, options);
+  if (options.cache !== undefined || options.manifest !== undefined) return runLibraryCompress(files, subfolders, compressOptions, options);
 
   const quiet = options.quiet === true;
   const progress = createProgress({ total: files.length, enabled: !options.json && !quiet });
@@ -236,6 +245,7 @@ export async function runCompress(inputs: readonly string[], options: CompressCl
     progress.update(0);
     results = await compressFiles(files, compressOptions, {
       out: target,
+      subfolders,
       jobs: options.jobs,
       signal: controller.signal,
       onProgress: ({ done, result }) => progress.update(done, basename(result.file)),
@@ -256,7 +266,7 @@ export async function runCompress(inputs: readonly string[], options: CompressCl
   const report = buildReport(results, seconds, options.skipEmpty === true);
   const display = parseLength(options.error).unit;
   const stderr: string[] = [];
-  if (!options.json && !quiet) stderr.push(warningLines(results));
+  if (!options.json && !quiet) stderr.push(resultWarningLines(results));
   for (const failure of report.failures) stderr.push(failureText(failure, options.debug === true));
   if (!quiet) for (const skipped of report.skipped) stderr.push(`bonepress: ${skipped.file}: skipped: ${skipped.message}\n`);
   for (const clip of report.clips) {
@@ -269,11 +279,19 @@ export async function runCompress(inputs: readonly string[], options: CompressCl
   // With -o - stdout holds the .bpk; the table would corrupt it. When nothing compressed, an
   // empty table says nothing the error lines did not.
   if (options.json) process.stdout.write(renderJson(report));
-  else if (!quiet && target.kind !== 'stream' && report.clips.length > 0) process.stdout.write(renderCompressTable(report, display));
+  else if (!quiet && target.kind !== 'stream' && report.clips.length > 0) process.stdout.write(renderCompressTable(report, display, target.kind === 'folder' ? target.path : undefined));
   return worstExitCode([
     ...report.failures.map(exitCodeOfFailure),
     report.total.overThreshold > 0 ? EXIT.CHECK_FAILED : EXIT.OK,
   ]);
+}
+
+/** The files of `inputs` (folders searched, each file with its subfolder), then the slice `--shard` names. */
+async function selectInputs(inputs: readonly string[], options: Pick<CompressCliOptions, 'shard'>): Promise<InputFile[]> {
+  const tree = await expandInputTree(inputs);
+  if (options.shard === undefined) return tree;
+  const slice = new Set(shardInputs(tree.map((input) => input.path), options.shard.index, options.shard.count));
+  return tree.filter((input) => slice.has(input.path));
 }
 
 /**
@@ -317,9 +335,9 @@ export function buildReport(results: readonly FileResult[], seconds: number, ski
   };
 }
 
-/** Every warning of `results` as a {@link warningLine} (`bonepress: <file>: warning: <message>`), in input order. */
-export function warningLines(results: readonly FileResult[]): string {
-  return results.flatMap((result) => result.warnings.map((message) => warningLine(result.file, message))).join('');
+/** The warnings of `results`, in input order, each said once per file (load.ts `warningLines`). */
+export function resultWarningLines(results: readonly FileResult[]): string {
+  return results.map((result) => warningLines(result.file, result.warnings)).join('');
 }
 
 const COLUMNS: readonly Column[] = [
@@ -333,10 +351,15 @@ const COLUMNS: readonly Column[] = [
   { header: 'time', align: 'right' },
 ];
 
-/** The summary table: one row per clip (named after its output file) and a TOTAL row; errors in `display` units. */
-export function renderCompressTable(report: CompressReport, display?: LengthUnit): string {
+/** The summary table: one row per clip (named after its output file, with its folder under `outFolder`) and a TOTAL row; errors in `display` units. */
+export function renderCompressTable(report: CompressReport, display?: LengthUnit, outFolder?: string): string {
+  // Outputs of a folder tree are told apart by their folder under -o.
+  const outputLabel = (output: string): string => {
+    const path = outFolder !== undefined ? relative(outFolder, output) : basename(output);
+    return path.slice(0, path.length - extname(path).length);
+  };
   const body = report.clips.map((c) => [
-    c.output === '-' ? c.name : basename(c.output, extname(c.output)),
+    c.output === '-' ? c.name : outputLabel(c.output),
     String(c.boneCount),
     String(c.sampleCount),
     String(c.rawBytes),

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 
 import type { Command } from 'commander';
 
-import { inputBaseName, resolveOutputTarget, sanitizeClipName, writeChunksAtomic, writeChunksToStream } from '../../node/index.js';
+import { inputBaseName } from '../../node/index.js';
+import { InputSet, resolveOutputTarget, sanitizeClipName, writeChunksAtomic, writeChunksToStream } from '../../node/internal.js';
 import { poseDumpChunks } from '../../index.js';
 import { declareCommand } from '../command-list.js';
 import { EXIT, atFile, type ExitCode } from '../exit-codes.js';
@@ -29,7 +30,7 @@ const POSE_DUMP_EXTENSION = '.json';
 export function registerDecompressCommand(program: Command): void {
   declareCommand(program, 'decompress')
     .requiredOption('-o, --out <path>', 'a .json file, a folder (gets <input name>.json, or <input name>_<animation>.json with --clip; created when missing), or - for stdout')
-    .option('--clip <name>', 'the animation to read from a glTF asset holding several')
+    .option('--clip <name>', 'the animation to read from a glTF asset holding several (its name, or animation_<index> when unnamed)')
     .addHelpText('after', '\nBones are named bone_<i> when names were stripped. A file output is written atomically and never replaces a symbolic link.')
     .action(async (file: string, _options: DecompressCliOptions, command: Command) => {
       process.exitCode = await runDecompress(file, command.optsWithGlobals<DecompressCliOptions>());
@@ -51,7 +52,10 @@ export async function runDecompress(file: string, options: DecompressCliOptions)
   // One animation of several named: its own name, as compress names the outputs of such an asset.
   const stem = options.clip === undefined ? inputBaseName(file) : `${inputBaseName(file)}_${sanitizeClipName(options.clip)}`;
   const path = target.kind === 'file' ? target.path : join(target.path, stem + POSE_DUMP_EXTENSION);
-  await atFile(path, () => writeChunksAtomic(path, chunksWithNewline(poseDumpChunks(clip))));
+  await atFile(path, async () => {
+    await (await InputSet.of([file])).refuse([path]);
+    await writeChunksAtomic(path, chunksWithNewline(poseDumpChunks(clip)));
+  });
   if (options.quiet !== true) process.stdout.write(`${path}: ${clip.boneCount} bones × ${clip.sampleCount} samples\n`);
   return EXIT.OK;
 }

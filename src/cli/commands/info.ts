@@ -7,8 +7,9 @@ import type { Command } from 'commander';
 
 import { RAW_BITS, TRACK_KIND_NAMES, describeCompressedClip, type ClassCounts, type ClipDescription } from '../../index.js';
 import { declareCommand } from '../command-list.js';
-import { EXIT, type ExitCode } from '../exit-codes.js';
-import { openCompressedFile } from '../load.js';
+import { isGltfPath, readCompressedGltfFile, type GltfCompressedClip } from '../../node/index.js';
+import { EXIT, atFile, type ExitCode } from '../exit-codes.js';
+import { animationName, openCompressedFile } from '../load.js';
 import { renderJson } from '../render/json.js';
 import { formatRatio, renderFields, renderTable } from '../render/table.js';
 
@@ -27,21 +28,59 @@ export interface ClipInfo extends ClipDescription {
 /** Adds the `info` command to `program`. */
 export function registerInfoCommand(program: Command): void {
   declareCommand(program, 'info')
-    .option('--clip <name>', 'the animation to read from a glTF asset holding several')
+    .option('--clip <name>', 'one animation of a glTF asset holding several (its name, or animation_<index> when unnamed); without it, a row per animation')
     .option('--json', 'print one JSON object instead of text')
     .action(async (file: string, options: InfoCliOptions) => {
       process.exitCode = await runInfo(file, options);
     });
 }
 
-/** Runs `info`. Throws (scoped to the file) when it holds no valid compressed clip (load.ts `openCompressedFile`). */
+/** What `info --json` prints for a glTF asset holding several compressed animations and no `--clip`. */
+export interface AssetInfo {
+  file: string;
+  /** Every compressed animation, in the asset's order (`name`: as the glTF reader names its clip). */
+  animations: (ClipDescription & { index: number })[];
+  total: { animations: number; bytes: number; rawBytes: number; ratio: number };
+}
+
+/**
+ * Runs `info`: one clip in full, or, for a glTF asset holding several compressed animations
+ * and no `--clip`, a row per animation and the total. Throws (scoped to the file) when it
+ * holds no valid compressed clip (load.ts `openCompressedFile`).
+ */
 export async function runInfo(file: string, options: InfoCliOptions): Promise<ExitCode> {
+  if (options.clip === undefined && isGltfPath(file)) {
+    const animations = await atFile(file, () => readCompressedGltfFile(file));
+    if (animations.length > 1) {
+      const info = assetInfo(file, animations);
+      process.stdout.write(options.json ? renderJson(info) : renderAssetInfo(info));
+      return EXIT.OK;
+    }
+  }
   const { clip, name, boneNames } = await openCompressedFile(file, options.clip);
   const info: ClipInfo = { file, ...describeCompressedClip(clip), name: name ?? null };
   // A glTF asset's clips store no names: its nodes name the bones.
   if (boneNames) info.bones.forEach((bone) => { bone.name = boneNames[bone.index]; });
   process.stdout.write(options.json ? renderJson(info) : renderInfo(info));
   return EXIT.OK;
+}
+
+function assetInfo(file: string, animations: readonly GltfCompressedClip[]): AssetInfo {
+  const described = animations.map((a) => ({ ...describeCompressedClip(a.clip), name: animationName(a), index: a.index }));
+  const bytes = described.reduce((n, d) => n + d.byteLength, 0), rawBytes = described.reduce((n, d) => n + d.rawBytes, 0);
+  return { file, animations: described, total: { animations: described.length, bytes, rawBytes, ratio: rawBytes / bytes } };
+}
+
+function renderAssetInfo(info: AssetInfo): string {
+  const columns = ['animation', 'bones', 'samples', 'rate', 'duration', 'bytes', 'raw bytes', 'ratio']
+    .map((header, i) => ({ header, align: i === 0 ? 'left' as const : 'right' as const }));
+  const body = info.animations.map((a) => [
+    `${a.index} ${JSON.stringify(a.name)}`, String(a.boneCount), String(a.sampleCount), `${a.sampleRate} Hz`, `${a.duration.toFixed(3)} s`,
+    String(a.byteLength), String(a.rawBytes), formatRatio(a.ratio),
+  ]);
+  const t = info.total;
+  const footer = [[`TOTAL (${t.animations} animations)`, '', '', '', '', String(t.bytes), String(t.rawBytes), formatRatio(t.ratio)]];
+  return `${info.file}: ${t.animations} compressed animations (details of one: --clip <name>)\n${renderTable(columns, { body, footer })}`;
 }
 
 function renderInfo(info: ClipInfo): string {

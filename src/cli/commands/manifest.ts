@@ -10,7 +10,8 @@ import type { Command } from 'commander';
 
 import { ManifestError, mergeManifests, readManifest, writeManifest } from '../../node/index.js';
 import { declareCommand } from '../command-list.js';
-import { EXIT, type ExitCode } from '../exit-codes.js';
+import { InputSet } from '../../node/internal.js';
+import { EXIT, atFile, type ExitCode } from '../exit-codes.js';
 
 /** Options of `manifest merge`. */
 export interface ManifestMergeCliOptions {
@@ -47,6 +48,7 @@ export async function runManifestMerge(parts: readonly string[], options: Manife
     const manifests = [];
     for (const file of parts) manifests.push({ file, manifest: await readManifest(file) });
     const merged = mergeManifests(manifests);
+    await atFile(options.out, async () => (await InputSet.of(parts)).refuse([options.out]));
     await mkdir(dirname(options.out), { recursive: true });
     const written = await writeManifest(options.out, merged);
     if (options.quiet !== true) {

@@ -54,7 +54,7 @@ export function registerSampleCommand(program: Command): void {
   declareCommand(program, 'sample')
     .requiredOption('--time <time>', 'time to sample: seconds (1.5), or with a unit (1.5s, 1500ms)', parseSecondsArg)
     .option('--bone <name>', 'only this bone (bone_<i> when names were stripped)')
-    .option('--clip <name>', 'the animation to read from a glTF asset holding several')
+    .option('--clip <name>', 'the animation to read from a glTF asset holding several (its name, or animation_<index> when unnamed)')
     .addOption(new Option('--rounding <policy>', 'between samples: interpolate, or take one').choices(ROUNDINGS).default('none'))
     .addOption(new Option('--loop <mode>', 'outside the clip: clamp, repeat (period = duration, as three.js LoopRepeat) or wrap (last sample blends into the first)').choices(LOOPINGS).default('clamp'))
     .option('--json', 'print one JSON object instead of a table')

@@ -7,17 +7,17 @@ import { extname } from 'node:path';
 import type { Command } from 'commander';
 
 import {
-  COMPRESS_DEFAULTS, ClipError, MetricError, OptionsError, PARSE_ERROR, ParseError, compareClips, compareCompressed, parseLength, readPoseDump,
+  COMPRESS_DEFAULTS, ClipError, MetricError, OptionsError, PARSE_ERROR, ParseError, compareClips, compareCompressed, convertLength, parseLength, readPoseDump,
   type Comparison, type CompressOptions, type ErrorMetric, type Length, type LengthUnit, type RawClip, type ReadOptions,
 } from '../../index.js';
 import type { CompressedClip } from '../../runtime/index.js';
-import { isGltfPath, readCompressedGltfFile, readGltfSourceFile, readInputFile, type GltfCompressedClip } from '../../node/index.js';
+import { isGltfPath, readClipFiles, readCompressedGltfFile, readGltfSourceFile, readInputFile, type GltfCompressedClip } from '../../node/index.js';
 import { declareCommand } from '../command-list.js';
 import { EXIT, FileScopedError, atFile, type ExitCode } from '../exit-codes.js';
-import { namedAnimation, openCompressedFile, printWarning, readSingleClip } from '../load.js';
+import { animationName, isNamed, namedAnimation, openCompressedFile, readSingleClip, warningLines } from '../load.js';
 import { collectShellBone, parseLengthArg, parseMetricArg, parsePositiveArg, parseUnitArg } from '../parse.js';
 import { renderJson } from '../render/json.js';
-import { formatDistance, renderFields } from '../render/table.js';
+import { formatDistance, renderFields, renderTable } from '../render/table.js';
 
 /** Options of `verify` as commander parses them. */
 export interface VerifyCliOptions {
@@ -94,19 +94,23 @@ export async function runVerify(rawFile: string, otherFile: string, options: Ver
   if (isGltfPath(otherFile)) {
     const assetClips = await atFile(otherFile, () => readCompressedGltfFile(otherFile));
     if (assetClips.length > 0) return verifyAsset(rawFile, otherFile, assetClips, read, compressOptions, options);
+    if (options.clip === undefined && isGltfPath(rawFile)) {
+      const code = await verifyKeyframedAssets(rawFile, otherFile, read, compressOptions, options);
+      if (code !== undefined) return code;
+    }
   }
   const isCompressed = ['.bpk', '.bpt'].includes(extname(otherFile).toLowerCase());
   const compressed = isCompressed ? (await openCompressedFile(otherFile)).clip : undefined;
   // A multi-clip source needs no --clip when the .bpk says which clip it holds.
-  const raw = await readSingleClip(rawFile, read, { name: options.clip, preferred: compressed?.name });
+  const raw = await readSingleClip(rawFile, { ...read, ...warningOptions(options) }, { name: options.clip, preferred: compressed?.name });
   if (compressed && compressed.unit !== raw.unit && options.unit === undefined && options.quiet !== true) {
     process.stderr.write(`bonepress: note: ${otherFile} stores ${compressed.unit}, and ${rawFile} reads as ${raw.unit}; if it was compressed with --unit ${compressed.unit}, verify with --unit ${compressed.unit}\n`);
   }
   const comparison = await atFile(otherFile, async () => {
     try {
       if (compressed) return compareCompressed(raw, compressed, compressOptions, rawFile);
-      const other = await readOther(otherFile, raw, options.clip);
-      return compareClips(raw, other, compressOptions, rawFile);
+      const other = await readOther(otherFile, raw, options);
+      return compareKeyframed(raw, other, compressOptions, rawFile, options);
     } catch (error) {
       if (error instanceof ClipError && error.code === 'NO_SUCH_BONE') throw new OptionsError(`--shell-bone: ${error.message}`);
       if (error instanceof MetricError && compressed) throw withRateHint(error, compressed, raw, options);
@@ -132,6 +136,7 @@ export interface VerifyAssetResult {
 
 /** One clip of a compressed glTF asset measured against the source's clip of the same name. */
 export interface VerifyClipResult extends VerifyResult {
+  /** The animation's name, `animation_<index>` when it has none (as the glTF reader names its clip). */
   clip: string;
   /** Bones of the clip's bone table (skeleton bones). */
   skeletonBones: number;
@@ -152,31 +157,34 @@ async function verifyAsset(
   rawFile: string, otherFile: string, assetClips: GltfCompressedClip[], read: ReadOptions, compressOptions: CompressOptions, options: VerifyCliOptions,
 ): Promise<ExitCode> {
   const clipName = options.clip;
-  const chosen = clipName === undefined ? assetClips : assetClips.filter((c) => c.name === clipName);
+  const chosen = clipName === undefined ? assetClips : assetClips.filter((c) => isNamed(c, clipName));
   // None of that name: the error that names the ones it holds.
   if (clipName !== undefined && chosen.length === 0) await atFile(otherFile, () => namedAnimation(otherFile, assetClips, clipName));
   if (!isGltfPath(rawFile)) {
     throw new OptionsError(`${otherFile} is a glTF asset with compressed animations: verify it against its glTF/GLB source, not ${rawFile}`);
   }
-  const warn = (message: string): void => { if (options.quiet !== true && options.json !== true) printWarning(rawFile, message); };
-  const withExtras = await atFile(rawFile, () => readGltfSourceFile(rawFile, { ...read, extraTracks: true, onWarning: warn }));
+  const warnings: string[] = [];
+  const withExtras = await atFile(rawFile, () => readGltfSourceFile(rawFile, { ...read, extraTracks: true, onWarning: (message) => warnings.push(message) }));
+  printWarnings(rawFile, warnings, options);
+  const pairs = pairByNameThenIndex(withExtras.clips.map((c) => c.name), assetClips.map(animationName));
   let plain: RawClip[] | undefined;
   const clips: VerifyClipResult[] = [];
   for (const asset of chosen) {
     const label = `animation ${asset.index} ${JSON.stringify(asset.name)}`;
     const extraBones = asset.nodes.length + asset.weights.reduce((n, w) => n + w.scales.length, 0);
-    let raw = withExtras.clips.find((c) => c.name === asset.name);
+    const rawIndex = pairs.indexOf(assetClips.indexOf(asset));
+    let raw = rawIndex >= 0 ? withExtras.clips[rawIndex] : undefined;
     let notCompared = 0;
     if (raw && !sameBones(raw, asset) && extraBones === 0) {
       // Compressed without extra bones: the clip holds the whole skeleton, as the reader gives it without extraTracks.
       plain ??= (await atFile(rawFile, () => readGltfSourceFile(rawFile, { ...read }))).clips;
-      const skeletal = plain.find((c) => c.name === asset.name);
+      const skeletal = plain.find((c) => c.name === raw!.name);
       if (skeletal && sameBones(skeletal, asset)) {
         notCompared = raw.skeleton.boneNames.length - (withExtras.extras?.[withExtras.clips.indexOf(raw)]?.skeletonBones ?? raw.skeleton.boneNames.length);
         raw = skeletal;
       }
     }
-    if (!raw) throw new FileScopedError(rawFile, new ParseError(PARSE_ERROR.UNSUPPORTED, `has no animation named ${JSON.stringify(asset.name)} to compare with ${label} of ${otherFile}`, rawFile));
+    if (!raw) throw new FileScopedError(rawFile, new ParseError(PARSE_ERROR.UNSUPPORTED, `has no animation named ${JSON.stringify(animationName(asset))}, nor one at its place, to compare with ${label} of ${otherFile}`, rawFile));
     if (!sameBones(raw, asset)) {
       throw new FileScopedError(otherFile, new MetricError(`${label}: its bones bind other nodes than the source's clip ${JSON.stringify(raw.name)} (${describeNodes(asset)} against nodes ${Array.from(raw.skeleton.nodeIndices ?? []).join(', ')}); was it compressed from ${rawFile}?`));
     }
@@ -197,22 +205,139 @@ async function verifyAsset(
         throw error;
       }
     });
-    clips.push({ clip: asset.name, ...toResult(rawFile, otherFile, comparison), skeletonBones: b0, extraBones, extraBonesNotCompared: notCompared });
+    clips.push({ clip: animationName(asset), ...toResult(rawFile, otherFile, comparison), skeletonBones: b0, extraBones, extraBonesNotCompared: notCompared });
   }
-  const compressedNames = new Set(assetClips.map((c) => c.name));
-  const notCompressed = options.clip === undefined ? withExtras.clips.map((c) => c.name).filter((n) => !compressedNames.has(n)) : [];
+  const notCompressed = options.clip === undefined ? withExtras.clips.filter((_, i) => pairs[i] < 0).map((c) => c.name) : [];
   const result: VerifyAssetResult = { raw: rawFile, other: otherFile, clips, notCompressed, pass: clips.every((c) => c.pass) };
   if (options.json) process.stdout.write(renderJson(result));
   else if (options.quiet !== true) {
-    const display = parseLength(options.error).unit;
-    const blocks = clips.map((c) => renderVerify(c, display, [
-      ['clip', JSON.stringify(c.clip)],
-      ['extra bones', `${c.extraBones} compared (props, cameras, morph weights)${c.extraBonesNotCompared > 0 ? `; ${c.extraBonesNotCompared} of the source not compared (plain channels in the asset)` : ''}`],
-    ]));
-    if (notCompressed.length > 0) blocks.push(renderFields([['not compressed', `${notCompressed.map((n) => JSON.stringify(n)).join(', ')} (plain channels in the asset, not compared)`]]));
-    process.stdout.write(blocks.join('\n'));
+    const notes: [string, string][] = [];
+    const extras = clips.reduce((n, c) => n + c.extraBones, 0), notCompared = clips.reduce((n, c) => n + c.extraBonesNotCompared, 0);
+    if (extras > 0 || notCompared > 0) notes.push(['extra bones', `${extras} compared (props, cameras, morph weights)${notCompared > 0 ? `; ${notCompared} of the source not compared (plain channels in the asset)` : ''}`]);
+    if (notCompressed.length > 0) notes.push(['not compressed', `${notCompressed.map((n) => JSON.stringify(n)).join(', ')} (plain channels in the asset, not compared)`]);
+    process.stdout.write(renderClipTable(result, parseLength(options.error).unit, notes));
   }
   return result.pass ? EXIT.OK : EXIT.CHECK_FAILED;
+}
+
+/** What `verify --json` prints when both files are glTF assets holding several clips and no `--clip` was given. */
+export interface VerifyAssetsResult {
+  raw: string;
+  other: string;
+  /** One result per pair of clips, in the source's order; `clip` names the source's, `otherClip` the other's. */
+  clips: (VerifyResult & { clip: string; otherClip: string })[];
+  /** Clips of the source with no counterpart in the other asset (by name or by place): the comparison fails. */
+  missing: string[];
+  /** Every clip compared, within its threshold, and none missing. */
+  pass: boolean;
+}
+
+/**
+ * `verify` of two keyframed glTF assets without `--clip`: every clip of the source against
+ * the other's clip of the same name, else the one at the same place ({@link pairByNameThenIndex}).
+ * Returns undefined (the single-clip report applies) when both hold one clip.
+ */
+async function verifyKeyframedAssets(
+  rawFile: string, otherFile: string, read: ReadOptions, compressOptions: CompressOptions, options: VerifyCliOptions,
+): Promise<ExitCode | undefined> {
+  const readAll = async (file: string): Promise<RawClip[]> => {
+    const warnings: string[] = [];
+    const clips = await atFile(file, () => readClipFiles(file, { ...read, onWarning: (message) => warnings.push(message) }));
+    printWarnings(file, warnings, options);
+    return clips;
+  };
+  const raws = await readAll(rawFile);
+  // The other asset is resampled as the source is: two keyframed assets compare on one grid.
+  const others = await readAll(otherFile);
+  if (raws.length === 1 && others.length === 1) return undefined;
+  const pairs = pairByNameThenIndex(raws.map((c) => c.name), others.map((c) => c.name));
+  const clips: VerifyAssetsResult['clips'] = [];
+  for (const [i, raw] of raws.entries()) {
+    if (pairs[i] < 0) continue;
+    const other = others[pairs[i]];
+    const comparison = await atFile(otherFile, () => {
+      try {
+        return compareKeyframed(raw, other, compressOptions, rawFile, options);
+      } catch (error) {
+        if (error instanceof ClipError && error.code === 'NO_SUCH_BONE') throw new OptionsError(`--shell-bone: ${error.message}`);
+        if (error instanceof MetricError) throw new MetricError(`clip ${JSON.stringify(other.name)}: ${error.message}`);
+        throw error;
+      }
+    });
+    clips.push({ clip: raw.name, otherClip: other.name, ...toResult(rawFile, otherFile, comparison) });
+  }
+  const missing = raws.filter((_, i) => pairs[i] < 0).map((c) => c.name);
+  const result: VerifyAssetsResult = { raw: rawFile, other: otherFile, clips, missing, pass: missing.length === 0 && clips.every((c) => c.pass) };
+  if (options.json) process.stdout.write(renderJson(result));
+  else if (options.quiet !== true) {
+    const notes: [string, string][] = [];
+    if (missing.length > 0) notes.push(['missing', `${missing.map((n) => JSON.stringify(n)).join(', ')}: no clip of ${otherFile} has that name or place`]);
+    process.stdout.write(renderClipTable(result, parseLength(options.error).unit, notes));
+  }
+  return result.pass ? EXIT.OK : EXIT.CHECK_FAILED;
+}
+
+/**
+ * For each name of `source`, the index in `other` of its counterpart, or -1: the clip of the
+ * same name first, then, for those left, the one at the same index when that one is left too.
+ */
+export function pairByNameThenIndex(source: readonly string[], other: readonly string[]): number[] {
+  const taken = new Set<number>();
+  const pairs = source.map((name) => {
+    const j = other.findIndex((candidate, k) => candidate === name && !taken.has(k));
+    if (j >= 0) taken.add(j);
+    return j;
+  });
+  return pairs.map((j, i) => {
+    if (j >= 0 || i >= other.length || taken.has(i)) return j;
+    taken.add(i);
+    return i;
+  });
+}
+
+/**
+ * {@link compareClips} for a keyframed `other`; a sample-count mismatch from clips sampled at
+ * different rates (gltfpack resamples to 30 Hz) says which `--rate` puts them on one grid.
+ */
+function compareKeyframed(raw: RawClip, other: RawClip, compressOptions: CompressOptions, rawFile: string, options: VerifyCliOptions): Comparison {
+  try {
+    return compareClips(raw, other, compressOptions, rawFile);
+  } catch (error) {
+    if (!(error instanceof MetricError) || options.rate !== undefined || Math.abs(raw.sampleRate - other.sampleRate) < 1e-6 * raw.sampleRate) throw error;
+    throw new MetricError(`${error.message}; its keys are at ${formatRate(other.sampleRate)} Hz: verify with --rate ${formatRate(other.sampleRate)} to resample ${rawFile} on that grid`);
+  }
+}
+
+function formatRate(hz: number): string {
+  return String(Number(hz.toFixed(3)));
+}
+
+/** One row per clip compared and a total row, then `notes` as fields. */
+function renderClipTable(result: { clips: (VerifyResult & { clip: string })[]; pass: boolean }, display: LengthUnit, notes: [string, string][]): string {
+  const columns = ['clip', 'bones', 'samples', 'max error', 'p99 error', 'threshold', 'result']
+    .map((header, i) => ({ header, align: i === 0 || i === 6 ? 'left' as const : 'right' as const }));
+  const body = result.clips.map((c) => [
+    JSON.stringify(c.clip), String(c.boneCount), String(c.sampleCount), formatDistance(c.maxError, c.unit, display),
+    formatDistance(c.p99Error, c.unit, display), formatDistance(c.threshold, c.unit, display), c.pass ? 'PASS' : 'FAIL',
+  ]);
+  const failed = result.clips.filter((c) => !c.pass).length;
+  const worst = result.clips.reduce<VerifyResult | undefined>((w, c) => (w === undefined || convertLength({ value: c.maxError, unit: c.unit }, display) > convertLength({ value: w.maxError, unit: w.unit }, display) ? c : w), undefined);
+  const footer = [[
+    `TOTAL (${result.clips.length} clip${result.clips.length === 1 ? '' : 's'}${failed > 0 ? `, ${failed} above the threshold` : ''})`,
+    '', String(result.clips.reduce((n, c) => n + c.sampleCount, 0)), worst ? formatDistance(worst.maxError, worst.unit, display) : '', '', '',
+    result.pass ? 'PASS' : 'FAIL',
+  ]];
+  return renderTable(columns, { body, footer }) + (notes.length > 0 ? renderFields(notes) : '');
+}
+
+/** The reader's warnings about `file` on stderr, summarised ({@link warningLines}); none with --json or -q. */
+function printWarnings(file: string, warnings: readonly string[], options: VerifyCliOptions): void {
+  if (options.quiet !== true && options.json !== true) process.stderr.write(warningLines(file, warnings));
+}
+
+/** Read options that silence the reader's warnings with --json or -q (else load.ts `readSingleClip` prints them). */
+function warningOptions(options: VerifyCliOptions): ReadOptions {
+  return options.quiet === true || options.json === true ? { onWarning: () => {} } : {};
 }
 
 /** The clip's bones bind the nodes the compressed animation's table, node and weight lists name, in that order. */
@@ -235,12 +360,17 @@ function withRateHint(error: MetricError, compressed: CompressedClip, raw: RawCl
   return new MetricError(`${error.message}; it was compressed at ${compressed.sampleRate} Hz: verify with --rate ${compressed.sampleRate}`);
 }
 
-/** Reads a pose dump (which takes the raw clip's hierarchy) or any other source. */
-async function readOther(file: string, raw: RawClip, clipName: string | undefined): Promise<RawClip> {
+/**
+ * Reads a pose dump (which takes the raw clip's hierarchy) or any other source; a keyframed
+ * glTF is resampled at `--rate` as the raw source is.
+ */
+async function readOther(file: string, raw: RawClip, options: VerifyCliOptions): Promise<RawClip> {
   if (extname(file).toLowerCase() === '.json') {
     return atFile(file, async () => readPoseDump(new TextDecoder().decode(await readInputFile(file)), file, raw.skeleton, raw.unit));
   }
-  return readSingleClip(file, {}, { name: clipName });
+  const read = warningOptions(options);
+  if (options.rate !== undefined && isGltfPath(file)) read.sampleRate = options.rate;
+  return readSingleClip(file, read, { name: options.clip });
 }
 
 function toResult(raw: string, other: string, report: Comparison): VerifyResult {
@@ -264,9 +394,8 @@ function toResult(raw: string, other: string, report: Comparison): VerifyResult 
   };
 }
 
-function renderVerify(r: VerifyResult, display: LengthUnit, first: [string, string][] = []): string {
+function renderVerify(r: VerifyResult, display: LengthUnit): string {
   return renderFields([
-    ...first,
     ['raw', r.raw],
     ['other', r.other],
     ['bones', String(r.boneCount)],

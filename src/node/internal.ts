@@ -1,0 +1,8 @@
+/**
+ * What the CLI needs from the Node layer beyond `bonepress/node` (index.ts): how a failure
+ * prints, how `-o` is read, staged writes and streams. Not exported by the package, so none
+ * of it is public API.
+ */
+export { isInputError, printable, problemOf, toFailure } from './failure.js';
+export { sanitizeClipName } from './files.js';
+export { InputSet, planOutputs, resolveOutputTarget, writeChunksAtomic, writeChunksToStream } from './outputs.js';
