@@ -9,8 +9,9 @@ import { floatFromBits } from './bits.js';
 import { SERIES_LIMIT, SLERP_SERIES } from './interpolate.js';
 import { POSE_STRIDE } from './pose.js';
 import type { CompressedClip } from './compressed-clip.js';
-import { TABLE, writeSegmentRecords, type ClipTables } from './decode-tables.js';
-import { KERNEL_KEY1, type KernelDecode } from './wasm-kernel.js';
+import { writeSegmentRecords, type ClipTables } from './decode-tables.js';
+import { KERNEL_KEY1, TABLE } from './decode-layout.js';
+import type { KernelDecode } from './wasm-kernel.js';
 
 /** How a time between two samples is resolved. */
 export type Rounding = 'none' | 'floor' | 'ceil' | 'nearest';

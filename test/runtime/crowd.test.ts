@@ -6,7 +6,7 @@ import { CROWD_FLOATS_PER_BONE, CrowdSampler, type CrowdOutput } from '../../src
 import { FORMAT_ERROR, FormatError } from '../../src/runtime/errors.js';
 import { POSE_STRIDE, localToObject } from '../../src/runtime/pose.js';
 import type { ClipSampler } from '../../src/runtime/sampler.js';
-import { KERNEL_MAX_WORLD_BONES } from '../../src/runtime/wasm-kernel.js';
+import { KERNEL_MAX_WORLD_BONES } from '../../src/runtime/decode-layout.js';
 import { loadFixture } from '../utils/clips.js';
 import { makeSyntheticClip, mulberry32 } from '../utils/synthetic.js';
 
