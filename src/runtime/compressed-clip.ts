@@ -17,20 +17,15 @@ import { buildTables, type ClipTables } from './decode-tables.js';
 import { kernelPlace } from './wasm-kernel.js';
 import { writeRotation } from './interpolate.js';
 import { POSE_STRIDE } from './pose.js';
-import { ClipSampler, type SampleOptions, type SamplerOptions } from './sampler.js';
+import { ClipSampler, type SampleOptions } from './sampler.js';
 
-export type { Looping, Rounding, SampleOptions, SamplerOptions } from './sampler.js';
+export type { Looping, Rounding, SampleOptions } from './sampler.js';
 export type { ClipTables } from './decode-tables.js';
 
 /** Options of {@link CompressedClip.open}. */
 export interface OpenOptions {
   /** Check the CRC-32 when the file has one. Default true. */
   verifyChecksum?: boolean;
-  /**
-   * Accepted for compatibility and ignored (see {@link SamplerOptions.segmentCache}): the
-   * open-time tables hold every segment's constants. Must be `'all'` or `'two'` when given.
-   */
-  segmentCache?: 'all' | 'two';
   /**
    * What is derived at open time:
    * - `'full'` (default): every segment's dequantisation records and a copy of the packed
@@ -121,10 +116,9 @@ export class CompressedClip {
   private readonly trackClass: Uint8Array;
   private readonly channelMask: Uint8Array;
   private readonly sections: SectionSizes;
-  private readonly defaultCache: 'all' | 'two';
   private ownSampler: ClipSampler | undefined;
 
-  private constructor(bytes: Uint8Array, verifyChecksum: boolean, segmentCache: 'all' | 'two', compactTables: boolean, useKernel: boolean) {
+  private constructor(bytes: Uint8Array, verifyChecksum: boolean, compactTables: boolean, useKernel: boolean) {
     const size = bytes.byteLength;
     if (!LITTLE_ENDIAN_HOST) throw new FormatError(FORMAT_ERROR.UNSUPPORTED_PLATFORM, 'bonepress needs a little-endian host');
     if (size < HEADER.SIZE) throw new FormatError(FORMAT_ERROR.TOO_SMALL, `${size} bytes is smaller than the ${HEADER.SIZE}-byte header`, 0);
@@ -412,7 +406,6 @@ export class CompressedClip {
     this.byteLength = size;
     this.trackClass = trackClass;
     this.channelMask = channelMask;
-    this.defaultCache = segmentCache;
     const segData = new Uint32Array(tableSegments), segKeys = new Uint32Array(tableSegments);
     for (let s = 0; s < tableSegments; s++) {
       segData[s] = segBits[s] / 8;
@@ -449,21 +442,19 @@ export class CompressedClip {
     else if (bytes instanceof Uint8Array) u8 = bytes;
     else throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, 'expected a Uint8Array or ArrayBuffer');
     if ((u8.byteOffset & 3) !== 0) u8 = u8.slice();
-    const cache = options.segmentCache ?? 'all';
-    if (cache !== 'all' && cache !== 'two') throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `segmentCache must be 'all' or 'two', got ${String(cache)}`);
     const tables = options.tables ?? 'full';
     if (tables !== 'full' && tables !== 'compact') throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `tables must be 'full' or 'compact', got ${String(tables)}`);
     const decoder = options.decoder ?? 'auto';
     if (decoder !== 'auto' && decoder !== 'typescript') throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `decoder must be 'auto' or 'typescript', got ${String(decoder)}`);
-    return new CompressedClip(u8, options.verifyChecksum ?? true, cache, tables === 'compact', decoder === 'auto');
+    return new CompressedClip(u8, options.verifyChecksum ?? true, tables === 'compact', decoder === 'auto');
   }
 
   /**
    * A new per-instance sampler over this clip: one per character (or mixer action) that
    * plays it. The clip itself is shared and never changes.
    */
-  createSampler(options: SamplerOptions = {}): ClipSampler {
-    return new ClipSampler(this, options);
+  createSampler(): ClipSampler {
+    return new ClipSampler(this);
   }
 
   /** The code that decodes this clip's poses (see {@link OpenOptions.decoder}). */
@@ -528,7 +519,7 @@ export class CompressedClip {
   }
 
   private sampler(): ClipSampler {
-    return (this.ownSampler ??= new ClipSampler(this, { segmentCache: this.defaultCache }));
+    return (this.ownSampler ??= new ClipSampler(this));
   }
 }
 

@@ -32,16 +32,6 @@ export interface SampleOptions {
   looping?: Looping;
 }
 
-/** Options of {@link CompressedClip.createSampler}. */
-export interface SamplerOptions {
-  /**
-   * Accepted for compatibility and ignored: every segment's dequantisation constants are
-   * now computed once when the clip is opened and shared by all its samplers, so a sampler
-   * caches nothing. Must be `'all'` or `'two'` when given.
-   */
-  segmentCache?: 'all' | 'two';
-}
-
 /** A fraction of a sample this close to a whole sample is that sample. */
 const SNAP = 1e-6;
 /** log2 of {@link SEGMENT_SIZE}. */
@@ -104,9 +94,7 @@ export class ClipSampler {
   private readonly slotSegment: Int32Array | undefined;
 
   /** Prefer {@link CompressedClip.createSampler}. */
-  constructor(clip: CompressedClip, options: SamplerOptions = {}) {
-    const cache = options.segmentCache ?? 'all';
-    if (cache !== 'all' && cache !== 'two') throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `segmentCache must be 'all' or 'two', got ${String(cache)}`);
+  constructor(clip: CompressedClip) {
     this.clip = clip;
     const t = clip.tables;
     this.t = t;
