@@ -11,7 +11,7 @@ import {
   SEGMENT_RANGE_BYTES, SEGMENT_SIZE, TRACKS_PER_BONE, TRACK_KIND, UNIT_CODES, VERSION,
   align4, bitsetWords, crc32, isValidBitRate, sectionLayout, segmentCountFor, segmentSampleCount, type RotationFormat, type SectionLayout,
 } from './format.js';
-import { FORMAT_ERROR, FormatError } from './errors.js';
+import { FORMAT_ERROR, FormatError, expectVersion } from './errors.js';
 import { decodeReference, floatFromBits, readBits, rotationRangeExtent, rotationRangeMin, trackComponentBits } from './bits.js';
 import { writeRotation } from './interpolate.js';
 import { POSE_STRIDE } from '../shared/pose-layout.js';
@@ -50,15 +50,7 @@ export function readHeader(bytes: Uint8Array, view: DataView, verifyChecksum: bo
   if (size < HEADER.SIZE) throw new FormatError(FORMAT_ERROR.TOO_SMALL, `${size} bytes is smaller than the ${HEADER.SIZE}-byte header`, 0);
   if (view.getUint32(HEADER.MAGIC, true) !== MAGIC) throw new FormatError(FORMAT_ERROR.BAD_MAGIC, 'not a bonepress clip (bad magic)', HEADER.MAGIC);
   const version = view.getUint16(HEADER.VERSION, true);
-  if (version !== VERSION) {
-    throw new FormatError(
-      FORMAT_ERROR.UNSUPPORTED_VERSION,
-      version < VERSION
-        ? `format version ${version} is no longer supported (this build reads version ${VERSION}); compress the source clip again`
-        : `format version ${version} is newer than this build reads (version ${VERSION}); upgrade bonepress`,
-      HEADER.VERSION,
-    );
-  }
+  expectVersion('format', version, VERSION, HEADER.VERSION);
   const flags = view.getUint16(HEADER.FLAGS, true);
   if (flags & ~KNOWN_FLAGS) throw new FormatError(FORMAT_ERROR.BAD_HEADER, `unknown flags 0x${flags.toString(16)}`, HEADER.FLAGS);
   const totalSize = view.getUint32(HEADER.TOTAL_SIZE, true);
