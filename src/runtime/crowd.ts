@@ -68,7 +68,7 @@ export class CrowdSampler {
    * Object-space output walks each skeleton right after its decode, while the local pose is
    * still in the first-level cache: `M[b] = M[parent] · T · R · S` (parents precede children
    * in every clip), in float64 down the hierarchy. Where the clip decodes in the WebAssembly
-   * kernel, the kernel walks it in its own memory (wasm-kernel.ts, the same operations, so
+   * kernel, the kernel walks it in its own memory (kernel.wat, the same operations, so
    * the same floats). Returns the floats written. Throws when `times` is shorter than
    * `samplers` or `out` cannot hold the crowd; allocates only to plan a crowd it has not
    * seen last and to grow its scratch.

@@ -332,7 +332,7 @@ function laneLayout(src: TableSources, rotations: number): LaneLayout | undefine
  * the same whole bytes, `keyBytes` (the clip's widest key; 1 at least, so two keys never
  * share an address), and two zero words follow each segment's keys: the sampler then
  * computes a key's header and first byte from the key index alone, and passes them to the
- * kernel, which waits for no table before loading them (wasm-kernel.ts).
+ * kernel, which waits for no table before loading them (kernel.wat).
  * Returns each segment's header index, `keyBytes` and the segments' stride in words (0 and
  * 0 where keys stay packed as in the file) and the buffer's bytes.
  */

@@ -244,7 +244,7 @@ export class ClipSampler {
     const base = boneIndex * POSE_STRIDE;
     if (this.kernel !== undefined) {
       // The kernel's segments may hold no records for rotations (their lane rows instead,
-      // wasm-kernel.ts): the bone comes from the kernel's whole pose.
+      // kernel.wat): the bone comes from the kernel's whole pose.
       this.kernelDecode(alpha);
       const pose = this.kernelPose;
       for (let i = 0; i < POSE_STRIDE; i++) out[i] = pose[base + i];
