@@ -56,17 +56,6 @@ export function readBits(words: Uint32Array, bitOffset: number, bitCount: number
   return bitCount === 32 ? v >>> 0 : v & ((1 << bitCount) - 1);
 }
 
-/**
- * The 32 bits from bit `bit` of the packed keys that start at word `word` of `words`, for
- * the caller to mask: two words cover any field of ≤ 32 bits, and the second word's shift
- * is split so a field starting on a word boundary takes none of it. The words after a
- * segment's keys keep this read inside the buffer (decode-tables.ts).
- */
-export function readField(words: Uint32Array, word: number, bit: number): number {
-  const w = word + (bit >>> 5), sh = bit & 31;
-  return (words[w] >>> sh) | ((words[w + 1] << 1) << (31 - sh));
-}
-
 /** A growable LSB-first bit stream writer. `finish()` returns the words written. */
 export class BitWriter {
   private words: Uint32Array;
