@@ -108,6 +108,26 @@ describe('import rules', () => {
     expect(violations('runtime/', (t) => (t.kind === 'src' && (t.path.startsWith('runtime/') || t.path.startsWith('shared/'))) || (t.kind === 'package' && t.name === 'gl-matrix'))).toEqual([]);
   });
 
+  it('src/runtime/** has no import cycle (type-only imports included, but the sampler\'s type of the clip that creates it), and decode-layout.ts is a leaf', () => {
+    const runtime = files.filter((f) => f.rel.startsWith('runtime/'));
+    const edges = new Map(runtime.map((f) => [f.rel, f.imports.map((spec) => target(f.path, spec)).flatMap((t) => (t.kind === 'src' && t.path.startsWith('runtime/') ? [t.path] : []))]));
+    // ClipSampler.clip is typed as CompressedClip, whose createSampler makes it: a type-only
+    // reference, erased from the built JavaScript.
+    edges.set('runtime/sampler.ts', edges.get('runtime/sampler.ts')!.filter((path) => path !== 'runtime/compressed-clip.ts'));
+    expect(edges.get('runtime/decode-layout.ts')).toEqual([]);
+    const cycles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (file: string, path: string[]): void => {
+      if (state.get(file) === 'done') return;
+      if (state.get(file) === 'open') { cycles.push([...path.slice(path.indexOf(file)), file].join(' → ')); return; }
+      state.set(file, 'open');
+      for (const next of edges.get(file) ?? []) visit(next, [...path, file]);
+      state.set(file, 'done');
+    };
+    for (const file of edges.keys()) visit(file, []);
+    expect(cycles).toEqual([]);
+  });
+
   it('src/shared/** is a leaf: it imports nothing, not even each other', () => {
     expect(files.some((f) => f.rel.startsWith('shared/'))).toBe(true);
     expect(violations('shared/', () => false)).toEqual([]);

@@ -168,7 +168,7 @@ export class CompressedAnimationClip extends AnimationClip {
    */
   makeAdditive(referenceFrame = 0, fps = 30): CompressedAnimationClip {
     const reference = new Float32Array(this.compressed.boneCount * POSE_STRIDE);
-    this.compressed.createSampler({ segmentCache: 'two' }).sample(referenceFrame / (fps > 0 ? fps : 30), reference, CLAMP);
+    this.compressed.createSampler().sample(referenceFrame / (fps > 0 ? fps : 30), reference, CLAMP);
     for (let o = 0; o < reference.length; o += POSE_STRIDE) {
       const len = Math.hypot(reference[o], reference[o + 1], reference[o + 2], reference[o + 3]) || 1;
       reference[o] /= -len; reference[o + 1] /= -len; reference[o + 2] /= -len; reference[o + 3] /= len;
@@ -218,7 +218,7 @@ export function createMixerClip(compressed: CompressedClip, root: Object3D, opti
   const nameCount = new Map<string, number>();
   root.traverse((o) => { if (o.name !== '') nameCount.set(o.name, (nameCount.get(o.name) ?? 0) + 1); });
   const first = new Float32Array(compressed.boneCount * POSE_STRIDE);
-  compressed.createSampler({ segmentCache: 'two' }).sample(compressed.startTime, first, CLAMP);
+  compressed.createSampler().sample(compressed.startTime, first, CLAMP);
   const scale = options.translationScale ?? 1;
   const tracks: KeyframeTrack[] = [];
   const bindings: TrackBinding[] = [];

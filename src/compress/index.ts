@@ -140,7 +140,7 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
       checksum: settings.checksum,
     });
     // Verification reads every key in order: two cached segments are enough.
-    compressed = CompressedClip.open(bytes, { segmentCache: 'two' });
+    compressed = CompressedClip.open(bytes);
     report = verifyCompressed(source, compressed, settings.shellDistances, undefined, settings.metric);
     between = measureCompressedBetween(source, compressed, settings.shellDistances, settings.metric);
     const over = between.maxError - settings.threshold;

@@ -57,7 +57,7 @@ export function verifyCompressed(
 
 /** The error of `compressed` between samples with `metric`, decoded by the runtime's own interpolation. */
 export function measureCompressedBetween(reference: RawClip, compressed: CompressedClip, shellDistances: Float32Array, metric: ErrorMetric = 'vertices'): BetweenReport {
-  const sampler = compressed.createSampler({ segmentCache: 'two' });
+  const sampler = compressed.createSampler();
   const pose = new Float32Array(compressed.boneCount * POSE_STRIDE);
   return measureBetweenErrors(reference, shellDistances, (k, alpha, out) => {
     sampler.sampleBetween(k, alpha, pose);

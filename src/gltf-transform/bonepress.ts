@@ -366,7 +366,7 @@ function addQuantizedChannels(
   const buffer = doc.getRoot().listBuffers()[0] ?? doc.createBuffer();
   const times = new Float32Array(n);
   const poses = new Float32Array(n * clip.boneCount * POSE_STRIDE);
-  const sampler = clip.createSampler({ segmentCache: 'two' });
+  const sampler = clip.createSampler();
   for (let k = 0; k < n; k++) {
     times[k] = clip.keyTime(k);
     sampler.sample(clip.keyTime(k), poses.subarray(k * clip.boneCount * POSE_STRIDE, (k + 1) * clip.boneCount * POSE_STRIDE), SAMPLE_AT_KEY);

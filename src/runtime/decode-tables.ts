@@ -1,24 +1,23 @@
 /**
- * The decode tables a {@link CompressedClip} derives at open time: one buffer laid out in
- * the order a pose decode reads it, shared by every {@link ClipSampler} of the clip.
+ * The decode tables a CompressedClip derives at open time: one buffer laid out in
+ * the order a pose decode reads it, shared by every ClipSampler of the clip.
  */
 import { ANIMATED_COMPONENTS, DROP_SHIFT, RATE_MASK, RAW_BITS, SEGMENT_RANGE_BYTES, SEGMENT_SIZE, TRACK_KIND } from './format.js';
 import { readBits, segmentConstant, segmentOffset, segmentStep } from './bits.js';
-import type { CompressedClip } from './compressed-clip.js';
-import type { ClipSampler } from './sampler.js';
 import {
   KERNEL_CLIP, KERNEL_LANES, KERNEL_MAX_POSE_FLOATS, KERNEL_MAX_ROTATIONS, KERNEL_MAX_WORLD_BONES, KERNEL_QUAD, KERNEL_SINK, KERNEL_STAGING, KERNEL_WINDOW_BYTES,
-  KERNEL_WORLD_OUT, WINDOW_BITS, type KernelDecode, type KernelPlace, type KernelWorld,
-} from './wasm-kernel.js';
+  KERNEL_WORLD_OUT, TABLE, WINDOW_BITS,
+} from './decode-layout.js';
+import type { KernelDecode, KernelPlace, KernelWorld } from './wasm-kernel.js';
 import { identityFloat } from '../shared/pose-layout.js';
 
 /**
- * The decode tables derived at open time, read by {@link ClipSampler}. Immutable after
- * {@link CompressedClip.open}. Internal: the layout may change without notice.
+ * The decode tables derived at open time, read by ClipSampler. Immutable after
+ * CompressedClip.open. Internal: the layout may change without notice.
  *
- * Everything a pose decode reads sits in one buffer (see {@link TABLE}): the base pose and
+ * Everything a pose decode reads sits in one buffer (records: decode-layout.ts's TABLE): the base pose and
  * the rotation references; the segment table, the clip's kernel record, pose windows and
- * quad table (wasm-kernel.ts), together; then per segment a header record, one 32-byte
+ * quad table (decode-layout.ts), together; then per segment a header record, one 32-byte
  * record per animated track (the track's pose offset, kind and step flag, its components'
  * bits and dropped component, the dequantisation offset and step of each stored
  * component) and the segment's packed keys, copied from the file. In a kernel memory the
@@ -74,7 +73,7 @@ export interface ClipTables {
   readonly compact?: { readonly src: TableSources; readonly words: Uint32Array };
   /**
    * Set when the buffer was placed in a WebAssembly kernel's memory (wasm-kernel.ts): the
-   * kernel's decode, the byte address of the clip's {@link KERNEL_CLIP} record in that
+   * kernel's decode, the byte address of the clip's KERNEL_CLIP record in that
    * memory, and a view of the memory's staging pose as long as the clip's pose, where the
    * kernel writes it.
    */
@@ -87,35 +86,13 @@ export interface ClipTables {
      */
     readonly segments: number; readonly segmentBytes: number; readonly keysAt: number; readonly keyBytes: number; readonly lastSegment: number;
     /**
-     * With at most {@link KERNEL_MAX_WORLD_BONES} bones: the kernel's object-space pass, the
+     * With at most KERNEL_MAX_WORLD_BONES bones: the kernel's object-space pass, the
      * byte address of the clip's parents (an i32 per bone) in the memory, the bone count,
      * and views of what it writes (three rows of four floats per bone, or a 4×4).
      */
     readonly world?: { readonly run: KernelWorld; readonly parentsAt: number; readonly bones: number; readonly rows: Float32Array; readonly matrices: Float32Array };
   };
 }
-
-/**
- * The decode buffer's records, in 32-bit words. A track record is
- * [meta, bits, offset0, step0, offset1, step1, offset2, step2]: `meta` holds the pose
- * offset (low {@link TABLE.POSE_BITS} bits), the kind, the STEP flag, whether the
- * components are raw floats, and WINDOW for a quantised track whose three fields fit one
- * 64-bit read ({@link WINDOW_BITS}); `bits` holds the bits of the three stored components (a byte
- * each) and the dropped component (top byte); a segment constant (rate 0) has 0 bits and
- * step 0. A segment header record is [u32 index of its packed keys, bits per key, 1 when
- * every animated rotation of the segment drops w (else 0), 0 × 5]; each segment's packed
- * keys are followed by one zero word and the buffer ends with one more, so a read of two
- * words never leaves the buffer.
- */
-export const TABLE = {
-  RECORD: 8,
-  POSE_BITS: 20,
-  POSE_MASK: 0xfffff,
-  KIND_SHIFT: 20,
-  STEP: 1 << 22,
-  RAW: 1 << 24,
-  WINDOW: 1 << 25,
-} as const;
 
 /** The validated sections {@link buildTables} lays out. */
 export interface TableSources {
@@ -275,7 +252,7 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
 }
 
 /**
- * The first pose float of each of the clip's kernel windows (see {@link KERNEL_CLIP}): four
+ * The first pose float of each of the clip's kernel windows (see KERNEL_CLIP): four
  * floats from each, taken from the base pose, cover every float that no animated track
  * writes and that is not identity.
  */
@@ -292,9 +269,9 @@ function poseWindows(src: TableSources): number[] {
 }
 
 /**
- * Writes the kernel's quad table (see {@link KERNEL_QUAD}) into `view`: rotation i's
+ * Writes the kernel's quad table (see KERNEL_QUAD) into `view`: rotation i's
  * reference, STEP mask and staging pose address in lane i & 3 of row i >> 2; the last row's
- * lanes past the last rotation keep zeros and write to {@link KERNEL_SINK}. Returns whether
+ * lanes past the last rotation keep zeros and write to KERNEL_SINK. Returns whether
  * a rotation is a STEP track.
  */
 function writeQuadTable(src: TableSources, view: DataView): boolean {
@@ -327,7 +304,7 @@ interface LaneLayout {
  * rotation's raw floats or a key spans more bytes than a lane row's 16-bit byte index.
  * Each segment is then its header, the records of the tracks that are not rotations, their
  * fields' first bits in a key (an i32 each, to a 16-byte boundary), and the rotations' lane
- * rows ({@link KERNEL_LANES}, which replace their records), then its packed keys, each key
+ * rows (KERNEL_LANES, which replace their records), then its packed keys, each key
  * starting on a byte.
  */
 function laneLayout(src: TableSources, rotations: number): LaneLayout | undefined {
@@ -355,7 +332,7 @@ function laneLayout(src: TableSources, rotations: number): LaneLayout | undefine
  * the same whole bytes, `keyBytes` (the clip's widest key; 1 at least, so two keys never
  * share an address), and two zero words follow each segment's keys: the sampler then
  * computes a key's header and first byte from the key index alone, and passes them to the
- * kernel, which waits for no table before loading them (wasm-kernel.ts).
+ * kernel, which waits for no table before loading them (kernel.wat).
  * Returns each segment's header index, `keyBytes` and the segments' stride in words (0 and
  * 0 where keys stay packed as in the file) and the buffer's bytes.
  */

@@ -30,3 +30,18 @@ export class FormatError extends BonepressError {
     super(code, byteOffset >= 0 ? `${message} (at byte ${byteOffset})` : message);
   }
 }
+
+/**
+ * Throws UNSUPPORTED_VERSION unless `version` (of a `what`: `format`, `transport`, read at
+ * byte `at`) is `current`, saying whether to compress again or to upgrade.
+ */
+export function expectVersion(what: string, version: number, current: number, at: number): void {
+  if (version === current) return;
+  throw new FormatError(
+    FORMAT_ERROR.UNSUPPORTED_VERSION,
+    version < current
+      ? `${what} version ${version} is no longer supported (this build reads version ${current}); compress the source clip again`
+      : `${what} version ${version} is newer than this build reads (version ${current}); upgrade bonepress`,
+    at,
+  );
+}

@@ -7,7 +7,7 @@ export type { OpenOptions, SectionSizes, TrackClass } from './compressed-clip.js
 export { ClipSampler } from './sampler.js';
 export { CrowdSampler, CROWD_FLOATS_PER_BONE } from './crowd.js';
 export type { CrowdOptions, CrowdOutput } from './crowd.js';
-export type { Looping, Rounding, SampleOptions, SamplerOptions } from './sampler.js';
+export type { Looping, Rounding, SampleOptions } from './sampler.js';
 export { BonepressError, FormatError, FORMAT_ERROR } from './errors.js';
 export type { FormatErrorCode } from './errors.js';
 export { POSE_STRIDE, createPose, localToObject, boneMatrix } from './pose.js';

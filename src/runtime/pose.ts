@@ -2,17 +2,15 @@
  * Pose layout and object-space helpers. A pose is {@link POSE_STRIDE} floats per bone:
  * rotation quaternion xyzw, translation xyz, scale xyz — local to the parent bone.
  */
-import { mat4, quat, vec3 } from 'gl-matrix';
+import { mat4 } from 'gl-matrix';
 
 import { POSE_STRIDE } from '../shared/pose-layout.js';
 
 /** Floats per bone in a pose (src/shared/pose-layout.ts). */
 export { POSE_STRIDE };
 
-const q = quat.create();
-const t = vec3.create();
-const s = vec3.create();
-const local = mat4.create();
+/** {@link localToObject}'s float64 matrices, grown to the largest skeleton seen. */
+let world = new Float64Array(0);
 
 /** Allocates a pose for `boneCount` bones (the caller reuses it across samples). */
 export function createPose(boneCount: number): Float32Array {
@@ -21,38 +19,71 @@ export function createPose(boneCount: number): Float32Array {
 
 /**
  * Converts a local pose into object-space matrices (column-major 4×4, 16 floats per bone,
- * gl-matrix layout): `outMatrices[b] = outMatrices[parent] · T · R · S`. `parents` must list
- * parents before children (as every bonepress clip does). Allocates nothing; returns
- * `outMatrices`.
+ * gl-matrix layout): `outMatrices[b] = outMatrices[parent] · T · R · S`, computed in float64
+ * down the hierarchy as crowd.ts's object-space output is (the same floats).
+ * `parents` must list parents before children (as every bonepress clip does). Allocates
+ * nothing once it has seen the skeleton; returns `outMatrices`.
  */
 export function localToObject(pose: Float32Array, parents: ArrayLike<number>, outMatrices: Float32Array): Float32Array {
-  const boneCount = parents.length;
-  for (let b = 0; b < boneCount; b++) {
-    const o = b * POSE_STRIDE;
-    quat.set(q, pose[o], pose[o + 1], pose[o + 2], pose[o + 3]);
-    vec3.set(t, pose[o + 4], pose[o + 5], pose[o + 6]);
-    vec3.set(s, pose[o + 7], pose[o + 8], pose[o + 9]);
-    mat4.fromRotationTranslationScale(local, q, t, s);
-    const m = b * 16;
-    const parent = parents[b];
-    if (parent < 0) {
-      for (let i = 0; i < 16; i++) outMatrices[m + i] = local[i];
-      continue;
-    }
-    const p = parent * 16;
-    // outMatrices[m] = parent · local, written out so no subarray view is allocated.
-    for (let col = 0; col < 4; col++) {
-      const l0 = local[col * 4], l1 = local[col * 4 + 1], l2 = local[col * 4 + 2], l3 = local[col * 4 + 3];
-      for (let row = 0; row < 4; row++) {
-        outMatrices[m + col * 4 + row] =
-          outMatrices[p + row] * l0 + outMatrices[p + 4 + row] * l1 + outMatrices[p + 8 + row] * l2 + outMatrices[p + 12 + row] * l3;
-      }
-    }
-  }
+  const bones = parents.length;
+  if (world.length < 12 * bones) world = new Float64Array(12 * bones);
+  objectSpace(pose, parents, bones, world, outMatrices, 0, false);
   return outMatrices;
 }
 
 /** A copy of bone `boneIndex`'s object-space matrix as a gl-matrix `mat4` (allocates; for tools). */
 export function boneMatrix(matrices: Float32Array, boneIndex: number): mat4 {
   return mat4.clone(matrices.subarray(boneIndex * 16, boneIndex * 16 + 16) as unknown as mat4);
+}
+
+/**
+ * The object-space walk: `M[b] = M[parent] · T · R · S` of the first `bones` bones of a
+ * local pose (parents precede children), in float64 down the hierarchy. `world` (12
+ * doubles per bone: the 3×3 linear part column by column, then the translation) keeps the
+ * matrices unrounded; each bone is written to `out` at `at`, as a column-major 4×4 or
+ * (`rows`) as three rows of four. The kernel's world pass (kernel.wat) performs the same
+ * operations in the same order. Allocates nothing.
+ * @internal
+ */
+export function objectSpace(pose: Float32Array, parents: ArrayLike<number>, bones: number, world: Float64Array, out: Float32Array, at: number, rows: boolean): void {
+  for (let b = 0; b < bones; b++) {
+    const o = b * POSE_STRIDE;
+    const x = pose[o], y = pose[o + 1], z = pose[o + 2], w = pose[o + 3];
+    const sx = pose[o + 7], sy = pose[o + 8], sz = pose[o + 9];
+    const x2 = x + x, y2 = y + y, z2 = z + z;
+    const xx = x * x2, xy = x * y2, xz = x * z2, yy = y * y2, yz = y * z2, zz = z * z2, wx = w * x2, wy = w * y2, wz = w * z2;
+    // Local R · S, column by column, and T.
+    let m0 = (1 - (yy + zz)) * sx, m1 = (xy + wz) * sx, m2 = (xz - wy) * sx;
+    let m3 = (xy - wz) * sy, m4 = (1 - (xx + zz)) * sy, m5 = (yz + wx) * sy;
+    let m6 = (xz + wy) * sz, m7 = (yz - wx) * sz, m8 = (1 - (xx + yy)) * sz;
+    let tx = pose[o + 4], ty = pose[o + 5], tz = pose[o + 6];
+    const p = parents[b];
+    if (p >= 0) {
+      const q = p * 12;
+      const p0 = world[q], p1 = world[q + 1], p2 = world[q + 2], p3 = world[q + 3], p4 = world[q + 4], p5 = world[q + 5];
+      const p6 = world[q + 6], p7 = world[q + 7], p8 = world[q + 8];
+      const n0 = p0 * m0 + p3 * m1 + p6 * m2, n1 = p1 * m0 + p4 * m1 + p7 * m2, n2 = p2 * m0 + p5 * m1 + p8 * m2;
+      const n3 = p0 * m3 + p3 * m4 + p6 * m5, n4 = p1 * m3 + p4 * m4 + p7 * m5, n5 = p2 * m3 + p5 * m4 + p8 * m5;
+      const n6 = p0 * m6 + p3 * m7 + p6 * m8, n7 = p1 * m6 + p4 * m7 + p7 * m8, n8 = p2 * m6 + p5 * m7 + p8 * m8;
+      const ux = p0 * tx + p3 * ty + p6 * tz + world[q + 9];
+      const uy = p1 * tx + p4 * ty + p7 * tz + world[q + 10];
+      const uz = p2 * tx + p5 * ty + p8 * tz + world[q + 11];
+      m0 = n0; m1 = n1; m2 = n2; m3 = n3; m4 = n4; m5 = n5; m6 = n6; m7 = n7; m8 = n8; tx = ux; ty = uy; tz = uz;
+    }
+    const q = b * 12;
+    world[q] = m0; world[q + 1] = m1; world[q + 2] = m2; world[q + 3] = m3; world[q + 4] = m4; world[q + 5] = m5;
+    world[q + 6] = m6; world[q + 7] = m7; world[q + 8] = m8; world[q + 9] = tx; world[q + 10] = ty; world[q + 11] = tz;
+    if (rows) {
+      const r = at + b * 12;
+      out[r] = m0; out[r + 1] = m3; out[r + 2] = m6; out[r + 3] = tx;
+      out[r + 4] = m1; out[r + 5] = m4; out[r + 6] = m7; out[r + 7] = ty;
+      out[r + 8] = m2; out[r + 9] = m5; out[r + 10] = m8; out[r + 11] = tz;
+    } else {
+      const r = at + b * 16;
+      out[r] = m0; out[r + 1] = m1; out[r + 2] = m2; out[r + 3] = 0;
+      out[r + 4] = m3; out[r + 5] = m4; out[r + 6] = m5; out[r + 7] = 0;
+      out[r + 8] = m6; out[r + 9] = m7; out[r + 10] = m8; out[r + 11] = 0;
+      out[r + 12] = tx; out[r + 13] = ty; out[r + 14] = tz; out[r + 15] = 1;
+    }
+  }
 }

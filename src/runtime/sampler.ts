@@ -9,8 +9,9 @@ import { floatFromBits } from './bits.js';
 import { SERIES_LIMIT, SLERP_SERIES } from './interpolate.js';
 import { POSE_STRIDE } from './pose.js';
 import type { CompressedClip } from './compressed-clip.js';
-import { TABLE, writeSegmentRecords, type ClipTables } from './decode-tables.js';
-import { KERNEL_KEY1, type KernelDecode } from './wasm-kernel.js';
+import { writeSegmentRecords, type ClipTables } from './decode-tables.js';
+import { KERNEL_KEY1, TABLE } from './decode-layout.js';
+import type { KernelDecode } from './wasm-kernel.js';
 import { keyPosition } from './key-times.js';
 
 /** How a time between two samples is resolved. */
@@ -30,16 +31,6 @@ export interface SampleOptions {
   rounding?: Rounding;
   /** Default `'clamp'`. */
   looping?: Looping;
-}
-
-/** Options of {@link CompressedClip.createSampler}. */
-export interface SamplerOptions {
-  /**
-   * Accepted for compatibility and ignored: every segment's dequantisation constants are
-   * now computed once when the clip is opened and shared by all its samplers, so a sampler
-   * caches nothing. Must be `'all'` or `'two'` when given.
-   */
-  segmentCache?: 'all' | 'two';
 }
 
 /** A fraction of a sample this close to a whole sample is that sample. */
@@ -106,9 +97,7 @@ export class ClipSampler {
   private readonly slotSegment: Int32Array | undefined;
 
   /** Prefer {@link CompressedClip.createSampler}. */
-  constructor(clip: CompressedClip, options: SamplerOptions = {}) {
-    const cache = options.segmentCache ?? 'all';
-    if (cache !== 'all' && cache !== 'two') throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `segmentCache must be 'all' or 'two', got ${String(cache)}`);
+  constructor(clip: CompressedClip) {
     this.clip = clip;
     const t = clip.tables;
     this.t = t;
@@ -259,7 +248,7 @@ export class ClipSampler {
     const base = boneIndex * POSE_STRIDE;
     if (this.kernel !== undefined) {
       // The kernel's segments may hold no records for rotations (their lane rows instead,
-      // wasm-kernel.ts): the bone comes from the kernel's whole pose.
+      // kernel.wat): the bone comes from the kernel's whole pose.
       this.kernelDecode(alpha);
       const pose = this.kernelPose;
       for (let i = 0; i < POSE_STRIDE; i++) out[i] = pose[base + i];
@@ -336,7 +325,10 @@ export class ClipSampler {
    * (emitRotation for one key, blendRotations with slerpWeights for two; the compressor
    * rebuilds keys with those functions): inlined, no double goes through a scratch array or
    * crosses a call (calling the two functions instead took 1.13-1.17x as long per pose;
-   * calling even interpolate.ts's scalar ref-product-and-normalise helper took 1.07-1.18x).
+   * calling even interpolate.ts's scalar ref-product-and-normalise helper took 1.07-1.18x;
+   * a decode reading each key through one helper and calling emitRotation / blendRotations
+   * took 1.03-1.32x the warm CPU time of this one in scripts/bench-decode.mjs --decoder
+   * typescript, 1.08-1.63x with the two keys' rebuild shared through a scratch array).
    * test/runtime/sampler-arithmetic.test.ts holds the two to the same bits.
    */
   private decode(out: Float32Array, base: number, onlyBone: number, alpha: number): void {

@@ -15,7 +15,7 @@ import {
   MAX_QUANT, floatFromBits, rotationRangeExtent, rotationRangeMin, segmentConstant, segmentOffset, segmentStep, trackComponentBits,
 } from './bits.js';
 import { RangeDecoder, SIGNED_BLOCK, createProbs, type BinaryCoder } from './entropy-decoder.js';
-import { FORMAT_ERROR, FormatError } from './errors.js';
+import { FORMAT_ERROR, FormatError, expectVersion } from './errors.js';
 import { CompressedClip, type OpenOptions } from './compressed-clip.js';
 
 /** "BPT" followed by 0x1A: distinct from the runtime form's "BPK". */
@@ -481,15 +481,7 @@ export function decodeTransport(input: Uint8Array | ArrayBuffer): Uint8Array {
   if (bytes.length < TRANSPORT_HEADER.SIZE) throw new FormatError(FORMAT_ERROR.TOO_SMALL, `${bytes.length} bytes is smaller than the ${TRANSPORT_HEADER.SIZE}-byte transport header`, 0);
   if (u32(bytes, TRANSPORT_HEADER.MAGIC) !== TRANSPORT_MAGIC) throw new FormatError(FORMAT_ERROR.BAD_MAGIC, 'not a bonepress transport clip (bad magic)', 0);
   const version = u16(bytes, TRANSPORT_HEADER.VERSION);
-  if (version !== TRANSPORT_VERSION) {
-    throw new FormatError(
-      FORMAT_ERROR.UNSUPPORTED_VERSION,
-      version < TRANSPORT_VERSION
-        ? `transport version ${version} is no longer supported (this build reads version ${TRANSPORT_VERSION}); compress the source clip again`
-        : `transport version ${version} is newer than this build reads (version ${TRANSPORT_VERSION}); upgrade bonepress`,
-      TRANSPORT_HEADER.VERSION,
-    );
-  }
+  expectVersion('transport', version, TRANSPORT_VERSION, TRANSPORT_HEADER.VERSION);
   const flags = u16(bytes, TRANSPORT_HEADER.FLAGS);
   if (flags !== 0) throw new FormatError(FORMAT_ERROR.BAD_HEADER, `unknown transport flags 0x${flags.toString(16)}`, TRANSPORT_HEADER.FLAGS);
   const size = u32(bytes, TRANSPORT_HEADER.RUNTIME_SIZE);

@@ -54,12 +54,8 @@ function params(index: number, numRuns = RUNS): fc.Parameters<unknown> {
 // Outcome checks.
 
 const KNOWN_CODES: ReadonlySet<string> = new Set(Object.values(FORMAT_ERROR));
-/**
- * Open options beyond the checksum: the decoder's segment cache modes (every segment, or
- * the last two). Typed loosely, as the option is young; an option the decoder does not
- * know is ignored and the default is fuzzed twice.
- */
-const CACHE_VARIANTS: readonly OpenOptions[] = [{}, { segmentCache: 'two' } as unknown as OpenOptions];
+/** Open options beyond the checksum: the decode tables, full (every segment's records) or compact (two segments per sampler). */
+const CACHE_VARIANTS: readonly OpenOptions[] = [{}, { tables: 'compact' }];
 const ROUNDINGS: readonly Rounding[] = ['none', 'floor', 'ceil', 'nearest'];
 const LOOPINGS: readonly Looping[] = ['clamp', 'wrap'];
 

@@ -338,7 +338,7 @@ describe('robustness', () => {
   });
 });
 
-describe('segment cache', { timeout: 60_000 }, () => {
+describe('compact and full tables', { timeout: 60_000 }, () => {
   /** Seeded Fisher–Yates shuffle of a copy of `items`. */
   function shuffled<T>(items: readonly T[], random: () => number): T[] {
     const out = items.slice();
@@ -355,9 +355,9 @@ describe('segment cache', { timeout: 60_000 }, () => {
     [`${n} samples, compressed at defaults`, compress(clipOf(n, 62 + n)).bytes],
   ] as const);
 
-  it.each(files)("%s: 'two' and 'all' decode identically, bit for bit, whatever the order of access", (_name, bytes) => {
-    const two = CompressedClip.open(bytes, { segmentCache: 'two' });
-    const all = CompressedClip.open(bytes, { segmentCache: 'all' });
+  it.each(files)("%s: compact tables (two segment slots per sampler), full tables and the default decoder decode identically, bit for bit, whatever the order of access", (_name, bytes) => {
+    const two = CompressedClip.open(bytes, { tables: 'compact' });
+    const all = CompressedClip.open(bytes, { decoder: 'typescript' });
     const byDefault = CompressedClip.open(bytes);
     const n = two.sampleCount, rate = two.sampleRate, period = n / rate;
     expect(all.segmentCount).toBe(two.segmentCount);
@@ -422,22 +422,6 @@ describe('segment cache', { timeout: 60_000 }, () => {
     expect([...animated.values()].every((count) => count > 0)).toBe(true);
   });
 
-  it('an invalid segmentCache is a FormatError BAD_ARGUMENT', () => {
-    const bytes = randomRates(clipOf(40, 70), 71).bytes;
-    for (const segmentCache of ['none', 'All', 'two ', '', 2, 0, true, {}, 'lru']) {
-      let error: unknown;
-      try {
-        CompressedClip.open(bytes, { segmentCache: segmentCache as unknown as 'all' });
-      } catch (e) {
-        error = e;
-      }
-      expect(error, String(segmentCache)).toBeInstanceOf(FormatError);
-      expect((error as FormatError).code).toBe(FORMAT_ERROR.BAD_ARGUMENT);
-      expect((error as FormatError).message).toContain('segmentCache');
-    }
-    // Leaving it out (or undefined) means 'all'.
-    expect(() => CompressedClip.open(bytes, { segmentCache: undefined })).not.toThrow();
-  });
 });
 
 describe('time base and per-instance samplers', () => {
@@ -469,7 +453,7 @@ describe('time base and per-instance samplers', () => {
 
   it('samplers of one clip keep separate state and agree with each other', () => {
     const { c, start } = shifted();
-    const a = c.createSampler(), b = c.createSampler({ segmentCache: 'two' });
+    const a = c.createSampler(), b = c.createSampler();
     const pa = new Float32Array(c.boneCount * POSE_STRIDE), pb = new Float32Array(c.boneCount * POSE_STRIDE);
     for (let i = 0; i < 50; i++) {
       const t = start + ((i * 7) % 39) / c.sampleRate + 0.013;

@@ -3,7 +3,8 @@
  * sections with readBits, dequantised with bits.ts's segmentOffset / segmentStep /
  * segmentConstant and rebuilt with interpolate.ts's emitRotation / blendRotations — the
  * functions the compressor measures with. The fast sampler (src/runtime/sampler.ts) writes
- * the same operations out inline over its open-time tables; this must give the same bits.
+ * the same operations out inline over its open-time tables, and the kernel (kernel.wat)
+ * performs them lane by lane; both must give these bits.
  */
 import { decodeReference, floatFromBits, readBits, rotationRangeExtent, rotationRangeMin, segmentConstant, segmentOffset, segmentStep, trackComponentBits } from '../../src/runtime/bits.js';
 import type { CompressedClip } from '../../src/runtime/compressed-clip.js';

@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+
 import { describe, expect, it } from 'vitest';
+import wabt from 'wabt';
 
 import { compress } from '../../src/compress/index.js';
 import { CompressedClip } from '../../src/runtime/compressed-clip.js';
@@ -6,7 +9,11 @@ import { FormatError } from '../../src/runtime/errors.js';
 import { MAX_QUANTIZED_BITS, RAW_BITS, TRACK_KIND } from '../../src/runtime/format.js';
 import { POSE_STRIDE } from '../../src/runtime/pose.js';
 import type { Looping, Rounding } from '../../src/runtime/sampler.js';
-import { KERNEL_CLIP, KERNEL_MAX_POSE_FLOATS, kernelBytes, kernelModule } from '../../src/runtime/wasm-kernel.js';
+import {
+  KERNEL_CLIP, KERNEL_KEY1, KERNEL_LANES, KERNEL_MASKS, KERNEL_MAX_POSE_FLOATS, KERNEL_OWNER, KERNEL_QUAD, KERNEL_SINK, KERNEL_STAGING, KERNEL_WORLD,
+  KERNEL_WORLD_OUT, PLANE_BYTES, TABLE,
+} from '../../src/runtime/decode-layout.js';
+import { kernelBytes, kernelModule } from '../../src/runtime/wasm-kernel.js';
 import { encodeWithRates, fixtureNames, loadFixture } from '../utils/clips.js';
 import { makeSyntheticClip, mulberry32 } from '../utils/synthetic.js';
 
@@ -52,13 +59,35 @@ function expectKernelMatches(bytes: Uint8Array, seed: number): number {
   return compared;
 }
 
-describe('WebAssembly SIMD kernel (wasm-kernel.ts)', { timeout: TIMEOUT }, () => {
+const WAT = new URL('../../src/runtime/kernel.wat', import.meta.url);
+
+describe('WebAssembly SIMD kernel (kernel.wat, wasm-kernel.ts)', { timeout: TIMEOUT }, () => {
   it('is assembled from this repository\'s source, validates and compiles where SIMD exists (Node 20)', () => {
     const bytes = kernelBytes();
     expect(Array.from(bytes.subarray(0, 8))).toEqual([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]);
     expect(WebAssembly.validate(bytes)).toBe(true);
     expect(kernelModule()).toBeInstanceOf(WebAssembly.Module);
     expect(Array.from(kernelBytes())).toEqual(Array.from(bytes));
+  });
+
+  it('is kernel.wat as it is now (the generated module is not stale)', async () => {
+    const module = (await wabt()).parseWat('kernel.wat', readFileSync(WAT, 'utf8'), { simd: true });
+    const assembled = module.toBinary({}).buffer;
+    module.destroy();
+    expect(Buffer.compare(Buffer.from(assembled), Buffer.from(kernelBytes()))).toBe(0);
+  });
+
+  it('kernel.wat names the numbers of decode-layout.ts it uses, with their values', () => {
+    const header = readFileSync(WAT, 'utf8').split('\n').filter((l) => l.startsWith(';;')).join(' ');
+    const named = { KERNEL_MASKS, KERNEL_OWNER, KERNEL_SINK, KERNEL_STAGING, KERNEL_WORLD, KERNEL_WORLD_OUT, PLANE_BYTES };
+    for (const [name, value] of Object.entries(named)) expect(header, name).toMatch(new RegExp(`${name} = ${value}|${name} ${value}\\b`));
+    for (const [name, word] of Object.entries(KERNEL_CLIP)) if (name !== 'WORDS') expect(header, name).toMatch(new RegExp(`\\b${4 * word} ${name}\\b`));
+    for (const [name, byte] of Object.entries(KERNEL_QUAD)) if (name !== 'BYTES') expect(header, name).toMatch(new RegExp(`\\b${name} ${byte}\\b`));
+    for (const [name, byte] of Object.entries(KERNEL_LANES)) if (name !== 'BYTES') expect(header, name).toMatch(new RegExp(`\\b${name} ${byte}\\b`));
+    expect(header).toContain(`KERNEL_QUAD rows (${KERNEL_QUAD.BYTES} bytes)`);
+    expect(header).toContain(`KERNEL_LANES rows (${KERNEL_LANES.BYTES} bytes)`);
+    for (const [name, value] of Object.entries(KERNEL_KEY1)) expect(header, name).toMatch(new RegExp(`\\b${value} ${name}\\b`));
+    expect(header).toContain(`STEP 0x${TABLE.STEP.toString(16)}; RAW 0x${TABLE.RAW.toString(16)}; WINDOW 0x${TABLE.WINDOW.toString(16)}`);
   });
 
   it('decodes every fixture clip to the bits of the TypeScript decoder', () => {

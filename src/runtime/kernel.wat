@@ -1,0 +1,4143 @@
+;; The WebAssembly SIMD kernel: the whole-pose decode of sampler.ts ($decode) and, for
+;; crowds, the same followed by the object-space walk of crowd.ts ($world). Assembled at
+;; build time by scripts/assemble-kernel.mjs (wabt) into src/runtime/kernel-wasm.ts.
+;;
+;; It performs the TypeScript decoder's operations in the same order, lane by lane: a first
+;; pass reads every track's keys (float64); where lane rows replace the rotations' records
+;; (KERNEL_LANES) it reads the other tracks' and a lane pass the rotations', four at a time;
+;; then animated rotations are rebuilt, slerped, multiplied by their references and
+;; normalised four at a time, one per float32 lane (their arithmetic is float32 by
+;; definition, docs/format.md). Nothing is fused or relaxed, so its poses are bit-identical
+;; to the TypeScript decoder's (test/runtime/wasm-kernel.test.ts holds the two to that).
+;;
+;; Every address and offset below is a number of src/runtime/decode-layout.ts, named in a
+;; comment where it is used; a change there is a change here:
+;;   KERNEL_CLIP record words, by byte offset from $clip: 0 KEY_BYTES, 4 QUADS, 8 WINDOWS,
+;;     12 RECORDS_BYTES, 16 COUNT, 20 STEPS, 24 CLIP_BYTES, 28 POSE_BYTES, 32 WINDOW_COUNT,
+;;     36 LANE_ROTATIONS, 40 LANE_ROWS, 44 SEGMENTS, 48 SEGMENT_BYTES.
+;;   TABLE track records (32 bytes): meta at 0 (pose offset: low 20 bits, 0xfffff; kind at
+;;     bit 20; STEP 0x400000; RAW 0x1000000; WINDOW 0x2000000), bits at 4, then (offset,
+;;     step) float32 pairs at 8, 16, 24. A segment header is a record whose word 2 (byte 8)
+;;     is 1 when every rotation drops w.
+;;   KERNEL_KEY1, in $head's low five bits: 0 SAME, 1 NEXT, 2 NEXT_SEGMENT, 3 FIRST.
+;;   KERNEL_QUAD rows (96 bytes): REFS 0 (x, y, z, w vectors), STEP 64, POSE 80.
+;;   KERNEL_LANES rows (160 bytes): OFFSET 0, STEP 48, BYTE 96, WIDTH 120, DROP 144.
+;;   The scratch, at address 0: eleven planes of PLANE_BYTES = 11888 bytes (plane p at
+;;     p · 11888: C 0..2, G 3..5, DROP0 6, DROP1 7, then reused as Q0 0..3, Q1 4..7, SIGN
+;;     8..10), KERNEL_MASKS 130816 ((1 << w) − 1 for w = 0..32), KERNEL_OWNER 131040,
+;;     KERNEL_SINK 131056; the staging pose at KERNEL_STAGING 131072 (identity pattern of
+;;     20 floats, shared/pose-layout.ts); $world's float64 matrices at KERNEL_WORLD 196608
+;;     (96 bytes a bone) and its floats at KERNEL_WORLD_OUT 294912 (48 or 64 bytes a bone).
+;;   Pose windows: 20 bytes, a staging address then four floats.
+;; The slerp series' coefficients are interpolate.ts's SLERP_SERIES, its limit SERIES_LIMIT.
+;;
+;; Conventions: every load and store says align=1 (the decode tables promise no alignment);
+;; comments before a run of instructions say what the run computes.
+(module
+  (type (;0;) (func (param f64) (result f64)))
+  (type (;1;) (func (param i32 i32 i32 f64)))
+  (type (;2;) (func (param i32 i32 i32 f64 i32 i32 i32)))
+  (import "env" "acos" (func $acos (type 0)))
+  (import "env" "sin" (func $sin (type 0)))
+  (import "env" "mem" (memory (;0;) 1))
+  (func $decode (type 1) (param $clip i32) (param $head i32) (param $key i32) (param $alpha f64)
+    (local $h0 i32)
+    (local $h1 i32)
+    (local $key1 i32)
+    (local $key1Is i32)
+    (local $keyBytes i32)
+    (local $recordsBytes i32)
+    (local $quads i32)
+    (local $count i32)
+    (local $single i32)
+    (local $e i32)
+    (local $r0 i32)
+    (local $r1 i32)
+    (local $k0 i32)
+    (local $k1 i32)
+    (local $bit0 i32)
+    (local $bit1 i32)
+    (local $meta i32)
+    (local $bits0 i32)
+    (local $bits1 i32)
+    (local $a0 i32)
+    (local $a1 i32)
+    (local $a2 i32)
+    (local $sum i32)
+    (local $at i32)
+    (local $o i32)
+    (local $rot i32)
+    (local $el i32)
+    (local $dropsW i32)
+    (local $shared i32)
+    (local $mask i32)
+    (local $quad i32)
+    (local $steps i32)
+    (local $touched i32)
+    (local $lanes i32)
+    (local $list i32)
+    (local $base0 i32)
+    (local $base1 i32)
+    (local $row i32)
+    (local $window i64)
+    (local $window1 i64)
+    (local $u f32)
+    (local $t f32)
+    (local $alpha32 f32)
+    (local $beta f32)
+    (local $c0 f64)
+    (local $c1 f64)
+    (local $c2 f64)
+    (local $g0 f64)
+    (local $g1 f64)
+    (local $g2 f64)
+    (local $offset f64)
+    (local $step f64)
+    (local $v0 v128)
+    (local $v1 v128)
+    (local $v2 v128)
+    (local $vt v128)
+    (local $vd v128)
+    (local $drops v128)
+    (local $m0 v128)
+    (local $m1 v128)
+    (local $x0 v128)
+    (local $y0 v128)
+    (local $z0 v128)
+    (local $w0 v128)
+    (local $x1 v128)
+    (local $y1 v128)
+    (local $z1 v128)
+    (local $w1 v128)
+    (local $x v128)
+    (local $y v128)
+    (local $z v128)
+    (local $w v128)
+    (local $al v128)
+    (local $be v128)
+    (local $aa v128)
+    (local $bb v128)
+    (local $dot v128)
+    (local $sign v128)
+    (local $vu v128)
+    (local $sa v128)
+    (local $sb v128)
+    (local $wa v128)
+    (local $wb v128)
+    (local $rx v128)
+    (local $ry v128)
+    (local $rz v128)
+    (local $rw v128)
+    (local $px v128)
+    (local $py v128)
+    (local $pz v128)
+    (local $pw v128)
+    (local $inv v128)
+    (local $pos v128)
+    (local $xy v128)
+    (local $zw v128)
+    (local $xy2 v128)
+    (local $zw2 v128)
+    (local $one v128)
+    (local $zero v128)
+    (local $minusOne v128)
+    (local $two v128)
+    (local $third v128)
+    (local $fourOver45 v128)
+    (local $over35 v128)
+    (local $s1 v128)
+    (local $s2 v128)
+    (local $s3 v128)
+    (local $s4 v128)
+    (local $limit v128)
+    (local $drop0 v128)
+    (local $drop1 v128)
+    (local $drop2 v128)
+    (local $drop3 v128)
+    (local $lmul v128)
+    (local $lmask v128)
+    (local $loffLo v128)
+    (local $loffHi v128)
+    (local $lstepLo v128)
+    (local $lstepHi v128)
+    (local $llo v128)
+    (local $lhi v128)
+    (local $lv v128)
+    (local $i127 v128)
+    (local $i1 v128)
+    ;; The decode function's body (see KernelDecode).
+    local.get $clip
+    i32.load offset=12 align=1 ;; KERNEL_CLIP.RECORDS_BYTES
+    local.set $recordsBytes
+    local.get $clip
+    i32.load offset=4 align=1 ;; KERNEL_CLIP.QUADS
+    local.set $quads
+    local.get $clip
+    i32.load offset=16 align=1 ;; KERNEL_CLIP.COUNT
+    local.set $count
+    local.get $clip
+    i32.load offset=20 align=1 ;; KERNEL_CLIP.STEPS
+    local.set $steps
+    local.get $clip
+    i32.load offset=36 align=1 ;; KERNEL_CLIP.LANE_ROTATIONS
+    local.set $lanes
+    local.get $clip
+    i32.load align=1 ;; KERNEL_CLIP.KEY_BYTES
+    local.set $keyBytes
+    ;; Key 0's header and first byte come from the sampler; key 1's (h1, key1) follow from
+    ;; where it is (KERNEL_KEY1). Fields' bits count from each key's first byte; where the keys
+    ;; share a segment, both keys' from the first of the two in memory (one cursor, as the
+    ;; first pass reads such keys; wrap looping goes back).
+    local.get $head
+    i32.const 31
+    i32.and
+    local.set $key1Is
+    local.get $head
+    i32.const -32
+    i32.and
+    local.set $h0
+    local.get $h0
+    local.get $h0
+    local.get $clip
+    i32.load offset=48 align=1 ;; KERNEL_CLIP.SEGMENT_BYTES
+    i32.add
+    local.get $clip
+    i32.load offset=44 align=1 ;; KERNEL_CLIP.SEGMENTS
+    local.get $key1Is
+    i32.const 2
+    i32.eq
+    select
+    local.get $key1Is
+    i32.const 2
+    i32.lt_u
+    select
+    local.set $h1
+    local.get $key
+    local.get $key
+    local.get $keyBytes
+    i32.add
+    local.get $h1
+    local.get $recordsBytes
+    i32.add
+    local.get $key1Is
+    i32.const 1
+    i32.eq
+    select
+    local.get $key1Is
+    i32.eqz
+    select
+    local.set $key1
+    local.get $key
+    local.set $k0
+    local.get $key1
+    local.set $k1
+    local.get $key1Is
+    i32.eqz
+    local.set $single
+    i32.const 0
+    local.set $e
+    i32.const 0
+    local.set $bit0
+    i32.const 0
+    local.set $bit1
+    local.get $h0
+    local.get $h1
+    i32.eq
+    if  ;; label = @1
+      local.get $key
+      local.get $key1
+      local.get $key
+      local.get $key1
+      i32.lt_u
+      select
+      local.set $k0
+      local.get $k0
+      local.set $k1
+      local.get $key
+      local.get $k0
+      i32.sub
+      i32.const 3
+      i32.shl
+      local.set $bit0
+      local.get $key1
+      local.get $k0
+      i32.sub
+      i32.const 3
+      i32.shl
+      local.set $bit1
+    end
+    ;; Key 1's record is found from key 0's cursor, in the rare path where the segments differ;
+    ;; a1 keeps the bytes a key's fields span (and the 8 a field read may pass), a0 those of
+    ;; both keys when key 1 is the next, for the early loads.
+    local.get $h0
+    i32.const 32
+    i32.add
+    local.set $r0
+    local.get $keyBytes
+    i32.const 8
+    i32.add
+    local.set $a1
+    local.get $keyBytes
+    local.get $key1Is
+    i32.const 1
+    i32.eq
+    i32.mul
+    local.get $a1
+    i32.add
+    local.set $a0
+    ;; The staging pose holds another clip's pose: this clip's data may be in no cache. Every
+    ;; line of its keys, records, kernel record, windows and quad table is loaded first:
+    ;; independent loads, so the misses overlap instead of coming one after another as the
+    ;; passes reach them (nothing waits for the header). Then identity and the clip's windows.
+    i32.const 131040 ;; KERNEL_OWNER
+    i32.load align=1
+    local.get $clip
+    i32.ne
+    if  ;; label = @1
+      ;; Key 0's lines (and key 1's when it is the next) from the sampler's address, waiting for nothing.
+      ;; Loads a word of every 64-byte line from start() for bytes() bytes (at least one), or-ed into local touched.
+      local.get $key
+      i32.const -64
+      i32.and
+      local.set $at
+      local.get $key
+      local.get $a0
+      i32.add
+      local.set $el
+      loop  ;; label = @2
+        local.get $touched
+        local.get $at
+        i32.load align=1
+        i32.or
+        local.set $touched
+        local.get $at
+        i32.const 64
+        i32.add
+        local.set $at
+        local.get $at
+        local.get $el
+        i32.lt_u
+        br_if 0 (;@2;)
+      end
+      local.get $key1Is
+      i32.const 2
+      i32.ge_u
+      if  ;; label = @2
+        ;; Loads a word of every 64-byte line from start() for bytes() bytes (at least one), or-ed into local touched.
+        local.get $key1
+        i32.const -64
+        i32.and
+        local.set $at
+        local.get $key1
+        local.get $a1
+        i32.add
+        local.set $el
+        loop  ;; label = @3
+          local.get $touched
+          local.get $at
+          i32.load align=1
+          i32.or
+          local.set $touched
+          local.get $at
+          i32.const 64
+          i32.add
+          local.set $at
+          local.get $at
+          local.get $el
+          i32.lt_u
+          br_if 0 (;@3;)
+        end
+      end
+      ;; Loads a word of every 64-byte line from start() for bytes() bytes (at least one), or-ed into local touched.
+      local.get $h0
+      i32.const -64
+      i32.and
+      local.set $at
+      local.get $h0
+      local.get $recordsBytes
+      i32.add
+      local.set $el
+      loop  ;; label = @2
+        local.get $touched
+        local.get $at
+        i32.load align=1
+        i32.or
+        local.set $touched
+        local.get $at
+        i32.const 64
+        i32.add
+        local.set $at
+        local.get $at
+        local.get $el
+        i32.lt_u
+        br_if 0 (;@2;)
+      end
+      local.get $h1
+      local.get $h0
+      i32.ne
+      if  ;; label = @2
+        ;; Loads a word of every 64-byte line from start() for bytes() bytes (at least one), or-ed into local touched.
+        local.get $h1
+        i32.const -64
+        i32.and
+        local.set $at
+        local.get $h1
+        local.get $recordsBytes
+        i32.add
+        local.set $el
+        loop  ;; label = @3
+          local.get $touched
+          local.get $at
+          i32.load align=1
+          i32.or
+          local.set $touched
+          local.get $at
+          i32.const 64
+          i32.add
+          local.set $at
+          local.get $at
+          local.get $el
+          i32.lt_u
+          br_if 0 (;@3;)
+        end
+      end
+      ;; Loads a word of every 64-byte line from start() for bytes() bytes (at least one), or-ed into local touched.
+      local.get $clip
+      i32.const -64
+      i32.and
+      local.set $at
+      local.get $clip
+      local.get $clip
+      i32.load offset=24 align=1 ;; KERNEL_CLIP.CLIP_BYTES
+      i32.add
+      local.set $el
+      loop  ;; label = @2
+        local.get $touched
+        local.get $at
+        i32.load align=1
+        i32.or
+        local.set $touched
+        local.get $at
+        i32.const 64
+        i32.add
+        local.set $at
+        local.get $at
+        local.get $el
+        i32.lt_u
+        br_if 0 (;@2;)
+      end
+      ;; Stored once, so that no engine could drop the loads as unused.
+      i32.const 131056 ;; KERNEL_SINK
+      local.get $touched
+      i32.store align=1
+      i32.const 131072 ;; KERNEL_STAGING
+      local.set $at
+      local.get $clip
+      i32.load offset=28 align=1 ;; KERNEL_CLIP.POSE_BYTES
+      i32.const 131072 ;; KERNEL_STAGING
+      i32.add
+      local.set $el
+      loop  ;; label = @2
+        local.get $at
+        v128.const i32x4 0x00000000 0x00000000 0x00000000 0x3f800000
+        v128.store align=1
+        local.get $at
+        v128.const i32x4 0x00000000 0x00000000 0x00000000 0x3f800000
+        v128.store offset=16 align=1
+        local.get $at
+        v128.const i32x4 0x3f800000 0x3f800000 0x00000000 0x00000000
+        v128.store offset=32 align=1
+        local.get $at
+        v128.const i32x4 0x00000000 0x3f800000 0x00000000 0x00000000
+        v128.store offset=48 align=1
+        local.get $at
+        v128.const i32x4 0x00000000 0x3f800000 0x3f800000 0x3f800000
+        v128.store offset=64 align=1
+        local.get $at
+        i32.const 80
+        i32.add
+        local.set $at
+        local.get $at
+        local.get $el
+        i32.lt_u
+        br_if 0 (;@2;)
+      end
+      local.get $clip
+      i32.load offset=8 align=1 ;; KERNEL_CLIP.WINDOWS
+      local.set $at
+      local.get $clip
+      i32.load offset=32 align=1 ;; KERNEL_CLIP.WINDOW_COUNT
+      i32.const 20
+      i32.mul
+      local.get $at
+      i32.add
+      local.set $el
+      block  ;; label = @2
+        local.get $at
+        local.get $el
+        i32.eq
+        br_if 0 (;@2;)
+        loop  ;; label = @3
+          local.get $at
+          i32.load align=1
+          local.get $at
+          v128.load offset=4 align=1
+          v128.store align=1
+          local.get $at
+          i32.const 20
+          i32.add
+          local.set $at
+          local.get $at
+          local.get $el
+          i32.lt_u
+          br_if 0 (;@3;)
+        end
+      end
+      i32.const 131040 ;; KERNEL_OWNER
+      local.get $clip
+      i32.store align=1
+    end
+    local.get $h0
+    i32.load offset=8 align=1
+    local.get $h1
+    i32.load offset=8 align=1
+    i32.and
+    local.set $dropsW
+    i32.const 0
+    local.get $h0
+    local.get $h1
+    i32.eq
+    local.get $single
+    i32.eqz
+    i32.and
+    i32.sub
+    local.set $shared
+    ;; With lane rows: the keys' first bits, and the other tracks' first bits in a key after their records.
+    local.get $bit0
+    local.set $base0
+    local.get $bit1
+    local.set $base1
+    local.get $count
+    i32.const 32
+    i32.mul
+    local.get $r0
+    i32.add
+    local.set $list
+    ;; First pass, track by track: keys read; vectors interpolated and stored, rotations parked
+    ;; (with lane rows, only the other tracks' records are here, each at its listed bit).
+    block  ;; label = @1
+      local.get $count
+      i32.eqz
+      br_if 0 (;@1;)
+      loop  ;; label = @2
+        local.get $lanes
+        if  ;; label = @3
+          local.get $base0
+          local.get $list
+          i32.load align=1
+          i32.add
+          local.set $bit0
+          local.get $base1
+          local.get $list
+          local.get $h1
+          i32.add
+          local.get $h0
+          i32.sub
+          i32.load align=1
+          i32.add
+          local.set $bit1
+          local.get $list
+          i32.const 4
+          i32.add
+          local.set $list
+        end
+        local.get $r0
+        i32.load align=1
+        local.set $meta
+        local.get $r0
+        i32.load offset=4 align=1
+        local.set $bits0
+        ;; Splits the component bytes of a bits word (local) into a0..a2.
+        local.get $bits0
+        i32.const 255
+        i32.and
+        local.set $a0
+        local.get $bits0
+        i32.const 8
+        i32.shr_u
+        i32.const 255
+        i32.and
+        local.set $a1
+        local.get $bits0
+        i32.const 16
+        i32.shr_u
+        i32.const 255
+        i32.and
+        local.set $a2
+        local.get $a0
+        local.get $a1
+        i32.add
+        local.get $a2
+        i32.add
+        local.set $sum
+        ;; rot = kind is rotation
+        local.get $meta
+        i32.const 3145728
+        i32.and
+        i32.const 0
+        i32.eq
+        local.set $rot
+        block  ;; label = @3
+          ;; Two keys of one segment (shared is all ones), not a STEP track, fields in one 64-bit
+          ;; window: one record, two windows.
+          local.get $shared
+          local.get $meta
+          i32.and
+          i32.const 37748736
+          i32.and
+          i32.const 33554432
+          i32.eq
+          if  ;; label = @4
+            ;; Reads the three stored components of each key of keys ([bit local, window local, output
+            ;; locals]) from one 64-bit window per key, at packed keys keyWords, for a record (rec)
+            ;; with the WINDOW flag: each component's offset, step and mask are read once for all the
+            ;; keys, each component is offset + q · step. Each key's bit local moves past its fields.
+            local.get $k0
+            local.get $bit0
+            i32.const 3
+            i32.shr_u
+            i32.add
+            i64.load align=1
+            local.get $bit0
+            i32.const 7
+            i32.and
+            i64.extend_i32_u
+            i64.shr_u
+            local.set $window
+            local.get $k0
+            local.get $bit1
+            i32.const 3
+            i32.shr_u
+            i32.add
+            i64.load align=1
+            local.get $bit1
+            i32.const 7
+            i32.and
+            i64.extend_i32_u
+            i64.shr_u
+            local.set $window1
+            local.get $r0
+            f32.load offset=8 align=1
+            f64.promote_f32
+            local.set $offset
+            local.get $r0
+            f32.load offset=12 align=1
+            f64.promote_f32
+            local.set $step
+            ;; (1 << width) − 1 from the scratch's table: no variable shift.
+            local.get $a0
+            i32.const 2
+            i32.shl
+            i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
+            local.set $mask
+            local.get $offset
+            local.get $window
+            i32.wrap_i64
+            local.get $mask
+            i32.and
+            f64.convert_i32_u
+            local.get $step
+            f64.mul
+            f64.add
+            local.set $c0
+            local.get $window
+            local.get $a0
+            i64.extend_i32_u
+            i64.shr_u
+            local.set $window
+            local.get $offset
+            local.get $window1
+            i32.wrap_i64
+            local.get $mask
+            i32.and
+            f64.convert_i32_u
+            local.get $step
+            f64.mul
+            f64.add
+            local.set $g0
+            local.get $window1
+            local.get $a0
+            i64.extend_i32_u
+            i64.shr_u
+            local.set $window1
+            local.get $r0
+            f32.load offset=16 align=1
+            f64.promote_f32
+            local.set $offset
+            local.get $r0
+            f32.load offset=20 align=1
+            f64.promote_f32
+            local.set $step
+            ;; (1 << width) − 1 from the scratch's table: no variable shift.
+            local.get $a1
+            i32.const 2
+            i32.shl
+            i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
+            local.set $mask
+            local.get $offset
+            local.get $window
+            i32.wrap_i64
+            local.get $mask
+            i32.and
+            f64.convert_i32_u
+            local.get $step
+            f64.mul
+            f64.add
+            local.set $c1
+            local.get $window
+            local.get $a1
+            i64.extend_i32_u
+            i64.shr_u
+            local.set $window
+            local.get $offset
+            local.get $window1
+            i32.wrap_i64
+            local.get $mask
+            i32.and
+            f64.convert_i32_u
+            local.get $step
+            f64.mul
+            f64.add
+            local.set $g1
+            local.get $window1
+            local.get $a1
+            i64.extend_i32_u
+            i64.shr_u
+            local.set $window1
+            local.get $r0
+            f32.load offset=24 align=1
+            f64.promote_f32
+            local.set $offset
+            local.get $r0
+            f32.load offset=28 align=1
+            f64.promote_f32
+            local.set $step
+            ;; (1 << width) − 1 from the scratch's table: no variable shift.
+            local.get $a2
+            i32.const 2
+            i32.shl
+            i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
+            local.set $mask
+            local.get $offset
+            local.get $window
+            i32.wrap_i64
+            local.get $mask
+            i32.and
+            f64.convert_i32_u
+            local.get $step
+            f64.mul
+            f64.add
+            local.set $c2
+            local.get $offset
+            local.get $window1
+            i32.wrap_i64
+            local.get $mask
+            i32.and
+            f64.convert_i32_u
+            local.get $step
+            f64.mul
+            f64.add
+            local.set $g2
+            local.get $bit0
+            local.get $sum
+            i32.add
+            local.set $bit0
+            local.get $bit1
+            local.get $sum
+            i32.add
+            local.set $bit1
+            local.get $rot
+            if  ;; label = @5
+              ;; Parks the rotation just read, rounded to float32, at rotation address e of the planes (key 1 = g with bits bits1); e moves on.
+              local.get $e
+              local.get $c0
+              f32.demote_f64
+              f32.store align=1
+              local.get $e
+              local.get $c1
+              f32.demote_f64
+              f32.store offset=11888 align=1 ;; plane C+1 / Q0+1
+              local.get $e
+              local.get $c2
+              f32.demote_f64
+              f32.store offset=23776 align=1 ;; plane C+2 / Q0+2
+              local.get $e
+              local.get $g0
+              f32.demote_f64
+              f32.store offset=35664 align=1 ;; plane G / Q0+3
+              local.get $e
+              local.get $g1
+              f32.demote_f64
+              f32.store offset=47552 align=1 ;; plane G+1 / Q1
+              local.get $e
+              local.get $g2
+              f32.demote_f64
+              f32.store offset=59440 align=1 ;; plane G+2 / Q1+1
+              ;; The dropped components, read only when a segment's rotations do not all drop w.
+              local.get $dropsW
+              i32.eqz
+              if  ;; label = @6
+                local.get $e
+                local.get $bits0
+                i32.const 24
+                i32.shr_u
+                i32.store offset=71328 align=1 ;; plane DROP0 / Q1+2
+                local.get $e
+                local.get $bits0
+                i32.const 24
+                i32.shr_u
+                i32.store offset=83216 align=1 ;; plane DROP1 / Q1+3
+              end
+              local.get $e
+              i32.const 4
+              i32.add
+              local.set $e
+            else
+              ;; Stores c + (g − c) · alpha of the f64 locals c, g at the pose offset as float32.
+              ;; Stores the three f64 values v pushes as float32 at the track's pose offset (o = out + 4 · pose offset).
+              local.get $meta
+              i32.const 1048575
+              i32.and
+              i32.const 2
+              i32.shl
+              i32.const 131072 ;; KERNEL_STAGING
+              i32.add
+              local.set $o
+              local.get $o
+              local.get $c0
+              local.get $g0
+              local.get $c0
+              f64.sub
+              local.get $alpha
+              f64.mul
+              f64.add
+              f32.demote_f64
+              f32.store align=1
+              local.get $o
+              local.get $c1
+              local.get $g1
+              local.get $c1
+              f64.sub
+              local.get $alpha
+              f64.mul
+              f64.add
+              f32.demote_f64
+              f32.store offset=4 align=1
+              local.get $o
+              local.get $c2
+              local.get $g2
+              local.get $c2
+              f64.sub
+              local.get $alpha
+              f64.mul
+              f64.add
+              f32.demote_f64
+              f32.store offset=8 align=1
+            end
+            br 1 (;@3;)
+          end
+          ;; Reads one key's three stored components (record at rec, packed keys at keys, bit local bit) into c0..c2.
+          ;; Nearly always: one 64-bit window holds the three fields.
+          local.get $r0
+          i32.load align=1
+          i32.const 33554432
+          i32.and
+          if  ;; label = @4
+            ;; Reads the three stored components of each key of keys ([bit local, window local, output
+            ;; locals]) from one 64-bit window per key, at packed keys keyWords, for a record (rec)
+            ;; with the WINDOW flag: each component's offset, step and mask are read once for all the
+            ;; keys, each component is offset + q · step. Each key's bit local moves past its fields.
+            local.get $k0
+            local.get $bit0
+            i32.const 3
+            i32.shr_u
+            i32.add
+            i64.load align=1
+            local.get $bit0
+            i32.const 7
+            i32.and
+            i64.extend_i32_u
+            i64.shr_u
+            local.set $window
+            local.get $r0
+            f32.load offset=8 align=1
+            f64.promote_f32
+            local.set $offset
+            local.get $r0
+            f32.load offset=12 align=1
+            f64.promote_f32
+            local.set $step
+            ;; (1 << width) − 1 from the scratch's table: no variable shift.
+            local.get $a0
+            i32.const 2
+            i32.shl
+            i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
+            local.set $mask
+            local.get $offset
+            local.get $window
+            i32.wrap_i64
+            local.get $mask
+            i32.and
+            f64.convert_i32_u
+            local.get $step
+            f64.mul
+            f64.add
+            local.set $c0
+            local.get $window
+            local.get $a0
+            i64.extend_i32_u
+            i64.shr_u
+            local.set $window
+            local.get $r0
+            f32.load offset=16 align=1
+            f64.promote_f32
+            local.set $offset
+            local.get $r0
+            f32.load offset=20 align=1
+            f64.promote_f32
+            local.set $step
+            ;; (1 << width) − 1 from the scratch's table: no variable shift.
+            local.get $a1
+            i32.const 2
+            i32.shl
+            i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
+            local.set $mask
+            local.get $offset
+            local.get $window
+            i32.wrap_i64
+            local.get $mask
+            i32.and
+            f64.convert_i32_u
+            local.get $step
+            f64.mul
+            f64.add
+            local.set $c1
+            local.get $window
+            local.get $a1
+            i64.extend_i32_u
+            i64.shr_u
+            local.set $window
+            local.get $r0
+            f32.load offset=24 align=1
+            f64.promote_f32
+            local.set $offset
+            local.get $r0
+            f32.load offset=28 align=1
+            f64.promote_f32
+            local.set $step
+            ;; (1 << width) − 1 from the scratch's table: no variable shift.
+            local.get $a2
+            i32.const 2
+            i32.shl
+            i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
+            local.set $mask
+            local.get $offset
+            local.get $window
+            i32.wrap_i64
+            local.get $mask
+            i32.and
+            f64.convert_i32_u
+            local.get $step
+            f64.mul
+            f64.add
+            local.set $c2
+            local.get $bit0
+            local.get $sum
+            i32.add
+            local.set $bit0
+          else
+            ;; Field by field: raw float32 bits, or quantised components of more than WINDOW_BITS bits.
+            local.get $r0
+            i32.load align=1
+            i32.const 16777216
+            i32.and
+            i32.eqz
+            if  ;; label = @5
+              local.get $bit0
+              local.set $at
+              ;; offset + q · step
+              local.get $r0
+              f32.load offset=8 align=1
+              f64.promote_f32
+              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
+              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
+              local.get $k0
+              local.get $at
+              i32.const 5
+              i32.shr_u
+              i32.const 2
+              i32.shl
+              i32.add
+              i64.load align=1
+              local.get $at
+              i32.const 31
+              i32.and
+              i64.extend_i32_u
+              i64.shr_u
+              i32.wrap_i64
+              i32.const 1
+              local.get $a0
+              i32.shl
+              i32.const 1
+              i32.sub
+              i32.and
+              f64.convert_i32_u
+              local.get $r0
+              f32.load offset=12 align=1
+              f64.promote_f32
+              f64.mul
+              f64.add
+              local.set $c0
+              local.get $at
+              local.get $a0
+              i32.add
+              local.set $at
+              ;; offset + q · step
+              local.get $r0
+              f32.load offset=16 align=1
+              f64.promote_f32
+              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
+              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
+              local.get $k0
+              local.get $at
+              i32.const 5
+              i32.shr_u
+              i32.const 2
+              i32.shl
+              i32.add
+              i64.load align=1
+              local.get $at
+              i32.const 31
+              i32.and
+              i64.extend_i32_u
+              i64.shr_u
+              i32.wrap_i64
+              i32.const 1
+              local.get $a1
+              i32.shl
+              i32.const 1
+              i32.sub
+              i32.and
+              f64.convert_i32_u
+              local.get $r0
+              f32.load offset=20 align=1
+              f64.promote_f32
+              f64.mul
+              f64.add
+              local.set $c1
+              local.get $at
+              local.get $a1
+              i32.add
+              local.set $at
+              ;; offset + q · step
+              local.get $r0
+              f32.load offset=24 align=1
+              f64.promote_f32
+              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
+              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
+              local.get $k0
+              local.get $at
+              i32.const 5
+              i32.shr_u
+              i32.const 2
+              i32.shl
+              i32.add
+              i64.load align=1
+              local.get $at
+              i32.const 31
+              i32.and
+              i64.extend_i32_u
+              i64.shr_u
+              i32.wrap_i64
+              i32.const 1
+              local.get $a2
+              i32.shl
+              i32.const 1
+              i32.sub
+              i32.and
+              f64.convert_i32_u
+              local.get $r0
+              f32.load offset=28 align=1
+              f64.promote_f32
+              f64.mul
+              f64.add
+              local.set $c2
+            else
+              local.get $bit0
+              local.set $at
+              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
+              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
+              local.get $k0
+              local.get $at
+              i32.const 5
+              i32.shr_u
+              i32.const 2
+              i32.shl
+              i32.add
+              i64.load align=1
+              local.get $at
+              i32.const 31
+              i32.and
+              i64.extend_i32_u
+              i64.shr_u
+              i32.wrap_i64
+              f32.reinterpret_i32
+              f64.promote_f32
+              local.set $c0
+              local.get $at
+              local.get $a0
+              i32.add
+              local.set $at
+              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
+              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
+              local.get $k0
+              local.get $at
+              i32.const 5
+              i32.shr_u
+              i32.const 2
+              i32.shl
+              i32.add
+              i64.load align=1
+              local.get $at
+              i32.const 31
+              i32.and
+              i64.extend_i32_u
+              i64.shr_u
+              i32.wrap_i64
+              f32.reinterpret_i32
+              f64.promote_f32
+              local.set $c1
+              local.get $at
+              local.get $a1
+              i32.add
+              local.set $at
+              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
+              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
+              local.get $k0
+              local.get $at
+              i32.const 5
+              i32.shr_u
+              i32.const 2
+              i32.shl
+              i32.add
+              i64.load align=1
+              local.get $at
+              i32.const 31
+              i32.and
+              i64.extend_i32_u
+              i64.shr_u
+              i32.wrap_i64
+              f32.reinterpret_i32
+              f64.promote_f32
+              local.set $c2
+            end
+            local.get $bit0
+            local.get $sum
+            i32.add
+            local.set $bit0
+          end
+          ;; Key 1's record: as far from key 0's as their segments' headers (the one loop cursor is R0).
+          local.get $r0
+          local.get $h1
+          i32.add
+          local.get $h0
+          i32.sub
+          local.set $r1
+          local.get $r1
+          i32.load offset=4 align=1
+          local.set $bits1
+          ;; Splits the component bytes of a bits word (local) into a0..a2.
+          local.get $bits1
+          i32.const 255
+          i32.and
+          local.set $a0
+          local.get $bits1
+          i32.const 8
+          i32.shr_u
+          i32.const 255
+          i32.and
+          local.set $a1
+          local.get $bits1
+          i32.const 16
+          i32.shr_u
+          i32.const 255
+          i32.and
+          local.set $a2
+          local.get $a0
+          local.get $a1
+          i32.add
+          local.get $a2
+          i32.add
+          local.set $sum
+          ;; One key (or a STEP track): key 1's bits are skipped.
+          local.get $single
+          local.get $meta
+          i32.const 4194304
+          i32.and
+          i32.or
+          if  ;; label = @4
+            local.get $bit1
+            local.get $sum
+            i32.add
+            local.set $bit1
+            local.get $rot
+            if  ;; label = @5
+              ;; Parks the rotation just read, rounded to float32, at rotation address e of the planes (key 1 = g with bits bits1); e moves on.
+              local.get $e
+              local.get $c0
+              f32.demote_f64
+              f32.store align=1
+              local.get $e
+              local.get $c1
+              f32.demote_f64
+              f32.store offset=11888 align=1 ;; plane C+1 / Q0+1
+              local.get $e
+              local.get $c2
+              f32.demote_f64
+              f32.store offset=23776 align=1 ;; plane C+2 / Q0+2
+              local.get $e
+              local.get $c0
+              f32.demote_f64
+              f32.store offset=35664 align=1 ;; plane G / Q0+3
+              local.get $e
+              local.get $c1
+              f32.demote_f64
+              f32.store offset=47552 align=1 ;; plane G+1 / Q1
+              local.get $e
+              local.get $c2
+              f32.demote_f64
+              f32.store offset=59440 align=1 ;; plane G+2 / Q1+1
+              ;; The dropped components, read only when a segment's rotations do not all drop w.
+              local.get $dropsW
+              i32.eqz
+              if  ;; label = @6
+                local.get $e
+                local.get $bits0
+                i32.const 24
+                i32.shr_u
+                i32.store offset=71328 align=1 ;; plane DROP0 / Q1+2
+                local.get $e
+                local.get $bits0
+                i32.const 24
+                i32.shr_u
+                i32.store offset=83216 align=1 ;; plane DROP1 / Q1+3
+              end
+              local.get $e
+              i32.const 4
+              i32.add
+              local.set $e
+            else
+              ;; Stores the three f64 values v pushes as float32 at the track's pose offset (o = out + 4 · pose offset).
+              local.get $meta
+              i32.const 1048575
+              i32.and
+              i32.const 2
+              i32.shl
+              i32.const 131072 ;; KERNEL_STAGING
+              i32.add
+              local.set $o
+              local.get $o
+              local.get $c0
+              f32.demote_f64
+              f32.store align=1
+              local.get $o
+              local.get $c1
+              f32.demote_f64
+              f32.store offset=4 align=1
+              local.get $o
+              local.get $c2
+              f32.demote_f64
+              f32.store offset=8 align=1
+            end
+            br 1 (;@3;)
+          end
+          ;; Two keys.
+          ;; Reads one key's three stored components (record at rec, packed keys at keys, bit local bit) into c0..c2.
+          ;; Nearly always: one 64-bit window holds the three fields.
+          local.get $r1
+          i32.load align=1
+          i32.const 33554432
+          i32.and
+          if  ;; label = @4
+            ;; Reads the three stored components of each key of keys ([bit local, window local, output
+            ;; locals]) from one 64-bit window per key, at packed keys keyWords, for a record (rec)
+            ;; with the WINDOW flag: each component's offset, step and mask are read once for all the
+            ;; keys, each component is offset + q · step. Each key's bit local moves past its fields.
+            local.get $k1
+            local.get $bit1
+            i32.const 3
+            i32.shr_u
+            i32.add
+            i64.load align=1
+            local.get $bit1
+            i32.const 7
+            i32.and
+            i64.extend_i32_u
+            i64.shr_u
+            local.set $window
+            local.get $r1
+            f32.load offset=8 align=1
+            f64.promote_f32
+            local.set $offset
+            local.get $r1
+            f32.load offset=12 align=1
+            f64.promote_f32
+            local.set $step
+            ;; (1 << width) − 1 from the scratch's table: no variable shift.
+            local.get $a0
+            i32.const 2
+            i32.shl
+            i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
+            local.set $mask
+            local.get $offset
+            local.get $window
+            i32.wrap_i64
+            local.get $mask
+            i32.and
+            f64.convert_i32_u
+            local.get $step
+            f64.mul
+            f64.add
+            local.set $g0
+            local.get $window
+            local.get $a0
+            i64.extend_i32_u
+            i64.shr_u
+            local.set $window
+            local.get $r1
+            f32.load offset=16 align=1
+            f64.promote_f32
+            local.set $offset
+            local.get $r1
+            f32.load offset=20 align=1
+            f64.promote_f32
+            local.set $step
+            ;; (1 << width) − 1 from the scratch's table: no variable shift.
+            local.get $a1
+            i32.const 2
+            i32.shl
+            i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
+            local.set $mask
+            local.get $offset
+            local.get $window
+            i32.wrap_i64
+            local.get $mask
+            i32.and
+            f64.convert_i32_u
+            local.get $step
+            f64.mul
+            f64.add
+            local.set $g1
+            local.get $window
+            local.get $a1
+            i64.extend_i32_u
+            i64.shr_u
+            local.set $window
+            local.get $r1
+            f32.load offset=24 align=1
+            f64.promote_f32
+            local.set $offset
+            local.get $r1
+            f32.load offset=28 align=1
+            f64.promote_f32
+            local.set $step
+            ;; (1 << width) − 1 from the scratch's table: no variable shift.
+            local.get $a2
+            i32.const 2
+            i32.shl
+            i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
+            local.set $mask
+            local.get $offset
+            local.get $window
+            i32.wrap_i64
+            local.get $mask
+            i32.and
+            f64.convert_i32_u
+            local.get $step
+            f64.mul
+            f64.add
+            local.set $g2
+            local.get $bit1
+            local.get $sum
+            i32.add
+            local.set $bit1
+          else
+            ;; Field by field: raw float32 bits, or quantised components of more than WINDOW_BITS bits.
+            local.get $r1
+            i32.load align=1
+            i32.const 16777216
+            i32.and
+            i32.eqz
+            if  ;; label = @5
+              local.get $bit1
+              local.set $at
+              ;; offset + q · step
+              local.get $r1
+              f32.load offset=8 align=1
+              f64.promote_f32
+              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
+              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
+              local.get $k1
+              local.get $at
+              i32.const 5
+              i32.shr_u
+              i32.const 2
+              i32.shl
+              i32.add
+              i64.load align=1
+              local.get $at
+              i32.const 31
+              i32.and
+              i64.extend_i32_u
+              i64.shr_u
+              i32.wrap_i64
+              i32.const 1
+              local.get $a0
+              i32.shl
+              i32.const 1
+              i32.sub
+              i32.and
+              f64.convert_i32_u
+              local.get $r1
+              f32.load offset=12 align=1
+              f64.promote_f32
+              f64.mul
+              f64.add
+              local.set $g0
+              local.get $at
+              local.get $a0
+              i32.add
+              local.set $at
+              ;; offset + q · step
+              local.get $r1
+              f32.load offset=16 align=1
+              f64.promote_f32
+              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
+              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
+              local.get $k1
+              local.get $at
+              i32.const 5
+              i32.shr_u
+              i32.const 2
+              i32.shl
+              i32.add
+              i64.load align=1
+              local.get $at
+              i32.const 31
+              i32.and
+              i64.extend_i32_u
+              i64.shr_u
+              i32.wrap_i64
+              i32.const 1
+              local.get $a1
+              i32.shl
+              i32.const 1
+              i32.sub
+              i32.and
+              f64.convert_i32_u
+              local.get $r1
+              f32.load offset=20 align=1
+              f64.promote_f32
+              f64.mul
+              f64.add
+              local.set $g1
+              local.get $at
+              local.get $a1
+              i32.add
+              local.set $at
+              ;; offset + q · step
+              local.get $r1
+              f32.load offset=24 align=1
+              f64.promote_f32
+              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
+              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
+              local.get $k1
+              local.get $at
+              i32.const 5
+              i32.shr_u
+              i32.const 2
+              i32.shl
+              i32.add
+              i64.load align=1
+              local.get $at
+              i32.const 31
+              i32.and
+              i64.extend_i32_u
+              i64.shr_u
+              i32.wrap_i64
+              i32.const 1
+              local.get $a2
+              i32.shl
+              i32.const 1
+              i32.sub
+              i32.and
+              f64.convert_i32_u
+              local.get $r1
+              f32.load offset=28 align=1
+              f64.promote_f32
+              f64.mul
+              f64.add
+              local.set $g2
+            else
+              local.get $bit1
+              local.set $at
+              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
+              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
+              local.get $k1
+              local.get $at
+              i32.const 5
+              i32.shr_u
+              i32.const 2
+              i32.shl
+              i32.add
+              i64.load align=1
+              local.get $at
+              i32.const 31
+              i32.and
+              i64.extend_i32_u
+              i64.shr_u
+              i32.wrap_i64
+              f32.reinterpret_i32
+              f64.promote_f32
+              local.set $g0
+              local.get $at
+              local.get $a0
+              i32.add
+              local.set $at
+              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
+              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
+              local.get $k1
+              local.get $at
+              i32.const 5
+              i32.shr_u
+              i32.const 2
+              i32.shl
+              i32.add
+              i64.load align=1
+              local.get $at
+              i32.const 31
+              i32.and
+              i64.extend_i32_u
+              i64.shr_u
+              i32.wrap_i64
+              f32.reinterpret_i32
+              f64.promote_f32
+              local.set $g1
+              local.get $at
+              local.get $a1
+              i32.add
+              local.set $at
+              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
+              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
+              local.get $k1
+              local.get $at
+              i32.const 5
+              i32.shr_u
+              i32.const 2
+              i32.shl
+              i32.add
+              i64.load align=1
+              local.get $at
+              i32.const 31
+              i32.and
+              i64.extend_i32_u
+              i64.shr_u
+              i32.wrap_i64
+              f32.reinterpret_i32
+              f64.promote_f32
+              local.set $g2
+            end
+            local.get $bit1
+            local.get $sum
+            i32.add
+            local.set $bit1
+          end
+          local.get $rot
+          if  ;; label = @4
+            ;; Parks the rotation just read, rounded to float32, at rotation address e of the planes (key 1 = g with bits bits1); e moves on.
+            local.get $e
+            local.get $c0
+            f32.demote_f64
+            f32.store align=1
+            local.get $e
+            local.get $c1
+            f32.demote_f64
+            f32.store offset=11888 align=1 ;; plane C+1 / Q0+1
+            local.get $e
+            local.get $c2
+            f32.demote_f64
+            f32.store offset=23776 align=1 ;; plane C+2 / Q0+2
+            local.get $e
+            local.get $g0
+            f32.demote_f64
+            f32.store offset=35664 align=1 ;; plane G / Q0+3
+            local.get $e
+            local.get $g1
+            f32.demote_f64
+            f32.store offset=47552 align=1 ;; plane G+1 / Q1
+            local.get $e
+            local.get $g2
+            f32.demote_f64
+            f32.store offset=59440 align=1 ;; plane G+2 / Q1+1
+            ;; The dropped components, read only when a segment's rotations do not all drop w.
+            local.get $dropsW
+            i32.eqz
+            if  ;; label = @5
+              local.get $e
+              local.get $bits0
+              i32.const 24
+              i32.shr_u
+              i32.store offset=71328 align=1 ;; plane DROP0 / Q1+2
+              local.get $e
+              local.get $bits1
+              i32.const 24
+              i32.shr_u
+              i32.store offset=83216 align=1 ;; plane DROP1 / Q1+3
+            end
+            local.get $e
+            i32.const 4
+            i32.add
+            local.set $e
+          else
+            ;; Stores c + (g − c) · alpha of the f64 locals c, g at the pose offset as float32.
+            ;; Stores the three f64 values v pushes as float32 at the track's pose offset (o = out + 4 · pose offset).
+            local.get $meta
+            i32.const 1048575
+            i32.and
+            i32.const 2
+            i32.shl
+            i32.const 131072 ;; KERNEL_STAGING
+            i32.add
+            local.set $o
+            local.get $o
+            local.get $c0
+            local.get $g0
+            local.get $c0
+            f64.sub
+            local.get $alpha
+            f64.mul
+            f64.add
+            f32.demote_f64
+            f32.store align=1
+            local.get $o
+            local.get $c1
+            local.get $g1
+            local.get $c1
+            f64.sub
+            local.get $alpha
+            f64.mul
+            f64.add
+            f32.demote_f64
+            f32.store offset=4 align=1
+            local.get $o
+            local.get $c2
+            local.get $g2
+            local.get $c2
+            f64.sub
+            local.get $alpha
+            f64.mul
+            f64.add
+            f32.demote_f64
+            f32.store offset=8 align=1
+          end
+        end
+        local.get $r0
+        i32.const 32
+        i32.add
+        local.set $r0
+        local.get $count
+        i32.const 1
+        i32.sub
+        local.set $count
+        local.get $count
+        br_if 0 (;@2;)
+      end
+    end
+    ;; Then, with lane rows, the rotations, four at a time from the keys' first bytes.
+    local.get $lanes
+    if  ;; label = @1
+      local.get $lanes
+      i32.const 2
+      i32.shl
+      local.set $e
+      local.get $k0
+      local.get $base0
+      i32.const 3
+      i32.shr_u
+      i32.add
+      local.set $base0
+      local.get $k1
+      local.get $base1
+      i32.const 3
+      i32.shr_u
+      i32.add
+      local.set $base1
+      local.get $clip
+      i32.load offset=40 align=1 ;; KERNEL_CLIP.LANE_ROWS
+      local.set $row
+      ;; The lane pass: fills planes C and G (and the dropped components) of every quad from the
+      ;; lane rows (KERNEL_LANES) of the keys' segments, for keys starting at bytes
+      ;; base0 and base1, four rotations at a time. Each component is offset + q · step in
+      ;; float64, rounded to float32, as readWindows computes it, so the planes hold what the
+      ;; first pass would park there, to the bit. Key 1 is read only for two keys; its segment's
+      ;; parameters only when it is another segment.
+      ;; Component c's four fields' bytes (into a0, a1, a2, sum), multipliers 2^(7 − first bit)
+      ;; and masks 2^w − 1 (powers of two built as float32 exponents, then truncated), offsets
+      ;; and steps, from the row at row.
+      ;; Component c of the key at byte key into plane p.
+      v128.const i32x4 0x0000007f 0x0000007f 0x0000007f 0x0000007f
+      local.set $i127
+      v128.const i32x4 0x00000001 0x00000001 0x00000001 0x00000001
+      local.set $i1
+      ;; quad: key 0's row; o: key 1's (as far from it as their segments' headers).
+      i32.const 0
+      local.set $at
+      local.get $h0
+      local.get $row
+      i32.add
+      local.set $quad
+      local.get $lanes
+      i32.const 2
+      i32.shl
+      i32.const 15
+      i32.add
+      i32.const -16
+      i32.and
+      local.set $el
+      loop  ;; label = @2
+        local.get $quad
+        local.get $h1
+        i32.add
+        local.get $h0
+        i32.sub
+        local.set $o
+        local.get $quad
+        i32.load16_u offset=96 align=1
+        local.set $a0
+        local.get $quad
+        i32.load16_u offset=98 align=1
+        local.set $a1
+        local.get $quad
+        i32.load16_u offset=100 align=1
+        local.set $a2
+        local.get $quad
+        i32.load16_u offset=102 align=1
+        local.set $sum
+        local.get $quad
+        v128.load64_zero offset=120 align=1
+        i16x8.extend_low_i8x16_u
+        local.set $lv
+        local.get $lv
+        i32x4.extend_high_i16x8_u
+        local.get $i127
+        i32x4.add
+        i32.const 23
+        i32x4.shl
+        i32x4.trunc_sat_f32x4_s
+        local.set $lmul
+        local.get $lv
+        i32x4.extend_low_i16x8_u
+        local.get $i127
+        i32x4.add
+        i32.const 23
+        i32x4.shl
+        i32x4.trunc_sat_f32x4_s
+        local.get $i1
+        i32x4.sub
+        local.set $lmask
+        local.get $quad
+        v128.load align=1 ;; KERNEL_QUAD.REFS x
+        local.set $lv
+        local.get $lv
+        f64x2.promote_low_f32x4
+        local.set $loffLo
+        local.get $lv
+        local.get $lv
+        i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
+        f64x2.promote_low_f32x4
+        local.set $loffHi
+        local.get $quad
+        v128.load offset=48 align=1 ;; KERNEL_QUAD.REFS w
+        local.set $lv
+        local.get $lv
+        f64x2.promote_low_f32x4
+        local.set $lstepLo
+        local.get $lv
+        local.get $lv
+        i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
+        f64x2.promote_low_f32x4
+        local.set $lstepHi
+        local.get $base0
+        local.get $a0
+        i32.add
+        v128.load32_zero align=1
+        local.set $lv
+        local.get $base0
+        local.get $a1
+        i32.add
+        local.get $lv
+        v128.load32_lane align=1 1
+        local.set $lv
+        local.get $base0
+        local.get $a2
+        i32.add
+        local.get $lv
+        v128.load32_lane align=1 2
+        local.set $lv
+        local.get $base0
+        local.get $sum
+        i32.add
+        local.get $lv
+        v128.load32_lane align=1 3
+        local.set $lv
+        ;; The field's lowest bit to bit 7, then down to bit 0, the next fields' bits masked off.
+        local.get $lv
+        local.get $lmul
+        i32x4.mul
+        i32.const 7
+        i32x4.shr_u
+        local.get $lmask
+        v128.and
+        local.set $lv
+        local.get $lv
+        f64x2.convert_low_i32x4_s
+        local.get $lstepLo
+        f64x2.mul
+        local.get $loffLo
+        f64x2.add
+        f32x4.demote_f64x2_zero
+        local.set $llo
+        local.get $lv
+        local.get $lv
+        i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
+        f64x2.convert_low_i32x4_s
+        local.get $lstepHi
+        f64x2.mul
+        local.get $loffHi
+        f64x2.add
+        f32x4.demote_f64x2_zero
+        local.set $lhi
+        local.get $at
+        local.get $llo
+        local.get $lhi
+        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+        v128.store align=1
+        local.get $single
+        i32.eqz
+        if  ;; label = @3
+          local.get $h0
+          local.get $h1
+          i32.ne
+          if  ;; label = @4
+            local.get $o
+            i32.load16_u offset=96 align=1
+            local.set $a0
+            local.get $o
+            i32.load16_u offset=98 align=1
+            local.set $a1
+            local.get $o
+            i32.load16_u offset=100 align=1
+            local.set $a2
+            local.get $o
+            i32.load16_u offset=102 align=1
+            local.set $sum
+            local.get $o
+            v128.load64_zero offset=120 align=1
+            i16x8.extend_low_i8x16_u
+            local.set $lv
+            local.get $lv
+            i32x4.extend_high_i16x8_u
+            local.get $i127
+            i32x4.add
+            i32.const 23
+            i32x4.shl
+            i32x4.trunc_sat_f32x4_s
+            local.set $lmul
+            local.get $lv
+            i32x4.extend_low_i16x8_u
+            local.get $i127
+            i32x4.add
+            i32.const 23
+            i32x4.shl
+            i32x4.trunc_sat_f32x4_s
+            local.get $i1
+            i32x4.sub
+            local.set $lmask
+            local.get $o
+            v128.load align=1
+            local.set $lv
+            local.get $lv
+            f64x2.promote_low_f32x4
+            local.set $loffLo
+            local.get $lv
+            local.get $lv
+            i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
+            f64x2.promote_low_f32x4
+            local.set $loffHi
+            local.get $o
+            v128.load offset=48 align=1
+            local.set $lv
+            local.get $lv
+            f64x2.promote_low_f32x4
+            local.set $lstepLo
+            local.get $lv
+            local.get $lv
+            i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
+            f64x2.promote_low_f32x4
+            local.set $lstepHi
+          end
+          local.get $base1
+          local.get $a0
+          i32.add
+          v128.load32_zero align=1
+          local.set $lv
+          local.get $base1
+          local.get $a1
+          i32.add
+          local.get $lv
+          v128.load32_lane align=1 1
+          local.set $lv
+          local.get $base1
+          local.get $a2
+          i32.add
+          local.get $lv
+          v128.load32_lane align=1 2
+          local.set $lv
+          local.get $base1
+          local.get $sum
+          i32.add
+          local.get $lv
+          v128.load32_lane align=1 3
+          local.set $lv
+          ;; The field's lowest bit to bit 7, then down to bit 0, the next fields' bits masked off.
+          local.get $lv
+          local.get $lmul
+          i32x4.mul
+          i32.const 7
+          i32x4.shr_u
+          local.get $lmask
+          v128.and
+          local.set $lv
+          local.get $lv
+          f64x2.convert_low_i32x4_s
+          local.get $lstepLo
+          f64x2.mul
+          local.get $loffLo
+          f64x2.add
+          f32x4.demote_f64x2_zero
+          local.set $llo
+          local.get $lv
+          local.get $lv
+          i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
+          f64x2.convert_low_i32x4_s
+          local.get $lstepHi
+          f64x2.mul
+          local.get $loffHi
+          f64x2.add
+          f32x4.demote_f64x2_zero
+          local.set $lhi
+          local.get $at
+          local.get $llo
+          local.get $lhi
+          i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+          v128.store offset=35664 align=1 ;; plane G / Q0+3
+        end
+        local.get $quad
+        i32.load16_u offset=104 align=1
+        local.set $a0
+        local.get $quad
+        i32.load16_u offset=106 align=1
+        local.set $a1
+        local.get $quad
+        i32.load16_u offset=108 align=1
+        local.set $a2
+        local.get $quad
+        i32.load16_u offset=110 align=1
+        local.set $sum
+        local.get $quad
+        v128.load64_zero offset=128 align=1
+        i16x8.extend_low_i8x16_u
+        local.set $lv
+        local.get $lv
+        i32x4.extend_high_i16x8_u
+        local.get $i127
+        i32x4.add
+        i32.const 23
+        i32x4.shl
+        i32x4.trunc_sat_f32x4_s
+        local.set $lmul
+        local.get $lv
+        i32x4.extend_low_i16x8_u
+        local.get $i127
+        i32x4.add
+        i32.const 23
+        i32x4.shl
+        i32x4.trunc_sat_f32x4_s
+        local.get $i1
+        i32x4.sub
+        local.set $lmask
+        local.get $quad
+        v128.load offset=16 align=1 ;; KERNEL_QUAD.REFS y
+        local.set $lv
+        local.get $lv
+        f64x2.promote_low_f32x4
+        local.set $loffLo
+        local.get $lv
+        local.get $lv
+        i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
+        f64x2.promote_low_f32x4
+        local.set $loffHi
+        local.get $quad
+        v128.load offset=64 align=1 ;; KERNEL_QUAD.STEP
+        local.set $lv
+        local.get $lv
+        f64x2.promote_low_f32x4
+        local.set $lstepLo
+        local.get $lv
+        local.get $lv
+        i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
+        f64x2.promote_low_f32x4
+        local.set $lstepHi
+        local.get $base0
+        local.get $a0
+        i32.add
+        v128.load32_zero align=1
+        local.set $lv
+        local.get $base0
+        local.get $a1
+        i32.add
+        local.get $lv
+        v128.load32_lane align=1 1
+        local.set $lv
+        local.get $base0
+        local.get $a2
+        i32.add
+        local.get $lv
+        v128.load32_lane align=1 2
+        local.set $lv
+        local.get $base0
+        local.get $sum
+        i32.add
+        local.get $lv
+        v128.load32_lane align=1 3
+        local.set $lv
+        ;; The field's lowest bit to bit 7, then down to bit 0, the next fields' bits masked off.
+        local.get $lv
+        local.get $lmul
+        i32x4.mul
+        i32.const 7
+        i32x4.shr_u
+        local.get $lmask
+        v128.and
+        local.set $lv
+        local.get $lv
+        f64x2.convert_low_i32x4_s
+        local.get $lstepLo
+        f64x2.mul
+        local.get $loffLo
+        f64x2.add
+        f32x4.demote_f64x2_zero
+        local.set $llo
+        local.get $lv
+        local.get $lv
+        i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
+        f64x2.convert_low_i32x4_s
+        local.get $lstepHi
+        f64x2.mul
+        local.get $loffHi
+        f64x2.add
+        f32x4.demote_f64x2_zero
+        local.set $lhi
+        local.get $at
+        local.get $llo
+        local.get $lhi
+        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+        v128.store offset=11888 align=1 ;; plane C+1 / Q0+1
+        local.get $single
+        i32.eqz
+        if  ;; label = @3
+          local.get $h0
+          local.get $h1
+          i32.ne
+          if  ;; label = @4
+            local.get $o
+            i32.load16_u offset=104 align=1
+            local.set $a0
+            local.get $o
+            i32.load16_u offset=106 align=1
+            local.set $a1
+            local.get $o
+            i32.load16_u offset=108 align=1
+            local.set $a2
+            local.get $o
+            i32.load16_u offset=110 align=1
+            local.set $sum
+            local.get $o
+            v128.load64_zero offset=128 align=1
+            i16x8.extend_low_i8x16_u
+            local.set $lv
+            local.get $lv
+            i32x4.extend_high_i16x8_u
+            local.get $i127
+            i32x4.add
+            i32.const 23
+            i32x4.shl
+            i32x4.trunc_sat_f32x4_s
+            local.set $lmul
+            local.get $lv
+            i32x4.extend_low_i16x8_u
+            local.get $i127
+            i32x4.add
+            i32.const 23
+            i32x4.shl
+            i32x4.trunc_sat_f32x4_s
+            local.get $i1
+            i32x4.sub
+            local.set $lmask
+            local.get $o
+            v128.load offset=16 align=1
+            local.set $lv
+            local.get $lv
+            f64x2.promote_low_f32x4
+            local.set $loffLo
+            local.get $lv
+            local.get $lv
+            i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
+            f64x2.promote_low_f32x4
+            local.set $loffHi
+            local.get $o
+            v128.load offset=64 align=1
+            local.set $lv
+            local.get $lv
+            f64x2.promote_low_f32x4
+            local.set $lstepLo
+            local.get $lv
+            local.get $lv
+            i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
+            f64x2.promote_low_f32x4
+            local.set $lstepHi
+          end
+          local.get $base1
+          local.get $a0
+          i32.add
+          v128.load32_zero align=1
+          local.set $lv
+          local.get $base1
+          local.get $a1
+          i32.add
+          local.get $lv
+          v128.load32_lane align=1 1
+          local.set $lv
+          local.get $base1
+          local.get $a2
+          i32.add
+          local.get $lv
+          v128.load32_lane align=1 2
+          local.set $lv
+          local.get $base1
+          local.get $sum
+          i32.add
+          local.get $lv
+          v128.load32_lane align=1 3
+          local.set $lv
+          ;; The field's lowest bit to bit 7, then down to bit 0, the next fields' bits masked off.
+          local.get $lv
+          local.get $lmul
+          i32x4.mul
+          i32.const 7
+          i32x4.shr_u
+          local.get $lmask
+          v128.and
+          local.set $lv
+          local.get $lv
+          f64x2.convert_low_i32x4_s
+          local.get $lstepLo
+          f64x2.mul
+          local.get $loffLo
+          f64x2.add
+          f32x4.demote_f64x2_zero
+          local.set $llo
+          local.get $lv
+          local.get $lv
+          i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
+          f64x2.convert_low_i32x4_s
+          local.get $lstepHi
+          f64x2.mul
+          local.get $loffHi
+          f64x2.add
+          f32x4.demote_f64x2_zero
+          local.set $lhi
+          local.get $at
+          local.get $llo
+          local.get $lhi
+          i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+          v128.store offset=47552 align=1 ;; plane G+1 / Q1
+        end
+        local.get $quad
+        i32.load16_u offset=112 align=1
+        local.set $a0
+        local.get $quad
+        i32.load16_u offset=114 align=1
+        local.set $a1
+        local.get $quad
+        i32.load16_u offset=116 align=1
+        local.set $a2
+        local.get $quad
+        i32.load16_u offset=118 align=1
+        local.set $sum
+        local.get $quad
+        v128.load64_zero offset=136 align=1
+        i16x8.extend_low_i8x16_u
+        local.set $lv
+        local.get $lv
+        i32x4.extend_high_i16x8_u
+        local.get $i127
+        i32x4.add
+        i32.const 23
+        i32x4.shl
+        i32x4.trunc_sat_f32x4_s
+        local.set $lmul
+        local.get $lv
+        i32x4.extend_low_i16x8_u
+        local.get $i127
+        i32x4.add
+        i32.const 23
+        i32x4.shl
+        i32x4.trunc_sat_f32x4_s
+        local.get $i1
+        i32x4.sub
+        local.set $lmask
+        local.get $quad
+        v128.load offset=32 align=1 ;; KERNEL_QUAD.REFS z
+        local.set $lv
+        local.get $lv
+        f64x2.promote_low_f32x4
+        local.set $loffLo
+        local.get $lv
+        local.get $lv
+        i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
+        f64x2.promote_low_f32x4
+        local.set $loffHi
+        local.get $quad
+        v128.load offset=80 align=1 ;; KERNEL_QUAD.POSE lane 0
+        local.set $lv
+        local.get $lv
+        f64x2.promote_low_f32x4
+        local.set $lstepLo
+        local.get $lv
+        local.get $lv
+        i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
+        f64x2.promote_low_f32x4
+        local.set $lstepHi
+        local.get $base0
+        local.get $a0
+        i32.add
+        v128.load32_zero align=1
+        local.set $lv
+        local.get $base0
+        local.get $a1
+        i32.add
+        local.get $lv
+        v128.load32_lane align=1 1
+        local.set $lv
+        local.get $base0
+        local.get $a2
+        i32.add
+        local.get $lv
+        v128.load32_lane align=1 2
+        local.set $lv
+        local.get $base0
+        local.get $sum
+        i32.add
+        local.get $lv
+        v128.load32_lane align=1 3
+        local.set $lv
+        ;; The field's lowest bit to bit 7, then down to bit 0, the next fields' bits masked off.
+        local.get $lv
+        local.get $lmul
+        i32x4.mul
+        i32.const 7
+        i32x4.shr_u
+        local.get $lmask
+        v128.and
+        local.set $lv
+        local.get $lv
+        f64x2.convert_low_i32x4_s
+        local.get $lstepLo
+        f64x2.mul
+        local.get $loffLo
+        f64x2.add
+        f32x4.demote_f64x2_zero
+        local.set $llo
+        local.get $lv
+        local.get $lv
+        i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
+        f64x2.convert_low_i32x4_s
+        local.get $lstepHi
+        f64x2.mul
+        local.get $loffHi
+        f64x2.add
+        f32x4.demote_f64x2_zero
+        local.set $lhi
+        local.get $at
+        local.get $llo
+        local.get $lhi
+        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+        v128.store offset=23776 align=1 ;; plane C+2 / Q0+2
+        local.get $single
+        i32.eqz
+        if  ;; label = @3
+          local.get $h0
+          local.get $h1
+          i32.ne
+          if  ;; label = @4
+            local.get $o
+            i32.load16_u offset=112 align=1
+            local.set $a0
+            local.get $o
+            i32.load16_u offset=114 align=1
+            local.set $a1
+            local.get $o
+            i32.load16_u offset=116 align=1
+            local.set $a2
+            local.get $o
+            i32.load16_u offset=118 align=1
+            local.set $sum
+            local.get $o
+            v128.load64_zero offset=136 align=1
+            i16x8.extend_low_i8x16_u
+            local.set $lv
+            local.get $lv
+            i32x4.extend_high_i16x8_u
+            local.get $i127
+            i32x4.add
+            i32.const 23
+            i32x4.shl
+            i32x4.trunc_sat_f32x4_s
+            local.set $lmul
+            local.get $lv
+            i32x4.extend_low_i16x8_u
+            local.get $i127
+            i32x4.add
+            i32.const 23
+            i32x4.shl
+            i32x4.trunc_sat_f32x4_s
+            local.get $i1
+            i32x4.sub
+            local.set $lmask
+            local.get $o
+            v128.load offset=32 align=1
+            local.set $lv
+            local.get $lv
+            f64x2.promote_low_f32x4
+            local.set $loffLo
+            local.get $lv
+            local.get $lv
+            i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
+            f64x2.promote_low_f32x4
+            local.set $loffHi
+            local.get $o
+            v128.load offset=80 align=1
+            local.set $lv
+            local.get $lv
+            f64x2.promote_low_f32x4
+            local.set $lstepLo
+            local.get $lv
+            local.get $lv
+            i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
+            f64x2.promote_low_f32x4
+            local.set $lstepHi
+          end
+          local.get $base1
+          local.get $a0
+          i32.add
+          v128.load32_zero align=1
+          local.set $lv
+          local.get $base1
+          local.get $a1
+          i32.add
+          local.get $lv
+          v128.load32_lane align=1 1
+          local.set $lv
+          local.get $base1
+          local.get $a2
+          i32.add
+          local.get $lv
+          v128.load32_lane align=1 2
+          local.set $lv
+          local.get $base1
+          local.get $sum
+          i32.add
+          local.get $lv
+          v128.load32_lane align=1 3
+          local.set $lv
+          ;; The field's lowest bit to bit 7, then down to bit 0, the next fields' bits masked off.
+          local.get $lv
+          local.get $lmul
+          i32x4.mul
+          i32.const 7
+          i32x4.shr_u
+          local.get $lmask
+          v128.and
+          local.set $lv
+          local.get $lv
+          f64x2.convert_low_i32x4_s
+          local.get $lstepLo
+          f64x2.mul
+          local.get $loffLo
+          f64x2.add
+          f32x4.demote_f64x2_zero
+          local.set $llo
+          local.get $lv
+          local.get $lv
+          i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
+          f64x2.convert_low_i32x4_s
+          local.get $lstepHi
+          f64x2.mul
+          local.get $loffHi
+          f64x2.add
+          f32x4.demote_f64x2_zero
+          local.set $lhi
+          local.get $at
+          local.get $llo
+          local.get $lhi
+          i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+          v128.store offset=59440 align=1 ;; plane G+2 / Q1+1
+        end
+        local.get $dropsW
+        i32.eqz
+        if  ;; label = @3
+          local.get $at
+          local.get $quad
+          v128.load32_zero offset=144 align=1
+          i16x8.extend_low_i8x16_u
+          i32x4.extend_low_i16x8_u
+          v128.store offset=71328 align=1 ;; plane DROP0 / Q1+2
+          local.get $at
+          local.get $o
+          v128.load32_zero offset=144 align=1
+          i16x8.extend_low_i8x16_u
+          i32x4.extend_low_i16x8_u
+          v128.store offset=83216 align=1 ;; plane DROP1 / Q1+3
+        end
+        local.get $quad
+        i32.const 160
+        i32.add
+        local.set $quad
+        local.get $at
+        i32.const 16
+        i32.add
+        local.set $at
+        local.get $at
+        local.get $el
+        i32.lt_u
+        br_if 0 (;@2;)
+      end
+    end
+    ;; The last quad's lanes past the last rotation (dummies) get zeros, not a previous decode's leftovers.
+    local.get $e
+    i32.const 15
+    i32.and
+    if  ;; label = @1
+      loop  ;; label = @2
+        local.get $e
+        f32.const 0x0p+0 (;=0;)
+        f32.store align=1
+        local.get $e
+        f32.const 0x0p+0 (;=0;)
+        f32.store offset=11888 align=1 ;; plane C+1 / Q0+1
+        local.get $e
+        f32.const 0x0p+0 (;=0;)
+        f32.store offset=23776 align=1 ;; plane C+2 / Q0+2
+        local.get $e
+        f32.const 0x0p+0 (;=0;)
+        f32.store offset=35664 align=1 ;; plane G / Q0+3
+        local.get $e
+        f32.const 0x0p+0 (;=0;)
+        f32.store offset=47552 align=1 ;; plane G+1 / Q1
+        local.get $e
+        f32.const 0x0p+0 (;=0;)
+        f32.store offset=59440 align=1 ;; plane G+2 / Q1+1
+        local.get $e
+        i32.const 3
+        i32.store offset=71328 align=1 ;; plane DROP0 / Q1+2
+        local.get $e
+        i32.const 3
+        i32.store offset=83216 align=1 ;; plane DROP1 / Q1+3
+        local.get $e
+        i32.const 4
+        i32.add
+        local.set $e
+        local.get $e
+        i32.const 15
+        i32.and
+        br_if 0 (;@2;)
+      end
+    end
+    ;; Then quad by quad: four lanes' rotations rebuilt, slerped, multiplied by their references and stored.
+    v128.const i32x4 0x3f800000 0x3f800000 0x3f800000 0x3f800000
+    local.set $one
+    v128.const i32x4 0x00000000 0x00000000 0x00000000 0x00000000
+    local.set $zero
+    v128.const i32x4 0xbf800000 0xbf800000 0xbf800000 0xbf800000
+    local.set $minusOne
+    v128.const i32x4 0x40000000 0x40000000 0x40000000 0x40000000
+    local.set $two
+    v128.const i32x4 0x3eaaaaab 0x3eaaaaab 0x3eaaaaab 0x3eaaaaab
+    local.set $third
+    v128.const i32x4 0x3db60b61 0x3db60b61 0x3db60b61 0x3db60b61
+    local.set $fourOver45
+    v128.const i32x4 0x3cea0ea1 0x3cea0ea1 0x3cea0ea1 0x3cea0ea1
+    local.set $over35
+    v128.const i32x4 0xbe2aaaab 0xbe2aaaab 0xbe2aaaab 0xbe2aaaab
+    local.set $s1
+    v128.const i32x4 0x3c088889 0x3c088889 0x3c088889 0x3c088889
+    local.set $s2
+    v128.const i32x4 0xb9500d01 0xb9500d01 0xb9500d01 0xb9500d01
+    local.set $s3
+    v128.const i32x4 0x3638ef1d 0x3638ef1d 0x3638ef1d 0x3638ef1d
+    local.set $s4
+    v128.const i32x4 0x3e000000 0x3e000000 0x3e000000 0x3e000000
+    local.set $limit
+    v128.const i32x4 0x00000000 0x00000000 0x00000000 0x00000000
+    local.set $drop0
+    v128.const i32x4 0x00000001 0x00000001 0x00000001 0x00000001
+    local.set $drop1
+    v128.const i32x4 0x00000002 0x00000002 0x00000002 0x00000002
+    local.set $drop2
+    v128.const i32x4 0x00000003 0x00000003 0x00000003 0x00000003
+    local.set $drop3
+    local.get $alpha
+    f32.demote_f64
+    local.set $alpha32
+    local.get $alpha32
+    f32x4.splat
+    local.set $al
+    f32.const 0x1p+0 (;=1;)
+    local.get $alpha32
+    f32.sub
+    local.set $beta
+    local.get $beta
+    f32x4.splat
+    local.set $be
+    local.get $alpha32
+    local.get $alpha32
+    f32.mul
+    f32x4.splat
+    local.set $aa
+    local.get $beta
+    local.get $beta
+    f32.mul
+    f32x4.splat
+    local.set $bb
+    ;; Each step is its own loop over the quads, so the processor overlaps the quads' short
+    ;; chains of dependent operations instead of waiting on one long chain per quad.
+    ;; Emits body once per quad, local at at its vectors' offset in the planes (16 · quad) and quad at its row of the quad table.
+    i32.const 0
+    local.set $at
+    local.get $quads
+    local.set $quad
+    block  ;; label = @1
+      local.get $e
+      i32.eqz
+      br_if 0 (;@1;)
+      loop  ;; label = @2
+        ;; Rebuilds the dropped component of the stored components in planes first..first + 2
+        ;; (dropped indices in plane drop) of the quad at at, lane by lane emitRotation's first
+        ;; lines, into out (x, y, z, w).
+        local.get $at
+        v128.load align=1
+        local.set $v0
+        local.get $at
+        v128.load offset=11888 align=1 ;; plane C+1 / Q0+1
+        local.set $v1
+        local.get $at
+        v128.load offset=23776 align=1 ;; plane C+2 / Q0+2
+        local.set $v2
+        ;; t = 1 − c0² − c1² − c2², left to right; d = t > 0 ? √t : 0
+        local.get $one
+        local.get $v0
+        local.get $v0
+        f32x4.mul
+        f32x4.sub
+        local.get $v1
+        local.get $v1
+        f32x4.mul
+        f32x4.sub
+        local.get $v2
+        local.get $v2
+        f32x4.mul
+        f32x4.sub
+        local.set $vt
+        local.get $vt
+        f32x4.sqrt
+        local.get $zero
+        local.get $vt
+        local.get $zero
+        f32x4.gt
+        v128.bitselect
+        local.set $vd
+        ;; Both keys' segments drop w from every rotation (nearly always): (c0, c1, c2, d).
+        local.get $dropsW
+        if  ;; label = @3
+          local.get $v0
+          local.set $x0
+          local.get $v1
+          local.set $y0
+          local.get $v2
+          local.set $z0
+          local.get $vd
+          local.set $w0
+        else
+          local.get $at
+          v128.load offset=71328 align=1 ;; plane DROP0 / Q1+2
+          local.set $drops
+          local.get $drops
+          local.get $drop0
+          i32x4.eq
+          local.set $m0
+          local.get $drops
+          local.get $drop1
+          i32x4.eq
+          local.set $m1
+          ;; x = drop == 0 ? d : c0
+          local.get $vd
+          local.get $v0
+          local.get $m0
+          v128.bitselect
+          local.set $x0
+          ;; y = drop == 0 ? c0 : drop == 1 ? d : c1
+          local.get $v0
+          local.get $vd
+          local.get $v1
+          local.get $m1
+          v128.bitselect
+          local.get $m0
+          v128.bitselect
+          local.set $y0
+          ;; z = drop <= 1 ? c1 : drop == 2 ? d : c2
+          local.get $v1
+          local.get $vd
+          local.get $v2
+          local.get $drops
+          local.get $drop2
+          i32x4.eq
+          v128.bitselect
+          local.get $m0
+          local.get $m1
+          v128.or
+          v128.bitselect
+          local.set $z0
+          ;; w = drop == 3 ? d : c2
+          local.get $vd
+          local.get $v2
+          local.get $drops
+          local.get $drop3
+          i32x4.eq
+          v128.bitselect
+          local.set $w0
+        end
+        local.get $single
+        i32.eqz
+        if  ;; label = @3
+          ;; Rebuilds the dropped component of the stored components in planes first..first + 2
+          ;; (dropped indices in plane drop) of the quad at at, lane by lane emitRotation's first
+          ;; lines, into out (x, y, z, w).
+          local.get $at
+          v128.load offset=35664 align=1 ;; plane G / Q0+3
+          local.set $v0
+          local.get $at
+          v128.load offset=47552 align=1 ;; plane G+1 / Q1
+          local.set $v1
+          local.get $at
+          v128.load offset=59440 align=1 ;; plane G+2 / Q1+1
+          local.set $v2
+          ;; t = 1 − c0² − c1² − c2², left to right; d = t > 0 ? √t : 0
+          local.get $one
+          local.get $v0
+          local.get $v0
+          f32x4.mul
+          f32x4.sub
+          local.get $v1
+          local.get $v1
+          f32x4.mul
+          f32x4.sub
+          local.get $v2
+          local.get $v2
+          f32x4.mul
+          f32x4.sub
+          local.set $vt
+          local.get $vt
+          f32x4.sqrt
+          local.get $zero
+          local.get $vt
+          local.get $zero
+          f32x4.gt
+          v128.bitselect
+          local.set $vd
+          ;; Both keys' segments drop w from every rotation (nearly always): (c0, c1, c2, d).
+          local.get $dropsW
+          if  ;; label = @4
+            local.get $v0
+            local.set $x1
+            local.get $v1
+            local.set $y1
+            local.get $v2
+            local.set $z1
+            local.get $vd
+            local.set $w1
+          else
+            local.get $at
+            v128.load offset=83216 align=1 ;; plane DROP1 / Q1+3
+            local.set $drops
+            local.get $drops
+            local.get $drop0
+            i32x4.eq
+            local.set $m0
+            local.get $drops
+            local.get $drop1
+            i32x4.eq
+            local.set $m1
+            ;; x = drop == 0 ? d : c0
+            local.get $vd
+            local.get $v0
+            local.get $m0
+            v128.bitselect
+            local.set $x1
+            ;; y = drop == 0 ? c0 : drop == 1 ? d : c1
+            local.get $v0
+            local.get $vd
+            local.get $v1
+            local.get $m1
+            v128.bitselect
+            local.get $m0
+            v128.bitselect
+            local.set $y1
+            ;; z = drop <= 1 ? c1 : drop == 2 ? d : c2
+            local.get $v1
+            local.get $vd
+            local.get $v2
+            local.get $drops
+            local.get $drop2
+            i32x4.eq
+            v128.bitselect
+            local.get $m0
+            local.get $m1
+            v128.or
+            v128.bitselect
+            local.set $z1
+            ;; w = drop == 3 ? d : c2
+            local.get $vd
+            local.get $v2
+            local.get $drops
+            local.get $drop3
+            i32x4.eq
+            v128.bitselect
+            local.set $w1
+          end
+          local.get $at
+          local.get $x1
+          v128.store offset=47552 align=1 ;; plane G+1 / Q1
+          local.get $at
+          local.get $y1
+          v128.store offset=59440 align=1 ;; plane G+2 / Q1+1
+          local.get $at
+          local.get $z1
+          v128.store offset=71328 align=1 ;; plane DROP0 / Q1+2
+          local.get $at
+          local.get $w1
+          v128.store offset=83216 align=1 ;; plane DROP1 / Q1+3
+        end
+        local.get $at
+        local.get $x0
+        v128.store align=1
+        local.get $at
+        local.get $y0
+        v128.store offset=11888 align=1 ;; plane C+1 / Q0+1
+        local.get $at
+        local.get $z0
+        v128.store offset=23776 align=1 ;; plane C+2 / Q0+2
+        local.get $at
+        local.get $w0
+        v128.store offset=35664 align=1 ;; plane G / Q0+3
+        local.get $quad
+        i32.const 96
+        i32.add
+        local.set $quad
+        local.get $at
+        i32.const 16
+        i32.add
+        local.set $at
+        local.get $at
+        local.get $e
+        i32.ne
+        br_if 0 (;@2;)
+      end
+    end
+    local.get $single
+    i32.eqz
+    if  ;; label = @1
+      ;; The slerp in three loops (theta², weights, blend), each a shorter chain per quad, so
+      ;; more quads overlap (one loop measured about a tenth slower, docs/experiments.md).
+      ;; Emits body once per quad, local at at its vectors' offset in the planes (16 · quad) and quad at its row of the quad table.
+      i32.const 0
+      local.set $at
+      local.get $quads
+      local.set $quad
+      block  ;; label = @2
+        local.get $e
+        i32.eqz
+        br_if 0 (;@2;)
+        loop  ;; label = @3
+          local.get $at
+          v128.load align=1
+          local.set $x0
+          local.get $at
+          v128.load offset=11888 align=1 ;; plane C+1 / Q0+1
+          local.set $y0
+          local.get $at
+          v128.load offset=23776 align=1 ;; plane C+2 / Q0+2
+          local.set $z0
+          local.get $at
+          v128.load offset=35664 align=1 ;; plane G / Q0+3
+          local.set $w0
+          local.get $at
+          v128.load offset=47552 align=1 ;; plane G+1 / Q1
+          local.set $x1
+          local.get $at
+          v128.load offset=59440 align=1 ;; plane G+2 / Q1+1
+          local.set $y1
+          local.get $at
+          v128.load offset=71328 align=1 ;; plane DROP0 / Q1+2
+          local.set $z1
+          local.get $at
+          v128.load offset=83216 align=1 ;; plane DROP1 / Q1+3
+          local.set $w1
+          ;; dot = x0x1 + y0y1 + z0z1 + w0w1, left to right
+          local.get $x0
+          local.get $x1
+          f32x4.mul
+          local.get $y0
+          local.get $y1
+          f32x4.mul
+          f32x4.add
+          local.get $z0
+          local.get $z1
+          f32x4.mul
+          f32x4.add
+          local.get $w0
+          local.get $w1
+          f32x4.mul
+          f32x4.add
+          local.set $dot
+          ;; The first half of the slerp weights of the four lanes (slerpWeights lane by lane), from
+          ;; dot in dot: sign, u = 1 − dot · sign into vu, and theta² by its series into vt.
+          ;; sign = dot < 0 ? −1 : 1; u = 1 − dot · sign
+          local.get $minusOne
+          local.get $one
+          local.get $dot
+          local.get $zero
+          f32x4.lt
+          v128.bitselect
+          local.set $sign
+          local.get $one
+          local.get $dot
+          local.get $sign
+          f32x4.mul
+          f32x4.sub
+          local.set $vu
+          ;; theta2 = u · (2 + u · (1/3 + u · (4/45 + u · 1/35)))
+          local.get $vu
+          local.get $two
+          local.get $vu
+          local.get $third
+          local.get $vu
+          local.get $fourOver45
+          local.get $vu
+          local.get $over35
+          f32x4.mul
+          f32x4.add
+          f32x4.mul
+          f32x4.add
+          f32x4.mul
+          f32x4.add
+          f32x4.mul
+          local.set $vt
+          local.get $at
+          local.get $sign
+          v128.store offset=95104 align=1 ;; plane SIGN
+          local.get $at
+          local.get $vu
+          v128.store offset=106992 align=1 ;; plane SIGN+1
+          local.get $at
+          local.get $vt
+          v128.store offset=118880 align=1 ;; plane SIGN+2
+          local.get $quad
+          i32.const 96
+          i32.add
+          local.set $quad
+          local.get $at
+          i32.const 16
+          i32.add
+          local.set $at
+          local.get $at
+          local.get $e
+          i32.ne
+          br_if 0 (;@3;)
+        end
+      end
+      ;; Emits body once per quad, local at at its vectors' offset in the planes (16 · quad) and quad at its row of the quad table.
+      i32.const 0
+      local.set $at
+      local.get $quads
+      local.set $quad
+      block  ;; label = @2
+        local.get $e
+        i32.eqz
+        br_if 0 (;@2;)
+        loop  ;; label = @3
+          local.get $at
+          v128.load offset=95104 align=1 ;; plane SIGN
+          local.set $sign
+          local.get $at
+          v128.load offset=106992 align=1 ;; plane SIGN+1
+          local.set $vu
+          local.get $at
+          v128.load offset=118880 align=1 ;; plane SIGN+2
+          local.set $vt
+          ;; The second half: the slerp weights into wa, wb from sign, vu and theta² in vt: the
+          ;; series on the common path, Math.acos and Math.sin (imported, on the float32 numbers,
+          ;; results rounded to float32) for a lane past SERIES_LIMIT.
+          ;; sa = alpha² · theta2, sb = beta² · theta2
+          local.get $aa
+          local.get $vt
+          f32x4.mul
+          local.set $sa
+          local.get $bb
+          local.get $vt
+          f32x4.mul
+          local.set $sb
+          ;; w = x · (1 + s · (−1/6 + s · (1/120 + s · (−1/5040 + s · 1/362880))))
+          local.get $al
+          local.get $one
+          local.get $sa
+          local.get $s1
+          local.get $sa
+          local.get $s2
+          local.get $sa
+          local.get $s3
+          local.get $sa
+          local.get $s4
+          f32x4.mul
+          f32x4.add
+          f32x4.mul
+          f32x4.add
+          f32x4.mul
+          f32x4.add
+          f32x4.mul
+          f32x4.add
+          f32x4.mul
+          local.set $wb
+          local.get $be
+          local.get $one
+          local.get $sb
+          local.get $s1
+          local.get $sb
+          local.get $s2
+          local.get $sb
+          local.get $s3
+          local.get $sb
+          local.get $s4
+          f32x4.mul
+          f32x4.add
+          f32x4.mul
+          f32x4.add
+          f32x4.mul
+          f32x4.add
+          f32x4.mul
+          f32x4.add
+          f32x4.mul
+          local.set $wa
+          ;; A lane with u ≥ SERIES_LIMIT (or NaN): theta = acos(u > 1 ? 0 : 1 − u), wa = sin(beta·theta), wb = sin(alpha·theta).
+          local.get $vu
+          local.get $limit
+          f32x4.lt
+          i32x4.all_true
+          i32.eqz
+          if  ;; label = @4
+            local.get $vu
+            f32x4.extract_lane 0
+            local.set $u
+            local.get $u
+            f32.const 0x1p-3 (;=0.125;)
+            f32.lt
+            i32.eqz
+            if  ;; label = @5
+              f32.const 0x0p+0 (;=0;)
+              f32.const 0x1p+0 (;=1;)
+              local.get $u
+              f32.sub
+              local.get $u
+              f32.const 0x1p+0 (;=1;)
+              f32.gt
+              select
+              f64.promote_f32
+              call $acos
+              f32.demote_f64
+              local.set $t
+              local.get $wa
+              local.get $beta
+              local.get $t
+              f32.mul
+              f64.promote_f32
+              call $sin
+              f32.demote_f64
+              f32x4.replace_lane 0
+              local.set $wa
+              local.get $wb
+              local.get $alpha32
+              local.get $t
+              f32.mul
+              f64.promote_f32
+              call $sin
+              f32.demote_f64
+              f32x4.replace_lane 0
+              local.set $wb
+            end
+            local.get $vu
+            f32x4.extract_lane 1
+            local.set $u
+            local.get $u
+            f32.const 0x1p-3 (;=0.125;)
+            f32.lt
+            i32.eqz
+            if  ;; label = @5
+              f32.const 0x0p+0 (;=0;)
+              f32.const 0x1p+0 (;=1;)
+              local.get $u
+              f32.sub
+              local.get $u
+              f32.const 0x1p+0 (;=1;)
+              f32.gt
+              select
+              f64.promote_f32
+              call $acos
+              f32.demote_f64
+              local.set $t
+              local.get $wa
+              local.get $beta
+              local.get $t
+              f32.mul
+              f64.promote_f32
+              call $sin
+              f32.demote_f64
+              f32x4.replace_lane 1
+              local.set $wa
+              local.get $wb
+              local.get $alpha32
+              local.get $t
+              f32.mul
+              f64.promote_f32
+              call $sin
+              f32.demote_f64
+              f32x4.replace_lane 1
+              local.set $wb
+            end
+            local.get $vu
+            f32x4.extract_lane 2
+            local.set $u
+            local.get $u
+            f32.const 0x1p-3 (;=0.125;)
+            f32.lt
+            i32.eqz
+            if  ;; label = @5
+              f32.const 0x0p+0 (;=0;)
+              f32.const 0x1p+0 (;=1;)
+              local.get $u
+              f32.sub
+              local.get $u
+              f32.const 0x1p+0 (;=1;)
+              f32.gt
+              select
+              f64.promote_f32
+              call $acos
+              f32.demote_f64
+              local.set $t
+              local.get $wa
+              local.get $beta
+              local.get $t
+              f32.mul
+              f64.promote_f32
+              call $sin
+              f32.demote_f64
+              f32x4.replace_lane 2
+              local.set $wa
+              local.get $wb
+              local.get $alpha32
+              local.get $t
+              f32.mul
+              f64.promote_f32
+              call $sin
+              f32.demote_f64
+              f32x4.replace_lane 2
+              local.set $wb
+            end
+            local.get $vu
+            f32x4.extract_lane 3
+            local.set $u
+            local.get $u
+            f32.const 0x1p-3 (;=0.125;)
+            f32.lt
+            i32.eqz
+            if  ;; label = @5
+              f32.const 0x0p+0 (;=0;)
+              f32.const 0x1p+0 (;=1;)
+              local.get $u
+              f32.sub
+              local.get $u
+              f32.const 0x1p+0 (;=1;)
+              f32.gt
+              select
+              f64.promote_f32
+              call $acos
+              f32.demote_f64
+              local.set $t
+              local.get $wa
+              local.get $beta
+              local.get $t
+              f32.mul
+              f64.promote_f32
+              call $sin
+              f32.demote_f64
+              f32x4.replace_lane 3
+              local.set $wa
+              local.get $wb
+              local.get $alpha32
+              local.get $t
+              f32.mul
+              f64.promote_f32
+              call $sin
+              f32.demote_f64
+              f32x4.replace_lane 3
+              local.set $wb
+            end
+          end
+          local.get $wb
+          local.get $sign
+          f32x4.mul
+          local.set $wb
+          local.get $at
+          local.get $wa
+          v128.store offset=95104 align=1 ;; plane SIGN
+          local.get $at
+          local.get $wb
+          v128.store offset=106992 align=1 ;; plane SIGN+1
+          local.get $quad
+          i32.const 96
+          i32.add
+          local.set $quad
+          local.get $at
+          i32.const 16
+          i32.add
+          local.set $at
+          local.get $at
+          local.get $e
+          i32.ne
+          br_if 0 (;@3;)
+        end
+      end
+      ;; Emits body once per quad, local at at its vectors' offset in the planes (16 · quad) and quad at its row of the quad table.
+      i32.const 0
+      local.set $at
+      local.get $quads
+      local.set $quad
+      block  ;; label = @2
+        local.get $e
+        i32.eqz
+        br_if 0 (;@2;)
+        loop  ;; label = @3
+          local.get $at
+          v128.load offset=95104 align=1 ;; plane SIGN
+          local.set $wa
+          local.get $at
+          v128.load offset=106992 align=1 ;; plane SIGN+1
+          local.set $wb
+          local.get $at
+          v128.load align=1
+          local.set $x0
+          local.get $at
+          v128.load offset=11888 align=1 ;; plane C+1 / Q0+1
+          local.set $y0
+          local.get $at
+          v128.load offset=23776 align=1 ;; plane C+2 / Q0+2
+          local.set $z0
+          local.get $at
+          v128.load offset=35664 align=1 ;; plane G / Q0+3
+          local.set $w0
+          local.get $at
+          v128.load offset=47552 align=1 ;; plane G+1 / Q1
+          local.set $x1
+          local.get $at
+          v128.load offset=59440 align=1 ;; plane G+2 / Q1+1
+          local.set $y1
+          local.get $at
+          v128.load offset=71328 align=1 ;; plane DROP0 / Q1+2
+          local.set $z1
+          local.get $at
+          v128.load offset=83216 align=1 ;; plane DROP1 / Q1+3
+          local.set $w1
+          ;; q = q0 · wa + q1 · wb, or q0 for a STEP track
+          local.get $x0
+          local.get $wa
+          f32x4.mul
+          local.get $x1
+          local.get $wb
+          f32x4.mul
+          f32x4.add
+          local.set $x
+          local.get $y0
+          local.get $wa
+          f32x4.mul
+          local.get $y1
+          local.get $wb
+          f32x4.mul
+          f32x4.add
+          local.set $y
+          local.get $z0
+          local.get $wa
+          f32x4.mul
+          local.get $z1
+          local.get $wb
+          f32x4.mul
+          f32x4.add
+          local.set $z
+          local.get $w0
+          local.get $wa
+          f32x4.mul
+          local.get $w1
+          local.get $wb
+          f32x4.mul
+          f32x4.add
+          local.set $w
+          local.get $steps
+          if  ;; label = @4
+            local.get $quad
+            v128.load offset=64 align=1 ;; KERNEL_QUAD.STEP
+            local.set $m0
+            local.get $x0
+            local.get $x
+            local.get $m0
+            v128.bitselect
+            local.set $x
+            local.get $y0
+            local.get $y
+            local.get $m0
+            v128.bitselect
+            local.set $y
+            local.get $z0
+            local.get $z
+            local.get $m0
+            v128.bitselect
+            local.set $z
+            local.get $w0
+            local.get $w
+            local.get $m0
+            v128.bitselect
+            local.set $w
+          end
+          local.get $at
+          local.get $x
+          v128.store align=1
+          local.get $at
+          local.get $y
+          v128.store offset=11888 align=1 ;; plane C+1 / Q0+1
+          local.get $at
+          local.get $z
+          v128.store offset=23776 align=1 ;; plane C+2 / Q0+2
+          local.get $at
+          local.get $w
+          v128.store offset=35664 align=1 ;; plane G / Q0+3
+          local.get $quad
+          i32.const 96
+          i32.add
+          local.set $quad
+          local.get $at
+          i32.const 16
+          i32.add
+          local.set $at
+          local.get $at
+          local.get $e
+          i32.ne
+          br_if 0 (;@3;)
+        end
+      end
+    end
+    ;; Emits body once per quad, local at at its vectors' offset in the planes (16 · quad) and quad at its row of the quad table.
+    i32.const 0
+    local.set $at
+    local.get $quads
+    local.set $quad
+    block  ;; label = @1
+      local.get $e
+      i32.eqz
+      br_if 0 (;@1;)
+      loop  ;; label = @2
+        local.get $at
+        v128.load align=1
+        local.set $x
+        local.get $at
+        v128.load offset=11888 align=1 ;; plane C+1 / Q0+1
+        local.set $y
+        local.get $at
+        v128.load offset=23776 align=1 ;; plane C+2 / Q0+2
+        local.set $z
+        local.get $at
+        v128.load offset=35664 align=1 ;; plane G / Q0+3
+        local.set $w
+        ;; normalise(ref · q) of the four lanes for q = (x, y, z, w), written at each lane's pose
+        ;; address. Lane by lane the terms and their order are sampler.ts's.
+        ;; The four lanes' references, (rx, ry, rz, rw).
+        local.get $quad
+        v128.load align=1 ;; KERNEL_QUAD.REFS x
+        local.set $rx
+        local.get $quad
+        v128.load offset=16 align=1 ;; KERNEL_QUAD.REFS y
+        local.set $ry
+        local.get $quad
+        v128.load offset=32 align=1 ;; KERNEL_QUAD.REFS z
+        local.set $rz
+        local.get $quad
+        v128.load offset=48 align=1 ;; KERNEL_QUAD.REFS w
+        local.set $rw
+        ;; px = rw·x + rx·w + ry·z − rz·y, and so on, left to right.
+        local.get $rw
+        local.get $x
+        f32x4.mul
+        local.get $rx
+        local.get $w
+        f32x4.mul
+        f32x4.add
+        local.get $ry
+        local.get $z
+        f32x4.mul
+        f32x4.add
+        local.get $rz
+        local.get $y
+        f32x4.mul
+        f32x4.sub
+        local.set $px
+        local.get $rw
+        local.get $y
+        f32x4.mul
+        local.get $rx
+        local.get $z
+        f32x4.mul
+        f32x4.sub
+        local.get $ry
+        local.get $w
+        f32x4.mul
+        f32x4.add
+        local.get $rz
+        local.get $x
+        f32x4.mul
+        f32x4.add
+        local.set $py
+        local.get $rw
+        local.get $z
+        f32x4.mul
+        local.get $rx
+        local.get $y
+        f32x4.mul
+        f32x4.add
+        local.get $ry
+        local.get $x
+        f32x4.mul
+        f32x4.sub
+        local.get $rz
+        local.get $w
+        f32x4.mul
+        f32x4.add
+        local.set $pz
+        local.get $rw
+        local.get $w
+        f32x4.mul
+        local.get $rx
+        local.get $x
+        f32x4.mul
+        f32x4.sub
+        local.get $ry
+        local.get $y
+        f32x4.mul
+        f32x4.sub
+        local.get $rz
+        local.get $z
+        f32x4.mul
+        f32x4.sub
+        local.set $pw
+        ;; len2 = px² + py² + pz² + pw², left to right; inv = 1 / √len2; a lane with len2 ≤ 0 writes identity.
+        local.get $px
+        local.get $px
+        f32x4.mul
+        local.get $py
+        local.get $py
+        f32x4.mul
+        f32x4.add
+        local.get $pz
+        local.get $pz
+        f32x4.mul
+        f32x4.add
+        local.get $pw
+        local.get $pw
+        f32x4.mul
+        f32x4.add
+        local.set $vt
+        local.get $one
+        local.get $vt
+        f32x4.sqrt
+        f32x4.div
+        local.set $inv
+        local.get $px
+        local.get $inv
+        f32x4.mul
+        local.set $px
+        local.get $py
+        local.get $inv
+        f32x4.mul
+        local.set $py
+        local.get $pz
+        local.get $inv
+        f32x4.mul
+        local.set $pz
+        local.get $pw
+        local.get $inv
+        f32x4.mul
+        local.set $pw
+        ;; The selects of identity only when a lane's len2 is not > 0 (a zero or NaN blend).
+        local.get $vt
+        local.get $zero
+        f32x4.gt
+        local.set $pos
+        local.get $pos
+        i32x4.all_true
+        i32.eqz
+        if  ;; label = @3
+          local.get $px
+          local.get $zero
+          local.get $pos
+          v128.bitselect
+          local.set $px
+          local.get $py
+          local.get $zero
+          local.get $pos
+          v128.bitselect
+          local.set $py
+          local.get $pz
+          local.get $zero
+          local.get $pos
+          v128.bitselect
+          local.set $pz
+          local.get $pw
+          local.get $one
+          local.get $pos
+          v128.bitselect
+          local.set $pw
+        end
+        ;; Transposed to each lane's (x, y, z, w): (x0, y0, x1, y1), (x2, y2, x3, y3) and the same
+        ;; of z, w, then halves of those.
+        local.get $px
+        local.get $py
+        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
+        local.set $xy
+        local.get $px
+        local.get $py
+        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
+        local.set $xy2
+        local.get $pz
+        local.get $pw
+        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
+        local.set $zw
+        local.get $pz
+        local.get $pw
+        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
+        local.set $zw2
+        local.get $quad
+        i32.load offset=80 align=1 ;; KERNEL_QUAD.POSE lane 0
+        local.get $xy
+        local.get $zw
+        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+        v128.store align=1
+        local.get $quad
+        i32.load offset=84 align=1 ;; KERNEL_QUAD.POSE lane 1
+        local.get $xy
+        local.get $zw
+        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
+        v128.store align=1
+        local.get $quad
+        i32.load offset=88 align=1 ;; KERNEL_QUAD.POSE lane 2
+        local.get $xy2
+        local.get $zw2
+        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+        v128.store align=1
+        local.get $quad
+        i32.load offset=92 align=1 ;; KERNEL_QUAD.POSE lane 3
+        local.get $xy2
+        local.get $zw2
+        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
+        v128.store align=1
+        local.get $quad
+        i32.const 96
+        i32.add
+        local.set $quad
+        local.get $at
+        i32.const 16
+        i32.add
+        local.set $at
+        local.get $at
+        local.get $e
+        i32.ne
+        br_if 0 (;@2;)
+      end
+    end)
+  (func $world (type 2) (param $clip i32) (param $head i32) (param $key i32) (param $alpha f64) (param $parents i32) (param $bones i32) (param $rows i32)
+    (local $bone i32)
+    (local $q i32)
+    (local $r i32)
+    (local $x f64)
+    (local $y f64)
+    (local $z f64)
+    (local $w f64)
+    (local $sx f64)
+    (local $sy f64)
+    (local $sz f64)
+    (local $x2 f64)
+    (local $y2 f64)
+    (local $z2 f64)
+    (local $xx f64)
+    (local $xy f64)
+    (local $xz f64)
+    (local $yy f64)
+    (local $yz f64)
+    (local $zz f64)
+    (local $wx f64)
+    (local $wy f64)
+    (local $wz f64)
+    (local $m0 f64)
+    (local $m1 f64)
+    (local $m2 f64)
+    (local $m3 f64)
+    (local $m4 f64)
+    (local $m5 f64)
+    (local $m6 f64)
+    (local $m7 f64)
+    (local $m8 f64)
+    (local $tx f64)
+    (local $ty f64)
+    (local $tz f64)
+    (local $n0 f64)
+    (local $n1 f64)
+    (local $n2 f64)
+    (local $n3 f64)
+    (local $n4 f64)
+    (local $n5 f64)
+    (local $n6 f64)
+    (local $n7 f64)
+    (local $n8 f64)
+    (local $ux f64)
+    (local $uy f64)
+    (local $uz f64)
+    ;; The world function's body (see KernelWorld).
+    ;; The decode's parameters 0..3, then 4..6, then i32 locals 7..9, then f64 locals.
+    local.get $clip
+    local.get $head
+    local.get $key
+    local.get $alpha
+    call $decode
+    block  ;; label = @1
+      local.get $bones
+      i32.eqz
+      br_if 0 (;@1;)
+      loop  ;; label = @2
+        local.get $bone
+        i32.const 40
+        i32.mul
+        f32.load offset=131072 align=1
+        f64.promote_f32
+        local.set $x
+        local.get $bone
+        i32.const 40
+        i32.mul
+        f32.load offset=131076 align=1
+        f64.promote_f32
+        local.set $y
+        local.get $bone
+        i32.const 40
+        i32.mul
+        f32.load offset=131080 align=1
+        f64.promote_f32
+        local.set $z
+        local.get $bone
+        i32.const 40
+        i32.mul
+        f32.load offset=131084 align=1
+        f64.promote_f32
+        local.set $w
+        local.get $bone
+        i32.const 40
+        i32.mul
+        f32.load offset=131100 align=1
+        f64.promote_f32
+        local.set $sx
+        local.get $bone
+        i32.const 40
+        i32.mul
+        f32.load offset=131104 align=1
+        f64.promote_f32
+        local.set $sy
+        local.get $bone
+        i32.const 40
+        i32.mul
+        f32.load offset=131108 align=1
+        f64.promote_f32
+        local.set $sz
+        local.get $bone
+        i32.const 40
+        i32.mul
+        f32.load offset=131088 align=1
+        f64.promote_f32
+        local.set $tx
+        local.get $bone
+        i32.const 40
+        i32.mul
+        f32.load offset=131092 align=1
+        f64.promote_f32
+        local.set $ty
+        local.get $bone
+        i32.const 40
+        i32.mul
+        f32.load offset=131096 align=1
+        f64.promote_f32
+        local.set $tz
+        local.get $x
+        local.get $x
+        f64.add
+        local.set $x2
+        local.get $y
+        local.get $y
+        f64.add
+        local.set $y2
+        local.get $z
+        local.get $z
+        f64.add
+        local.set $z2
+        local.get $x
+        local.get $x2
+        f64.mul
+        local.set $xx
+        local.get $x
+        local.get $y2
+        f64.mul
+        local.set $xy
+        local.get $x
+        local.get $z2
+        f64.mul
+        local.set $xz
+        local.get $y
+        local.get $y2
+        f64.mul
+        local.set $yy
+        local.get $y
+        local.get $z2
+        f64.mul
+        local.set $yz
+        local.get $z
+        local.get $z2
+        f64.mul
+        local.set $zz
+        local.get $w
+        local.get $x2
+        f64.mul
+        local.set $wx
+        local.get $w
+        local.get $y2
+        f64.mul
+        local.set $wy
+        local.get $w
+        local.get $z2
+        f64.mul
+        local.set $wz
+        ;; Local R · S, column by column: (1 − (a + c)) · s or (a ± c) · s.
+        f64.const 0x1p+0 (;=1;)
+        local.get $yy
+        local.get $zz
+        f64.add
+        f64.sub
+        local.get $sx
+        f64.mul
+        local.set $m0
+        local.get $xy
+        local.get $wz
+        f64.add
+        local.get $sx
+        f64.mul
+        local.set $m1
+        local.get $xz
+        local.get $wy
+        f64.sub
+        local.get $sx
+        f64.mul
+        local.set $m2
+        local.get $xy
+        local.get $wz
+        f64.sub
+        local.get $sy
+        f64.mul
+        local.set $m3
+        f64.const 0x1p+0 (;=1;)
+        local.get $xx
+        local.get $zz
+        f64.add
+        f64.sub
+        local.get $sy
+        f64.mul
+        local.set $m4
+        local.get $yz
+        local.get $wx
+        f64.add
+        local.get $sy
+        f64.mul
+        local.set $m5
+        local.get $xz
+        local.get $wy
+        f64.add
+        local.get $sz
+        f64.mul
+        local.set $m6
+        local.get $yz
+        local.get $wx
+        f64.sub
+        local.get $sz
+        f64.mul
+        local.set $m7
+        f64.const 0x1p+0 (;=1;)
+        local.get $xx
+        local.get $yy
+        f64.add
+        f64.sub
+        local.get $sz
+        f64.mul
+        local.set $m8
+        ;; A child: M[parent] · local, each sum left to right.
+        local.get $bone
+        i32.const 2
+        i32.shl
+        local.get $parents
+        i32.add
+        i32.load align=1
+        local.set $q
+        local.get $q
+        i32.const 0
+        i32.ge_s
+        if  ;; label = @3
+          local.get $q
+          i32.const 96
+          i32.mul
+          local.set $q
+          local.get $q
+          f64.load offset=196608 align=1
+          local.get $m0
+          f64.mul
+          local.get $q
+          f64.load offset=196632 align=1
+          local.get $m1
+          f64.mul
+          f64.add
+          local.get $q
+          f64.load offset=196656 align=1
+          local.get $m2
+          f64.mul
+          f64.add
+          local.set $n0
+          local.get $q
+          f64.load offset=196616 align=1
+          local.get $m0
+          f64.mul
+          local.get $q
+          f64.load offset=196640 align=1
+          local.get $m1
+          f64.mul
+          f64.add
+          local.get $q
+          f64.load offset=196664 align=1
+          local.get $m2
+          f64.mul
+          f64.add
+          local.set $n1
+          local.get $q
+          f64.load offset=196624 align=1
+          local.get $m0
+          f64.mul
+          local.get $q
+          f64.load offset=196648 align=1
+          local.get $m1
+          f64.mul
+          f64.add
+          local.get $q
+          f64.load offset=196672 align=1
+          local.get $m2
+          f64.mul
+          f64.add
+          local.set $n2
+          local.get $q
+          f64.load offset=196608 align=1
+          local.get $m3
+          f64.mul
+          local.get $q
+          f64.load offset=196632 align=1
+          local.get $m4
+          f64.mul
+          f64.add
+          local.get $q
+          f64.load offset=196656 align=1
+          local.get $m5
+          f64.mul
+          f64.add
+          local.set $n3
+          local.get $q
+          f64.load offset=196616 align=1
+          local.get $m3
+          f64.mul
+          local.get $q
+          f64.load offset=196640 align=1
+          local.get $m4
+          f64.mul
+          f64.add
+          local.get $q
+          f64.load offset=196664 align=1
+          local.get $m5
+          f64.mul
+          f64.add
+          local.set $n4
+          local.get $q
+          f64.load offset=196624 align=1
+          local.get $m3
+          f64.mul
+          local.get $q
+          f64.load offset=196648 align=1
+          local.get $m4
+          f64.mul
+          f64.add
+          local.get $q
+          f64.load offset=196672 align=1
+          local.get $m5
+          f64.mul
+          f64.add
+          local.set $n5
+          local.get $q
+          f64.load offset=196608 align=1
+          local.get $m6
+          f64.mul
+          local.get $q
+          f64.load offset=196632 align=1
+          local.get $m7
+          f64.mul
+          f64.add
+          local.get $q
+          f64.load offset=196656 align=1
+          local.get $m8
+          f64.mul
+          f64.add
+          local.set $n6
+          local.get $q
+          f64.load offset=196616 align=1
+          local.get $m6
+          f64.mul
+          local.get $q
+          f64.load offset=196640 align=1
+          local.get $m7
+          f64.mul
+          f64.add
+          local.get $q
+          f64.load offset=196664 align=1
+          local.get $m8
+          f64.mul
+          f64.add
+          local.set $n7
+          local.get $q
+          f64.load offset=196624 align=1
+          local.get $m6
+          f64.mul
+          local.get $q
+          f64.load offset=196648 align=1
+          local.get $m7
+          f64.mul
+          f64.add
+          local.get $q
+          f64.load offset=196672 align=1
+          local.get $m8
+          f64.mul
+          f64.add
+          local.set $n8
+          local.get $q
+          f64.load offset=196608 align=1
+          local.get $tx
+          f64.mul
+          local.get $q
+          f64.load offset=196632 align=1
+          local.get $ty
+          f64.mul
+          f64.add
+          local.get $q
+          f64.load offset=196656 align=1
+          local.get $tz
+          f64.mul
+          f64.add
+          local.get $q
+          f64.load offset=196680 align=1
+          f64.add
+          local.set $ux
+          local.get $q
+          f64.load offset=196616 align=1
+          local.get $tx
+          f64.mul
+          local.get $q
+          f64.load offset=196640 align=1
+          local.get $ty
+          f64.mul
+          f64.add
+          local.get $q
+          f64.load offset=196664 align=1
+          local.get $tz
+          f64.mul
+          f64.add
+          local.get $q
+          f64.load offset=196688 align=1
+          f64.add
+          local.set $uy
+          local.get $q
+          f64.load offset=196624 align=1
+          local.get $tx
+          f64.mul
+          local.get $q
+          f64.load offset=196648 align=1
+          local.get $ty
+          f64.mul
+          f64.add
+          local.get $q
+          f64.load offset=196672 align=1
+          local.get $tz
+          f64.mul
+          f64.add
+          local.get $q
+          f64.load offset=196696 align=1
+          f64.add
+          local.set $uz
+          local.get $n0
+          local.set $m0
+          local.get $n1
+          local.set $m1
+          local.get $n2
+          local.set $m2
+          local.get $n3
+          local.set $m3
+          local.get $n4
+          local.set $m4
+          local.get $n5
+          local.set $m5
+          local.get $n6
+          local.set $m6
+          local.get $n7
+          local.set $m7
+          local.get $n8
+          local.set $m8
+          local.get $ux
+          local.set $tx
+          local.get $uy
+          local.set $ty
+          local.get $uz
+          local.set $tz
+        end
+        ;; The bone's unrounded matrix, then its floats.
+        local.get $bone
+        i32.const 96
+        i32.mul
+        local.set $q
+        local.get $q
+        local.get $m0
+        f64.store offset=196608 align=1
+        local.get $q
+        local.get $m1
+        f64.store offset=196616 align=1
+        local.get $q
+        local.get $m2
+        f64.store offset=196624 align=1
+        local.get $q
+        local.get $m3
+        f64.store offset=196632 align=1
+        local.get $q
+        local.get $m4
+        f64.store offset=196640 align=1
+        local.get $q
+        local.get $m5
+        f64.store offset=196648 align=1
+        local.get $q
+        local.get $m6
+        f64.store offset=196656 align=1
+        local.get $q
+        local.get $m7
+        f64.store offset=196664 align=1
+        local.get $q
+        local.get $m8
+        f64.store offset=196672 align=1
+        local.get $q
+        local.get $tx
+        f64.store offset=196680 align=1
+        local.get $q
+        local.get $ty
+        f64.store offset=196688 align=1
+        local.get $q
+        local.get $tz
+        f64.store offset=196696 align=1
+        ;; Float i of the bone's output: a local rounded to float32, or a constant 0 or 1.
+        local.get $rows
+        if  ;; label = @3
+          local.get $bone
+          i32.const 48
+          i32.mul
+          local.set $r
+          local.get $r
+          local.get $m0
+          f32.demote_f64
+          f32.store offset=294912 align=1
+          local.get $r
+          local.get $m3
+          f32.demote_f64
+          f32.store offset=294916 align=1
+          local.get $r
+          local.get $m6
+          f32.demote_f64
+          f32.store offset=294920 align=1
+          local.get $r
+          local.get $tx
+          f32.demote_f64
+          f32.store offset=294924 align=1
+          local.get $r
+          local.get $m1
+          f32.demote_f64
+          f32.store offset=294928 align=1
+          local.get $r
+          local.get $m4
+          f32.demote_f64
+          f32.store offset=294932 align=1
+          local.get $r
+          local.get $m7
+          f32.demote_f64
+          f32.store offset=294936 align=1
+          local.get $r
+          local.get $ty
+          f32.demote_f64
+          f32.store offset=294940 align=1
+          local.get $r
+          local.get $m2
+          f32.demote_f64
+          f32.store offset=294944 align=1
+          local.get $r
+          local.get $m5
+          f32.demote_f64
+          f32.store offset=294948 align=1
+          local.get $r
+          local.get $m8
+          f32.demote_f64
+          f32.store offset=294952 align=1
+          local.get $r
+          local.get $tz
+          f32.demote_f64
+          f32.store offset=294956 align=1
+        else
+          local.get $bone
+          i32.const 64
+          i32.mul
+          local.set $r
+          local.get $r
+          local.get $m0
+          f32.demote_f64
+          f32.store offset=294912 align=1
+          local.get $r
+          local.get $m1
+          f32.demote_f64
+          f32.store offset=294916 align=1
+          local.get $r
+          local.get $m2
+          f32.demote_f64
+          f32.store offset=294920 align=1
+          local.get $r
+          f32.const 0x0p+0 (;=0;)
+          f32.store offset=294924 align=1
+          local.get $r
+          local.get $m3
+          f32.demote_f64
+          f32.store offset=294928 align=1
+          local.get $r
+          local.get $m4
+          f32.demote_f64
+          f32.store offset=294932 align=1
+          local.get $r
+          local.get $m5
+          f32.demote_f64
+          f32.store offset=294936 align=1
+          local.get $r
+          f32.const 0x0p+0 (;=0;)
+          f32.store offset=294940 align=1
+          local.get $r
+          local.get $m6
+          f32.demote_f64
+          f32.store offset=294944 align=1
+          local.get $r
+          local.get $m7
+          f32.demote_f64
+          f32.store offset=294948 align=1
+          local.get $r
+          local.get $m8
+          f32.demote_f64
+          f32.store offset=294952 align=1
+          local.get $r
+          f32.const 0x0p+0 (;=0;)
+          f32.store offset=294956 align=1
+          local.get $r
+          local.get $tx
+          f32.demote_f64
+          f32.store offset=294960 align=1
+          local.get $r
+          local.get $ty
+          f32.demote_f64
+          f32.store offset=294964 align=1
+          local.get $r
+          local.get $tz
+          f32.demote_f64
+          f32.store offset=294968 align=1
+          local.get $r
+          f32.const 0x1p+0 (;=1;)
+          f32.store offset=294972 align=1
+        end
+        local.get $bone
+        i32.const 1
+        i32.add
+        local.set $bone
+        local.get $bone
+        local.get $bones
+        i32.lt_u
+        br_if 0 (;@2;)
+      end
+    end)
+  (export "decode" (func $decode))
+  (export "world" (func $world)))
+
