@@ -7,6 +7,7 @@
 import { toFailure, type FileFailure } from './failure.js';
 import { OUTPUT_EXTENSION, TRANSPORT_OUTPUT_EXTENSION, readClipFilesBlocking, writeFileAtomic, type ReadFileOptions } from './files.js';
 import { outputPathsFor } from './outputs.js';
+import { chainClip } from '../bench/big-rigs.js';
 import { compress, type CompressStats } from '../compress/index.js';
 import type { CompressOptions } from '../compress/options.js';
 import { encodeTransport } from '../compress/transport.js';
@@ -110,6 +111,15 @@ export async function encodeFile(task: CompressFileTask): Promise<EncodedFile | 
   } catch (error) {
     return { ok: false, file, failure: toFailure(file, error), warnings };
   }
+}
+
+/**
+ * Compresses a small generated clip (a 24-joint chain, two segments) and drops it: a pool
+ * worker runs this as it starts, so the engine has compiled the compressor's hot paths
+ * before the first file arrives.
+ */
+export function warmUp(): void {
+  compress(chainClip(24, 32));
 }
 
 /**
