@@ -11,8 +11,8 @@ import { EFFORTS, type CompressOptions, type Effort } from '../compress/options.
 import { bodyFaceFingersClip, chainClip } from './big-rigs.js';
 import { BENCH_ERROR, BenchError } from './errors.js';
 
-/** Samples of each generated big-skeleton clip (8 s at 30 Hz). */
-export const BIG_RIG_SAMPLES = 240;
+/** Samples of each generated big-skeleton clip (4 s at 30 Hz, eight segments). */
+export const BIG_RIG_SAMPLES = 120;
 
 /** One effort level over the corpus: compress() alone, the clips already read. */
 export interface EffortFigure {
