@@ -5,9 +5,10 @@
  *
  * Per segment: every track starts raw. Pass 1 lowers all tracks together (roots held
  * raw) to the lowest ladder step whose error fits; pass 2 visits tracks children first
- * and lowers them while the threshold allows (two steps, or one, per track per round by
- * default; the effort level chooses, see `EFFORT_SEARCHES`). A trial re-measures only the changed bone and its
- * descendants; parent object transforms and local matrices are cached.
+ * and lowers them while the threshold allows (four steps, or two, or one, per track per
+ * round by default; the effort level chooses, see `EFFORT_SEARCHES`). A trial re-measures
+ * only the changed bone and its descendants; parent object transforms and local matrices
+ * are cached.
  */
 import type { RawClip } from '../clip/raw-clip.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
@@ -71,11 +72,12 @@ interface Pass2 {
 /**
  * The pass 2 searches each effort runs on a segment; with several it keeps the segment's
  * smallest result. `fast` gives up on a track as soon as two steps fail (fewer trials,
- * a track may stay one step above its floor).
+ * a track may stay one step above its floor); `best` adds a search by two steps to
+ * default's by four. Sizes and trials on bandai-ds1: docs/experiments.md.
  */
 const EFFORT_SEARCHES: Record<Effort, readonly Pass2[]> = {
   fast: [{ strategy: 'round-robin', stride: 2, halve: false }],
-  default: [{ strategy: 'round-robin', stride: 2, halve: true }],
+  default: [{ strategy: 'round-robin', stride: 4, halve: true }],
   best: [{ strategy: 'round-robin', stride: 4, halve: true }, { strategy: 'round-robin', stride: 2, halve: true }],
 };
 
@@ -130,7 +132,7 @@ class SegmentSearch {
   private readonly codes: Uint32Array;
   private readonly componentBits = new Uint8Array(3);
   private readonly level: Int32Array;
-  private readonly active: Uint8Array;
+  private readonly floor: Int32Array;
   private readonly slot: TrackSlot = { j: 0, trackCount: 0, segment: 0, start: 0, size: 0 };
   private readonly order: Int32Array;
   // Tracks of each bone: boneTracks[boneTrackStart[b] .. boneTrackStart[b + 1]).
@@ -158,7 +160,7 @@ class SegmentSearch {
     this.saved = new Float32Array(maxKeys * 4);
     this.codes = new Uint32Array(maxKeys * 3);
     this.level = new Int32Array(input.tracks.length);
-    this.active = new Uint8Array(input.tracks.length);
+    this.floor = new Int32Array(input.tracks.length);
     const tree = subtreeRanges(parents);
     this.preorder = tree.preorder;
     this.preorderAt = tree.at;
@@ -224,22 +226,25 @@ class SegmentSearch {
         }
       }
     } else {
+      // A level that failed is not tried again: lowering other tracks only adds error, so
+      // each track's floor rises to just above its last failure, and it is done there.
       const { stride, halve } = pass2;
-      const active = this.active;
-      active.fill(1);
+      const floor = this.floor;
+      floor.fill(0);
       let changed = true;
       while (changed) {
         changed = false;
         for (let i = 0; i < this.order.length; i++) {
           const j = this.order[i];
-          if (!active[j] || this.level[j] === 0) continue;
-          let kept = false;
-          for (let step = Math.min(stride, this.level[j]); step >= (halve ? 1 : stride) && !kept; step >>= 1) {
+          const room = this.level[j] - floor[j];
+          if (room <= 0) continue;
+          for (let step = Math.min(stride, room); step >= (halve ? 1 : stride); step >>= 1) {
             trials++;
-            kept = this.tryLevel(j, this.level[j] - step);
+            const to = this.level[j] - step;
+            if (this.tryLevel(j, to)) { changed = true; break; }
+            floor[j] = to + 1;
           }
-          if (kept) changed = true;
-          else active[j] = 0;
+          if (!halve && this.level[j] - floor[j] < stride) floor[j] = this.level[j];
         }
       }
     }
