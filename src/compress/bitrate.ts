@@ -252,7 +252,7 @@ class SegmentSearch {
     return trials;
   }
 
-  /** Bits the keys of the segment last run take at `rates` (what {@link run} wrote). */
+  /** Bits the keys of the segment last run take at `rates` (raw counted as three float32 components). */
   segmentBits(rates: Uint8Array): number {
     const { tracks, clipRanges, ranges } = this.input;
     const at = this.slot, bits = this.componentBits;

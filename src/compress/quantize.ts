@@ -53,59 +53,58 @@ export function quantizeTrackSegment(
   }
 }
 
+const segOffsets = new Float64Array(3);
 const compBits = new Uint8Array(3);
-const keyValues = new Float64Array(3);
+const segSteps = new Float64Array(3);
+const quat = new Float64Array(4);
 
 /**
  * Writes what the decoder rebuilds for a track's keys in a segment stored at `bits`, at
  * `out[o + k * stride ...]`: a rotation (xyzw) or a vector (xyz). `codes` is scratch.
- * One loop per kind of rate, so the search's trials run no per-key branch on it.
  */
 export function reconstructTrackSegment(
   track: AnimatedTrack, at: TrackSlot, bits: number, clipRanges: ClipRanges, ranges: SegmentRanges,
   codes: Uint32Array, out: Float32Array, o: number, stride: number,
 ): void {
   const drop = track.drop[at.segment];
+  const width = track.width;
+  const values = track.values;
   const rangeBase = clipRanges.offsets[at.j];
   const slotBase = (at.segment * at.trackCount + at.j) * 3;
-  const c0 = storedComponent(0, drop), c1 = storedComponent(1, drop), c2 = storedComponent(2, drop);
-  const rotation = track.kind === TRACK_KIND.ROTATION;
-  const size = at.size;
-  const v = keyValues;
-  if (bits === RAW_BITS) {
-    const values = track.values, width = track.width;
-    for (let k = 0, i = at.start * width; k < size; k++, i += width) {
-      v[0] = values[i + c0]; v[1] = values[i + c1]; v[2] = values[i + c2];
-      emitKey(v, rotation, drop, track.ref, out, o + k * stride);
+  const offsets = segOffsets;
+  const steps = segSteps;
+  if (bits > 0 && bits !== RAW_BITS) {
+    quantizeTrackSegment(track, at, bits, clipRanges, ranges, codes, compBits);
+    for (let slot = 0; slot < 3; slot++) {
+      const r = rangeBase + 2 * storedComponent(slot, drop);
+      offsets[slot] = segmentOffset(clipRanges.values[r], clipRanges.values[r + 1], ranges.minMax[(slotBase + slot) * 2]);
+      steps[slot] = segmentStep(clipRanges.values[r + 1], ranges.minMax[(slotBase + slot) * 2 + 1], compBits[slot]);
     }
-    return;
   }
+  const o0 = offsets[0], o1 = offsets[1], o2 = offsets[2], s0 = steps[0], s1 = steps[1], s2 = steps[2];
+  const c0 = storedComponent(0, drop), c1 = storedComponent(1, drop), c2 = storedComponent(2, drop);
+  let v0 = 0, v1 = 0, v2 = 0;
   if (bits === 0) {
-    const cv = clipRanges.values;
-    v[0] = segmentConstant(cv[rangeBase + 2 * c0], cv[rangeBase + 2 * c0 + 1], ranges.constant[slotBase]);
-    v[1] = segmentConstant(cv[rangeBase + 2 * c1], cv[rangeBase + 2 * c1 + 1], ranges.constant[slotBase + 1]);
-    v[2] = segmentConstant(cv[rangeBase + 2 * c2], cv[rangeBase + 2 * c2 + 1], ranges.constant[slotBase + 2]);
-    for (let k = 0; k < size; k++) emitKey(v, rotation, drop, track.ref, out, o + k * stride);
-    return;
+    v0 = segmentConstant(clipRanges.values[rangeBase + 2 * c0], clipRanges.values[rangeBase + 2 * c0 + 1], ranges.constant[slotBase]);
+    v1 = segmentConstant(clipRanges.values[rangeBase + 2 * c1], clipRanges.values[rangeBase + 2 * c1 + 1], ranges.constant[slotBase + 1]);
+    v2 = segmentConstant(clipRanges.values[rangeBase + 2 * c2], clipRanges.values[rangeBase + 2 * c2 + 1], ranges.constant[slotBase + 2]);
   }
-  quantizeTrackSegment(track, at, bits, clipRanges, ranges, codes, compBits);
-  const cv = clipRanges.values, mm = ranges.minMax;
-  const o0 = segmentOffset(cv[rangeBase + 2 * c0], cv[rangeBase + 2 * c0 + 1], mm[slotBase * 2]);
-  const o1 = segmentOffset(cv[rangeBase + 2 * c1], cv[rangeBase + 2 * c1 + 1], mm[(slotBase + 1) * 2]);
-  const o2 = segmentOffset(cv[rangeBase + 2 * c2], cv[rangeBase + 2 * c2 + 1], mm[(slotBase + 2) * 2]);
-  const s0 = segmentStep(cv[rangeBase + 2 * c0 + 1], mm[slotBase * 2 + 1], compBits[0]);
-  const s1 = segmentStep(cv[rangeBase + 2 * c1 + 1], mm[(slotBase + 1) * 2 + 1], compBits[1]);
-  const s2 = segmentStep(cv[rangeBase + 2 * c2 + 1], mm[(slotBase + 2) * 2 + 1], compBits[2]);
-  for (let k = 0; k < size; k++) {
-    v[0] = o0 + codes[k * 3] * s0;
-    v[1] = o1 + codes[k * 3 + 1] * s1;
-    v[2] = o2 + codes[k * 3 + 2] * s2;
-    emitKey(v, rotation, drop, track.ref, out, o + k * stride);
+  const rotation = track.kind === TRACK_KIND.ROTATION;
+  for (let k = 0; k < at.size; k++) {
+    if (bits === RAW_BITS) {
+      const i = (at.start + k) * width;
+      v0 = values[i + c0]; v1 = values[i + c1]; v2 = values[i + c2];
+    } else if (bits > 0) {
+      v0 = o0 + codes[k * 3] * s0;
+      v1 = o1 + codes[k * 3 + 1] * s1;
+      v2 = o2 + codes[k * 3 + 2] * s2;
+    }
+    const dst = o + k * stride;
+    if (rotation) {
+      quat[0] = v0; quat[1] = v1; quat[2] = v2;
+      emitRotation(quat, drop, track.ref, 0, out, dst);
+    } else {
+      out[dst] = v0; out[dst + 1] = v1; out[dst + 2] = v2;
+    }
   }
-}
-
-/** One key's three stored components `v` as the decoder writes them: a rotation through the runtime's emit, a vector as is. */
-function emitKey(v: Float64Array, rotation: boolean, drop: number, ref: Float64Array, out: Float32Array, dst: number): void {
-  if (rotation) emitRotation(v, drop, ref, 0, out, dst);
-  else { out[dst] = v[0]; out[dst + 1] = v[1]; out[dst + 2] = v[2]; }
 }
