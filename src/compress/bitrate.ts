@@ -142,6 +142,8 @@ class SegmentSearch {
   private readonly boneError: BoneErrorFunction;
   private start = 0;
   private size = 0;
+  /** Pass 1's step on the segment searched last (-1: none yet). */
+  private pass1Level = -1;
   private segment = 0;
 
   constructor(private readonly input: BitRateInput) {
@@ -200,16 +202,24 @@ class SegmentSearch {
       return trials;
     }
 
-    // Pass 1: lower everything but the roots together; binary search over ladder steps.
+    // Pass 1: lower everything but the roots together; binary search over ladder steps,
+    // first bracketing the previous segment's step (neighbours mostly share it: two
+    // trials instead of four or five).
     let lo = 0, hi = top; // hi: known to fit
     let lastFits = false;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
+    const probe = (level: number): void => {
       trials++;
-      lastFits = this.fitsAllAt(mid);
-      if (lastFits) hi = mid;
-      else lo = mid + 1;
+      lastFits = this.fitsAllAt(level);
+      if (lastFits) hi = level;
+      else lo = level + 1;
+    };
+    const guess = this.pass1Level;
+    if (guess >= 0 && guess < top) {
+      probe(guess);
+      if (lastFits && guess > 0) probe(guess - 1);
     }
+    while (lo < hi) probe((lo + hi) >>> 1);
+    this.pass1Level = hi;
     // A failed step stopped part-way: rebuild the kept one.
     if (!lastFits) {
       for (let j = 0; j < tracks.length; j++) if (this.parents[tracks[j].bone] >= 0) this.setLevel(j, hi);
