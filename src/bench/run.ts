@@ -418,11 +418,13 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
 
     let speed: BenchSpeed | undefined;
     if (options.speed ?? BENCH_DEFAULTS.speed) {
-      onProgress({ stage: BENCH_STAGE.SPEED, done: 0, total: 2 });
-      const efforts = measureEfforts(single.entries.map((entry) => entry.clip), compressOptions);
-      onProgress({ stage: BENCH_STAGE.SPEED, done: 1, total: 2, label: 'effort levels' });
-      const scaling = measureScaling(compressOptions);
-      onProgress({ stage: BENCH_STAGE.SPEED, done: 2, total: 2, label: 'big skeletons' });
+      const clips = single.entries.map((entry) => entry.clip);
+      const total = clips.length + 2;
+      let done = 0;
+      const step = (clip: RawClip): void => onProgress({ stage: BENCH_STAGE.SPEED, done: ++done, total, label: clip.name });
+      onProgress({ stage: BENCH_STAGE.SPEED, done: 0, total });
+      const efforts = measureEfforts(clips, compressOptions, step);
+      const scaling = measureScaling(compressOptions, step);
       speed = { efforts, scaling, acl: options.acl ?? null };
     } else if (options.acl) {
       speed = { efforts: null, scaling: null, acl: options.acl };

@@ -68,9 +68,9 @@ export interface BenchSpeed {
 
 /**
  * Compresses every clip at each effort level, the levels alternating clip by clip so that a
- * change in the machine's load falls on all of them alike.
+ * change in the machine's load falls on all of them alike; `onClip` is called after each clip.
  */
-export function measureEfforts(clips: readonly RawClip[], options: CompressOptions): EffortFigure[] {
+export function measureEfforts(clips: readonly RawClip[], options: CompressOptions, onClip: (clip: RawClip) => void = () => {}): EffortFigure[] {
   const figures = EFFORTS.map((effort): EffortFigure => ({
     effort, compressedBytes: 0, ratio: 0, seconds: 0, cpuSeconds: 0, withinThreshold: 0, clips: 0, secondsPerMillion: 0,
   }));
@@ -86,6 +86,7 @@ export function measureEfforts(clips: readonly RawClip[], options: CompressOptio
       if (result.stats.maxError <= result.stats.threshold) figure.withinThreshold++;
       if (figure === figures[0]) rawBytes += result.stats.rawBytes;
     }
+    onClip(clip);
   }
   for (const figure of figures) {
     figure.ratio = rawBytes / figure.compressedBytes;
@@ -94,11 +95,15 @@ export function measureEfforts(clips: readonly RawClip[], options: CompressOptio
   return figures;
 }
 
-/** Compresses the generated 1,000-joint chain and 300-bone body-face-fingers rig at the default effort. */
-export function measureScaling(options: CompressOptions): ScalingFigure[] {
+/**
+ * Compresses the generated 1,000-joint chain and 300-bone body-face-fingers rig at the
+ * default effort; `onClip` is called after each.
+ */
+export function measureScaling(options: CompressOptions, onClip: (clip: RawClip) => void = () => {}): ScalingFigure[] {
   return [chainClip(1000, BIG_RIG_SAMPLES), bodyFaceFingersClip(BIG_RIG_SAMPLES)].map((clip) => {
     const { result, seconds, cpuSeconds } = timed(() => compress(clip, options));
     const boneCount = clip.skeleton.parents.length;
+    onClip(clip);
     return {
       name: clip.name, boneCount, sampleCount: clip.sampleCount, seconds, cpuSeconds,
       secondsPerMillion: seconds / (boneCount * clip.sampleCount / 1e6),
