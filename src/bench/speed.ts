@@ -55,6 +55,8 @@ export interface AclMeasurement {
   processSeconds: number;
   /** The corpus's raw bytes as ACL counts them (40 per bone per sample). */
   rawBytes: number;
+  /** CPU seconds of the whole loop's processes, when measured: steadier than wall time on a busy machine. */
+  processCpuSeconds?: number;
 }
 
 /** Speed figures of a bench run. */
@@ -134,9 +136,16 @@ export async function readAclMeasurement(path: string): Promise<AclMeasurement> 
   const record = (data ?? {}) as Record<string, unknown>;
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new BenchError(BENCH_ERROR.BAD_ACL, `${path}: expected a JSON object`);
   if (typeof record.label !== 'string' || record.label === '') throw new BenchError(BENCH_ERROR.BAD_ACL, `${path}: "label" must be a non-empty string`);
-  for (const field of ['clips', 'compressSeconds', 'processSeconds', 'rawBytes'] as const) {
+  const positive = (field: string, optional = false): number | undefined => {
     const value = record[field];
+    if (optional && value === undefined) return undefined;
     if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new BenchError(BENCH_ERROR.BAD_ACL, `${path}: "${field}" must be a number > 0`);
-  }
-  return { label: record.label, clips: record.clips as number, compressSeconds: record.compressSeconds as number, processSeconds: record.processSeconds as number, rawBytes: record.rawBytes as number };
+    return value;
+  };
+  const measurement: AclMeasurement = {
+    label: record.label, clips: positive('clips')!, compressSeconds: positive('compressSeconds')!, processSeconds: positive('processSeconds')!, rawBytes: positive('rawBytes')!,
+  };
+  const cpu = positive('processCpuSeconds', true);
+  if (cpu !== undefined) measurement.processCpuSeconds = cpu;
+  return measurement;
 }

@@ -27,6 +27,8 @@ describe('readAclMeasurement', () => {
     const file = join(temp.dir, 'acl.json');
     writeFileSync(file, JSON.stringify({ ...good, extra: 'kept out' }));
     expect(await readAclMeasurement(file)).toEqual(good);
+    writeFileSync(file, JSON.stringify({ ...good, processCpuSeconds: 4.2 }));
+    expect(await readAclMeasurement(file)).toEqual({ ...good, processCpuSeconds: 4.2 });
   });
 
   it('refuses a file that is not one, naming the file and the field', async () => {
@@ -36,6 +38,7 @@ describe('readAclMeasurement', () => {
       [JSON.stringify({ ...good, label: '' }), '"label" must be a non-empty string'],
       [JSON.stringify({ ...good, compressSeconds: 0 }), '"compressSeconds" must be a number > 0'],
       [JSON.stringify({ ...good, rawBytes: undefined }), '"rawBytes" must be a number > 0'],
+      [JSON.stringify({ ...good, processCpuSeconds: -1 }), '"processCpuSeconds" must be a number > 0'],
     ];
     for (const [i, [text, problem]] of cases.entries()) {
       const file = join(temp.dir, `bad-${i}.json`);

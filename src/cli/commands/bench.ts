@@ -65,7 +65,7 @@ export function registerBenchCommand(program: Command): void {
     .option('--no-decode', 'skip the decoder timings')
     .option('--decode-cold', 'also time whole-pose decode with ACL\'s cold-cache method (5 named clips, corpus median; slow)')
     .option('--no-speed', 'skip timing compress() at each effort level and on the generated 1,000-joint chain and 300-bone rig')
-    .option('--acl <file>', 'native ACL\'s compression of the same corpus, measured outside the bench (JSON: label, clips, compressSeconds, processSeconds, rawBytes), printed beside ours')
+    .option('--acl <file>', 'native ACL\'s compression of the same corpus, measured outside the bench (JSON: label, clips, compressSeconds, processSeconds, rawBytes, optional processCpuSeconds), printed beside ours')
     .addOption(new Option('--ladder <ladder>', 'bit-rate ladder (experimental)').choices(LADDERS))
     .addOption(new Option('--rotation-reference <ref>', 'rotation reference (experimental)').choices(ROTATION_REFERENCES))
     .option('--error <length>', 'largest allowed virtual-vertex error', parseLengthArg, BENCH_DEFAULTS.error)
@@ -319,7 +319,10 @@ function speedRows(result: BenchResult): string[][] {
   const acl = speed.acl;
   if (acl) {
     const single = result.throughput.singleWorker;
-    rows.push([`native ${acl.label}`, `${fixed(acl.rawBytes / 1e6 / acl.compressSeconds, 2)} MB/s`, `its compression timer ${fixed(acl.compressSeconds, 2)} s, its whole loop ${fixed(acl.processSeconds, 2)} s (${acl.clips} clips, measured outside the bench) · bonepress 1 worker ${fixed(single.seconds, 2)} s whole process: ${fixed(single.seconds / acl.compressSeconds, 2)}× ACL's compression, ${fixed(single.seconds / acl.processSeconds, 2)}× its loop`, '']);
+    const cpu = acl.processCpuSeconds !== undefined
+      ? ` · in CPU time: its loop ${fixed(acl.processCpuSeconds, 2)} s, bonepress ${fixed(single.cpuSeconds / acl.processCpuSeconds, 2)}× it`
+      : '';
+    rows.push([`native ${acl.label}`, `${fixed(acl.rawBytes / 1e6 / acl.compressSeconds, 2)} MB/s`, `its compression timer ${fixed(acl.compressSeconds, 2)} s, its whole loop ${fixed(acl.processSeconds, 2)} s (${acl.clips} clips, measured outside the bench) · bonepress 1 worker ${fixed(single.seconds, 2)} s whole process: ${fixed(single.seconds / acl.compressSeconds, 2)}× ACL's compression, ${fixed(single.seconds / acl.processSeconds, 2)}× its loop${cpu}`, '']);
   }
   return rows;
 }
