@@ -28,6 +28,8 @@ export interface EffortFigure {
   clips: number;
   /** Wall seconds per million bone-samples (bones × samples of the source). */
   secondsPerMillion: number;
+  /** CPU seconds per million bone-samples. */
+  cpuSecondsPerMillion: number;
 }
 
 /** One generated skeleton compressed at the default effort. */
@@ -38,6 +40,7 @@ export interface ScalingFigure {
   seconds: number;
   cpuSeconds: number;
   secondsPerMillion: number;
+  cpuSecondsPerMillion: number;
   ratio: number;
   /** Largest error at any time, in the clip's unit (cm). */
   maxError: number;
@@ -74,7 +77,7 @@ export interface BenchSpeed {
  */
 export function measureEfforts(clips: readonly RawClip[], options: CompressOptions, onClip: (clip: RawClip) => void = () => {}): EffortFigure[] {
   const figures = EFFORTS.map((effort): EffortFigure => ({
-    effort, compressedBytes: 0, ratio: 0, seconds: 0, cpuSeconds: 0, withinThreshold: 0, clips: 0, secondsPerMillion: 0,
+    effort, compressedBytes: 0, ratio: 0, seconds: 0, cpuSeconds: 0, withinThreshold: 0, clips: 0, secondsPerMillion: 0, cpuSecondsPerMillion: 0,
   }));
   let rawBytes = 0, boneSamples = 0;
   for (const clip of clips) {
@@ -93,6 +96,7 @@ export function measureEfforts(clips: readonly RawClip[], options: CompressOptio
   for (const figure of figures) {
     figure.ratio = rawBytes / figure.compressedBytes;
     figure.secondsPerMillion = figure.seconds / (boneSamples / 1e6);
+    figure.cpuSecondsPerMillion = figure.cpuSeconds / (boneSamples / 1e6);
   }
   return figures;
 }
@@ -109,6 +113,7 @@ export function measureScaling(options: CompressOptions, onClip: (clip: RawClip)
     return {
       name: clip.name, boneCount, sampleCount: clip.sampleCount, seconds, cpuSeconds,
       secondsPerMillion: seconds / (boneCount * clip.sampleCount / 1e6),
+      cpuSecondsPerMillion: cpuSeconds / (boneCount * clip.sampleCount / 1e6),
       ratio: result.stats.ratio, maxError: result.stats.maxError, withinThreshold: result.stats.maxError <= result.stats.threshold,
     };
   });
