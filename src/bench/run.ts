@@ -12,7 +12,6 @@ import { basename, join, relative, sep } from 'node:path';
 import type { RawClip } from '../clip/raw-clip.js';
 import type { BitRateLadder } from '../compress/bitrate.js';
 import { AFFINE_STRIDE, boneErrorFunction, clipToObject, type ErrorMetric } from '../metric/error-metric.js';
-import { BonepressError } from '../shared/errors.js';
 import { compress, type CompressStats, type ExperimentalOptions } from '../compress/index.js';
 import { COMPRESS_DEFAULTS, resolveOptions, type CompressOptions } from '../compress/options.js';
 import type { RotationReference } from '../compress/preprocess.js';
@@ -22,7 +21,9 @@ import { readClipFiles, writeFileAtomic } from '../node/files.js';
 import { MAX_PENDING_WRITES, compressFiles, encodeBatch } from '../node/pool.js';
 import type { CompressFilesOptions, FileResult } from '../node/worker.js';
 import { CompressedClip } from '../runtime/compressed-clip.js';
+import { BENCH_ERROR, BenchError } from './errors.js';
 import { measureGltfAssets, type BenchGltfAsset } from './gltf-assets.js';
+import { measureEfforts, measureScaling, type AclMeasurement, type BenchSpeed } from './speed.js';
 import {
   loadThree, measureClipDecode, measureColdCorpus, median, type ClipDecodeTimings, type ColdDecodeReport, type DecodeTiming, type ThreeModule,
 } from './decode-timing.js';
@@ -55,6 +56,13 @@ export interface BenchOptions {
    * two-job pool. Needs the built worker (dist/node/worker.js). Default true.
    */
   poolCheck?: boolean;
+  /**
+   * Time compress() at every effort level on the corpus (sizes and seconds of each), and
+   * on the generated big skeletons (speed.ts). Default true.
+   */
+  speed?: boolean;
+  /** Native ACL's measurement of the same corpus, printed beside ours (speed.ts `readAclMeasurement`). */
+  acl?: AclMeasurement;
   /** Seed of the random sampling times. Default 1. */
   seed?: number;
   /** Least wall time of one timing measurement, ms. Default 20. */
@@ -71,6 +79,7 @@ export const BENCH_DEFAULTS = {
   shell: COMPRESS_DEFAULTS.shell,
   metric: COMPRESS_DEFAULTS.metric,
   decode: true,
+  speed: true,
   poolCheck: true,
   seed: 1,
   measureMs: 20,
@@ -90,6 +99,7 @@ export const CORPUS_EXTENSIONS = ['.bvh', '.gltf', '.glb', '.sjson'] as const;
 export const BENCH_STAGE = {
   COMPRESS: 'compress',
   POOL: 'pool',
+  SPEED: 'speed',
   ERRORS: 'errors',
   DECODE: 'decode',
 } as const;
@@ -105,28 +115,7 @@ export interface BenchProgress {
   readonly label?: string;
 }
 
-/** Codes of {@link BenchError}. */
-export const BENCH_ERROR = {
-  /** A corpus path is missing or unreadable. */
-  BAD_CORPUS: 'BAD_CORPUS',
-  /** The corpus holds no clip file, or no file could be read. */
-  EMPTY_CORPUS: 'EMPTY_CORPUS',
-  /** The baseline file is not a bench baseline. */
-  BAD_BASELINE: 'BAD_BASELINE',
-  /** No baseline file where one was needed. */
-  NO_BASELINE: 'NO_BASELINE',
-} as const;
-/** A {@link BENCH_ERROR} code. */
-export type BenchErrorCode = (typeof BENCH_ERROR)[keyof typeof BENCH_ERROR];
-
-/** The bench cannot run on what it was given (corpus, baseline). The CLI exits with 2. */
-export class BenchError extends BonepressError {
-  override readonly name = 'BenchError';
-  declare readonly code: BenchErrorCode;
-  constructor(code: BenchErrorCode, message: string) {
-    super(code, message);
-  }
-}
+export { BENCH_ERROR, BenchError, type BenchErrorCode } from './errors.js';
 
 /** Settings a bench ran with, recorded in results and baselines. */
 export interface BenchSettings {
@@ -299,6 +288,8 @@ export interface BenchResult {
   /** Bit rates over every clip, (segment, animated track) pairs per bits. */
   bitRateHistogram: Record<number, number>;
   decode: BenchDecode | null;
+  /** Effort levels, big skeletons and ACL's figure ({@link BenchOptions.speed}, {@link BenchOptions.acl}); absent in results made before. */
+  speed?: BenchSpeed;
   /** Per glTF asset of the corpus: animation and file bytes of the source and of the asset compressed whole (gltf-assets.ts). */
   gltfAssets?: BenchGltfAsset[];
   /** glTF assets that could not be compressed whole. */
@@ -425,6 +416,20 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     let pool: PoolRun | null = null;
     if (poolFiles.length >= 2) pool = await compressOnPool(poolFiles, files, compressOptions, poolJobs, join(workDir, 'pool'), onProgress);
 
+    let speed: BenchSpeed | undefined;
+    if (options.speed ?? BENCH_DEFAULTS.speed) {
+      const clips = single.entries.map((entry) => entry.clip);
+      const total = clips.length + 2;
+      let done = 0;
+      const step = (clip: RawClip): void => onProgress({ stage: BENCH_STAGE.SPEED, done: ++done, total, label: clip.name });
+      onProgress({ stage: BENCH_STAGE.SPEED, done: 0, total });
+      const efforts = measureEfforts(clips, compressOptions, step);
+      const scaling = measureScaling(compressOptions, step);
+      speed = { efforts, scaling, acl: options.acl ?? null };
+    } else if (options.acl) {
+      speed = { efforts: null, scaling: null, acl: options.acl };
+    }
+
     const clips = single.entries.map((entry) => clipFigures(files[entry.fileIndex].path, entry));
     const determinism = await checkDeterminism(single, pool);
     const histograms = measureErrorHistograms(single.entries, compressOptions, onProgress);
@@ -479,6 +484,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
       clipErrorHistogram: histograms.clips,
       bitRateHistogram,
       decode,
+      ...(speed ? { speed } : {}),
       ...(gltf.assets.length > 0 ? { gltfAssets: gltf.assets } : {}),
       ...(gltf.failures.length > 0 ? { gltfAssetFailures: gltf.failures } : {}),
     };

@@ -5,15 +5,17 @@
  *
  * Per segment: every track starts raw. Pass 1 lowers all tracks together (roots held
  * raw) to the lowest ladder step whose error fits; pass 2 visits tracks children first
- * and lowers them while the threshold allows (one step per track per round by default,
- * see {@link SearchStrategy}). A trial re-measures only the changed bone and its
- * descendants; parent object transforms and local matrices are cached.
+ * and lowers them while the threshold allows (four steps, or two, or one, per track per
+ * round by default; the effort level chooses, see `EFFORT_SEARCHES`). A trial re-measures
+ * only the changed bone and its descendants; parent object transforms and local matrices
+ * are cached.
  */
 import type { RawClip } from '../clip/raw-clip.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
 import { RAW_BITS, TRACK_KIND } from '../runtime/format.js';
 import { AFFINE_STRIDE, boneErrorFunction, composeAffine, poseToAffine, sampleToObject, type BoneErrorFunction, type ErrorMetric } from '../metric/error-metric.js';
-import { reconstructTrackSegment, type TrackSlot } from './quantize.js';
+import { componentBitsOf, reconstructTrackSegment, type TrackSlot } from './quantize.js';
+import type { Effort } from './options.js';
 import type { AnimatedTrack, ClipRanges, SegmentRanges } from './range.js';
 import type { SegmentLayout } from './segment.js';
 
@@ -41,16 +43,43 @@ export interface BitRateInput {
   /** What `threshold` bounds. Default 'vertices'. */
   readonly metric?: ErrorMetric;
   readonly ladder: readonly number[];
-  /** Pass 2 strategy. Default 'round-robin'. */
+  /** Pass 2 strategy one step at a time (experiments), when given; otherwise `effort`'s search. */
   readonly strategy?: SearchStrategy;
+  /** Default 'default'. */
+  readonly effort?: Effort;
 }
 
 /**
  * Pass 2 strategies: 'descend' lowers each track as far as it goes before the next
- * (children first); 'round-robin' lowers every track one step per round, in
- * the same order, so the error budget of a chain is shared instead of spent by its leaves.
+ * (children first); 'round-robin' lowers every track a few steps per round, in the same
+ * order, so the error budget of a chain is shared instead of spent by its leaves.
  */
 export type SearchStrategy = 'descend' | 'round-robin';
+
+/** How pass 2 runs. */
+interface Pass2 {
+  readonly strategy: SearchStrategy;
+  /**
+   * Round-robin: ladder steps a track tries to go down per round. Larger strides leave
+   * the budget to more tracks before the first ones reach their floor (smaller files on
+   * bandai-ds1, docs/experiments.md) for about as many trials.
+   */
+  readonly stride: number;
+  /** Round-robin: where `stride` steps fail, try half as many, down to one; otherwise the track is done. */
+  readonly halve: boolean;
+}
+
+/**
+ * The pass 2 searches each effort runs on a segment; with several it keeps the segment's
+ * smallest result. `fast` gives up on a track as soon as two steps fail (fewer trials,
+ * a track may stay one step above its floor); `best` adds a search by two steps to
+ * default's by four. Sizes and trials on bandai-ds1: docs/experiments.md.
+ */
+const EFFORT_SEARCHES: Record<Effort, readonly Pass2[]> = {
+  fast: [{ strategy: 'round-robin', stride: 2, halve: false }],
+  default: [{ strategy: 'round-robin', stride: 4, halve: true }],
+  best: [{ strategy: 'round-robin', stride: 4, halve: true }, { strategy: 'round-robin', stride: 2, halve: true }],
+};
 
 /** What the search decided and what it cost. */
 export interface BitRateResult {
@@ -66,9 +95,16 @@ export function searchBitRates(input: BitRateInput): BitRateResult {
   const trackCount = tracks.length;
   const rates = new Uint8Array(layout.count * trackCount);
   const search = new SegmentSearch(input);
+  const searches = input.strategy ? [{ strategy: input.strategy, stride: 1, halve: true }] : EFFORT_SEARCHES[input.effort ?? 'default'];
+  const other = new Uint8Array(searches.length > 1 ? trackCount : 0);
   let trials = 0;
   for (let s = 0; s < layout.count; s++) {
-    trials += search.run(s, rates.subarray(s * trackCount, (s + 1) * trackCount));
+    const own = rates.subarray(s * trackCount, (s + 1) * trackCount);
+    trials += search.run(s, own, searches[0]);
+    for (let i = 1; i < searches.length; i++) {
+      trials += search.run(s, other, searches[i]);
+      if (search.segmentBits(other) < search.segmentBits(own)) own.set(other);
+    }
   }
   return { rates, trials };
 }
@@ -94,8 +130,9 @@ class SegmentSearch {
   private readonly trial: Float64Array;
   private readonly saved: Float32Array;
   private readonly codes: Uint32Array;
+  private readonly componentBits = new Uint8Array(3);
   private readonly level: Int32Array;
-  private readonly active: Uint8Array;
+  private readonly floor: Int32Array;
   private readonly slot: TrackSlot = { j: 0, trackCount: 0, segment: 0, start: 0, size: 0 };
   private readonly order: Int32Array;
   // Tracks of each bone: boneTracks[boneTrackStart[b] .. boneTrackStart[b + 1]).
@@ -105,6 +142,8 @@ class SegmentSearch {
   private readonly boneError: BoneErrorFunction;
   private start = 0;
   private size = 0;
+  /** Pass 1's step on the segment searched last (-1: none yet). */
+  private pass1Level = -1;
   private segment = 0;
 
   constructor(private readonly input: BitRateInput) {
@@ -123,7 +162,7 @@ class SegmentSearch {
     this.saved = new Float32Array(maxKeys * 4);
     this.codes = new Uint32Array(maxKeys * 3);
     this.level = new Int32Array(input.tracks.length);
-    this.active = new Uint8Array(input.tracks.length);
+    this.floor = new Int32Array(input.tracks.length);
     const tree = subtreeRanges(parents);
     this.preorder = tree.preorder;
     this.preorderAt = tree.at;
@@ -140,8 +179,8 @@ class SegmentSearch {
     input.tracks.forEach((t, j) => { this.boneTracks[fill[t.bone]++] = j; });
   }
 
-  /** Searches segment `s`, writing its rates; returns the number of trials. */
-  run(s: number, outRates: Uint8Array): number {
+  /** Searches segment `s` with `pass2`, writing its rates; returns the number of trials. */
+  run(s: number, outRates: Uint8Array, pass2: Pass2): number {
     const { layout, tracks, ladder, basePose, threshold } = this.input;
     this.segment = s;
     this.start = layout.starts[s];
@@ -163,16 +202,24 @@ class SegmentSearch {
       return trials;
     }
 
-    // Pass 1: lower everything but the roots together; binary search over ladder steps.
+    // Pass 1: lower everything but the roots together; binary search over ladder steps,
+    // first bracketing the previous segment's step (neighbours mostly share it: two
+    // trials instead of four or five).
     let lo = 0, hi = top; // hi: known to fit
     let lastFits = false;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
+    const probe = (level: number): void => {
       trials++;
-      lastFits = this.fitsAllAt(mid);
-      if (lastFits) hi = mid;
-      else lo = mid + 1;
+      lastFits = this.fitsAllAt(level);
+      if (lastFits) hi = level;
+      else lo = level + 1;
+    };
+    const guess = this.pass1Level;
+    if (guess >= 0 && guess < top) {
+      probe(guess);
+      if (lastFits && guess > 0) probe(guess - 1);
     }
+    while (lo < hi) probe((lo + hi) >>> 1);
+    this.pass1Level = hi;
     // A failed step stopped part-way: rebuild the kept one.
     if (!lastFits) {
       for (let j = 0; j < tracks.length; j++) if (this.parents[tracks[j].bone] >= 0) this.setLevel(j, hi);
@@ -180,7 +227,7 @@ class SegmentSearch {
     }
 
     // Pass 2: children first. A track that cannot go lower is done: lowering others only adds error.
-    if (this.input.strategy === 'descend') {
+    if (pass2.strategy === 'descend') {
       for (let i = 0; i < this.order.length; i++) {
         const j = this.order[i];
         while (this.level[j] > 0) {
@@ -189,22 +236,46 @@ class SegmentSearch {
         }
       }
     } else {
-      const active = this.active;
-      active.fill(1);
+      // A level that failed is not tried again: lowering other tracks only adds error, so
+      // each track's floor rises to just above its last failure, and it is done there.
+      const { stride, halve } = pass2;
+      const floor = this.floor;
+      floor.fill(0);
       let changed = true;
       while (changed) {
         changed = false;
         for (let i = 0; i < this.order.length; i++) {
           const j = this.order[i];
-          if (!active[j] || this.level[j] === 0) continue;
-          trials++;
-          if (this.tryLevel(j, this.level[j] - 1)) changed = true;
-          else active[j] = 0;
+          const room = this.level[j] - floor[j];
+          if (room <= 0) continue;
+          for (let step = Math.min(stride, room); step >= (halve ? 1 : stride); step >>= 1) {
+            trials++;
+            const to = this.level[j] - step;
+            if (this.tryLevel(j, to)) { changed = true; break; }
+            floor[j] = to + 1;
+          }
+          if (!halve && this.level[j] - floor[j] < stride) floor[j] = this.level[j];
         }
       }
     }
     for (let j = 0; j < tracks.length; j++) outRates[j] = ladder[this.level[j]];
     return trials;
+  }
+
+  /** Bits the keys of the segment last run take at `rates` (raw counted as three float32 components). */
+  segmentBits(rates: Uint8Array): number {
+    const { tracks, clipRanges, ranges } = this.input;
+    const at = this.slot, bits = this.componentBits;
+    let total = 0;
+    for (let j = 0; j < tracks.length; j++) {
+      const rate = rates[j];
+      if (rate === 0) continue;
+      if (rate === RAW_BITS) { total += 32 * 3; continue; }
+      at.j = j; at.trackCount = tracks.length; at.segment = this.segment;
+      componentBitsOf(tracks[j], at, rate, clipRanges, ranges, bits);
+      total += bits[0] + bits[1] + bits[2];
+    }
+    return total * this.size;
   }
 
   /** Rebuilds track j at ladder step `level` into the local poses. */

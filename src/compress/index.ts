@@ -92,7 +92,7 @@ export interface ExperimentalOptions {
   ladder?: BitRateLadder;
   /** Default 'mean'. */
   rotationReference?: RotationReference;
-  /** Default 'round-robin'. */
+  /** Pass 2 strategy; default: the effort's. */
   search?: SearchStrategy;
 }
 
@@ -130,7 +130,8 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
       shellDistances: settings.shellDistances,
       metric: settings.metric,
       ladder: BIT_RATE_LADDERS[options.ladder ?? 'acl20'],
-      strategy: options.search ?? 'round-robin',
+      strategy: options.search,
+      effort: settings.effort,
     });
     searchTrials += search.trials;
     bytes = writeClip({

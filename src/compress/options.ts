@@ -29,6 +29,22 @@ export interface CompressOptions {
   stripNames?: boolean;
   /** Write a CRC-32 of the file. Default true. */
   checksum?: boolean;
+  /**
+   * How hard the bit-rate search works (every level holds the same error bound): `fast`
+   * searches fewer steps for slightly larger files, `default` is the balance, `best` also
+   * tries a second search per segment and keeps the smaller. Default `default`.
+   */
+  effort?: Effort;
+}
+
+/** Search effort levels of {@link CompressOptions.effort}, fastest first. */
+export const EFFORTS = ['fast', 'default', 'best'] as const;
+/** One of {@link EFFORTS}. */
+export type Effort = (typeof EFFORTS)[number];
+
+/** True when `s` names an {@link Effort}. */
+export function isEffort(s: unknown): s is Effort {
+  return typeof s === 'string' && (EFFORTS as readonly string[]).includes(s);
 }
 
 /** Defaults of {@link CompressOptions}. */
@@ -38,6 +54,7 @@ export const COMPRESS_DEFAULTS = {
   metric: 'vertices',
   stripNames: false,
   checksum: true,
+  effort: 'default',
 } as const;
 
 /**
@@ -68,6 +85,7 @@ export interface ResolvedOptions {
   metric: ErrorMetric;
   stripNames: boolean;
   checksum: boolean;
+  effort: Effort;
 }
 
 function toLength(input: LengthInput, what: string): Length {
@@ -96,6 +114,8 @@ export function resolveOptions(clip: RawClip, options: CompressOptions = {}): Re
   }
   const metric = options.metric ?? COMPRESS_DEFAULTS.metric;
   if (!isErrorMetric(metric)) throw new OptionsError(`metric: expected ${ERROR_METRICS.join(' or ')}, got ${JSON.stringify(metric)}`);
+  const effort = options.effort ?? COMPRESS_DEFAULTS.effort;
+  if (!isEffort(effort)) throw new OptionsError(`effort: expected ${EFFORTS.join(', ')}, got ${JSON.stringify(effort)}`);
   const threshold = convertLength(error, clip.unit);
   if (!(threshold > 0)) throw new OptionsError(`error threshold must be > 0, got ${threshold}`);
   return {
@@ -104,5 +124,6 @@ export function resolveOptions(clip: RawClip, options: CompressOptions = {}): Re
     metric,
     stripNames: options.stripNames ?? COMPRESS_DEFAULTS.stripNames,
     checksum: options.checksum ?? COMPRESS_DEFAULTS.checksum,
+    effort,
   };
 }

@@ -86,9 +86,10 @@ export function outputSettings(options: CompressFilesOptions): Record<string, un
     error: options.error ?? COMPRESS_DEFAULTS.error,
     shell: options.shell ?? COMPRESS_DEFAULTS.shell,
     shellBones: options.shellBones ?? {},
-    // Only a metric other than the default, and the transport form, enter the key, so caches
+    // Only a metric or an effort other than the default, and the transport form, enter the key, so caches
     // made before these options existed stay valid.
     ...(options.metric !== undefined && options.metric !== COMPRESS_DEFAULTS.metric ? { metric: options.metric } : {}),
+    ...(options.effort !== undefined && options.effort !== COMPRESS_DEFAULTS.effort ? { effort: options.effort } : {}),
     stripNames: options.stripNames ?? COMPRESS_DEFAULTS.stripNames,
     checksum: options.checksum ?? COMPRESS_DEFAULTS.checksum,
     ...(options.transport === true ? { transport: true } : {}),

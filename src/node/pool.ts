@@ -109,25 +109,30 @@ export async function compressFiles(
     onProgress?.({ done, total, result });
   };
 
-  const plan = await planBatchOutputs(paths, target, options.read ?? {}, outputExtension(options), run.subfolders);
   const outDirOf = (index: number): string => (target.kind === 'folder' ? join(target.path, run.subfolders?.[index] ?? '') : folder ?? '.');
+  // The workers start loading and warming up the compressor while the outputs are planned
+  // (which reads glTF inputs for their clip names).
+  const jobs = Math.max(1, Math.min(Math.floor(run.jobs ?? availableParallelism()), total));
+  const workers = startWorkers(jobs, signal);
+  workers.catch(() => undefined); // awaited below; never unhandled while the outputs are planned
   const tasks: { index: number; task: CompressFileTask }[] = [];
-  for (let index = 0; index < total; index++) {
-    const failed = plan.failures.get(index);
-    if (failed) finish(index, failed);
-    else tasks.push({ index, task: { file: paths[index], outDir: outDirOf(index), options } });
-  }
-
-  // Files are written on this thread while the next ones compress (here or in workers):
-  // compression never waits on the disk.
-  const jobs = Math.max(1, Math.min(Math.floor(run.jobs ?? availableParallelism()), tasks.length));
   try {
-    await encodeBatch(tasks, { jobs, signal, maxPendingSettles: MAX_PENDING_WRITES }, async (index, encoded) => {
+    const plan = await planBatchOutputs(paths, target, options.read ?? {}, outputExtension(options), run.subfolders);
+    for (let index = 0; index < total; index++) {
+      const failed = plan.failures.get(index);
+      if (failed) finish(index, failed);
+      else tasks.push({ index, task: { file: paths[index], outDir: outDirOf(index), options } });
+    }
+    // Files are written on this thread while the next ones compress (here or in workers):
+    // compression never waits on the disk.
+    await runBatch(tasks, { jobs, signal, maxPendingSettles: MAX_PENDING_WRITES }, async (index, encoded) => {
       finish(index, await writePlanned(encoded, plan.outputs[index] ?? [], target));
-    });
+    }, workers);
   } catch (error) {
     if (signal?.aborted && folder !== undefined) for (const dir of new Set(tasks.map((t) => outDirOf(t.index)))) await removeTempFiles(dir);
     throw error;
+  } finally {
+    await (await workers.catch(() => undefined))?.destroy();
   }
   return results as FileResult[];
 }
@@ -184,8 +189,9 @@ export interface EncodeBatchRun {
  * The batch engine under {@link compressFiles}, library.ts `compressLibrary` and the bench:
  * encodes each task (worker.ts `encodeFile`) and hands the result to `settle` on this
  * thread as it comes back, while the next files encode. One job without a signal runs in
- * this thread; otherwise a pool of `run.jobs` worker threads is started at the first task
- * and fed two tasks per worker, so no worker waits for this thread and only a few files
+ * this thread; otherwise a pool of `run.jobs` worker threads is started before the first
+ * task is asked for (each loads and warms up the compressor meanwhile) and fed two tasks
+ * per worker, so no worker waits for this thread and only a few files
  * are in flight: `tasks` may be a lazy (async) iterable that the caller fills while the
  * pool works, and nothing of a file is kept once its settle is done. A worker that dies
  * becomes an `INTERNAL_ERROR` failure of its file. Rejects with the signal's reason on
@@ -196,13 +202,44 @@ export async function encodeBatch(
   run: EncodeBatchRun,
   settle: (index: number, encoded: EncodedFile | FileFailed) => Promise<void>,
 ): Promise<void> {
+  const workers = startWorkers(run.jobs, run.signal);
+  workers.catch(() => undefined); // awaited below; never unhandled meanwhile
+  try {
+    await runBatch(tasks, run, settle, workers);
+  } finally {
+    await (await workers.catch(() => undefined))?.destroy();
+  }
+}
+
+/** The pool a batch runs on: piscina over worker-entry.cjs. */
+type WorkerPool = Piscina<CompressFileTask, EncodedFile | FileFailed>;
+
+/**
+ * Starts the pool of a batch of `jobs` (none when one job without a `signal` encodes in
+ * this thread, see {@link runBatch}): every worker starts at once and loads and warms up
+ * the compressor (worker-entry.cts) before its first task comes.
+ */
+async function startWorkers(jobs: number, signal: AbortSignal | undefined): Promise<WorkerPool | undefined> {
+  if (jobs <= 1 && signal === undefined) return undefined;
+  // Loaded here: a one-job batch, and every command that compresses nothing, never needs it.
+  const { Piscina } = await import('piscina');
+  signal?.throwIfAborted();
+  return new Piscina<CompressFileTask, EncodedFile | FileFailed>({ filename: WORKER_FILE, minThreads: jobs, maxThreads: jobs });
+}
+
+/** {@link encodeBatch} on `workers` (undefined: in this thread), which the caller destroys. */
+async function runBatch(
+  tasks: Iterable<BatchTask> | AsyncIterable<BatchTask>,
+  run: EncodeBatchRun,
+  settle: (index: number, encoded: EncodedFile | FileFailed) => Promise<void>,
+  workers: Promise<WorkerPool | undefined>,
+): Promise<void> {
   const { jobs, signal } = run;
   const settles = new WriteQueue(run.maxPendingSettles);
   // With a signal to honour, even one job runs on a worker thread: a signal handler runs
   // only when this thread's event loop turns, and one large clip encoded here would hold
   // it for seconds.
-  const inProcess = jobs <= 1 && signal === undefined;
-  let pool: Piscina<CompressFileTask, EncodedFile | FileFailed> | undefined;
+  const pool = await workers;
   const inFlight = new Set<Promise<void>>();
   // Tasks listen to a batch-owned signal: many in flight then raise no listener-leak
   // warning on the caller's.
@@ -213,11 +250,9 @@ export async function encodeBatch(
   try {
     for await (const { index, task } of tasks) {
       signal?.throwIfAborted();
-      if (inProcess) {
+      if (!pool) {
         settles.add(settle(index, await encodeFile(task)));
       } else {
-        // Loaded here: a one-job batch, and every command that compresses nothing, never needs it.
-        pool ??= new (await import('piscina')).Piscina<CompressFileTask, EncodedFile | FileFailed>({ filename: WORKER_FILE, minThreads: jobs, maxThreads: jobs });
         const running: Promise<void> = pool.run(task, { signal: batch.signal })
           .catch((error: unknown): FileFailed => {
             // Rejected with the signal's reason, as the in-process path is, not piscina's AbortError.
@@ -244,7 +279,6 @@ export async function encodeBatch(
     throw error;
   } finally {
     signal?.removeEventListener('abort', onAbort);
-    await pool?.destroy();
   }
 }
 

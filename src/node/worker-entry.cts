@@ -7,11 +7,16 @@
  */
 import type { CompressFileTask, EncodedFile, FileFailed } from './worker.js';
 
-let task: Promise<(t: CompressFileTask) => Promise<EncodedFile | FileFailed>> | undefined;
+// Loaded and warmed up as the worker starts, while the pool's thread still prepares the
+// batch, so the first task finds the compressor compiled.
+const task: Promise<(t: CompressFileTask) => Promise<EncodedFile | FileFailed>> = import('./worker.js').then((m) => {
+  m.warmUp();
+  return m.encodeFile;
+});
+task.catch(() => undefined); // a failure reaches every task through `task`; it must not end the worker here
 
 /** The piscina task: reads and compresses one input file; the pool's thread writes it (see worker.ts). */
 function encodeFileTask(t: CompressFileTask): Promise<EncodedFile | FileFailed> {
-  task ??= import('./worker.js').then((m) => m.encodeFile);
   return task.then((run) => run(t));
 }
 

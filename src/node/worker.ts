@@ -7,6 +7,8 @@
 import { toFailure, type FileFailure } from './failure.js';
 import { OUTPUT_EXTENSION, TRANSPORT_OUTPUT_EXTENSION, readClipFilesBlocking, writeFileAtomic, type ReadFileOptions } from './files.js';
 import { outputPathsFor } from './outputs.js';
+import { createRawClip } from '../clip/raw-clip.js';
+import { createSkeleton, POSE_STRIDE } from '../clip/skeleton.js';
 import { compress, type CompressStats } from '../compress/index.js';
 import type { CompressOptions } from '../compress/options.js';
 import { encodeTransport } from '../compress/transport.js';
@@ -110,6 +112,26 @@ export async function encodeFile(task: CompressFileTask): Promise<EncodedFile | 
   } catch (error) {
     return { ok: false, file, failure: toFailure(file, error), warnings };
   }
+}
+
+/**
+ * Compresses a small generated clip (a 24-joint chain bending in time, two segments) and
+ * drops it: a pool worker runs this as it starts, so the engine has compiled the
+ * compressor's hot paths before the first file arrives.
+ */
+export function warmUp(): void {
+  const joints = 24, samples = 32;
+  const pose = new Float32Array(joints * POSE_STRIDE);
+  for (let b = 0; b < joints; b++) pose.set([0, 0, 0, 1, 0, b === 0 ? 0 : 2, 0, 1, 1, 1], b * POSE_STRIDE);
+  const skeleton = createSkeleton(Array.from({ length: joints }, (_, b) => `j${b}`), Array.from({ length: joints }, (_, b) => b - 1), pose, 'cm');
+  const clip = createRawClip('warm-up', skeleton, 30, samples, 'cm');
+  for (let b = 0; b < joints; b++) {
+    for (let s = 0; s < samples; s++) {
+      const half = 0.05 * Math.sin(s / 5 + b);
+      clip.rotations.set([Math.sin(half), 0, 0, Math.cos(half)], (b * samples + s) * 4);
+    }
+  }
+  compress(clip);
 }
 
 /**

@@ -46,7 +46,7 @@ describe('listCorpus', () => {
 });
 
 describe('runBench', () => {
-  it('compresses two fixtures with consistent totals and deterministic bytes', async () => {
+  it('compresses two fixtures with consistent totals and deterministic bytes', { timeout: 180_000 }, async () => {
     const stages = new Set<string>();
     const result = await runBench({
       corpus: [DASH, RUN], jobs: 1, decode: false, poolCheck: false, onProgress: (p) => stages.add(p.stage),
@@ -87,11 +87,24 @@ describe('runBench', () => {
     expect(result.clipErrorHistogram.total).toBe(2);
     const bitRatePairs = Object.values(result.bitRateHistogram).reduce((s, n) => s + n, 0);
     expect(bitRatePairs).toBe(result.clips.reduce((s, c) => s + Object.values(c.bitRateHistogram).reduce((a, n) => a + n, 0), 0));
-    expect([...stages]).toEqual(['compress', 'errors']);
+    expect([...stages]).toEqual(['compress', 'speed', 'errors']);
+
+    // Each effort level over the same clips; default's bytes are the run's.
+    const efforts = result.speed?.efforts ?? [];
+    expect(efforts.map((e) => e.effort)).toEqual(['fast', 'default', 'best']);
+    expect(efforts[1].compressedBytes).toBe(t.compressedBytes);
+    for (const e of efforts) {
+      expect(e.clips).toBe(2);
+      expect(e.withinThreshold).toBe(2);
+      expect(e.ratio).toBeCloseTo(t.rawBytes / e.compressedBytes, 12);
+    }
+    // The big skeletons hold the threshold too.
+    expect(result.speed?.scaling?.map((g) => [g.name, g.boneCount, g.withinThreshold])).toEqual([['chain-1000', 1000, true], ['body-face-fingers-300', 300, true]]);
+    expect(result.speed?.acl).toBeNull();
   });
 
   it('reports a file that fails and goes on with the others', async () => {
-    const result = await runBench({ corpus: [DASH, path.join(fixturesDir, 'README.md')], jobs: 1, decode: false, poolCheck: false });
+    const result = await runBench({ corpus: [DASH, path.join(fixturesDir, 'README.md')], jobs: 1, decode: false, poolCheck: false, speed: false });
     expect(result.clips).toHaveLength(1);
     expect(result.failures).toHaveLength(1);
     expect(result.failures[0].file).toMatch(/README\.md$/);
@@ -109,7 +122,7 @@ describe('runBench', () => {
   });
 
   it('times the decoders on a small clip (figures only, no timing assertions)', async () => {
-    const result = await runBench({ corpus: [DASH], jobs: 1, decode: true, poolCheck: false, measureMs: 1, repeats: 1 });
+    const result = await runBench({ corpus: [DASH], jobs: 1, decode: true, poolCheck: false, measureMs: 1, repeats: 1, speed: false });
     const d = result.decode;
     expect(d).not.toBeNull();
     expect(d!.clips).toBe(1);

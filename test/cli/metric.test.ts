@@ -10,6 +10,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { fixture, makeTempDir, runCli } from './run-cli.js';
 
 const DASH = fixture('dataset-1_dash_normal_001.bvh');
+/** A fixture whose default-metric file leaves points of the shell beyond 0.01 cm. */
+const BYEBYE = fixture('dataset-1_byebye_angry_001.bvh');
 const temp = makeTempDir();
 afterAll(() => temp.remove());
 
@@ -53,11 +55,11 @@ describe('--metric', () => {
   });
 
   it('verify --metric shell fails (exit 1) a file compressed with the default metric whose shell goes beyond --error', () => {
-    expect(runCli(['compress', DASH, '-o', defaultFile]).code).toBe(0);
-    const vertices = verifyJson(DASH, defaultFile);
+    expect(runCli(['compress', BYEBYE, '-o', defaultFile]).code).toBe(0);
+    const vertices = verifyJson(BYEBYE, defaultFile);
     expect(vertices.code).toBe(0);
     expect(vertices.report.shellMaxError).toBeGreaterThan(vertices.report.threshold);
-    const shell = verifyJson(DASH, defaultFile, '--metric', 'shell');
+    const shell = verifyJson(BYEBYE, defaultFile, '--metric', 'shell');
     expect(shell.code).toBe(1);
     expect(shell.report).toMatchObject({ metric: 'shell', pass: false });
     expect(shell.report.maxError).toBe(vertices.report.shellMaxError);

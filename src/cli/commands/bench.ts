@@ -9,10 +9,10 @@ import { availableParallelism } from 'node:os';
 import { Option, type Command } from 'commander';
 
 import {
-  BENCH_DEFAULTS, BENCH_ERROR, BenchError, baselineFromResult, compareToBaseline, formatPercent, readBaseline, referencesFor, renderBenchJson, runBench, saveBenchReport, writeBaseline, type Baseline, type BaselineComparison, type BenchProgress, type BenchResult, type BenchStage, type ReferenceFigures, type SavedReport,
+  BENCH_DEFAULTS, BENCH_ERROR, BenchError, baselineFromResult, compareToBaseline, formatPercent, readAclMeasurement, readBaseline, referencesFor, renderBenchJson, runBench, saveBenchReport, writeBaseline, type Baseline, type BaselineComparison, type BenchProgress, type BenchResult, type BenchStage, type ReferenceFigures, type SavedReport,
 } from '../../bench/index.js';
 import {
-  BIT_RATE_LADDERS, OptionsError, convertLength, parseLength, type BitRateLadder, type ErrorMetric, type LengthUnit, type RotationReference,
+  BIT_RATE_LADDERS, COMPRESS_DEFAULTS, OptionsError, convertLength, parseLength, type BitRateLadder, type ErrorMetric, type LengthUnit, type RotationReference,
 } from '../../index.js';
 import { declareCommand } from '../command-list.js';
 import { EXIT, failureText, worstExitCode, type ExitCode } from '../exit-codes.js';
@@ -35,6 +35,10 @@ export interface BenchCliOptions {
   out?: string;
   decode: boolean;
   decodeCold?: boolean;
+  /** Effort levels and big skeletons (`--no-speed` skips them). */
+  speed: boolean;
+  /** Native ACL's measurement (a JSON file, speed.ts `AclMeasurement`). */
+  acl?: string;
   ladder?: BitRateLadder;
   rotationReference?: RotationReference;
   error: string;
@@ -60,6 +64,8 @@ export function registerBenchCommand(program: Command): void {
     .option('--out <dir>', 'write the JSON and HTML reports into this folder (default: none)')
     .option('--no-decode', 'skip the decoder timings')
     .option('--decode-cold', 'also time whole-pose decode with ACL\'s cold-cache method (5 named clips, corpus median; slow)')
+    .option('--no-speed', 'skip timing compress() at each effort level and on the generated 1,000-joint chain and 300-bone rig')
+    .option('--acl <file>', 'native ACL\'s compression of the same corpus, measured outside the bench (JSON: label, clips, compressSeconds, processSeconds, rawBytes, optional processCpuSeconds), printed beside ours')
     .addOption(new Option('--ladder <ladder>', 'bit-rate ladder (experimental)').choices(LADDERS))
     .addOption(new Option('--rotation-reference <ref>', 'rotation reference (experimental)').choices(ROTATION_REFERENCES))
     .option('--error <length>', 'largest allowed virtual-vertex error', parseLengthArg, BENCH_DEFAULTS.error)
@@ -80,6 +86,7 @@ export function registerBenchCommand(program: Command): void {
 const STAGE_TEXT: Readonly<Record<BenchStage, string>> = {
   compress: 'compressing in-process (1 worker)',
   pool: 'compressing on the pool',
+  speed: 'timing effort levels and big skeletons',
   errors: 'measuring error distribution',
   decode: 'timing decoders (bonepress, three.js, raw copy)',
 };
@@ -108,7 +115,10 @@ export async function runBenchCommand(corpus: readonly string[], options: BenchC
   const progress = stageProgress(options.json === true || options.quiet === true);
   let result: BenchResult;
   try {
+    const acl = options.acl !== undefined ? await readAclMeasurement(options.acl) : undefined;
     result = await runBench({
+      speed: options.speed,
+      acl,
       corpus,
       jobs: options.jobs,
       error: options.error,
@@ -233,6 +243,7 @@ export function renderBenchSummary(
     ['compression, 1 worker', `${fixed(tp.singleWorker.rawMBps, 2)} MB/s`, `${fixed(tp.singleWorker.seconds, 2)} s, parse included · ${fixed(tp.singleWorker.rawBytes / 1e6 / tp.singleWorker.cpuSeconds, 2)} MB per CPU-second`, ref((r) => `${r.acl.label} native ${r.acl.compressMBps} MB/s (goal ≥ ${r.goals.compressMBps})`)],
     ['compression, pool', tp.pool ? `${fixed(tp.pool.rawMBps, 2)} MB/s` : '-', tp.pool ? `--jobs ${tp.pool.jobs}: ${fixed(tp.pool.speedup, 2)}× one worker, ${fixed(tp.pool.seconds, 2)} s · ${fixed(tp.pool.cpuSeconds / tp.pool.seconds, 2)} CPUs busy` : 'not run (--jobs 1)', ref((r) => `goal ≥ ${fixed(r.goals.poolFactor2Jobs * r.goals.compressMBps, 2)} MB/s with 2 jobs (${r.goals.poolFactor2Jobs} × ${r.goals.compressMBps})`)],
   ];
+  rows.push(...speedRows(result));
   if (d) {
     const three = d.three;
     rows.push(
@@ -285,6 +296,35 @@ export function renderBenchSummary(
   if (saved) fields.push(['report', `${saved.html}`], ['json', saved.json]);
   parts.push(renderFields(fields));
   return parts.join('\n');
+}
+
+/** Rows of the effort levels, the big skeletons against the corpus, and native ACL beside one worker. */
+function speedRows(result: BenchResult): string[][] {
+  const speed = result.speed;
+  if (!speed) return [];
+  const rows: string[][] = [];
+  const standard = speed.efforts?.find((e) => e.effort === COMPRESS_DEFAULTS.effort);
+  for (const e of speed.efforts ?? []) {
+    const versus = standard && e !== standard
+      ? ` · ${formatPercent(e.compressedBytes / standard.compressedBytes - 1)} bytes, ${fixed(standard.seconds / e.seconds, 2)}× the speed (CPU ${fixed(standard.cpuSeconds / e.cpuSeconds, 2)}×) of default`
+      : '';
+    rows.push([`effort ${e.effort}`, formatRatio(e.ratio), `${e.compressedBytes} B · compress() ${fixed(e.seconds, 2)} s (CPU ${fixed(e.cpuSeconds, 2)}), ${fixed(e.secondsPerMillion, 2)} s per M bone-samples · ${e.withinThreshold}/${e.clips} within${versus}`, '']);
+  }
+  for (const g of speed.scaling ?? []) {
+    const versus = standard
+      ? ` · ${fixed(g.secondsPerMillion / standard.secondsPerMillion, 2)}× the corpus's (CPU ${fixed(g.cpuSecondsPerMillion / standard.cpuSecondsPerMillion, 2)}×)`
+      : '';
+    rows.push([`big skeleton ${g.name}`, `${fixed(g.secondsPerMillion, 2)} s/M`, `${g.boneCount} bones × ${g.sampleCount} samples: ${fixed(g.seconds, 2)} s (CPU ${fixed(g.cpuSeconds, 2)}), ratio ${formatRatio(g.ratio)}, max ${formatDistance(g.maxError, 'cm')}${g.withinThreshold ? '' : ' !'}${versus}`, '']);
+  }
+  const acl = speed.acl;
+  if (acl) {
+    const single = result.throughput.singleWorker;
+    const cpu = acl.processCpuSeconds !== undefined
+      ? ` · in CPU time: its loop ${fixed(acl.processCpuSeconds, 2)} s, bonepress ${fixed(single.cpuSeconds / acl.processCpuSeconds, 2)}× it`
+      : '';
+    rows.push([`native ${acl.label}`, `${fixed(acl.rawBytes / 1e6 / acl.compressSeconds, 2)} MB/s`, `its compression timer ${fixed(acl.compressSeconds, 2)} s, its whole loop ${fixed(acl.processSeconds, 2)} s (${acl.clips} clips, measured outside the bench) · bonepress 1 worker ${fixed(single.seconds, 2)} s whole process: ${fixed(single.seconds / acl.compressSeconds, 2)}× ACL's compression, ${fixed(single.seconds / acl.processSeconds, 2)}× its loop${cpu}`, '']);
+  }
+  return rows;
 }
 
 /** The p99 row: 99th-percentile error of each clip (over its bones × samples), median and largest over clips. */

@@ -6,10 +6,10 @@
 import { availableParallelism } from 'node:os';
 import { basename, extname, relative } from 'node:path';
 
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 
 import {
-  COMPRESS_DEFAULTS, OptionsError, PARSE_ERROR, READ_LIMITS, convertLength, parseLength, type CompressStats, type ErrorMetric, type LengthUnit,
+  COMPRESS_DEFAULTS, EFFORTS, OptionsError, PARSE_ERROR, READ_LIMITS, convertLength, parseLength, type CompressStats, type Effort, type ErrorMetric, type LengthUnit,
 } from '../../index.js';
 import {
   OUTPUT_EXTENSION, READ_FILE_DEFAULTS, TRANSPORT_OUTPUT_EXTENSION, compressFiles, expandInputTree, isGltfPath, shardInputs, type InputFile, type CompressFilesOptions, type FileFailure, type FileResult,
@@ -37,6 +37,8 @@ export interface CompressCliOptions {
   shellBone?: Record<string, string>;
   /** What --error bounds: the three virtual vertices (default) or the whole shell sphere. */
   metric: ErrorMetric;
+  /** How hard the bit-rate search works. */
+  effort: Effort;
   unit?: LengthUnit;
   rate?: number;
   stripNames?: boolean;
@@ -137,6 +139,7 @@ export function registerCompressCommand(program: Command): void {
     .option('--shell <length>', 'virtual-vertex distance of every bone', parseLengthArg, COMPRESS_DEFAULTS.shell)
     .option('--shell-bone <name=length>', 'shell distance of one bone (repeatable), e.g. Hips=1m', collectShellBone)
     .option('--metric <metric>', 'what --error bounds: vertices (three virtual vertices per bone) or shell (every point of the shell sphere)', parseMetricArg, COMPRESS_DEFAULTS.metric)
+    .addOption(new Option('--effort <level>', 'bit-rate search effort: fast (fewer trials, a little larger), default, best (a second search per segment, a little smaller)').choices(EFFORTS).default(COMPRESS_DEFAULTS.effort))
     .option('--unit <unit>', 'length unit of the sources (mm, cm, m, in, ft); default per format (BVH cm, glTF m)', parseUnitArg)
     .option('--rate <hz>', 'resample glTF/GLB inputs at this rate (refused for BVH and SJSON, which keep their own rate); default: detected from key times', parsePositiveArg)
     .option('--strip-names', 'leave out bone and clip names')
@@ -185,6 +188,7 @@ export function registerCompressCommand(program: Command): void {
 export async function runCompress(inputs: readonly string[], options: CompressCliOptions): Promise<ExitCode> {
   const gltfFormat = gltfOutputFormat(options);
   if (gltfFormat !== undefined) {
+    if (options.effort !== COMPRESS_DEFAULTS.effort) throw new OptionsError('--effort applies to loose clips (.bpk, .bpt); glTF output compresses at the default effort');
     if (options.cache !== undefined || options.manifest !== undefined) {
       throw new OptionsError(`--cache and --manifest build a folder of loose clips; glTF output (${options.format !== undefined ? `--format ${options.format}` : `-o ${options.out}`}) writes one asset`);
     }
@@ -219,6 +223,7 @@ export async function runCompress(inputs: readonly string[], options: CompressCl
     error: options.error,
     shell: options.shell,
     metric: options.metric,
+    effort: options.effort,
     stripNames: options.stripNames ?? COMPRESS_DEFAULTS.stripNames,
     checksum: options.checksum,
     transport,
