@@ -159,13 +159,13 @@ export function createAnimationGroup(
       group.addTargetedAnimation(animation, c.target);
     });
   } else {
-    // Sample times before the clip's end, then the end itself: keys span exactly [startTime, duration].
+    // Key times (the source's own where they lie on no grid) before the clip's end, then the end itself: keys span exactly [startTime, duration].
     const sampler = compressed.createSampler();
     const pose = new Float32Array(compressed.boneCount * POSE_STRIDE);
     const keys: IAnimationKey[][] = channels.map(() => []);
     const addKeys = (frame: number) => channels.forEach((c, i) => keys[i].push(c.step ? { frame, value: valueOf(c, pose), interpolation: STEP_KEY } : { frame, value: valueOf(c, pose) }));
     for (let k = 0; k < compressed.sampleCount; k++) {
-      const time = compressed.startTime + k / compressed.sampleRate;
+      const time = compressed.keyTime(k);
       if (k > 0 && time >= compressed.duration) break;
       sampler.sampleKey(k, pose);
       addKeys(time * fps);

@@ -133,7 +133,7 @@ const WEIGHT_BONE = /^(.*)\.weights\[(\d+)\]$/;
  * `<node>.weights[<t>]`, one per morph target of that node, and gives each the node's index),
  * with the meshes three.js made of the node (found through `options.nodes`, `associations`
  * or the name) and each target's displacement scale, recomputed as the reader computes it
- * from the target's POSITION bounds. Empty when the clip has no such bones; a node with no
+ * from the targets' POSITION data. Empty when the clip has no such bones; a node with no
  * morph mesh in the scene gets no objects (its weight bones then set nothing, and are never
  * bound as transforms of the node).
  */
@@ -168,25 +168,30 @@ function nodeObject(node: number | undefined, name: string, root: Object3D | Ske
   return root.getObjectByName(sanitizeNodeName(name)) ?? root.getObjectByName(name);
 }
 
-/** Per morph target, the largest corner of its displacements' bounds over every mesh (1 when it has none). */
+/**
+ * Per morph target, its weight's scale as the glTF reader derives it (readers/gltf.ts
+ * `morphScales`): the largest total displacement, summed over all targets of a primitive
+ * (here: a mesh), of a vertex the target moves; 1 when it moves none.
+ */
 function targetScales(meshes: readonly Object3D[], count: number): number[] {
-  const scales: number[] = [];
-  for (let t = 0; t < count; t++) {
-    let scale = 0;
-    for (const mesh of meshes) {
-      const a = (mesh as Mesh).geometry?.morphAttributes.position?.[t] as BufferAttribute | InterleavedBufferAttribute | undefined;
-      if (!a) continue;
-      const corner = [0, 0, 0];
-      for (let i = 0; i < a.count; i++) {
-        corner[0] = Math.max(corner[0], Math.abs(a.getX(i)));
-        corner[1] = Math.max(corner[1], Math.abs(a.getY(i)));
-        corner[2] = Math.max(corner[2], Math.abs(a.getZ(i)));
+  const scales = new Array<number>(count).fill(0);
+  for (const mesh of meshes) {
+    const targets = ((mesh as Mesh).geometry?.morphAttributes.position ?? []) as (BufferAttribute | InterleavedBufferAttribute | undefined)[];
+    const vertices = Math.max(0, ...targets.map((a) => a?.count ?? 0));
+    for (let i = 0; i < vertices; i++) {
+      let total = 0;
+      for (let t = 0; t < count; t++) {
+        const a = targets[t];
+        if (a && i < a.count) total += Math.hypot(a.getX(i), a.getY(i), a.getZ(i));
       }
-      scale = Math.max(scale, Math.hypot(corner[0], corner[1], corner[2]));
+      if (total === 0) continue;
+      for (let t = 0; t < count; t++) {
+        const a = targets[t];
+        if (a && i < a.count && (a.getX(i) !== 0 || a.getY(i) !== 0 || a.getZ(i) !== 0)) scales[t] = Math.max(scales[t], total);
+      }
     }
-    scales.push(scale > 0 ? scale : 1);
   }
-  return scales;
+  return scales.map((d) => (d > 0 ? d : 1));
 }
 
 /** What {@link gltfNodeObjects} reads of a GLTFLoader result. */

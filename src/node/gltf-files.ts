@@ -91,6 +91,9 @@ export async function compressGltfFile(input: string, output: string, options: C
     outputFileBytes = glb.byteLength;
     outputJson = (await io.binaryToJSON(glb)).json;
   } else {
+    // Buffers are named after the output (`x.bp.bin`), never after the source's files: beside
+    // the source, its own names would have the output replace the input's data.
+    for (const buffer of doc.getRoot().listBuffers()) buffer.setURI('');
     const written = await io.writeJSON(doc, { basename: basename(output, extname(output)) });
     const text = JSON.stringify(written.json, null, 2);
     outputFileBytes = Buffer.byteLength(text);
@@ -236,6 +239,12 @@ export async function readCompressedGltfFile(path: string, options: ReadFileOpti
     out.push({ name, index, clip, joints, nodes, weights, boneNames });
   });
   return out;
+}
+
+/** The name of every animation of the glTF asset at `path`, in order ('' when unnamed). */
+export async function gltfAnimationNames(path: string, options: ReadFileOptions = {}): Promise<string[]> {
+  const { json } = await openAsset(path, options, true);
+  return (json.animations ?? []).map((animation) => (typeof animation.name === 'string' ? animation.name : ''));
 }
 
 /**

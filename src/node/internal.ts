@@ -5,4 +5,5 @@
  */
 export { isInputError, printable, problemOf, toFailure } from './failure.js';
 export { sanitizeClipName } from './files.js';
+export { gltfAnimationNames } from './gltf-files.js';
 export { InputSet, planOutputs, resolveOutputTarget, writeChunksAtomic, writeChunksToStream } from './outputs.js';

@@ -53,6 +53,8 @@ export interface GltfCompressCliOptions {
   fallback?: boolean | FallbackKind;
   /** `--no-extras`: false leaves morph weights and nodes outside the skins as plain channels. */
   extras?: boolean;
+  /** `--compress-all`: compress every animation, even one whose compressed form is not smaller than its channels. */
+  compressAll?: boolean;
   maxInputBytes: number;
   allowSpecialFiles?: boolean;
   allowExternalResources?: boolean;
@@ -117,6 +119,7 @@ export function gltfCompressOptions(options: GltfCompressCliOptions): CompressGl
     unit: options.unit,
     fallback: options.fallback ?? false,
     extras: options.extras !== false,
+    keepSmallerSource: options.compressAll !== true,
     read: { maxInputBytes: options.maxInputBytes, allowSpecialFiles: options.allowSpecialFiles === true, allowExternalResources: options.allowExternalResources === true },
   };
 }

@@ -73,6 +73,8 @@ export interface CompressCliOptions {
   fallback?: boolean | FallbackKind;
   /** glTF output: compress morph weights and nodes outside the skins as extra bones (`--no-extras`: false). */
   extras?: boolean;
+  /** glTF output: compress every animation, even one not made smaller (`--compress-all`). */
+  compressAll?: boolean;
 }
 
 /** One compressed clip in `compress --json`: the compressor's stats plus where it went. */
@@ -159,6 +161,7 @@ export function registerCompressCommand(program: Command): void {
     .option('--format <format>', 'glb or gltf: write the glTF asset with its animations compressed inside (docs/gltf-extension.md); bpk: loose clips; bpt: loose clips in the transport form (docs/transport.md). With -o folder/, every glTF input (also found in folder inputs) becomes folder/<subfolder>/<name>.glb (.gltf). Default: what -o ends with (.glb, .gltf, .bpt), else bpk', parseFormatArg)
     .option('--transport', 'write loose clips in the transport form (.bpt, smaller to download; decoded to the exact .bpk bytes at load): --format bpt')
     .option('--fallback [kind]', 'glTF output: channels for loaders without the extension (then optional): original (default) or quantized (the compressed clip decoded, 16-bit rotations)', parseFallbackArg)
+    .option('--compress-all', 'glTF output: compress every animation, even one whose compressed form would not be smaller than its channels (by default such an animation is kept as it is, with a warning)')
     .option('--no-extras', 'glTF output: leave morph-target weights and animated nodes outside the skins (props, cameras) as plain channels instead of compressing them as extra bones')
     .addHelpText('after', [
       '',
@@ -199,6 +202,7 @@ export async function runCompress(inputs: readonly string[], options: CompressCl
   }
   // Loose clips hold the skeleton only: there is nothing for --no-extras to leave out.
   if (options.extras === false) throw new OptionsError('--no-extras applies to glTF output (-o x.glb, --format glb|gltf); loose clips never hold extra bones');
+  if (options.compressAll === true) throw new OptionsError('--compress-all applies to glTF output (-o x.glb, --format glb|gltf); a loose clip is always written');
   if (options.transport && options.format === 'bpk') throw new OptionsError('--transport writes .bpt clips; it cannot go with --format bpk');
   const transport = options.transport === true || options.format === 'bpt' || (options.format === undefined && extname(options.out).toLowerCase() === TRANSPORT_OUTPUT_EXTENSION);
   const extension = transport ? TRANSPORT_OUTPUT_EXTENSION : OUTPUT_EXTENSION;

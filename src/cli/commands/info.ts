@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { RAW_BITS, TRACK_KIND_NAMES, describeCompressedClip, type ClassCounts, type ClipDescription } from '../../index.js';
 import { declareCommand } from '../command-list.js';
 import { isGltfPath, readCompressedGltfFile, type GltfCompressedClip } from '../../node/index.js';
+import { gltfAnimationNames } from '../../node/internal.js';
 import { EXIT, atFile, type ExitCode } from '../exit-codes.js';
 import { animationName, openCompressedFile } from '../load.js';
 import { renderJson } from '../render/json.js';
@@ -40,6 +41,8 @@ export interface AssetInfo {
   file: string;
   /** Every compressed animation, in the asset's order (`name`: as the glTF reader names its clip). */
   animations: (ClipDescription & { index: number })[];
+  /** Animations the asset holds as plain glTF channels, not compressed. */
+  plain: { index: number; name: string }[];
   total: { animations: number; bytes: number; rawBytes: number; ratio: number };
 }
 
@@ -51,8 +54,11 @@ export interface AssetInfo {
 export async function runInfo(file: string, options: InfoCliOptions): Promise<ExitCode> {
   if (options.clip === undefined && isGltfPath(file)) {
     const animations = await atFile(file, () => readCompressedGltfFile(file));
-    if (animations.length > 1) {
-      const info = assetInfo(file, animations);
+    // Animations bonepress kept as plain channels (compressing would not have made them smaller) are listed too.
+    const all = await atFile(file, () => gltfAnimationNames(file));
+    if (animations.length > 1 || all.length > animations.length || animations.length === 0) {
+      const compressed = new Set(animations.map((a) => a.index));
+      const info = assetInfo(file, animations, all.flatMap((name, index) => (compressed.has(index) ? [] : [{ index, name }])));
       process.stdout.write(options.json ? renderJson(info) : renderAssetInfo(info));
       return EXIT.OK;
     }
@@ -65,10 +71,10 @@ export async function runInfo(file: string, options: InfoCliOptions): Promise<Ex
   return EXIT.OK;
 }
 
-function assetInfo(file: string, animations: readonly GltfCompressedClip[]): AssetInfo {
+function assetInfo(file: string, animations: readonly GltfCompressedClip[], plain: { index: number; name: string }[]): AssetInfo {
   const described = animations.map((a) => ({ ...describeCompressedClip(a.clip), name: animationName(a), index: a.index }));
   const bytes = described.reduce((n, d) => n + d.byteLength, 0), rawBytes = described.reduce((n, d) => n + d.rawBytes, 0);
-  return { file, animations: described, total: { animations: described.length, bytes, rawBytes, ratio: rawBytes / bytes } };
+  return { file, animations: described, plain, total: { animations: described.length, bytes, rawBytes, ratio: bytes > 0 ? rawBytes / bytes : 0 } };
 }
 
 function renderAssetInfo(info: AssetInfo): string {
@@ -79,8 +85,10 @@ function renderAssetInfo(info: AssetInfo): string {
     String(a.byteLength), String(a.rawBytes), formatRatio(a.ratio),
   ]);
   const t = info.total;
+  const plain = info.plain.length === 0 ? '' : `${info.plain.length} animations as plain glTF channels, not compressed: ${info.plain.map((a) => `${a.index} ${JSON.stringify(a.name)}`).join(', ')}\n`;
+  if (t.animations === 0) return `${info.file}: no compressed animations\n${plain}`;
   const footer = [[`TOTAL (${t.animations} animations)`, '', '', '', '', String(t.bytes), String(t.rawBytes), formatRatio(t.ratio)]];
-  return `${info.file}: ${t.animations} compressed animations (details of one: --clip <name>)\n${renderTable(columns, { body, footer })}`;
+  return `${info.file}: ${t.animations} compressed animations (details of one: --clip <name>)\n${renderTable(columns, { body, footer })}${plain}`;
 }
 
 function renderInfo(info: ClipInfo): string {
