@@ -43,7 +43,18 @@ const defaultCorpus = existsSync(join(here, '..', '..', 'shared', 'data', 'banda
   : join(here, '..', 'fixtures');
 const corpus = resolve(args[0] ?? defaultCorpus);
 
-const { runLibraryBench, renderLibraryBench } = await import(pathToFileURL(join(here, '..', 'dist', 'bench', 'library.js')).href);
-const result = await runLibraryBench({ corpus, count, touchFraction, firstRunJobs, seed, tempRoot, keep, log: (line) => process.stderr.write(`${line}\n`) });
+const { runLibraryBench, renderLibraryBench } = await import(
+  pathToFileURL(join(here, '..', 'dist', 'bench', 'library.js')).href
+);
+const result = await runLibraryBench({
+  corpus,
+  count,
+  touchFraction,
+  firstRunJobs,
+  seed,
+  tempRoot,
+  keep,
+  log: (line) => process.stderr.write(`${line}\n`),
+});
 process.stdout.write(renderLibraryBench(result));
 if (jsonOut) writeFileSync(jsonOut, `${JSON.stringify(result, null, 2)}\n`);

@@ -26,11 +26,23 @@ for (const [subpath, target] of Object.entries(packageJson.exports)) {
       mainEntryPointFilePath: join(root, target.types),
       compiler: {
         overrideTsconfig: {
-          compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', lib: ['ES2022', 'DOM'], types: ['node'], skipLibCheck: true },
+          compilerOptions: {
+            module: 'NodeNext',
+            moduleResolution: 'NodeNext',
+            target: 'ES2022',
+            lib: ['ES2022', 'DOM'],
+            types: ['node'],
+            skipLibCheck: true,
+          },
           include: [target.types],
         },
       },
-      apiReport: { enabled: true, reportFileName: `${name}.api.md`, reportFolder, reportTempFolder: join(root, 'node_modules', '.cache', 'api-extractor') },
+      apiReport: {
+        enabled: true,
+        reportFileName: `${name}.api.md`,
+        reportFolder,
+        reportTempFolder: join(root, 'node_modules', '.cache', 'api-extractor'),
+      },
       docModel: { enabled: false },
       dtsRollup: { enabled: false },
       tsdocMetadata: { enabled: false },
@@ -47,7 +59,11 @@ for (const [subpath, target] of Object.entries(packageJson.exports)) {
     configObjectFullPath: join(root, 'api', `${name}.json`),
     packageJsonFullPath: join(root, 'package.json'),
   });
-  const result = Extractor.invoke(extractorConfig, { localBuild: update, showVerboseMessages: false, messageCallback: quiet });
+  const result = Extractor.invoke(extractorConfig, {
+    localBuild: update,
+    showVerboseMessages: false,
+    messageCallback: quiet,
+  });
   const report = `api/${name}.api.md`;
   if (result.apiReportChanged && !update) {
     failed++;

@@ -59,7 +59,9 @@ async function bundleSize() {
       rollupOptions: { external: [/^@babylonjs\//] },
     },
   });
-  const chunks = (Array.isArray(result) ? result : [result]).flatMap((r) => r.output).filter((o) => o.type === 'chunk' || o.fileName.endsWith('.wasm'));
+  const chunks = (Array.isArray(result) ? result : [result])
+    .flatMap((r) => r.output)
+    .filter((o) => o.type === 'chunk' || o.fileName.endsWith('.wasm'));
   const code = Buffer.concat(chunks.map((c) => Buffer.from(c.type === 'chunk' ? c.code : c.source)));
   rmSync(dir, { recursive: true, force: true });
   return { bytes: code.length, gzip: gzipSync(code, { level: 9 }).length };
@@ -79,7 +81,8 @@ async function withoutAnimations(glb) {
 }
 
 function compressWithCli(name, glb, work) {
-  const input = join(work, `${name}.glb`), output = join(work, `${name}.bp.glb`);
+  const input = join(work, `${name}.glb`),
+    output = join(work, `${name}.bp.glb`);
   writeFileSync(input, glb);
   try {
     execFileSync(process.execPath, [CLI, 'compress', input, '-o', output], { stdio: 'pipe' });
@@ -100,7 +103,9 @@ async function heapOf(engine, glb, mode) {
   for (let i = 0; i < LOADS; i++) {
     const container = await LoadAssetContainerAsync(glb, scene, {
       pluginExtension: '.glb',
-      pluginOptions: { gltf: { skipMaterials: true, animationStartMode: 0, extensionOptions: { [BONEPRESS_EXTENSION]: { mode } } } },
+      pluginOptions: {
+        gltf: { skipMaterials: true, animationStartMode: 0, extensionOptions: { [BONEPRESS_EXTENSION]: { mode } } },
+      },
     });
     container.addAllToScene();
     // Playing: each group is started, so Babylon has made its runtime animations.
@@ -120,12 +125,18 @@ const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
 const main = async () => {
   Logger.LogLevels = Logger.NoneLogLevel;
   const bundle = await bundleSize();
-  console.log(`bundle: bonepress/babylon extension + runtime, minified ${kb(bundle.bytes)}, gzip ${kb(bundle.gzip)} (Babylon excluded)`);
+  console.log(
+    `bundle: bonepress/babylon extension + runtime, minified ${kb(bundle.bytes)}, gzip ${kb(bundle.gzip)} (Babylon excluded)`,
+  );
 
   const { skinnedDocument } = await tsModule('viewer/test/skinned-glb.ts');
-  const fixtures = ['dataset-1_walk_happy_002.bvh', 'dataset-1_run_active_001.bvh'].map((f) => join(ROOT, 'fixtures', f));
+  const fixtures = ['dataset-1_walk_happy_002.bvh', 'dataset-1_run_active_001.bvh'].map((f) =>
+    join(ROOT, 'fixtures', f),
+  );
   const clips = (await Promise.all(fixtures.map(async (f) => readClips(f, readFileSync(f))))).flat();
-  const assets = [{ name: 'e2e-character', glb: await new NodeIO().writeBinary(skinnedDocument(clips, { metresPerUnit: 0.01 })) }];
+  const assets = [
+    { name: 'e2e-character', glb: await new NodeIO().writeBinary(skinnedDocument(clips, { metresPerUnit: 0.01 })) },
+  ];
   for (const model of ['Fox', 'CesiumMan']) {
     const path = join(ROOT, '..', 'shared', 'data', 'khronos-samples', model, `${model}.glb`);
     try {
@@ -139,8 +150,12 @@ const main = async () => {
   const engine = new NullEngine();
   const work = mkdtempSync(join(tmpdir(), 'bonepress-babylon-sizes-'));
   try {
-    console.log(`memory per playing clip (JS heap after GC, mean of ${LOADS} loads, less the asset without animations):`);
-    console.log('asset            clips  Babylon keyframes (original)  decode mode  resident mode  resident / keyframes');
+    console.log(
+      `memory per playing clip (JS heap after GC, mean of ${LOADS} loads, less the asset without animations):`,
+    );
+    console.log(
+      'asset            clips  Babylon keyframes (original)  decode mode  resident mode  resident / keyframes',
+    );
     for (const { name, glb } of assets) {
       const compressed = compressWithCli(name, glb, work);
       const base = await heapOf(engine, await withoutAnimations(glb), 'decode');
@@ -148,7 +163,9 @@ const main = async () => {
       const decoded = await heapOf(engine, compressed, 'decode');
       const resident = await heapOf(engine, compressed, 'resident');
       const per = (r) => (r.perLoad - base.perLoad) / r.groups;
-      console.log(`${name.padEnd(16)} ${String(original.groups).padStart(5)}  ${kb(per(original)).padStart(28)}  ${kb(per(decoded)).padStart(11)}  ${kb(per(resident)).padStart(13)}  ${(per(resident) / per(original)).toFixed(3).padStart(20)}`);
+      console.log(
+        `${name.padEnd(16)} ${String(original.groups).padStart(5)}  ${kb(per(original)).padStart(28)}  ${kb(per(decoded)).padStart(11)}  ${kb(per(resident)).padStart(13)}  ${(per(resident) / per(original)).toFixed(3).padStart(20)}`,
+      );
     }
   } finally {
     rmSync(work, { recursive: true, force: true });

@@ -19,7 +19,10 @@ import { parseArgs } from 'node:util';
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
-    clips: { type: 'string', default: 'dash_normal_001,run_old_001,walk_tired_002,walk-back_sad_001,dance-short_normal_001' },
+    clips: {
+      type: 'string',
+      default: 'dash_normal_001,run_old_001,walk_tired_002,walk-back_sad_001,dance-short_normal_001',
+    },
     corpus: { type: 'boolean', default: false },
     'corpus-times': { type: 'string', default: '10' },
     'corpus-iterations': { type: 'string', default: '2200' },
@@ -35,7 +38,9 @@ const { values, positionals } = parseArgs({
 });
 const folder = positionals[0];
 if (!folder) {
-  console.error('usage: node scripts/bench-decode.mjs <folder of .bpk> [--clips a,b] [--corpus] [--runtime dist-dir] [--json]');
+  console.error(
+    'usage: node scripts/bench-decode.mjs <folder of .bpk> [--clips a,b] [--corpus] [--runtime dist-dir] [--json]',
+  );
   process.exit(2);
 }
 const here = new URL('../dist/', import.meta.url);
@@ -51,42 +56,89 @@ const method = {
   ...(values.repetitions ? { repetitions: Number(values.repetitions) } : {}),
   ...(values.times ? { times: Number(values.times) } : {}),
 };
-const files = readdirSync(folder).filter((f) => f.endsWith('.bpk')).sort();
+const files = readdirSync(folder)
+  .filter((f) => f.endsWith('.bpk'))
+  .sort();
 const find = (name) => files.find((f) => f === `${name}.bpk` || f.endsWith(`_${name}.bpk`));
-const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
-const result = { runtime: values.runtime ?? 'dist', decoder: values.decoder, node: process.version, loadBefore: load(), method, clips: [], corpus: null };
-const log = (line) => { if (!values.json) console.log(line); };
-log(`runtime ${fileURLToString(runtimeDir)} (decoder ${values.decoder}: ${open(readFileSync(join(folder, files[0]))).decoder ?? 'typescript'}), node ${process.version}, load average ${result.loadBefore}`);
-log(`method: ${method.copies} copies, ${method.flushBytes / 1048576} MiB flush, ${method.iterations} iterations × ${method.repetitions}, ${method.times} times`);
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+const result = {
+  runtime: values.runtime ?? 'dist',
+  decoder: values.decoder,
+  node: process.version,
+  loadBefore: load(),
+  method,
+  clips: [],
+  corpus: null,
+};
+const log = (line) => {
+  if (!values.json) console.log(line);
+};
+log(
+  `runtime ${fileURLToString(runtimeDir)} (decoder ${values.decoder}: ${open(readFileSync(join(folder, files[0]))).decoder ?? 'typescript'}), node ${process.version}, load average ${result.loadBefore}`,
+);
+log(
+  `method: ${method.copies} copies, ${method.flushBytes / 1048576} MiB flush, ${method.iterations} iterations × ${method.repetitions}, ${method.times} times`,
+);
 const acl = values.acl ? aclFigures(values.acl) : undefined;
-log(`clip                        cold ns  warm ns   (CPU time: cold ns  warm ns)${acl ? '   ACL cold ns  cold / ACL' : ''}`);
+log(
+  `clip                        cold ns  warm ns   (CPU time: cold ns  warm ns)${acl ? '   ACL cold ns  cold / ACL' : ''}`,
+);
 for (const name of values.clips.split(',').filter(Boolean)) {
   const file = find(name);
-  if (!file) { console.error(`no .bpk for ${name} in ${folder}`); process.exit(2); }
+  if (!file) {
+    console.error(`no .bpk for ${name} in ${folder}`);
+    process.exit(2);
+  }
   const t = measureColdDecode(new Uint8Array(readFileSync(join(folder, file))), open, method);
   const aclNs = acl?.find((b) => b.clip === name || b.clip.endsWith(`_${name}`))?.ns;
   result.clips.push({ name, ...t, ...(aclNs !== undefined ? { aclColdNs: aclNs } : {}) });
-  const beside = aclNs !== undefined ? `   ${aclNs.toFixed(0).padStart(11)}  ${(t.coldNs / aclNs).toFixed(2).padStart(10)}` : acl ? '   (no ACL figure)' : '';
-  log(`${name.padEnd(26)} ${t.coldNs.toFixed(0).padStart(8)} ${t.warmNs.toFixed(0).padStart(8)}              ${t.coldCpuNs.toFixed(0).padStart(8)} ${t.warmCpuNs.toFixed(0).padStart(8)}${beside}`);
+  const beside =
+    aclNs !== undefined
+      ? `   ${aclNs.toFixed(0).padStart(11)}  ${(t.coldNs / aclNs).toFixed(2).padStart(10)}`
+      : acl
+        ? '   (no ACL figure)'
+        : '';
+  log(
+    `${name.padEnd(26)} ${t.coldNs.toFixed(0).padStart(8)} ${t.warmNs.toFixed(0).padStart(8)}              ${t.coldCpuNs.toFixed(0).padStart(8)} ${t.warmCpuNs.toFixed(0).padStart(8)}${beside}`,
+  );
 }
 if (values.corpus) {
   const corpusMethod = {
     ...method,
-    times: Number(values['corpus-times']), iterations: Number(values['corpus-iterations']), repetitions: Number(values['corpus-repetitions']),
+    times: Number(values['corpus-times']),
+    iterations: Number(values['corpus-iterations']),
+    repetitions: Number(values['corpus-repetitions']),
   };
   const all = [];
-  for (const file of files) all.push(measureColdDecode(new Uint8Array(readFileSync(join(folder, file))), open, corpusMethod));
+  for (const file of files)
+    all.push(measureColdDecode(new Uint8Array(readFileSync(join(folder, file))), open, corpusMethod));
   const med = (key) => median(all.map((t) => t[key]));
-  result.corpus = { clips: files.length, method: corpusMethod, coldNs: med('coldNs'), warmNs: med('warmNs'), coldCpuNs: med('coldCpuNs'), warmCpuNs: med('warmCpuNs') };
+  result.corpus = {
+    clips: files.length,
+    method: corpusMethod,
+    coldNs: med('coldNs'),
+    warmNs: med('warmNs'),
+    coldCpuNs: med('coldCpuNs'),
+    warmCpuNs: med('warmCpuNs'),
+  };
   const c = result.corpus;
-  log(`corpus median (${files.length} clips; ${corpusMethod.iterations} iterations × ${corpusMethod.repetitions}, ${corpusMethod.times} times)`);
-  log(`${'  whole corpus'.padEnd(26)} ${c.coldNs.toFixed(0).padStart(8)} ${c.warmNs.toFixed(0).padStart(8)}              ${c.coldCpuNs.toFixed(0).padStart(8)} ${c.warmCpuNs.toFixed(0).padStart(8)}`);
+  log(
+    `corpus median (${files.length} clips; ${corpusMethod.iterations} iterations × ${corpusMethod.repetitions}, ${corpusMethod.times} times)`,
+  );
+  log(
+    `${'  whole corpus'.padEnd(26)} ${c.coldNs.toFixed(0).padStart(8)} ${c.warmNs.toFixed(0).padStart(8)}              ${c.coldCpuNs.toFixed(0).padStart(8)} ${c.warmCpuNs.toFixed(0).padStart(8)}`,
+  );
 }
 result.loadAfter = load();
 log(`load average after: ${result.loadAfter}`);
 if (values.json) console.log(JSON.stringify(result, null, 2));
 
-function fileURLToString(url) { return url.href.replace('file://', ''); }
+function fileURLToString(url) {
+  return url.href.replace('file://', '');
+}
 
 /**
  * ACL's DecompressPose medians from google-benchmark's JSON output: [{ clip, ns }], one per
@@ -96,8 +148,14 @@ function fileURLToString(url) { return url.href.replace('file://', ''); }
 function aclFigures(file) {
   const scale = { ns: 1, us: 1e3, ms: 1e6, s: 1e9 };
   const { benchmarks } = JSON.parse(readFileSync(file, 'utf8'));
-  if (!Array.isArray(benchmarks)) { console.error(`${file}: no "benchmarks" array (google-benchmark JSON expected)`); process.exit(2); }
+  if (!Array.isArray(benchmarks)) {
+    console.error(`${file}: no "benchmarks" array (google-benchmark JSON expected)`);
+    process.exit(2);
+  }
   return benchmarks
     .filter((b) => b.aggregate_name === 'median' && /\/Func:0\//.test(b.name) && scale[b.time_unit] !== undefined)
-    .map((b) => ({ clip: b.name.slice(0, b.name.indexOf('/')).replace(/\.[^/]*$/, ''), ns: b.real_time * scale[b.time_unit] }));
+    .map((b) => ({
+      clip: b.name.slice(0, b.name.indexOf('/')).replace(/\.[^/]*$/, ''),
+      ns: b.real_time * scale[b.time_unit],
+    }));
 }

@@ -16,14 +16,20 @@ const { values, positionals } = parseArgs({
   },
 });
 if (positionals.length === 0) {
-  console.error('usage: node scripts/bench-transport.mjs <BVH files or folders> [--error 0.01cm] [--shell 3cm] [--json]');
+  console.error(
+    'usage: node scripts/bench-transport.mjs <BVH files or folders> [--error 0.01cm] [--shell 3cm] [--json]',
+  );
   process.exit(2);
 }
 const report = await runTransportBench({
   corpus: positionals,
   error: values.error,
   shell: values.shell,
-  onClip: values.json ? undefined : (done, total) => { if (done % 20 === 0 || done === total) process.stderr.write(`\r${done}/${total} clips`); },
+  onClip: values.json
+    ? undefined
+    : (done, total) => {
+        if (done % 20 === 0 || done === total) process.stderr.write(`\r${done}/${total} clips`);
+      },
 });
 if (!values.json) process.stderr.write('\n');
 console.log(values.json ? JSON.stringify(report, null, 2) : formatTransportReport(report));

@@ -30,9 +30,19 @@ async function bundle(withPlugin) {
   try {
     writeFileSync(join(dir, 'main.js'), APP(withPlugin));
     const out = await build({
-      root: dir, logLevel: 'silent', configFile: false,
-      resolve: { alias: { 'bonepress-three': join(dist, 'adapters', 'three.js'), three: join(repo, 'node_modules', 'three') } },
-      build: { write: false, minify: true, lib: undefined, rollupOptions: { input: join(dir, 'main.js') }, modulePreload: false },
+      root: dir,
+      logLevel: 'silent',
+      configFile: false,
+      resolve: {
+        alias: { 'bonepress-three': join(dist, 'adapters', 'three.js'), three: join(repo, 'node_modules', 'three') },
+      },
+      build: {
+        write: false,
+        minify: true,
+        lib: undefined,
+        rollupOptions: { input: join(dir, 'main.js') },
+        modulePreload: false,
+      },
     });
     const chunks = (Array.isArray(out) ? out : [out]).flatMap((o) => o.output).filter((o) => o.type === 'chunk');
     const code = chunks.map((c) => c.code).join('\n');
@@ -48,7 +58,9 @@ const withPlugin = await bundle(true);
 const kB = (n) => `${(n / 1000).toFixed(1)} kB`;
 console.log(`three.js GLTFLoader app: ${kB(without.min)} minified, ${kB(without.gzip)} gzip`);
 console.log(`with bonepress/three's plugin: ${kB(withPlugin.min)} minified, ${kB(withPlugin.gzip)} gzip`);
-console.log(`bonepress runtime + three.js plugin: +${kB(withPlugin.min - without.min)} minified, +${kB(withPlugin.gzip - without.gzip)} gzip`);
+console.log(
+  `bonepress runtime + three.js plugin: +${kB(withPlugin.min - without.min)} minified, +${kB(withPlugin.gzip - without.gzip)} gzip`,
+);
 if (values.modules) {
   const base = new Set(without.modules.map(([id]) => id));
   const own = withPlugin.modules.filter(([id]) => !base.has(id)).sort((a, b) => b[1] - a[1]);

@@ -36,8 +36,11 @@ const OUT = resolve(outIndex >= 0 ? args[outIndex + 1] : join(ROOT, 'out/facial-
 const JSON_ONLY = args.includes('--json');
 mkdirSync(OUT, { recursive: true });
 
-const log = (line) => { if (!JSON_ONLY) process.stderr.write(`${line}\n`); };
-const run = (command, argv) => execFileSync(command, argv, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 26 });
+const log = (line) => {
+  if (!JSON_ONLY) process.stderr.write(`${line}\n`);
+};
+const run = (command, argv) =>
+  execFileSync(command, argv, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 26 });
 
 async function tsModule(path) {
   const { module } = await runnerImport(join(ROOT, path), { configFile: false, logLevel: 'error' });
@@ -59,8 +62,14 @@ async function measure(label, file) {
   const bytes = readFileSync(file);
   const error = headError(source, await loadGlb(bytes), AVATAR.animation, AVATAR.headMesh, times);
   const row = {
-    label, fileBytes: bytes.byteLength, animation: storedAnimationBytes(glbJson(bytes)),
-    vertexErrorCm: error.vertex * 100, atTime: error.vertexTime, morphsCm: error.morphs * 100, skinCm: error.skin * 100, weightError: error.weight,
+    label,
+    fileBytes: bytes.byteLength,
+    animation: storedAnimationBytes(glbJson(bytes)),
+    vertexErrorCm: error.vertex * 100,
+    atTime: error.vertexTime,
+    morphsCm: error.morphs * 100,
+    skinCm: error.skin * 100,
+    weightError: error.weight,
   };
   rows.push(row);
   log(`${label}: ${row.animation.total} animation bytes, vertex error ${row.vertexErrorCm.toPrecision(3)} cm`);
@@ -68,7 +77,15 @@ async function measure(label, file) {
 }
 const bonepress = (name, error) => {
   const file = join(OUT, `${name}.glb`);
-  run('node', [CLI, 'compress', sourceFile, '-o', file, '--quiet', ...(error === undefined ? [] : ['--error', `${error}cm`])]);
+  run('node', [
+    CLI,
+    'compress',
+    sourceFile,
+    '-o',
+    file,
+    '--quiet',
+    ...(error === undefined ? [] : ['--error', `${error}cm`]),
+  ]);
   return file;
 };
 const gltfpack = (flag) => {
@@ -84,7 +101,10 @@ const packCC = await measure('gltfpack -cc', gltfpack('-cc'));
 for (const pack of [packC, packCC]) {
   // The compressor's bound at gltfpack's measured vertex error (3 significant digits).
   const error = Number(pack.vertexErrorCm.toPrecision(3));
-  await measure(`bonepress --error ${error}cm (${pack.label}'s error)`, bonepress(`bonepress-${pack.label.replace(/\W+/g, '')}`, error));
+  await measure(
+    `bonepress --error ${error}cm (${pack.label}'s error)`,
+    bonepress(`bonepress-${pack.label.replace(/\W+/g, '')}`, error),
+  );
 }
 
 if (JSON_ONLY) {
@@ -96,7 +116,10 @@ if (JSON_ONLY) {
     '',
     '| asset | file bytes | animation bytes | max vertex error (cm) | morphs only (cm) | skin only (cm) | max weight error |',
     '|---|---:|---:|---:|---:|---:|---:|',
-    ...rows.map((r) => `| ${r.label} | ${n(r.fileBytes)} | ${n(r.animation.total)} | ${[r.vertexErrorCm, r.morphsCm, r.skinCm, r.weightError].map((x) => x.toPrecision(3)).join(' | ')} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.label} | ${n(r.fileBytes)} | ${n(r.animation.total)} | ${[r.vertexErrorCm, r.morphsCm, r.skinCm, r.weightError].map((x) => x.toPrecision(3)).join(' | ')} |`,
+    ),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   writeFileSync(join(OUT, 'sizes.json'), `${JSON.stringify({ times: TIMES, rows }, null, 2)}\n`);

@@ -55,8 +55,11 @@ const OUT = resolve(outIndex >= 0 ? args[outIndex + 1] : join(ROOT, KHRONOS ? 'o
 const JSON_ONLY = args.includes('--json');
 mkdirSync(OUT, { recursive: true });
 
-const log = (line) => { if (!JSON_ONLY) process.stderr.write(`${line}\n`); };
-const run = (command, argv) => execFileSync(command, argv, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 26 });
+const log = (line) => {
+  if (!JSON_ONLY) process.stderr.write(`${line}\n`);
+};
+const run = (command, argv) =>
+  execFileSync(command, argv, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 26 });
 const npx = (pkg, bin, argv) => run('npx', [...NPX_FLAGS, '-p', pkg, bin, ...argv]);
 
 // ---------------------------------------------------------------------------------------
@@ -70,16 +73,34 @@ async function tsModule(path) {
 async function makeAssets() {
   const { skinnedDocument } = await tsModule('viewer/test/skinned-glb.ts');
   const { makeRigs, makeSceneRig } = await tsModule('test/utils/gltf-rigs.ts');
-  const fixtures = readdirSync(join(ROOT, 'fixtures')).filter((f) => f.endsWith('.bvh')).sort();
+  const fixtures = readdirSync(join(ROOT, 'fixtures'))
+    .filter((f) => f.endsWith('.bvh'))
+    .sort();
   const clips = [];
-  for (const f of fixtures) clips.push(...await readClips(f, readFileSync(join(ROOT, 'fixtures', f))));
+  for (const f of fixtures) clips.push(...(await readClips(f, readFileSync(join(ROOT, 'fixtures', f)))));
   const io = new NodeIO();
   const rigs = await makeRigs();
   return [
-    { name: 'bandai', about: `the ${clips.length} mocap fixtures as one skinned character (metres)`, glb: await io.writeBinary(skinnedDocument(clips, { metresPerUnit: 0.01 })) },
-    { name: 'mixamo', about: 'makeRigs() "mixamo" (keys from 0.1 s, 30 Hz)', glb: rigs.find((r) => r.name === 'mixamo').glb },
-    { name: 'blender', about: 'makeRigs() "blender" (0.01 armature scale, 24 Hz)', glb: rigs.find((r) => r.name === 'blender').glb },
-    { name: 'scene', about: 'makeSceneRig() (two skins, morph weight, camera)', glb: await makeSceneRig({ texture: false }) },
+    {
+      name: 'bandai',
+      about: `the ${clips.length} mocap fixtures as one skinned character (metres)`,
+      glb: await io.writeBinary(skinnedDocument(clips, { metresPerUnit: 0.01 })),
+    },
+    {
+      name: 'mixamo',
+      about: 'makeRigs() "mixamo" (keys from 0.1 s, 30 Hz)',
+      glb: rigs.find((r) => r.name === 'mixamo').glb,
+    },
+    {
+      name: 'blender',
+      about: 'makeRigs() "blender" (0.01 armature scale, 24 Hz)',
+      glb: rigs.find((r) => r.name === 'blender').glb,
+    },
+    {
+      name: 'scene',
+      about: 'makeSceneRig() (two skins, morph weight, camera)',
+      glb: await makeSceneRig({ texture: false }),
+    },
   ];
 }
 
@@ -143,7 +164,8 @@ async function khronosTable() {
     const names = (json.animations ?? []).map((a) => a.name).filter((name) => name);
     let packError;
     try {
-      packError = names.length === (json.animations ?? []).length ? maxVerifyError(asset.file, packC, names) : undefined;
+      packError =
+        names.length === (json.animations ?? []).length ? maxVerifyError(asset.file, packC, names) : undefined;
     } catch (e) {
       log(`${asset.name}: gltfpack -c not verified: ${e.message.split('\n')[0]}`);
     }
@@ -171,10 +193,14 @@ async function khronosTable() {
     '|---|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
-    lines.push(`| ${r.asset} | ${r.animations} (${r.compressed}) | ${n(r.source)} | ${n(r.bonepress)} | ${n(r.gltfpack)} | ${cm(r.bonepressError)} | ${cm(r.gltfpackError)} |`);
+    lines.push(
+      `| ${r.asset} | ${r.animations} (${r.compressed}) | ${n(r.source)} | ${n(r.bonepress)} | ${n(r.gltfpack)} | ${cm(r.bonepressError)} | ${cm(r.gltfpackError)} |`,
+    );
   }
   const total = (key) => rows.reduce((sum, r) => sum + r[key], 0);
-  lines.push(`| **total** | ${total('animations')} (${total('compressed')}) | ${n(total('source'))} | ${n(total('bonepress'))} | ${n(total('gltfpack'))} | | |`);
+  lines.push(
+    `| **total** | ${total('animations')} (${total('compressed')}) | ${n(total('source'))} | ${n(total('bonepress'))} | ${n(total('gltfpack'))} | | |`,
+  );
   process.stdout.write(`${lines.join('\n')}\n`);
   writeFileSync(join(OUT, 'khronos.json'), `${JSON.stringify(rows, null, 2)}\n`);
 }
@@ -200,7 +226,11 @@ for (const asset of assets) {
   const add = (label, file, error, rates) => {
     const bytes = readFileSync(file);
     variants.push({
-      label, file: basename(file), fileBytes: bytes.byteLength, animation: storedAnimationBytes(glbJson(bytes)), maxError: error,
+      label,
+      file: basename(file),
+      fileBytes: bytes.byteLength,
+      animation: storedAnimationBytes(glbJson(bytes)),
+      maxError: error,
       ...(rates?.size ? { verifiedAtRates: [...rates] } : {}),
     });
   };
@@ -227,7 +257,9 @@ for (const asset of assets) {
   // does not ask for an impossible bound).
   const target = Math.max(packCError, 1e-6);
   const bp = join(dir, 'bonepress.glb');
-  const report = JSON.parse(run('node', [CLI, 'compress', source, '-o', bp, '--error', `${target}m`, '--json', '--quiet']));
+  const report = JSON.parse(
+    run('node', [CLI, 'compress', source, '-o', bp, '--error', `${target}m`, '--json', '--quiet']),
+  );
   const clips = report.animations;
   // verify reads no BONEPRESS_animation_compression asset, so the same clips are also written
   // as loose .bpk files (same settings, same bit rates) and verified one by one.
@@ -247,7 +279,15 @@ for (const asset of assets) {
   }
   const bpError = Math.max(verified, ...clips.map((c) => c.stats.maxError));
   add(`bonepress --error ${target.toPrecision(3)}m`, bp, bpError);
-  rows.push({ asset: asset.name, about: asset.about, animations: animationCount, skeletalAnimations: names.length, compressedClips: clips.length, target, variants });
+  rows.push({
+    asset: asset.name,
+    about: asset.about,
+    animations: animationCount,
+    skeletalAnimations: names.length,
+    compressedClips: clips.length,
+    target,
+    variants,
+  });
 }
 
 if (JSON_ONLY) {
@@ -258,14 +298,19 @@ if (JSON_ONLY) {
   const labels = rows[0].variants.map((v) => v.label.replace(/ --error.*/, ''));
   const lines = [];
   lines.push(`| asset | ${labels.join(' | ')} |`, `|---|${labels.map(() => '---').join('|')}|`);
-  for (const r of rows) lines.push(`| ${r.asset} (anim. bytes / max error mm) | ${r.variants.map((v) => (v.label === 'source' ? n(v.animation.total) : `${n(v.animation.total)} / ${mm(v.maxError)}`)).join(' | ')} |`);
+  for (const r of rows)
+    lines.push(
+      `| ${r.asset} (anim. bytes / max error mm) | ${r.variants.map((v) => (v.label === 'source' ? n(v.animation.total) : `${n(v.animation.total)} / ${mm(v.maxError)}`)).join(' | ')} |`,
+    );
   const totals = labels.map((_, i) => rows.reduce((s, r) => s + r.variants[i].animation.total, 0));
   lines.push(`| **total** | ${totals.map(n).join(' | ')} |`);
   lines.push('', `| asset (whole file bytes) | ${labels.join(' | ')} |`, `|---|${labels.map(() => '---').join('|')}|`);
   for (const r of rows) lines.push(`| ${r.asset} | ${r.variants.map((v) => n(v.fileBytes)).join(' | ')} |`);
-  const c = labels.indexOf('gltfpack -c'), b = labels.indexOf('bonepress');
+  const c = labels.indexOf('gltfpack -c'),
+    b = labels.indexOf('bonepress');
   lines.push('', `gltfpack -c / bonepress animation bytes, all assets: ${(totals[c] / totals[b]).toFixed(2)}×`);
-  for (const r of rows) lines.push(`- ${r.asset}: ${r.about}; ${r.animations} animations, ${r.compressedClips} compressed by bonepress`);
+  for (const r of rows)
+    lines.push(`- ${r.asset}: ${r.about}; ${r.animations} animations, ${r.compressedClips} compressed by bonepress`);
   process.stdout.write(`${lines.join('\n')}\n`);
   writeFileSync(join(OUT, 'sizes.json'), `${JSON.stringify(rows, null, 2)}\n`);
 }

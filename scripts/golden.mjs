@@ -34,7 +34,8 @@ function round6(v) {
 function describeGolden(bytes, source) {
   const clip = CompressedClip.open(bytes, { verifyChecksum: true });
   const poseOf = (fill) => Array.from(fill(new Float32Array(clip.boneCount * POSE_STRIDE)), round6);
-  const d = clip.duration, step = 1 / clip.sampleRate;
+  const d = clip.duration,
+    step = 1 / clip.sampleRate;
   const queries = [
     { time: 0, looping: 'clamp', rounding: 'none' },
     { time: round6(step * 2.5), looping: 'clamp', rounding: 'none' },
@@ -74,14 +75,25 @@ function describeGolden(bytes, source) {
       /** Per bone: rotation, translation, scale class as d(efault), c(onstant) or a(nimated). */
       trackClasses,
     },
-    keys: [0, clip.sampleCount >> 1, clip.sampleCount - 1].map((key) => ({ key, pose: poseOf((out) => clip.sampleKey(key, out)) })),
-    samples: queries.map((q) => ({ ...q, pose: poseOf((out) => clip.sample(q.time, out, { looping: q.looping, rounding: q.rounding })) })),
+    keys: [0, clip.sampleCount >> 1, clip.sampleCount - 1].map((key) => ({
+      key,
+      pose: poseOf((out) => clip.sampleKey(key, out)),
+    })),
+    samples: queries.map((q) => ({
+      ...q,
+      pose: poseOf((out) => clip.sample(q.time, out, { looping: q.looping, rounding: q.rounding })),
+    })),
   };
 }
 
 /** Indented JSON with each array of numbers on one line, so a pose is one line of the diff. */
 function toJson(value) {
-  return JSON.stringify(value, null, 1).replace(/\[\s+([-+.\de,\s]+?)\s+\]/g, (_, inner) => `[${inner.replace(/\s+/g, '')}]`) + '\n';
+  return (
+    JSON.stringify(value, null, 1).replace(
+      /\[\s+([-+.\de,\s]+?)\s+\]/g,
+      (_, inner) => `[${inner.replace(/\s+/g, '')}]`,
+    ) + '\n'
+  );
 }
 
 function main() {
@@ -95,7 +107,9 @@ function main() {
     const expected = describeGolden(bytes, relative(ROOT, path));
     writeFileSync(join(dir, `${stem}.bpk`), bytes);
     writeFileSync(join(dir, `${stem}.json`), toJson(expected));
-    process.stdout.write(`${relative(ROOT, join(dir, stem))}.{bpk,json}: ${bytes.byteLength} bytes, ${expected.header.boneCount} bones, ${expected.header.sampleCount} samples\n`);
+    process.stdout.write(
+      `${relative(ROOT, join(dir, stem))}.{bpk,json}: ${bytes.byteLength} bytes, ${expected.header.boneCount} bones, ${expected.header.sampleCount} samples\n`,
+    );
   }
 }
 

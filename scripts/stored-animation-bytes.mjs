@@ -23,13 +23,18 @@ export function storedAnimationBytes(json) {
   const used = new Set();
   const extViews = new Set();
   for (const animation of json.animations ?? []) {
-    for (const s of animation.samplers ?? []) { used.add(s.input); used.add(s.output); }
+    for (const s of animation.samplers ?? []) {
+      used.add(s.input);
+      used.add(s.output);
+    }
     const ext = animation.extensions?.[EXT];
     if (ext?.bufferView !== undefined) extViews.add(ext.bufferView);
   }
   // Uncompressed bytes per view over all accessors, to share out a compressed view's bytes.
   const perView = new Map();
-  (json.accessors ?? []).forEach((a) => { if (a.bufferView !== undefined) perView.set(a.bufferView, (perView.get(a.bufferView) ?? 0) + accessorBytes(a)); });
+  (json.accessors ?? []).forEach((a) => {
+    if (a.bufferView !== undefined) perView.set(a.bufferView, (perView.get(a.bufferView) ?? 0) + accessorBytes(a));
+  });
   let data = 0;
   let jsonBytes = jsonSize(json.animations) + jsonSize(json.extensions?.[EXT]);
   const views = new Set(extViews);

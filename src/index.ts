@@ -11,7 +11,17 @@ export { decompressClip, verifyCompressed } from './compress/verify.js';
 export { ERROR_METRICS, isErrorMetric, measureClipError, MetricError } from './metric/error-metric.js';
 export type { ErrorMetric, ErrorReport } from './metric/error-metric.js';
 
-export { readClips, readBvh, readGltf, readAclSjson, readPoseDump, ParseError, PARSE_ERROR, PoseDumpError, SUPPORTED_EXTENSIONS } from './readers/index.js';
+export {
+  readClips,
+  readBvh,
+  readGltf,
+  readAclSjson,
+  readPoseDump,
+  ParseError,
+  PARSE_ERROR,
+  PoseDumpError,
+  SUPPORTED_EXTENSIONS,
+} from './readers/index.js';
 export type { ParseErrorCode, ReadOptions } from './readers/index.js';
 export type { GltfReadOptions, GltfReadResult } from './readers/gltf.js';
 
@@ -26,7 +36,14 @@ export async function readGltfWithWarnings(
   return (await import('./readers/gltf.js')).readGltfWithWarnings(...args);
 }
 
-export { createRawClip, validateRawClip, rawSizeBytes, clipDuration, readSamplePose, writeSamplePose } from './clip/raw-clip.js';
+export {
+  createRawClip,
+  validateRawClip,
+  rawSizeBytes,
+  clipDuration,
+  readSamplePose,
+  writeSamplePose,
+} from './clip/raw-clip.js';
 export type { RawClip } from './clip/raw-clip.js';
 export { createSkeleton, resolveShellDistances, boneIndexOf, ClipError, DEFAULT_SHELL } from './clip/skeleton.js';
 export type { Skeleton } from './clip/skeleton.js';
@@ -36,13 +53,37 @@ export { writePoseDump, clipToPoseDump } from './readers/pose-dump.js';
 export type { PoseDump } from './readers/pose-dump.js';
 
 export {
-  BonepressError, CompressedClip, FormatError, FORMAT_ERROR, FORMAT_VERSION, POSE_STRIDE, createPose, localToObject, boneMatrix,
+  BonepressError,
+  CompressedClip,
+  FormatError,
+  FORMAT_ERROR,
+  FORMAT_VERSION,
+  POSE_STRIDE,
+  createPose,
+  localToObject,
+  boneMatrix,
 } from './runtime/index.js';
-export type { FormatErrorCode, Looping, OpenOptions, Rounding, SampleOptions, SectionSizes, TrackClass } from './runtime/index.js';
+export type {
+  FormatErrorCode,
+  Looping,
+  OpenOptions,
+  Rounding,
+  SampleOptions,
+  SectionSizes,
+  TrackClass,
+} from './runtime/index.js';
 export { TRANSPORT_VERSION, decodeTransport, isTransport, openClip } from './runtime/index.js';
 export { encodeTransport } from './compress/transport.js';
 
-export { anonymousBoneName, checkSameShape, clipInUnit, compareClips, compareCompressed, shapeOfClip, shapeOfCompressed } from './inspect/compare.js';
+export {
+  anonymousBoneName,
+  checkSameShape,
+  clipInUnit,
+  compareClips,
+  compareCompressed,
+  shapeOfClip,
+  shapeOfCompressed,
+} from './inspect/compare.js';
 export type { ClipShape, Comparison } from './inspect/compare.js';
 export { RAW_BITS, TRACK_KIND_NAMES, describeCompressedClip } from './inspect/describe.js';
 export type { ClassCounts, ClipDescription } from './inspect/describe.js';

@@ -47,7 +47,10 @@ function importsOf(text: string): string[] {
 }
 
 /** What a specifier points at: a path relative to src/ (`runtime/bits.ts`) or a package name (`gl-matrix`, `node:fs`). */
-function target(file: string, spec: string): { kind: 'src'; path: string } | { kind: 'outside'; path: string } | { kind: 'package'; name: string } {
+function target(
+  file: string,
+  spec: string,
+): { kind: 'src'; path: string } | { kind: 'outside'; path: string } | { kind: 'package'; name: string } {
   if (spec.startsWith('.')) {
     const abs = resolve(dirname(file), spec).replace(/\.js$/, '.ts');
     const rel = relative(SRC, abs);
@@ -59,13 +62,39 @@ function target(file: string, spec: string): { kind: 'src'; path: string } | { k
   return { kind: 'package', name: spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0] };
 }
 
-const NODE_BUILTINS = new Set(['fs', 'path', 'url', 'os', 'crypto', 'worker_threads', 'child_process', 'stream', 'util', 'events', 'buffer', 'process', 'module', 'http', 'https', 'zlib', 'assert', 'perf_hooks', 'readline', 'tty', 'net']);
+const NODE_BUILTINS = new Set([
+  'fs',
+  'path',
+  'url',
+  'os',
+  'crypto',
+  'worker_threads',
+  'child_process',
+  'stream',
+  'util',
+  'events',
+  'buffer',
+  'process',
+  'module',
+  'http',
+  'https',
+  'zlib',
+  'assert',
+  'perf_hooks',
+  'readline',
+  'tty',
+  'net',
+]);
 
 function isNodeOnly(name: string): boolean {
   return name.startsWith('node:') || NODE_BUILTINS.has(name.split('/')[0]);
 }
 
-const files = sourceFiles(SRC).map((path) => ({ path, rel: relative(SRC, path).split(sep).join('/'), imports: importsOf(readFileSync(path, 'utf8')) }));
+const files = sourceFiles(SRC).map((path) => ({
+  path,
+  rel: relative(SRC, path).split(sep).join('/'),
+  imports: importsOf(readFileSync(path, 'utf8')),
+}));
 
 /** Violations of `allowed` among the imports of files under `folder` (a src/ prefix such as `runtime/`). */
 function violations(prefix: string, allowed: (t: ReturnType<typeof target>) => boolean): string[] {
@@ -91,7 +120,9 @@ describe('importsOf', () => {
       "/* import { no } from 'three'; */",
       "const url = 'http://example.com'; // not an import",
     ].join('\n');
-    expect(importsOf(text).sort()).toEqual(['../b.js', './a.js', './e.js', './f.js', './side-effect.js', 'gl-matrix', 'node:fs'].sort());
+    expect(importsOf(text).sort()).toEqual(
+      ['../b.js', './a.js', './e.js', './f.js', './side-effect.js', 'gl-matrix', 'node:fs'].sort(),
+    );
   });
 });
 
@@ -105,21 +136,41 @@ describe('import rules', () => {
   });
 
   it('src/runtime/** imports only src/runtime/**, the shared leaf src/shared/** and gl-matrix (nothing Node-only)', () => {
-    expect(violations('runtime/', (t) => (t.kind === 'src' && (t.path.startsWith('runtime/') || t.path.startsWith('shared/'))) || (t.kind === 'package' && t.name === 'gl-matrix'))).toEqual([]);
+    expect(
+      violations(
+        'runtime/',
+        (t) =>
+          (t.kind === 'src' && (t.path.startsWith('runtime/') || t.path.startsWith('shared/'))) ||
+          (t.kind === 'package' && t.name === 'gl-matrix'),
+      ),
+    ).toEqual([]);
   });
 
-  it('src/runtime/** has no import cycle (type-only imports included, but the sampler\'s type of the clip that creates it), and decode-layout.ts is a leaf', () => {
+  it("src/runtime/** has no import cycle (type-only imports included, but the sampler's type of the clip that creates it), and decode-layout.ts is a leaf", () => {
     const runtime = files.filter((f) => f.rel.startsWith('runtime/'));
-    const edges = new Map(runtime.map((f) => [f.rel, f.imports.map((spec) => target(f.path, spec)).flatMap((t) => (t.kind === 'src' && t.path.startsWith('runtime/') ? [t.path] : []))]));
+    const edges = new Map(
+      runtime.map((f) => [
+        f.rel,
+        f.imports
+          .map((spec) => target(f.path, spec))
+          .flatMap((t) => (t.kind === 'src' && t.path.startsWith('runtime/') ? [t.path] : [])),
+      ]),
+    );
     // ClipSampler.clip is typed as CompressedClip, whose createSampler makes it: a type-only
     // reference, erased from the built JavaScript.
-    edges.set('runtime/sampler.ts', edges.get('runtime/sampler.ts')!.filter((path) => path !== 'runtime/compressed-clip.ts'));
+    edges.set(
+      'runtime/sampler.ts',
+      edges.get('runtime/sampler.ts')!.filter((path) => path !== 'runtime/compressed-clip.ts'),
+    );
     expect(edges.get('runtime/decode-layout.ts')).toEqual([]);
     const cycles: string[] = [];
     const state = new Map<string, 'open' | 'done'>();
     const visit = (file: string, path: string[]): void => {
       if (state.get(file) === 'done') return;
-      if (state.get(file) === 'open') { cycles.push([...path.slice(path.indexOf(file)), file].join(' → ')); return; }
+      if (state.get(file) === 'open') {
+        cycles.push([...path.slice(path.indexOf(file)), file].join(' → '));
+        return;
+      }
       state.set(file, 'open');
       for (const next of edges.get(file) ?? []) visit(next, [...path, file]);
       state.set(file, 'done');
@@ -133,10 +184,11 @@ describe('import rules', () => {
     expect(violations('shared/', () => false)).toEqual([]);
   });
 
-  it('one error base class: every error class in src/ extends BonepressError (src/shared/errors.ts) or another such class; only the CLI\'s FileScopedError wrapper extends Error', () => {
+  it("one error base class: every error class in src/ extends BonepressError (src/shared/errors.ts) or another such class; only the CLI's FileScopedError wrapper extends Error", () => {
     const classes = new Map<string, { base: string; file: string }>();
     for (const f of files) {
-      for (const m of withoutComments(readFileSync(f.path, 'utf8')).matchAll(/\bclass\s+(\w+)\s+extends\s+(\w+)/g)) classes.set(m[1], { base: m[2], file: f.rel });
+      for (const m of withoutComments(readFileSync(f.path, 'utf8')).matchAll(/\bclass\s+(\w+)\s+extends\s+(\w+)/g))
+        classes.set(m[1], { base: m[2], file: f.rel });
     }
     const rootOf = (name: string): string => {
       let at = name;
@@ -145,33 +197,42 @@ describe('import rules', () => {
     };
     const errorClasses = [...classes.entries()].filter(([name]) => /Error$/.test(name) && name !== 'BonepressError');
     expect(errorClasses.length).toBeGreaterThan(10);
-    const outside = errorClasses.filter(([name]) => rootOf(name) !== 'BonepressError').map(([name, c]) => `src/${c.file}: ${name} extends ${c.base}`);
+    const outside = errorClasses
+      .filter(([name]) => rootOf(name) !== 'BonepressError')
+      .map(([name, c]) => `src/${c.file}: ${name} extends ${c.base}`);
     expect(outside).toEqual(['src/cli/exit-codes.ts: FileScopedError extends Error']);
   });
 
-  it('node/failure.ts reads an error\'s code and message from the base class: no instanceof test of a subclass', () => {
+  it("node/failure.ts reads an error's code and message from the base class: no instanceof test of a subclass", () => {
     const failure = files.find((f) => f.rel === 'node/failure.ts')!;
-    const tested = [...withoutComments(readFileSync(failure.path, 'utf8')).matchAll(/instanceof\s+(\w+)/g)].map((m) => m[1]);
+    const tested = [...withoutComments(readFileSync(failure.path, 'utf8')).matchAll(/instanceof\s+(\w+)/g)].map(
+      (m) => m[1],
+    );
     expect(tested.filter((name) => name !== 'BonepressError' && name !== 'Error')).toEqual([]);
   });
 
   it('src/clip/** is a leaf of the library: it imports only src/clip/** and src/shared/** (nothing from runtime, compress, readers, node or cli, and no package)', () => {
     expect(files.some((f) => f.rel === 'clip/raw-clip.ts')).toBe(true);
-    expect(violations('clip/', (t) => t.kind === 'src' && (t.path.startsWith('clip/') || t.path.startsWith('shared/')))).toEqual([]);
+    expect(
+      violations('clip/', (t) => t.kind === 'src' && (t.path.startsWith('clip/') || t.path.startsWith('shared/'))),
+    ).toEqual([]);
   });
 
   it('src/adapters/** imports only the runtime, each other and its engine: three.js files three and no Babylon file, Babylon files @babylonjs and no three.js file', () => {
     expect(files.some((f) => f.rel === 'adapters/babylon.ts')).toBe(true);
-    const engine = (rel: string) => (/^adapters\/babylon/.test(rel) ? 'babylon' : /^adapters\/three/.test(rel) ? 'three' : 'shared');
+    const engine = (rel: string) =>
+      /^adapters\/babylon/.test(rel) ? 'babylon' : /^adapters\/three/.test(rel) ? 'three' : 'shared';
     const packages = { babylon: ['@babylonjs/core', '@babylonjs/loaders'], three: ['three'], shared: [] as string[] };
     const bad: string[] = [];
     for (const f of files.filter((x) => x.rel.startsWith('adapters/'))) {
       const own = engine(f.rel);
       for (const spec of f.imports) {
         const t = target(f.path, spec);
-        const ok = t.kind === 'src'
-          ? t.path.startsWith('runtime/') || (t.path.startsWith('adapters/') && [own, 'shared'].includes(engine(t.path)))
-          : t.kind === 'package' && packages[own].includes(t.name);
+        const ok =
+          t.kind === 'src'
+            ? t.path.startsWith('runtime/') ||
+              (t.path.startsWith('adapters/') && [own, 'shared'].includes(engine(t.path)))
+            : t.kind === 'package' && packages[own].includes(t.name);
         if (!ok) bad.push(`src/${f.rel} imports '${spec}'`);
       }
     }
@@ -181,7 +242,14 @@ describe('import rules', () => {
   it('nothing outside src/cli/ imports src/cli/**', () => {
     const bad = files
       .filter((f) => !f.rel.startsWith('cli/'))
-      .flatMap((f) => f.imports.filter((spec) => { const t = target(f.path, spec); return t.kind === 'src' && t.path.startsWith('cli/'); }).map((spec) => `src/${f.rel} imports '${spec}'`));
+      .flatMap((f) =>
+        f.imports
+          .filter((spec) => {
+            const t = target(f.path, spec);
+            return t.kind === 'src' && t.path.startsWith('cli/');
+          })
+          .map((spec) => `src/${f.rel} imports '${spec}'`),
+      );
     expect(bad).toEqual([]);
   });
 
@@ -189,16 +257,30 @@ describe('import rules', () => {
     expect(violations('', (t) => t.kind !== 'outside')).toEqual([]);
   });
 
-  it('src/cli/** uses the library only through its entry points (bonepress, bonepress/node, bonepress/runtime, bonepress/net, and the bench engine\'s index)', () => {
-    const entries = new Set(['index.ts', 'node/index.ts', 'node/internal.ts', 'runtime/index.ts', 'net/index.ts', 'bench/index.ts']);
-    expect(violations('cli/', (t) => t.kind === 'package' || (t.kind === 'src' && (t.path.startsWith('cli/') || entries.has(t.path))))).toEqual([]);
+  it("src/cli/** uses the library only through its entry points (bonepress, bonepress/node, bonepress/runtime, bonepress/net, and the bench engine's index)", () => {
+    const entries = new Set([
+      'index.ts',
+      'node/index.ts',
+      'node/internal.ts',
+      'runtime/index.ts',
+      'net/index.ts',
+      'bench/index.ts',
+    ]);
+    expect(
+      violations(
+        'cli/',
+        (t) => t.kind === 'package' || (t.kind === 'src' && (t.path.startsWith('cli/') || entries.has(t.path))),
+      ),
+    ).toEqual([]);
   });
 
   it('src/index.ts loads the glTF reader only on first use (no static import or re-export of readers/gltf.ts but types)', () => {
     const index = files.find((f) => f.rel === 'index.ts');
     expect(index).toBeDefined();
     const code = withoutComments(readFileSync(index!.path, 'utf8'));
-    const eager = [...code.matchAll(/^\s*(?:import|export)\s+(?!type\b)[^'";]*?\sfrom\s*['"]([^'"]+)['"]/gm)].map((m) => m[1]);
+    const eager = [...code.matchAll(/^\s*(?:import|export)\s+(?!type\b)[^'";]*?\sfrom\s*['"]([^'"]+)['"]/gm)].map(
+      (m) => m[1],
+    );
     expect(eager.filter((spec) => /readers\/gltf\.js$/.test(spec))).toEqual([]);
   });
 
@@ -246,7 +328,8 @@ describe('import rules', () => {
       if (/^(node|cli|bench)\//.test(f.rel)) continue;
       for (const spec of f.imports) {
         const t = target(f.path, spec);
-        if (t.kind === 'package' && (isNodeOnly(t.name) || t.name === 'piscina')) bad.push(`src/${f.rel} imports '${spec}'`);
+        if (t.kind === 'package' && (isNodeOnly(t.name) || t.name === 'piscina'))
+          bad.push(`src/${f.rel} imports '${spec}'`);
         if (t.kind === 'src' && /^(node|cli|bench)\//.test(t.path)) bad.push(`src/${f.rel} imports '${spec}'`);
       }
     }

@@ -74,7 +74,8 @@ export function referenceDecode(input: Uint8Array): ReferenceClip {
   // Segments and seeking.
   let expectedSegments: number;
   if (sampleCount <= SEGMENT_SIZE) expectedSegments = 1;
-  else if (sampleCount % SEGMENT_SIZE >= SEGMENT_SIZE / 2) expectedSegments = Math.floor(sampleCount / SEGMENT_SIZE) + 1;
+  else if (sampleCount % SEGMENT_SIZE >= SEGMENT_SIZE / 2)
+    expectedSegments = Math.floor(sampleCount / SEGMENT_SIZE) + 1;
   else expectedSegments = Math.floor(sampleCount / SEGMENT_SIZE);
   if (segmentCount !== expectedSegments) throw new Error('segment count');
 
@@ -107,7 +108,8 @@ export function referenceDecode(input: Uint8Array): ReferenceClip {
   let at = bitsetsAt + 16 * words;
   if (view.getUint32(64, true) !== at) throw new Error('constants offset');
   for (let t = 0; t < trackCount; t++) {
-    const bone = Math.floor(t / 3), kind = t % 3;
+    const bone = Math.floor(t / 3),
+      kind = t % 3;
     const o = bone * 10 + [0, 4, 7][kind];
     if (trackClasses[t] === 'default') {
       if (kind === 0) base.set([0, 0, 0, 1], o);
@@ -116,7 +118,10 @@ export function referenceDecode(input: Uint8Array): ReferenceClip {
     } else if (trackClasses[t] === 'constant') {
       const n = kind === 0 ? 4 : 3;
       const v: number[] = [];
-      for (let c = 0; c < n; c++) { v.push(view.getFloat32(at, true)); at += 4; }
+      for (let c = 0; c < n; c++) {
+        v.push(view.getFloat32(at, true));
+        at += 4;
+      }
       if (kind === 0) {
         const len = Math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
         base.set(len > 0 ? v.map((x) => x * (1 / len)) : [0, 0, 0, 1], o);
@@ -149,8 +154,13 @@ export function referenceDecode(input: Uint8Array): ReferenceClip {
   if (view.getUint32(72, true) !== at) throw new Error('rotation references offset');
   const refs: Array<[number, number, number, number] | undefined> = [];
   for (const t of animatedTracks) {
-    if (t % 3 !== 0) { refs.push(undefined); continue; }
-    const x = view.getInt16(at, true) / 32767, y = view.getInt16(at + 2, true) / 32767, z = view.getInt16(at + 4, true) / 32767;
+    if (t % 3 !== 0) {
+      refs.push(undefined);
+      continue;
+    }
+    const x = view.getInt16(at, true) / 32767,
+      y = view.getInt16(at + 2, true) / 32767,
+      z = view.getInt16(at + 4, true) / 32767;
     const w2 = 1 - x * x - y * y - z * z;
     // Each component float32 (the rotation arithmetic is float32).
     refs.push([Math.fround(x), Math.fround(y), Math.fround(z), w2 > 0 ? Math.fround(Math.sqrt(w2)) : 0]);
@@ -192,16 +202,26 @@ export function referenceDecode(input: Uint8Array): ReferenceClip {
       const rate = rateByte & 0x3f;
       segmentRates.push(rate);
       drops.push(animatedTracks[j] % 3 === 0 ? rateByte >> 6 : 3);
-      if (rate === 0) { bits.push([0, 0, 0]); continue; }
-      if (rate === 32) { bits.push([32, 32, 32]); continue; }
-      const extents = [0, 1, 2].map((i) => (slotByte(segmentStart, j, i, 1) / 255) * clipRanges[j][storedComponent(i, drops[j])][1]);
+      if (rate === 0) {
+        bits.push([0, 0, 0]);
+        continue;
+      }
+      if (rate === 32) {
+        bits.push([32, 32, 32]);
+        continue;
+      }
+      const extents = [0, 1, 2].map(
+        (i) => (slotByte(segmentStart, j, i, 1) / 255) * clipRanges[j][storedComponent(i, drops[j])][1],
+      );
       const widest = Math.max(...extents);
-      bits.push(extents.map((e) => {
-        const need = e * (2 ** rate - 1);
-        let b = 0;
-        while (b < rate && (2 ** b - 1) * widest < need) b++;
-        return b;
-      }));
+      bits.push(
+        extents.map((e) => {
+          const need = e * (2 ** rate - 1);
+          let b = 0;
+          while (b < rate && (2 ** b - 1) * widest < need) b++;
+          return b;
+        }),
+      );
     }
     rates.push(segmentRates);
     const keyBits = bits.reduce((sum, b) => sum + b[0] + b[1] + b[2], 0);
@@ -212,7 +232,8 @@ export function referenceDecode(input: Uint8Array): ReferenceClip {
       let bit = k * keyBits;
       for (let j = 0; j < animatedCount; j++) {
         const t = animatedTracks[j];
-        const bone = Math.floor(t / 3), kind = t % 3;
+        const bone = Math.floor(t / 3),
+          kind = t % 3;
         const values: number[] = [];
         for (let i = 0; i < 3; i++) {
           const [clipMin, clipExtent] = clipRanges[j][storedComponent(i, drops[j])];
@@ -231,7 +252,7 @@ export function referenceDecode(input: Uint8Array): ReferenceClip {
           // Offset and step are float32 by definition; offset + q · step is float64.
           const offset = Math.fround(clipMin + (slotByte(segmentStart, j, i, 0) / 255) * clipExtent);
           const inverse = bits[j][i] === 0 ? 0 : 1 / (2 ** bits[j][i] - 1);
-          const step = Math.fround(((slotByte(segmentStart, j, i, 1) / 255) * clipExtent) * inverse);
+          const step = Math.fround((slotByte(segmentStart, j, i, 1) / 255) * clipExtent * inverse);
           values.push(offset + q * step);
         }
         if (kind === 0) {
@@ -280,7 +301,25 @@ export function referenceDecode(input: Uint8Array): ReferenceClip {
     throw new Error('names offset without names');
   }
   if (at !== bytes.length) throw new Error('trailing bytes');
-  return { version, boneCount, sampleCount, sampleRate, startTime, duration, unit, parents, name, boneNames, nodeIndices, keyTimes, trackClasses, channels, steps, rates, keys };
+  return {
+    version,
+    boneCount,
+    sampleCount,
+    sampleRate,
+    startTime,
+    duration,
+    unit,
+    parents,
+    name,
+    boneNames,
+    nodeIndices,
+    keyTimes,
+    trackClasses,
+    channels,
+    steps,
+    rates,
+    keys,
+  };
 
   /** Byte `byte` (0: min or low, 1: extent or high) of slot `slot` of animated track `j`'s range slot. */
   function slotByte(segmentStart: number, j: number, slot: number, byte: number): number {

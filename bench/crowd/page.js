@@ -12,7 +12,10 @@ try {
   const frames = Number(query.get('frames') ?? 120);
   const names = await (await fetch('/clips/index.json')).json();
   const clips = [];
-  for (const name of names) clips.push(CompressedClip.open(new Uint8Array(await (await fetch(`/clips/${encodeURIComponent(name)}`)).arrayBuffer())));
+  for (const name of names)
+    clips.push(
+      CompressedClip.open(new Uint8Array(await (await fetch(`/clips/${encodeURIComponent(name)}`)).arrayBuffer())),
+    );
   const results = [];
   for (const output of outputs) {
     for (const characters of sizes) {
@@ -20,7 +23,12 @@ try {
       out.textContent = JSON.stringify(results, null, 1);
     }
   }
-  window.crowdResult = { userAgent: navigator.userAgent, crossOriginIsolated: self.crossOriginIsolated, decoder: clips[0]?.decoder, results };
+  window.crowdResult = {
+    userAgent: navigator.userAgent,
+    crossOriginIsolated: self.crossOriginIsolated,
+    decoder: clips[0]?.decoder,
+    results,
+  };
   document.body.dataset.ready = '1';
 } catch (error) {
   out.textContent = String(error?.stack || error);

@@ -10,9 +10,7 @@
  * Swap the `Link` below for a real transport (UDP, WebRTC data channels, WebSocket): every
  * packet is a Uint8Array, and nothing here depends on delivery order or reliability.
  */
-import {
-  SnapshotInterpolator, WorldClient, WorldServer, WorldState, buildWorldSchema, NetError,
-} from 'bonepress/net';
+import { SnapshotInterpolator, WorldClient, WorldServer, WorldState, buildWorldSchema, NetError } from 'bonepress/net';
 
 const HZ = 60;
 
@@ -43,10 +41,22 @@ const schema = buildWorldSchema({
 
 // 2. A link that loses 5 % of packets and delivers the rest 50 ms later (both ways).
 class Link {
-  constructor(seed) { this.queue = []; this.s = seed; }
-  random() { this.s = (this.s * 1103515245 + 12345) % 2147483648; return this.s / 2147483648; }
-  send(now, packet) { if (this.random() >= 0.05) this.queue.push({ at: now + 0.05, packet }); }
-  receive(now) { const due = this.queue.filter((p) => p.at <= now); this.queue = this.queue.filter((p) => p.at > now); return due.map((p) => p.packet); }
+  constructor(seed) {
+    this.queue = [];
+    this.s = seed;
+  }
+  random() {
+    this.s = (this.s * 1103515245 + 12345) % 2147483648;
+    return this.s / 2147483648;
+  }
+  send(now, packet) {
+    if (this.random() >= 0.05) this.queue.push({ at: now + 0.05, packet });
+  }
+  receive(now) {
+    const due = this.queue.filter((p) => p.at <= now);
+    this.queue = this.queue.filter((p) => p.at > now);
+    return due.map((p) => p.packet);
+  }
 }
 
 // 3. The server's world: 100 crates at rest, one player walking in a circle.
@@ -75,7 +85,9 @@ for (let tick = 0; tick < 5 * HZ; tick++) {
   const now = tick / HZ;
   // Game logic: the player walks; the crate the player touches at 2 s is removed.
   const p = world.field(PLAYER, 'position');
-  p[0] = 10 * Math.cos(now * 0.5); p[1] = 10 * Math.sin(now * 0.5); p[2] = 0;
+  p[0] = 10 * Math.cos(now * 0.5);
+  p[1] = 10 * Math.sin(now * 0.5);
+  p[2] = 0;
   const yaw = now * 0.5 + Math.PI / 2;
   world.field(PLAYER, 'orientation').set([0, 0, Math.sin(yaw / 2), Math.cos(yaw / 2)]);
   world.field(PLAYER, 'stamina')[0] = 0.5 + 0.5 * Math.sin(now);
@@ -84,7 +96,10 @@ for (let tick = 0; tick < 5 * HZ; tick++) {
   server.tick(world); // quantise once for every client
   for (const c of clients) {
     for (const ack of c.up.receive(now)) server.receiveAck(c.id, ack);
-    for (const datagram of server.packetsFor(c.id)) { c.down.send(now, datagram); c.bytes += datagram.length; }
+    for (const datagram of server.packetsFor(c.id)) {
+      c.down.send(now, datagram);
+      c.bytes += datagram.length;
+    }
     for (const datagram of c.down.receive(now)) {
       try {
         const got = c.client.receive(datagram); // undefined while fragments are missing
@@ -101,6 +116,8 @@ for (let tick = 0; tick < 5 * HZ; tick++) {
 
 for (const c of clients) {
   const p = c.rendered.typeOf(PLAYER) ? c.rendered.field(PLAYER, 'position') : [NaN, NaN];
-  console.log(`client ${c.id}: ${(c.bytes * 8 * HZ / (5 * HZ) / 1000).toFixed(1)} kbps; player drawn at (${p[0].toFixed(3)}, ${p[1].toFixed(3)}); ` +
-    `crate 42 ${c.rendered.typeOf(42) ? 'present' : 'despawned'}; health ${c.rendered.field(PLAYER, 'health')[0]}`);
+  console.log(
+    `client ${c.id}: ${((c.bytes * 8 * HZ) / (5 * HZ) / 1000).toFixed(1)} kbps; player drawn at (${p[0].toFixed(3)}, ${p[1].toFixed(3)}); ` +
+      `crate 42 ${c.rendered.typeOf(42) ? 'present' : 'despawned'}; health ${c.rendered.field(PLAYER, 'health')[0]}`,
+  );
 }

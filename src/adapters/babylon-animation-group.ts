@@ -69,10 +69,24 @@ export class ResidentAnimation extends Animation {
 
   /** @internal Made by {@link createAnimationGroup}. */
   constructor(
-    name: string, property: string, fps: number,
-    private readonly source: PoseContext, private readonly offset: number, kind: number, private readonly scale: number,
+    name: string,
+    property: string,
+    fps: number,
+    private readonly source: PoseContext,
+    private readonly offset: number,
+    kind: number,
+    private readonly scale: number,
   ) {
-    super(name, property, fps, kind === 0 ? Animation.ANIMATIONTYPE_QUATERNION : kind === 3 ? Animation.ANIMATIONTYPE_FLOAT : Animation.ANIMATIONTYPE_VECTOR3);
+    super(
+      name,
+      property,
+      fps,
+      kind === 0
+        ? Animation.ANIMATIONTYPE_QUATERNION
+        : kind === 3
+          ? Animation.ANIMATIONTYPE_FLOAT
+          : Animation.ANIMATIONTYPE_VECTOR3,
+    );
     this.value = kind === 0 ? new Quaternion() : kind === 3 ? undefined : new Vector3();
   }
 
@@ -81,7 +95,11 @@ export class ResidentAnimation extends Animation {
    * the value at `frame / framePerSecond` seconds. The returned object is reused; Babylon
    * copies it into the target or blends from it.
    */
-  override _interpolate(currentFrame: number, state: Parameters<Animation['_interpolate']>[1], searchClosestKeyOnly = false): unknown {
+  override _interpolate(
+    currentFrame: number,
+    state: Parameters<Animation['_interpolate']>[1],
+    searchClosestKeyOnly = false,
+  ): unknown {
     // A finished non-looping range, and key searches, keep Babylon's own behaviour.
     if (searchClosestKeyOnly || (state.loopMode === Animation.ANIMATIONLOOPMODE_CONSTANT && state.repeatCount > 0)) {
       return super._interpolate(currentFrame, state, searchClosestKeyOnly);
@@ -105,8 +123,9 @@ interface Channel {
 }
 
 /** A value of `channel` out of `pose`, as Babylon stores it. */
-function valueOf(channel: Channel, pose: Float32Array): Quaternion | Vector3 | number {
-  const o = channel.offset, k = channel.scale;
+function channelValue(channel: Channel, pose: Float32Array): Quaternion | Vector3 | number {
+  const o = channel.offset,
+    k = channel.scale;
   if (channel.kind === 0) return new Quaternion(pose[o], pose[o + 1], pose[o + 2], pose[o + 3]);
   if (channel.kind === 3) return pose[o] / k;
   return new Vector3(pose[o] * k, pose[o + 1] * k, pose[o + 2] * k);
@@ -126,7 +145,10 @@ function valueOf(channel: Channel, pose: Float32Array): Quaternion | Vector3 | n
  * sample.
  */
 export function createAnimationGroup(
-  compressed: CompressedClip, nodes: readonly (TransformNode | undefined)[], scene: Scene, options: AnimationGroupOptions = {},
+  compressed: CompressedClip,
+  nodes: readonly (TransformNode | undefined)[],
+  scene: Scene,
+  options: AnimationGroupOptions = {},
 ): AnimationGroup {
   const fps = options.fps ?? 60;
   const translationScale = options.translationScale ?? 1;
@@ -136,13 +158,26 @@ export function createAnimationGroup(
     for (let kind = 0; kind < 3; kind++) {
       if (!compressed.hasChannel(b, kind)) continue;
       if (kind === 0 && !node.rotationQuaternion) node.rotationQuaternion = Quaternion.FromEulerVector(node.rotation);
-      channels.push({ offset: b * POSE_STRIDE + KIND_OFFSET[kind], kind, scale: kind === 1 ? translationScale : 1, step: compressed.isStepTrack(b, kind), target: node });
+      channels.push({
+        offset: b * POSE_STRIDE + KIND_OFFSET[kind],
+        kind,
+        scale: kind === 1 ? translationScale : 1,
+        step: compressed.isStepTrack(b, kind),
+        target: node,
+      });
     }
   });
   for (const { firstBone, scales, targets } of options.morphWeights ?? []) {
     targets.forEach((list, t) => {
       const bone = firstBone + t;
-      for (const target of list) channels.push({ offset: bone * POSE_STRIDE + 4, kind: 3, scale: scales[t], step: compressed.isStepTrack(bone, 1), target });
+      for (const target of list)
+        channels.push({
+          offset: bone * POSE_STRIDE + 4,
+          kind: 3,
+          scale: scales[t],
+          step: compressed.isStepTrack(bone, 1),
+          target,
+        });
     });
   }
 
@@ -152,10 +187,14 @@ export function createAnimationGroup(
   const property = (c: Channel) => (c.kind === 3 ? 'influence' : PROPERTY[c.kind]);
   if (options.mode === 'resident') {
     const source = new PoseContext(compressed);
-    const first = source.at(compressed.startTime).slice(), last = source.at(compressed.duration);
+    const first = source.at(compressed.startTime).slice(),
+      last = source.at(compressed.duration);
     channels.forEach((c, i) => {
       const animation = new ResidentAnimation(`${name}_${i}`, property(c), fps, source, c.offset, c.kind, c.scale);
-      animation.setKeys([{ frame: compressed.startTime * fps, value: valueOf(c, first) }, { frame: endFrame, value: valueOf(c, last) }]);
+      animation.setKeys([
+        { frame: compressed.startTime * fps, value: channelValue(c, first) },
+        { frame: endFrame, value: channelValue(c, last) },
+      ]);
       group.addTargetedAnimation(animation, c.target);
     });
   } else {
@@ -163,7 +202,14 @@ export function createAnimationGroup(
     const sampler = compressed.createSampler();
     const pose = new Float32Array(compressed.boneCount * POSE_STRIDE);
     const keys: IAnimationKey[][] = channels.map(() => []);
-    const addKeys = (frame: number) => channels.forEach((c, i) => keys[i].push(c.step ? { frame, value: valueOf(c, pose), interpolation: STEP_KEY } : { frame, value: valueOf(c, pose) }));
+    const addKeys = (frame: number) =>
+      channels.forEach((c, i) =>
+        keys[i].push(
+          c.step
+            ? { frame, value: channelValue(c, pose), interpolation: STEP_KEY }
+            : { frame, value: channelValue(c, pose) },
+        ),
+      );
     for (let k = 0; k < compressed.sampleCount; k++) {
       const time = compressed.keyTime(k);
       if (k > 0 && time >= compressed.duration) break;
@@ -173,7 +219,12 @@ export function createAnimationGroup(
     sampler.sample(compressed.duration, pose, CLAMP);
     if (keys[0]?.[keys[0].length - 1].frame !== endFrame) addKeys(endFrame);
     channels.forEach((c, i) => {
-      const type = c.kind === 0 ? Animation.ANIMATIONTYPE_QUATERNION : c.kind === 3 ? Animation.ANIMATIONTYPE_FLOAT : Animation.ANIMATIONTYPE_VECTOR3;
+      const type =
+        c.kind === 0
+          ? Animation.ANIMATIONTYPE_QUATERNION
+          : c.kind === 3
+            ? Animation.ANIMATIONTYPE_FLOAT
+            : Animation.ANIMATIONTYPE_VECTOR3;
       const animation = new Animation(`${name}_${i}`, property(c), fps, type);
       animation.setKeys(keys[i], true);
       group.addTargetedAnimation(animation, c.target);

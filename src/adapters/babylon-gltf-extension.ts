@@ -16,8 +16,17 @@ import type { IAnimation, IAnimationChannel, INode } from '@babylonjs/loaders/gl
 import { registerGLTFExtension } from '@babylonjs/loaders/glTF/2.0/glTFLoaderExtensionRegistry.js';
 
 import { FORMAT_ERROR, FormatError } from '../runtime/errors.js';
-import { createAnimationGroup, type AnimationGroupOptions, type BabylonMorphWeights } from './babylon-animation-group.js';
-import { BONEPRESS_EXTENSION, openExtensionClip, readExtensionBones, type ExtensionJson } from './gltf-extension-def.js';
+import {
+  createAnimationGroup,
+  type AnimationGroupOptions,
+  type BabylonMorphWeights,
+} from './babylon-animation-group.js';
+import {
+  BONEPRESS_EXTENSION,
+  openExtensionClip,
+  readExtensionBones,
+  type ExtensionJson,
+} from './gltf-extension-def.js';
 
 export { BONEPRESS_EXTENSION } from './gltf-extension-def.js';
 
@@ -38,7 +47,10 @@ export class BonepressBabylonExtension implements IGLTFLoaderExtension {
   enabled = true;
   private readonly options: BonepressBabylonOptions;
 
-  constructor(private loader: GLTFLoader | undefined, options: BonepressBabylonOptions = {}) {
+  constructor(
+    private loader: GLTFLoader | undefined,
+    options: BonepressBabylonOptions = {},
+  ) {
     const perLoad = loader?.parent.extensionOptions[BONEPRESS_EXTENSION] as BonepressBabylonOptions | undefined;
     this.options = { ...options, ...perLoad };
   }
@@ -54,14 +66,22 @@ export class BonepressBabylonExtension implements IGLTFLoaderExtension {
     return this.load(this.loader, context, animation, ext);
   }
 
-  private async load(loader: GLTFLoader, context: string, animation: IAnimation, ext: Record<string, unknown>): Promise<AnimationGroup> {
+  private async load(
+    loader: GLTFLoader,
+    context: string,
+    animation: IAnimation,
+    ext: Record<string, unknown>,
+  ): Promise<AnimationGroup> {
     const name = animation.name || `animation${animation.index}`;
     const fail = (problem: string): never => {
       throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `${BONEPRESS_EXTENSION}: ${context} ("${name}"): ${problem}`);
     };
     const gltf = loader.gltf;
     const bones = readExtensionBones(gltf as ExtensionJson, ext, fail);
-    const bytes = await loader.loadBufferViewAsync(`/bufferViews/${bones.bufferView}`, gltf.bufferViews![bones.bufferView]);
+    const bytes = await loader.loadBufferViewAsync(
+      `/bufferViews/${bones.bufferView}`,
+      gltf.bufferViews![bones.bufferView],
+    );
     const compressed = openExtensionClip(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), bones, fail);
     const { nodeIndices, weights: weightDefs } = bones;
     const gltfNodes = gltf.nodes ?? [];
@@ -71,7 +91,13 @@ export class BonepressBabylonExtension implements IGLTFLoaderExtension {
     const morphWeights: BabylonMorphWeights[] = weightDefs.map((w) => {
       // The loader makes one mesh per primitive of the node, each with its own morph target manager.
       const meshes = (gltfNodes[w.node] as INode)._primitiveBabylonMeshes ?? [];
-      const targets = w.scales.map((_, t) => meshes.flatMap((m) => (m.morphTargetManager && t < m.morphTargetManager.numTargets ? [m.morphTargetManager.getTarget(t) as MorphTarget] : [])));
+      const targets = w.scales.map((_, t) =>
+        meshes.flatMap((m) =>
+          m.morphTargetManager && t < m.morphTargetManager.numTargets
+            ? [m.morphTargetManager.getTarget(t) as MorphTarget]
+            : [],
+        ),
+      );
       const entry = { firstBone, scales: w.scales, targets };
       firstBone += w.scales.length;
       return entry;
@@ -85,8 +111,20 @@ export class BonepressBabylonExtension implements IGLTFLoaderExtension {
     group._parentContainer = container;
     scene._blockEntityCollection = false;
     animation._babylonAnimationGroup = group;
-    createAnimationGroup(compressed, nodes, scene, { ...this.options, group, fps: loader.parent.targetFps, morphWeights });
-    await this.otherChannels(loader, context, animation, group, new Set(nodeIndices), new Set(weightDefs.map((w) => w.node)));
+    createAnimationGroup(compressed, nodes, scene, {
+      ...this.options,
+      group,
+      fps: loader.parent.targetFps,
+      morphWeights,
+    });
+    await this.otherChannels(
+      loader,
+      context,
+      animation,
+      group,
+      new Set(nodeIndices),
+      new Set(weightDefs.map((w) => w.node)),
+    );
     group.normalize(0);
     return group;
   }
@@ -96,17 +134,41 @@ export class BonepressBabylonExtension implements IGLTFLoaderExtension {
    * scale of a bone's node, not the weights of a weight node, nor the node-less stub) as the
    * loader itself would, into `group`.
    */
-  private async otherChannels(loader: GLTFLoader, context: string, animation: IAnimation, group: AnimationGroup, trs: ReadonlySet<number>, weights: ReadonlySet<number>): Promise<void> {
-    animation.channels.forEach((c, i) => { c.index = i; });
-    animation.samplers.forEach((s, i) => { s.index = i; });
-    const kept = animation.channels.filter((c: IAnimationChannel) => c.target.node !== undefined
-      && !(trs.has(c.target.node) && TRS.has(c.target.path))
-      && !(weights.has(c.target.node) && c.target.path === 'weights'));
-    await Promise.all(kept.map((channel) => loader._loadAnimationChannelAsync(`${context}/channels/${channel.index}`, context, animation, channel, (target, babylonAnimation) => {
-      target.animations = target.animations ?? [];
-      target.animations.push(babylonAnimation);
-      group.addTargetedAnimation(babylonAnimation, target);
-    })));
+  private async otherChannels(
+    loader: GLTFLoader,
+    context: string,
+    animation: IAnimation,
+    group: AnimationGroup,
+    trs: ReadonlySet<number>,
+    weights: ReadonlySet<number>,
+  ): Promise<void> {
+    animation.channels.forEach((c, i) => {
+      c.index = i;
+    });
+    animation.samplers.forEach((s, i) => {
+      s.index = i;
+    });
+    const kept = animation.channels.filter(
+      (c: IAnimationChannel) =>
+        c.target.node !== undefined &&
+        !(trs.has(c.target.node) && TRS.has(c.target.path)) &&
+        !(weights.has(c.target.node) && c.target.path === 'weights'),
+    );
+    await Promise.all(
+      kept.map((channel) =>
+        loader._loadAnimationChannelAsync(
+          `${context}/channels/${channel.index}`,
+          context,
+          animation,
+          channel,
+          (target, babylonAnimation) => {
+            target.animations = target.animations ?? [];
+            target.animations.push(babylonAnimation);
+            group.addTargetedAnimation(babylonAnimation, target);
+          },
+        ),
+      ),
+    );
   }
 }
 

@@ -34,7 +34,10 @@ export type BabylonBindableClip = Pick<CompressedClip, 'boneCount' | 'boneNames'
 
 /** The JSON pointers Babylon's glTF loader records on what it makes (`_internalMetadata.gltf.pointers`). */
 function pointersOf(node: Node): readonly string[] {
-  return (node as unknown as { _internalMetadata?: { gltf?: { pointers?: string[] } } })._internalMetadata?.gltf?.pointers ?? [];
+  return (
+    (node as unknown as { _internalMetadata?: { gltf?: { pointers?: string[] } } })._internalMetadata?.gltf?.pointers ??
+    []
+  );
 }
 
 function isTransformNode(node: Node): node is TransformNode {
@@ -49,10 +52,17 @@ function isTransformNode(node: Node): node is TransformNode {
  * (BAD_ARGUMENT) with `strict` when a bone does not bind, or when the clip has neither names
  * nor node indices.
  */
-export function bindNodes(clip: BabylonBindableClip, root: Node, options: BabylonBindOptions = {}): { nodes: (TransformNode | undefined)[]; unboundBones: string[] } {
+export function bindNodes(
+  clip: BabylonBindableClip,
+  root: Node,
+  options: BabylonBindOptions = {},
+): { nodes: (TransformNode | undefined)[]; unboundBones: string[] } {
   const indices = options.nodeIndices ?? clip.nodeIndices;
   if (!indices && !clip.boneNames) {
-    throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, 'the clip has neither bone names nor node indices to bind by; pass options.nodeIndices');
+    throw new FormatError(
+      FORMAT_ERROR.BAD_ARGUMENT,
+      'the clip has neither bone names nor node indices to bind by; pass options.nodeIndices',
+    );
   }
   const all = [root, ...root.getDescendants(false)].filter(isTransformNode);
   const byIndex = new Map<number, TransformNode>();
@@ -69,13 +79,21 @@ export function bindNodes(clip: BabylonBindableClip, root: Node, options: Babylo
   for (let b = 0; b < clip.boneCount; b++) {
     const j = indices?.[b];
     const name = clip.boneNames?.[b];
-    let node = j === undefined || j < 0 ? undefined : options.gltfNodes ? options.gltfNodes[j]?._babylonTransformNode : byIndex.get(j);
+    let node =
+      j === undefined || j < 0
+        ? undefined
+        : options.gltfNodes
+          ? options.gltfNodes[j]?._babylonTransformNode
+          : byIndex.get(j);
     if (!node && name !== undefined) node = byName.get(options.boneMap?.[name] ?? name);
     nodes.push(node);
     if (!node) unboundBones.push(name ?? `bone ${b}`);
   }
   if (options.strict && unboundBones.length > 0) {
-    throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `${unboundBones.length} of ${clip.boneCount} bones bind to nothing in the scene: ${unboundBones.slice(0, 10).join(', ')}`);
+    throw new FormatError(
+      FORMAT_ERROR.BAD_ARGUMENT,
+      `${unboundBones.length} of ${clip.boneCount} bones bind to nothing in the scene: ${unboundBones.slice(0, 10).join(', ')}`,
+    );
   }
   return { nodes, unboundBones };
 }
@@ -122,7 +140,11 @@ export class BabylonClipPlayer {
   private readonly sampleOptions: SampleOptions = { looping: 'clamp' };
 
   /** Binds `clip` under `root` (see {@link bindNodes}) and applies the pose at `options.time`. */
-  constructor(readonly clip: CompressedClip, root: Node, options: BabylonClipPlayerOptions = {}) {
+  constructor(
+    readonly clip: CompressedClip,
+    root: Node,
+    options: BabylonClipPlayerOptions = {},
+  ) {
     this.loop = options.loop ?? 'repeat';
     this.timeScale = options.timeScale ?? 1;
     this.translationScale = options.translationScale ?? 1;
@@ -169,7 +191,9 @@ export class BabylonClipPlayer {
     const pose = this.sampler.sample(t, this.pose, this.sampleOptions);
     const k = this.translationScale;
     for (let i = 0; i < this.nodes.length; i++) {
-      const node = this.nodes[i], o = this.slots[2 * i], mask = this.slots[2 * i + 1];
+      const node = this.nodes[i],
+        o = this.slots[2 * i],
+        mask = this.slots[2 * i + 1];
       if (mask & 1) node.rotationQuaternion!.set(pose[o], pose[o + 1], pose[o + 2], pose[o + 3]);
       if (mask & 2) node.position.set(pose[o + 4] * k, pose[o + 5] * k, pose[o + 6] * k);
       if (mask & 4) node.scaling.set(pose[o + 7], pose[o + 8], pose[o + 9]);

@@ -11,6 +11,23 @@
  * dependencies), nothing from the compressor. Nothing here needs WebGL: it runs on Babylon's
  * `NullEngine` in Node too. See docs/babylon.md.
  */
-export { createAnimationGroup, ResidentAnimation, type AnimationGroupOptions, type BabylonClipMode, type BabylonMorphWeights } from './babylon-animation-group.js';
-export { BONEPRESS_EXTENSION, BonepressBabylonExtension, registerBonepressExtension, type BonepressBabylonOptions } from './babylon-gltf-extension.js';
-export { BabylonClipPlayer, bindNodes, type BabylonBindableClip, type BabylonBindOptions, type BabylonClipPlayerOptions } from './babylon-player.js';
+export {
+  createAnimationGroup,
+  ResidentAnimation,
+  type AnimationGroupOptions,
+  type BabylonClipMode,
+  type BabylonMorphWeights,
+} from './babylon-animation-group.js';
+export {
+  BONEPRESS_EXTENSION,
+  BonepressBabylonExtension,
+  registerBonepressExtension,
+  type BonepressBabylonOptions,
+} from './babylon-gltf-extension.js';
+export {
+  BabylonClipPlayer,
+  bindNodes,
+  type BabylonBindableClip,
+  type BabylonBindOptions,
+  type BabylonClipPlayerOptions,
+} from './babylon-player.js';

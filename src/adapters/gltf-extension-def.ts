@@ -36,38 +36,66 @@ export interface ExtensionBones {
  * Reads the animation extension object `ext` against the file's `json`. Calls `fail` (which
  * throws) with the problem when a reference is out of the file or a list is malformed.
  */
-export function readExtensionBones(json: ExtensionJson, ext: Record<string, unknown>, fail: (problem: string) => never): ExtensionBones {
+export function readExtensionBones(
+  json: ExtensionJson,
+  ext: Record<string, unknown>,
+  fail: (problem: string) => never,
+): ExtensionBones {
   const nodeCount = json.nodes?.length ?? 0;
   const isNode = (j: unknown): j is number => Number.isInteger(j) && (j as number) >= 0 && (j as number) < nodeCount;
   // Bone order: the table's bones, then the node bones, then the weight bones (docs/gltf-extension.md).
-  let joints: number[] = [], parents: number[] = [];
+  let joints: number[] = [],
+    parents: number[] = [];
   const s = ext.skeleton;
   if (s !== undefined) {
-    const skeletons = (json.extensions?.[BONEPRESS_EXTENSION] as { skeletons?: { joints?: unknown; parents?: unknown }[] } | undefined)?.skeletons;
-    if (!Array.isArray(skeletons) || !Number.isInteger(s) || (s as number) < 0 || (s as number) >= skeletons.length) fail(`skeleton ${String(s)} is not in the file's bone tables`);
+    const skeletons = (
+      json.extensions?.[BONEPRESS_EXTENSION] as { skeletons?: { joints?: unknown; parents?: unknown }[] } | undefined
+    )?.skeletons;
+    if (!Array.isArray(skeletons) || !Number.isInteger(s) || (s as number) < 0 || (s as number) >= skeletons.length)
+      fail(`skeleton ${String(s)} is not in the file's bone tables`);
     const table = skeletons![s as number];
-    if (!Array.isArray(table.joints) || !table.joints.every(isNode)) fail(`bone table ${String(s)} has joints that are not node indices`);
-    if (!Array.isArray(table.parents) || table.parents.length !== (table.joints as number[]).length) fail(`bone table ${String(s)} needs one parent per joint`);
+    if (!Array.isArray(table.joints) || !table.joints.every(isNode))
+      fail(`bone table ${String(s)} has joints that are not node indices`);
+    if (!Array.isArray(table.parents) || table.parents.length !== (table.joints as number[]).length)
+      fail(`bone table ${String(s)} needs one parent per joint`);
     joints = table.joints as number[];
     parents = table.parents as number[];
   }
   const props = ext.nodes === undefined ? [] : ext.nodes;
   if (!Array.isArray(props) || !props.every(isNode)) fail('nodes are not node indices');
   const weights = ext.weights === undefined ? [] : ext.weights;
-  if (!Array.isArray(weights) || !weights.every((w: { node?: unknown; scales?: unknown }) => isNode(w?.node) && Array.isArray(w.scales) && w.scales.length > 0
-    && w.scales.every((x: unknown) => typeof x === 'number' && x > 0 && Number.isFinite(x)))) {
+  if (
+    !Array.isArray(weights) ||
+    !weights.every(
+      (w: { node?: unknown; scales?: unknown }) =>
+        isNode(w?.node) &&
+        Array.isArray(w.scales) &&
+        w.scales.length > 0 &&
+        w.scales.every((x: unknown) => typeof x === 'number' && x > 0 && Number.isFinite(x)),
+    )
+  ) {
     fail('weights need a node index and positive scales each');
   }
   const view = ext.bufferView;
-  if (!Number.isInteger(view) || (view as number) < 0 || (view as number) >= (json.bufferViews?.length ?? 0)) fail(`bufferView ${String(view)} is not in the file`);
-  return { nodeIndices: [...joints, ...(props as number[])], weights: weights as WeightDef[], bufferView: view as number, parents };
+  if (!Number.isInteger(view) || (view as number) < 0 || (view as number) >= (json.bufferViews?.length ?? 0))
+    fail(`bufferView ${String(view)} is not in the file`);
+  return {
+    nodeIndices: [...joints, ...(props as number[])],
+    weights: weights as WeightDef[],
+    bufferView: view as number,
+    parents,
+  };
 }
 
 /**
  * Opens the animation's `.bpk` bytes and checks them against `bones`: the bone count (table,
  * nodes and weights) and the table's parents. Calls `fail` with the problem otherwise.
  */
-export function openExtensionClip(bytes: Uint8Array, bones: ExtensionBones, fail: (problem: string) => never): CompressedClip {
+export function openExtensionClip(
+  bytes: Uint8Array,
+  bones: ExtensionBones,
+  fail: (problem: string) => never,
+): CompressedClip {
   let clip: CompressedClip;
   try {
     clip = CompressedClip.open(bytes);
@@ -75,10 +103,12 @@ export function openExtensionClip(bytes: Uint8Array, bones: ExtensionBones, fail
     return fail((e as Error).message);
   }
   const count = bones.nodeIndices.length + bones.weights.reduce((n, w) => n + w.scales.length, 0);
-  if (clip.boneCount !== count) fail(`the clip has ${clip.boneCount} bones but its bone table, nodes and weights ${count}`);
+  if (clip.boneCount !== count)
+    fail(`the clip has ${clip.boneCount} bones but its bone table, nodes and weights ${count}`);
   for (let b = 0; b < clip.boneCount; b++) {
     const expected = b < bones.parents.length ? bones.parents[b] : -1;
-    if (clip.parents[b] !== expected) fail(`bone ${b}: the clip's parent ${clip.parents[b]} differs from the extension's ${String(expected)}`);
+    if (clip.parents[b] !== expected)
+      fail(`bone ${b}: the clip's parent ${clip.parents[b]} differs from the extension's ${String(expected)}`);
   }
   return clip;
 }

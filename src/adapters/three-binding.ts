@@ -77,11 +77,17 @@ export interface BoneBinding {
 export function bindBones(clip: BindableClip, root: Object3D | Skeleton, options: BindOptions = {}): BoneBinding {
   const names = options.boneNames ?? clip.boneNames;
   if (names && names.length !== clip.boneCount) {
-    throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `${names.length} bone names for a clip of ${clip.boneCount} bones`);
+    throw new FormatError(
+      FORMAT_ERROR.BAD_ARGUMENT,
+      `${names.length} bone names for a clip of ${clip.boneCount} bones`,
+    );
   }
   const nodeIndices = options.nodeIndices ?? clip.nodeIndices;
   if (nodeIndices && nodeIndices.length !== clip.boneCount) {
-    throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `${nodeIndices.length} node indices for a clip of ${clip.boneCount} bones`);
+    throw new FormatError(
+      FORMAT_ERROR.BAD_ARGUMENT,
+      `${nodeIndices.length} node indices for a clip of ${clip.boneCount} bones`,
+    );
   }
   const byNode = new Map<number, Object3D>();
   if (options.associations && nodeIndices) {
@@ -96,8 +102,11 @@ export function bindBones(clip: BindableClip, root: Object3D | Skeleton, options
     }
   }
   const byName = new Map<string, Object3D>();
-  const add = (o: Object3D) => { if (o.name !== '' && !byName.has(o.name)) byName.set(o.name, o); };
-  if ('bones' in root) root.bones.forEach(add); else root.traverse(add);
+  const add = (o: Object3D) => {
+    if (o.name !== '' && !byName.has(o.name)) byName.set(o.name, o);
+  };
+  if ('bones' in root) root.bones.forEach(add);
+  else root.traverse(add);
   const objects: (Object3D | undefined)[] = [];
   const unbound: string[] = [];
   for (let b = 0; b < clip.boneCount; b++) {
@@ -105,16 +114,22 @@ export function bindBones(clip: BindableClip, root: Object3D | Skeleton, options
     let object = nodeIndices ? byNode.get(nodeIndices[b]) : undefined;
     if (!object && name !== undefined) {
       const mapped = options.boneMap?.[name];
-      object = mapped !== undefined ? byName.get(mapped) : byName.get(sanitizeNodeName(name)) ?? byName.get(name);
+      object = mapped !== undefined ? byName.get(mapped) : (byName.get(sanitizeNodeName(name)) ?? byName.get(name));
     }
     objects.push(object);
     if (!object) unbound.push(name ?? `bone ${b}`);
   }
   if (!names && byNode.size === 0) {
-    throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, 'the clip has no bone names (compressed with stripNames) and no node indices bind it; pass options.boneNames');
+    throw new FormatError(
+      FORMAT_ERROR.BAD_ARGUMENT,
+      'the clip has no bone names (compressed with stripNames) and no node indices bind it; pass options.boneNames',
+    );
   }
   if (options.strict && unbound.length > 0) {
-    throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `${unbound.length} of ${clip.boneCount} bones bind to nothing in the scene: ${listNames(unbound)}`);
+    throw new FormatError(
+      FORMAT_ERROR.BAD_ARGUMENT,
+      `${unbound.length} of ${clip.boneCount} bones bind to nothing in the scene: ${listNames(unbound)}`,
+    );
   }
   return { objects, unboundBones: unbound };
 }
@@ -137,20 +152,34 @@ const WEIGHT_BONE = /^(.*)\.weights\[(\d+)\]$/;
  * morph mesh in the scene gets no objects (its weight bones then set nothing, and are never
  * bound as transforms of the node).
  */
-export function findWeightBones(clip: BindableClip, root: Object3D | Skeleton, options: BindOptions = {}): WeightBones[] {
+export function findWeightBones(
+  clip: BindableClip,
+  root: Object3D | Skeleton,
+  options: BindOptions = {},
+): WeightBones[] {
   const names = options.boneNames ?? clip.boneNames;
   if (!names) return [];
   const nodeIndices = options.nodeIndices ?? clip.nodeIndices;
   const out: WeightBones[] = [];
-  for (let b = 0; b < clip.boneCount;) {
+  for (let b = 0; b < clip.boneCount; ) {
     const match = WEIGHT_BONE.exec(names[b]);
-    if (!match || Number(match[2]) !== 0) { b++; continue; }
+    if (!match || Number(match[2]) !== 0) {
+      b++;
+      continue;
+    }
     const node = nodeIndices?.[b];
     let count = 1;
-    while (b + count < clip.boneCount && names[b + count] === `${match[1]}.weights[${count}]` && nodeIndices?.[b + count] === node) count++;
+    while (
+      b + count < clip.boneCount &&
+      names[b + count] === `${match[1]}.weights[${count}]` &&
+      nodeIndices?.[b + count] === node
+    )
+      count++;
     const object = nodeObject(node, match[1], root, options);
     const objects: Object3D[] = [];
-    object?.traverse((o) => { if ((o as Mesh).morphTargetInfluences) objects.push(o); });
+    object?.traverse((o) => {
+      if ((o as Mesh).morphTargetInfluences) objects.push(o);
+    });
     out.push({ firstBone: b, scales: targetScales(objects, count), objects });
     b += count;
   }
@@ -158,11 +187,17 @@ export function findWeightBones(clip: BindableClip, root: Object3D | Skeleton, o
 }
 
 /** The object of glTF node `node` (by index through the options, else by name under `root`). */
-function nodeObject(node: number | undefined, name: string, root: Object3D | Skeleton, options: BindOptions): Object3D | undefined {
+function nodeObject(
+  node: number | undefined,
+  name: string,
+  root: Object3D | Skeleton,
+  options: BindOptions,
+): Object3D | undefined {
   if (node !== undefined && node >= 0) {
     const direct = options.nodes?.[node];
     if (direct) return direct;
-    for (const [object, value] of options.associations ?? []) if (value?.nodes === node && isObject3D(object)) return object;
+    for (const [object, value] of options.associations ?? [])
+      if (value?.nodes === node && isObject3D(object)) return object;
   }
   if ('bones' in root) return undefined;
   return root.getObjectByName(sanitizeNodeName(name)) ?? root.getObjectByName(name);
@@ -176,7 +211,11 @@ function nodeObject(node: number | undefined, name: string, root: Object3D | Ske
 function targetScales(meshes: readonly Object3D[], count: number): number[] {
   const scales = new Array<number>(count).fill(0);
   for (const mesh of meshes) {
-    const targets = ((mesh as Mesh).geometry?.morphAttributes.position ?? []) as (BufferAttribute | InterleavedBufferAttribute | undefined)[];
+    const targets = ((mesh as Mesh).geometry?.morphAttributes.position ?? []) as (
+      | BufferAttribute
+      | InterleavedBufferAttribute
+      | undefined
+    )[];
     const vertices = Math.max(0, ...targets.map((a) => a?.count ?? 0));
     for (let i = 0; i < vertices; i++) {
       let total = 0;
@@ -187,7 +226,8 @@ function targetScales(meshes: readonly Object3D[], count: number): number[] {
       if (total === 0) continue;
       for (let t = 0; t < count; t++) {
         const a = targets[t];
-        if (a && i < a.count && (a.getX(i) !== 0 || a.getY(i) !== 0 || a.getZ(i) !== 0)) scales[t] = Math.max(scales[t], total);
+        if (a && i < a.count && (a.getX(i) !== 0 || a.getY(i) !== 0 || a.getZ(i) !== 0))
+          scales[t] = Math.max(scales[t], total);
       }
     }
   }
@@ -210,7 +250,9 @@ export interface LoadedGltf {
  */
 export async function gltfNodeObjects(gltf: LoadedGltf): Promise<Object3D[]> {
   const count = gltf.parser.json.nodes?.length ?? 0;
-  return Promise.all(Array.from({ length: count }, (_, n) => gltf.parser.getDependency('node', n) as Promise<Object3D>));
+  return Promise.all(
+    Array.from({ length: count }, (_, n) => gltf.parser.getDependency('node', n) as Promise<Object3D>),
+  );
 }
 
 function isObject3D(value: unknown): value is Object3D {
@@ -219,6 +261,9 @@ function isObject3D(value: unknown): value is Object3D {
 
 /** Up to 10 names, then a count. */
 export function listNames(names: readonly string[]): string {
-  const shown = names.slice(0, 10).map((n) => JSON.stringify(n)).join(', ');
+  const shown = names
+    .slice(0, 10)
+    .map((n) => JSON.stringify(n))
+    .join(', ');
   return names.length > 10 ? `${shown} and ${names.length - 10} more` : shown;
 }

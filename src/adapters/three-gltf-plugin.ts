@@ -10,7 +10,12 @@ import type { AnimationClip, KeyframeTrack, Object3D } from 'three';
 import type { GLTFLoaderPlugin, GLTFParser } from 'three/examples/jsm/loaders/GLTFLoader.js';
 
 import { FORMAT_ERROR, FormatError } from '../runtime/errors.js';
-import { BONEPRESS_EXTENSION, openExtensionClip, readExtensionBones, type ExtensionJson } from './gltf-extension-def.js';
+import {
+  BONEPRESS_EXTENSION,
+  openExtensionClip,
+  readExtensionBones,
+  type ExtensionJson,
+} from './gltf-extension-def.js';
 import { createMixerClip, type CompressedAnimationClip, type MixerClipOptions } from './three-mixer.js';
 
 export { BONEPRESS_EXTENSION } from './gltf-extension-def.js';
@@ -18,7 +23,8 @@ export { BONEPRESS_EXTENSION } from './gltf-extension-def.js';
 const TRS = new Set(['translation', 'rotation', 'scale']);
 
 /** Options of {@link BonepressGLTFLoaderPlugin}. */
-export interface BonepressGLTFLoaderPluginOptions extends Pick<MixerClipOptions, 'translationScale' | 'onWarning' | 'strict'> {}
+export interface BonepressGLTFLoaderPluginOptions
+  extends Pick<MixerClipOptions, 'translationScale' | 'onWarning' | 'strict'> {}
 
 interface ChannelDef {
   target?: { node?: number; path?: string };
@@ -64,33 +70,45 @@ export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
       throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `${BONEPRESS_EXTENSION}: ${where}: ${problem}`);
     };
     const bones = readExtensionBones(this.parser.json as ExtensionJson, ext as Record<string, unknown>, fail);
-    const bytes = await this.parser.getDependency('bufferView', bones.bufferView) as ArrayBuffer;
+    const bytes = (await this.parser.getDependency('bufferView', bones.bufferView)) as ArrayBuffer;
     const compressed = openExtensionClip(new Uint8Array(bytes), bones, fail);
     const nodeIndices = Int32Array.from(bones.nodeIndices);
     const weightDefs = bones.weights;
     const weightBones = compressed.boneCount - nodeIndices.length;
 
-    const nodes = await Promise.all(Array.from(nodeIndices, (j) => this.parser.getDependency('node', j) as Promise<Object3D>));
+    const nodes = await Promise.all(
+      Array.from(nodeIndices, (j) => this.parser.getDependency('node', j) as Promise<Object3D>),
+    );
     let firstBone = nodeIndices.length;
-    const morphWeights = await Promise.all(weightDefs.map(async (w) => {
-      const node = await this.parser.getDependency('node', w.node) as Object3D;
-      // GLTFLoader makes a mesh, or a group of meshes (one per primitive), of a node.
-      const objects: Object3D[] = [];
-      node.traverse((o) => { if ((o as { morphTargetInfluences?: number[] }).morphTargetInfluences) objects.push(o); });
-      const bones = { firstBone, scales: w.scales, objects };
-      firstBone += w.scales.length;
-      return bones;
-    }));
+    const morphWeights = await Promise.all(
+      weightDefs.map(async (w) => {
+        const node = (await this.parser.getDependency('node', w.node)) as Object3D;
+        // GLTFLoader makes a mesh, or a group of meshes (one per primitive), of a node.
+        const objects: Object3D[] = [];
+        node.traverse((o) => {
+          if ((o as { morphTargetInfluences?: number[] }).morphTargetInfluences) objects.push(o);
+        });
+        const bones = { firstBone, scales: w.scales, objects };
+        firstBone += w.scales.length;
+        return bones;
+      }),
+    );
     // Bind straight to the objects made from the extension's nodes; a stand-in root lists them for naming.
     const associations = new Map<Object3D, { nodes: number }>(nodes.map((o, b) => [o, { nodes: nodeIndices[b] }]));
     const listed = [...nodes, ...morphWeights.flatMap((w) => w.objects)];
     const root = { traverse: (visit: (o: Object3D) => void) => listed.forEach(visit) } as unknown as Object3D;
     const clip: CompressedAnimationClip = createMixerClip(compressed, root, {
-      ...this.options, name, associations, nodeIndices: [...nodeIndices, ...new Array<number>(weightBones).fill(-1)], boneNames: [...nodes.map((o) => o.name), ...new Array<string>(weightBones).fill('')], morphWeights,
+      ...this.options,
+      name,
+      associations,
+      nodeIndices: [...nodeIndices, ...new Array<number>(weightBones).fill(-1)],
+      boneNames: [...nodes.map((o) => o.name), ...new Array<string>(weightBones).fill('')],
+      morphWeights,
     });
     const extra = await this.otherTracks(index, def, new Set(nodeIndices), new Set(weightDefs.map((w) => w.node)));
     clip.tracks.push(...extra);
-    if (typeof (def as { extras?: unknown }).extras === 'object') Object.assign(clip.userData, (def as { extras: object }).extras);
+    if (typeof (def as { extras?: unknown }).extras === 'object')
+      Object.assign(clip.userData, (def as { extras: object }).extras);
     return clip;
   }
 
@@ -99,11 +117,19 @@ export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
    * of a bone's node, not the weights of a weight node, nor the node-less stub), as the loader
    * itself would make them.
    */
-  private async otherTracks(index: number, def: AnimationDef, trs: ReadonlySet<number>, weights: ReadonlySet<number>): Promise<KeyframeTrack[]> {
+  private async otherTracks(
+    index: number,
+    def: AnimationDef,
+    trs: ReadonlySet<number>,
+    weights: ReadonlySet<number>,
+  ): Promise<KeyframeTrack[]> {
     const all = def.channels ?? [];
-    const kept = all.filter((c) => c.target?.node !== undefined
-      && !(trs.has(c.target.node) && TRS.has(c.target.path ?? ''))
-      && !(weights.has(c.target.node) && c.target.path === 'weights'));
+    const kept = all.filter(
+      (c) =>
+        c.target?.node !== undefined &&
+        !(trs.has(c.target.node) && TRS.has(c.target.path ?? '')) &&
+        !(weights.has(c.target.node) && c.target.path === 'weights'),
+    );
     if (kept.length === 0) return [];
     // The loader's own loadAnimation reads the channel list synchronously before it awaits
     // anything, so the list is swapped only for that call.

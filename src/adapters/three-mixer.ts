@@ -10,8 +10,17 @@
  * characters and actions; each action owns a small sampler.
  */
 import {
-  AdditiveAnimationBlendMode, AnimationClip, Interpolant, NormalAnimationBlendMode, NumberKeyframeTrack, QuaternionKeyframeTrack, VectorKeyframeTrack,
-  type AnimationBlendMode, type KeyframeTrack, type Object3D, type TypedArray,
+  AdditiveAnimationBlendMode,
+  AnimationClip,
+  Interpolant,
+  NormalAnimationBlendMode,
+  NumberKeyframeTrack,
+  QuaternionKeyframeTrack,
+  VectorKeyframeTrack,
+  type AnimationBlendMode,
+  type KeyframeTrack,
+  type Object3D,
+  type TypedArray,
 } from 'three';
 
 import type { CompressedClip } from '../runtime/compressed-clip.js';
@@ -85,20 +94,30 @@ class CompressedInterpolant extends Interpolant {
     const ref = this.reference;
     const scales = this.binding.scales;
     if (scales) {
-      for (let t = 0, p = o; t < scales.length; t++, p += POSE_STRIDE) out[t] = (ref ? pose[p] - ref[p] : pose[p]) / scales[t];
+      for (let t = 0, p = o; t < scales.length; t++, p += POSE_STRIDE)
+        out[t] = (ref ? pose[p] - ref[p] : pose[p]) / scales[t];
       return out;
     }
     if (this.binding.kind === 0) {
-      const x = pose[o], y = pose[o + 1], z = pose[o + 2], w = pose[o + 3];
+      const x = pose[o],
+        y = pose[o + 1],
+        z = pose[o + 2],
+        w = pose[o + 3];
       if (ref) {
         // conj(reference) · q, as three.js's makeClipAdditive stores additive rotations.
-        const ax = ref[o], ay = ref[o + 1], az = ref[o + 2], aw = ref[o + 3];
+        const ax = ref[o],
+          ay = ref[o + 1],
+          az = ref[o + 2],
+          aw = ref[o + 3];
         out[0] = ax * w + aw * x + ay * z - az * y;
         out[1] = ay * w + aw * y + az * x - ax * z;
         out[2] = az * w + aw * z + ax * y - ay * x;
         out[3] = aw * w - ax * x - ay * y - az * z;
       } else {
-        out[0] = x; out[1] = y; out[2] = z; out[3] = w;
+        out[0] = x;
+        out[1] = y;
+        out[2] = z;
+        out[3] = w;
       }
       return out;
     }
@@ -132,8 +151,14 @@ export class CompressedAnimationClip extends AnimationClip {
 
   /** @internal Use {@link createMixerClip}. */
   constructor(
-    name: string, compressed: CompressedClip, tracks: KeyframeTrack[], bindings: readonly TrackBinding[], unboundBones: readonly string[],
-    translationScale: number, blendMode: AnimationBlendMode = NormalAnimationBlendMode, additiveReference?: Float32Array,
+    name: string,
+    compressed: CompressedClip,
+    tracks: KeyframeTrack[],
+    bindings: readonly TrackBinding[],
+    unboundBones: readonly string[],
+    translationScale: number,
+    blendMode: AnimationBlendMode = NormalAnimationBlendMode,
+    additiveReference?: Float32Array,
   ) {
     super(name, compressed.duration, tracks, blendMode);
     this.compressed = compressed;
@@ -157,7 +182,14 @@ export class CompressedAnimationClip extends AnimationClip {
    */
   private interpolantFor(i: number, track: KeyframeTrack, result: TypedArray | undefined): Interpolant {
     if (i === 0 || !this.pending) this.pending = new PoseContext(this.compressed);
-    return new CompressedInterpolant(this.pending, this.bindings[i], this.translationScale, this.additiveReference, track, result);
+    return new CompressedInterpolant(
+      this.pending,
+      this.bindings[i],
+      this.translationScale,
+      this.additiveReference,
+      track,
+      result,
+    );
   }
 
   /**
@@ -171,19 +203,34 @@ export class CompressedAnimationClip extends AnimationClip {
     this.compressed.createSampler().sample(referenceFrame / (fps > 0 ? fps : 30), reference, CLAMP);
     for (let o = 0; o < reference.length; o += POSE_STRIDE) {
       const len = Math.hypot(reference[o], reference[o + 1], reference[o + 2], reference[o + 3]) || 1;
-      reference[o] /= -len; reference[o + 1] /= -len; reference[o + 2] /= -len; reference[o + 3] /= len;
+      reference[o] /= -len;
+      reference[o + 1] /= -len;
+      reference[o + 2] /= -len;
+      reference[o + 3] /= len;
     }
     return new CompressedAnimationClip(
-      this.name, this.compressed, this.tracks.map((t) => t.clone()), this.bindings, this.unboundBones, this.translationScale,
-      AdditiveAnimationBlendMode, reference,
+      this.name,
+      this.compressed,
+      this.tracks.map((t) => t.clone()),
+      this.bindings,
+      this.unboundBones,
+      this.translationScale,
+      AdditiveAnimationBlendMode,
+      reference,
     );
   }
 
   /** A copy sharing the compressed data and bindings. */
   override clone(): this {
     return new CompressedAnimationClip(
-      this.name, this.compressed, this.tracks.map((t) => t.clone()), this.bindings, this.unboundBones, this.translationScale,
-      this.blendMode, this.additiveReference,
+      this.name,
+      this.compressed,
+      this.tracks.map((t) => t.clone()),
+      this.bindings,
+      this.unboundBones,
+      this.translationScale,
+      this.blendMode,
+      this.additiveReference,
     ) as this;
   }
 }
@@ -196,27 +243,37 @@ export class CompressedAnimationClip extends AnimationClip {
  * Unbound bones go to `options.onWarning` (or throw with `strict`). Time is the clip's
  * own: 0 to `compressed.duration`, as the source's AnimationClip.
  */
-export function createMixerClip(compressed: CompressedClip, root: Object3D, options: MixerClipOptions = {}): CompressedAnimationClip {
+export function createMixerClip(
+  compressed: CompressedClip,
+  root: Object3D,
+  options: MixerClipOptions = {},
+): CompressedAnimationClip {
   // A loose clip's weight bones are found by their names; an asset's come from its extension (the plugin).
   const weightBones = options.morphWeights ?? findWeightBones(compressed, root, options);
   // Transform bones are those before the first weight bone; only they are bound to objects.
   const transformBones = weightBones.reduce((n, w) => Math.min(n, w.firstBone), compressed.boneCount);
-  const bindable = transformBones === compressed.boneCount ? compressed : {
-    boneCount: transformBones,
-    boneNames: (options.boneNames ?? compressed.boneNames)?.slice(0, transformBones),
-    nodeIndices: compressed.nodeIndices?.subarray(0, transformBones),
-  };
+  const bindable =
+    transformBones === compressed.boneCount
+      ? compressed
+      : {
+          boneCount: transformBones,
+          boneNames: (options.boneNames ?? compressed.boneNames)?.slice(0, transformBones),
+          nodeIndices: compressed.nodeIndices?.subarray(0, transformBones),
+        };
   const { objects, unboundBones } = bindBones(bindable, root, {
     ...options,
     boneNames: options.boneNames?.slice(0, transformBones),
-    nodeIndices: options.nodeIndices === undefined ? undefined : Array.from(options.nodeIndices).slice(0, transformBones),
+    nodeIndices:
+      options.nodeIndices === undefined ? undefined : Array.from(options.nodeIndices).slice(0, transformBones),
   });
   if (unboundBones.length > 0) {
     const message = `bonepress: ${unboundBones.length} of ${compressed.boneCount} bones of clip "${compressed.name ?? ''}" bind to nothing in the scene and will not move: ${listNames(unboundBones)}`;
     (options.onWarning ?? console.warn)(message);
   }
   const nameCount = new Map<string, number>();
-  root.traverse((o) => { if (o.name !== '') nameCount.set(o.name, (nameCount.get(o.name) ?? 0) + 1); });
+  root.traverse((o) => {
+    if (o.name !== '') nameCount.set(o.name, (nameCount.get(o.name) ?? 0) + 1);
+  });
   const first = new Float32Array(compressed.boneCount * POSE_STRIDE);
   compressed.createSampler().sample(compressed.startTime, first, CLAMP);
   const scale = options.translationScale ?? 1;
@@ -230,9 +287,15 @@ export function createMixerClip(compressed: CompressedClip, root: Object3D, opti
       const o = b * POSE_STRIDE + (kind === 0 ? 0 : kind === 1 ? 4 : 7);
       const name = `${node}.${PROPERTY[kind]}`;
       const k = kind === 1 ? scale : 1;
-      tracks.push(kind === 0
-        ? new QuaternionKeyframeTrack(name, [0], Array.from(first.subarray(o, o + 4)))
-        : new VectorKeyframeTrack(name, [0], Array.from(first.subarray(o, o + 3), (v) => v * k)));
+      tracks.push(
+        kind === 0
+          ? new QuaternionKeyframeTrack(name, [0], Array.from(first.subarray(o, o + 4)))
+          : new VectorKeyframeTrack(
+              name,
+              [0],
+              Array.from(first.subarray(o, o + 3), (v) => v * k),
+            ),
+      );
       bindings.push({ offset: o, kind });
     }
   });
@@ -245,5 +308,12 @@ export function createMixerClip(compressed: CompressedClip, root: Object3D, opti
       bindings.push({ offset: firstBone * POSE_STRIDE + 4, kind: 3, scales: scale });
     }
   }
-  return new CompressedAnimationClip(options.name ?? compressed.name ?? 'bonepress', compressed, tracks, bindings, unboundBones, scale);
+  return new CompressedAnimationClip(
+    options.name ?? compressed.name ?? 'bonepress',
+    compressed,
+    tracks,
+    bindings,
+    unboundBones,
+    scale,
+  );
 }

@@ -18,17 +18,32 @@ import { POSE_STRIDE } from '../runtime/pose.js';
 import { bindBones, findWeightBones, listNames, type BindOptions } from './three-binding.js';
 
 export {
-  bindBones, findWeightBones, gltfNodeObjects, sanitizeNodeName, type BindableClip, type BindOptions, type BoneBinding, type LoadedGltf, type WeightBones,
+  bindBones,
+  findWeightBones,
+  gltfNodeObjects,
+  sanitizeNodeName,
+  type BindableClip,
+  type BindOptions,
+  type BoneBinding,
+  type LoadedGltf,
+  type WeightBones,
 } from './three-binding.js';
 export { CompressedAnimationClip, createMixerClip, type MixerClipOptions } from './three-mixer.js';
-export { BONEPRESS_EXTENSION, BonepressGLTFLoaderPlugin, type BonepressGLTFLoaderPluginOptions } from './three-gltf-plugin.js';
+export {
+  BONEPRESS_EXTENSION,
+  BonepressGLTFLoaderPlugin,
+  type BonepressGLTFLoaderPluginOptions,
+} from './three-gltf-plugin.js';
 
 /**
  * What the player needs from a clip: {@link CompressedClip} satisfies it, and so can any
  * other sampler with the same 10-floats-per-bone pose layout.
  */
-export type PlayableClip = Pick<CompressedClip, 'boneCount' | 'boneNames' | 'sampleCount' | 'sampleRate' | 'duration' | 'startTime' | 'sample'>
-  & Partial<Pick<CompressedClip, 'nodeIndices' | 'createSampler'>>;
+export type PlayableClip = Pick<
+  CompressedClip,
+  'boneCount' | 'boneNames' | 'sampleCount' | 'sampleRate' | 'duration' | 'startTime' | 'sample'
+> &
+  Partial<Pick<CompressedClip, 'nodeIndices' | 'createSampler'>>;
 
 /** Options of {@link CompressedClipPlayer}. */
 export interface CompressedClipPlayerOptions extends BindOptions {
@@ -126,13 +141,28 @@ export class CompressedClipPlayer {
     // Morph-weight bones (a glTF file's `<node>.weights[<t>]`) set influences; the bones before them bind as transforms.
     const weights = findWeightBones(clip, skeleton, options);
     const transformBones = weights.reduce((n, w) => Math.min(n, w.firstBone), clip.boneCount);
-    const bindable = transformBones === clip.boneCount ? clip : {
-      boneCount: transformBones,
-      boneNames: (options.boneNames ?? clip.boneNames)?.slice(0, transformBones),
-      nodeIndices: (options.nodeIndices ? Int32Array.from(options.nodeIndices) : clip.nodeIndices)?.subarray(0, transformBones),
-    };
-    this.weights = weights.flatMap((w) => w.objects.map((object) => ({ influences: (object as Mesh).morphTargetInfluences!, offset: w.firstBone * POSE_STRIDE + 4, scales: Float32Array.from(w.scales) })));
-    const { objects, unboundBones } = bindable === clip ? bindBones(clip, skeleton, options) : bindBones(bindable, skeleton, { ...options, boneNames: undefined, nodeIndices: undefined });
+    const bindable =
+      transformBones === clip.boneCount
+        ? clip
+        : {
+            boneCount: transformBones,
+            boneNames: (options.boneNames ?? clip.boneNames)?.slice(0, transformBones),
+            nodeIndices: (options.nodeIndices ? Int32Array.from(options.nodeIndices) : clip.nodeIndices)?.subarray(
+              0,
+              transformBones,
+            ),
+          };
+    this.weights = weights.flatMap((w) =>
+      w.objects.map((object) => ({
+        influences: (object as Mesh).morphTargetInfluences!,
+        offset: w.firstBone * POSE_STRIDE + 4,
+        scales: Float32Array.from(w.scales),
+      })),
+    );
+    const { objects, unboundBones } =
+      bindable === clip
+        ? bindBones(clip, skeleton, options)
+        : bindBones(bindable, skeleton, { ...options, boneNames: undefined, nodeIndices: undefined });
     const bones: Bone[] = [];
     const offsets: number[] = [];
     objects.forEach((object, b) => {
@@ -144,7 +174,9 @@ export class CompressedClipPlayer {
     this.offsets = Int32Array.from(offsets);
     this.unboundBones = unboundBones;
     if (unboundBones.length > 0) {
-      (options.onWarning ?? console.warn)(`bonepress: ${unboundBones.length} of ${clip.boneCount} clip bones bind to no bone of the skeleton and will not move: ${listNames(unboundBones)}`);
+      (options.onWarning ?? console.warn)(
+        `bonepress: ${unboundBones.length} of ${clip.boneCount} clip bones bind to no bone of the skeleton and will not move: ${listNames(unboundBones)}`,
+      );
     }
     const driven = new Set<Object3D>(bones);
     this.unanimatedBones = skeleton.bones.filter((bone) => !driven.has(bone)).map((bone) => bone.name);
@@ -197,8 +229,12 @@ export class CompressedClipPlayer {
     const options = this.sampleOptions;
     options.looping = this.loop;
     options.rounding = this.rounding;
-    const pose = this.sampler ? this.sampler.sample(this.currentTime, this.pose, options) : this.clip.sample(this.currentTime, this.pose, options);
-    const bones = this.bones, offsets = this.offsets, k = this.translationScale;
+    const pose = this.sampler
+      ? this.sampler.sample(this.currentTime, this.pose, options)
+      : this.clip.sample(this.currentTime, this.pose, options);
+    const bones = this.bones,
+      offsets = this.offsets,
+      k = this.translationScale;
     for (let i = 0; i < bones.length; i++) {
       const bone = bones[i];
       const o = offsets[i];

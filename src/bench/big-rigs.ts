@@ -24,7 +24,14 @@ interface BoneSpec {
 /** A chain of `joints` bones 2 cm apart, a wave travelling down it (a rope, a tail). */
 export function chainClip(joints: number, sampleCount: number): RawClip {
   const bones: BoneSpec[] = [];
-  for (let b = 0; b < joints; b++) bones.push({ name: `j${b}`, parent: b - 1, offset: b === 0 ? [0, 0, 0] : [0, 2, 0], swing: b === 0 ? 0.3 : 0.04, slide: 0 });
+  for (let b = 0; b < joints; b++)
+    bones.push({
+      name: `j${b}`,
+      parent: b - 1,
+      offset: b === 0 ? [0, 0, 0] : [0, 2, 0],
+      swing: b === 0 ? 0.3 : 0.04,
+      slide: 0,
+    });
   return rigClip(`chain-${joints}`, bones, sampleCount, 1);
 }
 
@@ -63,7 +70,12 @@ export function bodyFaceFingersClip(sampleCount: number): RawClip {
     for (let finger = 0; finger < 5; finger++) {
       let parent = hand;
       for (let joint = 0; joint < 3; joint++) {
-        parent = add(`Finger${h}_${finger}_${joint}`, parent, joint === 0 ? [side * 9, 0, (finger - 2) * 2] : [side * 3, 0, 0], 0.6);
+        parent = add(
+          `Finger${h}_${finger}_${joint}`,
+          parent,
+          joint === 0 ? [side * 9, 0, (finger - 2) * 2] : [side * 3, 0, 0],
+          0.6,
+        );
       }
     }
   }
@@ -73,9 +85,10 @@ export function bodyFaceFingersClip(sampleCount: number): RawClip {
     const length = 1 + Math.floor(random() * 3);
     let parent = head;
     for (let j = 0; j < length && bones.length < 300; j++) {
-      const offset: [number, number, number] = j === 0
-        ? [(random() - 0.5) * 14, 4 + random() * 10, 5 + random() * 4]
-        : [(random() - 0.5) * 2, (random() - 0.5) * 2, 0.5 + random()];
+      const offset: [number, number, number] =
+        j === 0
+          ? [(random() - 0.5) * 14, 4 + random() * 10, 5 + random() * 4]
+          : [(random() - 0.5) * 2, (random() - 0.5) * 2, 0.5 + random()];
       parent = add(`Face${bones.length}`, parent, offset, 0.05 + random() * 0.2, random() * 0.8);
     }
   }
@@ -90,9 +103,16 @@ function rigClip(name: string, bones: readonly BoneSpec[], sampleCount: number, 
     const o = b * POSE_STRIDE;
     pose[o + 3] = 1;
     pose.set(bones[b].offset, o + 4);
-    pose[o + 7] = 1; pose[o + 8] = 1; pose[o + 9] = 1;
+    pose[o + 7] = 1;
+    pose[o + 8] = 1;
+    pose[o + 9] = 1;
   }
-  const skeleton = createSkeleton(bones.map((bone) => bone.name), bones.map((bone) => bone.parent), pose, 'cm');
+  const skeleton = createSkeleton(
+    bones.map((bone) => bone.name),
+    bones.map((bone) => bone.parent),
+    pose,
+    'cm',
+  );
   const clip = createRawClip(name, skeleton, RATE, sampleCount, 'cm');
   const random = mulberry32(seed);
   for (let b = 0; b < boneCount; b++) {
@@ -104,9 +124,13 @@ function rigClip(name: string, bones: readonly BoneSpec[], sampleCount: number, 
       const t = s / RATE;
       const half = [0, 1, 2].map((axis) => (swing * Math.sin(2 * Math.PI * freq[axis] * t + phase[axis])) / 2);
       // Rotation about x, then y, then z (small angles: the order matters little).
-      const [sx, sy, sz] = half.map(Math.sin), [cx, cy, cz] = half.map(Math.cos);
+      const [sx, sy, sz] = half.map(Math.sin),
+        [cx, cy, cz] = half.map(Math.cos);
       const i = b * sampleCount + s;
-      const x1 = sx * cy, y1 = cx * sy, z1 = sx * sy, w1 = cx * cy;
+      const x1 = sx * cy,
+        y1 = cx * sy,
+        z1 = sx * sy,
+        w1 = cx * cy;
       clip.rotations[i * 4] = x1 * cz + y1 * sz;
       clip.rotations[i * 4 + 1] = y1 * cz - x1 * sz;
       clip.rotations[i * 4 + 2] = w1 * sz + z1 * cz;

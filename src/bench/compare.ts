@@ -27,8 +27,16 @@ export interface BaselineClip {
 export interface Baseline {
   version: typeof BASELINE_VERSION;
   /** `metric` only when not the default (`vertices`), so baselines made before it still match. */
-  settings: Pick<BenchSettings, 'error' | 'shell' | 'ladder' | 'rotationReference'> & Partial<Pick<BenchSettings, 'metric'>>;
-  total: { clips: number; rawBytes: number; compressedBytes: number; ratio: number; maxError: number | null; unit: string | null };
+  settings: Pick<BenchSettings, 'error' | 'shell' | 'ladder' | 'rotationReference'> &
+    Partial<Pick<BenchSettings, 'metric'>>;
+  total: {
+    clips: number;
+    rawBytes: number;
+    compressedBytes: number;
+    ratio: number;
+    maxError: number | null;
+    unit: string | null;
+  };
   /** By clip id, sorted by id so the file diffs cleanly. */
   clips: Record<string, BaselineClip>;
 }
@@ -101,10 +109,16 @@ export interface CompareOptions {
  * the run is above its threshold, or when no clip of the run is in the baseline. Clips that
  * grew, shrank, are missing or new, and settings that differ are reported without failing.
  */
-export function compareToBaseline(run: ComparableRun, baseline: Baseline, options: CompareOptions = {}): BaselineComparison {
+export function compareToBaseline(
+  run: ComparableRun,
+  baseline: Baseline,
+  options: CompareOptions = {},
+): BaselineComparison {
   const tolerance = options.tolerance ?? SIZE_GROWTH_TOLERANCE;
   const runIds = new Set(run.clips.map((clip) => clip.id));
-  let before = 0, after = 0, compared = 0;
+  let before = 0,
+    after = 0,
+    compared = 0;
   const grown: ClipSizeChange[] = [];
   const shrunk: ClipSizeChange[] = [];
   const errorRaised: BaselineComparison['errorRaised'] = [];
@@ -122,32 +136,46 @@ export function compareToBaseline(run: ComparableRun, baseline: Baseline, option
     compared++;
     before += base.compressedBytes;
     after += clip.compressedBytes;
-    const change = { id: clip.id, before: base.compressedBytes, after: clip.compressedBytes, growth: (clip.compressedBytes - base.compressedBytes) / base.compressedBytes };
+    const change = {
+      id: clip.id,
+      before: base.compressedBytes,
+      after: clip.compressedBytes,
+      growth: (clip.compressedBytes - base.compressedBytes) / base.compressedBytes,
+    };
     if (change.growth > 0) grown.push(change);
     else if (change.growth < 0) shrunk.push(change);
     if (clip.maxError > base.maxError) errorRaised.push({ id: clip.id, before: base.maxError, after: clip.maxError });
   }
   grown.sort((a, b) => b.growth - a.growth);
   shrunk.sort((a, b) => a.growth - b.growth);
-  const missing = Object.keys(baseline.clips).filter((id) => !runIds.has(id)).sort();
+  const missing = Object.keys(baseline.clips)
+    .filter((id) => !runIds.has(id))
+    .sort();
 
   const settingsDiffer: string[] = [];
   for (const key of ['error', 'shell', 'ladder', 'rotationReference'] as const) {
     const mine = run.settings?.[key];
-    if (mine !== undefined && mine !== baseline.settings[key]) settingsDiffer.push(`${key}: ${baseline.settings[key]} → ${mine}`);
+    if (mine !== undefined && mine !== baseline.settings[key])
+      settingsDiffer.push(`${key}: ${baseline.settings[key]} → ${mine}`);
   }
   const baseMetric = baseline.settings.metric ?? 'vertices';
-  if (run.settings?.metric !== undefined && run.settings.metric !== baseMetric) settingsDiffer.push(`metric: ${baseMetric} → ${run.settings.metric}`);
+  if (run.settings?.metric !== undefined && run.settings.metric !== baseMetric)
+    settingsDiffer.push(`metric: ${baseMetric} → ${run.settings.metric}`);
 
   const growth = compared > 0 ? (after - before) / before : Number.NaN;
   const sizeRegressed = compared > 0 && growth > tolerance;
   const problems: string[] = [];
-  if (compared === 0) problems.push('no clip of this run is in the baseline; run with --update-baseline over the same corpus');
+  if (compared === 0)
+    problems.push('no clip of this run is in the baseline; run with --update-baseline over the same corpus');
   if (sizeRegressed) {
-    problems.push(`total compressed size of ${compared} clips grew by ${formatPercent(growth)} (${before} → ${after} bytes), more than the ${(tolerance * 100).toFixed(2)}% allowed`);
+    problems.push(
+      `total compressed size of ${compared} clips grew by ${formatPercent(growth)} (${before} → ${after} bytes), more than the ${(tolerance * 100).toFixed(2)}% allowed`,
+    );
   }
   for (const clip of overThreshold) {
-    problems.push(`${clip.id}: max error ${clip.maxError}${clip.unit} is above the threshold ${clip.threshold}${clip.unit}`);
+    problems.push(
+      `${clip.id}: max error ${clip.maxError}${clip.unit} is above the threshold ${clip.threshold}${clip.unit}`,
+    );
   }
   return {
     ok: problems.length === 0,
@@ -178,13 +206,27 @@ export function formatPercent(share: number): string {
 export function baselineFromResult(result: Pick<BenchResult, 'clips' | 'settings' | 'totals'>): Baseline {
   const clips: Record<string, BaselineClip> = {};
   const sorted = [...result.clips].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  for (const clip of sorted) clips[clip.id] = { rawBytes: clip.rawBytes, compressedBytes: clip.compressedBytes, maxError: clip.maxError };
+  for (const clip of sorted)
+    clips[clip.id] = { rawBytes: clip.rawBytes, compressedBytes: clip.compressedBytes, maxError: clip.maxError };
   const { error, shell, ladder, rotationReference, metric } = result.settings;
   const t = result.totals;
   return {
     version: BASELINE_VERSION,
-    settings: { error, shell, ladder, rotationReference, ...(metric !== undefined && metric !== 'vertices' ? { metric } : {}) },
-    total: { clips: t.clips, rawBytes: t.rawBytes, compressedBytes: t.compressedBytes, ratio: t.ratio, maxError: t.maxError, unit: t.unit },
+    settings: {
+      error,
+      shell,
+      ladder,
+      rotationReference,
+      ...(metric !== undefined && metric !== 'vertices' ? { metric } : {}),
+    },
+    total: {
+      clips: t.clips,
+      rawBytes: t.rawBytes,
+      compressedBytes: t.compressedBytes,
+      ratio: t.ratio,
+      maxError: t.maxError,
+      unit: t.unit,
+    },
     clips,
   };
 }
@@ -204,7 +246,10 @@ export function parseBaseline(text: string, path: string): Baseline {
     throw new BenchError(BENCH_ERROR.BAD_BASELINE, `${path}: ${what}`);
   };
   if (!isRecord(value)) return fail('expected a JSON object');
-  if (value.version !== BASELINE_VERSION) return fail(`version ${JSON.stringify(value.version)} is not the supported ${BASELINE_VERSION}; regenerate with --update-baseline`);
+  if (value.version !== BASELINE_VERSION)
+    return fail(
+      `version ${JSON.stringify(value.version)} is not the supported ${BASELINE_VERSION}; regenerate with --update-baseline`,
+    );
   if (!isRecord(value.settings)) return fail('"settings" must be an object');
   if (!isRecord(value.total)) return fail('"total" must be an object');
   if (!isRecord(value.clips)) return fail('"clips" must be an object');

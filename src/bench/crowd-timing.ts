@@ -58,7 +58,10 @@ export interface CrowdTiming {
  * from a seeded random start time, looping (`'repeat'`), and times one
  * {@link CrowdSampler.sample} call per frame. Allocates the samplers and the output once.
  */
-export function measureCrowd(clips: readonly CompressedClip[], options: Partial<CrowdTimingOptions> & { characters: number }): CrowdTiming {
+export function measureCrowd(
+  clips: readonly CompressedClip[],
+  options: Partial<CrowdTimingOptions> & { characters: number },
+): CrowdTiming {
   const o = { ...CROWD_TIMING_DEFAULTS, ...options };
   if (clips.length === 0) throw new Error('measureCrowd needs at least one clip');
   const samplers: ClipSampler[] = [];
@@ -68,7 +71,11 @@ export function measureCrowd(clips: readonly CompressedClip[], options: Partial<
     const clip = clips[i % clips.length];
     samplers.push(clip.createSampler());
     // xorshift32: a start time per character, the same in every engine.
-    seed ^= seed << 13; seed >>>= 0; seed ^= seed >>> 17; seed ^= seed << 5; seed >>>= 0;
+    seed ^= seed << 13;
+    seed >>>= 0;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    seed >>>= 0;
     times[i] = clip.startTime + (seed / 2 ** 32) * clip.duration;
   }
   const crowd = new CrowdSampler({ output: o.output });
@@ -88,7 +95,12 @@ export function measureCrowd(clips: readonly CompressedClip[], options: Partial<
   ms.sort((a, b) => a - b);
   if (sink !== sink) throw new Error('NaN in the decoded crowd');
   return {
-    characters: o.characters, output: o.output, clips: Math.min(clips.length, o.characters),
-    medianMs: ms[ms.length >> 1], meanMs: ms.reduce((a, b) => a + b, 0) / ms.length, minMs: ms[0], maxMs: ms[ms.length - 1],
+    characters: o.characters,
+    output: o.output,
+    clips: Math.min(clips.length, o.characters),
+    medianMs: ms[ms.length >> 1],
+    meanMs: ms.reduce((a, b) => a + b, 0) / ms.length,
+    minMs: ms[0],
+    maxMs: ms[ms.length - 1],
   };
 }

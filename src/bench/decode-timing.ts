@@ -31,7 +31,12 @@ export interface Micros {
 }
 
 function timingOf(sequential: Micros, random: Micros): DecodeTiming {
-  return { sequentialUs: sequential.wallUs, randomUs: random.wallUs, sequentialCpuUs: sequential.cpuUs, randomCpuUs: random.cpuUs };
+  return {
+    sequentialUs: sequential.wallUs,
+    randomUs: random.wallUs,
+    sequentialCpuUs: sequential.cpuUs,
+    randomCpuUs: random.cpuUs,
+  };
 }
 
 /** Timings of one clip. */
@@ -74,7 +79,6 @@ export async function loadThree(): Promise<{ three: ThreeModule } | { error: str
   }
 }
 
-
 /** Median of `values` (sorts a copy); NaN when empty. */
 export function median(values: readonly number[]): number {
   if (values.length === 0) return Number.NaN;
@@ -106,7 +110,8 @@ export function measureMicros(run: (iterations: number) => void, measureMs: numb
     }
     iterations *= ms < measureMs / 64 ? 8 : 2;
   }
-  let wallUs = Infinity, cpuUs = Infinity;
+  let wallUs = Infinity,
+    cpuUs = Infinity;
   for (let r = 0; r < repeats; r++) {
     const cpuStarted = process.cpuUsage();
     const started = performance.now();
@@ -149,50 +154,74 @@ export function measureClipDecode(
   const compressed = CompressedClip.open(bytes);
   const pose = new Float32Array(compressed.boneCount * POSE_STRIDE);
   const bonepress = timingOf(
-    measureMicros((n) => {
-      let t = 0;
-      for (let i = 0; i < n; i++) {
-        compressed.sample(t, pose);
-        t += step;
-        if (t > duration) t -= duration;
-      }
-      sink += pose[0];
-    }, measureMs, repeats),
-    measureMicros((n) => {
-      for (let i = 0; i < n; i++) compressed.sample(times[i & mask], pose);
-      sink += pose[0];
-    }, measureMs, repeats),
+    measureMicros(
+      (n) => {
+        let t = 0;
+        for (let i = 0; i < n; i++) {
+          compressed.sample(t, pose);
+          t += step;
+          if (t > duration) t -= duration;
+        }
+        sink += pose[0];
+      },
+      measureMs,
+      repeats,
+    ),
+    measureMicros(
+      (n) => {
+        for (let i = 0; i < n; i++) compressed.sample(times[i & mask], pose);
+        sink += pose[0];
+      },
+      measureMs,
+      repeats,
+    ),
   );
 
   const rawCopy = timingOf(
-    measureMicros((n) => {
-      let t = 0;
-      for (let i = 0; i < n; i++) {
-        copyRawPose(clip, t, pose);
-        t += step;
-        if (t > duration) t -= duration;
-      }
-      sink += pose[0];
-    }, measureMs, repeats),
-    measureMicros((n) => {
-      for (let i = 0; i < n; i++) copyRawPose(clip, times[i & mask], pose);
-      sink += pose[0];
-    }, measureMs, repeats),
+    measureMicros(
+      (n) => {
+        let t = 0;
+        for (let i = 0; i < n; i++) {
+          copyRawPose(clip, t, pose);
+          t += step;
+          if (t > duration) t -= duration;
+        }
+        sink += pose[0];
+      },
+      measureMs,
+      repeats,
+    ),
+    measureMicros(
+      (n) => {
+        for (let i = 0; i < n; i++) copyRawPose(clip, times[i & mask], pose);
+        sink += pose[0];
+      },
+      measureMs,
+      repeats,
+    ),
   );
 
   if (!three) return { bonepress, rawCopy };
   const harness = buildThreeHarness(three, clip);
   const { mixer, probe } = harness;
   const threeTiming = timingOf(
-    measureMicros((n) => {
-      mixer.setTime(0);
-      for (let i = 0; i < n; i++) mixer.update(step);
-      sink += probe.quaternion.x;
-    }, measureMs, repeats),
-    measureMicros((n) => {
-      for (let i = 0; i < n; i++) mixer.setTime(times[i & mask]);
-      sink += probe.quaternion.x;
-    }, measureMs, repeats),
+    measureMicros(
+      (n) => {
+        mixer.setTime(0);
+        for (let i = 0; i < n; i++) mixer.update(step);
+        sink += probe.quaternion.x;
+      },
+      measureMs,
+      repeats,
+    ),
+    measureMicros(
+      (n) => {
+        for (let i = 0; i < n; i++) mixer.setTime(times[i & mask]);
+        sink += probe.quaternion.x;
+      },
+      measureMs,
+      repeats,
+    ),
   );
   mixer.stopAllAction();
   return { bonepress, rawCopy, three: threeTiming, threeClipBytes: harness.clipBytes };
@@ -208,13 +237,22 @@ export function copyRawPose(clip: RawClip, time: number, outPose: Float32Array):
   if (key > n - 1) key = n - 1;
   else if (!(key >= 0)) key = 0;
   const boneCount = clip.skeleton.parents.length;
-  const r = clip.rotations, tr = clip.translations, sc = clip.scales;
+  const r = clip.rotations,
+    tr = clip.translations,
+    sc = clip.scales;
   for (let b = 0; b < boneCount; b++) {
     const i = b * n + key;
     const o = b * POSE_STRIDE;
-    outPose[o] = r[i * 4]; outPose[o + 1] = r[i * 4 + 1]; outPose[o + 2] = r[i * 4 + 2]; outPose[o + 3] = r[i * 4 + 3];
-    outPose[o + 4] = tr[i * 3]; outPose[o + 5] = tr[i * 3 + 1]; outPose[o + 6] = tr[i * 3 + 2];
-    outPose[o + 7] = sc[i * 3]; outPose[o + 8] = sc[i * 3 + 1]; outPose[o + 9] = sc[i * 3 + 2];
+    outPose[o] = r[i * 4];
+    outPose[o + 1] = r[i * 4 + 1];
+    outPose[o + 2] = r[i * 4 + 2];
+    outPose[o + 3] = r[i * 4 + 3];
+    outPose[o + 4] = tr[i * 3];
+    outPose[o + 5] = tr[i * 3 + 1];
+    outPose[o + 6] = tr[i * 3 + 2];
+    outPose[o + 7] = sc[i * 3];
+    outPose[o + 8] = sc[i * 3 + 1];
+    outPose[o + 9] = sc[i * 3 + 2];
   }
 }
 
@@ -248,7 +286,12 @@ export function buildThreeHarness(three: ThreeModule, clip: RawClip): ThreeHarne
     const bone = new three.Bone();
     bone.name = `b${b}`;
     const i = b * n;
-    bone.quaternion.set(clip.rotations[i * 4], clip.rotations[i * 4 + 1], clip.rotations[i * 4 + 2], clip.rotations[i * 4 + 3]);
+    bone.quaternion.set(
+      clip.rotations[i * 4],
+      clip.rotations[i * 4 + 1],
+      clip.rotations[i * 4 + 2],
+      clip.rotations[i * 4 + 3],
+    );
     bone.position.set(clip.translations[i * 3], clip.translations[i * 3 + 1], clip.translations[i * 3 + 2]);
     bone.scale.set(clip.scales[i * 3], clip.scales[i * 3 + 1], clip.scales[i * 3 + 2]);
     (parents[b] >= 0 ? bones[parents[b]] : root).add(bone);
@@ -378,21 +421,28 @@ export function measureColdDecode(
   const first = clips[0];
   const span = first.sampleCount > 1 ? (first.sampleCount - 1) / first.sampleRate : 0;
   const times = new Float64Array(options.times);
-  for (let i = 0; i < times.length; i++) times[i] = first.startTime + (times.length > 1 ? (span * i) / (times.length - 1) : 0);
+  for (let i = 0; i < times.length; i++)
+    times[i] = first.startTime + (times.length > 1 ? (span * i) / (times.length - 1) : 0);
   const pose = new Float32Array(first.boneCount * POSE_STRIDE);
   // Warm-up: every copy at every time, so each sampler has touched what it will touch and
   // the decoder is optimised before anything is timed.
   for (let i = 0; i < times.length; i++) for (let c = 0; c < copies; c++) samplers[c].sample(times[i], pose);
 
-  const cold: number[] = [], warm: number[] = [], coldCpu: number[] = [], warmCpu: number[] = [];
-  const reps: number[] = [], repsCpu: number[] = [];
+  const cold: number[] = [],
+    warm: number[] = [],
+    coldCpu: number[] = [],
+    warmCpu: number[] = [];
+  const reps: number[] = [],
+    repsCpu: number[] = [];
   let round = 0;
   for (let i = 0; i < times.length; i++) {
     const t = times[i];
-    reps.length = 0; repsCpu.length = 0;
+    reps.length = 0;
+    repsCpu.length = 0;
     for (let r = 0; r < repetitions; r++) {
-      let ms = 0, us = 0;
-      for (let done = 0; done < iterations;) {
+      let ms = 0,
+        us = 0;
+      for (let done = 0; done < iterations; ) {
         const batch = Math.min(copies, iterations - done);
         flushCaches(options.flushBytes, ++round);
         const cpuStarted = cpuMicros();
@@ -405,8 +455,10 @@ export function measureColdDecode(
       reps.push((ms * 1e6) / iterations);
       repsCpu.push((us * 1e3) / iterations);
     }
-    cold.push(median(reps)); coldCpu.push(median(repsCpu));
-    reps.length = 0; repsCpu.length = 0;
+    cold.push(median(reps));
+    coldCpu.push(median(repsCpu));
+    reps.length = 0;
+    repsCpu.length = 0;
     const s0 = samplers[0];
     for (let r = 0; r < repetitions; r++) {
       const cpuStarted = cpuMicros();
@@ -415,20 +467,32 @@ export function measureColdDecode(
       reps.push(((performance.now() - started) * 1e6) / iterations);
       repsCpu.push(((cpuMicros() - cpuStarted) * 1e3) / iterations);
     }
-    warm.push(median(reps)); warmCpu.push(median(repsCpu));
+    warm.push(median(reps));
+    warmCpu.push(median(repsCpu));
   }
   sink += pose[0];
   return { coldNs: median(cold), warmNs: median(warm), coldCpuNs: median(coldCpu), warmCpuNs: median(warmCpu) };
 }
 
 /** The five corpus clips compared with ACL's decoder (short and long, walks, runs and a dance). */
-export const COLD_DECODE_CLIPS = ['dash_normal_001', 'run_old_001', 'walk_tired_002', 'walk-back_sad_001', 'dance-short_normal_001'] as const;
+export const COLD_DECODE_CLIPS = [
+  'dash_normal_001',
+  'run_old_001',
+  'walk_tired_002',
+  'walk-back_sad_001',
+  'dance-short_normal_001',
+] as const;
 
 /**
  * ACL's method shortened for the median over a whole corpus (10 times, 2,200 decodes = 10
  * rounds of the 220 copies, 1 repetition), so that 174 clips take minutes, not hours.
  */
-export const COLD_CORPUS_DEFAULTS: ColdDecodeOptions = { ...COLD_DECODE_DEFAULTS, times: 10, iterations: 2_200, repetitions: 1 };
+export const COLD_CORPUS_DEFAULTS: ColdDecodeOptions = {
+  ...COLD_DECODE_DEFAULTS,
+  times: 10,
+  iterations: 2_200,
+  repetitions: 1,
+};
 
 /** Cold and warm figures of the named clips and the corpus median. */
 export interface ColdDecodeReport {
@@ -464,7 +528,8 @@ export function measureColdCorpus(
   const clips: ({ name: string; id: string } & ColdDecodeTiming)[] = [];
   for (const name of names) {
     const entry = entries.find((e) => isClipNamed(e.id, name));
-    if (entry && open(entry.bytes).sampleCount >= 2) clips.push({ name, id: entry.id, ...measureColdDecode(entry.bytes, open, method) });
+    if (entry && open(entry.bytes).sampleCount >= 2)
+      clips.push({ name, id: entry.id, ...measureColdDecode(entry.bytes, open, method) });
   }
   const all: ColdDecodeTiming[] = [];
   entries.forEach((entry, i) => {
@@ -472,8 +537,15 @@ export function measureColdCorpus(
     onClip?.(i + 1, entries.length);
   });
   const med = (pick: (t: ColdDecodeTiming) => number): number => median(all.map(pick));
-  const corpus = all.length === 0 ? null : {
-    clips: all.length, coldNs: med((t) => t.coldNs), warmNs: med((t) => t.warmNs), coldCpuNs: med((t) => t.coldCpuNs), warmCpuNs: med((t) => t.warmCpuNs),
-  };
+  const corpus =
+    all.length === 0
+      ? null
+      : {
+          clips: all.length,
+          coldNs: med((t) => t.coldNs),
+          warmNs: med((t) => t.warmNs),
+          coldCpuNs: med((t) => t.coldCpuNs),
+          warmCpuNs: med((t) => t.warmCpuNs),
+        };
   return { method, corpusMethod, clips, corpus };
 }

@@ -32,7 +32,9 @@ export interface BenchGltfAsset {
  * the clip run's to report).
  */
 export async function measureGltfAssets(
-  files: readonly CorpusFile[], options: Pick<CompressOptions, 'error' | 'shell' | 'metric'>, workDir: string,
+  files: readonly CorpusFile[],
+  options: Pick<CompressOptions, 'error' | 'shell' | 'metric'>,
+  workDir: string,
 ): Promise<{ assets: BenchGltfAsset[]; failures: FileFailure[] }> {
   const assets: BenchGltfAsset[] = [];
   const failures: FileFailure[] = [];

@@ -3,12 +3,38 @@
  * baseline gate (compare.ts), the reference figures (references.ts) and the reports
  * (report-html.ts).
  */
-export { BENCH_DEFAULTS, BENCH_ERROR, BENCH_STAGE, BenchError, CORPUS_EXTENSIONS, listCorpus, runBench, totalsOf } from './run.js';
-export type { BenchClip, BenchErrorCode, BenchOptions, BenchProgress, BenchResult, BenchSettings, BenchStage, BenchTotals } from './run.js';
+export {
+  BENCH_DEFAULTS,
+  BENCH_ERROR,
+  BENCH_STAGE,
+  BenchError,
+  CORPUS_EXTENSIONS,
+  listCorpus,
+  runBench,
+  totalsOf,
+} from './run.js';
+export type {
+  BenchClip,
+  BenchErrorCode,
+  BenchOptions,
+  BenchProgress,
+  BenchResult,
+  BenchSettings,
+  BenchStage,
+  BenchTotals,
+} from './run.js';
 export { measureGltfAssets, type BenchGltfAsset } from './gltf-assets.js';
 export { readAclMeasurement } from './speed.js';
 export type { AclMeasurement, BenchSpeed, EffortFigure, ScalingFigure } from './speed.js';
-export { BASELINE_VERSION, SIZE_GROWTH_TOLERANCE, baselineFromResult, compareToBaseline, formatPercent, readBaseline, writeBaseline } from './compare.js';
+export {
+  BASELINE_VERSION,
+  SIZE_GROWTH_TOLERANCE,
+  baselineFromResult,
+  compareToBaseline,
+  formatPercent,
+  readBaseline,
+  writeBaseline,
+} from './compare.js';
 export type { Baseline, BaselineComparison } from './compare.js';
 export { REFERENCES_URL, loadReferences, referencesFor } from './references.js';
 export type { ReferenceFigures } from './references.js';

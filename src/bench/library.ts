@@ -85,7 +85,8 @@ export interface LibraryBenchResult {
 const DIST = fileURLToPath(new URL('../', import.meta.url));
 const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Preloaded into the child: prints its peak RSS (KB) and CPU time (user, system; µs), all threads, when it exits. */
-const RSS_PROBE = 'data:text/javascript,process.on("exit",()=>{const u=process.resourceUsage();process.stderr.write("\\nbonepress-bench-maxrss "+u.maxRSS+" "+u.userCPUTime+" "+u.systemCPUTime+"\\n")})';
+const RSS_PROBE =
+  'data:text/javascript,process.on("exit",()=>{const u=process.resourceUsage();process.stderr.write("\\nbonepress-bench-maxrss "+u.maxRSS+" "+u.userCPUTime+" "+u.systemCPUTime+"\\n")})';
 
 /**
  * `bvh` with two smooth bumps of up to ±0.05 (degrees, or the file's length unit) on
@@ -122,20 +123,38 @@ export function perturbBvh(bvh: string, seed: number): string {
  * Runs the CLI with `args` in `cwd`, measuring wall time and peak RSS. Rejects unless it
  * exits with 0 or 1 (1: a clip is above its threshold; the build itself completed).
  */
-async function runMeasured(cli: string, args: readonly string[], cwd: string): Promise<{ seconds: number; peakRssMB: number; cpuSeconds: number; stdout: string }> {
+async function runMeasured(
+  cli: string,
+  args: readonly string[],
+  cwd: string,
+): Promise<{ seconds: number; peakRssMB: number; cpuSeconds: number; stdout: string }> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', RSS_PROBE, cli, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '', stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-  child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+  const child = spawn(process.execPath, ['--import', RSS_PROBE, cli, ...args], {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '',
+    stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+  });
+  child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+  });
   const code = await new Promise<number | null>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', resolve);
   });
   const seconds = (performance.now() - started) / 1000;
   const rss = /bonepress-bench-maxrss (\d+) (\d+) (\d+)/.exec(stderr);
-  if ((code !== 0 && code !== 1) || !rss) throw new Error(`bonepress ${args.slice(0, 2).join(' ')} …: exit ${code}; stderr:\n${stderr.slice(-2000)}`);
-  return { seconds, peakRssMB: (Number(rss[1]) * 1024) / 1e6, cpuSeconds: (Number(rss[2]) + Number(rss[3])) / 1e6, stdout };
+  if ((code !== 0 && code !== 1) || !rss)
+    throw new Error(`bonepress ${args.slice(0, 2).join(' ')} …: exit ${code}; stderr:\n${stderr.slice(-2000)}`);
+  return {
+    seconds,
+    peakRssMB: (Number(rss[1]) * 1024) / 1e6,
+    cpuSeconds: (Number(rss[2]) + Number(rss[3])) / 1e6,
+    stdout,
+  };
 }
 
 /**
@@ -176,18 +195,41 @@ export async function runLibraryBench(options: LibraryBenchOptions): Promise<Lib
     }
 
     const runs: LibraryBenchRun[] = [];
-    const build = async (name: string, out: string, jobs: number, inputs: readonly string[] = files): Promise<LibraryBenchRun & { rawBytes: number }> => {
+    const build = async (
+      name: string,
+      out: string,
+      jobs: number,
+      inputs: readonly string[] = files,
+    ): Promise<LibraryBenchRun & { rawBytes: number }> => {
       log(`${name} (--jobs ${jobs}) …`);
       const loadBefore = loadavg()[0];
       const { seconds, peakRssMB, cpuSeconds, stdout } = await runMeasured(
-        cli, ['compress', ...inputs, '-o', out, '--manifest', join(out, 'manifest.json'), '--jobs', String(jobs), '--json'], root,
+        cli,
+        ['compress', ...inputs, '-o', out, '--manifest', join(out, 'manifest.json'), '--jobs', String(jobs), '--json'],
+        root,
       );
-      const report = JSON.parse(stdout) as { compressed: number; cached: number; outputsWritten: number; manifest: { total: { rawBytes: number } } };
-      const run = {
-        name, jobs, seconds, peakRssMB, cpuSeconds, rawMBps: report.manifest.total.rawBytes / 1e6 / seconds,
-        compressed: report.compressed, cached: report.cached, outputsWritten: report.outputsWritten, loadBefore, loadAfter: loadavg()[0],
+      const report = JSON.parse(stdout) as {
+        compressed: number;
+        cached: number;
+        outputsWritten: number;
+        manifest: { total: { rawBytes: number } };
       };
-      log(`  ${seconds.toFixed(2)} s (CPU ${cpuSeconds.toFixed(2)} s), ${run.rawMBps.toFixed(2)} raw MB/s, peak RSS ${peakRssMB.toFixed(0)} MB, load ${loadBefore.toFixed(1)} → ${run.loadAfter.toFixed(1)}`);
+      const run = {
+        name,
+        jobs,
+        seconds,
+        peakRssMB,
+        cpuSeconds,
+        rawMBps: report.manifest.total.rawBytes / 1e6 / seconds,
+        compressed: report.compressed,
+        cached: report.cached,
+        outputsWritten: report.outputsWritten,
+        loadBefore,
+        loadAfter: loadavg()[0],
+      };
+      log(
+        `  ${seconds.toFixed(2)} s (CPU ${cpuSeconds.toFixed(2)} s), ${run.rawMBps.toFixed(2)} raw MB/s, peak RSS ${peakRssMB.toFixed(0)} MB, load ${loadBefore.toFixed(1)} → ${run.loadAfter.toFixed(1)}`,
+      );
       runs.push(run);
       return { ...run, rawBytes: report.manifest.total.rawBytes };
     };
@@ -208,7 +250,12 @@ export async function runLibraryBench(options: LibraryBenchOptions): Promise<Lib
     }
     log(`touched ${touchedFiles.length} clips`);
     const touched = await build(`after touching ${touchedFiles.length} clips`, out, two.jobs);
-    const fresh = await build(`the ${touchedFiles.length} touched clips alone, fresh`, 'out-fresh', two.jobs, touchedFiles);
+    const fresh = await build(
+      `the ${touchedFiles.length} touched clips alone, fresh`,
+      'out-fresh',
+      two.jobs,
+      touchedFiles,
+    );
     const one = firsts.find((r) => r.jobs === 1);
     const pair = firsts.find((r) => r.jobs === 2);
 
@@ -239,7 +286,9 @@ export function renderLibraryBench(result: LibraryBenchResult): string {
     'run                                        jobs  seconds  CPU s  raw MB/s  compressed  cached  written  peak RSS MB  load (1 min)',
   ];
   for (const r of result.runs) {
-    lines.push(`${r.name.padEnd(42)} ${String(r.jobs).padStart(4)} ${r.seconds.toFixed(2).padStart(8)} ${r.cpuSeconds.toFixed(1).padStart(6)} ${r.rawMBps.toFixed(2).padStart(9)} ${String(r.compressed).padStart(11)} ${String(r.cached).padStart(7)} ${String(r.outputsWritten).padStart(8)} ${r.peakRssMB.toFixed(0).padStart(12)}  ${r.loadBefore.toFixed(1)} → ${r.loadAfter.toFixed(1)}`);
+    lines.push(
+      `${r.name.padEnd(42)} ${String(r.jobs).padStart(4)} ${r.seconds.toFixed(2).padStart(8)} ${r.cpuSeconds.toFixed(1).padStart(6)} ${r.rawMBps.toFixed(2).padStart(9)} ${String(r.compressed).padStart(11)} ${String(r.cached).padStart(7)} ${String(r.outputsWritten).padStart(8)} ${r.peakRssMB.toFixed(0).padStart(12)}  ${r.loadBefore.toFixed(1)} → ${r.loadAfter.toFixed(1)}`,
+    );
   }
   const pct = (x: number): string => `${(100 * x).toFixed(2)} %`;
   const mark = (ok: boolean): string => (ok ? 'met' : 'NOT met');

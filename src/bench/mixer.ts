@@ -64,7 +64,8 @@ function bufferBytes(value: object, skip: ArrayBufferLike): number {
   // memory shared with other clips (runtime/wasm-kernel.ts), not a buffer of its own.
   const buffers = new Map<ArrayBufferLike, number>();
   for (const field of Object.values(value)) {
-    if (ArrayBuffer.isView(field) && field.buffer !== skip) buffers.set(field.buffer, Math.max(buffers.get(field.buffer) ?? 0, field.byteLength));
+    if (ArrayBuffer.isView(field) && field.buffer !== skip)
+      buffers.set(field.buffer, Math.max(buffers.get(field.buffer) ?? 0, field.byteLength));
   }
   let total = 0;
   for (const bytes of buffers.values()) total += bytes;
@@ -85,9 +86,16 @@ export function residentMemory(raw: RawClip, tables: 'full' | 'compact'): Reside
   const instanceBytes = sampler.byteLength + clip.boneCount * POSE_STRIDE * 4 + standIns;
   const total = clip.byteLength + tableBytes + instanceBytes;
   return {
-    clip: raw.name, tables, sampleCount: raw.sampleCount, boneCount: clip.boneCount,
-    fileBytes: clip.byteLength, tableBytes, instanceBytes, total,
-    threeClipBytes: harness.clipBytes, ratio: harness.clipBytes / total,
+    clip: raw.name,
+    tables,
+    sampleCount: raw.sampleCount,
+    boneCount: clip.boneCount,
+    fileBytes: clip.byteLength,
+    tableBytes,
+    instanceBytes,
+    total,
+    threeClipBytes: harness.clipBytes,
+    ratio: harness.clipBytes / total,
   };
 }
 
@@ -111,7 +119,10 @@ function character(raw: RawClip): THREE.Object3D {
  */
 export function timeMixers(raws: readonly RawClip[], characters: number, frames: number, rounds: number): MixerTiming {
   // Bones named b<i> on both sides, as buildThreeHarness names them, so both crowds bind alike.
-  const named = raws.map((raw) => ({ ...raw, skeleton: { ...raw.skeleton, boneNames: raw.skeleton.boneNames.map((_, b) => `b${b}`) } }));
+  const named = raws.map((raw) => ({
+    ...raw,
+    skeleton: { ...raw.skeleton, boneNames: raw.skeleton.boneNames.map((_, b) => `b${b}`) },
+  }));
   const bytes = named.map((raw) => compress(raw).bytes);
   const compressed = bytes.map((b) => CompressedClip.open(b));
   const compact = bytes.map((b) => CompressedClip.open(b, { tables: 'compact' }));
@@ -123,7 +134,10 @@ export function timeMixers(raws: readonly RawClip[], characters: number, frames:
     const harness = buildThreeHarness(THREE, named[c]);
     harness.mixer.setTime((i * 0.37) % 5);
     rawMixers.push(harness.mixer);
-    for (const [clips, mixers] of [[compressed, packedMixers], [compact, compactMixers]] as const) {
+    for (const [clips, mixers] of [
+      [compressed, packedMixers],
+      [compact, compactMixers],
+    ] as const) {
       const root = character(named[c]);
       const mixer = new THREE.AnimationMixer(root);
       mixer.clipAction(createMixerClip(clips[c], root, { onWarning: () => {} })).play();
@@ -136,24 +150,50 @@ export function timeMixers(raws: readonly RawClip[], characters: number, frames:
     for (let f = 0; f < frames; f++) for (const m of mixers) m.update(1 / 60);
     return (performance.now() - start) / frames;
   };
-  run(rawMixers); run(packedMixers); run(compactMixers); // warm-up
-  const rawTimes: number[] = [], packedTimes: number[] = [], compactTimes: number[] = [];
+  run(rawMixers);
+  run(packedMixers);
+  run(compactMixers); // warm-up
+  const rawTimes: number[] = [],
+    packedTimes: number[] = [],
+    compactTimes: number[] = [];
   for (let r = 0; r < rounds; r++) {
     rawTimes.push(run(rawMixers));
     packedTimes.push(run(packedMixers));
     compactTimes.push(run(compactMixers));
   }
-  const rawMs = median(rawTimes), packedMs = median(packedTimes), compactMs = median(compactTimes);
+  const rawMs = median(rawTimes),
+    packedMs = median(packedTimes),
+    compactMs = median(compactTimes);
   return {
-    characters, clips: raws.length, frames, rawMsPerFrame: rawMs, compressedMsPerFrame: packedMs, compactMsPerFrame: compactMs,
-    ratio: packedMs / rawMs, compactRatio: compactMs / rawMs,
+    characters,
+    clips: raws.length,
+    frames,
+    rawMsPerFrame: rawMs,
+    compressedMsPerFrame: packedMs,
+    compactMsPerFrame: compactMs,
+    ratio: packedMs / rawMs,
+    compactRatio: compactMs / rawMs,
   };
 }
 
-function parseArgs(argv: string[]): { json: boolean; corpus: string; characters: number; clips: number; frames: number; rounds: number } {
+function parseArgs(argv: string[]): {
+  json: boolean;
+  corpus: string;
+  characters: number;
+  clips: number;
+  frames: number;
+  rounds: number;
+} {
   const root = resolve(fileURLToPath(new URL('../../', import.meta.url)));
   const shared = resolve(root, '../shared/data/bandai-ds1');
-  const o = { json: false, corpus: existsSync(shared) ? shared : join(root, 'fixtures'), characters: 100, clips: 20, frames: 240, rounds: 5 };
+  const o = {
+    json: false,
+    corpus: existsSync(shared) ? shared : join(root, 'fixtures'),
+    characters: 100,
+    clips: 20,
+    frames: 240,
+    rounds: 5,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = (): string => {
@@ -174,7 +214,9 @@ function parseArgs(argv: string[]): { json: boolean; corpus: string; characters:
 
 function main(): void {
   const o = parseArgs(process.argv.slice(2));
-  const files = readdirSync(o.corpus).filter((f) => f.toLowerCase().endsWith('.bvh')).sort();
+  const files = readdirSync(o.corpus)
+    .filter((f) => f.toLowerCase().endsWith('.bvh'))
+    .sort();
   if (files.length === 0) throw new Error(`${o.corpus}: no .bvh files`);
   const raws = files.map((f) => readBvh(readFileSync(join(o.corpus, f), 'utf8'), f));
   const longest = raws.reduce((a, b) => (b.sampleCount > a.sampleCount ? b : a));
@@ -185,16 +227,21 @@ function main(): void {
     return;
   }
   const kb = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
-  process.stdout.write([
-    `corpus ${o.corpus}`,
-    `resident clip "${memory[0].clip}" (${memory[0].boneCount} bones × ${memory[0].sampleCount} samples); three.js AnimationClip ${memory[0].threeClipBytes} B (${kb(memory[0].threeClipBytes)})`,
-    ...memory.map((m) => `  tables ${m.tables.padEnd(7)} ${m.total} B = file ${m.fileBytes} + tables ${m.tableBytes} + one playing instance ${m.instanceBytes} (${kb(m.total)}): three.js holds ${m.ratio.toFixed(1)}×`),
-    `mixer.update, ${timing.characters} characters on ${timing.clips} clips, median of ${o.rounds} rounds × ${timing.frames} frames`,
-    `  raw clips         ${timing.rawMsPerFrame.toFixed(3)} ms per frame`,
-    `  compressed clips  ${timing.compressedMsPerFrame.toFixed(3)} ms per frame (${timing.ratio.toFixed(2)}× raw), full tables`,
-    `  compressed clips  ${timing.compactMsPerFrame.toFixed(3)} ms per frame (${timing.compactRatio.toFixed(2)}× raw), compact tables`,
-    '',
-  ].join('\n'));
+  process.stdout.write(
+    [
+      `corpus ${o.corpus}`,
+      `resident clip "${memory[0].clip}" (${memory[0].boneCount} bones × ${memory[0].sampleCount} samples); three.js AnimationClip ${memory[0].threeClipBytes} B (${kb(memory[0].threeClipBytes)})`,
+      ...memory.map(
+        (m) =>
+          `  tables ${m.tables.padEnd(7)} ${m.total} B = file ${m.fileBytes} + tables ${m.tableBytes} + one playing instance ${m.instanceBytes} (${kb(m.total)}): three.js holds ${m.ratio.toFixed(1)}×`,
+      ),
+      `mixer.update, ${timing.characters} characters on ${timing.clips} clips, median of ${o.rounds} rounds × ${timing.frames} frames`,
+      `  raw clips         ${timing.rawMsPerFrame.toFixed(3)} ms per frame`,
+      `  compressed clips  ${timing.compressedMsPerFrame.toFixed(3)} ms per frame (${timing.ratio.toFixed(2)}× raw), full tables`,
+      `  compressed clips  ${timing.compactMsPerFrame.toFixed(3)} ms per frame (${timing.compactRatio.toFixed(2)}× raw), compact tables`,
+      '',
+    ].join('\n'),
+  );
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();

@@ -34,12 +34,27 @@ export interface PoseBenchResult {
 }
 
 /** Options of {@link benchPoses}. */
-export interface PoseBenchOptions { corpus: string; limit?: number; loss: number; rttMs: number; seed: number; hz: number }
+export interface PoseBenchOptions {
+  corpus: string;
+  limit?: number;
+  loss: number;
+  rttMs: number;
+  seed: number;
+  hz: number;
+}
 
 /** Every BVH clip of `corpus` through `simulateNetwork` at 0.1 cm / 3 cm. */
 export function benchPoses(o: PoseBenchOptions): PoseBenchResult {
-  const files = readdirSync(o.corpus).filter((f) => f.toLowerCase().endsWith('.bvh')).sort().slice(0, o.limit ?? Infinity);
-  let ticks = 0, entropy = 0, plain = 0, absolute = 0, maxError = 0, rejected = 0;
+  const files = readdirSync(o.corpus)
+    .filter((f) => f.toLowerCase().endsWith('.bvh'))
+    .sort()
+    .slice(0, o.limit ?? Infinity);
+  let ticks = 0,
+    entropy = 0,
+    plain = 0,
+    absolute = 0,
+    maxError = 0,
+    rejected = 0;
   for (const file of files) {
     const clip = readBvh(readFileSync(join(o.corpus, file), 'utf8'), file);
     if (clip.unit !== 'cm') throw new Error(`${file}: the pose bench expects clips in cm, got ${clip.unit}`);
@@ -53,9 +68,14 @@ export function benchPoses(o: PoseBenchOptions): PoseBenchResult {
     rejected += r.plain.rejected + r.entropy!.rejected;
   }
   return {
-    corpus: o.corpus, clips: files.length, snapshots: ticks,
-    bitsPerSnapshot: entropy / ticks, plainBitsPerSnapshot: plain / ticks, absoluteBitsPerSnapshot: absolute / ticks,
-    maxErrorCm: maxError, rejected,
+    corpus: o.corpus,
+    clips: files.length,
+    snapshots: ticks,
+    bitsPerSnapshot: entropy / ticks,
+    plainBitsPerSnapshot: plain / ticks,
+    absoluteBitsPerSnapshot: absolute / ticks,
+    maxErrorCm: maxError,
+    rejected,
   };
 }
 
@@ -91,33 +111,75 @@ function main(argv: string[]): void {
   const here = fileURLToPath(new URL('.', import.meta.url));
   const shared = resolve(here, '../../../shared/data/bandai-ds1');
   const corpus = resolve(flag(argv, 'corpus', existsSync(shared) ? shared : resolve(here, '../../fixtures')));
-  const loss = Number(flag(argv, 'loss', '0.05')), rttMs = Number(flag(argv, 'rtt', '100')), seed = Number(flag(argv, 'seed', '1'));
+  const loss = Number(flag(argv, 'loss', '0.05')),
+    rttMs = Number(flag(argv, 'rtt', '100')),
+    seed = Number(flag(argv, 'seed', '1'));
   const out: NetBenchOutput = {};
   if (!argv.includes('--skip-cubes')) {
-    const clients = Number(flag(argv, 'clients', '64')), seconds = Number(flag(argv, 'seconds', '60'));
+    const clients = Number(flag(argv, 'clients', '64')),
+      seconds = Number(flag(argv, 'seconds', '60'));
     const playoutDelayMs = Number(flag(argv, 'playout', '100'));
     // CPU time of the process (user + system), so that other load on the machine does not count.
-    const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
-    const r = simulateWorld({ clients, seconds, loss, rttMs, seed, playoutDelayMs, ackOutage: { from: 20 * 60, count: 10 }, clock: cpuMs });
+    const cpuMs = () => {
+      const u = process.cpuUsage();
+      return (u.user + u.system) / 1000;
+    };
+    const r = simulateWorld({
+      clients,
+      seconds,
+      loss,
+      rttMs,
+      seed,
+      playoutDelayMs,
+      ackOutage: { from: 20 * 60, count: 10 },
+      clock: cpuMs,
+    });
     const unshared = simulateWorld({
-      clients, seconds: seconds / 6, loss, rttMs, seed, playoutDelayMs, clock: cpuMs, viewClients: 0, session: { shareMessages: false },
+      clients,
+      seconds: seconds / 6,
+      loss,
+      rttMs,
+      seed,
+      playoutDelayMs,
+      clock: cpuMs,
+      viewClients: 0,
+      session: { shareMessages: false },
     });
     out.cubes = {
-      kbps: r.kbps, steadyKbps: r.steadyKbps, maxCornerErrorM: r.maxCornerErrorM, senderMsPerClientTick: r.senderMsPerClientTick,
-      clients: r.clients, interpolatedMaxErrorM: r.interpolatedMaxErrorM, detail: r,
+      kbps: r.kbps,
+      steadyKbps: r.steadyKbps,
+      maxCornerErrorM: r.maxCornerErrorM,
+      senderMsPerClientTick: r.senderMsPerClientTick,
+      clients: r.clients,
+      interpolatedMaxErrorM: r.interpolatedMaxErrorM,
+      detail: r,
       ackOutage: { absoluteAfterJoin: r.client0AbsoluteAfterJoin, maxBaselineAge: r.client0MaxBaselineAge },
       unsharedSenderMsPerClientTick: unshared.senderMsPerClientTick,
       unsharedSteadySenderMsPerClientTick: unshared.steadySenderMsPerClientTick,
     };
     if (!json) {
       const f = (x: number, d = 2) => x.toFixed(d);
-      console.log(`cube scene: ${r.entities} entities (900 cubes + player), ${r.ticks} ticks at ${r.hz} Hz, ${r.clients} clients, loss ${loss} each way, RTT ${rttMs} ms, seed ${seed}`);
-      console.log(`  payload per client      ${f(r.kbps)} kbps over the whole run (${f(r.steadyKbps)} kbps after the first second; ${f(r.bitsPerSnapshot, 1)} bits per snapshot)`);
-      console.log(`  max cube-corner error   ${(r.maxCornerErrorM * 1000).toFixed(3)} mm in every snapshot sent (precision ${r.precisionM * 1000} mm); received ≠ sent: ${r.mismatched}`);
-      console.log(`  sender CPU              ${r.senderMsPerClientTick.toFixed(4)} ms per client per tick (quantise once + ${r.clients} deltas, shared per baseline); ${unshared.senderMsPerClientTick.toFixed(4)} ms coding each client on its own (first ${seconds / 6} s; ${unshared.steadySenderMsPerClientTick.toFixed(4)} ms after its first second)`);
-      console.log(`  interpolated view       max corner error ${(r.interpolatedMaxErrorM * 1000).toFixed(3)} mm at ${r.frames} render times (${playoutDelayMs} ms playout; ${r.extrapolatedFrames} extrapolated or held)`);
-      console.log(`  packets                 sent ${r.sent}, received ${r.received}, rejected ${r.rejected}, fragmented ${r.fragmentedMessages}; mean baseline age ${f(r.meanBaselineAge)} ticks; cubes moving ${f(r.meanAwake, 1)}`);
-      console.log(`  10 acks lost (client 0) snapshots against an empty world after joining: ${r.client0AbsoluteAfterJoin}; largest baseline age ${r.client0MaxBaselineAge} ticks`);
+      console.log(
+        `cube scene: ${r.entities} entities (900 cubes + player), ${r.ticks} ticks at ${r.hz} Hz, ${r.clients} clients, loss ${loss} each way, RTT ${rttMs} ms, seed ${seed}`,
+      );
+      console.log(
+        `  payload per client      ${f(r.kbps)} kbps over the whole run (${f(r.steadyKbps)} kbps after the first second; ${f(r.bitsPerSnapshot, 1)} bits per snapshot)`,
+      );
+      console.log(
+        `  max cube-corner error   ${(r.maxCornerErrorM * 1000).toFixed(3)} mm in every snapshot sent (precision ${r.precisionM * 1000} mm); received ≠ sent: ${r.mismatched}`,
+      );
+      console.log(
+        `  sender CPU              ${r.senderMsPerClientTick.toFixed(4)} ms per client per tick (quantise once + ${r.clients} deltas, shared per baseline); ${unshared.senderMsPerClientTick.toFixed(4)} ms coding each client on its own (first ${seconds / 6} s; ${unshared.steadySenderMsPerClientTick.toFixed(4)} ms after its first second)`,
+      );
+      console.log(
+        `  interpolated view       max corner error ${(r.interpolatedMaxErrorM * 1000).toFixed(3)} mm at ${r.frames} render times (${playoutDelayMs} ms playout; ${r.extrapolatedFrames} extrapolated or held)`,
+      );
+      console.log(
+        `  packets                 sent ${r.sent}, received ${r.received}, rejected ${r.rejected}, fragmented ${r.fragmentedMessages}; mean baseline age ${f(r.meanBaselineAge)} ticks; cubes moving ${f(r.meanAwake, 1)}`,
+      );
+      console.log(
+        `  10 acks lost (client 0) snapshots against an empty world after joining: ${r.client0AbsoluteAfterJoin}; largest baseline age ${r.client0MaxBaselineAge} ticks`,
+      );
     }
   }
   if (!argv.includes('--skip-poses')) {
@@ -126,7 +188,9 @@ function main(argv: string[]): void {
     out.poses = p;
     if (!json) {
       console.log(`poses: ${p.clips} clips of ${p.corpus}, ${p.snapshots} snapshots at 60 Hz, 0.1 cm at a 3 cm shell`);
-      console.log(`  entropy (verified) ${p.bitsPerSnapshot.toFixed(1)} bits per snapshot; plain delta ${p.plainBitsPerSnapshot.toFixed(1)}; absolute ${p.absoluteBitsPerSnapshot.toFixed(1)}`);
+      console.log(
+        `  entropy (verified) ${p.bitsPerSnapshot.toFixed(1)} bits per snapshot; plain delta ${p.plainBitsPerSnapshot.toFixed(1)}; absolute ${p.absoluteBitsPerSnapshot.toFixed(1)}`,
+      );
       console.log(`  max error of any received pose ${p.maxErrorCm.toPrecision(8)} cm; rejected ${p.rejected}`);
     }
   }

@@ -26,7 +26,11 @@ export interface ReferenceFigures {
   readonly acl: ReferenceSystem & { ratio: number; maxErrorCm: number; withinShare: number; compressMBps: number };
   readonly gltfpackC: ReferenceSystem & { ratio: number; maxErrorCm: number; withinShare: number };
   readonly gltfpackCC: ReferenceSystem & { ratio: number; maxErrorCm: number; withinShare: number };
-  readonly three: ReferenceSystem & { sequentialUs: readonly [number, number]; randomUs: readonly [number, number]; clipBytes1901Samples: number };
+  readonly three: ReferenceSystem & {
+    sequentialUs: readonly [number, number];
+    randomUs: readonly [number, number];
+    clipBytes1901Samples: number;
+  };
   readonly goals: {
     readonly ratio: number;
     readonly ratioNext: number;
@@ -51,7 +55,11 @@ export function loadReferences(url: URL | string = REFERENCES_URL): ReferenceFig
   try {
     const data = JSON.parse(readFileSync(url, 'utf8')) as ReferenceFigures;
     const corpus = data?.corpus;
-    return typeof corpus?.clips === 'number' && typeof corpus.rawBytes === 'number' && typeof data.acl?.ratio === 'number' ? data : undefined;
+    return typeof corpus?.clips === 'number' &&
+      typeof corpus.rawBytes === 'number' &&
+      typeof data.acl?.ratio === 'number'
+      ? data
+      : undefined;
   } catch {
     return undefined;
   }
@@ -67,10 +75,16 @@ export interface RunIdentity {
  * `references` when `run` covered their corpus (same clip count and raw bytes) at their
  * threshold and shell, else undefined.
  */
-export function referencesFor(run: RunIdentity, references: ReferenceFigures | null = loadReferences() ?? null): ReferenceFigures | undefined {
+export function referencesFor(
+  run: RunIdentity,
+  references: ReferenceFigures | null = loadReferences() ?? null,
+): ReferenceFigures | undefined {
   if (!references) return undefined;
   const c = references.corpus;
-  const same = run.totals.clips === c.clips && run.totals.rawBytes === c.rawBytes
-    && run.settings.error.replace(/\s+/g, '') === c.error && run.settings.shell.replace(/\s+/g, '') === c.shell;
+  const same =
+    run.totals.clips === c.clips &&
+    run.totals.rawBytes === c.rawBytes &&
+    run.settings.error.replace(/\s+/g, '') === c.error &&
+    run.settings.shell.replace(/\s+/g, '') === c.shell;
   return same ? references : undefined;
 }

@@ -60,7 +60,12 @@ export function commonPrefix(names: readonly string[]): string {
 
 /** Escapes text for HTML and SVG content and attributes. */
 export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 }
 
 /** A finite number rounded for an SVG attribute (non-finite → 0). */
@@ -87,9 +92,15 @@ export function renderBarChart(spec: ChartSpec): string {
   const rotated = spec.bars.length > 24;
   // Slanted labels need room below the plot; the plot keeps its height.
   // Reference lines are labelled right of the plot, clear of the bars.
-  const MARGIN = { ...BASE_MARGIN, bottom: rotated ? 120 : BASE_MARGIN.bottom, right: (spec.lines ?? []).length > 0 ? 120 : BASE_MARGIN.right };
-  const width = spec.width ?? 760, height = (spec.height ?? 260) + MARGIN.bottom - BASE_MARGIN.bottom;
-  const plotW = width - MARGIN.left - MARGIN.right, plotH = height - MARGIN.top - MARGIN.bottom;
+  const MARGIN = {
+    ...BASE_MARGIN,
+    bottom: rotated ? 120 : BASE_MARGIN.bottom,
+    right: (spec.lines ?? []).length > 0 ? 120 : BASE_MARGIN.right,
+  };
+  const width = spec.width ?? 760,
+    height = (spec.height ?? 260) + MARGIN.bottom - BASE_MARGIN.bottom;
+  const plotW = width - MARGIN.left - MARGIN.right,
+    plotH = height - MARGIN.top - MARGIN.bottom;
   const values = spec.bars.map((bar) => (Number.isFinite(bar.value) ? Math.max(0, bar.value) : 0));
   const lines = (spec.lines ?? []).filter((line) => Number.isFinite(line.value));
   const scaleOf = (v: number): number => (spec.log ? Math.log10(1 + v) : v);
@@ -99,7 +110,9 @@ export function renderBarChart(spec: ChartSpec): string {
   const barW = Math.max(1, slot * 0.8);
   const labelEvery = spec.labelEvery ?? Math.max(1, Math.ceil(values.length / Math.floor(plotW / (rotated ? 14 : 40))));
   const out: string[] = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeHtml(spec.title)}">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeHtml(spec.title)}">`,
+  );
   out.push(`<text x="${MARGIN.left}" y="18" class="title">${escapeHtml(spec.title)}</text>`);
   // Y ticks: on a log scale, values back from evenly spaced log positions.
   for (let i = 0; i <= 4; i++) {
@@ -107,27 +120,42 @@ export function renderBarChart(spec: ChartSpec): string {
     const value = spec.log ? 10 ** scaled - 1 : scaled;
     const ty = MARGIN.top + plotH - (scaled / top) * plotH;
     out.push(`<line x1="${MARGIN.left}" x2="${px(MARGIN.left + plotW)}" y1="${px(ty)}" y2="${px(ty)}" class="grid"/>`);
-    out.push(`<text x="${MARGIN.left - 6}" y="${px(ty + 4)}" class="tick" text-anchor="end">${escapeHtml(formatCount(value))}</text>`);
+    out.push(
+      `<text x="${MARGIN.left - 6}" y="${px(ty + 4)}" class="tick" text-anchor="end">${escapeHtml(formatCount(value))}</text>`,
+    );
   }
-  out.push(`<text x="14" y="${px(MARGIN.top + plotH / 2)}" class="axis" transform="rotate(-90 14 ${px(MARGIN.top + plotH / 2)})" text-anchor="middle">${escapeHtml(spec.yLabel + (spec.log ? ' (log)' : ''))}</text>`);
+  out.push(
+    `<text x="14" y="${px(MARGIN.top + plotH / 2)}" class="axis" transform="rotate(-90 14 ${px(MARGIN.top + plotH / 2)})" text-anchor="middle">${escapeHtml(spec.yLabel + (spec.log ? ' (log)' : ''))}</text>`,
+  );
   spec.bars.forEach((bar, i) => {
     const v = values[i];
     const x = MARGIN.left + i * slot + (slot - barW) / 2;
     const by = y(v);
     const title = bar.title ?? `${bar.label}: ${formatCount(v)}`;
-    out.push(`<rect x="${px(x)}" y="${px(by)}" width="${px(barW)}" height="${px(MARGIN.top + plotH - by)}" class="${bar.tone === 'bad' ? 'bar bad' : 'bar'}"><title>${escapeHtml(title)}</title></rect>`);
+    out.push(
+      `<rect x="${px(x)}" y="${px(by)}" width="${px(barW)}" height="${px(MARGIN.top + plotH - by)}" class="${bar.tone === 'bad' ? 'bar bad' : 'bar'}"><title>${escapeHtml(title)}</title></rect>`,
+    );
     if (i % labelEvery === 0) {
-      const lx = x + barW / 2, ly = MARGIN.top + plotH + 14;
-      const rotate = rotated ? ` transform="rotate(60 ${px(lx)} ${px(ly)})" text-anchor="start"` : ' text-anchor="middle"';
-      out.push(`<text x="${px(lx)}" y="${px(ly)}" class="tick"${rotate}>${escapeHtml(rotated ? shorten(bar.label, 20) : bar.label)}</text>`);
+      const lx = x + barW / 2,
+        ly = MARGIN.top + plotH + 14;
+      const rotate = rotated
+        ? ` transform="rotate(60 ${px(lx)} ${px(ly)})" text-anchor="start"`
+        : ' text-anchor="middle"';
+      out.push(
+        `<text x="${px(lx)}" y="${px(ly)}" class="tick"${rotate}>${escapeHtml(rotated ? shorten(bar.label, 20) : bar.label)}</text>`,
+      );
     }
   });
   for (const line of lines) {
     const ly = y(line.value);
     out.push(`<line x1="${MARGIN.left}" x2="${px(MARGIN.left + plotW)}" y1="${px(ly)}" y2="${px(ly)}" class="ref"/>`);
-    out.push(`<text x="${px(MARGIN.left + plotW + 4)}" y="${px(ly + 3)}" class="ref-label" text-anchor="start">${escapeHtml(line.label)}</text>`);
+    out.push(
+      `<text x="${px(MARGIN.left + plotW + 4)}" y="${px(ly + 3)}" class="ref-label" text-anchor="start">${escapeHtml(line.label)}</text>`,
+    );
   }
-  out.push(`<line x1="${MARGIN.left}" x2="${px(MARGIN.left + plotW)}" y1="${px(MARGIN.top + plotH)}" y2="${px(MARGIN.top + plotH)}" class="axis-line"/>`);
+  out.push(
+    `<line x1="${MARGIN.left}" x2="${px(MARGIN.left + plotW)}" y1="${px(MARGIN.top + plotH)}" y2="${px(MARGIN.top + plotH)}" class="axis-line"/>`,
+  );
   out.push('</svg>');
   return out.join('\n');
 }
@@ -140,7 +168,12 @@ function errorBars(histogram: ErrorHistogram, what: string): ChartBar[] {
     value: count,
     title: `${what} in [${(i / bins).toFixed(2)}, ${((i + 1) / bins).toFixed(2)}) × threshold: ${count}`,
   }));
-  bars.push({ label: '> thr', value: histogram.over, title: `${what} above the threshold: ${histogram.over}`, tone: 'bad' });
+  bars.push({
+    label: '> thr',
+    value: histogram.over,
+    title: `${what} above the threshold: ${histogram.over}`,
+    tone: 'bad',
+  });
   return bars;
 }
 
@@ -149,7 +182,11 @@ function bitRateBars(histogram: Record<number, number>): ChartBar[] {
   return Object.keys(histogram)
     .map(Number)
     .sort((a, b) => a - b)
-    .map((bits) => ({ label: bits === 32 ? 'raw' : String(bits), value: histogram[bits], title: `${bits === 32 ? 'raw float' : `${bits} bits`}: ${histogram[bits]} (segment, track) pairs` }));
+    .map((bits) => ({
+      label: bits === 32 ? 'raw' : String(bits),
+      value: histogram[bits],
+      title: `${bits === 32 ? 'raw float' : `${bits} bits`}: ${histogram[bits]} (segment, track) pairs`,
+    }));
 }
 
 function fixed(value: number | null | undefined, digits: number): string {
@@ -177,23 +214,94 @@ function summaryTable(result: BenchResult, a: ReferenceFigures | undefined): str
   const d = result.decode;
   const ref = (text: (r: ReferenceFigures) => string): string => (a ? text(a) : '');
   const rows: string[][] = [
-    ['total ratio', fixed(t.ratio, 2), `without names ${fixed(t.ratioWithoutNames, 2)}`, ref((r) => `${r.acl.label} ${r.acl.ratio}; ${r.gltfpackC.label} ${r.gltfpackC.ratio}; ${r.gltfpackCC.label} ${r.gltfpackCC.ratio}`)],
-    ['compressed bytes', String(t.compressedBytes), `without names ${t.compressedBytesWithoutNames}; raw ${t.rawBytes}`, ref((r) => `raw ${r.corpus.rawBytes} (${r.corpus.name})`)],
-    ['max error', t.maxError === null ? '-' : `${fixed(t.maxError, 4)}${unit}`, `worst ${fixed(t.worstErrorShare, 3)} × threshold`, ref((r) => `${r.acl.label} ${r.acl.maxErrorCm}cm; ${r.gltfpackC.label} ${r.gltfpackC.maxErrorCm}cm`)],
-    ['clips within threshold', `${fixed(t.withinThresholdShare * 100, 1)}% (${t.withinThreshold}/${t.clips})`, '', ref((r) => `${r.acl.label} 0%; ${r.gltfpackC.label} 100%`)],
-    ['compression, 1 worker', `${fixed(tp.singleWorker.rawMBps, 2)} MB/s`, `${fixed(tp.singleWorker.seconds, 2)} s; ${fixed(tp.singleWorker.rawBytes / 1e6 / tp.singleWorker.cpuSeconds, 2)} MB per CPU-second`, ref((r) => `${r.acl.label} ${r.acl.compressMBps} MB/s; goal ≥ ${r.goals.compressMBps}`)],
-    ['compression, pool', tp.pool ? `${fixed(tp.pool.rawMBps, 2)} MB/s` : '-', tp.pool ? `${tp.pool.jobs} jobs, ${fixed(tp.pool.speedup, 2)}× one worker, ${fixed(tp.pool.seconds, 2)} s; ${fixed(tp.pool.cpuSeconds / tp.pool.seconds, 2)} CPUs busy` : 'not run (--jobs 1)', ref((r) => `goal ≥ ${fixed(r.goals.poolFactor2Jobs * r.goals.compressMBps, 2)} MB/s with 2 jobs (${r.goals.poolFactor2Jobs} × ${r.goals.compressMBps})`)],
+    [
+      'total ratio',
+      fixed(t.ratio, 2),
+      `without names ${fixed(t.ratioWithoutNames, 2)}`,
+      ref(
+        (r) =>
+          `${r.acl.label} ${r.acl.ratio}; ${r.gltfpackC.label} ${r.gltfpackC.ratio}; ${r.gltfpackCC.label} ${r.gltfpackCC.ratio}`,
+      ),
+    ],
+    [
+      'compressed bytes',
+      String(t.compressedBytes),
+      `without names ${t.compressedBytesWithoutNames}; raw ${t.rawBytes}`,
+      ref((r) => `raw ${r.corpus.rawBytes} (${r.corpus.name})`),
+    ],
+    [
+      'max error',
+      t.maxError === null ? '-' : `${fixed(t.maxError, 4)}${unit}`,
+      `worst ${fixed(t.worstErrorShare, 3)} × threshold`,
+      ref((r) => `${r.acl.label} ${r.acl.maxErrorCm}cm; ${r.gltfpackC.label} ${r.gltfpackC.maxErrorCm}cm`),
+    ],
+    [
+      'clips within threshold',
+      `${fixed(t.withinThresholdShare * 100, 1)}% (${t.withinThreshold}/${t.clips})`,
+      '',
+      ref((r) => `${r.acl.label} 0%; ${r.gltfpackC.label} 100%`),
+    ],
+    [
+      'compression, 1 worker',
+      `${fixed(tp.singleWorker.rawMBps, 2)} MB/s`,
+      `${fixed(tp.singleWorker.seconds, 2)} s; ${fixed(tp.singleWorker.rawBytes / 1e6 / tp.singleWorker.cpuSeconds, 2)} MB per CPU-second`,
+      ref((r) => `${r.acl.label} ${r.acl.compressMBps} MB/s; goal ≥ ${r.goals.compressMBps}`),
+    ],
+    [
+      'compression, pool',
+      tp.pool ? `${fixed(tp.pool.rawMBps, 2)} MB/s` : '-',
+      tp.pool
+        ? `${tp.pool.jobs} jobs, ${fixed(tp.pool.speedup, 2)}× one worker, ${fixed(tp.pool.seconds, 2)} s; ${fixed(tp.pool.cpuSeconds / tp.pool.seconds, 2)} CPUs busy`
+        : 'not run (--jobs 1)',
+      ref(
+        (r) =>
+          `goal ≥ ${fixed(r.goals.poolFactor2Jobs * r.goals.compressMBps, 2)} MB/s with 2 jobs (${r.goals.poolFactor2Jobs} × ${r.goals.compressMBps})`,
+      ),
+    ],
   ];
   if (d) {
     rows.push(
-      ['decode sequential, µs/pose', fixed(d.bonepress.sequentialUs, 3), `three.js ${fixed(d.three?.sequentialUs, 3)} (${fixed(d.speedupVsThree?.sequential, 2)}×); raw copy ${fixed(d.rawCopy.sequentialUs, 3)}`, ref((r) => `${r.three.label} ${range(r.three.sequentialUs)}; goal ≥ ${r.goals.speedupVsThreeSequential}× three.js`)],
-      ['decode random, µs/pose', fixed(d.bonepress.randomUs, 3), `three.js ${fixed(d.three?.randomUs, 3)} (${fixed(d.speedupVsThree?.random, 2)}×); raw copy ${fixed(d.rawCopy.randomUs, 3)}`, ref((r) => `${r.three.label} ${range(r.three.randomUs)}; goal ≥ ${r.goals.speedupVsThreeRandom}× three.js`)],
-      ['decode sequential, CPU µs/pose', fixed(d.bonepress.sequentialCpuUs, 3), `three.js ${fixed(d.three?.sequentialCpuUs, 3)} (${fixed(d.speedupVsThreeCpu?.sequential, 2)}×); raw copy ${fixed(d.rawCopy.sequentialCpuUs, 3)}`, 'CPU time: steadier than wall time on a busy machine'],
-      ['decode random, CPU µs/pose', fixed(d.bonepress.randomCpuUs, 3), `three.js ${fixed(d.three?.randomCpuUs, 3)} (${fixed(d.speedupVsThreeCpu?.random, 2)}×); raw copy ${fixed(d.rawCopy.randomCpuUs, 3)}`, ''],
+      [
+        'decode sequential, µs/pose',
+        fixed(d.bonepress.sequentialUs, 3),
+        `three.js ${fixed(d.three?.sequentialUs, 3)} (${fixed(d.speedupVsThree?.sequential, 2)}×); raw copy ${fixed(d.rawCopy.sequentialUs, 3)}`,
+        ref(
+          (r) =>
+            `${r.three.label} ${range(r.three.sequentialUs)}; goal ≥ ${r.goals.speedupVsThreeSequential}× three.js`,
+        ),
+      ],
+      [
+        'decode random, µs/pose',
+        fixed(d.bonepress.randomUs, 3),
+        `three.js ${fixed(d.three?.randomUs, 3)} (${fixed(d.speedupVsThree?.random, 2)}×); raw copy ${fixed(d.rawCopy.randomUs, 3)}`,
+        ref((r) => `${r.three.label} ${range(r.three.randomUs)}; goal ≥ ${r.goals.speedupVsThreeRandom}× three.js`),
+      ],
+      [
+        'decode sequential, CPU µs/pose',
+        fixed(d.bonepress.sequentialCpuUs, 3),
+        `three.js ${fixed(d.three?.sequentialCpuUs, 3)} (${fixed(d.speedupVsThreeCpu?.sequential, 2)}×); raw copy ${fixed(d.rawCopy.sequentialCpuUs, 3)}`,
+        'CPU time: steadier than wall time on a busy machine',
+      ],
+      [
+        'decode random, CPU µs/pose',
+        fixed(d.bonepress.randomCpuUs, 3),
+        `three.js ${fixed(d.three?.randomCpuUs, 3)} (${fixed(d.speedupVsThreeCpu?.random, 2)}×); raw copy ${fixed(d.rawCopy.randomCpuUs, 3)}`,
+        '',
+      ],
     );
   }
-  rows.push(['deterministic bytes', result.determinism.ok ? 'yes' : 'NO', `repeat ${result.determinism.repeatIdentical ?? '-'}; pool ${result.determinism.poolCompared} clips compared, ${result.determinism.mismatches.length} differ`, '']);
-  const header = ['figure', 'bonepress', 'same run', ...(a ? [`reference (${a.corpus.name}, bench/references.json)`] : [])];
+  rows.push([
+    'deterministic bytes',
+    result.determinism.ok ? 'yes' : 'NO',
+    `repeat ${result.determinism.repeatIdentical ?? '-'}; pool ${result.determinism.poolCompared} clips compared, ${result.determinism.mismatches.length} differ`,
+    '',
+  ]);
+  const header = [
+    'figure',
+    'bonepress',
+    'same run',
+    ...(a ? [`reference (${a.corpus.name}, bench/references.json)`] : []),
+  ];
   return `<table class="summary">${row(header.map(escapeHtml), true)}${rows.map((cells) => row(cells.slice(0, header.length).map(escapeHtml))).join('')}</table>`;
 }
 
@@ -211,7 +319,12 @@ function comparisonSection(comparison: BaselineComparison | undefined): string {
       : `<p>${escapeHtml(title)}:</p>${ul}`;
   };
   lines.push(list('Problems', comparison.problems));
-  lines.push(list('Clips that grew', comparison.grown.map((c) => `${c.id}: ${c.before} → ${c.after} (${formatPercent(c.growth)})`)));
+  lines.push(
+    list(
+      'Clips that grew',
+      comparison.grown.map((c) => `${c.id}: ${c.before} → ${c.after} (${formatPercent(c.growth)})`),
+    ),
+  );
   lines.push(list('Missing from this run', comparison.missing));
   lines.push(list('Not in the baseline', comparison.added));
   lines.push(list('Settings differ', comparison.settingsDiffer));
@@ -219,23 +332,45 @@ function comparisonSection(comparison: BaselineComparison | undefined): string {
 }
 
 function clipTable(result: BenchResult): string {
-  const header = row(['clip', 'bones', 'samples', 'raw bytes', 'compressed', 'ratio', 'max error', 'whole shell', 'p99 error', 'compress s', 'bp seq µs', 'bp rand µs', 'three seq µs', 'three rand µs'], true);
-  const body = result.clips.map((c) => row([
-    escapeHtml(c.id),
-    String(c.boneCount),
-    String(c.sampleCount),
-    String(c.rawBytes),
-    String(c.compressedBytes),
-    fixed(c.ratio, 2),
-    `${c.withinThreshold ? '' : '<span class="bad">'}${fixed(c.maxError, 5)}${escapeHtml(c.unit)}${c.withinThreshold ? '' : '</span>'}`,
-    `${fixed(c.shellMaxError, 5)}${escapeHtml(c.unit)}`,
-    fixed(c.p99Error, 5),
-    fixed(c.compressSeconds, 3),
-    fixed(c.decode?.bonepress.sequentialUs, 3),
-    fixed(c.decode?.bonepress.randomUs, 3),
-    fixed(c.decode?.three?.sequentialUs, 3),
-    fixed(c.decode?.three?.randomUs, 3),
-  ])).join('');
+  const header = row(
+    [
+      'clip',
+      'bones',
+      'samples',
+      'raw bytes',
+      'compressed',
+      'ratio',
+      'max error',
+      'whole shell',
+      'p99 error',
+      'compress s',
+      'bp seq µs',
+      'bp rand µs',
+      'three seq µs',
+      'three rand µs',
+    ],
+    true,
+  );
+  const body = result.clips
+    .map((c) =>
+      row([
+        escapeHtml(c.id),
+        String(c.boneCount),
+        String(c.sampleCount),
+        String(c.rawBytes),
+        String(c.compressedBytes),
+        fixed(c.ratio, 2),
+        `${c.withinThreshold ? '' : '<span class="bad">'}${fixed(c.maxError, 5)}${escapeHtml(c.unit)}${c.withinThreshold ? '' : '</span>'}`,
+        `${fixed(c.shellMaxError, 5)}${escapeHtml(c.unit)}`,
+        fixed(c.p99Error, 5),
+        fixed(c.compressSeconds, 3),
+        fixed(c.decode?.bonepress.sequentialUs, 3),
+        fixed(c.decode?.bonepress.randomUs, 3),
+        fixed(c.decode?.three?.sequentialUs, 3),
+        fixed(c.decode?.three?.randomUs, 3),
+      ]),
+    )
+    .join('');
   return `<table class="clips">${header}${body}</table>`;
 }
 
@@ -244,7 +379,11 @@ function clipTable(result: BenchResult): string {
  * figures when the corpus is theirs (default: {@link referencesFor} `result`), charts (error distribution of every bone × sample and of clip max errors,
  * bit-rate histogram, ratio per clip), failures and a per-clip table. Self-contained.
  */
-export function renderHtmlReport(result: BenchResult, comparison?: BaselineComparison, references?: ReferenceFigures): string {
+export function renderHtmlReport(
+  result: BenchResult,
+  comparison?: BaselineComparison,
+  references?: ReferenceFigures,
+): string {
   const t = result.totals;
   const refs = references ?? referencesFor(result);
   const prefix = commonPrefix(result.clips.map((clip) => clip.name));
@@ -255,9 +394,21 @@ export function renderHtmlReport(result: BenchResult, comparison?: BaselineCompa
     tone: clip.withinThreshold ? 'normal' : 'bad',
   }));
   const charts = [
-    renderBarChart({ title: 'Error of every bone × sample, as a share of the threshold', bars: errorBars(result.errorHistogram, 'bone × samples'), yLabel: 'bone × samples' }),
-    renderBarChart({ title: 'Max error of each clip, as a share of the threshold', bars: errorBars(result.clipErrorHistogram, 'clips'), yLabel: 'clips' }),
-    renderBarChart({ title: 'Bit rates: (segment, animated track) pairs per bits per component', bars: bitRateBars(result.bitRateHistogram), yLabel: 'pairs' }),
+    renderBarChart({
+      title: 'Error of every bone × sample, as a share of the threshold',
+      bars: errorBars(result.errorHistogram, 'bone × samples'),
+      yLabel: 'bone × samples',
+    }),
+    renderBarChart({
+      title: 'Max error of each clip, as a share of the threshold',
+      bars: errorBars(result.clipErrorHistogram, 'clips'),
+      yLabel: 'clips',
+    }),
+    renderBarChart({
+      title: 'Bit rates: (segment, animated track) pairs per bits per component',
+      bars: bitRateBars(result.bitRateHistogram),
+      yLabel: 'pairs',
+    }),
     renderBarChart({
       title: `Compression ratio per clip${prefix ? ` (names without "${prefix}")` : ''}`,
       bars: ratioBars,
@@ -265,16 +416,19 @@ export function renderHtmlReport(result: BenchResult, comparison?: BaselineCompa
       width: Math.max(760, Math.min(2400, 64 + 120 + ratioBars.length * 8)),
       lines: [
         { value: t.ratio, label: `total ${fixed(t.ratio, 2)}` },
-        ...(refs ? [
-          { value: refs.acl.ratio, label: `${refs.acl.label} ${refs.acl.ratio}` },
-          { value: refs.gltfpackC.ratio, label: `${refs.gltfpackC.label} ${refs.gltfpackC.ratio}` },
-        ] : []),
+        ...(refs
+          ? [
+              { value: refs.acl.ratio, label: `${refs.acl.label} ${refs.acl.ratio}` },
+              { value: refs.gltfpackC.ratio, label: `${refs.gltfpackC.label} ${refs.gltfpackC.ratio}` },
+            ]
+          : []),
       ],
     }),
   ];
-  const failures = result.failures.length === 0
-    ? ''
-    : `<h2>Failures</h2><ul>${result.failures.map((f) => `<li>${escapeHtml(`${f.file}: ${f.message} (${f.code})`)}</li>`).join('')}</ul>`;
+  const failures =
+    result.failures.length === 0
+      ? ''
+      : `<h2>Failures</h2><ul>${result.failures.map((f) => `<li>${escapeHtml(`${f.file}: ${f.message} (${f.code})`)}</li>`).join('')}</ul>`;
   const env = result.environment;
   const s = result.settings;
   return `<!doctype html>
@@ -319,7 +473,9 @@ ${clipTable(result)}
 
 /** JSON of a bench result (or anything): indented, non-finite numbers as null, trailing newline. */
 export function renderBenchJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2) + '\n';
+  return (
+    JSON.stringify(value, (_key, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2) + '\n'
+  );
 }
 
 /** Paths {@link saveBenchReport} wrote. */
@@ -332,7 +488,11 @@ export interface SavedReport {
  * Writes `bench-<time>.json` (the result with its comparison) and `bench-<time>.html` into
  * `outDir` (created when missing), atomically. `<time>` is the run's start, UTC.
  */
-export async function saveBenchReport(outDir: string, result: BenchResult, comparison?: BaselineComparison): Promise<SavedReport> {
+export async function saveBenchReport(
+  outDir: string,
+  result: BenchResult,
+  comparison?: BaselineComparison,
+): Promise<SavedReport> {
   await mkdir(outDir, { recursive: true });
   const stamp = result.startedAt.replace(/\.\d+Z$/, 'Z').replace(/[:]/g, '-');
   const json = join(outDir, `bench-${stamp}.json`);

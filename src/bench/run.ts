@@ -25,7 +25,14 @@ import { BENCH_ERROR, BenchError } from './errors.js';
 import { measureGltfAssets, type BenchGltfAsset } from './gltf-assets.js';
 import { measureEfforts, measureScaling, type AclMeasurement, type BenchSpeed } from './speed.js';
 import {
-  loadThree, measureClipDecode, measureColdCorpus, median, type ClipDecodeTimings, type ColdDecodeReport, type DecodeTiming, type ThreeModule,
+  loadThree,
+  measureClipDecode,
+  measureColdCorpus,
+  median,
+  type ClipDecodeTimings,
+  type ColdDecodeReport,
+  type DecodeTiming,
+  type ThreeModule,
 } from './decode-timing.js';
 
 /** Options of {@link runBench}. */
@@ -272,7 +279,12 @@ export interface BenchResult {
   corpus: string[];
   settings: BenchSettings;
   environment: {
-    node: string; platform: string; arch: string; cpuModel: string; cpus: number; three: string | null;
+    node: string;
+    platform: string;
+    arch: string;
+    cpuModel: string;
+    cpus: number;
+    three: string | null;
     /** 1-minute load average at the start and the end (0 where the platform has none): timings above ~cpus are disturbed. */
     loadAverage: { start: number; end: number };
   };
@@ -393,35 +405,50 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     playbackHz: BENCH_DEFAULTS.playbackHz,
     randomTimes: BENCH_DEFAULTS.randomTimes,
   };
-  const compressOptions: CompressOptions & ExperimentalOptions = { error: settings.error, shell: settings.shell, metric: settings.metric };
+  const compressOptions: CompressOptions & ExperimentalOptions = {
+    error: settings.error,
+    shell: settings.shell,
+    metric: settings.metric,
+  };
   if (options.ladder) compressOptions.ladder = options.ladder;
   if (options.rotationReference) compressOptions.rotationReference = options.rotationReference;
   const onProgress = options.onProgress ?? (() => {});
 
   const files = await listCorpus(corpus);
   if (files.length === 0) {
-    throw new BenchError(BENCH_ERROR.EMPTY_CORPUS, `no clip files (${CORPUS_EXTENSIONS.join(', ')}) in ${corpus.join(', ')}`);
+    throw new BenchError(
+      BENCH_ERROR.EMPTY_CORPUS,
+      `no clip files (${CORPUS_EXTENSIONS.join(', ')}) in ${corpus.join(', ')}`,
+    );
   }
   const workDir = await mkdtemp(join(tmpdir(), 'bonepress-bench-'));
   try {
     const single = await compressInProcess(files, compressOptions, join(workDir, 'single'), onProgress);
     if (single.entries.length === 0) {
       const first = single.failures[0];
-      throw new BenchError(BENCH_ERROR.EMPTY_CORPUS, `no clip of the corpus could be compressed${first ? ` (${first.file}: ${first.message})` : ''}`);
+      throw new BenchError(
+        BENCH_ERROR.EMPTY_CORPUS,
+        `no clip of the corpus could be compressed${first ? ` (${first.file}: ${first.message})` : ''}`,
+      );
     }
-    const poolFiles = settings.jobs > 1
-      ? files
-      : options.poolCheck ?? BENCH_DEFAULTS.poolCheck ? readableFiles(files, single.entries).slice(0, 2) : [];
+    const poolFiles =
+      settings.jobs > 1
+        ? files
+        : (options.poolCheck ?? BENCH_DEFAULTS.poolCheck)
+          ? readableFiles(files, single.entries).slice(0, 2)
+          : [];
     const poolJobs = settings.jobs > 1 ? settings.jobs : 2;
     let pool: PoolRun | null = null;
-    if (poolFiles.length >= 2) pool = await compressOnPool(poolFiles, files, compressOptions, poolJobs, join(workDir, 'pool'), onProgress);
+    if (poolFiles.length >= 2)
+      pool = await compressOnPool(poolFiles, files, compressOptions, poolJobs, join(workDir, 'pool'), onProgress);
 
     let speed: BenchSpeed | undefined;
     if (options.speed ?? BENCH_DEFAULTS.speed) {
       const clips = single.entries.map((entry) => entry.clip);
       const total = clips.length + 2;
       let done = 0;
-      const step = (clip: RawClip): void => onProgress({ stage: BENCH_STAGE.SPEED, done: ++done, total, label: clip.name });
+      const step = (clip: RawClip): void =>
+        onProgress({ stage: BENCH_STAGE.SPEED, done: ++done, total, label: clip.name });
       onProgress({ stage: BENCH_STAGE.SPEED, done: 0, total });
       const efforts = measureEfforts(clips, compressOptions, step);
       const scaling = measureScaling(compressOptions, step);
@@ -435,7 +462,8 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     const histograms = measureErrorHistograms(single.entries, compressOptions, onProgress);
     const bitRateHistogram: Record<number, number> = {};
     for (const clip of clips) {
-      for (const [bits, count] of Object.entries(clip.bitRateHistogram)) bitRateHistogram[Number(bits)] = (bitRateHistogram[Number(bits)] ?? 0) + count;
+      for (const [bits, count] of Object.entries(clip.bitRateHistogram))
+        bitRateHistogram[Number(bits)] = (bitRateHistogram[Number(bits)] ?? 0) + count;
     }
 
     let decode: BenchDecode | null = null;
@@ -449,21 +477,30 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
       if (options.decodeCold) decode.cold = measureColdCorpus(single.entries, (bytes) => CompressedClip.open(bytes));
     }
 
-    const gltf = await measureGltfAssets(files, { error: settings.error, shell: settings.shell, metric: settings.metric }, workDir);
+    const gltf = await measureGltfAssets(
+      files,
+      { error: settings.error, shell: settings.shell, metric: settings.metric },
+      workDir,
+    );
 
     const singleThroughput: Throughput = {
-      jobs: 1, seconds: single.seconds, rawBytes: single.rawBytes, rawMBps: single.rawBytes / 1e6 / single.seconds, cpuSeconds: single.cpuSeconds,
+      jobs: 1,
+      seconds: single.seconds,
+      rawBytes: single.rawBytes,
+      rawMBps: single.rawBytes / 1e6 / single.seconds,
+      cpuSeconds: single.cpuSeconds,
     };
-    const poolThroughput = pool && settings.jobs > 1
-      ? {
-        jobs: pool.jobs,
-        seconds: pool.seconds,
-        cpuSeconds: pool.cpuSeconds,
-        rawBytes: pool.rawBytes,
-        rawMBps: pool.rawBytes / 1e6 / pool.seconds,
-        speedup: pool.rawBytes / 1e6 / pool.seconds / singleThroughput.rawMBps,
-      }
-      : null;
+    const poolThroughput =
+      pool && settings.jobs > 1
+        ? {
+            jobs: pool.jobs,
+            seconds: pool.seconds,
+            cpuSeconds: pool.cpuSeconds,
+            rawBytes: pool.rawBytes,
+            rawMBps: pool.rawBytes / 1e6 / pool.seconds,
+            speedup: pool.rawBytes / 1e6 / pool.seconds / singleThroughput.rawMBps,
+          }
+        : null;
     const cpu = cpus()[0];
     return {
       version: 1,
@@ -472,7 +509,12 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
       corpus,
       settings,
       environment: {
-        node: process.version, platform: platform(), arch: arch(), cpuModel: cpu?.model ?? 'unknown', cpus: availableParallelism(), three: threeVersion,
+        node: process.version,
+        platform: platform(),
+        arch: arch(),
+        cpuModel: cpu?.model ?? 'unknown',
+        cpus: availableParallelism(),
+        three: threeVersion,
         loadAverage: { start: loadAtStart, end: loadavg()[0] },
       },
       clips,
@@ -498,7 +540,14 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
  * Ratios of an empty set are NaN.
  */
 export function totalsOf(clips: readonly BenchClip[], files: number, failures: number): BenchTotals {
-  let rawBytes = 0, compressedBytes = 0, namesBytes = 0, samples = 0, within = 0, worstShare = 0, maxError = 0, shellMaxError = 0;
+  let rawBytes = 0,
+    compressedBytes = 0,
+    namesBytes = 0,
+    samples = 0,
+    within = 0,
+    worstShare = 0,
+    maxError = 0,
+    shellMaxError = 0;
   const units = new Set<string>();
   for (const clip of clips) {
     rawBytes += clip.rawBytes;
@@ -619,8 +668,12 @@ async function compressInProcess(
         failures.push(encoded.failure);
         return;
       }
-      for (const clip of encoded.clips) await writeFileAtomic(join(outDir, `${index}-${basename(clip.output)}`), clip.bytes);
-      encodedBytes.set(index, encoded.clips.map(({ bytes, stats }) => ({ bytes, stats })));
+      for (const clip of encoded.clips)
+        await writeFileAtomic(join(outDir, `${index}-${basename(clip.output)}`), clip.bytes);
+      encodedBytes.set(
+        index,
+        encoded.clips.map(({ bytes, stats }) => ({ bytes, stats })),
+      );
     } catch (error) {
       failures.push(toFailure(files[index].path, error));
     } finally {
@@ -636,7 +689,10 @@ async function compressInProcess(
     const results = encodedBytes.get(fileIndex);
     if (results === undefined) continue;
     const clips = await readClipFiles(file.path);
-    const ids = clipIds(file.id, clips.map((clip) => clip.name));
+    const ids = clipIds(
+      file.id,
+      clips.map((clip) => clip.name),
+    );
     results.forEach(({ bytes, stats }, i) => {
       entries.push({ id: ids[i], fileIndex, clipIndex: i, clip: clips[i], bytes, stats });
       rawBytes += stats.rawBytes;
@@ -675,11 +731,16 @@ async function compressOnPool(
   onProgress({ stage: BENCH_STAGE.POOL, done: 0, total: poolFiles.length });
   const started = performance.now();
   const cpuStarted = process.cpuUsage();
-  const results = await compressFiles(poolFiles.map((file) => file.path), poolOptions, {
-    outDir,
-    jobs,
-    onProgress: ({ done, total, result }) => onProgress({ stage: BENCH_STAGE.POOL, done, total, label: basename(result.file) }),
-  });
+  const results = await compressFiles(
+    poolFiles.map((file) => file.path),
+    poolOptions,
+    {
+      outDir,
+      jobs,
+      onProgress: ({ done, total, result }) =>
+        onProgress({ stage: BENCH_STAGE.POOL, done, total, label: basename(result.file) }),
+    },
+  );
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpuStarted);
   const byPath = new Map(files.map((file, index) => [file.path, index]));
@@ -689,7 +750,13 @@ async function compressOnPool(
     map.set(byPath.get(poolFiles[i].path) ?? -1, result);
     if (result.ok) for (const clip of result.clips) rawBytes += clip.stats.rawBytes;
   });
-  return { jobs: Math.min(jobs, poolFiles.length), seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, rawBytes, results: map };
+  return {
+    jobs: Math.min(jobs, poolFiles.length),
+    seconds,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
+    rawBytes,
+    results: map,
+  };
 }
 
 /** Compares the warm-up and timed bytes of the first clip, and every pool output with its in-process bytes. */
@@ -710,7 +777,8 @@ async function checkDeterminism(single: InProcessRun, pool: PoolRun | null): Pro
         continue;
       }
       const data = await readFile(output);
-      if (!sameBytes(entry.bytes, new Uint8Array(data.buffer, data.byteOffset, data.byteLength))) mismatches.push(entry.id);
+      if (!sameBytes(entry.bytes, new Uint8Array(data.buffer, data.byteOffset, data.byteLength)))
+        mismatches.push(entry.id);
     }
   }
   return {
@@ -812,10 +880,16 @@ function timeDecoders(
     rawCopy: medianOf((t) => t.rawCopy),
     three: threeTiming,
     speedupVsThree: threeTiming
-      ? { sequential: threeTiming.sequentialUs / bonepress.sequentialUs, random: threeTiming.randomUs / bonepress.randomUs }
+      ? {
+          sequential: threeTiming.sequentialUs / bonepress.sequentialUs,
+          random: threeTiming.randomUs / bonepress.randomUs,
+        }
       : null,
     speedupVsThreeCpu: threeTiming
-      ? { sequential: threeTiming.sequentialCpuUs / bonepress.sequentialCpuUs, random: threeTiming.randomCpuUs / bonepress.randomCpuUs }
+      ? {
+          sequential: threeTiming.sequentialCpuUs / bonepress.sequentialCpuUs,
+          random: threeTiming.randomCpuUs / bonepress.randomCpuUs,
+        }
       : null,
     threeClipBytes: withThree ? median(timed.map((t) => t.threeClipBytes ?? 0)) : null,
   };

@@ -75,11 +75,26 @@ export interface BenchSpeed {
  * Compresses every clip at each effort level, the levels alternating clip by clip so that a
  * change in the machine's load falls on all of them alike; `onClip` is called after each clip.
  */
-export function measureEfforts(clips: readonly RawClip[], options: CompressOptions, onClip: (clip: RawClip) => void = () => {}): EffortFigure[] {
-  const figures = EFFORTS.map((effort): EffortFigure => ({
-    effort, compressedBytes: 0, ratio: 0, seconds: 0, cpuSeconds: 0, withinThreshold: 0, clips: 0, secondsPerMillion: 0, cpuSecondsPerMillion: 0,
-  }));
-  let rawBytes = 0, boneSamples = 0;
+export function measureEfforts(
+  clips: readonly RawClip[],
+  options: CompressOptions,
+  onClip: (clip: RawClip) => void = () => {},
+): EffortFigure[] {
+  const figures = EFFORTS.map(
+    (effort): EffortFigure => ({
+      effort,
+      compressedBytes: 0,
+      ratio: 0,
+      seconds: 0,
+      cpuSeconds: 0,
+      withinThreshold: 0,
+      clips: 0,
+      secondsPerMillion: 0,
+      cpuSecondsPerMillion: 0,
+    }),
+  );
+  let rawBytes = 0,
+    boneSamples = 0;
   for (const clip of clips) {
     boneSamples += clip.skeleton.parents.length * clip.sampleCount;
     for (const figure of figures) {
@@ -111,10 +126,16 @@ export function measureScaling(options: CompressOptions, onClip: (clip: RawClip)
     const boneCount = clip.skeleton.parents.length;
     onClip(clip);
     return {
-      name: clip.name, boneCount, sampleCount: clip.sampleCount, seconds, cpuSeconds,
-      secondsPerMillion: seconds / (boneCount * clip.sampleCount / 1e6),
-      cpuSecondsPerMillion: cpuSeconds / (boneCount * clip.sampleCount / 1e6),
-      ratio: result.stats.ratio, maxError: result.stats.maxError, withinThreshold: result.stats.maxError <= result.stats.threshold,
+      name: clip.name,
+      boneCount,
+      sampleCount: clip.sampleCount,
+      seconds,
+      cpuSeconds,
+      secondsPerMillion: seconds / ((boneCount * clip.sampleCount) / 1e6),
+      cpuSecondsPerMillion: cpuSeconds / ((boneCount * clip.sampleCount) / 1e6),
+      ratio: result.stats.ratio,
+      maxError: result.stats.maxError,
+      withinThreshold: result.stats.maxError <= result.stats.threshold,
     };
   });
 }
@@ -139,16 +160,23 @@ export async function readAclMeasurement(path: string): Promise<AclMeasurement> 
     throw new BenchError(BENCH_ERROR.BAD_ACL, `${path}: ${(error as Error).message}`);
   }
   const record = (data ?? {}) as Record<string, unknown>;
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new BenchError(BENCH_ERROR.BAD_ACL, `${path}: expected a JSON object`);
-  if (typeof record.label !== 'string' || record.label === '') throw new BenchError(BENCH_ERROR.BAD_ACL, `${path}: "label" must be a non-empty string`);
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    throw new BenchError(BENCH_ERROR.BAD_ACL, `${path}: expected a JSON object`);
+  if (typeof record.label !== 'string' || record.label === '')
+    throw new BenchError(BENCH_ERROR.BAD_ACL, `${path}: "label" must be a non-empty string`);
   const positive = (field: string, optional = false): number | undefined => {
     const value = record[field];
     if (optional && value === undefined) return undefined;
-    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new BenchError(BENCH_ERROR.BAD_ACL, `${path}: "${field}" must be a number > 0`);
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
+      throw new BenchError(BENCH_ERROR.BAD_ACL, `${path}: "${field}" must be a number > 0`);
     return value;
   };
   const measurement: AclMeasurement = {
-    label: record.label, clips: positive('clips')!, compressSeconds: positive('compressSeconds')!, processSeconds: positive('processSeconds')!, rawBytes: positive('rawBytes')!,
+    label: record.label,
+    clips: positive('clips')!,
+    compressSeconds: positive('compressSeconds')!,
+    processSeconds: positive('processSeconds')!,
+    rawBytes: positive('rawBytes')!,
   };
   const cpu = positive('processCpuSeconds', true);
   if (cpu !== undefined) measurement.processCpuSeconds = cpu;

@@ -109,10 +109,12 @@ function brotli(bytes: Uint8Array): number {
  * leaves out the time spent waiting for a core.
  */
 function timeIt(work: () => void, measureMs: number, repeats: number): { wall: number; cpu: number } {
-  let wall = Infinity, cpu = Infinity;
+  let wall = Infinity,
+    cpu = Infinity;
   for (let r = 0; r < repeats; r++) {
     let calls = 0;
-    const start = performance.now(), cpuStart = process.cpuUsage();
+    const start = performance.now(),
+      cpuStart = process.cpuUsage();
     let elapsed = 0;
     do {
       work();
@@ -135,7 +137,8 @@ export async function runTransportBench(options: TransportBenchOptions): Promise
   const measureMs = options.measureMs ?? TRANSPORT_BENCH_DEFAULTS.measureMs;
   const repeats = options.repeats ?? TRANSPORT_BENCH_DEFAULTS.repeats;
   const clips: TransportBenchClip[] = [];
-  const runtimeForms: Uint8Array[] = [], transportForms: Uint8Array[] = [];
+  const runtimeForms: Uint8Array[] = [],
+    transportForms: Uint8Array[] = [];
   let unit = '';
   let threshold = 0;
   for (const file of files) {
@@ -163,16 +166,29 @@ export async function runTransportBench(options: TransportBenchOptions): Promise
     options.onClip?.(clips.length, files.length, file);
   }
   const sum = (f: (c: TransportBenchClip) => number) => clips.reduce((a, c) => a + f(c), 0);
-  const rawBytes = sum((c) => c.rawBytes), runtimeBytes = sum((c) => c.runtimeBytes), transportBytes = sum((c) => c.transportBytes);
-  const runtimeBrotliBytes = sum((c) => c.runtimeBrotliBytes), transportBrotliBytes = sum((c) => c.transportBrotliBytes);
+  const rawBytes = sum((c) => c.rawBytes),
+    runtimeBytes = sum((c) => c.runtimeBytes),
+    transportBytes = sum((c) => c.transportBytes);
+  const runtimeBrotliBytes = sum((c) => c.runtimeBrotliBytes),
+    transportBrotliBytes = sum((c) => c.transportBrotliBytes);
 
-  const decodeMs = timeIt(() => { for (const t of transportForms) decodeTransport(t); }, measureMs, repeats);
+  const decodeMs = timeIt(
+    () => {
+      for (const t of transportForms) decodeTransport(t);
+    },
+    measureMs,
+    repeats,
+  );
   const poses = sum((c) => c.samples);
   const play = (opened: CompressedClip[]): number => {
     const pose = new Float32Array(Math.max(...opened.map((c) => c.boneCount)) * POSE_STRIDE);
-    const ms = timeIt(() => {
-      for (const c of opened) for (let k = 0; k < c.sampleCount; k++) c.sampleKey(k, pose);
-    }, measureMs, repeats).wall;
+    const ms = timeIt(
+      () => {
+        for (const c of opened) for (let k = 0; k < c.sampleCount; k++) c.sampleKey(k, pose);
+      },
+      measureMs,
+      repeats,
+    ).wall;
     return (ms * 1000) / poses;
   };
   const playbackUsPerPose = {
@@ -180,8 +196,14 @@ export async function runTransportBench(options: TransportBenchOptions): Promise
     transport: play(transportForms.map((t) => openClip(t))),
   };
   return {
-    clips, threshold, unit,
-    rawBytes, runtimeBytes, transportBytes, runtimeBrotliBytes, transportBrotliBytes,
+    clips,
+    threshold,
+    unit,
+    rawBytes,
+    runtimeBytes,
+    transportBytes,
+    runtimeBrotliBytes,
+    transportBrotliBytes,
     transportRatio: rawBytes / transportBytes,
     runtimeRatio: rawBytes / runtimeBytes,
     runtimeBrotliRatio: rawBytes / runtimeBrotliBytes,

@@ -32,7 +32,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'verify',
-    description: 'measure the error of a clip (.bpk, pose dump .json, or a BVH/glTF/SJSON source) against its raw source',
+    description:
+      'measure the error of a clip (.bpk, pose dump .json, or a BVH/glTF/SJSON source) against its raw source',
     arguments: [
       ['<raw>', 'the reference clip (BVH, glTF/GLB, ACL SJSON or pose dump)'],
       ['<other>', 'the clip to measure: .bpk (or its transport form .bpt), pose dump .json, or any source format'],

@@ -13,7 +13,10 @@ export { EXIT, type ExitCode };
 /** An error raised while handling `file`, so that its line can name the file. */
 export class FileScopedError extends Error {
   override readonly name = 'FileScopedError';
-  constructor(readonly file: string, readonly error: unknown) {
+  constructor(
+    readonly file: string,
+    readonly error: unknown,
+  ) {
     super(`${file}: ${problemOf(error, file)}`, { cause: error });
   }
 }

@@ -3,7 +3,13 @@
  * `bonepress: <file>: <problem>`.
  */
 import { PARSE_ERROR, ParseError, type RawClip, type ReadOptions } from '../index.js';
-import { isGltfPath, readClipFiles, readCompressedGltfFile, readInputFile, type GltfCompressedClip } from '../node/index.js';
+import {
+  isGltfPath,
+  readClipFiles,
+  readCompressedGltfFile,
+  readInputFile,
+  type GltfCompressedClip,
+} from '../node/index.js';
 import { openClip, type CompressedClip } from '../runtime/index.js';
 import { printable } from '../node/internal.js';
 import { atFile } from './exit-codes.js';
@@ -19,36 +25,68 @@ export { anonymousBoneName } from '../index.js';
  * clip of a `.bpk`. `name` is the clip's stored name, or the animation's for a glTF asset
  * (whose clips store none); `boneNames`, for a glTF asset, the bones' names from its nodes.
  */
-export function openCompressedFile(file: string, clipName?: string): Promise<{ clip: CompressedClip; name: string | undefined; boneNames?: readonly string[] }> {
+export function openCompressedFile(
+  file: string,
+  clipName?: string,
+): Promise<{ clip: CompressedClip; name: string | undefined; boneNames?: readonly string[] }> {
   return atFile(file, async () => {
     if (isGltfPath(file)) return compressedAnimation(file, clipName);
     // Regular files only, capped: `info /dev/zero` or a FIFO fails at once instead of reading forever.
     // Either form of a clip: the runtime .bpk, or the entropy-coded transport form (decoded here).
     const clip = openClip(await readInputFile(file));
     if (clipName !== undefined && clip.name !== clipName) {
-      throw new ParseError(PARSE_ERROR.UNSUPPORTED, `holds no clip named "${clipName}" (it holds ${clip.name === undefined ? 'one whose name was stripped' : `"${clip.name}"`})`, file);
+      throw new ParseError(
+        PARSE_ERROR.UNSUPPORTED,
+        `holds no clip named "${clipName}" (it holds ${clip.name === undefined ? 'one whose name was stripped' : `"${clip.name}"`})`,
+        file,
+      );
     }
     return { clip, name: clip.name };
   });
 }
 
 /** The animation of a compressed glTF asset that {@link openCompressedFile} takes. */
-async function compressedAnimation(file: string, clipName: string | undefined): Promise<{ clip: CompressedClip; name: string; boneNames: readonly string[] }> {
+async function compressedAnimation(
+  file: string,
+  clipName: string | undefined,
+): Promise<{ clip: CompressedClip; name: string; boneNames: readonly string[] }> {
   const animations = await readCompressedGltfFile(file);
   if (animations.length === 0) {
-    throw new ParseError(PARSE_ERROR.UNSUPPORTED, 'holds no animation compressed by bonepress (BONEPRESS_animation_compression); compress the asset with `bonepress compress <asset> -o <out.glb>`', file);
+    throw new ParseError(
+      PARSE_ERROR.UNSUPPORTED,
+      'holds no animation compressed by bonepress (BONEPRESS_animation_compression); compress the asset with `bonepress compress <asset> -o <out.glb>`',
+      file,
+    );
   }
-  const chosen = clipName !== undefined ? namedAnimation(file, animations, clipName) : animations.length === 1 ? animations[0] : undefined;
+  const chosen =
+    clipName !== undefined
+      ? namedAnimation(file, animations, clipName)
+      : animations.length === 1
+        ? animations[0]
+        : undefined;
   if (chosen === undefined) {
-    throw new ParseError(PARSE_ERROR.UNSUPPORTED, `holds ${animations.length} compressed animations (${animationNames(animations)}); name one with --clip`, file);
+    throw new ParseError(
+      PARSE_ERROR.UNSUPPORTED,
+      `holds ${animations.length} compressed animations (${animationNames(animations)}); name one with --clip`,
+      file,
+    );
   }
   return { clip: chosen.clip, name: animationName(chosen), boneNames: chosen.boneNames };
 }
 
 /** The compressed animation of `file` called `name` (`--clip`, {@link isNamed}); a ParseError naming the ones it holds when there is none. */
-export function namedAnimation(file: string, animations: readonly GltfCompressedClip[], name: string): GltfCompressedClip {
+export function namedAnimation(
+  file: string,
+  animations: readonly GltfCompressedClip[],
+  name: string,
+): GltfCompressedClip {
   const named = animations.find((a) => isNamed(a, name));
-  if (!named) throw new ParseError(PARSE_ERROR.UNSUPPORTED, `holds no compressed animation named ${JSON.stringify(name)} (it holds ${animationNames(animations)})`, file);
+  if (!named)
+    throw new ParseError(
+      PARSE_ERROR.UNSUPPORTED,
+      `holds no compressed animation named ${JSON.stringify(name)} (it holds ${animationNames(animations)})`,
+      file,
+    );
   return named;
 }
 
@@ -90,13 +128,21 @@ export function warningLines(file: string, messages: readonly string[]): string 
     if (match) group.animations.push(match[1]);
     groups.set(key, group);
   }
-  return [...groups.entries()].map(([key, group]) => {
-    if (group.count === 1) return warningLine(file, group.first);
-    if (group.animations.length === 0) return warningLine(file, `${group.first} (${group.count} times)`);
-    const shown = group.animations.slice(0, 3).map((name) => `"${name}"`).join(', ');
-    const more = group.animations.length > 3 ? ', …' : '';
-    return warningLine(file, `${group.animations.length} animations (${shown}${more})${group.separator}${key.slice(group.separator.length)}`);
-  }).join('');
+  return [...groups.entries()]
+    .map(([key, group]) => {
+      if (group.count === 1) return warningLine(file, group.first);
+      if (group.animations.length === 0) return warningLine(file, `${group.first} (${group.count} times)`);
+      const shown = group.animations
+        .slice(0, 3)
+        .map((name) => `"${name}"`)
+        .join(', ');
+      const more = group.animations.length > 3 ? ', …' : '';
+      return warningLine(
+        file,
+        `${group.animations.length} animations (${shown}${more})${group.separator}${key.slice(group.separator.length)}`,
+      );
+    })
+    .join('');
 }
 
 /** Which clip {@link readSingleClip} takes from a file holding several. */
@@ -117,14 +163,17 @@ export interface ClipChoice {
 export function readSingleClip(file: string, options: ReadOptions = {}, choice: ClipChoice = {}): Promise<RawClip> {
   return atFile(file, async () => {
     const warnings: string[] = [];
-    const clips = await readClipFiles(file, { ...options, onWarning: (message) => warnings.push(message) }).finally(() => {
-      if (options.onWarning) for (const message of warnings) options.onWarning(message);
-      else process.stderr.write(warningLines(file, warnings));
-    });
+    const clips = await readClipFiles(file, { ...options, onWarning: (message) => warnings.push(message) }).finally(
+      () => {
+        if (options.onWarning) for (const message of warnings) options.onWarning(message);
+        else process.stderr.write(warningLines(file, warnings));
+      },
+    );
     const names = clips.map((clip) => `"${clip.name}"`).join(', ');
     if (choice.name !== undefined) {
       const clip = clips.find((c) => c.name === choice.name);
-      if (!clip) throw new ParseError(PARSE_ERROR.UNSUPPORTED, `holds no clip named "${choice.name}" (it holds ${names})`, file);
+      if (!clip)
+        throw new ParseError(PARSE_ERROR.UNSUPPORTED, `holds no clip named "${choice.name}" (it holds ${names})`, file);
       return clip;
     }
     if (clips.length === 1) return clips[0];

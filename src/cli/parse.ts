@@ -4,7 +4,15 @@
  */
 import { InvalidArgumentError } from 'commander';
 
-import { ERROR_METRICS, LENGTH_UNITS, isErrorMetric, isLengthUnit, parseLength, type ErrorMetric, type LengthUnit } from '../index.js';
+import {
+  ERROR_METRICS,
+  LENGTH_UNITS,
+  isErrorMetric,
+  isLengthUnit,
+  parseLength,
+  type ErrorMetric,
+  type LengthUnit,
+} from '../index.js';
 
 /** Checks a length such as `0.01cm`, `3cm`, `1m`, `30mm`; returns the text unchanged. */
 export function parseLengthArg(value: string): string {
@@ -40,14 +48,16 @@ export function parseMetricArg(value: string): ErrorMetric {
 /** Parses a finite number greater than 0. */
 export function parsePositiveArg(value: string): number {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a number greater than 0');
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0)
+    throw new InvalidArgumentError('expected a number greater than 0');
   return n;
 }
 
 /** Parses a whole number ≥ 1. */
 export function parseCountArg(value: string): number {
   const n = Number(value);
-  if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number >= 1');
+  if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < 1)
+    throw new InvalidArgumentError('expected a whole number >= 1');
   return n;
 }
 
@@ -61,8 +71,10 @@ export interface Shard {
 export function parseShardArg(value: string): Shard {
   const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(value);
   if (!m) throw new InvalidArgumentError('expected i/n, e.g. 1/4');
-  const index = Number(m[1]), count = Number(m[2]);
-  if (count < 1 || index < 1 || index > count) throw new InvalidArgumentError(`expected 1 <= i <= n, got ${index}/${count}`);
+  const index = Number(m[1]),
+    count = Number(m[2]);
+  if (count < 1 || index < 1 || index > count)
+    throw new InvalidArgumentError(`expected 1 <= i <= n, got ${index}/${count}`);
   return { index, count };
 }
 

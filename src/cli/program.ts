@@ -70,7 +70,9 @@ export async function createProgram(args: readonly string[], options: ProgramOpt
       subcommandTerm(this: Help, command: Command): string {
         const term = Help.prototype.subcommandTerm.call(this, command);
         const entry = COMMANDS.find((e) => e.name === command.name());
-        return stubs.has(command) && entry?.hasOptions === true ? term.replace(command.name(), `${command.name()} [options]`) : term;
+        return stubs.has(command) && entry?.hasOptions === true
+          ? term.replace(command.name(), `${command.name()} [options]`)
+          : term;
       },
     });
   const load = options.load ?? 'selected';

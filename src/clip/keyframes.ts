@@ -86,13 +86,25 @@ export function resampleTrack(
  * that key exactly (alpha 0), so keys on the grid survive resampling bit for bit despite
  * float32 key times.
  */
-function valueAt(track: KeyframeTrack, k: number, time: number, tol: number, out: Float32Array | Float64Array, o: number): void {
+function valueAt(
+  track: KeyframeTrack,
+  k: number,
+  time: number,
+  tol: number,
+  out: Float32Array | Float64Array,
+  o: number,
+): void {
   const { times, values, width, interpolation, rotation } = track;
   const cubic = interpolation === INTERPOLATION.CUBICSPLINE;
   // Offset of key k's value inside `values`: k·width, or (3k + 1)·width past the in-tangent.
   const keyStride = cubic ? 3 * width : width;
   const valueSkip = cubic ? width : 0;
-  if (k + 1 >= times.length || times[k] > time + tol || interpolation === INTERPOLATION.STEP || time - times[k] <= tol) {
+  if (
+    k + 1 >= times.length ||
+    times[k] > time + tol ||
+    interpolation === INTERPOLATION.STEP ||
+    time - times[k] <= tol
+  ) {
     // Before the first key, after the last, on a key, or STEP between keys.
     const v = k * keyStride + valueSkip;
     for (let c = 0; c < width; c++) out[o + c] = values[v + c];
@@ -110,7 +122,8 @@ function valueAt(track: KeyframeTrack, k: number, time: number, tol: number, out
     return;
   }
   // Hermite basis; tangents are per second, so they scale by the key interval td.
-  const a2 = alpha * alpha, a3 = a2 * alpha;
+  const a2 = alpha * alpha,
+    a3 = a2 * alpha;
   const h00 = 2 * a3 - 3 * a2 + 1;
   const h10 = (a3 - 2 * a2 + alpha) * td;
   const h01 = -2 * a3 + 3 * a2;
@@ -118,7 +131,8 @@ function valueAt(track: KeyframeTrack, k: number, time: number, tol: number, out
   const outTangent = v0 + width; // b_k follows v_k
   const inTangent = v1 - width; // a_{k+1} precedes v_{k+1}
   for (let c = 0; c < width; c++) {
-    out[o + c] = h00 * values[v0 + c] + h10 * values[outTangent + c] + h01 * values[v1 + c] + h11 * values[inTangent + c];
+    out[o + c] =
+      h00 * values[v0 + c] + h10 * values[outTangent + c] + h01 * values[v1 + c] + h11 * values[inTangent + c];
   }
   if (rotation) normalizeQuat(out, o);
 }
@@ -129,22 +143,44 @@ function valueAt(track: KeyframeTrack, k: number, time: number, tol: number, out
  * degrees apart are slerped (nlerp there would be off by about θ³/50 of the lever arm, which
  * a large model's threshold sees); only below 1e-6 rad does lerp stand in, exact to θ².
  */
-function slerpInto(values: ArrayLike<number>, a: number, b: number, alpha: number, out: Float32Array | Float64Array, o: number): void {
-  const ax = values[a], ay = values[a + 1], az = values[a + 2], aw = values[a + 3];
-  let bx = values[b], by = values[b + 1], bz = values[b + 2], bw = values[b + 3];
-  if (ax * bx + ay * by + az * bz + aw * bw < 0) { bx = -bx; by = -by; bz = -bz; bw = -bw; }
-  const la = Math.hypot(ax, ay, az, aw) || 1, lb = Math.hypot(bx, by, bz, bw) || 1;
-  const theta = 2 * Math.atan2(
-    Math.hypot(ax / la - bx / lb, ay / la - by / lb, az / la - bz / lb, aw / la - bw / lb),
-    Math.hypot(ax / la + bx / lb, ay / la + by / lb, az / la + bz / lb, aw / la + bw / lb),
-  );
+function slerpInto(
+  values: ArrayLike<number>,
+  a: number,
+  b: number,
+  alpha: number,
+  out: Float32Array | Float64Array,
+  o: number,
+): void {
+  const ax = values[a],
+    ay = values[a + 1],
+    az = values[a + 2],
+    aw = values[a + 3];
+  let bx = values[b],
+    by = values[b + 1],
+    bz = values[b + 2],
+    bw = values[b + 3];
+  if (ax * bx + ay * by + az * bz + aw * bw < 0) {
+    bx = -bx;
+    by = -by;
+    bz = -bz;
+    bw = -bw;
+  }
+  const la = Math.hypot(ax, ay, az, aw) || 1,
+    lb = Math.hypot(bx, by, bz, bw) || 1;
+  const theta =
+    2 *
+    Math.atan2(
+      Math.hypot(ax / la - bx / lb, ay / la - by / lb, az / la - bz / lb, aw / la - bw / lb),
+      Math.hypot(ax / la + bx / lb, ay / la + by / lb, az / la + bz / lb, aw / la + bw / lb),
+    );
   let wa: number, wb: number;
   if (theta < 1e-6) {
-    wa = 1 - alpha; wb = alpha;
+    wa = 1 - alpha;
+    wb = alpha;
   } else {
     const inv = 1 / Math.sin(theta);
-    wa = Math.sin((1 - alpha) * theta) * inv / la;
-    wb = Math.sin(alpha * theta) * inv / lb;
+    wa = (Math.sin((1 - alpha) * theta) * inv) / la;
+    wb = (Math.sin(alpha * theta) * inv) / lb;
   }
   out[o] = ax * wa + bx * wb;
   out[o + 1] = ay * wa + by * wb;
@@ -155,13 +191,22 @@ function slerpInto(values: ArrayLike<number>, a: number, b: number, alpha: numbe
 
 /** Normalises the quaternion at out[o]; a zero quaternion becomes identity. */
 function normalizeQuat(out: Float32Array | Float64Array, o: number): void {
-  const x = out[o], y = out[o + 1], z = out[o + 2], w = out[o + 3];
+  const x = out[o],
+    y = out[o + 1],
+    z = out[o + 2],
+    w = out[o + 3];
   const len2 = x * x + y * y + z * z + w * w;
   if (len2 > 0) {
     const inv = 1 / Math.sqrt(len2);
-    out[o] = x * inv; out[o + 1] = y * inv; out[o + 2] = z * inv; out[o + 3] = w * inv;
+    out[o] = x * inv;
+    out[o + 1] = y * inv;
+    out[o + 2] = z * inv;
+    out[o + 3] = w * inv;
   } else {
-    out[o] = 0; out[o + 1] = 0; out[o + 2] = 0; out[o + 3] = 1;
+    out[o] = 0;
+    out[o + 1] = 0;
+    out[o + 2] = 0;
+    out[o + 3] = 1;
   }
 }
 
@@ -171,14 +216,22 @@ function normalizeQuat(out: Float32Array | Float64Array, o: number): void {
  * itself within tolerance of a key time (`tolerance` seconds; default 0). Binary search,
  * no allocation.
  */
-export function evaluateTrack(track: KeyframeTrack, time: number, out: Float32Array | Float64Array, o: number, tol = 0): void {
+export function evaluateTrack(
+  track: KeyframeTrack,
+  time: number,
+  out: Float32Array | Float64Array,
+  o: number,
+  tol = 0,
+): void {
   const times = track.times;
   // Last key at or before time + tol (0 before the first).
-  let lo = 0, hi = times.length - 1;
+  let lo = 0,
+    hi = times.length - 1;
   if (times[0] > time + tol) hi = 0;
   while (lo < hi) {
     const mid = (lo + hi + 1) >>> 1;
-    if (times[mid] <= time + tol) lo = mid; else hi = mid - 1;
+    if (times[mid] <= time + tol) lo = mid;
+    else hi = mid - 1;
   }
   valueAt(track, lo, time, tol, out, o);
 }
@@ -191,7 +244,12 @@ export function evaluateTrack(track: KeyframeTrack, time: number, out: Float32Ar
  * means: lerp and slerp between samples follow LINEAR keys, and a held sample is a STEP
  * key. Allocates nothing; the key cursor only moves forward.
  */
-export function sampleTrackAt(track: KeyframeTrack, times: ArrayLike<number>, out: Float32Array, outOffset: number): void {
+export function sampleTrackAt(
+  track: KeyframeTrack,
+  times: ArrayLike<number>,
+  out: Float32Array,
+  outOffset: number,
+): void {
   const { times: keys, width, interpolation } = track;
   const keyStride = interpolation === INTERPOLATION.CUBICSPLINE ? 3 * width : width;
   const valueSkip = interpolation === INTERPOLATION.CUBICSPLINE ? width : 0;

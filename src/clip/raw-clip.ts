@@ -177,24 +177,48 @@ export function validateRawClip(clip: RawClip): void {
   const n = clip.sampleCount;
   const where = `clip "${clip.name}"`;
   if (boneCount === 0) throw new ClipError('BAD_CLIP', `${where}: no bones`);
-  if (boneCount > MAX_BONES) throw new ClipError('BAD_CLIP', `${where}: ${boneCount} bones, more than the ${MAX_BONES} a .bpk clip holds`);
+  if (boneCount > MAX_BONES)
+    throw new ClipError('BAD_CLIP', `${where}: ${boneCount} bones, more than the ${MAX_BONES} a .bpk clip holds`);
   const parents = clip.skeleton.parents;
-  if (parents.length !== boneCount) throw new ClipError('BAD_SKELETON', `${where}: ${parents.length} parents for ${boneCount} bones`);
+  if (parents.length !== boneCount)
+    throw new ClipError('BAD_SKELETON', `${where}: ${parents.length} parents for ${boneCount} bones`);
   for (let b = 0; b < boneCount; b++) {
     // Parents first: every walk over the hierarchy is then one pass in bone order.
-    if (!(parents[b] >= -1 && parents[b] < b)) throw new ClipError('BAD_SKELETON', `${where}: bone ${b} has parent ${parents[b]}; parents must come first`);
+    if (!(parents[b] >= -1 && parents[b] < b))
+      throw new ClipError('BAD_SKELETON', `${where}: bone ${b} has parent ${parents[b]}; parents must come first`);
   }
   if (!Number.isInteger(n) || n < 1) throw new ClipError('BAD_CLIP', `${where}: sample count ${n} (need at least 1)`);
-  if (!(clip.sampleRate > 0) || !Number.isFinite(clip.sampleRate)) throw new ClipError('BAD_CLIP', `${where}: sample rate ${clip.sampleRate} Hz (need > 0)`);
-  if (clip.rotations.length !== boneCount * n * 4) throw new ClipError('BAD_CLIP', `${where}: rotations hold ${clip.rotations.length} floats, expected ${boneCount * n * 4}`);
-  if (clip.translations.length !== boneCount * n * 3) throw new ClipError('BAD_CLIP', `${where}: translations hold ${clip.translations.length} floats, expected ${boneCount * n * 3}`);
-  if (clip.scales.length !== boneCount * n * 3) throw new ClipError('BAD_CLIP', `${where}: scales hold ${clip.scales.length} floats, expected ${boneCount * n * 3}`);
+  if (!(clip.sampleRate > 0) || !Number.isFinite(clip.sampleRate))
+    throw new ClipError('BAD_CLIP', `${where}: sample rate ${clip.sampleRate} Hz (need > 0)`);
+  if (clip.rotations.length !== boneCount * n * 4)
+    throw new ClipError(
+      'BAD_CLIP',
+      `${where}: rotations hold ${clip.rotations.length} floats, expected ${boneCount * n * 4}`,
+    );
+  if (clip.translations.length !== boneCount * n * 3)
+    throw new ClipError(
+      'BAD_CLIP',
+      `${where}: translations hold ${clip.translations.length} floats, expected ${boneCount * n * 3}`,
+    );
+  if (clip.scales.length !== boneCount * n * 3)
+    throw new ClipError(
+      'BAD_CLIP',
+      `${where}: scales hold ${clip.scales.length} floats, expected ${boneCount * n * 3}`,
+    );
   const times = clip.sampleTimes;
   if (times) {
     if (times.length !== n) throw new ClipError('BAD_CLIP', `${where}: ${times.length} sample times for ${n} samples`);
-    if (times[0] !== clipStartTime(clip)) throw new ClipError('BAD_CLIP', `${where}: sample 0 at ${times[0]} s, but the clip starts at ${clipStartTime(clip)} s`);
+    if (times[0] !== clipStartTime(clip))
+      throw new ClipError(
+        'BAD_CLIP',
+        `${where}: sample 0 at ${times[0]} s, but the clip starts at ${clipStartTime(clip)} s`,
+      );
     for (let s = 1; s < n; s++) {
-      if (!(times[s] >= times[s - 1]) || !Number.isFinite(times[s])) throw new ClipError('BAD_CLIP', `${where}: sample ${s} at ${times[s]} s follows sample ${s - 1} at ${times[s - 1]} s`);
+      if (!(times[s] >= times[s - 1]) || !Number.isFinite(times[s]))
+        throw new ClipError(
+          'BAD_CLIP',
+          `${where}: sample ${s} at ${times[s]} s follows sample ${s - 1} at ${times[s - 1]} s`,
+        );
     }
   }
   const check = (arr: Float32Array, width: number, what: string) => {
@@ -202,7 +226,10 @@ export function validateRawClip(clip: RawClip): void {
       // Far beyond any real skeleton; keeps range arithmetic (min + 2 · extent) inside float32.
       if (!Number.isFinite(arr[i]) || Math.abs(arr[i]) > MAX_MAGNITUDE) {
         const t = Math.floor(i / width);
-        throw new ClipError('BAD_CLIP', `${where}: bone ${clip.skeleton.boneNames[Math.floor(t / n)]} sample ${t % n}: ${what} is ${arr[i]}`);
+        throw new ClipError(
+          'BAD_CLIP',
+          `${where}: bone ${clip.skeleton.boneNames[Math.floor(t / n)]} sample ${t % n}: ${what} is ${arr[i]}`,
+        );
       }
     }
   };
@@ -212,6 +239,10 @@ export function validateRawClip(clip: RawClip): void {
   for (let t = 0; t < boneCount * n; t++) {
     const r = clip.rotations;
     const len2 = r[t * 4] ** 2 + r[t * 4 + 1] ** 2 + r[t * 4 + 2] ** 2 + r[t * 4 + 3] ** 2;
-    if (len2 < 1e-12) throw new ClipError('BAD_CLIP', `${where}: bone ${clip.skeleton.boneNames[Math.floor(t / n)]} sample ${t % n}: zero-length rotation quaternion`);
+    if (len2 < 1e-12)
+      throw new ClipError(
+        'BAD_CLIP',
+        `${where}: bone ${clip.skeleton.boneNames[Math.floor(t / n)]} sample ${t % n}: zero-length rotation quaternion`,
+      );
   }
 }

@@ -43,13 +43,21 @@ export function createSkeleton(
   unit: LengthUnit,
 ): Skeleton {
   const boneCount = boneNames.length;
-  if (parents.length !== boneCount) throw new ClipError('BAD_SKELETON', `skeleton: ${parents.length} parents for ${boneCount} bones`);
+  if (parents.length !== boneCount)
+    throw new ClipError('BAD_SKELETON', `skeleton: ${parents.length} parents for ${boneCount} bones`);
   if (defaultPose.length !== boneCount * POSE_STRIDE) {
-    throw new ClipError('BAD_SKELETON', `skeleton: default pose has ${defaultPose.length} floats, expected ${boneCount * POSE_STRIDE}`);
+    throw new ClipError(
+      'BAD_SKELETON',
+      `skeleton: default pose has ${defaultPose.length} floats, expected ${boneCount * POSE_STRIDE}`,
+    );
   }
   const p = Int32Array.from(parents);
   for (let b = 0; b < boneCount; b++) {
-    if (p[b] < -1 || p[b] >= b) throw new ClipError('BAD_SKELETON', `skeleton: bone ${b} (${boneNames[b]}) has parent ${p[b]}; parents must come first`);
+    if (p[b] < -1 || p[b] >= b)
+      throw new ClipError(
+        'BAD_SKELETON',
+        `skeleton: bone ${b} (${boneNames[b]}) has parent ${p[b]}; parents must come first`,
+      );
   }
   const shell = new Float32Array(boneCount).fill(convertLength(DEFAULT_SHELL, unit));
   return { boneNames: [...boneNames], parents: p, defaultPose, shellDistances: shell };

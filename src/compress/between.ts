@@ -14,7 +14,13 @@ import { POSE_STRIDE } from '../clip/skeleton.js';
 import { KIND_POSE_OFFSET, TRACKS_PER_BONE, TRACK_KIND } from '../runtime/format.js';
 import { slerpWeights } from '../runtime/interpolate.js';
 import { keyPosition } from '../runtime/key-times.js';
-import { AFFINE_STRIDE, boneErrorFunction, poseToObject, shellBoundError, type ErrorMetric } from '../metric/error-metric.js';
+import {
+  AFFINE_STRIDE,
+  boneErrorFunction,
+  poseToObject,
+  shellBoundError,
+  type ErrorMetric,
+} from '../metric/error-metric.js';
 
 /**
  * Checks per sample interval: at i / m of it for i = 1 … m − 1, m the smallest power of two
@@ -53,15 +59,20 @@ export function referenceBetween(clip: RawClip, k: number, alpha: number, out: F
       const t = b * TRACKS_PER_BONE + kind;
       const o = b * POSE_STRIDE + KIND_POSE_OFFSET[kind];
       const keys = clip.keyframes?.[t];
-      if (keys) { evaluateTrack(keys, time, out, o); continue; }
+      if (keys) {
+        evaluateTrack(keys, time, out, o);
+        continue;
+      }
       const held = clip.stepMask?.[t] === 1;
       if (kind === TRACK_KIND.ROTATION) {
         if (held) copy(clip.rotations, (b * n + k) * 4, 4, out, o);
         else slerpSamples(clip.rotations, (b * n + k) * 4, (b * n + k1) * 4, alpha, out, o);
       } else {
         const values = kind === TRACK_KIND.TRANSLATION ? clip.translations : clip.scales;
-        const a = (b * n + k) * 3, c = (b * n + k1) * 3;
-        for (let i = 0; i < 3; i++) out[o + i] = held ? values[a + i] : values[a + i] + (values[c + i] - values[a + i]) * alpha;
+        const a = (b * n + k) * 3,
+          c = (b * n + k1) * 3;
+        for (let i = 0; i < 3; i++)
+          out[o + i] = held ? values[a + i] : values[a + i] + (values[c + i] - values[a + i]) * alpha;
       }
     }
   }
@@ -78,7 +89,10 @@ function slerpSamples(r: Float32Array, a: number, c: number, alpha: number, out:
   weights[6] = alpha;
   slerpWeights(weights, r[a] * r[c] + r[a + 1] * r[c + 1] + r[a + 2] * r[c + 2] + r[a + 3] * r[c + 3]);
   let len = 0;
-  for (let i = 0; i < 4; i++) { out[o + i] = r[a + i] * weights[6] + r[c + i] * weights[7]; len += out[o + i] * out[o + i]; }
+  for (let i = 0; i < 4; i++) {
+    out[o + i] = r[a + i] * weights[6] + r[c + i] * weights[7];
+    len += out[o + i] * out[o + i];
+  }
   const inv = len > 0 ? 1 / Math.sqrt(len) : 0;
   for (let i = 0; i < 4; i++) out[o + i] *= inv;
 }
@@ -102,7 +116,8 @@ export function interpolateSamples(clip: RawClip, k: number, alpha: number, out:
         slerpSamples(clip.rotations, (b * n + k) * 4, (b * n + k1) * 4, w, out, o);
       } else {
         const values = kind === TRACK_KIND.TRANSLATION ? clip.translations : clip.scales;
-        const a = (b * n + k) * 3, c = (b * n + k1) * 3;
+        const a = (b * n + k) * 3,
+          c = (b * n + k1) * 3;
         for (let i = 0; i < 3; i++) out[o + i] = values[a + i] + (values[c + i] - values[a + i]) * w;
       }
     }
@@ -132,7 +147,14 @@ export function measureBetweenErrors(
   const decoded = new Float64Array(boneCount * POSE_STRIDE);
   const refObject = new Float64Array(boneCount * AFFINE_STRIDE);
   const decObject = new Float64Array(boneCount * AFFINE_STRIDE);
-  const report: BetweenReport = { metric, maxError: 0, shellMaxError: 0, worstBone: 0, worstInterval: 0, worstFraction: 0 };
+  const report: BetweenReport = {
+    metric,
+    maxError: 0,
+    shellMaxError: 0,
+    worstBone: 0,
+    worstInterval: 0,
+    worstFraction: 0,
+  };
   const times = clip.sampleTimes;
   const turn = new Float64Array(boneCount + 1);
   for (let k = 0; k + 1 < clip.sampleCount; k++) {
@@ -141,7 +163,8 @@ export function measureBetweenErrors(
     const checks = checksFor(clip, k, turn);
     // The error at any time of the interval is within (1 + remainder) of the largest check.
     const grow = 1 + remainderFactor(turn[boneCount], checks);
-    let worst = 0, worstShell = 0;
+    let worst = 0,
+      worstShell = 0;
     for (let i = 1; i < checks; i++) {
       const alpha = i / checks;
       referenceBetween(clip, k, alpha, reference);
@@ -150,11 +173,19 @@ export function measureBetweenErrors(
       poseToObject(decoded, parents, decObject);
       for (let b = 0; b < boneCount; b++) {
         const e = boneError(refObject, b * AFFINE_STRIDE, decObject, b * AFFINE_STRIDE, shellDistances[b]);
-        const shell = isShell ? e : shellToo ? shellBoundError(refObject, b * AFFINE_STRIDE, decObject, b * AFFINE_STRIDE, shellDistances[b]) : 0;
+        const shell = isShell
+          ? e
+          : shellToo
+            ? shellBoundError(refObject, b * AFFINE_STRIDE, decObject, b * AFFINE_STRIDE, shellDistances[b])
+            : 0;
         if (shell > worstShell) worstShell = shell;
         if (e > worst) {
           worst = e;
-          if (e * grow > report.maxError) { report.worstBone = b; report.worstInterval = k; report.worstFraction = alpha; }
+          if (e * grow > report.maxError) {
+            report.worstBone = b;
+            report.worstInterval = k;
+            report.worstFraction = alpha;
+          }
         }
       }
     }
@@ -172,19 +203,27 @@ export function measureBetweenErrors(
  * larger scale, STEP tracks aside, summed from the root) and the largest at `turn[boneCount]`.
  */
 export function checksFor(clip: RawClip, k: number, turn: Float64Array): number {
-  const n = clip.sampleCount, parents = clip.skeleton.parents, r = clip.rotations, sc = clip.scales, step = clip.stepMask;
+  const n = clip.sampleCount,
+    parents = clip.skeleton.parents,
+    r = clip.rotations,
+    sc = clip.scales,
+    step = clip.stepMask;
   let worst = 0;
   for (let b = 0; b < parents.length; b++) {
     let own = 0;
     // A STEP track holds its value over the interval: it does not move.
     if (step?.[b * TRACKS_PER_BONE + TRACK_KIND.ROTATION] !== 1) {
-      const a = (b * n + k) * 4, c = a + 4;
-      own = 2 * Math.acos(Math.min(1, Math.abs(r[a] * r[c] + r[a + 1] * r[c + 1] + r[a + 2] * r[c + 2] + r[a + 3] * r[c + 3])));
+      const a = (b * n + k) * 4,
+        c = a + 4;
+      own =
+        2 *
+        Math.acos(Math.min(1, Math.abs(r[a] * r[c] + r[a + 1] * r[c + 1] + r[a + 2] * r[c + 2] + r[a + 3] * r[c + 3])));
     }
     if (step?.[b * TRACKS_PER_BONE + TRACK_KIND.SCALE] !== 1) {
       for (let i = 0; i < 3; i++) {
         // Relative to the larger scale, so a scale growing from 0 (a hidden part appearing) counts as 1.
-        const s0 = Math.abs(sc[(b * n + k) * 3 + i]), s1 = Math.abs(sc[(b * n + k + 1) * 3 + i]);
+        const s0 = Math.abs(sc[(b * n + k) * 3 + i]),
+          s1 = Math.abs(sc[(b * n + k + 1) * 3 + i]);
         const high = Math.max(s0, s1);
         if (high > 0) own += Math.abs(s1 - s0) / high;
       }
@@ -232,17 +271,33 @@ const MAX_REFINEMENTS = 8;
  * without keys is its own reference and keeps its samples. When even the finest samples
  * miss the budget, they are returned with their error; the caller reports it.
  */
-export function chooseSampleGrid(clip: RawClip, budget: number, shellDistances: Float32Array, metric: ErrorMetric = 'vertices'): SampleGrid {
+export function chooseSampleGrid(
+  clip: RawClip,
+  budget: number,
+  shellDistances: Float32Array,
+  metric: ErrorMetric = 'vertices',
+): SampleGrid {
   if (!clip.keyframes || clip.sampleCount < 2) return { clip, factor: 1, gridError: 0 };
   // A uniform clip is evaluated at its grid times themselves, as verify's comparison does.
   let candidate = clip.sampleTimes ? clip : resampleFromKeys(clip, 1);
   for (let round = 0; ; round++) {
     const perInterval = new Float64Array(candidate.sampleCount - 1);
     const c = candidate;
-    const gridError = measureBetweenErrors(c, shellDistances, (k, alpha, out) => interpolateSamples(c, k, alpha, out), metric, false, perInterval).maxError;
-    if (gridError <= budget || round === MAX_REFINEMENTS) return { clip: c, factor: (c.sampleCount - 1) / (clip.sampleCount - 1), gridError };
+    const gridError = measureBetweenErrors(
+      c,
+      shellDistances,
+      (k, alpha, out) => interpolateSamples(c, k, alpha, out),
+      metric,
+      false,
+      perInterval,
+    ).maxError;
+    if (gridError <= budget || round === MAX_REFINEMENTS)
+      return { clip: c, factor: (c.sampleCount - 1) / (clip.sampleCount - 1), gridError };
     const times = refinedTimes(c, perInterval, budget);
-    candidate = times === undefined ? resampleFromKeys(clip, 2 * (c.sampleCount - 1) / (clip.sampleCount - 1)) : sampleFromKeysAt(clip, times);
+    candidate =
+      times === undefined
+        ? resampleFromKeys(clip, (2 * (c.sampleCount - 1)) / (clip.sampleCount - 1))
+        : sampleFromKeysAt(clip, times);
   }
 }
 
@@ -290,17 +345,36 @@ export function sampleFromKeysAt(clip: RawClip, times: Float32Array): RawClip {
     }
   }
   for (let s = 0; unkeyed && s < count; s++) {
-    const pos = Math.min(n - 1, Math.max(0, keyPosition(clip.sampleTimes, clipStartTime(clip), clip.sampleRate, n, times[s], false)));
+    const pos = Math.min(
+      n - 1,
+      Math.max(0, keyPosition(clip.sampleTimes, clipStartTime(clip), clip.sampleRate, n, times[s], false)),
+    );
     const k = Math.min(n - 2, Math.floor(pos));
     referenceBetween(clip, k, pos - k, pose);
     copyUnkeyed(clip, pose, s, count, rotations, translations, scales);
   }
   const span = times[count - 1] - times[0];
-  return { ...clip, sampleRate: span > 0 ? (count - 1) / span : clip.sampleRate, sampleCount: count, sampleTimes: times, rotations, translations, scales };
+  return {
+    ...clip,
+    sampleRate: span > 0 ? (count - 1) / span : clip.sampleRate,
+    sampleCount: count,
+    sampleTimes: times,
+    rotations,
+    translations,
+    scales,
+  };
 }
 
 /** Copies the tracks of `pose` that have no keys in `clip` into sample `s` of the arrays. */
-function copyUnkeyed(clip: RawClip, pose: Float64Array, s: number, count: number, rotations: Float32Array, translations: Float32Array, scales: Float32Array): void {
+function copyUnkeyed(
+  clip: RawClip,
+  pose: Float64Array,
+  s: number,
+  count: number,
+  rotations: Float32Array,
+  translations: Float32Array,
+  scales: Float32Array,
+): void {
   const boneCount = clip.skeleton.parents.length;
   for (let b = 0; b < boneCount; b++) {
     for (let kind = 0; kind < TRACKS_PER_BONE; kind++) {
@@ -347,4 +421,3 @@ export function resampleFromKeys(clip: RawClip, factor: number): RawClip {
 function copy(from: ArrayLike<number>, at: number, width: number, to: Float32Array | Float64Array, o: number): void {
   for (let i = 0; i < width; i++) to[o + i] = from[at + i];
 }
-

@@ -13,7 +13,15 @@
 import type { RawClip } from '../clip/raw-clip.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
 import { RAW_BITS, TRACK_KIND } from '../runtime/format.js';
-import { AFFINE_STRIDE, boneErrorFunction, composeAffine, poseToAffine, sampleToObject, type BoneErrorFunction, type ErrorMetric } from '../metric/error-metric.js';
+import {
+  AFFINE_STRIDE,
+  boneErrorFunction,
+  composeAffine,
+  poseToAffine,
+  sampleToObject,
+  type BoneErrorFunction,
+  type ErrorMetric,
+} from '../metric/error-metric.js';
 import { componentBitsOf, reconstructTrackSegment, type TrackSlot } from './quantize.js';
 import type { Effort } from './options.js';
 import type { AnimatedTrack, ClipRanges, SegmentRanges } from './range.js';
@@ -78,7 +86,10 @@ interface Pass2 {
 const EFFORT_SEARCHES: Record<Effort, readonly Pass2[]> = {
   fast: [{ strategy: 'round-robin', stride: 2, halve: false }],
   default: [{ strategy: 'round-robin', stride: 4, halve: true }],
-  best: [{ strategy: 'round-robin', stride: 4, halve: true }, { strategy: 'round-robin', stride: 2, halve: true }],
+  best: [
+    { strategy: 'round-robin', stride: 4, halve: true },
+    { strategy: 'round-robin', stride: 2, halve: true },
+  ],
 };
 
 /** What the search decided and what it cost. */
@@ -95,7 +106,9 @@ export function searchBitRates(input: BitRateInput): BitRateResult {
   const trackCount = tracks.length;
   const rates = new Uint8Array(layout.count * trackCount);
   const search = new SegmentSearch(input);
-  const searches = input.strategy ? [{ strategy: input.strategy, stride: 1, halve: true }] : EFFORT_SEARCHES[input.effort ?? 'default'];
+  const searches = input.strategy
+    ? [{ strategy: input.strategy, stride: 1, halve: true }]
+    : EFFORT_SEARCHES[input.effort ?? 'default'];
   const other = new Uint8Array(searches.length > 1 ? trackCount : 0);
   let trials = 0;
   for (let s = 0; s < layout.count; s++) {
@@ -176,7 +189,9 @@ class SegmentSearch {
     for (let b = 0; b < this.boneCount; b++) this.boneTrackStart[b + 1] += this.boneTrackStart[b];
     const fill = this.boneTrackStart.slice(0, this.boneCount);
     this.boneTracks = new Int32Array(input.tracks.length);
-    input.tracks.forEach((t, j) => { this.boneTracks[fill[t.bone]++] = j; });
+    input.tracks.forEach((t, j) => {
+      this.boneTracks[fill[t.bone]++] = j;
+    });
   }
 
   /** Searches segment `s` with `pass2`, writing its rates; returns the number of trials. */
@@ -188,7 +203,8 @@ class SegmentSearch {
     const keys = this.size;
     const stride = this.boneCount * POSE_STRIDE;
     // Raw object transforms per segment, not per clip: the working set stays small.
-    for (let k = 0; k < keys; k++) sampleToObject(this.input.clip, this.start + k, this.rawObject, k * this.boneCount * AFFINE_STRIDE);
+    for (let k = 0; k < keys; k++)
+      sampleToObject(this.input.clip, this.start + k, this.rawObject, k * this.boneCount * AFFINE_STRIDE);
     for (let k = 0; k < keys; k++) this.local.set(basePose, k * stride);
     const top = ladder.length - 1;
     for (let j = 0; j < tracks.length; j++) this.setLevel(j, top);
@@ -205,7 +221,8 @@ class SegmentSearch {
     // Pass 1: lower everything but the roots together; binary search over ladder steps,
     // first bracketing the previous segment's step (neighbours mostly share it: two
     // trials instead of four or five).
-    let lo = 0, hi = top; // hi: known to fit
+    let lo = 0,
+      hi = top; // hi: known to fit
     let lastFits = false;
     const probe = (level: number): void => {
       trials++;
@@ -251,7 +268,10 @@ class SegmentSearch {
           for (let step = Math.min(stride, room); step >= (halve ? 1 : stride); step >>= 1) {
             trials++;
             const to = this.level[j] - step;
-            if (this.tryLevel(j, to)) { changed = true; break; }
+            if (this.tryLevel(j, to)) {
+              changed = true;
+              break;
+            }
             floor[j] = to + 1;
           }
           if (!halve && this.level[j] - floor[j] < stride) floor[j] = this.level[j];
@@ -265,13 +285,19 @@ class SegmentSearch {
   /** Bits the keys of the segment last run take at `rates` (raw counted as three float32 components). */
   segmentBits(rates: Uint8Array): number {
     const { tracks, clipRanges, ranges } = this.input;
-    const at = this.slot, bits = this.componentBits;
+    const at = this.slot,
+      bits = this.componentBits;
     let total = 0;
     for (let j = 0; j < tracks.length; j++) {
       const rate = rates[j];
       if (rate === 0) continue;
-      if (rate === RAW_BITS) { total += 32 * 3; continue; }
-      at.j = j; at.trackCount = tracks.length; at.segment = this.segment;
+      if (rate === RAW_BITS) {
+        total += 32 * 3;
+        continue;
+      }
+      at.j = j;
+      at.trackCount = tracks.length;
+      at.segment = this.segment;
       componentBitsOf(tracks[j], at, rate, clipRanges, ranges, bits);
       total += bits[0] + bits[1] + bits[2];
     }
@@ -285,8 +311,22 @@ class SegmentSearch {
     this.level[j] = level;
     const o = t.bone * POSE_STRIDE + (t.kind === TRACK_KIND.ROTATION ? 0 : t.kind === TRACK_KIND.TRANSLATION ? 4 : 7);
     const at = this.slot;
-    at.j = j; at.trackCount = tracks.length; at.segment = this.segment; at.start = this.start; at.size = this.size;
-    reconstructTrackSegment(t, at, ladder[level], clipRanges, ranges, this.codes, this.local, o, this.boneCount * POSE_STRIDE);
+    at.j = j;
+    at.trackCount = tracks.length;
+    at.segment = this.segment;
+    at.start = this.start;
+    at.size = this.size;
+    reconstructTrackSegment(
+      t,
+      at,
+      ladder[level],
+      clipRanges,
+      ranges,
+      this.codes,
+      this.local,
+      o,
+      this.boneCount * POSE_STRIDE,
+    );
   }
 
   /** Tries track j at `level`; keeps it when the chain below stays within the threshold. */
@@ -296,7 +336,8 @@ class SegmentSearch {
     const o = t.bone * POSE_STRIDE + (t.kind === TRACK_KIND.ROTATION ? 0 : t.kind === TRACK_KIND.TRANSLATION ? 4 : 7);
     const stride = this.boneCount * POSE_STRIDE;
     const keys = this.size;
-    for (let k = 0; k < keys; k++) for (let c = 0; c < width; c++) this.saved[k * 4 + c] = this.local[k * stride + o + c];
+    for (let k = 0; k < keys; k++)
+      for (let c = 0; c < width; c++) this.saved[k * 4 + c] = this.local[k * stride + o + c];
     const previous = this.level[j];
     this.setLevel(j, level);
     if (this.measureSubtree(t.bone)) {
@@ -304,7 +345,8 @@ class SegmentSearch {
       return true;
     }
     this.level[j] = previous;
-    for (let k = 0; k < keys; k++) for (let c = 0; c < width; c++) this.local[k * stride + o + c] = this.saved[k * 4 + c];
+    for (let k = 0; k < keys; k++)
+      for (let c = 0; c < width; c++) this.local[k * stride + o + c] = this.saved[k * 4 + c];
     return false;
   }
 
@@ -316,9 +358,17 @@ class SegmentSearch {
    * all within the threshold since the segment's first measure.
    */
   private fitsAllAt(level: number): boolean {
-    const B = this.boneCount, local = this.local, obj = this.object, la = this.localAffine, parents = this.parents;
-    const raw = this.rawObject, shell = this.input.shellDistances, threshold = this.input.threshold;
-    const trackStart = this.boneTrackStart, boneTracks = this.boneTracks, boneError = this.boneError;
+    const B = this.boneCount,
+      local = this.local,
+      obj = this.object,
+      la = this.localAffine,
+      parents = this.parents;
+    const raw = this.rawObject,
+      shell = this.input.shellDistances,
+      threshold = this.input.threshold;
+    const trackStart = this.boneTrackStart,
+      boneTracks = this.boneTracks,
+      boneError = this.boneError;
     this.current.fill(0);
     for (let b = 0; b < B; b++) {
       const p = parents[b];
@@ -340,7 +390,11 @@ class SegmentSearch {
 
   /** Object transforms of every bone at every key of the segment, into `object`. */
   private computeObjects(): void {
-    const B = this.boneCount, local = this.local, obj = this.object, la = this.localAffine, parents = this.parents;
+    const B = this.boneCount,
+      local = this.local,
+      obj = this.object,
+      la = this.localAffine,
+      parents = this.parents;
     this.current.fill(0);
     for (let k = 0; k < this.size; k++) {
       for (let b = 0; b < B; b++) {
@@ -356,7 +410,10 @@ class SegmentSearch {
 
   /** Largest error over the segment for the object transforms of {@link computeObjects}. */
   private segmentError(): number {
-    const B = this.boneCount, raw = this.rawObject, shell = this.input.shellDistances, boneError = this.boneError;
+    const B = this.boneCount,
+      raw = this.rawObject,
+      shell = this.input.shellDistances,
+      boneError = this.boneError;
     let worst = 0;
     for (let k = 0; k < this.size; k++) {
       const rawBase = k * B * AFFINE_STRIDE;
@@ -373,10 +430,19 @@ class SegmentSearch {
    * as soon as one error exceeds the threshold.
    */
   private measureSubtree(root: number): boolean {
-    const B = this.boneCount, local = this.local, la = this.localAffine, tl = this.trialLocal, current = this.current;
-    const parents = this.parents, raw = this.rawObject, shell = this.input.shellDistances, threshold = this.input.threshold;
+    const B = this.boneCount,
+      local = this.local,
+      la = this.localAffine,
+      tl = this.trialLocal,
+      current = this.current;
+    const parents = this.parents,
+      raw = this.rawObject,
+      shell = this.input.shellDistances,
+      threshold = this.input.threshold;
     const boneError = this.boneError;
-    const preorder = this.preorder, first = this.preorderAt[root], end = first + this.subtreeSize[root];
+    const preorder = this.preorder,
+      first = this.preorderAt[root],
+      end = first + this.subtreeSize[root];
     const rootParent = parents[root];
     const parentObj = rootParent >= 0 && current[rootParent] ? this.trial : this.object;
     const rootOut = current[root] ? this.object : this.trial;
@@ -392,7 +458,8 @@ class SegmentSearch {
       if (boneError(raw, rm, rootOut, rm, shell[root]) > threshold) return false;
     }
     for (let i = first + 1; i < end; i++) {
-      const b = preorder[i], p = parents[b];
+      const b = preorder[i],
+        p = parents[b];
       // The parent is in the subtree too: its new transform is in its other buffer.
       const out = current[b] ? this.object : this.trial;
       const parentOut = current[p] ? this.object : this.trial;
@@ -407,12 +474,15 @@ class SegmentSearch {
 
   /** Keeps the trial measured last: the root's local matrices, and the subtree's buffers flip. */
   private commitSubtree(root: number): void {
-    const la = this.localAffine, tl = this.trialLocal, B = this.boneCount;
+    const la = this.localAffine,
+      tl = this.trialLocal,
+      B = this.boneCount;
     for (let k = 0; k < this.size; k++) {
       const rm = (k * B + root) * AFFINE_STRIDE;
       for (let c = 0; c < AFFINE_STRIDE; c++) la[rm + c] = tl[k * AFFINE_STRIDE + c];
     }
-    const preorder = this.preorder, end = this.preorderAt[root] + this.subtreeSize[root];
+    const preorder = this.preorder,
+      end = this.preorderAt[root] + this.subtreeSize[root];
     for (let i = this.preorderAt[root]; i < end; i++) this.current[preorder[i]] ^= 1;
   }
 }
@@ -432,7 +502,8 @@ export const PASS2_SUBTREE_BUDGET_PER_BONE = 16;
 function pass2Tracks(order: readonly { j: number; bone: number }[], subtreeSize: Int32Array): number[] {
   const budget = PASS2_SUBTREE_BUDGET_PER_BONE * subtreeSize.length;
   const kept: number[] = [];
-  let spent = 0, lastBone = -1;
+  let spent = 0,
+    lastBone = -1;
   for (const { j, bone } of order) {
     if (bone !== lastBone) {
       spent += subtreeSize[bone];
@@ -462,8 +533,13 @@ export function subtreeRanges(parents: Int32Array): { preorder: Int32Array; at: 
   let rootNext = 0;
   for (let b = 0; b < boneCount; b++) {
     const p = parents[b];
-    if (p < 0) { at[b] = rootNext; rootNext += size[b]; }
-    else { at[b] = next[p]; next[p] += size[b]; }
+    if (p < 0) {
+      at[b] = rootNext;
+      rootNext += size[b];
+    } else {
+      at[b] = next[p];
+      next[p] += size[b];
+    }
     next[b] = at[b] + 1;
   }
   const preorder = new Int32Array(boneCount);

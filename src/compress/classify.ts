@@ -45,7 +45,9 @@ export function boneLeverArms(clip: RawClip, shellDistances: Float32Array): Floa
     let m = 0;
     for (let s = 0; s < n; s++) {
       const i = (b * n + s) * 3;
-      const x = t[i], y = t[i + 1], z = t[i + 2];
+      const x = t[i],
+        y = t[i + 1],
+        z = t[i + 2];
       const len2 = x * x + y * y + z * z;
       if (len2 > m) m = len2;
     }
@@ -63,7 +65,12 @@ export function boneLeverArms(clip: RawClip, shellDistances: Float32Array): Floa
  * Classifies every track. `rotations` are the pre-processed rotations (unit, w ≥ 0).
  * `threshold` and `shellDistances` are in clip units.
  */
-export function classifyTracks(clip: RawClip, rotations: Float32Array, threshold: number, shellDistances: Float32Array): TrackClasses {
+export function classifyTracks(
+  clip: RawClip,
+  rotations: Float32Array,
+  threshold: number,
+  shellDistances: Float32Array,
+): TrackClasses {
   const boneCount = clip.skeleton.parents.length;
   const n = clip.sampleCount;
   const lever = boneLeverArms(clip, shellDistances);
@@ -102,7 +109,13 @@ export function classifyTracks(clip: RawClip, rotations: Float32Array, threshold
   return { classes, constants, animated: Int32Array.from(animated), counts };
 }
 
-function classifyRotation(rot: Float32Array, b: number, n: number, maxAngle: number, outRef: Float64Array): TrackClassValue {
+function classifyRotation(
+  rot: Float32Array,
+  b: number,
+  n: number,
+  maxAngle: number,
+  outRef: Float64Array,
+): TrackClassValue {
   const base = b * n * 4;
   let isDefault = true;
   for (let s = 0; s < n && isDefault; s++) {
@@ -111,32 +124,62 @@ function classifyRotation(rot: Float32Array, b: number, n: number, maxAngle: num
   }
   if (isDefault) return TRACK_CLASS.DEFAULT;
   // Reference: the normalised mean, signs aligned with the first sample.
-  let x = 0, y = 0, z = 0, w = 0;
-  const fx = rot[base], fy = rot[base + 1], fz = rot[base + 2], fw = rot[base + 3];
+  let x = 0,
+    y = 0,
+    z = 0,
+    w = 0;
+  const fx = rot[base],
+    fy = rot[base + 1],
+    fz = rot[base + 2],
+    fw = rot[base + 3];
   for (let s = 0; s < n; s++) {
     const i = base + s * 4;
     const sign = rot[i] * fx + rot[i + 1] * fy + rot[i + 2] * fz + rot[i + 3] * fw < 0 ? -1 : 1;
-    x += sign * rot[i]; y += sign * rot[i + 1]; z += sign * rot[i + 2]; w += sign * rot[i + 3];
+    x += sign * rot[i];
+    y += sign * rot[i + 1];
+    z += sign * rot[i + 2];
+    w += sign * rot[i + 3];
   }
   const len = Math.hypot(x, y, z, w);
-  x /= len; y /= len; z /= len; w /= len;
+  x /= len;
+  y /= len;
+  z /= len;
+  w /= len;
   // Multiplied by the sign rather than negated in a branch that is rarely taken (and then
   // deoptimises the compiled code).
   const sign = w < 0 ? -1 : 1;
-  x *= sign; y *= sign; z *= sign; w *= sign;
-  const qx = Math.fround(x), qy = Math.fround(y), qz = Math.fround(z), qw = Math.fround(w);
+  x *= sign;
+  y *= sign;
+  z *= sign;
+  w *= sign;
+  const qx = Math.fround(x),
+    qy = Math.fround(y),
+    qz = Math.fround(z),
+    qw = Math.fround(w);
   for (let s = 0; s < n; s++) {
     const i = base + s * 4;
-    if (rotationAngle(rot[i], rot[i + 1], rot[i + 2], rot[i + 3], qx, qy, qz, qw) > maxAngle) return TRACK_CLASS.ANIMATED;
+    if (rotationAngle(rot[i], rot[i + 1], rot[i + 2], rot[i + 3], qx, qy, qz, qw) > maxAngle)
+      return TRACK_CLASS.ANIMATED;
   }
-  outRef[0] = qx; outRef[1] = qy; outRef[2] = qz; outRef[3] = qw;
+  outRef[0] = qx;
+  outRef[1] = qy;
+  outRef[2] = qz;
+  outRef[3] = qw;
   return TRACK_CLASS.CONSTANT;
 }
 
-function classifyVector(v: Float32Array, b: number, n: number, identity: number, tolerance: number, outRef: Float64Array): TrackClassValue {
+function classifyVector(
+  v: Float32Array,
+  b: number,
+  n: number,
+  identity: number,
+  tolerance: number,
+  outRef: Float64Array,
+): TrackClassValue {
   const base = b * n * 3;
   let maxDev2 = 0;
-  const min = [Infinity, Infinity, Infinity], max = [-Infinity, -Infinity, -Infinity];
+  const min = [Infinity, Infinity, Infinity],
+    max = [-Infinity, -Infinity, -Infinity];
   for (let s = 0; s < n; s++) {
     const i = base + s * 3;
     maxDev2 = Math.max(maxDev2, distanceSquared(v, i, identity, identity, identity));
@@ -150,12 +193,15 @@ function classifyVector(v: Float32Array, b: number, n: number, identity: number,
   for (let c = 0; c < 3; c++) outRef[c] = Math.fround((min[c] + max[c]) / 2);
   outRef[3] = 0;
   let worst2 = 0;
-  for (let s = 0; s < n; s++) worst2 = Math.max(worst2, distanceSquared(v, base + s * 3, outRef[0], outRef[1], outRef[2]));
+  for (let s = 0; s < n; s++)
+    worst2 = Math.max(worst2, distanceSquared(v, base + s * 3, outRef[0], outRef[1], outRef[2]));
   return Math.sqrt(worst2) <= tolerance ? TRACK_CLASS.CONSTANT : TRACK_CLASS.ANIMATED;
 }
 
 /** Squared distance from `v[i..i+2]` to (x, y, z). */
 function distanceSquared(v: Float32Array, i: number, x: number, y: number, z: number): number {
-  const dx = v[i] - x, dy = v[i + 1] - y, dz = v[i + 2] - z;
+  const dx = v[i] - x,
+    dy = v[i + 1] - y,
+    dz = v[i + 2] - z;
   return dx * dx + dy * dy + dz * dz;
 }

@@ -3,7 +3,16 @@
  * shared probability model are in runtime/entropy-decoder.ts; each method here mirrors
  * the decoder's).
  */
-import { CLASS_ESCAPE, NEXT0, NEXT1, PROB_BITS, PROB_MASK, RANGE_START, RANGE_TOP, type BinaryCoder } from '../runtime/entropy-decoder.js';
+import {
+  CLASS_ESCAPE,
+  NEXT0,
+  NEXT1,
+  PROB_BITS,
+  PROB_MASK,
+  RANGE_START,
+  RANGE_TOP,
+  type BinaryCoder,
+} from '../runtime/entropy-decoder.js';
 
 const TWO_32 = 4294967296;
 const TWO_24 = 16777216; // low is a 32-bit window: its top byte is bits 24 … 31

@@ -122,10 +122,19 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
   // the search runs again with a tighter target until the error at any time is within.
   let target = settings.threshold * (1 - THRESHOLD_MARGIN); // float64 headroom (options.ts)
   let searchTrials = 0;
-  let bytes: Uint8Array, search: ReturnType<typeof searchBitRates>, compressed: CompressedClip, report: ErrorReport, between: BetweenReport;
+  let bytes: Uint8Array,
+    search: ReturnType<typeof searchBitRates>,
+    compressed: CompressedClip,
+    report: ErrorReport,
+    between: BetweenReport;
   for (let attempt = 1; ; attempt++) {
     search = searchBitRates({
-      clip: source, tracks, clipRanges, ranges, layout, basePose,
+      clip: source,
+      tracks,
+      clipRanges,
+      ranges,
+      layout,
+      basePose,
       threshold: target,
       shellDistances: settings.shellDistances,
       metric: settings.metric,
@@ -135,7 +144,12 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
     });
     searchTrials += search.trials;
     bytes = writeClip({
-      clip: source, classes, tracks, clipRanges, ranges, layout,
+      clip: source,
+      classes,
+      tracks,
+      clipRanges,
+      ranges,
+      layout,
       rates: search.rates,
       includeNames: !settings.stripNames,
       checksum: settings.checksum,
@@ -192,16 +206,28 @@ function basePoseOf(clip: RawClip, classes: TrackClasses): Float32Array {
   const pose = new Float32Array(boneCount * POSE_STRIDE);
   for (let b = 0; b < boneCount; b++) {
     const o = b * POSE_STRIDE;
-    pose[o + 3] = 1; pose[o + 7] = 1; pose[o + 8] = 1; pose[o + 9] = 1;
+    pose[o + 3] = 1;
+    pose[o + 7] = 1;
+    pose[o + 8] = 1;
+    pose[o + 9] = 1;
     for (let kind = 0; kind < TRACKS_PER_BONE; kind++) {
       const t = b * TRACKS_PER_BONE + kind;
       if (classes.classes[t] !== TRACK_CLASS.CONSTANT) continue;
       const v = classes.constants;
       if (kind === TRACK_KIND.ROTATION) {
-        writeRotation(Math.fround(v[t * 4]), Math.fround(v[t * 4 + 1]), Math.fround(v[t * 4 + 2]), Math.fround(v[t * 4 + 3]), pose, o);
+        writeRotation(
+          Math.fround(v[t * 4]),
+          Math.fround(v[t * 4 + 1]),
+          Math.fround(v[t * 4 + 2]),
+          Math.fround(v[t * 4 + 3]),
+          pose,
+          o,
+        );
       } else {
         const at = o + (kind === TRACK_KIND.TRANSLATION ? 4 : 7);
-        pose[at] = v[t * 4]; pose[at + 1] = v[t * 4 + 1]; pose[at + 2] = v[t * 4 + 2];
+        pose[at] = v[t * 4];
+        pose[at + 1] = v[t * 4 + 1];
+        pose[at + 2] = v[t * 4 + 2];
       }
     }
   }

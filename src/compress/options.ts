@@ -102,20 +102,24 @@ export function resolveOptions(clip: RawClip, options: CompressOptions = {}): Re
   const error = toLength(options.error ?? COMPRESS_DEFAULTS.error, 'error');
   const shell = toLength(options.shell ?? COMPRESS_DEFAULTS.shell, 'shell');
   const overrides: Record<string, Length> = {};
-  for (const [name, len] of Object.entries(options.shellBones ?? {})) overrides[name] = toLength(len, `shell of bone ${name}`);
+  for (const [name, len] of Object.entries(options.shellBones ?? {}))
+    overrides[name] = toLength(len, `shell of bone ${name}`);
   let shellDistances: Float32Array;
   try {
-    shellDistances = options.shell === undefined && options.shellBones === undefined
-      ? clip.skeleton.shellDistances
-      : resolveShellDistances(clip.skeleton, clip.unit, shell, overrides);
+    shellDistances =
+      options.shell === undefined && options.shellBones === undefined
+        ? clip.skeleton.shellDistances
+        : resolveShellDistances(clip.skeleton, clip.unit, shell, overrides);
   } catch (e) {
     if (e instanceof UnitError) throw new OptionsError(e.message);
     throw new OptionsError((e as Error).message);
   }
   const metric = options.metric ?? COMPRESS_DEFAULTS.metric;
-  if (!isErrorMetric(metric)) throw new OptionsError(`metric: expected ${ERROR_METRICS.join(' or ')}, got ${JSON.stringify(metric)}`);
+  if (!isErrorMetric(metric))
+    throw new OptionsError(`metric: expected ${ERROR_METRICS.join(' or ')}, got ${JSON.stringify(metric)}`);
   const effort = options.effort ?? COMPRESS_DEFAULTS.effort;
-  if (!isEffort(effort)) throw new OptionsError(`effort: expected ${EFFORTS.join(', ')}, got ${JSON.stringify(effort)}`);
+  if (!isEffort(effort))
+    throw new OptionsError(`effort: expected ${EFFORTS.join(', ')}, got ${JSON.stringify(effort)}`);
   const threshold = convertLength(error, clip.unit);
   if (!(threshold > 0)) throw new OptionsError(`error threshold must be > 0, got ${threshold}`);
   return {

@@ -20,9 +20,25 @@ export interface TrackSlot {
  * Bits of each stored component of a track at `rate` (1..24) in its segment, as the
  * decoder derives them, written at `outBits[0..2]`.
  */
-export function componentBitsOf(track: AnimatedTrack, at: TrackSlot, rate: number, clipRanges: ClipRanges, ranges: SegmentRanges, outBits: Uint8Array): void {
+export function componentBitsOf(
+  track: AnimatedTrack,
+  at: TrackSlot,
+  rate: number,
+  clipRanges: ClipRanges,
+  ranges: SegmentRanges,
+  outBits: Uint8Array,
+): void {
   const drop = track.kind === TRACK_KIND.ROTATION ? track.drop[at.segment] : 3;
-  trackComponentBits(ranges.minMax, (at.segment * at.trackCount + at.j) * 6, rate, drop, clipRanges.values, clipRanges.offsets[at.j], outBits, 0);
+  trackComponentBits(
+    ranges.minMax,
+    (at.segment * at.trackCount + at.j) * 6,
+    rate,
+    drop,
+    clipRanges.values,
+    clipRanges.offsets[at.j],
+    outBits,
+    0,
+  );
 }
 
 /**
@@ -30,7 +46,13 @@ export function componentBitsOf(track: AnimatedTrack, at: TrackSlot, rate: numbe
  * `outCodes[k * 3 + storedSlot]`, and each component's bits at `outBits[0..2]`.
  */
 export function quantizeTrackSegment(
-  track: AnimatedTrack, at: TrackSlot, rate: number, clipRanges: ClipRanges, ranges: SegmentRanges, outCodes: Uint32Array, outBits: Uint8Array,
+  track: AnimatedTrack,
+  at: TrackSlot,
+  rate: number,
+  clipRanges: ClipRanges,
+  ranges: SegmentRanges,
+  outCodes: Uint32Array,
+  outBits: Uint8Array,
 ): void {
   const drop = track.drop[at.segment];
   componentBitsOf(track, at, rate, clipRanges, ranges, outBits);
@@ -45,7 +67,8 @@ export function quantizeTrackSegment(
     // may be found with a reciprocal instead of a division per value.
     const inv = step > 0 ? 1 / step : 0;
     const max = MAX_QUANT[bits];
-    const values = track.values, width = track.width;
+    const values = track.values,
+      width = track.width;
     for (let k = 0; k < at.size; k++) {
       const q = Math.round((values[(at.start + k) * width + c] - offset) * inv);
       outCodes[k * 3 + slot] = q <= 0 ? 0 : q > max ? max : q;
@@ -63,8 +86,15 @@ const quat = new Float64Array(4);
  * `out[o + k * stride ...]`: a rotation (xyzw) or a vector (xyz). `codes` is scratch.
  */
 export function reconstructTrackSegment(
-  track: AnimatedTrack, at: TrackSlot, bits: number, clipRanges: ClipRanges, ranges: SegmentRanges,
-  codes: Uint32Array, out: Float32Array, o: number, stride: number,
+  track: AnimatedTrack,
+  at: TrackSlot,
+  bits: number,
+  clipRanges: ClipRanges,
+  ranges: SegmentRanges,
+  codes: Uint32Array,
+  out: Float32Array,
+  o: number,
+  stride: number,
 ): void {
   const drop = track.drop[at.segment];
   const width = track.width;
@@ -77,23 +107,50 @@ export function reconstructTrackSegment(
     quantizeTrackSegment(track, at, bits, clipRanges, ranges, codes, compBits);
     for (let slot = 0; slot < 3; slot++) {
       const r = rangeBase + 2 * storedComponent(slot, drop);
-      offsets[slot] = segmentOffset(clipRanges.values[r], clipRanges.values[r + 1], ranges.minMax[(slotBase + slot) * 2]);
+      offsets[slot] = segmentOffset(
+        clipRanges.values[r],
+        clipRanges.values[r + 1],
+        ranges.minMax[(slotBase + slot) * 2],
+      );
       steps[slot] = segmentStep(clipRanges.values[r + 1], ranges.minMax[(slotBase + slot) * 2 + 1], compBits[slot]);
     }
   }
-  const o0 = offsets[0], o1 = offsets[1], o2 = offsets[2], s0 = steps[0], s1 = steps[1], s2 = steps[2];
-  const c0 = storedComponent(0, drop), c1 = storedComponent(1, drop), c2 = storedComponent(2, drop);
-  let v0 = 0, v1 = 0, v2 = 0;
+  const o0 = offsets[0],
+    o1 = offsets[1],
+    o2 = offsets[2],
+    s0 = steps[0],
+    s1 = steps[1],
+    s2 = steps[2];
+  const c0 = storedComponent(0, drop),
+    c1 = storedComponent(1, drop),
+    c2 = storedComponent(2, drop);
+  let v0 = 0,
+    v1 = 0,
+    v2 = 0;
   if (bits === 0) {
-    v0 = segmentConstant(clipRanges.values[rangeBase + 2 * c0], clipRanges.values[rangeBase + 2 * c0 + 1], ranges.constant[slotBase]);
-    v1 = segmentConstant(clipRanges.values[rangeBase + 2 * c1], clipRanges.values[rangeBase + 2 * c1 + 1], ranges.constant[slotBase + 1]);
-    v2 = segmentConstant(clipRanges.values[rangeBase + 2 * c2], clipRanges.values[rangeBase + 2 * c2 + 1], ranges.constant[slotBase + 2]);
+    v0 = segmentConstant(
+      clipRanges.values[rangeBase + 2 * c0],
+      clipRanges.values[rangeBase + 2 * c0 + 1],
+      ranges.constant[slotBase],
+    );
+    v1 = segmentConstant(
+      clipRanges.values[rangeBase + 2 * c1],
+      clipRanges.values[rangeBase + 2 * c1 + 1],
+      ranges.constant[slotBase + 1],
+    );
+    v2 = segmentConstant(
+      clipRanges.values[rangeBase + 2 * c2],
+      clipRanges.values[rangeBase + 2 * c2 + 1],
+      ranges.constant[slotBase + 2],
+    );
   }
   const rotation = track.kind === TRACK_KIND.ROTATION;
   for (let k = 0; k < at.size; k++) {
     if (bits === RAW_BITS) {
       const i = (at.start + k) * width;
-      v0 = values[i + c0]; v1 = values[i + c1]; v2 = values[i + c2];
+      v0 = values[i + c0];
+      v1 = values[i + c1];
+      v2 = values[i + c2];
     } else if (bits > 0) {
       v0 = o0 + codes[k * 3] * s0;
       v1 = o1 + codes[k * 3 + 1] * s1;
@@ -101,10 +158,14 @@ export function reconstructTrackSegment(
     }
     const dst = o + k * stride;
     if (rotation) {
-      quat[0] = v0; quat[1] = v1; quat[2] = v2;
+      quat[0] = v0;
+      quat[1] = v1;
+      quat[2] = v2;
       emitRotation(quat, drop, track.ref, 0, out, dst);
     } else {
-      out[dst] = v0; out[dst + 1] = v1; out[dst + 2] = v2;
+      out[dst] = v0;
+      out[dst + 1] = v1;
+      out[dst + 2] = v2;
     }
   }
 }

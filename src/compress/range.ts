@@ -5,7 +5,13 @@
  * component that a segment stores as constant (rate 0), a 16-bit fraction of the clip range.
  */
 import type { RawClip } from '../clip/raw-clip.js';
-import { ANIMATED_COMPONENTS, RANGE_COMPONENTS, ROTATION_CODE_SCALE, TRACKS_PER_BONE, TRACK_KIND } from '../runtime/format.js';
+import {
+  ANIMATED_COMPONENTS,
+  RANGE_COMPONENTS,
+  ROTATION_CODE_SCALE,
+  TRACKS_PER_BONE,
+  TRACK_KIND,
+} from '../runtime/format.js';
 import { rotationRangeExtent, rotationRangeMin, segmentOffset } from '../runtime/bits.js';
 import type { SegmentLayout } from './segment.js';
 import { chooseDroppedComponents, rotationDeltas, rotationReference, type RotationReference } from './preprocess.js';
@@ -38,7 +44,11 @@ export function storedComponent(slot: number, drop: number): number {
 
 /** Copies each animated track into its own array, rotations as deltas from their reference. */
 export function gatherAnimatedTracks(
-  clip: RawClip, rotations: Float32Array, animated: Int32Array, reference: RotationReference, layout: SegmentLayout,
+  clip: RawClip,
+  rotations: Float32Array,
+  animated: Int32Array,
+  reference: RotationReference,
+  layout: SegmentLayout,
 ): AnimatedTrack[] {
   const n = clip.sampleCount;
   const out: AnimatedTrack[] = [];
@@ -56,7 +66,16 @@ export function gatherAnimatedTracks(
       out.push({ track, bone, kind, width: 4, values, ref, refCodes, drop });
     } else {
       const src = kind === TRACK_KIND.TRANSLATION ? clip.translations : clip.scales;
-      out.push({ track, bone, kind, width: 3, values: src.slice(bone * n * 3, (bone + 1) * n * 3), ref, refCodes, drop });
+      out.push({
+        track,
+        bone,
+        kind,
+        width: 3,
+        values: src.slice(bone * n * 3, (bone + 1) * n * 3),
+        ref,
+        refCodes,
+        drop,
+      });
     }
   }
   return out;
@@ -92,7 +111,8 @@ export function extractClipRanges(tracks: readonly AnimatedTrack[], layout: Segm
   const codes = new Uint16Array(total);
   tracks.forEach((t, j) => {
     for (let c = 0; c < t.width; c++) {
-      let min = Infinity, max = -Infinity;
+      let min = Infinity,
+        max = -Infinity;
       for (let seg = 0; seg < layout.count; seg++) {
         if (t.drop[seg] === c) continue;
         const end = layout.starts[seg] + layout.sizes[seg];
@@ -102,7 +122,10 @@ export function extractClipRanges(tracks: readonly AnimatedTrack[], layout: Segm
           if (v > max) max = v;
         }
       }
-      if (min > max) { min = 0; max = 0; } // never stored
+      if (min > max) {
+        min = 0;
+        max = 0;
+      } // never stored
       const at = offsets[j] + 2 * c;
       if (t.kind === TRACK_KIND.ROTATION) {
         // u16 codes: min rounded down, extent rounded up, so the range still covers every value.
@@ -134,26 +157,33 @@ export interface SegmentRanges {
 }
 
 /** Quantises each segment's range inside the clip range (stage 5). */
-export function extractSegmentRanges(tracks: readonly AnimatedTrack[], clipRanges: ClipRanges, layout: SegmentLayout): SegmentRanges {
+export function extractSegmentRanges(
+  tracks: readonly AnimatedTrack[],
+  clipRanges: ClipRanges,
+  layout: SegmentLayout,
+): SegmentRanges {
   const trackCount = tracks.length;
   const minMax = new Uint8Array(layout.count * trackCount * 6);
   const constant = new Uint16Array(layout.count * trackCount * 3);
   for (let seg = 0; seg < layout.count; seg++) {
-    const start = layout.starts[seg], end = start + layout.sizes[seg];
+    const start = layout.starts[seg],
+      end = start + layout.sizes[seg];
     for (let j = 0; j < trackCount; j++) {
       const t = tracks[j];
       for (let slot = 0; slot < ANIMATED_COMPONENTS; slot++) {
         const c = storedComponent(slot, t.drop[seg]);
         const clipMin = clipRanges.values[clipRanges.offsets[j] + 2 * c];
         const clipExt = clipRanges.values[clipRanges.offsets[j] + 2 * c + 1];
-        let lo = Infinity, hi = -Infinity;
+        let lo = Infinity,
+          hi = -Infinity;
         for (let s = start; s < end; s++) {
           const v = t.values[s * t.width + c];
           if (v < lo) lo = v;
           if (v > hi) hi = v;
         }
         const at = (seg * trackCount + j) * 3 + slot;
-        let minByte = 0, extByte = 0;
+        let minByte = 0,
+          extByte = 0;
         if (clipExt > 0) {
           minByte = Math.min(255, Math.max(0, Math.floor(((lo - clipMin) / clipExt) * 255)));
           while (minByte > 0 && segmentOffset(clipMin, clipExt, minByte) > lo) minByte--;

@@ -5,7 +5,12 @@
 import { CompressedClip } from '../runtime/compressed-clip.js';
 import { FORMAT_ERROR, FormatError } from '../runtime/errors.js';
 import {
-  EXPANSION_SLACK, MAX_EXPANSION, TRANSPORT_HEADER, TRANSPORT_MAGIC, TRANSPORT_VERSION, codeClip,
+  EXPANSION_SLACK,
+  MAX_EXPANSION,
+  TRANSPORT_HEADER,
+  TRANSPORT_MAGIC,
+  TRANSPORT_VERSION,
+  codeClip,
 } from '../runtime/transport.js';
 import { RangeEncoder } from './entropy-encoder.js';
 
@@ -29,7 +34,10 @@ export function encodeTransport(bpk: Uint8Array): Uint8Array {
   out.set(stream, TRANSPORT_HEADER.SIZE);
   if (bpk.length > MAX_EXPANSION * out.length + EXPANSION_SLACK) {
     // Unreachable for real clips (see MAX_EXPANSION); the decoder would refuse the result.
-    throw new FormatError(FORMAT_ERROR.BAD_SIZE, `clip of ${bpk.length} bytes codes to ${out.length}, beyond the transport form's expansion limit`);
+    throw new FormatError(
+      FORMAT_ERROR.BAD_SIZE,
+      `clip of ${bpk.length} bytes codes to ${out.length}, beyond the transport form's expansion limit`,
+    );
   }
   return out;
 }

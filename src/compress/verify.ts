@@ -5,7 +5,13 @@
 import { createRawClip, writeSamplePose, type RawClip } from '../clip/raw-clip.js';
 import { createSkeleton, POSE_STRIDE, setIdentity } from '../clip/skeleton.js';
 import type { CompressedClip } from '../runtime/compressed-clip.js';
-import { MetricError, measureSampleErrors, poseToObject, type ErrorMetric, type ErrorReport } from '../metric/error-metric.js';
+import {
+  MetricError,
+  measureSampleErrors,
+  poseToObject,
+  type ErrorMetric,
+  type ErrorReport,
+} from '../metric/error-metric.js';
 import { measureBetweenErrors, type BetweenReport } from './between.js';
 
 /**
@@ -19,7 +25,13 @@ export function decompressClip(compressed: CompressedClip, name?: string): RawCl
   const defaultPose = new Float32Array(boneCount * POSE_STRIDE);
   for (let b = 0; b < boneCount; b++) setIdentity(defaultPose, b);
   const skeleton = createSkeleton(names, compressed.parents, defaultPose, compressed.unit);
-  const clip = createRawClip(name ?? compressed.name ?? 'clip', skeleton, compressed.sampleRate, compressed.sampleCount, compressed.unit);
+  const clip = createRawClip(
+    name ?? compressed.name ?? 'clip',
+    skeleton,
+    compressed.sampleRate,
+    compressed.sampleCount,
+    compressed.unit,
+  );
   const pose = new Float32Array(boneCount * POSE_STRIDE);
   for (let s = 0; s < compressed.sampleCount; s++) {
     compressed.sampleKey(s, pose);
@@ -42,25 +54,45 @@ export function verifyCompressed(
   metric: ErrorMetric = 'vertices',
 ): ErrorReport {
   const parents = reference.skeleton.parents;
-  if (compressed.boneCount !== parents.length) throw new MetricError(`bone counts differ: ${parents.length} vs ${compressed.boneCount}`);
+  if (compressed.boneCount !== parents.length)
+    throw new MetricError(`bone counts differ: ${parents.length} vs ${compressed.boneCount}`);
   for (let b = 0; b < parents.length; b++) {
-    if (compressed.parents[b] !== parents[b]) throw new MetricError(`hierarchies differ at bone ${b} (${reference.skeleton.boneNames[b]})`);
+    if (compressed.parents[b] !== parents[b])
+      throw new MetricError(`hierarchies differ at bone ${b} (${reference.skeleton.boneNames[b]})`);
   }
-  if (compressed.sampleCount !== reference.sampleCount) throw new MetricError(`sample counts differ: ${reference.sampleCount} vs ${compressed.sampleCount}`);
-  if (shellDistances.length !== parents.length) throw new MetricError(`${shellDistances.length} shell distances for ${parents.length} bones`);
+  if (compressed.sampleCount !== reference.sampleCount)
+    throw new MetricError(`sample counts differ: ${reference.sampleCount} vs ${compressed.sampleCount}`);
+  if (shellDistances.length !== parents.length)
+    throw new MetricError(`${shellDistances.length} shell distances for ${parents.length} bones`);
   const pose = new Float32Array(parents.length * POSE_STRIDE);
-  return measureSampleErrors(reference, referenceObject, shellDistances, (s, out) => {
-    compressed.sampleKey(s, pose);
-    poseToObject(pose, parents, out);
-  }, metric);
+  return measureSampleErrors(
+    reference,
+    referenceObject,
+    shellDistances,
+    (s, out) => {
+      compressed.sampleKey(s, pose);
+      poseToObject(pose, parents, out);
+    },
+    metric,
+  );
 }
 
 /** The error of `compressed` between samples with `metric`, decoded by the runtime's own interpolation. */
-export function measureCompressedBetween(reference: RawClip, compressed: CompressedClip, shellDistances: Float32Array, metric: ErrorMetric = 'vertices'): BetweenReport {
+export function measureCompressedBetween(
+  reference: RawClip,
+  compressed: CompressedClip,
+  shellDistances: Float32Array,
+  metric: ErrorMetric = 'vertices',
+): BetweenReport {
   const sampler = compressed.createSampler();
   const pose = new Float32Array(compressed.boneCount * POSE_STRIDE);
-  return measureBetweenErrors(reference, shellDistances, (k, alpha, out) => {
-    sampler.sampleBetween(k, alpha, pose);
-    for (let i = 0; i < pose.length; i++) out[i] = pose[i];
-  }, metric);
+  return measureBetweenErrors(
+    reference,
+    shellDistances,
+    (k, alpha, out) => {
+      sampler.sampleBetween(k, alpha, pose);
+      for (let i = 0; i < pose.length; i++) out[i] = pose[i];
+    },
+    metric,
+  );
 }

@@ -5,8 +5,29 @@
 import type { RawClip } from '../clip/raw-clip.js';
 import { ClipError } from '../clip/skeleton.js';
 import {
-  ANIMATED_COMPONENTS, BITSET, CHECKSUM_START, CLIP_RANGE_BYTES, CONSTANT_FLOATS, DROP_SHIFT, FLAGS, ROTATION_REF_BYTES, HEADER, MAGIC, RAW_BITS, ROTATION_FORMAT,
-  MAX_FILE_BYTES, SEGMENT_RANGE_BYTES, SEGMENT_SIZE, TRACKS_PER_BONE, TRACK_KIND, UNIT_CODES, VERSION, align4, bitsetWords, crc32, sectionLayout,
+  ANIMATED_COMPONENTS,
+  BITSET,
+  CHECKSUM_START,
+  CLIP_RANGE_BYTES,
+  CONSTANT_FLOATS,
+  DROP_SHIFT,
+  FLAGS,
+  ROTATION_REF_BYTES,
+  HEADER,
+  MAGIC,
+  RAW_BITS,
+  ROTATION_FORMAT,
+  MAX_FILE_BYTES,
+  SEGMENT_RANGE_BYTES,
+  SEGMENT_SIZE,
+  TRACKS_PER_BONE,
+  TRACK_KIND,
+  UNIT_CODES,
+  VERSION,
+  align4,
+  bitsetWords,
+  crc32,
+  sectionLayout,
 } from '../runtime/format.js';
 import { clipStartTime, clipEndTime } from '../clip/raw-clip.js';
 import { BitWriter, bitsFromFloat } from '../runtime/bits.js';
@@ -41,18 +62,25 @@ export function writeClip(enc: ClipEncoding): Uint8Array {
   if (unitCode < 0) throw new ClipError('BAD_CLIP', `clip "${clip.name}": unit ${clip.unit} cannot be stored`);
 
   let constantFloats = 0;
-  for (let t = 0; t < trackCount; t++) if (classes.classes[t] === TRACK_CLASS.CONSTANT) constantFloats += CONSTANT_FLOATS[t % TRACKS_PER_BONE];
+  for (let t = 0; t < trackCount; t++)
+    if (classes.classes[t] === TRACK_CLASS.CONSTANT) constantFloats += CONSTANT_FLOATS[t % TRACKS_PER_BONE];
   const rotationTracks = tracks.filter((t) => t.kind === TRACK_KIND.ROTATION);
 
   const nodeIndices = clip.skeleton.nodeIndices;
   const layout0 = sectionLayout({
-    boneCount, constantFloats,
+    boneCount,
+    constantFloats,
     clipRangeBytes: tracks.reduce((sum, t) => sum + CLIP_RANGE_BYTES[t.kind], 0),
     animatedRotations: rotationTracks.length,
     hasNodeIndices: nodeIndices !== undefined,
     keyTimes: clip.sampleTimes ? clip.sampleCount : 0,
   });
-  const { parents: parentsOffset, bitsets: bitsetsOffset, constants: constantsOffset, clipRanges: clipRangesOffset } = layout0;
+  const {
+    parents: parentsOffset,
+    bitsets: bitsetsOffset,
+    constants: constantsOffset,
+    clipRanges: clipRangesOffset,
+  } = layout0;
   const { rotationRefs: refsOffset, nodeIndices: nodeIndicesOffset, segments: segmentsOffset } = layout0;
 
   // Bit-pack every segment first: their sizes fix the layout.
@@ -65,7 +93,12 @@ export function writeClip(enc: ClipEncoding): Uint8Array {
   let names: Uint8Array[] = [];
   if (enc.includeNames) {
     names = [clip.name, ...clip.skeleton.boneNames].map((n) => encoder.encode(n));
-    for (const n of names) if (n.length > MAX_NAME_BYTES) throw new ClipError('BAD_CLIP', `clip "${clip.name}": a name longer than ${MAX_NAME_BYTES} bytes cannot be stored`);
+    for (const n of names)
+      if (n.length > MAX_NAME_BYTES)
+        throw new ClipError(
+          'BAD_CLIP',
+          `clip "${clip.name}": a name longer than ${MAX_NAME_BYTES} bytes cannot be stored`,
+        );
   }
   let cursor = segmentsOffset;
   const segmentOffsets = segments.map((seg) => {
@@ -76,14 +109,24 @@ export function writeClip(enc: ClipEncoding): Uint8Array {
   const namesOffset = enc.includeNames ? cursor : 0;
   if (enc.includeNames) cursor = align4(cursor + names.reduce((sum, n) => sum + 2 + n.length, 0));
   const size = cursor;
-  if (size > MAX_FILE_BYTES) throw new ClipError('BAD_CLIP', `clip "${clip.name}": the compressed clip would take ${size} bytes, more than a file may hold (${MAX_FILE_BYTES})`);
+  if (size > MAX_FILE_BYTES)
+    throw new ClipError(
+      'BAD_CLIP',
+      `clip "${clip.name}": the compressed clip would take ${size} bytes, more than a file may hold (${MAX_FILE_BYTES})`,
+    );
 
   const out = new Uint8Array(size);
   const view = new DataView(out.buffer);
   view.setUint32(HEADER.MAGIC, MAGIC, true);
   view.setUint16(HEADER.VERSION, VERSION, true);
-  view.setUint16(HEADER.FLAGS, (enc.includeNames ? FLAGS.HAS_NAMES : 0) | (enc.checksum ? FLAGS.HAS_CHECKSUM : 0) | (nodeIndices ? FLAGS.HAS_NODE_INDICES : 0)
-    | (clip.sampleTimes ? FLAGS.HAS_KEY_TIMES : 0), true);
+  view.setUint16(
+    HEADER.FLAGS,
+    (enc.includeNames ? FLAGS.HAS_NAMES : 0) |
+      (enc.checksum ? FLAGS.HAS_CHECKSUM : 0) |
+      (nodeIndices ? FLAGS.HAS_NODE_INDICES : 0) |
+      (clip.sampleTimes ? FLAGS.HAS_KEY_TIMES : 0),
+    true,
+  );
   view.setUint32(HEADER.TOTAL_SIZE, size, true);
   view.setUint16(HEADER.BONE_COUNT, boneCount, true);
   view.setUint8(HEADER.ROTATION_FORMAT, ROTATION_FORMAT.DROP_ONE);
@@ -104,7 +147,8 @@ export function writeClip(enc: ClipEncoding): Uint8Array {
   view.setUint32(HEADER.ROTATION_REFS_OFFSET, refsOffset, true);
   view.setUint32(HEADER.NODE_INDICES_OFFSET, nodeIndicesOffset, true);
   if (nodeIndices) for (let b = 0; b < boneCount; b++) view.setUint32(nodeIndicesOffset + 4 * b, nodeIndices[b], true);
-  if (clip.sampleTimes) for (let k = 0; k < clip.sampleCount; k++) view.setFloat32(layout0.keyTimes + 4 * k, clip.sampleTimes[k], true);
+  if (clip.sampleTimes)
+    for (let k = 0; k < clip.sampleCount; k++) view.setFloat32(layout0.keyTimes + 4 * k, clip.sampleTimes[k], true);
 
   for (let b = 0; b < boneCount; b++) view.setInt16(parentsOffset + 2 * b, clip.skeleton.parents[b], true);
   let constantAt = constantsOffset;
@@ -169,7 +213,15 @@ function packSegment(enc: ClipEncoding, s: number, codes: Uint32Array, bitsOf: U
     const bits = segRates[j];
     if (bits > 0 && bits !== RAW_BITS) {
       const at = { j, trackCount: animated, segment: s, start: layout.starts[s], size: keys };
-      quantizeTrackSegment(tracks[j], at, bits, clipRanges, ranges, codes.subarray(j * layout.maxSize * 3), bitsOf.subarray(3 * j, 3 * j + 3));
+      quantizeTrackSegment(
+        tracks[j],
+        at,
+        bits,
+        clipRanges,
+        ranges,
+        codes.subarray(j * layout.maxSize * 3),
+        bitsOf.subarray(3 * j, 3 * j + 3),
+      );
     }
   }
   const writer = new BitWriter(64);
@@ -179,7 +231,11 @@ function packSegment(enc: ClipEncoding, s: number, codes: Uint32Array, bitsOf: U
       if (bits === 0) continue;
       for (let c = 0; c < ANIMATED_COMPONENTS; c++) {
         const t = tracks[j];
-        if (bits === RAW_BITS) writer.write(bitsFromFloat(t.values[(layout.starts[s] + k) * t.width + storedComponent(c, t.drop[s])]), RAW_BITS);
+        if (bits === RAW_BITS)
+          writer.write(
+            bitsFromFloat(t.values[(layout.starts[s] + k) * t.width + storedComponent(c, t.drop[s])]),
+            RAW_BITS,
+          );
         else writer.write(codes[j * layout.maxSize * 3 + k * 3 + c], bitsOf[3 * j + c]);
       }
     }
@@ -188,7 +244,8 @@ function packSegment(enc: ClipEncoding, s: number, codes: Uint32Array, bitsOf: U
   const header = align4(animated * (1 + SEGMENT_RANGE_BYTES));
   const packed = writer.finishBytes();
   const seg = new Uint8Array(header + packed.length);
-  for (let j = 0; j < animated; j++) seg[j] = segRates[j] | (tracks[j].kind === TRACK_KIND.ROTATION ? tracks[j].drop[s] << DROP_SHIFT : 0);
+  for (let j = 0; j < animated; j++)
+    seg[j] = segRates[j] | (tracks[j].kind === TRACK_KIND.ROTATION ? tracks[j].drop[s] << DROP_SHIFT : 0);
   for (let j = 0; j < animated; j++) {
     const at = animated + j * SEGMENT_RANGE_BYTES;
     for (let c = 0; c < ANIMATED_COMPONENTS; c++) {

@@ -7,8 +7,14 @@
  * `compressDocument`; a transform that does (prune, dedup) would leave them stale.
  */
 import {
-  Extension, ExtensionProperty, PropertyType,
-  type AnimationChannel, type IProperty, type Nullable, type ReaderContext, type WriterContext,
+  Extension,
+  ExtensionProperty,
+  PropertyType,
+  type AnimationChannel,
+  type IProperty,
+  type Nullable,
+  type ReaderContext,
+  type WriterContext,
 } from '@gltf-transform/core';
 
 import { GltfExtensionError } from './extension.js';
@@ -73,10 +79,15 @@ export class KHRAnimationPointerPassThrough extends Extension {
       // glTF-Transform's reader makes one channel per channel definition, in order.
       const channels = context.animations[a].listChannels();
       (animationDef.channels ?? []).forEach((channelDef, c) => {
-        const def = (channelDef.target as { extensions?: Record<string, unknown> }).extensions?.[NAME] as { pointer?: unknown } | undefined;
+        const def = (channelDef.target as { extensions?: Record<string, unknown> }).extensions?.[NAME] as
+          | { pointer?: unknown }
+          | undefined;
         if (def === undefined) return;
         if (typeof def.pointer !== 'string' || !def.pointer.startsWith('/')) {
-          throw new GltfExtensionError(`${JSON.stringify(def.pointer)} is not a JSON pointer`, `animations[${a}].channels[${c}].target.extensions.${NAME}.pointer`);
+          throw new GltfExtensionError(
+            `${JSON.stringify(def.pointer)} is not a JSON pointer`,
+            `animations[${a}].channels[${c}].target.extensions.${NAME}.pointer`,
+          );
         }
         channels[c].setExtension(NAME, new AnimationPointer(this.document.getGraph()).setPointer(def.pointer));
       });

@@ -3,7 +3,18 @@
  * of a Document in place into `BONEPRESS_animation_compression` data (docs/gltf-extension.md).
  * Only animation channels change; every other property of the Document is left as it is.
  */
-import { Document, Logger, WebIO, type Accessor, type Animation, type AnimationChannel, type AnimationSampler, type Mesh, type Node, type Transform } from '@gltf-transform/core';
+import {
+  Document,
+  Logger,
+  WebIO,
+  type Accessor,
+  type Animation,
+  type AnimationChannel,
+  type AnimationSampler,
+  type Mesh,
+  type Node,
+  type Transform,
+} from '@gltf-transform/core';
 
 import type { RawClip } from '../clip/raw-clip.js';
 import type { Length } from '../clip/units.js';
@@ -53,7 +64,9 @@ export async function compressDocument(doc: Document, options: BonepressOptions 
   const fallback = options.fallback === true ? 'original' : options.fallback || undefined;
   const root = doc.getRoot();
   const animations = root.listAnimations();
-  const pending = animations.filter((a) => !a.getExtension(BONEPRESS_ANIMATION_COMPRESSION) && a.listChannels().length > 0);
+  const pending = animations.filter(
+    (a) => !a.getExtension(BONEPRESS_ANIMATION_COMPRESSION) && a.listChannels().length > 0,
+  );
   if (pending.length === 0) return { animations: [], kept: [], warnings: [] };
 
   let clips: Awaited<ReturnType<typeof readClips>>;
@@ -61,10 +74,13 @@ export async function compressDocument(doc: Document, options: BonepressOptions 
     clips = await readClips(doc, animations, options);
   } catch (error) {
     // Animations, but none on a skeleton (a camera fly-through): nothing to compress.
-    if (error instanceof ParseError && error.code === PARSE_ERROR.NO_ANIMATION) return { animations: [], kept: [], warnings: [error.message] };
+    if (error instanceof ParseError && error.code === PARSE_ERROR.NO_ANIMATION)
+      return { animations: [], kept: [], warnings: [error.message] };
     throw error;
   }
-  const chosen = clips.clips.map((c, i) => ({ ...c, extra: clips.extras[i] })).filter(({ index }) => pending.includes(animations[index]));
+  const chosen = clips.clips
+    .map((c, i) => ({ ...c, extra: clips.extras[i] }))
+    .filter(({ index }) => pending.includes(animations[index]));
   if (chosen.length === 0) return { animations: [], kept: [], warnings: clips.warnings };
   // Created only now, so a document with nothing to compress does not list the extension.
   const extension = doc.createExtension(BonepressAnimationCompression);
@@ -84,29 +100,55 @@ export async function compressDocument(doc: Document, options: BonepressOptions 
     // Names and node indices live in the file (the animation's name, the bone table, the node lists).
     const stored: RawClip = { ...clip, name: animation.getName(), skeleton: { ...skeleton, nodeIndices: undefined } };
     const result = compress(stored, {
-      error: options.error, shell: options.shell, shellBones: extraShells(clip, b0, options), metric: options.metric, stripNames: true, checksum: true,
+      error: options.error,
+      shell: options.shell,
+      shellBones: extraShells(clip, b0, options),
+      metric: options.metric,
+      stripNames: true,
+      checksum: true,
     });
     // One table per set of skins, shared by every clip that moves that set; a clip of props and weights alone has none.
     const sharedTable = b0 > 0 ? findTable(extension, joints, parents) : undefined;
     const replaced = replacedChannels(animation, new Set(joints), new Set(props), new Set(weightNodes));
     if (!fallback && (options.keepSmallerSource ?? BONEPRESS_DEFAULTS.keepSmallerSource)) {
       const sizes = {
-        compressedBytes: compressedCost(result.bytes.byteLength, props.length, extra.weights, b0 > 0 && !sharedTable ? b0 : 0, replaced.length === animation.listChannels().length),
+        compressedBytes: compressedCost(
+          result.bytes.byteLength,
+          props.length,
+          extra.weights,
+          b0 > 0 && !sharedTable ? b0 : 0,
+          replaced.length === animation.listChannels().length,
+        ),
         sourceBytes: plainChannelBytes(animation, replaced),
       };
       if (sizes.compressedBytes >= sizes.sourceBytes) {
         kept.push({ animation: animation.getName(), index, ...sizes });
-        warnings.push(`animation ${index} ${JSON.stringify(animation.getName())}: compressed it would take ${sizes.compressedBytes} bytes, its channels take ${sizes.sourceBytes}; kept as it is`);
+        warnings.push(
+          `animation ${index} ${JSON.stringify(animation.getName())}: compressed it would take ${sizes.compressedBytes} bytes, its channels take ${sizes.sourceBytes}; kept as it is`,
+        );
         continue;
       }
     }
-    const table = b0 > 0 ? sharedTable ?? extension.createBoneTable().setBones(joints, parents) : undefined;
-    const compressed = extension.createCompressedAnimation().setData(result.bytes).setNodes(props).setWeights(weightNodes, extra.weights.map((w) => w.scales));
+    const table = b0 > 0 ? (sharedTable ?? extension.createBoneTable().setBones(joints, parents)) : undefined;
+    const compressed = extension
+      .createCompressedAnimation()
+      .setData(result.bytes)
+      .setNodes(props)
+      .setWeights(
+        weightNodes,
+        extra.weights.map((w) => w.scales),
+      );
     if (table) compressed.setSkeleton(table);
     animation.setExtension(BONEPRESS_ANIMATION_COMPRESSION, compressed);
     if (fallback !== 'original') removeChannels(animation, replaced);
     if (fallback === 'quantized') {
-      addQuantizedChannels(doc, animation, CompressedClip.open(result.bytes), [...joints, ...props], weightNodes.map((node, w) => ({ node, scales: extra.weights[w].scales })));
+      addQuantizedChannels(
+        doc,
+        animation,
+        CompressedClip.open(result.bytes),
+        [...joints, ...props],
+        weightNodes.map((node, w) => ({ node, scales: extra.weights[w].scales })),
+      );
     }
     if (animation.listChannels().length === 0) addStub(doc, animation, clipStartTime(clip), clipEndTime(clip));
     reports.push({ animation: animation.getName(), index, stats: { ...result.stats, name: animation.getName() } });
@@ -143,20 +185,28 @@ export function bonepress(options: BonepressOptions = {}): Transform {
  * back to animations whatever their names (repeated, empty).
  */
 async function readClips(
-  doc: Document, animations: Animation[], options: BonepressOptions,
+  doc: Document,
+  animations: Animation[],
+  options: BonepressOptions,
 ): Promise<{ clips: { clip: RawClip; index: number }[]; extras: GltfClipExtras[]; warnings: string[] }> {
   const names = animations.map((a) => a.getName());
   const bytes = await new WebIO().setLogger(new Logger(Logger.Verbosity.SILENT)).writeBinary(animationDocument(doc));
   const extraTracks = options.extras ?? BONEPRESS_DEFAULTS.extras;
-  const { clips, warnings, extras } = await readGltfWithWarnings(bytes, options.file ?? 'document', { sampleRate: options.sampleRate, unit: options.unit, extraTracks });
+  const { clips, warnings, extras } = await readGltfWithWarnings(bytes, options.file ?? 'document', {
+    sampleRate: options.sampleRate,
+    unit: options.unit,
+    extraTracks,
+  });
   return {
     clips: clips.map((clip) => ({ clip, index: Number(clip.name) })),
     extras: extras ?? clips.map((clip) => ({ skeletonBones: clip.skeleton.boneNames.length, nodes: [], weights: [] })),
     // The reader's words are for loose clips; here what it leaves out stays in the asset as it was.
     warnings: [
-      ...warnings.map((w) => w
-        .replace(/animation "(\d+)"/g, (_, i: string) => `animation ${i} ${JSON.stringify(names[Number(i)])}`)
-        .replace(/; (ignored|skipped)$/, '; kept uncompressed')),
+      ...warnings.map((w) =>
+        w
+          .replace(/animation "(\d+)"/g, (_, i: string) => `animation ${i} ${JSON.stringify(names[Number(i)])}`)
+          .replace(/; (ignored|skipped)$/, '; kept uncompressed'),
+      ),
       ...pointerWarnings(animations),
     ],
   };
@@ -177,7 +227,14 @@ function animationDocument(doc: Document): Document {
   const buffer = out.createBuffer();
   const nodes = new Map<Node, Node>();
   for (const node of root.listNodes()) {
-    nodes.set(node, out.createNode(node.getName()).setTranslation(node.getTranslation()).setRotation(node.getRotation()).setScale(node.getScale()));
+    nodes.set(
+      node,
+      out
+        .createNode(node.getName())
+        .setTranslation(node.getTranslation())
+        .setRotation(node.getRotation())
+        .setScale(node.getScale()),
+    );
   }
   for (const [node, copy] of nodes) for (const child of node.listChildren()) copy.addChild(nodes.get(child)!);
   for (const skin of root.listSkins()) {
@@ -188,7 +245,12 @@ function animationDocument(doc: Document): Document {
   const accessor = (a: Accessor): Accessor => {
     let copy = accessors.get(a);
     if (!copy) {
-      copy = out.createAccessor().setType(a.getType()).setArray(a.getArray()).setNormalized(a.getNormalized()).setBuffer(buffer);
+      copy = out
+        .createAccessor()
+        .setType(a.getType())
+        .setArray(a.getArray())
+        .setNormalized(a.getNormalized())
+        .setBuffer(buffer);
       accessors.set(a, copy);
     }
     return copy;
@@ -222,12 +284,19 @@ function animationDocument(doc: Document): Document {
     const copy = out.createAnimation(`${i}`);
     const samplers = new Map<AnimationSampler, AnimationSampler>();
     for (const channel of animation.listChannels()) {
-      const node = channel.getTargetNode(), path = channel.getTargetPath(), sampler = channel.getSampler();
-      const input = sampler?.getInput(), output = sampler?.getOutput();
+      const node = channel.getTargetNode(),
+        path = channel.getTargetPath(),
+        sampler = channel.getSampler();
+      const input = sampler?.getInput(),
+        output = sampler?.getOutput();
       if (!node || !path || !sampler || !input || !output || !input.getArray() || !output.getArray()) continue;
       let s = samplers.get(sampler);
       if (!s) {
-        s = out.createAnimationSampler().setInput(accessor(input)).setOutput(accessor(output)).setInterpolation(sampler.getInterpolation());
+        s = out
+          .createAnimationSampler()
+          .setInput(accessor(input))
+          .setOutput(accessor(output))
+          .setInterpolation(sampler.getInterpolation());
         samplers.set(sampler, s);
         copy.addSampler(s);
       }
@@ -241,21 +310,29 @@ function animationDocument(doc: Document): Document {
 function pointerWarnings(animations: Animation[]): string[] {
   const out: string[] = [];
   animations.forEach((animation, i) => {
-    const pointers = animation.listChannels()
+    const pointers = animation
+      .listChannels()
       .map((c) => c.getExtension<AnimationPointer>(KHR_ANIMATION_POINTER)?.getPointer())
       .filter((p): p is string => p !== undefined);
     if (pointers.length === 0) return;
     const shown = pointers.length <= 3 ? pointers.join(', ') : `${pointers.slice(0, 3).join(', ')}, …`;
-    out.push(`animation ${i} ${JSON.stringify(animation.getName())}: ${pointers.length} KHR_animation_pointer channel${pointers.length > 1 ? 's' : ''} (${shown}) pass${pointers.length > 1 ? '' : 'es'} through uncompressed`);
+    out.push(
+      `animation ${i} ${JSON.stringify(animation.getName())}: ${pointers.length} KHR_animation_pointer channel${pointers.length > 1 ? 's' : ''} (${shown}) pass${pointers.length > 1 ? '' : 'es'} through uncompressed`,
+    );
   });
   return out;
 }
 
-function findTable(extension: BonepressAnimationCompression, joints: readonly Node[], parents: Int32Array | readonly number[]): BoneTable | undefined {
+function findTable(
+  extension: BonepressAnimationCompression,
+  joints: readonly Node[],
+  parents: Int32Array | readonly number[],
+): BoneTable | undefined {
   for (const p of extension.listProperties()) {
     if (p.propertyType !== 'BonepressBoneTable') continue;
     const t = p as BoneTable;
-    const j = t.listJoints(), q = t.getParents();
+    const j = t.listJoints(),
+      q = t.getParents();
     if (j.length === joints.length && j.every((n, b) => n === joints[b] && q[b] === parents[b])) return t;
   }
   return undefined;
@@ -265,11 +342,17 @@ function findTable(extension: BonepressAnimationCompression, joints: readonly No
  * The channels a compressed clip replaces: translation, rotation and scale of `trs` nodes
  * (table and node bones), weights of `weights` nodes.
  */
-function replacedChannels(animation: Animation, ...[skeleton, props, weights]: [Set<Node>, Set<Node>, Set<Node>]): AnimationChannel[] {
+function replacedChannels(
+  animation: Animation,
+  ...[skeleton, props, weights]: [Set<Node>, Set<Node>, Set<Node>]
+): AnimationChannel[] {
   return animation.listChannels().filter((channel) => {
     const node = channel.getTargetNode();
     const path = channel.getTargetPath() ?? '';
-    return node !== null && ((TRS.has(path) && (skeleton.has(node) || props.has(node))) || (path === 'weights' && weights.has(node)));
+    return (
+      node !== null &&
+      ((TRS.has(path) && (skeleton.has(node) || props.has(node))) || (path === 'weights' && weights.has(node)))
+    );
   });
 }
 
@@ -286,9 +369,12 @@ function removeChannels(animation: Animation, channels: readonly AnimationChanne
 }
 
 // Smallest JSON glTF-Transform writes for a channel, a sampler, and an accessor with its buffer view.
-const CHANNEL_JSON = 45, SAMPLER_JSON = 45, ACCESSOR_JSON = 110;
+const CHANNEL_JSON = 45,
+  SAMPLER_JSON = 45,
+  ACCESSOR_JSON = 110;
 // The stub's two keys (data and JSON) and an extension object without lists.
-const STUB_BYTES = 40 + CHANNEL_JSON + SAMPLER_JSON + 2 * ACCESSOR_JSON, EXTENSION_JSON = 80;
+const STUB_BYTES = 40 + CHANNEL_JSON + SAMPLER_JSON + 2 * ACCESSOR_JSON,
+  EXTENSION_JSON = 80;
 
 /**
  * What removing `channels` saves: the bytes of the accessors only they read (an input shared
@@ -297,14 +383,20 @@ const STUB_BYTES = 40 + CHANNEL_JSON + SAMPLER_JSON + 2 * ACCESSOR_JSON, EXTENSI
 function plainChannelBytes(animation: Animation, channels: readonly AnimationChannel[]): number {
   const removed = new Set(channels);
   const samplers = new Set(channels.map((c) => c.getSampler()).filter((s): s is AnimationSampler => s !== null));
-  const keptSamplers = new Set(animation.listChannels().filter((c) => !removed.has(c)).map((c) => c.getSampler()));
+  const keptSamplers = new Set(
+    animation
+      .listChannels()
+      .filter((c) => !removed.has(c))
+      .map((c) => c.getSampler()),
+  );
   const freed = new Set<Accessor>();
   for (const sampler of samplers) {
     if (keptSamplers.has(sampler)) continue;
     for (const accessor of [sampler.getInput(), sampler.getOutput()]) {
       if (!accessor) continue;
       const users = accessor.listParents().filter((p) => p.propertyType !== 'Root');
-      if (users.every((p) => samplers.has(p as AnimationSampler) && !keptSamplers.has(p as AnimationSampler))) freed.add(accessor);
+      if (users.every((p) => samplers.has(p as AnimationSampler) && !keptSamplers.has(p as AnimationSampler)))
+        freed.add(accessor);
     }
   }
   let bytes = channels.length * CHANNEL_JSON + samplers.size * SAMPLER_JSON;
@@ -316,7 +408,13 @@ function plainChannelBytes(animation: Animation, channels: readonly AnimationCha
  * What a compressed animation adds: the clip, its extension object (node list, weight
  * scales), a new bone table of `tableBones` bones, and the stub when no channel stays.
  */
-function compressedCost(clipBytes: number, nodes: number, weights: readonly { scales: readonly number[] }[], tableBones: number, stub: boolean): number {
+function compressedCost(
+  clipBytes: number,
+  nodes: number,
+  weights: readonly { scales: readonly number[] }[],
+  tableBones: number,
+  stub: boolean,
+): number {
   const listed = JSON.stringify(weights).length + 8 * nodes;
   return clipBytes + EXTENSION_JSON + listed + 12 * tableBones + (stub ? STUB_BYTES : 0);
 }
@@ -330,7 +428,8 @@ function extraShells(clip: RawClip, skeletonBones: number, options: BonepressOpt
   if (options.shell === undefined && options.shellBones === undefined) return undefined;
   const out: Record<string, Length> = {};
   const { boneNames, shellDistances } = clip.skeleton;
-  for (let b = skeletonBones; b < boneNames.length; b++) out[boneNames[b]] = { value: shellDistances[b], unit: clip.unit };
+  for (let b = skeletonBones; b < boneNames.length; b++)
+    out[boneNames[b]] = { value: shellDistances[b], unit: clip.unit };
   return { ...out, ...options.shellBones };
 }
 
@@ -343,7 +442,11 @@ function addStub(doc: Document, animation: Animation, startTime: number, duratio
   const buffer = doc.getRoot().listBuffers()[0] ?? doc.createBuffer();
   const times = Math.fround(duration) > Math.fround(startTime) ? [startTime, duration] : [startTime];
   const input = doc.createAccessor().setType('SCALAR').setBuffer(buffer).setArray(new Float32Array(times));
-  const output = doc.createAccessor().setType('VEC4').setBuffer(buffer).setArray(new Float32Array(times.flatMap(() => [0, 0, 0, 1])));
+  const output = doc
+    .createAccessor()
+    .setType('VEC4')
+    .setBuffer(buffer)
+    .setArray(new Float32Array(times.flatMap(() => [0, 0, 0, 1])));
   const sampler = doc.createAnimationSampler().setInput(input).setOutput(output).setInterpolation('STEP');
   animation.addSampler(sampler).addChannel(doc.createAnimationChannel().setTargetPath('rotation').setSampler(sampler));
 }
@@ -360,7 +463,11 @@ const SAMPLE_AT_KEY = { looping: 'clamp', rounding: 'nearest' } as const;
  * channel is one float weight per morph target and key.
  */
 function addQuantizedChannels(
-  doc: Document, animation: Animation, clip: CompressedClip, joints: readonly Node[], weights: readonly { node: Node; scales: readonly number[] }[],
+  doc: Document,
+  animation: Animation,
+  clip: CompressedClip,
+  joints: readonly Node[],
+  weights: readonly { node: Node; scales: readonly number[] }[],
 ): void {
   const n = clip.sampleCount;
   const buffer = doc.getRoot().listBuffers()[0] ?? doc.createBuffer();
@@ -369,23 +476,41 @@ function addQuantizedChannels(
   const sampler = clip.createSampler();
   for (let k = 0; k < n; k++) {
     times[k] = clip.keyTime(k);
-    sampler.sample(clip.keyTime(k), poses.subarray(k * clip.boneCount * POSE_STRIDE, (k + 1) * clip.boneCount * POSE_STRIDE), SAMPLE_AT_KEY);
+    sampler.sample(
+      clip.keyTime(k),
+      poses.subarray(k * clip.boneCount * POSE_STRIDE, (k + 1) * clip.boneCount * POSE_STRIDE),
+      SAMPLE_AT_KEY,
+    );
   }
   let input: Accessor | undefined;
   const paths = ['rotation', 'translation', 'scale'] as const;
   for (let b = 0; b < joints.length; b++) {
     for (let kind = 0; kind < 3; kind++) {
       if (!clip.hasChannel(b, kind)) continue;
-      const width = kind === 0 ? 4 : 3, at = kind === 0 ? 0 : kind === 1 ? 4 : 7;
+      const width = kind === 0 ? 4 : 3,
+        at = kind === 0 ? 0 : kind === 1 ? 4 : 7;
       const values = kind === 0 ? new Int16Array(n * 4) : new Float32Array(n * 3);
       for (let k = 0; k < n; k++) {
         const o = (k * clip.boneCount + b) * POSE_STRIDE + at;
-        for (let c = 0; c < width; c++) values[k * width + c] = kind === 0 ? Math.round(Math.max(-1, Math.min(1, poses[o + c])) * 32767) : poses[o + c];
+        for (let c = 0; c < width; c++)
+          values[k * width + c] =
+            kind === 0 ? Math.round(Math.max(-1, Math.min(1, poses[o + c])) * 32767) : poses[o + c];
       }
       input ??= doc.createAccessor().setType('SCALAR').setBuffer(buffer).setArray(times);
-      const output = doc.createAccessor().setType(kind === 0 ? 'VEC4' : 'VEC3').setBuffer(buffer).setArray(values).setNormalized(kind === 0);
-      const s = doc.createAnimationSampler().setInput(input).setOutput(output).setInterpolation(clip.isStepTrack(b, kind) ? 'STEP' : 'LINEAR');
-      animation.addSampler(s).addChannel(doc.createAnimationChannel().setTargetNode(joints[b]).setTargetPath(paths[kind]).setSampler(s));
+      const output = doc
+        .createAccessor()
+        .setType(kind === 0 ? 'VEC4' : 'VEC3')
+        .setBuffer(buffer)
+        .setArray(values)
+        .setNormalized(kind === 0);
+      const s = doc
+        .createAnimationSampler()
+        .setInput(input)
+        .setOutput(output)
+        .setInterpolation(clip.isStepTrack(b, kind) ? 'STEP' : 'LINEAR');
+      animation
+        .addSampler(s)
+        .addChannel(doc.createAnimationChannel().setTargetNode(joints[b]).setTargetPath(paths[kind]).setSampler(s));
     }
   }
   let first = joints.length;
@@ -393,12 +518,19 @@ function addQuantizedChannels(
     const count = scales.length;
     const values = new Float32Array(n * count);
     for (let k = 0; k < n; k++) {
-      for (let t = 0; t < count; t++) values[k * count + t] = poses[(k * clip.boneCount + first + t) * POSE_STRIDE + 4] / scales[t];
+      for (let t = 0; t < count; t++)
+        values[k * count + t] = poses[(k * clip.boneCount + first + t) * POSE_STRIDE + 4] / scales[t];
     }
     input ??= doc.createAccessor().setType('SCALAR').setBuffer(buffer).setArray(times);
     const output = doc.createAccessor().setType('SCALAR').setBuffer(buffer).setArray(values);
-    const s = doc.createAnimationSampler().setInput(input).setOutput(output).setInterpolation(clip.isStepTrack(first, 1) ? 'STEP' : 'LINEAR');
-    animation.addSampler(s).addChannel(doc.createAnimationChannel().setTargetNode(node).setTargetPath('weights').setSampler(s));
+    const s = doc
+      .createAnimationSampler()
+      .setInput(input)
+      .setOutput(output)
+      .setInterpolation(clip.isStepTrack(first, 1) ? 'STEP' : 'LINEAR');
+    animation
+      .addSampler(s)
+      .addChannel(doc.createAnimationChannel().setTargetNode(node).setTargetPath('weights').setSampler(s));
     first += count;
   }
 }

@@ -5,8 +5,16 @@
  * references, not indices, so pruning or reordering nodes keeps the tables right).
  */
 import {
-  Extension, ExtensionProperty, PropertyType, RefList,
-  type Animation, type IProperty, type Node, type Nullable, type ReaderContext, type WriterContext,
+  Extension,
+  ExtensionProperty,
+  PropertyType,
+  RefList,
+  type Animation,
+  type IProperty,
+  type Node,
+  type Nullable,
+  type ReaderContext,
+  type WriterContext,
 } from '@gltf-transform/core';
 
 import { BonepressError } from '../shared/errors.js';
@@ -101,7 +109,13 @@ export class CompressedAnimation extends ExtensionProperty<ICompressedAnimation>
   }
 
   protected override getDefaults(): Nullable<ICompressedAnimation> {
-    return Object.assign(super.getDefaults(), { data: null, skeleton: null, nodes: new RefList<Node>(), weightNodes: new RefList<Node>(), weightScales: [] });
+    return Object.assign(super.getDefaults(), {
+      data: null,
+      skeleton: null,
+      nodes: new RefList<Node>(),
+      weightNodes: new RefList<Node>(),
+      weightScales: [],
+    });
   }
 
   /** The `.bpk` bytes. */
@@ -146,12 +160,19 @@ export class CompressedAnimation extends ExtensionProperty<ICompressedAnimation>
   setWeights(nodes: readonly Node[], scales: readonly (readonly number[])[]): this {
     for (const node of this.listRefs('weightNodes')) this.removeRef('weightNodes', node);
     for (const node of nodes) this.addRef('weightNodes', node);
-    return this.set('weightScales', scales.map((s) => s.slice()));
+    return this.set(
+      'weightScales',
+      scales.map((s) => s.slice()),
+    );
   }
 
   /** Bones of the clip this binds: table bones, node bones and weight bones. */
   getBoneCount(): number {
-    return (this.getSkeleton()?.listJoints().length ?? 0) + this.listNodes().length + this.get('weightScales').reduce((n, s) => n + s.length, 0);
+    return (
+      (this.getSkeleton()?.listJoints().length ?? 0) +
+      this.listNodes().length +
+      this.get('weightScales').reduce((n, s) => n + s.length, 0)
+    );
   }
 }
 
@@ -208,21 +229,31 @@ export class BonepressAnimationCompression extends Extension {
       if (!Array.isArray(rootDef.skeletons)) throw new GltfExtensionError('is not an array', `${rootPath}.skeletons`);
       rootDef.skeletons.forEach((def: unknown, s: number) => {
         const path = `${rootPath}.skeletons[${s}]`;
-        const { joints, parents } = (typeof def === 'object' && def !== null ? def : {}) as { joints?: unknown; parents?: unknown };
-        if (!Array.isArray(joints) || joints.length === 0) throw new GltfExtensionError('is not a non-empty array', `${path}.joints`);
+        const { joints, parents } = (typeof def === 'object' && def !== null ? def : {}) as {
+          joints?: unknown;
+          parents?: unknown;
+        };
+        if (!Array.isArray(joints) || joints.length === 0)
+          throw new GltfExtensionError('is not a non-empty array', `${path}.joints`);
         if (!Array.isArray(parents) || parents.length !== joints.length) {
           throw new GltfExtensionError(`needs one parent per joint (${joints.length})`, `${path}.parents`);
         }
         const nodes = joints.map((j: unknown, b: number) => {
           if (!Number.isInteger(j) || (j as number) < 0 || (j as number) >= context.nodes.length) {
-            throw new GltfExtensionError(`${String(j)} is not a node index (the file has ${context.nodes.length} nodes)`, `${path}.joints[${b}]`);
+            throw new GltfExtensionError(
+              `${String(j)} is not a node index (the file has ${context.nodes.length} nodes)`,
+              `${path}.joints[${b}]`,
+            );
           }
           return context.nodes[j as number];
         });
         if (new Set(nodes).size !== nodes.length) throw new GltfExtensionError('lists a node twice', `${path}.joints`);
         parents.forEach((p: unknown, b: number) => {
           if (!Number.isInteger(p) || (p as number) < -1 || (p as number) >= b) {
-            throw new GltfExtensionError(`${String(p)} (a parent must be −1 or an earlier bone)`, `${path}.parents[${b}]`);
+            throw new GltfExtensionError(
+              `${String(p)} (a parent must be −1 or an earlier bone)`,
+              `${path}.parents[${b}]`,
+            );
           }
         });
         tables.push(this.createBoneTable().setBones(nodes, parents as number[]));
@@ -233,36 +264,65 @@ export class BonepressAnimationCompression extends Extension {
       if (def === undefined) return;
       const path = `animations[${a}].extensions.${NAME}`;
       const { skeleton, bufferView, nodes, weights } = def;
-      if (skeleton !== undefined && (!Number.isInteger(skeleton) || (skeleton as number) < 0 || (skeleton as number) >= tables.length)) {
-        throw new GltfExtensionError(`${String(skeleton)} is not a skeleton index (${rootPath} has ${tables.length})`, `${path}.skeleton`);
+      if (
+        skeleton !== undefined &&
+        (!Number.isInteger(skeleton) || (skeleton as number) < 0 || (skeleton as number) >= tables.length)
+      ) {
+        throw new GltfExtensionError(
+          `${String(skeleton)} is not a skeleton index (${rootPath} has ${tables.length})`,
+          `${path}.skeleton`,
+        );
       }
       const nodeAt = (n: unknown, where: string): Node => {
         if (!Number.isInteger(n) || (n as number) < 0 || (n as number) >= context.nodes.length) {
-          throw new GltfExtensionError(`${String(n)} is not a node index (the file has ${context.nodes.length} nodes)`, where);
+          throw new GltfExtensionError(
+            `${String(n)} is not a node index (the file has ${context.nodes.length} nodes)`,
+            where,
+          );
         }
         return context.nodes[n as number];
       };
-      if (nodes !== undefined && (!Array.isArray(nodes) || nodes.length === 0)) throw new GltfExtensionError('is not a non-empty array', `${path}.nodes`);
+      if (nodes !== undefined && (!Array.isArray(nodes) || nodes.length === 0))
+        throw new GltfExtensionError('is not a non-empty array', `${path}.nodes`);
       const propNodes = ((nodes ?? []) as unknown[]).map((n, i) => nodeAt(n, `${path}.nodes[${i}]`));
-      if (weights !== undefined && (!Array.isArray(weights) || weights.length === 0)) throw new GltfExtensionError('is not a non-empty array', `${path}.weights`);
-      const weightNodes: Node[] = [], weightScales: number[][] = [];
+      if (weights !== undefined && (!Array.isArray(weights) || weights.length === 0))
+        throw new GltfExtensionError('is not a non-empty array', `${path}.weights`);
+      const weightNodes: Node[] = [],
+        weightScales: number[][] = [];
       ((weights ?? []) as unknown[]).forEach((w, i) => {
         const { node, scales } = (typeof w === 'object' && w !== null ? w : {}) as { node?: unknown; scales?: unknown };
         weightNodes.push(nodeAt(node, `${path}.weights[${i}].node`));
-        if (!Array.isArray(scales) || scales.length === 0 || !scales.every((x) => typeof x === 'number' && Number.isFinite(x) && x > 0)) {
-          throw new GltfExtensionError('must be a non-empty array of positive numbers (one per morph target)', `${path}.weights[${i}].scales`);
+        if (
+          !Array.isArray(scales) ||
+          scales.length === 0 ||
+          !scales.every((x) => typeof x === 'number' && Number.isFinite(x) && x > 0)
+        ) {
+          throw new GltfExtensionError(
+            'must be a non-empty array of positive numbers (one per morph target)',
+            `${path}.weights[${i}].scales`,
+          );
         }
         weightScales.push(scales as number[]);
       });
       if (skeleton === undefined && propNodes.length === 0 && weightNodes.length === 0) {
         throw new GltfExtensionError('names no skeleton, nodes or weights: the clip binds to nothing', path);
       }
-      if (!Number.isInteger(bufferView) || (bufferView as number) < 0 || (bufferView as number) >= context.bufferViews.length) {
-        throw new GltfExtensionError(`${String(bufferView)} is not a buffer view index (the file has ${context.bufferViews.length})`, `${path}.bufferView`);
+      if (
+        !Number.isInteger(bufferView) ||
+        (bufferView as number) < 0 ||
+        (bufferView as number) >= context.bufferViews.length
+      ) {
+        throw new GltfExtensionError(
+          `${String(bufferView)} is not a buffer view index (the file has ${context.bufferViews.length})`,
+          `${path}.bufferView`,
+        );
       }
       // A copy: the view is a window on the whole buffer, which the document would otherwise keep alive.
       const data = context.bufferViews[bufferView as number].slice();
-      const compressed = this.createCompressedAnimation().setData(data).setNodes(propNodes).setWeights(weightNodes, weightScales);
+      const compressed = this.createCompressedAnimation()
+        .setData(data)
+        .setNodes(propNodes)
+        .setWeights(weightNodes, weightScales);
       if (skeleton !== undefined) compressed.setSkeleton(tables[skeleton as number]);
       context.animations[a].setExtension(NAME, compressed);
     });
@@ -273,11 +333,16 @@ export class BonepressAnimationCompression extends Extension {
     const compressed = this.compressedAnimations();
     if (compressed.length === 0) return this;
     const buffer = this.document.getRoot().listBuffers()[0];
-    if (!buffer) throw new GltfExtensionError('compressed animations need a buffer, and the document has none', `extensions.${NAME}`);
+    if (!buffer)
+      throw new GltfExtensionError(
+        'compressed animations need a buffer, and the document has none',
+        `extensions.${NAME}`,
+      );
     const views = context.otherBufferViews.get(buffer) ?? [];
     for (const { animation, compressed: c } of compressed) {
       const data = c.getData();
-      if (!data) throw new GltfExtensionError('the compressed animation has no data', `animation "${animation.getName()}"`);
+      if (!data)
+        throw new GltfExtensionError('the compressed animation has no data', `animation "${animation.getName()}"`);
       views.push(data);
     }
     context.otherBufferViews.set(buffer, views);
@@ -300,7 +365,11 @@ export class BonepressAnimationCompression extends Extension {
       }
       const nodeIndex = (node: Node): number => {
         const n = context.nodeIndexMap.get(node);
-        if (n === undefined) throw new GltfExtensionError('a node its clip animates was removed from the document', `animation "${animation.getName()}"`);
+        if (n === undefined)
+          throw new GltfExtensionError(
+            'a node its clip animates was removed from the document',
+            `animation "${animation.getName()}"`,
+          );
         return n;
       };
       const out: Record<string, unknown> = {};
@@ -309,7 +378,10 @@ export class BonepressAnimationCompression extends Extension {
         const joints = table.listJoints().map((node) => context.nodeIndexMap.get(node));
         const parents = table.getParents();
         if (joints.length !== parents.length || joints.some((j) => j === undefined)) {
-          throw new GltfExtensionError(`its bone table lists ${parents.length} bones but ${joints.filter((j) => j !== undefined).length} of their nodes are in the document (a bone's node was removed)`, `animation "${animation.getName()}"`);
+          throw new GltfExtensionError(
+            `its bone table lists ${parents.length} bones but ${joints.filter((j) => j !== undefined).length} of their nodes are in the document (a bone's node was removed)`,
+            `animation "${animation.getName()}"`,
+          );
         }
         s = skeletons.length;
         tableIndex.set(table, s);
@@ -319,8 +391,10 @@ export class BonepressAnimationCompression extends Extension {
       out.bufferView = view;
       const props = c.listNodes();
       if (props.length > 0) out.nodes = props.map(nodeIndex);
-      const weightNodes = c.listWeightNodes(), scales = c.getWeightScales();
-      if (weightNodes.length > 0) out.weights = weightNodes.map((node, w) => ({ node: nodeIndex(node), scales: scales[w] }));
+      const weightNodes = c.listWeightNodes(),
+        scales = c.getWeightScales();
+      if (weightNodes.length > 0)
+        out.weights = weightNodes.map((node, w) => ({ node: nodeIndex(node), scales: scales[w] }));
       const def = json.animations![index];
       def.extensions = { ...def.extensions, [NAME]: out };
     }

@@ -17,11 +17,20 @@
  * one copy).
  */
 export {
-  BONEPRESS_ANIMATION_COMPRESSION, BonepressAnimationCompression, BoneTable, CompressedAnimation, GltfExtensionError,
+  BONEPRESS_ANIMATION_COMPRESSION,
+  BonepressAnimationCompression,
+  BoneTable,
+  CompressedAnimation,
+  GltfExtensionError,
 } from './extension.js';
 export { AnimationPointer, KHR_ANIMATION_POINTER, KHRAnimationPointerPassThrough } from './animation-pointer.js';
 export {
-  BONEPRESS_DEFAULTS, bonepress, compressDocument,
-  type BonepressOptions, type CompressDocumentResult, type CompressedAnimationReport, type KeptAnimationReport,
+  BONEPRESS_DEFAULTS,
+  bonepress,
+  compressDocument,
+  type BonepressOptions,
+  type CompressDocumentResult,
+  type CompressedAnimationReport,
+  type KeptAnimationReport,
 } from './bonepress.js';
 export { animationBytes, type AnimationBytes } from './sizes.js';

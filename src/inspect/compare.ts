@@ -31,7 +31,12 @@ export interface ClipShape {
 
 /** The shape of a raw clip. */
 export function shapeOfClip(clip: RawClip): ClipShape {
-  return { boneNames: clip.skeleton.boneNames, parents: clip.skeleton.parents, sampleCount: clip.sampleCount, sampleRate: clip.sampleRate };
+  return {
+    boneNames: clip.skeleton.boneNames,
+    parents: clip.skeleton.parents,
+    sampleCount: clip.sampleCount,
+    sampleRate: clip.sampleRate,
+  };
 }
 
 /** The shape of a compressed clip, read from its header and tables (nothing is decoded). */
@@ -50,23 +55,29 @@ const RATE_TOLERANCE = 1e-6;
  * sample rate. `rawLabel` names the raw clip in messages (its file).
  */
 export function checkSameShape(raw: ClipShape, other: ClipShape, rawLabel: string): void {
-  const rawNames = raw.boneNames, otherNames = other.boneNames;
+  const rawNames = raw.boneNames,
+    otherNames = other.boneNames;
   if (rawNames.length !== otherNames.length) {
     throw new MetricError(`${otherNames.length} bones, but ${rawLabel} has ${rawNames.length}`);
   }
   for (let b = 0; b < rawNames.length; b++) {
-    const a = rawNames[b], o = otherNames[b];
+    const a = rawNames[b],
+      o = otherNames[b];
     if (a !== o && a !== anonymousBoneName(b) && o !== anonymousBoneName(b)) {
       throw new MetricError(`bone ${b} is "${o}" here but "${a}" in ${rawLabel} (bones are matched by position)`);
     }
   }
   for (let b = 0; b < rawNames.length; b++) {
     if (raw.parents[b] !== other.parents[b]) {
-      throw new MetricError(`bone ${b} (${otherNames[b]}) has parent ${other.parents[b]} here but ${raw.parents[b]} in ${rawLabel}`);
+      throw new MetricError(
+        `bone ${b} (${otherNames[b]}) has parent ${other.parents[b]} here but ${raw.parents[b]} in ${rawLabel}`,
+      );
     }
   }
   if (other.sampleCount !== raw.sampleCount) {
-    throw new MetricError(`${other.sampleCount} samples at ${other.sampleRate} Hz, but ${rawLabel} has ${raw.sampleCount} at ${raw.sampleRate} Hz`);
+    throw new MetricError(
+      `${other.sampleCount} samples at ${other.sampleRate} Hz, but ${rawLabel} has ${raw.sampleCount} at ${raw.sampleRate} Hz`,
+    );
   }
   if (Math.abs(other.sampleRate - raw.sampleRate) > RATE_TOLERANCE * raw.sampleRate) {
     throw new MetricError(`sample rate ${other.sampleRate} Hz, but ${rawLabel} has ${raw.sampleRate} Hz`);
@@ -101,7 +112,12 @@ export function clipInUnit(clip: RawClip, unit: LengthUnit): RawClip {
  * Throws {@link MetricError} when the shapes differ ({@link checkSameShape}) and
  * `OptionsError` for bad options (an unknown bone in `shellBones`).
  */
-export function compareClips(raw: RawClip, other: RawClip, options: CompressOptions = {}, rawLabel = raw.name): Comparison {
+export function compareClips(
+  raw: RawClip,
+  other: RawClip,
+  options: CompressOptions = {},
+  rawLabel = raw.name,
+): Comparison {
   checkSameShape(shapeOfClip(raw), shapeOfClip(other), rawLabel);
   const { threshold, shellDistances, metric } = resolveOptions(raw, options);
   const report = measureClipError(raw, clipInUnit(other, raw.unit), shellDistances, undefined, metric);
@@ -114,12 +130,22 @@ export function compareClips(raw: RawClip, other: RawClip, options: CompressOpti
  * sample (it never exists whole). A clip stored in another unit is measured in its own unit
  * and reported in the raw clip's.
  */
-export function compareCompressed(raw: RawClip, other: CompressedClip, options: CompressOptions = {}, rawLabel = raw.name): Comparison {
+export function compareCompressed(
+  raw: RawClip,
+  other: CompressedClip,
+  options: CompressOptions = {},
+  rawLabel = raw.name,
+): Comparison {
   // A keyframed source is compared on the compressed clip's grid, sampled from its keys as
   // the compressor sampled it (the compressor may have chosen a finer grid).
   const factor = Math.round(other.sampleRate / raw.sampleRate);
   if (raw.keyframes && other.keyTimes) raw = sampleFromKeysAt(raw, other.keyTimes);
-  else if (raw.keyframes && factor >= 1 && Math.abs(factor * raw.sampleRate - other.sampleRate) <= 1e-9 * other.sampleRate) raw = resampleFromKeys(raw, factor);
+  else if (
+    raw.keyframes &&
+    factor >= 1 &&
+    Math.abs(factor * raw.sampleRate - other.sampleRate) <= 1e-9 * other.sampleRate
+  )
+    raw = resampleFromKeys(raw, factor);
   checkSameShape(shapeOfClip(raw), shapeOfCompressed(other), rawLabel);
   const { threshold, shellDistances, metric } = resolveOptions(raw, options);
   const unit = other.unit as LengthUnit;
@@ -129,7 +155,8 @@ export function compareCompressed(raw: RawClip, other: CompressedClip, options: 
   const samples = verifyCompressed(inUnit, other, shells, undefined, metric);
   const between = measureCompressedBetween(inUnit, other, shells, metric);
   const back = unit === raw.unit ? 1 : 1 / toOther;
-  const sampleMaxError = samples.maxError * back, betweenMaxError = between.maxError * back;
+  const sampleMaxError = samples.maxError * back,
+    betweenMaxError = between.maxError * back;
   const report: ErrorReport = {
     ...samples,
     unit: raw.unit,

@@ -44,7 +44,14 @@ export interface ClipDescription {
   ratio: number;
   sections: SectionSizes;
   trackClasses: Record<KindName | 'total', ClassCounts>;
-  bones: { index: number; name: string; parent: number; rotation: TrackClass; translation: TrackClass; scale: TrackClass }[];
+  bones: {
+    index: number;
+    name: string;
+    parent: number;
+    rotation: TrackClass;
+    translation: TrackClass;
+    scale: TrackClass;
+  }[];
   /** (segment, animated track) pairs per bit rate; key = bits per component (32 = raw float). */
   bitRateHistogram: Record<string, number>;
 }
@@ -77,7 +84,8 @@ export function describeCompressedClip(clip: CompressedClip): ClipDescription {
   }
   for (const bits of [...counts.keys()].sort((a, b) => a - b)) bitRateHistogram[String(bits)] = counts.get(bits) ?? 0;
   const rawBytes = rawSizeBytes(clip.boneCount, clip.sampleCount);
-  const formatName = Object.entries(ROTATION_FORMAT).find(([, v]) => v === clip.rotationFormat)?.[0] ?? String(clip.rotationFormat);
+  const formatName =
+    Object.entries(ROTATION_FORMAT).find(([, v]) => v === clip.rotationFormat)?.[0] ?? String(clip.rotationFormat);
   return {
     name: clip.name ?? null,
     version: clip.version,

@@ -46,16 +46,30 @@ export function boneErrorFunction(metric: ErrorMetric): BoneErrorFunction {
  * slightly denormalised input measures as the rotation an engine would apply.
  */
 export function localToAffine(
-  qx: number, qy: number, qz: number, qw: number,
-  tx: number, ty: number, tz: number,
-  sx: number, sy: number, sz: number,
-  out: Float64Array, o: number,
+  qx: number,
+  qy: number,
+  qz: number,
+  qw: number,
+  tx: number,
+  ty: number,
+  tz: number,
+  sx: number,
+  sy: number,
+  sz: number,
+  out: Float64Array,
+  o: number,
 ): void {
   const len2 = qx * qx + qy * qy + qz * qz + qw * qw;
   const k = len2 > 0 ? 2 / len2 : 0;
-  const xx = qx * qx * k, yy = qy * qy * k, zz = qz * qz * k;
-  const xy = qx * qy * k, xz = qx * qz * k, yz = qy * qz * k;
-  const wx = qw * qx * k, wy = qw * qy * k, wz = qw * qz * k;
+  const xx = qx * qx * k,
+    yy = qy * qy * k,
+    zz = qz * qz * k;
+  const xy = qx * qy * k,
+    xz = qx * qz * k,
+    yz = qy * qz * k;
+  const wx = qw * qx * k,
+    wy = qw * qy * k,
+    wz = qw * qz * k;
   out[o] = (1 - yy - zz) * sx;
   out[o + 1] = (xy + wz) * sx;
   out[o + 2] = (xz - wy) * sx;
@@ -76,16 +90,44 @@ export function localToAffine(
  * not inlined would box each of them.
  */
 export function poseToAffine(pose: Float32Array | Float64Array, p: number, out: Float64Array, o: number): void {
-  localToAffine(pose[p], pose[p + 1], pose[p + 2], pose[p + 3], pose[p + 4], pose[p + 5], pose[p + 6], pose[p + 7], pose[p + 8], pose[p + 9], out, o);
+  localToAffine(
+    pose[p],
+    pose[p + 1],
+    pose[p + 2],
+    pose[p + 3],
+    pose[p + 4],
+    pose[p + 5],
+    pose[p + 6],
+    pose[p + 7],
+    pose[p + 8],
+    pose[p + 9],
+    out,
+    o,
+  );
 }
 
 /** out = a ∘ b (b applied first). `out` may alias `b` but not `a`. */
-export function composeAffine(a: Float64Array, ao: number, b: Float64Array, bo: number, out: Float64Array, o: number): void {
-  const a0 = a[ao], a1 = a[ao + 1], a2 = a[ao + 2];
-  const a3 = a[ao + 3], a4 = a[ao + 4], a5 = a[ao + 5];
-  const a6 = a[ao + 6], a7 = a[ao + 7], a8 = a[ao + 8];
+export function composeAffine(
+  a: Float64Array,
+  ao: number,
+  b: Float64Array,
+  bo: number,
+  out: Float64Array,
+  o: number,
+): void {
+  const a0 = a[ao],
+    a1 = a[ao + 1],
+    a2 = a[ao + 2];
+  const a3 = a[ao + 3],
+    a4 = a[ao + 4],
+    a5 = a[ao + 5];
+  const a6 = a[ao + 6],
+    a7 = a[ao + 7],
+    a8 = a[ao + 8];
   for (let c = 0; c < 4; c++) {
-    const x = b[bo + c * 3], y = b[bo + c * 3 + 1], z = b[bo + c * 3 + 2];
+    const x = b[bo + c * 3],
+      y = b[bo + c * 3 + 1],
+      z = b[bo + c * 3 + 2];
     out[o + c * 3] = a0 * x + a3 * y + a6 * z;
     out[o + c * 3 + 1] = a1 * x + a4 * y + a7 * z;
     out[o + c * 3 + 2] = a2 * x + a5 * y + a8 * z;
@@ -100,7 +142,9 @@ export function composeAffine(a: Float64Array, ao: number, b: Float64Array, bo: 
  * transforms: |d·(column_k(a) − column_k(b)) + (t(a) − t(b))| for k = 0..2.
  */
 export function virtualVertexError(a: Float64Array, ao: number, b: Float64Array, bo: number, d: number): number {
-  const tx = a[ao + 9] - b[bo + 9], ty = a[ao + 10] - b[bo + 10], tz = a[ao + 11] - b[bo + 11];
+  const tx = a[ao + 9] - b[bo + 9],
+    ty = a[ao + 10] - b[bo + 10],
+    tz = a[ao + 11] - b[bo + 11];
   let worst = 0;
   for (let k = 0; k < 3; k++) {
     const x = d * (a[ao + k * 3] - b[bo + k * 3]) + tx;
@@ -119,13 +163,25 @@ export function virtualVertexError(a: Float64Array, ao: number, b: Float64Array,
  * apart). Never below {@link virtualVertexError}, whose three points lie on that sphere.
  */
 export function shellBoundError(a: Float64Array, ao: number, b: Float64Array, bo: number, d: number): number {
-  const tx = a[ao + 9] - b[bo + 9], ty = a[ao + 10] - b[bo + 10], tz = a[ao + 11] - b[bo + 11];
+  const tx = a[ao + 9] - b[bo + 9],
+    ty = a[ao + 10] - b[bo + 10],
+    tz = a[ao + 11] - b[bo + 11];
   // M = DᵀD (D = A − B, column-major), symmetric positive semi-definite.
-  const d0 = a[ao] - b[bo], d1 = a[ao + 1] - b[bo + 1], d2 = a[ao + 2] - b[bo + 2];
-  const d3 = a[ao + 3] - b[bo + 3], d4 = a[ao + 4] - b[bo + 4], d5 = a[ao + 5] - b[bo + 5];
-  const d6 = a[ao + 6] - b[bo + 6], d7 = a[ao + 7] - b[bo + 7], d8 = a[ao + 8] - b[bo + 8];
-  const m00 = d0 * d0 + d1 * d1 + d2 * d2, m11 = d3 * d3 + d4 * d4 + d5 * d5, m22 = d6 * d6 + d7 * d7 + d8 * d8;
-  const m01 = d0 * d3 + d1 * d4 + d2 * d5, m02 = d0 * d6 + d1 * d7 + d2 * d8, m12 = d3 * d6 + d4 * d7 + d5 * d8;
+  const d0 = a[ao] - b[bo],
+    d1 = a[ao + 1] - b[bo + 1],
+    d2 = a[ao + 2] - b[bo + 2];
+  const d3 = a[ao + 3] - b[bo + 3],
+    d4 = a[ao + 4] - b[bo + 4],
+    d5 = a[ao + 5] - b[bo + 5];
+  const d6 = a[ao + 6] - b[bo + 6],
+    d7 = a[ao + 7] - b[bo + 7],
+    d8 = a[ao + 8] - b[bo + 8];
+  const m00 = d0 * d0 + d1 * d1 + d2 * d2,
+    m11 = d3 * d3 + d4 * d4 + d5 * d5,
+    m22 = d6 * d6 + d7 * d7 + d8 * d8;
+  const m01 = d0 * d3 + d1 * d4 + d2 * d5,
+    m02 = d0 * d6 + d1 * d7 + d2 * d8,
+    m12 = d3 * d6 + d4 * d7 + d5 * d8;
   // Largest eigenvalue of M, closed form for symmetric 3 × 3 matrices.
   const off = m01 * m01 + m02 * m02 + m12 * m12;
   const q = (m00 + m11 + m22) / 3;
@@ -133,7 +189,9 @@ export function shellBoundError(a: Float64Array, ao: number, b: Float64Array, bo
   if (off === 0) {
     largest = Math.max(m00, m11, m22);
   } else {
-    const a00 = m00 - q, a11 = m11 - q, a22 = m22 - q;
+    const a00 = m00 - q,
+      a11 = m11 - q,
+      a22 = m22 - q;
     const p = Math.sqrt((a00 * a00 + a11 * a11 + a22 * a22 + 2 * off) / 6);
     const det = a00 * (a11 * a22 - m12 * m12) - m01 * (m01 * a22 - m12 * m02) + m02 * (m01 * m12 - a11 * m02);
     const r = det / (2 * p * p * p);
@@ -167,11 +225,26 @@ export function poseToObject(pose: Float32Array | Float64Array, parents: Int32Ar
 export function sampleToObject(clip: RawClip, s: number, out: Float64Array, o = 0): void {
   const n = clip.sampleCount;
   const parents = clip.skeleton.parents;
-  const r = clip.rotations, t = clip.translations, sc = clip.scales;
+  const r = clip.rotations,
+    t = clip.translations,
+    sc = clip.scales;
   for (let b = 0; b < parents.length; b++) {
     const i = b * n + s;
     const m = o + b * AFFINE_STRIDE;
-    localToAffine(r[i * 4], r[i * 4 + 1], r[i * 4 + 2], r[i * 4 + 3], t[i * 3], t[i * 3 + 1], t[i * 3 + 2], sc[i * 3], sc[i * 3 + 1], sc[i * 3 + 2], out, m);
+    localToAffine(
+      r[i * 4],
+      r[i * 4 + 1],
+      r[i * 4 + 2],
+      r[i * 4 + 3],
+      t[i * 3],
+      t[i * 3 + 1],
+      t[i * 3 + 2],
+      sc[i * 3],
+      sc[i * 3 + 1],
+      sc[i * 3 + 2],
+      out,
+      m,
+    );
     const parent = parents[b];
     if (parent >= 0) composeAffine(out, o + parent * AFFINE_STRIDE, out, m, out, m);
   }
@@ -243,8 +316,15 @@ export function measureClipError(
     }
   }
   if (decoded.sampleCount !== n) throw new MetricError(`sample counts differ: ${n} vs ${decoded.sampleCount}`);
-  if (shellDistances.length !== boneCount) throw new MetricError(`${shellDistances.length} shell distances for ${boneCount} bones`);
-  return measureSampleErrors(reference, referenceObject, shellDistances, (s, out) => sampleToObject(decoded, s, out), metric);
+  if (shellDistances.length !== boneCount)
+    throw new MetricError(`${shellDistances.length} shell distances for ${boneCount} bones`);
+  return measureSampleErrors(
+    reference,
+    referenceObject,
+    shellDistances,
+    (s, out) => sampleToObject(decoded, s, out),
+    metric,
+  );
 }
 
 /**
@@ -268,20 +348,37 @@ export function measureSampleErrors(
   const referenceSample = referenceObject ? undefined : new Float64Array(boneCount * AFFINE_STRIDE);
   const errors = new Float64Array(n * boneCount);
   const boneMax = new Float64Array(boneCount);
-  let max = -1, worstBone = 0, worstSample = 0, sum = 0, shellMax = 0;
+  let max = -1,
+    worstBone = 0,
+    worstSample = 0,
+    sum = 0,
+    shellMax = 0;
   for (let s = 0; s < n; s++) {
     decodeObject(s, decoded);
     let ref: Float64Array, base: number;
-    if (referenceSample) { sampleToObject(reference, s, referenceSample); ref = referenceSample; base = 0; }
-    else { ref = referenceObject!; base = s * boneCount * AFFINE_STRIDE; }
+    if (referenceSample) {
+      sampleToObject(reference, s, referenceSample);
+      ref = referenceSample;
+      base = 0;
+    } else {
+      ref = referenceObject!;
+      base = s * boneCount * AFFINE_STRIDE;
+    }
     for (let b = 0; b < boneCount; b++) {
       const e = boneError(ref, base + b * AFFINE_STRIDE, decoded, b * AFFINE_STRIDE, shellDistances[b]);
-      const shell = metric === 'shell' ? e : shellBoundError(ref, base + b * AFFINE_STRIDE, decoded, b * AFFINE_STRIDE, shellDistances[b]);
+      const shell =
+        metric === 'shell'
+          ? e
+          : shellBoundError(ref, base + b * AFFINE_STRIDE, decoded, b * AFFINE_STRIDE, shellDistances[b]);
       if (shell > shellMax) shellMax = shell;
       errors[s * boneCount + b] = e;
       sum += e;
       if (e > boneMax[b]) boneMax[b] = e;
-      if (e > max) { max = e; worstBone = b; worstSample = s; }
+      if (e > max) {
+        max = e;
+        worstBone = b;
+        worstSample = s;
+      }
     }
   }
   return {

@@ -22,7 +22,11 @@ export interface BitAllocation {
   boneBounds: Float64Array;
 }
 
-enum TrackKind { Rotation, Translation, Scale }
+enum TrackKind {
+  Rotation,
+  Translation,
+  Scale,
+}
 
 /**
  * The error bound of {@link buildSnapshotSchema}, bone by bone. For bone b with parent p it
@@ -47,10 +51,20 @@ class ErrorBound {
   /** Each bone and its descendants, ascending (parents before children). */
   readonly subtree: Int32Array[];
 
-  constructor(private readonly m: TrackModel, private readonly compensate: boolean, private readonly a: BitAllocation) {
+  constructor(
+    private readonly m: TrackModel,
+    private readonly compensate: boolean,
+    private readonly a: BitAllocation,
+  ) {
     const n = m.boneCount;
-    this.theta = new Float64Array(n); this.sigma = new Float64Array(n); this.pos = new Float64Array(n); this.bone = new Float64Array(n);
-    this.probeTheta = new Float64Array(n); this.probeSigma = new Float64Array(n); this.probePos = new Float64Array(n); this.probeBone = new Float64Array(n);
+    this.theta = new Float64Array(n);
+    this.sigma = new Float64Array(n);
+    this.pos = new Float64Array(n);
+    this.bone = new Float64Array(n);
+    this.probeTheta = new Float64Array(n);
+    this.probeSigma = new Float64Array(n);
+    this.probePos = new Float64Array(n);
+    this.probeBone = new Float64Array(n);
     const lists: number[][] = Array.from({ length: n }, (_, b) => [b]);
     for (let b = n - 1; b >= 0; b--) {
       const p = m.parents[b];
@@ -63,7 +77,19 @@ class ErrorBound {
   evaluateAll(): number {
     let worst = 0;
     for (let b = 0; b < this.m.boneCount; b++) {
-      this.step(b, this.theta, this.sigma, this.pos, this.bone, this.theta, this.sigma, this.pos, -1, TrackKind.Rotation, 0);
+      this.step(
+        b,
+        this.theta,
+        this.sigma,
+        this.pos,
+        this.bone,
+        this.theta,
+        this.sigma,
+        this.pos,
+        -1,
+        TrackKind.Rotation,
+        0,
+      );
       if (this.bone[b] > worst) worst = this.bone[b];
     }
     return worst;
@@ -83,9 +109,16 @@ class ErrorBound {
       const fromProbe = b !== root;
       this.step(
         b,
-        fromProbe ? this.probeTheta : this.theta, fromProbe ? this.probeSigma : this.sigma, fromProbe ? this.probePos : this.pos,
-        this.probeBone, this.probeTheta, this.probeSigma, this.probePos,
-        b === root && error >= 0 ? b : -1, overrideKind, error,
+        fromProbe ? this.probeTheta : this.theta,
+        fromProbe ? this.probeSigma : this.sigma,
+        fromProbe ? this.probePos : this.pos,
+        this.probeBone,
+        this.probeTheta,
+        this.probeSigma,
+        this.probePos,
+        b === root && error >= 0 ? b : -1,
+        overrideKind,
+        error,
       );
       if (this.probeBone[b] > worst) worst = this.probeBone[b];
     }
@@ -95,30 +128,55 @@ class ErrorBound {
   /** Keeps the last {@link probe} of `root`'s subtree. */
   commit(root: number): void {
     for (const b of this.subtree[root]) {
-      this.theta[b] = this.probeTheta[b]; this.sigma[b] = this.probeSigma[b]; this.pos[b] = this.probePos[b]; this.bone[b] = this.probeBone[b];
+      this.theta[b] = this.probeTheta[b];
+      this.sigma[b] = this.probeSigma[b];
+      this.pos[b] = this.probePos[b];
+      this.bone[b] = this.probeBone[b];
     }
   }
 
   private step(
-    b: number, parentTheta: Float64Array, parentSigma: Float64Array, parentPos: Float64Array,
-    outBone: Float64Array, outTheta: Float64Array, outSigma: Float64Array, outPos: Float64Array,
-    overrideBone: number, overrideKind: TrackKind, overrideError: number,
+    b: number,
+    parentTheta: Float64Array,
+    parentSigma: Float64Array,
+    parentPos: Float64Array,
+    outBone: Float64Array,
+    outTheta: Float64Array,
+    outSigma: Float64Array,
+    outPos: Float64Array,
+    overrideBone: number,
+    overrideKind: TrackKind,
+    overrideError: number,
   ): void {
-    const m = this.m, a = this.a;
+    const m = this.m,
+      a = this.a;
     const p = m.parents[b];
-    const thetaP = p >= 0 ? parentTheta[p] : 0, sigmaP = p >= 0 ? parentSigma[p] : 1, posP = p >= 0 ? parentPos[p] : 0;
+    const thetaP = p >= 0 ? parentTheta[p] : 0,
+      sigmaP = p >= 0 ? parentSigma[p] : 1,
+      posP = p >= 0 ? parentPos[p] : 0;
     // A sent track without bits yet counts as exact (the sensitivity probes start there).
-    let rot = m.rotationSent[b] ? (a.rotation[b] > 0 ? smallestThreeMaxAngle(a.rotation[b], m.rotationSmallNorm[b]) : 0) : m.rotationConstantError[b];
-    let tr2 = 0, sc = 0;
+    let rot = m.rotationSent[b]
+      ? a.rotation[b] > 0
+        ? smallestThreeMaxAngle(a.rotation[b], m.rotationSmallNorm[b])
+        : 0
+      : m.rotationConstantError[b];
+    let tr2 = 0,
+      sc = 0;
     for (let c = 0; c < 3; c++) {
       const i = b * 3 + c;
-      const te = m.translationExtent[i] > 0
-        ? (a.translation[i] > 0 ? componentError(m.translationExtent[i], a.translation[i], m.translationMagnitude[i]) : 0)
-        : m.translationConstantError[i];
+      const te =
+        m.translationExtent[i] > 0
+          ? a.translation[i] > 0
+            ? componentError(m.translationExtent[i], a.translation[i], m.translationMagnitude[i])
+            : 0
+          : m.translationConstantError[i];
       tr2 += te * te;
-      const se = m.scaleExtent[i] > 0
-        ? (a.scale[i] > 0 ? componentError(m.scaleExtent[i], a.scale[i], m.scaleMagnitude[b]) : 0)
-        : m.scaleConstantError[i];
+      const se =
+        m.scaleExtent[i] > 0
+          ? a.scale[i] > 0
+            ? componentError(m.scaleExtent[i], a.scale[i], m.scaleMagnitude[b])
+            : 0
+          : m.scaleConstantError[i];
       if (se > sc) sc = se;
     }
     let tr = Math.sqrt(tr2);
@@ -129,7 +187,8 @@ class ErrorBound {
     }
     const s = m.scaleMagnitude[b];
     // L_b = L_p·R·S: ΔL_b = ΔL_p·R·S + L'_p·(ΔR·S + R'·ΔS), with ‖L'_p‖ ≤ σ_p + Θ_p.
-    const theta = this.compensate && m.rotationSent[b] ? sigmaP * s * rot : thetaP * s + (sigmaP + thetaP) * (rot * s + sc);
+    const theta =
+      this.compensate && m.rotationSent[b] ? sigmaP * s * rot : thetaP * s + (sigmaP + thetaP) * (rot * s + sc);
     // P_b = P_p + L_p·t: ΔP_b = ΔP_p + ΔL_p·t + L'_p·Δt.
     const pos = posP + thetaP * m.translationLength[b] + (sigmaP + thetaP) * tr;
     outTheta[b] = theta;
@@ -163,13 +222,23 @@ export function allocateBits(m: TrackModel, compensate: boolean, threshold: numb
   };
   const tracks: Track[] = [];
   for (let b = 0; b < boneCount; b++) {
-    if (m.rotationSent[b]) tracks.push({ kind: TrackKind.Rotation, bone: b, slot: b, minBits: SMALLEST_THREE_MIN_BITS, maxBits: SMALLEST_THREE_MAX_BITS });
+    if (m.rotationSent[b])
+      tracks.push({
+        kind: TrackKind.Rotation,
+        bone: b,
+        slot: b,
+        minBits: SMALLEST_THREE_MIN_BITS,
+        maxBits: SMALLEST_THREE_MAX_BITS,
+      });
     for (let c = 0; c < 3; c++) {
-      if (m.translationExtent[b * 3 + c] > 0) tracks.push({ kind: TrackKind.Translation, bone: b, slot: b * 3 + c, minBits: 1, maxBits: COMPONENT_MAX_BITS });
-      if (m.scaleExtent[b * 3 + c] > 0) tracks.push({ kind: TrackKind.Scale, bone: b, slot: b * 3 + c, minBits: 1, maxBits: COMPONENT_MAX_BITS });
+      if (m.translationExtent[b * 3 + c] > 0)
+        tracks.push({ kind: TrackKind.Translation, bone: b, slot: b * 3 + c, minBits: 1, maxBits: COMPONENT_MAX_BITS });
+      if (m.scaleExtent[b * 3 + c] > 0)
+        tracks.push({ kind: TrackKind.Scale, bone: b, slot: b * 3 + c, minBits: 1, maxBits: COMPONENT_MAX_BITS });
     }
   }
-  const arrayOf = (t: Track): Uint8Array => (t.kind === TrackKind.Rotation ? a.rotation : t.kind === TrackKind.Translation ? a.translation : a.scale);
+  const arrayOf = (t: Track): Uint8Array =>
+    t.kind === TrackKind.Rotation ? a.rotation : t.kind === TrackKind.Translation ? a.translation : a.scale;
   const bound = new ErrorBound(m, compensate, a);
 
   // 1. Sensitivities: how much each bone's bound grows per unit of each bone track's error
@@ -198,7 +267,8 @@ export function allocateBits(m: TrackModel, compensate: boolean, threshold: numb
       bound.probe(b, k, h);
       for (const d of bound.subtree[b]) {
         const c = sensitivity(d);
-        if (c > 1e-12) goals[b * 3 + k] = Math.min(goals[b * 3 + k], Math.max(0, threshold - fixed[d]) / (dependsOn[d] * c));
+        if (c > 1e-12)
+          goals[b * 3 + k] = Math.min(goals[b * 3 + k], Math.max(0, threshold - fixed[d]) / (dependsOn[d] * c));
       }
     }
   }
@@ -216,10 +286,11 @@ export function allocateBits(m: TrackModel, compensate: boolean, threshold: numb
     arrayOf(t)[t.slot] = bits;
   }
   // 3. Raise where the nonlinear terms broke the bound: the best fix of the worst bone.
-  for (let worst = bound.evaluateAll(); worst > threshold;) {
+  for (let worst = bound.evaluateAll(); worst > threshold; ) {
     let worstBone = 0;
     for (let d = 0; d < boneCount; d++) if (bound.bone[d] > bound.bone[worstBone]) worstBone = d;
-    let pick: Track | undefined, pickGain = 0;
+    let pick: Track | undefined,
+      pickGain = 0;
     for (const t of tracks) {
       const bitsArr = arrayOf(t);
       if (bitsArr[t.slot] >= t.maxBits || !bound.subtree[t.bone].includes(worstBone)) continue;
@@ -227,7 +298,10 @@ export function allocateBits(m: TrackModel, compensate: boolean, threshold: numb
       bound.probe(t.bone);
       bitsArr[t.slot]--;
       const gain = bound.bone[worstBone] - bound.probeBone[worstBone];
-      if (gain > pickGain) { pickGain = gain; pick = t; }
+      if (gain > pickGain) {
+        pickGain = gain;
+        pick = t;
+      }
     }
     if (!pick) break; // every track at its widest: the threshold is out of reach
     arrayOf(pick)[pick.slot]++;
@@ -243,7 +317,8 @@ export function allocateBits(m: TrackModel, compensate: boolean, threshold: numb
     const perRound = Math.max(1, Math.floor(tracks.length / 20));
     for (;;) {
       for (let i = 0; i < tracks.length; i++) {
-        const t = tracks[i], bitsArr = arrayOf(t);
+        const t = tracks[i],
+          bitsArr = arrayOf(t);
         costs[i] = Infinity;
         if (bitsArr[t.slot] <= t.minBits) continue;
         bitsArr[t.slot]--;
@@ -260,9 +335,13 @@ export function allocateBits(m: TrackModel, compensate: boolean, threshold: numb
       order.sort((x, y) => costs[x] - costs[y] || x - y);
       let lowered = 0;
       for (let k = 0; k < order.length && lowered < perRound && Number.isFinite(costs[order[k]]); k++) {
-        const t = tracks[order[k]], bitsArr = arrayOf(t);
+        const t = tracks[order[k]],
+          bitsArr = arrayOf(t);
         bitsArr[t.slot]--;
-        if (bound.probe(t.bone) <= threshold) { bound.commit(t.bone); lowered++; } else bitsArr[t.slot]++;
+        if (bound.probe(t.bone) <= threshold) {
+          bound.commit(t.bone);
+          lowered++;
+        } else bitsArr[t.slot]++;
       }
       if (lowered === 0) break;
     }

@@ -37,7 +37,11 @@ export type NetErrorCode = (typeof NET_ERROR)[keyof typeof NET_ERROR];
 export class NetError extends BonepressError {
   override readonly name = 'NetError';
   declare readonly code: NetErrorCode;
-  constructor(code: NetErrorCode, message: string, readonly bitOffset = -1) {
+  constructor(
+    code: NetErrorCode,
+    message: string,
+    readonly bitOffset = -1,
+  ) {
     super(code, bitOffset >= 0 ? `${message} (at bit ${bitOffset})` : message);
   }
 }
@@ -52,7 +56,8 @@ export function bitsRequired(range: number): number {
 /** Bits of an integer in `min..max`; throws {@link NetError} `BAD_ARGUMENT` above 32. */
 function intBits(min: number, max: number, bitOffset: number): number {
   const bits = bitsRequired(max - min);
-  if (bits > 32) throw new NetError(NET_ERROR.BAD_ARGUMENT, `integer range ${min}..${max} needs more than 32 bits`, bitOffset);
+  if (bits > 32)
+    throw new NetError(NET_ERROR.BAD_ARGUMENT, `integer range ${min}..${max} needs more than 32 bits`, bitOffset);
   return bits;
 }
 
@@ -111,7 +116,11 @@ export class WriteStream implements BitStream {
   }
 
   serializeBits(value: number, bitCount: number): number {
-    if (!(bitCount >= 0 && bitCount <= 32) || !(value >= 0 && value <= MAX_QUANT[bitCount]) || !Number.isInteger(value)) {
+    if (
+      !(bitCount >= 0 && bitCount <= 32) ||
+      !(value >= 0 && value <= MAX_QUANT[bitCount]) ||
+      !Number.isInteger(value)
+    ) {
       throw new NetError(NET_ERROR.BAD_ARGUMENT, `cannot write ${value} in ${bitCount} bits`, this.writer.length);
     }
     this.writer.write(value, bitCount);
@@ -125,7 +134,11 @@ export class WriteStream implements BitStream {
 
   serializeInt(value: number, min: number, max: number): number {
     if (!(value >= min && value <= max) || !Number.isInteger(value)) {
-      throw new NetError(NET_ERROR.BAD_ARGUMENT, `cannot write ${value} as an integer in ${min}..${max}`, this.writer.length);
+      throw new NetError(
+        NET_ERROR.BAD_ARGUMENT,
+        `cannot write ${value} as an integer in ${min}..${max}`,
+        this.writer.length,
+      );
     }
     this.writer.write(value - min, intBits(min, max, this.writer.length));
     return value;
@@ -190,7 +203,11 @@ export class ReadStream implements BitStream {
 
   private take(bitCount: number): number {
     if (this.offset + bitCount > this.bitLength) {
-      throw new NetError(NET_ERROR.PACKET_TRUNCATED, `packet ends after ${this.bitLength} bits, ${bitCount} more needed`, this.offset);
+      throw new NetError(
+        NET_ERROR.PACKET_TRUNCATED,
+        `packet ends after ${this.bitLength} bits, ${bitCount} more needed`,
+        this.offset,
+      );
     }
     const v = readBits(this.words, this.offset, bitCount);
     this.offset += bitCount;
@@ -234,7 +251,8 @@ export class ReadStream implements BitStream {
    */
   finish(): void {
     const left = this.bitLength - this.offset;
-    if (left >= 8) throw new NetError(NET_ERROR.BAD_VALUE, `${left >>> 3} bytes left over after the message`, this.offset);
+    if (left >= 8)
+      throw new NetError(NET_ERROR.BAD_VALUE, `${left >>> 3} bytes left over after the message`, this.offset);
     if (left > 0 && readBits(this.words, this.offset, left) !== 0) {
       throw new NetError(NET_ERROR.BAD_VALUE, 'non-zero padding after the message', this.offset);
     }

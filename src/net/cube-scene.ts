@@ -48,8 +48,14 @@ export function cubeSceneSchema(options: { cubes?: number; precision?: number } 
   return buildWorldSchema({
     maxEntities: cubes + 1,
     types: {
-      cube: { fields, rigidBody: { position: 'position', orientation: 'orientation', halfExtents: [0.5, 0.5, 0.5], precision } },
-      player: { fields, rigidBody: { position: 'position', orientation: 'orientation', halfExtents: [1, 1, 1], precision } },
+      cube: {
+        fields,
+        rigidBody: { position: 'position', orientation: 'orientation', halfExtents: [0.5, 0.5, 0.5], precision },
+      },
+      player: {
+        fields,
+        rigidBody: { position: 'position', orientation: 'orientation', halfExtents: [1, 1, 1], precision },
+      },
     },
   });
 }
@@ -98,9 +104,12 @@ export class CubeScene {
     this.schema = cubeSceneSchema({ cubes: this.cubes });
     this.state = new WorldState(this.schema);
     const n = this.cubes;
-    this.p = new Float64Array(n * 3); this.v = new Float64Array(n * 3);
-    this.yaw = new Float64Array(n); this.yawRate = new Float64Array(n);
-    this.tilt = new Float64Array(n); this.tiltAxis = new Float64Array(n);
+    this.p = new Float64Array(n * 3);
+    this.v = new Float64Array(n * 3);
+    this.yaw = new Float64Array(n);
+    this.yawRate = new Float64Array(n);
+    this.tilt = new Float64Array(n);
+    this.tiltAxis = new Float64Array(n);
     this.awake = new Uint8Array(n).fill(1);
     this.cellNext = new Int32Array(n);
     const side = Math.ceil(Math.sqrt(n));
@@ -125,29 +134,43 @@ export class CubeScene {
 
   // The player drives a rounded figure of eight through the grid at constant speed.
   private placePlayer(tick: number): void {
-    const a = 18, t = (tick / this.hz) * (this.playerSpeed / (a * 1.2));
-    const x = a * Math.sin(t), y = (a * 0.8) * Math.sin(2 * t) / 1.2;
-    this.playerVX = (x - this.playerX) * this.hz; this.playerVY = (y - this.playerY) * this.hz;
-    if (tick === 0) { this.playerVX = 0; this.playerVY = 0; }
-    this.playerX = x; this.playerY = y;
+    const a = 18,
+      t = (tick / this.hz) * (this.playerSpeed / (a * 1.2));
+    const x = a * Math.sin(t),
+      y = (a * 0.8 * Math.sin(2 * t)) / 1.2;
+    this.playerVX = (x - this.playerX) * this.hz;
+    this.playerVY = (y - this.playerY) * this.hz;
+    if (tick === 0) {
+      this.playerVX = 0;
+      this.playerVY = 0;
+    }
+    this.playerX = x;
+    this.playerY = y;
   }
 
   /** Advances one tick: the player moves, cubes fall, slide, collide and fall asleep. */
   step(): void {
-    const dt = 1 / this.hz, n = this.cubes, p = this.p, v = this.v;
+    const dt = 1 / this.hz,
+      n = this.cubes,
+      p = this.p,
+      v = this.v;
     this.tickIndex++;
     this.placePlayer(this.tickIndex);
-    const px = this.playerX, py = this.playerY;
+    const px = this.playerX,
+      py = this.playerY;
     // Player contacts: a 2 m and a 1 m square overlap. Contacts are soft (velocity changes at
     // most CONTACT_ACCELERATION), as in penalty-based physics, so motion has no corners
     // sharper than a real engine's over one tick.
     const dv = CONTACT_ACCELERATION * dt;
     for (let i = 0; i < n; i++) {
-      const dx = p[i * 3] - px, dy = p[i * 3 + 1] - py;
-      const ox = 1.5 - Math.abs(dx), oy = 1.5 - Math.abs(dy);
+      const dx = p[i * 3] - px,
+        dy = p[i * 3 + 1] - py;
+      const ox = 1.5 - Math.abs(dx),
+        oy = 1.5 - Math.abs(dy);
       if (ox <= 0 || oy <= 0 || p[i * 3 + 2] > 2.5) continue;
       this.awake[i] = 1;
-      const axis = ox < oy ? 0 : 1, sign = Math.sign(axis === 0 ? dx : dy) || 1;
+      const axis = ox < oy ? 0 : 1,
+        sign = Math.sign(axis === 0 ? dx : dy) || 1;
       const target = (axis === 0 ? this.playerVX : this.playerVY) + sign * 0.5;
       const change = (target - v[i * 3 + axis]) * sign;
       if (change > 0) v[i * 3 + axis] += sign * Math.min(change, dv);
@@ -159,29 +182,43 @@ export class CubeScene {
       if (!this.awake[i]) continue;
       const o = i * 3;
       v[o + 2] -= GRAVITY * dt;
-      p[o] += v[o] * dt; p[o + 1] += v[o + 1] * dt; p[o + 2] += v[o + 2] * dt;
+      p[o] += v[o] * dt;
+      p[o + 1] += v[o + 1] * dt;
+      p[o + 2] += v[o + 2] * dt;
       const grounded = p[o + 2] <= 0.5;
       if (grounded) {
         p[o + 2] = 0.5;
         v[o + 2] = -v[o + 2] * RESTITUTION;
         if (v[o + 2] < 0.4) v[o + 2] = 0;
-        const speed = Math.hypot(v[o], v[o + 1]), slow = FRICTION * GRAVITY * dt;
+        const speed = Math.hypot(v[o], v[o + 1]),
+          slow = FRICTION * GRAVITY * dt;
         const k = speed > slow ? (speed - slow) / speed : 0;
-        v[o] *= k; v[o + 1] *= k;
+        v[o] *= k;
+        v[o + 1] *= k;
         this.yawRate[i] *= 0.92;
         this.tilt[i] *= 0.85;
       }
       this.yaw[i] += this.yawRate[i] * dt;
-      for (let c = 0; c < 2; c++) p[o + c] = Math.min(CUBE_SCENE_HALF_SIZE - 1, Math.max(-CUBE_SCENE_HALF_SIZE + 1, p[o + c]));
+      for (let c = 0; c < 2; c++)
+        p[o + c] = Math.min(CUBE_SCENE_HALF_SIZE - 1, Math.max(-CUBE_SCENE_HALF_SIZE + 1, p[o + c]));
     }
     this.collide();
     let awake = 0;
     for (let i = 0; i < n; i++) {
       if (!this.awake[i]) continue;
       const o = i * 3;
-      if (p[o + 2] === 0.5 && v[o + 2] === 0 && Math.hypot(v[o], v[o + 1]) < SLEEP_SPEED && Math.abs(this.yawRate[i]) < SLEEP_SPEED && this.tilt[i] < 0.002) {
+      if (
+        p[o + 2] === 0.5 &&
+        v[o + 2] === 0 &&
+        Math.hypot(v[o], v[o + 1]) < SLEEP_SPEED &&
+        Math.abs(this.yawRate[i]) < SLEEP_SPEED &&
+        this.tilt[i] < 0.002
+      ) {
         this.awake[i] = 0;
-        v[o] = 0; v[o + 1] = 0; this.yawRate[i] = 0; this.tilt[i] = 0;
+        v[o] = 0;
+        v[o + 1] = 0;
+        this.yawRate[i] = 0;
+        this.tilt[i] = 0;
       } else awake++;
     }
     this.awakeCount = awake;
@@ -192,7 +229,11 @@ export class CubeScene {
   // the axis of least overlap and share their velocity along it; a moving cube wakes a
   // sleeping one. A grid of 2 m cells finds the neighbours.
   private collide(): void {
-    const n = this.cubes, p = this.p, v = this.v, head = this.cellHead, next = this.cellNext;
+    const n = this.cubes,
+      p = this.p,
+      v = this.v,
+      head = this.cellHead,
+      next = this.cellNext;
     const dv = CONTACT_ACCELERATION / this.hz;
     head.fill(-1);
     for (let i = 0; i < n; i++) {
@@ -202,20 +243,28 @@ export class CubeScene {
     }
     for (let i = 0; i < n; i++) {
       if (!this.awake[i]) continue;
-      const cx = Math.floor(p[i * 3] / 2) + CELL_OFFSET, cy = Math.floor(p[i * 3 + 1] / 2) + CELL_OFFSET;
+      const cx = Math.floor(p[i * 3] / 2) + CELL_OFFSET,
+        cy = Math.floor(p[i * 3 + 1] / 2) + CELL_OFFSET;
       for (let gx = cx - 1; gx <= cx + 1; gx++) {
         for (let gy = cy - 1; gy <= cy + 1; gy++) {
           for (let j = head[gx * CELLS + gy]; j >= 0; j = next[j]) {
             if (j === i || (this.awake[j] && j < i)) continue;
-            const dx = p[j * 3] - p[i * 3], dy = p[j * 3 + 1] - p[i * 3 + 1];
-            const ox = 1 - Math.abs(dx), oy = 1 - Math.abs(dy);
+            const dx = p[j * 3] - p[i * 3],
+              dy = p[j * 3 + 1] - p[i * 3 + 1];
+            const ox = 1 - Math.abs(dx),
+              oy = 1 - Math.abs(dy);
             if (ox <= 0 || oy <= 0 || Math.abs(p[j * 3 + 2] - p[i * 3 + 2]) >= 1) continue;
-            const axis = ox < oy ? 0 : 1, sign = Math.sign(axis === 0 ? dx : dy) || 1;
+            const axis = ox < oy ? 0 : 1,
+              sign = Math.sign(axis === 0 ? dx : dy) || 1;
             // Approaching: share the velocity along the axis, at most CONTACT_ACCELERATION
             // each; overlapping but not approaching: drift apart at 0.3 m/s.
-            const vi = v[i * 3 + axis], vj = v[j * 3 + axis];
+            const vi = v[i * 3 + axis],
+              vj = v[j * 3 + axis];
             const closing = (vi - vj) * sign;
-            const change = Math.min(closing > 0 ? (closing * (1 + RESTITUTION)) / 2 : Math.max(0, 0.3 + closing / 2), dv);
+            const change = Math.min(
+              closing > 0 ? (closing * (1 + RESTITUTION)) / 2 : Math.max(0, 0.3 + closing / 2),
+              dv,
+            );
             v[i * 3 + axis] = vi - sign * change;
             v[j * 3 + axis] = vj + sign * change;
             this.awake[j] = 1;
@@ -226,23 +275,33 @@ export class CubeScene {
   }
 
   private write(): void {
-    const n = this.cubes, s = this.state, values = s.values, stride = s.valueStride;
+    const n = this.cubes,
+      s = this.state,
+      values = s.values,
+      stride = s.valueStride;
     for (let i = 0; i < n; i++) {
       const o = i * stride;
-      values[o] = this.p[i * 3]; values[o + 1] = this.p[i * 3 + 1]; values[o + 2] = this.p[i * 3 + 2];
+      values[o] = this.p[i * 3];
+      values[o + 1] = this.p[i * 3 + 1];
+      values[o + 2] = this.p[i * 3 + 2];
       writeOrientation(this.yaw[i], this.tilt[i], this.tiltAxis[i], values, o + 3);
     }
     const o = n * stride;
-    values[o] = this.playerX; values[o + 1] = this.playerY; values[o + 2] = 1;
+    values[o] = this.playerX;
+    values[o + 1] = this.playerY;
+    values[o + 2] = 1;
     writeOrientation(Math.atan2(this.playerVY, this.playerVX), 0, 0, values, o + 3);
   }
 }
 
 /** Yaw about z after a tilt of `tilt` radians about the floor-plane axis at angle `axis`: x y z w at out[o..]. */
 function writeOrientation(yaw: number, tilt: number, axis: number, out: Float32Array, o: number): void {
-  const cy = Math.cos(yaw / 2), sy = Math.sin(yaw / 2);
-  const ct = Math.cos(tilt / 2), st = Math.sin(tilt / 2);
-  const ax = Math.cos(axis) * st, ay = Math.sin(axis) * st;
+  const cy = Math.cos(yaw / 2),
+    sy = Math.sin(yaw / 2);
+  const ct = Math.cos(tilt / 2),
+    st = Math.sin(tilt / 2);
+  const ax = Math.cos(axis) * st,
+    ay = Math.sin(axis) * st;
   // q = yaw (0, 0, sy, cy) · tilt (ax, ay, 0, ct)
   out[o] = cy * ax - sy * ay;
   out[o + 1] = cy * ay + sy * ax;

@@ -62,7 +62,10 @@ export class SnapshotRangeEncoder implements SnapshotBinaryCoder {
       this.range -= bound;
       probabilities[index] = p - (p >>> ADAPT_SHIFT);
     }
-    while (this.range < TOP) { this.range *= 256; this.shiftLow(); }
+    while (this.range < TOP) {
+      this.range *= 256;
+      this.shiftLow();
+    }
     return bit;
   }
 
@@ -70,7 +73,10 @@ export class SnapshotRangeEncoder implements SnapshotBinaryCoder {
     for (let i = bitCount - 1; i >= 0; i--) {
       this.range = Math.floor(this.range / 2);
       if (Math.floor(value / 2 ** i) % 2 === 1) this.low += this.range;
-      while (this.range < TOP) { this.range *= 256; this.shiftLow(); }
+      while (this.range < TOP) {
+        this.range *= 256;
+        this.shiftLow();
+      }
     }
     return value;
   }
@@ -92,7 +98,10 @@ export class SnapshotRangeEncoder implements SnapshotBinaryCoder {
 
   private emit(byte: number): void {
     // The first byte is always 0 (nothing can carry into it): the decoder assumes it.
-    if (!this.started) { this.started = true; return; }
+    if (!this.started) {
+      this.started = true;
+      return;
+    }
     if (this.length === this.bytes.length) {
       const grown = new Uint8Array(this.bytes.length * 2);
       grown.set(this.bytes);
@@ -110,7 +119,10 @@ export class SnapshotRangeEncoder implements SnapshotBinaryCoder {
     for (let k = 0; k <= 4; k++) {
       const unit = 2 ** (32 - 8 * k);
       const v = Math.ceil(this.low / unit) * unit;
-      if (v < this.low + this.range) { this.low = v; break; }
+      if (v < this.low + this.range) {
+        this.low = v;
+        break;
+      }
     }
     for (let i = 0; i < 5; i++) this.shiftLow();
     let n = this.length;
@@ -141,7 +153,8 @@ export class SnapshotRangeDecoder implements SnapshotBinaryCoder {
 
   // A valid stream keeps code < range; anything else is damage.
   private check(): void {
-    if (this.code >= this.range) throw new NetError(NET_ERROR.BAD_VALUE, 'entropy-coded body is corrupt', this.position * 8);
+    if (this.code >= this.range)
+      throw new NetError(NET_ERROR.BAD_VALUE, 'entropy-coded body is corrupt', this.position * 8);
   }
 
   private normalize(): void {
@@ -175,7 +188,10 @@ export class SnapshotRangeDecoder implements SnapshotBinaryCoder {
     for (let i = 0; i < bitCount; i++) {
       this.range = Math.floor(this.range / 2);
       let bit = 0;
-      if (this.code >= this.range) { this.code -= this.range; bit = 1; }
+      if (this.code >= this.range) {
+        this.code -= this.range;
+        bit = 1;
+      }
       value = value * 2 + bit;
       this.normalize();
       this.check();
@@ -186,7 +202,11 @@ export class SnapshotRangeDecoder implements SnapshotBinaryCoder {
   /** Checks that every byte of the body was used (trailing garbage is damage). */
   finish(): void {
     if (this.position < this.bytes.length) {
-      throw new NetError(NET_ERROR.BAD_VALUE, `${this.bytes.length - this.position} bytes left over after the entropy-coded body`, this.position * 8);
+      throw new NetError(
+        NET_ERROR.BAD_VALUE,
+        `${this.bytes.length - this.position} bytes left over after the entropy-coded body`,
+        this.position * 8,
+      );
     }
   }
 }
@@ -266,18 +286,26 @@ export class EntropyCodec {
    * A decoder throws {@link NetError} `BAD_VALUE` for a code out of range or a corrupt stream.
    */
   serialize(
-    coder: SnapshotBinaryCoder, codes: Int32Array, baseline: Int32Array | null, base: EntropyState | null, age: number, out: EntropyState,
+    coder: SnapshotBinaryCoder,
+    codes: Int32Array,
+    baseline: Int32Array | null,
+    base: EntropyState | null,
+    age: number,
+    out: EntropyState,
     levels: Uint8Array | null = null,
   ): void {
     const s = this.schema;
     const probs = out.probabilities;
     probs.set(baseline && base ? base.probabilities : this.initial.probabilities);
-    const bits = s.codeBits, sent = s.sentBones;
+    const bits = s.codeBits,
+      sent = s.sentBones;
     if (!baseline || !base) {
       const def = s.defaultCodes;
       for (let j = 0; j < sent.length; j++) {
-        const b = sent[j], c = b * CODE_STRIDE;
-        const atDefault = coder.codeBit(coder.isWriting && boneCodesEqual(s, b, codes, def) ? 1 : 0, probs, AT_DEFAULT) === 1;
+        const b = sent[j],
+          c = b * CODE_STRIDE;
+        const atDefault =
+          coder.codeBit(coder.isWriting && boneCodesEqual(s, b, codes, def) ? 1 : 0, probs, AT_DEFAULT) === 1;
         for (let i = 0; i < CODE_STRIDE; i++) {
           if (bits[c + i] > 0) codes[c + i] = atDefault ? def[c + i] : coder.codeDirect(codes[c + i], bits[c + i]);
         }
@@ -289,10 +317,15 @@ export class EntropyCodec {
     const history = base.classes;
     const shift = base.age > 0 && age > 0 ? Math.round(Math.log2(age / base.age)) : 0;
     for (let j = 0; j < sent.length; j++) {
-      const b = sent[j], c = b * CODE_STRIDE;
+      const b = sent[j],
+        c = b * CODE_STRIDE;
       let movedBefore = 0;
       for (let i = 0; i < CODE_STRIDE; i++) if (bits[c + i] > 0 && history[c + i] !== 0) movedBefore = 1;
-      const changed = coder.codeBit(coder.isWriting && !boneCodesEqual(s, b, codes, baseline) ? 1 : 0, probs, CHANGED + movedBefore);
+      const changed = coder.codeBit(
+        coder.isWriting && !boneCodesEqual(s, b, codes, baseline) ? 1 : 0,
+        probs,
+        CHANGED + movedBefore,
+      );
       if (!changed) {
         for (let i = 0; i < CODE_STRIDE; i++) if (bits[c + i] > 0) codes[c + i] = baseline[c + i];
         outLevels[b] = base.levels[b];
@@ -312,39 +345,52 @@ export class EntropyCodec {
           first = 4;
         }
       }
-      let context = 0, previousKind = -1;
+      let context = 0,
+        previousKind = -1;
       for (let i = first; i < CODE_STRIDE; i++) {
         const n = bits[c + i];
         if (n === 0) continue;
         const kind = i < 4 ? 0 : 1;
-        if (kind !== previousKind) { context = 0; previousKind = kind; }
+        if (kind !== previousKind) {
+          context = 0;
+          previousKind = kind;
+        }
         const h = history[c + i];
         // The coded value is the delta in steps of 2^l codes (l: the level, below the code's bits).
-        const l = level < n ? level : n - 1, unit = 2 ** l, top = n - l;
+        const l = level < n ? level : n - 1,
+          unit = 2 ** l,
+          top = n - l;
         let predicted = -1;
         if (h !== UNKNOWN_CLASS) predicted = h === 0 ? 0 : Math.min(top, Math.max(1, h + shift - l));
         const set = SETS + (kind * CONTEXTS + (predicted < 0 ? CONTEXTS - 1 : context)) * SET_SIZE;
         const guess = predicted < 0 ? top >>> 1 : predicted;
         const fine = codes[c + i] - baseline[c + i];
         const d = fine / unit;
-        if (coder.isWriting && !Number.isInteger(d)) throw new NetError(NET_ERROR.BAD_ARGUMENT, `delta ${fine} is not a whole number of ${unit}-code steps`);
+        if (coder.isWriting && !Number.isInteger(d))
+          throw new NetError(NET_ERROR.BAD_ARGUMENT, `delta ${fine} is not a whole number of ${unit}-code steps`);
         const k = codeClass(coder, deltaClass(d), guess, top, probs, set);
         let value = baseline[c + i];
         if (k > 0) {
           // Motion tends to keep its direction: code the sign as "flipped since last time".
           const previousSign = base.signs[c + i];
-          const negative = previousSign === 0
-            ? coder.codeDirect(d < 0 ? 1 : 0, 1) === 1
-            : (coder.codeBit(d < 0 === previousSign < 0 ? 0 : 1, probs, SIGN_FLIP + kind) === 1) !== previousSign < 0;
+          const negative =
+            previousSign === 0
+              ? coder.codeDirect(d < 0 ? 1 : 0, 1) === 1
+              : (coder.codeBit(d < 0 === previousSign < 0 ? 0 : 1, probs, SIGN_FLIP + kind) === 1) !== previousSign < 0;
           const a = d < 0 ? -d : d;
           let magnitude = 2 ** (k - 1);
           if (k >= 2) {
-            const top = coder.codeBit(a >= magnitude + 2 ** (k - 2) ? 1 : 0, probs, TOP_BIT + kind * TOP_BIT_CLASSES + Math.min(k, TOP_BIT_CLASSES - 1));
+            const top = coder.codeBit(
+              a >= magnitude + 2 ** (k - 2) ? 1 : 0,
+              probs,
+              TOP_BIT + kind * TOP_BIT_CLASSES + Math.min(k, TOP_BIT_CLASSES - 1),
+            );
             magnitude += top * 2 ** (k - 2) + coder.codeDirect(a % 2 ** (k - 2), k - 2);
           }
           value += (negative ? -magnitude : magnitude) * unit;
         }
-        if (value < 0 || value > 2 ** n - 1) throw new NetError(NET_ERROR.BAD_VALUE, `entropy-coded delta leaves the code range 0..${2 ** n - 1}`);
+        if (value < 0 || value > 2 ** n - 1)
+          throw new NetError(NET_ERROR.BAD_VALUE, `entropy-coded delta leaves the code range 0..${2 ** n - 1}`);
         codes[c + i] = value;
         if (predicted >= 0) context = k < predicted ? 1 : k === predicted ? 2 : 3;
       }
@@ -358,18 +404,39 @@ export class EntropyCodec {
    * (a plainly coded packet adapts nothing). Used for packets coded without entropy, so
    * that any snapshot can be the baseline of an entropy-coded one.
    */
-  recordPlain(codes: Int32Array, baseline: Int32Array | null, base: EntropyState | null, age: number, out: EntropyState): void {
+  recordPlain(
+    codes: Int32Array,
+    baseline: Int32Array | null,
+    base: EntropyState | null,
+    age: number,
+    out: EntropyState,
+  ): void {
     out.probabilities.set(baseline && base ? base.probabilities : this.initial.probabilities);
     this.record(codes, baseline, base, age, out, null);
   }
 
   // `levels`: already in `out` (entropy-coded); null: level 0 for changed bones (plain).
-  private record(codes: Int32Array, baseline: Int32Array | null, base: EntropyState | null, age: number, out: EntropyState, levels: Uint8Array | null): void {
+  private record(
+    codes: Int32Array,
+    baseline: Int32Array | null,
+    base: EntropyState | null,
+    age: number,
+    out: EntropyState,
+    levels: Uint8Array | null,
+  ): void {
     const s = this.schema;
-    const classes = out.classes, signs = out.signs;
+    const classes = out.classes,
+      signs = out.signs;
     out.age = baseline ? age : 0;
-    if (!baseline) { classes.fill(UNKNOWN_CLASS); signs.fill(0); out.levels.fill(UNKNOWN_LEVEL); return; }
-    if (!levels) for (let b = 0; b < s.boneCount; b++) out.levels[b] = !boneCodesEqual(s, b, codes, baseline) ? 0 : base ? base.levels[b] : UNKNOWN_LEVEL;
+    if (!baseline) {
+      classes.fill(UNKNOWN_CLASS);
+      signs.fill(0);
+      out.levels.fill(UNKNOWN_LEVEL);
+      return;
+    }
+    if (!levels)
+      for (let b = 0; b < s.boneCount; b++)
+        out.levels[b] = !boneCodesEqual(s, b, codes, baseline) ? 0 : base ? base.levels[b] : UNKNOWN_LEVEL;
     for (let b = 0; b < s.boneCount; b++) {
       const c = b * CODE_STRIDE;
       const newIndex = s.codeBits[c] > 0 && codes[c] !== baseline[c];
@@ -395,9 +462,17 @@ function codeLevel(coder: SnapshotBinaryCoder, level: number, probs: Uint16Array
  * (skipped when only one side is possible), then the distance − 1 in unary over {@link STEPS}
  * adaptive bits and flat bits beyond. Returns the class.
  */
-function codeClass(coder: SnapshotBinaryCoder, k: number, guess: number, max: number, probs: Uint16Array, set: number): number {
+function codeClass(
+  coder: SnapshotBinaryCoder,
+  k: number,
+  guess: number,
+  max: number,
+  probs: Uint16Array,
+  set: number,
+): number {
   if (coder.codeBit(k === guess ? 0 : 1, probs, set) === 0) return guess;
-  const canUp = guess < max, canDown = guess > 0;
+  const canUp = guess < max,
+    canDown = guess > 0;
   if (!canUp && !canDown) throw new NetError(NET_ERROR.BAD_VALUE, 'entropy-coded class has nowhere to go');
   const up = canUp && canDown ? coder.codeBit(k > guess ? 1 : 0, probs, set + 1) === 1 : canUp;
   const maxDistance = up ? max - guess - 1 : guess - 1; // distance − 1 lies in 0..maxDistance

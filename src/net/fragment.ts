@@ -36,9 +36,12 @@ export function resolveFragmentOptions(options: FragmentOptions = {}): Required<
   const mtu = options.mtu ?? FRAGMENT_DEFAULTS.mtu;
   const maxFragments = options.maxFragments ?? FRAGMENT_DEFAULTS.maxFragments;
   const slots = options.slots ?? FRAGMENT_DEFAULTS.slots;
-  if (!Number.isInteger(mtu) || mtu < 64 || mtu > 65507) throw new NetError(NET_ERROR.BAD_ARGUMENT, `mtu must be a whole number of bytes in 64..65507, got ${mtu}`);
-  if (!Number.isInteger(maxFragments) || maxFragments < 2 || maxFragments > 255) throw new NetError(NET_ERROR.BAD_ARGUMENT, `maxFragments must be in 2..255, got ${maxFragments}`);
-  if (!Number.isInteger(slots) || slots < 1 || slots > 64) throw new NetError(NET_ERROR.BAD_ARGUMENT, `slots must be in 1..64, got ${slots}`);
+  if (!Number.isInteger(mtu) || mtu < 64 || mtu > 65507)
+    throw new NetError(NET_ERROR.BAD_ARGUMENT, `mtu must be a whole number of bytes in 64..65507, got ${mtu}`);
+  if (!Number.isInteger(maxFragments) || maxFragments < 2 || maxFragments > 255)
+    throw new NetError(NET_ERROR.BAD_ARGUMENT, `maxFragments must be in 2..255, got ${maxFragments}`);
+  if (!Number.isInteger(slots) || slots < 1 || slots > 64)
+    throw new NetError(NET_ERROR.BAD_ARGUMENT, `slots must be in 1..64, got ${slots}`);
   return { mtu, maxFragments, slots };
 }
 
@@ -47,25 +50,42 @@ export function resolveFragmentOptions(options: FragmentOptions = {}): Required<
  * tagged with `sequence` (16 bits). Throws {@link NetError} `BAD_ARGUMENT` when it needs
  * more than `maxFragments`.
  */
-export function fragmentMessage(message: Uint8Array, sequence: number, options: Required<FragmentOptions>): Uint8Array[] {
+export function fragmentMessage(
+  message: Uint8Array,
+  sequence: number,
+  options: Required<FragmentOptions>,
+): Uint8Array[] {
   if (message.length <= options.mtu) return [message];
   const payload = options.mtu - FRAGMENT_HEADER_BYTES;
   const count = Math.ceil(message.length / payload);
   if (count > options.maxFragments) {
-    throw new NetError(NET_ERROR.BAD_ARGUMENT, `message of ${message.length} bytes needs ${count} fragments of ${options.mtu} bytes (most ${options.maxFragments})`);
+    throw new NetError(
+      NET_ERROR.BAD_ARGUMENT,
+      `message of ${message.length} bytes needs ${count} fragments of ${options.mtu} bytes (most ${options.maxFragments})`,
+    );
   }
   const out: Uint8Array[] = [];
   for (let i = 0; i < count; i++) {
     const part = message.subarray(i * payload, Math.min(message.length, (i + 1) * payload));
     const d = new Uint8Array(FRAGMENT_HEADER_BYTES + part.length);
-    d[0] = FRAGMENT_MARKER; d[1] = sequence & 0xff; d[2] = (sequence >>> 8) & 0xff; d[3] = i; d[4] = count;
+    d[0] = FRAGMENT_MARKER;
+    d[1] = sequence & 0xff;
+    d[2] = (sequence >>> 8) & 0xff;
+    d[3] = i;
+    d[4] = count;
     d.set(part, FRAGMENT_HEADER_BYTES);
     out.push(d);
   }
   return out;
 }
 
-interface Slot { sequence: number; count: number; have: number; parts: (Uint8Array | undefined)[]; age: number }
+interface Slot {
+  sequence: number;
+  count: number;
+  have: number;
+  parts: (Uint8Array | undefined)[];
+  age: number;
+}
 
 /** Collects fragments into messages. */
 export class Reassembler {
@@ -85,15 +105,21 @@ export class Reassembler {
    */
   add(datagram: Uint8Array): Uint8Array | undefined {
     const o = this.options;
-    if (datagram.length <= FRAGMENT_HEADER_BYTES) throw new NetError(NET_ERROR.PACKET_TRUNCATED, `fragment of ${datagram.length} bytes`, datagram.length * 8);
-    if (datagram.length > o.mtu) throw new NetError(NET_ERROR.BAD_VALUE, `fragment of ${datagram.length} bytes is over the MTU of ${o.mtu}`, 0);
+    if (datagram.length <= FRAGMENT_HEADER_BYTES)
+      throw new NetError(NET_ERROR.PACKET_TRUNCATED, `fragment of ${datagram.length} bytes`, datagram.length * 8);
+    if (datagram.length > o.mtu)
+      throw new NetError(NET_ERROR.BAD_VALUE, `fragment of ${datagram.length} bytes is over the MTU of ${o.mtu}`, 0);
     if (datagram[0] !== FRAGMENT_MARKER) throw new NetError(NET_ERROR.BAD_VALUE, 'not a fragment', 0);
-    const sequence = datagram[1] | (datagram[2] << 8), index = datagram[3], count = datagram[4];
-    if (count < 2 || count > o.maxFragments) throw new NetError(NET_ERROR.BAD_VALUE, `fragment count ${count} (2..${o.maxFragments})`, 32);
+    const sequence = datagram[1] | (datagram[2] << 8),
+      index = datagram[3],
+      count = datagram[4];
+    if (count < 2 || count > o.maxFragments)
+      throw new NetError(NET_ERROR.BAD_VALUE, `fragment count ${count} (2..${o.maxFragments})`, 32);
     if (index >= count) throw new NetError(NET_ERROR.BAD_VALUE, `fragment ${index} of ${count}`, 24);
     this.clock++;
     let slot = this.slots.find((s) => s.sequence === sequence);
-    if (slot && slot.count !== count) throw new NetError(NET_ERROR.BAD_VALUE, `fragment says ${count} fragments, earlier ones ${slot.count}`, 32);
+    if (slot && slot.count !== count)
+      throw new NetError(NET_ERROR.BAD_VALUE, `fragment says ${count} fragments, earlier ones ${slot.count}`, 32);
     if (!slot) {
       if (this.slots.length >= o.slots) {
         let oldest = 0;
@@ -112,7 +138,10 @@ export class Reassembler {
     for (const p of slot.parts) length += p!.length;
     const message = new Uint8Array(length);
     let at = 0;
-    for (const p of slot.parts) { message.set(p!, at); at += p!.length; }
+    for (const p of slot.parts) {
+      message.set(p!, at);
+      at += p!.length;
+    }
     return message;
   }
 

@@ -41,14 +41,21 @@ export class SnapshotInterpolator {
   private count = 0;
 
   /** Throws {@link NetError} `BAD_ARGUMENT` for bad options. */
-  constructor(readonly schema: WorldSchema, options: InterpolationOptions) {
+  constructor(
+    readonly schema: WorldSchema,
+    options: InterpolationOptions,
+  ) {
     const capacity = options.capacity ?? INTERPOLATION_DEFAULTS.capacity;
     const delay = options.playoutDelayMs ?? INTERPOLATION_DEFAULTS.playoutDelayMs;
     const extra = options.maxExtrapolationMs ?? INTERPOLATION_DEFAULTS.maxExtrapolationMs;
-    if (!(options.hz > 0) || !Number.isFinite(options.hz)) throw new NetError(NET_ERROR.BAD_ARGUMENT, `hz must be above 0, got ${options.hz}`);
-    if (!(delay >= 0) || !Number.isFinite(delay)) throw new NetError(NET_ERROR.BAD_ARGUMENT, `playoutDelayMs must be ≥ 0, got ${delay}`);
-    if (!(extra >= 0) || !Number.isFinite(extra)) throw new NetError(NET_ERROR.BAD_ARGUMENT, `maxExtrapolationMs must be ≥ 0, got ${extra}`);
-    if (!Number.isInteger(capacity) || capacity < 2 || capacity > 1024) throw new NetError(NET_ERROR.BAD_ARGUMENT, `capacity must be in 2..1024, got ${capacity}`);
+    if (!(options.hz > 0) || !Number.isFinite(options.hz))
+      throw new NetError(NET_ERROR.BAD_ARGUMENT, `hz must be above 0, got ${options.hz}`);
+    if (!(delay >= 0) || !Number.isFinite(delay))
+      throw new NetError(NET_ERROR.BAD_ARGUMENT, `playoutDelayMs must be ≥ 0, got ${delay}`);
+    if (!(extra >= 0) || !Number.isFinite(extra))
+      throw new NetError(NET_ERROR.BAD_ARGUMENT, `maxExtrapolationMs must be ≥ 0, got ${extra}`);
+    if (!Number.isInteger(capacity) || capacity < 2 || capacity > 1024)
+      throw new NetError(NET_ERROR.BAD_ARGUMENT, `capacity must be in 2..1024, got ${capacity}`);
     this.hz = options.hz;
     this.playoutDelay = delay / 1000;
     this.maxExtrapolation = extra / 1000;
@@ -72,7 +79,8 @@ export class SnapshotInterpolator {
    * ignored; when full, the oldest is dropped.
    */
   push(tick: number, snapshot: WorldSnapshot): void {
-    const n = this.count, cap = this.states.length;
+    const n = this.count,
+      cap = this.states.length;
     let at = n;
     while (at > 0 && this.ticks[at - 1] > tick) at--;
     if (at > 0 && this.ticks[at - 1] === tick) return;
@@ -81,11 +89,17 @@ export class SnapshotInterpolator {
     let spare: WorldState;
     if (n === cap) {
       spare = this.states[0];
-      for (let i = 1; i < at; i++) { this.states[i - 1] = this.states[i]; this.ticks[i - 1] = this.ticks[i]; }
+      for (let i = 1; i < at; i++) {
+        this.states[i - 1] = this.states[i];
+        this.ticks[i - 1] = this.ticks[i];
+      }
       at--;
     } else {
       spare = this.states[n];
-      for (let i = n; i > at; i--) { this.states[i] = this.states[i - 1]; this.ticks[i] = this.ticks[i - 1]; }
+      for (let i = n; i > at; i--) {
+        this.states[i] = this.states[i - 1];
+        this.ticks[i] = this.ticks[i - 1];
+      }
       this.count++;
     }
     this.states[at] = spare;
@@ -103,17 +117,22 @@ export class SnapshotInterpolator {
     const n = this.count;
     if (n === 0) return 'empty';
     const t = time * this.hz;
-    if (n === 1 || t <= this.ticks[0]) { out.copyFrom(this.states[t <= this.ticks[0] ? 0 : n - 1]); return 'held'; }
+    if (n === 1 || t <= this.ticks[0]) {
+      out.copyFrom(this.states[t <= this.ticks[0] ? 0 : n - 1]);
+      return 'held';
+    }
     if (t >= this.ticks[n - 1]) {
       const limit = this.ticks[n - 1] + this.maxExtrapolation * this.hz;
       const tt = Math.min(t, limit);
-      const a = this.ticks[n - 2], b = this.ticks[n - 1];
+      const a = this.ticks[n - 2],
+        b = this.ticks[n - 1];
       blend(this.states[n - 2], this.states[n - 1], (tt - a) / (b - a), out);
       return t > limit ? 'held' : 'extrapolated';
     }
     let i = n - 1;
     while (this.ticks[i - 1] > t) i--;
-    const a = this.ticks[i - 1], b = this.ticks[i];
+    const a = this.ticks[i - 1],
+      b = this.ticks[i];
     blend(this.states[i - 1], this.states[i], (t - a) / (b - a), out);
     return 'interpolated';
   }
@@ -132,14 +151,20 @@ export class SnapshotInterpolator {
  * extrapolates.
  */
 function blend(a: WorldState, b: WorldState, alpha: number, out: WorldState): void {
-  const schema = a.schema, stride = a.valueStride;
-  const av = a.values, bv = b.values, ov = out.values;
+  const schema = a.schema,
+    stride = a.valueStride;
+  const av = a.values,
+    bv = b.values,
+    ov = out.values;
   for (let id = 0; id < schema.maxEntities; id++) {
-    const ta = a.types[id], tb = b.types[id];
+    const ta = a.types[id],
+      tb = b.types[id];
     if (ta !== tb) {
-      const from = alpha < 0.5 ? a : b, t = from.types[id];
+      const from = alpha < 0.5 ? a : b,
+        t = from.types[id];
       out.types[id] = t;
-      if (t !== NO_ENTITY) ov.set(from.values.subarray(id * stride, id * stride + schema.types[t].valueCount), id * stride);
+      if (t !== NO_ENTITY)
+        ov.set(from.values.subarray(id * stride, id * stride + schema.types[t].valueCount), id * stride);
       continue;
     }
     out.types[id] = ta;
@@ -148,7 +173,9 @@ function blend(a: WorldState, b: WorldState, alpha: number, out: WorldState): vo
     for (const f of schema.types[ta].fields) {
       const v = o + f.valueOffset;
       switch (f.kind) {
-        case FIELD_KIND.POSITION: case FIELD_KIND.SCALE: case FIELD_KIND.FLOAT:
+        case FIELD_KIND.POSITION:
+        case FIELD_KIND.SCALE:
+        case FIELD_KIND.FLOAT:
           for (let k = 0; k < f.valueCount; k++) ov[v + k] = av[v + k] + (bv[v + k] - av[v + k]) * alpha;
           break;
         case FIELD_KIND.ORIENTATION:
@@ -171,9 +198,24 @@ function blend(a: WorldState, b: WorldState, alpha: number, out: WorldState): vo
 function nlerp(a: Float32Array, b: Float32Array, o: number, alpha: number, out: Float32Array): void {
   const dot = a[o] * b[o] + a[o + 1] * b[o + 1] + a[o + 2] * b[o + 2] + a[o + 3] * b[o + 3];
   const s = dot < 0 ? -1 : 1;
-  let x = a[o] + (s * b[o] - a[o]) * alpha, y = a[o + 1] + (s * b[o + 1] - a[o + 1]) * alpha;
-  let z = a[o + 2] + (s * b[o + 2] - a[o + 2]) * alpha, w = a[o + 3] + (s * b[o + 3] - a[o + 3]) * alpha;
+  let x = a[o] + (s * b[o] - a[o]) * alpha,
+    y = a[o + 1] + (s * b[o + 1] - a[o + 1]) * alpha;
+  let z = a[o + 2] + (s * b[o + 2] - a[o + 2]) * alpha,
+    w = a[o + 3] + (s * b[o + 3] - a[o + 3]) * alpha;
   const len = Math.sqrt(x * x + y * y + z * z + w * w);
-  if (len > 0) { x /= len; y /= len; z /= len; w /= len; } else { x = 0; y = 0; z = 0; w = 1; }
-  out[o] = x; out[o + 1] = y; out[o + 2] = z; out[o + 3] = w;
+  if (len > 0) {
+    x /= len;
+    y /= len;
+    z /= len;
+    w /= len;
+  } else {
+    x = 0;
+    y = 0;
+    z = 0;
+    w = 1;
+  }
+  out[o] = x;
+  out[o + 1] = y;
+  out[o + 2] = z;
+  out[o + 3] = w;
 }

@@ -12,7 +12,11 @@ import { lerp, nlerpRotation } from '../runtime/interpolate.js';
 import { NET_ERROR, NetError, WriteStream } from './bit-stream.js';
 import { createSnapshotSchema, type NetLength, type SnapshotSchema } from './schema.js';
 import {
-  SNAPSHOT_CODING, SnapshotReceiver, SnapshotSender, type SessionOptions, type SnapshotCoding,
+  SNAPSHOT_CODING,
+  SnapshotReceiver,
+  SnapshotSender,
+  type SessionOptions,
+  type SnapshotCoding,
 } from './session.js';
 import { PoseQuantizer, createSnapshotCodes } from './quantize.js';
 import { SnapshotCodec } from './snapshot.js';
@@ -126,7 +130,6 @@ export interface NetsimReport {
   readonly receivedPoses?: Float32Array;
 }
 
-
 /**
  * The pose of `clip` at `time` seconds (clamped to the clip) into `outPose`: rotations by
  * normalised lerp on the shortest path, translations and scales by lerp between the two
@@ -135,14 +138,28 @@ export interface NetsimReport {
 export function sampleClipAt(clip: RawClip, time: number, outPose: Float32Array): Float32Array {
   const n = clip.sampleCount;
   const at = Math.min(Math.max(0, time * clip.sampleRate), n - 1);
-  const s0 = Math.floor(at), s1 = Math.min(n - 1, s0 + 1), alpha = at - s0;
-  const r = clip.rotations, t = clip.translations, sc = clip.scales;
+  const s0 = Math.floor(at),
+    s1 = Math.min(n - 1, s0 + 1),
+    alpha = at - s0;
+  const r = clip.rotations,
+    t = clip.translations,
+    sc = clip.scales;
   for (let b = 0; b < clip.skeleton.boneNames.length; b++) {
-    const i0 = b * n + s0, i1 = b * n + s1, o = b * POSE_STRIDE;
+    const i0 = b * n + s0,
+      i1 = b * n + s1,
+      o = b * POSE_STRIDE;
     nlerpRotation(
-      r[i0 * 4], r[i0 * 4 + 1], r[i0 * 4 + 2], r[i0 * 4 + 3],
-      r[i1 * 4], r[i1 * 4 + 1], r[i1 * 4 + 2], r[i1 * 4 + 3],
-      alpha, outPose, o,
+      r[i0 * 4],
+      r[i0 * 4 + 1],
+      r[i0 * 4 + 2],
+      r[i0 * 4 + 3],
+      r[i1 * 4],
+      r[i1 * 4 + 1],
+      r[i1 * 4 + 2],
+      r[i1 * 4 + 3],
+      alpha,
+      outPose,
+      o,
     );
     for (let c = 0; c < 3; c++) {
       outPose[o + 4 + c] = lerp(t[i0 * 3 + c], t[i1 * 3 + c], alpha);
@@ -174,7 +191,11 @@ class EventQueue {
   push(time: number, ack: boolean, tick: number, bytes: Uint8Array): void {
     const item = { time, order: this.order++, ack, tick, bytes };
     let i = this.items.length;
-    while (i > 0 && (this.items[i - 1].time > time || (this.items[i - 1].time === time && this.items[i - 1].order > item.order))) i--;
+    while (
+      i > 0 &&
+      (this.items[i - 1].time > time || (this.items[i - 1].time === time && this.items[i - 1].order > item.order))
+    )
+      i--;
     this.items.splice(i, 0, item);
   }
 
@@ -183,7 +204,15 @@ class EventQueue {
   }
 }
 
-interface CheckedOptions { hz: number; loss: number; rttMs: number; jitterMs: number; seed: number; playoutDelayMs: number; maxExtrapolationMs: number }
+interface CheckedOptions {
+  hz: number;
+  loss: number;
+  rttMs: number;
+  jitterMs: number;
+  seed: number;
+  playoutDelayMs: number;
+  maxExtrapolationMs: number;
+}
 
 function checkOptions(clip: RawClip, o: NetsimOptions): CheckedOptions {
   const hz = o.hz ?? clip.sampleRate;
@@ -194,13 +223,17 @@ function checkOptions(clip: RawClip, o: NetsimOptions): CheckedOptions {
   const bad = (what: string) => new NetError(NET_ERROR.BAD_ARGUMENT, what);
   if (!(hz > 0) || !Number.isFinite(hz)) throw bad(`hz must be a number greater than 0, got ${hz}`);
   if (!(loss >= 0 && loss < 1)) throw bad(`loss must be in 0..1 (below 1), got ${loss}`);
-  if (!(rttMs >= 0) || !Number.isFinite(rttMs)) throw bad(`rtt must be a finite number of milliseconds >= 0, got ${rttMs}`);
-  if (!(jitterMs >= 0) || !Number.isFinite(jitterMs)) throw bad(`jitter must be a finite number of milliseconds >= 0, got ${jitterMs}`);
+  if (!(rttMs >= 0) || !Number.isFinite(rttMs))
+    throw bad(`rtt must be a finite number of milliseconds >= 0, got ${rttMs}`);
+  if (!(jitterMs >= 0) || !Number.isFinite(jitterMs))
+    throw bad(`jitter must be a finite number of milliseconds >= 0, got ${jitterMs}`);
   if (!Number.isInteger(seed)) throw bad(`seed must be a whole number, got ${seed}`);
   const playoutDelayMs = o.playoutDelayMs ?? NETSIM_DEFAULTS.playoutDelayMs;
   const maxExtrapolationMs = o.maxExtrapolationMs ?? NETSIM_DEFAULTS.maxExtrapolationMs;
-  if (!(playoutDelayMs >= 0) || !Number.isFinite(playoutDelayMs)) throw bad(`playout delay must be a finite number of milliseconds >= 0, got ${playoutDelayMs}`);
-  if (!(maxExtrapolationMs >= 0) || !Number.isFinite(maxExtrapolationMs)) throw bad(`extrapolation limit must be a finite number of milliseconds >= 0, got ${maxExtrapolationMs}`);
+  if (!(playoutDelayMs >= 0) || !Number.isFinite(playoutDelayMs))
+    throw bad(`playout delay must be a finite number of milliseconds >= 0, got ${playoutDelayMs}`);
+  if (!(maxExtrapolationMs >= 0) || !Number.isFinite(maxExtrapolationMs))
+    throw bad(`extrapolation limit must be a finite number of milliseconds >= 0, got ${maxExtrapolationMs}`);
   return { hz, loss, rttMs, jitterMs, seed, playoutDelayMs, maxExtrapolationMs };
 }
 
@@ -214,18 +247,27 @@ function checkOptions(clip: RawClip, o: NetsimOptions): CheckedOptions {
  */
 export function simulateNetwork(clip: RawClip, options: NetsimOptions = {}): NetsimReport {
   const o = checkOptions(clip, options);
-  const schema = options.schema ?? createSnapshotSchema(clip, {
-    error: options.error ?? NETSIM_DEFAULTS.error,
-    shell: options.shell ?? NETSIM_DEFAULTS.shell,
-  });
+  const schema =
+    options.schema ??
+    createSnapshotSchema(clip, {
+      error: options.error ?? NETSIM_DEFAULTS.error,
+      shell: options.shell ?? NETSIM_DEFAULTS.shell,
+    });
   const boneCount = clip.skeleton.boneNames.length;
-  if (schema.boneCount !== boneCount) throw new NetError(NET_ERROR.BAD_ARGUMENT, `schema of ${schema.boneCount} bones for a clip of ${boneCount}`);
+  if (schema.boneCount !== boneCount)
+    throw new NetError(NET_ERROR.BAD_ARGUMENT, `schema of ${schema.boneCount} bones for a clip of ${boneCount}`);
   const ticks = tickCount(clip, o.hz);
   const stride = boneCount * POSE_STRIDE;
   const source = new Float32Array(ticks * stride);
   for (let i = 0; i < ticks; i++) sampleClipAt(clip, i / o.hz, source.subarray(i * stride, (i + 1) * stride));
   const reference = new Float64Array(ticks * boneCount * AFFINE_STRIDE);
-  for (let i = 0; i < ticks; i++) poseToObject(source.subarray(i * stride, (i + 1) * stride), clip.skeleton.parents, reference, i * boneCount * AFFINE_STRIDE);
+  for (let i = 0; i < ticks; i++)
+    poseToObject(
+      source.subarray(i * stride, (i + 1) * stride),
+      clip.skeleton.parents,
+      reference,
+      i * boneCount * AFFINE_STRIDE,
+    );
 
   // Absolute size of every tick, link aside.
   const quantizer = new PoseQuantizer(schema);
@@ -243,7 +285,8 @@ export function simulateNetwork(clip: RawClip, options: NetsimOptions = {}): Net
   const keep = options.keepPoses ?? NETSIM_DEFAULTS.keepPoses;
   const kept = keep ? new Float32Array(ticks * stride) : undefined;
   const keptFlags = keep ? new Uint8Array(ticks) : undefined;
-  const run = (coding: SnapshotCoding) => runLink(clip, schema, source, reference, ticks, o, coding, options.session ?? {}, kept, keptFlags);
+  const run = (coding: SnapshotCoding) =>
+    runLink(clip, schema, source, reference, ticks, o, coding, options.session ?? {}, kept, keptFlags);
   const plain = run(SNAPSHOT_CODING.PLAIN);
   const entropy = (options.entropy ?? NETSIM_DEFAULTS.entropy) ? run(SNAPSHOT_CODING.ENTROPY) : undefined;
 
@@ -279,10 +322,16 @@ export function simulateNetwork(clip: RawClip, options: NetsimOptions = {}): Net
 }
 
 function runLink(
-  clip: RawClip, schema: SnapshotSchema, source: Float32Array, reference: Float64Array, ticks: number,
+  clip: RawClip,
+  schema: SnapshotSchema,
+  source: Float32Array,
+  reference: Float64Array,
+  ticks: number,
   o: CheckedOptions,
-  coding: SnapshotCoding, session: Omit<SessionOptions, 'coding'>,
-  kept: Float32Array | undefined, keptFlags: Uint8Array | undefined,
+  coding: SnapshotCoding,
+  session: Omit<SessionOptions, 'coding'>,
+  kept: Float32Array | undefined,
+  keptFlags: Uint8Array | undefined,
 ): LinkStats {
   const boneCount = schema.boneCount;
   const stride = boneCount * POSE_STRIDE;
@@ -294,10 +343,22 @@ function runLink(
   const pose = new Float32Array(stride);
   const decoded = new Float64Array(boneCount * AFFINE_STRIDE);
   const shell = schema.shellDistances;
-  let sent = 0, lost = 0, received = 0, rejected = 0, acksLost = 0, deltas = 0;
-  let bodyBits = 0, packetBits = 0, deltaBodyBits = 0, ageSum = 0, maxError = 0, interpolatedMaxError = 0, extrapolatedFrames = 0;
+  let sent = 0,
+    lost = 0,
+    received = 0,
+    rejected = 0,
+    acksLost = 0,
+    deltas = 0;
+  let bodyBits = 0,
+    packetBits = 0,
+    deltaBodyBits = 0,
+    ageSum = 0,
+    maxError = 0,
+    interpolatedMaxError = 0,
+    extrapolatedFrames = 0;
   const view = new PoseView(stride, ticks);
-  const truth = new Float32Array(stride), truthObject = new Float64Array(boneCount * AFFINE_STRIDE);
+  const truth = new Float32Array(stride),
+    truthObject = new Float64Array(boneCount * AFFINE_STRIDE);
 
   // Both directions draw their fate the same way: lost?, then the jitter.
   const transmit = (time: number, ack: boolean, tick: number, bytes: Uint8Array): boolean => {
@@ -308,11 +369,17 @@ function runLink(
   };
   const deliver = (now: number): void => {
     for (let event = queue.popUntil(now); event; event = queue.popUntil(now)) {
-      if (event.ack) { sender.receiveAck(event.bytes); continue; }
+      if (event.ack) {
+        sender.receiveAck(event.bytes);
+        continue;
+      }
       try {
         receiver.receive(event.bytes, pose);
       } catch (error) {
-        if (error instanceof NetError) { rejected++; continue; }
+        if (error instanceof NetError) {
+          rejected++;
+          continue;
+        }
         throw error;
       }
       received++;
@@ -322,7 +389,10 @@ function runLink(
         const e = virtualVertexError(reference, base + b * AFFINE_STRIDE, decoded, b * AFFINE_STRIDE, shell[b]);
         if (e > maxError) maxError = e;
       }
-      if (kept && keptFlags) { kept.set(pose, event.tick * stride); keptFlags[event.tick] = 1; }
+      if (kept && keptFlags) {
+        kept.set(pose, event.tick * stride);
+        keptFlags[event.tick] = 1;
+      }
       view.add(event.tick, pose);
       if (!transmit(event.time, true, event.tick, receiver.ack())) acksLost++;
     }
@@ -389,7 +459,10 @@ class PoseView {
   private readonly have: Uint8Array;
   private newest = -1;
 
-  constructor(private readonly stride: number, ticks: number) {
+  constructor(
+    private readonly stride: number,
+    ticks: number,
+  ) {
     this.poses = new Float32Array(stride * ticks);
     this.have = new Uint8Array(ticks);
   }
@@ -400,13 +473,20 @@ class PoseView {
     if (tick > this.newest) this.newest = tick;
   }
 
-  sample(renderTick: number, maxExtrapolationTicks: number, out: Float32Array): 'interpolated' | 'extrapolated' | 'held' | 'empty' {
+  sample(
+    renderTick: number,
+    maxExtrapolationTicks: number,
+    out: Float32Array,
+  ): 'interpolated' | 'extrapolated' | 'held' | 'empty' {
     if (this.newest < 0) return 'empty';
     let a = Math.min(Math.floor(renderTick), this.newest);
     while (a >= 0 && !this.have[a]) a--;
     let b = Math.ceil(renderTick);
     while (b <= this.newest && !this.have[b]) b++;
-    if (a < 0) { this.blend(b, b, 0, out); return 'held'; }
+    if (a < 0) {
+      this.blend(b, b, 0, out);
+      return 'held';
+    }
     if (b <= this.newest) {
       this.blend(a, b, b === a ? 0 : (renderTick - a) / (b - a), out);
       return 'interpolated';
@@ -414,20 +494,30 @@ class PoseView {
     // Past the newest: extrapolate from the two newest.
     let p = a - 1;
     while (p >= 0 && !this.have[p]) p--;
-    if (p < 0) { this.blend(a, a, 0, out); return 'held'; }
+    if (p < 0) {
+      this.blend(a, a, 0, out);
+      return 'held';
+    }
     const t = Math.min(renderTick, a + maxExtrapolationTicks);
     this.blend(p, a, (t - p) / (a - p), out);
     return renderTick > a + maxExtrapolationTicks ? 'held' : 'extrapolated';
   }
 
   private blend(a: number, b: number, alpha: number, out: Float32Array): void {
-    const pa = a * this.stride, pb = b * this.stride, poses = this.poses;
+    const pa = a * this.stride,
+      pb = b * this.stride,
+      poses = this.poses;
     for (let o = 0; o < this.stride; o += POSE_STRIDE) {
-      const i = pa + o, j = pb + o;
-      const dot = poses[i] * poses[j] + poses[i + 1] * poses[j + 1] + poses[i + 2] * poses[j + 2] + poses[i + 3] * poses[j + 3];
+      const i = pa + o,
+        j = pb + o;
+      const dot =
+        poses[i] * poses[j] + poses[i + 1] * poses[j + 1] + poses[i + 2] * poses[j + 2] + poses[i + 3] * poses[j + 3];
       const sign = dot < 0 ? -1 : 1;
       let len = 0;
-      for (let c = 0; c < 4; c++) { out[o + c] = poses[i + c] + (sign * poses[j + c] - poses[i + c]) * alpha; len += out[o + c] * out[o + c]; }
+      for (let c = 0; c < 4; c++) {
+        out[o + c] = poses[i + c] + (sign * poses[j + c] - poses[i + c]) * alpha;
+        len += out[o + c] * out[o + c];
+      }
       len = Math.sqrt(len) || 1;
       for (let c = 0; c < 4; c++) out[o + c] /= len;
       for (let c = 4; c < POSE_STRIDE; c++) out[o + c] = poses[i + c] + (poses[j + c] - poses[i + c]) * alpha;
@@ -441,15 +531,18 @@ class PoseView {
  * report kept no poses or none was received.
  */
 export function receivedPosesToClip(report: NetsimReport, clip: RawClip): RawClip {
-  const ticks = report.receivedTicks, poses = report.receivedPoses;
-  if (!ticks || !poses) throw new NetError(NET_ERROR.BAD_ARGUMENT, 'the simulation kept no poses (run it with keepPoses)');
+  const ticks = report.receivedTicks,
+    poses = report.receivedPoses;
+  if (!ticks || !poses)
+    throw new NetError(NET_ERROR.BAD_ARGUMENT, 'the simulation kept no poses (run it with keepPoses)');
   if (ticks.length === 0) throw new NetError(NET_ERROR.BAD_ARGUMENT, 'the receiver decoded no pose');
   const boneCount = clip.skeleton.boneNames.length;
   const out = createRawClip(`${clip.name}-received`, clip.skeleton, report.hz, ticks.length, clip.unit);
   const n = ticks.length;
   for (let s = 0; s < n; s++) {
     for (let b = 0; b < boneCount; b++) {
-      const o = (s * boneCount + b) * POSE_STRIDE, i = b * n + s;
+      const o = (s * boneCount + b) * POSE_STRIDE,
+        i = b * n + s;
       for (let c = 0; c < 4; c++) out.rotations[i * 4 + c] = poses[o + c];
       for (let c = 0; c < 3; c++) {
         out.translations[i * 3 + c] = poses[o + 4 + c];

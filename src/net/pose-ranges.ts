@@ -29,11 +29,16 @@ export function measurePoseRanges(clip: RawClip): PoseRanges {
   const boneCount = clip.skeleton.boneNames.length;
   const n = clip.sampleCount;
   const r = emptyRanges(boneCount);
-  const rot = clip.rotations, tr = clip.translations, sc = clip.scales;
+  const rot = clip.rotations,
+    tr = clip.translations,
+    sc = clip.scales;
   for (let b = 0; b < boneCount; b++) {
     for (let s = 0; s < n; s++) {
       const i = b * n + s;
-      const x = rot[i * 4], y = rot[i * 4 + 1], z = rot[i * 4 + 2], w = rot[i * 4 + 3];
+      const x = rot[i * 4],
+        y = rot[i * 4 + 1],
+        z = rot[i * 4 + 2],
+        w = rot[i * 4 + 3];
       const len = Math.sqrt(x * x + y * y + z * z + w * w);
       const k = (w < 0 ? -1 : 1) / (len > 0 ? len : 1);
       widen(r.rotationMin, r.rotationMax, b * 4, x * k);
@@ -51,7 +56,8 @@ export function measurePoseRanges(clip: RawClip): PoseRanges {
 
 /** Ranges covering both `a` and `b` (same bone count; throws {@link NetError} otherwise). */
 export function mergePoseRanges(a: PoseRanges, b: PoseRanges): PoseRanges {
-  if (a.boneCount !== b.boneCount) throw new NetError(NET_ERROR.BAD_ARGUMENT, `cannot merge ranges of ${a.boneCount} and ${b.boneCount} bones`);
+  if (a.boneCount !== b.boneCount)
+    throw new NetError(NET_ERROR.BAD_ARGUMENT, `cannot merge ranges of ${a.boneCount} and ${b.boneCount} bones`);
   const m = emptyRanges(a.boneCount);
   const pairs: [Float32Array, Float32Array, Float32Array, Float32Array, Float32Array, Float32Array][] = [
     [m.rotationMin, m.rotationMax, a.rotationMin, a.rotationMax, b.rotationMin, b.rotationMax],

@@ -62,7 +62,10 @@ export class PoseQuantizer {
   check(pose: Float32Array, outCodes: Int32Array): void {
     const s = this.schema;
     if (pose.length < s.boneCount * POSE_STRIDE || outCodes.length < s.boneCount * CODE_STRIDE) {
-      throw new NetError(NET_ERROR.BAD_ARGUMENT, `pose of ${pose.length} floats or codes of ${outCodes.length} for a schema of ${s.boneCount} bones`);
+      throw new NetError(
+        NET_ERROR.BAD_ARGUMENT,
+        `pose of ${pose.length} floats or codes of ${outCodes.length} for a schema of ${s.boneCount} bones`,
+      );
     }
   }
 
@@ -77,53 +80,115 @@ export class PoseQuantizer {
    */
   quantizeBone(pose: Float32Array, b: number, outCodes: Int32Array, baseline: Int32Array | null, level: number): void {
     const s = this.schema;
-    const T = this.trueObject, D = this.decodedObject, local = this.local;
-    const o = b * POSE_STRIDE, c = b * CODE_STRIDE, q = b * 4;
+    const T = this.trueObject,
+      D = this.decodedObject,
+      local = this.local;
+    const o = b * POSE_STRIDE,
+      c = b * CODE_STRIDE,
+      q = b * 4;
     const parent = s.parents[b];
-    let x = pose[o], y = pose[o + 1], z = pose[o + 2], w = pose[o + 3];
+    let x = pose[o],
+      y = pose[o + 1],
+      z = pose[o + 2],
+      w = pose[o + 3];
     const len = Math.sqrt(x * x + y * y + z * z + w * w);
-    if (len > 0 && Number.isFinite(len)) { x /= len; y /= len; z /= len; w /= len; } else { x = 0; y = 0; z = 0; w = 1; }
+    if (len > 0 && Number.isFinite(len)) {
+      x /= len;
+      y /= len;
+      z /= len;
+      w /= len;
+    } else {
+      x = 0;
+      y = 0;
+      z = 0;
+      w = 1;
+    }
     const rotationBits = s.codeBits[c + 1];
     if (rotationBits > 0) {
-      let tx = x, ty = y, tz = z, tw = w;
+      let tx = x,
+        ty = y,
+        tz = z,
+        tw = w;
       if (s.compensate && parent >= 0) {
         // target = conj(decoded parent) · true parent · local: the local rotation that puts
         // the bone's object rotation where it belongs despite the ancestors' rounding.
         const p = parent * 4;
         mulQuat(T[p], T[p + 1], T[p + 2], T[p + 3], x, y, z, w, SCRATCH, 0);
         mulQuat(-D[p], -D[p + 1], -D[p + 2], D[p + 3], SCRATCH[0], SCRATCH[1], SCRATCH[2], SCRATCH[3], SCRATCH, 0);
-        tx = SCRATCH[0]; ty = SCRATCH[1]; tz = SCRATCH[2]; tw = SCRATCH[3];
+        tx = SCRATCH[0];
+        ty = SCRATCH[1];
+        tz = SCRATCH[2];
+        tw = SCRATCH[3];
       }
       const step = baseline && level > 0 ? 2 ** Math.min(level, rotationBits - 1) : 1;
       encodeSmallestThreeNear(tx, ty, tz, tw, rotationBits, outCodes, c, baseline, c, step);
       decodeSmallestThree(outCodes, c, rotationBits, local, 0);
     } else {
-      for (let k = 0; k < 4; k++) { outCodes[c + k] = 0; local[k] = s.basePose[o + k]; }
+      for (let k = 0; k < 4; k++) {
+        outCodes[c + k] = 0;
+        local[k] = s.basePose[o + k];
+      }
     }
     if (s.compensate) {
       // Object rotations, true and as the receiver will decode them (normalised like the error metric does).
-      let lx = local[0], ly = local[1], lz = local[2], lw = local[3];
+      let lx = local[0],
+        ly = local[1],
+        lz = local[2],
+        lw = local[3];
       const ll = Math.sqrt(lx * lx + ly * ly + lz * lz + lw * lw) || 1;
-      lx /= ll; ly /= ll; lz /= ll; lw /= ll;
+      lx /= ll;
+      ly /= ll;
+      lz /= ll;
+      lw /= ll;
       if (parent >= 0) {
         const p = parent * 4;
         mulQuat(T[p], T[p + 1], T[p + 2], T[p + 3], x, y, z, w, T, q);
         mulQuat(D[p], D[p + 1], D[p + 2], D[p + 3], lx, ly, lz, lw, D, q);
       } else {
-        T[q] = x; T[q + 1] = y; T[q + 2] = z; T[q + 3] = w;
-        D[q] = lx; D[q + 1] = ly; D[q + 2] = lz; D[q + 3] = lw;
+        T[q] = x;
+        T[q + 1] = y;
+        T[q + 2] = z;
+        T[q + 3] = w;
+        D[q] = lx;
+        D[q + 1] = ly;
+        D[q + 2] = lz;
+        D[q + 3] = lw;
       }
     }
     for (let k = 0; k < 3; k++) {
       const i = b * 3 + k;
-      outCodes[c + 4 + k] = quantizeNear(pose[o + 4 + k], s.translationMin[i], s.translationMax[i], s.codeBits[c + 4 + k], baseline, c + 4 + k, level);
-      outCodes[c + 7 + k] = quantizeNear(pose[o + 7 + k], s.scaleMin[i], s.scaleMax[i], s.codeBits[c + 7 + k], baseline, c + 7 + k, level);
+      outCodes[c + 4 + k] = quantizeNear(
+        pose[o + 4 + k],
+        s.translationMin[i],
+        s.translationMax[i],
+        s.codeBits[c + 4 + k],
+        baseline,
+        c + 4 + k,
+        level,
+      );
+      outCodes[c + 7 + k] = quantizeNear(
+        pose[o + 7 + k],
+        s.scaleMin[i],
+        s.scaleMax[i],
+        s.codeBits[c + 7 + k],
+        baseline,
+        c + 7 + k,
+        level,
+      );
     }
   }
 }
 
 /** {@link quantizeComponentCode}, or with a baseline and level > 0 the nearest code a whole number of 2^level steps from it. */
-function quantizeNear(value: number, min: number, max: number, bits: number, baseline: Int32Array | null, slot: number, level: number): number {
+function quantizeNear(
+  value: number,
+  min: number,
+  max: number,
+  bits: number,
+  baseline: Int32Array | null,
+  slot: number,
+  level: number,
+): number {
   if (bits === 0 || !baseline || level <= 0 || bits === 1) return quantizeComponentCode(value, min, max, bits);
   const steps = 2 ** bits - 1;
   return snapCode(((value - min) / (max - min)) * steps, baseline[slot], 2 ** Math.min(level, bits - 1), steps);
@@ -133,15 +198,25 @@ const SCRATCH = new Float64Array(4);
 
 /** out[o..o+3] = a · b (Hamilton product, xyzw). */
 function mulQuat(
-  ax: number, ay: number, az: number, aw: number,
-  bx: number, by: number, bz: number, bw: number,
-  out: Float64Array, o: number,
+  ax: number,
+  ay: number,
+  az: number,
+  aw: number,
+  bx: number,
+  by: number,
+  bz: number,
+  bw: number,
+  out: Float64Array,
+  o: number,
 ): void {
   const x = aw * bx + ax * bw + ay * bz - az * by;
   const y = aw * by - ax * bz + ay * bw + az * bx;
   const z = aw * bz + ax * by - ay * bx + az * bw;
   const w = aw * bw - ax * bx - ay * by - az * bz;
-  out[o] = x; out[o + 1] = y; out[o + 2] = z; out[o + 3] = w;
+  out[o] = x;
+  out[o + 1] = y;
+  out[o + 2] = z;
+  out[o + 3] = w;
 }
 
 /**
@@ -156,16 +231,23 @@ export function dequantizePose(schema: SnapshotSchema, codes: Int32Array, outPos
 
 /** Bone `b`'s part of {@link dequantizePose} (the same arithmetic, so a sender can check one bone). */
 export function dequantizeBone(schema: SnapshotSchema, codes: Int32Array, b: number, outPose: Float32Array): void {
-  const o = b * POSE_STRIDE, c = b * CODE_STRIDE;
+  const o = b * POSE_STRIDE,
+    c = b * CODE_STRIDE;
   for (let k = 0; k < POSE_STRIDE; k++) outPose[o + k] = schema.basePose[o + k];
   const rotationBits = schema.codeBits[c + 1];
   if (rotationBits > 0) decodeSmallestThree(codes, c, rotationBits, outPose, o);
   for (let k = 0; k < 3; k++) {
     const i = b * 3 + k;
     const tb = schema.codeBits[c + 4 + k];
-    if (tb > 0) outPose[o + 4 + k] = dequantizeComponentCode(codes[c + 4 + k], schema.translationMin[i], schema.translationMax[i], tb);
+    if (tb > 0)
+      outPose[o + 4 + k] = dequantizeComponentCode(
+        codes[c + 4 + k],
+        schema.translationMin[i],
+        schema.translationMax[i],
+        tb,
+      );
     const sb = schema.codeBits[c + 7 + k];
-    if (sb > 0) outPose[o + 7 + k] = dequantizeComponentCode(codes[c + 7 + k], schema.scaleMin[i], schema.scaleMax[i], sb);
+    if (sb > 0)
+      outPose[o + 7 + k] = dequantizeComponentCode(codes[c + 7 + k], schema.scaleMin[i], schema.scaleMax[i], sb);
   }
 }
-

@@ -48,7 +48,10 @@ export function finishSchema(f: SchemaFields, boneBounds?: Float64Array): Snapsh
       any = true;
       absoluteBits += bits;
     }
-    if (any) { sent.push(b); absoluteBits++; }
+    if (any) {
+      sent.push(b);
+      absoluteBits++;
+    }
   }
   const partial = {
     ...f,
@@ -73,7 +76,8 @@ export function finishSchema(f: SchemaFields, boneBounds?: Float64Array): Snapsh
  */
 function serializeSchemaFields(stream: BitStream, f: SchemaFields): void {
   const version = stream.serializeBits(SCHEMA_VERSION, 8);
-  if (version !== SCHEMA_VERSION) throw new NetError(NET_ERROR.BAD_VALUE, `schema version ${version}, expected ${SCHEMA_VERSION}`, 0);
+  if (version !== SCHEMA_VERSION)
+    throw new NetError(NET_ERROR.BAD_VALUE, `schema version ${version}, expected ${SCHEMA_VERSION}`, 0);
   f.boneCount = stream.serializeInt(f.boneCount, 1, 0xffff);
   if (stream.isReading) allocateFields(f);
   f.unit = LENGTH_UNITS[stream.serializeInt(LENGTH_UNITS.indexOf(f.unit), 0, LENGTH_UNITS.length - 1)];
@@ -85,11 +89,14 @@ function serializeSchemaFields(stream: BitStream, f: SchemaFields): void {
   for (let b = 0; b < f.boneCount; b++) {
     f.parents[b] = stream.serializeInt(f.parents[b], -1, b - 1);
     f.shellDistances[b] = stream.serializeFloat32(f.shellDistances[b]);
-    for (let i = 0; i < POSE_STRIDE; i++) f.basePose[b * POSE_STRIDE + i] = stream.serializeFloat32(f.basePose[b * POSE_STRIDE + i]);
-    for (let i = 0; i < POSE_STRIDE; i++) f.defaultPose[b * POSE_STRIDE + i] = stream.serializeFloat32(f.defaultPose[b * POSE_STRIDE + i]);
+    for (let i = 0; i < POSE_STRIDE; i++)
+      f.basePose[b * POSE_STRIDE + i] = stream.serializeFloat32(f.basePose[b * POSE_STRIDE + i]);
+    for (let i = 0; i < POSE_STRIDE; i++)
+      f.defaultPose[b * POSE_STRIDE + i] = stream.serializeFloat32(f.defaultPose[b * POSE_STRIDE + i]);
     const c = b * CODE_STRIDE;
     const rotBits = stream.serializeInt(f.codeBits[c + 1], 0, SMALLEST_THREE_MAX_BITS);
-    if (rotBits > 0 && rotBits < SMALLEST_THREE_MIN_BITS) throw new NetError(NET_ERROR.BAD_VALUE, `bone ${b}: ${rotBits} rotation bits`, 0);
+    if (rotBits > 0 && rotBits < SMALLEST_THREE_MIN_BITS)
+      throw new NetError(NET_ERROR.BAD_VALUE, `bone ${b}: ${rotBits} rotation bits`, 0);
     f.codeBits[c] = rotBits > 0 ? SMALLEST_THREE_INDEX_BITS : 0;
     f.codeBits[c + 1] = f.codeBits[c + 2] = f.codeBits[c + 3] = rotBits;
     for (let k = 0; k < 3; k++) {
@@ -138,20 +145,36 @@ export function encodeSnapshotSchema(schema: SnapshotSchema): Uint8Array {
 export function decodeSnapshotSchema(bytes: Uint8Array): SnapshotSchema {
   const stream = new ReadStream(bytes);
   const f: SchemaFields = {
-    boneCount: 0, parents: new Int32Array(0), unit: 'cm', threshold: 0, shellDistances: new Float32Array(0),
-    basePose: new Float32Array(0), defaultPose: new Float32Array(0), compensate: false, codeBits: new Uint8Array(0),
-    translationMin: new Float32Array(0), translationMax: new Float32Array(0), scaleMin: new Float32Array(0), scaleMax: new Float32Array(0),
-    deltaSmallOffset: 0, deltaLargeOffset: 0, errorBound: 0,
+    boneCount: 0,
+    parents: new Int32Array(0),
+    unit: 'cm',
+    threshold: 0,
+    shellDistances: new Float32Array(0),
+    basePose: new Float32Array(0),
+    defaultPose: new Float32Array(0),
+    compensate: false,
+    codeBits: new Uint8Array(0),
+    translationMin: new Float32Array(0),
+    translationMax: new Float32Array(0),
+    scaleMin: new Float32Array(0),
+    scaleMax: new Float32Array(0),
+    deltaSmallOffset: 0,
+    deltaLargeOffset: 0,
+    errorBound: 0,
   };
   serializeSchemaFields(stream, f);
   stream.finish();
   for (let i = 0; i < f.basePose.length; i++) {
-    if (!Number.isFinite(f.basePose[i]) || !Number.isFinite(f.defaultPose[i])) throw new NetError(NET_ERROR.BAD_VALUE, 'schema pose value is not finite');
+    if (!Number.isFinite(f.basePose[i]) || !Number.isFinite(f.defaultPose[i]))
+      throw new NetError(NET_ERROR.BAD_VALUE, 'schema pose value is not finite');
   }
   for (let i = 0; i < f.translationMin.length; i++) {
-    const bad = (lo: number, hi: number, bits: number) => bits > 0 && !(Number.isFinite(lo) && Number.isFinite(hi) && hi > lo);
-    if (bad(f.translationMin[i], f.translationMax[i], f.codeBits[Math.floor(i / 3) * CODE_STRIDE + 4 + (i % 3)])
-      || bad(f.scaleMin[i], f.scaleMax[i], f.codeBits[Math.floor(i / 3) * CODE_STRIDE + 7 + (i % 3)])) {
+    const bad = (lo: number, hi: number, bits: number) =>
+      bits > 0 && !(Number.isFinite(lo) && Number.isFinite(hi) && hi > lo);
+    if (
+      bad(f.translationMin[i], f.translationMax[i], f.codeBits[Math.floor(i / 3) * CODE_STRIDE + 4 + (i % 3)]) ||
+      bad(f.scaleMin[i], f.scaleMax[i], f.codeBits[Math.floor(i / 3) * CODE_STRIDE + 7 + (i % 3)])
+    ) {
       throw new NetError(NET_ERROR.BAD_VALUE, `schema range ${i} is empty or not finite`);
     }
   }
@@ -162,6 +185,9 @@ export function decodeSnapshotSchema(bytes: Uint8Array): SnapshotSchema {
 /** Throws {@link NetError} `BAD_ARGUMENT` unless the delta offsets are whole with 0 ≤ large ≤ small ≤ 31. */
 export function checkOffsets(small: number, large: number): void {
   if (!Number.isInteger(small) || !Number.isInteger(large) || large < 0 || small < large || small > 31) {
-    throw new NetError(NET_ERROR.BAD_ARGUMENT, `delta offsets must be whole numbers with 0 <= large (${large}) <= small (${small}) <= 31`);
+    throw new NetError(
+      NET_ERROR.BAD_ARGUMENT,
+      `delta offsets must be whole numbers with 0 <= large (${large}) <= small (${small}) <= 31`,
+    );
   }
 }

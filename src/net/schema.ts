@@ -111,7 +111,8 @@ export function resolveNetLength(input: NetLength, unit: LengthUnit, what: strin
     throw new NetError(NET_ERROR.BAD_ARGUMENT, `${what}: ${(e as Error).message}`);
   }
   const v = convertLength(length, unit);
-  if (!(v > 0) || !Number.isFinite(v)) throw new NetError(NET_ERROR.BAD_ARGUMENT, `${what}: must be a length greater than 0`);
+  if (!(v > 0) || !Number.isFinite(v))
+    throw new NetError(NET_ERROR.BAD_ARGUMENT, `${what}: must be a length greater than 0`);
   return v;
 }
 
@@ -145,16 +146,24 @@ export function buildSnapshotSchema(
   options: SnapshotSchemaOptions = {},
 ): SnapshotSchema {
   const boneCount = skeleton.boneNames.length;
-  if (ranges.boneCount !== boneCount) throw new NetError(NET_ERROR.BAD_ARGUMENT, `ranges cover ${ranges.boneCount} bones, the skeleton has ${boneCount}`);
-  if (boneCount === 0 || boneCount > 0xffff) throw new NetError(NET_ERROR.BAD_ARGUMENT, `a schema needs 1..65535 bones, got ${boneCount}`);
+  if (ranges.boneCount !== boneCount)
+    throw new NetError(NET_ERROR.BAD_ARGUMENT, `ranges cover ${ranges.boneCount} bones, the skeleton has ${boneCount}`);
+  if (boneCount === 0 || boneCount > 0xffff)
+    throw new NetError(NET_ERROR.BAD_ARGUMENT, `a schema needs 1..65535 bones, got ${boneCount}`);
   // float32, as the wire form holds it, so a decoded schema equals the built one.
   const threshold = Math.fround(resolveNetLength(options.error ?? SNAPSHOT_SCHEMA_DEFAULTS.error, unit, 'error'));
   let shellDistances: Float32Array;
   if (options.shellDistances) {
-    if (options.shellDistances.length !== boneCount) throw new NetError(NET_ERROR.BAD_ARGUMENT, `${options.shellDistances.length} shell distances for ${boneCount} bones`);
+    if (options.shellDistances.length !== boneCount)
+      throw new NetError(
+        NET_ERROR.BAD_ARGUMENT,
+        `${options.shellDistances.length} shell distances for ${boneCount} bones`,
+      );
     shellDistances = Float32Array.from(options.shellDistances);
   } else {
-    shellDistances = new Float32Array(boneCount).fill(resolveNetLength(options.shell ?? SNAPSHOT_SCHEMA_DEFAULTS.shell, unit, 'shell'));
+    shellDistances = new Float32Array(boneCount).fill(
+      resolveNetLength(options.shell ?? SNAPSHOT_SCHEMA_DEFAULTS.shell, unit, 'shell'),
+    );
   }
   const smallOffset = options.deltaSmallOffset ?? SNAPSHOT_SCHEMA_DEFAULTS.deltaSmallOffset;
   const largeOffset = options.deltaLargeOffset ?? SNAPSHOT_SCHEMA_DEFAULTS.deltaLargeOffset;

@@ -89,13 +89,23 @@ function resolveSession(options: SessionOptions): ResolvedSession {
   const checkBits = options.checkBits ?? SESSION_DEFAULTS.checkBits;
   const coding = options.coding ?? SESSION_DEFAULTS.coding;
   const precision = options.precision ?? SESSION_DEFAULTS.precision;
-  if (precision !== 'verified' && precision !== 'bound') throw new NetError(NET_ERROR.BAD_ARGUMENT, `unknown precision "${String(precision)}"`);
+  if (precision !== 'verified' && precision !== 'bound')
+    throw new NetError(NET_ERROR.BAD_ARGUMENT, `unknown precision "${String(precision)}"`);
   if (!Number.isInteger(windowSize) || windowSize < 2 || windowSize > 1024) {
     throw new NetError(NET_ERROR.BAD_ARGUMENT, `windowSize must be a whole number in 2..1024, got ${windowSize}`);
   }
-  if (![0, 8, 16, 24, 32].includes(checkBits)) throw new NetError(NET_ERROR.BAD_ARGUMENT, `checkBits must be 0, 8, 16, 24 or 32, got ${checkBits}`);
-  if (coding !== SNAPSHOT_CODING.PLAIN && coding !== SNAPSHOT_CODING.ENTROPY) throw new NetError(NET_ERROR.BAD_ARGUMENT, `unknown coding "${String(coding)}"`);
-  return { windowSize, checkBits, checkBytes: checkBits / 8, offsetBits: bitsRequired(windowSize - 2), coding, precision };
+  if (![0, 8, 16, 24, 32].includes(checkBits))
+    throw new NetError(NET_ERROR.BAD_ARGUMENT, `checkBits must be 0, 8, 16, 24 or 32, got ${checkBits}`);
+  if (coding !== SNAPSHOT_CODING.PLAIN && coding !== SNAPSHOT_CODING.ENTROPY)
+    throw new NetError(NET_ERROR.BAD_ARGUMENT, `unknown coding "${String(coding)}"`);
+  return {
+    windowSize,
+    checkBits,
+    checkBytes: checkBits / 8,
+    offsetBits: bitsRequired(windowSize - 2),
+    coding,
+    precision,
+  };
 }
 
 /** What one snapshot packet held, for statistics. */
@@ -113,7 +123,13 @@ export interface PacketInfo {
 // Packet check: CRC-32 of the schema hash and the baseline's hash (4 bytes each, little-endian)
 // then the packet after the check. Keying on the baseline makes a delta decoded against
 // another snapshot with the same sequence (one sent 65,536 sends earlier) fail the check.
-function packetCheck(schemaHash: number, baselineHash: number, bytes: Uint8Array, start: number, checkBytes: number): number {
+function packetCheck(
+  schemaHash: number,
+  baselineHash: number,
+  bytes: Uint8Array,
+  start: number,
+  checkBytes: number,
+): number {
   const keyed = new Uint8Array(8 + bytes.length - start);
   for (let i = 0; i < 4; i++) {
     keyed[i] = (schemaHash >>> (8 * i)) & 0xff;
@@ -134,7 +150,8 @@ function sealPacket(schemaHash: number, baselineHash: number, body: Uint8Array, 
 }
 
 function checkPacketLength(packet: Uint8Array, checkBytes: number): void {
-  if (packet.length <= checkBytes) throw new NetError(NET_ERROR.PACKET_TRUNCATED, `packet of ${packet.length} bytes is too short`, packet.length * 8);
+  if (packet.length <= checkBytes)
+    throw new NetError(NET_ERROR.PACKET_TRUNCATED, `packet of ${packet.length} bytes is too short`, packet.length * 8);
 }
 
 function verifyPacket(schemaHash: number, baselineHash: number, packet: Uint8Array, checkBytes: number): void {
@@ -161,7 +178,12 @@ function openPacket(schemaHash: number, packet: Uint8Array, checkBytes: number):
 /** Hash of a stored snapshot (its codes and entropy state) that keys the check of deltas against it; never 0. */
 function snapshotHash(codes: Int32Array, state: EntropyState): number {
   let h = crc32(new Uint8Array(codes.buffer, codes.byteOffset, codes.byteLength));
-  h = (h ^ crc32(new Uint8Array(state.probabilities.buffer, state.probabilities.byteOffset, state.probabilities.byteLength))) >>> 0;
+  h =
+    (h ^
+      crc32(
+        new Uint8Array(state.probabilities.buffer, state.probabilities.byteOffset, state.probabilities.byteLength),
+      )) >>>
+    0;
   h = (Math.imul(h, 0x9e3779b1) ^ crc32(state.classes) ^ crc32(state.levels)) >>> 0;
   h = (h ^ crc32(new Uint8Array(state.signs.buffer, state.signs.byteOffset, state.signs.byteLength)) ^ state.age) >>> 0;
   return h === 0 ? 1 : h;
@@ -172,7 +194,11 @@ function snapshotHash(codes: Int32Array, state: EntropyState): number {
  * 1 bit "delta", then the baseline's distance back (1..windowSize − 1) when delta, then
  * 1 bit "entropy coded". Serialized: never reorder.
  */
-interface Header { sequence: number; baselineOffset: number; entropy: boolean }
+interface Header {
+  sequence: number;
+  baselineOffset: number;
+  entropy: boolean;
+}
 
 function serializeHeader(stream: BitStream, h: Header, session: ResolvedSession): void {
   h.sequence = stream.serializeBits(h.sequence, SEQUENCE_BITS);
@@ -189,7 +215,11 @@ class SnapshotRing {
   /** Per slot: {@link snapshotHash} of what it holds. */
   readonly hashes: Uint32Array;
 
-  constructor(schema: SnapshotSchema, entropy: EntropyCodec, readonly size: number) {
+  constructor(
+    schema: SnapshotSchema,
+    entropy: EntropyCodec,
+    readonly size: number,
+  ) {
     this.codes = Array.from({ length: size }, () => createSnapshotCodes(schema));
     this.states = Array.from({ length: size }, () => entropy.createState());
     this.sequences = new Int32Array(size).fill(-1);
@@ -242,7 +272,10 @@ export class SnapshotSender {
   private verifiedError = -1;
 
   /** Throws {@link NetError} `BAD_ARGUMENT` for bad options. */
-  constructor(readonly schema: SnapshotSchema, options: SessionOptions = {}) {
+  constructor(
+    readonly schema: SnapshotSchema,
+    options: SessionOptions = {},
+  ) {
     this.session = resolveSession(options);
     this.quantizer = new PoseQuantizer(schema);
     this.verified = new VerifiedQuantizer(schema);
@@ -264,7 +297,9 @@ export class SnapshotSender {
    * `windowSize` sends ago), or -1 when there is none: acks expire with the window.
    */
   get ackedSequence(): number {
-    return this.ackedIndex >= 0 && this.sentCount - this.ackedIndex < this.session.windowSize ? this.ackedIndex % SEQUENCE_MOD : -1;
+    return this.ackedIndex >= 0 && this.sentCount - this.ackedIndex < this.session.windowSize
+      ? this.ackedIndex % SEQUENCE_MOD
+      : -1;
   }
 
   /** What the last packet held. */
@@ -288,7 +323,8 @@ export class SnapshotSender {
   send(pose: Float32Array): Uint8Array {
     const s = this.session;
     const sequence = this.nextSequence;
-    let slot = -1, offset = 0;
+    let slot = -1,
+      offset = 0;
     const ackedSequence = this.ackedSequence;
     if (ackedSequence >= 0) {
       slot = this.ring.find(ackedSequence);
@@ -297,7 +333,8 @@ export class SnapshotSender {
     const baseline = slot >= 0 ? this.ring.codes[slot] : null;
     const base = slot >= 0 ? this.ring.states[slot] : null;
     const header: Header = { sequence, baselineOffset: offset, entropy: s.coding === SNAPSHOT_CODING.ENTROPY };
-    const codes = this.codes, levels = this.levels;
+    const codes = this.codes,
+      levels = this.levels;
     if (header.entropy && baseline && s.precision === 'verified') {
       this.verifiedError = this.verified.quantize(pose, baseline, codes, levels);
     } else {
@@ -376,7 +413,10 @@ export class SnapshotReceiver {
   private newest = -1;
 
   /** Throws {@link NetError} `BAD_ARGUMENT` for bad options. */
-  constructor(readonly schema: SnapshotSchema, options: SessionOptions = {}) {
+  constructor(
+    readonly schema: SnapshotSchema,
+    options: SessionOptions = {},
+  ) {
     this.session = resolveSession(options);
     this.codec = new SnapshotCodec(schema);
     this.entropy = new EntropyCodec(schema);
@@ -408,12 +448,16 @@ export class SnapshotReceiver {
     const header: Header = { sequence: 0, baselineOffset: 0, entropy: false };
     serializeHeader(stream, header, s);
     const sequence = header.sequence;
-    let slot = -1, baselineSequence = -1;
+    let slot = -1,
+      baselineSequence = -1;
     if (header.baselineOffset > 0) {
       baselineSequence = (sequence - header.baselineOffset + SEQUENCE_MOD) % SEQUENCE_MOD;
       slot = this.ring.find(baselineSequence);
       if (slot < 0) {
-        throw new NetError(NET_ERROR.UNKNOWN_BASELINE, `snapshot ${sequence} is a delta against ${baselineSequence}, which this receiver does not hold`);
+        throw new NetError(
+          NET_ERROR.UNKNOWN_BASELINE,
+          `snapshot ${sequence} is a delta against ${baselineSequence}, which this receiver does not hold`,
+        );
       }
     }
     // The check is keyed on the baseline the receiver holds, so it fails for a delta the
@@ -440,7 +484,8 @@ export class SnapshotReceiver {
     }
     const isNewest = this.newest < 0 || sequenceGreaterThan(sequence, this.newest);
     // Keep it unless it is older than the window (it would overwrite a newer slot).
-    if (isNewest || sequenceDistance(this.newest, sequence) < s.windowSize) this.ring.store(sequence, codes, this.state);
+    if (isNewest || sequenceDistance(this.newest, sequence) < s.windowSize)
+      this.ring.store(sequence, codes, this.state);
     if (isNewest) this.newest = sequence;
     dequantizePose(this.schema, codes, outPose);
     return {

@@ -29,8 +29,13 @@ export function smallestThreeStep(bits: number): number {
  * others quantised to 0..2^bits − 1. Allocates nothing.
  */
 export function encodeSmallestThree(
-  x: number, y: number, z: number, w: number,
-  bits: number, outCodes: Int32Array, o: number,
+  x: number,
+  y: number,
+  z: number,
+  w: number,
+  bits: number,
+  outCodes: Int32Array,
+  o: number,
 ): void {
   encodeSmallestThreeNear(x, y, z, w, bits, outCodes, o, null, 0, 1);
 }
@@ -42,17 +47,41 @@ export function encodeSmallestThree(
  * With `step` 1 or another index it is {@link encodeSmallestThree}. Allocates nothing.
  */
 export function encodeSmallestThreeNear(
-  x: number, y: number, z: number, w: number,
-  bits: number, outCodes: Int32Array, o: number,
-  baseline: Int32Array | null, bo: number, step: number,
+  x: number,
+  y: number,
+  z: number,
+  w: number,
+  bits: number,
+  outCodes: Int32Array,
+  o: number,
+  baseline: Int32Array | null,
+  bo: number,
+  step: number,
 ): void {
   const len2 = x * x + y * y + z * z + w * w;
-  if (!(len2 > 0) || !Number.isFinite(len2)) { x = 0; y = 0; z = 0; w = 1; }
-  let index = 3, big = Math.abs(w);
-  const ax = Math.abs(x), ay = Math.abs(y), az = Math.abs(z);
-  if (ax > big) { index = 0; big = ax; }
-  if (ay > big) { index = 1; big = ay; }
-  if (az > big) { index = 2; big = az; }
+  if (!(len2 > 0) || !Number.isFinite(len2)) {
+    x = 0;
+    y = 0;
+    z = 0;
+    w = 1;
+  }
+  let index = 3,
+    big = Math.abs(w);
+  const ax = Math.abs(x),
+    ay = Math.abs(y),
+    az = Math.abs(z);
+  if (ax > big) {
+    index = 0;
+    big = ax;
+  }
+  if (ay > big) {
+    index = 1;
+    big = ay;
+  }
+  if (az > big) {
+    index = 2;
+    big = az;
+  }
   const largest = index === 0 ? x : index === 1 ? y : index === 2 ? z : w;
   // Normalising and flipping the sign in one factor keeps the largest positive.
   const k = (largest < 0 ? -1 : 1) / Math.sqrt(x * x + y * y + z * z + w * w);
@@ -97,8 +126,11 @@ export function snapCode(scaled: number, base: number, step: number, max: number
  * index outside 0..3 are the caller's to reject. Allocates nothing.
  */
 export function decodeSmallestThree(
-  codes: Int32Array, o: number, bits: number,
-  out: Float32Array | Float64Array, oo: number,
+  codes: Int32Array,
+  o: number,
+  bits: number,
+  out: Float32Array | Float64Array,
+  oo: number,
 ): void {
   const index = codes[o];
   const step = smallestThreeStep(bits);
@@ -108,10 +140,30 @@ export function decodeSmallestThree(
   const rest = 1 - a * a - b * b - c * c;
   const largest = rest > 0 ? Math.sqrt(rest) : 0;
   switch (index) {
-    case 0: out[oo] = largest; out[oo + 1] = a; out[oo + 2] = b; out[oo + 3] = c; break;
-    case 1: out[oo] = a; out[oo + 1] = largest; out[oo + 2] = b; out[oo + 3] = c; break;
-    case 2: out[oo] = a; out[oo + 1] = b; out[oo + 2] = largest; out[oo + 3] = c; break;
-    default: out[oo] = a; out[oo + 1] = b; out[oo + 2] = c; out[oo + 3] = largest; break;
+    case 0:
+      out[oo] = largest;
+      out[oo + 1] = a;
+      out[oo + 2] = b;
+      out[oo + 3] = c;
+      break;
+    case 1:
+      out[oo] = a;
+      out[oo + 1] = largest;
+      out[oo + 2] = b;
+      out[oo + 3] = c;
+      break;
+    case 2:
+      out[oo] = a;
+      out[oo + 1] = b;
+      out[oo + 2] = largest;
+      out[oo + 3] = c;
+      break;
+    default:
+      out[oo] = a;
+      out[oo + 1] = b;
+      out[oo + 2] = c;
+      out[oo + 3] = largest;
+      break;
   }
 }
 

@@ -27,10 +27,12 @@ export function boneCodesEqual(schema: SnapshotSchema, b: number, a: Int32Array,
  * Serialized: never reorder.
  */
 export function serializeAbsolute(stream: BitStream, schema: SnapshotSchema, codes: Int32Array): void {
-  const bits = schema.codeBits, def = schema.defaultCodes;
+  const bits = schema.codeBits,
+    def = schema.defaultCodes;
   const sent = schema.sentBones;
   for (let j = 0; j < sent.length; j++) {
-    const b = sent[j], c = b * CODE_STRIDE;
+    const b = sent[j],
+      c = b * CODE_STRIDE;
     const atDefault = stream.serializeBool(stream.isWriting && boneCodesEqual(schema, b, codes, def));
     for (let i = 0; i < CODE_STRIDE; i++) {
       const n = bits[c + i];
@@ -106,12 +108,19 @@ export class SnapshotCodec {
     const changed = this.changed;
     const bits = s.codeBits;
     const fullBits = bitsRequired(n - 1);
-    let useIndices = false, count = 0, newIndex = false;
+    let useIndices = false,
+      count = 0,
+      newIndex = false;
     if (stream.isWriting) {
-      let indexCost = bitsRequired(n), prev = -1;
+      let indexCost = bitsRequired(n),
+        prev = -1;
       for (let j = 0; j < n; j++) {
         changed[j] = boneCodesEqual(s, sent[j], codes, baseline) ? 0 : 1;
-        if (changed[j]) { count++; indexCost += gapBits(j - prev - 1, fullBits); prev = j; }
+        if (changed[j]) {
+          count++;
+          indexCost += gapBits(j - prev - 1, fullBits);
+          prev = j;
+        }
         const c = sent[j] * CODE_STRIDE;
         if (bits[c] > 0 && codes[c] !== baseline[c]) newIndex = true;
       }
@@ -125,7 +134,11 @@ export class SnapshotCodec {
       let prev = -1;
       for (let k = 0; k < count; k++) {
         let gap = 0;
-        if (stream.isWriting) { let j = prev + 1; while (!changed[j]) j++; gap = j - prev - 1; }
+        if (stream.isWriting) {
+          let j = prev + 1;
+          while (!changed[j]) j++;
+          gap = j - prev - 1;
+        }
         const at = stream.bitOffset;
         gap = serializeGap(stream, gap, fullBits);
         const j = prev + 1 + gap;
@@ -142,13 +155,18 @@ export class SnapshotCodec {
       let best = Infinity;
       for (let v = DELTA_SHIFT_MIN; v < DELTA_SHIFT_MIN + (1 << DELTA_SHIFT_BITS); v++) {
         const cost = this.componentCost(codes, baseline, v);
-        if (cost < best) { best = cost; shift = v; }
+        if (cost < best) {
+          best = cost;
+          shift = v;
+        }
       }
     }
     shift = stream.serializeBits(shift - DELTA_SHIFT_MIN, DELTA_SHIFT_BITS) + DELTA_SHIFT_MIN;
-    const smallOffset = s.deltaSmallOffset - shift, largeOffset = s.deltaLargeOffset - shift;
+    const smallOffset = s.deltaSmallOffset - shift,
+      largeOffset = s.deltaLargeOffset - shift;
     for (let j = 0; j < n; j++) {
-      const b = sent[j], c = b * CODE_STRIDE;
+      const b = sent[j],
+        c = b * CODE_STRIDE;
       if (!changed[j]) {
         for (let i = 0; i < CODE_STRIDE; i++) if (bits[c + i] > 0) codes[c + i] = baseline[c + i];
         continue;
@@ -167,15 +185,25 @@ export class SnapshotCodec {
       for (let i = first; i < CODE_STRIDE; i++) {
         const n2 = bits[c + i];
         if (n2 === 0) continue;
-        codes[c + i] = serializeComponentDelta(stream, codes[c + i], baseline[c + i], n2, widthOf(n2, smallOffset), widthOf(n2, largeOffset));
+        codes[c + i] = serializeComponentDelta(
+          stream,
+          codes[c + i],
+          baseline[c + i],
+          n2,
+          widthOf(n2, smallOffset),
+          widthOf(n2, largeOffset),
+        );
       }
     }
   }
 
   /** Bits the component deltas of changed bones with an unchanged index take at width shift `shift`. */
   private componentCost(codes: Int32Array, baseline: Int32Array, shift: number): number {
-    const s = this.schema, bits = s.codeBits, sent = s.sentBones;
-    const smallOffset = s.deltaSmallOffset - shift, largeOffset = s.deltaLargeOffset - shift;
+    const s = this.schema,
+      bits = s.codeBits,
+      sent = s.sentBones;
+    const smallOffset = s.deltaSmallOffset - shift,
+      largeOffset = s.deltaLargeOffset - shift;
     let cost = 0;
     for (let j = 0; j < sent.length; j++) {
       if (!this.changed[j]) continue;
@@ -183,7 +211,13 @@ export class SnapshotCodec {
       const first = bits[c] > 0 && codes[c] !== baseline[c] ? 4 : 1;
       for (let i = first; i < CODE_STRIDE; i++) {
         const n = bits[c + i];
-        if (n > 0) cost += componentDeltaBits(codes[c + i] - baseline[c + i], n, widthOf(n, smallOffset), widthOf(n, largeOffset));
+        if (n > 0)
+          cost += componentDeltaBits(
+            codes[c + i] - baseline[c + i],
+            n,
+            widthOf(n, smallOffset),
+            widthOf(n, largeOffset),
+          );
       }
     }
     return cost;
@@ -215,7 +249,14 @@ function componentDeltaBits(d: number, bits: number, small: number, large: numbe
   return 1 + bits;
 }
 
-function serializeComponentDelta(stream: BitStream, code: number, base: number, bits: number, small: number, large: number): number {
+function serializeComponentDelta(
+  stream: BitStream,
+  code: number,
+  base: number,
+  bits: number,
+  small: number,
+  large: number,
+): number {
   const at = stream.bitOffset;
   const d = code - base;
   const hs = 2 ** (small - 1);
@@ -224,11 +265,13 @@ function serializeComponentDelta(stream: BitStream, code: number, base: number, 
     value = base + stream.serializeBits(d + hs, small) - hs;
   } else if (large > small && large < bits) {
     const hl = 2 ** (large - 1);
-    if (!stream.serializeBool(stream.isWriting && !(d >= -hl && d < hl))) value = base + stream.serializeBits(d + hl, large) - hl;
+    if (!stream.serializeBool(stream.isWriting && !(d >= -hl && d < hl)))
+      value = base + stream.serializeBits(d + hl, large) - hl;
     else value = stream.serializeBits(code, bits);
   } else {
     value = stream.serializeBits(code, bits);
   }
-  if (value < 0 || value > 2 ** bits - 1) throw new NetError(NET_ERROR.BAD_VALUE, `delta leaves the code range 0..${2 ** bits - 1}: ${value}`, at);
+  if (value < 0 || value > 2 ** bits - 1)
+    throw new NetError(NET_ERROR.BAD_VALUE, `delta leaves the code range 0..${2 ** bits - 1}: ${value}`, at);
   return value;
 }

@@ -43,7 +43,12 @@ export interface TrackModel {
 }
 
 /** The track model of a skeleton whose poses stay inside `ranges` (clip units). */
-export function classifyTracks(skeleton: Skeleton, ranges: PoseRanges, shell: Float32Array, threshold: number): TrackModel {
+export function classifyTracks(
+  skeleton: Skeleton,
+  ranges: PoseRanges,
+  shell: Float32Array,
+  threshold: number,
+): TrackModel {
   const boneCount = skeleton.boneNames.length;
   const parents = skeleton.parents;
   const m: TrackModel = {
@@ -70,7 +75,8 @@ export function classifyTracks(skeleton: Skeleton, ranges: PoseRanges, shell: Fl
   // Lever arms with the widest ranges (chain length to the furthest descendant + shell),
   // only to decide which tracks are constant enough to leave out.
   for (let b = 0; b < boneCount; b++) {
-    let len2 = 0, smag = 0;
+    let len2 = 0,
+      smag = 0;
     for (let c = 0; c < 3; c++) {
       const tlo = finiteOr(ranges.translationMin[b * 3 + c], skeleton.defaultPose[b * POSE_STRIDE + 4 + c]);
       const thi = finiteOr(ranges.translationMax[b * 3 + c], skeleton.defaultPose[b * POSE_STRIDE + 4 + c]);
@@ -86,7 +92,8 @@ export function classifyTracks(skeleton: Skeleton, ranges: PoseRanges, shell: Fl
   }
   const lever = new Float64Array(boneCount);
   const reach = new Float64Array(boneCount); // scale product from the root, widest
-  for (let b = 0; b < boneCount; b++) reach[b] = (parents[b] >= 0 ? reach[parents[b]] : 1) * Math.max(1, m.scaleMagnitude[b]);
+  for (let b = 0; b < boneCount; b++)
+    reach[b] = (parents[b] >= 0 ? reach[parents[b]] : 1) * Math.max(1, m.scaleMagnitude[b]);
   for (let b = 0; b < boneCount; b++) lever[b] = shell[b] * reach[b];
   for (let b = boneCount - 1; b > 0; b--) {
     const p = parents[b];
@@ -100,8 +107,12 @@ export function classifyTracks(skeleton: Skeleton, ranges: PoseRanges, shell: Fl
     const mid = [0, 0, 0, 0];
     let valid = true;
     for (let c = 0; c < 4; c++) {
-      const lo = ranges.rotationMin[b * 4 + c], hi = ranges.rotationMax[b * 4 + c];
-      if (!(lo <= hi)) { valid = false; break; }
+      const lo = ranges.rotationMin[b * 4 + c],
+        hi = ranges.rotationMax[b * 4 + c];
+      if (!(lo <= hi)) {
+        valid = false;
+        break;
+      }
       mid[c] = (lo + hi) / 2;
       h2 += ((hi - lo) / 2) ** 2;
     }
@@ -118,7 +129,8 @@ export function classifyTracks(skeleton: Skeleton, ranges: PoseRanges, shell: Fl
       // over the box, so the other three have a norm of at most √(1 − that²).
       let largest = 0;
       for (let c = 0; c < 4; c++) {
-        const lo = ranges.rotationMin[b * 4 + c], hi = ranges.rotationMax[b * 4 + c];
+        const lo = ranges.rotationMin[b * 4 + c],
+          hi = ranges.rotationMax[b * 4 + c];
         largest = Math.max(largest, lo > 0 ? lo : hi < 0 ? -hi : 0);
       }
       // Only above 1/√2: then every two rotations in the box are in the same hemisphere, so
@@ -127,7 +139,8 @@ export function classifyTracks(skeleton: Skeleton, ranges: PoseRanges, shell: Fl
     }
     for (let c = 0; c < 3; c++) {
       const i = b * 3 + c;
-      const tlo = ranges.translationMin[i], thi = ranges.translationMax[i];
+      const tlo = ranges.translationMin[i],
+        thi = ranges.translationMax[i];
       if (tlo <= thi) {
         const ext = thi - tlo;
         if (ext / 2 <= tolerance / Math.sqrt(3) / reach[b]) {
@@ -139,10 +152,11 @@ export function classifyTracks(skeleton: Skeleton, ranges: PoseRanges, shell: Fl
           m.translationMax[i] = thi;
         }
       }
-      const slo = ranges.scaleMin[i], shi = ranges.scaleMax[i];
+      const slo = ranges.scaleMin[i],
+        shi = ranges.scaleMax[i];
       if (slo <= shi) {
         const ext = shi - slo;
-        const below = lever[b] / Math.max(1e-30, reach[b]) * (parents[b] >= 0 ? reach[parents[b]] : 1);
+        const below = (lever[b] / Math.max(1e-30, reach[b])) * (parents[b] >= 0 ? reach[parents[b]] : 1);
         if ((ext / 2) * below <= tolerance) {
           m.basePose[o + 7 + c] = (slo + shi) / 2;
           m.scaleConstantError[i] = ext / 2;
@@ -153,10 +167,21 @@ export function classifyTracks(skeleton: Skeleton, ranges: PoseRanges, shell: Fl
         }
       }
     }
-    const sx = m.basePose[o + 7], sy = m.basePose[o + 8], sz = m.basePose[o + 9];
-    const uniform = Math.abs(sx - sy) <= UNIFORM_SCALE_TOLERANCE * Math.abs(sx) && Math.abs(sx - sz) <= UNIFORM_SCALE_TOLERANCE * Math.abs(sx);
-    if (!uniform || m.scaleExtent[b * 3] > 0 || m.scaleExtent[b * 3 + 1] > 0 || m.scaleExtent[b * 3 + 2] > 0
-      || m.scaleConstantError[b * 3] > 0 || m.scaleConstantError[b * 3 + 1] > 0 || m.scaleConstantError[b * 3 + 2] > 0) {
+    const sx = m.basePose[o + 7],
+      sy = m.basePose[o + 8],
+      sz = m.basePose[o + 9];
+    const uniform =
+      Math.abs(sx - sy) <= UNIFORM_SCALE_TOLERANCE * Math.abs(sx) &&
+      Math.abs(sx - sz) <= UNIFORM_SCALE_TOLERANCE * Math.abs(sx);
+    if (
+      !uniform ||
+      m.scaleExtent[b * 3] > 0 ||
+      m.scaleExtent[b * 3 + 1] > 0 ||
+      m.scaleExtent[b * 3 + 2] > 0 ||
+      m.scaleConstantError[b * 3] > 0 ||
+      m.scaleConstantError[b * 3 + 1] > 0 ||
+      m.scaleConstantError[b * 3 + 2] > 0
+    ) {
       m.uniformScales = false;
     }
   }

@@ -10,7 +10,13 @@
  * error exceeds the threshold, until every bone is within it. With every level at 0 the
  * codes are the plain quantiser's, which the bound covers, so the loop always ends.
  */
-import { AFFINE_STRIDE, composeAffine, poseToAffine, poseToObject, virtualVertexError } from '../metric/error-metric.js';
+import {
+  AFFINE_STRIDE,
+  composeAffine,
+  poseToAffine,
+  poseToObject,
+  virtualVertexError,
+} from '../metric/error-metric.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
 import { CODE_STRIDE, PoseQuantizer, dequantizeBone } from './quantize.js';
 import type { SnapshotSchema } from './schema.js';
@@ -38,7 +44,10 @@ export class VerifiedQuantizer {
   private readonly limit: number;
   private readonly subtrees: number[][];
 
-  constructor(readonly schema: SnapshotSchema, readonly startLevel = START_PRECISION_LEVEL) {
+  constructor(
+    readonly schema: SnapshotSchema,
+    readonly startLevel = START_PRECISION_LEVEL,
+  ) {
     this.quantizer = new PoseQuantizer(schema);
     this.reference = new Float64Array(schema.boneCount * AFFINE_STRIDE);
     this.decoded = new Float64Array(schema.boneCount * AFFINE_STRIDE);
@@ -56,7 +65,9 @@ export class VerifiedQuantizer {
    * the bound-derived codes, misses it — which the bound rules out).
    */
   quantize(pose: Float32Array, baseline: Int32Array, outCodes: Int32Array, outLevels: Uint8Array): number {
-    const s = this.schema, n = s.boneCount, parents = s.parents;
+    const s = this.schema,
+      n = s.boneCount,
+      parents = s.parents;
     this.quantizer.check(pose, outCodes);
     poseToObject(pose, parents, this.reference, 0);
     for (let b = 0; b < n; b++) outLevels[b] = boneIsSent(s, b) ? this.startLevel : 0;
@@ -65,7 +76,11 @@ export class VerifiedQuantizer {
       if (from === 0) for (let b = 0; b < n; b++) this.quantizeBone(pose, b, baseline, outCodes, outLevels[b]);
       else this.requantize(pose, from, baseline, outCodes, outLevels);
       let failing = -1;
-      for (let b = 0; b < n; b++) if (this.errors[b] > this.limit) { failing = b; break; }
+      for (let b = 0; b < n; b++)
+        if (this.errors[b] > this.limit) {
+          failing = b;
+          break;
+        }
       if (failing < 0) break;
       const refine = this.pickRefinement(failing, outLevels);
       if (refine < 0) break; // every level already 0: the bound's codes
@@ -76,7 +91,10 @@ export class VerifiedQuantizer {
     for (let b = 0; b < n; b++) {
       if (outLevels[b] >= MAX_PRECISION_LEVEL || !boneIsSent(s, b)) continue;
       outLevels[b]++;
-      if (!this.requantize(pose, b, baseline, outCodes, outLevels)) { outLevels[b]--; this.requantize(pose, b, baseline, outCodes, outLevels); }
+      if (!this.requantize(pose, b, baseline, outCodes, outLevels)) {
+        outLevels[b]--;
+        this.requantize(pose, b, baseline, outCodes, outLevels);
+      }
     }
     let worst = 0;
     for (let b = 0; b < n; b++) if (this.errors[b] > worst) worst = this.errors[b];
@@ -84,7 +102,13 @@ export class VerifiedQuantizer {
   }
 
   /** Quantises `root`'s subtree again with `levels`; true when every bone in it is within the threshold. */
-  private requantize(pose: Float32Array, root: number, baseline: Int32Array, codes: Int32Array, levels: Uint8Array): boolean {
+  private requantize(
+    pose: Float32Array,
+    root: number,
+    baseline: Int32Array,
+    codes: Int32Array,
+    levels: Uint8Array,
+  ): boolean {
     let ok = true;
     for (const b of this.subtrees[root]) {
       this.quantizeBone(pose, b, baseline, codes, levels[b]);
@@ -96,8 +120,12 @@ export class VerifiedQuantizer {
   /** The bone to lower a level for bone `d`'s error: itself, or the nearest coarser ancestor when its joint is off. */
   private pickRefinement(d: number, levels: Uint8Array): number {
     const parents = this.schema.parents;
-    const m = d * AFFINE_STRIDE, r = this.reference, x = this.decoded;
-    const jx = r[m + 9] - x[m + 9], jy = r[m + 10] - x[m + 10], jz = r[m + 11] - x[m + 11];
+    const m = d * AFFINE_STRIDE,
+      r = this.reference,
+      x = this.decoded;
+    const jx = r[m + 9] - x[m + 9],
+      jy = r[m + 10] - x[m + 10],
+      jz = r[m + 11] - x[m + 11];
     const jointOff = Math.sqrt(jx * jx + jy * jy + jz * jz) > JOINT_SHARE * this.limit;
     if (!jointOff && levels[d] > 0) return d;
     for (let a = parents[d]; a >= 0; a = parents[a]) if (levels[a] > 0) return a;
@@ -109,7 +137,10 @@ export class VerifiedQuantizer {
     this.quantizer.quantizeBone(pose, b, codes, baseline, level);
     // The receiver's arithmetic: dequantizePose, then poseToObject, bone by bone.
     dequantizeBone(s, codes, b, this.decodedPose);
-    const p = b * POSE_STRIDE, m = b * AFFINE_STRIDE, q = this.decodedPose, out = this.decoded;
+    const p = b * POSE_STRIDE,
+      m = b * AFFINE_STRIDE,
+      q = this.decodedPose,
+      out = this.decoded;
     poseToAffine(q, p, out, m);
     const parent = s.parents[b];
     if (parent >= 0) composeAffine(out, parent * AFFINE_STRIDE, out, m, out, m);

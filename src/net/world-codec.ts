@@ -143,7 +143,8 @@ export class WorldSnapshot {
       if (t < 0) continue;
       h = Math.imul(h ^ id, 0x01000193);
       h = Math.imul(h ^ t, 0x01000193);
-      const n = this.schema.types[t].codeCount, o = id * stride;
+      const n = this.schema.types[t].codeCount,
+        o = id * stride;
       for (let k = 0; k < n; k++) h = Math.imul(h ^ this.codes[o + k], 0x01000193);
     }
     this.hash = h >>> 0 || 1;
@@ -210,7 +211,12 @@ function golombSlots(type: EntityTypeSchema): { slotOfCode: Int16Array; slotCoun
   const slotOfCode = new Int16Array(type.codeCount).fill(-1);
   let n = 0;
   for (const f of type.fields) {
-    if (f.kind === FIELD_KIND.POSITION || f.kind === FIELD_KIND.SCALE || f.kind === FIELD_KIND.FLOAT || f.kind === FIELD_KIND.INT) {
+    if (
+      f.kind === FIELD_KIND.POSITION ||
+      f.kind === FIELD_KIND.SCALE ||
+      f.kind === FIELD_KIND.FLOAT ||
+      f.kind === FIELD_KIND.INT
+    ) {
       for (let k = 0; k < f.codeCount; k++) slotOfCode[f.codeOffset + k] = n++;
     } else if (f.kind === FIELD_KIND.ORIENTATION) {
       for (let k = 1; k < 4; k++) slotOfCode[f.codeOffset + k] = n++;
@@ -242,11 +248,16 @@ export class WorldCodec {
     this.slots = schema.types.map(golombSlots);
     this.slotBase = new Int32Array(schema.types.length);
     let total = 0;
-    this.slots.forEach((s, t) => { this.slotBase[t] = total; total += s.slotCount; });
+    this.slots.forEach((s, t) => {
+      this.slotBase[t] = total;
+      total += s.slotCount;
+    });
     this.costs = new Float64Array(total * (MAX_GOLOMB_K + 1));
     this.ks = new Uint8Array(total);
     this.present = new Uint8Array(schema.types.length);
-    for (const type of schema.types) for (const f of type.fields) if (f.pose && !this.poseCodecs.has(f.pose)) this.poseCodecs.set(f.pose, new SnapshotCodec(f.pose));
+    for (const type of schema.types)
+      for (const f of type.fields)
+        if (f.pose && !this.poseCodecs.has(f.pose)) this.poseCodecs.set(f.pose, new SnapshotCodec(f.pose));
   }
 
   /**
@@ -256,12 +267,17 @@ export class WorldCodec {
    * of an entity the baseline lacks, an unknown type; `PACKET_TRUNCATED` when bits run out.
    */
   serialize(stream: BitStream, current: WorldSnapshot, baseline: WorldSnapshot | null): void {
-    const schema = this.schema, stride = schema.codeStride;
-    const cur = current.codes, curTypes = current.types;
-    const base = baseline ? baseline.codes : null, baseTypes = baseline ? baseline.types : null;
+    const schema = this.schema,
+      stride = schema.codeStride;
+    const cur = current.codes,
+      curTypes = current.types;
+    const base = baseline ? baseline.codes : null,
+      baseTypes = baseline ? baseline.types : null;
     const ids = this.changedIds;
     const stats = this.stats;
-    stats.changed = 0; stats.spawned = 0; stats.despawned = 0;
+    stats.changed = 0;
+    stats.spawned = 0;
+    stats.despawned = 0;
     let count = 0;
     const maxId = schema.maxEntities;
     if (stream.isWriting) count = this.collect(current, baseline);
@@ -298,15 +314,24 @@ export class WorldCodec {
     }
     if (stream.isReading) {
       // Unlisted entities keep the baseline's state.
-      if (baseline) { curTypes.set(baseTypes!); cur.set(base!); } else curTypes.fill(-1);
+      if (baseline) {
+        curTypes.set(baseTypes!);
+        cur.set(base!);
+      } else curTypes.fill(-1);
     }
     for (let i = 0; i < count; i++) {
-      const id = ids[i], o = id * stride;
+      const id = ids[i],
+        o = id * stride;
       const had = baseTypes ? baseTypes[id] : -1;
       let spawn = had < 0;
       if (!spawn) {
         const alive = stream.serializeBool(curTypes[id] >= 0);
-        if (!alive) { curTypes[id] = -1; stats.despawned++; stats.changed++; continue; }
+        if (!alive) {
+          curTypes[id] = -1;
+          stats.despawned++;
+          stats.changed++;
+          continue;
+        }
         spawn = stream.serializeBool(curTypes[id] !== had);
         if (stream.isReading && !spawn) curTypes[id] = had;
       }
@@ -315,7 +340,8 @@ export class WorldCodec {
         stats.spawned++;
         const at = stream.bitOffset;
         const t = stream.serializeInt(curTypes[id], 0, (1 << schema.typeBits) - 1);
-        if (t >= schema.types.length) throw new NetError(NET_ERROR.BAD_VALUE, `entity type ${t} of ${schema.types.length}`, at);
+        if (t >= schema.types.length)
+          throw new NetError(NET_ERROR.BAD_VALUE, `entity type ${t} of ${schema.types.length}`, at);
         curTypes[id] = t;
         this.serializeFull(stream, schema.types[t], cur, o);
       } else {
@@ -326,35 +352,56 @@ export class WorldCodec {
 
   /** Writer: the changed ids into changedIds, the types present and each slot's best parameter. Returns the count. */
   private collect(current: WorldSnapshot, baseline: WorldSnapshot | null): number {
-    const schema = this.schema, stride = schema.codeStride;
-    const cur = current.codes, curTypes = current.types;
-    const base = baseline ? baseline.codes : null, baseTypes = baseline ? baseline.types : null;
-    const ids = this.changedIds, costs = this.costs, K = MAX_GOLOMB_K + 1;
+    const schema = this.schema,
+      stride = schema.codeStride;
+    const cur = current.codes,
+      curTypes = current.types;
+    const base = baseline ? baseline.codes : null,
+      baseTypes = baseline ? baseline.types : null;
+    const ids = this.changedIds,
+      costs = this.costs,
+      K = MAX_GOLOMB_K + 1;
     this.present.fill(0);
     costs.fill(0);
     let count = 0;
     for (let id = 0; id < curTypes.length; id++) {
-      const t = curTypes[id], had = baseTypes ? baseTypes[id] : -1;
+      const t = curTypes[id],
+        had = baseTypes ? baseTypes[id] : -1;
       if (t < 0 && had < 0) continue;
-      if (t !== had) { ids[count++] = id; continue; }
-      const type = schema.types[t], n = type.codeCount, o = id * stride;
+      if (t !== had) {
+        ids[count++] = id;
+        continue;
+      }
+      const type = schema.types[t],
+        n = type.codeCount,
+        o = id * stride;
       let same = true;
-      for (let k = 0; k < n; k++) if (cur[o + k] !== base![o + k]) { same = false; break; }
+      for (let k = 0; k < n; k++)
+        if (cur[o + k] !== base![o + k]) {
+          same = false;
+          break;
+        }
       if (same) continue;
       ids[count++] = id;
       this.present[t] = 1;
-      const slotOfCode = this.slots[t].slotOfCode, sb = this.slotBase[t];
+      const slotOfCode = this.slots[t].slotOfCode,
+        sb = this.slotBase[t];
       for (const f of type.fields) {
         const fo = o + f.codeOffset;
         let changed = false;
-        for (let k = 0; k < f.codeCount; k++) if (cur[fo + k] !== base![fo + k]) { changed = true; break; }
+        for (let k = 0; k < f.codeCount; k++)
+          if (cur[fo + k] !== base![fo + k]) {
+            changed = true;
+            break;
+          }
         if (!changed) continue;
         if (f.kind === FIELD_KIND.ORIENTATION && cur[fo] !== base![fo]) continue; // sent in full
         for (let k = 0; k < f.codeCount; k++) {
           const slot = slotOfCode[f.codeOffset + k];
           if (slot < 0) continue;
           // Exp-Golomb of order g: 2·⌊log2(⌊u / 2^g⌋ + 1)⌋ + 1 + g bits.
-          const u = zigzag(cur[fo + k] - base![fo + k]), row = (sb + slot) * K;
+          const u = zigzag(cur[fo + k] - base![fo + k]),
+            row = (sb + slot) * K;
           for (let g = 0; g < K; g++) costs[row + g] += 2 * (31 - Math.clz32(Math.floor(u / 2 ** g) + 1)) + 1 + g;
         }
       }
@@ -368,7 +415,8 @@ export class WorldCodec {
   }
 
   private checkCode(value: number, bits: number, at: number): void {
-    if (value < 0 || value > CODE_MAX[bits]) throw new NetError(NET_ERROR.BAD_VALUE, `code ${value} does not fit ${bits} bits`, at);
+    if (value < 0 || value > CODE_MAX[bits])
+      throw new NetError(NET_ERROR.BAD_VALUE, `code ${value} does not fit ${bits} bits`, at);
   }
 
   /** A spawned entity: per field a "not default" bit and then the field in full (a pose: its absolute body). */
@@ -381,7 +429,8 @@ export class WorldCodec {
         continue;
       }
       let differs = false;
-      if (stream.isWriting) for (let k = 0; k < f.codeCount; k++) if (cur[fo + k] !== def[f.codeOffset + k]) differs = true;
+      if (stream.isWriting)
+        for (let k = 0; k < f.codeCount; k++) if (cur[fo + k] !== def[f.codeOffset + k]) differs = true;
       if (!stream.serializeBool(differs)) {
         for (let k = 0; k < f.codeCount; k++) cur[fo + k] = def[f.codeOffset + k];
         continue;
@@ -390,19 +439,33 @@ export class WorldCodec {
         const at = stream.bitOffset;
         cur[fo + k] = stream.serializeBits(cur[fo + k], f.bits[k]);
         if (f.kind === FIELD_KIND.ENUM || f.kind === FIELD_KIND.INT) {
-          if (cur[fo + k] > f.max[k] - f.min[k]) throw new NetError(NET_ERROR.BAD_VALUE, `field "${f.name}" code ${cur[fo + k]} is past its range`, at);
+          if (cur[fo + k] > f.max[k] - f.min[k])
+            throw new NetError(NET_ERROR.BAD_VALUE, `field "${f.name}" code ${cur[fo + k]} is past its range`, at);
         }
       }
     }
   }
 
   /** A changed entity: per field a "changed" bit, then its deltas. */
-  private serializeUpdate(stream: BitStream, type: EntityTypeSchema, cur: Int32Array, base: Int32Array, o: number, slotBase: number): void {
-    const slotOfCode = this.slots[type.index].slotOfCode, ks = this.ks;
+  private serializeUpdate(
+    stream: BitStream,
+    type: EntityTypeSchema,
+    cur: Int32Array,
+    base: Int32Array,
+    o: number,
+    slotBase: number,
+  ): void {
+    const slotOfCode = this.slots[type.index].slotOfCode,
+      ks = this.ks;
     for (const f of type.fields) {
       const fo = o + f.codeOffset;
       let changed = false;
-      if (stream.isWriting) for (let k = 0; k < f.codeCount; k++) if (cur[fo + k] !== base[fo + k]) { changed = true; break; }
+      if (stream.isWriting)
+        for (let k = 0; k < f.codeCount; k++)
+          if (cur[fo + k] !== base[fo + k]) {
+            changed = true;
+            break;
+          }
       changed = stream.serializeBool(changed);
       if (!changed) {
         if (stream.isReading) for (let k = 0; k < f.codeCount; k++) cur[fo + k] = base[fo + k];
@@ -415,11 +478,14 @@ export class WorldCodec {
         case FIELD_KIND.ENUM: {
           const at = stream.bitOffset;
           cur[fo] = stream.serializeBits(cur[fo], f.bits[0]);
-          if (cur[fo] > f.max[0]) throw new NetError(NET_ERROR.BAD_VALUE, `field "${f.name}" value ${cur[fo]} of ${f.max[0] + 1}`, at);
+          if (cur[fo] > f.max[0])
+            throw new NetError(NET_ERROR.BAD_VALUE, `field "${f.name}" value ${cur[fo]} of ${f.max[0] + 1}`, at);
           break;
         }
         case FIELD_KIND.POSE:
-          this.poseCodecs.get(f.pose!)!.serializeDelta(stream, cur.subarray(fo, fo + f.codeCount), base.subarray(fo, fo + f.codeCount));
+          this.poseCodecs
+            .get(f.pose!)!
+            .serializeDelta(stream, cur.subarray(fo, fo + f.codeCount), base.subarray(fo, fo + f.codeCount));
           break;
         case FIELD_KIND.ORIENTATION: {
           const bits = f.bits[1];
@@ -429,7 +495,8 @@ export class WorldCodec {
             break;
           }
           cur[fo] = base[fo];
-          for (let k = 1; k < 4; k++) this.serializeComponent(stream, cur, base, fo + k, bits, ks[slotBase + slotOfCode[f.codeOffset + k]]);
+          for (let k = 1; k < 4; k++)
+            this.serializeComponent(stream, cur, base, fo + k, bits, ks[slotBase + slotOfCode[f.codeOffset + k]]);
           break;
         }
         default: {
@@ -437,7 +504,11 @@ export class WorldCodec {
             const bits = f.bits[k];
             this.serializeComponent(stream, cur, base, fo + k, bits, ks[slotBase + slotOfCode[f.codeOffset + k]]);
             if (stream.isReading && f.kind === FIELD_KIND.INT && cur[fo + k] > f.max[k] - f.min[k]) {
-              throw new NetError(NET_ERROR.BAD_VALUE, `field "${f.name}" code ${cur[fo + k]} is past its range`, stream.bitOffset);
+              throw new NetError(
+                NET_ERROR.BAD_VALUE,
+                `field "${f.name}" code ${cur[fo + k]} is past its range`,
+                stream.bitOffset,
+              );
             }
           }
         }
@@ -445,7 +516,14 @@ export class WorldCodec {
     }
   }
 
-  private serializeComponent(stream: BitStream, cur: Int32Array, base: Int32Array, i: number, bits: number, k: number): void {
+  private serializeComponent(
+    stream: BitStream,
+    cur: Int32Array,
+    base: Int32Array,
+    i: number,
+    bits: number,
+    k: number,
+  ): void {
     const at = stream.bitOffset;
     const u = serializeGolomb(stream, stream.isWriting ? zigzag(cur[i] - base[i]) : 0, k);
     if (stream.isReading) {

@@ -54,7 +54,16 @@ export interface WorldNetsimOptions {
 
 /** Defaults of {@link WorldNetsimOptions}. */
 export const WORLD_NETSIM_DEFAULTS = {
-  clients: 64, seconds: 60, hz: 60, loss: 0.05, rttMs: 100, jitterMs: 0, playoutDelayMs: 100, maxExtrapolationMs: 50, seed: 1, viewClients: 1,
+  clients: 64,
+  seconds: 60,
+  hz: 60,
+  loss: 0.05,
+  rttMs: 100,
+  jitterMs: 0,
+  playoutDelayMs: 100,
+  maxExtrapolationMs: 50,
+  seed: 1,
+  viewClients: 1,
 } as const;
 
 /** What {@link simulateWorld} measured. Lengths in metres. */
@@ -100,7 +109,14 @@ export interface WorldNetsimReport {
   readonly client0MaxBaselineAge: number;
 }
 
-interface Event { time: number; order: number; client: number; toServer: boolean; tick: number; bytes: Uint8Array }
+interface Event {
+  time: number;
+  order: number;
+  client: number;
+  toServer: boolean;
+  tick: number;
+  bytes: Uint8Array;
+}
 
 /** A time-ordered queue (a binary heap; ties in insertion order). */
 class EventHeap {
@@ -120,12 +136,14 @@ class EventHeap {
   popUntil(time: number): Event | undefined {
     const items = this.items;
     if (items.length === 0 || items[0].time > time) return undefined;
-    const top = items[0], last = items.pop()!;
+    const top = items[0],
+      last = items.pop()!;
     if (items.length > 0) {
       items[0] = last;
       let i = 0;
       for (;;) {
-        const l = 2 * i + 1, r = l + 1;
+        const l = 2 * i + 1,
+          r = l + 1;
         let m = i;
         if (l < items.length && before(items[l], items[m])) m = l;
         if (r < items.length && before(items[r], items[m])) m = r;
@@ -150,11 +168,17 @@ const now = (): number => (globalThis.performance ? globalThis.performance.now()
  */
 export function simulateWorld(options: WorldNetsimOptions = {}): WorldNetsimReport {
   const d = WORLD_NETSIM_DEFAULTS;
-  const clients = options.clients ?? d.clients, seconds = options.seconds ?? d.seconds, hz = options.hz ?? d.hz;
-  const loss = options.loss ?? d.loss, rttMs = options.rttMs ?? d.rttMs, jitterMs = options.jitterMs ?? d.jitterMs;
-  const seed = options.seed ?? d.seed, viewClients = Math.min(clients, options.viewClients ?? d.viewClients);
+  const clients = options.clients ?? d.clients,
+    seconds = options.seconds ?? d.seconds,
+    hz = options.hz ?? d.hz;
+  const loss = options.loss ?? d.loss,
+    rttMs = options.rttMs ?? d.rttMs,
+    jitterMs = options.jitterMs ?? d.jitterMs;
+  const seed = options.seed ?? d.seed,
+    viewClients = Math.min(clients, options.viewClients ?? d.viewClients);
   const bad = (m: string) => new NetError(NET_ERROR.BAD_ARGUMENT, m);
-  if (!Number.isInteger(clients) || clients < 1 || clients > 4096) throw bad(`clients must be in 1..4096, got ${clients}`);
+  if (!Number.isInteger(clients) || clients < 1 || clients > 4096)
+    throw bad(`clients must be in 1..4096, got ${clients}`);
   if (!(seconds > 0) || !(hz > 0)) throw bad('seconds and hz must be above 0');
   if (!(loss >= 0 && loss < 1)) throw bad(`loss must be in 0..1 (below 1), got ${loss}`);
   if (!(rttMs >= 0) || !(jitterMs >= 0)) throw bad('rtt and jitter must be ≥ 0');
@@ -164,27 +188,56 @@ export function simulateWorld(options: WorldNetsimOptions = {}): WorldNetsimRepo
   const scene = new CubeScene({ ...options.scene, hz });
   const schema = scene.schema;
   const server = new WorldServer(schema, options.session);
-  const clientIds: number[] = [], receivers: WorldClient[] = [], links: (() => number)[] = [];
+  const clientIds: number[] = [],
+    receivers: WorldClient[] = [],
+    links: (() => number)[] = [];
   for (let c = 0; c < clients; c++) {
     clientIds.push(server.addClient());
     receivers.push(new WorldClient(schema, options.session));
     links.push(mulberry32((seed * 7919 + c * 104729) | 0));
   }
-  const views = Array.from({ length: viewClients }, () => new SnapshotInterpolator(schema, {
-    hz, playoutDelayMs: options.playoutDelayMs ?? d.playoutDelayMs, maxExtrapolationMs: options.maxExtrapolationMs ?? d.maxExtrapolationMs,
-  }));
+  const views = Array.from(
+    { length: viewClients },
+    () =>
+      new SnapshotInterpolator(schema, {
+        hz,
+        playoutDelayMs: options.playoutDelayMs ?? d.playoutDelayMs,
+        maxExtrapolationMs: options.maxExtrapolationMs ?? d.maxExtrapolationMs,
+      }),
+  );
   const ticks = Math.round(seconds * hz);
   const delayTicks = ((options.playoutDelayMs ?? d.playoutDelayMs) / 1000) * hz;
   const serverHashes = new Float64Array(ticks);
   const queue = new EventHeap();
   const oneWay = rttMs / 2000; // s
   // The truth of the last ticks, for the view's error at render times.
-  const truthRing = Array.from({ length: Math.ceil(((options.playoutDelayMs ?? d.playoutDelayMs) / 1000) * hz) + 4 }, () => new WorldState(schema));
-  const truthBlend = new WorldState(schema), view = new WorldState(schema), decoded = new WorldState(schema);
+  const truthRing = Array.from(
+    { length: Math.ceil(((options.playoutDelayMs ?? d.playoutDelayMs) / 1000) * hz) + 4 },
+    () => new WorldState(schema),
+  );
+  const truthBlend = new WorldState(schema),
+    view = new WorldState(schema),
+    decoded = new WorldState(schema);
   const entities = scene.cubes + 1;
-  let bytes = 0, steadyBytes = 0, sent = 0, received = 0, rejected = 0, mismatched = 0, fragmented = 0;
-  let maxCorner = 0, maxView = 0, frames = 0, extrapolated = 0, awakeSum = 0, ageSum = 0, deltas = 0, senderMs = 0, steadySenderMs = 0;
-  let joined0 = false, absoluteAfterJoin0 = 0, maxAge0 = 0;
+  let bytes = 0,
+    steadyBytes = 0,
+    sent = 0,
+    received = 0,
+    rejected = 0,
+    mismatched = 0,
+    fragmented = 0;
+  let maxCorner = 0,
+    maxView = 0,
+    frames = 0,
+    extrapolated = 0,
+    awakeSum = 0,
+    ageSum = 0,
+    deltas = 0,
+    senderMs = 0,
+    steadySenderMs = 0;
+  let joined0 = false,
+    absoluteAfterJoin0 = 0,
+    maxAge0 = 0;
   const outage = options.ackOutage;
 
   const transmit = (time: number, client: number, toServer: boolean, tick: number, datagram: Uint8Array): void => {
@@ -195,13 +248,20 @@ export function simulateWorld(options: WorldNetsimOptions = {}): WorldNetsimRepo
   };
   const deliver = (time: number): void => {
     for (let e = queue.popUntil(time); e; e = queue.popUntil(time)) {
-      if (e.toServer) { server.receiveAck(clientIds[e.client], e.bytes); if (e.client === 0) joined0 = true; continue; }
+      if (e.toServer) {
+        server.receiveAck(clientIds[e.client], e.bytes);
+        if (e.client === 0) joined0 = true;
+        continue;
+      }
       const client = receivers[e.client];
       let got;
       try {
         got = client.receive(e.bytes);
       } catch (error) {
-        if (error instanceof NetError) { rejected++; continue; }
+        if (error instanceof NetError) {
+          rejected++;
+          continue;
+        }
         throw error;
       }
       if (!got) continue;
@@ -209,7 +269,8 @@ export function simulateWorld(options: WorldNetsimOptions = {}): WorldNetsimRepo
       if (got.snapshot.hash !== serverHashes[e.tick]) mismatched++;
       if (e.client < viewClients) views[e.client].push(got.tick, got.snapshot);
       const tickNow = Math.round(time * hz);
-      const lostAck = e.client === 0 && outage !== undefined && tickNow >= outage.from && tickNow < outage.from + outage.count;
+      const lostAck =
+        e.client === 0 && outage !== undefined && tickNow >= outage.from && tickNow < outage.from + outage.count;
       if (!lostAck) transmit(e.time, e.client, true, e.tick, client.ack());
     }
   };
@@ -225,7 +286,11 @@ export function simulateWorld(options: WorldNetsimOptions = {}): WorldNetsimRepo
       const datagrams = server.packetsFor(clientIds[c]);
       for (const datagram of datagrams) transmit(time, c, false, tick, datagram);
     }
-    if (timing) { const ms = clock() - t0; senderMs += ms; if (tick >= hz) steadySenderMs += ms; }
+    if (timing) {
+      const ms = clock() - t0;
+      senderMs += ms;
+      if (tick >= hz) steadySenderMs += ms;
+    }
     serverHashes[tick] = server.current.hash;
     for (let c = 0; c < clients; c++) {
       const info = server.lastPacket(clientIds[c])!;
@@ -235,13 +300,15 @@ export function simulateWorld(options: WorldNetsimOptions = {}): WorldNetsimRepo
       if (info.datagrams > 1) fragmented++;
       if (info.baselineSequence >= 0) {
         const age = (info.sequence - info.baselineSequence + 65536) % 65536;
-        deltas++; ageSum += age;
+        deltas++;
+        ageSum += age;
         if (c === 0 && age > maxAge0) maxAge0 = age;
       } else if (c === 0 && joined0) absoluteAfterJoin0++;
     }
     // Corner error of what every client decodes for this tick (the server's snapshot).
     server.current.dequantize(decoded);
-    const truth = scene.state, stride = truth.valueStride;
+    const truth = scene.state,
+      stride = truth.valueStride;
     for (let id = 0; id < entities; id++) {
       const type = truth.typeOf(id);
       if (!type) continue;
@@ -253,8 +320,10 @@ export function simulateWorld(options: WorldNetsimOptions = {}): WorldNetsimRepo
     for (const half of [0, 0.5]) {
       const renderTick = tick + half - delayTicks;
       if (views.length === 0 || renderTick < hz) continue; // from the second second on: joins done
-      const lo = Math.floor(renderTick), alpha = renderTick - lo;
-      const a = truthRing[lo % truthRing.length], b = truthRing[Math.min(tick, lo + 1) % truthRing.length];
+      const lo = Math.floor(renderTick),
+        alpha = renderTick - lo;
+      const a = truthRing[lo % truthRing.length],
+        b = truthRing[Math.min(tick, lo + 1) % truthRing.length];
       blendTruth(a, b, alpha, truthBlend);
       for (const v of views) {
         const mode = v.sample(renderTick / hz, view);
@@ -272,17 +341,25 @@ export function simulateWorld(options: WorldNetsimOptions = {}): WorldNetsimRepo
   }
   const precision = schema.types[0].rigidBody!.precision;
   return {
-    clients, ticks, hz, entities,
+    clients,
+    ticks,
+    hz,
+    entities,
     kbps: (bytes * 8 * hz) / ticks / clients / 1000,
     steadyKbps: ticks > hz ? (steadyBytes * 8 * hz) / (ticks - hz) / clients / 1000 : 0,
     bitsPerSnapshot: (bytes * 8) / sent,
     maxCornerErrorM: maxCorner,
     precisionM: precision,
-    mismatched, sent, received, rejected, fragmentedMessages: fragmented,
+    mismatched,
+    sent,
+    received,
+    rejected,
+    fragmentedMessages: fragmented,
     senderMsPerClientTick: timing ? senderMs / ticks / clients : 0,
     steadySenderMsPerClientTick: timing && ticks > hz ? steadySenderMs / (ticks - hz) / clients : 0,
     interpolatedMaxErrorM: maxView,
-    frames, extrapolatedFrames: extrapolated,
+    frames,
+    extrapolatedFrames: extrapolated,
     meanAwake: awakeSum / ticks,
     meanBaselineAge: deltas > 0 ? ageSum / deltas : 0,
     client0AbsoluteAfterJoin: absoluteAfterJoin0,
@@ -293,7 +370,10 @@ export function simulateWorld(options: WorldNetsimOptions = {}): WorldNetsimRepo
 // The server's truth between two ticks, for the cube scene's layout (position, then
 // orientation): positions linearly, orientations by normalised lerp, as a view blends.
 function blendTruth(a: WorldState, b: WorldState, alpha: number, out: WorldState): void {
-  const stride = a.valueStride, av = a.values, bv = b.values, ov = out.values;
+  const stride = a.valueStride,
+    av = a.values,
+    bv = b.values,
+    ov = out.values;
   out.types.set(a.types);
   for (let id = 0; id < a.types.length; id++) {
     const t = a.types[id];
@@ -303,7 +383,10 @@ function blendTruth(a: WorldState, b: WorldState, alpha: number, out: WorldState
     const dot = av[o + 3] * bv[o + 3] + av[o + 4] * bv[o + 4] + av[o + 5] * bv[o + 5] + av[o + 6] * bv[o + 6];
     const s = dot < 0 ? -1 : 1;
     let len = 0;
-    for (let k = 3; k < 7; k++) { ov[o + k] = av[o + k] + (s * bv[o + k] - av[o + k]) * alpha; len += ov[o + k] * ov[o + k]; }
+    for (let k = 3; k < 7; k++) {
+      ov[o + k] = av[o + k] + (s * bv[o + k] - av[o + k]) * alpha;
+      len += ov[o + k] * ov[o + k];
+    }
     len = Math.sqrt(len);
     for (let k = 3; k < 7; k++) ov[o + k] /= len;
   }

@@ -13,7 +13,10 @@ import type { SnapshotSchema } from './schema.js';
 const poseQuantizers = new WeakMap<SnapshotSchema, PoseQuantizer>();
 function poseQuantizer(schema: SnapshotSchema): PoseQuantizer {
   let q = poseQuantizers.get(schema);
-  if (!q) { q = new PoseQuantizer(schema); poseQuantizers.set(schema, q); }
+  if (!q) {
+    q = new PoseQuantizer(schema);
+    poseQuantizers.set(schema, q);
+  }
   return q;
 }
 
@@ -22,9 +25,16 @@ function poseQuantizer(schema: SnapshotSchema): PoseQuantizer {
  * `outCodes[co..]`. Values out of range are clamped; a zero quaternion codes identity.
  * Allocates nothing (a pose field's views aside).
  */
-export function quantizeEntity(type: EntityTypeSchema, values: Float32Array, vo: number, outCodes: Int32Array, co: number): void {
+export function quantizeEntity(
+  type: EntityTypeSchema,
+  values: Float32Array,
+  vo: number,
+  outCodes: Int32Array,
+  co: number,
+): void {
   for (const f of type.fields) {
-    const v = vo + f.valueOffset, c = co + f.codeOffset;
+    const v = vo + f.valueOffset,
+      c = co + f.codeOffset;
     switch (f.kind) {
       case FIELD_KIND.POSITION:
       case FIELD_KIND.SCALE:
@@ -32,8 +42,12 @@ export function quantizeEntity(type: EntityTypeSchema, values: Float32Array, vo:
         for (let k = 0; k < f.codeCount; k++) {
           // quantizeComponentCode written out: this runs for every entity of every tick.
           const bits = f.bits[k];
-          if (bits === 0) { outCodes[c + k] = 0; continue; }
-          const steps = 2 ** bits - 1, min = f.min[k];
+          if (bits === 0) {
+            outCodes[c + k] = 0;
+            continue;
+          }
+          const steps = 2 ** bits - 1,
+            min = f.min[k];
           const q = Math.round(((values[v + k] - min) / (f.max[k] - min)) * steps);
           outCodes[c + k] = q > 0 ? (q < steps ? q : steps) : 0;
         }
@@ -58,14 +72,23 @@ export function quantizeEntity(type: EntityTypeSchema, values: Float32Array, vo:
 }
 
 /** The values `codes[co..]` stand for into `outValues[vo..]`. Codes must be in range. Allocates nothing (a pose field's views aside). */
-export function dequantizeEntity(type: EntityTypeSchema, codes: Int32Array, co: number, outValues: Float32Array, vo: number): void {
+export function dequantizeEntity(
+  type: EntityTypeSchema,
+  codes: Int32Array,
+  co: number,
+  outValues: Float32Array,
+  vo: number,
+): void {
   for (const f of type.fields) {
-    const v = vo + f.valueOffset, c = co + f.codeOffset;
+    const v = vo + f.valueOffset,
+      c = co + f.codeOffset;
     switch (f.kind) {
       case FIELD_KIND.POSITION:
       case FIELD_KIND.SCALE:
       case FIELD_KIND.FLOAT:
-        for (let k = 0; k < f.codeCount; k++) outValues[v + k] = f.bits[k] === 0 ? f.min[k] : dequantizeComponentCode(codes[c + k], f.min[k], f.max[k], f.bits[k]);
+        for (let k = 0; k < f.codeCount; k++)
+          outValues[v + k] =
+            f.bits[k] === 0 ? f.min[k] : dequantizeComponentCode(codes[c + k], f.min[k], f.max[k], f.bits[k]);
         break;
       case FIELD_KIND.ORIENTATION:
         decodeSmallestThree(codes, c, f.bits[1], outValues, v);

@@ -155,11 +155,15 @@ function bad(message: string): NetError {
 /** Fewest bits whose step over `extent` keeps every value within `precision` (half a step). */
 export function boundedBits(extent: number, precision: number, where: string): number {
   if (!(extent >= 0) || !Number.isFinite(extent)) throw bad(`${where}: range must be finite with max ≥ min`);
-  if (!(precision > 0) || !Number.isFinite(precision)) throw bad(`${where}: precision must be a number above 0, got ${precision}`);
+  if (!(precision > 0) || !Number.isFinite(precision))
+    throw bad(`${where}: precision must be a number above 0, got ${precision}`);
   if (extent === 0) return 0;
   // Half a step ≤ precision: 2^n − 1 ≥ extent / (2 · precision).
   const bits = Math.max(1, Math.ceil(Math.log2(extent / (2 * precision) + 1)));
-  if (bits > WORLD_COMPONENT_MAX_BITS) throw bad(`${where}: range ${extent} at precision ${precision} needs ${bits} bits (most ${WORLD_COMPONENT_MAX_BITS})`);
+  if (bits > WORLD_COMPONENT_MAX_BITS)
+    throw bad(
+      `${where}: range ${extent} at precision ${precision} needs ${bits} bits (most ${WORLD_COMPONENT_MAX_BITS})`,
+    );
   // log2 can land a hair low; check the step itself.
   return extent / (2 ** bits - 1) / 2 <= precision ? bits : bits + 1;
 }
@@ -172,11 +176,16 @@ function stepError(extent: number, bits: number): number {
 /** Fewest smallest-three bits whose rotation bound is within `maxAngle` radians. */
 function orientationBitsFor(maxAngle: number, where: string): number {
   if (!(maxAngle > 0)) throw bad(`${where}: maxAngle must be above 0, got ${maxAngle}`);
-  for (let bits = SMALLEST_THREE_MIN_BITS; bits <= SMALLEST_THREE_MAX_BITS; bits++) if (smallestThreeMaxAngle(bits) <= maxAngle) return bits;
+  for (let bits = SMALLEST_THREE_MIN_BITS; bits <= SMALLEST_THREE_MAX_BITS; bits++)
+    if (smallestThreeMaxAngle(bits) <= maxAngle) return bits;
   throw bad(`${where}: no orientation width up to ${SMALLEST_THREE_MAX_BITS} bits reaches ${maxAngle} radians`);
 }
 
-interface PositionChoice { positionBits: number[]; orientationBits: number; bound: number }
+interface PositionChoice {
+  positionBits: number[];
+  orientationBits: number;
+  bound: number;
+}
 
 /**
  * Position and orientation bits of a rigid body: every point at distance ≤ r from the
@@ -186,7 +195,8 @@ interface PositionChoice { positionBits: number[]; orientationBits: number; boun
 export function rigidBodyBits(min: Vec3, max: Vec3, radius: number, precision: number, where: string): PositionChoice {
   if (!(radius >= 0) || !Number.isFinite(radius)) throw bad(`${where}: the body's extent must be finite and ≥ 0`);
   if (!(precision > 0)) throw bad(`${where}: precision must be above 0, got ${precision}`);
-  let best: PositionChoice | undefined, bestBits = Infinity;
+  let best: PositionChoice | undefined,
+    bestBits = Infinity;
   for (let ob = SMALLEST_THREE_MIN_BITS; ob <= SMALLEST_THREE_MAX_BITS; ob++) {
     const theta = smallestThreeMaxAngle(ob);
     const rotational = 2 * Math.sin(Math.min(Math.PI, theta) / 2) * radius;
@@ -194,11 +204,15 @@ export function rigidBodyBits(min: Vec3, max: Vec3, radius: number, precision: n
     if (!(left > 0)) continue;
     // The position error is a vector of per-axis half steps: spread |e| ≤ left evenly, e_k = left/√3.
     const perAxis = left / Math.sqrt(3);
-    let bits = 3 * ob + 2, ok = true;
+    let bits = 3 * ob + 2,
+      ok = true;
     const positionBits: number[] = [];
     for (let k = 0; k < 3; k++) {
       const extent = max[k] - min[k];
-      if (extent > 0 && Math.log2(extent / (2 * perAxis) + 1) > WORLD_COMPONENT_MAX_BITS) { ok = false; break; }
+      if (extent > 0 && Math.log2(extent / (2 * perAxis) + 1) > WORLD_COMPONENT_MAX_BITS) {
+        ok = false;
+        break;
+      }
       const pb = extent > 0 ? boundedBits(extent, perAxis, where) : 0;
       positionBits.push(pb);
       bits += pb;
@@ -253,7 +267,8 @@ export function buildWorldSchema(spec: WorldSchemaSpec): WorldSchema {
     let rigidChoice: PositionChoice | undefined;
     if (rigid) {
       const where = `entity type "${typeName}" rigidBody`;
-      const p = typeSpec.fields[rigid.position], o = typeSpec.fields[rigid.orientation];
+      const p = typeSpec.fields[rigid.position],
+        o = typeSpec.fields[rigid.orientation];
       if (p?.kind !== 'position') throw bad(`${where}: "${rigid.position}" is not a position field`);
       if (o?.kind !== 'orientation') throw bad(`${where}: "${rigid.orientation}" is not an orientation field`);
       const radius = rigid.halfExtents ? Math.hypot(...rigid.halfExtents) : rigid.radius;
@@ -261,19 +276,29 @@ export function buildWorldSchema(spec: WorldSchemaSpec): WorldSchema {
       rigidChoice = rigidBodyBits(p.min, p.max, radius, rigid.precision, where);
     }
     const fields: FieldSchema[] = [];
-    let codeOffset = 0, valueOffset = 0, fullBits = 0;
+    let codeOffset = 0,
+      valueOffset = 0,
+      fullBits = 0;
     const defaults: number[] = [];
     for (const name of names) {
       const f = typeSpec.fields[name];
       const where = `entity type "${typeName}" field "${name}"`;
-      let kind: FieldKind, bits: number[], min: number[] = [], max: number[] = [], valueCount: number, errorBound = 0;
+      let kind: FieldKind,
+        bits: number[],
+        min: number[] = [],
+        max: number[] = [],
+        valueCount: number,
+        errorBound = 0;
       let values: readonly string[] | undefined, pose: SnapshotSchema | undefined;
       const fieldDefaults: number[] = [];
       switch (f.kind) {
         case 'position': {
           kind = FIELD_KIND.POSITION;
-          for (let k = 0; k < 3; k++) if (!(f.max[k] >= f.min[k]) || !Number.isFinite(f.max[k] - f.min[k])) throw bad(`${where}: axis ${k} range ${f.min[k]}..${f.max[k]} is not a finite range`);
-          min = [...f.min]; max = [...f.max];
+          for (let k = 0; k < 3; k++)
+            if (!(f.max[k] >= f.min[k]) || !Number.isFinite(f.max[k] - f.min[k]))
+              throw bad(`${where}: axis ${k} range ${f.min[k]}..${f.max[k]} is not a finite range`);
+          min = [...f.min];
+          max = [...f.max];
           if (rigid && rigid.position === name) bits = rigidChoice!.positionBits;
           else {
             if (f.precision === undefined) throw bad(`${where}: needs a precision (or a rigidBody naming it)`);
@@ -290,13 +315,16 @@ export function buildWorldSchema(spec: WorldSchemaSpec): WorldSchema {
           if (rigid && rigid.orientation === name) ob = rigidChoice!.orientationBits;
           else if (f.bits !== undefined) {
             if (!Number.isInteger(f.bits) || f.bits < SMALLEST_THREE_MIN_BITS || f.bits > SMALLEST_THREE_MAX_BITS) {
-              throw bad(`${where}: bits must be a whole number in ${SMALLEST_THREE_MIN_BITS}..${SMALLEST_THREE_MAX_BITS}, got ${f.bits}`);
+              throw bad(
+                `${where}: bits must be a whole number in ${SMALLEST_THREE_MIN_BITS}..${SMALLEST_THREE_MAX_BITS}, got ${f.bits}`,
+              );
             }
             ob = f.bits;
           } else if (f.maxAngle !== undefined) ob = orientationBitsFor(f.maxAngle, where);
           else throw bad(`${where}: needs bits or maxAngle (or a rigidBody naming it)`);
           bits = [2, ob, ob, ob];
-          min = [0, 0, 0, 0]; max = [0, 0, 0, 0];
+          min = [0, 0, 0, 0];
+          max = [0, 0, 0, 0];
           errorBound = smallestThreeMaxAngle(ob);
           valueCount = 4;
           fieldDefaults.push(0, 0, 0, 1);
@@ -305,9 +333,12 @@ export function buildWorldSchema(spec: WorldSchemaSpec): WorldSchema {
         case 'scale': {
           kind = FIELD_KIND.SCALE;
           const n = f.uniform === false ? 3 : 1;
-          if (!(f.max >= f.min) || !Number.isFinite(f.max - f.min)) throw bad(`${where}: range ${f.min}..${f.max} is not a finite range`);
+          if (!(f.max >= f.min) || !Number.isFinite(f.max - f.min))
+            throw bad(`${where}: range ${f.min}..${f.max} is not a finite range`);
           const b = boundedBits(f.max - f.min, f.precision, where);
-          bits = Array(n).fill(b); min = Array(n).fill(f.min); max = Array(n).fill(f.max);
+          bits = Array(n).fill(b);
+          min = Array(n).fill(f.min);
+          max = Array(n).fill(f.max);
           errorBound = stepError(f.max - f.min, b);
           valueCount = n;
           for (let k = 0; k < n; k++) fieldDefaults.push(Math.min(Math.max(1, f.min), f.max));
@@ -315,19 +346,25 @@ export function buildWorldSchema(spec: WorldSchemaSpec): WorldSchema {
         }
         case 'int': {
           kind = FIELD_KIND.INT;
-          if (!Number.isInteger(f.min) || !Number.isInteger(f.max) || f.max < f.min) throw bad(`${where}: range ${f.min}..${f.max} must be whole numbers with max ≥ min`);
+          if (!Number.isInteger(f.min) || !Number.isInteger(f.max) || f.max < f.min)
+            throw bad(`${where}: range ${f.min}..${f.max} must be whole numbers with max ≥ min`);
           const b = bitsRequired(f.max - f.min);
           if (b > 32) throw bad(`${where}: range ${f.min}..${f.max} needs more than 32 bits`);
-          bits = [b]; min = [f.min]; max = [f.max];
+          bits = [b];
+          min = [f.min];
+          max = [f.max];
           valueCount = 1;
           fieldDefaults.push(f.min);
           break;
         }
         case 'float': {
           kind = FIELD_KIND.FLOAT;
-          if (!(f.max >= f.min) || !Number.isFinite(f.max - f.min)) throw bad(`${where}: range ${f.min}..${f.max} is not a finite range`);
+          if (!(f.max >= f.min) || !Number.isFinite(f.max - f.min))
+            throw bad(`${where}: range ${f.min}..${f.max} is not a finite range`);
           const b = boundedBits(f.max - f.min, f.precision, where);
-          bits = [b]; min = [f.min]; max = [f.max];
+          bits = [b];
+          min = [f.min];
+          max = [f.max];
           errorBound = stepError(f.max - f.min, b);
           valueCount = 1;
           fieldDefaults.push(f.min);
@@ -335,7 +372,9 @@ export function buildWorldSchema(spec: WorldSchemaSpec): WorldSchema {
         }
         case 'bool':
           kind = FIELD_KIND.BOOL;
-          bits = [1]; min = [0]; max = [1];
+          bits = [1];
+          min = [0];
+          max = [1];
           valueCount = 1;
           fieldDefaults.push(0);
           break;
@@ -343,7 +382,9 @@ export function buildWorldSchema(spec: WorldSchemaSpec): WorldSchema {
           kind = FIELD_KIND.ENUM;
           if (f.values.length < 1) throw bad(`${where}: an enum needs at least one value`);
           values = [...f.values];
-          bits = [bitsRequired(f.values.length - 1)]; min = [0]; max = [f.values.length - 1];
+          bits = [bitsRequired(f.values.length - 1)];
+          min = [0];
+          max = [f.values.length - 1];
           valueCount = 1;
           fieldDefaults.push(0);
           break;
@@ -352,20 +393,31 @@ export function buildWorldSchema(spec: WorldSchemaSpec): WorldSchema {
           kind = FIELD_KIND.POSE;
           pose = f.schema;
           bits = Array.from(pose.codeBits);
-          min = Array(bits.length).fill(0); max = Array(bits.length).fill(0);
+          min = Array(bits.length).fill(0);
+          max = Array(bits.length).fill(0);
           errorBound = pose.errorBound;
           valueCount = pose.boneCount * 10;
           fieldDefaults.push(...pose.defaultPose);
-          if (bits.length !== pose.boneCount * CODE_STRIDE) throw bad(`${where}: pose schema codes do not match its bones`);
+          if (bits.length !== pose.boneCount * CODE_STRIDE)
+            throw bad(`${where}: pose schema codes do not match its bones`);
           break;
         }
         default:
           throw bad(`${where}: unknown kind "${String((f as { kind: unknown }).kind)}"`);
       }
       fields.push({
-        name, kind, codeOffset, codeCount: bits.length, valueOffset, valueCount,
-        bits: Uint8Array.from(bits), min: Float64Array.from(min), max: Float64Array.from(max), errorBound,
-        ...(values ? { values } : {}), ...(pose ? { pose } : {}),
+        name,
+        kind,
+        codeOffset,
+        codeCount: bits.length,
+        valueOffset,
+        valueCount,
+        bits: Uint8Array.from(bits),
+        min: Float64Array.from(min),
+        max: Float64Array.from(max),
+        errorBound,
+        ...(values ? { values } : {}),
+        ...(pose ? { pose } : {}),
       });
       hash = hashString(hash, name);
       hash = hashWords(hash, [kind, ...bits, ...min, ...max]);
@@ -378,18 +430,26 @@ export function buildWorldSchema(spec: WorldSchemaSpec): WorldSchema {
     }
     hash = hashString(hash, typeName);
     const type: EntityTypeSchema = {
-      name: typeName, index: typeIndex, fields, codeCount: codeOffset, valueCount: valueOffset,
-      defaultCodes: new Int32Array(codeOffset), defaultValues: Float32Array.from(defaults),
-      rigidBodyErrorBound: rigidChoice ? rigidChoice.bound : 0, fullBits,
-      ...(rigid ? {
-        rigidBody: {
-          position: fields.find((f) => f.name === rigid.position)!,
-          orientation: fields.find((f) => f.name === rigid.orientation)!,
-          ...(rigid.halfExtents ? { halfExtents: rigid.halfExtents } : {}),
-          radius: rigid.halfExtents ? Math.hypot(...rigid.halfExtents) : rigid.radius!,
-          precision: rigid.precision,
-        },
-      } : {}),
+      name: typeName,
+      index: typeIndex,
+      fields,
+      codeCount: codeOffset,
+      valueCount: valueOffset,
+      defaultCodes: new Int32Array(codeOffset),
+      defaultValues: Float32Array.from(defaults),
+      rigidBodyErrorBound: rigidChoice ? rigidChoice.bound : 0,
+      fullBits,
+      ...(rigid
+        ? {
+            rigidBody: {
+              position: fields.find((f) => f.name === rigid.position)!,
+              orientation: fields.find((f) => f.name === rigid.orientation)!,
+              ...(rigid.halfExtents ? { halfExtents: rigid.halfExtents } : {}),
+              radius: rigid.halfExtents ? Math.hypot(...rigid.halfExtents) : rigid.radius!,
+              precision: rigid.precision,
+            },
+          }
+        : {}),
     };
     quantizeEntity(type, type.defaultValues, 0, type.defaultCodes, 0);
     types.push(type);
@@ -407,7 +467,8 @@ export function buildWorldSchema(spec: WorldSchemaSpec): WorldSchema {
 /** The type named `name`; throws {@link NetError} `BAD_ARGUMENT` when the schema has none. */
 export function entityType(schema: WorldSchema, name: string): EntityTypeSchema {
   const t = schema.types.find((x) => x.name === name);
-  if (!t) throw bad(`the world schema has no entity type "${name}" (types: ${schema.types.map((x) => x.name).join(', ')})`);
+  if (!t)
+    throw bad(`the world schema has no entity type "${name}" (types: ${schema.types.map((x) => x.name).join(', ')})`);
   return t;
 }
 

@@ -13,7 +13,13 @@
  * never reorder.
  */
 import { NET_ERROR, NetError, ReadStream, WriteStream, type BitStream } from './bit-stream.js';
-import { FRAGMENT_MARKER, Reassembler, fragmentMessage, resolveFragmentOptions, type FragmentOptions } from './fragment.js';
+import {
+  FRAGMENT_MARKER,
+  Reassembler,
+  fragmentMessage,
+  resolveFragmentOptions,
+  type FragmentOptions,
+} from './fragment.js';
 import { WorldCodec, WorldSnapshot, type WorldBodyStats, type WorldState } from './world-codec.js';
 import type { WorldSchema } from './world-schema.js';
 import { SEQUENCE_BITS, sequenceDistance, sequenceGreaterThan } from './session.js';
@@ -52,7 +58,13 @@ export const WORLD_SESSION_DEFAULTS = {
   joinResendTicks: 15,
 } as const;
 
-interface ResolvedWorldSession { windowSize: number; checkBytes: number; joinResendTicks: number; shareMessages: boolean; fragments: Required<FragmentOptions> }
+interface ResolvedWorldSession {
+  windowSize: number;
+  checkBytes: number;
+  joinResendTicks: number;
+  shareMessages: boolean;
+  fragments: Required<FragmentOptions>;
+}
 
 function resolveWorldSession(options: WorldSessionOptions): ResolvedWorldSession {
   const windowSize = options.windowSize ?? WORLD_SESSION_DEFAULTS.windowSize;
@@ -60,17 +72,36 @@ function resolveWorldSession(options: WorldSessionOptions): ResolvedWorldSession
   if (!Number.isInteger(windowSize) || windowSize < 2 || windowSize > 1024) {
     throw new NetError(NET_ERROR.BAD_ARGUMENT, `windowSize must be a whole number in 2..1024, got ${windowSize}`);
   }
-  if (![8, 16, 24, 32].includes(checkBits)) throw new NetError(NET_ERROR.BAD_ARGUMENT, `checkBits must be 8, 16, 24 or 32, got ${checkBits}`);
+  if (![8, 16, 24, 32].includes(checkBits))
+    throw new NetError(NET_ERROR.BAD_ARGUMENT, `checkBits must be 8, 16, 24 or 32, got ${checkBits}`);
   const joinResendTicks = options.joinResendTicks ?? Math.min(WORLD_SESSION_DEFAULTS.joinResendTicks, windowSize - 1);
   if (!Number.isInteger(joinResendTicks) || joinResendTicks < 2 || joinResendTicks > windowSize - 1) {
-    throw new NetError(NET_ERROR.BAD_ARGUMENT, `joinResendTicks must be a whole number in 2..${windowSize - 1}, got ${joinResendTicks}`);
+    throw new NetError(
+      NET_ERROR.BAD_ARGUMENT,
+      `joinResendTicks must be a whole number in 2..${windowSize - 1}, got ${joinResendTicks}`,
+    );
   }
-  return { windowSize, checkBytes: checkBits / 8, joinResendTicks, shareMessages: options.shareMessages ?? true, fragments: resolveFragmentOptions(options) };
+  return {
+    windowSize,
+    checkBytes: checkBits / 8,
+    joinResendTicks,
+    shareMessages: options.shareMessages ?? true,
+    fragments: resolveFragmentOptions(options),
+  };
 }
 
-function keyedCheck(schemaHash: number, baselineHash: number, bytes: Uint8Array, end: number, checkBytes: number): number {
+function keyedCheck(
+  schemaHash: number,
+  baselineHash: number,
+  bytes: Uint8Array,
+  end: number,
+  checkBytes: number,
+): number {
   const keyed = new Uint8Array(8 + end);
-  for (let i = 0; i < 4; i++) { keyed[i] = (schemaHash >>> (8 * i)) & 0xff; keyed[4 + i] = (baselineHash >>> (8 * i)) & 0xff; }
+  for (let i = 0; i < 4; i++) {
+    keyed[i] = (schemaHash >>> (8 * i)) & 0xff;
+    keyed[4 + i] = (baselineHash >>> (8 * i)) & 0xff;
+  }
   keyed.set(bytes.subarray(0, end), 8);
   const crc = crc32(keyed);
   return checkBytes === 4 ? crc >>> 0 : crc & ((1 << (checkBytes * 8)) - 1);
@@ -91,11 +122,15 @@ function checkMatches(schemaHash: number, baselineHash: number, message: Uint8Ar
   return stored === keyedCheck(schemaHash, baselineHash, message, end, checkBytes);
 }
 
-interface WorldHeader { sequence: number; baselineOffset: number }
+interface WorldHeader {
+  sequence: number;
+  baselineOffset: number;
+}
 
 function serializeWorldHeader(stream: BitStream, h: WorldHeader, windowSize: number): void {
   const at = stream.bitOffset;
-  if (stream.serializeBits(0, 1) !== 0) throw new NetError(NET_ERROR.BAD_VALUE, 'a fragment where a message was expected', at);
+  if (stream.serializeBits(0, 1) !== 0)
+    throw new NetError(NET_ERROR.BAD_VALUE, 'a fragment where a message was expected', at);
   h.sequence = stream.serializeBits(h.sequence, SEQUENCE_BITS);
   h.baselineOffset = stream.serializeInt(h.baselineOffset, 0, windowSize - 1);
 }
@@ -123,7 +158,12 @@ interface ClientRecord {
   last: WorldPacketInfo | undefined;
 }
 
-interface CachedMessage { baselineIndex: number; datagrams: Uint8Array[]; info: Omit<WorldPacketInfo, 'bytes' | 'datagrams'>; bytes: number }
+interface CachedMessage {
+  baselineIndex: number;
+  datagrams: Uint8Array[];
+  info: Omit<WorldPacketInfo, 'bytes' | 'datagrams'>;
+  bytes: number;
+}
 
 /**
  * The server side: one quantisation per tick, one delta per client (shared by the clients
@@ -141,7 +181,10 @@ export class WorldServer {
   private nextClientId = 0;
 
   /** Throws {@link NetError} `BAD_ARGUMENT` for bad options. */
-  constructor(readonly schema: WorldSchema, options: WorldSessionOptions = {}) {
+  constructor(
+    readonly schema: WorldSchema,
+    options: WorldSessionOptions = {},
+  ) {
     this.session = resolveWorldSession(options);
     this.codec = new WorldCodec(schema);
     this.history = Array.from({ length: this.session.windowSize }, () => new WorldSnapshot(schema));
@@ -172,7 +215,13 @@ export class WorldServer {
   /** Registers a client; returns its id for {@link packetsFor} and {@link receiveAck}. */
   addClient(): number {
     const id = this.nextClientId++;
-    this.clients.set(id, { ackedIndex: -1, fullIndex: -1, acks: 0, received: new Float64Array(this.session.windowSize).fill(-1), last: undefined });
+    this.clients.set(id, {
+      ackedIndex: -1,
+      fullIndex: -1,
+      acks: 0,
+      received: new Float64Array(this.session.windowSize).fill(-1),
+      last: undefined,
+    });
     return id;
   }
 
@@ -226,7 +275,8 @@ export class WorldServer {
   }
 
   private encode(baselineIndex: number): CachedMessage {
-    const s = this.session, w = s.windowSize;
+    const s = this.session,
+      w = s.windowSize;
     const index = this.ticks - 1;
     const current = this.history[index % w];
     const baseline = baselineIndex >= 0 ? this.history[baselineIndex % w] : null;
@@ -241,7 +291,9 @@ export class WorldServer {
     let bytes = 0;
     for (const d of datagrams) bytes += d.length;
     return {
-      baselineIndex, datagrams, bytes,
+      baselineIndex,
+      datagrams,
+      bytes,
       info: { sequence, baselineSequence: baseline ? baselineIndex % SEQUENCE_MOD : -1, changed: stats.changed },
     };
   }
@@ -277,7 +329,8 @@ export class WorldServer {
    * client's loss as the server sees it.
    */
   receivedInWindow(clientId: number): number {
-    const c = this.client(clientId), w = this.session.windowSize;
+    const c = this.client(clientId),
+      w = this.session.windowSize;
     let n = 0;
     for (let j = Math.max(0, this.ticks - w); j < this.ticks; j++) if (c.received[j % w] === j) n++;
     return n;
@@ -285,8 +338,14 @@ export class WorldServer {
 }
 
 function readWorldAck(schemaHash: number, packet: Uint8Array, checkBytes: number): { newest: number; field: number } {
-  if (packet.length !== 6 + checkBytes) throw new NetError(NET_ERROR.PACKET_TRUNCATED, `ack of ${packet.length} bytes (expected ${6 + checkBytes})`, packet.length * 8);
-  if (!checkMatches(schemaHash, 0, packet, checkBytes)) throw new NetError(NET_ERROR.BAD_CHECKSUM, 'ack check does not match (corrupted, or another schema)', 0);
+  if (packet.length !== 6 + checkBytes)
+    throw new NetError(
+      NET_ERROR.PACKET_TRUNCATED,
+      `ack of ${packet.length} bytes (expected ${6 + checkBytes})`,
+      packet.length * 8,
+    );
+  if (!checkMatches(schemaHash, 0, packet, checkBytes))
+    throw new NetError(NET_ERROR.BAD_CHECKSUM, 'ack check does not match (corrupted, or another schema)', 0);
   const stream = new ReadStream(packet.subarray(0, 6));
   const newest = stream.serializeBits(0, SEQUENCE_BITS);
   const field = stream.serializeBits(0, ACK_FIELD_BITS);
@@ -322,7 +381,10 @@ export class WorldClient {
   private readonly received = new Int32Array(64).fill(-1);
 
   /** Throws {@link NetError} `BAD_ARGUMENT` for bad options. */
-  constructor(readonly schema: WorldSchema, options: WorldSessionOptions = {}) {
+  constructor(
+    readonly schema: WorldSchema,
+    options: WorldSessionOptions = {},
+  ) {
     this.session = resolveWorldSession(options);
     this.codec = new WorldCodec(schema);
     this.ring = Array.from({ length: this.session.windowSize }, () => new WorldSnapshot(schema));
@@ -362,25 +424,35 @@ export class WorldClient {
   }
 
   private receiveMessage(message: Uint8Array): WorldReceived {
-    const s = this.session, w = s.windowSize;
-    if (message.length <= s.checkBytes) throw new NetError(NET_ERROR.PACKET_TRUNCATED, `message of ${message.length} bytes`, message.length * 8);
+    const s = this.session,
+      w = s.windowSize;
+    if (message.length <= s.checkBytes)
+      throw new NetError(NET_ERROR.PACKET_TRUNCATED, `message of ${message.length} bytes`, message.length * 8);
     const stream = this.stream;
     stream.reset(message.subarray(0, message.length - s.checkBytes));
     const header: WorldHeader = { sequence: 0, baselineOffset: 0 };
     serializeWorldHeader(stream, header, w);
     const sequence = header.sequence;
-    let baseline: WorldSnapshot | null = null, baselineSequence = -1;
+    let baseline: WorldSnapshot | null = null,
+      baselineSequence = -1;
     if (header.baselineOffset > 0) {
       baselineSequence = (sequence - header.baselineOffset + SEQUENCE_MOD) % SEQUENCE_MOD;
       const slot = baselineSequence % w;
       if (this.ringSequence[slot] !== baselineSequence) {
-        throw new NetError(NET_ERROR.UNKNOWN_BASELINE, `snapshot ${sequence} is a delta against ${baselineSequence}, which this client does not hold`);
+        throw new NetError(
+          NET_ERROR.UNKNOWN_BASELINE,
+          `snapshot ${sequence} is a delta against ${baselineSequence}, which this client does not hold`,
+        );
       }
       baseline = this.ring[slot];
     }
     // The check is keyed on the baseline held here: a delta coded against another snapshot of that sequence fails it.
     if (!checkMatches(this.schema.hash, baseline ? baseline.hash : 0, message, s.checkBytes)) {
-      throw new NetError(NET_ERROR.BAD_CHECKSUM, 'message check does not match (corrupted, another schema, or a baseline other than the one held under its sequence)', 0);
+      throw new NetError(
+        NET_ERROR.BAD_CHECKSUM,
+        'message check does not match (corrupted, another schema, or a baseline other than the one held under its sequence)',
+        0,
+      );
     }
     const out = this.scratch;
     this.codec.serialize(stream, out, baseline);
@@ -401,7 +473,10 @@ export class WorldClient {
       this.ringSequence[slot] = sequence;
       kept = this.ring[slot];
     }
-    if (isNewest) { this.newest = sequence; this.newestTick = tick; }
+    if (isNewest) {
+      this.newest = sequence;
+      this.newestTick = tick;
+    }
     this.received[sequence % 64] = sequence;
     return { sequence, tick, baselineSequence, isNewest, snapshot: kept, bytes: message.length };
   }

@@ -100,15 +100,17 @@ export interface KeyParts {
 
 /** The cache key of `parts`: 64 hex digits. A pure function of them. */
 export function cacheKey(parts: KeyParts): string {
-  return sha256Hex(canonicalJson({
-    key: 1,
-    name: parts.name,
-    content: parts.contentSha256,
-    resources: parts.resources.map((r) => [r.uri, r.sha256 ?? null]),
-    settings: parts.settings,
-    package: parts.versions.package,
-    format: parts.versions.format,
-  }));
+  return sha256Hex(
+    canonicalJson({
+      key: 1,
+      name: parts.name,
+      content: parts.contentSha256,
+      resources: parts.resources.map((r) => [r.uri, r.sha256 ?? null]),
+      settings: parts.settings,
+      package: parts.versions.package,
+      format: parts.versions.format,
+    }),
+  );
 }
 
 /**
@@ -167,7 +169,13 @@ interface FileStamp {
 
 function stampOf(path: string): FileStamp {
   const s = statSync(path, { bigint: true });
-  return { size: Number(s.size), mtimeNs: String(s.mtimeNs), ctimeNs: String(s.ctimeNs), ino: String(s.ino), dev: String(s.dev) };
+  return {
+    size: Number(s.size),
+    mtimeNs: String(s.mtimeNs),
+    ctimeNs: String(s.ctimeNs),
+    ino: String(s.ino),
+    dev: String(s.dev),
+  };
 }
 
 function sameStamp(a: FileStamp, b: FileStamp): boolean {
@@ -204,11 +212,19 @@ export class CacheEntryError extends BonepressError {
  * output's bytes in order. Deterministic for a given entry.
  */
 export function encodeCacheEntry(entry: CacheEntry): Uint8Array {
-  const header = new TextEncoder().encode(JSON.stringify({
-    outputs: entry.outputs.map((o) => ({ name: o.name, stats: o.stats, byteLength: o.bytes.byteLength, sha256: sha256Hex(o.bytes) })),
-    warnings: entry.warnings,
-  }));
-  const total = ENTRY_MAGIC.length + 4 + header.byteLength + entry.outputs.reduce((sum, o) => sum + o.bytes.byteLength, 0);
+  const header = new TextEncoder().encode(
+    JSON.stringify({
+      outputs: entry.outputs.map((o) => ({
+        name: o.name,
+        stats: o.stats,
+        byteLength: o.bytes.byteLength,
+        sha256: sha256Hex(o.bytes),
+      })),
+      warnings: entry.warnings,
+    }),
+  );
+  const total =
+    ENTRY_MAGIC.length + 4 + header.byteLength + entry.outputs.reduce((sum, o) => sum + o.bytes.byteLength, 0);
   const out = new Uint8Array(total);
   out.set(new TextEncoder().encode(ENTRY_MAGIC), 0);
   new DataView(out.buffer).setUint32(ENTRY_MAGIC.length, header.byteLength, true);
@@ -228,22 +244,43 @@ export function encodeCacheEntry(entry: CacheEntry): Uint8Array {
  * throws a {@link CacheEntryError} saying what is wrong. Outputs are views into `bytes`.
  */
 export function decodeCacheEntry(bytes: Uint8Array): CacheEntry {
-  const fail = (problem: string): never => { throw new CacheEntryError(`cache entry: ${problem}`); };
+  const fail = (problem: string): never => {
+    throw new CacheEntryError(`cache entry: ${problem}`);
+  };
   const prefix = ENTRY_MAGIC.length + 4;
-  if (bytes.byteLength < prefix || new TextDecoder().decode(bytes.subarray(0, ENTRY_MAGIC.length)) !== ENTRY_MAGIC) fail('bad magic');
-  const headerLength = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(ENTRY_MAGIC.length, true);
-  if (headerLength > MAX_HEADER_BYTES || prefix + headerLength > bytes.byteLength) fail(`header length ${headerLength} runs past the end (${bytes.byteLength} bytes)`);
+  if (bytes.byteLength < prefix || new TextDecoder().decode(bytes.subarray(0, ENTRY_MAGIC.length)) !== ENTRY_MAGIC)
+    fail('bad magic');
+  const headerLength = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(
+    ENTRY_MAGIC.length,
+    true,
+  );
+  if (headerLength > MAX_HEADER_BYTES || prefix + headerLength > bytes.byteLength)
+    fail(`header length ${headerLength} runs past the end (${bytes.byteLength} bytes)`);
   let header: { outputs?: unknown; warnings?: unknown };
   try {
     header = JSON.parse(new TextDecoder().decode(bytes.subarray(prefix, prefix + headerLength))) as typeof header;
   } catch {
     return fail('header is not JSON');
   }
-  if (!Array.isArray(header.outputs) || !Array.isArray(header.warnings) || !header.warnings.every((w) => typeof w === 'string')) fail('header lacks outputs or warnings');
+  if (
+    !Array.isArray(header.outputs) ||
+    !Array.isArray(header.warnings) ||
+    !header.warnings.every((w) => typeof w === 'string')
+  )
+    fail('header lacks outputs or warnings');
   let at = prefix + headerLength;
   const outputs: CachedOutput[] = [];
-  for (const [i, o] of (header.outputs as { name?: unknown; stats?: unknown; byteLength?: unknown; sha256?: unknown }[]).entries()) {
-    if (typeof o?.name !== 'string' || typeof o.stats !== 'object' || o.stats === null || !Number.isSafeInteger(o.byteLength) || typeof o.sha256 !== 'string') fail(`output ${i} is malformed`);
+  for (const [i, o] of (
+    header.outputs as { name?: unknown; stats?: unknown; byteLength?: unknown; sha256?: unknown }[]
+  ).entries()) {
+    if (
+      typeof o?.name !== 'string' ||
+      typeof o.stats !== 'object' ||
+      o.stats === null ||
+      !Number.isSafeInteger(o.byteLength) ||
+      typeof o.sha256 !== 'string'
+    )
+      fail(`output ${i} is malformed`);
     const byteLength = o.byteLength as number;
     if (byteLength < 0 || at + byteLength > bytes.byteLength) fail(`output ${i} runs past the end`);
     const data = bytes.subarray(at, at + byteLength);
@@ -270,7 +307,10 @@ export interface InputKey {
 export function inputKey(path: string, settings: unknown, versions: CodecVersions = codecVersions()): InputKey {
   const bytes = readInputFileSync(path);
   const resources = digestResources(path, externalBufferUris(path, bytes));
-  return { key: cacheKey({ name: basename(path), contentSha256: sha256Hex(bytes), resources, settings, versions }), fromStamp: false };
+  return {
+    key: cacheKey({ name: basename(path), contentSha256: sha256Hex(bytes), resources, settings, versions }),
+    fromStamp: false,
+  };
 }
 
 /**
@@ -315,8 +355,15 @@ export class ClipCache {
     const folder = this.stampFolderOf(path);
     const name = basename(path);
     const known = folder.records.get(name);
-    if (known !== undefined && sameStamp(known.stamp, before) && known.recordedMs - Number(BigInt(before.mtimeNs) / 1_000_000n) > RACY_STAMP_MS) {
-      return { key: cacheKey({ name, contentSha256: known.contentSha256, resources: [], settings, versions }), fromStamp: true };
+    if (
+      known !== undefined &&
+      sameStamp(known.stamp, before) &&
+      known.recordedMs - Number(BigInt(before.mtimeNs) / 1_000_000n) > RACY_STAMP_MS
+    ) {
+      return {
+        key: cacheKey({ name, contentSha256: known.contentSha256, resources: [], settings, versions }),
+        fromStamp: true,
+      };
     }
     const contentSha256 = sha256Hex(readInputFileSync(path));
     folder.records.set(name, { stamp: before, contentSha256, recordedMs: Date.now() });
@@ -424,8 +471,21 @@ function readStampFile(path: string): Map<string, StampRecord> {
   if (files === null || typeof files !== 'object') return records;
   for (const [name, record] of Object.entries(files as Record<string, Partial<StampRecord> | null>)) {
     const stamp = record?.stamp as Partial<FileStamp> | undefined;
-    if (typeof record?.contentSha256 !== 'string' || typeof record.recordedMs !== 'number' || typeof stamp !== 'object' || stamp === null) continue;
-    if (typeof stamp.size !== 'number' || typeof stamp.mtimeNs !== 'string' || typeof stamp.ctimeNs !== 'string' || typeof stamp.ino !== 'string' || typeof stamp.dev !== 'string') continue;
+    if (
+      typeof record?.contentSha256 !== 'string' ||
+      typeof record.recordedMs !== 'number' ||
+      typeof stamp !== 'object' ||
+      stamp === null
+    )
+      continue;
+    if (
+      typeof stamp.size !== 'number' ||
+      typeof stamp.mtimeNs !== 'string' ||
+      typeof stamp.ctimeNs !== 'string' ||
+      typeof stamp.ino !== 'string' ||
+      typeof stamp.dev !== 'string'
+    )
+      continue;
     records.set(name, record as StampRecord);
   }
   return records;

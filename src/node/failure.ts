@@ -48,8 +48,11 @@ const SYSTEM_PROBLEMS: Readonly<Record<string, string>> = {
 
 /** A Node system error (`fs` and friends): it carries an `E…` code and a `syscall`. */
 export function isSystemError(error: unknown): error is NodeJS.ErrnoException & { code: string } {
-  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string'
-    && typeof (error as NodeJS.ErrnoException).syscall === 'string';
+  return (
+    error instanceof Error &&
+    typeof (error as NodeJS.ErrnoException).code === 'string' &&
+    typeof (error as NodeJS.ErrnoException).syscall === 'string'
+  );
 }
 
 /**
@@ -88,7 +91,8 @@ function rawProblemOf(error: unknown, file: string | undefined): string {
  * and keeps its stack.
  */
 export function toFailure(file: string, error: unknown): FileFailure {
-  if (isInputError(error)) return { file, code: String((error as { code: unknown }).code), message: problemOf(error, file) };
+  if (isInputError(error))
+    return { file, code: String((error as { code: unknown }).code), message: problemOf(error, file) };
   const failure: FileFailure = { file, code: INTERNAL_ERROR, message: problemOf(error, file) };
   return error instanceof Error && error.stack !== undefined ? { ...failure, stack: error.stack } : failure;
 }

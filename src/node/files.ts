@@ -107,10 +107,19 @@ export async function readInputFile(path: string, options: ReadFileOptions = {})
   const handle = await openInput(path);
   try {
     const info = await handle.stat();
-    if (info.isDirectory()) throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read '${path}'`), { code: 'EISDIR', syscall: 'read', path });
+    if (info.isDirectory())
+      throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read '${path}'`), {
+        code: 'EISDIR',
+        syscall: 'read',
+        path,
+      });
     if (!info.isFile()) {
       if (!(options.allowSpecialFiles ?? READ_FILE_DEFAULTS.allowSpecialFiles)) {
-        throw new ParseError(PARSE_ERROR.UNSUPPORTED, `is ${fileKind(info)}, not a regular file; bonepress reads only regular files`, path);
+        throw new ParseError(
+          PARSE_ERROR.UNSUPPORTED,
+          `is ${fileKind(info)}, not a regular file; bonepress reads only regular files`,
+          path,
+        );
       }
       // Asked for: read it blocking, as a stream of unknown length, up to the cap.
       const blocking = await open(path, constants.O_RDONLY);
@@ -121,7 +130,11 @@ export async function readInputFile(path: string, options: ReadFileOptions = {})
       }
     }
     if (info.size > maxBytes) {
-      throw new ParseError(PARSE_ERROR.LIMIT, `is ${formatBytes(info.size)}, over the input limit of ${formatBytes(maxBytes)} (maxInputBytes)`, path);
+      throw new ParseError(
+        PARSE_ERROR.LIMIT,
+        `is ${formatBytes(info.size)}, over the input limit of ${formatBytes(maxBytes)} (maxInputBytes)`,
+        path,
+      );
     }
     // Files in /proc and the like say 0 bytes and still hold data: read those in chunks.
     return await readCapped(handle, path, maxBytes, info.size > 0 ? info.size : READ_CHUNK_BYTES);
@@ -201,12 +214,18 @@ async function readCapped(handle: FileHandle, path: string, maxBytes: number, si
   for (;;) {
     // One byte past the cap tells a file at the cap from a larger one.
     const room = maxBytes + 1 - total;
-    const chunk = Buffer.allocUnsafe(Math.max(1, Math.min(room, chunks.length === 0 ? sizeHint + 1 : READ_CHUNK_BYTES)));
+    const chunk = Buffer.allocUnsafe(
+      Math.max(1, Math.min(room, chunks.length === 0 ? sizeHint + 1 : READ_CHUNK_BYTES)),
+    );
     const { bytesRead } = await readSome(handle, chunk);
     if (bytesRead === 0) break;
     total += bytesRead;
     if (total > maxBytes) {
-      throw new ParseError(PARSE_ERROR.LIMIT, `holds more than the input limit of ${formatBytes(maxBytes)} (maxInputBytes)`, path);
+      throw new ParseError(
+        PARSE_ERROR.LIMIT,
+        `holds more than the input limit of ${formatBytes(maxBytes)} (maxInputBytes)`,
+        path,
+      );
     }
     chunks.push(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead));
   }
@@ -227,7 +246,12 @@ async function readSome(handle: FileHandle, into: Buffer): Promise<{ bytesRead: 
 }
 
 /** What a non-regular file is, for a message. */
-function fileKind(info: { isCharacterDevice(): boolean; isBlockDevice(): boolean; isFIFO(): boolean; isSocket(): boolean }): string {
+function fileKind(info: {
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+  isFIFO(): boolean;
+  isSocket(): boolean;
+}): string {
   if (info.isCharacterDevice()) return 'a character device';
   if (info.isBlockDevice()) return 'a block device';
   if (info.isFIFO()) return 'a FIFO (named pipe)';
@@ -250,7 +274,8 @@ export function resolveGltfResource(gltfPath: string, uri: string, options: Read
   } catch {
     throw new Error('the URI is not valid percent-encoding');
   }
-  if (/^[a-z][a-z0-9+.-]*:/i.test(relative)) throw new Error('URIs with a scheme are not read; only files next to the asset');
+  if (/^[a-z][a-z0-9+.-]*:/i.test(relative))
+    throw new Error('URIs with a scheme are not read; only files next to the asset');
   if (relative.includes('\0')) throw new Error('the URI holds a NUL character');
   const external = options.allowExternalResources ?? READ_FILE_DEFAULTS.allowExternalResources;
   const folder = dirname(resolve(gltfPath));
@@ -304,28 +329,48 @@ export function readInputFileSync(path: string, options: ReadFileOptions = {}): 
   let fd = openInputSync(path);
   try {
     const info = fstatSync(fd);
-    if (info.isDirectory()) throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read '${path}'`), { code: 'EISDIR', syscall: 'read', path });
+    if (info.isDirectory())
+      throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read '${path}'`), {
+        code: 'EISDIR',
+        syscall: 'read',
+        path,
+      });
     let sizeHint = info.size > 0 ? info.size : READ_CHUNK_BYTES;
     if (!info.isFile()) {
       if (!(options.allowSpecialFiles ?? READ_FILE_DEFAULTS.allowSpecialFiles)) {
-        throw new ParseError(PARSE_ERROR.UNSUPPORTED, `is ${fileKind(info)}, not a regular file; bonepress reads only regular files`, path);
+        throw new ParseError(
+          PARSE_ERROR.UNSUPPORTED,
+          `is ${fileKind(info)}, not a regular file; bonepress reads only regular files`,
+          path,
+        );
       }
       closeSync(fd);
       fd = -1;
       fd = openSync(path, constants.O_RDONLY);
       sizeHint = READ_CHUNK_BYTES;
     } else if (info.size > maxBytes) {
-      throw new ParseError(PARSE_ERROR.LIMIT, `is ${formatBytes(info.size)}, over the input limit of ${formatBytes(maxBytes)} (maxInputBytes)`, path);
+      throw new ParseError(
+        PARSE_ERROR.LIMIT,
+        `is ${formatBytes(info.size)}, over the input limit of ${formatBytes(maxBytes)} (maxInputBytes)`,
+        path,
+      );
     }
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {
       const room = maxBytes + 1 - total;
-      const chunk = Buffer.allocUnsafe(Math.max(1, Math.min(room, chunks.length === 0 ? sizeHint + 1 : READ_CHUNK_BYTES)));
+      const chunk = Buffer.allocUnsafe(
+        Math.max(1, Math.min(room, chunks.length === 0 ? sizeHint + 1 : READ_CHUNK_BYTES)),
+      );
       const bytesRead = readSync(fd, chunk, 0, chunk.length, null);
       if (bytesRead === 0) break;
       total += bytesRead;
-      if (total > maxBytes) throw new ParseError(PARSE_ERROR.LIMIT, `holds more than the input limit of ${formatBytes(maxBytes)} (maxInputBytes)`, path);
+      if (total > maxBytes)
+        throw new ParseError(
+          PARSE_ERROR.LIMIT,
+          `holds more than the input limit of ${formatBytes(maxBytes)} (maxInputBytes)`,
+          path,
+        );
       chunks.push(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead));
     }
     const data = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total);
@@ -339,7 +384,11 @@ export function readInputFileSync(path: string, options: ReadFileOptions = {}): 
  * A glTF resource read synchronously ({@link resolveGltfResource}, {@link readInputFileSync});
  * undefined when it does not exist. Throws an Error saying why it is refused or unreadable.
  */
-export function readGltfResourceSync(gltfPath: string, uri: string, options: ReadFileOptions = {}): Uint8Array | undefined {
+export function readGltfResourceSync(
+  gltfPath: string,
+  uri: string,
+  options: ReadFileOptions = {},
+): Uint8Array | undefined {
   const target = resolveGltfResource(gltfPath, uri, options);
   if (target === undefined) return undefined;
   try {
@@ -371,7 +420,11 @@ function tempPathFor(path: string): string {
  * calls {@link syncFolder} once after a batch of writes). On any failure the temp file is
  * removed and the error is rethrown with `path` as its path. The parent folder must exist.
  */
-export async function writeFileAtomic(path: string, data: Uint8Array | string, options: { readonly syncFolder?: boolean } = {}): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  data: Uint8Array | string,
+  options: { readonly syncFolder?: boolean } = {},
+): Promise<void> {
   const temp = tempPathFor(path);
   let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {
@@ -385,7 +438,8 @@ export async function writeFileAtomic(path: string, data: Uint8Array | string, o
     await handle?.close().catch(() => undefined);
     await rm(temp, { force: true }).catch(() => undefined);
     // The temp name means nothing to a user: report the file they asked for.
-    if (error instanceof Error && (error as NodeJS.ErrnoException).path === temp) (error as NodeJS.ErrnoException).path = path;
+    if (error instanceof Error && (error as NodeJS.ErrnoException).path === temp)
+      (error as NodeJS.ErrnoException).path = path;
     throw error;
   }
   if (options.syncFolder !== false) await syncFolder(dirname(path));

@@ -12,13 +12,25 @@ import { basename, dirname, extname, join } from 'node:path';
 
 import type { Document, GLTF, NodeIO } from '@gltf-transform/core';
 
-import type { AnimationBytes, BonepressOptions, CompressedAnimationReport, KeptAnimationReport } from '../gltf-transform/types.js';
+import type {
+  AnimationBytes,
+  BonepressOptions,
+  CompressedAnimationReport,
+  KeptAnimationReport,
+} from '../gltf-transform/types.js';
 import type { CompressedAnimation } from '../gltf-transform/extension.js';
 import { ParseError, PARSE_ERROR } from '../readers/errors.js';
 import type { GltfReadOptions, GltfReadResult } from '../readers/gltf.js';
 import { CompressedClip } from '../runtime/compressed-clip.js';
 import { BonepressError } from '../shared/errors.js';
-import { holdsBytes, readGltfResourceSync, readInputFile, resolveGltfResource, writeFileAtomic, type ReadFileOptions } from './files.js';
+import {
+  holdsBytes,
+  readGltfResourceSync,
+  readInputFile,
+  resolveGltfResource,
+  writeFileAtomic,
+  type ReadFileOptions,
+} from './files.js';
 import { quoteExcerpt } from './failure.js';
 import { InputSet } from './outputs.js';
 
@@ -64,10 +76,15 @@ const GLB_MAGIC = 0x46546c67;
  * Throws `ParseError` naming the file for unreadable input or animation data,
  * `OptionsError` for bad options, and Node's errors for file problems.
  */
-export async function compressGltfFile(input: string, output: string, options: CompressGltfFileOptions = {}): Promise<CompressGltfFileResult> {
+export async function compressGltfFile(
+  input: string,
+  output: string,
+  options: CompressGltfFileOptions = {},
+): Promise<CompressGltfFileResult> {
   const format = options.format ?? (extname(output).toLowerCase() === '.gltf' ? 'gltf' : 'glb');
   const [{ BonepressAnimationCompression, compressDocument, animationBytes }, { mergeBuffers }] = await Promise.all([
-    import('../gltf-transform/index.js'), import('../gltf-transform/buffers.js'),
+    import('../gltf-transform/index.js'),
+    import('../gltf-transform/buffers.js'),
   ]);
   const { io, json, resources, sourceFileBytes, droppedExtensions } = await openAsset(input, options.read);
   // A GLB's own chunk is named like a resource ('@glb.bin'), but no file holds it.
@@ -78,7 +95,14 @@ export async function compressGltfFile(input: string, output: string, options: C
   const sourceAnimation = animationBytes(json);
   const doc = await readDocument(io, input, json, resources);
   const { animations, kept, warnings } = await compressDocument(doc, { ...options, file: input });
-  if (animations.length === 0 && kept.length === 0 && !doc.getRoot().listAnimations().some((a) => a.getExtension(BonepressAnimationCompression.EXTENSION_NAME))) {
+  if (
+    animations.length === 0 &&
+    kept.length === 0 &&
+    !doc
+      .getRoot()
+      .listAnimations()
+      .some((a) => a.getExtension(BonepressAnimationCompression.EXTENSION_NAME))
+  ) {
     throw new ParseError(PARSE_ERROR.NO_ANIMATION, 'no skeletal animation to compress', input);
   }
   let outputFileBytes: number;
@@ -106,8 +130,17 @@ export async function compressGltfFile(input: string, output: string, options: C
     outputJson = written.json;
   }
   return {
-    input, output, format, animations, kept, warnings, droppedExtensions,
-    sourceAnimation, outputAnimation: animationBytes(outputJson), sourceFileBytes, outputFileBytes,
+    input,
+    output,
+    format,
+    animations,
+    kept,
+    warnings,
+    droppedExtensions,
+    sourceAnimation,
+    outputAnimation: animationBytes(outputJson),
+    sourceFileBytes,
+    outputFileBytes,
   };
 }
 
@@ -116,13 +149,25 @@ export async function compressGltfFile(input: string, output: string, options: C
  * extension of @gltf-transform/extensions and bonepress's. Throws ParseError `UNSUPPORTED`
  * for a required extension it does not know, unless `anyRequired`.
  */
-async function openAsset(path: string, read: ReadFileOptions | undefined, anyRequired = false): Promise<{
-  io: NodeIO; json: GLTF.IGLTF; resources: Record<string, Uint8Array<ArrayBuffer>>; sourceFileBytes: number; droppedExtensions: string[]; missing: string[];
+async function openAsset(
+  path: string,
+  read: ReadFileOptions | undefined,
+  anyRequired = false,
+): Promise<{
+  io: NodeIO;
+  json: GLTF.IGLTF;
+  resources: Record<string, Uint8Array<ArrayBuffer>>;
+  sourceFileBytes: number;
+  droppedExtensions: string[];
+  missing: string[];
 }> {
   // Loaded on first use, so `bonepress/node` (and the CLI) start without glTF-Transform.
-  const [{ NodeIO }, { ALL_EXTENSIONS }, { BonepressAnimationCompression, KHRAnimationPointerPassThrough }] = await Promise.all([
-    import('@gltf-transform/core'), import('@gltf-transform/extensions'), import('../gltf-transform/index.js'),
-  ]);
+  const [{ NodeIO }, { ALL_EXTENSIONS }, { BonepressAnimationCompression, KHRAnimationPointerPassThrough }] =
+    await Promise.all([
+      import('@gltf-transform/core'),
+      import('@gltf-transform/extensions'),
+      import('../gltf-transform/index.js'),
+    ]);
   const extensions = [...ALL_EXTENSIONS, BonepressAnimationCompression, KHRAnimationPointerPassThrough];
   const io = new NodeIO().registerExtensions(extensions);
   const bytes = await readInputFile(path, read);
@@ -142,19 +187,29 @@ function refuseMissing(path: string, missing: readonly string[]): void {
   throw new ParseError(
     PARSE_ERROR.UNSUPPORTED,
     `requires ${missing.join(', ')}, which glTF-Transform I/O cannot read or write, so bonepress cannot carry ${missing.length > 1 ? 'them' : 'it'} through; ` +
-    'write the asset without it (or compress to loose .bpk clips with -o folder/, which reads only the animations)',
+      'write the asset without it (or compress to loose .bpk clips with -o folder/, which reads only the animations)',
     path,
   );
 }
 
 /** The Document of an asset's JSON and resources; a malformed extension object is a ParseError naming the file and its JSON path. */
-async function readDocument(io: NodeIO, path: string, json: GLTF.IGLTF, resources: Record<string, Uint8Array<ArrayBuffer>>): Promise<Document> {
+async function readDocument(
+  io: NodeIO,
+  path: string,
+  json: GLTF.IGLTF,
+  resources: Record<string, Uint8Array<ArrayBuffer>>,
+): Promise<Document> {
   try {
     io.setLogger({ debug: () => {}, info: () => {}, warn: () => {}, error: () => {} });
     return await io.readJSON({ json, resources });
   } catch (error) {
-    if (error instanceof BonepressError) throw new ParseError(PARSE_ERROR.BAD_VALUE, `${animationLabel(json, error.detail)}${error.detail}`, path);
-    throw new ParseError(PARSE_ERROR.BAD_VALUE, `glTF-Transform cannot read the asset: ${(error as Error).message}`, path);
+    if (error instanceof BonepressError)
+      throw new ParseError(PARSE_ERROR.BAD_VALUE, `${animationLabel(json, error.detail)}${error.detail}`, path);
+    throw new ParseError(
+      PARSE_ERROR.BAD_VALUE,
+      `glTF-Transform cannot read the asset: ${(error as Error).message}`,
+      path,
+    );
   }
 }
 
@@ -196,7 +251,10 @@ export interface GltfCompressedClip {
  * ParseError naming the file and the animation for a malformed extension object or clip
  * data, and Node's errors for file problems.
  */
-export async function readCompressedGltfFile(path: string, options: ReadFileOptions = {}): Promise<GltfCompressedClip[]> {
+export async function readCompressedGltfFile(
+  path: string,
+  options: ReadFileOptions = {},
+): Promise<GltfCompressedClip[]> {
   const { BONEPRESS_ANIMATION_COMPRESSION } = await import('../gltf-transform/extension.js');
   // An asset without the extension is not refused for what else it requires: it has no compressed clip.
   const { io, json, resources, missing } = await openAsset(path, options, true);
@@ -204,40 +262,58 @@ export async function readCompressedGltfFile(path: string, options: ReadFileOpti
   refuseMissing(path, missing);
   await installCodecs(io, path, json.extensionsUsed ?? []);
   const doc = await readDocument(io, path, json, resources);
-  const nodeIndex = new Map(doc.getRoot().listNodes().map((node, i) => [node, i]));
+  const nodeIndex = new Map(
+    doc
+      .getRoot()
+      .listNodes()
+      .map((node, i) => [node, i]),
+  );
   const out: GltfCompressedClip[] = [];
-  doc.getRoot().listAnimations().forEach((animation, index) => {
-    const compressed = animation.getExtension<CompressedAnimation>(BONEPRESS_ANIMATION_COMPRESSION);
-    if (!compressed) return;
-    const name = animation.getName();
-    const fail = (problem: string): never => {
-      throw new ParseError(PARSE_ERROR.BAD_VALUE, `animation ${index} ${JSON.stringify(name)}: ${BONEPRESS_ANIMATION_COMPRESSION}: ${problem}`, path);
-    };
-    const table = compressed.getSkeleton();
-    const joints = (table?.listJoints() ?? []).map((n) => nodeIndex.get(n)!);
-    const parents = table?.getParents() ?? [];
-    const nodes = compressed.listNodes().map((n) => nodeIndex.get(n)!);
-    const scales = compressed.getWeightScales();
-    const weights = compressed.listWeightNodes().map((n, w) => ({ node: nodeIndex.get(n)!, scales: scales[w] ?? [] }));
-    const data = compressed.getData();
-    if (!data) return fail('no clip data');
-    let clip: CompressedClip;
-    try {
-      clip = CompressedClip.open(data);
-    } catch (error) {
-      return fail(`the clip data is not a valid .bpk: ${error instanceof BonepressError ? error.detail : (error as Error).message}`);
-    }
-    const boneCount = compressed.getBoneCount();
-    if (clip.boneCount !== boneCount) fail(`the clip has ${clip.boneCount} bones, but its bone table, nodes and weights ${boneCount}`);
-    for (let b = 0; b < boneCount; b++) {
-      const expected = b < parents.length ? parents[b] : -1;
-      if (clip.parents[b] !== expected) fail(`bone ${b}: the clip's parent ${clip.parents[b]} differs from the bone table's ${expected}`);
-    }
-    const nodeName = (n: number): string => doc.getRoot().listNodes()[n]?.getName() || `node_${n}`;
-    const boneNames = [...joints, ...nodes].map(nodeName);
-    for (const w of weights) w.scales.forEach((_, t) => boneNames.push(`${nodeName(w.node)}.weights[${t}]`));
-    out.push({ name, index, clip, joints, nodes, weights, boneNames });
-  });
+  doc
+    .getRoot()
+    .listAnimations()
+    .forEach((animation, index) => {
+      const compressed = animation.getExtension<CompressedAnimation>(BONEPRESS_ANIMATION_COMPRESSION);
+      if (!compressed) return;
+      const name = animation.getName();
+      const fail = (problem: string): never => {
+        throw new ParseError(
+          PARSE_ERROR.BAD_VALUE,
+          `animation ${index} ${JSON.stringify(name)}: ${BONEPRESS_ANIMATION_COMPRESSION}: ${problem}`,
+          path,
+        );
+      };
+      const table = compressed.getSkeleton();
+      const joints = (table?.listJoints() ?? []).map((n) => nodeIndex.get(n)!);
+      const parents = table?.getParents() ?? [];
+      const nodes = compressed.listNodes().map((n) => nodeIndex.get(n)!);
+      const scales = compressed.getWeightScales();
+      const weights = compressed
+        .listWeightNodes()
+        .map((n, w) => ({ node: nodeIndex.get(n)!, scales: scales[w] ?? [] }));
+      const data = compressed.getData();
+      if (!data) return fail('no clip data');
+      let clip: CompressedClip;
+      try {
+        clip = CompressedClip.open(data);
+      } catch (error) {
+        return fail(
+          `the clip data is not a valid .bpk: ${error instanceof BonepressError ? error.detail : (error as Error).message}`,
+        );
+      }
+      const boneCount = compressed.getBoneCount();
+      if (clip.boneCount !== boneCount)
+        fail(`the clip has ${clip.boneCount} bones, but its bone table, nodes and weights ${boneCount}`);
+      for (let b = 0; b < boneCount; b++) {
+        const expected = b < parents.length ? parents[b] : -1;
+        if (clip.parents[b] !== expected)
+          fail(`bone ${b}: the clip's parent ${clip.parents[b]} differs from the bone table's ${expected}`);
+      }
+      const nodeName = (n: number): string => doc.getRoot().listNodes()[n]?.getName() || `node_${n}`;
+      const boneNames = [...joints, ...nodes].map(nodeName);
+      for (const w of weights) w.scales.forEach((_, t) => boneNames.push(`${nodeName(w.node)}.weights[${t}]`));
+      out.push({ name, index, clip, joints, nodes, weights, boneNames });
+    });
   return out;
 }
 
@@ -252,9 +328,18 @@ export async function gltfAnimationNames(path: string, options: ReadFileOptions 
  * `extraTracks`, the extra bones each clip of a compressed asset holds), its external
  * buffers next to it through the same guarded reader as {@link readInputFile}.
  */
-export async function readGltfSourceFile(path: string, options: ReadFileOptions & Pick<GltfReadOptions, 'extraTracks'> = {}): Promise<GltfReadResult> {
-  const [bytes, { readGltfWithWarnings }] = await Promise.all([readInputFile(path, options), import('../readers/gltf.js')]);
-  return readGltfWithWarnings(bytes, path, { ...options, loadResource: (uri) => readGltfResourceSync(path, uri, options) });
+export async function readGltfSourceFile(
+  path: string,
+  options: ReadFileOptions & Pick<GltfReadOptions, 'extraTracks'> = {},
+): Promise<GltfReadResult> {
+  const [bytes, { readGltfWithWarnings }] = await Promise.all([
+    readInputFile(path, options),
+    import('../readers/gltf.js'),
+  ]);
+  return readGltfWithWarnings(bytes, path, {
+    ...options,
+    loadResource: (uri) => readGltfResourceSync(path, uri, options),
+  });
 }
 
 const MESHOPT = 'EXT_meshopt_compression';
@@ -273,16 +358,27 @@ interface Draco3dGltf {
  * ParseError `UNSUPPORTED` naming the extension when its codec cannot be loaded.
  */
 async function installCodecs(io: NodeIO, input: string, used: readonly string[]): Promise<void> {
-  const codec = async (extension: string, what: string, load: () => Promise<Record<string, unknown>>): Promise<void> => {
+  const codec = async (
+    extension: string,
+    what: string,
+    load: () => Promise<Record<string, unknown>>,
+  ): Promise<void> => {
     try {
       io.registerDependencies(await load());
     } catch (error) {
-      throw new ParseError(PARSE_ERROR.UNSUPPORTED, `uses ${extension}, but its codec (${what}) cannot be loaded: ${(error as Error).message}; reinstall bonepress's dependencies, or write the asset without ${extension}`, input);
+      throw new ParseError(
+        PARSE_ERROR.UNSUPPORTED,
+        `uses ${extension}, but its codec (${what}) cannot be loaded: ${(error as Error).message}; reinstall bonepress's dependencies, or write the asset without ${extension}`,
+        input,
+      );
     }
   };
   if (used.includes(MESHOPT)) {
     await codec(MESHOPT, 'the npm package meshoptimizer', async () => {
-      const [{ MeshoptDecoder }, { MeshoptEncoder }] = await Promise.all([import('meshoptimizer/decoder'), import('meshoptimizer/encoder')]);
+      const [{ MeshoptDecoder }, { MeshoptEncoder }] = await Promise.all([
+        import('meshoptimizer/decoder'),
+        import('meshoptimizer/encoder'),
+      ]);
       await Promise.all([MeshoptDecoder.ready, MeshoptEncoder.ready]);
       return { 'meshopt.decoder': MeshoptDecoder, 'meshopt.encoder': MeshoptEncoder };
     });
@@ -305,21 +401,38 @@ function parseJson(bytes: Uint8Array, path: string): GLTF.IGLTF {
   const text = new TextDecoder().decode(bytes).replace(/^\uFEFF/, '');
   const start = text.length - text.trimStart().length;
   if (text[start] !== '{') {
-    const magic = bytes.byteLength >= 4 ? new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true) : undefined;
-    const problem = magic === undefined ? `${bytes.byteLength} bytes is shorter than the 12-byte header` : `bad magic 0x${magic.toString(16).padStart(8, '0')}`;
-    throw new ParseError(PARSE_ERROR.BAD_VALUE, `corrupt GLB: ${problem} (expected "glTF", or a JSON file starting with "{")`, path);
+    const magic =
+      bytes.byteLength >= 4 ? new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true) : undefined;
+    const problem =
+      magic === undefined
+        ? `${bytes.byteLength} bytes is shorter than the 12-byte header`
+        : `bad magic 0x${magic.toString(16).padStart(8, '0')}`;
+    throw new ParseError(
+      PARSE_ERROR.BAD_VALUE,
+      `corrupt GLB: ${problem} (expected "glTF", or a JSON file starting with "{")`,
+      path,
+    );
   }
   try {
     return JSON.parse(text) as GLTF.IGLTF;
   } catch (error) {
     const at = /position (\d+)/.exec((error as Error).message);
     const position = at ? Number(at[1]) : text.length;
-    throw new ParseError(PARSE_ERROR.SYNTAX, `invalid glTF JSON at character ${position}, near ${quoteExcerpt(text.slice(position))}`, path);
+    throw new ParseError(
+      PARSE_ERROR.SYNTAX,
+      `invalid glTF JSON at character ${position}, near ${quoteExcerpt(text.slice(position))}`,
+      path,
+    );
   }
 }
 
 /** The JSON and resources of a GLB or `.gltf` file; external resources read next to it. */
-async function readContainer(io: NodeIO, path: string, bytes: Uint8Array, read: ReadFileOptions | undefined): Promise<{ json: GLTF.IGLTF; resources: Record<string, Uint8Array<ArrayBuffer>>; sourceFileBytes: number }> {
+async function readContainer(
+  io: NodeIO,
+  path: string,
+  bytes: Uint8Array,
+  read: ReadFileOptions | undefined,
+): Promise<{ json: GLTF.IGLTF; resources: Record<string, Uint8Array<ArrayBuffer>>; sourceFileBytes: number }> {
   if (bytes.byteLength >= 4 && new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true) === GLB_MAGIC) {
     try {
       const { json, resources } = await io.binaryToJSON(bytes);
@@ -338,9 +451,14 @@ async function readContainer(io: NodeIO, path: string, bytes: Uint8Array, read: 
     try {
       data = readGltfResourceSync(path, uri, read);
     } catch (error) {
-      throw new ParseError(PARSE_ERROR.UNSUPPORTED, `resource ${JSON.stringify(uri)}: ${(error as Error).message}`, path);
+      throw new ParseError(
+        PARSE_ERROR.UNSUPPORTED,
+        `resource ${JSON.stringify(uri)}: ${(error as Error).message}`,
+        path,
+      );
     }
-    if (!data) throw new ParseError(PARSE_ERROR.BAD_VALUE, `resource ${JSON.stringify(uri)} not found next to the asset`, path);
+    if (!data)
+      throw new ParseError(PARSE_ERROR.BAD_VALUE, `resource ${JSON.stringify(uri)} not found next to the asset`, path);
     resources[uri] = new Uint8Array(data);
     sourceFileBytes += data.byteLength;
   }

@@ -15,7 +15,14 @@ import { basename, dirname, join } from 'node:path';
 import { ClipCache, codecVersions, inputKey, type CacheEntry } from './cache.js';
 import { OUTPUT_CLASH, toFailure } from './failure.js';
 import { holdsBytes, inputBaseName, removeTempFiles, syncFolder, writeFileAtomic } from './files.js';
-import { buildManifest, writeManifest, type Manifest, type ManifestInput, type ManifestOutput, type ManifestShard } from './manifest.js';
+import {
+  buildManifest,
+  writeManifest,
+  type Manifest,
+  type ManifestInput,
+  type ManifestOutput,
+  type ManifestShard,
+} from './manifest.js';
 import { InputSet } from './outputs.js';
 import { encodeBatch, type BatchTask } from './pool.js';
 import { withoutWarningCallback, type CompressFilesOptions, type EncodedFile, type FileFailed } from './worker.js';
@@ -81,7 +88,12 @@ export interface LibraryResult {
  * Order of members does not matter (keys hash their canonical JSON).
  */
 export function outputSettings(options: CompressFilesOptions): Record<string, unknown> {
-  const { unit, sampleRate, onWarning: _callback, ...admission } = (options.read ?? {}) as ReadOptions & Record<string, unknown>;
+  const {
+    unit,
+    sampleRate,
+    onWarning: _callback,
+    ...admission
+  } = (options.read ?? {}) as ReadOptions & Record<string, unknown>;
   return {
     error: options.error ?? COMPRESS_DEFAULTS.error,
     shell: options.shell ?? COMPRESS_DEFAULTS.shell,
@@ -128,7 +140,9 @@ export async function compressLibrary(
   const cache = run.cacheDir !== undefined ? new ClipCache(run.cacheDir) : undefined;
   const entries: ManifestInput[] = [];
   const total = paths.length;
-  let done = 0, cached = 0, outputsWritten = 0;
+  let done = 0,
+    cached = 0,
+    outputsWritten = 0;
   const finish = (entry: ManifestInput, isCached: boolean): void => {
     entries.push(entry);
     done++;
@@ -142,7 +156,10 @@ export async function compressLibrary(
     const base = join(subfolderOf.get(file) ?? '', inputBaseName(file));
     const owner = claimedBy.get(base);
     if (owner !== undefined) {
-      finish({ input: file, failure: { code: OUTPUT_CLASH, message: `writes the same output (${base}) as ${owner}` } }, false);
+      finish(
+        { input: file, failure: { code: OUTPUT_CLASH, message: `writes the same output (${base}) as ${owner}` } },
+        false,
+      );
       continue;
     }
     claimedBy.set(base, file);
@@ -182,7 +199,10 @@ export async function compressLibrary(
         outputsWritten += await placeOutputs(folderOf(file), entry.outputs, inputs);
       } catch (error) {
         const failure = toFailure(file, error);
-        finish({ input: file, key, failure: { code: failure.code, message: failure.message }, warnings: entry.warnings }, false);
+        finish(
+          { input: file, key, failure: { code: failure.code, message: failure.message }, warnings: entry.warnings },
+          false,
+        );
         continue;
       }
       cached++;
@@ -193,10 +213,22 @@ export async function compressLibrary(
     const key = keys.get(encoded.file);
     keys.delete(encoded.file);
     if (!encoded.ok) {
-      finish({ input: encoded.file, key, failure: { code: encoded.failure.code, message: encoded.failure.message }, warnings: encoded.warnings }, false);
+      finish(
+        {
+          input: encoded.file,
+          key,
+          failure: { code: encoded.failure.code, message: encoded.failure.message },
+          warnings: encoded.warnings,
+        },
+        false,
+      );
       return;
     }
-    const outputs = encoded.clips.map((clip) => ({ name: basename(clip.output), stats: clip.stats, bytes: clip.bytes }));
+    const outputs = encoded.clips.map((clip) => ({
+      name: basename(clip.output),
+      stats: clip.stats,
+      bytes: clip.bytes,
+    }));
     try {
       const written = await placeOutputs(folderOf(encoded.file), outputs, inputs);
       outputsWritten += written;
@@ -204,10 +236,26 @@ export async function compressLibrary(
       if (cache !== undefined && key !== undefined) await cache.store(key, { outputs, warnings: encoded.warnings });
     } catch (error) {
       const failure = toFailure(encoded.file, error);
-      finish({ input: encoded.file, key, failure: { code: failure.code, message: failure.message }, warnings: encoded.warnings }, false);
+      finish(
+        {
+          input: encoded.file,
+          key,
+          failure: { code: failure.code, message: failure.message },
+          warnings: encoded.warnings,
+        },
+        false,
+      );
       return;
     }
-    finish({ input: encoded.file, key, outputs: outputs.map((o) => manifestOutput(join(folderOf(encoded.file), o.name), o.stats)), warnings: encoded.warnings }, false);
+    finish(
+      {
+        input: encoded.file,
+        key,
+        outputs: outputs.map((o) => manifestOutput(join(folderOf(encoded.file), o.name), o.stats)),
+        warnings: encoded.warnings,
+      },
+      false,
+    );
   };
   const plainOptions = withoutWarningCallback(options);
   const jobs = Math.max(1, Math.min(Math.floor(run.jobs ?? availableParallelism()), candidates.length));
@@ -239,7 +287,11 @@ export async function compressLibrary(
  * flushed here: the build does that once, before its manifest. Returns how many it wrote.
  * Throws `OutputError` before writing anything when an output would replace one of `inputs`.
  */
-async function placeOutputs(outDir: string, outputs: readonly { name: string; bytes: Uint8Array }[], inputs: InputSet): Promise<number> {
+async function placeOutputs(
+  outDir: string,
+  outputs: readonly { name: string; bytes: Uint8Array }[],
+  inputs: InputSet,
+): Promise<number> {
   const paths = outputs.map((output) => join(outDir, output.name));
   await inputs.refuse(paths);
   if (!existsSync(outDir)) await mkdir(outDir, { recursive: true });
@@ -283,15 +335,27 @@ function isRunning(pid: number): boolean {
   }
 }
 
-
 function entryFromCache(file: string, key: string, outDir: string, entry: CacheEntry): ManifestInput {
-  return { input: file, key, outputs: entry.outputs.map((o) => manifestOutput(join(outDir, o.name), o.stats)), warnings: entry.warnings };
+  return {
+    input: file,
+    key,
+    outputs: entry.outputs.map((o) => manifestOutput(join(outDir, o.name), o.stats)),
+    warnings: entry.warnings,
+  };
 }
 
 function manifestOutput(path: string, stats: CompressStats): ManifestOutput {
   return {
-    path, clip: stats.name, boneCount: stats.boneCount, sampleCount: stats.sampleCount, rawBytes: stats.rawBytes,
-    bytes: stats.compressedBytes, ratio: stats.ratio, maxError: stats.maxError, threshold: stats.threshold, unit: stats.unit,
+    path,
+    clip: stats.name,
+    boneCount: stats.boneCount,
+    sampleCount: stats.sampleCount,
+    rawBytes: stats.rawBytes,
+    bytes: stats.compressedBytes,
+    ratio: stats.ratio,
+    maxError: stats.maxError,
+    threshold: stats.threshold,
+    unit: stats.unit,
   };
 }
 

@@ -91,7 +91,11 @@ export class ManifestError extends BonepressError {
   override readonly name = 'ManifestError';
   declare readonly code: ManifestErrorCode;
   declare readonly file: string;
-  constructor(code: ManifestErrorCode, readonly problem: string, file: string) {
+  constructor(
+    code: ManifestErrorCode,
+    readonly problem: string,
+    file: string,
+  ) {
     super(code, `${file}: ${problem}`, { file, detail: problem });
   }
 }
@@ -122,7 +126,11 @@ export function buildManifest(
   shard?: ManifestShard,
 ): Manifest {
   const sorted = [...inputs].map(normalizeInput).sort((a, b) => compareCodeUnits(a.input, b.input));
-  let outputs = 0, failures = 0, overThreshold = 0, rawBytes = 0, bytes = 0;
+  let outputs = 0,
+    failures = 0,
+    overThreshold = 0,
+    rawBytes = 0,
+    bytes = 0;
   for (const entry of sorted) {
     if (entry.failure) failures++;
     for (const o of entry.outputs ?? []) {
@@ -140,7 +148,15 @@ export function buildManifest(
     settings: JSON.parse(canonicalJson(settings)) as unknown,
     ...(shard ? { shard: { index: shard.index, count: shard.count } } : {}),
     inputs: sorted,
-    total: { inputs: sorted.length, outputs, failures, overThreshold, rawBytes, bytes, ratio: bytes > 0 ? rawBytes / bytes : null },
+    total: {
+      inputs: sorted.length,
+      outputs,
+      failures,
+      overThreshold,
+      rawBytes,
+      bytes,
+      ratio: bytes > 0 ? rawBytes / bytes : null,
+    },
   };
 }
 
@@ -149,12 +165,22 @@ function normalizeInput(entry: ManifestInput): ManifestInput {
   return {
     input: entry.input,
     ...(entry.key !== undefined ? { key: entry.key } : {}),
-    ...(entry.outputs !== undefined ? {
-      outputs: entry.outputs.map((o) => ({
-        path: o.path, clip: o.clip, boneCount: o.boneCount, sampleCount: o.sampleCount, rawBytes: o.rawBytes,
-        bytes: o.bytes, ratio: o.ratio, maxError: o.maxError, threshold: o.threshold, unit: o.unit,
-      })),
-    } : {}),
+    ...(entry.outputs !== undefined
+      ? {
+          outputs: entry.outputs.map((o) => ({
+            path: o.path,
+            clip: o.clip,
+            boneCount: o.boneCount,
+            sampleCount: o.sampleCount,
+            rawBytes: o.rawBytes,
+            bytes: o.bytes,
+            ratio: o.ratio,
+            maxError: o.maxError,
+            threshold: o.threshold,
+            unit: o.unit,
+          })),
+        }
+      : {}),
     ...(entry.failure !== undefined ? { failure: { code: entry.failure.code, message: entry.failure.message } } : {}),
     ...(entry.warnings !== undefined && entry.warnings.length > 0 ? { warnings: [...entry.warnings] } : {}),
   };
@@ -186,7 +212,9 @@ export async function writeManifest(path: string, manifest: Manifest): Promise<b
  * relies on; throws a {@link ManifestError} (`BAD_MANIFEST`) naming the first problem.
  */
 export function parseManifest(text: string, file: string): Manifest {
-  const fail = (problem: string): never => { throw new ManifestError(MANIFEST_ERROR.MALFORMED, problem, file); };
+  const fail = (problem: string): never => {
+    throw new ManifestError(MANIFEST_ERROR.MALFORMED, problem, file);
+  };
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -195,14 +223,23 @@ export function parseManifest(text: string, file: string): Manifest {
   }
   if (json === null || typeof json !== 'object' || Array.isArray(json)) return fail('not a JSON object');
   const m = json as Record<string, unknown>;
-  if (m.manifestVersion !== MANIFEST_VERSION) fail(`manifestVersion ${JSON.stringify(m.manifestVersion)} is not supported (expected ${MANIFEST_VERSION})`);
+  if (m.manifestVersion !== MANIFEST_VERSION)
+    fail(`manifestVersion ${JSON.stringify(m.manifestVersion)} is not supported (expected ${MANIFEST_VERSION})`);
   if (typeof m.bonepress !== 'string') fail('"bonepress" must be a version string');
   if (!Number.isInteger(m.formatVersion)) fail('"formatVersion" must be a whole number');
   if (!('settings' in m)) fail('"settings" is missing');
   if (m.shard !== undefined) {
     const s = m.shard as { index?: unknown; count?: unknown } | null;
-    if (s === null || typeof s !== 'object' || !Number.isInteger(s.index) || !Number.isInteger(s.count)
-      || (s.count as number) < 1 || (s.index as number) < 1 || (s.index as number) > (s.count as number)) fail('"shard" must be { index, count } with 1 <= index <= count');
+    if (
+      s === null ||
+      typeof s !== 'object' ||
+      !Number.isInteger(s.index) ||
+      !Number.isInteger(s.count) ||
+      (s.count as number) < 1 ||
+      (s.index as number) < 1 ||
+      (s.index as number) > (s.count as number)
+    )
+      fail('"shard" must be { index, count } with 1 <= index <= count');
   }
   if (!Array.isArray(m.inputs)) return fail('"inputs" must be an array');
   m.inputs.forEach((entry: unknown, i: number) => {
@@ -211,22 +248,33 @@ export function parseManifest(text: string, file: string): Manifest {
     if (e === null || typeof e !== 'object' || typeof e.input !== 'string') fail(`${where}: "input" must be a string`);
     const ee = e as Record<string, unknown>;
     if (ee.key !== undefined && typeof ee.key !== 'string') fail(`${where}: "key" must be a string`);
-    if ((ee.outputs === undefined) === (ee.failure === undefined)) fail(`${where}: needs exactly one of "outputs" and "failure"`);
+    if ((ee.outputs === undefined) === (ee.failure === undefined))
+      fail(`${where}: needs exactly one of "outputs" and "failure"`);
     if (ee.outputs !== undefined) {
       if (!Array.isArray(ee.outputs)) fail(`${where}: "outputs" must be an array`);
       (ee.outputs as unknown[]).forEach((o, j) => {
         const out = o as Record<string, unknown> | null;
-        if (out === null || typeof out !== 'object' || typeof out.path !== 'string' || typeof out.clip !== 'string' || typeof out.unit !== 'string') fail(`${where}.outputs[${j}]: needs "path", "clip" and "unit" strings`);
+        if (
+          out === null ||
+          typeof out !== 'object' ||
+          typeof out.path !== 'string' ||
+          typeof out.clip !== 'string' ||
+          typeof out.unit !== 'string'
+        )
+          fail(`${where}.outputs[${j}]: needs "path", "clip" and "unit" strings`);
         for (const field of ['boneCount', 'sampleCount', 'rawBytes', 'bytes', 'ratio', 'maxError', 'threshold']) {
-          if (typeof (out as Record<string, unknown>)[field] !== 'number') fail(`${where}.outputs[${j}]: "${field}" must be a number`);
+          if (typeof (out as Record<string, unknown>)[field] !== 'number')
+            fail(`${where}.outputs[${j}]: "${field}" must be a number`);
         }
       });
     }
     if (ee.failure !== undefined) {
       const f = ee.failure as Record<string, unknown> | null;
-      if (f === null || typeof f !== 'object' || typeof f.code !== 'string' || typeof f.message !== 'string') fail(`${where}: "failure" needs "code" and "message" strings`);
+      if (f === null || typeof f !== 'object' || typeof f.code !== 'string' || typeof f.message !== 'string')
+        fail(`${where}: "failure" needs "code" and "message" strings`);
     }
-    if (ee.warnings !== undefined && (!Array.isArray(ee.warnings) || !ee.warnings.every((w) => typeof w === 'string'))) fail(`${where}: "warnings" must be an array of strings`);
+    if (ee.warnings !== undefined && (!Array.isArray(ee.warnings) || !ee.warnings.every((w) => typeof w === 'string')))
+      fail(`${where}: "warnings" must be an array of strings`);
   });
   return m as unknown as Manifest;
 }
@@ -237,7 +285,11 @@ export async function readManifest(path: string): Promise<Manifest> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new ManifestError(MANIFEST_ERROR.MALFORMED, `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, path);
+    throw new ManifestError(
+      MANIFEST_ERROR.MALFORMED,
+      `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      path,
+    );
   }
   return parseManifest(text, path);
 }
@@ -263,10 +315,16 @@ export function mergeManifests(parts: readonly ManifestPart[]): Manifest {
   const settingsText = canonicalJson(first.manifest.settings);
   for (const part of parts.slice(1)) {
     const m = part.manifest;
-    const differs = m.bonepress !== first.manifest.bonepress ? `bonepress ${m.bonepress}, not ${first.manifest.bonepress}`
-      : m.formatVersion !== first.manifest.formatVersion ? `format version ${m.formatVersion}, not ${first.manifest.formatVersion}`
-        : canonicalJson(m.settings) !== settingsText ? 'different settings' : undefined;
-    if (differs !== undefined) throw new ManifestError(MANIFEST_ERROR.MISMATCH, `made with ${differs} than ${first.file}`, part.file);
+    const differs =
+      m.bonepress !== first.manifest.bonepress
+        ? `bonepress ${m.bonepress}, not ${first.manifest.bonepress}`
+        : m.formatVersion !== first.manifest.formatVersion
+          ? `format version ${m.formatVersion}, not ${first.manifest.formatVersion}`
+          : canonicalJson(m.settings) !== settingsText
+            ? 'different settings'
+            : undefined;
+    if (differs !== undefined)
+      throw new ManifestError(MANIFEST_ERROR.MISMATCH, `made with ${differs} than ${first.file}`, part.file);
   }
   checkShardCoverage(parts);
 
@@ -277,21 +335,34 @@ export function mergeManifests(parts: readonly ManifestPart[]): Manifest {
       const text = JSON.stringify(normalizeInput(entry));
       const known = byInput.get(entry.input);
       if (known !== undefined) {
-        if (known.text !== text) throw new ManifestError(MANIFEST_ERROR.CONFLICT, `input ${entry.input} differs from its entry in ${known.file}`, file);
+        if (known.text !== text)
+          throw new ManifestError(
+            MANIFEST_ERROR.CONFLICT,
+            `input ${entry.input} differs from its entry in ${known.file}`,
+            file,
+          );
         continue;
       }
       byInput.set(entry.input, { entry, text, file });
       for (const output of entry.outputs ?? []) {
         const owner = outputOwner.get(output.path);
         if (owner !== undefined) {
-          throw new ManifestError(MANIFEST_ERROR.CONFLICT, `output ${output.path} of ${entry.input} is also written by ${owner.input} (${owner.file})`, file);
+          throw new ManifestError(
+            MANIFEST_ERROR.CONFLICT,
+            `output ${output.path} of ${entry.input} is also written by ${owner.input} (${owner.file})`,
+            file,
+          );
         }
         outputOwner.set(output.path, { input: entry.input, file });
       }
     }
   }
   const versions = { package: first.manifest.bonepress, format: first.manifest.formatVersion };
-  return buildManifest([...byInput.values()].map((v) => v.entry), versions, first.manifest.settings);
+  return buildManifest(
+    [...byInput.values()].map((v) => v.entry),
+    versions,
+    first.manifest.settings,
+  );
 }
 
 /** Shard parts must share one count and cover each slice; unsharded parts are taken as they are. */
@@ -301,13 +372,21 @@ function checkShardCoverage(parts: readonly ManifestPart[]): void {
   const count = sharded[0].manifest.shard!.count;
   for (const part of sharded) {
     if (part.manifest.shard!.count !== count) {
-      throw new ManifestError(MANIFEST_ERROR.MISSING_SHARD, `is shard ${part.manifest.shard!.index}/${part.manifest.shard!.count}, but ${sharded[0].file} is one of ${count}`, part.file);
+      throw new ManifestError(
+        MANIFEST_ERROR.MISSING_SHARD,
+        `is shard ${part.manifest.shard!.index}/${part.manifest.shard!.count}, but ${sharded[0].file} is one of ${count}`,
+        part.file,
+      );
     }
   }
   const seen = new Set(sharded.map((p) => p.manifest.shard!.index));
   const missing: number[] = [];
   for (let i = 1; i <= count; i++) if (!seen.has(i)) missing.push(i);
   if (missing.length > 0) {
-    throw new ManifestError(MANIFEST_ERROR.MISSING_SHARD, `shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${count}`).join(', ')} missing from the parts`, sharded[0].file);
+    throw new ManifestError(
+      MANIFEST_ERROR.MISSING_SHARD,
+      `shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${count}`).join(', ')} missing from the parts`,
+      sharded[0].file,
+    );
   }
 }

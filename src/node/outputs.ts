@@ -10,7 +10,15 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { threadId } from 'node:worker_threads';
 
 import { OUTPUT_CLASH, OUTPUT_LINK, OutputError, toFailure, type FileFailure } from './failure.js';
-import { OUTPUT_EXTENSION, inputBaseName, isGltfPath, readClipFiles, sanitizeClipName, syncFolder, type ReadFileOptions } from './files.js';
+import {
+  OUTPUT_EXTENSION,
+  inputBaseName,
+  isGltfPath,
+  readClipFiles,
+  sanitizeClipName,
+  syncFolder,
+  type ReadFileOptions,
+} from './files.js';
 import type { FileFailed } from './worker.js';
 
 /**
@@ -28,12 +36,17 @@ export type OutputTarget =
  * a folder; a path ending in `extension` (case-insensitive, e.g. `.bpk`, `.json`) is a file;
  * anything else is a folder (created when missing).
  */
-export async function resolveOutputTarget(out: string, extension: string, stream: NodeJS.WritableStream): Promise<OutputTarget> {
+export async function resolveOutputTarget(
+  out: string,
+  extension: string,
+  stream: NodeJS.WritableStream,
+): Promise<OutputTarget> {
   if (out === '-') return { kind: 'stream', stream };
   if (/[\\/]$/.test(out)) return { kind: 'folder', path: out };
   const info = await stat(out).catch(() => undefined);
   if (info?.isDirectory()) return { kind: 'folder', path: out };
-  if (out.toLowerCase().endsWith(extension.toLowerCase()) && out.length > extension.length) return { kind: 'file', path: out };
+  if (out.toLowerCase().endsWith(extension.toLowerCase()) && out.length > extension.length)
+    return { kind: 'file', path: out };
   return { kind: 'folder', path: out };
 }
 
@@ -43,7 +56,11 @@ export async function resolveOutputTarget(out: string, extension: string, stream
  * name already taken in this file gets the first free `_2`, `_3`… suffix, so clips named
  * `b`, `b_2`, `b` become `<base>_b`, `<base>_b_2`, `<base>_b_3`.
  */
-export function clipOutputNames(inputPath: string, clipNames: readonly string[], extension: string = OUTPUT_EXTENSION): string[] {
+export function clipOutputNames(
+  inputPath: string,
+  clipNames: readonly string[],
+  extension: string = OUTPUT_EXTENSION,
+): string[] {
   const base = inputBaseName(inputPath);
   if (clipNames.length === 1) return [base + extension];
   const taken = new Set<string>();
@@ -57,7 +74,12 @@ export function clipOutputNames(inputPath: string, clipNames: readonly string[],
 }
 
 /** {@link clipOutputNames} as paths in `outDir`. */
-export function outputPathsFor(outDir: string, inputPath: string, clipNames: readonly string[], extension: string = OUTPUT_EXTENSION): string[] {
+export function outputPathsFor(
+  outDir: string,
+  inputPath: string,
+  clipNames: readonly string[],
+  extension: string = OUTPUT_EXTENSION,
+): string[] {
   return clipOutputNames(inputPath, clipNames, extension).map((name) => join(outDir, name));
 }
 
@@ -132,7 +154,13 @@ export class InputSet {
   /** The set of `inputs` as they are on disk now. */
   static async of(inputs: readonly string[]): Promise<InputSet> {
     const folders = new Map<string, Promise<string | undefined>>();
-    const found = await Promise.all(inputs.map(async (input) => ({ input, identity: await fileIdentity(input), path: await comparablePath(input, folders) })));
+    const found = await Promise.all(
+      inputs.map(async (input) => ({
+        input,
+        identity: await fileIdentity(input),
+        path: await comparablePath(input, folders),
+      })),
+    );
     const byIdentity = new Map<string, string>();
     const byPath = new Map<string, string>();
     for (const { input, identity, path } of found) {
@@ -145,7 +173,10 @@ export class InputSet {
   /** The input that writing `output` would replace, or undefined. */
   async replacedBy(output: string): Promise<string | undefined> {
     const identity = await fileIdentity(output);
-    return (identity !== undefined ? this.byIdentity.get(identity) : undefined) ?? this.byPath.get(await comparablePath(output, this.folders));
+    return (
+      (identity !== undefined ? this.byIdentity.get(identity) : undefined) ??
+      this.byPath.get(await comparablePath(output, this.folders))
+    );
   }
 
   /** Throws {@link OutputError} `OUTPUT_CLASH` when writing any of `outputs` would replace an input. */
@@ -171,7 +202,10 @@ function inputClashMessage(output: string, input: string): string {
  *   writes through a link it did not create.
  * Requests without a failure may be written; they clash with nothing.
  */
-export async function planOutputs(requests: readonly OutputRequest[], inputs: readonly string[]): Promise<Map<number, FileFailure>> {
+export async function planOutputs(
+  requests: readonly OutputRequest[],
+  inputs: readonly string[],
+): Promise<Map<number, FileFailure>> {
   const failures = new Map<number, FileFailure>();
   const fail = (index: number, code: string, message: string): void => {
     if (!failures.has(index)) failures.set(index, { file: requests[index].file, code, message });
@@ -187,14 +221,25 @@ export async function planOutputs(requests: readonly OutputRequest[], inputs: re
       const input = await inputSet.replacedBy(output);
       if (input !== undefined) fail(index, OUTPUT_CLASH, inputClashMessage(output, input));
       const info = await lstat(output).catch(() => undefined);
-      if (info?.isSymbolicLink()) fail(index, OUTPUT_LINK, `its output ${output} is a symbolic link; bonepress does not replace or follow links (remove it or write elsewhere)`);
+      if (info?.isSymbolicLink())
+        fail(
+          index,
+          OUTPUT_LINK,
+          `its output ${output} is a symbolic link; bonepress does not replace or follow links (remove it or write elsewhere)`,
+        );
     }
   }
   for (const list of claims.values()) {
     if (list.length < 2) continue;
     for (const claim of list) {
-      const others = list.filter((other) => other !== claim).map((other) => (other.index === claim.index ? 'another of its clips' : requests[other.index].file));
-      fail(claim.index, OUTPUT_CLASH, `its output ${claim.output} is also written by ${[...new Set(others)].join(', ')}; nothing was written there`);
+      const others = list
+        .filter((other) => other !== claim)
+        .map((other) => (other.index === claim.index ? 'another of its clips' : requests[other.index].file));
+      fail(
+        claim.index,
+        OUTPUT_CLASH,
+        `its output ${claim.output} is also written by ${[...new Set(others)].join(', ')}; nothing was written there`,
+      );
     }
   }
   return failures;
@@ -250,11 +295,22 @@ export async function planBatchOutputs(
   if (target.kind !== 'folder') {
     for (const index of planned) {
       if (clipCount === 1) outputs[index] = [target.kind === 'file' ? target.path : '-'];
-      else fail(index, { file: paths[index], code: OUTPUT_CLASH, message: `${target.kind === 'file' ? `-o names one file (${target.path})` : 'the output is one stream'}, but the inputs hold ${clipCount} clips; give a folder` });
+      else
+        fail(index, {
+          file: paths[index],
+          code: OUTPUT_CLASH,
+          message: `${target.kind === 'file' ? `-o names one file (${target.path})` : 'the output is one stream'}, but the inputs hold ${clipCount} clips; give a folder`,
+        });
     }
     if (target.kind === 'stream' || clipCount !== 1) return { outputs, failures };
   } else {
-    for (const index of planned) outputs[index] = outputPathsFor(join(target.path, subfolders?.[index] ?? ''), paths[index], clipNames[index]!, extension);
+    for (const index of planned)
+      outputs[index] = outputPathsFor(
+        join(target.path, subfolders?.[index] ?? ''),
+        paths[index],
+        clipNames[index]!,
+        extension,
+      );
   }
   const requests = planned.map((index) => ({ file: paths[index], outputs: outputs[index]! }));
   for (const [i, failure] of await planOutputs(requests, paths)) {
@@ -304,7 +360,8 @@ export async function commitStaged(temp: string, path: string): Promise<void> {
     await rename(temp, path);
   } catch (error) {
     await rm(temp, { force: true }).catch(() => undefined);
-    if (error instanceof Error && (error as NodeJS.ErrnoException).path === temp) (error as NodeJS.ErrnoException).path = path;
+    if (error instanceof Error && (error as NodeJS.ErrnoException).path === temp)
+      (error as NodeJS.ErrnoException).path = path;
     throw error;
   }
   await syncFolder(dirname(path));
@@ -318,7 +375,11 @@ export async function commitStaged(temp: string, path: string): Promise<void> {
  */
 export async function writeChunksAtomic(path: string, chunks: Iterable<string>): Promise<void> {
   const info = await lstat(path).catch(() => undefined);
-  if (info?.isSymbolicLink()) throw new OutputError(OUTPUT_LINK, `${path} is a symbolic link; bonepress does not replace or follow links (remove it or write elsewhere)`);
+  if (info?.isSymbolicLink())
+    throw new OutputError(
+      OUTPUT_LINK,
+      `${path} is a symbolic link; bonepress does not replace or follow links (remove it or write elsewhere)`,
+    );
   const temp = await stage(dirname(path), async (handle) => {
     let buffered = '';
     for (const chunk of chunks) {
@@ -352,8 +413,14 @@ export async function writeChunksToStream(stream: NodeJS.WritableStream, chunks:
   for (const chunk of pieces()) {
     if (!stream.write(chunk)) {
       await new Promise<void>((resolveDrain, reject) => {
-        const onError = (error: Error): void => { stream.off('drain', onDrain); reject(error); };
-        const onDrain = (): void => { stream.off('error', onError); resolveDrain(); };
+        const onError = (error: Error): void => {
+          stream.off('drain', onDrain);
+          reject(error);
+        };
+        const onDrain = (): void => {
+          stream.off('error', onError);
+          resolveDrain();
+        };
         stream.once('drain', onDrain);
         stream.once('error', onError);
       });

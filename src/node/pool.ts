@@ -15,7 +15,14 @@ import { INTERNAL_ERROR, OUTPUT_CLASH, toFailure, type FileFailure } from './fai
 import { WriteQueue, removeTempFiles } from './files.js';
 import { commitStaged, planBatchOutputs, stageFile, type OutputTarget } from './outputs.js';
 import {
-  encodeFile, outputExtension, withoutWarningCallback, type CompressFileTask, type CompressFilesOptions, type EncodedFile, type FileFailed, type FileResult,
+  encodeFile,
+  outputExtension,
+  withoutWarningCallback,
+  type CompressFileTask,
+  type CompressFilesOptions,
+  type EncodedFile,
+  type FileFailed,
+  type FileResult,
 } from './worker.js';
 
 /** The worker entry, next to this one: CommonJS on purpose (worker-entry.cts says why). */
@@ -66,8 +73,10 @@ export interface CompressFilesRun {
  * path lands in exactly one slice. Throws a `RangeError` unless 1 ≤ index ≤ count.
  */
 export function shardInputs(paths: readonly string[], index: number, count: number): string[] {
-  if (!Number.isInteger(count) || count < 1) throw new RangeError(`shard count must be a whole number >= 1, got ${count}`);
-  if (!Number.isInteger(index) || index < 1 || index > count) throw new RangeError(`shard index must be a whole number in 1..${count}, got ${index}`);
+  if (!Number.isInteger(count) || count < 1)
+    throw new RangeError(`shard count must be a whole number >= 1, got ${count}`);
+  if (!Number.isInteger(index) || index < 1 || index > count)
+    throw new RangeError(`shard index must be a whole number in 1..${count}, got ${index}`);
   const sorted = [...paths].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return sorted.filter((_, i) => i % count === index - 1);
 }
@@ -94,7 +103,8 @@ export async function compressFiles(
   run: CompressFilesRun,
 ): Promise<FileResult[]> {
   const { signal, onProgress } = run;
-  const target: OutputTarget | undefined = run.out ?? (run.outDir !== undefined ? { kind: 'folder', path: run.outDir } : undefined);
+  const target: OutputTarget | undefined =
+    run.out ?? (run.outDir !== undefined ? { kind: 'folder', path: run.outDir } : undefined);
   if (!target) throw new TypeError('compressFiles: give run.out or run.outDir');
   signal?.throwIfAborted();
   options = withoutWarningCallback(options);
@@ -109,7 +119,8 @@ export async function compressFiles(
     onProgress?.({ done, total, result });
   };
 
-  const outDirOf = (index: number): string => (target.kind === 'folder' ? join(target.path, run.subfolders?.[index] ?? '') : folder ?? '.');
+  const outDirOf = (index: number): string =>
+    target.kind === 'folder' ? join(target.path, run.subfolders?.[index] ?? '') : (folder ?? '.');
   // The workers start loading and warming up the compressor while the outputs are planned
   // (which reads glTF inputs for their clip names).
   const jobs = Math.max(1, Math.min(Math.floor(run.jobs ?? availableParallelism()), total));
@@ -125,11 +136,17 @@ export async function compressFiles(
     }
     // Files are written on this thread while the next ones compress (here or in workers):
     // compression never waits on the disk.
-    await runBatch(tasks, { jobs, signal, maxPendingSettles: MAX_PENDING_WRITES }, async (index, encoded) => {
-      finish(index, await writePlanned(encoded, plan.outputs[index] ?? [], target));
-    }, workers);
+    await runBatch(
+      tasks,
+      { jobs, signal, maxPendingSettles: MAX_PENDING_WRITES },
+      async (index, encoded) => {
+        finish(index, await writePlanned(encoded, plan.outputs[index] ?? [], target));
+      },
+      workers,
+    );
   } catch (error) {
-    if (signal?.aborted && folder !== undefined) for (const dir of new Set(tasks.map((t) => outDirOf(t.index)))) await removeTempFiles(dir);
+    if (signal?.aborted && folder !== undefined)
+      for (const dir of new Set(tasks.map((t) => outDirOf(t.index)))) await removeTempFiles(dir);
     throw error;
   } finally {
     await (await workers.catch(() => undefined))?.destroy();
@@ -142,13 +159,21 @@ export async function compressFiles(
  * stream. A file whose clips are not the planned ones (it changed while the batch ran) or
  * whose write fails becomes a {@link FileFailed}. Never throws.
  */
-async function writePlanned(encoded: EncodedFile | FileFailed, planned: readonly string[], target: OutputTarget): Promise<FileResult> {
+async function writePlanned(
+  encoded: EncodedFile | FileFailed,
+  planned: readonly string[],
+  target: OutputTarget,
+): Promise<FileResult> {
   if (!encoded.ok) return encoded;
   const { file, warnings } = encoded;
   const fail = (failure: FileFailure): FileFailed => ({ ok: false, file, failure, warnings });
   const outputs = target.kind === 'folder' ? encoded.clips.map((clip) => clip.output) : [...planned];
   if (outputs.length !== planned.length || outputs.some((output, i) => output !== planned[i])) {
-    return fail({ file, code: OUTPUT_CLASH, message: `its clips changed while the batch ran (planned ${planned.length} outputs, now ${outputs.length}); nothing of it was written` });
+    return fail({
+      file,
+      code: OUTPUT_CLASH,
+      message: `its clips changed while the batch ran (planned ${planned.length} outputs, now ${outputs.length}); nothing of it was written`,
+    });
   }
   try {
     for (let c = 0; c < encoded.clips.length; c++) {
@@ -159,7 +184,12 @@ async function writePlanned(encoded: EncodedFile | FileFailed, planned: readonly
   } catch (error) {
     return fail(toFailure(file, error));
   }
-  return { ok: true, file, clips: encoded.clips.map(({ stats, warnings: own }, c) => ({ output: outputs[c], stats, warnings: own })), warnings };
+  return {
+    ok: true,
+    file,
+    clips: encoded.clips.map(({ stats, warnings: own }, c) => ({ output: outputs[c], stats, warnings: own })),
+    warnings,
+  };
 }
 
 /** Writes `bytes` to `stream` and waits until they are handed over. */
@@ -224,7 +254,11 @@ async function startWorkers(jobs: number, signal: AbortSignal | undefined): Prom
   // Loaded here: a one-job batch, and every command that compresses nothing, never needs it.
   const { Piscina } = await import('piscina');
   signal?.throwIfAborted();
-  return new Piscina<CompressFileTask, EncodedFile | FileFailed>({ filename: WORKER_FILE, minThreads: jobs, maxThreads: jobs });
+  return new Piscina<CompressFileTask, EncodedFile | FileFailed>({
+    filename: WORKER_FILE,
+    minThreads: jobs,
+    maxThreads: jobs,
+  });
 }
 
 /** {@link encodeBatch} on `workers` (undefined: in this thread), which the caller destroys. */
@@ -253,16 +287,26 @@ async function runBatch(
       if (!pool) {
         settles.add(settle(index, await encodeFile(task)));
       } else {
-        const running: Promise<void> = pool.run(task, { signal: batch.signal })
+        const running: Promise<void> = pool
+          .run(task, { signal: batch.signal })
           .catch((error: unknown): FileFailed => {
             // Rejected with the signal's reason, as the in-process path is, not piscina's AbortError.
             if (signal?.aborted) throw signal.reason;
             // The worker catches every error of a task, so this is the worker itself dying.
             const message = `worker failed: ${error instanceof Error ? error.message : String(error)}`;
-            return { ok: false, file: task.file, failure: { file: task.file, code: INTERNAL_ERROR, message }, warnings: [] };
+            return {
+              ok: false,
+              file: task.file,
+              failure: { file: task.file, code: INTERNAL_ERROR, message },
+              warnings: [],
+            };
           })
-          .then((encoded) => { settles.add(settle(index, encoded)); })
-          .finally(() => { inFlight.delete(running); });
+          .then((encoded) => {
+            settles.add(settle(index, encoded));
+          })
+          .finally(() => {
+            inFlight.delete(running);
+          });
         running.catch(() => undefined); // seen through the race or Promise.all below, never unhandled meanwhile
         inFlight.add(running);
         while (inFlight.size >= jobs * 2) await Promise.race(inFlight);
@@ -281,4 +325,3 @@ async function runBatch(
     signal?.removeEventListener('abort', onAbort);
   }
 }
-

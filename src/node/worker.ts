@@ -5,7 +5,13 @@
  * errors included.
  */
 import { toFailure, type FileFailure } from './failure.js';
-import { OUTPUT_EXTENSION, TRANSPORT_OUTPUT_EXTENSION, readClipFilesBlocking, writeFileAtomic, type ReadFileOptions } from './files.js';
+import {
+  OUTPUT_EXTENSION,
+  TRANSPORT_OUTPUT_EXTENSION,
+  readClipFilesBlocking,
+  writeFileAtomic,
+  type ReadFileOptions,
+} from './files.js';
 import { outputPathsFor } from './outputs.js';
 import { createRawClip } from '../clip/raw-clip.js';
 import { createSkeleton, POSE_STRIDE } from '../clip/skeleton.js';
@@ -101,12 +107,20 @@ export async function encodeFile(task: CompressFileTask): Promise<EncodedFile | 
       const result = compress(clip, compressOptions);
       if (transport !== true) return result;
       const bytes = encodeTransport(result.bytes);
-      return { bytes, stats: { ...result.stats, compressedBytes: bytes.length, ratio: result.stats.rawBytes / bytes.length } };
+      return {
+        bytes,
+        stats: { ...result.stats, compressedBytes: bytes.length, ratio: result.stats.rawBytes / bytes.length },
+      };
     });
     return {
       ok: true,
       file,
-      clips: results.map(({ bytes, stats }, i) => ({ output: outputs[i], stats, bytes, warnings: warningsOfClip(warnings, names, i) })),
+      clips: results.map(({ bytes, stats }, i) => ({
+        output: outputs[i],
+        stats,
+        bytes,
+        warnings: warningsOfClip(warnings, names, i),
+      })),
       warnings,
     };
   } catch (error) {
@@ -120,10 +134,16 @@ export async function encodeFile(task: CompressFileTask): Promise<EncodedFile | 
  * compressor's hot paths before the first file arrives.
  */
 export function warmUp(): void {
-  const joints = 24, samples = 32;
+  const joints = 24,
+    samples = 32;
   const pose = new Float32Array(joints * POSE_STRIDE);
   for (let b = 0; b < joints; b++) pose.set([0, 0, 0, 1, 0, b === 0 ? 0 : 2, 0, 1, 1, 1], b * POSE_STRIDE);
-  const skeleton = createSkeleton(Array.from({ length: joints }, (_, b) => `j${b}`), Array.from({ length: joints }, (_, b) => b - 1), pose, 'cm');
+  const skeleton = createSkeleton(
+    Array.from({ length: joints }, (_, b) => `j${b}`),
+    Array.from({ length: joints }, (_, b) => b - 1),
+    pose,
+    'cm',
+  );
   const clip = createRawClip('warm-up', skeleton, 30, samples, 'cm');
   for (let b = 0; b < joints; b++) {
     for (let s = 0; s < samples; s++) {
@@ -146,7 +166,12 @@ export async function writeEncodedFile(encoded: EncodedFile | FileFailed): Promi
   } catch (error) {
     return { ok: false, file, failure: toFailure(file, error), warnings };
   }
-  return { ok: true, file, clips: clips.map(({ output, stats, warnings: own }) => ({ output, stats, warnings: own })), warnings };
+  return {
+    ok: true,
+    file,
+    clips: clips.map(({ output, stats, warnings: own }) => ({ output, stats, warnings: own })),
+    warnings,
+  };
 }
 
 /**
@@ -157,7 +182,9 @@ export async function writeEncodedFile(encoded: EncodedFile | FileFailed): Promi
 export function warningsOfClip(warnings: readonly string[], clipNames: readonly string[], clipIndex: number): string[] {
   if (clipNames.length <= 1) return [...warnings];
   const own = `animation "${clipNames[clipIndex]}"`;
-  return warnings.filter((warning) => !warning.startsWith('animation "') || warning.startsWith(own + ' ') || warning.startsWith(own + ':'));
+  return warnings.filter(
+    (warning) => !warning.startsWith('animation "') || warning.startsWith(own + ' ') || warning.startsWith(own + ':'),
+  );
 }
 
 /**

@@ -58,25 +58,40 @@ export function readAclSjson(text: string, file: string, options: ReadOptions = 
   const version = numberField(root, 'version', at);
   if (!Number.isInteger(version.value) || version.value < 1) at(version, 'version must be a whole number ≥ 1');
   if (version.value > ACL_SJSON_DEFAULTS.maxVersion) {
-    at(version, `ACL SJSON version ${version.value} is newer than this reader knows (${ACL_SJSON_DEFAULTS.maxVersion})`, PARSE_ERROR.UNSUPPORTED);
+    at(
+      version,
+      `ACL SJSON version ${version.value} is newer than this reader knows (${ACL_SJSON_DEFAULTS.maxVersion})`,
+      PARSE_ERROR.UNSUPPORTED,
+    );
   }
-  if (root.entries.has('track_list')) at(root.entries.get('track_list'), 'ACL track lists (scalar tracks) are not supported; only clips', PARSE_ERROR.UNSUPPORTED);
+  if (root.entries.has('track_list'))
+    at(
+      root.entries.get('track_list'),
+      'ACL track lists (scalar tracks) are not supported; only clips',
+      PARSE_ERROR.UNSUPPORTED,
+    );
 
   const clipNode = objectField(root, 'clip', at);
   const nameNode = clipNode.entries.get('name');
   const name = nameNode ? stringValue(nameNode, 'clip name', at) : defaultClipName(file);
   const numSamples = numberField(clipNode, 'num_samples', at);
-  if (!Number.isInteger(numSamples.value) || numSamples.value < 1) at(numSamples, `num_samples must be a whole number ≥ 1, got ${numSamples.value}`);
+  if (!Number.isInteger(numSamples.value) || numSamples.value < 1)
+    at(numSamples, `num_samples must be a whole number ≥ 1, got ${numSamples.value}`);
   const sampleCount = numSamples.value;
   const rateNode = numberField(clipNode, 'sample_rate', at);
-  if (!(rateNode.value > 0) || !Number.isFinite(rateNode.value)) at(rateNode, `sample_rate must be a positive number, got ${rateNode.value}`);
+  if (!(rateNode.value > 0) || !Number.isFinite(rateNode.value))
+    at(rateNode, `sample_rate must be a positive number, got ${rateNode.value}`);
   const sampleRate = rateNode.value;
   const exactNode = clipNode.entries.get('is_binary_exact');
   if (exactNode && exactNode.kind !== 'boolean') at(exactNode, 'is_binary_exact must be true or false');
   const binaryExact = exactNode?.kind === 'boolean' && exactNode.value;
   const additive = clipNode.entries.get('additive_format');
   if (additive && !(additive.kind === 'string' && additive.value.toLowerCase() === 'none')) {
-    at(additive, `additive clips are not supported (additive_format ${additive.kind === 'string' ? quoteText(additive.value) : 'is not a string'})`, PARSE_ERROR.UNSUPPORTED);
+    at(
+      additive,
+      `additive clips are not supported (additive_format ${additive.kind === 'string' ? quoteText(additive.value) : 'is not a string'})`,
+      PARSE_ERROR.UNSUPPORTED,
+    );
   }
   const settings = root.entries.get('settings');
   if (settings && settings.kind !== 'object') at(settings, 'settings must be an object');
@@ -93,7 +108,8 @@ export function readAclSjson(text: string, file: string, options: ReadOptions = 
     if (node.kind !== 'array' || node.items.length !== size) at(node, `${what}: expected an array of ${size} numbers`);
     const items = (node as SjsonArray).items;
     for (let c = 0; c < size; c++) out[o + c] = num(items[c], `${what}[${c}]`);
-    if (size === 4 && out[o] === 0 && out[o + 1] === 0 && out[o + 2] === 0 && out[o + 3] === 0) at(node, `${what} is a zero quaternion`);
+    if (size === 4 && out[o] === 0 && out[o + 1] === 0 && out[o + 2] === 0 && out[o + 3] === 0)
+      at(node, `${what} is a zero quaternion`);
   };
 
   // Bones, in file order first.
@@ -113,8 +129,13 @@ export function readAclSjson(text: string, file: string, options: ReadOptions = 
       if (!(distance > 0)) at(distNode, `bone ${quoteText(boneName)} vertex_distance must be > 0, got ${distance}`);
     }
     const bind = new Float64Array(POSE_STRIDE);
-    bind[3] = 1; bind[7] = 1; bind[8] = 1; bind[9] = 1;
-    const r = b.entries.get('bind_rotation'), t = b.entries.get('bind_translation'), s = b.entries.get('bind_scale');
+    bind[3] = 1;
+    bind[7] = 1;
+    bind[8] = 1;
+    bind[9] = 1;
+    const r = b.entries.get('bind_rotation'),
+      t = b.entries.get('bind_translation'),
+      s = b.entries.get('bind_scale');
     if (r) vector(r, 4, `bone ${quoteText(boneName)} bind_rotation`, bind, 0);
     if (t) vector(t, 3, `bone ${quoteText(boneName)} bind_translation`, bind, 4);
     if (s) vector(s, 3, `bone ${quoteText(boneName)} bind_scale`, bind, 7);
@@ -128,7 +149,8 @@ export function readAclSjson(text: string, file: string, options: ReadOptions = 
   const parentOf = fileBones.map((b) => {
     if (b.parent === '') return -1;
     const p = fileIndex.get(b.parent);
-    if (p === undefined) return at(b.parentNode, `bone ${quoteText(b.name)} has parent ${quoteText(b.parent)}, which is not a bone`);
+    if (p === undefined)
+      return at(b.parentNode, `bone ${quoteText(b.name)} has parent ${quoteText(b.parent)}, which is not a bone`);
     return p;
   });
 
@@ -140,7 +162,11 @@ export function readAclSjson(text: string, file: string, options: ReadOptions = 
   for (let i = 0; i < boneCount; i++) {
     chain.length = 0;
     for (let b = i; b >= 0 && boneOfFile[b] < 0; b = parentOf[b]) {
-      if (chain.length > boneCount) at(fileBones[i].node, `bone ${quoteText(fileBones[i].name)} is its own ancestor (the parent links form a cycle)`);
+      if (chain.length > boneCount)
+        at(
+          fileBones[i].node,
+          `bone ${quoteText(fileBones[i].name)} is its own ancestor (the parent links form a cycle)`,
+        );
       chain.push(b);
     }
     for (let c = chain.length - 1; c >= 0; c--) {
@@ -155,7 +181,11 @@ export function readAclSjson(text: string, file: string, options: ReadOptions = 
   // every sample array must hold exactly that many samples (a short one is TRUNCATED).
   const tracksNode = root.entries.get('tracks');
   if (tracksNode && tracksNode.kind !== 'array') at(tracksNode, 'tracks must be an array');
-  const kinds = [['rotations', 4], ['translations', 3], ['scales', 3]] as const;
+  const kinds = [
+    ['rotations', 4],
+    ['translations', 3],
+    ['scales', 3],
+  ] as const;
   const tracks: { bone: number; name: string; arrays: (SjsonArray | undefined)[] }[] = [];
   const seen = new Set<number>();
   for (const [i, t] of (tracksNode ? (tracksNode as SjsonArray).items : []).entries()) {
@@ -173,7 +203,11 @@ export function readAclSjson(text: string, file: string, options: ReadOptions = 
       if (samples.kind !== 'array') at(samples, `track ${quoteText(trackName)} ${key} must be an array`);
       const count = (samples as SjsonArray).items.length;
       if (count !== sampleCount) {
-        at(samples, `track ${quoteText(trackName)} has ${count} ${key}, expected num_samples = ${sampleCount}`, count < sampleCount ? PARSE_ERROR.TRUNCATED : PARSE_ERROR.BAD_VALUE);
+        at(
+          samples,
+          `track ${quoteText(trackName)} has ${count} ${key}, expected num_samples = ${sampleCount}`,
+          count < sampleCount ? PARSE_ERROR.TRUNCATED : PARSE_ERROR.BAD_VALUE,
+        );
       }
       return samples as SjsonArray;
     });
@@ -205,7 +239,8 @@ export function readAclSjson(text: string, file: string, options: ReadOptions = 
       if (!samples) return;
       const [key, width] = kinds[k];
       const label = `track ${quoteText(trackName)} ${key}`;
-      for (let s = 0; s < sampleCount; s++) vector(samples.items[s], width, `${label}[${s}]`, outputs[k], (b * sampleCount + s) * width);
+      for (let s = 0; s < sampleCount; s++)
+        vector(samples.items[s], width, `${label}[${s}]`, outputs[k], (b * sampleCount + s) * width);
     });
   }
   try {
@@ -226,7 +261,8 @@ const HEX_SCRATCH = new DataView(new ArrayBuffer(8));
 
 /** ACL's binary-exact value: up to 16 hex digits holding the bits of a float64. */
 function hexToDouble(node: SjsonString, what: string, at: (n: SjsonNode, p: string) => never): number {
-  if (!/^[0-9a-fA-F]{1,16}$/.test(node.value)) return at(node, `${what}: ${quoteText(node.value)} is not a hexadecimal float64`);
+  if (!/^[0-9a-fA-F]{1,16}$/.test(node.value))
+    return at(node, `${what}: ${quoteText(node.value)} is not a hexadecimal float64`);
   const padded = node.value.padStart(16, '0');
   HEX_SCRATCH.setUint32(0, parseInt(padded.slice(0, 8), 16));
   HEX_SCRATCH.setUint32(4, parseInt(padded.slice(8), 16));
@@ -271,17 +307,40 @@ function stringValue(node: SjsonNode, what: string, at: At): string {
 /** A parsed SJSON value with the offset of its first character. */
 export type SjsonNode = SjsonString | SjsonNumber | SjsonBoolean | SjsonNull | SjsonArray | SjsonObject;
 /** A string (quoted, or a bare word such as `float4f`). */
-export interface SjsonString { kind: 'string'; value: string; pos: number }
+export interface SjsonString {
+  kind: 'string';
+  value: string;
+  pos: number;
+}
 /** A number. */
-export interface SjsonNumber { kind: 'number'; value: number; pos: number }
+export interface SjsonNumber {
+  kind: 'number';
+  value: number;
+  pos: number;
+}
 /** `true` or `false`. */
-export interface SjsonBoolean { kind: 'boolean'; value: boolean; pos: number }
+export interface SjsonBoolean {
+  kind: 'boolean';
+  value: boolean;
+  pos: number;
+}
 /** `null`. */
-export interface SjsonNull { kind: 'null'; pos: number }
+export interface SjsonNull {
+  kind: 'null';
+  pos: number;
+}
 /** An array; commas between items are optional. */
-export interface SjsonArray { kind: 'array'; items: SjsonNode[]; pos: number }
+export interface SjsonArray {
+  kind: 'array';
+  items: SjsonNode[];
+  pos: number;
+}
 /** An object; keys are unique. */
-export interface SjsonObject { kind: 'object'; entries: Map<string, SjsonNode>; pos: number }
+export interface SjsonObject {
+  kind: 'object';
+  entries: Map<string, SjsonNode>;
+  pos: number;
+}
 
 /** A parsed SJSON document: the root object and offset → line/column. */
 export interface SjsonDocument {
@@ -303,7 +362,16 @@ const NUMBER_RE = /[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?/y;
 const WORD_RE = /[A-Za-z_$][\w$.-]*/y;
 /** A bare value that starts like a number but goes on with letters, e.g. unquoted hex `3F800000`. */
 const BARE_RE = /[\w$.+-]+/y;
-const ESCAPES: Readonly<Record<string, string>> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+const ESCAPES: Readonly<Record<string, string>> = {
+  '"': '"',
+  '\\': '\\',
+  '/': '/',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+};
 
 class SjsonParser {
   private i = 0;
@@ -311,7 +379,10 @@ class SjsonParser {
   /** Most items the next array may hold (the root's `bones`), or 0 for no limit. */
   private nextArrayLimit = 0;
 
-  constructor(private readonly text: string, private readonly file: string) {
+  constructor(
+    private readonly text: string,
+    private readonly file: string,
+  ) {
     if (text.charCodeAt(0) === 0xfeff) this.i = 1;
   }
 
@@ -331,8 +402,12 @@ class SjsonParser {
   /** Line and column of `pos`. Called for errors and a few places only: one scan, no line table. */
   private position(pos: number): { line: number; column: number } {
     const t = this.text;
-    let line = 1, start = 0;
-    for (let nl = t.indexOf('\n'); nl >= 0 && nl < pos; nl = t.indexOf('\n', nl + 1)) { line++; start = nl + 1; }
+    let line = 1,
+      start = 0;
+    for (let nl = t.indexOf('\n'); nl >= 0 && nl < pos; nl = t.indexOf('\n', nl + 1)) {
+      line++;
+      start = nl + 1;
+    }
     return { line, column: pos - start + 1 };
   }
 
@@ -346,7 +421,10 @@ class SjsonParser {
     const t = this.text;
     for (;;) {
       const c = t.charCodeAt(this.i);
-      if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) { this.i++; continue; }
+      if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) {
+        this.i++;
+        continue;
+      }
       if (c === 0x2f /* / */) {
         const d = t.charCodeAt(this.i + 1);
         if (d === 0x2f) {
@@ -368,7 +446,10 @@ class SjsonParser {
   /** Skips whitespace and at most one comma. */
   private skipSeparator(): void {
     this.skip();
-    if (this.text.charCodeAt(this.i) === 0x2c /* , */) { this.i++; this.skip(); }
+    if (this.text.charCodeAt(this.i) === 0x2c /* , */) {
+      this.i++;
+      this.skip();
+    }
   }
 
   /** `key = value` pairs until `close` (a char code) or, for the root (-1), the end of the text. */
@@ -378,7 +459,8 @@ class SjsonParser {
       this.skip();
       const c = this.text.charCodeAt(this.i);
       if (close < 0 ? this.i >= this.text.length : c === close) break;
-      if (this.i >= this.text.length) this.error(`unclosed object (opened at line ${this.position(pos).line})`, this.i, PARSE_ERROR.TRUNCATED);
+      if (this.i >= this.text.length)
+        this.error(`unclosed object (opened at line ${this.position(pos).line})`, this.i, PARSE_ERROR.TRUNCATED);
       const keyPos = this.i;
       const key = this.parseKey();
       this.skip();
@@ -402,7 +484,12 @@ class SjsonParser {
     if (this.text.charCodeAt(this.i) === 0x22 /* " */) return this.parseString();
     WORD_RE.lastIndex = this.i;
     const m = WORD_RE.exec(this.text);
-    if (!m) this.error(this.i >= this.text.length ? 'unexpected end of file, expected a key' : `expected a key, found "${this.text[this.i]}"`);
+    if (!m)
+      this.error(
+        this.i >= this.text.length
+          ? 'unexpected end of file, expected a key'
+          : `expected a key, found "${this.text[this.i]}"`,
+      );
     this.i += m![0].length;
     return m![0];
   }
@@ -435,7 +522,8 @@ class SjsonParser {
       if (w[0] === 'null') return { kind: 'null', pos };
       return { kind: 'string', value: w[0], pos };
     }
-    if (pos >= this.text.length) return this.error('unexpected end of file, expected a value', pos, PARSE_ERROR.TRUNCATED);
+    if (pos >= this.text.length)
+      return this.error('unexpected end of file, expected a value', pos, PARSE_ERROR.TRUNCATED);
     return this.error(`expected a value, found "${this.text[pos]}"`);
   }
 
@@ -461,8 +549,12 @@ class SjsonParser {
     this.nextArrayLimit = 0;
     for (;;) {
       this.skip();
-      if (this.i >= this.text.length) this.error(`unclosed array (opened at line ${this.position(pos).line})`, this.i, PARSE_ERROR.TRUNCATED);
-      if (this.text.charCodeAt(this.i) === 0x5d /* ] */) { this.i++; break; }
+      if (this.i >= this.text.length)
+        this.error(`unclosed array (opened at line ${this.position(pos).line})`, this.i, PARSE_ERROR.TRUNCATED);
+      if (this.text.charCodeAt(this.i) === 0x5d /* ] */) {
+        this.i++;
+        break;
+      }
       if (limit > 0 && items.length === limit) {
         const { line, column } = this.position(this.i);
         checkBoneCount(this.file, line, limit + 1, column);
@@ -488,11 +580,16 @@ class SjsonParser {
         return out;
       }
       if (c === 0x0a) this.error('unclosed string (a string cannot span lines)', start);
-      if (c !== 0x5c /* \ */) { this.i++; continue; }
+      if (c !== 0x5c /* \ */) {
+        this.i++;
+        continue;
+      }
       out += t.slice(run, this.i);
       const e = t[this.i + 1];
-      if (e !== undefined && e in ESCAPES) { out += ESCAPES[e]; this.i += 2; }
-      else if (e === 'u' && /^[0-9a-fA-F]{4}$/.test(t.slice(this.i + 2, this.i + 6))) {
+      if (e !== undefined && e in ESCAPES) {
+        out += ESCAPES[e];
+        this.i += 2;
+      } else if (e === 'u' && /^[0-9a-fA-F]{4}$/.test(t.slice(this.i + 2, this.i + 6))) {
         out += String.fromCharCode(parseInt(t.slice(this.i + 2, this.i + 6), 16));
         this.i += 6;
       } else this.error(`bad escape "\\${e ?? ''}" in string`);

@@ -25,8 +25,12 @@ export const BVH_RATE_SNAP_TOLERANCE = 1e-3;
 
 // Channel kinds: 0..2 = X/Y/Z position, 3..5 = X/Y/Z rotation.
 const CHANNEL_KINDS: ReadonlyMap<string, number> = new Map([
-  ['xposition', 0], ['yposition', 1], ['zposition', 2],
-  ['xrotation', 3], ['yrotation', 4], ['zrotation', 5],
+  ['xposition', 0],
+  ['yposition', 1],
+  ['zposition', 2],
+  ['xrotation', 3],
+  ['yrotation', 4],
+  ['zrotation', 5],
 ]);
 const CHANNEL_NAMES = 'Xposition, Yposition, Zposition, Xrotation, Yrotation, Zrotation';
 
@@ -79,14 +83,19 @@ export function readBvh(text: string, file: string, options: ReadOptions = {}): 
     defaultPose[o + 4] = hierarchy.offsets[b * 3];
     defaultPose[o + 5] = hierarchy.offsets[b * 3 + 1];
     defaultPose[o + 6] = hierarchy.offsets[b * 3 + 2];
-    defaultPose[o + 7] = 1; defaultPose[o + 8] = 1; defaultPose[o + 9] = 1;
+    defaultPose[o + 7] = 1;
+    defaultPose[o + 8] = 1;
+    defaultPose[o + 9] = 1;
   }
   const skeleton = createSkeleton(hierarchy.names, hierarchy.parents, defaultPose, unit);
   // BVH animates rotations and positions (OFFSET when a joint has no position channels), never scale:
   // a host binds only those tracks, as it would the source clip.
   const channelMask = new Uint8Array(boneCount * 3);
   for (let t = 0; t < channelMask.length; t++) channelMask[t] = t % 3 === 2 ? 0 : 1;
-  const clip: RawClip = { ...createRawClip(clipNameOf(file), skeleton, motion.sampleRate, motion.frameCount, unit), channelMask };
+  const clip: RawClip = {
+    ...createRawClip(clipNameOf(file), skeleton, motion.sampleRate, motion.frameCount, unit),
+    channelMask,
+  };
   readFrames(text, file, motion, hierarchy, clip);
   return clip;
 }
@@ -123,23 +132,46 @@ function scanNumber(text: string, start: number): number {
   let i = start;
   let c = codeAt(text, i);
   let negative = false;
-  if (c === 45) { negative = true; c = codeAt(text, ++i); } else if (c === 43) c = codeAt(text, ++i);
-  let mantissa = 0, digits = 0, exponent = 0;
-  while (c >= 48 && c <= 57) { mantissa = mantissa * 10 + (c - 48); digits++; c = codeAt(text, ++i); }
+  if (c === 45) {
+    negative = true;
+    c = codeAt(text, ++i);
+  } else if (c === 43) c = codeAt(text, ++i);
+  let mantissa = 0,
+    digits = 0,
+    exponent = 0;
+  while (c >= 48 && c <= 57) {
+    mantissa = mantissa * 10 + (c - 48);
+    digits++;
+    c = codeAt(text, ++i);
+  }
   if (c === 46) {
     c = codeAt(text, ++i);
-    while (c >= 48 && c <= 57) { mantissa = mantissa * 10 + (c - 48); digits++; exponent--; c = codeAt(text, ++i); }
+    while (c >= 48 && c <= 57) {
+      mantissa = mantissa * 10 + (c - 48);
+      digits++;
+      exponent--;
+      c = codeAt(text, ++i);
+    }
   }
-  if (digits === 0) { scanEnd = start; return NaN; }
+  if (digits === 0) {
+    scanEnd = start;
+    return NaN;
+  }
   if (c === 101 || c === 69) {
     let j = i + 1;
     let e = codeAt(text, j);
     let expNegative = false;
-    if (e === 45) { expNegative = true; e = codeAt(text, ++j); } else if (e === 43) e = codeAt(text, ++j);
+    if (e === 45) {
+      expNegative = true;
+      e = codeAt(text, ++j);
+    } else if (e === 43) e = codeAt(text, ++j);
     if (e >= 48 && e <= 57) {
       let value = 0;
       // Cap the exponent so a hostile "1e99999999999" cannot lose precision into a valid range.
-      while (e >= 48 && e <= 57) { if (value < 100000) value = value * 10 + (e - 48); e = codeAt(text, ++j); }
+      while (e >= 48 && e <= 57) {
+        if (value < 100000) value = value * 10 + (e - 48);
+        e = codeAt(text, ++j);
+      }
       exponent += expNegative ? -value : value;
       i = j;
     }
@@ -164,7 +196,10 @@ class HeaderScanner {
   /** Line of the token most recently returned by {@link next}. */
   tokenLine = 1;
 
-  constructor(readonly text: string, readonly file: string) {
+  constructor(
+    readonly text: string,
+    readonly file: string,
+  ) {
     if (text.charCodeAt(0) === 0xfeff) this.pos = 1;
   }
 
@@ -187,7 +222,10 @@ class HeaderScanner {
     this.tokenLine = this.line;
     if (start >= text.length) return null;
     const c = text.charCodeAt(start);
-    if (c === 123 || c === 125) { this.pos++; return c === 123 ? '{' : '}'; }
+    if (c === 123 || c === 125) {
+      this.pos++;
+      return c === 123 ? '{' : '}';
+    }
     let i = start;
     while (i < text.length) {
       const d = text.charCodeAt(i);
@@ -231,7 +269,8 @@ class HeaderScanner {
 
   /** Parses `token` as one finite number, or throws naming `what`. */
   number(token: string | null, what: string): number {
-    if (token === null) throw this.fail(this.lastLine(), `file ends inside HIERARCHY: expected ${what}`, PARSE_ERROR.TRUNCATED);
+    if (token === null)
+      throw this.fail(this.lastLine(), `file ends inside HIERARCHY: expected ${what}`, PARSE_ERROR.TRUNCATED);
     const v = scanNumber(token, 0);
     if (scanEnd !== token.length || !Number.isFinite(v)) {
       throw this.fail(this.tokenLine, `${what}: ${quoteText(token)} is not a finite number`, PARSE_ERROR.BAD_VALUE);
@@ -286,7 +325,8 @@ function readHierarchy(s: HeaderScanner): Hierarchy {
 
   const expectOpenBrace = (what: string): void => {
     const brace = s.next();
-    if (brace === null) throw s.fail(s.lastLine(), `file ends inside HIERARCHY: expected "{" after ${what}`, PARSE_ERROR.TRUNCATED);
+    if (brace === null)
+      throw s.fail(s.lastLine(), `file ends inside HIERARCHY: expected "{" after ${what}`, PARSE_ERROR.TRUNCATED);
     if (brace !== '{') throw s.fail(s.tokenLine, `expected "{" after ${what}, found ${quoteText(brace)}`);
     openLines.push(s.tokenLine);
   };
@@ -297,7 +337,11 @@ function readHierarchy(s: HeaderScanner): Hierarchy {
     if (token === null) {
       if (stack.length > 0) {
         const top = stack[stack.length - 1];
-        throw s.fail(s.lastLine(), `file ends inside HIERARCHY: the "{" of ${describe(top)} at line ${openLines[openLines.length - 1]} is not closed`, PARSE_ERROR.TRUNCATED);
+        throw s.fail(
+          s.lastLine(),
+          `file ends inside HIERARCHY: the "{" of ${describe(top)} at line ${openLines[openLines.length - 1]} is not closed`,
+          PARSE_ERROR.TRUNCATED,
+        );
       }
       if (names.length === 0) throw s.fail(s.lastLine(), 'file ends inside HIERARCHY: no ROOT', PARSE_ERROR.TRUNCATED);
       throw s.fail(s.lastLine(), 'missing MOTION section after HIERARCHY', PARSE_ERROR.TRUNCATED);
@@ -307,7 +351,11 @@ function readHierarchy(s: HeaderScanner): Hierarchy {
       case 'JOINT': {
         let parent = -1;
         if (token === 'ROOT') {
-          if (stack.length > 0) throw s.fail(line, `ROOT inside ${describe(stack[stack.length - 1])} (opened at line ${openLines[openLines.length - 1]}; is a "}" missing?)`);
+          if (stack.length > 0)
+            throw s.fail(
+              line,
+              `ROOT inside ${describe(stack[stack.length - 1])} (opened at line ${openLines[openLines.length - 1]}; is a "}" missing?)`,
+            );
         } else {
           if (stack.length === 0) throw s.fail(line, 'JOINT outside any ROOT');
           parent = stack[stack.length - 1];
@@ -318,7 +366,8 @@ function readHierarchy(s: HeaderScanner): Hierarchy {
         const name = s.restOfLine();
         if (name === '') throw s.fail(line, `${token} without a name`);
         const earlier = nameLines.get(name);
-        if (earlier !== undefined) throw s.fail(line, `duplicate bone name ${quoteText(name)} (first at line ${earlier})`);
+        if (earlier !== undefined)
+          throw s.fail(line, `duplicate bone name ${quoteText(name)} (first at line ${earlier})`);
         nameLines.set(name, line);
         const bone = names.length;
         names.push(name);
@@ -333,7 +382,8 @@ function readHierarchy(s: HeaderScanner): Hierarchy {
       }
       case 'End': {
         const site = s.next();
-        if (site === null || site.toLowerCase() !== 'site') throw s.fail(line, `expected "End Site", found ${quoteText(`End ${site ?? ''}`)}`);
+        if (site === null || site.toLowerCase() !== 'site')
+          throw s.fail(line, `expected "End Site", found ${quoteText(`End ${site ?? ''}`)}`);
         if (stack.length === 0) throw s.fail(line, 'End Site outside any joint');
         if (stack[stack.length - 1] === END_SITE) throw s.fail(line, 'End Site inside an End Site');
         expectOpenBrace('End Site');
@@ -345,7 +395,8 @@ function readHierarchy(s: HeaderScanner): Hierarchy {
         if (stack.length === 0) throw s.fail(line, 'unexpected "}": no block is open');
         const block = stack.pop()!;
         openLines.pop();
-        if (block === END_SITE ? !endSiteHasOffset : !hasOffset[block]) throw s.fail(line, `${describe(block)} has no OFFSET`);
+        if (block === END_SITE ? !endSiteHasOffset : !hasOffset[block])
+          throw s.fail(line, `${describe(block)} has no OFFSET`);
         break;
       }
       case '{':
@@ -353,20 +404,24 @@ function readHierarchy(s: HeaderScanner): Hierarchy {
       case 'OFFSET': {
         if (stack.length === 0) throw s.fail(line, 'OFFSET outside any joint');
         const block = stack[stack.length - 1];
-        if (block === END_SITE ? endSiteHasOffset : hasOffset[block]) throw s.fail(line, `second OFFSET in ${describe(block)}`);
+        if (block === END_SITE ? endSiteHasOffset : hasOffset[block])
+          throw s.fail(line, `second OFFSET in ${describe(block)}`);
         const values = [0, 0, 0];
         for (let k = 0; k < 3; k++) {
           const v = s.next();
           if (v !== null && s.tokenLine !== line) throw s.fail(line, `OFFSET needs 3 numbers, found ${k}`);
           values[k] = s.number(v, `OFFSET of ${describe(block)}`);
-          if (Math.abs(values[k]) > FLOAT32_MAX) throw s.fail(line, `OFFSET of ${describe(block)}: ${v} is out of float32 range`, PARSE_ERROR.BAD_VALUE);
+          if (Math.abs(values[k]) > FLOAT32_MAX)
+            throw s.fail(line, `OFFSET of ${describe(block)}: ${v} is out of float32 range`, PARSE_ERROR.BAD_VALUE);
         }
         if (!s.lineIsEmpty()) throw s.fail(line, `OFFSET needs 3 numbers, found more: ${quoteText(s.next() ?? '')}`);
         if (block === END_SITE) {
           endSiteHasOffset = true;
         } else {
           hasOffset[block] = true;
-          offsets[block * 3] = values[0]; offsets[block * 3 + 1] = values[1]; offsets[block * 3 + 2] = values[2];
+          offsets[block * 3] = values[0];
+          offsets[block * 3 + 1] = values[1];
+          offsets[block * 3 + 2] = values[2];
         }
         break;
       }
@@ -377,15 +432,24 @@ function readHierarchy(s: HeaderScanner): Hierarchy {
         if (hasChannels[bone]) throw s.fail(line, `second CHANNELS in ${describe(bone)}`);
         hasChannels[bone] = true;
         const countToken = s.next();
-        if (countToken === null || s.tokenLine !== line || !/^\d+$/.test(countToken) || Number(countToken) > BVH_MAX_CHANNELS_PER_JOINT) {
-          throw s.fail(line, `bad CHANNELS count ${quoteText(countToken !== null && s.tokenLine === line ? countToken : '')} (expected a whole number 0..${BVH_MAX_CHANNELS_PER_JOINT})`);
+        if (
+          countToken === null ||
+          s.tokenLine !== line ||
+          !/^\d+$/.test(countToken) ||
+          Number(countToken) > BVH_MAX_CHANNELS_PER_JOINT
+        ) {
+          throw s.fail(
+            line,
+            `bad CHANNELS count ${quoteText(countToken !== null && s.tokenLine === line ? countToken : '')} (expected a whole number 0..${BVH_MAX_CHANNELS_PER_JOINT})`,
+          );
         }
         const count = Number(countToken);
         for (let k = 0; k < count; k++) {
           const name = s.next();
           if (name === null || s.tokenLine !== line) throw s.fail(line, `CHANNELS ${count} lists ${k} channel names`);
           const kind = CHANNEL_KINDS.get(name.toLowerCase());
-          if (kind === undefined) throw s.fail(line, `unknown channel name ${quoteText(name)} (expected one of ${CHANNEL_NAMES})`);
+          if (kind === undefined)
+            throw s.fail(line, `unknown channel name ${quoteText(name)} (expected one of ${CHANNEL_NAMES})`);
           const channel = channelCount + k;
           if (kind < 3) {
             // Two channels for one component would make "replaces the OFFSET" ambiguous.
@@ -404,7 +468,10 @@ function readHierarchy(s: HeaderScanner): Hierarchy {
       }
       case 'MOTION': {
         if (stack.length > 0) {
-          throw s.fail(line, `MOTION inside an open block: the "{" of ${describe(stack[stack.length - 1])} at line ${openLines[openLines.length - 1]} is not closed`);
+          throw s.fail(
+            line,
+            `MOTION inside an open block: the "{" of ${describe(stack[stack.length - 1])} at line ${openLines[openLines.length - 1]} is not closed`,
+          );
         }
         if (names.length === 0) throw s.fail(line, 'MOTION before any ROOT: the file has no bones');
         // rotationOwner is in bone order because CHANNELS lines are read in bone order.
@@ -424,7 +491,10 @@ function readHierarchy(s: HeaderScanner): Hierarchy {
         };
       }
       default:
-        throw s.fail(line, `unexpected ${quoteText(token)} in HIERARCHY (expected ROOT, JOINT, End Site, OFFSET, CHANNELS, "}" or MOTION)`);
+        throw s.fail(
+          line,
+          `unexpected ${quoteText(token)} in HIERARCHY (expected ROOT, JOINT, End Site, OFFSET, CHANNELS, "}" or MOTION)`,
+        );
     }
   }
 }
@@ -463,15 +533,19 @@ function readMotionHeader(s: HeaderScanner, channelCount: number): MotionHeader 
   if (frameCount === 0) throw s.fail(framesLine, 'Frames: 0: a clip needs at least one frame', PARSE_ERROR.BAD_VALUE);
 
   const frame = s.next();
-  if (frame === null) throw s.fail(s.lastLine(), 'file ends after Frames: expected "Frame Time:"', PARSE_ERROR.TRUNCATED);
+  if (frame === null)
+    throw s.fail(s.lastLine(), 'file ends after Frames: expected "Frame Time:"', PARSE_ERROR.TRUNCATED);
   if (frame !== 'Frame') throw s.fail(s.tokenLine, `missing "Frame Time:" after Frames (found ${quoteText(frame)})`);
   const timeText = valueAfter('Time:', 'Frame Time:');
   const timeLine = s.tokenLine;
   const frameTime = s.number(timeText, 'Frame Time');
-  if (!(frameTime > 0)) throw s.fail(timeLine, `Frame Time ${cutText(timeText)} must be greater than 0 seconds`, PARSE_ERROR.BAD_VALUE);
-  if (!s.lineIsEmpty()) throw s.fail(timeLine, `unexpected ${quoteText(s.next() ?? '')} after Frame Time (frames start on the next line)`);
+  if (!(frameTime > 0))
+    throw s.fail(timeLine, `Frame Time ${cutText(timeText)} must be greater than 0 seconds`, PARSE_ERROR.BAD_VALUE);
+  if (!s.lineIsEmpty())
+    throw s.fail(timeLine, `unexpected ${quoteText(s.next() ?? '')} after Frame Time (frames start on the next line)`);
 
-  if (channelCount === 0) throw s.fail(motionLine, 'no joint has CHANNELS: nothing is animated', PARSE_ERROR.UNSUPPORTED);
+  if (channelCount === 0)
+    throw s.fail(motionLine, 'no joint has CHANNELS: nothing is animated', PARSE_ERROR.UNSUPPORTED);
 
   const rawRate = 1 / frameTime;
   const whole = Math.round(rawRate);
@@ -486,10 +560,14 @@ function readMotionHeader(s: HeaderScanner, channelCount: number): MotionHeader 
 
 /** Counts lines holding something other than whitespace, from `start` to the end. */
 function countNonBlankLines(text: string, start: number): number {
-  let count = 0, blank = true;
+  let count = 0,
+    blank = true;
   for (let i = start; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === LF) { if (!blank) count++; blank = true; } else if (!isSpace(c)) blank = false;
+    if (c === LF) {
+      if (!blank) count++;
+      blank = true;
+    } else if (!isSpace(c)) blank = false;
   }
   return blank ? count : count + 1;
 }
@@ -526,26 +604,37 @@ function checkFramesFit(text: string, file: string, m: MotionHeader, boneCount: 
   }
   if (lines < m.frameCount) throw truncatedFrames(text, file, m, countNonBlankLines(text, m.dataStart));
   const tooMany = boneSamplesProblem(boneCount, m.frameCount);
-  if (tooMany !== undefined) throw new ParseError(PARSE_ERROR.LIMIT, `Frames: ${m.frameCount}: ${tooMany}`, file, m.framesLine);
+  if (tooMany !== undefined)
+    throw new ParseError(PARSE_ERROR.LIMIT, `Frames: ${m.frameCount}: ${tooMany}`, file, m.framesLine);
   checkClipSize(file, m.framesLine, `Frames: ${m.frameCount}`, boneCount, m.frameCount, options);
 }
 
 /** Describes the token at `pos` for an error message (up to the next whitespace). */
 function tokenAt(text: string, pos: number): string {
   let end = pos;
-  while (end < text.length && end - pos <= MAX_QUOTED_CHARS && text.charCodeAt(end) !== LF && !isSpace(text.charCodeAt(end))) end++;
+  while (
+    end < text.length &&
+    end - pos <= MAX_QUOTED_CHARS &&
+    text.charCodeAt(end) !== LF &&
+    !isSpace(text.charCodeAt(end))
+  )
+    end++;
   // One character past the cut tells a long token from one of exactly the cut's length.
   return end - pos > MAX_QUOTED_CHARS ? `${text.slice(pos, pos + MAX_QUOTED_CHARS)}…` : text.slice(pos, end);
 }
 
 /** Counts the whitespace-separated values from `pos` to the end of its line. */
 function countValuesOnLine(text: string, pos: number): number {
-  let count = 0, inToken = false;
+  let count = 0,
+    inToken = false;
   for (let i = pos; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === LF) break;
     if (isSpace(c)) inToken = false;
-    else if (!inToken) { inToken = true; count++; }
+    else if (!inToken) {
+      inToken = true;
+      count++;
+    }
   }
   return count;
 }
@@ -563,7 +652,8 @@ function readFrames(text: string, file: string, m: MotionHeader, h: Hierarchy, c
   const values = new Float64Array(channelCount);
   const offsets = Float64Array.from(h.offsets);
   const { positionChannels, rotationStart, rotationAxes, rotationChannels } = h;
-  const rotations = clip.rotations, translations = clip.translations;
+  const rotations = clip.rotations,
+    translations = clip.translations;
   const len = text.length;
   let pos = m.dataStart;
   let line = m.dataLine;
@@ -593,17 +683,32 @@ function readFrames(text: string, file: string, m: MotionHeader, h: Hierarchy, c
       const end = scanEnd;
       const next = end < len ? text.charCodeAt(end) : 32;
       if (end === pos || !(next === 32 || next === LF || isSpace(next))) {
-        throw new ParseError(PARSE_ERROR.BAD_VALUE, `frame ${f + 1}: value ${ch + 1} "${tokenAt(text, pos)}" is not a number`, file, line);
+        throw new ParseError(
+          PARSE_ERROR.BAD_VALUE,
+          `frame ${f + 1}: value ${ch + 1} "${tokenAt(text, pos)}" is not a number`,
+          file,
+          line,
+        );
       }
       if (!Number.isFinite(v)) {
-        throw new ParseError(PARSE_ERROR.BAD_VALUE, `frame ${f + 1}: value ${ch + 1} "${tokenAt(text, pos)}" is not finite`, file, line);
+        throw new ParseError(
+          PARSE_ERROR.BAD_VALUE,
+          `frame ${f + 1}: value ${ch + 1} "${tokenAt(text, pos)}" is not finite`,
+          file,
+          line,
+        );
       }
       values[ch] = v;
       pos = end;
     }
     while (pos < len && isSpace(text.charCodeAt(pos))) pos++;
     if (pos < len && text.charCodeAt(pos) !== LF) {
-      throw new ParseError(PARSE_ERROR.SYNTAX, `frame ${f + 1}: expected ${channelCount} channel values, got ${channelCount + countValuesOnLine(text, pos)}`, file, line);
+      throw new ParseError(
+        PARSE_ERROR.SYNTAX,
+        `frame ${f + 1}: expected ${channelCount} channel values, got ${channelCount + countValuesOnLine(text, pos)}`,
+        file,
+        line,
+      );
     }
 
     for (let b = 0; b < boneCount; b++) {
@@ -614,24 +719,45 @@ function readFrames(text: string, file: string, m: MotionHeader, h: Hierarchy, c
         if (channel >= 0) {
           t = values[channel];
           if (t > FLOAT32_MAX || t < -FLOAT32_MAX) {
-            throw new ParseError(PARSE_ERROR.BAD_VALUE, `frame ${f + 1}: value ${channel + 1} (${t}) is out of float32 range`, file, line);
+            throw new ParseError(
+              PARSE_ERROR.BAD_VALUE,
+              `frame ${f + 1}: value ${channel + 1} (${t}) is out of float32 range`,
+              file,
+              line,
+            );
           }
         }
         translations[ti + k] = t;
       }
       // q = q · q_axis for each channel in listed order: intrinsic composition.
-      let qx = 0, qy = 0, qz = 0, qw = 1;
+      let qx = 0,
+        qy = 0,
+        qz = 0,
+        qw = 1;
       for (let r = rotationStart[b], rEnd = rotationStart[b + 1]; r < rEnd; r++) {
         const half = values[rotationChannels[r]] * HALF_DEGREE_RAD;
-        const sn = Math.sin(half), cs = Math.cos(half);
-        const x = qx, y = qy, z = qz, w = qw;
+        const sn = Math.sin(half),
+          cs = Math.cos(half);
+        const x = qx,
+          y = qy,
+          z = qz,
+          w = qw;
         const axis = rotationAxes[r];
         if (axis === 0) {
-          qx = x * cs + w * sn; qy = y * cs + z * sn; qz = z * cs - y * sn; qw = w * cs - x * sn;
+          qx = x * cs + w * sn;
+          qy = y * cs + z * sn;
+          qz = z * cs - y * sn;
+          qw = w * cs - x * sn;
         } else if (axis === 1) {
-          qx = x * cs - z * sn; qy = y * cs + w * sn; qz = z * cs + x * sn; qw = w * cs - y * sn;
+          qx = x * cs - z * sn;
+          qy = y * cs + w * sn;
+          qz = z * cs + x * sn;
+          qw = w * cs - y * sn;
         } else {
-          qx = x * cs + y * sn; qy = y * cs - x * sn; qz = z * cs + w * sn; qw = w * cs - z * sn;
+          qx = x * cs + y * sn;
+          qy = y * cs - x * sn;
+          qz = z * cs + w * sn;
+          qw = w * cs - z * sn;
         }
       }
       const inv = 1 / Math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw);

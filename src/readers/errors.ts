@@ -32,7 +32,10 @@ export class ParseError extends BonepressError {
     readonly column = 0,
   ) {
     const at = line > 0 ? `line ${line}${column > 0 ? `, column ${column}` : ''}: ` : '';
-    super(code, `${file}${line > 0 ? `:${line}` : ''}${line > 0 && column > 0 ? `:${column}` : ''}: ${problem}`, { file, detail: `${at}${problem}` });
+    super(code, `${file}${line > 0 ? `:${line}` : ''}${line > 0 && column > 0 ? `:${column}` : ''}: ${problem}`, {
+      file,
+      detail: `${at}${problem}`,
+    });
   }
 }
 

@@ -20,7 +20,16 @@ import { convertLength, type LengthUnit } from '../clip/units.js';
 import { MAX_QUOTED_CHARS, ParseError, PARSE_ERROR, quoteText, type ParseErrorCode } from './errors.js';
 import { boneSamplesProblem, checkBoneCount, checkClipSize, type ReadOptions } from './options.js';
 import {
-  countOffGridKeys, detectSampleRate, INTERPOLATION, keysOnGrid, resampleTrack, sampleCountFor, sampleTrackAt, unionKeyTimes, type Interpolation, type KeyframeTrack,
+  countOffGridKeys,
+  detectSampleRate,
+  INTERPOLATION,
+  keysOnGrid,
+  resampleTrack,
+  sampleCountFor,
+  sampleTrackAt,
+  unionKeyTimes,
+  type Interpolation,
+  type KeyframeTrack,
 } from './resample.js';
 
 /** Options of {@link readGltf} and {@link readGltfWithWarnings}. */
@@ -146,13 +155,18 @@ export async function readGltf(bytes: Uint8Array, file: string, options: GltfRea
  * over `READ_LIMITS.maxBoneSamples` (readers/options.ts) (keys spanning a very long time) or a meshopt
  * views over {@link GLTF_DEFAULTS}.maxMeshoptBytes.
  */
-export async function readGltfWithWarnings(bytes: Uint8Array, file: string, options: GltfReadOptions = {}): Promise<GltfReadResult> {
+export async function readGltfWithWarnings(
+  bytes: Uint8Array,
+  file: string,
+  options: GltfReadOptions = {},
+): Promise<GltfReadResult> {
   const fail = (problem: string, code: ParseErrorCode = PARSE_ERROR.BAD_VALUE): never => {
     throw new ParseError(code, problem, file);
   };
   const warnings: string[] = [];
   const rate = options.sampleRate;
-  if (rate !== undefined && !(rate > 0 && Number.isFinite(rate))) fail(`sample rate ${rate} Hz (need a positive number)`);
+  if (rate !== undefined && !(rate > 0 && Number.isFinite(rate)))
+    fail(`sample rate ${rate} Hz (need a positive number)`);
   const unit = options.unit ?? GLTF_DEFAULTS.unit;
 
   const { json, glbBin } = parseContainer(bytes, file);
@@ -170,17 +184,37 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
   if (usable.length === 0) {
     // Morph weights alone (no node moves): read them as extra bones, as the glTF output does,
     // rather than refuse the file; unless the caller turned extra tracks off.
-    if (options.extraTracks === undefined && animatesWeights(json)) return readGltfWithWarnings(bytes, file, { ...options, extraTracks: true });
-    fail(`no skeletal animation: none of the ${animations.length} animations moves the skeleton`, PARSE_ERROR.NO_ANIMATION);
+    if (options.extraTracks === undefined && animatesWeights(json))
+      return readGltfWithWarnings(bytes, file, { ...options, extraTracks: true });
+    fail(
+      `no skeletal animation: none of the ${animations.length} animations moves the skeleton`,
+      PARSE_ERROR.NO_ANIMATION,
+    );
   }
   // Nodes the extra bones stand for, after the skeleton's in the trimmed document.
-  const extraNodes = [...new Set(usable.flatMap((a) => [...a.props, ...a.weights].map((ch) => ch.node)))].sort((x, y) => x - y);
+  const extraNodes = [...new Set(usable.flatMap((a) => [...a.props, ...a.weights].map((ch) => ch.node)))].sort(
+    (x, y) => x - y,
+  );
   const trimIndex = Int32Array.from(skeleton.boneOfNode);
-  extraNodes.forEach((n, i) => { trimIndex[n] = skeleton.nodes.length + i; });
+  extraNodes.forEach((n, i) => {
+    trimIndex[n] = skeleton.nodes.length + i;
+  });
 
-  const { document: trimmed, targetAccessors } = await trimDocument(gltf, hierarchy, skeleton, extraNodes, trimIndex, usable, glbBin, options, fail);
+  const { document: trimmed, targetAccessors } = await trimDocument(
+    gltf,
+    hierarchy,
+    skeleton,
+    extraNodes,
+    trimIndex,
+    usable,
+    glbBin,
+    options,
+    fail,
+  );
   const logger: ILogger = {
-    debug: () => {}, info: () => {}, error: () => {},
+    debug: () => {},
+    info: () => {},
+    error: () => {},
     warn: (text) => warnings.push(`glTF-Transform: ${text}`),
   };
   let doc: Document;
@@ -205,24 +239,32 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
     const node = docNodes[trimmedNode];
     const trs = [...node.getRotation(), ...node.getTranslation(), ...node.getScale()];
     for (let i = 0; i < POSE_STRIDE; i++) {
-      if (!Number.isFinite(trs[i])) fail(`node ${sourceNode} ("${hierarchy.names[sourceNode]}"): rest transform holds ${trs[i]}`);
+      if (!Number.isFinite(trs[i]))
+        fail(`node ${sourceNode} ("${hierarchy.names[sourceNode]}"): rest transform holds ${trs[i]}`);
       out[o + i] = trs[i];
     }
   };
   for (let b = 0; b < skeletonBoneCount; b++) restOf(b, skeleton.nodes[b], defaultPose, b * POSE_STRIDE);
   const parents = skeleton.nodes.map((n) => (hierarchy.parent[n] < 0 ? -1 : skeleton.boneOfNode[hierarchy.parent[n]]));
   // Node indices let a host bind bones exactly as its loader numbered them (three.js names unnamed nodes "").
-  const bones: Skeleton = { ...createSkeleton(skeleton.names, parents, defaultPose, unit), nodeIndices: Int32Array.from(skeleton.nodes) };
+  const bones: Skeleton = {
+    ...createSkeleton(skeleton.names, parents, defaultPose, unit),
+    nodeIndices: Int32Array.from(skeleton.nodes),
+  };
 
   const clips: RawClip[] = [];
   const extras: GltfClipExtras[] = [];
   usable.forEach((animation, a) => {
     const docChannels = docAnimations[a].listChannels();
     // With extra tracks, an animation that moves no skeleton node holds only its extra bones.
-    const clipSkeleton = extraTracks ? extraBones(gltf, hierarchy, skeleton, animation, bones, unit, targetData, fail) : undefined;
+    const clipSkeleton = extraTracks
+      ? extraBones(gltf, hierarchy, skeleton, animation, bones, unit, targetData, fail)
+      : undefined;
     const clipBones = clipSkeleton?.bones ?? bones;
     if (clipSkeleton) {
-      clipSkeleton.extras.nodes.forEach((n, i) => restOf(trimIndex[n], n, clipBones.defaultPose, (clipSkeleton.extras.skeletonBones + i) * POSE_STRIDE));
+      clipSkeleton.extras.nodes.forEach((n, i) =>
+        restOf(trimIndex[n], n, clipBones.defaultPose, (clipSkeleton.extras.skeletonBones + i) * POSE_STRIDE),
+      );
       extras.push(clipSkeleton.extras);
     }
     const boneCount = clipBones.boneNames.length;
@@ -234,7 +276,8 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
       const values = accessorFloats(sampler.getOutput()!);
       for (let k = 0; k < times.length; k++) {
         if (!Number.isFinite(times[k])) fail(`${what}: key ${k} time is ${times[k]}`);
-        if (k > 0 && times[k] < times[k - 1]) fail(`${what}: key times must not decrease (key ${k} at ${times[k]} s follows ${times[k - 1]} s)`);
+        if (k > 0 && times[k] < times[k - 1])
+          fail(`${what}: key times must not decrease (key ${k} at ${times[k]} s follows ${times[k - 1]} s)`);
       }
       for (let v = 0; v < values.length; v++) {
         if (!Number.isFinite(values[v])) fail(`${what}: output value ${v} is ${values[v]}`);
@@ -245,16 +288,28 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
         const { scales } = clipSkeleton!.extras.weights[group];
         const first = clipSkeleton!.weightBone[group];
         scales.forEach((scale, t) => {
-          const x = new Float32Array(values.length / scales.length * 3);
+          const x = new Float32Array((values.length / scales.length) * 3);
           for (let k = 0; k < x.length / 3; k++) x[k * 3] = values[k * scales.length + t] * scale;
-          tracks.push({ bone: first + t, path: 'translation', track: { times, values: x, width: 3, interpolation: ch.interpolation, rotation: false } });
+          tracks.push({
+            bone: first + t,
+            path: 'translation',
+            track: { times, values: x, width: 3, interpolation: ch.interpolation, rotation: false },
+          });
         });
         return;
       }
       const width = ch.path === 'rotation' ? 4 : 3;
-      const bone = i >= animation.channels.length ? clipSkeleton!.extras.skeletonBones + clipSkeleton!.extras.nodes.indexOf(ch.node)
-        : clipSkeleton ? clipSkeleton.clipBoneOf[skeleton.boneOfNode[ch.node]] : skeleton.boneOfNode[ch.node];
-      tracks.push({ bone, path: ch.path, track: { times, values, width, interpolation: ch.interpolation, rotation: ch.path === 'rotation' } });
+      const bone =
+        i >= animation.channels.length
+          ? clipSkeleton!.extras.skeletonBones + clipSkeleton!.extras.nodes.indexOf(ch.node)
+          : clipSkeleton
+            ? clipSkeleton.clipBoneOf[skeleton.boneOfNode[ch.node]]
+            : skeleton.boneOfNode[ch.node];
+      tracks.push({
+        bone,
+        path: ch.path,
+        track: { times, values, width, interpolation: ch.interpolation, rotation: ch.path === 'rotation' },
+      });
     });
 
     const keyTimes = tracks.map((t) => t.track.times);
@@ -262,20 +317,25 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
     // it (compress/between.ts), not everywhere. Sparser keys are still multiplied up, which
     // keeps the rate of keys minutes apart (or 1e30 s) a sensible number.
     let sampleRate = rate ?? detectSampleRate(keyTimes, { minKeyRate: 1 });
-    let start = Infinity, end = -Infinity;
+    let start = Infinity,
+      end = -Infinity;
     for (const { track } of tracks) {
       start = Math.min(start, track.times[0]);
       end = Math.max(end, track.times[track.times.length - 1]);
     }
     // Keys on no uniform grid (gaps, jitter beyond float32 rounding) are kept at their own
     // times, unless the caller asked for a rate.
-    const sampleTimes = rate === undefined && !keysOnGrid(keyTimes, start, sampleRate) ? unionKeyTimes(keyTimes) : undefined;
+    const sampleTimes =
+      rate === undefined && !keysOnGrid(keyTimes, start, sampleRate) ? unionKeyTimes(keyTimes) : undefined;
     const sampleCount = sampleTimes ? sampleTimes.length : sampleCountFor(end - start, sampleRate);
     if (sampleTimes && sampleCount > 1 && end > start) sampleRate = (sampleCount - 1) / (end - start);
     // So that a bogus rate or key time cannot exhaust memory.
     const tooMany = boneSamplesProblem(boneCount, sampleCount);
     if (tooMany !== undefined) {
-      fail(`animation "${animation.name}": keys from ${start} s to ${end} s at ${formatRate(sampleRate)} Hz: ${tooMany}`, PARSE_ERROR.LIMIT);
+      fail(
+        `animation "${animation.name}": keys from ${start} s to ${end} s at ${formatRate(sampleRate)} Hz: ${tooMany}`,
+        PARSE_ERROR.LIMIT,
+      );
     }
     checkClipSize(file, 0, `animation ${quoteText(animation.name)}`, boneCount, sampleCount, options);
     const samples = createRawClip(animation.name, clipBones, sampleRate, sampleCount, unit);
@@ -283,7 +343,8 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
     const channelMask = new Uint8Array(trackCount);
     const stepMask = new Uint8Array(trackCount);
     const keyframes: (KeyframeTrack | undefined)[] = new Array<KeyframeTrack | undefined>(trackCount).fill(undefined);
-    let offGrid = 0, keys = 0;
+    let offGrid = 0,
+      keys = 0;
     for (const { bone, path, track } of tracks) {
       const kind = path === 'rotation' ? 0 : path === 'translation' ? 1 : 2;
       const out = kind === 0 ? samples.rotations : kind === 1 ? samples.translations : samples.scales;
@@ -300,9 +361,19 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
     }
     // The time base is the file's: three.js plays the clip from 0 (holding the first key
     // until it) to the last key, and loops with that period.
-    const clip: RawClip = { ...samples, startTime: start, duration: end, channelMask, stepMask, keyframes, ...(sampleTimes ? { sampleTimes } : {}) };
+    const clip: RawClip = {
+      ...samples,
+      startTime: start,
+      duration: end,
+      channelMask,
+      stepMask,
+      keyframes,
+      ...(sampleTimes ? { sampleTimes } : {}),
+    };
     if (offGrid > 0) {
-      warnings.push(`animation "${animation.name}": ${offGrid} of ${keys} keys fall between samples at ${formatRate(sampleRate)} Hz; their values are interpolated, not kept exactly`);
+      warnings.push(
+        `animation "${animation.name}": ${offGrid} of ${keys} keys fall between samples at ${formatRate(sampleRate)} Hz; their values are interpolated, not kept exactly`,
+      );
     }
     try {
       validateRawClip(clip);
@@ -320,13 +391,21 @@ export async function readGltfWithWarnings(bytes: Uint8Array, file: string, opti
  * rest transform from the caller; weight bones rest at the mesh's default weights.
  */
 function extraBones(
-  gltf: GltfJson, hierarchy: Hierarchy, skeleton: SkeletonNodes, animation: AnimationRef, bones: Skeleton, unit: LengthUnit,
-  targetData: (accessor: number) => Float32Array | undefined, fail: Fail,
+  gltf: GltfJson,
+  hierarchy: Hierarchy,
+  skeleton: SkeletonNodes,
+  animation: AnimationRef,
+  bones: Skeleton,
+  unit: LengthUnit,
+  targetData: (accessor: number) => Float32Array | undefined,
+  fail: Fail,
 ): { bones: Skeleton; extras: GltfClipExtras; weightBone: number[]; clipBoneOf: Int32Array } {
   const subset = skinSubset(gltf, hierarchy, skeleton, animation);
   const skeletonBones = subset.length;
   const clipBoneOf = new Int32Array(skeleton.nodes.length).fill(-1);
-  subset.forEach((b, i) => { clipBoneOf[b] = i; });
+  subset.forEach((b, i) => {
+    clipBoneOf[b] = i;
+  });
   const nodes = [...new Set(animation.props.map((ch) => ch.node))].sort((x, y) => x - y);
   const weightNodes = [...new Set(animation.weights.map((ch) => ch.node))].sort((x, y) => x - y);
   const targets = weightNodes.map((n) => {
@@ -408,7 +487,8 @@ function skinSubset(gltf: GltfJson, hierarchy: Hierarchy, skeleton: SkeletonNode
     // Joints were checked by chooseSkeleton; every joint and ancestor is a bone.
     const bonesOfSkin = new Set<number>();
     for (const j of skin.joints as number[]) {
-      for (let n = j; n >= 0 && !bonesOfSkin.has(skeleton.boneOfNode[n]); n = hierarchy.parent[n]) bonesOfSkin.add(skeleton.boneOfNode[n]);
+      for (let n = j; n >= 0 && !bonesOfSkin.has(skeleton.boneOfNode[n]); n = hierarchy.parent[n])
+        bonesOfSkin.add(skeleton.boneOfNode[n]);
     }
     if ([...moved].some((b) => bonesOfSkin.has(b))) for (const b of bonesOfSkin) keep[b] = 1;
   }
@@ -418,9 +498,21 @@ function skinSubset(gltf: GltfJson, hierarchy: Hierarchy, skeleton: SkeletonNode
 /** Whether any animation channel of the glTF JSON targets the morph weights of a node with a mesh. */
 function animatesWeights(json: unknown): boolean {
   const { animations, nodes } = json as { animations?: unknown; nodes?: unknown };
-  const hasMesh = (n: unknown): boolean => Array.isArray(nodes) && Number.isInteger(n) && (nodes[n as number] as { mesh?: unknown } | undefined)?.mesh !== undefined;
-  return Array.isArray(animations) && animations.some((a: { channels?: unknown }) => Array.isArray(a?.channels)
-    && a.channels.some((c: { target?: { node?: unknown; path?: unknown } }) => c?.target?.path === 'weights' && hasMesh(c.target.node)));
+  const hasMesh = (n: unknown): boolean =>
+    Array.isArray(nodes) &&
+    Number.isInteger(n) &&
+    (nodes[n as number] as { mesh?: unknown } | undefined)?.mesh !== undefined;
+  return (
+    Array.isArray(animations) &&
+    animations.some(
+      (a: { channels?: unknown }) =>
+        Array.isArray(a?.channels) &&
+        a.channels.some(
+          (c: { target?: { node?: unknown; path?: unknown } }) =>
+            c?.target?.path === 'weights' && hasMesh(c.target.node),
+        ),
+    )
+  );
 }
 
 /**
@@ -428,26 +520,35 @@ function animatesWeights(json: unknown): boolean {
  * (undefined for a target without positions), and per target the default weight (the
  * node's `weights`, else the mesh's, else 0).
  */
-function morphTargets(gltf: GltfJson, n: number, fail: Fail): { positions: (number | undefined)[][]; defaults: number[] } {
+function morphTargets(
+  gltf: GltfJson,
+  n: number,
+  fail: Fail,
+): { positions: (number | undefined)[][]; defaults: number[] } {
   const node = gltf.nodes[n];
   const where = `node ${n} ("${typeof node.name === 'string' ? node.name : ''}")`;
   const m = gltf.index(node.mesh, gltf.meshes.length, `${where} (animated weights) mesh`);
   const mesh = gltf.meshes[m];
   if (!isObject(mesh)) return fail(`meshes[${m}] is not an object`);
-  const primitives = Array.isArray(mesh.primitives) ? mesh.primitives as unknown[] : [];
+  const primitives = Array.isArray(mesh.primitives) ? (mesh.primitives as unknown[]) : [];
   let count = -1;
   const positions = primitives.map((prim, p) => {
-    const targets = isObject(prim) && Array.isArray(prim.targets) ? prim.targets as unknown[] : [];
-    if (count >= 0 && targets.length !== count) fail(`${where}: the primitives of its mesh have different numbers of morph targets`);
+    const targets = isObject(prim) && Array.isArray(prim.targets) ? (prim.targets as unknown[]) : [];
+    if (count >= 0 && targets.length !== count)
+      fail(`${where}: the primitives of its mesh have different numbers of morph targets`);
     count = targets.length;
     return targets.map((target, t) => {
       const a = isObject(target) ? target.POSITION : undefined;
-      return a === undefined ? undefined : gltf.index(a, gltf.accessors.length, `meshes[${m}].primitives[${p}].targets[${t}].POSITION`);
+      return a === undefined
+        ? undefined
+        : gltf.index(a, gltf.accessors.length, `meshes[${m}].primitives[${p}].targets[${t}].POSITION`);
     });
   });
   if (count <= 0) fail(`${where}: its weights are animated but its mesh has no morph targets`);
   const weights = Array.isArray(node.weights) ? node.weights : Array.isArray(mesh.weights) ? mesh.weights : [];
-  const defaults = Array.from({ length: count }, (_, t) => (typeof weights[t] === 'number' && Number.isFinite(weights[t]) ? weights[t] as number : 0));
+  const defaults = Array.from({ length: count }, (_, t) =>
+    typeof weights[t] === 'number' && Number.isFinite(weights[t]) ? (weights[t] as number) : 0,
+  );
   return { positions, defaults };
 }
 
@@ -457,7 +558,11 @@ function morphTargets(gltf: GltfJson, n: number, fail: Fail): { positions: (numb
  * vertex. `positions` is {@link morphTargets}' per primitive accessor list, `data` decodes one
  * (undefined for an accessor that stores nothing: all zeros).
  */
-function morphScales(positions: readonly (number | undefined)[][], count: number, data: (accessor: number) => Float32Array | undefined): number[] {
+function morphScales(
+  positions: readonly (number | undefined)[][],
+  count: number,
+  data: (accessor: number) => Float32Array | undefined,
+): number[] {
   const scales = new Array<number>(count).fill(0);
   for (const targets of positions) {
     const displacements = targets.map((a) => (a === undefined ? undefined : data(a)));
@@ -467,7 +572,8 @@ function morphScales(positions: readonly (number | undefined)[][], count: number
       for (const d of displacements) if (d !== undefined && i < d.length) total += Math.hypot(d[i], d[i + 1], d[i + 2]);
       if (total === 0) continue;
       displacements.forEach((d, t) => {
-        if (d !== undefined && i < d.length && (d[i] !== 0 || d[i + 1] !== 0 || d[i + 2] !== 0)) scales[t] = Math.max(scales[t], total);
+        if (d !== undefined && i < d.length && (d[i] !== 0 || d[i + 1] !== 0 || d[i + 2] !== 0))
+          scales[t] = Math.max(scales[t], total);
       });
     }
   }
@@ -476,7 +582,8 @@ function morphScales(positions: readonly (number | undefined)[][], count: number
 
 /** Distance from the origin to the farthest corner of the box `min`…`max` (0 when they are not 3 finite numbers each). */
 function boundsRadius(min: unknown, max: unknown): number {
-  const ok = (v: unknown): v is number[] => Array.isArray(v) && v.length === 3 && v.every((x) => typeof x === 'number' && Number.isFinite(x));
+  const ok = (v: unknown): v is number[] =>
+    Array.isArray(v) && v.length === 3 && v.every((x) => typeof x === 'number' && Number.isFinite(x));
   if (!ok(min) || !ok(max)) return 0;
   return Math.hypot(...min.map((lo, i) => Math.max(Math.abs(lo), Math.abs(max[i]))));
 }
@@ -488,14 +595,21 @@ function boundsRadius(min: unknown, max: unknown): number {
  * costs one visit per node.
  */
 function subtreeRadius(gltf: GltfJson, n: number, cache: Map<number, number>): number {
-  const children = (i: number): number[] => (Array.isArray(gltf.nodes[i].children) ? gltf.nodes[i].children as number[] : []);
+  const children = (i: number): number[] =>
+    Array.isArray(gltf.nodes[i].children) ? (gltf.nodes[i].children as number[]) : [];
   // Post-order over the subtree (the hierarchy was checked for cycles and single parents by readHierarchy).
   const stack: number[] = [n];
   while (stack.length > 0) {
     const i = stack[stack.length - 1];
-    if (cache.has(i)) { stack.pop(); continue; }
+    if (cache.has(i)) {
+      stack.pop();
+      continue;
+    }
     const pending = children(i).filter((c) => !cache.has(c));
-    if (pending.length > 0) { for (const c of pending) stack.push(c); continue; }
+    if (pending.length > 0) {
+      for (const c of pending) stack.push(c);
+      continue;
+    }
     stack.pop();
     let radius = 0;
     const mesh = typeof gltf.nodes[i].mesh === 'number' ? gltf.meshes[gltf.nodes[i].mesh as number] : undefined;
@@ -508,11 +622,17 @@ function subtreeRadius(gltf: GltfJson, n: number, cache: Map<number, number>): n
     }
     for (const c of children(i)) {
       const child = gltf.nodes[c];
-      const m = Array.isArray(child.matrix) && child.matrix.length === 16 ? child.matrix as number[] : undefined;
-      const t = m ? [m[12], m[13], m[14]] : Array.isArray(child.translation) ? child.translation as number[] : [0, 0, 0];
+      const m = Array.isArray(child.matrix) && child.matrix.length === 16 ? (child.matrix as number[]) : undefined;
+      const t = m
+        ? [m[12], m[13], m[14]]
+        : Array.isArray(child.translation)
+          ? (child.translation as number[])
+          : [0, 0, 0];
       const scale = m
         ? Math.max(Math.hypot(m[0], m[1], m[2]), Math.hypot(m[4], m[5], m[6]), Math.hypot(m[8], m[9], m[10]))
-        : Array.isArray(child.scale) ? Math.max(...(child.scale as number[]).map(Math.abs)) : 1;
+        : Array.isArray(child.scale)
+          ? Math.max(...(child.scale as number[]).map(Math.abs))
+          : 1;
       const r = Math.hypot(t[0], t[1], t[2]) + scale * cache.get(c)!;
       if (Number.isFinite(r)) radius = Math.max(radius, r);
     }
@@ -535,27 +655,39 @@ function parseContainer(bytes: Uint8Array, file: string): { json: unknown; glbBi
   };
   let first = 0;
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) first = 3; // UTF-8 BOM
-  while (first < bytes.length && (bytes[first] === 0x20 || bytes[first] === 0x09 || bytes[first] === 0x0a || bytes[first] === 0x0d)) first++;
-  if (bytes[first] === 0x7b /* { */) return { json: parseJsonText(decodeUtf8(bytes.subarray(first), file), file), glbBin: undefined };
+  while (
+    first < bytes.length &&
+    (bytes[first] === 0x20 || bytes[first] === 0x09 || bytes[first] === 0x0a || bytes[first] === 0x0d)
+  )
+    first++;
+  if (bytes[first] === 0x7b /* { */)
+    return { json: parseJsonText(decodeUtf8(bytes.subarray(first), file), file), glbBin: undefined };
 
   if (bytes.length < 12) corrupt(`${bytes.length} bytes is shorter than the 12-byte header`, PARSE_ERROR.TRUNCATED);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const magic = view.getUint32(0, true);
-  if (magic !== GLB_MAGIC) corrupt(`bad magic 0x${magic.toString(16).padStart(8, '0')} (expected "glTF", or a JSON file starting with "{")`);
+  if (magic !== GLB_MAGIC)
+    corrupt(`bad magic 0x${magic.toString(16).padStart(8, '0')} (expected "glTF", or a JSON file starting with "{")`);
   const version = view.getUint32(4, true);
   if (version !== 2) corrupt(`container version ${version} (only glTF 2.0 is supported)`, PARSE_ERROR.UNSUPPORTED);
   const length = view.getUint32(8, true);
-  if (length > bytes.length) corrupt(`header says ${length} bytes but the file holds ${bytes.length} (truncated?)`, PARSE_ERROR.TRUNCATED);
+  if (length > bytes.length)
+    corrupt(`header says ${length} bytes but the file holds ${bytes.length} (truncated?)`, PARSE_ERROR.TRUNCATED);
   if (length < 20) corrupt(`header says ${length} bytes, too short for a JSON chunk`);
   let at = 12;
   let json: unknown;
   let glbBin: Uint8Array | undefined;
   for (let chunk = 0; at < length; chunk++) {
-    if (at + 8 > length) corrupt(`chunk ${chunk} header at byte ${at} runs past the end (${length} bytes)`, PARSE_ERROR.TRUNCATED);
+    if (at + 8 > length)
+      corrupt(`chunk ${chunk} header at byte ${at} runs past the end (${length} bytes)`, PARSE_ERROR.TRUNCATED);
     const chunkLength = view.getUint32(at, true);
     const type = view.getUint32(at + 4, true);
     const data = at + 8;
-    if (data + chunkLength > length) corrupt(`chunk ${chunk} (${chunkLength} bytes at byte ${data}) runs past the end (${length} bytes)`, PARSE_ERROR.TRUNCATED);
+    if (data + chunkLength > length)
+      corrupt(
+        `chunk ${chunk} (${chunkLength} bytes at byte ${data}) runs past the end (${length} bytes)`,
+        PARSE_ERROR.TRUNCATED,
+      );
     if (chunk === 0) {
       if (type !== CHUNK_JSON) corrupt(`first chunk has type 0x${type.toString(16)}, expected JSON`);
       json = parseJsonText(decodeUtf8(bytes.subarray(data, data + chunkLength), file), file);
@@ -584,12 +716,15 @@ function parseJsonText(text: string, file: string): unknown {
     return JSON.parse(text);
   } catch (e) {
     const message = (e as Error).message;
-    let line = 0, column = 0;
+    let line = 0,
+      column = 0;
     const lc = /line (\d+) column (\d+)/.exec(message);
     const pos = /position (\d+)/.exec(message);
     const atEnd = /end of JSON input/.test(message);
-    if (lc) { line = Number(lc[1]); column = Number(lc[2]); }
-    else if (pos || atEnd) {
+    if (lc) {
+      line = Number(lc[1]);
+      column = Number(lc[2]);
+    } else if (pos || atEnd) {
       const p = pos ? Number(pos[1]) : text.length;
       const before = text.slice(0, p);
       line = before.split('\n').length;
@@ -621,7 +756,10 @@ class GltfJson {
   readonly bufferViews: unknown[];
   readonly buffers: unknown[];
 
-  constructor(json: unknown, readonly fail: Fail) {
+  constructor(
+    json: unknown,
+    readonly fail: Fail,
+  ) {
     if (!isObject(json)) fail('the glTF JSON is not an object');
     const root = json as JsonObject;
     const asset = root.asset;
@@ -656,7 +794,8 @@ class GltfJson {
   /** A non-negative whole number, or `fallback` when absent. */
   count(v: unknown, what: string, fallback?: number): number {
     if (v === undefined && fallback !== undefined) return fallback;
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) return this.fail(`${what} is ${describeJson(v)}, not a whole number ≥ 0`);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0)
+      return this.fail(`${what} is ${describeJson(v)}, not a whole number ≥ 0`);
     return v;
   }
 }
@@ -675,7 +814,8 @@ function readHierarchy(gltf: GltfJson, fail: Fail): Hierarchy {
     if (!Array.isArray(node.children)) fail(`nodes[${i}].children is not an array`);
     (node.children as unknown[]).forEach((c, j) => {
       const child = gltf.index(c, n, `nodes[${i}].children[${j}]`);
-      if (parent[child] >= 0 || child === i) fail(`node ${child} has more than one parent (nodes ${parent[child]} and ${i})`);
+      if (parent[child] >= 0 || child === i)
+        fail(`node ${child} has more than one parent (nodes ${parent[child]} and ${i})`);
       parent[child] = i;
     });
   });
@@ -687,11 +827,17 @@ function readHierarchy(gltf: GltfJson, fail: Fail): Hierarchy {
   for (let i = 0; i < n; i++) {
     walk.length = 0;
     let p = i;
-    while (p >= 0 && state[p] === 0) { state[p] = 1; walk.push(p); p = parent[p]; }
+    while (p >= 0 && state[p] === 0) {
+      state[p] = 1;
+      walk.push(p);
+      p = parent[p];
+    }
     if (p >= 0 && state[p] === 1) fail(`node ${p} is its own ancestor (the node hierarchy has a cycle)`);
     for (const w of walk) state[w] = 2;
   }
-  const names = gltf.nodes.map((node, i) => (typeof node.name === 'string' && node.name !== '' ? node.name : `node_${i}`));
+  const names = gltf.nodes.map((node, i) =>
+    typeof node.name === 'string' && node.name !== '' ? node.name : `node_${i}`,
+  );
   return { parent, names };
 }
 
@@ -718,16 +864,24 @@ interface AnimationRef {
 const INTERPOLATIONS: readonly string[] = Object.values(INTERPOLATION);
 
 /** Every animation's translation/rotation/scale channels, checked; the rest become warnings. */
-function collectChannels(gltf: GltfJson, hierarchy: Hierarchy, warnings: string[], fail: Fail, extraTracks: boolean): AnimationRef[] {
+function collectChannels(
+  gltf: GltfJson,
+  hierarchy: Hierarchy,
+  warnings: string[],
+  fail: Fail,
+  extraTracks: boolean,
+): AnimationRef[] {
   if (gltf.animations.length === 0) fail('no animations in the file', PARSE_ERROR.NO_ANIMATION);
   return gltf.animations.map((anim, a) => {
     const name = typeof anim.name === 'string' && anim.name !== '' ? anim.name : `animation_${a}`;
     const where = `animation "${name}"`;
-    const channels = anim.channels, samplers = anim.samplers;
+    const channels = anim.channels,
+      samplers = anim.samplers;
     if (!Array.isArray(channels) || channels.length === 0) fail(`${where} has no channels`);
     if (!Array.isArray(samplers)) fail(`${where} has no "samplers" array`);
     const samplerList = samplers as unknown[];
-    const morph: string[] = [], other: string[] = [];
+    const morph: string[] = [],
+      other: string[] = [];
     const byTarget = new Map<string, ChannelRef>();
     const weights = new Map<number, ChannelRef>();
     (channels as unknown[]).forEach((ch, c) => {
@@ -752,12 +906,19 @@ function collectChannels(gltf: GltfJson, hierarchy: Hierarchy, warnings: string[
       }
       const interpolation = sampler.interpolation ?? INTERPOLATION.LINEAR;
       if (typeof interpolation !== 'string' || !INTERPOLATIONS.includes(interpolation)) {
-        return fail(`${where} sampler ${s}: unknown interpolation ${JSON.stringify(interpolation)} (expected STEP, LINEAR or CUBICSPLINE)`);
+        return fail(
+          `${where} sampler ${s}: unknown interpolation ${JSON.stringify(interpolation)} (expected STEP, LINEAR or CUBICSPLINE)`,
+        );
       }
       if (path === 'weights') {
-        if (weights.has(node)) warnings.push(`${where}: channels ${weights.get(node)!.channelIndex} and ${c} both animate ${hierarchy.names[node]}.weights; channel ${c} is used`);
+        if (weights.has(node))
+          warnings.push(
+            `${where}: channels ${weights.get(node)!.channelIndex} and ${c} both animate ${hierarchy.names[node]}.weights; channel ${c} is used`,
+          );
         weights.set(node, {
-          channelIndex: c, node, path,
+          channelIndex: c,
+          node,
+          path,
           input: gltf.index(sampler.input, gltf.accessors.length, `${where} sampler ${s} input`),
           output: gltf.index(sampler.output, gltf.accessors.length, `${where} sampler ${s} output`),
           interpolation: interpolation as Interpolation,
@@ -767,7 +928,9 @@ function collectChannels(gltf: GltfJson, hierarchy: Hierarchy, warnings: string[
       const key = `${node}.${path}`;
       const previous = byTarget.get(key);
       if (previous) {
-        warnings.push(`${where}: channels ${previous.channelIndex} and ${c} both animate ${hierarchy.names[node]}.${path}; channel ${c} is used`);
+        warnings.push(
+          `${where}: channels ${previous.channelIndex} and ${c} both animate ${hierarchy.names[node]}.${path}; channel ${c} is used`,
+        );
         byTarget.delete(key);
       }
       byTarget.set(key, {
@@ -780,9 +943,14 @@ function collectChannels(gltf: GltfJson, hierarchy: Hierarchy, warnings: string[
       });
     });
     if (morph.length > 0) {
-      warnings.push(`${where}: ${morph.length} morph-target weight channel${morph.length > 1 ? 's' : ''} (${listNames(morph)}) not supported; ignored`);
+      warnings.push(
+        `${where}: ${morph.length} morph-target weight channel${morph.length > 1 ? 's' : ''} (${listNames(morph)}) not supported; ignored`,
+      );
     }
-    if (other.length > 0) warnings.push(`${where}: ${other.length} channel${other.length > 1 ? 's' : ''} not on a node transform (${other.join(', ')}); ignored`);
+    if (other.length > 0)
+      warnings.push(
+        `${where}: ${other.length} channel${other.length > 1 ? 's' : ''} not on a node transform (${other.join(', ')}); ignored`,
+      );
     return { name, channels: [...byTarget.values()], props: [], weights: [...weights.values()] };
   });
 }
@@ -800,13 +968,20 @@ interface SkeletonNodes {
 }
 
 function chooseSkeleton(
-  gltf: GltfJson, hierarchy: Hierarchy, animations: AnimationRef[], warnings: string[], fail: Fail, file: string,
+  gltf: GltfJson,
+  hierarchy: Hierarchy,
+  animations: AnimationRef[],
+  warnings: string[],
+  fail: Fail,
+  file: string,
 ): SkeletonNodes {
   const seeds: number[] = [];
   if (gltf.skins.length > 0) {
     gltf.skins.forEach((skin, s) => {
       if (!Array.isArray(skin.joints) || skin.joints.length === 0) fail(`skins[${s}] has no joints`);
-      (skin.joints as unknown[]).forEach((j, i) => seeds.push(gltf.index(j, gltf.nodes.length, `skins[${s}].joints[${i}]`)));
+      (skin.joints as unknown[]).forEach((j, i) =>
+        seeds.push(gltf.index(j, gltf.nodes.length, `skins[${s}].joints[${i}]`)),
+      );
     });
   } else {
     for (const a of animations) for (const ch of a.channels) seeds.push(ch.node);
@@ -840,7 +1015,13 @@ function chooseSkeleton(
 }
 
 /** Drops channels on nodes outside the skeleton, with one warning per animation. */
-function keepSkeletonChannels(animations: AnimationRef[], skeleton: SkeletonNodes, hierarchy: Hierarchy, warnings: string[], extraTracks: boolean): void {
+function keepSkeletonChannels(
+  animations: AnimationRef[],
+  skeleton: SkeletonNodes,
+  hierarchy: Hierarchy,
+  warnings: string[],
+  extraTracks: boolean,
+): void {
   for (const a of animations) {
     const outside = a.channels.filter((ch) => skeleton.boneOfNode[ch.node] < 0);
     if (outside.length === 0) continue;
@@ -851,7 +1032,7 @@ function keepSkeletonChannels(animations: AnimationRef[], skeleton: SkeletonNode
     }
     warnings.push(
       `animation "${a.name}": ${outside.length} channel${outside.length > 1 ? 's' : ''} animate${outside.length > 1 ? '' : 's'} nodes outside the skeleton ` +
-      `(${listNames(outside.map((ch) => hierarchy.names[ch.node]))}), which are not skin joints or their ancestors; ignored`,
+        `(${listNames(outside.map((ch) => hierarchy.names[ch.node]))}), which are not skin joints or their ancestors; ignored`,
     );
   }
 }
@@ -860,7 +1041,15 @@ function keepSkeletonChannels(animations: AnimationRef[], skeleton: SkeletonNode
 // Trimming: a JSON document holding only what the kept channels need, renumbered.
 
 const COMPONENT_BYTES: Readonly<Record<number, number>> = { 5120: 1, 5121: 1, 5122: 2, 5123: 2, 5125: 4, 5126: 4 };
-const TYPE_COMPONENTS: Readonly<Record<string, number>> = { SCALAR: 1, VEC2: 2, VEC3: 3, VEC4: 4, MAT2: 4, MAT3: 9, MAT4: 16 };
+const TYPE_COMPONENTS: Readonly<Record<string, number>> = {
+  SCALAR: 1,
+  VEC2: 2,
+  VEC3: 3,
+  VEC4: 4,
+  MAT2: 4,
+  MAT3: 9,
+  MAT4: 16,
+};
 
 /**
  * The JSON document the animation data is decoded from: the skeleton's and the extra nodes
@@ -868,9 +1057,15 @@ const TYPE_COMPONENTS: Readonly<Record<string, number>> = { SCALAR: 1, VEC2: 2, 
  * accessors, buffer views and buffers they read.
  */
 async function trimDocument(
-  gltf: GltfJson, hierarchy: Hierarchy, skeleton: SkeletonNodes, extraNodes: readonly number[], trimIndex: Int32Array,
-  animations: AnimationRef[], glbBin: Uint8Array | undefined,
-  options: GltfReadOptions, fail: Fail,
+  gltf: GltfJson,
+  hierarchy: Hierarchy,
+  skeleton: SkeletonNodes,
+  extraNodes: readonly number[],
+  trimIndex: Int32Array,
+  animations: AnimationRef[],
+  glbBin: Uint8Array | undefined,
+  options: GltfReadOptions,
+  fail: Fail,
 ): Promise<{ document: JSONDocument; targetAccessors: Map<number, number> }> {
   const data = new TrimmedData(gltf, fail);
   const outAnimations = trimAnimations(gltf, animations, trimIndex, data, fail);
@@ -879,7 +1074,14 @@ async function trimDocument(
   const nodes = trimNodes(gltf, hierarchy, [...skeleton.nodes, ...extraNodes], fail);
   return {
     document: {
-      json: { asset: { version: '2.0' }, nodes, accessors: data.accessors, bufferViews: data.bufferViews, buffers, animations: outAnimations } as unknown as JSONDocument['json'],
+      json: {
+        asset: { version: '2.0' },
+        nodes,
+        accessors: data.accessors,
+        bufferViews: data.bufferViews,
+        buffers,
+        animations: outAnimations,
+      } as unknown as JSONDocument['json'],
       resources,
     },
     targetAccessors,
@@ -903,11 +1105,18 @@ class TrimmedData {
   private readonly bufferMap = new Map<number, number>();
   private meshoptBytes = 0;
 
-  constructor(private readonly gltf: GltfJson, private readonly fail: Fail) {}
+  constructor(
+    private readonly gltf: GltfJson,
+    private readonly fail: Fail,
+  ) {}
 
   keepBuffer(b: number): number {
     let i = this.bufferMap.get(b);
-    if (i === undefined) { i = this.bufferSources.length; this.bufferMap.set(b, i); this.bufferSources.push(b); }
+    if (i === undefined) {
+      i = this.bufferSources.length;
+      this.bufferMap.set(b, i);
+      this.bufferSources.push(b);
+    }
     return i;
   }
 
@@ -917,7 +1126,8 @@ class TrimmedData {
     const def = gltf.bufferViews[v];
     if (!isObject(def)) return fail(`bufferViews[${v}] (${what}) is not an object`);
     const byteLength = gltf.count(def.byteLength, `bufferViews[${v}].byteLength`);
-    const byteStride = def.byteStride === undefined ? undefined : gltf.count(def.byteStride, `bufferViews[${v}].byteStride`);
+    const byteStride =
+      def.byteStride === undefined ? undefined : gltf.count(def.byteStride, `bufferViews[${v}].byteStride`);
     let index = this.viewMap.get(v);
     if (index === undefined) {
       index = this.bufferViews.length;
@@ -927,61 +1137,87 @@ class TrimmedData {
         // gltfpack -c output: the view's bytes are a meshopt stream in another buffer; its own
         // buffer may be a fallback with no data, so only the stream's buffer is loaded.
         const stream = readMeshoptView(gltf, v, meshopt, byteLength, fail);
-        this.viewEnds.push({ what: `bufferViews[${v}].extensions.EXT_meshopt_compression`, buffer: stream.buffer, end: stream.byteOffset + stream.byteLength });
+        this.viewEnds.push({
+          what: `bufferViews[${v}].extensions.EXT_meshopt_compression`,
+          buffer: stream.buffer,
+          end: stream.byteOffset + stream.byteLength,
+        });
         this.meshoptBytes += stream.count * stream.byteStride;
         if (!(this.meshoptBytes <= GLTF_DEFAULTS.maxMeshoptBytes)) {
-          fail(`the EXT_meshopt_compression views of the animations decode to more than the reader's limit of ${GLTF_DEFAULTS.maxMeshoptBytes} bytes (at bufferViews[${v}])`, PARSE_ERROR.LIMIT);
+          fail(
+            `the EXT_meshopt_compression views of the animations decode to more than the reader's limit of ${GLTF_DEFAULTS.maxMeshoptBytes} bytes (at bufferViews[${v}])`,
+            PARSE_ERROR.LIMIT,
+          );
         }
-        this.bufferViews.push({ buffer: this.bufferSources.length, byteOffset: 0, byteLength, ...(byteStride !== undefined ? { byteStride } : {}) });
+        this.bufferViews.push({
+          buffer: this.bufferSources.length,
+          byteOffset: 0,
+          byteLength,
+          ...(byteStride !== undefined ? { byteStride } : {}),
+        });
         this.bufferSources.push(stream);
       } else {
         const buffer = gltf.index(def.buffer, gltf.buffers.length, `bufferViews[${v}].buffer`);
         const byteOffset = gltf.count(def.byteOffset, `bufferViews[${v}].byteOffset`, 0);
-        this.bufferViews.push({ buffer: this.keepBuffer(buffer), byteOffset, byteLength, ...(byteStride !== undefined ? { byteStride } : {}) });
+        this.bufferViews.push({
+          buffer: this.keepBuffer(buffer),
+          byteOffset,
+          byteLength,
+          ...(byteStride !== undefined ? { byteStride } : {}),
+        });
         this.viewEnds.push({ what: `bufferViews[${v}]`, buffer, end: byteOffset + byteLength });
       }
     }
     return { index, byteLength, byteStride };
   }
 
-
   /** Checks that `count` elements at `byteOffset` (with the view's stride) fit inside view `v`. */
   fits(v: number, byteOffset: number, count: number, elementBytes: number, what: string): number {
     const view = this.keepView(v, what);
     // A stride shorter than an element (0 above all) would let any count fit in a few bytes.
     if (view.byteStride !== undefined && view.byteStride < elementBytes) {
-      this.fail(`bufferViews[${v}].byteStride is ${view.byteStride}, shorter than the ${elementBytes}-byte elements of ${what}`);
+      this.fail(
+        `bufferViews[${v}].byteStride is ${view.byteStride}, shorter than the ${elementBytes}-byte elements of ${what}`,
+      );
     }
     const stride = view.byteStride ?? elementBytes;
     const needed = count === 0 ? 0 : byteOffset + stride * (count - 1) + elementBytes;
-    if (needed > view.byteLength) this.fail(`${what} needs ${needed} bytes of bufferViews[${v}], which holds ${view.byteLength}`);
+    if (needed > view.byteLength)
+      this.fail(`${what} needs ${needed} bytes of bufferViews[${v}], which holds ${view.byteLength}`);
     return view.index;
   }
-
 
   /**
    * Keeps accessor `a` of a sampler. Its count is bounded by the bytes present: elements in
    * its buffer view, or, without one, its sparse entries (the rest read as zeros). An
    * accessor with neither holds no data, only a declared count, and is rejected.
    */
-  keepAccessor(a: number, what: string, type: readonly string[]): { index: number; count: number; sparseOnly: number | undefined } {
+  keepAccessor(
+    a: number,
+    what: string,
+    type: readonly string[],
+  ): { index: number; count: number; sparseOnly: number | undefined } {
     const { gltf, fail } = this;
     const def = gltf.accessors[a];
     if (!isObject(def)) return fail(`accessors[${a}] (${what}) is not an object`);
     const componentType = def.componentType as number;
     const bytes = COMPONENT_BYTES[componentType];
-    if (bytes === undefined) fail(`accessors[${a}] (${what}): unknown componentType ${JSON.stringify(def.componentType)}`);
+    if (bytes === undefined)
+      fail(`accessors[${a}] (${what}): unknown componentType ${JSON.stringify(def.componentType)}`);
     if (typeof def.type !== 'string' || !type.includes(def.type)) {
       fail(`accessors[${a}] (${what}) has type ${JSON.stringify(def.type)}, expected ${type.join(' or ')}`);
     }
     const count = gltf.count(def.count, `accessors[${a}].count`);
     if (def.bufferView === undefined && def.sparse === undefined) {
-      fail(`accessors[${a}] (${what}) has no bufferView and no sparse values: its ${count} elements are not stored in the file`);
+      fail(
+        `accessors[${a}] (${what}) has no bufferView and no sparse values: its ${count} elements are not stored in the file`,
+      );
     }
     let index = this.accessorMap.get(a);
     let sparseOnly: number | undefined;
     if (index !== undefined) {
-      if (def.bufferView === undefined) sparseOnly = gltf.count((def.sparse as JsonObject).count, `accessors[${a}].sparse.count`);
+      if (def.bufferView === undefined)
+        sparseOnly = gltf.count((def.sparse as JsonObject).count, `accessors[${a}].sparse.count`);
       return { index, count, sparseOnly };
     }
     const elementBytes = bytes * TYPE_COMPONENTS[def.type as string];
@@ -995,20 +1231,38 @@ class TrimmedData {
     }
     if (def.sparse !== undefined) {
       const sparse = def.sparse;
-      if (!isObject(sparse) || !isObject(sparse.indices) || !isObject(sparse.values)) return fail(`accessors[${a}].sparse is malformed`);
+      if (!isObject(sparse) || !isObject(sparse.indices) || !isObject(sparse.values))
+        return fail(`accessors[${a}].sparse is malformed`);
       const sparseCount = gltf.count(sparse.count, `accessors[${a}].sparse.count`);
-      if (sparseCount > count) fail(`accessors[${a}].sparse.count is ${sparseCount}, more than the accessor's count ${count}`);
+      if (sparseCount > count)
+        fail(`accessors[${a}].sparse.count is ${sparseCount}, more than the accessor's count ${count}`);
       if (def.bufferView === undefined) sparseOnly = sparseCount;
       const indexBytes = COMPONENT_BYTES[sparse.indices.componentType as number];
-      if (indexBytes === undefined || sparse.indices.componentType === 5126) fail(`accessors[${a}].sparse.indices has a bad componentType`);
-      const iv = gltf.index(sparse.indices.bufferView, gltf.bufferViews.length, `accessors[${a}].sparse.indices.bufferView`);
+      if (indexBytes === undefined || sparse.indices.componentType === 5126)
+        fail(`accessors[${a}].sparse.indices has a bad componentType`);
+      const iv = gltf.index(
+        sparse.indices.bufferView,
+        gltf.bufferViews.length,
+        `accessors[${a}].sparse.indices.bufferView`,
+      );
       const io = gltf.count(sparse.indices.byteOffset, `accessors[${a}].sparse.indices.byteOffset`, 0);
-      const vv = gltf.index(sparse.values.bufferView, gltf.bufferViews.length, `accessors[${a}].sparse.values.bufferView`);
+      const vv = gltf.index(
+        sparse.values.bufferView,
+        gltf.bufferViews.length,
+        `accessors[${a}].sparse.values.bufferView`,
+      );
       const vo = gltf.count(sparse.values.byteOffset, `accessors[${a}].sparse.values.byteOffset`, 0);
       out.sparse = {
         count: sparseCount,
-        indices: { bufferView: this.fits(iv, io, sparseCount, indexBytes, `accessors[${a}].sparse.indices`), byteOffset: io, componentType: sparse.indices.componentType },
-        values: { bufferView: this.fits(vv, vo, sparseCount, elementBytes, `accessors[${a}].sparse.values`), byteOffset: vo },
+        indices: {
+          bufferView: this.fits(iv, io, sparseCount, indexBytes, `accessors[${a}].sparse.indices`),
+          byteOffset: io,
+          componentType: sparse.indices.componentType,
+        },
+        values: {
+          bufferView: this.fits(vv, vo, sparseCount, elementBytes, `accessors[${a}].sparse.values`),
+          byteOffset: vo,
+        },
       };
     }
     index = this.accessors.length;
@@ -1023,25 +1277,37 @@ class TrimmedData {
  * nodes renumbered by `trimIndex`), keeping their accessors in `data`; the key and value
  * counts are checked against each other.
  */
-function trimAnimations(gltf: GltfJson, animations: readonly AnimationRef[], trimIndex: Int32Array, data: TrimmedData, fail: Fail): JsonObject[] {
+function trimAnimations(
+  gltf: GltfJson,
+  animations: readonly AnimationRef[],
+  trimIndex: Int32Array,
+  data: TrimmedData,
+  fail: Fail,
+): JsonObject[] {
   return animations.map((anim) => {
     const samplers: JsonObject[] = [];
     const channels = [...anim.channels, ...anim.props, ...anim.weights].map((ch, i) => {
       const what = `animation "${anim.name}" channel ${ch.channelIndex}`;
       const input = data.keepAccessor(ch.input, `${what} key times`, ['SCALAR']);
-      const output = data.keepAccessor(ch.output, `${what} ${ch.path} values`, [ch.path === 'rotation' ? 'VEC4' : ch.path === 'weights' ? 'SCALAR' : 'VEC3']);
+      const output = data.keepAccessor(ch.output, `${what} ${ch.path} values`, [
+        ch.path === 'rotation' ? 'VEC4' : ch.path === 'weights' ? 'SCALAR' : 'VEC3',
+      ]);
       if (input.count === 0) fail(`${what}: zero keys`);
       // Key times increase (glTF requires it strictly), so a sparse accessor over zeros holds at
       // most one key beyond its sparse entries; more would be repeated zeros no byte backs.
       // Output counts are tied to the input count below.
       if (input.sparseOnly !== undefined && input.count > input.sparseOnly + 1) {
-        fail(`${what}: accessors[${ch.input}] declares ${input.count} key times but stores ${input.sparseOnly} (sparse, no bufferView); key times must increase`);
+        fail(
+          `${what}: accessors[${ch.input}] declares ${input.count} key times but stores ${input.sparseOnly} (sparse, no bufferView); key times must increase`,
+        );
       }
       const perKey = ch.path === 'weights' ? morphTargets(gltf, ch.node, fail).defaults.length : 1;
       const expected = (ch.interpolation === INTERPOLATION.CUBICSPLINE ? 3 * input.count : input.count) * perKey;
       if (output.count !== expected) {
         const targets = perKey > 1 ? ` × ${perKey} morph targets` : '';
-        fail(`${what}: ${input.count} key times but ${output.count} output values (${ch.interpolation}${targets} needs ${expected}); accessor counts disagree`);
+        fail(
+          `${what}: ${input.count} key times but ${output.count} output values (${ch.interpolation}${targets} needs ${expected}); accessor counts disagree`,
+        );
       }
       samplers.push({ input: input.index, output: output.index, interpolation: ch.interpolation });
       return { sampler: i, target: { node: trimIndex[ch.node], path: ch.path } };
@@ -1055,13 +1321,27 @@ function trimAnimations(gltf: GltfJson, animations: readonly AnimationRef[], tri
  * for the weights' precision (morphScales): each source accessor's index in the trimmed
  * document. An accessor with neither a buffer view nor sparse values is all zeros and is not kept.
  */
-function trimMorphTargets(gltf: GltfJson, hierarchy: Hierarchy, animations: readonly AnimationRef[], data: TrimmedData, fail: Fail): Map<number, number> {
+function trimMorphTargets(
+  gltf: GltfJson,
+  hierarchy: Hierarchy,
+  animations: readonly AnimationRef[],
+  data: TrimmedData,
+  fail: Fail,
+): Map<number, number> {
   const targetAccessors = new Map<number, number>();
   for (const n of new Set(animations.flatMap((anim) => anim.weights.map((ch) => ch.node)))) {
     for (const a of morphTargets(gltf, n, fail).positions.flat()) {
       const def = a === undefined ? undefined : gltf.accessors[a];
-      if (a === undefined || targetAccessors.has(a) || (isObject(def) && def.bufferView === undefined && def.sparse === undefined)) continue;
-      targetAccessors.set(a, data.keepAccessor(a, `node ${n} ("${hierarchy.names[n]}") morph target POSITION`, ['VEC3']).index);
+      if (
+        a === undefined ||
+        targetAccessors.has(a) ||
+        (isObject(def) && def.bufferView === undefined && def.sparse === undefined)
+      )
+        continue;
+      targetAccessors.set(
+        a,
+        data.keepAccessor(a, `node ${n} ("${hierarchy.names[n]}") morph target POSITION`, ['VEC3']).index,
+      );
     }
   }
   return targetAccessors;
@@ -1072,7 +1352,11 @@ function trimMorphTargets(gltf: GltfJson, hierarchy: Hierarchy, animations: read
  * before it is decoded, is checked against its buffer), as the trimmed document's resources.
  */
 async function loadTrimmedBuffers(
-  gltf: GltfJson, data: TrimmedData, glbBin: Uint8Array | undefined, options: GltfReadOptions, fail: Fail,
+  gltf: GltfJson,
+  data: TrimmedData,
+  glbBin: Uint8Array | undefined,
+  options: GltfReadOptions,
+  fail: Fail,
 ): Promise<{ buffers: JsonObject[]; resources: Record<string, Uint8Array<ArrayBuffer>> }> {
   const resources: Record<string, Uint8Array<ArrayBuffer>> = {};
   const loaded = new Map<number, Promise<Uint8Array>>();
@@ -1084,7 +1368,8 @@ async function loadTrimmedBuffers(
         if (!isObject(def)) return fail(`buffers[${b}] is not an object`);
         const declared = gltf.count(def.byteLength, `buffers[${b}].byteLength`);
         const bytes = await loadBuffer(def, b, glbBin, options, fail);
-        if (bytes.byteLength < declared) fail(`buffer ${b} holds ${bytes.byteLength} bytes but declares ${declared}`, PARSE_ERROR.TRUNCATED);
+        if (bytes.byteLength < declared)
+          fail(`buffer ${b} holds ${bytes.byteLength} bytes but declares ${declared}`, PARSE_ERROR.TRUNCATED);
         return bytes;
       })();
       loaded.set(b, pending);
@@ -1097,13 +1382,18 @@ async function loadTrimmedBuffers(
     const size = (await load(buffer)).byteLength;
     if (end > size) fail(`${what} ends at byte ${end} but buffer ${buffer} holds ${size}`, PARSE_ERROR.TRUNCATED);
   }
-  const buffers = await Promise.all(data.bufferSources.map(async (source, i) => {
-    const bytes = typeof source === 'number' ? await load(source) : await decodeMeshoptView(source, await load(source.buffer), fail);
-    // A "__" prefix keeps glTF-Transform from treating the key as a URI to write back.
-    const key = `__bonepress_buffer_${i}.bin`;
-    resources[key] = bytes as Uint8Array<ArrayBuffer>;
-    return { uri: key, byteLength: bytes.byteLength };
-  }));
+  const buffers = await Promise.all(
+    data.bufferSources.map(async (source, i) => {
+      const bytes =
+        typeof source === 'number'
+          ? await load(source)
+          : await decodeMeshoptView(source, await load(source.buffer), fail);
+      // A "__" prefix keeps glTF-Transform from treating the key as a URI to write back.
+      const key = `__bonepress_buffer_${i}.bin`;
+      resources[key] = bytes as Uint8Array<ArrayBuffer>;
+      return { uri: key, byteLength: bytes.byteLength };
+    }),
+  );
   return { buffers, resources };
 }
 
@@ -1115,7 +1405,12 @@ function trimNodes(gltf: GltfJson, hierarchy: Hierarchy, nodes: readonly number[
   return nodes.map((i) => {
     const node = gltf.nodes[i];
     const out: JsonObject = { name: hierarchy.names[i] };
-    for (const [key, size] of [['translation', 3], ['rotation', 4], ['scale', 3], ['matrix', 16]] as const) {
+    for (const [key, size] of [
+      ['translation', 3],
+      ['rotation', 4],
+      ['scale', 3],
+      ['matrix', 16],
+    ] as const) {
       const v = node[key];
       if (v === undefined) continue;
       if (!Array.isArray(v) || v.length !== size || !v.every((x) => typeof x === 'number' && Number.isFinite(x))) {
@@ -1151,16 +1446,35 @@ function readMeshoptView(gltf: GltfJson, v: number, def: unknown, byteLength: nu
   const streamLength = gltf.count(def.byteLength, `${at}.byteLength`);
   const count = gltf.count(def.count, `${at}.count`);
   const byteStride = gltf.count(def.byteStride, `${at}.byteStride`);
-  const mode = def.mode, filter = def.filter ?? 'NONE';
-  if (typeof mode !== 'string' || !MESHOPT_MODES.includes(mode)) fail(`${at}.mode is ${describeJson(mode)} (expected ATTRIBUTES, TRIANGLES or INDICES)`);
-  if (typeof filter !== 'string' || !MESHOPT_FILTERS.includes(filter)) fail(`${at}.filter is ${describeJson(filter)} (expected NONE, OCTAHEDRAL, QUATERNION, EXPONENTIAL or COLOR)`, PARSE_ERROR.UNSUPPORTED);
+  const mode = def.mode,
+    filter = def.filter ?? 'NONE';
+  if (typeof mode !== 'string' || !MESHOPT_MODES.includes(mode))
+    fail(`${at}.mode is ${describeJson(mode)} (expected ATTRIBUTES, TRIANGLES or INDICES)`);
+  if (typeof filter !== 'string' || !MESHOPT_FILTERS.includes(filter))
+    fail(
+      `${at}.filter is ${describeJson(filter)} (expected NONE, OCTAHEDRAL, QUATERNION, EXPONENTIAL or COLOR)`,
+      PARSE_ERROR.UNSUPPORTED,
+    );
   // The limits of the extension's specification, which the decoder relies on.
-  const strideOk = mode === 'ATTRIBUTES' ? byteStride > 0 && byteStride <= 256 && byteStride % 4 === 0 : byteStride === 2 || byteStride === 4;
+  const strideOk =
+    mode === 'ATTRIBUTES'
+      ? byteStride > 0 && byteStride <= 256 && byteStride % 4 === 0
+      : byteStride === 2 || byteStride === 4;
   if (!strideOk) fail(`${at}.byteStride ${byteStride} is not allowed in mode ${mode as string}`);
   if (mode === 'TRIANGLES' && count % 3 !== 0) fail(`${at}.count ${count} is not a multiple of 3 (mode TRIANGLES)`);
   const decoded = count * byteStride;
-  if (decoded < byteLength) fail(`${at} decodes to ${decoded} bytes (count × byteStride), fewer than the view's byteLength ${byteLength}`);
-  return { view: v, buffer, byteOffset, byteLength: streamLength, count, byteStride, mode: mode as MeshoptView['mode'], filter: filter as MeshoptView['filter'] };
+  if (decoded < byteLength)
+    fail(`${at} decodes to ${decoded} bytes (count × byteStride), fewer than the view's byteLength ${byteLength}`);
+  return {
+    view: v,
+    buffer,
+    byteOffset,
+    byteLength: streamLength,
+    count,
+    byteStride,
+    mode: mode as MeshoptView['mode'],
+    filter: filter as MeshoptView['filter'],
+  };
 }
 
 /** Decodes a meshopt view from the buffer its stream lies in (bounds already checked). */
@@ -1170,7 +1484,14 @@ async function decodeMeshoptView(view: MeshoptView, source: Uint8Array, fail: Fa
   await MeshoptDecoder.ready;
   const out = new Uint8Array(view.count * view.byteStride);
   try {
-    MeshoptDecoder.decodeGltfBuffer(out, view.count, view.byteStride, source.subarray(view.byteOffset, view.byteOffset + view.byteLength), view.mode, view.filter);
+    MeshoptDecoder.decodeGltfBuffer(
+      out,
+      view.count,
+      view.byteStride,
+      source.subarray(view.byteOffset, view.byteOffset + view.byteLength),
+      view.mode,
+      view.filter,
+    );
   } catch (e) {
     return fail(`bufferViews[${view.view}]: cannot decode its EXT_meshopt_compression data (${(e as Error).message})`);
   }
@@ -1178,16 +1499,29 @@ async function decodeMeshoptView(view: MeshoptView, source: Uint8Array, fail: Fa
 }
 
 /** The bytes of buffer `b`: the GLB BIN chunk, a data: URI, or an external resource. */
-async function loadBuffer(def: JsonObject, b: number, glbBin: Uint8Array | undefined, options: GltfReadOptions, fail: Fail): Promise<Uint8Array> {
+async function loadBuffer(
+  def: JsonObject,
+  b: number,
+  glbBin: Uint8Array | undefined,
+  options: GltfReadOptions,
+  fail: Fail,
+): Promise<Uint8Array> {
   const uri = def.uri;
   if (uri === undefined) {
     if (b === 0 && glbBin) return glbBin;
-    return fail(glbBin === undefined && b === 0 ? 'buffer 0 has no uri and there is no GLB BIN chunk' : `buffer ${b} has no uri`, PARSE_ERROR.TRUNCATED);
+    return fail(
+      glbBin === undefined && b === 0 ? 'buffer 0 has no uri and there is no GLB BIN chunk' : `buffer ${b} has no uri`,
+      PARSE_ERROR.TRUNCATED,
+    );
   }
   if (typeof uri !== 'string') return fail(`buffers[${b}].uri is not a string`);
   if (uri.startsWith('data:')) return decodeDataUri(uri, b, fail);
   let decoded = uri;
-  try { decoded = decodeURIComponent(uri); } catch { /* keep the raw URI */ }
+  try {
+    decoded = decodeURIComponent(uri);
+  } catch {
+    /* keep the raw URI */
+  }
   const given = options.resources?.[uri] ?? options.resources?.[decoded];
   if (given) return given;
   if (options.loadResource) {
@@ -1197,12 +1531,17 @@ async function loadBuffer(def: JsonObject, b: number, glbBin: Uint8Array | undef
     } catch (e) {
       // The loader's message says why (outside the asset's folder, not a regular file…); it
       // never holds bytes of the resource.
-      return fail(`cannot load buffer ${quoteText(uri)} (buffer ${b}): ${(e as Error).message}`, PARSE_ERROR.UNSUPPORTED);
+      return fail(
+        `cannot load buffer ${quoteText(uri)} (buffer ${b}): ${(e as Error).message}`,
+        PARSE_ERROR.UNSUPPORTED,
+      );
     }
     if (loaded) return loaded;
   }
   // With a loader (files on disk) the buffer file is missing; without one the caller must pass it.
-  const remedy = options.loadResource ? 'no such file next to the glTF' : 'supply it with the resources or loadResource option';
+  const remedy = options.loadResource
+    ? 'no such file next to the glTF'
+    : 'supply it with the resources or loadResource option';
   return fail(`missing buffer ${quoteText(uri)} (buffer ${b}): ${remedy}`, PARSE_ERROR.TRUNCATED);
 }
 

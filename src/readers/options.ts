@@ -74,13 +74,25 @@ export function checkBoneCount(file: string, line: number, boneCount: number, co
  * {@link READ_LIMITS}). `what` starts the message (e.g. `Frames: 90000`). NaN counts fail.
  */
 export function checkClipSize(
-  file: string, line: number, what: string, boneCount: number, sampleCount: number, options: ReadOptions, column = 0,
+  file: string,
+  line: number,
+  what: string,
+  boneCount: number,
+  sampleCount: number,
+  options: ReadOptions,
+  column = 0,
 ): void {
   const maxSamples = options.maxSamples ?? READ_LIMITS.maxSamples;
   const maxBytes = options.maxBytes ?? READ_LIMITS.maxBytes;
   // Written as "within the limit" and negated, so NaN counts fail too.
   if (!(sampleCount <= maxSamples)) {
-    throw new ParseError(PARSE_ERROR.LIMIT, `${what}: ${sampleCount} samples is over the limit of ${maxSamples} (maxSamples)`, file, line, column);
+    throw new ParseError(
+      PARSE_ERROR.LIMIT,
+      `${what}: ${sampleCount} samples is over the limit of ${maxSamples} (maxSamples)`,
+      file,
+      line,
+      column,
+    );
   }
   const bytes = BYTES_PER_BONE_SAMPLE * boneCount * sampleCount;
   if (!(bytes <= maxBytes)) {

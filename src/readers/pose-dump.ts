@@ -27,7 +27,10 @@ export class PoseDumpError extends BonepressError {
   override readonly name = 'PoseDumpError';
   declare readonly code: 'BAD_POSE_DUMP';
   declare readonly file: string;
-  constructor(readonly problem: string, file: string) {
+  constructor(
+    readonly problem: string,
+    file: string,
+  ) {
     super('BAD_POSE_DUMP', `${file}: ${problem}`, { file, detail: problem });
   }
 }
@@ -41,7 +44,8 @@ export function clipToPoseDump(clip: RawClip): PoseDump {
   const scales = new Array<number>(n * boneCount * 3);
   for (let s = 0; s < n; s++) {
     for (let b = 0; b < boneCount; b++) {
-      const src = b * n + s, dst = s * boneCount + b;
+      const src = b * n + s,
+        dst = s * boneCount + b;
       for (let c = 0; c < 4; c++) rotations[dst * 4 + c] = clip.rotations[src * 4 + c];
       for (let c = 0; c < 3; c++) translations[dst * 3 + c] = clip.translations[src * 3 + c];
       for (let c = 0; c < 3; c++) scales[dst * 3 + c] = clip.scales[src * 3 + c];
@@ -88,7 +92,8 @@ export function readPoseDump(text: string, file: string, reference?: Skeleton, r
   } catch (e) {
     throw new PoseDumpError(`not JSON: ${(e as Error).message}`, file);
   }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new PoseDumpError('expected a JSON object', file);
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    throw new PoseDumpError('expected a JSON object', file);
   const o = json as Record<string, unknown>;
   const bones = o.bones;
   if (!Array.isArray(bones) || bones.length === 0 || !bones.every((x) => typeof x === 'string')) {
@@ -99,7 +104,11 @@ export function readPoseDump(text: string, file: string, reference?: Skeleton, r
   const firstIndex = new Map<string, number>();
   (bones as string[]).forEach((name, b) => {
     const first = firstIndex.get(name);
-    if (first !== undefined) throw new PoseDumpError(`"bones" names "${name}" twice (bones ${first} and ${b}); bone names must be unique`, file);
+    if (first !== undefined)
+      throw new PoseDumpError(
+        `"bones" names "${name}" twice (bones ${first} and ${b}); bone names must be unique`,
+        file,
+      );
     firstIndex.set(name, b);
   });
   const num = (key: string): number => {
@@ -110,10 +119,12 @@ export function readPoseDump(text: string, file: string, reference?: Skeleton, r
   const sampleRate = num('sampleRate');
   if (!(sampleRate > 0)) throw new PoseDumpError(`"sampleRate" must be > 0, got ${sampleRate}`, file);
   const n = num('numSamples');
-  if (!Number.isInteger(n) || n < 1) throw new PoseDumpError(`"numSamples" must be a whole number >= 1, got ${n}`, file);
+  if (!Number.isInteger(n) || n < 1)
+    throw new PoseDumpError(`"numSamples" must be a whole number >= 1, got ${n}`, file);
   let unit: LengthUnit = referenceUnit ?? 'cm';
   if (o.unit !== undefined) {
-    if (typeof o.unit !== 'string' || !isLengthUnit(o.unit)) throw new PoseDumpError(`"unit" is not a length unit: ${String(o.unit)}`, file);
+    if (typeof o.unit !== 'string' || !isLengthUnit(o.unit))
+      throw new PoseDumpError(`"unit" is not a length unit: ${String(o.unit)}`, file);
     unit = o.unit;
   }
   let parents: number[];
@@ -139,12 +150,20 @@ export function readPoseDump(text: string, file: string, reference?: Skeleton, r
     const v = o[key];
     const expected = n * boneCount * width;
     if (!Array.isArray(v)) throw new PoseDumpError(`"${key}" must be an array`, file);
-    if (v.length !== expected) throw new PoseDumpError(`"${key}" holds ${v.length} numbers, expected ${expected} (${n} samples × ${boneCount} bones × ${width})`, file);
+    if (v.length !== expected)
+      throw new PoseDumpError(
+        `"${key}" holds ${v.length} numbers, expected ${expected} (${n} samples × ${boneCount} bones × ${width})`,
+        file,
+      );
     for (let i = 0; i < v.length; i++) {
-      if (typeof v[i] !== 'number' || !Number.isFinite(v[i])) throw new PoseDumpError(`"${key}"[${i}] is not a finite number`, file);
+      if (typeof v[i] !== 'number' || !Number.isFinite(v[i]))
+        throw new PoseDumpError(`"${key}"[${i}] is not a finite number`, file);
       // Tracks are float32: 1e39 is finite here but Infinity once stored.
       if (!(Math.abs(Math.fround(v[i] as number)) <= MAX_MAGNITUDE)) {
-        throw new PoseDumpError(`"${key}"[${i}] is ${v[i] as number}, beyond ±${MAX_MAGNITUDE} (${where(i, width)})`, file);
+        throw new PoseDumpError(
+          `"${key}"[${i}] is ${v[i] as number}, beyond ±${MAX_MAGNITUDE} (${where(i, width)})`,
+          file,
+        );
       }
     }
     return v as number[];
@@ -157,7 +176,10 @@ export function readPoseDump(text: string, file: string, reference?: Skeleton, r
     let len2 = 0;
     for (let c = 0; c < 4; c++) len2 += Math.fround(rotations[t * 4 + c]) ** 2;
     if (!(len2 >= MIN_QUAT_LENGTH2)) {
-      throw new PoseDumpError(`"rotations"[${t * 4}..${t * 4 + 3}] is a zero-length quaternion (${where(t * 4, 4)})`, file);
+      throw new PoseDumpError(
+        `"rotations"[${t * 4}..${t * 4 + 3}] is a zero-length quaternion (${where(t * 4, 4)})`,
+        file,
+      );
     }
   }
   const defaultPose = new Float32Array(boneCount * POSE_STRIDE);
@@ -171,7 +193,8 @@ export function readPoseDump(text: string, file: string, reference?: Skeleton, r
   const clip = createRawClip(clipNameOf(file), skeleton, sampleRate, n, unit);
   for (let s = 0; s < n; s++) {
     for (let b = 0; b < boneCount; b++) {
-      const dst = b * n + s, src = s * boneCount + b;
+      const dst = b * n + s,
+        src = s * boneCount + b;
       for (let c = 0; c < 4; c++) clip.rotations[dst * 4 + c] = rotations[src * 4 + c];
       for (let c = 0; c < 3; c++) clip.translations[dst * 3 + c] = translations[src * 3 + c];
       for (let c = 0; c < 3; c++) clip.scales[dst * 3 + c] = scales[src * 3 + c];

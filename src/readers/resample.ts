@@ -4,7 +4,14 @@
  * keyframe evaluation itself lives in clip/keyframes.ts.
  */
 
-import { INTERPOLATION, KEY_TIME_TOLERANCE, resampleTrack, sampleTrackAt, type Interpolation, type KeyframeTrack } from '../clip/keyframes.js';
+import {
+  INTERPOLATION,
+  KEY_TIME_TOLERANCE,
+  resampleTrack,
+  sampleTrackAt,
+  type Interpolation,
+  type KeyframeTrack,
+} from '../clip/keyframes.js';
 
 export { INTERPOLATION, KEY_TIME_TOLERANCE, resampleTrack, sampleTrackAt, type Interpolation, type KeyframeTrack };
 
@@ -90,11 +97,16 @@ export function detectSampleRate(keyTimes: readonly ArrayLike<number>[], options
   if (n === 0) return o.fallbackRate;
   const sorted = intervals.subarray(0, n).sort();
   // Clusters of sorted intervals, each within snapTolerance of its first member.
-  let bestCount = 0, bestSum = 0;
-  for (let i = 0; i < n;) {
-    let j = i, sum = 0;
+  let bestCount = 0,
+    bestSum = 0;
+  for (let i = 0; i < n; ) {
+    let j = i,
+      sum = 0;
     while (j < n && sorted[j] <= sorted[i] * (1 + o.snapTolerance)) sum += sorted[j++];
-    if (j - i > bestCount) { bestCount = j - i; bestSum = sum; }
+    if (j - i > bestCount) {
+      bestCount = j - i;
+      bestSum = sum;
+    }
     i = j;
   }
   let best = snapSampleRate(bestCount / bestSum, o.snapTolerance);
@@ -131,7 +143,8 @@ export function countOffGridKeys(times: ArrayLike<number>, startTime: number, sa
   let off = 0;
   for (let i = 0; i < times.length; i++) {
     const pos = (times[i] - startTime) * sampleRate;
-    if (Math.abs(pos - Math.round(pos)) > KEY_TIME_TOLERANCE + FLOAT32_RELATIVE * Math.abs(times[i]) * sampleRate) off++;
+    if (Math.abs(pos - Math.round(pos)) > KEY_TIME_TOLERANCE + FLOAT32_RELATIVE * Math.abs(times[i]) * sampleRate)
+      off++;
   }
   return off;
 }
@@ -145,7 +158,8 @@ export function keysOnGrid(keyTimes: readonly ArrayLike<number>[], startTime: nu
   for (const times of keyTimes) {
     for (let i = 0; i < times.length; i++) {
       const grid = startTime + Math.round((times[i] - startTime) * sampleRate) / sampleRate;
-      if (Math.abs(times[i] - grid) > FLOAT32_RELATIVE * Math.max(Math.abs(times[i]), Math.abs(startTime)) + 1e-9) return false;
+      if (Math.abs(times[i] - grid) > FLOAT32_RELATIVE * Math.max(Math.abs(times[i]), Math.abs(startTime)) + 1e-9)
+        return false;
     }
   }
   return true;
@@ -159,7 +173,7 @@ export function keysOnGrid(keyTimes: readonly ArrayLike<number>[], startTime: nu
 export function unionKeyTimes(keyTimes: readonly ArrayLike<number>[]): Float32Array {
   const counts = new Map<number, number>();
   for (const times of keyTimes) {
-    for (let i = 0; i < times.length;) {
+    for (let i = 0; i < times.length; ) {
       const t = Math.fround(times[i]);
       let j = i + 1;
       while (j < times.length && Math.fround(times[j]) === t) j++;

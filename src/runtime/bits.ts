@@ -159,9 +159,14 @@ export function rotationRangeExtent(code: number): number {
  * `out[o..o+3]`, each rounded to float32 (the rotation arithmetic that uses it is float32).
  */
 export function decodeReference(x: number, y: number, z: number, out: Float64Array, o: number): void {
-  const fx = x / 32767, fy = y / 32767, fz = z / 32767;
+  const fx = x / 32767,
+    fy = y / 32767,
+    fz = z / 32767;
   const t = 1 - fx * fx - fy * fy - fz * fz;
-  out[o] = Math.fround(fx); out[o + 1] = Math.fround(fy); out[o + 2] = Math.fround(fz); out[o + 3] = t > 0 ? Math.fround(Math.sqrt(t)) : 0;
+  out[o] = Math.fround(fx);
+  out[o + 1] = Math.fround(fy);
+  out[o + 2] = Math.fround(fz);
+  out[o + 3] = t > 0 ? Math.fround(Math.sqrt(t)) : 0;
 }
 
 /** Value at q = 0 inside a segment: clip minimum plus `segMinByte` / 255 of the clip extent. */
@@ -185,10 +190,18 @@ export function isRawRate(bits: number): boolean {
  * coarser. Written at `out[o..o+2]`; shared with the compressor.
  */
 export function trackComponentBits(
-  bytes: Uint8Array, rangeAt: number, rate: number, drop: number, clipRanges: Float64Array, ro: number,
-  out: Uint8Array, o: number,
+  bytes: Uint8Array,
+  rangeAt: number,
+  rate: number,
+  drop: number,
+  clipRanges: Float64Array,
+  ro: number,
+  out: Uint8Array,
+  o: number,
 ): void {
-  const c0 = drop === 0 ? 1 : 0, c1 = drop <= 1 ? 2 : 1, c2 = drop <= 2 ? 3 : 2;
+  const c0 = drop === 0 ? 1 : 0,
+    c1 = drop <= 1 ? 2 : 1,
+    c2 = drop <= 2 ? 3 : 2;
   const e0 = segmentExtent(clipRanges[ro + 2 * c0 + 1], bytes[rangeAt + 1]);
   const e1 = segmentExtent(clipRanges[ro + 2 * c1 + 1], bytes[rangeAt + 3]);
   const e2 = segmentExtent(clipRanges[ro + 2 * c2 + 1], bytes[rangeAt + 5]);

@@ -6,18 +6,58 @@
  * file size.
  */
 import {
-  ANIMATED_COMPONENTS, BITSET, BITSET_COUNT, CHECKSUM_START, CLIP_RANGE_BYTES, CONSTANT_FLOATS, DROP_SHIFT, FLAGS, HEADER, KIND_POSE_OFFSET,
-  KNOWN_FLAGS, MAGIC, MAX_BONES, MAX_BONE_SAMPLES, MAX_FILE_BYTES, RANGE_COMPONENTS, RATE_MASK, RAW_BITS, ROTATION_FORMAT, ROTATION_REF_BYTES,
-  SEGMENT_RANGE_BYTES, SEGMENT_SIZE, TRACKS_PER_BONE, TRACK_KIND, UNIT_CODES, VERSION,
-  align4, bitsetWords, crc32, isValidBitRate, sectionLayout, segmentCountFor, segmentSampleCount, type RotationFormat, type SectionLayout,
+  ANIMATED_COMPONENTS,
+  BITSET,
+  BITSET_COUNT,
+  CHECKSUM_START,
+  CLIP_RANGE_BYTES,
+  CONSTANT_FLOATS,
+  DROP_SHIFT,
+  FLAGS,
+  HEADER,
+  KIND_POSE_OFFSET,
+  KNOWN_FLAGS,
+  MAGIC,
+  MAX_BONES,
+  MAX_BONE_SAMPLES,
+  MAX_FILE_BYTES,
+  RANGE_COMPONENTS,
+  RATE_MASK,
+  RAW_BITS,
+  ROTATION_FORMAT,
+  ROTATION_REF_BYTES,
+  SEGMENT_RANGE_BYTES,
+  SEGMENT_SIZE,
+  TRACKS_PER_BONE,
+  TRACK_KIND,
+  UNIT_CODES,
+  VERSION,
+  align4,
+  bitsetWords,
+  crc32,
+  isValidBitRate,
+  sectionLayout,
+  segmentCountFor,
+  segmentSampleCount,
+  type RotationFormat,
+  type SectionLayout,
 } from './format.js';
 import { FORMAT_ERROR, FormatError, expectVersion } from './errors.js';
-import { decodeReference, floatFromBits, readBits, rotationRangeExtent, rotationRangeMin, trackComponentBits } from './bits.js';
+import {
+  decodeReference,
+  floatFromBits,
+  readBits,
+  rotationRangeExtent,
+  rotationRangeMin,
+  trackComponentBits,
+} from './bits.js';
 import { writeRotation } from './interpolate.js';
 import { POSE_STRIDE } from '../shared/pose-layout.js';
 
 /** A track's class, by the default and constant bitsets (compressed-clip.ts names them in this order). */
-const CLASS_DEFAULT = 0, CLASS_CONSTANT = 1, CLASS_ANIMATED = 2;
+const CLASS_DEFAULT = 0,
+  CLASS_CONSTANT = 1,
+  CLASS_ANIMATED = 2;
 const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 const F32_MAX = 3.4028234663852886e38;
 /** Start times and durations beyond this (about 31 years) are corrupt, and keep time arithmetic exact enough. */
@@ -48,74 +88,152 @@ export interface Header {
  */
 export function readHeader(bytes: Uint8Array, view: DataView, verifyChecksum: boolean): Header {
   const size = bytes.byteLength;
-  if (!LITTLE_ENDIAN_HOST) throw new FormatError(FORMAT_ERROR.UNSUPPORTED_PLATFORM, 'bonepress needs a little-endian host');
-  if (size < HEADER.SIZE) throw new FormatError(FORMAT_ERROR.TOO_SMALL, `${size} bytes is smaller than the ${HEADER.SIZE}-byte header`, 0);
-  if (view.getUint32(HEADER.MAGIC, true) !== MAGIC) throw new FormatError(FORMAT_ERROR.BAD_MAGIC, 'not a bonepress clip (bad magic)', HEADER.MAGIC);
+  if (!LITTLE_ENDIAN_HOST)
+    throw new FormatError(FORMAT_ERROR.UNSUPPORTED_PLATFORM, 'bonepress needs a little-endian host');
+  if (size < HEADER.SIZE)
+    throw new FormatError(FORMAT_ERROR.TOO_SMALL, `${size} bytes is smaller than the ${HEADER.SIZE}-byte header`, 0);
+  if (view.getUint32(HEADER.MAGIC, true) !== MAGIC)
+    throw new FormatError(FORMAT_ERROR.BAD_MAGIC, 'not a bonepress clip (bad magic)', HEADER.MAGIC);
   const version = view.getUint16(HEADER.VERSION, true);
   expectVersion('format', version, VERSION, HEADER.VERSION);
   const flags = view.getUint16(HEADER.FLAGS, true);
-  if (flags & ~KNOWN_FLAGS) throw new FormatError(FORMAT_ERROR.BAD_HEADER, `unknown flags 0x${flags.toString(16)}`, HEADER.FLAGS);
+  if (flags & ~KNOWN_FLAGS)
+    throw new FormatError(FORMAT_ERROR.BAD_HEADER, `unknown flags 0x${flags.toString(16)}`, HEADER.FLAGS);
   const totalSize = view.getUint32(HEADER.TOTAL_SIZE, true);
-  if (size > MAX_FILE_BYTES) throw new FormatError(FORMAT_ERROR.BAD_SIZE, `${size} bytes is larger than a clip may be (${MAX_FILE_BYTES})`, HEADER.TOTAL_SIZE);
+  if (size > MAX_FILE_BYTES)
+    throw new FormatError(
+      FORMAT_ERROR.BAD_SIZE,
+      `${size} bytes is larger than a clip may be (${MAX_FILE_BYTES})`,
+      HEADER.TOTAL_SIZE,
+    );
   if (totalSize !== size) {
-    throw new FormatError(FORMAT_ERROR.BAD_SIZE, `header says ${totalSize} bytes but the buffer holds ${size}${totalSize > size ? ' (truncated?)' : ''}`, HEADER.TOTAL_SIZE);
+    throw new FormatError(
+      FORMAT_ERROR.BAD_SIZE,
+      `header says ${totalSize} bytes but the buffer holds ${size}${totalSize > size ? ' (truncated?)' : ''}`,
+      HEADER.TOTAL_SIZE,
+    );
   }
   const hasChecksum = (flags & FLAGS.HAS_CHECKSUM) !== 0;
   if (hasChecksum && verifyChecksum) {
     const stored = view.getUint32(HEADER.CHECKSUM, true);
     const actual = crc32(bytes, CHECKSUM_START, size);
-    if (stored !== actual) throw new FormatError(FORMAT_ERROR.BAD_CHECKSUM, `checksum mismatch (stored 0x${stored.toString(16)}, computed 0x${actual.toString(16)}): the file is corrupt`, HEADER.CHECKSUM);
+    if (stored !== actual)
+      throw new FormatError(
+        FORMAT_ERROR.BAD_CHECKSUM,
+        `checksum mismatch (stored 0x${stored.toString(16)}, computed 0x${actual.toString(16)}): the file is corrupt`,
+        HEADER.CHECKSUM,
+      );
   } else if (!hasChecksum && view.getUint32(HEADER.CHECKSUM, true) !== 0) {
     // The writer leaves the field 0 without the flag; otherwise one flipped flag bit would switch the CRC off unnoticed.
-    throw new FormatError(FORMAT_ERROR.BAD_HEADER, `checksum field is 0x${view.getUint32(HEADER.CHECKSUM, true).toString(16)} but the checksum flag is not set`, HEADER.CHECKSUM);
+    throw new FormatError(
+      FORMAT_ERROR.BAD_HEADER,
+      `checksum field is 0x${view.getUint32(HEADER.CHECKSUM, true).toString(16)} but the checksum flag is not set`,
+      HEADER.CHECKSUM,
+    );
   }
   const boneCount = view.getUint16(HEADER.BONE_COUNT, true);
-  if (boneCount < 1 || boneCount > MAX_BONES) throw new FormatError(FORMAT_ERROR.BAD_HEADER, `bone count ${boneCount} (need 1..${MAX_BONES})`, HEADER.BONE_COUNT);
+  if (boneCount < 1 || boneCount > MAX_BONES)
+    throw new FormatError(FORMAT_ERROR.BAD_HEADER, `bone count ${boneCount} (need 1..${MAX_BONES})`, HEADER.BONE_COUNT);
   const rotationFormat = view.getUint8(HEADER.ROTATION_FORMAT);
-  if (rotationFormat !== ROTATION_FORMAT.DROP_ONE) throw new FormatError(FORMAT_ERROR.BAD_HEADER, `unknown rotation format ${rotationFormat}`, HEADER.ROTATION_FORMAT);
+  if (rotationFormat !== ROTATION_FORMAT.DROP_ONE)
+    throw new FormatError(FORMAT_ERROR.BAD_HEADER, `unknown rotation format ${rotationFormat}`, HEADER.ROTATION_FORMAT);
   const unitCode = view.getUint8(HEADER.UNIT);
-  if (unitCode >= UNIT_CODES.length) throw new FormatError(FORMAT_ERROR.BAD_HEADER, `unknown length unit code ${unitCode}`, HEADER.UNIT);
+  if (unitCode >= UNIT_CODES.length)
+    throw new FormatError(FORMAT_ERROR.BAD_HEADER, `unknown length unit code ${unitCode}`, HEADER.UNIT);
   const sampleCount = view.getUint32(HEADER.SAMPLE_COUNT, true);
   if (sampleCount < 1) throw new FormatError(FORMAT_ERROR.BAD_HEADER, 'sample count 0', HEADER.SAMPLE_COUNT);
   if (sampleCount * boneCount > MAX_BONE_SAMPLES) {
-    throw new FormatError(FORMAT_ERROR.BAD_HEADER, `${sampleCount} samples × ${boneCount} bones is more than a clip may hold (${MAX_BONE_SAMPLES} bone samples)`, HEADER.SAMPLE_COUNT);
+    throw new FormatError(
+      FORMAT_ERROR.BAD_HEADER,
+      `${sampleCount} samples × ${boneCount} bones is more than a clip may hold (${MAX_BONE_SAMPLES} bone samples)`,
+      HEADER.SAMPLE_COUNT,
+    );
   }
   const sampleRate = view.getFloat64(HEADER.SAMPLE_RATE, true);
-  if (!(sampleRate > 0) || !Number.isFinite(sampleRate)) throw new FormatError(FORMAT_ERROR.BAD_HEADER, `sample rate ${sampleRate}`, HEADER.SAMPLE_RATE);
+  if (!(sampleRate > 0) || !Number.isFinite(sampleRate))
+    throw new FormatError(FORMAT_ERROR.BAD_HEADER, `sample rate ${sampleRate}`, HEADER.SAMPLE_RATE);
   // The wrap period sampleCount / sampleRate (≥ the sampled span) must be finite, or time arithmetic overflows.
-  if (!(sampleCount / sampleRate <= MAX_SECONDS)) throw new FormatError(FORMAT_ERROR.BAD_HEADER, `sample rate ${sampleRate} Hz is too small for ${sampleCount} samples (longer than ${MAX_SECONDS} s)`, HEADER.SAMPLE_RATE);
+  if (!(sampleCount / sampleRate <= MAX_SECONDS))
+    throw new FormatError(
+      FORMAT_ERROR.BAD_HEADER,
+      `sample rate ${sampleRate} Hz is too small for ${sampleCount} samples (longer than ${MAX_SECONDS} s)`,
+      HEADER.SAMPLE_RATE,
+    );
   const startTime = view.getFloat64(HEADER.START_TIME, true);
-  if (!(startTime >= 0 && startTime <= MAX_SECONDS)) throw new FormatError(FORMAT_ERROR.BAD_HEADER, `start time ${startTime} s (need 0..${MAX_SECONDS})`, HEADER.START_TIME);
+  if (!(startTime >= 0 && startTime <= MAX_SECONDS))
+    throw new FormatError(
+      FORMAT_ERROR.BAD_HEADER,
+      `start time ${startTime} s (need 0..${MAX_SECONDS})`,
+      HEADER.START_TIME,
+    );
   const duration = view.getFloat64(HEADER.DURATION, true);
-  if (!(duration >= startTime && duration <= MAX_SECONDS)) throw new FormatError(FORMAT_ERROR.BAD_HEADER, `duration ${duration} s (need ${startTime}..${MAX_SECONDS}, not before the start time)`, HEADER.DURATION);
+  if (!(duration >= startTime && duration <= MAX_SECONDS))
+    throw new FormatError(
+      FORMAT_ERROR.BAD_HEADER,
+      `duration ${duration} s (need ${startTime}..${MAX_SECONDS}, not before the start time)`,
+      HEADER.DURATION,
+    );
   const segmentCount = view.getUint32(HEADER.SEGMENT_COUNT, true);
   if (segmentCount !== segmentCountFor(sampleCount)) {
-    throw new FormatError(FORMAT_ERROR.BAD_HEADER, `segment count ${segmentCount}, expected ${segmentCountFor(sampleCount)} for ${sampleCount} samples`, HEADER.SEGMENT_COUNT);
+    throw new FormatError(
+      FORMAT_ERROR.BAD_HEADER,
+      `segment count ${segmentCount}, expected ${segmentCountFor(sampleCount)} for ${sampleCount} samples`,
+      HEADER.SEGMENT_COUNT,
+    );
   }
   const segmentSize = view.getUint16(HEADER.SEGMENT_SIZE, true);
-  if (segmentSize !== SEGMENT_SIZE) throw new FormatError(FORMAT_ERROR.BAD_HEADER, `segment size ${segmentSize}, expected ${SEGMENT_SIZE}`, HEADER.SEGMENT_SIZE);
+  if (segmentSize !== SEGMENT_SIZE)
+    throw new FormatError(
+      FORMAT_ERROR.BAD_HEADER,
+      `segment size ${segmentSize}, expected ${SEGMENT_SIZE}`,
+      HEADER.SEGMENT_SIZE,
+    );
   return {
-    version, flags, hasChecksum, hasNodeIndices: (flags & FLAGS.HAS_NODE_INDICES) !== 0,
-    keyTimeCount: (flags & FLAGS.HAS_KEY_TIMES) !== 0 ? sampleCount : 0, boneCount, rotationFormat, unitCode, sampleCount, sampleRate, startTime, duration,
-    segmentCount, animatedCount: view.getUint16(HEADER.ANIMATED_TRACK_COUNT, true),
+    version,
+    flags,
+    hasChecksum,
+    hasNodeIndices: (flags & FLAGS.HAS_NODE_INDICES) !== 0,
+    keyTimeCount: (flags & FLAGS.HAS_KEY_TIMES) !== 0 ? sampleCount : 0,
+    boneCount,
+    rotationFormat,
+    unitCode,
+    sampleCount,
+    sampleRate,
+    startTime,
+    duration,
+    segmentCount,
+    animatedCount: view.getUint16(HEADER.ANIMATED_TRACK_COUNT, true),
   };
 }
 
 /** The section at header field `field` must start at `expected`: sections sit at fixed places given the counts, any other offset is corruption. */
 function expectOffset(view: DataView, field: number, expected: number, what: string): number {
   const got = view.getUint32(field, true);
-  if (got !== expected) throw new FormatError(FORMAT_ERROR.BAD_OFFSET, `${what} section at ${got}, expected ${expected}`, field);
+  if (got !== expected)
+    throw new FormatError(FORMAT_ERROR.BAD_OFFSET, `${what} section at ${got}, expected ${expected}`, field);
   return got;
 }
 
 /** `what`, at byte `at`, must end by the end of the file. */
 function need(view: DataView, end: number, what: string, at: number): void {
-  if (end > view.byteLength) throw new FormatError(FORMAT_ERROR.BAD_SECTION, `${what} runs past the end of the file (${end} > ${view.byteLength})`, at);
+  if (end > view.byteLength)
+    throw new FormatError(
+      FORMAT_ERROR.BAD_SECTION,
+      `${what} runs past the end of the file (${end} > ${view.byteLength})`,
+      at,
+    );
 }
 
 /** The layout before the bitsets are read: the parents and bitsets sections depend on the bone count alone. */
 function earlyLayout(header: Header): SectionLayout {
-  return sectionLayout({ boneCount: header.boneCount, constantFloats: 0, clipRangeBytes: 0, animatedRotations: 0, hasNodeIndices: header.hasNodeIndices, keyTimes: header.keyTimeCount });
+  return sectionLayout({
+    boneCount: header.boneCount,
+    constantFloats: 0,
+    clipRangeBytes: 0,
+    animatedRotations: 0,
+    hasNodeIndices: header.hasNodeIndices,
+    keyTimes: header.keyTimeCount,
+  });
 }
 
 /** The parents section: every bone's parent precedes it (-1 for a root). */
@@ -126,7 +244,12 @@ export function readParents(view: DataView, header: Header): Int32Array {
   const parents = new Int32Array(boneCount);
   for (let b = 0; b < boneCount; b++) {
     const p = view.getInt16(parentsOffset + 2 * b, true);
-    if (p < -1 || p >= b) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `bone ${b} has parent ${p}; parents must precede children`, parentsOffset + 2 * b);
+    if (p < -1 || p >= b)
+      throw new FormatError(
+        FORMAT_ERROR.BAD_VALUE,
+        `bone ${b} has parent ${p}; parents must precede children`,
+        parentsOffset + 2 * b,
+      );
     parents[b] = p;
   }
   return parents;
@@ -152,15 +275,23 @@ export function readTracks(view: DataView, header: Header): Tracks {
   const bitsetsOffset = expectOffset(view, HEADER.BITSETS_OFFSET, earlyLayout(header).bitsets, 'bitsets');
   const words = bitsetWords(trackCount);
   need(view, bitsetsOffset + 4 * BITSET_COUNT * words, 'bitsets', bitsetsOffset);
-  const bit = (set: number, t: number): number => (view.getUint32(bitsetsOffset + 4 * (set * words + (t >>> 5)), true) >>> (t & 31)) & 1;
+  const bit = (set: number, t: number): number =>
+    (view.getUint32(bitsetsOffset + 4 * (set * words + (t >>> 5)), true) >>> (t & 31)) & 1;
   const trackClass = new Uint8Array(trackCount);
   const channelMask = new Uint8Array(trackCount);
   const step = new Uint8Array(trackCount);
-  let constantFloats = 0, animated = 0, animatedRotations = 0, clipRangeBytes = 0, rangeFloats = 0;
+  let constantFloats = 0,
+    animated = 0,
+    animatedRotations = 0,
+    clipRangeBytes = 0,
+    rangeFloats = 0;
   for (let t = 0; t < trackCount; t++) {
-    const isDefault = bit(BITSET.DEFAULT, t), isConstant = bit(BITSET.CONSTANT, t);
-    if (isDefault && isConstant) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `track ${t} is marked both default and constant`, bitsetsOffset);
-    if ((isDefault || isConstant) && bit(BITSET.STEP, t)) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `track ${t} is marked step but is not animated`, bitsetsOffset);
+    const isDefault = bit(BITSET.DEFAULT, t),
+      isConstant = bit(BITSET.CONSTANT, t);
+    if (isDefault && isConstant)
+      throw new FormatError(FORMAT_ERROR.BAD_VALUE, `track ${t} is marked both default and constant`, bitsetsOffset);
+    if ((isDefault || isConstant) && bit(BITSET.STEP, t))
+      throw new FormatError(FORMAT_ERROR.BAD_VALUE, `track ${t} is marked step but is not animated`, bitsetsOffset);
     trackClass[t] = isDefault ? CLASS_DEFAULT : isConstant ? CLASS_CONSTANT : CLASS_ANIMATED;
     channelMask[t] = bit(BITSET.CHANNEL, t);
     step[t] = bit(BITSET.STEP, t);
@@ -175,11 +306,20 @@ export function readTracks(view: DataView, header: Header): Tracks {
   }
   for (let t = trackCount; t < words * 32; t++) {
     for (let set = 0; set < BITSET_COUNT; set++) {
-      if (bit(set, t)) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `bitset ${set} has bit ${t} set past the last track`, bitsetsOffset);
+      if (bit(set, t))
+        throw new FormatError(
+          FORMAT_ERROR.BAD_VALUE,
+          `bitset ${set} has bit ${t} set past the last track`,
+          bitsetsOffset,
+        );
     }
   }
   if (animated !== header.animatedCount) {
-    throw new FormatError(FORMAT_ERROR.BAD_HEADER, `header says ${header.animatedCount} animated tracks, bitsets say ${animated}`, HEADER.ANIMATED_TRACK_COUNT);
+    throw new FormatError(
+      FORMAT_ERROR.BAD_HEADER,
+      `header says ${header.animatedCount} animated tracks, bitsets say ${animated}`,
+      HEADER.ANIMATED_TRACK_COUNT,
+    );
   }
   return { trackClass, channelMask, step, constantFloats, animatedRotations, clipRangeBytes, rangeFloats };
 }
@@ -190,7 +330,14 @@ export function readTracks(view: DataView, header: Header): Tracks {
  */
 export function readSectionOffsets(view: DataView, header: Header, tracks: Tracks): SectionLayout {
   const { constantFloats, clipRangeBytes, animatedRotations } = tracks;
-  const layout = sectionLayout({ boneCount: header.boneCount, constantFloats, clipRangeBytes, animatedRotations, hasNodeIndices: header.hasNodeIndices, keyTimes: header.keyTimeCount });
+  const layout = sectionLayout({
+    boneCount: header.boneCount,
+    constantFloats,
+    clipRangeBytes,
+    animatedRotations,
+    hasNodeIndices: header.hasNodeIndices,
+    keyTimes: header.keyTimeCount,
+  });
   expectOffset(view, HEADER.CONSTANTS_OFFSET, layout.constants, 'constants');
   need(view, layout.constants + 4 * constantFloats, 'constants', layout.constants);
   expectOffset(view, HEADER.CLIP_RANGES_OFFSET, layout.clipRanges, 'clip ranges');
@@ -226,7 +373,11 @@ export function readKeyTimes(view: DataView, header: Header, offset: number): Fl
     const at = offset + 4 * k;
     const t = view.getFloat32(at, true);
     if (k === 0 ? t !== header.startTime : !(t >= keyTimes[k - 1] && t <= MAX_SECONDS)) {
-      throw new FormatError(FORMAT_ERROR.BAD_VALUE, `key time ${k} is ${t} s (need ${k === 0 ? `the start time ${header.startTime} s` : `${keyTimes[k - 1]}..${MAX_SECONDS} s`})`, at);
+      throw new FormatError(
+        FORMAT_ERROR.BAD_VALUE,
+        `key time ${k} is ${t} s (need ${k === 0 ? `the start time ${header.startTime} s` : `${keyTimes[k - 1]}..${MAX_SECONDS} s`})`,
+        at,
+      );
     }
     keyTimes[k] = t;
   }
@@ -248,29 +399,46 @@ export interface AnimatedTracks {
 }
 
 /** The constants section (finite values; a constant rotation normalised), laid into the base pose, and the animated tracks in track order. */
-export function readAnimatedTracks(view: DataView, header: Header, tracks: Tracks, constantsOffset: number): AnimatedTracks {
+export function readAnimatedTracks(
+  view: DataView,
+  header: Header,
+  tracks: Tracks,
+  constantsOffset: number,
+): AnimatedTracks {
   const { trackClass } = tracks;
-  const count = header.animatedCount, trackCount = trackClass.length;
+  const count = header.animatedCount,
+    trackCount = trackClass.length;
   const basePose = new Float32Array(header.boneCount * POSE_STRIDE);
   const poseOffset = new Int32Array(count);
   const kinds = new Uint8Array(count);
   const step = new Uint8Array(count);
   const ofTrack = new Int32Array(trackCount).fill(-1);
   const range = new Int32Array(count);
-  let cursor = constantsOffset, a = 0, rangeCursor = 0;
+  let cursor = constantsOffset,
+    a = 0,
+    rangeCursor = 0;
   for (let t = 0; t < trackCount; t++) {
-    const bone = (t / TRACKS_PER_BONE) | 0, kind = t % TRACKS_PER_BONE;
+    const bone = (t / TRACKS_PER_BONE) | 0,
+      kind = t % TRACKS_PER_BONE;
     const o = bone * POSE_STRIDE + KIND_POSE_OFFSET[kind];
     if (trackClass[t] === CLASS_DEFAULT) {
-      if (kind === TRACK_KIND.ROTATION) { basePose[o + 3] = 1; } else if (kind === TRACK_KIND.SCALE) { basePose[o] = 1; basePose[o + 1] = 1; basePose[o + 2] = 1; }
+      if (kind === TRACK_KIND.ROTATION) {
+        basePose[o + 3] = 1;
+      } else if (kind === TRACK_KIND.SCALE) {
+        basePose[o] = 1;
+        basePose[o + 1] = 1;
+        basePose[o + 2] = 1;
+      }
     } else if (trackClass[t] === CLASS_CONSTANT) {
       const n = CONSTANT_FLOATS[kind];
       for (let c = 0; c < n; c++) {
         const v = view.getFloat32(cursor + 4 * c, true);
-        if (!Number.isFinite(v)) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `constant value of track ${t} is ${v}`, cursor + 4 * c);
+        if (!Number.isFinite(v))
+          throw new FormatError(FORMAT_ERROR.BAD_VALUE, `constant value of track ${t} is ${v}`, cursor + 4 * c);
         basePose[o + c] = v;
       }
-      if (kind === TRACK_KIND.ROTATION) writeRotation(basePose[o], basePose[o + 1], basePose[o + 2], basePose[o + 3], basePose, o);
+      if (kind === TRACK_KIND.ROTATION)
+        writeRotation(basePose[o], basePose[o + 1], basePose[o + 2], basePose[o + 3], basePose, o);
       cursor += 4 * n;
     } else {
       poseOffset[a] = o;
@@ -290,7 +458,12 @@ export function readAnimatedTracks(view: DataView, header: Header, tracks: Track
  * rotations' from their u16 codes; vectors' finite, with a non-negative extent that keeps
  * every reconstruction finite in float32.
  */
-export function readClipRanges(view: DataView, animated: AnimatedTracks, rangeFloats: number, offset: number): Float64Array {
+export function readClipRanges(
+  view: DataView,
+  animated: AnimatedTracks,
+  rangeFloats: number,
+  offset: number,
+): Float64Array {
   const clipRanges = new Float64Array(rangeFloats);
   for (let j = 0, at = offset; j < animated.count; j++) {
     const ro = animated.range[j];
@@ -302,10 +475,15 @@ export function readClipRanges(view: DataView, animated: AnimatedTracks, rangeFl
       continue;
     }
     for (let c = 0; c < 3; c++, at += 8) {
-      const min = view.getFloat32(at, true), ext = view.getFloat32(at + 4, true);
+      const min = view.getFloat32(at, true),
+        ext = view.getFloat32(at + 4, true);
       // Reconstruction reaches min + 2·extent at most (segment min and extent are each ≤ 255/255).
       if (!Number.isFinite(min) || !(ext >= 0) || !(Math.abs(min) + 2 * ext < F32_MAX)) {
-        throw new FormatError(FORMAT_ERROR.BAD_VALUE, `clip range (${min}, ${ext}) of animated track ${j} is not a usable range`, at);
+        throw new FormatError(
+          FORMAT_ERROR.BAD_VALUE,
+          `clip range (${min}, ${ext}) of animated track ${j} is not a usable range`,
+          at,
+        );
       }
       clipRanges[ro + 2 * c] = min;
       clipRanges[ro + 2 * c + 1] = ext;
@@ -348,14 +526,24 @@ export interface Segments {
  * before per-segment tables are allocated. Without animated tracks segments are empty and
  * need no tables at all (memory must not follow a count).
  */
-export function readSegments(bytes: Uint8Array, view: DataView, header: Header, animated: AnimatedTracks, clipRanges: Float64Array, layout: SectionLayout): Segments {
+export function readSegments(
+  bytes: Uint8Array,
+  view: DataView,
+  header: Header,
+  animated: AnimatedTracks,
+  clipRanges: Float64Array,
+  layout: SectionLayout,
+): Segments {
   const { segmentCount, sampleCount } = header;
   const count = animated.count;
   const offset = expectOffset(view, HEADER.SEGMENTS_OFFSET, layout.segments, 'segments');
   need(view, offset + segmentCount * align4(count * (1 + SEGMENT_RANGE_BYTES)), `${segmentCount} segments`, offset);
   const segments = count > 0 ? segmentCount : 0;
-  const rates = new Uint32Array(segments), ranges = new Uint32Array(segments), data = new Uint32Array(segments);
-  const keyBits = new Uint32Array(segments), keys = new Uint32Array(segments);
+  const rates = new Uint32Array(segments),
+    ranges = new Uint32Array(segments),
+    data = new Uint32Array(segments);
+  const keyBits = new Uint32Array(segments),
+    keys = new Uint32Array(segments);
   const compBits = new Uint8Array(segments * count * ANIMATED_COMPONENTS);
   let expected = offset;
   for (let s = 0; s < segments; s++) {
@@ -364,17 +552,35 @@ export function readSegments(bytes: Uint8Array, view: DataView, header: Header, 
     let bits = 0;
     for (let j = 0; j < count; j++) {
       const rate = bytes[off + j] & RATE_MASK;
-      if (!isValidBitRate(rate)) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `segment ${s} track ${j}: bit rate ${rate} is not one of 0..24 or 32`, off + j);
+      if (!isValidBitRate(rate))
+        throw new FormatError(
+          FORMAT_ERROR.BAD_VALUE,
+          `segment ${s} track ${j}: bit rate ${rate} is not one of 0..24 or 32`,
+          off + j,
+        );
       const drop = bytes[off + j] >>> DROP_SHIFT;
       const kind = animated.kind[j];
       if (kind !== TRACK_KIND.ROTATION && drop !== 0) {
-        throw new FormatError(FORMAT_ERROR.BAD_VALUE, `segment ${s} track ${j}: a dropped component on a ${kind === TRACK_KIND.TRANSLATION ? 'translation' : 'scale'} track`, off + j);
+        throw new FormatError(
+          FORMAT_ERROR.BAD_VALUE,
+          `segment ${s} track ${j}: a dropped component on a ${kind === TRACK_KIND.TRANSLATION ? 'translation' : 'scale'} track`,
+          off + j,
+        );
       }
       const cb = (s * count + j) * ANIMATED_COMPONENTS;
       if (rate === 0 || rate === RAW_BITS) {
         compBits[cb] = compBits[cb + 1] = compBits[cb + 2] = rate;
       } else {
-        trackComponentBits(bytes, off + count + j * SEGMENT_RANGE_BYTES, rate, kind === TRACK_KIND.ROTATION ? drop : 3, clipRanges, animated.range[j], compBits, cb);
+        trackComponentBits(
+          bytes,
+          off + count + j * SEGMENT_RANGE_BYTES,
+          rate,
+          kind === TRACK_KIND.ROTATION ? drop : 3,
+          clipRanges,
+          animated.range[j],
+          compBits,
+          cb,
+        );
       }
       bits += compBits[cb] + compBits[cb + 1] + compBits[cb + 2];
     }
@@ -407,14 +613,28 @@ export function readNamesSection(bytes: Uint8Array, view: DataView, header: Head
   let expected = segmentsEnd;
   let names: Names = { offset: namesOffset, name: undefined, boneNames: undefined };
   if (header.flags & FLAGS.HAS_NAMES) {
-    if (namesOffset !== expected) throw new FormatError(FORMAT_ERROR.BAD_OFFSET, `names section at ${namesOffset}, expected ${expected}`, HEADER.NAMES_OFFSET);
+    if (namesOffset !== expected)
+      throw new FormatError(
+        FORMAT_ERROR.BAD_OFFSET,
+        `names section at ${namesOffset}, expected ${expected}`,
+        HEADER.NAMES_OFFSET,
+      );
     const decoded = readNames(bytes, view, namesOffset, header.boneCount);
     names = { offset: namesOffset, name: decoded.name, boneNames: decoded.boneNames };
     expected = align4(decoded.end);
   } else if (namesOffset !== 0) {
-    throw new FormatError(FORMAT_ERROR.BAD_OFFSET, `names offset ${namesOffset} without the names flag`, HEADER.NAMES_OFFSET);
+    throw new FormatError(
+      FORMAT_ERROR.BAD_OFFSET,
+      `names offset ${namesOffset} without the names flag`,
+      HEADER.NAMES_OFFSET,
+    );
   }
-  if (expected !== bytes.byteLength) throw new FormatError(FORMAT_ERROR.BAD_SIZE, `${bytes.byteLength - expected} unexpected bytes after the last section`, expected);
+  if (expected !== bytes.byteLength)
+    throw new FormatError(
+      FORMAT_ERROR.BAD_SIZE,
+      `${bytes.byteLength - expected} unexpected bytes after the last section`,
+      expected,
+    );
   return names;
 }
 
@@ -436,7 +656,11 @@ export function checkRawValues(bytes: Uint8Array, header: Header, animated: Anim
             const at = 8 * segments.data[s] + k * segments.keyBits[s] + trackBit + c * RAW_BITS;
             const v = floatFromBits(readBits(words, at, RAW_BITS));
             if (!Number.isFinite(v) || (animated.kind[j] === TRACK_KIND.ROTATION && !(v >= -1 && v <= 1))) {
-              throw new FormatError(FORMAT_ERROR.BAD_VALUE, `segment ${s} key ${k}: raw value of animated ${animated.kind[j] === TRACK_KIND.ROTATION ? 'rotation' : 'track'} ${j} is ${v}`, Math.floor(at / 8));
+              throw new FormatError(
+                FORMAT_ERROR.BAD_VALUE,
+                `segment ${s} key ${k}: raw value of animated ${animated.kind[j] === TRACK_KIND.ROTATION ? 'rotation' : 'track'} ${j} is ${v}`,
+                Math.floor(at / 8),
+              );
             }
           }
         }
@@ -445,13 +669,24 @@ export function checkRawValues(bytes: Uint8Array, header: Header, animated: Anim
     }
   }
 }
-function readNames(bytes: Uint8Array, view: DataView, offset: number, boneCount: number): { name: string; boneNames: string[]; end: number } {
+function readNames(
+  bytes: Uint8Array,
+  view: DataView,
+  offset: number,
+  boneCount: number,
+): { name: string; boneNames: string[]; end: number } {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let at = offset;
   const readString = (what: string): string => {
-    if (at + 2 > bytes.length) throw new FormatError(FORMAT_ERROR.BAD_SECTION, `names section: ${what} runs past the end of the file`, at);
+    if (at + 2 > bytes.length)
+      throw new FormatError(FORMAT_ERROR.BAD_SECTION, `names section: ${what} runs past the end of the file`, at);
     const len = view.getUint16(at, true);
-    if (at + 2 + len > bytes.length) throw new FormatError(FORMAT_ERROR.BAD_SECTION, `names section: ${what} (${len} bytes) runs past the end of the file`, at);
+    if (at + 2 + len > bytes.length)
+      throw new FormatError(
+        FORMAT_ERROR.BAD_SECTION,
+        `names section: ${what} (${len} bytes) runs past the end of the file`,
+        at,
+      );
     let s: string;
     try {
       s = decoder.decode(bytes.subarray(at + 2, at + 2 + len));

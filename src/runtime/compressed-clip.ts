@@ -5,11 +5,31 @@
  * each sampling it through its own {@link ClipSampler} (`clip.createSampler()`), whose
  * per-instance state is a few numbers.
  */
-import { FLAGS, HEADER, RATE_MASK, SEGMENT_SIZE, TRACKS_PER_BONE, UNIT_CODES, type RotationFormat, type SectionLayout } from './format.js';
+import {
+  FLAGS,
+  HEADER,
+  RATE_MASK,
+  SEGMENT_SIZE,
+  TRACKS_PER_BONE,
+  UNIT_CODES,
+  type RotationFormat,
+  type SectionLayout,
+} from './format.js';
 import { FORMAT_ERROR, FormatError } from './errors.js';
 import {
-  checkRawValues, readAnimatedTracks, readClipRanges, readHeader, readKeyTimes, readNamesSection, readNodeIndices, readParents, readRotationReferences, readSectionOffsets,
-  readSegments, readTracks, type Header,
+  checkRawValues,
+  readAnimatedTracks,
+  readClipRanges,
+  readHeader,
+  readKeyTimes,
+  readNamesSection,
+  readNodeIndices,
+  readParents,
+  readRotationReferences,
+  readSectionOffsets,
+  readSegments,
+  readTracks,
+  type Header,
 } from './clip-reader.js';
 import { buildTables, type ClipTables } from './decode-tables.js';
 import { kernelPlace } from './wasm-kernel.js';
@@ -155,11 +175,28 @@ export class CompressedClip {
     this.trackClass = tracks.trackClass;
     this.channelMask = tracks.channelMask;
     this.bytes = bytes;
-    this.tables = buildTables({
-      bytes, basePose: animated.basePose, animKind: animated.kind, animBoneOffset: animated.poseOffset, animStep: animated.step, animTrackOfTrack: animated.ofTrack,
-      clipRanges, animRange: animated.range, refs, parents, segRates: segments.rates, segRanges: segments.ranges, segData: segments.data, segKeyBits: segments.keyBits,
-      segKeys: segments.keys, compBits: segments.compBits,
-    }, compactTables, useKernel ? kernelPlace : undefined);
+    this.tables = buildTables(
+      {
+        bytes,
+        basePose: animated.basePose,
+        animKind: animated.kind,
+        animBoneOffset: animated.poseOffset,
+        animStep: animated.step,
+        animTrackOfTrack: animated.ofTrack,
+        clipRanges,
+        animRange: animated.range,
+        refs,
+        parents,
+        segRates: segments.rates,
+        segRanges: segments.ranges,
+        segData: segments.data,
+        segKeyBits: segments.keyBits,
+        segKeys: segments.keys,
+        compBits: segments.compBits,
+      },
+      compactTables,
+      useKernel ? kernelPlace : undefined,
+    );
     this.sections = sectionSizes(header, layout, segments.end, names.offset, bytes.byteLength);
   }
 
@@ -177,9 +214,14 @@ export class CompressedClip {
     else throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, 'expected a Uint8Array or ArrayBuffer');
     if ((u8.byteOffset & 3) !== 0) u8 = u8.slice();
     const tables = options.tables ?? 'full';
-    if (tables !== 'full' && tables !== 'compact') throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `tables must be 'full' or 'compact', got ${String(tables)}`);
+    if (tables !== 'full' && tables !== 'compact')
+      throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `tables must be 'full' or 'compact', got ${String(tables)}`);
     const decoder = options.decoder ?? 'auto';
-    if (decoder !== 'auto' && decoder !== 'typescript') throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `decoder must be 'auto' or 'typescript', got ${String(decoder)}`);
+    if (decoder !== 'auto' && decoder !== 'typescript')
+      throw new FormatError(
+        FORMAT_ERROR.BAD_ARGUMENT,
+        `decoder must be 'auto' or 'typescript', got ${String(decoder)}`,
+      );
     return new CompressedClip(u8, options.verifyChecksum ?? true, tables === 'compact', decoder === 'auto');
   }
 
@@ -263,15 +305,25 @@ export class CompressedClip {
 }
 
 /** Byte ranges of the sections, from their checked offsets. */
-function sectionSizes(header: Header, layout: SectionLayout, segmentsEnd: number, namesOffset: number, size: number): SectionSizes {
+function sectionSizes(
+  header: Header,
+  layout: SectionLayout,
+  segmentsEnd: number,
+  namesOffset: number,
+  size: number,
+): SectionSizes {
   return {
     header: HEADER.SIZE,
     parents: layout.bitsets - layout.parents,
     bitsets: layout.constants - layout.bitsets,
     constants: layout.clipRanges - layout.constants,
     clipRanges: layout.rotationRefs - layout.clipRanges,
-    rotationRefs: (header.hasNodeIndices ? layout.nodeIndices : header.keyTimeCount ? layout.keyTimes : layout.segments) - layout.rotationRefs,
-    nodeIndices: header.hasNodeIndices ? (header.keyTimeCount ? layout.keyTimes : layout.segments) - layout.nodeIndices : 0,
+    rotationRefs:
+      (header.hasNodeIndices ? layout.nodeIndices : header.keyTimeCount ? layout.keyTimes : layout.segments) -
+      layout.rotationRefs,
+    nodeIndices: header.hasNodeIndices
+      ? (header.keyTimeCount ? layout.keyTimes : layout.segments) - layout.nodeIndices
+      : 0,
     keyTimes: header.keyTimeCount ? layout.segments - layout.keyTimes : 0,
     segments: segmentsEnd - layout.segments,
     names: header.flags & FLAGS.HAS_NAMES ? size - namesOffset : 0,

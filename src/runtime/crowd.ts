@@ -19,7 +19,11 @@ import type { ClipSampler, SampleOptions } from './sampler.js';
 export type CrowdOutput = 'local' | 'object16' | 'object12';
 
 /** Floats per bone of each {@link CrowdOutput}. */
-export const CROWD_FLOATS_PER_BONE: Readonly<Record<CrowdOutput, number>> = { local: POSE_STRIDE, object16: 16, object12: 12 };
+export const CROWD_FLOATS_PER_BONE: Readonly<Record<CrowdOutput, number>> = {
+  local: POSE_STRIDE,
+  object16: 16,
+  object12: 12,
+};
 
 /** Options of {@link CrowdSampler}. */
 export interface CrowdOptions {
@@ -50,7 +54,11 @@ export class CrowdSampler {
 
   constructor(options: CrowdOptions = {}) {
     const output = options.output ?? 'local';
-    if (output !== 'local' && output !== 'object16' && output !== 'object12') throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `output must be 'local', 'object16' or 'object12', got ${String(output)}`);
+    if (output !== 'local' && output !== 'object16' && output !== 'object12')
+      throw new FormatError(
+        FORMAT_ERROR.BAD_ARGUMENT,
+        `output must be 'local', 'object16' or 'object12', got ${String(output)}`,
+      );
     this.output = output;
     this.floatsPerBone = CROWD_FLOATS_PER_BONE[output];
   }
@@ -73,12 +81,20 @@ export class CrowdSampler {
    * `samplers` or `out` cannot hold the crowd; allocates only to plan a crowd it has not
    * seen last and to grow its scratch.
    */
-  sample(samplers: readonly ClipSampler[], times: ArrayLike<number>, out: Float32Array, options?: SampleOptions): number {
+  sample(
+    samplers: readonly ClipSampler[],
+    times: ArrayLike<number>,
+    out: Float32Array,
+    options?: SampleOptions,
+  ): number {
     const count = samplers.length;
-    if (times.length < count) throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `${times.length} times for ${count} characters`);
+    if (times.length < count)
+      throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `${times.length} times for ${count} characters`);
     const needed = this.plan(samplers);
-    if (out.length < needed) throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `out holds ${out.length} floats, the crowd needs ${needed}`);
-    const visit = this.visit, starts = this.starts;
+    if (out.length < needed)
+      throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `out holds ${out.length} floats, the crowd needs ${needed}`);
+    const visit = this.visit,
+      starts = this.starts;
     if (this.output === 'local') {
       for (let k = 0; k < count; k++) {
         const i = visit[k];
@@ -108,7 +124,8 @@ export class CrowdSampler {
    * each character's first float. Returns the floats the crowd needs.
    */
   private plan(samplers: readonly ClipSampler[]): number {
-    const count = samplers.length, planned = this.planned;
+    const count = samplers.length,
+      planned = this.planned;
     let same = planned.length === count;
     for (let i = 0; same && i < count; i++) same = planned[i] === samplers[i];
     if (same) return this.starts[count];
@@ -118,7 +135,10 @@ export class CrowdSampler {
     for (let i = 0; i < count; i++) {
       const clip = samplers[i].clip;
       let id = ids.get(clip);
-      if (id === undefined) { id = ids.size; ids.set(clip, id); }
+      if (id === undefined) {
+        id = ids.size;
+        ids.set(clip, id);
+      }
       clipOf[i] = id;
       starts[i + 1] = starts[i] + clip.boneCount * this.floatsPerBone;
     }

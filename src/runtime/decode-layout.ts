@@ -50,8 +50,20 @@ export const WINDOW_BITS = 57;
  * few constants, not a whole pose of its own.
  */
 export const KERNEL_CLIP = {
-  KEY_BYTES: 0, QUADS: 1, WINDOWS: 2, RECORDS_BYTES: 3, COUNT: 4, STEPS: 5, CLIP_BYTES: 6, POSE_BYTES: 7, WINDOW_COUNT: 8, LANE_ROTATIONS: 9, LANE_ROWS: 10,
-  SEGMENTS: 11, SEGMENT_BYTES: 12, WORDS: 13,
+  KEY_BYTES: 0,
+  QUADS: 1,
+  WINDOWS: 2,
+  RECORDS_BYTES: 3,
+  COUNT: 4,
+  STEPS: 5,
+  CLIP_BYTES: 6,
+  POSE_BYTES: 7,
+  WINDOW_COUNT: 8,
+  LANE_ROTATIONS: 9,
+  LANE_ROWS: 10,
+  SEGMENTS: 11,
+  SEGMENT_BYTES: 12,
+  WORDS: 13,
 } as const;
 
 /**
@@ -128,4 +140,5 @@ export const KERNEL_DATA_START = KERNEL_WORLD_OUT + 64 * KERNEL_MAX_WORLD_BONES;
  * Most pose floats a clip decoded by the kernel may have: its identity fill (whole
  * patterns) and a window at its last float stay inside the staging pose.
  */
-export const KERNEL_MAX_POSE_FLOATS = (IDENTITY_PERIOD_BYTES / 4) * Math.floor((STAGING_BYTES - 16) / IDENTITY_PERIOD_BYTES);
+export const KERNEL_MAX_POSE_FLOATS =
+  (IDENTITY_PERIOD_BYTES / 4) * Math.floor((STAGING_BYTES - 16) / IDENTITY_PERIOD_BYTES);

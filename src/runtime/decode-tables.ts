@@ -2,11 +2,29 @@
  * The decode tables a CompressedClip derives at open time: one buffer laid out in
  * the order a pose decode reads it, shared by every ClipSampler of the clip.
  */
-import { ANIMATED_COMPONENTS, DROP_SHIFT, RATE_MASK, RAW_BITS, SEGMENT_RANGE_BYTES, SEGMENT_SIZE, TRACK_KIND } from './format.js';
+import {
+  ANIMATED_COMPONENTS,
+  DROP_SHIFT,
+  RATE_MASK,
+  RAW_BITS,
+  SEGMENT_RANGE_BYTES,
+  SEGMENT_SIZE,
+  TRACK_KIND,
+} from './format.js';
 import { readBits, segmentConstant, segmentOffset, segmentStep } from './bits.js';
 import {
-  KERNEL_CLIP, KERNEL_LANES, KERNEL_MAX_POSE_FLOATS, KERNEL_MAX_ROTATIONS, KERNEL_MAX_WORLD_BONES, KERNEL_QUAD, KERNEL_SINK, KERNEL_STAGING, KERNEL_WINDOW_BYTES,
-  KERNEL_WORLD_OUT, TABLE, WINDOW_BITS,
+  KERNEL_CLIP,
+  KERNEL_LANES,
+  KERNEL_MAX_POSE_FLOATS,
+  KERNEL_MAX_ROTATIONS,
+  KERNEL_MAX_WORLD_BONES,
+  KERNEL_QUAD,
+  KERNEL_SINK,
+  KERNEL_STAGING,
+  KERNEL_WINDOW_BYTES,
+  KERNEL_WORLD_OUT,
+  TABLE,
+  WINDOW_BITS,
 } from './decode-layout.js';
 import type { KernelDecode, KernelPlace, KernelWorld } from './wasm-kernel.js';
 import { identityFloat } from '../shared/pose-layout.js';
@@ -78,19 +96,31 @@ export interface ClipTables {
    * kernel writes it.
    */
   readonly kernel?: {
-    readonly decode: KernelDecode; readonly clipAt: number; readonly pose: Float32Array;
+    readonly decode: KernelDecode;
+    readonly clipAt: number;
+    readonly pose: Float32Array;
     /**
      * Where the kernel's segments are (see layOutSegments): segment s's header at byte
      * `segments + s · segmentBytes` of the memory, key i of it at `keysAt + i · keyBytes`
      * bytes from its header; the last segment, `lastSegment`, holds the keys past it.
      */
-    readonly segments: number; readonly segmentBytes: number; readonly keysAt: number; readonly keyBytes: number; readonly lastSegment: number;
+    readonly segments: number;
+    readonly segmentBytes: number;
+    readonly keysAt: number;
+    readonly keyBytes: number;
+    readonly lastSegment: number;
     /**
      * With at most KERNEL_MAX_WORLD_BONES bones: the kernel's object-space pass, the
      * byte address of the clip's parents (an i32 per bone) in the memory, the bone count,
      * and views of what it writes (three rows of four floats per bone, or a 4×4).
      */
-    readonly world?: { readonly run: KernelWorld; readonly parentsAt: number; readonly bones: number; readonly rows: Float32Array; readonly matrices: Float32Array };
+    readonly world?: {
+      readonly run: KernelWorld;
+      readonly parentsAt: number;
+      readonly bones: number;
+      readonly rows: Float32Array;
+      readonly matrices: Float32Array;
+    };
   };
 }
 
@@ -127,7 +157,11 @@ export interface TableSources {
  * `compact`, only the base pose and the references are laid out (see
  * {@link ClipTables.compact}).
  */
-export function buildTables(src: TableSources, compact = false, place?: (bytes: number) => KernelPlace | undefined): ClipTables {
+export function buildTables(
+  src: TableSources,
+  compact = false,
+  place?: (bytes: number) => KernelPlace | undefined,
+): ClipTables {
   const { bytes, basePose, animKind, animBoneOffset, animStep, refs, segRates, segData, segKeyBits, segKeys } = src;
   const animated = animKind.length;
   const segments = compact ? 0 : segRates.length;
@@ -147,7 +181,7 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
   const windows = compact ? [] : poseWindows(src);
   const clipAt = compact ? 0 : 4 * Math.ceil((refsEnd + 2 * entries) / 4);
   const windowsAt = clipAt + KERNEL_CLIP.WORDS;
-  const quadsAt = windowsAt + 4 * Math.ceil((KERNEL_WINDOW_BYTES / 4) * windows.length / 4);
+  const quadsAt = windowsAt + 4 * Math.ceil(((KERNEL_WINDOW_BYTES / 4) * windows.length) / 4);
   const quadWords = (KERNEL_QUAD.BYTES / 4) * Math.ceil(rotations / 4);
   // The parents, for the kernel's object-space pass: after the clip's run, which a cold
   // decode loads whole.
@@ -155,7 +189,13 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
   const segAt = Math.ceil((compact ? refsEnd : parentsAt + src.parents.length) / TABLE.RECORD) * TABLE.RECORD;
   // A clip with nothing animated has nothing for the kernel to do; one with more rotations
   // or pose floats than the kernel's scratch and staging pose hold decodes in TypeScript.
-  const forKernel = !compact && place !== undefined && animated > 0 && segments > 0 && rotations <= KERNEL_MAX_ROTATIONS && poseFloats <= KERNEL_MAX_POSE_FLOATS;
+  const forKernel =
+    !compact &&
+    place !== undefined &&
+    animated > 0 &&
+    segments > 0 &&
+    rotations <= KERNEL_MAX_ROTATIONS &&
+    poseFloats <= KERNEL_MAX_POSE_FLOATS;
   // Where the kernel decodes, its segments are laid out at fixed strides (see
   // layOutSegments), for its lane pass when they can be (see laneLayout); without a kernel
   // memory after all, the records are laid out as usual.
@@ -169,8 +209,10 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
   const { heads, keyBytes, stride, bytesLength } = segmentsEnd;
   const buffer = kernelPlace ? kernelPlace.buffer : new ArrayBuffer(bytesLength);
   const at = kernelPlace ? kernelPlace.byteOffset : 0;
-  const f32 = new Float32Array(buffer, at, bytesLength >>> 2), i32 = new Int32Array(buffer, at, bytesLength >>> 2);
-  const u32 = new Uint32Array(buffer, at, bytesLength >>> 2), f64 = new Float64Array(buffer, at, bytesLength >>> 3);
+  const f32 = new Float32Array(buffer, at, bytesLength >>> 2),
+    i32 = new Int32Array(buffer, at, bytesLength >>> 2);
+  const u32 = new Uint32Array(buffer, at, bytesLength >>> 2),
+    f64 = new Float64Array(buffer, at, bytesLength >>> 3);
   f32.set(basePose);
   for (let j = 0, r = refsAt; j < animated; j++) {
     if (animKind[j] !== TRACK_KIND.ROTATION) continue;
@@ -180,7 +222,8 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
   const u8 = new Uint8Array(buffer, at, bytesLength);
   // With lane rows, each segment's records are written here first, then rearranged.
   const scratch = lanes ? new ArrayBuffer(4 * recordsWords) : new ArrayBuffer(0);
-  const scratchI32 = new Int32Array(scratch), scratchF32 = new Float32Array(scratch);
+  const scratchI32 = new Int32Array(scratch),
+    scratchF32 = new Float32Array(scratch);
   // The file's words (open() keeps the bytes 4-aligned): packed keys start on words.
   const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2);
   for (let s = 0; s < segments; s++) {
@@ -191,14 +234,21 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
       // Each key onto its own keyBytes, byte by byte (its last byte's spare bits stay zero).
       for (let k = 0, from = 8 * segData[s]; k < segKeys[s]; k++, from += segKeyBits[s]) {
         const to = 4 * keysAt + k * keyBytes;
-        for (let i = 0; i < segKeyBits[s]; i += 8) u8[to + (i >>> 3)] = readBits(words, from + i, Math.min(8, segKeyBits[s] - i));
+        for (let i = 0; i < segKeyBits[s]; i += 8)
+          u8[to + (i >>> 3)] = readBits(words, from + i, Math.min(8, segKeyBits[s] - i));
       }
     }
     if (lanes === undefined) {
       writeSegmentRecords(src, s, i32, f32, heads[s], keysAt);
     } else {
       writeSegmentRecords(src, s, scratchI32, scratchF32, 0, keysAt);
-      writeLaneSegment(src, scratchI32, scratchF32, lanes, new DataView(buffer, at + 4 * heads[s], 4 * lanes.headWords));
+      writeLaneSegment(
+        src,
+        scratchI32,
+        scratchF32,
+        lanes,
+        new DataView(buffer, at + 4 * heads[s], 4 * lanes.headWords),
+      );
     }
     // Keys laid out for the kernel are keyBytes apart, not the file's bits per key.
     if (keyBytes !== 0) i32[heads[s] + 1] = 8 * keyBytes;
@@ -212,7 +262,8 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
   let kernel: ClipTables['kernel'];
   if (kernelPlace) {
     // Where the segments start and, from a header, its keys: the record's and the sampler's.
-    const segmentsAt = at + 4 * segAt, keysAt = 4 * (lanes ? lanes.headWords : recordsWords);
+    const segmentsAt = at + 4 * segAt,
+      keysAt = 4 * (lanes ? lanes.headWords : recordsWords);
     i32[clipAt + KERNEL_CLIP.KEY_BYTES] = keyBytes;
     i32[clipAt + KERNEL_CLIP.SEGMENTS] = segmentsAt;
     i32[clipAt + KERNEL_CLIP.SEGMENT_BYTES] = 4 * stride;
@@ -222,30 +273,58 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
     i32[clipAt + KERNEL_CLIP.COUNT] = lanes ? animated - rotations : animated;
     i32[clipAt + KERNEL_CLIP.LANE_ROTATIONS] = lanes ? rotations : 0;
     i32[clipAt + KERNEL_CLIP.LANE_ROWS] = lanes ? 4 * lanes.rowsWord : 0;
-    i32[clipAt + KERNEL_CLIP.STEPS] = writeQuadTable(src, new DataView(buffer, at + 4 * quadsAt, 4 * quadWords)) ? 1 : 0;
+    i32[clipAt + KERNEL_CLIP.STEPS] = writeQuadTable(src, new DataView(buffer, at + 4 * quadsAt, 4 * quadWords))
+      ? 1
+      : 0;
     i32[clipAt + KERNEL_CLIP.CLIP_BYTES] = 4 * (quadsAt + quadWords - clipAt);
     i32[clipAt + KERNEL_CLIP.POSE_BYTES] = 4 * poseFloats;
     i32[clipAt + KERNEL_CLIP.WINDOW_COUNT] = windows.length;
     const view = new DataView(buffer, at + 4 * windowsAt, KERNEL_WINDOW_BYTES * windows.length);
     windows.forEach((first, w) => {
       view.setInt32(KERNEL_WINDOW_BYTES * w, KERNEL_STAGING + 4 * first, true);
-      for (let i = 0; i < 4; i++) view.setFloat32(KERNEL_WINDOW_BYTES * w + 4 + 4 * i, first + i < poseFloats ? basePose[first + i] : 0, true);
+      for (let i = 0; i < 4; i++)
+        view.setFloat32(KERNEL_WINDOW_BYTES * w + 4 + 4 * i, first + i < poseFloats ? basePose[first + i] : 0, true);
     });
     const bones = src.parents.length;
     i32.set(src.parents, parentsAt);
-    const world = bones > KERNEL_MAX_WORLD_BONES ? undefined : {
-      run: kernelPlace.world, parentsAt: at + 4 * parentsAt, bones,
-      rows: kernelPlace.view(KERNEL_WORLD_OUT, 12 * bones), matrices: kernelPlace.view(KERNEL_WORLD_OUT, 16 * bones),
-    };
+    const world =
+      bones > KERNEL_MAX_WORLD_BONES
+        ? undefined
+        : {
+            run: kernelPlace.world,
+            parentsAt: at + 4 * parentsAt,
+            bones,
+            rows: kernelPlace.view(KERNEL_WORLD_OUT, 12 * bones),
+            matrices: kernelPlace.view(KERNEL_WORLD_OUT, 16 * bones),
+          };
     kernel = {
-      decode: kernelPlace.decode, clipAt: at + 4 * clipAt, pose: kernelPlace.view(KERNEL_STAGING, poseFloats),
-      segments: segmentsAt, segmentBytes: 4 * stride, keysAt, keyBytes, lastSegment: segments - 1,
+      decode: kernelPlace.decode,
+      clipAt: at + 4 * clipAt,
+      pose: kernelPlace.view(KERNEL_STAGING, poseFloats),
+      segments: segmentsAt,
+      segmentBytes: 4 * stride,
+      keysAt,
+      keyBytes,
+      lastSegment: segments - 1,
       ...(world ? { world } : {}),
     };
   }
   return {
-    f32, i32, u32, f64, poseFloats, refsAt, segAt, segStride: recordsWords, segTable: clipAt,
-    basePose: f32.subarray(0, poseFloats), animBoneOffset, animKind, animStep, animTrackOfTrack: src.animTrackOfTrack, segRates,
+    f32,
+    i32,
+    u32,
+    f64,
+    poseFloats,
+    refsAt,
+    segAt,
+    segStride: recordsWords,
+    segTable: clipAt,
+    basePose: f32.subarray(0, poseFloats),
+    animBoneOffset,
+    animKind,
+    animStep,
+    animTrackOfTrack: src.animTrackOfTrack,
+    segRates,
     ...(compact ? { compact: { src, words } } : {}),
     ...(kernel ? { kernel } : {}),
   };
@@ -259,11 +338,15 @@ export function buildTables(src: TableSources, compact = false, place?: (bytes: 
 function poseWindows(src: TableSources): number[] {
   const { basePose, animKind, animBoneOffset } = src;
   const animatedFloat = new Uint8Array(basePose.length);
-  for (let j = 0; j < animKind.length; j++) animatedFloat.fill(1, animBoneOffset[j], animBoneOffset[j] + (animKind[j] === TRACK_KIND.ROTATION ? 4 : 3));
+  for (let j = 0; j < animKind.length; j++)
+    animatedFloat.fill(1, animBoneOffset[j], animBoneOffset[j] + (animKind[j] === TRACK_KIND.ROTATION ? 4 : 3));
   const firsts: number[] = [];
-  for (let i = 0; i < basePose.length;) {
+  for (let i = 0; i < basePose.length; ) {
     // Object.is: a constant −0 is not identity's 0.
-    if (animatedFloat[i] === 0 && !Object.is(basePose[i], identityFloat(i))) { firsts.push(i); i += 4; } else i++;
+    if (animatedFloat[i] === 0 && !Object.is(basePose[i], identityFloat(i))) {
+      firsts.push(i);
+      i += 4;
+    } else i++;
   }
   return firsts;
 }
@@ -276,10 +359,12 @@ function poseWindows(src: TableSources): number[] {
  */
 function writeQuadTable(src: TableSources, view: DataView): boolean {
   const { animKind, animBoneOffset, animStep, refs } = src;
-  let i = 0, steps = false;
+  let i = 0,
+    steps = false;
   for (let j = 0; j < animKind.length; j++) {
     if (animKind[j] !== TRACK_KIND.ROTATION) continue;
-    const row = KERNEL_QUAD.BYTES * (i >> 2), lane = 4 * (i & 3);
+    const row = KERNEL_QUAD.BYTES * (i >> 2),
+      lane = 4 * (i & 3);
     for (let c = 0; c < 4; c++) view.setFloat32(row + KERNEL_QUAD.REFS + 16 * c + lane, refs[4 * j + c], true);
     view.setInt32(row + KERNEL_QUAD.STEP + lane, animStep[j] ? -1 : 0, true);
     if (animStep[j]) steps = true;
@@ -337,7 +422,12 @@ function laneLayout(src: TableSources, rotations: number): LaneLayout | undefine
  * 0 where keys stay packed as in the file) and the buffer's bytes.
  */
 function layOutSegments(
-  src: TableSources, segments: number, segAt: number, recordsWords: number, lanes: LaneLayout | undefined, kernel: boolean,
+  src: TableSources,
+  segments: number,
+  segAt: number,
+  recordsWords: number,
+  lanes: LaneLayout | undefined,
+  kernel: boolean,
 ): { heads: Int32Array; keyBytes: number; stride: number; bytesLength: number } {
   const { segKeys, segKeyBits } = src;
   const heads = new Int32Array(segments);
@@ -345,7 +435,8 @@ function layOutSegments(
   if (kernel) {
     let keyBytes = 1;
     for (let s = 0; s < segments; s++) keyBytes = Math.max(keyBytes, Math.ceil(segKeyBits[s] / 8));
-    const blockWords = (keys: number): number => Math.ceil((headWords + Math.ceil((keys * keyBytes) / 4) + 2) / TABLE.RECORD) * TABLE.RECORD;
+    const blockWords = (keys: number): number =>
+      Math.ceil((headWords + Math.ceil((keys * keyBytes) / 4) + 2) / TABLE.RECORD) * TABLE.RECORD;
     const stride = blockWords(SEGMENT_SIZE);
     for (let s = 0; s < segments; s++) heads[s] = segAt + s * stride;
     const end = segments === 0 ? segAt : heads[segments - 1] + blockWords(segKeys[segments - 1]);
@@ -366,10 +457,18 @@ function layOutSegments(
  * fields' bytes, widths, 7 − first bits and dropped component in lane i & 3 of row i >> 2.
  * Lanes past the last rotation keep zeros (they decode to zeros) and drop w.
  */
-function writeLaneSegment(src: TableSources, i32: Int32Array, f32: Float32Array, lanes: LaneLayout, view: DataView): void {
+function writeLaneSegment(
+  src: TableSources,
+  i32: Int32Array,
+  f32: Float32Array,
+  lanes: LaneLayout,
+  view: DataView,
+): void {
   const { animKind } = src;
   for (let w = 0; w < TABLE.RECORD; w++) view.setInt32(4 * w, i32[w], true);
-  let bit = 0, other = 0, rotation = 0;
+  let bit = 0,
+    other = 0,
+    rotation = 0;
   for (let j = 0; j < animKind.length; j++) {
     const rec = TABLE.RECORD * (1 + j);
     const bits = i32[rec + 1];
@@ -379,7 +478,8 @@ function writeLaneSegment(src: TableSources, i32: Int32Array, f32: Float32Array,
       view.setInt32(4 * (TABLE.RECORD * (1 + lanes.others) + other), bit, true);
       other++;
     } else {
-      const row = 4 * lanes.rowsWord + KERNEL_LANES.BYTES * (rotation >> 2), lane = rotation & 3;
+      const row = 4 * lanes.rowsWord + KERNEL_LANES.BYTES * (rotation >> 2),
+        lane = rotation & 3;
       let at = bit;
       for (let c = 0; c < 3; c++) {
         view.setFloat32(row + KERNEL_LANES.OFFSET + 16 * c + 4 * lane, f32[rec + 2 + 2 * c], true);
@@ -394,7 +494,8 @@ function writeLaneSegment(src: TableSources, i32: Int32Array, f32: Float32Array,
     }
     bit += widths[0] + widths[1] + widths[2];
   }
-  for (; rotation & 3; rotation++) view.setUint8(4 * lanes.rowsWord + KERNEL_LANES.BYTES * (rotation >> 2) + KERNEL_LANES.DROP + (rotation & 3), 3);
+  for (; rotation & 3; rotation++)
+    view.setUint8(4 * lanes.rowsWord + KERNEL_LANES.BYTES * (rotation >> 2) + KERNEL_LANES.DROP + (rotation & 3), 3);
 }
 
 /**
@@ -402,12 +503,31 @@ function writeLaneSegment(src: TableSources, i32: Int32Array, f32: Float32Array,
  * words the sampler reads them from) and one record per animated track at `head` of
  * `i32`/`f32`.
  */
-export function writeSegmentRecords(src: TableSources, s: number, i32: Int32Array, f32: Float32Array, head: number, keyWord: number): void {
-  const { bytes, animKind, animBoneOffset, animStep, clipRanges, animRange, segRates, segRanges, segKeyBits, compBits } = src;
+export function writeSegmentRecords(
+  src: TableSources,
+  s: number,
+  i32: Int32Array,
+  f32: Float32Array,
+  head: number,
+  keyWord: number,
+): void {
+  const {
+    bytes,
+    animKind,
+    animBoneOffset,
+    animStep,
+    clipRanges,
+    animRange,
+    segRates,
+    segRanges,
+    segKeyBits,
+    compBits,
+  } = src;
   const animated = animKind.length;
   i32[head] = keyWord;
   i32[head + 1] = segKeyBits[s];
-  const rates = segRates[s], rng = segRanges[s];
+  const rates = segRates[s],
+    rng = segRanges[s];
   let dropsW = 1;
   for (let j = 0; j < animated; j++) {
     const at = head + TABLE.RECORD * (1 + j);
@@ -421,7 +541,11 @@ export function writeSegmentRecords(src: TableSources, s: number, i32: Int32Arra
     if (rate === RAW_BITS) meta |= TABLE.RAW;
     else if (compBits[cb] + compBits[cb + 1] + compBits[cb + 2] <= WINDOW_BITS) meta |= TABLE.WINDOW;
     i32[at] = meta;
-    i32[at + 1] = compBits[cb] | (compBits[cb + 1] << 8) | (compBits[cb + 2] << 16) | ((kind === TRACK_KIND.ROTATION ? drop : 0) << 24);
+    i32[at + 1] =
+      compBits[cb] |
+      (compBits[cb + 1] << 8) |
+      (compBits[cb + 2] << 16) |
+      ((kind === TRACK_KIND.ROTATION ? drop : 0) << 24);
     if (rate === RAW_BITS) continue;
     const ro = animRange[j];
     const rangeAt = rng + j * SEGMENT_RANGE_BYTES;
@@ -430,7 +554,11 @@ export function writeSegmentRecords(src: TableSources, s: number, i32: Int32Arra
       const r = ro + 2 * (c < drop ? c : c + 1);
       if (rate === 0) {
         // Constant in the segment: 0 bits, step 0, value = offset + 0 · 0 (as the writer's arithmetic).
-        f32[at + 2 + 2 * c] = segmentConstant(clipRanges[r], clipRanges[r + 1], bytes[rangeAt + 2 * c] | (bytes[rangeAt + 2 * c + 1] << 8));
+        f32[at + 2 + 2 * c] = segmentConstant(
+          clipRanges[r],
+          clipRanges[r + 1],
+          bytes[rangeAt + 2 * c] | (bytes[rangeAt + 2 * c + 1] << 8),
+        );
         f32[at + 3 + 2 * c] = 0;
       } else {
         f32[at + 2 + 2 * c] = segmentOffset(clipRanges[r], clipRanges[r + 1], bytes[rangeAt + 2 * c]);

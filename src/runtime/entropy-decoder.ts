@@ -18,16 +18,19 @@ export const PROB_INIT = 1 << (PROB_BITS - 1);
 /** Mask of the probability inside a state. */
 export const PROB_MASK = (1 << PROB_BITS) - 1;
 /** Least and largest probability of a 0. */
-export const PROB_MIN = 31, PROB_MAX = (1 << PROB_BITS) - 31;
+export const PROB_MIN = 31,
+  PROB_MAX = (1 << PROB_BITS) - 31;
 /** A state's probability moves by 1 / 2^ADAPT_SHIFT[uses] of its distance to the coded bit. Serialized. */
 export const ADAPT_SHIFT: Uint8Array = new Uint8Array([1, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 5]);
 /** The state after coding a 0 (`next0`) or a 1 (`next1`), indexed by the state. */
 export const NEXT0: Uint16Array = new Uint16Array(1 << 15);
 export const NEXT1: Uint16Array = new Uint16Array(1 << 15);
 for (let n = 0; n < 16; n++) {
-  const shift = ADAPT_SHIFT[n], uses = (n < 15 ? n + 1 : 15) << PROB_BITS;
+  const shift = ADAPT_SHIFT[n],
+    uses = (n < 15 ? n + 1 : 15) << PROB_BITS;
   for (let p = 0; p <= PROB_MASK; p++) {
-    const p0 = p + (((1 << PROB_BITS) - p) >>> shift), p1 = p - (p >>> shift);
+    const p0 = p + (((1 << PROB_BITS) - p) >>> shift),
+      p1 = p - (p >>> shift);
     NEXT0[(n << PROB_BITS) | p] = uses | (p0 > PROB_MAX ? PROB_MAX : p0 < PROB_MIN ? PROB_MIN : p0);
     NEXT1[(n << PROB_BITS) | p] = uses | (p1 < PROB_MIN ? PROB_MIN : p1 > PROB_MAX ? PROB_MAX : p1);
   }
@@ -88,19 +91,27 @@ export class RangeDecoder implements BinaryCoder {
   /** Next byte to read; bytes past `end` read as 0, and `finish` then reports truncation. */
   private pos: number;
 
-  constructor(private readonly bytes: Uint8Array, start: number, private readonly end: number) {
+  constructor(
+    private readonly bytes: Uint8Array,
+    start: number,
+    private readonly end: number,
+  ) {
     this.pos = start + 5;
     // The encoder's first byte is always 0 (its carry slot before any output).
     if (start >= end) throw new FormatError(FORMAT_ERROR.BAD_SECTION, 'entropy-coded stream is empty', start);
-    if (bytes[start] !== 0) throw new FormatError(FORMAT_ERROR.BAD_VALUE, 'entropy-coded stream does not start with a 0 byte', start);
+    if (bytes[start] !== 0)
+      throw new FormatError(FORMAT_ERROR.BAD_VALUE, 'entropy-coded stream does not start with a 0 byte', start);
     for (let i = 1; i < 5; i++) this.code = this.code * 256 + (start + i < end ? bytes[start + i] : 0);
     // code < range holds from here on for every input, so no later step can overflow.
-    if (this.code >= this.range) throw new FormatError(FORMAT_ERROR.BAD_VALUE, 'entropy-coded stream starts out of range', start + 1);
+    if (this.code >= this.range)
+      throw new FormatError(FORMAT_ERROR.BAD_VALUE, 'entropy-coded stream starts out of range', start + 1);
   }
 
   bit(probs: Uint16Array, index: number, _bit: number): number {
     const st = probs[index];
-    let range = this.range, code = this.code, bit = 0;
+    let range = this.range,
+      code = this.code,
+      bit = 0;
     const bound = (range >> PROB_BITS) * (st & PROB_MASK);
     if (code < bound) {
       range = bound;
@@ -116,30 +127,43 @@ export class RangeDecoder implements BinaryCoder {
       code = (code << 8) | (this.pos < this.end ? this.bytes[this.pos] : 0);
       this.pos++;
     }
-    this.range = range; this.code = code;
+    this.range = range;
+    this.code = code;
     return bit;
   }
 
   direct(_value: number, count: number): number {
     if (count === 0) return 0;
-    let range = this.range >>> count, code = this.code;
+    let range = this.range >>> count,
+      code = this.code;
     const v = (code / range) | 0;
-    if (v >= 1 << count) throw new FormatError(FORMAT_ERROR.BAD_VALUE, 'entropy-coded stream holds an impossible value', Math.min(this.pos, this.end));
+    if (v >= 1 << count)
+      throw new FormatError(
+        FORMAT_ERROR.BAD_VALUE,
+        'entropy-coded stream holds an impossible value',
+        Math.min(this.pos, this.end),
+      );
     code -= v * range;
     while (range < RANGE_TOP) {
       range <<= 8;
       code = (code << 8) | (this.pos < this.end ? this.bytes[this.pos] : 0);
       this.pos++;
     }
-    this.range = range; this.code = code;
+    this.range = range;
+    this.code = code;
     return v;
   }
 
   tree(probs: Uint16Array, base: number, bits: number, _value: number): number {
-    let range = this.range, code = this.code, pos = this.pos, node = 1;
-    const bytes = this.bytes, end = this.end;
+    let range = this.range,
+      code = this.code,
+      pos = this.pos,
+      node = 1;
+    const bytes = this.bytes,
+      end = this.end;
     for (let i = 0; i < bits; i++) {
-      const idx = base + node, st = probs[idx];
+      const idx = base + node,
+        st = probs[idx];
       const bound = (range >> PROB_BITS) * (st & PROB_MASK);
       if (code < bound) {
         range = bound;
@@ -157,16 +181,23 @@ export class RangeDecoder implements BinaryCoder {
         pos++;
       }
     }
-    this.range = range; this.code = code; this.pos = pos;
+    this.range = range;
+    this.code = code;
+    this.pos = pos;
     return node - (1 << bits);
   }
 
   signed(probs: Uint16Array, base: number, _value: number, prevSign: number, at: number): number {
     // The hot path of a load: tree, uniform bits and sign written out with the state in locals.
-    let range = this.range, code = this.code, pos = this.pos, node = 1;
-    const bytes = this.bytes, end = this.end;
+    let range = this.range,
+      code = this.code,
+      pos = this.pos,
+      node = 1;
+    const bytes = this.bytes,
+      end = this.end;
     for (let i = 0; i < 4; i++) {
-      const idx = base + node, st = probs[idx];
+      const idx = base + node,
+        st = probs[idx];
       const bound = (range >> PROB_BITS) * (st & PROB_MASK);
       if (code < bound) {
         range = bound;
@@ -186,22 +217,35 @@ export class RangeDecoder implements BinaryCoder {
     }
     let cls = node - 16;
     if (cls === 0) {
-      this.range = range; this.code = code; this.pos = pos;
+      this.range = range;
+      this.code = code;
+      this.pos = pos;
       return 0;
     }
     if (cls === CLASS_ESCAPE) {
-      this.range = range; this.code = code; this.pos = pos;
+      this.range = range;
+      this.code = code;
+      this.pos = pos;
       cls += this.tree(probs, base + 16, 4, 0);
-      if (cls > MAX_CLASS) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `magnitude class ${cls} (at most ${MAX_CLASS})`, at);
-      range = this.range; code = this.code; pos = this.pos;
+      if (cls > MAX_CLASS)
+        throw new FormatError(FORMAT_ERROR.BAD_VALUE, `magnitude class ${cls} (at most ${MAX_CLASS})`, at);
+      range = this.range;
+      code = this.code;
+      pos = this.pos;
     }
     // The bits below the leading 1 as one uniform symbol (two for more than 16 bits).
-    let m = 1, rest = cls - 1;
+    let m = 1,
+      rest = cls - 1;
     while (rest > 0) {
       const n = rest > 16 ? rest - 16 : rest;
       range = range >>> n;
       const v = (code / range) | 0;
-      if (v >= 1 << n) throw new FormatError(FORMAT_ERROR.BAD_VALUE, 'entropy-coded stream holds an impossible value', Math.min(pos, end));
+      if (v >= 1 << n)
+        throw new FormatError(
+          FORMAT_ERROR.BAD_VALUE,
+          'entropy-coded stream holds an impossible value',
+          Math.min(pos, end),
+        );
       code -= v * range;
       while (range < RANGE_TOP) {
         range <<= 8;
@@ -211,7 +255,8 @@ export class RangeDecoder implements BinaryCoder {
       m = m * (1 << n) + v;
       rest -= n;
     }
-    const idx = base + 32 + prevSign, st = probs[idx];
+    const idx = base + 32 + prevSign,
+      st = probs[idx];
     const bound = (range >> PROB_BITS) * (st & PROB_MASK);
     let negative = false;
     if (code < bound) {
@@ -228,7 +273,9 @@ export class RangeDecoder implements BinaryCoder {
       code = (code << 8) | (pos < end ? bytes[pos] : 0);
       pos++;
     }
-    this.range = range; this.code = code; this.pos = pos;
+    this.range = range;
+    this.code = code;
+    this.pos = pos;
     return negative ? -m : m;
   }
 
@@ -239,22 +286,38 @@ export class RangeDecoder implements BinaryCoder {
    * hold the two together. Returns the last magnitude class.
    */
   residuals(
-    probs: Uint16Array, ctxBase: number, classes: number, q: Float64Array, base: number, keys: number, max: number,
-    linear: boolean, qLast: number, cls: number, at: number,
+    probs: Uint16Array,
+    ctxBase: number,
+    classes: number,
+    q: Float64Array,
+    base: number,
+    keys: number,
+    max: number,
+    linear: boolean,
+    qLast: number,
+    cls: number,
+    at: number,
   ): number {
-    let range = this.range, code = this.code, pos = this.pos, sign = 0;
-    const bytes = this.bytes, end = this.end;
-    let q1 = q[base], q2 = 0;
+    let range = this.range,
+      code = this.code,
+      pos = this.pos,
+      sign = 0;
+    const bytes = this.bytes,
+      end = this.end;
+    let q1 = q[base],
+      q2 = 0;
     for (let k = 1; k < keys; k++) {
       let pred = !linear ? q1 : k > 1 ? 2 * q1 - q2 : qLast === qLast ? Math.round(2 * q1 - qLast) : q1;
       pred = pred < 0 ? 0 : pred > max ? max : pred;
       const block = (ctxBase + (cls < classes ? cls : classes - 1)) * SIGNED_BLOCK;
       // The class: a 4-bit tree, and a second one after the escape.
-      let c = 0, tb = block;
+      let c = 0,
+        tb = block;
       for (;;) {
         let node = 1;
         for (let i = 0; i < 4; i++) {
-          const idx = tb + node, st = probs[idx];
+          const idx = tb + node,
+            st = probs[idx];
           const bound = (range >> PROB_BITS) * (st & PROB_MASK);
           if (code < bound) {
             range = bound;
@@ -278,13 +341,20 @@ export class RangeDecoder implements BinaryCoder {
       }
       let r = 0;
       if (c !== 0) {
-        if (c > MAX_CLASS) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `magnitude class ${c} (at most ${MAX_CLASS})`, at);
-        let m = 1, rest = c - 1;
+        if (c > MAX_CLASS)
+          throw new FormatError(FORMAT_ERROR.BAD_VALUE, `magnitude class ${c} (at most ${MAX_CLASS})`, at);
+        let m = 1,
+          rest = c - 1;
         while (rest > 0) {
           const n = rest > 16 ? rest - 16 : rest;
           range = range >>> n;
           const v = (code / range) | 0;
-          if (v >= 1 << n) throw new FormatError(FORMAT_ERROR.BAD_VALUE, 'entropy-coded stream holds an impossible value', Math.min(pos, end));
+          if (v >= 1 << n)
+            throw new FormatError(
+              FORMAT_ERROR.BAD_VALUE,
+              'entropy-coded stream holds an impossible value',
+              Math.min(pos, end),
+            );
           code -= v * range;
           while (range < RANGE_TOP) {
             range <<= 8;
@@ -294,7 +364,8 @@ export class RangeDecoder implements BinaryCoder {
           m = m * (1 << n) + v;
           rest -= n;
         }
-        const idx = block + 32 + sign, st = probs[idx];
+        const idx = block + 32 + sign,
+          st = probs[idx];
         const bound = (range >> PROB_BITS) * (st & PROB_MASK);
         if (code < bound) {
           range = bound;
@@ -320,13 +391,20 @@ export class RangeDecoder implements BinaryCoder {
       cls = c;
       sign = r === 0 ? 0 : r > 0 ? 1 : 2;
     }
-    this.range = range; this.code = code; this.pos = pos;
+    this.range = range;
+    this.code = code;
+    this.pos = pos;
     return cls;
   }
 
   /** Where the stream ended; throws if it read past `end`. */
   finish(what: string): number {
-    if (this.pos > this.end) throw new FormatError(FORMAT_ERROR.BAD_SECTION, `${what} is truncated (${this.pos - this.end} bytes missing)`, this.end);
+    if (this.pos > this.end)
+      throw new FormatError(
+        FORMAT_ERROR.BAD_SECTION,
+        `${what} is truncated (${this.pos - this.end} bytes missing)`,
+        this.end,
+      );
     return this.pos;
   }
 }

@@ -26,7 +26,11 @@ export type FormatErrorCode = (typeof FORMAT_ERROR)[keyof typeof FORMAT_ERROR];
 export class FormatError extends BonepressError {
   override readonly name = 'FormatError';
   declare readonly code: FormatErrorCode;
-  constructor(code: FormatErrorCode, message: string, readonly byteOffset = -1) {
+  constructor(
+    code: FormatErrorCode,
+    message: string,
+    readonly byteOffset = -1,
+  ) {
     super(code, byteOffset >= 0 ? `${message} (at byte ${byteOffset})` : message);
   }
 }

@@ -14,7 +14,10 @@ export function writeRotation(x: number, y: number, z: number, w: number, out: F
     out[o + 2] = z * inv;
     out[o + 3] = w * inv;
   } else {
-    out[o] = 0; out[o + 1] = 0; out[o + 2] = 0; out[o + 3] = 1;
+    out[o] = 0;
+    out[o + 1] = 0;
+    out[o + 2] = 0;
+    out[o + 3] = 1;
   }
 }
 
@@ -23,9 +26,17 @@ export function writeRotation(x: number, y: number, z: number, w: number, out: F
  * `out[o..o+3]`.
  */
 export function nlerpRotation(
-  ax: number, ay: number, az: number, aw: number,
-  bx: number, by: number, bz: number, bw: number,
-  alpha: number, out: Float32Array, o: number,
+  ax: number,
+  ay: number,
+  az: number,
+  aw: number,
+  bx: number,
+  by: number,
+  bz: number,
+  bw: number,
+  alpha: number,
+  out: Float32Array,
+  o: number,
 ): void {
   const dot = ax * bx + ay * by + az * bz + aw * bw;
   const wb = dot < 0 ? -alpha : alpha;
@@ -46,9 +57,21 @@ export function lerp(a: number, b: number, alpha: number): number {
  * last products need no rounding of their own before the float32 store. The emit and the
  * blend below end here; sampler.ts's decode loop writes the same operations inline.
  */
-function writeRefProduct(refs: Float64Array, ro: number, x: number, y: number, z: number, w: number, out: Float32Array, o: number): void {
+function writeRefProduct(
+  refs: Float64Array,
+  ro: number,
+  x: number,
+  y: number,
+  z: number,
+  w: number,
+  out: Float32Array,
+  o: number,
+): void {
   const f = Math.fround;
-  const rx = refs[ro], ry = refs[ro + 1], rz = refs[ro + 2], rw = refs[ro + 3];
+  const rx = refs[ro],
+    ry = refs[ro + 1],
+    rz = refs[ro + 2],
+    rw = refs[ro + 3];
   const px = f(f(f(f(rw * x) + f(rx * w)) + f(ry * z)) - f(rz * y));
   const py = f(f(f(f(rw * y) - f(rx * z)) + f(ry * w)) + f(rz * x));
   const pz = f(f(f(f(rw * z) + f(rx * y)) - f(ry * x)) + f(rz * w));
@@ -56,9 +79,15 @@ function writeRefProduct(refs: Float64Array, ro: number, x: number, y: number, z
   const len2 = f(f(f(f(px * px) + f(py * py)) + f(pz * pz)) + f(pw * pw));
   if (len2 > 0) {
     const inv = f(1 / f(Math.sqrt(len2)));
-    out[o] = px * inv; out[o + 1] = py * inv; out[o + 2] = pz * inv; out[o + 3] = pw * inv;
+    out[o] = px * inv;
+    out[o + 1] = py * inv;
+    out[o + 2] = pz * inv;
+    out[o + 3] = pw * inv;
   } else {
-    out[o] = 0; out[o + 1] = 0; out[o + 2] = 0; out[o + 3] = 1;
+    out[o] = 0;
+    out[o + 1] = 0;
+    out[o + 2] = 0;
+    out[o + 3] = 1;
   }
 }
 
@@ -71,9 +100,18 @@ function writeRefProduct(refs: Float64Array, ro: number, x: number, y: number, z
  * it measures is the decoder's. Numbers travel in arrays so a call that is not inlined
  * boxes nothing.
  */
-export function emitRotation(v: Float64Array, drop: number, refs: Float64Array, ro: number, out: Float32Array, o: number): void {
+export function emitRotation(
+  v: Float64Array,
+  drop: number,
+  refs: Float64Array,
+  ro: number,
+  out: Float32Array,
+  o: number,
+): void {
   const f = Math.fround;
-  const a = f(v[0]), b = f(v[1]), c = f(v[2]);
+  const a = f(v[0]),
+    b = f(v[1]),
+    c = f(v[2]);
   const t = f(f(f(1 - f(a * a)) - f(b * b)) - f(c * c));
   const d = t > 0 ? f(Math.sqrt(t)) : 0;
   const x = drop === 0 ? d : a;
@@ -95,8 +133,13 @@ export const SLERP_SERIES = {
   THETA: [Math.fround(1 / 3), Math.fround(4 / 45), Math.fround(1 / 35)],
   SINE: [Math.fround(-1 / 6), Math.fround(1 / 120), Math.fround(-1 / 5040), Math.fround(1 / 362880)],
 } as const;
-const T3 = SLERP_SERIES.THETA[0], T45 = SLERP_SERIES.THETA[1], T35 = SLERP_SERIES.THETA[2];
-const S1 = SLERP_SERIES.SINE[0], S2 = SLERP_SERIES.SINE[1], S3 = SLERP_SERIES.SINE[2], S4 = SLERP_SERIES.SINE[3];
+const T3 = SLERP_SERIES.THETA[0],
+  T45 = SLERP_SERIES.THETA[1],
+  T35 = SLERP_SERIES.THETA[2];
+const S1 = SLERP_SERIES.SINE[0],
+  S2 = SLERP_SERIES.SINE[1],
+  S3 = SLERP_SERIES.SINE[2],
+  S4 = SLERP_SERIES.SINE[3];
 
 /**
  * Slerp weights, up to a common factor, in float32 arithmetic: for unit quaternions a and
@@ -118,7 +161,8 @@ export function slerpWeights(v: Float64Array, dot: number): void {
   if (u < SERIES_LIMIT) {
     // acos(1 − u)² = 2u + u²/3 + 4u³/45 + u⁴/35 + …
     const theta2 = f(u * f(2 + f(u * f(T3 + f(u * f(T45 + f(u * T35)))))));
-    const a2 = f(f(alpha * alpha) * theta2), b2 = f(f(beta * beta) * theta2);
+    const a2 = f(f(alpha * alpha) * theta2),
+      b2 = f(f(beta * beta) * theta2);
     // sin(xθ)/θ = x (1 − s/6 + s²/120 − s³/5040 + s⁴/362880) with s = (xθ)², in Horner form
     // with constant coefficients: multiplications only (a division costs several).
     wb = f(alpha * f(1 + f(a2 * f(S1 + f(a2 * f(S2 + f(a2 * f(S3 + f(a2 * S4)))))))));
@@ -141,16 +185,28 @@ export function slerpWeights(v: Float64Array, dot: number): void {
  * float32 as {@link emitRotation}. The rebuild of each key repeats emitRotation's on
  * purpose: sharing it through a scratch array measured 6 % slower per pose.
  */
-export function blendRotations(v: Float64Array, drop0: number, drop1: number, refs: Float64Array, ro: number, out: Float32Array, o: number): void {
+export function blendRotations(
+  v: Float64Array,
+  drop0: number,
+  drop1: number,
+  refs: Float64Array,
+  ro: number,
+  out: Float32Array,
+  o: number,
+): void {
   const f = Math.fround;
-  const a0 = f(v[0]), b0 = f(v[1]), c0 = f(v[2]);
+  const a0 = f(v[0]),
+    b0 = f(v[1]),
+    c0 = f(v[2]);
   const t0 = f(f(f(1 - f(a0 * a0)) - f(b0 * b0)) - f(c0 * c0));
   const d0 = t0 > 0 ? f(Math.sqrt(t0)) : 0;
   const x0 = drop0 === 0 ? d0 : a0;
   const y0 = drop0 === 0 ? a0 : drop0 === 1 ? d0 : b0;
   const z0 = drop0 <= 1 ? b0 : drop0 === 2 ? d0 : c0;
   const w0 = drop0 === 3 ? d0 : c0;
-  const a1 = f(v[3]), b1 = f(v[4]), c1 = f(v[5]);
+  const a1 = f(v[3]),
+    b1 = f(v[4]),
+    c1 = f(v[5]);
   const t1 = f(f(f(1 - f(a1 * a1)) - f(b1 * b1)) - f(c1 * c1));
   const d1 = t1 > 0 ? f(Math.sqrt(t1)) : 0;
   const x1 = drop1 === 0 ? d1 : a1;
@@ -158,6 +214,16 @@ export function blendRotations(v: Float64Array, drop0: number, drop1: number, re
   const z1 = drop1 <= 1 ? b1 : drop1 === 2 ? d1 : c1;
   const w1 = drop1 === 3 ? d1 : c1;
   slerpWeights(v, f(f(f(f(x0 * x1) + f(y0 * y1)) + f(z0 * z1)) + f(w0 * w1)));
-  const wa = v[6], wb = v[7];
-  writeRefProduct(refs, ro, f(f(x0 * wa) + f(x1 * wb)), f(f(y0 * wa) + f(y1 * wb)), f(f(z0 * wa) + f(z1 * wb)), f(f(w0 * wa) + f(w1 * wb)), out, o);
+  const wa = v[6],
+    wb = v[7];
+  writeRefProduct(
+    refs,
+    ro,
+    f(f(x0 * wa) + f(x1 * wb)),
+    f(f(y0 * wa) + f(y1 * wb)),
+    f(f(z0 * wa) + f(z1 * wb)),
+    f(f(w0 * wa) + f(w1 * wb)),
+    out,
+    o,
+  );
 }

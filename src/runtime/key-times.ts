@@ -19,10 +19,12 @@ export function tablePosition(times: Float32Array, rate: number, time: number): 
   if (!(time > times[0])) return (time - times[0]) * rate;
   if (time >= times[last]) return last + (time - times[last]) * rate;
   // times[lo] ≤ time < times[hi].
-  let lo = 0, hi = last;
+  let lo = 0,
+    hi = last;
   while (hi - lo > 1) {
     const mid = (lo + hi) >>> 1;
-    if (times[mid] <= time) lo = mid; else hi = mid;
+    if (times[mid] <= time) lo = mid;
+    else hi = mid;
   }
   return lo + (time - times[lo]) / (times[hi] - times[lo]);
 }
@@ -33,7 +35,14 @@ export function tablePosition(times: Float32Array, rate: number, time: number): 
  * repeats over the samples with the last one followed by the first a sample period
  * (1 / `rate`) later; the result then lies in [0, sampleCount).
  */
-export function keyPosition(times: Float32Array | undefined, start: number, rate: number, sampleCount: number, time: number, wrap: boolean): number {
+export function keyPosition(
+  times: Float32Array | undefined,
+  start: number,
+  rate: number,
+  sampleCount: number,
+  time: number,
+  wrap: boolean,
+): number {
   if (times === undefined) {
     if (!wrap) return (time - start) * rate;
     let pos = ((time - start) * rate) % sampleCount;

@@ -45,45 +45,131 @@ export function boneMatrix(matrices: Float32Array, boneIndex: number): mat4 {
  * operations in the same order. Allocates nothing.
  * @internal
  */
-export function objectSpace(pose: Float32Array, parents: ArrayLike<number>, bones: number, world: Float64Array, out: Float32Array, at: number, rows: boolean): void {
+export function objectSpace(
+  pose: Float32Array,
+  parents: ArrayLike<number>,
+  bones: number,
+  world: Float64Array,
+  out: Float32Array,
+  at: number,
+  rows: boolean,
+): void {
   for (let b = 0; b < bones; b++) {
     const o = b * POSE_STRIDE;
-    const x = pose[o], y = pose[o + 1], z = pose[o + 2], w = pose[o + 3];
-    const sx = pose[o + 7], sy = pose[o + 8], sz = pose[o + 9];
-    const x2 = x + x, y2 = y + y, z2 = z + z;
-    const xx = x * x2, xy = x * y2, xz = x * z2, yy = y * y2, yz = y * z2, zz = z * z2, wx = w * x2, wy = w * y2, wz = w * z2;
+    const x = pose[o],
+      y = pose[o + 1],
+      z = pose[o + 2],
+      w = pose[o + 3];
+    const sx = pose[o + 7],
+      sy = pose[o + 8],
+      sz = pose[o + 9];
+    const x2 = x + x,
+      y2 = y + y,
+      z2 = z + z;
+    const xx = x * x2,
+      xy = x * y2,
+      xz = x * z2,
+      yy = y * y2,
+      yz = y * z2,
+      zz = z * z2,
+      wx = w * x2,
+      wy = w * y2,
+      wz = w * z2;
     // Local R · S, column by column, and T.
-    let m0 = (1 - (yy + zz)) * sx, m1 = (xy + wz) * sx, m2 = (xz - wy) * sx;
-    let m3 = (xy - wz) * sy, m4 = (1 - (xx + zz)) * sy, m5 = (yz + wx) * sy;
-    let m6 = (xz + wy) * sz, m7 = (yz - wx) * sz, m8 = (1 - (xx + yy)) * sz;
-    let tx = pose[o + 4], ty = pose[o + 5], tz = pose[o + 6];
+    let m0 = (1 - (yy + zz)) * sx,
+      m1 = (xy + wz) * sx,
+      m2 = (xz - wy) * sx;
+    let m3 = (xy - wz) * sy,
+      m4 = (1 - (xx + zz)) * sy,
+      m5 = (yz + wx) * sy;
+    let m6 = (xz + wy) * sz,
+      m7 = (yz - wx) * sz,
+      m8 = (1 - (xx + yy)) * sz;
+    let tx = pose[o + 4],
+      ty = pose[o + 5],
+      tz = pose[o + 6];
     const p = parents[b];
     if (p >= 0) {
       const q = p * 12;
-      const p0 = world[q], p1 = world[q + 1], p2 = world[q + 2], p3 = world[q + 3], p4 = world[q + 4], p5 = world[q + 5];
-      const p6 = world[q + 6], p7 = world[q + 7], p8 = world[q + 8];
-      const n0 = p0 * m0 + p3 * m1 + p6 * m2, n1 = p1 * m0 + p4 * m1 + p7 * m2, n2 = p2 * m0 + p5 * m1 + p8 * m2;
-      const n3 = p0 * m3 + p3 * m4 + p6 * m5, n4 = p1 * m3 + p4 * m4 + p7 * m5, n5 = p2 * m3 + p5 * m4 + p8 * m5;
-      const n6 = p0 * m6 + p3 * m7 + p6 * m8, n7 = p1 * m6 + p4 * m7 + p7 * m8, n8 = p2 * m6 + p5 * m7 + p8 * m8;
+      const p0 = world[q],
+        p1 = world[q + 1],
+        p2 = world[q + 2],
+        p3 = world[q + 3],
+        p4 = world[q + 4],
+        p5 = world[q + 5];
+      const p6 = world[q + 6],
+        p7 = world[q + 7],
+        p8 = world[q + 8];
+      const n0 = p0 * m0 + p3 * m1 + p6 * m2,
+        n1 = p1 * m0 + p4 * m1 + p7 * m2,
+        n2 = p2 * m0 + p5 * m1 + p8 * m2;
+      const n3 = p0 * m3 + p3 * m4 + p6 * m5,
+        n4 = p1 * m3 + p4 * m4 + p7 * m5,
+        n5 = p2 * m3 + p5 * m4 + p8 * m5;
+      const n6 = p0 * m6 + p3 * m7 + p6 * m8,
+        n7 = p1 * m6 + p4 * m7 + p7 * m8,
+        n8 = p2 * m6 + p5 * m7 + p8 * m8;
       const ux = p0 * tx + p3 * ty + p6 * tz + world[q + 9];
       const uy = p1 * tx + p4 * ty + p7 * tz + world[q + 10];
       const uz = p2 * tx + p5 * ty + p8 * tz + world[q + 11];
-      m0 = n0; m1 = n1; m2 = n2; m3 = n3; m4 = n4; m5 = n5; m6 = n6; m7 = n7; m8 = n8; tx = ux; ty = uy; tz = uz;
+      m0 = n0;
+      m1 = n1;
+      m2 = n2;
+      m3 = n3;
+      m4 = n4;
+      m5 = n5;
+      m6 = n6;
+      m7 = n7;
+      m8 = n8;
+      tx = ux;
+      ty = uy;
+      tz = uz;
     }
     const q = b * 12;
-    world[q] = m0; world[q + 1] = m1; world[q + 2] = m2; world[q + 3] = m3; world[q + 4] = m4; world[q + 5] = m5;
-    world[q + 6] = m6; world[q + 7] = m7; world[q + 8] = m8; world[q + 9] = tx; world[q + 10] = ty; world[q + 11] = tz;
+    world[q] = m0;
+    world[q + 1] = m1;
+    world[q + 2] = m2;
+    world[q + 3] = m3;
+    world[q + 4] = m4;
+    world[q + 5] = m5;
+    world[q + 6] = m6;
+    world[q + 7] = m7;
+    world[q + 8] = m8;
+    world[q + 9] = tx;
+    world[q + 10] = ty;
+    world[q + 11] = tz;
     if (rows) {
       const r = at + b * 12;
-      out[r] = m0; out[r + 1] = m3; out[r + 2] = m6; out[r + 3] = tx;
-      out[r + 4] = m1; out[r + 5] = m4; out[r + 6] = m7; out[r + 7] = ty;
-      out[r + 8] = m2; out[r + 9] = m5; out[r + 10] = m8; out[r + 11] = tz;
+      out[r] = m0;
+      out[r + 1] = m3;
+      out[r + 2] = m6;
+      out[r + 3] = tx;
+      out[r + 4] = m1;
+      out[r + 5] = m4;
+      out[r + 6] = m7;
+      out[r + 7] = ty;
+      out[r + 8] = m2;
+      out[r + 9] = m5;
+      out[r + 10] = m8;
+      out[r + 11] = tz;
     } else {
       const r = at + b * 16;
-      out[r] = m0; out[r + 1] = m1; out[r + 2] = m2; out[r + 3] = 0;
-      out[r + 4] = m3; out[r + 5] = m4; out[r + 6] = m5; out[r + 7] = 0;
-      out[r + 8] = m6; out[r + 9] = m7; out[r + 10] = m8; out[r + 11] = 0;
-      out[r + 12] = tx; out[r + 13] = ty; out[r + 14] = tz; out[r + 15] = 1;
+      out[r] = m0;
+      out[r + 1] = m1;
+      out[r + 2] = m2;
+      out[r + 3] = 0;
+      out[r + 4] = m3;
+      out[r + 5] = m4;
+      out[r + 6] = m5;
+      out[r + 7] = 0;
+      out[r + 8] = m6;
+      out[r + 9] = m7;
+      out[r + 10] = m8;
+      out[r + 11] = 0;
+      out[r + 12] = tx;
+      out[r + 13] = ty;
+      out[r + 14] = tz;
+      out[r + 15] = 1;
     }
   }
 }

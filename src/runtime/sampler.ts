@@ -38,8 +38,13 @@ const SNAP = 1e-6;
 /** log2 of {@link SEGMENT_SIZE}. */
 const SEGMENT_SHIFT = Math.log2(SEGMENT_SIZE);
 const RECORD = TABLE.RECORD;
-const T3 = SLERP_SERIES.THETA[0], T45 = SLERP_SERIES.THETA[1], T35 = SLERP_SERIES.THETA[2];
-const S1 = SLERP_SERIES.SINE[0], S2 = SLERP_SERIES.SINE[1], S3 = SLERP_SERIES.SINE[2], S4 = SLERP_SERIES.SINE[3];
+const T3 = SLERP_SERIES.THETA[0],
+  T45 = SLERP_SERIES.THETA[1],
+  T35 = SLERP_SERIES.THETA[2];
+const S1 = SLERP_SERIES.SINE[0],
+  S2 = SLERP_SERIES.SINE[1],
+  S3 = SLERP_SERIES.SINE[2],
+  S4 = SLERP_SERIES.SINE[3];
 
 /**
  * Samples one {@link CompressedClip}; allocates nothing per call. Its own state is a few
@@ -105,20 +110,28 @@ export class ClipSampler {
       // Compact tables: a buffer of its own holding the clip's base pose and references and
       // two segment slots; packed keys come straight from the file.
       const buffer = new ArrayBuffer(8 * Math.ceil((t.segAt + 2 * t.segStride) / 2));
-      this.i32 = new Int32Array(buffer); this.f32 = new Float32Array(buffer); this.f64 = new Float64Array(buffer);
+      this.i32 = new Int32Array(buffer);
+      this.f32 = new Float32Array(buffer);
+      this.f64 = new Float64Array(buffer);
       this.i32.set(t.i32.subarray(0, t.segAt));
       this.u32 = t.compact.words;
       this.slotSegment = Int32Array.of(-1, -1);
     } else {
-      this.i32 = t.i32; this.f32 = t.f32; this.u32 = t.u32; this.f64 = t.f64;
+      this.i32 = t.i32;
+      this.f32 = t.f32;
+      this.u32 = t.u32;
+      this.f64 = t.f64;
     }
     this.base = t.basePose;
     const k = t.compact ? undefined : t.kernel;
     this.kernel = k?.decode;
     this.kernelClip = k ? k.clipAt : 0;
     this.kernelPose = k ? k.pose : t.basePose;
-    this.kernelSegments = k ? k.segments : 0; this.kernelSegmentBytes = k ? k.segmentBytes : 0;
-    this.kernelKeysAt = k ? k.keysAt : 0; this.kernelKeyBytes = k ? k.keyBytes : 0; this.kernelLast = k ? k.lastSegment : 0;
+    this.kernelSegments = k ? k.segments : 0;
+    this.kernelSegmentBytes = k ? k.segmentBytes : 0;
+    this.kernelKeysAt = k ? k.keysAt : 0;
+    this.kernelKeyBytes = k ? k.keyBytes : 0;
+    this.kernelLast = k ? k.lastSegment : 0;
     this.world = k?.world;
     this.count = clip.animatedTrackCount;
     this.n = clip.sampleCount;
@@ -127,7 +140,11 @@ export class ClipSampler {
     this.times = clip.keyTimes;
     this.period = clip.duration;
     this.segCount = clip.segmentCount;
-    this.refsAt = t.refsAt; this.segAt = t.segAt; this.segStride = t.segStride; this.segTable = t.segTable; this.poseFloats = t.poseFloats;
+    this.refsAt = t.refsAt;
+    this.segAt = t.segAt;
+    this.segStride = t.segStride;
+    this.segTable = t.segTable;
+    this.poseFloats = t.poseFloats;
   }
 
   /**
@@ -156,7 +173,11 @@ export class ClipSampler {
    */
   sampleInto(time: number, out: Float32Array, offset: number, options?: SampleOptions): number {
     const end = offset + this.poseFloats;
-    if (!(offset >= 0) || out.length < end) throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `out holds ${out.length} floats, needs ${this.poseFloats} from ${offset}`);
+    if (!(offset >= 0) || out.length < end)
+      throw new FormatError(
+        FORMAT_ERROR.BAD_ARGUMENT,
+        `out holds ${out.length} floats, needs ${this.poseFloats} from ${offset}`,
+      );
     this.pose(out, offset, this.locate(time, options));
     return end;
   }
@@ -179,12 +200,21 @@ export class ClipSampler {
    * key 1 is k0 itself, the next key (in k0's segment or the next one) or, wrapping, key 0.
    */
   private kernelDecode(alpha: number, world?: ClipSampler['world'], rows = 0): void {
-    const k0 = this.k0, k1 = this.k1, last = this.kernelLast;
-    let s0 = k0 >> SEGMENT_SHIFT; if (s0 > last) s0 = last;
+    const k0 = this.k0,
+      k1 = this.k1,
+      last = this.kernelLast;
+    let s0 = k0 >> SEGMENT_SHIFT;
+    if (s0 > last) s0 = last;
     const head = this.kernelSegments + s0 * this.kernelSegmentBytes;
     const key = head + this.kernelKeysAt + (k0 - (s0 << SEGMENT_SHIFT)) * this.kernelKeyBytes;
-    const key1 = k1 === k0 ? KERNEL_KEY1.SAME : k1 === 0 ? KERNEL_KEY1.FIRST
-      : (k1 >> SEGMENT_SHIFT) === s0 || s0 === last ? KERNEL_KEY1.NEXT : KERNEL_KEY1.NEXT_SEGMENT;
+    const key1 =
+      k1 === k0
+        ? KERNEL_KEY1.SAME
+        : k1 === 0
+          ? KERNEL_KEY1.FIRST
+          : k1 >> SEGMENT_SHIFT === s0 || s0 === last
+            ? KERNEL_KEY1.NEXT
+            : KERNEL_KEY1.NEXT_SEGMENT;
     if (world === undefined) this.kernel!(this.kernelClip, head | key1, key, alpha);
     else world.run(this.kernelClip, head | key1, key, alpha, world.parentsAt, world.bones, rows);
   }
@@ -209,9 +239,11 @@ export class ClipSampler {
   /** Writes sample `keyIndex` (clamped to 0..sampleCount − 1) exactly, without interpolation. */
   sampleKey(keyIndex: number, outPose: Float32Array): Float32Array {
     const base = this.base;
-    if (outPose.length < base.length) throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `outPose holds ${outPose.length} floats, needs ${base.length}`);
+    if (outPose.length < base.length)
+      throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `outPose holds ${outPose.length} floats, needs ${base.length}`);
     const k = keyIndex > 0 ? Math.min(this.n - 1, Math.floor(keyIndex)) : 0;
-    this.k0 = k; this.k1 = k;
+    this.k0 = k;
+    this.k1 = k;
     this.pose(outPose, 0, 0);
     return outPose;
   }
@@ -223,12 +255,20 @@ export class ClipSampler {
    */
   sampleBetween(keyIndex: number, alpha: number, outPose: Float32Array): Float32Array {
     const base = this.base;
-    if (outPose.length < base.length) throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `outPose holds ${outPose.length} floats, needs ${base.length}`);
+    if (outPose.length < base.length)
+      throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `outPose holds ${outPose.length} floats, needs ${base.length}`);
     const n = this.n;
     const k = keyIndex > 0 ? Math.min(n - 2, Math.floor(keyIndex)) : 0;
-    if (n < 2 || !(alpha > 0)) { this.k0 = this.k1 = Math.max(0, k); alpha = 0; }
-    else if (alpha >= 1) { this.k0 = this.k1 = k + 1; alpha = 0; }
-    else { this.k0 = k; this.k1 = k + 1; }
+    if (n < 2 || !(alpha > 0)) {
+      this.k0 = this.k1 = Math.max(0, k);
+      alpha = 0;
+    } else if (alpha >= 1) {
+      this.k0 = this.k1 = k + 1;
+      alpha = 0;
+    } else {
+      this.k0 = k;
+      this.k1 = k + 1;
+    }
     this.pose(outPose, 0, alpha);
     return outPose;
   }
@@ -241,9 +281,13 @@ export class ClipSampler {
    */
   sampleBone(time: number, boneIndex: number, out: Float32Array, options?: SampleOptions): Float32Array {
     if (!(boneIndex >= 0 && boneIndex < this.clip.boneCount) || (boneIndex | 0) !== boneIndex) {
-      throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `bone index ${boneIndex} (clip has ${this.clip.boneCount} bones)`);
+      throw new FormatError(
+        FORMAT_ERROR.BAD_ARGUMENT,
+        `bone index ${boneIndex} (clip has ${this.clip.boneCount} bones)`,
+      );
     }
-    if (out.length < POSE_STRIDE) throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `out holds ${out.length} floats, needs ${POSE_STRIDE}`);
+    if (out.length < POSE_STRIDE)
+      throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `out holds ${out.length} floats, needs ${POSE_STRIDE}`);
     const alpha = this.locate(time, options);
     const base = boneIndex * POSE_STRIDE;
     if (this.kernel !== undefined) {
@@ -268,7 +312,8 @@ export class ClipSampler {
     let t = time === time ? time : 0;
     let k0: number, k1: number, alpha: number;
     if (n === 1) {
-      this.k0 = 0; this.k1 = 0;
+      this.k0 = 0;
+      this.k1 = 0;
       return 0;
     }
     if (looping === 'repeat') {
@@ -284,23 +329,44 @@ export class ClipSampler {
       if (k0 >= n) k0 = n - 1;
       alpha = pos - k0;
       k1 = k0 + 1 === n ? 0 : k0 + 1;
-    } else if (!(pos > 0)) { k0 = 0; k1 = 0; alpha = 0; }
-    else if (pos >= n - 1) { k0 = n - 1; k1 = n - 1; alpha = 0; }
-    else {
+    } else if (!(pos > 0)) {
+      k0 = 0;
+      k1 = 0;
+      alpha = 0;
+    } else if (pos >= n - 1) {
+      k0 = n - 1;
+      k1 = n - 1;
+      alpha = 0;
+    } else {
       k0 = Math.floor(pos);
       alpha = pos - k0;
       k1 = k0 + 1;
     }
     if (alpha < SNAP) alpha = 0;
-    else if (alpha > 1 - SNAP) { k0 = k1; alpha = 0; }
+    else if (alpha > 1 - SNAP) {
+      k0 = k1;
+      alpha = 0;
+    }
     switch (options?.rounding) {
-      case 'floor': alpha = 0; break;
-      case 'ceil': if (alpha > 0) { k0 = k1; alpha = 0; } break;
-      case 'nearest': if (alpha >= 0.5) k0 = k1; alpha = 0; break;
-      default: break;
+      case 'floor':
+        alpha = 0;
+        break;
+      case 'ceil':
+        if (alpha > 0) {
+          k0 = k1;
+          alpha = 0;
+        }
+        break;
+      case 'nearest':
+        if (alpha >= 0.5) k0 = k1;
+        alpha = 0;
+        break;
+      default:
+        break;
     }
     if (alpha === 0) k1 = k0;
-    this.k0 = k0; this.k1 = k1;
+    this.k0 = k0;
+    this.k1 = k1;
     return alpha;
   }
 
@@ -336,82 +402,127 @@ export class ClipSampler {
     const count = this.count;
     if (count === 0) return;
     const segCount = this.segCount;
-    const k0 = this.k0, k1 = this.k1;
+    const k0 = this.k0,
+      k1 = this.k1;
     const single = k0 === k1;
     // The blend's float32 numbers, the same for every track (slerpWeights computes them per call).
-    const al = f(alpha), beta = f(1 - al), al2 = f(al * al), beta2 = f(beta * beta);
-    let s0 = (k0 / SEGMENT_SIZE) | 0; if (s0 >= segCount) s0 = segCount - 1;
-    let s1 = (k1 / SEGMENT_SIZE) | 0; if (s1 >= segCount) s1 = segCount - 1;
-    const i32 = this.i32, f32 = this.f32, f64 = this.f64, u32 = this.u32;
+    const al = f(alpha),
+      beta = f(1 - al),
+      al2 = f(al * al),
+      beta2 = f(beta * beta);
+    let s0 = (k0 / SEGMENT_SIZE) | 0;
+    if (s0 >= segCount) s0 = segCount - 1;
+    let s1 = (k1 / SEGMENT_SIZE) | 0;
+    if (s1 >= segCount) s1 = segCount - 1;
+    const i32 = this.i32,
+      f32 = this.f32,
+      f64 = this.f64,
+      u32 = this.u32;
     let h0: number, h1: number;
     if (this.slotSegment === undefined) {
-      h0 = i32[this.segTable - 2 * (s0 + 1)]; h1 = i32[this.segTable - 2 * (s1 + 1)];
+      h0 = i32[this.segTable - 2 * (s0 + 1)];
+      h1 = i32[this.segTable - 2 * (s1 + 1)];
     } else {
       // Two slots, and the keys' segments never share one (wrapping pairs the last with the first).
       h0 = this.prepareSlot(s0, s0 & 1);
       h1 = s1 === s0 ? h0 : this.prepareSlot(s1, (s0 & 1) ^ 1);
     }
     // Packed keys: word index of the segment's first word, and the key's bit inside the segment.
-    const d0 = i32[h0], d1 = i32[h1];
+    const d0 = i32[h0],
+      d1 = i32[h1];
     let bit0 = (k0 - s0 * SEGMENT_SIZE) * i32[h0 + 1];
     let bit1 = (k1 - s1 * SEGMENT_SIZE) * i32[h1 + 1];
     let ref = this.refsAt;
-    let first = 0, last = count;
+    let first = 0,
+      last = count;
     if (onlyBone >= 0) {
       // Skip to the bone's first animated track, summing the bits of the tracks before it
       // (a track's components need not share its rate) and counting their references.
-      first = count; last = count;
+      first = count;
+      last = count;
       for (let kind = 0; kind < TRACKS_PER_BONE; kind++) {
         const a = this.t.animTrackOfTrack[onlyBone * TRACKS_PER_BONE + kind];
-        if (a >= 0) { if (first === count) first = a; last = a + 1; }
+        if (a >= 0) {
+          if (first === count) first = a;
+          last = a + 1;
+        }
       }
       for (let j = 0; j < first; j++) {
-        const m0 = i32[h0 + RECORD * (1 + j) + 1], m1 = i32[h1 + RECORD * (1 + j) + 1];
+        const m0 = i32[h0 + RECORD * (1 + j) + 1],
+          m1 = i32[h1 + RECORD * (1 + j) + 1];
         bit0 += (m0 & 0xff) + ((m0 >>> 8) & 0xff) + ((m0 >>> 16) & 0xff);
         bit1 += (m1 & 0xff) + ((m1 >>> 8) & 0xff) + ((m1 >>> 16) & 0xff);
         if (((i32[h0 + RECORD * (1 + j)] >>> TABLE.KIND_SHIFT) & 3) === TRACK_KIND.ROTATION) ref += 4;
       }
     }
-    for (let j = first, r0 = h0 + RECORD * (1 + first), r1 = h1 + RECORD * (1 + first); j < last; j++, r0 += RECORD, r1 += RECORD) {
-      const meta = i32[r0], bits0 = i32[r0 + 1];
-      const a0 = bits0 & 0xff, a1 = (bits0 >>> 8) & 0xff, a2 = (bits0 >>> 16) & 0xff;
+    for (
+      let j = first, r0 = h0 + RECORD * (1 + first), r1 = h1 + RECORD * (1 + first);
+      j < last;
+      j++, r0 += RECORD, r1 += RECORD
+    ) {
+      const meta = i32[r0],
+        bits0 = i32[r0 + 1];
+      const a0 = bits0 & 0xff,
+        a1 = (bits0 >>> 8) & 0xff,
+        a2 = (bits0 >>> 16) & 0xff;
       // Key 0's three stored components. Two words cover any field of ≤ 32 bits; the
       // second word's shift is split so a field starting on a word boundary takes none of it.
       let c0: number, c1: number, c2: number;
       {
-        let at = bit0, w = d0 + (at >>> 5), sh = at & 31;
+        let at = bit0,
+          w = d0 + (at >>> 5),
+          sh = at & 31;
         const q0 = (u32[w] >>> sh) | ((u32[w + 1] << 1) << (31 - sh));
-        at += a0; w = d0 + (at >>> 5); sh = at & 31;
+        at += a0;
+        w = d0 + (at >>> 5);
+        sh = at & 31;
         const q1 = (u32[w] >>> sh) | ((u32[w + 1] << 1) << (31 - sh));
-        at += a1; w = d0 + (at >>> 5); sh = at & 31;
+        at += a1;
+        w = d0 + (at >>> 5);
+        sh = at & 31;
         const q2 = (u32[w] >>> sh) | ((u32[w + 1] << 1) << (31 - sh));
         if ((meta & TABLE.RAW) === 0) {
           c0 = f32[r0 + 2] + (q0 & ((1 << a0) - 1)) * f32[r0 + 3];
           c1 = f32[r0 + 4] + (q1 & ((1 << a1) - 1)) * f32[r0 + 5];
           c2 = f32[r0 + 6] + (q2 & ((1 << a2) - 1)) * f32[r0 + 7];
         } else {
-          c0 = floatFromBits(q0 >>> 0); c1 = floatFromBits(q1 >>> 0); c2 = floatFromBits(q2 >>> 0);
+          c0 = floatFromBits(q0 >>> 0);
+          c1 = floatFromBits(q1 >>> 0);
+          c2 = floatFromBits(q2 >>> 0);
         }
       }
       bit0 += a0 + a1 + a2;
       const o = (meta & TABLE.POSE_MASK) - base;
       const rotation = ((meta >>> TABLE.KIND_SHIFT) & 3) === TRACK_KIND.ROTATION;
-      const meta1 = i32[r1], bits1 = i32[r1 + 1];
-      const e0 = bits1 & 0xff, e1 = (bits1 >>> 8) & 0xff, e2 = (bits1 >>> 16) & 0xff;
+      const meta1 = i32[r1],
+        bits1 = i32[r1 + 1];
+      const e0 = bits1 & 0xff,
+        e1 = (bits1 >>> 8) & 0xff,
+        e2 = (bits1 >>> 16) & 0xff;
       if (single || (meta & TABLE.STEP) !== 0) {
         // A STEP track holds key 0 until the next sample; key 1's bits are skipped.
         bit1 += e0 + e1 + e2;
-        if (!rotation) { out[o] = c0; out[o + 1] = c1; out[o + 2] = c2; continue; }
+        if (!rotation) {
+          out[o] = c0;
+          out[o + 1] = c1;
+          out[o + 2] = c2;
+          continue;
+        }
         // emitRotation: rebuild the dropped component, ref · delta, normalise (float32).
         const drop = bits0 >>> 24;
-        const a = f(c0), b = f(c1), c = f(c2);
+        const a = f(c0),
+          b = f(c1),
+          c = f(c2);
         const t = f(f(f(1 - f(a * a)) - f(b * b)) - f(c * c));
         const d = t > 0 ? f(Math.sqrt(t)) : 0;
         const x = drop === 0 ? d : a;
         const y = drop === 0 ? a : drop === 1 ? d : b;
         const z = drop <= 1 ? b : drop === 2 ? d : c;
         const w = drop === 3 ? d : c;
-        const rx = f64[ref], ry = f64[ref + 1], rz = f64[ref + 2], rw = f64[ref + 3];
+        const rx = f64[ref],
+          ry = f64[ref + 1],
+          rz = f64[ref + 2],
+          rw = f64[ref + 3];
         ref += 4;
         const px = f(f(f(f(rw * x) + f(rx * w)) + f(ry * z)) - f(rz * y));
         const py = f(f(f(f(rw * y) - f(rx * z)) + f(ry * w)) + f(rz * x));
@@ -420,26 +531,40 @@ export class ClipSampler {
         const len2 = f(f(f(f(px * px) + f(py * py)) + f(pz * pz)) + f(pw * pw));
         if (len2 > 0) {
           const inv = f(1 / f(Math.sqrt(len2)));
-          out[o] = px * inv; out[o + 1] = py * inv; out[o + 2] = pz * inv; out[o + 3] = pw * inv;
+          out[o] = px * inv;
+          out[o + 1] = py * inv;
+          out[o + 2] = pz * inv;
+          out[o + 3] = pw * inv;
         } else {
-          out[o] = 0; out[o + 1] = 0; out[o + 2] = 0; out[o + 3] = 1;
+          out[o] = 0;
+          out[o + 1] = 0;
+          out[o + 2] = 0;
+          out[o + 3] = 1;
         }
         continue;
       }
       let g0: number, g1: number, g2: number;
       {
-        let at = bit1, w = d1 + (at >>> 5), sh = at & 31;
+        let at = bit1,
+          w = d1 + (at >>> 5),
+          sh = at & 31;
         const q0 = (u32[w] >>> sh) | ((u32[w + 1] << 1) << (31 - sh));
-        at += e0; w = d1 + (at >>> 5); sh = at & 31;
+        at += e0;
+        w = d1 + (at >>> 5);
+        sh = at & 31;
         const q1 = (u32[w] >>> sh) | ((u32[w + 1] << 1) << (31 - sh));
-        at += e1; w = d1 + (at >>> 5); sh = at & 31;
+        at += e1;
+        w = d1 + (at >>> 5);
+        sh = at & 31;
         const q2 = (u32[w] >>> sh) | ((u32[w + 1] << 1) << (31 - sh));
         if ((meta1 & TABLE.RAW) === 0) {
           g0 = f32[r1 + 2] + (q0 & ((1 << e0) - 1)) * f32[r1 + 3];
           g1 = f32[r1 + 4] + (q1 & ((1 << e1) - 1)) * f32[r1 + 5];
           g2 = f32[r1 + 6] + (q2 & ((1 << e2) - 1)) * f32[r1 + 7];
         } else {
-          g0 = floatFromBits(q0 >>> 0); g1 = floatFromBits(q1 >>> 0); g2 = floatFromBits(q2 >>> 0);
+          g0 = floatFromBits(q0 >>> 0);
+          g1 = floatFromBits(q1 >>> 0);
+          g2 = floatFromBits(q2 >>> 0);
         }
       }
       bit1 += e0 + e1 + e2;
@@ -450,15 +575,20 @@ export class ClipSampler {
         continue;
       }
       // blendRotations: rebuild both keys, slerp the deltas (slerpWeights), ref · blend, normalise (float32).
-      const drop0 = bits0 >>> 24, drop1 = bits1 >>> 24;
-      const ka0 = f(c0), kb0 = f(c1), kc0 = f(c2);
+      const drop0 = bits0 >>> 24,
+        drop1 = bits1 >>> 24;
+      const ka0 = f(c0),
+        kb0 = f(c1),
+        kc0 = f(c2);
       const t0 = f(f(f(1 - f(ka0 * ka0)) - f(kb0 * kb0)) - f(kc0 * kc0));
       const dd0 = t0 > 0 ? f(Math.sqrt(t0)) : 0;
       const x0 = drop0 === 0 ? dd0 : ka0;
       const y0 = drop0 === 0 ? ka0 : drop0 === 1 ? dd0 : kb0;
       const z0 = drop0 <= 1 ? kb0 : drop0 === 2 ? dd0 : kc0;
       const w0 = drop0 === 3 ? dd0 : kc0;
-      const ka1 = f(g0), kb1 = f(g1), kc1 = f(g2);
+      const ka1 = f(g0),
+        kb1 = f(g1),
+        kc1 = f(g2);
       const t1 = f(f(f(1 - f(ka1 * ka1)) - f(kb1 * kb1)) - f(kc1 * kc1));
       const dd1 = t1 > 0 ? f(Math.sqrt(t1)) : 0;
       const x1 = drop1 === 0 ? dd1 : ka1;
@@ -471,7 +601,8 @@ export class ClipSampler {
       let wa: number, wb: number;
       if (u < SERIES_LIMIT) {
         const theta2 = f(u * f(2 + f(u * f(T3 + f(u * f(T45 + f(u * T35)))))));
-        const sa = f(al2 * theta2), sb = f(beta2 * theta2);
+        const sa = f(al2 * theta2),
+          sb = f(beta2 * theta2);
         wb = f(al * f(1 + f(sa * f(S1 + f(sa * f(S2 + f(sa * f(S3 + f(sa * S4)))))))));
         wa = f(beta * f(1 + f(sb * f(S1 + f(sb * f(S2 + f(sb * f(S3 + f(sb * S4)))))))));
       } else {
@@ -480,8 +611,14 @@ export class ClipSampler {
         wb = f(Math.sin(f(al * theta)));
       }
       wb = wb * sign;
-      const x = f(f(x0 * wa) + f(x1 * wb)), y = f(f(y0 * wa) + f(y1 * wb)), z = f(f(z0 * wa) + f(z1 * wb)), w = f(f(w0 * wa) + f(w1 * wb));
-      const rx = f64[ref], ry = f64[ref + 1], rz = f64[ref + 2], rw = f64[ref + 3];
+      const x = f(f(x0 * wa) + f(x1 * wb)),
+        y = f(f(y0 * wa) + f(y1 * wb)),
+        z = f(f(z0 * wa) + f(z1 * wb)),
+        w = f(f(w0 * wa) + f(w1 * wb));
+      const rx = f64[ref],
+        ry = f64[ref + 1],
+        rz = f64[ref + 2],
+        rw = f64[ref + 3];
       ref += 4;
       const px = f(f(f(f(rw * x) + f(rx * w)) + f(ry * z)) - f(rz * y));
       const py = f(f(f(f(rw * y) - f(rx * z)) + f(ry * w)) + f(rz * x));
@@ -490,9 +627,15 @@ export class ClipSampler {
       const len2 = f(f(f(f(px * px) + f(py * py)) + f(pz * pz)) + f(pw * pw));
       if (len2 > 0) {
         const inv = f(1 / f(Math.sqrt(len2)));
-        out[o] = px * inv; out[o + 1] = py * inv; out[o + 2] = pz * inv; out[o + 3] = pw * inv;
+        out[o] = px * inv;
+        out[o + 1] = py * inv;
+        out[o + 2] = pz * inv;
+        out[o + 3] = pw * inv;
       } else {
-        out[o] = 0; out[o + 1] = 0; out[o + 2] = 0; out[o + 3] = 1;
+        out[o] = 0;
+        out[o + 1] = 0;
+        out[o + 2] = 0;
+        out[o + 3] = 1;
       }
     }
   }

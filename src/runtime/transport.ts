@@ -8,11 +8,33 @@
  * code, so they cannot drift apart.
  */
 import {
-  ANIMATED_COMPONENTS, CLIP_RANGE_BYTES, DROP_SHIFT, HEADER, MAGIC, MAX_BONES, MAX_FILE_BYTES, RANGE_COMPONENTS, RATE_MASK,
-  SEGMENT_RANGE_BYTES, TRACKS_PER_BONE, TRACK_KIND, VERSION, align4, bitsetWords, segmentCountFor, segmentSampleCount,
+  ANIMATED_COMPONENTS,
+  CLIP_RANGE_BYTES,
+  DROP_SHIFT,
+  HEADER,
+  MAGIC,
+  MAX_BONES,
+  MAX_FILE_BYTES,
+  RANGE_COMPONENTS,
+  RATE_MASK,
+  SEGMENT_RANGE_BYTES,
+  TRACKS_PER_BONE,
+  TRACK_KIND,
+  VERSION,
+  align4,
+  bitsetWords,
+  segmentCountFor,
+  segmentSampleCount,
 } from './format.js';
 import {
-  MAX_QUANT, floatFromBits, rotationRangeExtent, rotationRangeMin, segmentConstant, segmentOffset, segmentStep, trackComponentBits,
+  MAX_QUANT,
+  floatFromBits,
+  rotationRangeExtent,
+  rotationRangeMin,
+  segmentConstant,
+  segmentOffset,
+  segmentStep,
+  trackComponentBits,
 } from './bits.js';
 import { RangeDecoder, SIGNED_BLOCK, createProbs, type BinaryCoder } from './entropy-decoder.js';
 import { FORMAT_ERROR, FormatError, expectVersion } from './errors.js';
@@ -41,7 +63,10 @@ export const MAX_EXPANSION = 1024;
 export const EXPANSION_SLACK = 4096;
 
 // Prediction orders of a stored component in a segment. Serialized.
-const ORDER_RAW = 0, ORDER_DELTA = 1, ORDER_LINEAR = 2, ORDERS = 3;
+const ORDER_RAW = 0,
+  ORDER_DELTA = 1,
+  ORDER_LINEAR = 2,
+  ORDERS = 3;
 /** Contexts of key residuals: order (2) × bit-count class (4) × previous magnitude class (12). */
 const PREV_CLASSES = 12;
 const BIT_CLASSES = 4;
@@ -110,27 +135,38 @@ function readLayout(bytes: Uint8Array, segmentsOffset: number): ClipLayout {
     throw new FormatError(code, `decoded clip header: ${message}`, at);
   };
   const boneCount = u16(bytes, HEADER.BONE_COUNT);
-  if (boneCount < 1 || boneCount > MAX_BONES) bad(FORMAT_ERROR.BAD_HEADER, `bone count ${boneCount}`, HEADER.BONE_COUNT);
+  if (boneCount < 1 || boneCount > MAX_BONES)
+    bad(FORMAT_ERROR.BAD_HEADER, `bone count ${boneCount}`, HEADER.BONE_COUNT);
   const sampleCount = u32(bytes, HEADER.SAMPLE_COUNT);
   if (sampleCount < 1) bad(FORMAT_ERROR.BAD_HEADER, 'sample count 0', HEADER.SAMPLE_COUNT);
   const segmentCount = u32(bytes, HEADER.SEGMENT_COUNT);
-  if (segmentCount !== segmentCountFor(sampleCount)) bad(FORMAT_ERROR.BAD_HEADER, `segment count ${segmentCount} for ${sampleCount} samples`, HEADER.SEGMENT_COUNT);
+  if (segmentCount !== segmentCountFor(sampleCount))
+    bad(FORMAT_ERROR.BAD_HEADER, `segment count ${segmentCount} for ${sampleCount} samples`, HEADER.SEGMENT_COUNT);
   const trackCount = boneCount * TRACKS_PER_BONE;
   const words = bitsetWords(trackCount);
   const bitsets = u32(bytes, HEADER.BITSETS_OFFSET);
   // The default and constant bitsets come first (then any others the version defines).
-  if (bitsets < HEADER.SIZE || bitsets + 8 * words > segmentsOffset) bad(FORMAT_ERROR.BAD_OFFSET, `bitsets at ${bitsets}`, HEADER.BITSETS_OFFSET);
+  if (bitsets < HEADER.SIZE || bitsets + 8 * words > segmentsOffset)
+    bad(FORMAT_ERROR.BAD_OFFSET, `bitsets at ${bitsets}`, HEADER.BITSETS_OFFSET);
   const kinds: number[] = [];
   for (let t = 0; t < trackCount; t++) {
-    const word = 4 * (t >>> 5), bit = 1 << (t & 31);
-    if ((u32(bytes, bitsets + word) & bit) === 0 && (u32(bytes, bitsets + 4 * words + word) & bit) === 0) kinds.push(t % TRACKS_PER_BONE);
+    const word = 4 * (t >>> 5),
+      bit = 1 << (t & 31);
+    if ((u32(bytes, bitsets + word) & bit) === 0 && (u32(bytes, bitsets + 4 * words + word) & bit) === 0)
+      kinds.push(t % TRACKS_PER_BONE);
   }
   const animated = kinds.length;
-  if (animated !== u16(bytes, HEADER.ANIMATED_TRACK_COUNT)) bad(FORMAT_ERROR.BAD_HEADER, `animated track count ${u16(bytes, HEADER.ANIMATED_TRACK_COUNT)}, bitsets say ${animated}`, HEADER.ANIMATED_TRACK_COUNT);
+  if (animated !== u16(bytes, HEADER.ANIMATED_TRACK_COUNT))
+    bad(
+      FORMAT_ERROR.BAD_HEADER,
+      `animated track count ${u16(bytes, HEADER.ANIMATED_TRACK_COUNT)}, bitsets say ${animated}`,
+      HEADER.ANIMATED_TRACK_COUNT,
+    );
   const rangesAt = u32(bytes, HEADER.CLIP_RANGES_OFFSET);
   let rangeBytes = 0;
   for (const k of kinds) rangeBytes += CLIP_RANGE_BYTES[k];
-  if (rangesAt < HEADER.SIZE || rangesAt + rangeBytes > segmentsOffset) bad(FORMAT_ERROR.BAD_OFFSET, `clip ranges at ${rangesAt}`, HEADER.CLIP_RANGES_OFFSET);
+  if (rangesAt < HEADER.SIZE || rangesAt + rangeBytes > segmentsOffset)
+    bad(FORMAT_ERROR.BAD_OFFSET, `clip ranges at ${rangesAt}`, HEADER.CLIP_RANGES_OFFSET);
   const rotation = new Uint8Array(animated);
   const clipRanges = new Float64Array(8 * animated);
   let at = rangesAt;
@@ -159,14 +195,29 @@ export function codeClip(coder: BinaryCoder, bytes: Uint8Array, size: number): v
   const m = new Models();
   const enc = coder.encoding;
   // 1. The header, then (its size known) the tables up to the first segment.
-  if (size < HEADER.SIZE) throw new FormatError(FORMAT_ERROR.TOO_SMALL, `decoded clip of ${size} bytes is smaller than the ${HEADER.SIZE}-byte header`, TRANSPORT_HEADER.RUNTIME_SIZE);
+  if (size < HEADER.SIZE)
+    throw new FormatError(
+      FORMAT_ERROR.TOO_SMALL,
+      `decoded clip of ${size} bytes is smaller than the ${HEADER.SIZE}-byte header`,
+      TRANSPORT_HEADER.RUNTIME_SIZE,
+    );
   for (let i = 0; i < HEADER.SIZE; i++) bytes[i] = coder.tree(m.header, (i & 3) * 256, 8, bytes[i]);
-  if (u32(bytes, HEADER.MAGIC) !== MAGIC) throw new FormatError(FORMAT_ERROR.BAD_MAGIC, 'decoded clip is not a bonepress clip (bad magic)', HEADER.MAGIC);
+  if (u32(bytes, HEADER.MAGIC) !== MAGIC)
+    throw new FormatError(FORMAT_ERROR.BAD_MAGIC, 'decoded clip is not a bonepress clip (bad magic)', HEADER.MAGIC);
   const version = u16(bytes, HEADER.VERSION);
-  if (version !== VERSION) throw new FormatError(FORMAT_ERROR.UNSUPPORTED_VERSION, `decoded clip has format version ${version}; this build reads version ${VERSION}`, HEADER.VERSION);
+  if (version !== VERSION)
+    throw new FormatError(
+      FORMAT_ERROR.UNSUPPORTED_VERSION,
+      `decoded clip has format version ${version}; this build reads version ${VERSION}`,
+      HEADER.VERSION,
+    );
   const segmentsOffset = u32(bytes, HEADER.SEGMENTS_OFFSET);
   if (segmentsOffset < HEADER.SIZE || segmentsOffset > size || (segmentsOffset & 3) !== 0) {
-    throw new FormatError(FORMAT_ERROR.BAD_OFFSET, `decoded clip's segments at ${segmentsOffset} (file of ${size} bytes)`, HEADER.SEGMENTS_OFFSET);
+    throw new FormatError(
+      FORMAT_ERROR.BAD_OFFSET,
+      `decoded clip's segments at ${segmentsOffset} (file of ${size} bytes)`,
+      HEADER.SEGMENTS_OFFSET,
+    );
   }
   for (let i = HEADER.SIZE; i < segmentsOffset; i++) bytes[i] = coder.tree(m.header, (i & 3) * 256, 8, bytes[i]);
   const layout = readLayout(bytes, segmentsOffset);
@@ -184,7 +235,12 @@ function codeSegments(coder: BinaryCoder, m: Models, bytes: Uint8Array, size: nu
   const enc = coder.encoding;
   const headerBytes = align4(count * (1 + SEGMENT_RANGE_BYTES));
   // Every segment holds 7 bytes per animated track: checked before the per-track tables exist.
-  if (at + headerBytes > size) throw new FormatError(FORMAT_ERROR.BAD_SECTION, `segment 0 (${count} animated tracks) runs past the end of the decoded clip`, at);
+  if (at + headerBytes > size)
+    throw new FormatError(
+      FORMAT_ERROR.BAD_SECTION,
+      `segment 0 (${count} animated tracks) runs past the end of the decoded clip`,
+      at,
+    );
   const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2);
   const comps = count * ANIMATED_COMPONENTS;
   const prevRate = new Uint8Array(count).fill(64);
@@ -194,15 +250,19 @@ function codeSegments(coder: BinaryCoder, m: Models, bytes: Uint8Array, size: nu
   const prevClass = new Uint8Array(comps);
   const bits = new Uint8Array(comps);
   // Dequantisation of each stored component in the current segment.
-  const offs = new Float64Array(comps), steps = new Float64Array(comps);
+  const offs = new Float64Array(comps),
+    steps = new Float64Array(comps);
   // The last two decoded values of each component (x, y, z, w) in the previous segment.
-  const histLast = new Float64Array(4 * count), histPrev = new Float64Array(4 * count);
-  const histOk = new Uint8Array(4 * count), histDrop = new Uint8Array(count);
+  const histLast = new Float64Array(4 * count),
+    histPrev = new Float64Array(4 * count);
+  const histOk = new Uint8Array(4 * count),
+    histDrop = new Uint8Array(count);
   const maxKeys = segmentSampleCount(segmentCount - 1, segmentCount, sampleCount) > 16 ? 23 : 16;
   const q = new Float64Array(maxKeys * comps); // component-major: q[(j·3 + c)·keys + k]
   for (let s = 0; s < segmentCount; s++) {
     const keys = segmentSampleCount(s, segmentCount, sampleCount);
-    if (at + headerBytes > size) throw new FormatError(FORMAT_ERROR.BAD_SECTION, `segment ${s} runs past the end of the decoded clip`, at);
+    if (at + headerBytes > size)
+      throw new FormatError(FORMAT_ERROR.BAD_SECTION, `segment ${s} runs past the end of the decoded clip`, at);
     const rangesAt = at + count;
     // Rate bytes: rate by the previous segment's rate, drop by the previous drop.
     for (let j = 0; j < count; j++) {
@@ -214,7 +274,8 @@ function codeSegments(coder: BinaryCoder, m: Models, bytes: Uint8Array, size: nu
     // Range slots: the min from the path the previous segment's last two values
     // extrapolate, otherwise min and extent as a change from the previous segment's.
     for (let j = 0; j < count; j++) {
-      const rb = bytes[at + j], rate = rb & RATE_MASK;
+      const rb = bytes[at + j],
+        rate = rb & RATE_MASK;
       const o = rangesAt + j * SEGMENT_RANGE_BYTES;
       const quantised = rate >= 1 && rate <= 24;
       const drop = rotation[j] ? rb >>> DROP_SHIFT : 3;
@@ -222,12 +283,18 @@ function codeSegments(coder: BinaryCoder, m: Models, bytes: Uint8Array, size: nu
       const same = continued && prevRate[j] >= 1 && prevRate[j] <= 24;
       for (let i = 0; i < SEGMENT_RANGE_BYTES; i++) {
         const p = j * SEGMENT_RANGE_BYTES + i;
-        let pred = -1, ctx = i & 1;
+        let pred = -1,
+          ctx = i & 1;
         if (continued && ctx === 0) {
           const c = i >>> 1 < drop ? i >>> 1 : (i >>> 1) + 1;
-          const h = 4 * j + c, min = clipRanges[8 * j + 2 * c], ext = clipRanges[8 * j + 2 * c + 1];
+          const h = 4 * j + c,
+            min = clipRanges[8 * j + 2 * c],
+            ext = clipRanges[8 * j + 2 * c + 1];
           if (histOk[h] && ext > 0) {
-            const last = histLast[h], slope = last - histPrev[h], a = last + slope, e = last + slope * keys;
+            const last = histLast[h],
+              slope = last - histPrev[h],
+              a = last + slope,
+              e = last + slope * keys;
             pred = Math.floor((((a < e ? a : e) - min) / ext) * 255);
             pred = pred < 0 ? 0 : pred > 255 ? 255 : pred;
             ctx = 2;
@@ -249,9 +316,19 @@ function codeSegments(coder: BinaryCoder, m: Models, bytes: Uint8Array, size: nu
     // Bits of each stored component, as the runtime computes them.
     let keyBits = 0;
     for (let j = 0; j < count; j++) {
-      const rb = bytes[at + j], rate = rb & RATE_MASK;
+      const rb = bytes[at + j],
+        rate = rb & RATE_MASK;
       if (rate >= 1 && rate <= 24) {
-        trackComponentBits(bytes, rangesAt + j * SEGMENT_RANGE_BYTES, rate, rotation[j] ? rb >>> DROP_SHIFT : 3, clipRanges, 8 * j, bits, 3 * j);
+        trackComponentBits(
+          bytes,
+          rangesAt + j * SEGMENT_RANGE_BYTES,
+          rate,
+          rotation[j] ? rb >>> DROP_SHIFT : 3,
+          clipRanges,
+          8 * j,
+          bits,
+          3 * j,
+        );
       } else if (rate === 0 || rate === 32) {
         bits[3 * j] = bits[3 * j + 1] = bits[3 * j + 2] = rate;
       } else {
@@ -259,7 +336,8 @@ function codeSegments(coder: BinaryCoder, m: Models, bytes: Uint8Array, size: nu
       }
       keyBits += bits[3 * j] + bits[3 * j + 1] + bits[3 * j + 2];
       if (rate >= 1 && rate <= 24) {
-        const drop = rotation[j] ? rb >>> DROP_SHIFT : 3, o = rangesAt + j * SEGMENT_RANGE_BYTES;
+        const drop = rotation[j] ? rb >>> DROP_SHIFT : 3,
+          o = rangesAt + j * SEGMENT_RANGE_BYTES;
         for (let i = 0; i < ANIMATED_COMPONENTS; i++) {
           const r = 8 * j + 2 * (i < drop ? i : i + 1);
           offs[3 * j + i] = segmentOffset(clipRanges[r], clipRanges[r + 1], bytes[o + 2 * i]);
@@ -272,7 +350,12 @@ function codeSegments(coder: BinaryCoder, m: Models, bytes: Uint8Array, size: nu
     const keysAt = at + headerBytes;
     const totalBits = keys * keyBits;
     const segEnd = keysAt + 4 * Math.ceil(totalBits / 32);
-    if (segEnd > size) throw new FormatError(FORMAT_ERROR.BAD_SECTION, `segment ${s}'s keys run past the end of the decoded clip`, keysAt);
+    if (segEnd > size)
+      throw new FormatError(
+        FORMAT_ERROR.BAD_SECTION,
+        `segment ${s}'s keys run past the end of the decoded clip`,
+        keysAt,
+      );
     const bit0 = keysAt * 8;
     if (enc) unpackKeys(words, bit0, keys, count, keyBits, bits, q);
     for (let i = 0; i < comps; i++) {
@@ -284,16 +367,34 @@ function codeSegments(coder: BinaryCoder, m: Models, bytes: Uint8Array, size: nu
         continue;
       }
       // Key 0 continues the previous segment's last two values, in this segment's steps.
-      const j = (i / 3) | 0, rb = bytes[at + j], drop = rotation[j] ? rb >>> DROP_SHIFT : 3;
+      const j = (i / 3) | 0,
+        rb = bytes[at + j],
+        drop = rotation[j] ? rb >>> DROP_SHIFT : 3;
       const h = 4 * j + (i - 3 * j < drop ? i - 3 * j : i - 3 * j + 1);
-      let qLast = NaN, qPrev = NaN;
+      let qLast = NaN,
+        qPrev = NaN;
       if (histOk[h] && (!rotation[j] || histDrop[j] === drop) && steps[i] > 0) {
         qLast = (histLast[h] - offs[i]) / steps[i];
         qPrev = (histPrev[h] - offs[i]) / steps[i];
       }
       codeComponent(coder, m, q, base, keys, b, i, prevOrder, prevClass, keysAt, qLast, qPrev);
     }
-    updateHistory(bytes, at, count, keys, rotation, clipRanges, bits, offs, steps, q, histLast, histPrev, histOk, histDrop);
+    updateHistory(
+      bytes,
+      at,
+      count,
+      keys,
+      rotation,
+      clipRanges,
+      bits,
+      offs,
+      steps,
+      q,
+      histLast,
+      histPrev,
+      histOk,
+      histDrop,
+    );
     if (!enc) packKeys(words, bit0, keys, count, keyBits, bits, q);
     // Padding bits of the last word.
     const pad = (segEnd - keysAt) * 8 - totalBits;
@@ -326,11 +427,26 @@ function codePadding(coder: BinaryCoder, m: Models, bytes: Uint8Array, from: num
  * stored as it is.
  */
 function codeComponent(
-  coder: BinaryCoder, m: Models, q: Float64Array, base: number, keys: number, b: number, comp: number,
-  prevOrder: Uint8Array, prevClass: Uint8Array, at: number, qLast: number, qPrev: number,
+  coder: BinaryCoder,
+  m: Models,
+  q: Float64Array,
+  base: number,
+  keys: number,
+  b: number,
+  comp: number,
+  prevOrder: Uint8Array,
+  prevClass: Uint8Array,
+  at: number,
+  qLast: number,
+  qPrev: number,
 ): void {
   const max = MAX_QUANT[b];
-  const order = coder.tree(m.order, prevOrder[comp] * 4, 2, coder.encoding ? chooseOrder(q, base, keys, b, qLast, qPrev) : 0);
+  const order = coder.tree(
+    m.order,
+    prevOrder[comp] * 4,
+    2,
+    coder.encoding ? chooseOrder(q, base, keys, b, qLast, qPrev) : 0,
+  );
   if (order >= ORDERS) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `prediction order ${order}`, at);
   prevOrder[comp] = order;
   if (order === ORDER_RAW) {
@@ -342,7 +458,8 @@ function codeComponent(
   if (history) {
     let pred = Math.round(linear ? 2 * qLast - qPrev : qLast);
     pred = pred < 0 ? 0 : pred > max ? max : pred;
-    const v = pred + coder.signed(m.first, ((order - 1) * BIT_CLASSES + BIT_CLASS[b]) * SIGNED_BLOCK, q[base] - pred, 0, at);
+    const v =
+      pred + coder.signed(m.first, ((order - 1) * BIT_CLASSES + BIT_CLASS[b]) * SIGNED_BLOCK, q[base] - pred, 0, at);
     if (v < 0 || v > max) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `key value ${v} outside 0..${max}`, at);
     q[base] = v;
   } else {
@@ -350,11 +467,24 @@ function codeComponent(
   }
   const ctxBase = ((order - 1) * BIT_CLASSES + BIT_CLASS[b]) * PREV_CLASSES;
   if (coder instanceof RangeDecoder) {
-    prevClass[comp] = coder.residuals(m.residual, ctxBase, PREV_CLASSES, q, base, keys, max, linear, qLast, prevClass[comp], at);
+    prevClass[comp] = coder.residuals(
+      m.residual,
+      ctxBase,
+      PREV_CLASSES,
+      q,
+      base,
+      keys,
+      max,
+      linear,
+      qLast,
+      prevClass[comp],
+      at,
+    );
     return;
   }
   // The decoder runs the same loop fused (RangeDecoder.residuals).
-  let cls = prevClass[comp], sign = 0;
+  let cls = prevClass[comp],
+    sign = 0;
   for (let k = 1; k < keys; k++) {
     const q1 = q[base + k - 1];
     let pred = !linear ? q1 : k > 1 ? 2 * q1 - q[base + k - 2] : history ? Math.round(2 * q1 - qLast) : q1;
@@ -375,20 +505,39 @@ function codeComponent(
  * coded (the runtime's dequantisation), for the next segment's predictions.
  */
 function updateHistory(
-  bytes: Uint8Array, at: number, count: number, keys: number, rotation: Uint8Array, clipRanges: Float64Array, bits: Uint8Array,
-  offs: Float64Array, steps: Float64Array, q: Float64Array, histLast: Float64Array, histPrev: Float64Array, histOk: Uint8Array, histDrop: Uint8Array,
+  bytes: Uint8Array,
+  at: number,
+  count: number,
+  keys: number,
+  rotation: Uint8Array,
+  clipRanges: Float64Array,
+  bits: Uint8Array,
+  offs: Float64Array,
+  steps: Float64Array,
+  q: Float64Array,
+  histLast: Float64Array,
+  histPrev: Float64Array,
+  histOk: Uint8Array,
+  histDrop: Uint8Array,
 ): void {
   const rangesAt = at + count;
-  const k1 = keys - 1, k2 = keys > 1 ? keys - 2 : keys - 1;
+  const k1 = keys - 1,
+    k2 = keys > 1 ? keys - 2 : keys - 1;
   for (let j = 0; j < count; j++) {
-    const rb = bytes[at + j], rate = rb & RATE_MASK, drop = rotation[j] ? rb >>> DROP_SHIFT : 3;
+    const rb = bytes[at + j],
+      rate = rb & RATE_MASK,
+      drop = rotation[j] ? rb >>> DROP_SHIFT : 3;
     histDrop[j] = drop;
     histOk[4 * j + 3] = 0; // w, or nothing for a translation or scale
     for (let i = 0; i < ANIMATED_COMPONENTS; i++) {
-      const c = i < drop ? i : i + 1, h = 4 * j + c, idx = 3 * j + i, base = idx * keys;
+      const c = i < drop ? i : i + 1,
+        h = 4 * j + c,
+        idx = 3 * j + i,
+        base = idx * keys;
       histOk[h] = 1;
       if (rate === 0) {
-        const r = 8 * j + 2 * c, o = rangesAt + j * SEGMENT_RANGE_BYTES + 2 * i;
+        const r = 8 * j + 2 * c,
+          o = rangesAt + j * SEGMENT_RANGE_BYTES + 2 * i;
         histLast[h] = histPrev[h] = segmentConstant(clipRanges[r], clipRanges[r + 1], bytes[o] | (bytes[o + 1] << 8));
       } else if (rate === 32) {
         histLast[h] = floatFromBits(q[base + k1]);
@@ -408,13 +557,15 @@ function updateHistory(
 function chooseOrder(q: Float64Array, base: number, keys: number, b: number, qLast: number, qPrev: number): number {
   const max = MAX_QUANT[b];
   const history = qLast === qLast;
-  let c1 = history ? 0 : b, c2 = c1;
+  let c1 = history ? 0 : b,
+    c2 = c1;
   if (history) {
     c1 += cost(q[base] - clamp(Math.round(qLast), max));
     c2 += cost(q[base] - clamp(Math.round(2 * qLast - qPrev), max));
   }
   for (let k = 1; k < keys; k++) {
-    const v = q[base + k], q1 = q[base + k - 1];
+    const v = q[base + k],
+      q1 = q[base + k - 1];
     c1 += cost(v - q1);
     c2 += cost(v - clamp(k > 1 ? 2 * q1 - q[base + k - 2] : history ? Math.round(2 * q1 - qLast) : q1, max));
   }
@@ -431,7 +582,15 @@ function clamp(v: number, max: number): number {
 }
 
 /** Reads a segment's packed keys (key-major) into `q` (component-major). */
-function unpackKeys(words: Uint32Array, bit0: number, keys: number, count: number, keyBits: number, bits: Uint8Array, q: Float64Array): void {
+function unpackKeys(
+  words: Uint32Array,
+  bit0: number,
+  keys: number,
+  count: number,
+  keyBits: number,
+  bits: Uint8Array,
+  q: Float64Array,
+): void {
   let bit = bit0;
   const comps = count * ANIMATED_COMPONENTS;
   for (let k = 0; k < keys; k++) {
@@ -439,7 +598,8 @@ function unpackKeys(words: Uint32Array, bit0: number, keys: number, count: numbe
     for (let i = 0; i < comps; i++) {
       const b = bits[i];
       if (b === 0) continue;
-      const w = bit >>> 5, shift = bit & 31;
+      const w = bit >>> 5,
+        shift = bit & 31;
       let v = words[w] >>> shift;
       if (shift + b > 32) v |= words[w + 1] << (32 - shift);
       q[i * keys + k] = b === 32 ? v >>> 0 : v & ((1 << b) - 1);
@@ -449,7 +609,15 @@ function unpackKeys(words: Uint32Array, bit0: number, keys: number, count: numbe
 }
 
 /** Writes `q` (component-major) as a segment's packed keys (key-major) into zeroed words. */
-function packKeys(words: Uint32Array, bit0: number, keys: number, count: number, keyBits: number, bits: Uint8Array, q: Float64Array): void {
+function packKeys(
+  words: Uint32Array,
+  bit0: number,
+  keys: number,
+  count: number,
+  keyBits: number,
+  bits: Uint8Array,
+  q: Float64Array,
+): void {
   const comps = count * ANIMATED_COMPONENTS;
   for (let k = 0; k < keys; k++) {
     let bit = bit0 + k * keyBits;
@@ -457,7 +625,8 @@ function packKeys(words: Uint32Array, bit0: number, keys: number, count: number,
       const b = bits[i];
       if (b === 0) continue;
       const v = q[i * keys + k];
-      const w = bit >>> 5, shift = bit & 31;
+      const w = bit >>> 5,
+        shift = bit & 31;
       words[w] |= v << shift;
       if (shift + b > 32) words[w + 1] |= v >>> (32 - shift);
       bit += b;
@@ -477,21 +646,43 @@ export function isTransport(bytes: Uint8Array): boolean {
  */
 export function decodeTransport(input: Uint8Array | ArrayBuffer): Uint8Array {
   const bytes = input instanceof ArrayBuffer ? new Uint8Array(input) : input;
-  if (!(bytes instanceof Uint8Array)) throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, 'expected a Uint8Array or ArrayBuffer');
-  if (bytes.length < TRANSPORT_HEADER.SIZE) throw new FormatError(FORMAT_ERROR.TOO_SMALL, `${bytes.length} bytes is smaller than the ${TRANSPORT_HEADER.SIZE}-byte transport header`, 0);
-  if (u32(bytes, TRANSPORT_HEADER.MAGIC) !== TRANSPORT_MAGIC) throw new FormatError(FORMAT_ERROR.BAD_MAGIC, 'not a bonepress transport clip (bad magic)', 0);
+  if (!(bytes instanceof Uint8Array))
+    throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, 'expected a Uint8Array or ArrayBuffer');
+  if (bytes.length < TRANSPORT_HEADER.SIZE)
+    throw new FormatError(
+      FORMAT_ERROR.TOO_SMALL,
+      `${bytes.length} bytes is smaller than the ${TRANSPORT_HEADER.SIZE}-byte transport header`,
+      0,
+    );
+  if (u32(bytes, TRANSPORT_HEADER.MAGIC) !== TRANSPORT_MAGIC)
+    throw new FormatError(FORMAT_ERROR.BAD_MAGIC, 'not a bonepress transport clip (bad magic)', 0);
   const version = u16(bytes, TRANSPORT_HEADER.VERSION);
   expectVersion('transport', version, TRANSPORT_VERSION, TRANSPORT_HEADER.VERSION);
   const flags = u16(bytes, TRANSPORT_HEADER.FLAGS);
-  if (flags !== 0) throw new FormatError(FORMAT_ERROR.BAD_HEADER, `unknown transport flags 0x${flags.toString(16)}`, TRANSPORT_HEADER.FLAGS);
+  if (flags !== 0)
+    throw new FormatError(
+      FORMAT_ERROR.BAD_HEADER,
+      `unknown transport flags 0x${flags.toString(16)}`,
+      TRANSPORT_HEADER.FLAGS,
+    );
   const size = u32(bytes, TRANSPORT_HEADER.RUNTIME_SIZE);
   const limit = Math.min(MAX_FILE_BYTES, MAX_EXPANSION * bytes.length + EXPANSION_SLACK);
-  if (size > limit) throw new FormatError(FORMAT_ERROR.BAD_SIZE, `declared clip size ${size} is more than ${limit} for ${bytes.length} transport bytes`, TRANSPORT_HEADER.RUNTIME_SIZE);
+  if (size > limit)
+    throw new FormatError(
+      FORMAT_ERROR.BAD_SIZE,
+      `declared clip size ${size} is more than ${limit} for ${bytes.length} transport bytes`,
+      TRANSPORT_HEADER.RUNTIME_SIZE,
+    );
   const out = new Uint8Array(size);
   const decoder = new RangeDecoder(bytes, TRANSPORT_HEADER.SIZE, bytes.length);
   codeClip(decoder, out, size);
   const end = decoder.finish('transport stream');
-  if (end !== bytes.length) throw new FormatError(FORMAT_ERROR.BAD_SIZE, `${bytes.length - end} bytes after the end of the transport stream`, end);
+  if (end !== bytes.length)
+    throw new FormatError(
+      FORMAT_ERROR.BAD_SIZE,
+      `${bytes.length - end} bytes after the end of the transport stream`,
+      end,
+    );
   return out;
 }
 

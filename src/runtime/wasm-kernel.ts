@@ -31,8 +31,15 @@ export type KernelDecode = (clip: number, head: number, key: number, alpha: numb
  * doubles per bone); each bone is written to KERNEL_WORLD_OUT as three rows of four
  * floats (`rows` 1) or a column-major 4×4.
  */
-export type KernelWorld = (clip: number, head: number, key: number, alpha: number, parents: number, bones: number, rows: number) => void;
-
+export type KernelWorld = (
+  clip: number,
+  head: number,
+  key: number,
+  alpha: number,
+  parents: number,
+  bones: number,
+  rows: number,
+) => void;
 
 /** The kernel module's bytes (kernel.wat): imports env.acos, env.sin and env.mem, exports `decode` and `world`. */
 export function kernelBytes(): Uint8Array<ArrayBuffer> {
@@ -109,7 +116,10 @@ export function kernelPlace(bytes: number): KernelPlace | undefined {
   if (!module) return undefined;
   const size = Math.ceil(bytes / 64) * 64;
   if (!arena || arena.used + size > arena.memory.buffer.byteLength) {
-    const grown = arena === undefined ? FIRST_ARENA_BYTES : Math.min(MAX_ARENA_BYTES, 2 * (arena.memory.buffer.byteLength - KERNEL_DATA_START));
+    const grown =
+      arena === undefined
+        ? FIRST_ARENA_BYTES
+        : Math.min(MAX_ARENA_BYTES, 2 * (arena.memory.buffer.byteLength - KERNEL_DATA_START));
     // Short of memory for a larger one, the smallest that holds the clip.
     const next = newArena(module, Math.max(size, grown)) ?? newArena(module, Math.max(size, FIRST_ARENA_BYTES));
     // No memory at all (or a page policy refusing instances): this clip decodes in TypeScript.
@@ -122,7 +132,10 @@ export function kernelPlace(bytes: number): KernelPlace | undefined {
   const view = (address: number, floats: number): Float32Array => {
     const key = address * 0x100000 + floats;
     let v = views.get(key);
-    if (v === undefined) { v = new Float32Array(memory.buffer, address, floats); views.set(key, v); }
+    if (v === undefined) {
+      v = new Float32Array(memory.buffer, address, floats);
+      views.set(key, v);
+    }
     return v;
   };
   return { buffer: memory.buffer, byteOffset, decode: arena.decode, world: arena.world, view };
@@ -133,7 +146,9 @@ function newArena(module: WebAssembly.Module, bytes: number): Arena | undefined 
   try {
     const memory = new WebAssembly.Memory({ initial: Math.ceil((KERNEL_DATA_START + bytes) / PAGE) });
     const instance = new WebAssembly.Instance(module, { env: { mem: memory, acos: Math.acos, sin: Math.sin } });
-    new Int32Array(memory.buffer, KERNEL_MASKS, 33).set(Array.from({ length: 33 }, (_, w) => (w === 32 ? -1 : (1 << w) - 1)));
+    new Int32Array(memory.buffer, KERNEL_MASKS, 33).set(
+      Array.from({ length: 33 }, (_, w) => (w === 32 ? -1 : (1 << w) - 1)),
+    );
     const { decode, world } = instance.exports as { decode: KernelDecode; world: KernelWorld };
     return { memory, decode, world, used: KERNEL_DATA_START, views: new Map() };
   } catch {

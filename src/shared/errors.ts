@@ -29,7 +29,11 @@ export abstract class BonepressError extends Error {
    * `message` is what `Error.message` says; `place.file` the input it names and
    * `place.detail` the message without it (default: `message`).
    */
-  protected constructor(code: string, message: string, place: { readonly file?: string; readonly detail?: string } = {}) {
+  protected constructor(
+    code: string,
+    message: string,
+    place: { readonly file?: string; readonly detail?: string } = {},
+  ) {
     super(message);
     this.code = code;
     this.file = place.file;

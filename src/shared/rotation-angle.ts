@@ -9,7 +9,16 @@
  * vector part keeps it, so a tiny turn far up a long chain would be taken for none.
  * Unnormalised inputs are fine (both parts scale alike).
  */
-export function rotationAngle(ax: number, ay: number, az: number, aw: number, bx: number, by: number, bz: number, bw: number): number {
+export function rotationAngle(
+  ax: number,
+  ay: number,
+  az: number,
+  aw: number,
+  bx: number,
+  by: number,
+  bz: number,
+  bw: number,
+): number {
   const dot = ax * bx + ay * by + az * bz + aw * bw;
   const vx = aw * bx - bw * ax - (ay * bz - az * by);
   const vy = aw * by - bw * ay - (az * bx - ax * bz);

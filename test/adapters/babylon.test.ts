@@ -15,7 +15,7 @@ import { join } from 'node:path';
 
 import { NullEngine } from '@babylonjs/core/Engines/nullEngine.js';
 import { LoadAssetContainerAsync } from '@babylonjs/core/Loading/sceneLoader.js';
-import { Matrix, Vector3 } from '@babylonjs/core/Maths/math.vector.js';
+import { type Matrix, Vector3 } from '@babylonjs/core/Maths/math.vector.js';
 import { Scene } from '@babylonjs/core/scene.js';
 import type { AssetContainer } from '@babylonjs/core/assetContainer.js';
 import { AnimationEvent } from '@babylonjs/core/Animations/animationEvent.js';
@@ -26,7 +26,12 @@ import '@babylonjs/loaders/glTF/2.0/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import {
-  BabylonClipPlayer, BONEPRESS_EXTENSION, createAnimationGroup, registerBonepressExtension, ResidentAnimation, type BabylonClipMode,
+  BabylonClipPlayer,
+  BONEPRESS_EXTENSION,
+  createAnimationGroup,
+  registerBonepressExtension,
+  ResidentAnimation,
+  type BabylonClipMode,
 } from '../../src/adapters/babylon.js';
 import { compress } from '../../src/compress/index.js';
 import { readGltfWithWarnings } from '../../src/readers/gltf.js';
@@ -44,7 +49,15 @@ const TOLERANCE = THRESHOLD * 1.02;
 const FPS = 60;
 const KHRONOS = join(process.cwd(), '..', 'shared', 'data', 'khronos-samples');
 /** The animated Khronos sample models stored as GLB: skins, node animation, morph weights, STEP/CUBICSPLINE. */
-const KHRONOS_MODELS = ['CesiumMan', 'RiggedFigure', 'RiggedSimple', 'Fox', 'AnimatedMorphCube', 'BoxAnimated', 'InterpolationTest'];
+const KHRONOS_MODELS = [
+  'CesiumMan',
+  'RiggedFigure',
+  'RiggedSimple',
+  'Fox',
+  'AnimatedMorphCube',
+  'BoxAnimated',
+  'InterpolationTest',
+];
 
 /**
  * Assets where Babylon's own playback of the original strays from glTF's slerp, and by how
@@ -73,24 +86,39 @@ let assets: Asset[];
 beforeAll(async () => {
   registerBonepressExtension();
   // float64 world matrices: the comparison measures the clips, not Babylon's float32 rounding on a 100-unit character (Fox).
-  engine = new NullEngine({ renderWidth: 256, renderHeight: 256, textureSize: 256, deterministicLockstep: false, lockstepMaxSteps: 4, useHighPrecisionMatrix: true });
+  engine = new NullEngine({
+    renderWidth: 256,
+    renderHeight: 256,
+    textureSize: 256,
+    deterministicLockstep: false,
+    lockstepMaxSteps: 4,
+    useHighPrecisionMatrix: true,
+  });
   work = mkdtempSync(join(tmpdir(), 'bonepress-babylon-'));
   const sources: { name: string; glb: Uint8Array }[] = (await makeRigs()).map((r) => ({ name: r.name, glb: r.glb }));
-  const khronos = KHRONOS_MODELS.map((m) => ({ name: m, path: join(KHRONOS, m, `${m}.glb`) })).filter((m) => existsSync(m.path));
+  const khronos = KHRONOS_MODELS.map((m) => ({ name: m, path: join(KHRONOS, m, `${m}.glb`) })).filter((m) =>
+    existsSync(m.path),
+  );
   if (khronos.length > 0) {
     sources.push(...khronos.map((m) => ({ name: m.name, glb: new Uint8Array(readFileSync(m.path)) })));
   } else {
     console.warn(`babylon test: ${KHRONOS} is absent; the Khronos checks run on generated scene and prop rigs`);
-    sources.push({ name: 'scene', glb: await makeSceneRig({ texture: false }) }, { name: 'props', glb: await makePropRig() });
+    sources.push(
+      { name: 'scene', glb: await makeSceneRig({ texture: false }) },
+      { name: 'props', glb: await makePropRig() },
+    );
   }
   assets = sources.map(({ name, glb }) => {
-    const input = join(work, `${name}.glb`), output = join(work, `${name}.bp.glb`);
+    const input = join(work, `${name}.glb`),
+      output = join(work, `${name}.bp.glb`);
     writeFileSync(input, glb);
     const run = runCli(['compress', input, '-o', output, '--json', '--compress-all']);
     // Exit 1: written, with a clip above the threshold (keys off the sample grid); its own figure is then the bound.
     expect([0, 1], `${name}: ${run.stderr}`).toContain(run.code);
     const report = JSON.parse(run.stdout) as { animations: { stats: { maxError: number } }[] };
-    const bounds = report.animations.map((a) => Math.max(THRESHOLD, a.stats.maxError) * (OPEN_DEVIATIONS.get(name) ?? 1));
+    const bounds = report.animations.map(
+      (a) => Math.max(THRESHOLD, a.stats.maxError) * (OPEN_DEVIATIONS.get(name) ?? 1),
+    );
     return { name, original: glb, compressed: new Uint8Array(readFileSync(output)), bounds };
   });
 }, 240_000);
@@ -100,11 +128,16 @@ afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-async function load(glb: Uint8Array, mode: BabylonClipMode = 'decode'): Promise<{ scene: Scene; container: AssetContainer }> {
+async function load(
+  glb: Uint8Array,
+  mode: BabylonClipMode = 'decode',
+): Promise<{ scene: Scene; container: AssetContainer }> {
   const scene = new Scene(engine);
   const container = await LoadAssetContainerAsync(glb, scene, {
     pluginExtension: '.glb',
-    pluginOptions: { gltf: { skipMaterials: true, animationStartMode: 0, extensionOptions: { [BONEPRESS_EXTENSION]: { mode } } } },
+    pluginOptions: {
+      gltf: { skipMaterials: true, animationStartMode: 0, extensionOptions: { [BONEPRESS_EXTENSION]: { mode } } },
+    },
   });
   container.addAllToScene();
   for (const g of container.animationGroups) g.stop();
@@ -115,7 +148,9 @@ async function load(glb: Uint8Array, mode: BabylonClipMode = 'decode'): Promise<
 function nodesByIndex(container: AssetContainer): Map<number, TransformNode> {
   const out = new Map<number, TransformNode>();
   for (const node of [...container.transformNodes, ...container.meshes]) {
-    const pointers = (node as unknown as { _internalMetadata?: { gltf?: { pointers?: string[] } } })._internalMetadata?.gltf?.pointers ?? [];
+    const pointers =
+      (node as unknown as { _internalMetadata?: { gltf?: { pointers?: string[] } } })._internalMetadata?.gltf
+        ?.pointers ?? [];
     for (const p of pointers) {
       const m = /^\/nodes\/(\d+)$/.exec(p);
       if (m && !out.has(Number(m[1]))) out.set(Number(m[1]), node as TransformNode);
@@ -135,7 +170,9 @@ function morphScales(container: AssetContainer): Map<Mesh, number[]> {
     for (let t = 0; t < manager.numTargets; t++) {
       const p = manager.getTarget(t).getPositions();
       let worst = 0;
-      if (p) for (let i = 0; i < p.length; i += 3) worst = Math.max(worst, Math.hypot(p[i] - base[i], p[i + 1] - base[i + 1], p[i + 2] - base[i + 2]));
+      if (p)
+        for (let i = 0; i < p.length; i += 3)
+          worst = Math.max(worst, Math.hypot(p[i] - base[i], p[i + 1] - base[i + 1], p[i + 2] - base[i + 2]));
       scales.push(worst);
     }
     out.set(mesh, scales);
@@ -150,8 +187,13 @@ interface Pair {
 }
 
 async function loadPair(asset: Asset, mode: BabylonClipMode): Promise<Pair> {
-  const a = await load(asset.original), b = await load(asset.compressed, mode);
-  return { a: { ...a, nodes: nodesByIndex(a.container) }, b: { ...b, nodes: nodesByIndex(b.container) }, morph: morphScales(a.container) };
+  const a = await load(asset.original),
+    b = await load(asset.compressed, mode);
+  return {
+    a: { ...a, nodes: nodesByIndex(a.container) },
+    b: { ...b, nodes: nodesByIndex(b.container) },
+    morph: morphScales(a.container),
+  };
 }
 
 function disposePair(p: Pair): void {
@@ -159,19 +201,27 @@ function disposePair(p: Pair): void {
   p.b.scene.dispose();
 }
 
-const depth = (n: TransformNode): number => { let d = 0; for (let p = n.parent; p; p = p.parent) d++; return d; };
+const depth = (n: TransformNode): number => {
+  let d = 0;
+  for (let p = n.parent; p; p = p.parent) d++;
+  return d;
+};
 
 /** Largest world-space virtual-vertex distance over every node, and morph-weight displacement over every target. */
 function worldError(p: Pair): number {
-  const update = (nodes: Map<number, TransformNode>) => [...nodes.values()].sort((x, y) => depth(x) - depth(y)).forEach((n) => n.computeWorldMatrix(true));
+  const update = (nodes: Map<number, TransformNode>) =>
+    [...nodes.values()].sort((x, y) => depth(x) - depth(y)).forEach((n) => n.computeWorldMatrix(true));
   update(p.a.nodes);
   update(p.b.nodes);
   expect(p.b.nodes.size).toBe(p.a.nodes.size);
   let worst = 0;
-  const va = new Vector3(), vb = new Vector3(), axis = new Vector3();
+  const va = new Vector3(),
+    vb = new Vector3(),
+    axis = new Vector3();
   for (const [j, na] of p.a.nodes) {
     const nb = p.b.nodes.get(j)!;
-    const ma: Matrix = na.getWorldMatrix(), mb: Matrix = nb.getWorldMatrix();
+    const ma: Matrix = na.getWorldMatrix(),
+      mb: Matrix = nb.getWorldMatrix();
     for (let k = 0; k < 3; k++) {
       axis.set(k === 0 ? SHELL : 0, k === 1 ? SHELL : 0, k === 2 ? SHELL : 0);
       Vector3.TransformCoordinatesToRef(axis, ma, va);
@@ -184,13 +234,19 @@ function worldError(p: Pair): number {
     const scales = p.morph.get(mesh);
     if (!scales) return;
     const other = meshesB[i].morphTargetManager!;
-    scales.forEach((s, t) => { worst = Math.max(worst, Math.abs(mesh.morphTargetManager!.getTarget(t).influence - other.getTarget(t).influence) * s); });
+    scales.forEach((s, t) => {
+      worst = Math.max(
+        worst,
+        Math.abs(mesh.morphTargetManager!.getTarget(t).influence - other.getTarget(t).influence) * s,
+      );
+    });
   });
   return worst;
 }
 
 function groupsOf(p: Pair): [AnimationGroup, AnimationGroup][] {
-  const a = p.a.container.animationGroups, b = p.b.container.animationGroups;
+  const a = p.a.container.animationGroups,
+    b = p.b.container.animationGroups;
   expect(b.map((g) => g.name)).toEqual(a.map((g) => g.name));
   return a.map((g, i) => [g, b[i]]);
 }
@@ -198,7 +254,8 @@ function groupsOf(p: Pair): [AnimationGroup, AnimationGroup][] {
 describe('Babylon glTF loader with the BONEPRESS_animation_compression extension', () => {
   for (const mode of ['decode', 'resident'] as const) {
     it(`${mode}: every animation keeps Babylon's time base and every node stays within the threshold at 200 random times`, async () => {
-      let checked = 0, morphAssets = 0;
+      let checked = 0,
+        morphAssets = 0;
       for (const asset of assets) {
         const pair = await loadPair(asset, mode);
         if (pair.morph.size > 0) morphAssets++;
@@ -207,7 +264,10 @@ describe('Babylon glTF loader with the BONEPRESS_animation_compression extension
           expect(gb.from, where).toBe(ga.from);
           expect(gb.to, where).toBeCloseTo(ga.to, 3);
           // Every animation of a compressed group is the extension's (resident) or a plain keyframe one (decode).
-          expect(gb.targetedAnimations.some((t) => t.animation instanceof ResidentAnimation), where).toBe(mode === 'resident');
+          expect(
+            gb.targetedAnimations.some((t) => t.animation instanceof ResidentAnimation),
+            where,
+          ).toBe(mode === 'resident');
           ga.start(true);
           gb.start(true);
           const random = mulberry32(asset.name.length * 1000 + ga.name.length);
@@ -221,7 +281,7 @@ describe('Babylon glTF loader with the BONEPRESS_animation_compression extension
             gb.goToFrame(frame);
             worst = Math.max(worst, worldError(pair));
           }
-          expect(worst, where).toBeLessThanOrEqual(TOLERANCE * asset.bounds[i] / THRESHOLD);
+          expect(worst, where).toBeLessThanOrEqual((TOLERANCE * asset.bounds[i]) / THRESHOLD);
           ga.stop();
           gb.stop();
           checked++;
@@ -239,9 +299,15 @@ describe('Babylon glTF loader with the BONEPRESS_animation_compression extension
       for (const asset of assets) {
         const pair = await loadPair(asset, mode);
         const groups = groupsOf(pair);
-        if (groups.length < 2) { disposePair(pair); continue; }
+        if (groups.length < 2) {
+          disposePair(pair);
+          continue;
+        }
         const [[a1, b1], [a2, b2]] = groups;
-        for (const [x, y] of [[a1, a2], [b1, b2]]) {
+        for (const [x, y] of [
+          [a1, a2],
+          [b1, b2],
+        ]) {
           x.start(true, 1);
           y.start(true, 0.7);
           x.setWeightForAllAnimatables(1);
@@ -252,13 +318,15 @@ describe('Babylon glTF loader with the BONEPRESS_animation_compression extension
         for (let step = 0; step < 90; step++) {
           // A crossfade over 48 frames, then a fixed blend by weight.
           const w = step < 48 ? step / 48 : 0.65;
-          a1.setWeightForAllAnimatables(1 - w); b1.setWeightForAllAnimatables(1 - w);
-          a2.setWeightForAllAnimatables(w); b2.setWeightForAllAnimatables(w);
+          a1.setWeightForAllAnimatables(1 - w);
+          b1.setWeightForAllAnimatables(1 - w);
+          a2.setWeightForAllAnimatables(w);
+          b2.setWeightForAllAnimatables(w);
           pair.a.scene.animate();
           pair.b.scene.animate();
           worst = Math.max(worst, worldError(pair));
         }
-        expect(worst, `${mode} ${asset.name}`).toBeLessThanOrEqual(TOLERANCE * Math.max(...asset.bounds) / THRESHOLD);
+        expect(worst, `${mode} ${asset.name}`).toBeLessThanOrEqual((TOLERANCE * Math.max(...asset.bounds)) / THRESHOLD);
         disposePair(pair);
         checked++;
       }
@@ -271,12 +339,17 @@ describe('Babylon glTF loader with the BONEPRESS_animation_compression extension
     const { scene, container } = await load(asset.compressed, 'resident');
     const group = container.animationGroups[0];
     const animation = group.targetedAnimations[0].animation as ResidentAnimation;
-    const clip = (animation as unknown as { source: { sampler: { sample: (...args: unknown[]) => unknown } } }).source.sampler;
+    const clip = (animation as unknown as { source: { sampler: { sample: (...args: unknown[]) => unknown } } }).source
+      .sampler;
     let decodes = 0;
     const sample = clip.sample.bind(clip);
-    clip.sample = (...args: unknown[]) => { decodes++; return sample(...args); };
+    clip.sample = (...args: unknown[]) => {
+      decodes++;
+      return sample(...args);
+    };
     expect(group.targetedAnimations.length).toBeGreaterThan(3);
-    let ended = 0, fired = 0;
+    let ended = 0,
+      fired = 0;
     group.onAnimationGroupLoopObservable.add(() => ended++);
     animation.addEvent(new AnimationEvent(30, () => fired++));
     scene.useConstantAnimationDeltaTime = true;
@@ -292,10 +365,14 @@ describe('Babylon glTF loader with the BONEPRESS_animation_compression extension
 
   it('refuses a damaged clip, naming the animation and the problem', async () => {
     const { json, bin } = splitGlb(assets.find((a) => a.name === 'fast')!.compressed);
-    const ext = (json.animations as { extensions: Record<string, { bufferView: number }> }[])[0].extensions[BONEPRESS_EXTENSION];
+    const ext = (json.animations as { extensions: Record<string, { bufferView: number }> }[])[0].extensions[
+      BONEPRESS_EXTENSION
+    ];
     const view = (json.bufferViews as { byteOffset?: number; byteLength: number }[])[ext.bufferView];
     bin[(view.byteOffset ?? 0) + view.byteLength - 1] ^= 0x40;
-    await expect(load(glbOf(json, bin))).rejects.toThrow(/BONEPRESS_animation_compression: \/animations\/0 \("Punch"\): checksum mismatch/);
+    await expect(load(glbOf(json, bin))).rejects.toThrow(
+      /BONEPRESS_animation_compression: \/animations\/0 \("Punch"\): checksum mismatch/,
+    );
   }, 60_000);
 });
 
@@ -317,7 +394,8 @@ describe('createAnimationGroup and BabylonClipPlayer, without the extension', ()
     gb.start(true);
     const player = new BabylonClipPlayer(compressed, root);
     expect(player.unboundBones).toEqual([]);
-    let worstGroup = 0, worstPlayer = 0;
+    let worstGroup = 0,
+      worstPlayer = 0;
     for (const t of [0, 0.05, 0.37, 1.1, 2.05, 3.3]) {
       const frame = (t % (gb.to / FPS)) * FPS;
       group.goToFrame(frame);

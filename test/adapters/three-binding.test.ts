@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { NodeIO } from '@gltf-transform/core';
-import * as THREE from 'three';
+import type * as THREE from 'three';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createMixerClip, findWeightBones, gltfNodeObjects } from '../../src/adapters/three.js';
@@ -21,8 +21,14 @@ import { loadableGlb, loadThree, playbackErrors, TOLERANCE } from '../khronos/ha
 import { makeRigs, makeSceneRig } from '../utils/gltf-rigs.js';
 
 /** Writes `glb`, its `.bp.glb` and its loose `.bpk` clips (library defaults) under `dir`. */
-async function prepare(dir: string, name: string, glb: Uint8Array): Promise<{ file: string; glbOut: string; bpkDir: string }> {
-  const file = join(dir, `${name}.glb`), glbOut = join(dir, `${name}.bp.glb`), bpkDir = join(dir, `${name}-bpk`);
+async function prepare(
+  dir: string,
+  name: string,
+  glb: Uint8Array,
+): Promise<{ file: string; glbOut: string; bpkDir: string }> {
+  const file = join(dir, `${name}.glb`),
+    glbOut = join(dir, `${name}.bp.glb`),
+    bpkDir = join(dir, `${name}-bpk`);
   writeFileSync(file, glb);
   await compressGltfFile(file, glbOut, { keepSmallerSource: false });
   mkdirSync(bpkDir);
@@ -32,7 +38,9 @@ async function prepare(dir: string, name: string, glb: Uint8Array): Promise<{ fi
 
 describe('binding loose glTF clips in three.js', () => {
   let dir: string;
-  beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'bonepress-binding-')); });
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'bonepress-binding-'));
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('binds unnamed joints by node index through gltfNodeObjects, and plays them within the threshold on every path', async () => {
@@ -48,7 +56,8 @@ describe('binding loose glTF clips in three.js', () => {
     expect(mixerClip.unboundBones).toEqual([]);
     // Every bone's track targets the object made of its node.
     const targets = new Set(mixerClip.tracks.map((t) => t.name.split('.')[0]));
-    for (const n of clip.nodeIndices!) expect(targets.has(nodes[n].name !== '' ? nodes[n].name : nodes[n].uuid)).toBe(true);
+    for (const n of clip.nodeIndices!)
+      expect(targets.has(nodes[n].name !== '' ? nodes[n].name : nodes[n].uuid)).toBe(true);
 
     const { errors, problems } = await playbackErrors(file, glbOut, bpkDir);
     expect(problems).toEqual([]);
@@ -59,7 +68,11 @@ describe('binding loose glTF clips in three.js', () => {
   it('plays a loose clip of morph weights alone through createMixerClip and CompressedClipPlayer', async () => {
     const io = new NodeIO();
     const doc = await io.readBinary(await makeSceneRig({ texture: false }));
-    doc.getRoot().listAnimations().slice(1).forEach((a) => a.dispose());
+    doc
+      .getRoot()
+      .listAnimations()
+      .slice(1)
+      .forEach((a) => a.dispose());
     for (const c of doc.getRoot().listAnimations()[0].listChannels()) if (c.getTargetPath() !== 'weights') c.dispose();
     const glb = await io.writeBinary(doc);
     const [source] = await readGltf(glb, 'weights.glb');

@@ -20,7 +20,9 @@ import { makePropRig, makeRigs, makeSceneRig } from '../utils/gltf-rigs.js';
 import { glbOf, splitGlb } from '../utils/glb.js';
 
 const validator = createRequire(import.meta.url)('gltf-validator') as {
-  validateBytes(data: Uint8Array): Promise<{ issues: { messages: { code: string; message: string; severity: number }[] } }>;
+  validateBytes(
+    data: Uint8Array,
+  ): Promise<{ issues: { messages: { code: string; message: string; severity: number }[] } }>;
 };
 
 function toArrayBuffer(bytes: Uint8Array): ArrayBuffer {
@@ -33,7 +35,11 @@ async function load(glb: Uint8Array, plugin: boolean): Promise<GLTF> {
   return new Promise((resolve, reject) => loader.parse(toArrayBuffer(glb), '', resolve, reject));
 }
 
-async function compressGlb(glb: Uint8Array, fallback: boolean | 'quantized' = false, extras = true): Promise<Uint8Array> {
+async function compressGlb(
+  glb: Uint8Array,
+  fallback: boolean | 'quantized' = false,
+  extras = true,
+): Promise<Uint8Array> {
   const io = new NodeIO().registerExtensions([BonepressAnimationCompression]);
   const doc = await io.readBinary(glb);
   await doc.transform(bonepress({ fallback, extras, keepSmallerSource: false, onWarning: () => {} }));
@@ -48,11 +54,19 @@ function poses(root: THREE.Object3D): number[] {
 }
 
 /** Plays `clipA` on `a` and `clipB` on `b` and returns the poses of both at every time in `times`. */
-function playBoth(a: GLTF, clipA: THREE.AnimationClip, b: GLTF, clipB: THREE.AnimationClip, times: number[]): [number[][], number[][]] {
-  const mixerA = new THREE.AnimationMixer(a.scene), mixerB = new THREE.AnimationMixer(b.scene);
+function playBoth(
+  a: GLTF,
+  clipA: THREE.AnimationClip,
+  b: GLTF,
+  clipB: THREE.AnimationClip,
+  times: number[],
+): [number[][], number[][]] {
+  const mixerA = new THREE.AnimationMixer(a.scene),
+    mixerB = new THREE.AnimationMixer(b.scene);
   mixerA.clipAction(clipA).play();
   mixerB.clipAction(clipB).play();
-  const outA: number[][] = [], outB: number[][] = [];
+  const outA: number[][] = [],
+    outB: number[][] = [];
   for (const t of times) {
     mixerA.setTime(t);
     mixerB.setTime(t);
@@ -80,7 +94,10 @@ describe('BonepressGLTFLoaderPlugin', () => {
       const packed = await load(await compressGlb(rig.glb), true);
       const reference = await load(rig.glb, false);
       const { clips } = await readGltfWithWarnings(rig.glb, `${rig.name}.glb`);
-      expect(packed.animations.map((c) => c.name), rig.name).toEqual(clips.map((c) => c.name));
+      expect(
+        packed.animations.map((c) => c.name),
+        rig.name,
+      ).toEqual(clips.map((c) => c.name));
       for (const source of clips) {
         const clip = packed.animations.find((c) => c.name === source.name)!;
         expect(clip, `${rig.name} ${source.name}`).toBeInstanceOf(CompressedAnimationClip);
@@ -119,14 +136,18 @@ describe('BonepressGLTFLoaderPlugin', () => {
   it("with the 'quantized' fallback: the plugin plays the compressed clip, a plain loader plays the fallback within 2e-4 of it at the samples", async () => {
     const rig = rigs.find((r) => r.name === 'mixamo')!;
     const glb = await compressGlb(rig.glb, 'quantized');
-    const withPlugin = await load(glb, true), stripped = await load(await compressGlb(rig.glb, false), true), plain = await load(glb, false);
+    const withPlugin = await load(glb, true),
+      stripped = await load(await compressGlb(rig.glb, false), true),
+      plain = await load(glb, false);
     for (let i = 0; i < withPlugin.animations.length; i++) {
       const clip = withPlugin.animations[i] as CompressedAnimationClip;
       expect(clip).toBeInstanceOf(CompressedAnimationClip);
       expect(plain.animations[i]).not.toBeInstanceOf(CompressedAnimationClip);
       const [a, b] = playBoth(withPlugin, clip, stripped, stripped.animations[i], TIMES);
       expect(a).toEqual(b);
-      const samples = [0, 1, 7, 30, clip.compressed.sampleCount - 1].map((k) => clip.compressed.startTime + k / clip.compressed.sampleRate);
+      const samples = [0, 1, 7, 30, clip.compressed.sampleCount - 1].map(
+        (k) => clip.compressed.startTime + k / clip.compressed.sampleRate,
+      );
       const [c, d] = playBoth(withPlugin, clip, plain, plain.animations[i], samples);
       const worst = Math.max(...c.flatMap((pose, t) => pose.map((v, j) => Math.abs(v - d[t][j]))));
       expect(worst).toBeLessThan(2e-4);
@@ -145,7 +166,8 @@ describe('BonepressGLTFLoaderPlugin', () => {
     const weights = walk.tracks.filter((t) => t.name.endsWith('.morphTargetInfluences'));
     expect(weights).toHaveLength(1);
     const face = (g: GLTF): number => (g.scene.getObjectByName('Face') as THREE.Mesh).morphTargetInfluences![0];
-    const mixerA = new THREE.AnimationMixer(packed.scene), mixerB = new THREE.AnimationMixer(source.scene);
+    const mixerA = new THREE.AnimationMixer(packed.scene),
+      mixerB = new THREE.AnimationMixer(source.scene);
     mixerA.clipAction(walk).play();
     mixerB.clipAction(source.animations[0]).play();
     for (const t of [0.1, 0.5, 0.9]) {
@@ -156,20 +178,27 @@ describe('BonepressGLTFLoaderPlugin', () => {
     }
     // The camera node is not in any skin: with extras off its animation stays a plain glTF animation.
     expect(packed.animations[3]).not.toBeInstanceOf(CompressedAnimationClip);
-    const again = await load(await compressGlb(glb, false, false), true), fresh = await load(glb, false);
+    const again = await load(await compressGlb(glb, false, false), true),
+      fresh = await load(glb, false);
     const [c, d] = playBoth(again, again.animations[3], fresh, fresh.animations[3], TIMES);
     expect(c).toEqual(d);
     expect(c[1]).not.toEqual(c[3]); // the camera moves
     // A clone (subclip, tools) keeps the plain track plain.
-    expect(() => new THREE.AnimationMixer(packed.scene).clipAction((walk as CompressedAnimationClip).clone()).play()).not.toThrow();
+    expect(() =>
+      new THREE.AnimationMixer(packed.scene).clipAction((walk as CompressedAnimationClip).clone()).play(),
+    ).not.toThrow();
   }, 60_000);
 
   it('plays morph weights and props / cameras outside the skins from the compressed clip, within the error bound of the source in object space', async () => {
     const glb = await makePropRig();
     const compressedGlb = await compressGlb(glb);
     const report = await validator.validateBytes(compressedGlb);
-    expect(report.issues.messages.filter((m) => m.severity === 0), JSON.stringify(report.issues.messages)).toEqual([]);
-    const packed = await load(compressedGlb, true), source = await load(glb, false);
+    expect(
+      report.issues.messages.filter((m) => m.severity === 0),
+      JSON.stringify(report.issues.messages),
+    ).toEqual([]);
+    const packed = await load(compressedGlb, true),
+      source = await load(glb, false);
     expect(packed.animations.map((c) => c.name)).toEqual(['Scene', 'Props']);
     for (const clip of packed.animations) {
       expect(clip).toBeInstanceOf(CompressedAnimationClip);
@@ -178,7 +207,12 @@ describe('BonepressGLTFLoaderPlugin', () => {
     }
     const scene = packed.animations[0] as CompressedAnimationClip;
     expect(scene.tracks.map((t) => t.name).sort()).toEqual([
-      'Blink.morphTargetInfluences', 'Blob.morphTargetInfluences', 'Camera.quaternion', 'Crate.position', 'Crate.quaternion', 'J1.quaternion',
+      'Blink.morphTargetInfluences',
+      'Blob.morphTargetInfluences',
+      'Camera.quaternion',
+      'Crate.position',
+      'Crate.quaternion',
+      'J1.quaternion',
     ]);
     expect(scene.unboundBones).toEqual([]);
     // "Props" moves only the crate: its clip is the crate alone.
@@ -189,28 +223,39 @@ describe('BonepressGLTFLoaderPlugin', () => {
     const shell = { Crate: 0.6 + 0.25 * Math.sqrt(3), Camera: 1 };
     const scales = { Blob: [0.5, 0.05], Blink: [0.02] };
     for (const i of [0, 1]) {
-      const mixerA = new THREE.AnimationMixer(packed.scene), mixerB = new THREE.AnimationMixer(source.scene);
+      const mixerA = new THREE.AnimationMixer(packed.scene),
+        mixerB = new THREE.AnimationMixer(source.scene);
       mixerA.clipAction(packed.animations[i]).play();
       mixerB.clipAction(source.animations[i]).play();
-      let worst = 0, moved = 0;
+      let worst = 0,
+        moved = 0;
       for (let k = 0; k <= 40; k++) {
         const t = k * 0.0517;
         mixerA.setTime(t);
         mixerB.setTime(t);
         for (const [name, r] of Object.entries(shell)) {
-          const a = packed.scene.getObjectByName(name)!, b = source.scene.getObjectByName(name)!;
+          const a = packed.scene.getObjectByName(name)!,
+            b = source.scene.getObjectByName(name)!;
           a.updateMatrix();
           b.updateMatrix();
-          for (const axis of [[r, 0, 0], [0, r, 0], [0, 0, r]]) {
-            const p = new THREE.Vector3(...axis).applyMatrix4(a.matrix), q = new THREE.Vector3(...axis).applyMatrix4(b.matrix);
+          for (const axis of [
+            [r, 0, 0],
+            [0, r, 0],
+            [0, 0, r],
+          ]) {
+            const p = new THREE.Vector3(...axis).applyMatrix4(a.matrix),
+              q = new THREE.Vector3(...axis).applyMatrix4(b.matrix);
             worst = Math.max(worst, p.distanceTo(q));
             moved = Math.max(moved, q.distanceTo(new THREE.Vector3(...axis).applyMatrix4(b.matrix.clone().identity())));
           }
         }
         if (i === 1) continue;
         for (const [name, s] of Object.entries(scales)) {
-          const a = (packed.scene.getObjectByName(name) as THREE.Mesh).morphTargetInfluences!, b = (source.scene.getObjectByName(name) as THREE.Mesh).morphTargetInfluences!;
-          s.forEach((scale, target) => { worst = Math.max(worst, Math.abs(a[target] - b[target]) * scale); });
+          const a = (packed.scene.getObjectByName(name) as THREE.Mesh).morphTargetInfluences!,
+            b = (source.scene.getObjectByName(name) as THREE.Mesh).morphTargetInfluences!;
+          s.forEach((scale, target) => {
+            worst = Math.max(worst, Math.abs(a[target] - b[target]) * scale);
+          });
         }
       }
       // float32 arithmetic in three.js adds a little beyond the codec's bound.
@@ -223,22 +268,33 @@ describe('BonepressGLTFLoaderPlugin', () => {
   it("with the 'quantized' fallback, props and morph weights get fallback channels too, which a plain loader plays close to the clip", async () => {
     const glb = await compressGlb(await makePropRig(), 'quantized');
     const report = await validator.validateBytes(glb);
-    expect(report.issues.messages.filter((m) => m.severity <= 1), JSON.stringify(report.issues.messages)).toEqual([]);
-    const withPlugin = await load(glb, true), plain = await load(glb, false);
+    expect(
+      report.issues.messages.filter((m) => m.severity <= 1),
+      JSON.stringify(report.issues.messages),
+    ).toEqual([]);
+    const withPlugin = await load(glb, true),
+      plain = await load(glb, false);
     const clip = withPlugin.animations[0] as CompressedAnimationClip;
     expect(clip).toBeInstanceOf(CompressedAnimationClip);
     expect(clip.tracks.every((t) => t.times.length === 1)).toBe(true); // the fallback channels are discarded
     expect(plain.animations[0].tracks.map((t) => t.name).sort()).toEqual(clip.tracks.map((t) => t.name).sort());
-    const samples = [0, 1, 7, 30, clip.compressed.sampleCount - 1].map((k) => clip.compressed.startTime + k / clip.compressed.sampleRate);
-    const influences = (g: GLTF) => ['Blob', 'Blink'].flatMap((name) => Array.from((g.scene.getObjectByName(name) as THREE.Mesh).morphTargetInfluences!));
-    const mixerA = new THREE.AnimationMixer(withPlugin.scene), mixerB = new THREE.AnimationMixer(plain.scene);
+    const samples = [0, 1, 7, 30, clip.compressed.sampleCount - 1].map(
+      (k) => clip.compressed.startTime + k / clip.compressed.sampleRate,
+    );
+    const influences = (g: GLTF) =>
+      ['Blob', 'Blink'].flatMap((name) =>
+        Array.from((g.scene.getObjectByName(name) as THREE.Mesh).morphTargetInfluences!),
+      );
+    const mixerA = new THREE.AnimationMixer(withPlugin.scene),
+      mixerB = new THREE.AnimationMixer(plain.scene);
     mixerA.clipAction(clip).play();
     mixerB.clipAction(plain.animations[0]).play();
     let worst = 0;
     for (const t of samples) {
       mixerA.setTime(t);
       mixerB.setTime(t);
-      const a = [...influences(withPlugin), ...poses(withPlugin.scene)], b = [...influences(plain), ...poses(plain.scene)];
+      const a = [...influences(withPlugin), ...poses(withPlugin.scene)],
+        b = [...influences(plain), ...poses(plain.scene)];
       worst = Math.max(worst, ...a.map((v, i) => Math.abs(v - b[i])));
     }
     expect(worst).toBeLessThan(2e-4);
@@ -248,18 +304,27 @@ describe('BonepressGLTFLoaderPlugin', () => {
     const rig = rigs.find((r) => r.name === 'fast')!;
     const glb = await compressGlb(rig.glb);
     const { json, bin } = splitGlb(glb);
-    const ext = (json.animations as { extensions: Record<string, { bufferView: number }> }[])[0].extensions.BONEPRESS_animation_compression;
+    const ext = (json.animations as { extensions: Record<string, { bufferView: number }> }[])[0].extensions
+      .BONEPRESS_animation_compression;
     const view = (json.bufferViews as { byteOffset?: number; byteLength: number }[])[ext.bufferView];
     bin[(view.byteOffset ?? 0) + view.byteLength - 1] ^= 0x40;
     const glbDamaged = glbOf(json, bin);
-    await expect(load(glbDamaged, true)).rejects.toThrow(/BONEPRESS_animation_compression: animation 0 \("Punch"\): checksum mismatch/);
+    await expect(load(glbDamaged, true)).rejects.toThrow(
+      /BONEPRESS_animation_compression: animation 0 \("Punch"\): checksum mismatch/,
+    );
     // Extra-bone lists that do not match the clip.
     const props = splitGlb(await compressGlb(await makePropRig()));
-    const scene = (props.json.animations as { extensions: Record<string, { weights: { scales: number[] }[]; nodes: number[] }> }[])[0].extensions.BONEPRESS_animation_compression;
+    const scene = (
+      props.json.animations as { extensions: Record<string, { weights: { scales: number[] }[]; nodes: number[] }> }[]
+    )[0].extensions.BONEPRESS_animation_compression;
     scene.weights[0].scales.push(1);
-    await expect(load(glbOf(props.json, props.bin), true)).rejects.toThrow(/animation 0 \("Scene"\): the clip has 7 bones but its bone table, nodes and weights 8/);
+    await expect(load(glbOf(props.json, props.bin), true)).rejects.toThrow(
+      /animation 0 \("Scene"\): the clip has 7 bones but its bone table, nodes and weights 8/,
+    );
     scene.weights[0].scales.pop();
     scene.nodes = [1e6];
-    await expect(load(glbOf(props.json, props.bin), true)).rejects.toThrow(/animation 0 \("Scene"\): nodes are not node indices/);
+    await expect(load(glbOf(props.json, props.bin), true)).rejects.toThrow(
+      /animation 0 \("Scene"\): nodes are not node indices/,
+    );
   }, 60_000);
 });

@@ -31,11 +31,17 @@ async function load(glb: Uint8Array): Promise<GLTF> {
 function worldError(a: THREE.Object3D, b: THREE.Object3D): number {
   a.updateMatrixWorld(true);
   b.updateMatrixWorld(true);
-  const listA: THREE.Object3D[] = [], listB: THREE.Object3D[] = [];
-  a.traverse((o) => { if ((o as THREE.Bone).isBone) listA.push(o); });
-  b.traverse((o) => { if ((o as THREE.Bone).isBone) listB.push(o); });
+  const listA: THREE.Object3D[] = [],
+    listB: THREE.Object3D[] = [];
+  a.traverse((o) => {
+    if ((o as THREE.Bone).isBone) listA.push(o);
+  });
+  b.traverse((o) => {
+    if ((o as THREE.Bone).isBone) listB.push(o);
+  });
   expect(listB.length).toBe(listA.length);
-  const va = new THREE.Vector3(), vb = new THREE.Vector3();
+  const va = new THREE.Vector3(),
+    vb = new THREE.Vector3();
   let worst = 0;
   listA.forEach((joint, i) => {
     for (let axis = 0; axis < 3; axis++) {
@@ -53,29 +59,51 @@ interface Loaded {
   rig: Rig;
   raw: GLTF;
   packed: GLTF;
-  clips: Map<string, { compressed: CompressedClip; mixerClip: CompressedAnimationClip; raw: THREE.AnimationClip; upsampling: number; sampleRate: number; maxError: number }>;
+  clips: Map<
+    string,
+    {
+      compressed: CompressedClip;
+      mixerClip: CompressedAnimationClip;
+      raw: THREE.AnimationClip;
+      upsampling: number;
+      sampleRate: number;
+      maxError: number;
+    }
+  >;
   warnings: string[];
 }
 
 let loaded: Loaded[];
 beforeAll(async () => {
   const rigs = await makeRigs();
-  loaded = await Promise.all(rigs.map(async (rig) => {
-    const raw = await load(rig.glb);
-    const packed = await load(rig.glb);
-    const { clips: sources, warnings } = await readGltfWithWarnings(rig.glb, `${rig.name}.glb`);
-    const clips: Loaded['clips'] = new Map();
-    for (const source of sources) {
-      const { bytes, stats } = compress(source);
-      const compressed = CompressedClip.open(bytes);
-      const bindWarnings: string[] = [];
-      const mixerClip = createMixerClip(compressed, packed.scene, { associations: packed.parser.associations, onWarning: (w) => bindWarnings.push(w) });
-      expect(bindWarnings, rig.name).toEqual([]);
-      const rawClip = raw.animations.find((c) => c.name === source.name)!;
-      clips.set(source.name, { compressed, mixerClip, raw: rawClip, upsampling: stats.upsampling, sampleRate: stats.sampleRate, maxError: stats.maxError });
-    }
-    return { rig, raw, packed, clips, warnings };
-  }));
+  loaded = await Promise.all(
+    rigs.map(async (rig) => {
+      const raw = await load(rig.glb);
+      const packed = await load(rig.glb);
+      const { clips: sources, warnings } = await readGltfWithWarnings(rig.glb, `${rig.name}.glb`);
+      const clips: Loaded['clips'] = new Map();
+      for (const source of sources) {
+        const { bytes, stats } = compress(source);
+        const compressed = CompressedClip.open(bytes);
+        const bindWarnings: string[] = [];
+        const mixerClip = createMixerClip(compressed, packed.scene, {
+          associations: packed.parser.associations,
+          onWarning: (w) => bindWarnings.push(w),
+        });
+        expect(bindWarnings, rig.name).toEqual([]);
+        const rawClip = raw.animations.find((c) => c.name === source.name)!;
+        clips.set(source.name, {
+          compressed,
+          mixerClip,
+          raw: rawClip,
+          upsampling: stats.upsampling,
+          sampleRate: stats.sampleRate,
+          maxError: stats.maxError,
+        });
+      }
+      return { rig, raw, packed, clips, warnings };
+    }),
+  );
 }, 120_000);
 
 describe('compressed glTF clips through three.js AnimationMixer', () => {
@@ -85,8 +113,10 @@ describe('compressed glTF clips through three.js AnimationMixer', () => {
         expect(c.mixerClip.unboundBones, rig.name).toEqual([]);
         expect(c.mixerClip.duration, `${rig.name} ${name} duration`).toBeCloseTo(c.raw.duration, 6);
         expect(c.maxError, `${rig.name} ${name}: compressor's own figure`).toBeLessThanOrEqual(THRESHOLD);
-        const mixerA = new THREE.AnimationMixer(raw.scene), mixerB = new THREE.AnimationMixer(packed.scene);
-        const actionA = mixerA.clipAction(c.raw).play(), actionB = mixerB.clipAction(c.mixerClip).play();
+        const mixerA = new THREE.AnimationMixer(raw.scene),
+          mixerB = new THREE.AnimationMixer(packed.scene);
+        const actionA = mixerA.clipAction(c.raw).play(),
+          actionB = mixerB.clipAction(c.mixerClip).play();
         const random = mulberry32(rig.keyRate * 1000 + name.length);
         let worst = 0;
         for (let i = 0; i < 200; i++) {
@@ -97,8 +127,10 @@ describe('compressed glTF clips through three.js AnimationMixer', () => {
           worst = Math.max(worst, worldError(raw.scene, packed.scene));
         }
         expect(worst, `${rig.name} ${name}`).toBeLessThanOrEqual(TOLERANCE);
-        actionA.stop(); actionB.stop();
-        mixerA.uncacheRoot(raw.scene); mixerB.uncacheRoot(packed.scene);
+        actionA.stop();
+        actionB.stop();
+        mixerA.uncacheRoot(raw.scene);
+        mixerB.uncacheRoot(packed.scene);
       }
     }
   });
@@ -107,11 +139,18 @@ describe('compressed glTF clips through three.js AnimationMixer', () => {
     for (const { rig, raw, packed, clips } of loaded) {
       if (clips.size < 2) continue;
       const [first, second] = [...clips.values()];
-      const mixerA = new THREE.AnimationMixer(raw.scene), mixerB = new THREE.AnimationMixer(packed.scene);
-      const a1 = mixerA.clipAction(first.raw), a2 = mixerA.clipAction(second.raw);
-      const b1 = mixerB.clipAction(first.mixerClip), b2 = mixerB.clipAction(second.mixerClip);
-      for (const [x, y] of [[a1, a2], [b1, b2]] as const) {
-        x.play(); y.play();
+      const mixerA = new THREE.AnimationMixer(raw.scene),
+        mixerB = new THREE.AnimationMixer(packed.scene);
+      const a1 = mixerA.clipAction(first.raw),
+        a2 = mixerA.clipAction(second.raw);
+      const b1 = mixerB.clipAction(first.mixerClip),
+        b2 = mixerB.clipAction(second.mixerClip);
+      for (const [x, y] of [
+        [a1, a2],
+        [b1, b2],
+      ] as const) {
+        x.play();
+        y.play();
         y.setEffectiveTimeScale(0.7);
         x.crossFadeTo(y, 0.8, false);
       }
@@ -122,13 +161,17 @@ describe('compressed glTF clips through three.js AnimationMixer', () => {
         worst = Math.max(worst, worldError(raw.scene, packed.scene));
         if (step === 60) {
           // A fixed blend of the two, by weight.
-          a1.setEffectiveWeight(0.35); b1.setEffectiveWeight(0.35);
-          a2.setEffectiveWeight(0.65); b2.setEffectiveWeight(0.65);
+          a1.setEffectiveWeight(0.35);
+          b1.setEffectiveWeight(0.35);
+          a2.setEffectiveWeight(0.65);
+          b2.setEffectiveWeight(0.65);
         }
       }
       expect(worst, rig.name).toBeLessThanOrEqual(TOLERANCE);
-      mixerA.stopAllAction(); mixerB.stopAllAction();
-      mixerA.uncacheRoot(raw.scene); mixerB.uncacheRoot(packed.scene);
+      mixerA.stopAllAction();
+      mixerB.stopAllAction();
+      mixerA.uncacheRoot(raw.scene);
+      mixerB.uncacheRoot(packed.scene);
     }
   });
 
@@ -136,7 +179,8 @@ describe('compressed glTF clips through three.js AnimationMixer', () => {
     for (const { rig, raw, packed, clips } of loaded) {
       if (clips.size < 2) continue;
       const [first, second] = [...clips.values()];
-      const mixerA = new THREE.AnimationMixer(raw.scene), mixerB = new THREE.AnimationMixer(packed.scene);
+      const mixerA = new THREE.AnimationMixer(raw.scene),
+        mixerB = new THREE.AnimationMixer(packed.scene);
       const additiveA = THREE.AnimationUtils.makeClipAdditive(first.raw.clone());
       const additiveB = first.mixerClip.makeAdditive();
       expect(additiveB.blendMode).toBe(THREE.AdditiveAnimationBlendMode);
@@ -154,17 +198,24 @@ describe('compressed glTF clips through three.js AnimationMixer', () => {
       }
       // An additive pose carries three decoded poses' errors (base, reference, pose): up to 3 × the threshold.
       expect(worst, `${rig.name} additive`).toBeLessThanOrEqual(3 * TOLERANCE);
-      mixerA.stopAllAction(); mixerB.stopAllAction();
-      mixerA.uncacheRoot(raw.scene); mixerB.uncacheRoot(packed.scene);
+      mixerA.stopAllAction();
+      mixerB.stopAllAction();
+      mixerA.uncacheRoot(raw.scene);
+      mixerB.uncacheRoot(packed.scene);
 
-      const onceA = mixerA.clipAction(first.raw).setLoop(THREE.LoopOnce, 1), onceB = mixerB.clipAction(first.mixerClip).setLoop(THREE.LoopOnce, 1);
-      onceA.clampWhenFinished = true; onceB.clampWhenFinished = true;
-      onceA.play(); onceB.play();
+      const onceA = mixerA.clipAction(first.raw).setLoop(THREE.LoopOnce, 1),
+        onceB = mixerB.clipAction(first.mixerClip).setLoop(THREE.LoopOnce, 1);
+      onceA.clampWhenFinished = true;
+      onceB.clampWhenFinished = true;
+      onceA.play();
+      onceB.play();
       mixerA.update(first.raw.duration + 0.5);
       mixerB.update(first.raw.duration + 0.5);
       expect(worldError(raw.scene, packed.scene), `${rig.name} clamped`).toBeLessThanOrEqual(TOLERANCE);
-      mixerA.stopAllAction(); mixerB.stopAllAction();
-      mixerA.uncacheRoot(raw.scene); mixerB.uncacheRoot(packed.scene);
+      mixerA.stopAllAction();
+      mixerB.stopAllAction();
+      mixerA.uncacheRoot(raw.scene);
+      mixerB.uncacheRoot(packed.scene);
     }
   });
 
@@ -201,8 +252,13 @@ describe('binding and time base', () => {
     expect(() => createMixerClip(c.compressed, packed.scene, { strict: true })).toThrow(/3 of 4 bones bind to nothing/);
     // An explicit map binds them.
     let unnamed = 0;
-    packed.scene.traverse((o) => { if ((o as THREE.Bone).isBone && o.name === '') o.name = `joint${unnamed++}`; });
-    const mapped = createMixerClip(c.compressed, packed.scene, { boneMap: { node_0: 'joint0', node_1: 'joint1', node_3: 'joint2' }, onWarning: () => {} });
+    packed.scene.traverse((o) => {
+      if ((o as THREE.Bone).isBone && o.name === '') o.name = `joint${unnamed++}`;
+    });
+    const mapped = createMixerClip(c.compressed, packed.scene, {
+      boneMap: { node_0: 'joint0', node_1: 'joint1', node_3: 'joint2' },
+      onWarning: () => {},
+    });
     expect(mapped.unboundBones).toEqual([]);
   });
 

@@ -16,7 +16,10 @@ import type { SampleOptions } from '../../src/runtime/compressed-clip.js';
 const FIXTURE = 'fixtures/dataset-1_dash_normal_001.bvh';
 
 /** A three.js skeleton with the clip's bones, hierarchy and default pose. */
-function threeSkeleton(clip: RawClip, skip: readonly string[] = []): { skeleton: Skeleton; bones: (Bone | undefined)[] } {
+function threeSkeleton(
+  clip: RawClip,
+  skip: readonly string[] = [],
+): { skeleton: Skeleton; bones: (Bone | undefined)[] } {
   const { boneNames, parents, defaultPose } = clip.skeleton;
   const bones = boneNames.map((name, b) => {
     if (skip.includes(name)) return undefined;
@@ -28,7 +31,9 @@ function threeSkeleton(clip: RawClip, skip: readonly string[] = []): { skeleton:
     bone.scale.set(defaultPose[o + 7], defaultPose[o + 8], defaultPose[o + 9]);
     return bone;
   });
-  bones.forEach((bone, b) => { if (bone && parents[b] >= 0) bones[parents[b]]?.add(bone); });
+  bones.forEach((bone, b) => {
+    if (bone && parents[b] >= 0) bones[parents[b]]?.add(bone);
+  });
   return { skeleton: new Skeleton(bones.filter((b): b is Bone => b !== undefined)), bones };
 }
 
@@ -55,7 +60,10 @@ class NearestSampleClip implements PlayableClip {
   readonly startTime = 0;
   readonly boneNames: readonly string[] | undefined;
   readonly times: number[] = [];
-  constructor(readonly raw: RawClip, names = true) {
+  constructor(
+    readonly raw: RawClip,
+    names = true,
+  ) {
     this.boneCount = raw.skeleton.boneNames.length;
     this.sampleCount = raw.sampleCount;
     this.sampleRate = raw.sampleRate;
@@ -65,7 +73,10 @@ class NearestSampleClip implements PlayableClip {
   sample(time: number, outPose: Float32Array, options?: SampleOptions): Float32Array {
     this.times.push(time);
     let s = Math.round(time * this.sampleRate);
-    s = options?.looping === 'wrap' ? ((s % this.sampleCount) + this.sampleCount) % this.sampleCount : Math.min(Math.max(s, 0), this.sampleCount - 1);
+    s =
+      options?.looping === 'wrap'
+        ? ((s % this.sampleCount) + this.sampleCount) % this.sampleCount
+        : Math.min(Math.max(s, 0), this.sampleCount - 1);
     return readSamplePose(this.raw, s, outPose);
   }
 }
@@ -127,23 +138,34 @@ describe('CompressedClipPlayer', () => {
     extra.position.set(7, 8, 9);
     skeleton.bones.push(extra);
     const warnings: string[] = [];
-    const player = new CompressedClipPlayer(new NearestSampleClip(raw), skeleton, { loop: 'clamp', onWarning: (w) => warnings.push(w) });
+    const player = new CompressedClipPlayer(new NearestSampleClip(raw), skeleton, {
+      loop: 'clamp',
+      onWarning: (w) => warnings.push(w),
+    });
     expect(player.unboundBones).toEqual([hidden]);
-    expect(warnings).toEqual([`bonepress: 1 of ${raw.skeleton.boneNames.length} clip bones bind to no bone of the skeleton and will not move: "${hidden}"`]);
-    expect(() => new CompressedClipPlayer(new NearestSampleClip(raw), skeleton, { strict: true })).toThrow(`1 of ${raw.skeleton.boneNames.length} bones bind to nothing in the scene: "${hidden}"`);
+    expect(warnings).toEqual([
+      `bonepress: 1 of ${raw.skeleton.boneNames.length} clip bones bind to no bone of the skeleton and will not move: "${hidden}"`,
+    ]);
+    expect(() => new CompressedClipPlayer(new NearestSampleClip(raw), skeleton, { strict: true })).toThrow(
+      `1 of ${raw.skeleton.boneNames.length} bones bind to nothing in the scene: "${hidden}"`,
+    );
     expect(player.unanimatedBones).toEqual(['Prop']);
     player.setTime(5 / raw.sampleRate);
     expect(extra.position.toArray()).toEqual([7, 8, 9]);
-    const b = 4, n = raw.sampleCount;
+    const b = 4,
+      n = raw.sampleCount;
     const bone = skeleton.bones.find((x) => x.name === raw.skeleton.boneNames[b])!;
     expect(bone.quaternion.toArray()).toEqual(Array.from(raw.rotations.subarray((b * n + 5) * 4, (b * n + 5) * 4 + 4)));
-    expect(bone.position.toArray()).toEqual(Array.from(raw.translations.subarray((b * n + 5) * 3, (b * n + 5) * 3 + 3)));
+    expect(bone.position.toArray()).toEqual(
+      Array.from(raw.translations.subarray((b * n + 5) * 3, (b * n + 5) * 3 + 3)),
+    );
   });
 
   it('advances by delta × timeScale, wraps or clamps, and keeps time in range', () => {
     const clip = new NearestSampleClip(raw);
     const { skeleton } = threeSkeleton(raw);
-    const rate = raw.sampleRate, n = raw.sampleCount;
+    const rate = raw.sampleRate,
+      n = raw.sampleCount;
     const player = new CompressedClipPlayer(clip, skeleton, { timeScale: 2, loop: 'wrap' });
     expect(player.time).toBe(0);
     player.update(1 / rate);
@@ -173,7 +195,11 @@ describe('CompressedClipPlayer', () => {
 
   it('scales translations into the scene unit and starts at options.time', () => {
     const { skeleton } = threeSkeleton(raw);
-    const player = new CompressedClipPlayer(new NearestSampleClip(raw), skeleton, { translationScale: 0.01, time: 2 / raw.sampleRate, loop: 'clamp' });
+    const player = new CompressedClipPlayer(new NearestSampleClip(raw), skeleton, {
+      translationScale: 0.01,
+      time: 2 / raw.sampleRate,
+      loop: 'clamp',
+    });
     expect(player.time).toBeCloseTo(2 / raw.sampleRate, 12);
     const i = 2 * 3; // bone 0, sample 2
     const p = skeleton.bones[0].position.toArray();
@@ -183,8 +209,12 @@ describe('CompressedClipPlayer', () => {
   it('needs bone names from the clip or the options', () => {
     const { skeleton } = threeSkeleton(raw);
     expect(() => new CompressedClipPlayer(new NearestSampleClip(raw, false), skeleton)).toThrow(/has no bone names/);
-    expect(() => new CompressedClipPlayer(new NearestSampleClip(raw, false), skeleton, { boneNames: ['a'] })).toThrow(/1 bone names for a clip of/);
-    const player = new CompressedClipPlayer(new NearestSampleClip(raw, false), skeleton, { boneNames: raw.skeleton.boneNames });
+    expect(() => new CompressedClipPlayer(new NearestSampleClip(raw, false), skeleton, { boneNames: ['a'] })).toThrow(
+      /1 bone names for a clip of/,
+    );
+    const player = new CompressedClipPlayer(new NearestSampleClip(raw, false), skeleton, {
+      boneNames: raw.skeleton.boneNames,
+    });
     expect(player.unboundBones).toEqual([]);
   });
 
@@ -193,7 +223,11 @@ describe('CompressedClipPlayer', () => {
     const options = new Set<SampleOptions | undefined>();
     const clip = new NearestSampleClip(raw);
     const original = clip.sample.bind(clip);
-    clip.sample = (time, outPose, opts) => { seen.add(outPose); options.add(opts); return original(time, outPose, opts); };
+    clip.sample = (time, outPose, opts) => {
+      seen.add(outPose);
+      options.add(opts);
+      return original(time, outPose, opts);
+    };
     const { skeleton } = threeSkeleton(raw);
     const player = new CompressedClipPlayer(clip, skeleton);
     for (let i = 0; i < 50; i++) player.update(1 / 60);

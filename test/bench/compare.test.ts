@@ -5,8 +5,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import {
-  SIZE_GROWTH_TOLERANCE, baselineFromResult, compareToBaseline, parseBaseline, readBaseline, renderBaseline, writeBaseline,
-  type Baseline, type ComparableClip,
+  SIZE_GROWTH_TOLERANCE,
+  baselineFromResult,
+  compareToBaseline,
+  parseBaseline,
+  readBaseline,
+  renderBaseline,
+  writeBaseline,
+  type Baseline,
+  type ComparableClip,
 } from '../../src/bench/compare.js';
 import { BenchError, totalsOf, type BenchClip, type BenchSettings } from '../../src/bench/run.js';
 
@@ -18,13 +25,21 @@ function clip(id: string, compressedBytes: number, maxError = 0.005, threshold =
 
 function baselineOf(clips: readonly ComparableClip[]): Baseline {
   const record: Baseline['clips'] = {};
-  for (const c of clips) record[c.id] = { rawBytes: c.rawBytes, compressedBytes: c.compressedBytes, maxError: c.maxError };
+  for (const c of clips)
+    record[c.id] = { rawBytes: c.rawBytes, compressedBytes: c.compressedBytes, maxError: c.maxError };
   const compressed = clips.reduce((s, c) => s + c.compressedBytes, 0);
   const raw = clips.reduce((s, c) => s + c.rawBytes, 0);
   return {
     version: 1,
     settings: { ...SETTINGS },
-    total: { clips: clips.length, rawBytes: raw, compressedBytes: compressed, ratio: raw / compressed, maxError: 0.005, unit: 'cm' },
+    total: {
+      clips: clips.length,
+      rawBytes: raw,
+      compressedBytes: compressed,
+      ratio: raw / compressed,
+      maxError: 0.005,
+      unit: 'cm',
+    },
     clips: record,
   };
 }
@@ -98,12 +113,19 @@ describe('compareToBaseline', () => {
   });
 
   it('reports settings that differ without failing', () => {
-    const result = compareToBaseline({ clips: [clip('a.bvh', 10_000), clip('b.bvh', 30_000)], settings: { ladder: 'acl21' } }, base);
+    const result = compareToBaseline(
+      { clips: [clip('a.bvh', 10_000), clip('b.bvh', 30_000)], settings: { ladder: 'acl21' } },
+      base,
+    );
     expect(result.ok).toBe(true);
     expect(result.settingsDiffer).toEqual(['ladder: default → acl21']);
     // A baseline without a metric was made with the default one.
-    expect(compareToBaseline({ clips: [clip('a.bvh', 10_000)], settings: { metric: 'vertices' } }, base).settingsDiffer).toEqual([]);
-    expect(compareToBaseline({ clips: [clip('a.bvh', 10_000)], settings: { metric: 'shell' } }, base).settingsDiffer).toEqual(['metric: vertices → shell']);
+    expect(
+      compareToBaseline({ clips: [clip('a.bvh', 10_000)], settings: { metric: 'vertices' } }, base).settingsDiffer,
+    ).toEqual([]);
+    expect(
+      compareToBaseline({ clips: [clip('a.bvh', 10_000)], settings: { metric: 'shell' } }, base).settingsDiffer,
+    ).toEqual(['metric: vertices → shell']);
   });
 
   it('honours a custom tolerance', () => {
@@ -121,19 +143,52 @@ describe('compareToBaseline', () => {
 
 describe('baseline files', () => {
   const settings: BenchSettings = {
-    error: '0.01cm', shell: '3cm', metric: 'vertices', ladder: 'default', rotationReference: 'default', jobs: 1, decode: false,
-    seed: 1, measureMs: 20, repeats: 3, playbackHz: 60, randomTimes: 4096,
+    error: '0.01cm',
+    shell: '3cm',
+    metric: 'vertices',
+    ladder: 'default',
+    rotationReference: 'default',
+    jobs: 1,
+    decode: false,
+    seed: 1,
+    measureMs: 20,
+    repeats: 3,
+    playbackHz: 60,
+    randomTimes: 4096,
   };
   const clips: BenchClip[] = ['b.bvh', 'a.bvh'].map((id, i) => ({
-    id, file: id, name: id, boneCount: 2, sampleCount: 10, rawBytes: 800, compressedBytes: 100 + i, namesBytes: 10,
-    ratio: 800 / (100 + i), maxError: 0.004, shellMaxError: 0.005, p99Error: 0.003, threshold: 0.01, unit: 'cm', withinThreshold: true,
-    worstBone: 'root', worstSample: 0, compressSeconds: 0.1, bitRateHistogram: { 4: 2 },
+    id,
+    file: id,
+    name: id,
+    boneCount: 2,
+    sampleCount: 10,
+    rawBytes: 800,
+    compressedBytes: 100 + i,
+    namesBytes: 10,
+    ratio: 800 / (100 + i),
+    maxError: 0.004,
+    shellMaxError: 0.005,
+    p99Error: 0.003,
+    threshold: 0.01,
+    unit: 'cm',
+    withinThreshold: true,
+    worstBone: 'root',
+    worstSample: 0,
+    compressSeconds: 0.1,
+    bitRateHistogram: { 4: 2 },
   }));
 
   it('round-trips a run through a file, sorted by clip id', async () => {
     const baseline = baselineFromResult({ clips, settings, totals: totalsOf(clips, 2, 0) });
     expect(Object.keys(baseline.clips)).toEqual(['a.bvh', 'b.bvh']);
-    expect(baseline.total).toEqual({ clips: 2, rawBytes: 1600, compressedBytes: 201, ratio: 1600 / 201, maxError: 0.004, unit: 'cm' });
+    expect(baseline.total).toEqual({
+      clips: 2,
+      rawBytes: 1600,
+      compressedBytes: 201,
+      ratio: 1600 / 201,
+      maxError: 0.004,
+      unit: 'cm',
+    });
     const dir = await mkdtemp(join(tmpdir(), 'bonepress-baseline-'));
     try {
       const path = join(dir, 'nested', 'baseline.json');
@@ -141,7 +196,9 @@ describe('baseline files', () => {
       expect(await readBaseline(path)).toEqual(baseline);
       expect(compareToBaseline({ clips, settings }, await readBaseline(path)).ok).toBe(true);
       // Deterministic text: the same run writes the same file.
-      expect(renderBaseline(baselineFromResult({ clips: [...clips].reverse(), settings, totals: totalsOf(clips, 2, 0) }))).toBe(renderBaseline(baseline));
+      expect(
+        renderBaseline(baselineFromResult({ clips: [...clips].reverse(), settings, totals: totalsOf(clips, 2, 0) })),
+      ).toBe(renderBaseline(baseline));
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -164,10 +221,16 @@ describe('baseline files', () => {
     };
     expect(bad('{').message).toMatch(/^b\.json: not JSON/);
     expect(bad('[]').message).toBe('b.json: expected a JSON object');
-    expect(bad('{"version":2,"settings":{},"total":{},"clips":{}}').message).toMatch(/version 2 is not the supported 1/);
-    expect(bad('{"version":1,"settings":{},"total":{},"clips":{"a":{"rawBytes":1,"compressedBytes":"x","maxError":0}}}').message)
-      .toBe('b.json: clip "a": "compressedBytes" must be a number ≥ 0');
-    expect(bad('{"version":1,"settings":{},"total":{},"clips":{"a":{"rawBytes":1,"compressedBytes":0,"maxError":0}}}').code).toBe('BAD_BASELINE');
+    expect(bad('{"version":2,"settings":{},"total":{},"clips":{}}').message).toMatch(
+      /version 2 is not the supported 1/,
+    );
+    expect(
+      bad('{"version":1,"settings":{},"total":{},"clips":{"a":{"rawBytes":1,"compressedBytes":"x","maxError":0}}}')
+        .message,
+    ).toBe('b.json: clip "a": "compressedBytes" must be a number ≥ 0');
+    expect(
+      bad('{"version":1,"settings":{},"total":{},"clips":{"a":{"rawBytes":1,"compressedBytes":0,"maxError":0}}}').code,
+    ).toBe('BAD_BASELINE');
     const dir = await mkdtemp(join(tmpdir(), 'bonepress-baseline-'));
     try {
       await writeFile(join(dir, 'b.json'), 'nope');

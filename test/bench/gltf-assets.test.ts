@@ -16,11 +16,19 @@ describe('measureGltfAssets', () => {
     const glb = await makeSceneRig({ texture: false });
     const path = join(dir, 'scene.glb');
     writeFileSync(path, glb);
-    writeFileSync(join(dir, 'walk.bvh'), readFileSync(new URL('../../fixtures/dataset-1_walk_happy_002.bvh', import.meta.url)));
+    writeFileSync(
+      join(dir, 'walk.bvh'),
+      readFileSync(new URL('../../fixtures/dataset-1_walk_happy_002.bvh', import.meta.url)),
+    );
     const work = join(dir, 'work');
     mkdirSync(work);
     const { assets, failures } = await measureGltfAssets(
-      [{ path: join(dir, 'walk.bvh'), id: 'walk.bvh' }, { path, id: 'scene.glb' }], { error: '0.01cm', shell: '3cm' }, work,
+      [
+        { path: join(dir, 'walk.bvh'), id: 'walk.bvh' },
+        { path, id: 'scene.glb' },
+      ],
+      { error: '0.01cm', shell: '3cm' },
+      work,
     );
     expect(failures).toEqual([]);
     expect(assets.map((a) => a.id)).toEqual(['scene.glb']); // BVH files are not assets
@@ -39,7 +47,11 @@ describe('measureGltfAssets', () => {
   it('lists an asset that cannot be compressed as a failure naming the file', async () => {
     const bad = join(dir, 'bad.glb');
     writeFileSync(bad, 'glTF not really');
-    const { assets, failures } = await measureGltfAssets([{ path: bad, id: 'bad.glb' }], { error: '0.01cm', shell: '3cm' }, dir);
+    const { assets, failures } = await measureGltfAssets(
+      [{ path: bad, id: 'bad.glb' }],
+      { error: '0.01cm', shell: '3cm' },
+      dir,
+    );
     expect(assets).toEqual([]);
     expect(failures).toHaveLength(1);
     expect(failures[0].file).toBe(bad);

@@ -7,8 +7,20 @@ describe('reference figures', () => {
 
   it('are read from bench/references.json, each system with its source', () => {
     expect(references).toBeDefined();
-    expect(references!.corpus).toMatchObject({ name: 'bandai-ds1', clips: 174, rawBytes: 28_084_320, error: '0.01cm', shell: '3cm' });
-    for (const system of [references!.acl, references!.gltfpackC, references!.gltfpackCC, references!.three, references!.goals]) {
+    expect(references!.corpus).toMatchObject({
+      name: 'bandai-ds1',
+      clips: 174,
+      rawBytes: 28_084_320,
+      error: '0.01cm',
+      shell: '3cm',
+    });
+    for (const system of [
+      references!.acl,
+      references!.gltfpackC,
+      references!.gltfpackCC,
+      references!.three,
+      references!.goals,
+    ]) {
       expect(system.source.length).toBeGreaterThan(20);
     }
   });

@@ -6,17 +6,50 @@ import { describe, expect, it } from 'vitest';
 
 import { compareToBaseline, type Baseline } from '../../src/bench/compare.js';
 import { loadReferences } from '../../src/bench/references.js';
-import { escapeHtml, renderBarChart, renderBenchJson, renderHtmlReport, saveBenchReport } from '../../src/bench/report-html.js';
-import { createErrorHistogram, addToErrorHistogram, totalsOf, type BenchClip, type BenchResult } from '../../src/bench/run.js';
+import {
+  escapeHtml,
+  renderBarChart,
+  renderBenchJson,
+  renderHtmlReport,
+  saveBenchReport,
+} from '../../src/bench/report-html.js';
+import {
+  createErrorHistogram,
+  addToErrorHistogram,
+  totalsOf,
+  type BenchClip,
+  type BenchResult,
+} from '../../src/bench/run.js';
 
 function makeClip(id: string, compressedBytes: number, maxError: number, withDecode: boolean): BenchClip {
   const clip: BenchClip = {
-    id, file: `fixtures/${id}`, name: id.replace(/\.bvh$/, ''), boneCount: 22, sampleCount: 100, rawBytes: 88_000, compressedBytes, namesBytes: 300,
-    ratio: 88_000 / compressedBytes, maxError, shellMaxError: maxError * 1.3, p99Error: maxError * 0.9, threshold: 0.01, unit: 'cm', withinThreshold: maxError <= 0.01,
-    worstBone: 'LeftToe', worstSample: 3, compressSeconds: 0.05, bitRateHistogram: { 0: 3, 5: 10, 9: 4, 32: 1 },
+    id,
+    file: `fixtures/${id}`,
+    name: id.replace(/\.bvh$/, ''),
+    boneCount: 22,
+    sampleCount: 100,
+    rawBytes: 88_000,
+    compressedBytes,
+    namesBytes: 300,
+    ratio: 88_000 / compressedBytes,
+    maxError,
+    shellMaxError: maxError * 1.3,
+    p99Error: maxError * 0.9,
+    threshold: 0.01,
+    unit: 'cm',
+    withinThreshold: maxError <= 0.01,
+    worstBone: 'LeftToe',
+    worstSample: 3,
+    compressSeconds: 0.05,
+    bitRateHistogram: { 0: 3, 5: 10, 9: 4, 32: 1 },
   };
   if (withDecode) {
-    clip.decode = { bonepress: { sequentialUs: 1.5, randomUs: 1.9, sequentialCpuUs: 1.5, randomCpuUs: 1.9 }, rawCopy: { sequentialUs: 0.2, randomUs: 0.25, sequentialCpuUs: 0.2, randomCpuUs: 0.25 }, three: { sequentialUs: 3.4, randomUs: 8.1, sequentialCpuUs: 3.4, randomCpuUs: 8.1 }, threeClipBytes: 62_000 };
+    clip.decode = {
+      bonepress: { sequentialUs: 1.5, randomUs: 1.9, sequentialCpuUs: 1.5, randomCpuUs: 1.9 },
+      rawCopy: { sequentialUs: 0.2, randomUs: 0.25, sequentialCpuUs: 0.2, randomCpuUs: 0.25 },
+      three: { sequentialUs: 3.4, randomUs: 8.1, sequentialCpuUs: 3.4, randomCpuUs: 8.1 },
+      threeClipBytes: 62_000,
+    };
   }
   return clip;
 }
@@ -33,8 +66,29 @@ function makeResult(): BenchResult {
     startedAt: '2026-01-02T03:04:05.678Z',
     seconds: 12.5,
     corpus: ['fixtures'],
-    settings: { error: '0.01cm', shell: '3cm', metric: 'vertices', ladder: 'default', rotationReference: 'default', jobs: 2, decode: true, seed: 1, measureMs: 20, repeats: 3, playbackHz: 60, randomTimes: 4096 },
-    environment: { node: 'v20.20.0', platform: 'linux', arch: 'x64', cpuModel: 'Test CPU', cpus: 2, three: '187', loadAverage: { start: 0.5, end: 0.7 } },
+    settings: {
+      error: '0.01cm',
+      shell: '3cm',
+      metric: 'vertices',
+      ladder: 'default',
+      rotationReference: 'default',
+      jobs: 2,
+      decode: true,
+      seed: 1,
+      measureMs: 20,
+      repeats: 3,
+      playbackHz: 60,
+      randomTimes: 4096,
+    },
+    environment: {
+      node: 'v20.20.0',
+      platform: 'linux',
+      arch: 'x64',
+      cpuModel: 'Test CPU',
+      cpus: 2,
+      three: '187',
+      loadAverage: { start: 0.5, end: 0.7 },
+    },
     clips,
     failures: [{ file: 'fixtures/broken.bvh', code: 'SYNTAX', message: 'line 3: expected "{"' }],
     totals: totalsOf(clips, 3, 1),
@@ -114,7 +168,14 @@ describe('renderHtmlReport', () => {
 
   it('prints dashes, not NaN, for missing figures', () => {
     const result = makeResult();
-    result.decode = { ...result.decode!, three: null, speedupVsThree: null, speedupVsThreeCpu: null, threeClipBytes: null, threeUnavailable: 'three.js could not be loaded' };
+    result.decode = {
+      ...result.decode!,
+      three: null,
+      speedupVsThree: null,
+      speedupVsThreeCpu: null,
+      threeClipBytes: null,
+      threeUnavailable: 'three.js could not be loaded',
+    };
     result.throughput.pool = null;
     result.clips = [];
     result.totals = totalsOf([], 0, 0);
@@ -141,7 +202,17 @@ describe('renderHtmlReport', () => {
 describe('renderBarChart', () => {
   it('draws one rect per bar and reference lines, on a log scale too', () => {
     for (const log of [false, true]) {
-      const svg = renderBarChart({ title: 't', yLabel: 'n', log, bars: [{ label: 'a', value: 0 }, { label: 'b', value: 1e6 }, { label: 'c', value: Number.NaN }], lines: [{ value: 5, label: 'five' }] });
+      const svg = renderBarChart({
+        title: 't',
+        yLabel: 'n',
+        log,
+        bars: [
+          { label: 'a', value: 0 },
+          { label: 'b', value: 1e6 },
+          { label: 'c', value: Number.NaN },
+        ],
+        lines: [{ value: 5, label: 'five' }],
+      });
       expect(svg.match(/<rect /g)).toHaveLength(3);
       expect(svg).toContain('five');
       for (const n of svgNumbers(svg)) expect(Number.isFinite(n)).toBe(true);

@@ -7,7 +7,13 @@ import { fileURLToPath } from 'node:url';
 import * as THREE from 'three';
 import { describe, expect, it } from 'vitest';
 
-import { buildThreeHarness, copyRawPose, measureClipDecode, median, randomTimes } from '../../src/bench/decode-timing.js';
+import {
+  buildThreeHarness,
+  copyRawPose,
+  measureClipDecode,
+  median,
+  randomTimes,
+} from '../../src/bench/decode-timing.js';
 import { BenchError, listCorpus, runBench } from '../../src/bench/run.js';
 import { POSE_STRIDE } from '../../src/clip/skeleton.js';
 import { compress } from '../../src/compress/index.js';
@@ -49,7 +55,11 @@ describe('runBench', () => {
   it('compresses two fixtures with consistent totals and deterministic bytes', { timeout: 180_000 }, async () => {
     const stages = new Set<string>();
     const result = await runBench({
-      corpus: [DASH, RUN], jobs: 1, decode: false, poolCheck: false, onProgress: (p) => stages.add(p.stage),
+      corpus: [DASH, RUN],
+      jobs: 1,
+      decode: false,
+      poolCheck: false,
+      onProgress: (p) => stages.add(p.stage),
     });
     expect(result.clips.map((c) => c.id)).toEqual(['dataset-1_dash_normal_001.bvh', 'dataset-1_run_active_001.bvh']);
     expect(result.failures).toEqual([]);
@@ -86,7 +96,9 @@ describe('runBench', () => {
     expect(result.errorHistogram.counts.reduce((s, n) => s + n, 0) + result.errorHistogram.over).toBe(samples);
     expect(result.clipErrorHistogram.total).toBe(2);
     const bitRatePairs = Object.values(result.bitRateHistogram).reduce((s, n) => s + n, 0);
-    expect(bitRatePairs).toBe(result.clips.reduce((s, c) => s + Object.values(c.bitRateHistogram).reduce((a, n) => a + n, 0), 0));
+    expect(bitRatePairs).toBe(
+      result.clips.reduce((s, c) => s + Object.values(c.bitRateHistogram).reduce((a, n) => a + n, 0), 0),
+    );
     expect([...stages]).toEqual(['compress', 'speed', 'errors']);
 
     // Each effort level over the same clips; default's bytes are the run's.
@@ -99,12 +111,21 @@ describe('runBench', () => {
       expect(e.ratio).toBeCloseTo(t.rawBytes / e.compressedBytes, 12);
     }
     // The big skeletons hold the threshold too.
-    expect(result.speed?.scaling?.map((g) => [g.name, g.boneCount, g.withinThreshold])).toEqual([['chain-1000', 1000, true], ['body-face-fingers-300', 300, true]]);
+    expect(result.speed?.scaling?.map((g) => [g.name, g.boneCount, g.withinThreshold])).toEqual([
+      ['chain-1000', 1000, true],
+      ['body-face-fingers-300', 300, true],
+    ]);
     expect(result.speed?.acl).toBeNull();
   });
 
   it('reports a file that fails and goes on with the others', async () => {
-    const result = await runBench({ corpus: [DASH, path.join(fixturesDir, 'README.md')], jobs: 1, decode: false, poolCheck: false, speed: false });
+    const result = await runBench({
+      corpus: [DASH, path.join(fixturesDir, 'README.md')],
+      jobs: 1,
+      decode: false,
+      poolCheck: false,
+      speed: false,
+    });
     expect(result.clips).toHaveLength(1);
     expect(result.failures).toHaveLength(1);
     expect(result.failures[0].file).toMatch(/README\.md$/);
@@ -122,7 +143,15 @@ describe('runBench', () => {
   });
 
   it('times the decoders on a small clip (figures only, no timing assertions)', async () => {
-    const result = await runBench({ corpus: [DASH], jobs: 1, decode: true, poolCheck: false, measureMs: 1, repeats: 1, speed: false });
+    const result = await runBench({
+      corpus: [DASH],
+      jobs: 1,
+      decode: true,
+      poolCheck: false,
+      measureMs: 1,
+      repeats: 1,
+      speed: false,
+    });
     const d = result.decode;
     expect(d).not.toBeNull();
     expect(d!.clips).toBe(1);
@@ -159,7 +188,11 @@ describe('decoder timing pieces', () => {
       copyRawPose(clip, (key + 0.25) / clip.sampleRate, pose);
       for (let b = 0; b < 22; b++) {
         const bone = harness.skeleton.bones[b];
-        const dot = bone.quaternion.x * pose[b * 10] + bone.quaternion.y * pose[b * 10 + 1] + bone.quaternion.z * pose[b * 10 + 2] + bone.quaternion.w * pose[b * 10 + 3];
+        const dot =
+          bone.quaternion.x * pose[b * 10] +
+          bone.quaternion.y * pose[b * 10 + 1] +
+          bone.quaternion.z * pose[b * 10 + 2] +
+          bone.quaternion.w * pose[b * 10 + 3];
         expect(Math.abs(dot)).toBeCloseTo(1, 5);
         expect(bone.position.x).toBeCloseTo(pose[b * 10 + 4], 3);
       }
@@ -168,7 +201,8 @@ describe('decoder timing pieces', () => {
 
   it('copyRawPose clamps times outside the clip', () => {
     const clip = fixtureClip(DASH);
-    const a = new Float32Array(22 * POSE_STRIDE), b = new Float32Array(22 * POSE_STRIDE);
+    const a = new Float32Array(22 * POSE_STRIDE),
+      b = new Float32Array(22 * POSE_STRIDE);
     copyRawPose(clip, -5, a);
     copyRawPose(clip, Number.NaN, b);
     expect(b).toEqual(a);
@@ -178,7 +212,8 @@ describe('decoder timing pieces', () => {
   });
 
   it('draws the same random times for the same seed, inside the clip', () => {
-    const a = randomTimes(64, 2.5, 7), b = randomTimes(64, 2.5, 7);
+    const a = randomTimes(64, 2.5, 7),
+      b = randomTimes(64, 2.5, 7);
     expect(a).toEqual(b);
     expect(randomTimes(64, 2.5, 8)).not.toEqual(a);
     expect(Math.min(...a)).toBeGreaterThanOrEqual(0);
@@ -190,7 +225,13 @@ describe('decoder timing pieces', () => {
   it('measureClipDecode without three.js gives bonepress and raw-copy figures only', () => {
     const clip = fixtureClip(DASH);
     const { bytes } = compress(clip);
-    const timings = measureClipDecode(clip, bytes, { playbackHz: 60, randomTimes: 64, seed: 1, measureMs: 0.5, repeats: 1 });
+    const timings = measureClipDecode(clip, bytes, {
+      playbackHz: 60,
+      randomTimes: 64,
+      seed: 1,
+      measureMs: 0.5,
+      repeats: 1,
+    });
     expect(timings.three).toBeUndefined();
     expect(timings.bonepress.sequentialUs).toBeGreaterThan(0);
     expect(timings.rawCopy.randomUs).toBeGreaterThan(0);

@@ -21,7 +21,13 @@ const temp = makeTempDir();
 afterAll(() => temp.remove());
 
 describe('readAclMeasurement', () => {
-  const good = { label: 'ACL 2.1.0 acl_compressor', clips: 174, compressSeconds: 2.76, processSeconds: 4.36, rawBytes: 28084320 };
+  const good = {
+    label: 'ACL 2.1.0 acl_compressor',
+    clips: 174,
+    compressSeconds: 2.76,
+    processSeconds: 4.36,
+    rawBytes: 28084320,
+  };
 
   it('reads a measurement', async () => {
     const file = join(temp.dir, 'acl.json');
@@ -43,7 +49,10 @@ describe('readAclMeasurement', () => {
     for (const [i, [text, problem]] of cases.entries()) {
       const file = join(temp.dir, `bad-${i}.json`);
       writeFileSync(file, text);
-      await expect(readAclMeasurement(file)).rejects.toMatchObject({ code: 'BAD_ACL', message: expect.stringContaining(file) });
+      await expect(readAclMeasurement(file)).rejects.toMatchObject({
+        code: 'BAD_ACL',
+        message: expect.stringContaining(file),
+      });
       await expect(readAclMeasurement(file)).rejects.toThrow(problem);
     }
     await expect(readAclMeasurement(join(temp.dir, 'missing.json'))).rejects.toMatchObject({ code: 'BAD_ACL' });

@@ -44,7 +44,9 @@ describe('float64 check', () => {
 
 describe('transport bench', () => {
   it('reports both forms, their brotli sizes, decode speed and the float64 check', async () => {
-    const files = fixtureNames().slice(0, 2).map((f) => FIXTURES_DIR + f);
+    const files = fixtureNames()
+      .slice(0, 2)
+      .map((f) => FIXTURES_DIR + f);
     const r = await runTransportBench({ corpus: files, measureMs: 5, repeats: 1 });
     expect(r.clips).toHaveLength(2);
     expect(r.transportBytes).toBeLessThan(r.runtimeBytes);

@@ -20,7 +20,10 @@ afterAll(() => temp.remove());
 /** A one-bone clip with nothing animated, re-declared with `sampleCount` samples (CRC fixed). */
 function bomb(sampleCount: number): string {
   const pose = new Float32Array(POSE_STRIDE);
-  pose[3] = 1; pose[7] = 1; pose[8] = 1; pose[9] = 1;
+  pose[3] = 1;
+  pose[7] = 1;
+  pose[8] = 1;
+  pose[9] = 1;
   const clip = createRawClip('still', createSkeleton(['root'], [-1], pose, 'cm'), 30, 2, 'cm');
   const bytes = compress(clip, { stripNames: true }).bytes.slice();
   const view = new DataView(bytes.buffer);

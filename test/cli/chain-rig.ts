@@ -7,7 +7,9 @@ import type { Accessor, Animation, Buffer, Document, Node, Scene } from '@gltf-t
 /** Adds the chain to `scene` under one skin; returns its joints, root first. */
 export function addChain(doc: Document, scene: Scene): Node[] {
   const skin = doc.createSkin('skin');
-  const joints = ['Hips', 'Spine', 'Head'].map((name, i) => doc.createNode(name).setTranslation([0, i === 0 ? 1 : 0.3, 0]));
+  const joints = ['Hips', 'Spine', 'Head'].map((name, i) =>
+    doc.createNode(name).setTranslation([0, i === 0 ? 1 : 0.3, 0]),
+  );
   joints.forEach((joint, i) => {
     skin.addJoint(joint);
     if (i === 0) scene.addChild(joint);
@@ -18,10 +20,18 @@ export function addChain(doc: Document, scene: Scene): Node[] {
 
 /** Adds a LINEAR channel on `target.path` keyed at `times` to `animation`. */
 export function addChannel(
-  doc: Document, buffer: Buffer, animation: Animation, times: Accessor,
-  target: Node, path: 'rotation' | 'translation' | 'weights', type: 'VEC4' | 'VEC3' | 'SCALAR', values: readonly number[],
+  doc: Document,
+  buffer: Buffer,
+  animation: Animation,
+  times: Accessor,
+  target: Node,
+  path: 'rotation' | 'translation' | 'weights',
+  type: 'VEC4' | 'VEC3' | 'SCALAR',
+  values: readonly number[],
 ): void {
   const output = doc.createAccessor().setType(type).setArray(Float32Array.from(values)).setBuffer(buffer);
   const sampler = doc.createAnimationSampler().setInput(times).setOutput(output).setInterpolation('LINEAR');
-  animation.addSampler(sampler).addChannel(doc.createAnimationChannel().setTargetNode(target).setTargetPath(path).setSampler(sampler));
+  animation
+    .addSampler(sampler)
+    .addChannel(doc.createAnimationChannel().setTargetNode(target).setTargetPath(path).setSampler(sampler));
 }

@@ -3,7 +3,17 @@ import { join } from 'node:path';
 
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 
-import { ROOT, WAIT_MS, blockingFifo, fixture, killStartedClis, linesOf, makeTempDir, runCli, startCli } from './run-cli.js';
+import {
+  ROOT,
+  WAIT_MS,
+  blockingFifo,
+  fixture,
+  killStartedClis,
+  linesOf,
+  makeTempDir,
+  runCli,
+  startCli,
+} from './run-cli.js';
 
 const DASH = fixture('dataset-1_dash_normal_001.bvh');
 const RUN = fixture('dataset-1_run_active_001.bvh');
@@ -20,9 +30,30 @@ function outDir(): string {
 }
 
 interface CompressJson {
-  clips: { file: string; output: string; name: string; boneCount: number; sampleCount: number; rawBytes: number; compressedBytes: number; ratio: number; maxError: number; threshold: number; unit: string; withinThreshold: boolean }[];
+  clips: {
+    file: string;
+    output: string;
+    name: string;
+    boneCount: number;
+    sampleCount: number;
+    rawBytes: number;
+    compressedBytes: number;
+    ratio: number;
+    maxError: number;
+    threshold: number;
+    unit: string;
+    withinThreshold: boolean;
+  }[];
   failures: { file: string; code: string; message: string }[];
-  total: { files: number; clips: number; failures: number; rawBytes: number; compressedBytes: number; ratio: number; overThreshold: number };
+  total: {
+    files: number;
+    clips: number;
+    failures: number;
+    rawBytes: number;
+    compressedBytes: number;
+    ratio: number;
+    overThreshold: number;
+  };
 }
 
 /** Per-test limit: generous for a loaded CI machine; each CLI run has its own, shorter one (run-cli.ts). */
@@ -109,9 +140,15 @@ describe('bonepress compress', () => {
     const info = runCli(['info', bpk, '--json']);
     expect(info.code).toBe(0);
     const parsed = JSON.parse(info.stdout) as {
-      boneCount: number; sampleCount: number; unit: string; hasNames: boolean; byteLength: number;
-      sections: { total: number }; trackClasses: { total: { default: number; constant: number; animated: number } };
-      bones: { name: string }[]; bitRateHistogram: Record<string, number>;
+      boneCount: number;
+      sampleCount: number;
+      unit: string;
+      hasNames: boolean;
+      byteLength: number;
+      sections: { total: number };
+      trackClasses: { total: { default: number; constant: number; animated: number } };
+      bones: { name: string }[];
+      bitRateHistogram: Record<string, number>;
     };
     expect(parsed).toMatchObject({ boneCount: 22, sampleCount: 20, unit: 'cm', hasNames: true });
     expect(parsed.sections.total).toBe(parsed.byteLength);
@@ -122,7 +159,9 @@ describe('bonepress compress', () => {
 
     const sample = runCli(['sample', bpk, '--time', '0.25', '--bone', parsed.bones[1].name, '--json']);
     expect(sample.code).toBe(0);
-    const pose = JSON.parse(sample.stdout) as { bones: { name: string; rotation: number[]; translation: number[]; scale: number[] }[] };
+    const pose = JSON.parse(sample.stdout) as {
+      bones: { name: string; rotation: number[]; translation: number[]; scale: number[] }[];
+    };
     expect(pose.bones).toHaveLength(1);
     expect(pose.bones[0].rotation).toHaveLength(4);
     expect(pose.bones[0].translation).toHaveLength(3);
@@ -132,7 +171,11 @@ describe('bonepress compress', () => {
 
     const dump = join(out, 'dash.json');
     expect(runCli(['decompress', bpk, '-o', dump]).code).toBe(0);
-    const dumped = JSON.parse(readFileSync(dump, 'utf8')) as { bones: string[]; numSamples: number; rotations: number[] };
+    const dumped = JSON.parse(readFileSync(dump, 'utf8')) as {
+      bones: string[];
+      numSamples: number;
+      rotations: number[];
+    };
     expect(dumped.numSamples).toBe(20);
     expect(dumped.rotations).toHaveLength(20 * 22 * 4);
 
@@ -149,7 +192,11 @@ describe('bonepress compress', () => {
     const out = outDir();
     expect(runCli(['compress', DASH, '-o', out, '--strip-names', '--no-checksum']).code).toBe(0);
     const bpk = join(out, 'dataset-1_dash_normal_001.bpk');
-    const info = JSON.parse(runCli(['info', bpk, '--json']).stdout) as { hasNames: boolean; hasChecksum: boolean; name: string | null };
+    const info = JSON.parse(runCli(['info', bpk, '--json']).stdout) as {
+      hasNames: boolean;
+      hasChecksum: boolean;
+      name: string | null;
+    };
     expect(info).toMatchObject({ hasNames: false, hasChecksum: false, name: null });
     expect(runCli(['sample', bpk, '--time', '0', '--bone', 'bone_3']).code).toBe(0);
     const dump = join(out, 'dash.json');
@@ -167,7 +214,9 @@ describe('bonepress compress', () => {
     try {
       const cli = startCli(['compress', DASH, fifo.path, '-o', out, '--jobs', '2', '--allow-special-files']);
       const wrote = await cli.waitUntil(() => existsSync(dash), `${dash} to be written`, WAIT_MS);
-      expect(wrote, `the CLI exited without writing ${dash} (the blocked input cannot finish): ${cli.describe()}`).toBe(true);
+      expect(wrote, `the CLI exited without writing ${dash} (the blocked input cannot finish): ${cli.describe()}`).toBe(
+        true,
+      );
       cli.kill('SIGINT');
       await cli.waitUntil(() => cli.stderr.includes('interrupted'), 'the "interrupted" message after SIGINT', WAIT_MS);
       // Release the blocked read: the stopped worker, and with it the process, can then finish exiting.
@@ -175,7 +224,10 @@ describe('bonepress compress', () => {
       const exit = await cli.waitForExit(WAIT_MS);
       expect(exit.timedOut, `no exit within ${WAIT_MS} ms of the release: ${cli.describe()}`).toBe(false);
       expect(exit.code, cli.describe()).toBe(130);
-      expect(linesOf(cli.stderr).some((l) => /^bonepress: interrupted/.test(l)), cli.stderr).toBe(true);
+      expect(
+        linesOf(cli.stderr).some((l) => /^bonepress: interrupted/.test(l)),
+        cli.stderr,
+      ).toBe(true);
       expect(readdirSync(out)).toEqual(['dataset-1_dash_normal_001.bpk']);
     } finally {
       fifo.release();

@@ -3,7 +3,18 @@
  * test each, through the built CLI (`npm test` builds first): exit code, stdout and stderr.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 
 import { Document, NodeIO } from '@gltf-transform/core';
@@ -60,14 +71,28 @@ async function writeGlb(path: string, takes: readonly Take[]): Promise<string> {
   const prop = doc.createNode('Prop').setMesh(doc.createMesh('prop'));
   scene.addChild(prop);
   const samples = 31;
-  const times = doc.createAccessor().setType('SCALAR').setBuffer(buffer).setArray(Float32Array.from({ length: samples }, (_, s) => s / 30));
+  const times = doc
+    .createAccessor()
+    .setType('SCALAR')
+    .setBuffer(buffer)
+    .setArray(Float32Array.from({ length: samples }, (_, s) => s / 30));
   takes.forEach((take, t) => {
     const anim = doc.createAnimation(take.name);
-    const channel = (target: typeof prop, pathName: 'rotation' | 'weights' | 'translation', type: 'VEC4' | 'SCALAR' | 'VEC3', values: number[]): void => {
+    const channel = (
+      target: typeof prop,
+      pathName: 'rotation' | 'weights' | 'translation',
+      type: 'VEC4' | 'SCALAR' | 'VEC3',
+      values: number[],
+    ): void => {
       addChannel(doc, buffer, anim, times, target, pathName, type, values);
     };
     if (take.propOnly) {
-      channel(prop, 'translation', 'VEC3', Array.from({ length: samples * 3 }, (_, k) => k / 90));
+      channel(
+        prop,
+        'translation',
+        'VEC3',
+        Array.from({ length: samples * 3 }, (_, k) => k / 90),
+      );
       return;
     }
     joints.forEach((joint, j) => {
@@ -78,7 +103,13 @@ async function writeGlb(path: string, takes: readonly Take[]): Promise<string> {
       }
       channel(joint, 'rotation', 'VEC4', values);
     });
-    if (take.morph) channel(prop, 'weights', 'SCALAR', Array.from({ length: samples }, (_, s) => s / (samples - 1)));
+    if (take.morph)
+      channel(
+        prop,
+        'weights',
+        'SCALAR',
+        Array.from({ length: samples }, (_, s) => s / (samples - 1)),
+      );
   });
   writeFileSync(path, await new NodeIO().writeBinary(doc));
   return path;
@@ -100,9 +131,14 @@ function expectNoExponent(text: string): void {
 describe('issue 16: command-line defects', () => {
   it('decompress -o - into a reader that stops early ends quietly with exit 0 (no EPIPE trace)', async () => {
     const bpk = compressOne(WALK_BACK);
-    const child = spawn(process.execPath, [CLI, 'decompress', bpk, '-o', '-'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'decompress', bpk, '-o', '-'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+    });
     let received = 0;
     // Like `| head -c 200`: read the first chunk, then close the pipe.
     child.stdout.once('data', (chunk: Buffer) => {
@@ -137,7 +173,9 @@ describe('issue 16: command-line defects', () => {
       const target = join(fresh('two'), 'both.bpk');
       const run = runCli(['compress', DASH, RUN, '-o', target]);
       expect(run.code).toBe(2);
-      expect(linesOf(run.stderr)).toEqual([`bonepress: -o ${target} takes one clip, but there are 2 inputs; give a folder`]);
+      expect(linesOf(run.stderr)).toEqual([
+        `bonepress: -o ${target} takes one clip, but there are 2 inputs; give a folder`,
+      ]);
       expect(existsSync(target)).toBe(false);
     });
 
@@ -195,7 +233,10 @@ describe('issue 16: command-line defects', () => {
     const run = runCli(['compress', 'fixtures', '-o', out, '--json']);
     expect(run.code, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout) as CompressJson;
-    const expected = readdirSync(join(ROOT, 'fixtures')).filter((n) => n.endsWith('.bvh')).sort().map((n) => join('fixtures', n));
+    const expected = readdirSync(join(ROOT, 'fixtures'))
+      .filter((n) => n.endsWith('.bvh'))
+      .sort()
+      .map((n) => join('fixtures', n));
     expect(report.clips.map((c) => c.file)).toEqual(expected);
     expect(readdirSync(out)).toHaveLength(expected.length);
   });
@@ -210,14 +251,18 @@ describe('issue 16: command-line defects', () => {
     const out = fresh();
     const verbose = runCli(['-v', 'compress', DASH, '-o', out, '--jobs', '1']);
     expect(verbose.code).toBe(0);
-    expect(linesOf(verbose.stderr)).toEqual([`bonepress: ${DASH}: wrote ${join(out, 'dataset-1_dash_normal_001.bpk')} (${statSync(join(out, 'dataset-1_dash_normal_001.bpk')).size} bytes)`]);
+    expect(linesOf(verbose.stderr)).toEqual([
+      `bonepress: ${DASH}: wrote ${join(out, 'dataset-1_dash_normal_001.bpk')} (${statSync(join(out, 'dataset-1_dash_normal_001.bpk')).size} bytes)`,
+    ]);
   });
 
   it('--rate on a BVH is refused (exit 2), not silently ignored', () => {
     const out = fresh();
     const run = runCli(['compress', DASH, '-o', out, '--rate', '60']);
     expect(run.code).toBe(2);
-    expect(linesOf(run.stderr)).toEqual([`bonepress: --rate resamples glTF/GLB inputs only; ${DASH} keeps the rate it was sampled at (compress it without --rate)`]);
+    expect(linesOf(run.stderr)).toEqual([
+      `bonepress: --rate resamples glTF/GLB inputs only; ${DASH} keeps the rate it was sampled at (compress it without --rate)`,
+    ]);
     expect(existsSync(out)).toBe(false);
   });
 
@@ -238,7 +283,9 @@ describe('issue 16: command-line defects', () => {
     expect(skipping.code, skipping.stderr).toBe(0);
     expect(linesOf(skipping.stderr)).toEqual([`bonepress: ${still}: skipped: no animations in the file`]);
     expect(linesOf(skipping.stdout).at(-1)).toMatch(/^TOTAL \(1 clip, 1 skipped\)/);
-    const json = JSON.parse(runCli(['compress', DASH, still, '-o', fresh(), '--jobs', '1', '--skip-empty', '--json']).stdout) as CompressJson;
+    const json = JSON.parse(
+      runCli(['compress', DASH, still, '-o', fresh(), '--jobs', '1', '--skip-empty', '--json']).stdout,
+    ) as CompressJson;
     expect(json.skipped).toEqual([{ file: still, message: 'no animations in the file' }]);
     expect(json.total).toMatchObject({ clips: 1, failures: 0, skipped: 1 });
   });
@@ -287,7 +334,8 @@ describe('issue 16: command-line defects', () => {
   it('bench works outside the repository: needs a corpus, writes nothing unless asked, no reference figures for another corpus', () => {
     const cwd = fresh('elsewhere');
     mkdirSync(cwd);
-    const bench = (...args: string[]) => spawnSync(process.execPath, [CLI, 'bench', ...args], { cwd, encoding: 'utf8', timeout: 120_000 });
+    const bench = (...args: string[]) =>
+      spawnSync(process.execPath, [CLI, 'bench', ...args], { cwd, encoding: 'utf8', timeout: 120_000 });
     const noCorpus = bench();
     expect(noCorpus.status).toBe(2);
     expect(noCorpus.stderr).toContain("missing required argument 'corpus'");
@@ -303,7 +351,11 @@ describe('issue 16: command-line defects', () => {
     const reports = join(cwd, 'reports');
     const saved = bench(join(ROOT, DASH), '--jobs', '1', '--no-decode', '--out', reports, '--json');
     expect(saved.status, saved.stderr).toBe(0);
-    expect(readdirSync(reports).map((n) => n.replace(/bench-.*\./, 'bench-<time>.')).sort()).toEqual(['bench-<time>.html', 'bench-<time>.json']);
+    expect(
+      readdirSync(reports)
+        .map((n) => n.replace(/bench-.*\./, 'bench-<time>.'))
+        .sort(),
+    ).toEqual(['bench-<time>.html', 'bench-<time>.json']);
   });
 
   it('messages speak to CLI users: a missing glTF buffer is a missing file, not a library option', async () => {
@@ -317,13 +369,17 @@ describe('issue 16: command-line defects', () => {
     rmSync(join(folder, bin));
     const run = runCli(['compress', gltf, '-o', fresh(), '--jobs', '1']);
     expect(run.code).toBe(2);
-    expect(linesOf(run.stderr)).toEqual([`bonepress: ${gltf}: missing buffer "${bin}" (buffer 0): no such file next to the glTF`]);
+    expect(linesOf(run.stderr)).toEqual([
+      `bonepress: ${gltf}: missing buffer "${bin}" (buffer 0): no such file next to the glTF`,
+    ]);
   });
 
   it('top-level help describes verify with every source format', () => {
     const run = runCli(['--help']);
     expect(run.code).toBe(0);
-    expect(run.stdout.replace(/\s+/g, ' ')).toMatch(/verify \[options\] <raw> <other> measure the error of a clip \([^)]*glTF/);
+    expect(run.stdout.replace(/\s+/g, ' ')).toMatch(
+      /verify \[options\] <raw> <other> measure the error of a clip \([^)]*glTF/,
+    );
   });
 });
 
@@ -351,7 +407,10 @@ describe('issue 19: outputs planned for the whole batch', () => {
     expect(run.code).toBe(2);
     const report = JSON.parse(run.stdout) as CompressJson;
     expect(report.clips).toEqual([]);
-    expect(report.failures.map((f) => [f.file, f.code])).toEqual([[bvh, 'OUTPUT_CLASH'], [glb, 'OUTPUT_CLASH']]);
+    expect(report.failures.map((f) => [f.file, f.code])).toEqual([
+      [bvh, 'OUTPUT_CLASH'],
+      [glb, 'OUTPUT_CLASH'],
+    ]);
     expect(report.failures[0].message).toContain(glb);
     expect(report.failures[1].message).toContain(bvh);
     expect(readdirSync(out)).toEqual(['walk_run.bpk']);
@@ -365,7 +424,9 @@ describe('issue 19: outputs planned for the whole batch', () => {
     const before = readFileSync(source);
     const run = runCli(['compress', source, '-o', folder, '--jobs', '1']);
     expect(run.code).toBe(2);
-    expect(linesOf(run.stderr)).toEqual([`bonepress: ${source}: its output ${source} is the input ${source}; an output never replaces an input`]);
+    expect(linesOf(run.stderr)).toEqual([
+      `bonepress: ${source}: its output ${source} is the input ${source}; an output never replaces an input`,
+    ]);
     expect(readFileSync(source).equals(before)).toBe(true);
   });
 
@@ -379,7 +440,9 @@ describe('issue 19: outputs planned for the whole batch', () => {
     symlinkSync(victim, link);
     const run = runCli(['decompress', bpk, '-o', link]);
     expect(run.code).toBe(2);
-    expect(linesOf(run.stderr)).toEqual([`bonepress: ${link}: ${link} is a symbolic link; bonepress does not replace or follow links (remove it or write elsewhere)`]);
+    expect(linesOf(run.stderr)).toEqual([
+      `bonepress: ${link}: ${link} is a symbolic link; bonepress does not replace or follow links (remove it or write elsewhere)`,
+    ]);
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
     expect(readlinkSync(link)).toBe(victim);
     expect(readFileSync(victim, 'utf8')).toBe('keep me');

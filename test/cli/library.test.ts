@@ -35,7 +35,12 @@ function compressArgs(out: string, ...more: string[]): string[] {
 
 /** Every visible file of a folder (hidden ones are the cache and temp files): name → bytes. */
 function visibleFiles(dir: string): Map<string, Buffer> {
-  return new Map(readdirSync(dir).filter((name) => !name.startsWith('.')).sort().map((name) => [name, readFileSync(join(dir, name))]));
+  return new Map(
+    readdirSync(dir)
+      .filter((name) => !name.startsWith('.'))
+      .sort()
+      .map((name) => [name, readFileSync(join(dir, name))]),
+  );
 }
 
 /** How many outputs are in place in `out` (0 while it does not exist). */
@@ -58,9 +63,12 @@ const random = mulberry32;
 beforeAll(() => {
   mkdirSync(LIBRARY, { recursive: true });
   for (const name of readdirSync(FIXTURES).filter((n) => n.endsWith('.bvh'))) {
-    for (let r = 1; r <= REPLICAS; r++) copyFileSync(join(FIXTURES, name), join(LIBRARY, name.replace('.bvh', `_r${r}.bvh`)));
+    for (let r = 1; r <= REPLICAS; r++)
+      copyFileSync(join(FIXTURES, name), join(LIBRARY, name.replace('.bvh', `_r${r}.bvh`)));
   }
-  libraryFiles = readdirSync(LIBRARY).sort().map((name) => join(LIBRARY, name));
+  libraryFiles = readdirSync(LIBRARY)
+    .sort()
+    .map((name) => join(LIBRARY, name));
   const started = performance.now();
   const run = runCli(compressArgs(REFERENCE, '--jobs', '2'), 180_000);
   referenceSeconds = (performance.now() - started) / 1000;
@@ -69,50 +77,93 @@ beforeAll(() => {
 }, 200_000);
 
 describe('compress --manifest', () => {
-  it('writes every output and a manifest; an unchanged second run compresses nothing and rewrites nothing', LONG, () => {
-    const inputs = readdirSync(LIBRARY).length;
-    const manifest = JSON.parse(readFileSync(join(REFERENCE, 'manifest.json'), 'utf8')) as { inputs: { input: string; outputs: { path: string }[] }[]; total: { inputs: number } };
-    expect(manifest.total.inputs).toBe(inputs);
-    expect(manifest.inputs.map((e) => e.outputs[0].path)).toEqual(manifest.inputs.map((e) => join(REFERENCE, e.input.slice(LIBRARY.length + 1).replace('.bvh', '.bpk'))));
-    expect(visibleFiles(REFERENCE).size).toBe(inputs + 1);
+  it(
+    'writes every output and a manifest; an unchanged second run compresses nothing and rewrites nothing',
+    LONG,
+    () => {
+      const inputs = readdirSync(LIBRARY).length;
+      const manifest = JSON.parse(readFileSync(join(REFERENCE, 'manifest.json'), 'utf8')) as {
+        inputs: { input: string; outputs: { path: string }[] }[];
+        total: { inputs: number };
+      };
+      expect(manifest.total.inputs).toBe(inputs);
+      expect(manifest.inputs.map((e) => e.outputs[0].path)).toEqual(
+        manifest.inputs.map((e) => join(REFERENCE, e.input.slice(LIBRARY.length + 1).replace('.bvh', '.bpk'))),
+      );
+      expect(visibleFiles(REFERENCE).size).toBe(inputs + 1);
 
-    const out = join(temp.dir, 'second');
-    expect(runCli(compressArgs(out, '--jobs', '2')).code).toBe(0);
-    const stamps = new Map(readdirSync(out).map((name) => [name, statSync(join(out, name), { bigint: true }).mtimeNs]));
-    const second = runCli(compressArgs(out, '--jobs', '2'));
-    expect(second.code).toBe(0);
-    expect(second.stdout).toContain(`${inputs} inputs: 0 compressed, ${inputs} from the cache, 0 failed; 0 outputs written`);
-    expect(second.stdout).toContain('manifest.json unchanged');
-    expect(new Map(readdirSync(out).map((name) => [name, statSync(join(out, name), { bigint: true }).mtimeNs]))).toEqual(stamps);
-    expect(manifestText(out)).toBe(manifestText(REFERENCE));
-  });
+      const out = join(temp.dir, 'second');
+      expect(runCli(compressArgs(out, '--jobs', '2')).code).toBe(0);
+      const stamps = new Map(
+        readdirSync(out).map((name) => [name, statSync(join(out, name), { bigint: true }).mtimeNs]),
+      );
+      const second = runCli(compressArgs(out, '--jobs', '2'));
+      expect(second.code).toBe(0);
+      expect(second.stdout).toContain(
+        `${inputs} inputs: 0 compressed, ${inputs} from the cache, 0 failed; 0 outputs written`,
+      );
+      expect(second.stdout).toContain('manifest.json unchanged');
+      expect(
+        new Map(readdirSync(out).map((name) => [name, statSync(join(out, name), { bigint: true }).mtimeNs])),
+      ).toEqual(stamps);
+      expect(manifestText(out)).toBe(manifestText(REFERENCE));
+    },
+  );
 
   it('prints what the run did and the manifest with --json', LONG, () => {
     const out = join(temp.dir, 'json');
     const run = runCli(compressArgs(out, '--jobs', '1', '--json'));
     expect(run.code).toBe(0);
-    const report = JSON.parse(run.stdout) as { compressed: number; cached: number; manifestWritten: boolean; manifest: unknown };
+    const report = JSON.parse(run.stdout) as {
+      compressed: number;
+      cached: number;
+      manifestWritten: boolean;
+      manifest: unknown;
+    };
     expect(report).toMatchObject({ compressed: readdirSync(LIBRARY).length, cached: 0, manifestWritten: true });
     expect(`${JSON.stringify(report.manifest, null, 2)}\n`.replaceAll(out, 'OUT')).toBe(manifestText(REFERENCE));
   });
 
-  it('with --skip-empty, reports an input without animation as skipped and exits 0; the manifest still lists it', LONG, () => {
-    const empty = join(temp.dir, 'empty.gltf');
-    writeFileSync(empty, JSON.stringify({ asset: { version: '2.0' } }));
-    const out = join(temp.dir, 'skip-empty');
-    const args = ['compress', empty, libraryFiles[0], '-o', out, '--manifest', join(out, 'manifest.json'), '--jobs', '1'];
-    const failed = runCli(args);
-    expect(failed.code).toBe(2);
-    expect(failed.stderr).toBe(`bonepress: ${empty}: no animations in the file\n`);
-    const skipped = runCli([...args, '--skip-empty']);
-    expect(skipped.code).toBe(0);
-    expect(skipped.stderr).toBe(`bonepress: ${empty}: skipped: no animations in the file\n`);
-    const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as { inputs: { input: string; failure?: { code: string } }[] };
-    expect(manifest.inputs.find((e) => e.input === empty)?.failure?.code).toBe('NO_ANIMATION');
-  });
+  it(
+    'with --skip-empty, reports an input without animation as skipped and exits 0; the manifest still lists it',
+    LONG,
+    () => {
+      const empty = join(temp.dir, 'empty.gltf');
+      writeFileSync(empty, JSON.stringify({ asset: { version: '2.0' } }));
+      const out = join(temp.dir, 'skip-empty');
+      const args = [
+        'compress',
+        empty,
+        libraryFiles[0],
+        '-o',
+        out,
+        '--manifest',
+        join(out, 'manifest.json'),
+        '--jobs',
+        '1',
+      ];
+      const failed = runCli(args);
+      expect(failed.code).toBe(2);
+      expect(failed.stderr).toBe(`bonepress: ${empty}: no animations in the file\n`);
+      const skipped = runCli([...args, '--skip-empty']);
+      expect(skipped.code).toBe(0);
+      expect(skipped.stderr).toBe(`bonepress: ${empty}: skipped: no animations in the file\n`);
+      const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as {
+        inputs: { input: string; failure?: { code: string } }[];
+      };
+      expect(manifest.inputs.find((e) => e.input === empty)?.failure?.code).toBe('NO_ANIMATION');
+    },
+  );
 
   it('refuses a single-file -o in library mode', () => {
-    const run = runCli(['compress', ...libraryFiles, '-o', join(temp.dir, 'one.bpk'), '--manifest', join(temp.dir, 'm.json')]);
+    const run = runCli([
+      'compress',
+      ...libraryFiles,
+      '-o',
+      join(temp.dir, 'one.bpk'),
+      '--manifest',
+      join(temp.dir, 'm.json'),
+    ]);
     expect(run.code).toBe(2);
     // Either check may speak first (the batch's own, or library mode's): both name the -o value.
     expect(run.stderr).toMatch(/^bonepress: .*one\.bpk.*\n$/);
@@ -144,7 +195,8 @@ describe('a batch killed at random moments', () => {
       expect(rerun.code).toBe(0);
       const [actual, expected] = [visibleFiles(out), visibleFiles(REFERENCE)];
       expect([...actual.keys()]).toEqual([...expected.keys()]);
-      for (const [name, bytes] of expected) if (name !== 'manifest.json') expect(actual.get(name)!.equals(bytes), name).toBe(true);
+      for (const [name, bytes] of expected)
+        if (name !== 'manifest.json') expect(actual.get(name)!.equals(bytes), name).toBe(true);
       expect(manifestText(out)).toBe(manifestText(REFERENCE));
       // The temp files the kills left behind are gone too.
       expect(readdirSync(out).filter((name) => name.startsWith('.'))).toEqual(['.bonepress-cache']);
@@ -157,7 +209,21 @@ describe('--shard over 3 shards, merged', () => {
     const out = join(temp.dir, 'sharded');
     const parts = [1, 2, 3].map((i) => join(out, `part-${i}.json`));
     for (const [i, part] of parts.entries()) {
-      const run = runCli(['compress', ...libraryFiles, '-o', out, '--shard', `${i + 1}/3`, '--manifest', part, '--jobs', String(1 + (i % 2))], 180_000);
+      const run = runCli(
+        [
+          'compress',
+          ...libraryFiles,
+          '-o',
+          out,
+          '--shard',
+          `${i + 1}/3`,
+          '--manifest',
+          part,
+          '--jobs',
+          String(1 + (i % 2)),
+        ],
+        180_000,
+      );
       expect(run.stderr).toBe('');
       expect(run.code).toBe(0);
     }
@@ -170,7 +236,8 @@ describe('--shard over 3 shards, merged', () => {
     for (const part of parts) rmSync(part);
     const [actual, expected] = [visibleFiles(out), visibleFiles(REFERENCE)];
     expect([...actual.keys()]).toEqual([...expected.keys()]);
-    for (const [name, bytes] of expected) if (name !== 'manifest.json') expect(actual.get(name)!.equals(bytes), name).toBe(true);
+    for (const [name, bytes] of expected)
+      if (name !== 'manifest.json') expect(actual.get(name)!.equals(bytes), name).toBe(true);
   });
 
   it('refuses parts that miss a shard or conflict, naming the part', () => {
@@ -178,16 +245,37 @@ describe('--shard over 3 shards, merged', () => {
     mkdirSync(out, { recursive: true });
     const part = (i: number, inputs: unknown[]): string => {
       const path = join(out, `p${i}.json`);
-      writeFileSync(path, JSON.stringify({ manifestVersion: 1, bonepress: '0.1.0', formatVersion: 2, settings: {}, shard: { index: i, count: 3 }, inputs, total: {} }));
+      writeFileSync(
+        path,
+        JSON.stringify({
+          manifestVersion: 1,
+          bonepress: '0.1.0',
+          formatVersion: 2,
+          settings: {},
+          shard: { index: i, count: 3 },
+          inputs,
+          total: {},
+        }),
+      );
       return path;
     };
     const missing = runCli(['manifest', 'merge', part(1, []), part(3, []), '-o', join(out, 'm.json')]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toBe(`bonepress: ${join(out, 'p1.json')}: shard 2/3 missing from the parts\n`);
     const failed = (message: string): unknown => ({ input: 'a.bvh', failure: { code: 'SYNTAX', message } });
-    const conflict = runCli(['manifest', 'merge', part(1, [failed('x')]), part(2, [failed('y')]), part(3, []), '-o', join(out, 'm.json')]);
+    const conflict = runCli([
+      'manifest',
+      'merge',
+      part(1, [failed('x')]),
+      part(2, [failed('y')]),
+      part(3, []),
+      '-o',
+      join(out, 'm.json'),
+    ]);
     expect(conflict.code).toBe(2);
-    expect(conflict.stderr).toBe(`bonepress: ${join(out, 'p2.json')}: input a.bvh differs from its entry in ${join(out, 'p1.json')}\n`);
+    expect(conflict.stderr).toBe(
+      `bonepress: ${join(out, 'p2.json')}: input a.bvh differs from its entry in ${join(out, 'p1.json')}\n`,
+    );
     const broken = join(out, 'broken.json');
     writeFileSync(broken, '{"manifestVersion": 1');
     const bad = runCli(['manifest', 'merge', broken, '-o', join(out, 'm.json')]);
@@ -199,7 +287,8 @@ describe('--shard over 3 shards, merged', () => {
 
 describe('library mode options', () => {
   it('-v names each output, compressed or from the cache; glTF output and a single .bpt file are refused', LONG, () => {
-    const out = join(temp.dir, 'verbose'), manifest = join(out, 'manifest.json');
+    const out = join(temp.dir, 'verbose'),
+      manifest = join(out, 'manifest.json');
     const input = libraryFiles[0];
     const first = runCli(['compress', input, '-o', out, '--manifest', manifest, '-v']);
     expect(first.code, first.stderr).toBe(0);
@@ -212,10 +301,14 @@ describe('library mode options', () => {
 
     const glb = runCli(['compress', input, '-o', join(temp.dir, 'x.glb'), '--manifest', manifest]);
     expect(glb.code).toBe(2);
-    expect(glb.stderr).toMatch(/--cache and --manifest build a folder of loose clips; glTF output \(-o .*x\.glb\) writes one asset/);
+    expect(glb.stderr).toMatch(
+      /--cache and --manifest build a folder of loose clips; glTF output \(-o .*x\.glb\) writes one asset/,
+    );
     const bpt = runCli(['compress', input, '-o', join(temp.dir, 'one.bpt'), '--manifest', manifest]);
     expect(bpt.code).toBe(2);
-    expect(bpt.stderr).toBe(`bonepress: --cache and --manifest write a folder of outputs; -o ${join(temp.dir, 'one.bpt')} names one file\n`);
+    expect(bpt.stderr).toBe(
+      `bonepress: --cache and --manifest write a folder of outputs; -o ${join(temp.dir, 'one.bpt')} names one file\n`,
+    );
     const folder = runCli(['compress', input, '-o', out, '--manifest', `${out}/`]);
     expect(folder.code).toBe(2);
     expect(folder.stderr).toBe(`bonepress: --manifest names a file, got ${out}/\n`);

@@ -15,7 +15,13 @@ const BYEBYE = fixture('dataset-1_byebye_angry_001.bvh');
 const temp = makeTempDir();
 afterAll(() => temp.remove());
 
-interface VerifyJson { metric: string; maxError: number; shellMaxError: number; threshold: number; pass: boolean }
+interface VerifyJson {
+  metric: string;
+  maxError: number;
+  shellMaxError: number;
+  threshold: number;
+  pass: boolean;
+}
 
 function verifyJson(...args: string[]): { code: number | null; report: VerifyJson } {
   const run = runCli(['verify', ...args, '--json']);
@@ -30,7 +36,11 @@ describe('--metric', () => {
   it('compress --metric shell writes a clip whose whole-shell error is within --error, and says so in --json', () => {
     const run = runCli(['compress', DASH, '--metric', 'shell', '-o', shellFile, '--json']);
     expect(run.code).toBe(0);
-    const [clip] = (JSON.parse(run.stdout) as { clips: { metric: string; maxError: number; shellMaxError: number; threshold: number }[] }).clips;
+    const [clip] = (
+      JSON.parse(run.stdout) as {
+        clips: { metric: string; maxError: number; shellMaxError: number; threshold: number }[];
+      }
+    ).clips;
     expect(clip.metric).toBe('shell');
     expect(clip.shellMaxError).toBe(clip.maxError);
     expect(clip.shellMaxError).toBeLessThanOrEqual(clip.threshold);
@@ -68,7 +78,11 @@ describe('--metric', () => {
   it('bench --metric shell compresses with it and reports the whole-shell error of every clip', () => {
     const run = runCli(['bench', DASH, '--metric', 'shell', '--jobs', '1', '--no-decode', '--json']);
     expect(run.code).toBe(0);
-    const result = JSON.parse(run.stdout) as { settings: { metric: string }; clips: { maxError: number; shellMaxError: number; threshold: number }[]; totals: { shellMaxError: number } };
+    const result = JSON.parse(run.stdout) as {
+      settings: { metric: string };
+      clips: { maxError: number; shellMaxError: number; threshold: number }[];
+      totals: { shellMaxError: number };
+    };
     expect(result.settings.metric).toBe('shell');
     expect(result.clips).toHaveLength(1);
     expect(result.clips[0].shellMaxError).toBe(result.clips[0].maxError);
@@ -83,7 +97,11 @@ describe('--metric', () => {
     expect(run.stdout).toMatch(/whole-shell error\s+0\.\d+cm/);
   });
 
-  for (const command of [['compress', DASH, '-o', join(temp.dir, 'bad.bpk')], ['verify', DASH, DASH], ['bench', DASH, '--no-decode']]) {
+  for (const command of [
+    ['compress', DASH, '-o', join(temp.dir, 'bad.bpk')],
+    ['verify', DASH, DASH],
+    ['bench', DASH, '--no-decode'],
+  ]) {
     it(`${command[0]} refuses an unknown metric (exit 2, names the choices)`, () => {
       const run = runCli([...command, '--metric', 'sphere']);
       expect(run.code).toBe(2);

@@ -57,8 +57,9 @@ describe('createProgram', () => {
       for (const other of one.commands) if (other.name() !== entry.name) expect(other.options).toEqual([]);
     }
     const manifest = await createProgram(['manifest', 'merge', '--help']);
-    expect(subcommand(subcommand(manifest, 'manifest'), 'merge').helpInformation())
-      .toBe(subcommand(subcommand(all, 'manifest'), 'merge').helpInformation());
+    expect(subcommand(subcommand(manifest, 'manifest'), 'merge').helpInformation()).toBe(
+      subcommand(subcommand(all, 'manifest'), 'merge').helpInformation(),
+    );
   });
 
   it('a stand-in that runs after all loads its command and parses the arguments again', async () => {
@@ -70,7 +71,10 @@ describe('createProgram', () => {
     const args = ['sample', '--help'];
     const stubs = await createProgram(args, { load: 'none' });
     expect(subcommand(stubs, 'sample').options).toEqual([]);
-    await expect(stubs.parseAsync(args, { from: 'user' })).rejects.toMatchObject({ code: 'commander.helpDisplayed', exitCode: 0 });
+    await expect(stubs.parseAsync(args, { from: 'user' })).rejects.toMatchObject({
+      code: 'commander.helpDisplayed',
+      exitCode: 0,
+    });
     const all = await createProgram([], { load: 'all' });
     expect(written.join('')).toBe(subcommand(all, 'sample').helpInformation());
   });
@@ -82,14 +86,26 @@ describe('what a run loads', () => {
     const log = join(temp.dir, `loads-${args.join('_').replace(/\W/g, '')}.txt`);
     const hook = `import { appendFileSync } from 'node:fs'; export async function load(url, context, next) { appendFileSync(${JSON.stringify(log)}, url + '\\n'); return next(url, context); }`;
     const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});`;
-    const run = spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(register)}`, CLI, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+    const run = spawnSync(
+      process.execPath,
+      ['--import', `data:text/javascript,${encodeURIComponent(register)}`, CLI, ...args],
+      { cwd: ROOT, encoding: 'utf8', timeout: 30_000 },
+    );
     const root = pathToFileURL(ROOT).href;
-    const urls = readFileSync(log, 'utf8').split('\n').filter((u) => u.startsWith(root));
-    const loaded = [...new Set(urls.map((u) => {
-      const rel = u.slice(root.length).split('/');
-      // dist/<folder> or dist/<file> of the build; node_modules/<package>.
-      return rel[0] === 'dist' ? `dist/${rel[1]}` : `${rel[0]}/${rel[1].startsWith('@') ? `${rel[1]}/${rel[2]}` : rel[1]}`;
-    }))].sort();
+    const urls = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((u) => u.startsWith(root));
+    const loaded = [
+      ...new Set(
+        urls.map((u) => {
+          const rel = u.slice(root.length).split('/');
+          // dist/<folder> or dist/<file> of the build; node_modules/<package>.
+          return rel[0] === 'dist'
+            ? `dist/${rel[1]}`
+            : `${rel[0]}/${rel[1].startsWith('@') ? `${rel[1]}/${rel[2]}` : rel[1]}`;
+        }),
+      ),
+    ].sort();
     return { status: run.status, stdout: run.stdout, loaded };
   }
 

@@ -59,7 +59,10 @@ describe('README "Typical workflows"', () => {
     const outputs: string[] = [];
     for (const block of blocks) {
       const run = spawnSync('sh', ['-e', '-c', block], {
-        cwd: dir, encoding: 'utf8', timeout: 240_000, killSignal: 'SIGKILL',
+        cwd: dir,
+        encoding: 'utf8',
+        timeout: 240_000,
+        killSignal: 'SIGKILL',
         env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` },
       });
       expect(run.status, `${block}\n${run.stderr}`).toBe(0);
@@ -75,7 +78,9 @@ describe('README "Typical workflows"', () => {
     }
     expect(outputs[1]).toMatch(/4 inputs: 0 compressed, 4 from the cache/);
     expect(outputs[2]).toContain('PASS');
-    const merged = JSON.parse(readFileSync(join(dir, 'dist', 'manifest.json'), 'utf8')) as { total: { inputs: number; outputs: number } };
+    const merged = JSON.parse(readFileSync(join(dir, 'dist', 'manifest.json'), 'utf8')) as {
+      total: { inputs: number; outputs: number };
+    };
     expect(merged.total).toMatchObject({ inputs: 4, outputs: 4 });
   });
 });

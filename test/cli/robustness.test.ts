@@ -9,7 +9,17 @@
  * timeout; the assertions are on exit codes, output and files, never on timings. No
  * process outlives its test (afterEach kills what is left).
  */
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 
@@ -21,7 +31,11 @@ import { CompressedClip } from '../../src/runtime/compressed-clip.js';
 import { HEADER, VERSION } from '../../src/runtime/format.js';
 import { CLI, FIXTURES, WAIT_MS, killStartedClis, startCli } from './run-cli.js';
 
-const SMALL_FIXTURES = ['dataset-1_dash_normal_001.bvh', 'dataset-1_byebye_angry_001.bvh', 'dataset-1_run_active_001.bvh'];
+const SMALL_FIXTURES = [
+  'dataset-1_dash_normal_001.bvh',
+  'dataset-1_byebye_angry_001.bvh',
+  'dataset-1_run_active_001.bvh',
+];
 
 /**
  * A corrupt-file command must exit by itself within this: the "within a second" promise,
@@ -84,7 +98,11 @@ function expectOnlyCompleteClips(dir: string, what: string): string[] {
   expect(strays, `${what}: partial or temp files left in the output folder`).toEqual([]);
   for (const name of names) {
     const bytes = readFileSync(join(dir, name));
-    expect(() => CompressedClip.open(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), { verifyChecksum: true }), `${what}: ${name}`).not.toThrow();
+    expect(
+      () =>
+        CompressedClip.open(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), { verifyChecksum: true }),
+      `${what}: ${name}`,
+    ).not.toThrow();
   }
   return names;
 }
@@ -127,41 +145,98 @@ describe('CLI robustness: corrupt .bpk files', () => {
     mkdirSync(dir, { recursive: true });
     return [
       ['empty', write('empty.bpk', new Uint8Array(0)), /smaller than/],
-      ['random bytes', write('random.bpk', Uint8Array.from({ length: 300 }, (_, i) => (i * 151 + 7) & 0xff)), /not a bonepress clip|bad magic/],
+      [
+        'random bytes',
+        write(
+          'random.bpk',
+          Uint8Array.from({ length: 300 }, (_, i) => (i * 151 + 7) & 0xff),
+        ),
+        /not a bonepress clip|bad magic/,
+      ],
       ['truncated header', write('header.bpk', valid.slice(0, HEADER.SIZE - 1)), /smaller than/],
       ['truncated in half', write('half.bpk', valid.slice(0, valid.byteLength >> 1)), /truncated/],
-      ['one bit flipped', write('flipped.bpk', patched((_, out) => { out[out.byteLength - 9] ^= 0x10; })), /checksum/],
-      ['bad magic', write('magic.bpk', patched((v) => v.setUint32(HEADER.MAGIC, 0x12345678, true))), /bad magic/],
-      ['version 0', write('old.bpk', patched((v) => v.setUint16(HEADER.VERSION, 0, true))), /no longer supported/],
-      ['a newer version', write('new.bpk', patched((v) => v.setUint16(HEADER.VERSION, VERSION + 1, true))), /newer than this build/],
-      ['a BVH file', write('text.bpk', readFileSync(join(FIXTURES, SMALL_FIXTURES[0]))), /not a bonepress clip|bad magic/],
+      [
+        'one bit flipped',
+        write(
+          'flipped.bpk',
+          patched((_, out) => {
+            out[out.byteLength - 9] ^= 0x10;
+          }),
+        ),
+        /checksum/,
+      ],
+      [
+        'bad magic',
+        write(
+          'magic.bpk',
+          patched((v) => v.setUint32(HEADER.MAGIC, 0x12345678, true)),
+        ),
+        /bad magic/,
+      ],
+      [
+        'version 0',
+        write(
+          'old.bpk',
+          patched((v) => v.setUint16(HEADER.VERSION, 0, true)),
+        ),
+        /no longer supported/,
+      ],
+      [
+        'a newer version',
+        write(
+          'new.bpk',
+          patched((v) => v.setUint16(HEADER.VERSION, VERSION + 1, true)),
+        ),
+        /newer than this build/,
+      ],
+      [
+        'a BVH file',
+        write('text.bpk', readFileSync(join(FIXTURES, SMALL_FIXTURES[0]))),
+        /not a bonepress clip|bad magic/,
+      ],
       ['a folder', dir, /directory/],
       ['a missing file', join(work, 'missing.bpk'), /no such file/],
     ];
   }
 
-  it('info exits 2 at once with one line "bonepress: <file>: <problem>" and no stack trace', { timeout: TEST_MS }, async () => {
+  it('info exits 2 at once with one line "bonepress: <file>: <problem>" and no stack trace', {
+    timeout: TEST_MS,
+  }, async () => {
     for (const [what, path, problem] of corruptFiles()) {
       const r = await run(['info', path], FAST_EXIT_MS);
       expect(expectOneLineFailure(r, path, `info on ${what}`), `info on ${what}`).toMatch(problem);
     }
   });
 
-  it('sample exits 2 at once with one line "bonepress: <file>: <problem>" and no stack trace', { timeout: TEST_MS }, async () => {
+  it('sample exits 2 at once with one line "bonepress: <file>: <problem>" and no stack trace', {
+    timeout: TEST_MS,
+  }, async () => {
     for (const [what, path, problem] of corruptFiles()) {
       const r = await run(['sample', path, '--time', '0.5'], FAST_EXIT_MS);
       expect(expectOneLineFailure(r, path, `sample on ${what}`), `sample on ${what}`).toMatch(problem);
     }
   });
 
-  it('sample at hostile times prints finite values (exit 0); a non-numeric time or an unknown bone is one line (exit 2)', { timeout: TEST_MS }, async () => {
+  it('sample at hostile times prints finite values (exit 0); a non-numeric time or an unknown bone is one line (exit 2)', {
+    timeout: TEST_MS,
+  }, async () => {
     for (const time of ['0', '-0', '1e308', '-1e308', '5e-324', '123456789']) {
-      for (const [loop, rounding] of [['clamp', 'none'], ['wrap', 'nearest'], ['wrap', 'ceil']]) {
-        const r = await run(['sample', validBpk, '--time', time, '--loop', loop, '--rounding', rounding, '--json'], FAST_EXIT_MS);
+      for (const [loop, rounding] of [
+        ['clamp', 'none'],
+        ['wrap', 'nearest'],
+        ['wrap', 'ceil'],
+      ]) {
+        const r = await run(
+          ['sample', validBpk, '--time', time, '--loop', loop, '--rounding', rounding, '--json'],
+          FAST_EXIT_MS,
+        );
         expect(r.code, `--time ${time} --loop ${loop}: ${r.stderr}`).toBe(0);
-        const result = JSON.parse(r.stdout) as { bones: { rotation: number[]; translation: number[]; scale: number[] }[] };
+        const result = JSON.parse(r.stdout) as {
+          bones: { rotation: number[]; translation: number[]; scale: number[] }[];
+        };
         for (const bone of result.bones) {
-          for (const v of [...bone.rotation, ...bone.translation, ...bone.scale]) expect(Number.isFinite(v), `--time ${time}`).toBe(true);
+          for (const v of [...bone.rotation, ...bone.translation, ...bone.scale])
+            expect(Number.isFinite(v), `--time ${time}`).toBe(true);
         }
       }
     }
@@ -198,14 +273,19 @@ describe('CLI robustness: a batch with bad inputs', () => {
     };
     write('truncated.bvh', text.split('\n').slice(0, 40).join('\n'));
     write('nan.bvh', text.replace(/\n(-?[\d.]+) /, '\nnan '));
-    write('garbage.bvh', Uint8Array.from({ length: 2000 }, (_, i) => (i * 31 + 11) & 0xff));
+    write(
+      'garbage.bvh',
+      Uint8Array.from({ length: 2000 }, (_, i) => (i * 31 + 11) & 0xff),
+    );
     write('huge-frames.bvh', text.replace(/Frames:\s*\d+/, 'Frames: 2000000000'));
     write('empty.bvh', '');
     return [good, bad];
   }
 
   for (const jobs of ['1', '2']) {
-    it(`reports each bad input on one line, writes every good one and exits 2 (--jobs ${jobs})`, { timeout: TEST_MS }, async () => {
+    it(`reports each bad input on one line, writes every good one and exits 2 (--jobs ${jobs})`, {
+      timeout: TEST_MS,
+    }, async () => {
       const dir = join(work, `batch-${jobs}`);
       const [good, bad] = batchInputs(dir);
       const out = join(dir, 'out');
@@ -227,7 +307,9 @@ describe('CLI robustness: a batch with bad inputs', () => {
     });
   }
 
-  it('a clean batch of more than 10 inputs on 2 jobs prints nothing on stderr and exits 0', { timeout: TEST_MS }, async () => {
+  it('a clean batch of more than 10 inputs on 2 jobs prints nothing on stderr and exits 0', {
+    timeout: TEST_MS,
+  }, async () => {
     // stderr carries one line per failure and nothing else, so scripts can rely on it.
     const dir = join(work, 'batch-clean');
     mkdirSync(dir, { recursive: true });
@@ -243,7 +325,9 @@ describe('CLI robustness: a batch with bad inputs', () => {
     expect(expectOnlyCompleteClips(join(dir, 'out'), 'clean batch')).toHaveLength(inputs.length);
   });
 
-  it('--json lists every failure with its file, code and message, and the written clips', { timeout: TEST_MS }, async () => {
+  it('--json lists every failure with its file, code and message, and the written clips', {
+    timeout: TEST_MS,
+  }, async () => {
     const dir = join(work, 'batch-json');
     const [good, bad] = batchInputs(dir);
     const out = join(dir, 'out');
@@ -283,7 +367,9 @@ describe('CLI robustness: SIGINT in the middle of a batch', () => {
   const MANY = 400;
   function manyInputs(dir: string, count = MANY): string[] {
     mkdirSync(dir, { recursive: true });
-    const fixtures = readdirSync(FIXTURES).filter((f) => f.endsWith('.bvh')).sort();
+    const fixtures = readdirSync(FIXTURES)
+      .filter((f) => f.endsWith('.bvh'))
+      .sort();
     const inputs: string[] = [];
     for (let copy = 0; inputs.length < count; copy++) {
       for (const f of fixtures) {
@@ -309,9 +395,10 @@ describe('CLI robustness: SIGINT in the middle of a batch', () => {
   ];
 
   for (const { jobs, when, signals } of cases) {
-    const title = signals === 1
-      ? `--jobs ${jobs}, SIGINT ${when === 'early' ? 'as soon as the output folder exists' : 'once the first .bpk appears'}: exit 130, only complete .bpk files, nothing finished is lost`
-      : `--jobs ${jobs}, SIGINT twice: exits at once (130, or by the re-raised SIGINT), and still no partial .bpk`;
+    const title =
+      signals === 1
+        ? `--jobs ${jobs}, SIGINT ${when === 'early' ? 'as soon as the output folder exists' : 'once the first .bpk appears'}: exit 130, only complete .bpk files, nothing finished is lost`
+        : `--jobs ${jobs}, SIGINT twice: exits at once (130, or by the re-raised SIGINT), and still no partial .bpk`;
     it(title, { timeout: TEST_MS }, async () => {
       const dir = join(work, `sigint-${jobs}-${when.replace(' ', '-')}-${signals}`);
       const inputs = manyInputs(join(dir, 'in'));
@@ -339,7 +426,9 @@ describe('CLI robustness: SIGINT in the middle of a batch', () => {
       cli.kill('SIGINT');
       if (signals > 1) cli.kill('SIGINT');
       const exit = await cli.waitForExit(WAIT_MS);
-      expect(exit.timedOut, `the CLI did not exit within ${WAIT_MS} ms of SIGINT, killed: ${cli.describe()}`).toBe(false);
+      expect(exit.timedOut, `the CLI did not exit within ${WAIT_MS} ms of SIGINT, killed: ${cli.describe()}`).toBe(
+        false,
+      );
       expect(cli.stderr).not.toMatch(/^\s+at /m);
       if (signals === 1) {
         expect(exit.signal, cli.describe()).toBeNull();
@@ -352,11 +441,17 @@ describe('CLI robustness: SIGINT in the middle of a batch', () => {
       } else {
         // A second signal ends the process at once by re-raising SIGINT (its default action);
         // two signals sent back to back may also arrive as one, and that one exits 130.
-        expect(exit.code === 130 || (exit.code === null && exit.signal === 'SIGINT'), `neither exit 130 nor ended by SIGINT: ${cli.describe()}`).toBe(true);
+        expect(
+          exit.code === 130 || (exit.code === null && exit.signal === 'SIGINT'),
+          `neither exit 130 nor ended by SIGINT: ${cli.describe()}`,
+        ).toBe(true);
         // Temp files may stay (documented), but every .bpk is whole.
         for (const name of listDir(out).filter((n) => n.endsWith('.bpk') && !n.startsWith('.'))) {
           const bytes = readFileSync(join(out, name));
-          expect(() => CompressedClip.open(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)), name).not.toThrow();
+          expect(
+            () => CompressedClip.open(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)),
+            name,
+          ).not.toThrow();
         }
       }
     });
@@ -370,7 +465,11 @@ describe('CLI robustness: determinism', () => {
     const dir = join(work, 'determinism');
     const inputs = SMALL_FIXTURES.map((f) => join(FIXTURES, f));
     const outs = ['jobs1-a', 'jobs2', 'jobs1-b'].map((n) => join(dir, n));
-    for (const [out, jobs] of [[outs[0], '1'], [outs[1], '2'], [outs[2], '1']]) {
+    for (const [out, jobs] of [
+      [outs[0], '1'],
+      [outs[1], '2'],
+      [outs[2], '1'],
+    ]) {
       const r = await run(['compress', ...inputs, '-o', out, '--jobs', jobs, '--json'], BATCH_MS);
       expect(r.signal, `--jobs ${jobs}: killed after ${BATCH_MS} ms (hung?); stderr:\n${r.stderr}`).toBeNull();
       expect(r.code, r.stderr).toBe(0);
@@ -380,7 +479,8 @@ describe('CLI robustness: determinism', () => {
     for (const other of outs.slice(1)) expect(listDir(other)).toEqual(names);
     for (const name of names) {
       const reference = readFileSync(join(outs[0], name));
-      for (const other of outs.slice(1)) expect(readFileSync(join(other, name)).equals(reference), `${name} in ${basename(other)}`).toBe(true);
+      for (const other of outs.slice(1))
+        expect(readFileSync(join(other, name)).equals(reference), `${name} in ${basename(other)}`).toBe(true);
     }
   });
 });

@@ -48,7 +48,9 @@ export function runCli(args: readonly string[], timeoutMs = RUN_MS): CliRun {
   });
   if (result.error) {
     if ((result.error as NodeJS.ErrnoException).code === 'ETIMEDOUT') {
-      throw new Error(`bonepress ${args.join(' ')}: still running after ${timeoutMs} ms, killed (hung?); stderr:\n${result.stderr}`);
+      throw new Error(
+        `bonepress ${args.join(' ')}: still running after ${timeoutMs} ms, killed (hung?); stderr:\n${result.stderr}`,
+      );
     }
     throw result.error;
   }
@@ -80,9 +82,16 @@ export class CliProcess {
   private killedAtDeadline = false;
   private readonly closed: Promise<void>;
 
-  constructor(readonly args: readonly string[], readonly child: ChildProcess) {
-    child.stdout?.setEncoding('utf8').on('data', (d: string) => { this.stdout += d; });
-    child.stderr?.setEncoding('utf8').on('data', (d: string) => { this.stderr += d; });
+  constructor(
+    readonly args: readonly string[],
+    readonly child: ChildProcess,
+  ) {
+    child.stdout?.setEncoding('utf8').on('data', (d: string) => {
+      this.stdout += d;
+    });
+    child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+      this.stderr += d;
+    });
     this.closed = new Promise((resolve) => {
       const done = (code: number | null, signal: NodeJS.Signals | null): void => {
         this.exit ??= { code, signal };
@@ -138,7 +147,9 @@ export class CliProcess {
    */
   async waitForExit(timeoutMs = WAIT_MS): Promise<CliExit> {
     let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<'deadline'>((resolve) => { timer = setTimeout(() => resolve('deadline'), timeoutMs); });
+    const deadline = new Promise<'deadline'>((resolve) => {
+      timer = setTimeout(() => resolve('deadline'), timeoutMs);
+    });
     try {
       if ((await Promise.race([this.closed, deadline])) === 'deadline') {
         this.killedAtDeadline = true;

@@ -46,7 +46,11 @@ describe('bonepress usage', () => {
   it('rejects a file that is not a .bpk in info, sample and decompress with one line (exit 2)', () => {
     const notBpk = join(temp.dir, 'not-a-clip.bpk');
     writeFileSync(notBpk, 'this is not a bonepress clip, just some text that is long enough for a header. '.repeat(4));
-    for (const args of [['info', notBpk], ['sample', notBpk, '--time', '0'], ['decompress', notBpk, '-o', join(temp.dir, 'x.json')]]) {
+    for (const args of [
+      ['info', notBpk],
+      ['sample', notBpk, '--time', '0'],
+      ['decompress', notBpk, '-o', join(temp.dir, 'x.json')],
+    ]) {
       const run = runCli(args);
       expect(run.code).toBe(2);
       const lines = linesOf(run.stderr);
@@ -65,7 +69,13 @@ describe('bonepress usage', () => {
 
   it('rejects a bad --shard or --jobs value (exit 2)', () => {
     const input = fixture('dataset-1_dash_normal_001.bvh');
-    for (const bad of [['--shard', '3/2'], ['--shard', '0/2'], ['--shard', 'x'], ['--jobs', '0'], ['--jobs', '1.5']]) {
+    for (const bad of [
+      ['--shard', '3/2'],
+      ['--shard', '0/2'],
+      ['--shard', 'x'],
+      ['--jobs', '0'],
+      ['--jobs', '1.5'],
+    ]) {
       const run = runCli(['compress', input, '-o', join(temp.dir, 'out'), ...bad]);
       expect(run.code).toBe(2);
       expect(linesOf(run.stderr)[0]).toMatch(/^bonepress: /);

@@ -44,7 +44,15 @@ describe('bonepress verify', () => {
     const run = runCli(['verify', BOW, BOW, '--json', '--error', '0.5mm']);
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout) as Record<string, unknown>;
-    expect(report).toMatchObject({ maxError: 0, p99Error: 0, meanError: 0, worstSample: 0, unit: 'cm', threshold: 0.05, pass: true });
+    expect(report).toMatchObject({
+      maxError: 0,
+      p99Error: 0,
+      meanError: 0,
+      worstSample: 0,
+      unit: 'cm',
+      threshold: 0.05,
+      pass: true,
+    });
     expect(typeof report.worstBone).toBe('string');
   });
 
@@ -59,7 +67,12 @@ describe('bonepress verify', () => {
     });
     const run = runCli(['verify', BOW, dump, '--json']);
     expect(run.code).toBe(1);
-    const report = JSON.parse(run.stdout) as { maxError: number; worstSample: number; pass: boolean; threshold: number };
+    const report = JSON.parse(run.stdout) as {
+      maxError: number;
+      worstSample: number;
+      pass: boolean;
+      threshold: number;
+    };
     expect(report.pass).toBe(false);
     expect(report.worstSample).toBe(5);
     expect(report.maxError).toBeCloseTo(1, 3);
@@ -148,14 +161,19 @@ describe('bonepress verify --clip', () => {
     // The .bpk stores its clip's name: no --clip needed.
     const byStoredName = runCli(['verify', glb, bpk, '--json']);
     expect(byStoredName.code, byStoredName.stderr).toBe(0);
-    expect(JSON.parse(byStoredName.stdout)).toMatchObject({ pass: true, sampleCount: JSON.parse(picked.stdout).sampleCount });
+    expect(JSON.parse(byStoredName.stdout)).toMatchObject({
+      pass: true,
+      sampleCount: JSON.parse(picked.stdout).sampleCount,
+    });
 
     // A .bpk without names cannot say which clip it holds.
     const stripped = join(temp.dir, 'takes-stripped');
     expect(runCli(['compress', glb, '-o', stripped, '--jobs', '1', '--strip-names']).code).toBe(0);
     const unnamed = runCli(['verify', glb, join(stripped, 'takes_take_b.bpk')]);
     expect(unnamed.code).toBe(2);
-    expect(expectOneErrorLine(unnamed.stderr, glb)).toContain('holds 2 clips ("take_a", "take_b"); name one with --clip');
+    expect(expectOneErrorLine(unnamed.stderr, glb)).toContain(
+      'holds 2 clips ("take_a", "take_b"); name one with --clip',
+    );
 
     const wrong = runCli(['verify', glb, bpk, '--clip', 'take_c']);
     expect(wrong.code).toBe(2);

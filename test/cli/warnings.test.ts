@@ -38,22 +38,40 @@ async function riggedGlb(): Promise<Uint8Array> {
   scene.addChild(prop);
 
   const samples = 31;
-  const times = doc.createAccessor().setType('SCALAR').setBuffer(buffer)
+  const times = doc
+    .createAccessor()
+    .setType('SCALAR')
+    .setBuffer(buffer)
     .setArray(Float32Array.from({ length: samples }, (_, s) => s / 30));
   const anim = doc.createAnimation('wave');
-  const channel = (target: typeof prop, path: 'rotation' | 'translation' | 'weights', type: 'VEC4' | 'VEC3' | 'SCALAR', values: number[]): void => {
+  const channel = (
+    target: typeof prop,
+    path: 'rotation' | 'translation' | 'weights',
+    type: 'VEC4' | 'VEC3' | 'SCALAR',
+    values: number[],
+  ): void => {
     addChannel(doc, buffer, anim, times, target, path, type, values);
   };
   joints.forEach((joint, j) => {
     const values: number[] = [];
     for (let s = 0; s < samples; s++) {
-      const half = (0.4 + 0.2 * j) * Math.sin((2 * Math.PI * s) / (samples - 1)) / 2;
+      const half = ((0.4 + 0.2 * j) * Math.sin((2 * Math.PI * s) / (samples - 1))) / 2;
       values.push(0, 0, Math.sin(half), Math.cos(half));
     }
     channel(joint, 'rotation', 'VEC4', values);
   });
-  channel(prop, 'translation', 'VEC3', Array.from({ length: samples * 3 }, (_, k) => (k % 3 === 0 ? k / 90 : 0)));
-  channel(prop, 'weights', 'SCALAR', Array.from({ length: samples }, (_, s) => s / (samples - 1)));
+  channel(
+    prop,
+    'translation',
+    'VEC3',
+    Array.from({ length: samples * 3 }, (_, k) => (k % 3 === 0 ? k / 90 : 0)),
+  );
+  channel(
+    prop,
+    'weights',
+    'SCALAR',
+    Array.from({ length: samples }, (_, s) => s / (samples - 1)),
+  );
   return new NodeIO().writeBinary(doc);
 }
 
@@ -71,7 +89,9 @@ beforeAll(async () => {
 /** The warning lines of `stderr` about `file`, message only. */
 function warningsIn(stderr: string, file: string): string[] {
   const prefix = `bonepress: ${file}: warning: `;
-  return linesOf(stderr).filter((line) => line.startsWith(prefix)).map((line) => line.slice(prefix.length));
+  return linesOf(stderr)
+    .filter((line) => line.startsWith(prefix))
+    .map((line) => line.slice(prefix.length));
 }
 
 describe('reader warnings', () => {
@@ -89,7 +109,16 @@ describe('reader warnings', () => {
 
   it('compress --json carries the warnings in each clip entry, not on stderr', LONG, () => {
     const out = join(temp.dir, 'out-json');
-    const run = runCli(['compress', glbA, join(FIXTURES, 'dataset-1_dash_normal_001.bvh'), '-o', out, '--json', '--jobs', '2']);
+    const run = runCli([
+      'compress',
+      glbA,
+      join(FIXTURES, 'dataset-1_dash_normal_001.bvh'),
+      '-o',
+      out,
+      '--json',
+      '--jobs',
+      '2',
+    ]);
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
     const report = JSON.parse(run.stdout) as { clips: { file: string; warnings: string[] }[]; failures: unknown[] };
@@ -117,12 +146,16 @@ describe('reader warnings', () => {
     expect(messages.some((m) => MORPH.test(m))).toBe(true);
   });
 
-  it('compressFiles returns each file\'s warnings in input order, equal for 1 and 2 jobs', LONG, async () => {
+  it("compressFiles returns each file's warnings in input order, equal for 1 and 2 jobs", LONG, async () => {
     const bvh = join(FIXTURES, 'dataset-1_dash_normal_001.bvh');
     const inputs = [glbA, bvh, glbB];
     const one = await node.compressFiles(inputs, {}, { outDir: join(temp.dir, 'jobs-1'), jobs: 1 });
     // A callback cannot cross into a worker: compressFiles drops it instead of failing to clone.
-    const read: ReadOptions = { onWarning: () => { throw new Error('not called'); } };
+    const read: ReadOptions = {
+      onWarning: () => {
+        throw new Error('not called');
+      },
+    };
     const two = await node.compressFiles(inputs, { read }, { outDir: join(temp.dir, 'jobs-2'), jobs: 2 });
     for (const result of [...one, ...two]) expect(result.ok).toBe(true);
     expect(one.map((r) => r.file)).toEqual(inputs);

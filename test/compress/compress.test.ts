@@ -22,7 +22,10 @@ function measure(raw: RawClip, bytes: Uint8Array, shellDistances?: Float32Array)
 }
 
 /** Compresses and checks the result against an independent measurement; returns the measured error. */
-function compressAndMeasure(clip: RawClip, options: CompressOptions = {}): { bytes: Uint8Array; error: number; threshold: number } {
+function compressAndMeasure(
+  clip: RawClip,
+  options: CompressOptions = {},
+): { bytes: Uint8Array; error: number; threshold: number } {
   const result = compress(clip, options);
   const settings = resolveOptions(clip, options);
   const error = measure(clip, result.bytes, settings.shellDistances);
@@ -43,70 +46,87 @@ function formatErrorCode(f: () => unknown): string | undefined {
 }
 
 describe('fixtures', () => {
-  it.each(FIXTURES)('%s: within 0.01 cm at defaults, measured independently, and equal to stats.maxError', (file) => {
-    const clip = loadFixture(file);
-    expect(clip.unit).toBe('cm');
-    const result = compress(clip);
-    const c = CompressedClip.open(result.bytes);
-    expect(c.boneCount).toBe(clip.skeleton.parents.length);
-    expect(c.sampleCount).toBe(clip.sampleCount);
-    expect(c.sampleRate).toBe(clip.sampleRate);
-    expect(c.boneNames).toEqual(clip.skeleton.boneNames);
-    expect(Array.from(c.parents)).toEqual(Array.from(clip.skeleton.parents));
-    const measured = measureClipError(clip, decompressClip(c));
-    expect(measured.maxError).toBeLessThanOrEqual(0.01);
-    expect(measured.maxError).toBe(result.stats.maxError);
-    expect(measured.maxError).toBe(result.report.maxError);
-    expect(measured.p99Error).toBe(result.stats.p99Error);
-    expect(result.stats.threshold).toBe(0.01);
-    expect(result.stats.compressedBytes).toBe(result.bytes.length);
-    expect(result.stats.rawBytes).toBe(40 * clip.skeleton.parents.length * clip.sampleCount);
-    expect(result.stats.ratio).toBeGreaterThan(1);
-    const counts = { default: 0, constant: 0, animated: 0 };
-    for (let b = 0; b < c.boneCount; b++) for (let kind = 0; kind < TRACKS_PER_BONE; kind++) counts[c.trackClassOf(b, kind)]++;
-    expect(counts).toEqual(result.stats.tracks);
-  }, TIMEOUT);
-
-  it.each(FIXTURES)('%s: holds 0.001 cm and 0.1 cm too; a looser threshold gives a smaller file', (file) => {
-    const clip = loadFixture(file);
-    const tight = compressAndMeasure(clip, { error: '0.001cm' });
-    const normal = compressAndMeasure(clip);
-    const loose = compressAndMeasure(clip, { error: '0.1cm' });
-    expect(tight.threshold).toBeCloseTo(0.001, 15);
-    expect(tight.error).toBeLessThanOrEqual(0.001);
-    expect(normal.error).toBeLessThanOrEqual(0.01);
-    expect(loose.error).toBeLessThanOrEqual(0.1);
-    expect(loose.bytes.length).toBeLessThan(normal.bytes.length);
-    expect(normal.bytes.length).toBeLessThan(tight.bytes.length);
-    // Units convert: 0.1 mm is 0.01 cm.
-    expect(Array.from(compress(clip, { error: '0.1mm' }).bytes)).toEqual(Array.from(normal.bytes));
-  }, TIMEOUT);
-
-  it.each(FIXTURES)('%s: compressing twice gives byte-identical output', (file) => {
-    const clip = loadFixture(file);
-    const a = compress(clip).bytes;
-    const b = compress(clip).bytes;
-    expect(b.length).toBe(a.length);
-    expect(Buffer.from(b).equals(Buffer.from(a))).toBe(true);
-  }, TIMEOUT);
-
-  it('a per-bone shell override is honoured: Hips at 1 m stays within the threshold', () => {
-    let defaultMisses = 0;
-    for (const file of FIXTURES) {
+  it.each(FIXTURES)(
+    '%s: within 0.01 cm at defaults, measured independently, and equal to stats.maxError',
+    (file) => {
       const clip = loadFixture(file);
-      const options = { shellBones: { Hips: '1m' } };
-      const shells = resolveOptions(clip, options).shellDistances;
-      const hips = clip.skeleton.boneNames.indexOf('Hips');
-      expect(shells[hips]).toBe(100);
-      expect(shells[0]).toBe(3);
-      const { bytes, error } = compressAndMeasure(clip, options);
-      expect(error).toBeLessThanOrEqual(0.01);
-      expect(measure(clip, bytes, shells)).toBeLessThanOrEqual(0.01);
-      // Without the override, the same measurement fails on some clips: the override matters.
-      if (measure(clip, compress(clip).bytes, shells) > 0.01) defaultMisses++;
-    }
-    expect(defaultMisses).toBeGreaterThan(0);
-  }, TIMEOUT);
+      expect(clip.unit).toBe('cm');
+      const result = compress(clip);
+      const c = CompressedClip.open(result.bytes);
+      expect(c.boneCount).toBe(clip.skeleton.parents.length);
+      expect(c.sampleCount).toBe(clip.sampleCount);
+      expect(c.sampleRate).toBe(clip.sampleRate);
+      expect(c.boneNames).toEqual(clip.skeleton.boneNames);
+      expect(Array.from(c.parents)).toEqual(Array.from(clip.skeleton.parents));
+      const measured = measureClipError(clip, decompressClip(c));
+      expect(measured.maxError).toBeLessThanOrEqual(0.01);
+      expect(measured.maxError).toBe(result.stats.maxError);
+      expect(measured.maxError).toBe(result.report.maxError);
+      expect(measured.p99Error).toBe(result.stats.p99Error);
+      expect(result.stats.threshold).toBe(0.01);
+      expect(result.stats.compressedBytes).toBe(result.bytes.length);
+      expect(result.stats.rawBytes).toBe(40 * clip.skeleton.parents.length * clip.sampleCount);
+      expect(result.stats.ratio).toBeGreaterThan(1);
+      const counts = { default: 0, constant: 0, animated: 0 };
+      for (let b = 0; b < c.boneCount; b++)
+        for (let kind = 0; kind < TRACKS_PER_BONE; kind++) counts[c.trackClassOf(b, kind)]++;
+      expect(counts).toEqual(result.stats.tracks);
+    },
+    TIMEOUT,
+  );
+
+  it.each(FIXTURES)(
+    '%s: holds 0.001 cm and 0.1 cm too; a looser threshold gives a smaller file',
+    (file) => {
+      const clip = loadFixture(file);
+      const tight = compressAndMeasure(clip, { error: '0.001cm' });
+      const normal = compressAndMeasure(clip);
+      const loose = compressAndMeasure(clip, { error: '0.1cm' });
+      expect(tight.threshold).toBeCloseTo(0.001, 15);
+      expect(tight.error).toBeLessThanOrEqual(0.001);
+      expect(normal.error).toBeLessThanOrEqual(0.01);
+      expect(loose.error).toBeLessThanOrEqual(0.1);
+      expect(loose.bytes.length).toBeLessThan(normal.bytes.length);
+      expect(normal.bytes.length).toBeLessThan(tight.bytes.length);
+      // Units convert: 0.1 mm is 0.01 cm.
+      expect(Array.from(compress(clip, { error: '0.1mm' }).bytes)).toEqual(Array.from(normal.bytes));
+    },
+    TIMEOUT,
+  );
+
+  it.each(FIXTURES)(
+    '%s: compressing twice gives byte-identical output',
+    (file) => {
+      const clip = loadFixture(file);
+      const a = compress(clip).bytes;
+      const b = compress(clip).bytes;
+      expect(b.length).toBe(a.length);
+      expect(Buffer.from(b).equals(Buffer.from(a))).toBe(true);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'a per-bone shell override is honoured: Hips at 1 m stays within the threshold',
+    () => {
+      let defaultMisses = 0;
+      for (const file of FIXTURES) {
+        const clip = loadFixture(file);
+        const options = { shellBones: { Hips: '1m' } };
+        const shells = resolveOptions(clip, options).shellDistances;
+        const hips = clip.skeleton.boneNames.indexOf('Hips');
+        expect(shells[hips]).toBe(100);
+        expect(shells[0]).toBe(3);
+        const { bytes, error } = compressAndMeasure(clip, options);
+        expect(error).toBeLessThanOrEqual(0.01);
+        expect(measure(clip, bytes, shells)).toBeLessThanOrEqual(0.01);
+        // Without the override, the same measurement fails on some clips: the override matters.
+        if (measure(clip, compress(clip).bytes, shells) > 0.01) defaultMisses++;
+      }
+      expect(defaultMisses).toBeGreaterThan(0);
+    },
+    TIMEOUT,
+  );
 });
 
 describe('options and names', () => {
@@ -116,7 +136,8 @@ describe('options and names', () => {
     const full = compress(clip);
     const stripped = compress(clip, { stripNames: true });
     expect(stripped.bytes.length).toBeLessThan(full.bytes.length);
-    const a = CompressedClip.open(full.bytes), b = CompressedClip.open(stripped.bytes);
+    const a = CompressedClip.open(full.bytes),
+      b = CompressedClip.open(stripped.bytes);
     expect(b.boneNames).toBeUndefined();
     expect(b.name).toBeUndefined();
     expect(a.boneNames).toEqual(clip.skeleton.boneNames);
@@ -126,7 +147,8 @@ describe('options and names', () => {
     expect(full.stats.namesBytes).toBe(a.sectionSizes().names);
     expect(stripped.stats.namesBytes).toBe(0);
     expect(full.bytes.length - stripped.bytes.length).toBe(a.sectionSizes().names);
-    const pa = new Float32Array(a.boneCount * POSE_STRIDE), pb = new Float32Array(b.boneCount * POSE_STRIDE);
+    const pa = new Float32Array(a.boneCount * POSE_STRIDE),
+      pb = new Float32Array(b.boneCount * POSE_STRIDE);
     for (let k = 0; k < a.sampleCount; k++) {
       expect(b.sampleKey(k, pb)).toEqual(a.sampleKey(k, pa));
     }
@@ -148,7 +170,11 @@ describe('options and names', () => {
     }
     // Flip a bit of the clip name: the checksum catches it, and nothing else would.
     const nameAt = c.byteLength - c.sectionSizes().names + 2;
-    const flip = (bytes: Uint8Array) => { const out = bytes.slice(); out[nameAt] ^= 0x02; return out; };
+    const flip = (bytes: Uint8Array) => {
+      const out = bytes.slice();
+      out[nameAt] ^= 0x02;
+      return out;
+    };
     expect(formatErrorCode(() => CompressedClip.open(flip(withSum)))).toBe(FORMAT_ERROR.BAD_CHECKSUM);
     expect(CompressedClip.open(flip(withSum), { verifyChecksum: false }).name).not.toBe(clip.name);
     expect(CompressedClip.open(flip(without)).name).not.toBe(clip.name);
@@ -180,26 +206,41 @@ describe('options and names', () => {
 
 describe('synthetic clips round-trip within the threshold', () => {
   const cases: Array<[string, () => RawClip]> = [
-    ['animated scale tracks', () => makeSyntheticClip({ boneCount: 12, sampleCount: 45, seed: 3, animatedScale: true })],
+    [
+      'animated scale tracks',
+      () => makeSyntheticClip({ boneCount: 12, sampleCount: 45, seed: 3, animatedScale: true }),
+    ],
     ['a single sample', () => makeSyntheticClip({ boneCount: 10, sampleCount: 1, seed: 4 })],
     ['2 samples', () => makeSyntheticClip({ boneCount: 10, sampleCount: 2, seed: 5 })],
     ['17 samples', () => makeSyntheticClip({ boneCount: 10, sampleCount: 17, seed: 6, animatedScale: true })],
     ['a single bone', () => makeSyntheticClip({ boneCount: 1, sampleCount: 50, seed: 7 })],
-    ['a long chain in metres', () => makeSyntheticClip({ boneCount: 24, sampleCount: 70, seed: 8, shape: 'chain', unit: 'm', maxAngleDeg: 120 })],
+    [
+      'a long chain in metres',
+      () => makeSyntheticClip({ boneCount: 24, sampleCount: 70, seed: 8, shape: 'chain', unit: 'm', maxAngleDeg: 120 }),
+    ],
     ['large rotations', () => makeSyntheticClip({ boneCount: 8, sampleCount: 33, seed: 9, maxAngleDeg: 179 })],
   ];
 
-  it.each(cases)('%s', (_name, make) => {
-    const clip = make();
-    const { bytes, error, threshold } = compressAndMeasure(clip);
-    expect(error).toBeLessThanOrEqual(threshold);
-    const c = CompressedClip.open(bytes);
-    expect(c.sampleCount).toBe(clip.sampleCount);
-    expect(c.unit).toBe(clip.unit);
-  }, TIMEOUT);
+  it.each(cases)(
+    '%s',
+    (_name, make) => {
+      const clip = make();
+      const { bytes, error, threshold } = compressAndMeasure(clip);
+      expect(error).toBeLessThanOrEqual(threshold);
+      const c = CompressedClip.open(bytes);
+      expect(c.sampleCount).toBe(clip.sampleCount);
+      expect(c.unit).toBe(clip.unit);
+    },
+    TIMEOUT,
+  );
 
   it('animated scales are stored as animated tracks', () => {
-    const { clip, scaleKinds } = makeSyntheticClipWithKinds({ boneCount: 12, sampleCount: 45, seed: 3, animatedScale: true });
+    const { clip, scaleKinds } = makeSyntheticClipWithKinds({
+      boneCount: 12,
+      sampleCount: 45,
+      seed: 3,
+      animatedScale: true,
+    });
     const c = CompressedClip.open(compress(clip).bytes);
     const animated = scaleKinds.map((k, b) => (k === 'animated' ? b : -1)).filter((b) => b >= 0);
     expect(animated.length).toBeGreaterThan(0);
@@ -216,7 +257,8 @@ describe('synthetic clips round-trip within the threshold', () => {
     expect(result.stats.tracks).toEqual({ default: 15, constant: 0, animated: 0 });
     const c = CompressedClip.open(result.bytes);
     expect(c.animatedTrackCount).toBe(0);
-    for (let b = 0; b < boneCount; b++) for (let kind = 0; kind < 3; kind++) expect(c.trackClassOf(b, kind)).toBe('default');
+    for (let b = 0; b < boneCount; b++)
+      for (let kind = 0; kind < 3; kind++) expect(c.trackClassOf(b, kind)).toBe('default');
     expect(measure(clip, result.bytes)).toBe(0);
     const out = c.sample(0.5, new Float32Array(boneCount * POSE_STRIDE));
     expect(Array.from(out)).toEqual(Array.from(pose));
@@ -229,7 +271,13 @@ describe('synthetic clips round-trip within the threshold', () => {
     for (let b = 0; b < 3; b++) setIdentity(pose, b);
     pose[POSE_STRIDE + 4] = 300;
     pose[2 * POSE_STRIDE + 5] = 50;
-    const clip = createRawClip('tiny-turn', createSkeleton(['root', 'hips', 'head'], [-1, 0, 1], pose, 'cm'), 30, 40, 'cm');
+    const clip = createRawClip(
+      'tiny-turn',
+      createSkeleton(['root', 'hips', 'head'], [-1, 0, 1], pose, 'cm'),
+      30,
+      40,
+      'cm',
+    );
     for (let s = 10; s < 20; s++) {
       const half = (Math.sin((Math.PI * (s - 10)) / 10) * 0.005 * Math.PI) / 360;
       clip.rotations[s * 4] = Math.sin(half);

@@ -49,7 +49,9 @@ describe('compress() effort levels', () => {
 
   it('refuses an unknown level, naming the accepted ones', () => {
     const clip = loadFixture(CLIPS[0]);
-    expect(() => compress(clip, { effort: 'quick' as Effort })).toThrow(new OptionsError('effort: expected fast, default, best, got "quick"'));
+    expect(() => compress(clip, { effort: 'quick' as Effort })).toThrow(
+      new OptionsError('effort: expected fast, default, best, got "quick"'),
+    );
   });
 });
 

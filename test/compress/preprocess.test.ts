@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 
 import {
-  MIN_DROPPED_MAGNITUDE, chooseDroppedComponents, preprocessRotations, rotationDeltas, rotationReference,
+  MIN_DROPPED_MAGNITUDE,
+  chooseDroppedComponents,
+  preprocessRotations,
+  rotationDeltas,
+  rotationReference,
 } from '../../src/compress/preprocess.js';
 import { segmentClip } from '../../src/compress/segment.js';
 import { createRawClip } from '../../src/clip/raw-clip.js';
@@ -21,7 +25,8 @@ function randomQuat(random: () => number): [number, number, number, number] {
 
 /** Largest |a_i − s·b_i| over the components, for the better sign s = ±1 (q and −q are one rotation). */
 function quatDistance(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  let plus = 0, minus = 0;
+  let plus = 0,
+    minus = 0;
   for (let i = 0; i < 4; i++) {
     plus = Math.max(plus, Math.abs(a[i] - b[i]));
     minus = Math.max(minus, Math.abs(a[i] + b[i]));
@@ -32,7 +37,10 @@ function quatDistance(a: ArrayLike<number>, b: ArrayLike<number>): number {
 /** A one-bone clip whose rotations are `quats` (any length, any sign). */
 function rotationClip(quats: number[][]): ReturnType<typeof createRawClip> {
   const pose = new Float32Array(POSE_STRIDE);
-  pose[3] = 1; pose[7] = 1; pose[8] = 1; pose[9] = 1;
+  pose[3] = 1;
+  pose[7] = 1;
+  pose[8] = 1;
+  pose[9] = 1;
   const skeleton = createSkeleton(['bone'], [-1], pose, 'cm');
   const clip = createRawClip('rotations', skeleton, 30, quats.length, 'cm');
   quats.forEach((q, s) => clip.rotations.set(q, s * 4));
@@ -55,7 +63,12 @@ describe('preprocessRotations', () => {
       expect(o[3]).toBeGreaterThanOrEqual(0);
       expect(Math.hypot(...o)).toBeCloseTo(1, 6);
       const len = Math.hypot(...q);
-      expect(quatDistance(o, q.map((v) => v / len))).toBeLessThan(1e-6);
+      expect(
+        quatDistance(
+          o,
+          q.map((v) => v / len),
+        ),
+      ).toBeLessThan(1e-6);
     });
   });
 
@@ -132,7 +145,12 @@ describe('rotationReference and rotationDeltas', () => {
     const codes = new Int16Array(3);
     rotationReference(rotations, 0, 10, 'mean', ref, codes);
     // i16 codes: within half a code (1/65534) per component, w rebuilt from them.
-    expect(quatDistance(ref, q.map((v) => v / len))).toBeLessThan(1e-4);
+    expect(
+      quatDistance(
+        ref,
+        q.map((v) => v / len),
+      ),
+    ).toBeLessThan(1e-4);
     expect(Array.from(codes)).toEqual(q.slice(0, 3).map((v) => Math.round((v / len) * 32767)));
   });
 });
@@ -147,21 +165,42 @@ describe('chooseDroppedComponents', () => {
   }
 
   it('drops w when |w| ≥ 0.5 in every sample of the segment, including exactly 0.5', () => {
-    expect(choose([[0, 0, 0, 1], [0.6, 0, 0, 0.8]]).drop).toBe(3);
+    expect(
+      choose([
+        [0, 0, 0, 1],
+        [0.6, 0, 0, 0.8],
+      ]).drop,
+    ).toBe(3);
     expect(choose([[0.5, 0.5, 0.5, 0.5]]).drop).toBe(3);
-    expect(choose([[0.8, 0, 0, -0.6], [0, 0.6, 0, 0.8]]).drop).toBe(3);
+    expect(
+      choose([
+        [0.8, 0, 0, -0.6],
+        [0, 0.6, 0, 0.8],
+      ]).drop,
+    ).toBe(3);
     expect(MIN_DROPPED_MAGNITUDE).toBe(0.5);
   });
 
   it('drops another component when |w| < 0.5 somewhere, the one whose smallest magnitude is largest', () => {
     expect(choose([[0.9, 0.1, 0.1, Math.sqrt(1 - 0.83)]]).drop).toBe(0);
     expect(choose([[0, 1, 0, 0]]).drop).toBe(1);
-    expect(choose([[0.1, 0.2, -0.95, 0.1], [0.1, 0.1, 0.9, 0.3]]).drop).toBe(2);
+    expect(
+      choose([
+        [0.1, 0.2, -0.95, 0.1],
+        [0.1, 0.1, 0.9, 0.3],
+      ]).drop,
+    ).toBe(2);
   });
 
   it('keeps w when, below 0.5, it still has the largest smallest magnitude of the segment', () => {
     // x, y and z each pass through 0 in the segment, so none of them is a better choice.
-    expect(choose([[0, 0, 0, 1], [0.9, 0.1, 0.1, 0.4], [0, 0.9, 0, 0.44]]).drop).toBe(3);
+    expect(
+      choose([
+        [0, 0, 0, 1],
+        [0.9, 0.1, 0.1, 0.4],
+        [0, 0.9, 0, 0.44],
+      ]).drop,
+    ).toBe(3);
   });
 
   it('signs each sample so the dropped component is ≥ 0, negating whole quaternions only', () => {
@@ -178,9 +217,11 @@ describe('chooseDroppedComponents', () => {
     const deltas = Float32Array.from(quats.flat());
     const drop = new Uint8Array(layout.count);
     chooseDroppedComponents(deltas, layout.starts, layout.sizes, drop);
-    let droppedW = 0, droppedOther = 0;
+    let droppedW = 0,
+      droppedOther = 0;
     for (let seg = 0; seg < layout.count; seg++) {
-      const start = layout.starts[seg], end = start + layout.sizes[seg];
+      const start = layout.starts[seg],
+        end = start + layout.sizes[seg];
       const minAbs = [0, 1, 2, 3].map((c) => Math.min(...quats.slice(start, end).map((q) => Math.abs(q[c]))));
       if (minAbs[3] >= 0.5) {
         expect(drop[seg]).toBe(3);

@@ -1,12 +1,21 @@
 import { describe, expect, it } from 'vitest';
 
 import {
-  extractClipRanges, extractSegmentRanges, storedComponent,
-  type AnimatedTrack, type ClipRanges, type SegmentRanges,
+  extractClipRanges,
+  extractSegmentRanges,
+  storedComponent,
+  type AnimatedTrack,
+  type ClipRanges,
+  type SegmentRanges,
 } from '../../src/compress/range.js';
 import { segmentClip, type SegmentLayout } from '../../src/compress/segment.js';
 import {
-  quantizeToScale, rotationRangeExtent, rotationRangeMin, segmentConstant, segmentOffset, segmentStep,
+  quantizeToScale,
+  rotationRangeExtent,
+  rotationRangeMin,
+  segmentConstant,
+  segmentOffset,
+  segmentStep,
 } from '../../src/runtime/bits.js';
 import { TRACK_KIND } from '../../src/runtime/format.js';
 import { mulberry32 } from '../utils/synthetic.js';
@@ -14,14 +23,29 @@ import { mulberry32 } from '../utils/synthetic.js';
 /** A vector track (translation) over `values` (xyz per sample). */
 function vectorTrack(values: Float32Array, j: number, segments: number): AnimatedTrack {
   return {
-    track: j * 3 + TRACK_KIND.TRANSLATION, bone: j, kind: TRACK_KIND.TRANSLATION, width: 3,
-    values, ref: Float64Array.of(0, 0, 0, 1), refCodes: new Int16Array(3), drop: new Uint8Array(segments).fill(3),
+    track: j * 3 + TRACK_KIND.TRANSLATION,
+    bone: j,
+    kind: TRACK_KIND.TRANSLATION,
+    width: 3,
+    values,
+    ref: Float64Array.of(0, 0, 0, 1),
+    refCodes: new Int16Array(3),
+    drop: new Uint8Array(segments).fill(3),
   };
 }
 
 /** A rotation-delta track (xyzw per sample) with a dropped component per segment. */
 function rotationTrack(values: Float32Array, j: number, drop: Uint8Array): AnimatedTrack {
-  return { track: j * 3, bone: j, kind: TRACK_KIND.ROTATION, width: 4, values, ref: Float64Array.of(0, 0, 0, 1), refCodes: new Int16Array(3), drop };
+  return {
+    track: j * 3,
+    bone: j,
+    kind: TRACK_KIND.ROTATION,
+    width: 4,
+    values,
+    ref: Float64Array.of(0, 0, 0, 1),
+    refCodes: new Int16Array(3),
+    drop,
+  };
 }
 
 /** Generators of one component's samples, by name. */
@@ -34,7 +58,7 @@ const GENERATORS: Record<string, [Gen, boolean]> = {
   'uniform in [-1, 1]': [(r) => r() * 2 - 1, true],
   'smooth sine': [(_r, s) => Math.sin(s * 0.37) * 3.5 + 1, false],
   'smooth sine in [-1, 1]': [(_r, s) => Math.sin(s * 0.37) * 0.999, true],
-  'constant': [() => 4.25, false],
+  constant: [() => 4.25, false],
   'constant in [-1, 1]': [() => -0.3, true],
   'constant zero': [() => 0, true],
   'exactly -1 and 1': [(r) => (r() < 0.5 ? -1 : 1), true],
@@ -43,9 +67,12 @@ const GENERATORS: Record<string, [Gen, boolean]> = {
   'huge magnitude': [(r) => (r() * 2 - 1) * 1e30, false],
   'huge offset, small spread': [(r) => 1e6 + r() * 1e-1, false],
   'tiny magnitude': [(r) => (r() * 2 - 1) * 1e-30, true],
-  'subnormal': [(r) => r() * 1e-40, true],
+  subnormal: [(r) => r() * 1e-40, true],
   'on 1/255 boundaries of [0, 1]': [(r) => Math.floor(r() * 256) / 255, true],
-  'on 1/255 boundaries of [-3.7, 5.1]': [(r, s) => (s === 0 ? -3.7 : s === 1 ? 5.1 : -3.7 + (Math.floor(r() * 256) / 255) * 8.8), false],
+  'on 1/255 boundaries of [-3.7, 5.1]': [
+    (r, s) => (s === 0 ? -3.7 : s === 1 ? 5.1 : -3.7 + (Math.floor(r() * 256) / 255) * 8.8),
+    false,
+  ],
   'on 1/32767 codes of [-1, 1]': [(r) => Math.floor(r() * 65535) / 32767 - 1, true],
   'two values': [(r) => (r() < 0.5 ? -0.3 : 0.7), true],
   'one spike': [(_r, s) => (s === 21 ? 9 : 1), false],
@@ -94,7 +121,8 @@ function forEachStored(
       for (let slot = 0; slot < 3; slot++) {
         const component = t.width === 4 ? storedComponent(slot, t.drop[seg]) : slot;
         const values: number[] = [];
-        for (let s = c.layout.starts[seg]; s < c.layout.starts[seg] + c.layout.sizes[seg]; s++) values.push(t.values[s * t.width + component]);
+        for (let s = c.layout.starts[seg]; s < c.layout.starts[seg] + c.layout.sizes[seg]; s++)
+          values.push(t.values[s * t.width + component]);
         visit(j, seg, slot, component, values);
       }
     }
@@ -113,7 +141,13 @@ function f32Rounding(x: number): number {
   return Math.max(Math.abs(x) * 2 ** -24, 2 ** -150);
 }
 
-function slotBytes(seg: SegmentRanges, c: Case, segment: number, j: number, slot: number): { minByte: number; extByte: number; q16: number } {
+function slotBytes(
+  seg: SegmentRanges,
+  c: Case,
+  segment: number,
+  j: number,
+  slot: number,
+): { minByte: number; extByte: number; q16: number } {
   const at = (segment * c.tracks.length + j) * 3 + slot;
   return { minByte: seg.minMax[at * 2], extByte: seg.minMax[at * 2 + 1], q16: seg.constant[at] };
 }
@@ -159,9 +193,13 @@ describe('extractClipRanges', { timeout: 30_000 }, () => {
     // The range is tight: a float32 minimum is the smallest stored sample; a u16 one is within a code of it.
     for (const key of seen) {
       const [j, component] = key.split(':').map(Number);
-      let lo = Infinity, hi = -Infinity;
+      let lo = Infinity,
+        hi = -Infinity;
       forEachStored(c, (jj, _seg, _slot, cc, values) => {
-        if (jj === j && cc === component) { lo = Math.min(lo, ...values); hi = Math.max(hi, ...values); }
+        if (jj === j && cc === component) {
+          lo = Math.min(lo, ...values);
+          hi = Math.max(hi, ...values);
+        }
       });
       const [min, ext] = rangeOf(ranges, j, component);
       if (c.tracks[j].kind === TRACK_KIND.ROTATION) {
@@ -208,7 +246,8 @@ describe('extractSegmentRanges', { timeout: 30_000 }, () => {
     forEachStored(c, (j, segment, slot, component, values) => {
       const [clipMin, clipExt] = rangeOf(clipRanges, j, component);
       const { minByte, extByte, q16 } = slotBytes(seg, c, segment, j, slot);
-      const lo = Math.min(...values), hi = Math.max(...values);
+      const lo = Math.min(...values),
+        hi = Math.max(...values);
       if (clipExt === 0) {
         expect([minByte, extByte, q16]).toEqual([0, 0, 0]);
         for (const v of values) expect(segmentOffset(clipMin, clipExt, minByte)).toBe(v);
@@ -242,7 +281,9 @@ describe('extractSegmentRanges', { timeout: 30_000 }, () => {
       const constant = segmentConstant(clipMin, clipExt, q16);
       expect(Math.fround(constant)).toBe(constant);
       expect(Math.abs(constant - (lo + hi) / 2)).toBeLessThanOrEqual(
-        clipExt / 65535 / 2 + f32Rounding(constant) + 8 * Number.EPSILON * Math.max(Math.abs(lo), Math.abs(hi), Math.abs(clipMin)),
+        clipExt / 65535 / 2 +
+          f32Rounding(constant) +
+          8 * Number.EPSILON * Math.max(Math.abs(lo), Math.abs(hi), Math.abs(clipMin)),
       );
     });
   });

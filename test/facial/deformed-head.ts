@@ -34,7 +34,8 @@ export interface PlayedPose {
 function headOf(gltf: GLTF, name: string): THREE.SkinnedMesh {
   let found: THREE.SkinnedMesh | undefined;
   gltf.scene.traverse((o) => {
-    if (found === undefined && (o as THREE.SkinnedMesh).isSkinnedMesh && (o.name === name || o.parent?.name === name)) found = o as THREE.SkinnedMesh;
+    if (found === undefined && (o as THREE.SkinnedMesh).isSkinnedMesh && (o.name === name || o.parent?.name === name))
+      found = o as THREE.SkinnedMesh;
   });
   if (found === undefined) throw new Error(`no skinned mesh "${name}" in the asset`);
   return found;
@@ -43,7 +44,8 @@ function headOf(gltf: GLTF, name: string): THREE.SkinnedMesh {
 /** Plays the animation `clipName` of `gltf` with an AnimationMixer and records the pose at each of `times` (seconds). */
 export function playPoses(gltf: GLTF, clipName: string, headName: string, times: readonly number[]): PlayedPose[] {
   const clip = gltf.animations.find((c) => c.name === clipName);
-  if (clip === undefined) throw new Error(`no animation "${clipName}" (have: ${gltf.animations.map((c) => c.name).join(', ')})`);
+  if (clip === undefined)
+    throw new Error(`no animation "${clipName}" (have: ${gltf.animations.map((c) => c.name).join(', ')})`);
   const head = headOf(gltf, headName);
   const mixer = new THREE.AnimationMixer(gltf.scene);
   mixer.clipAction(clip).play();
@@ -51,7 +53,8 @@ export function playPoses(gltf: GLTF, clipName: string, headName: string, times:
     mixer.setTime(t);
     const transforms = new Map<string, number[]>();
     gltf.scene.traverse((o) => {
-      if (o.name !== '' && !transforms.has(o.name)) transforms.set(o.name, [...o.position.toArray(), ...o.quaternion.toArray(), ...o.scale.toArray()]);
+      if (o.name !== '' && !transforms.has(o.name))
+        transforms.set(o.name, [...o.position.toArray(), ...o.quaternion.toArray(), ...o.scale.toArray()]);
     });
     return { transforms, weights: [...head.morphTargetInfluences!] };
   });
@@ -67,7 +70,9 @@ export function playPoses(gltf: GLTF, clipName: string, headName: string, times:
 export function deformHead(source: GLTF, headName: string, pose: PlayedPose): Float64Array {
   const head = headOf(source, headName);
   if (pose.weights.length !== head.morphTargetInfluences!.length) {
-    throw new Error(`the played head has ${pose.weights.length} morph weights, the source ${head.morphTargetInfluences!.length}`);
+    throw new Error(
+      `the played head has ${pose.weights.length} morph weights, the source ${head.morphTargetInfluences!.length}`,
+    );
   }
   for (const bone of head.skeleton.bones) {
     const trs = pose.transforms.get(bone.name);
@@ -107,25 +112,39 @@ export interface HeadError {
 /** Largest distance between the vertices (xyz each) of `a` and `b`. */
 export function largestDistance(a: Float64Array, b: Float64Array): number {
   let max = 0;
-  for (let v = 0; v < a.length; v += 3) max = Math.max(max, Math.hypot(b[v] - a[v], b[v + 1] - a[v + 1], b[v + 2] - a[v + 2]));
+  for (let v = 0; v < a.length; v += 3)
+    max = Math.max(max, Math.hypot(b[v] - a[v], b[v + 1] - a[v + 1], b[v + 2] - a[v + 2]));
   return max;
 }
 
 /** Plays `clipName` of both assets at `times` and compares the deformed heads (see the module header). */
-export function headError(source: GLTF, other: GLTF, clipName: string, headName: string, times: readonly number[]): HeadError {
+export function headError(
+  source: GLTF,
+  other: GLTF,
+  clipName: string,
+  headName: string,
+  times: readonly number[],
+): HeadError {
   const a = playPoses(source, clipName, headName, times);
   const b = playPoses(other, clipName, headName, times);
   const result: HeadError = { vertex: 0, vertexTime: times[0], morphs: 0, skin: 0, weight: 0 };
   times.forEach((t, i) => {
-    for (let w = 0; w < a[i].weights.length; w++) result.weight = Math.max(result.weight, Math.abs(a[i].weights[w] - (b[i].weights[w] ?? NaN)));
+    for (let w = 0; w < a[i].weights.length; w++)
+      result.weight = Math.max(result.weight, Math.abs(a[i].weights[w] - (b[i].weights[w] ?? NaN)));
     const want = deformHead(source, headName, a[i]);
     const vertex = largestDistance(want, deformHead(source, headName, b[i]));
     if (vertex > result.vertex) {
       result.vertex = vertex;
       result.vertexTime = t;
     }
-    result.morphs = Math.max(result.morphs, largestDistance(want, deformHead(source, headName, { transforms: a[i].transforms, weights: b[i].weights })));
-    result.skin = Math.max(result.skin, largestDistance(want, deformHead(source, headName, { transforms: b[i].transforms, weights: a[i].weights })));
+    result.morphs = Math.max(
+      result.morphs,
+      largestDistance(want, deformHead(source, headName, { transforms: a[i].transforms, weights: b[i].weights })),
+    );
+    result.skin = Math.max(
+      result.skin,
+      largestDistance(want, deformHead(source, headName, { transforms: b[i].transforms, weights: a[i].weights })),
+    );
   });
   return result;
 }

@@ -41,7 +41,9 @@ describe('facial animation on a web avatar', () => {
     const head = root.listMeshes().find((m) => m.getName() === AVATAR.headMesh)!;
     expect(head.getExtras().targetNames).toEqual([...ARKIT_BLENDSHAPES]);
     const prim = head.listPrimitives()[0];
-    const extent = [0, 1, 2].map((i) => prim.getAttribute('POSITION')!.getMax([])[i] - prim.getAttribute('POSITION')!.getMin([])[i]);
+    const extent = [0, 1, 2].map(
+      (i) => prim.getAttribute('POSITION')!.getMax([])[i] - prim.getAttribute('POSITION')!.getMin([])[i],
+    );
     expect(Math.max(...extent)).toBeGreaterThan(0.15);
     expect(Math.max(...extent)).toBeLessThan(0.25);
     const largest = prim.listTargets().map((t) => {
@@ -53,7 +55,11 @@ describe('facial animation on a web avatar', () => {
     expect(largest).toHaveLength(52);
     expect(Math.min(...largest)).toBeGreaterThan(0.001);
     expect(Math.max(...largest)).toBeLessThanOrEqual(0.021);
-    const weights = root.listAnimations()[0].listChannels().find((c) => c.getTargetPath() === 'weights')!.getSampler()!;
+    const weights = root
+      .listAnimations()[0]
+      .listChannels()
+      .find((c) => c.getTargetPath() === 'weights')!
+      .getSampler()!;
     const times = weights.getInput()!.getArray()!;
     expect(times.length).toBe(1801);
     expect(times[times.length - 1]).toBeCloseTo(30, 5);
@@ -71,7 +77,8 @@ describe('facial animation on a web avatar', () => {
     let source: GLTF, packed: GLTF;
     const times = randomTimes(mulberry32(200), 200, AVATAR.duration);
     beforeAll(async () => {
-      const input = join(temp.dir, 'avatar.glb'), output = join(temp.dir, 'avatar.bp.glb');
+      const input = join(temp.dir, 'avatar.glb'),
+        output = join(temp.dir, 'avatar.bp.glb');
       writeFileSync(input, glb);
       const run = runCli(['compress', input, '-o', output, '--quiet']);
       expect(run.stderr).toBe('');

@@ -19,14 +19,19 @@ import { glbOf, splitGlb } from '../utils/glb.js';
 async function overlappingTargets(): Promise<{ json: GLTF.IGLTF; bin: Uint8Array }> {
   const doc = new Document();
   const buffer = doc.createBuffer();
-  const f32 = (type: 'SCALAR' | 'VEC3' | 'VEC4', values: number[]) => doc.createAccessor().setType(type).setBuffer(buffer).setArray(new Float32Array(values));
-  const target = (name: string, values: number[]) => doc.createPrimitiveTarget(name).setAttribute('POSITION', f32('VEC3', values));
-  const mesh = doc.createMesh('face').addPrimitive(doc.createPrimitive()
-    .setAttribute('POSITION', f32('VEC3', [0, 0, 0, 0.1, 0, 0, 0, 0.1, 0]))
-    .addTarget(target('a', [0, 0.01, 0, 0.02, 0, 0, 0, 0, 0]))
-    .addTarget(target('b', [0, 0, 0, 0, 0.03, 0, 0, 0, 0]))
-    .addTarget(target('c', [0, 0, 0, 0, 0, 0, 0, 0, 0]))
-    .addTarget(target('d', [0, 0, 0, 0, 0, 0, 0, 0, 0.004])));
+  const f32 = (type: 'SCALAR' | 'VEC3' | 'VEC4', values: number[]) =>
+    doc.createAccessor().setType(type).setBuffer(buffer).setArray(new Float32Array(values));
+  const target = (name: string, values: number[]) =>
+    doc.createPrimitiveTarget(name).setAttribute('POSITION', f32('VEC3', values));
+  const mesh = doc.createMesh('face').addPrimitive(
+    doc
+      .createPrimitive()
+      .setAttribute('POSITION', f32('VEC3', [0, 0, 0, 0.1, 0, 0, 0, 0.1, 0]))
+      .addTarget(target('a', [0, 0.01, 0, 0.02, 0, 0, 0, 0, 0]))
+      .addTarget(target('b', [0, 0, 0, 0, 0.03, 0, 0, 0, 0]))
+      .addTarget(target('c', [0, 0, 0, 0, 0, 0, 0, 0, 0]))
+      .addTarget(target('d', [0, 0, 0, 0, 0, 0, 0, 0, 0.004])),
+  );
   const joint = doc.createNode('Root');
   const face = doc.createNode('Face').setMesh(mesh);
   doc.createScene().addChild(joint).addChild(face);
@@ -34,7 +39,9 @@ async function overlappingTargets(): Promise<{ json: GLTF.IGLTF; bin: Uint8Array
   const animation = doc.createAnimation('Talk');
   const add = (node: typeof joint, path: 'rotation' | 'weights', output: ReturnType<typeof f32>) => {
     const sampler = doc.createAnimationSampler().setInput(times).setOutput(output);
-    animation.addSampler(sampler).addChannel(doc.createAnimationChannel().setTargetNode(node).setTargetPath(path).setSampler(sampler));
+    animation
+      .addSampler(sampler)
+      .addChannel(doc.createAnimationChannel().setTargetNode(node).setTargetPath(path).setSampler(sampler));
   };
   add(joint, 'rotation', f32('VEC4', [0, 0, 0, 1, 0, 0.1, 0, 0.995, 0, 0, 0, 1]));
   add(face, 'weights', f32('SCALAR', [0, 0, 0, 0, 0.5, 1, 0.2, 0.7, 1, 0, 0, 0]));

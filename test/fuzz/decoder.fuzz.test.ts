@@ -22,7 +22,16 @@ import { compress } from '../../src/compress/index.js';
 import { CompressedClip, type Looping, type OpenOptions, type Rounding } from '../../src/runtime/compressed-clip.js';
 import { FORMAT_ERROR, FormatError, type FormatErrorCode } from '../../src/runtime/errors.js';
 import {
-  CHECKSUM_START, FLAGS, HEADER, KNOWN_FLAGS, MAGIC, MAX_BONES, RAW_BITS, VERSION, crc32, segmentCountFor,
+  CHECKSUM_START,
+  FLAGS,
+  HEADER,
+  KNOWN_FLAGS,
+  MAGIC,
+  MAX_BONES,
+  RAW_BITS,
+  VERSION,
+  crc32,
+  segmentCountFor,
 } from '../../src/runtime/format.js';
 import { POSE_STRIDE } from '../../src/runtime/pose.js';
 import { encodeWithRates } from '../utils/clips.js';
@@ -72,9 +81,12 @@ function checkFormatError(error: unknown, size: number, context: string): Format
   }
   if (!KNOWN_CODES.has(error.code)) throw new ContractViolation(`${context}: unknown FormatError code ${error.code}`);
   if (!Number.isInteger(error.byteOffset) || error.byteOffset < -1 || error.byteOffset > size + 3) {
-    throw new ContractViolation(`${context}: byteOffset ${error.byteOffset} outside the ${size}-byte buffer (${error.message})`);
+    throw new ContractViolation(
+      `${context}: byteOffset ${error.byteOffset} outside the ${size}-byte buffer (${error.message})`,
+    );
   }
-  if (error.message.length === 0 || error.message.includes('undefined')) throw new ContractViolation(`${context}: unhelpful message "${error.message}"`);
+  if (error.message.length === 0 || error.message.includes('undefined'))
+    throw new ContractViolation(`${context}: unhelpful message "${error.message}"`);
   return error;
 }
 
@@ -83,12 +95,26 @@ type Depth = 'full' | 'light';
 
 /** Times that stress locate(): special values, the ends, between keys and far outside. */
 function hostileTimes(clip: CompressedClip, depth: Depth): number[] {
-  const d = clip.duration, step = 1 / clip.sampleRate;
+  const d = clip.duration,
+    step = 1 / clip.sampleRate;
   const light = [Number.NaN, -Infinity, -1, 0, d / 3, d, d + step / 2, 1e308, Infinity];
   if (depth === 'light') return light;
   return [
-    ...light, -1e308, -Number.MIN_VALUE, -0, Number.MIN_VALUE, step / 2, step * (1 - 1e-9), d / 2,
-    d - 1e-9, d + 1e-9, d + step, d + step * (1 - 1e-7), -step / 2, 1e9, 4294967296 / clip.sampleRate,
+    ...light,
+    -1e308,
+    -Number.MIN_VALUE,
+    -0,
+    Number.MIN_VALUE,
+    step / 2,
+    step * (1 - 1e-9),
+    d / 2,
+    d - 1e-9,
+    d + 1e-9,
+    d + step,
+    d + step * (1 - 1e-7),
+    -step / 2,
+    1e9,
+    4294967296 / clip.sampleRate,
   ];
 }
 
@@ -97,7 +123,8 @@ function checkPose(pose: Float32Array, boneCount: number, context: string): void
   for (let b = 0; b < boneCount; b++) {
     const o = b * POSE_STRIDE;
     for (let i = 0; i < POSE_STRIDE; i++) {
-      if (!Number.isFinite(pose[o + i])) throw new ContractViolation(`${context}: bone ${b} value ${i} is ${pose[o + i]}`);
+      if (!Number.isFinite(pose[o + i]))
+        throw new ContractViolation(`${context}: bone ${b} value ${i} is ${pose[o + i]}`);
     }
     const len2 = pose[o] ** 2 + pose[o + 1] ** 2 + pose[o + 2] ** 2 + pose[o + 3] ** 2;
     if (!(Math.abs(len2 - 1) < 1e-4)) throw new ContractViolation(`${context}: bone ${b} rotation has length² ${len2}`);
@@ -106,7 +133,9 @@ function checkPose(pose: Float32Array, boneCount: number, context: string): void
 
 /** Checks the public fields of an opened clip against each other. */
 function checkHeaderFields(clip: CompressedClip, size: number, context: string): void {
-  const fail = (what: string) => { throw new ContractViolation(`${context}: ${what}`); };
+  const fail = (what: string) => {
+    throw new ContractViolation(`${context}: ${what}`);
+  };
   if (!(clip.boneCount >= 1 && clip.boneCount <= MAX_BONES)) fail(`bone count ${clip.boneCount}`);
   if (!(clip.sampleCount >= 1)) fail(`sample count ${clip.sampleCount}`);
   if (!(clip.sampleRate > 0 && Number.isFinite(clip.sampleRate))) fail(`sample rate ${clip.sampleRate}`);
@@ -114,20 +143,25 @@ function checkHeaderFields(clip: CompressedClip, size: number, context: string):
   if (clip.segmentCount !== segmentCountFor(clip.sampleCount)) fail(`segment count ${clip.segmentCount}`);
   if (clip.byteLength !== size) fail(`byteLength ${clip.byteLength} of a ${size}-byte buffer`);
   if (clip.parents.length !== clip.boneCount) fail(`${clip.parents.length} parents`);
-  for (let b = 0; b < clip.boneCount; b++) if (!(clip.parents[b] >= -1 && clip.parents[b] < b)) fail(`bone ${b} parent ${clip.parents[b]}`);
-  if (clip.boneNames !== undefined && clip.boneNames.length !== clip.boneCount) fail(`${clip.boneNames.length} bone names`);
+  for (let b = 0; b < clip.boneCount; b++)
+    if (!(clip.parents[b] >= -1 && clip.parents[b] < b)) fail(`bone ${b} parent ${clip.parents[b]}`);
+  if (clip.boneNames !== undefined && clip.boneNames.length !== clip.boneCount)
+    fail(`${clip.boneNames.length} bone names`);
   const s = clip.sectionSizes();
   const parts = [s.header, s.parents, s.bitsets, s.constants, s.clipRanges, s.rotationRefs, s.segments, s.names];
   if (parts.some((p) => !(Number.isInteger(p) && p >= 0))) fail(`negative section size ${JSON.stringify(s)}`);
-  if (parts.reduce((a, b) => a + b, 0) !== size || s.total !== size) fail(`sections ${JSON.stringify(s)} do not add up to ${size}`);
+  if (parts.reduce((a, b) => a + b, 0) !== size || s.total !== size)
+    fail(`sections ${JSON.stringify(s)} do not add up to ${size}`);
   let animated = 0;
   for (let b = 0; b < clip.boneCount; b++) {
     for (let kind = 0; kind < 3; kind++) if (clip.trackClassOf(b, kind) === 'animated') animated++;
   }
-  if (animated !== clip.animatedTrackCount) fail(`${animated} animated tracks by class, header ${clip.animatedTrackCount}`);
+  if (animated !== clip.animatedTrackCount)
+    fail(`${animated} animated tracks by class, header ${clip.animatedTrackCount}`);
   for (let seg = 0; seg < Math.min(clip.segmentCount, 4); seg++) {
     const rates = clip.segmentBitRates(seg);
-    if (rates.length !== clip.animatedTrackCount || rates.some((r) => !((r >= 0 && r <= 24) || r === RAW_BITS))) fail(`segment ${seg} rates ${rates}`);
+    if (rates.length !== clip.animatedTrackCount || rates.some((r) => !((r >= 0 && r <= 24) || r === RAW_BITS)))
+      fail(`segment ${seg} rates ${rates}`);
   }
 }
 
@@ -137,7 +171,13 @@ function checkHeaderFields(clip: CompressedClip, size: number, context: string):
  * and rounding, and single bones (which must equal the same bone of the whole pose, bit
  * for bit).
  */
-function checkDecodes(clip: CompressedClip, size: number, depth: Depth, extraTimes: readonly number[], context: string): void {
+function checkDecodes(
+  clip: CompressedClip,
+  size: number,
+  depth: Depth,
+  extraTimes: readonly number[],
+  context: string,
+): void {
   checkHeaderFields(clip, size, context);
   const boneCount = clip.boneCount;
   const pose = new Float32Array(boneCount * POSE_STRIDE);
@@ -148,7 +188,9 @@ function checkDecodes(clip: CompressedClip, size: number, depth: Depth, extraTim
     clip.sampleKey(k, pose);
     checkPose(pose, boneCount, `${context}, key ${k}`);
   }
-  for (const k of depth === 'full' ? [clip.sampleCount - 1, Number.NaN, -5, 0.5, 1e300, Infinity] : [clip.sampleCount - 1, Number.NaN, Infinity]) {
+  for (const k of depth === 'full'
+    ? [clip.sampleCount - 1, Number.NaN, -5, 0.5, 1e300, Infinity]
+    : [clip.sampleCount - 1, Number.NaN, Infinity]) {
     clip.sampleKey(k, pose);
     checkPose(pose, boneCount, `${context}, sampleKey(${k})`);
   }
@@ -166,7 +208,9 @@ function checkDecodes(clip: CompressedClip, size: number, depth: Depth, extraTim
         clip.sampleBone(time, b, bone, options);
         for (let i = 0; i < POSE_STRIDE; i++) {
           if (!Object.is(bone[i], pose[b * POSE_STRIDE + i]) && bone[i] !== pose[b * POSE_STRIDE + i]) {
-            throw new ContractViolation(`${context}: sampleBone(${time}, ${b}, ${looping}, ${rounding})[${i}] = ${bone[i]}, sample() gave ${pose[b * POSE_STRIDE + i]}`);
+            throw new ContractViolation(
+              `${context}: sampleBone(${time}, ${b}, ${looping}, ${rounding})[${i}] = ${bone[i]}, sample() gave ${pose[b * POSE_STRIDE + i]}`,
+            );
           }
         }
       }
@@ -182,7 +226,8 @@ function checkDecodes(clip: CompressedClip, size: number, depth: Depth, extraTim
 function checkBlends(clip: CompressedClip, scratch: Float32Array, context: string): void {
   const n = clip.sampleCount;
   if (n < 2) return;
-  const a = new Float32Array(scratch.length), b = new Float32Array(scratch.length);
+  const a = new Float32Array(scratch.length),
+    b = new Float32Array(scratch.length);
   const pairs: [number, number, Looping][] = [[n - 1, 0, 'wrap']];
   for (const k of [0, 15, 16, 31, 32, n >> 1, n - 2]) if (k >= 0 && k + 1 < n) pairs.push([k, k + 1, 'clamp']);
   for (const [k0, k1, looping] of pairs) {
@@ -199,7 +244,9 @@ function checkBlends(clip: CompressedClip, scratch: Float32Array, context: strin
           const expected = a[o] + (b[o] - a[o]) * alpha;
           const tolerance = 1e-5 * Math.max(1, Math.abs(a[o]), Math.abs(b[o]));
           if (!(Math.abs(scratch[o] - expected) <= tolerance)) {
-            throw new ContractViolation(`${context}: sample(${time}, ${looping}) bone ${bone} value ${i} = ${scratch[o]}, but keys ${k0} and ${k1} blend to ${expected}`);
+            throw new ContractViolation(
+              `${context}: sample(${time}, ${looping}) bone ${bone} value ${i} = ${scratch[o]}, but keys ${k0} and ${k1} blend to ${expected}`,
+            );
           }
         }
       }
@@ -214,7 +261,13 @@ type Outcome = { opened: false; error: FormatError } | { opened: true; clip: Com
  * Opens `bytes` and, when it opens, decodes it everywhere. Throws a ContractViolation for
  * anything but a FormatError or a clean decode, and when the decoder wrote into `bytes`.
  */
-function probe(bytes: Uint8Array, options: OpenOptions, context: string, depth: Depth = 'full', extraTimes: readonly number[] = []): Outcome {
+function probe(
+  bytes: Uint8Array,
+  options: OpenOptions,
+  context: string,
+  depth: Depth = 'full',
+  extraTimes: readonly number[] = [],
+): Outcome {
   const before = crc32(bytes);
   let clip: CompressedClip;
   try {
@@ -237,13 +290,15 @@ function probe(bytes: Uint8Array, options: OpenOptions, context: string, depth: 
 function reseal(bytes: Uint8Array): Uint8Array {
   if (bytes.byteLength >= HEADER.SIZE) {
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    if (view.getUint16(HEADER.FLAGS, true) & FLAGS.HAS_CHECKSUM) view.setUint32(HEADER.CHECKSUM, crc32(bytes, CHECKSUM_START, bytes.byteLength), true);
+    if (view.getUint16(HEADER.FLAGS, true) & FLAGS.HAS_CHECKSUM)
+      view.setUint32(HEADER.CHECKSUM, crc32(bytes, CHECKSUM_START, bytes.byteLength), true);
   }
   return bytes;
 }
 
 function setTotalSize(bytes: Uint8Array): Uint8Array {
-  if (bytes.byteLength >= HEADER.TOTAL_SIZE + 4) new DataView(bytes.buffer, bytes.byteOffset).setUint32(HEADER.TOTAL_SIZE, bytes.byteLength, true);
+  if (bytes.byteLength >= HEADER.TOTAL_SIZE + 4)
+    new DataView(bytes.buffer, bytes.byteOffset).setUint32(HEADER.TOTAL_SIZE, bytes.byteLength, true);
   return bytes;
 }
 
@@ -264,21 +319,40 @@ interface Base {
 /** A clip whose every track is its bind value: no animated track, so segments hold no bytes. */
 function staticClip(sampleCount: number): RawClip {
   const pose = new Float32Array(2 * POSE_STRIDE);
-  for (const o of [0, POSE_STRIDE]) { pose[o + 3] = 1; pose[o + 7] = 1; pose[o + 8] = 1; pose[o + 9] = 1; }
+  for (const o of [0, POSE_STRIDE]) {
+    pose[o + 3] = 1;
+    pose[o + 7] = 1;
+    pose[o + 8] = 1;
+    pose[o + 9] = 1;
+  }
   pose[POSE_STRIDE + 5] = 10;
   const skeleton = createSkeleton(['root', 'child'], [-1, 0], pose, 'cm');
   return createRawClip('static', skeleton, 30, sampleCount, 'cm');
 }
 
 function makeBases(): Base[] {
-  const small = makeSyntheticClip({ boneCount: 4, sampleCount: 41, seed: 7, animatedScale: true, maxAngleDeg: 120, animatedTranslationShare: 0.5 });
+  const small = makeSyntheticClip({
+    boneCount: 4,
+    sampleCount: 41,
+    seed: 7,
+    animatedScale: true,
+    maxAngleDeg: 120,
+    animatedTranslationShare: 0.5,
+  });
   const tail = makeSyntheticClip({ boneCount: 3, sampleCount: 23, seed: 11, shape: 'chain', name: 'tail ✓ ünïcode' });
   const single = makeSyntheticClip({ boneCount: 3, sampleCount: 1, seed: 5 });
   // Rates cycle through the whole ladder, so every rate meets every track kind somewhere.
   const everyRate = [0, ...Array.from({ length: 24 }, (_, i) => i + 1), RAW_BITS];
   let next = 0;
   const forced = encodeWithRates(
-    makeSyntheticClip({ boneCount: 5, sampleCount: 80, seed: 3, animatedScale: true, maxAngleDeg: 175, animatedTranslationShare: 0.6 }),
+    makeSyntheticClip({
+      boneCount: 5,
+      sampleCount: 80,
+      seed: 3,
+      animatedScale: true,
+      maxAngleDeg: 175,
+      animatedTranslationShare: 0.6,
+    }),
     () => everyRate[next++ % everyRate.length],
     { checksum: true, includeNames: true },
   );
@@ -317,15 +391,24 @@ describe('decoder fuzz: the valid bases', () => {
     // Every cache variant decodes every base to the same values as the default.
     for (const { name, bytes } of bases) {
       const reference = CompressedClip.open(bytes);
-      const expected = new Float32Array(reference.boneCount * POSE_STRIDE), actual = new Float32Array(expected.length);
+      const expected = new Float32Array(reference.boneCount * POSE_STRIDE),
+        actual = new Float32Array(expected.length);
       for (const variant of CACHE_VARIANTS) {
         const clip = CompressedClip.open(bytes, variant);
         // Random access order: backwards, then across the wrap.
-        for (const time of [reference.duration, reference.duration / 2, 0, reference.duration + 0.5 / reference.sampleRate, 1 / reference.sampleRate]) {
+        for (const time of [
+          reference.duration,
+          reference.duration / 2,
+          0,
+          reference.duration + 0.5 / reference.sampleRate,
+          1 / reference.sampleRate,
+        ]) {
           for (const looping of LOOPINGS) {
             reference.sample(time, expected, { looping });
             clip.sample(time, actual, { looping });
-            expect(Array.from(actual), `${name} ${JSON.stringify(variant)} at ${time} (${looping})`).toEqual(Array.from(expected));
+            expect(Array.from(actual), `${name} ${JSON.stringify(variant)} at ${time} (${looping})`).toEqual(
+              Array.from(expected),
+            );
           }
         }
       }
@@ -348,12 +431,17 @@ describe('decoder fuzz: the valid bases', () => {
       const clip = CompressedClip.open(bytes);
       const expectBadArgument = (what: string, call: () => unknown) => {
         let thrown: unknown;
-        try { call(); } catch (error) { thrown = error; }
+        try {
+          call();
+        } catch (error) {
+          thrown = error;
+        }
         expect(thrown, `${name}: ${what}`).toBeInstanceOf(FormatError);
         expect((thrown as FormatError).code, `${name}: ${what}`).toBe(FORMAT_ERROR.BAD_ARGUMENT);
       };
       const one = new Float32Array(POSE_STRIDE);
-      for (const b of [-1, clip.boneCount, 0.5, Number.NaN, Infinity, 2 ** 32]) expectBadArgument(`sampleBone index ${b}`, () => clip.sampleBone(0, b, one));
+      for (const b of [-1, clip.boneCount, 0.5, Number.NaN, Infinity, 2 ** 32])
+        expectBadArgument(`sampleBone index ${b}`, () => clip.sampleBone(0, b, one));
       expectBadArgument('short sampleBone output', () => clip.sampleBone(0, 0, new Float32Array(POSE_STRIDE - 1)));
       expectBadArgument('short pose', () => clip.sample(0, new Float32Array(clip.boneCount * POSE_STRIDE - 1)));
       expectBadArgument('short key pose', () => clip.sampleKey(0, new Float32Array(0)));
@@ -367,7 +455,13 @@ describe('decoder fuzz: the valid bases', () => {
       const reference = CompressedClip.open(bytes);
       const expected = new Float32Array(reference.boneCount * POSE_STRIDE);
       const actual = new Float32Array(expected.length);
-      for (const [offset, fill] of [[0, 0xff], [4, 0x00], [8, 0xaa], [1, 0x55], [3, 0xff]] as const) {
+      for (const [offset, fill] of [
+        [0, 0xff],
+        [4, 0x00],
+        [8, 0xaa],
+        [1, 0x55],
+        [3, 0xff],
+      ] as const) {
         const buffer = new Uint8Array(offset + bytes.byteLength + 64).fill(fill);
         buffer.set(bytes, offset);
         const clip = CompressedClip.open(buffer.subarray(offset, offset + bytes.byteLength));
@@ -375,7 +469,9 @@ describe('decoder fuzz: the valid bases', () => {
           for (const looping of LOOPINGS) {
             reference.sample(time, expected, { looping });
             clip.sample(time, actual, { looping });
-            expect(Array.from(actual), `${name} at +${offset} fill ${hex(fill)}, t=${time}`).toEqual(Array.from(expected));
+            expect(Array.from(actual), `${name} at +${offset} fill ${hex(fill)}, t=${time}`).toEqual(
+              Array.from(expected),
+            );
           }
         }
       }
@@ -400,7 +496,9 @@ describe('decoder fuzz: random bytes', () => {
     );
   });
 
-  it('random bodies behind a plausible header (magic, version, size, CRC right) give a FormatError or a clean decode', { timeout: TIMEOUT_MS }, () => {
+  it('random bodies behind a plausible header (magic, version, size, CRC right) give a FormatError or a clean decode', {
+    timeout: TIMEOUT_MS,
+  }, () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 0, max: BASE_COUNT - 1 }),
@@ -422,7 +520,9 @@ describe('decoder fuzz: random bytes', () => {
     );
   });
 
-  it('random header fields with a valid magic and version give a FormatError or a clean decode', { timeout: TIMEOUT_MS }, () => {
+  it('random header fields with a valid magic and version give a FormatError or a clean decode', {
+    timeout: TIMEOUT_MS,
+  }, () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 0, max: BASE_COUNT - 1 }),
@@ -454,7 +554,9 @@ describe('decoder fuzz: mutations of valid files', () => {
     how: fc.constantFrom('set', 'xor', 'bit'),
   });
 
-  it('1–8 random byte edits, a resize, CRC resealed or not: a FormatError or a clean decode', { timeout: TIMEOUT_MS }, () => {
+  it('1–8 random byte edits, a resize, CRC resealed or not: a FormatError or a clean decode', {
+    timeout: TIMEOUT_MS,
+  }, () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 0, max: BASE_COUNT - 1 }),
@@ -479,7 +581,13 @@ describe('decoder fuzz: mutations of valid files', () => {
           if (fixSize) setTotalSize(out);
           if (fixCrc) reseal(out);
           const context = `${base(b).name}: edits ${JSON.stringify(edits)}, resize ${resize}, fixSize ${fixSize}, fixCrc ${fixCrc}`;
-          probe(out, { ...CACHE_VARIANTS[variant], verifyChecksum: fixCrc }, `${context}, cache variant ${variant}`, 'full', times);
+          probe(
+            out,
+            { ...CACHE_VARIANTS[variant], verifyChecksum: fixCrc },
+            `${context}, cache variant ${variant}`,
+            'full',
+            times,
+          );
         },
       ),
       params(4),
@@ -487,15 +595,25 @@ describe('decoder fuzz: mutations of valid files', () => {
   });
 
   for (const { name, bytes } of bases.filter((b) => b.bytes.byteLength <= 2048)) {
-    it(`every single bit flip of ${name}, checksum not verified: a FormatError or a clean decode`, { timeout: TIMEOUT_MS }, () => {
-      let opened = 0, rejected = 0;
+    it(`every single bit flip of ${name}, checksum not verified: a FormatError or a clean decode`, {
+      timeout: TIMEOUT_MS,
+    }, () => {
+      let opened = 0,
+        rejected = 0;
       const out = bytes.slice();
       for (let bit = 0; bit < bytes.byteLength * 8; bit++) {
-        const at = bit >>> 3, mask = 1 << (bit & 7);
+        const at = bit >>> 3,
+          mask = 1 << (bit & 7);
         out[at] ^= mask;
         const variant = bit % CACHE_VARIANTS.length;
-        const outcome = probe(out, { ...CACHE_VARIANTS[variant], verifyChecksum: false }, `${name}: bit ${bit} (byte ${at}) flipped, cache variant ${variant}`, 'light');
-        if (outcome.opened) opened++; else rejected++;
+        const outcome = probe(
+          out,
+          { ...CACHE_VARIANTS[variant], verifyChecksum: false },
+          `${name}: bit ${bit} (byte ${at}) flipped, cache variant ${variant}`,
+          'light',
+        );
+        if (outcome.opened) opened++;
+        else rejected++;
         out[at] ^= mask;
       }
       // Both branches are exercised: flips in packed samples still open, flips in the layout do not.
@@ -514,13 +632,19 @@ describe('decoder fuzz: mutations of valid files', () => {
         const out = bytes.slice();
         const b = bit % (bytes.byteLength * 8);
         out[b >>> 3] ^= 1 << (b & 7);
-        probe(out, { ...CACHE_VARIANTS[variant], verifyChecksum: false }, `${name}: bit ${b} flipped, cache variant ${variant}`);
+        probe(
+          out,
+          { ...CACHE_VARIANTS[variant], verifyChecksum: false },
+          `${name}: bit ${b} flipped, cache variant ${variant}`,
+        );
       }),
       params(5),
     );
   });
 
-  it('with the checksum verified, every single bit flip of a checksummed file is caught', { timeout: TIMEOUT_MS }, () => {
+  it('with the checksum verified, every single bit flip of a checksummed file is caught', {
+    timeout: TIMEOUT_MS,
+  }, () => {
     const seen = new Set<FormatErrorCode>();
     let files = 0;
     for (const { name, bytes } of bases) {
@@ -528,11 +652,14 @@ describe('decoder fuzz: mutations of valid files', () => {
       files++;
       const out = bytes.slice();
       for (let bit = 0; bit < bytes.byteLength * 8; bit++) {
-        const at = bit >>> 3, mask = 1 << (bit & 7);
+        const at = bit >>> 3,
+          mask = 1 << (bit & 7);
         out[at] ^= mask;
         const outcome = probe(out, { verifyChecksum: true }, `${name}: bit ${bit} (byte ${at}) flipped`, 'light');
         if (outcome.opened) {
-          throw new ContractViolation(`${name}: flipping bit ${bit & 7} of byte ${at} (${fieldAt(at)}) went unnoticed with the checksum verified`);
+          throw new ContractViolation(
+            `${name}: flipping bit ${bit & 7} of byte ${at} (${fieldAt(at)}) went unnoticed with the checksum verified`,
+          );
         }
         seen.add(outcome.error.code);
         out[at] ^= mask;
@@ -540,47 +667,70 @@ describe('decoder fuzz: mutations of valid files', () => {
     }
     expect(files).toBeGreaterThanOrEqual(3);
     // The header fields outside the CRC have their own checks; everything else is the CRC's.
-    expect([...seen].sort()).toEqual(expect.arrayContaining([FORMAT_ERROR.BAD_MAGIC, FORMAT_ERROR.UNSUPPORTED_VERSION, FORMAT_ERROR.BAD_CHECKSUM, FORMAT_ERROR.BAD_SIZE]));
+    expect([...seen].sort()).toEqual(
+      expect.arrayContaining([
+        FORMAT_ERROR.BAD_MAGIC,
+        FORMAT_ERROR.UNSUPPORTED_VERSION,
+        FORMAT_ERROR.BAD_CHECKSUM,
+        FORMAT_ERROR.BAD_SIZE,
+      ]),
+    );
   });
 
-  it('with the checksum verified and not resealed, random multi-byte damage is always caught', { timeout: TIMEOUT_MS }, () => {
+  it('with the checksum verified and not resealed, random multi-byte damage is always caught', {
+    timeout: TIMEOUT_MS,
+  }, () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: BASE_COUNT - 1 }), fc.array(edit, { minLength: 1, maxLength: 8 }), (b, edits) => {
-        const { name, bytes } = base(b);
-        if (!CompressedClip.open(bytes).hasChecksum) return;
-        const out = bytes.slice();
-        for (const e of edits) {
-          const at = e.at % out.byteLength;
-          if (e.how === 'set') out[at] = e.value;
-          else if (e.how === 'xor') out[at] ^= e.value || 1;
-          else out[at] ^= 1 << (e.value & 7);
-        }
-        if (crc32(out) === crc32(bytes)) return; // the edits cancelled out
-        const outcome = probe(out, { verifyChecksum: true }, `${name}: edits ${JSON.stringify(edits)}`, 'light');
-        if (outcome.opened) throw new ContractViolation(`${name}: edits ${JSON.stringify(edits)} went unnoticed with the checksum verified`);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: BASE_COUNT - 1 }),
+        fc.array(edit, { minLength: 1, maxLength: 8 }),
+        (b, edits) => {
+          const { name, bytes } = base(b);
+          if (!CompressedClip.open(bytes).hasChecksum) return;
+          const out = bytes.slice();
+          for (const e of edits) {
+            const at = e.at % out.byteLength;
+            if (e.how === 'set') out[at] = e.value;
+            else if (e.how === 'xor') out[at] ^= e.value || 1;
+            else out[at] ^= 1 << (e.value & 7);
+          }
+          if (crc32(out) === crc32(bytes)) return; // the edits cancelled out
+          const outcome = probe(out, { verifyChecksum: true }, `${name}: edits ${JSON.stringify(edits)}`, 'light');
+          if (outcome.opened)
+            throw new ContractViolation(
+              `${name}: edits ${JSON.stringify(edits)} went unnoticed with the checksum verified`,
+            );
+        },
+      ),
       params(6),
     );
   });
 });
 
 describe('decoder fuzz: truncation and extension', () => {
-  it('every truncation (each header byte, each section boundary, each byte) is a FormatError: TOO_SMALL or BAD_SIZE', { timeout: TIMEOUT_MS }, () => {
+  it('every truncation (each header byte, each section boundary, each byte) is a FormatError: TOO_SMALL or BAD_SIZE', {
+    timeout: TIMEOUT_MS,
+  }, () => {
     for (const { name, bytes } of bases) {
       for (let length = 0; length < bytes.byteLength; length++) {
         const outcome = probe(bytes.slice(0, length), {}, `${name}: first ${length} bytes`);
         if (outcome.opened) throw new ContractViolation(`${name}: truncated to ${length} bytes but opened`);
-        expect(outcome.error.code, `${name} truncated to ${length}`).toBe(length < HEADER.SIZE ? FORMAT_ERROR.TOO_SMALL : FORMAT_ERROR.BAD_SIZE);
+        expect(outcome.error.code, `${name} truncated to ${length}`).toBe(
+          length < HEADER.SIZE ? FORMAT_ERROR.TOO_SMALL : FORMAT_ERROR.BAD_SIZE,
+        );
       }
     }
   });
 
-  it('a truncation whose size field and CRC are patched to match is still caught by the section checks', { timeout: TIMEOUT_MS }, () => {
+  it('a truncation whose size field and CRC are patched to match is still caught by the section checks', {
+    timeout: TIMEOUT_MS,
+  }, () => {
     for (const { name, bytes } of bases) {
       for (let length = HEADER.SIZE; length < bytes.byteLength; length++) {
         const out = reseal(setTotalSize(bytes.slice(0, length)));
         const outcome = probe(out, { verifyChecksum: true }, `${name}: first ${length} bytes, size and CRC patched`);
-        if (outcome.opened) throw new ContractViolation(`${name}: truncated to ${length} bytes (size and CRC patched) but opened`);
+        if (outcome.opened)
+          throw new ContractViolation(`${name}: truncated to ${length} bytes (size and CRC patched) but opened`);
       }
     }
   });
@@ -595,10 +745,16 @@ describe('decoder fuzz: truncation and extension', () => {
         if (length === 0 || at >= bytes.byteLength) continue;
         for (const cut of [at - 1, at, at + 1]) {
           if (cut < HEADER.SIZE || cut >= bytes.byteLength) continue;
-          const outcome = probe(reseal(setTotalSize(bytes.slice(0, cut))), {}, `${name}: cut at ${cut} (end of ${section})`);
+          const outcome = probe(
+            reseal(setTotalSize(bytes.slice(0, cut))),
+            {},
+            `${name}: cut at ${cut} (end of ${section})`,
+          );
           expect(outcome.opened, `${name}: cut at ${cut}`).toBe(false);
           if (!outcome.opened) {
-            expect([FORMAT_ERROR.BAD_SECTION, FORMAT_ERROR.BAD_SIZE, FORMAT_ERROR.BAD_OFFSET]).toContain(outcome.error.code);
+            expect([FORMAT_ERROR.BAD_SECTION, FORMAT_ERROR.BAD_SIZE, FORMAT_ERROR.BAD_OFFSET]).toContain(
+              outcome.error.code,
+            );
           }
         }
       }
@@ -627,24 +783,52 @@ type FieldName = Exclude<keyof typeof HEADER, 'SIZE'>;
 
 /** Width in bytes of each header field (format.ts gives them in comments only). */
 const FIELD_WIDTHS: Readonly<Record<FieldName, 1 | 2 | 4 | 8>> = {
-  MAGIC: 4, VERSION: 2, FLAGS: 2, CHECKSUM: 4, TOTAL_SIZE: 4, BONE_COUNT: 2, ROTATION_FORMAT: 1, UNIT: 1,
-  SAMPLE_COUNT: 4, SAMPLE_RATE: 8, SEGMENT_COUNT: 4, SEGMENT_SIZE: 2, ANIMATED_TRACK_COUNT: 2,
-  START_TIME: 8, DURATION: 8, NODE_INDICES_OFFSET: 4, PARENTS_OFFSET: 4, BITSETS_OFFSET: 4, CONSTANTS_OFFSET: 4, CLIP_RANGES_OFFSET: 4, SEGMENTS_OFFSET: 4,
-  NAMES_OFFSET: 4, ROTATION_REFS_OFFSET: 4,
+  MAGIC: 4,
+  VERSION: 2,
+  FLAGS: 2,
+  CHECKSUM: 4,
+  TOTAL_SIZE: 4,
+  BONE_COUNT: 2,
+  ROTATION_FORMAT: 1,
+  UNIT: 1,
+  SAMPLE_COUNT: 4,
+  SAMPLE_RATE: 8,
+  SEGMENT_COUNT: 4,
+  SEGMENT_SIZE: 2,
+  ANIMATED_TRACK_COUNT: 2,
+  START_TIME: 8,
+  DURATION: 8,
+  NODE_INDICES_OFFSET: 4,
+  PARENTS_OFFSET: 4,
+  BITSETS_OFFSET: 4,
+  CONSTANTS_OFFSET: 4,
+  CLIP_RANGES_OFFSET: 4,
+  SEGMENTS_OFFSET: 4,
+  NAMES_OFFSET: 4,
+  ROTATION_REFS_OFFSET: 4,
 };
 
 function headerFields(): [FieldName, number][] {
-  return (Object.entries(HEADER) as [keyof typeof HEADER, number][]).filter((e): e is [FieldName, number] => e[0] !== 'SIZE');
+  return (Object.entries(HEADER) as [keyof typeof HEADER, number][]).filter(
+    (e): e is [FieldName, number] => e[0] !== 'SIZE',
+  );
 }
 
 /** Name of the header field holding byte `at`, for messages. */
 function fieldAt(at: number): string {
-  for (const [name, offset] of headerFields()) if (at >= offset && at < offset + FIELD_WIDTHS[name]) return `header ${name}`;
+  for (const [name, offset] of headerFields())
+    if (at >= offset && at < offset + FIELD_WIDTHS[name]) return `header ${name}`;
   return at < HEADER.SIZE ? 'header padding' : 'body';
 }
 
 function readField(view: DataView, at: number, width: number): number {
-  return width === 1 ? view.getUint8(at) : width === 2 ? view.getUint16(at, true) : width === 4 ? view.getUint32(at, true) : view.getFloat64(at, true);
+  return width === 1
+    ? view.getUint8(at)
+    : width === 2
+      ? view.getUint16(at, true)
+      : width === 4
+        ? view.getUint32(at, true)
+        : view.getFloat64(at, true);
 }
 
 function writeField(view: DataView, at: number, width: number, value: number): void {
@@ -657,13 +841,56 @@ function writeField(view: DataView, at: number, width: number, value: number): v
 /** 0, 1, the maxima, the file size ± 1 and the original ± 1, ± 4, masked to `width` bytes. */
 function extremeValues(width: 1 | 2 | 4, original: number, size: number): number[] {
   const max = width === 4 ? 0xffffffff : width === 2 ? 0xffff : 0xff;
-  const raw = [0, 1, 2, 3, 4, 0x7f, 0x80, 0xff, 0x100, 0x7fff, 0x8000, 0xffff, 0x10000, 0x7fffffff, 0x80000000, 0xffffffff,
-    size - 1, size, size + 1, original - 1, original + 1, original - 4, original + 4, original * 2, max];
-  const values = raw.map((v) => (v < 0 ? v + max + 1 : v > max ? v % (max + 1) : v)).map((v) => Math.min(max, Math.max(0, v)));
+  const raw = [
+    0,
+    1,
+    2,
+    3,
+    4,
+    0x7f,
+    0x80,
+    0xff,
+    0x100,
+    0x7fff,
+    0x8000,
+    0xffff,
+    0x10000,
+    0x7fffffff,
+    0x80000000,
+    0xffffffff,
+    size - 1,
+    size,
+    size + 1,
+    original - 1,
+    original + 1,
+    original - 4,
+    original + 4,
+    original * 2,
+    max,
+  ];
+  const values = raw
+    .map((v) => (v < 0 ? v + max + 1 : v > max ? v % (max + 1) : v))
+    .map((v) => Math.min(max, Math.max(0, v)));
   return [...new Set(values)].filter((v) => v !== original);
 }
 
-const RATE_VALUES = [0, -0, -1, Number.NaN, Infinity, -Infinity, Number.MIN_VALUE, 1e-300, 1e-10, 0.5, 1, 29.97, 1e10, 1e300, Number.MAX_VALUE];
+const RATE_VALUES = [
+  0,
+  -0,
+  -1,
+  Number.NaN,
+  Infinity,
+  -Infinity,
+  Number.MIN_VALUE,
+  1e-300,
+  1e-10,
+  0.5,
+  1,
+  29.97,
+  1e10,
+  1e300,
+  Number.MAX_VALUE,
+];
 
 describe('decoder fuzz: extreme values', () => {
   /** Probes `out` twice: resealed with the CRC verified, and as it is with the CRC not verified. */
@@ -697,7 +924,14 @@ describe('decoder fuzz: extreme values', () => {
     expect([...codes.get('TOTAL_SIZE')!]).toEqual([FORMAT_ERROR.BAD_SIZE]);
     expect([...codes.get('SEGMENT_SIZE')!]).toEqual([FORMAT_ERROR.BAD_HEADER]);
     expect([...codes.get('SAMPLE_RATE')!]).toEqual([FORMAT_ERROR.BAD_HEADER]);
-    for (const field of ['PARENTS_OFFSET', 'BITSETS_OFFSET', 'CONSTANTS_OFFSET', 'CLIP_RANGES_OFFSET', 'SEGMENTS_OFFSET', 'ROTATION_REFS_OFFSET'] as const) {
+    for (const field of [
+      'PARENTS_OFFSET',
+      'BITSETS_OFFSET',
+      'CONSTANTS_OFFSET',
+      'CLIP_RANGES_OFFSET',
+      'SEGMENTS_OFFSET',
+      'ROTATION_REFS_OFFSET',
+    ] as const) {
       expect([...codes.get(field)!], field).toEqual([FORMAT_ERROR.BAD_OFFSET]);
     }
   });
@@ -712,12 +946,38 @@ describe('decoder fuzz: extreme values', () => {
     }
   });
 
-  it('sample and segment counts set together to consistent extremes (1 … 0xFFFFFFFF) fail fast or decode', { timeout: TIMEOUT_MS }, () => {
+  it('sample and segment counts set together to consistent extremes (1 … 0xFFFFFFFF) fail fast or decode', {
+    timeout: TIMEOUT_MS,
+  }, () => {
     for (const { name, bytes } of bases) {
       const view = new DataView(bytes.buffer, bytes.byteOffset);
       const original = view.getUint32(HEADER.SAMPLE_COUNT, true);
-      const counts = [1, 2, 8, 15, 16, 17, 23, 24, 31, 32, 33, 0xffff, 0x10000, 0xfffff, 0x7fffffff, 0x80000000, 0xfffffff0, 0xffffffff,
-        original - 1, original + 1, original + 7, original + 8, original + 16, original * 16];
+      const counts = [
+        1,
+        2,
+        8,
+        15,
+        16,
+        17,
+        23,
+        24,
+        31,
+        32,
+        33,
+        0xffff,
+        0x10000,
+        0xfffff,
+        0x7fffffff,
+        0x80000000,
+        0xfffffff0,
+        0xffffffff,
+        original - 1,
+        original + 1,
+        original + 7,
+        original + 8,
+        original + 16,
+        original * 16,
+      ];
       for (const count of counts) {
         if (count < 1 || count > 0xffffffff || count === original) continue;
         const out = bytes.slice();
@@ -790,7 +1050,9 @@ describe('decoder fuzz: extreme values', () => {
             const out = bytes.slice();
             out[at + 2] = bad;
             const [sealed] = probeBoth(out, `${name}: string ${s} starts with byte ${hex(bad)}`);
-            expect(sealed.opened ? undefined : sealed.error.code, `${name}: string ${s} byte ${hex(bad)}`).toBe(FORMAT_ERROR.BAD_VALUE);
+            expect(sealed.opened ? undefined : sealed.error.code, `${name}: string ${s} byte ${hex(bad)}`).toBe(
+              FORMAT_ERROR.BAD_VALUE,
+            );
           }
         }
         at += 2 + length;
@@ -806,8 +1068,12 @@ describe('decoder fuzz: extreme values', () => {
         new DataView(out.buffer).setUint16(HEADER.FLAGS, flags ^ (1 << bit), true);
         const known = KNOWN_FLAGS & (1 << bit);
         const outcome = probe(out, { verifyChecksum: true }, `${name}: flag bit ${bit} toggled`);
-        if (!known) expect(outcome.opened ? undefined : outcome.error.code, `${name}: unknown flag bit ${bit}`).toBe(FORMAT_ERROR.BAD_HEADER);
-        else if (flags & FLAGS.HAS_CHECKSUM) expect(outcome.opened, `${name}: flag bit ${bit} toggled on a checksummed file`).toBe(false);
+        if (!known)
+          expect(outcome.opened ? undefined : outcome.error.code, `${name}: unknown flag bit ${bit}`).toBe(
+            FORMAT_ERROR.BAD_HEADER,
+          );
+        else if (flags & FLAGS.HAS_CHECKSUM)
+          expect(outcome.opened, `${name}: flag bit ${bit} toggled on a checksummed file`).toBe(false);
       }
     }
   });

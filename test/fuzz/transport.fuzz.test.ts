@@ -42,9 +42,18 @@ const ALL_RATES = [0, ...Array.from({ length: MAX_QUANTIZED_BITS }, (_, i) => i 
 
 /** A small valid transport clip exercising every rate. */
 function smallTransport(seed: number, sampleCount: number): Uint8Array {
-  const clip = makeSyntheticClip({ boneCount: 3, sampleCount, seed, animatedScale: true, maxAngleDeg: 175, animatedTranslationShare: 0.5 });
+  const clip = makeSyntheticClip({
+    boneCount: 3,
+    sampleCount,
+    seed,
+    animatedScale: true,
+    maxAngleDeg: 175,
+    animatedTranslationShare: 0.5,
+  });
   const random = mulberry32(seed);
-  return encodeTransport(encodeWithRates(clip, () => ALL_RATES[Math.floor(random() * ALL_RATES.length)], { reference: 'identity' }).bytes);
+  return encodeTransport(
+    encodeWithRates(clip, () => ALL_RATES[Math.floor(random() * ALL_RATES.length)], { reference: 'identity' }).bytes,
+  );
 }
 
 /** Fails unless `bytes` decodes within the contract (see the file comment). */
@@ -53,12 +62,15 @@ function checkContract(bytes: Uint8Array, context: string): void {
   try {
     out = decodeTransport(bytes);
   } catch (e) {
-    if (!(e instanceof FormatError)) throw new Error(`${context}: threw ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
+    if (!(e instanceof FormatError))
+      throw new Error(`${context}: threw ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
     if (!KNOWN_CODES.has(e.code)) throw new Error(`${context}: unknown code ${e.code}`);
-    if (e.byteOffset < -1 || e.byteOffset > Math.max(bytes.length, 1 << 28)) throw new Error(`${context}: byte offset ${e.byteOffset}`);
+    if (e.byteOffset < -1 || e.byteOffset > Math.max(bytes.length, 1 << 28))
+      throw new Error(`${context}: byte offset ${e.byteOffset}`);
     return;
   }
-  if (out.length > MAX_EXPANSION * bytes.length + EXPANSION_SLACK) throw new Error(`${context}: ${out.length} bytes from ${bytes.length}`);
+  if (out.length > MAX_EXPANSION * bytes.length + EXPANSION_SLACK)
+    throw new Error(`${context}: ${out.length} bytes from ${bytes.length}`);
   try {
     CompressedClip.open(out);
   } catch (e) {
@@ -75,38 +87,56 @@ describe('transport fuzz', () => {
     }
   });
 
-  it('every single bit flip of a small clip keeps the contract', () => {
-    const t = samples[0];
-    for (let i = 0; i < t.length * 8; i++) {
-      const bad = t.slice();
-      bad[i >>> 3] ^= 1 << (i & 7);
-      checkContract(bad, `bit ${i}`);
-    }
-  }, TIMEOUT_MS);
+  it(
+    'every single bit flip of a small clip keeps the contract',
+    () => {
+      const t = samples[0];
+      for (let i = 0; i < t.length * 8; i++) {
+        const bad = t.slice();
+        bad[i >>> 3] ^= 1 << (i & 7);
+        checkContract(bad, `bit ${i}`);
+      }
+    },
+    TIMEOUT_MS,
+  );
 
-  it('random byte edits keep the contract', () => {
-    fc.assert(fc.property(
-      fc.integer({ min: 0, max: samples.length - 1 }),
-      fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 8 }),
-      (which, edits) => {
-        const bad = samples[which].slice();
-        for (const [at, value] of edits) bad[at % bad.length] = value;
-        checkContract(bad, `edits ${JSON.stringify(edits)}`);
-      },
-    ), params(1));
-  }, TIMEOUT_MS);
+  it(
+    'random byte edits keep the contract',
+    () => {
+      fc.assert(
+        fc.property(
+          fc.integer({ min: 0, max: samples.length - 1 }),
+          fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 8 }),
+          (which, edits) => {
+            const bad = samples[which].slice();
+            for (const [at, value] of edits) bad[at % bad.length] = value;
+            checkContract(bad, `edits ${JSON.stringify(edits)}`);
+          },
+        ),
+        params(1),
+      );
+    },
+    TIMEOUT_MS,
+  );
 
-  it('a valid header over random bytes keeps the contract', () => {
-    fc.assert(fc.property(
-      fc.uint8Array({ minLength: 0, maxLength: 600 }),
-      fc.integer({ min: 0, max: 1 << 20 }),
-      (body, size) => {
-        const bytes = new Uint8Array(TRANSPORT_HEADER.SIZE + 1 + body.length);
-        bytes.set(samples[0].subarray(0, TRANSPORT_HEADER.SIZE));
-        new DataView(bytes.buffer).setUint32(TRANSPORT_HEADER.RUNTIME_SIZE, size, true);
-        bytes.set(body, TRANSPORT_HEADER.SIZE + 1); // the stream's first byte is 0
-        checkContract(bytes, `size ${size}`);
-      },
-    ), params(2));
-  }, TIMEOUT_MS);
+  it(
+    'a valid header over random bytes keeps the contract',
+    () => {
+      fc.assert(
+        fc.property(
+          fc.uint8Array({ minLength: 0, maxLength: 600 }),
+          fc.integer({ min: 0, max: 1 << 20 }),
+          (body, size) => {
+            const bytes = new Uint8Array(TRANSPORT_HEADER.SIZE + 1 + body.length);
+            bytes.set(samples[0].subarray(0, TRANSPORT_HEADER.SIZE));
+            new DataView(bytes.buffer).setUint32(TRANSPORT_HEADER.RUNTIME_SIZE, size, true);
+            bytes.set(body, TRANSPORT_HEADER.SIZE + 1); // the stream's first byte is 0
+            checkContract(bytes, `size ${size}`);
+          },
+        ),
+        params(2),
+      );
+    },
+    TIMEOUT_MS,
+  );
 });

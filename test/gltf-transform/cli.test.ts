@@ -11,11 +11,17 @@ import { join } from 'node:path';
 import { NodeIO } from '@gltf-transform/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { BONEPRESS_ANIMATION_COMPRESSION, BonepressAnimationCompression, animationBytes } from '../../src/gltf-transform/index.js';
+import {
+  BONEPRESS_ANIMATION_COMPRESSION,
+  BonepressAnimationCompression,
+  animationBytes,
+} from '../../src/gltf-transform/index.js';
 import { runCli } from '../cli/run-cli.js';
 import { makeRigs, makeSceneRig } from '../utils/gltf-rigs.js';
 
-const validator = createRequire(import.meta.url)('gltf-validator') as { validateBytes(data: Uint8Array): Promise<{ issues: { numErrors: number } }> };
+const validator = createRequire(import.meta.url)('gltf-validator') as {
+  validateBytes(data: Uint8Array): Promise<{ issues: { numErrors: number } }>;
+};
 
 describe('compress with glTF output', () => {
   let dir: string;
@@ -33,8 +39,16 @@ describe('compress with glTF output', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout) as {
-      format: string; animations: { animation: string; stats: { maxError: number; threshold: number; boneCount: number; sampleCount: number } }[];
-      sourceAnimation: { total: number }; outputAnimation: { total: number; compressedBytes: number }; sourceFileBytes: number; outputFileBytes: number; animationRatio: number;
+      format: string;
+      animations: {
+        animation: string;
+        stats: { maxError: number; threshold: number; boneCount: number; sampleCount: number };
+      }[];
+      sourceAnimation: { total: number };
+      outputAnimation: { total: number; compressedBytes: number };
+      sourceFileBytes: number;
+      outputFileBytes: number;
+      animationRatio: number;
       rawBytes: number;
     };
     expect(report.format).toBe('glb');
@@ -45,11 +59,15 @@ describe('compress with glTF output', () => {
     const io = new NodeIO().registerExtensions([BonepressAnimationCompression]);
     const { json } = await io.binaryToJSON(glb);
     expect(report.outputAnimation).toEqual(animationBytes(json));
-    expect(report.sourceAnimation).toEqual(animationBytes((await io.binaryToJSON(new Uint8Array(readFileSync(scene)))).json));
+    expect(report.sourceAnimation).toEqual(
+      animationBytes((await io.binaryToJSON(new Uint8Array(readFileSync(scene)))).json),
+    );
     expect(report.outputAnimation.compressedBytes).toBeGreaterThan(0);
     expect(report.outputAnimation.total).toBeLessThan(report.sourceAnimation.total);
     // Beside the raw figure: 40 bytes per bone per sample of the compressed clips.
-    expect(report.rawBytes).toBe(report.animations.reduce((sum, a) => sum + 40 * a.stats.boneCount * a.stats.sampleCount, 0));
+    expect(report.rawBytes).toBe(
+      report.animations.reduce((sum, a) => sum + 40 * a.stats.boneCount * a.stats.sampleCount, 0),
+    );
     expect(json.extensionsRequired).toEqual([BONEPRESS_ANIMATION_COMPRESSION]);
     expect((await validator.validateBytes(glb)).issues.numErrors).toBe(0);
   });
@@ -62,20 +80,35 @@ describe('compress with glTF output', () => {
     const run = runCli(['compress', input, '-o', out, '--format', 'gltf', '--fallback', '-q']);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    const json = JSON.parse(readFileSync(out, 'utf8')) as { extensionsUsed: string[]; extensionsRequired?: string[]; buffers: { uri: string }[] };
+    const json = JSON.parse(readFileSync(out, 'utf8')) as {
+      extensionsUsed: string[];
+      extensionsRequired?: string[];
+      buffers: { uri: string }[];
+    };
     expect(json.extensionsUsed).toContain(BONEPRESS_ANIMATION_COMPRESSION);
     expect(json.extensionsRequired ?? []).toEqual([]);
     expect(existsSync(join(dir, json.buffers[0].uri))).toBe(true);
     const doc = await new NodeIO().registerExtensions([BonepressAnimationCompression]).read(out);
-    expect(doc.getRoot().listAnimations().map((a) => a.getExtension(BONEPRESS_ANIMATION_COMPRESSION) !== null)).toEqual([true, true]);
+    expect(
+      doc
+        .getRoot()
+        .listAnimations()
+        .map((a) => a.getExtension(BONEPRESS_ANIMATION_COMPRESSION) !== null),
+    ).toEqual([true, true]);
 
     const quantized = join(dir, 'walk.q.glb');
     const q = runCli(['compress', input, '-o', quantized, '--fallback', 'quantized', '--json']);
     expect(q.code).toBe(0);
-    const full = JSON.parse(runCli(['compress', input, '-o', join(dir, 'walk.o.glb'), '--fallback', '--json']).stdout) as { outputAnimation: { total: number } };
-    expect((JSON.parse(q.stdout) as { outputAnimation: { total: number } }).outputAnimation.total).toBeLessThan(full.outputAnimation.total);
+    const full = JSON.parse(
+      runCli(['compress', input, '-o', join(dir, 'walk.o.glb'), '--fallback', '--json']).stdout,
+    ) as { outputAnimation: { total: number } };
+    expect((JSON.parse(q.stdout) as { outputAnimation: { total: number } }).outputAnimation.total).toBeLessThan(
+      full.outputAnimation.total,
+    );
     expect((await validator.validateBytes(new Uint8Array(readFileSync(quantized)))).issues.numErrors).toBe(0);
-    expect(runCli(['compress', input, '-o', quantized, '--fallback', 'tiny']).stderr).toMatch(/expected one of original, quantized/);
+    expect(runCli(['compress', input, '-o', quantized, '--fallback', 'tiny']).stderr).toMatch(
+      /expected one of original, quantized/,
+    );
   });
 
   it('--no-extras leaves morph weights and the camera as plain channels, and is refused for loose clips', async () => {
@@ -85,7 +118,9 @@ describe('compress with glTF output', () => {
     const report = JSON.parse(run.stdout) as { animations: { animation: string; stats: { boneCount: number } }[] };
     // CameraFly moves only the camera: nothing of it is compressed without extra bones.
     expect(report.animations.map((a) => a.animation)).toEqual(['WalkA', 'WaveB', 'Both']);
-    const { json } = await new NodeIO().registerExtensions([BonepressAnimationCompression]).binaryToJSON(new Uint8Array(readFileSync(out)));
+    const { json } = await new NodeIO()
+      .registerExtensions([BonepressAnimationCompression])
+      .binaryToJSON(new Uint8Array(readFileSync(out)));
     const walk = json.animations!.find((a) => a.name === 'WalkA')!;
     expect(walk.extensions![BONEPRESS_ANIMATION_COMPRESSION]).not.toHaveProperty('weights');
     expect(walk.channels.some((c) => c.target.path === 'weights')).toBe(true);
@@ -93,8 +128,12 @@ describe('compress with glTF output', () => {
     expect(fly.extensions?.[BONEPRESS_ANIMATION_COMPRESSION]).toBeUndefined();
     expect(fly.channels.map((c) => c.target.path)).toEqual(['translation']);
     // WalkA without extras holds the whole skeleton (both characters, 6 bones); with them, A's 3 bones and the face's weight bone.
-    const withExtras = JSON.parse(runCli(['compress', scene, '-o', join(dir, 'scene.extras.glb'), '--json']).stdout) as typeof report;
-    expect(withExtras.animations.find((a) => a.animation === 'WalkA')!.stats.boneCount).toBe(report.animations[0].stats.boneCount - 3 + 1);
+    const withExtras = JSON.parse(
+      runCli(['compress', scene, '-o', join(dir, 'scene.extras.glb'), '--json']).stdout,
+    ) as typeof report;
+    expect(withExtras.animations.find((a) => a.animation === 'WalkA')!.stats.boneCount).toBe(
+      report.animations[0].stats.boneCount - 3 + 1,
+    );
 
     const loose = runCli(['compress', scene, '-o', `${join(dir, 'loose')}/`, '--no-extras']);
     expect(loose.code).toBe(2);

@@ -12,12 +12,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { NodeIO, type GLTF } from '@gltf-transform/core';
-import { ALL_EXTENSIONS, EXTMeshoptCompression, KHRDracoMeshCompression, type Clearcoat } from '@gltf-transform/extensions';
+import {
+  ALL_EXTENSIONS,
+  EXTMeshoptCompression,
+  KHRDracoMeshCompression,
+  type Clearcoat,
+} from '@gltf-transform/extensions';
 import { MeshoptDecoder } from 'meshoptimizer/decoder';
 import { MeshoptEncoder } from 'meshoptimizer/encoder';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { BONEPRESS_ANIMATION_COMPRESSION, BonepressAnimationCompression, KHRAnimationPointerPassThrough } from '../../src/gltf-transform/index.js';
+import {
+  BONEPRESS_ANIMATION_COMPRESSION,
+  BonepressAnimationCompression,
+  KHRAnimationPointerPassThrough,
+} from '../../src/gltf-transform/index.js';
 import { compressGltfFile } from '../../src/node/gltf-files.js';
 import { ParseError } from '../../src/readers/errors.js';
 import { makeExtendedSceneRig, makeSceneRig } from '../utils/gltf-rigs.js';
@@ -25,16 +34,23 @@ import { makeExtendedSceneRig, makeSceneRig } from '../utils/gltf-rigs.js';
 interface ValidationReport {
   issues: { numErrors: number; messages: { code: string; message: string; severity: number; pointer?: string }[] };
 }
-const validator = createRequire(import.meta.url)('gltf-validator') as { validateBytes(data: Uint8Array): Promise<ValidationReport> };
-const draco = createRequire(import.meta.url)('draco3dgltf') as { createDecoderModule(): Promise<unknown>; createEncoderModule(): Promise<unknown> };
+const validator = createRequire(import.meta.url)('gltf-validator') as {
+  validateBytes(data: Uint8Array): Promise<ValidationReport>;
+};
+const draco = createRequire(import.meta.url)('draco3dgltf') as {
+  createDecoderModule(): Promise<unknown>;
+  createEncoderModule(): Promise<unknown>;
+};
 
 async function fullIo(): Promise<NodeIO> {
   await Promise.all([MeshoptDecoder.ready, MeshoptEncoder.ready]);
   return new NodeIO()
     .registerExtensions([...ALL_EXTENSIONS, BonepressAnimationCompression, KHRAnimationPointerPassThrough])
     .registerDependencies({
-      'meshopt.decoder': MeshoptDecoder, 'meshopt.encoder': MeshoptEncoder,
-      'draco3d.decoder': await draco.createDecoderModule(), 'draco3d.encoder': await draco.createEncoderModule(),
+      'meshopt.decoder': MeshoptDecoder,
+      'meshopt.encoder': MeshoptEncoder,
+      'draco3d.decoder': await draco.createDecoderModule(),
+      'draco3d.encoder': await draco.createEncoderModule(),
     });
 }
 
@@ -44,15 +60,21 @@ async function nonAnimationData(glb: Uint8Array): Promise<Map<string, number[]>>
   const out = new Map<string, number[]>();
   for (const mesh of root.listMeshes()) {
     mesh.listPrimitives().forEach((prim, p) => {
-      for (const semantic of prim.listSemantics()) out.set(`${mesh.getName()}/${p}/${semantic}`, Array.from(prim.getAttribute(semantic)!.getArray()!));
+      for (const semantic of prim.listSemantics())
+        out.set(`${mesh.getName()}/${p}/${semantic}`, Array.from(prim.getAttribute(semantic)!.getArray()!));
       const indices = prim.getIndices();
       if (indices) out.set(`${mesh.getName()}/${p}/indices`, Array.from(indices.getArray()!));
       prim.listTargets().forEach((target, t) => {
-        for (const semantic of target.listSemantics()) out.set(`${mesh.getName()}/${p}/target${t}/${semantic}`, Array.from(target.getAttribute(semantic)!.getArray()!));
+        for (const semantic of target.listSemantics())
+          out.set(
+            `${mesh.getName()}/${p}/target${t}/${semantic}`,
+            Array.from(target.getAttribute(semantic)!.getArray()!),
+          );
       });
     });
   }
-  for (const skin of root.listSkins()) out.set(`${skin.getName()}/ibm`, Array.from(skin.getInverseBindMatrices()!.getArray()!));
+  for (const skin of root.listSkins())
+    out.set(`${skin.getName()}/ibm`, Array.from(skin.getInverseBindMatrices()!.getArray()!));
   for (const texture of root.listTextures()) out.set(`texture ${texture.getName()}`, Array.from(texture.getImage()!));
   expect(out.size).toBeGreaterThan(8);
   return out;
@@ -69,11 +91,14 @@ async function errorsOf(glb: Uint8Array): Promise<ValidationReport['issues']['me
 
 describe('compressGltfFile passes everything but skeletal animation through', () => {
   let dir: string;
-  beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'bonepress-passthrough-')); });
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'bonepress-passthrough-'));
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   const run = async (name: string, glb: Uint8Array) => {
-    const input = join(dir, `${name}.glb`), output = join(dir, `${name}.bp.glb`);
+    const input = join(dir, `${name}.glb`),
+      output = join(dir, `${name}.bp.glb`);
     writeFileSync(input, glb);
     const result = await compressGltfFile(input, output);
     return { result, glb: new Uint8Array(readFileSync(output)) };
@@ -90,21 +115,34 @@ describe('compressGltfFile passes everything but skeletal animation through', ()
     const material = doc.getRoot().listMaterials()[0];
     const clearcoat = material.getExtension<Clearcoat>('KHR_materials_clearcoat')!;
     expect([clearcoat.getClearcoatFactor(), clearcoat.getClearcoatRoughnessFactor()]).toEqual([0.75, 0.125]);
-    const json = splitJson(glb), before = splitJson(source);
+    const json = splitJson(glb),
+      before = splitJson(source);
     expect(json.materials).toEqual(before.materials);
     expect(json.extensions!.KHR_lights_punctual).toEqual(before.extensions!.KHR_lights_punctual);
     expect(json.cameras).toEqual(before.cameras);
-    expect(json.extensionsUsed).toEqual(expect.arrayContaining([
-      BONEPRESS_ANIMATION_COMPRESSION, 'KHR_animation_pointer', 'KHR_lights_punctual', 'KHR_materials_clearcoat', 'KHR_materials_emissive_strength', 'KHR_texture_transform',
-    ]));
+    expect(json.extensionsUsed).toEqual(
+      expect.arrayContaining([
+        BONEPRESS_ANIMATION_COMPRESSION,
+        'KHR_animation_pointer',
+        'KHR_lights_punctual',
+        'KHR_materials_clearcoat',
+        'KHR_materials_emissive_strength',
+        'KHR_texture_transform',
+      ]),
+    );
 
     // The pointer channel is still there, pointing at the same camera, and the warning says it passed through.
     const fly = json.animations!.find((a) => a.name === 'CameraFly')!;
     const pointer = fly.channels.find((c) => (c.target.path as string) === 'pointer')!;
-    expect(pointer.target).toEqual({ path: 'pointer', extensions: { KHR_animation_pointer: { pointer: '/cameras/0/perspective/yfov' } } });
+    expect(pointer.target).toEqual({
+      path: 'pointer',
+      extensions: { KHR_animation_pointer: { pointer: '/cameras/0/perspective/yfov' } },
+    });
     const values = json.accessors![fly.samplers[pointer.sampler].output];
     expect([values.count, values.type, values.componentType]).toEqual([31, 'SCALAR', 5126]);
-    expect(result.warnings).toContain('animation 3 "CameraFly": 1 KHR_animation_pointer channel (/cameras/0/perspective/yfov) passes through uncompressed');
+    expect(result.warnings).toContain(
+      'animation 3 "CameraFly": 1 KHR_animation_pointer channel (/cameras/0/perspective/yfov) passes through uncompressed',
+    );
 
     // glTF-Transform drops an optional extension it does not know; the result says which.
     expect(result.droppedExtensions).toEqual(['VENDOR_unknown_thing']);
@@ -115,10 +153,15 @@ describe('compressGltfFile passes everything but skeletal animation through', ()
   it('refuses an asset that requires an extension glTF-Transform does not know, naming it and what to do', async () => {
     const input = join(dir, 'required.glb');
     writeFileSync(input, await makeExtendedSceneRig({ requireUnknown: true }));
-    const error = await compressGltfFile(input, join(dir, 'required.bp.glb')).then(() => undefined, (e: unknown) => e);
+    const error = await compressGltfFile(input, join(dir, 'required.bp.glb')).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ParseError);
     expect((error as ParseError).code).toBe('UNSUPPORTED');
-    expect((error as ParseError).message).toMatch(/required\.glb: requires VENDOR_unknown_thing, which glTF-Transform I\/O cannot read or write.*write the asset without it/);
+    expect((error as ParseError).message).toMatch(
+      /required\.glb: requires VENDOR_unknown_thing, which glTF-Transform I\/O cannot read or write.*write the asset without it/,
+    );
   });
 
   it('reads a meshopt-compressed asset (gltfpack-style) and writes it meshopt-compressed again, every non-animation value kept', async () => {
@@ -129,28 +172,40 @@ describe('compressGltfFile passes everything but skeletal animation through', ()
     const { result, glb } = await run('meshopt', source);
     expect(result.animations).toHaveLength(4);
     const json = splitJson(glb);
-    expect(json.extensionsRequired).toEqual(expect.arrayContaining(['EXT_meshopt_compression', BONEPRESS_ANIMATION_COMPRESSION]));
+    expect(json.extensionsRequired).toEqual(
+      expect.arrayContaining(['EXT_meshopt_compression', BONEPRESS_ANIMATION_COMPRESSION]),
+    );
     expect(json.bufferViews!.some((v) => v.extensions?.EXT_meshopt_compression !== undefined)).toBe(true);
     expect(await nonAnimationData(glb)).toEqual(await nonAnimationData(source));
     expect(await errorsOf(glb)).toEqual([]);
     expect(result.outputFileBytes).toBeLessThan(result.sourceFileBytes);
   }, 60_000);
 
-  it('reads a Draco-compressed asset and writes it Draco-compressed again, the mesh within Draco\'s quantisation', async () => {
+  it("reads a Draco-compressed asset and writes it Draco-compressed again, the mesh within Draco's quantisation", async () => {
     const io = await fullIo();
     const doc = await io.readBinary(await makeSceneRig());
     // glTF-Transform's Draco encoder wants indexed triangles.
     const buffer = doc.getRoot().listBuffers()[0];
     for (const mesh of doc.getRoot().listMeshes()) {
-      for (const prim of mesh.listPrimitives()) prim.setIndices(doc.createAccessor().setType('SCALAR').setBuffer(buffer).setArray(new Uint16Array([0, 1, 2])));
+      for (const prim of mesh.listPrimitives())
+        prim.setIndices(
+          doc
+            .createAccessor()
+            .setType('SCALAR')
+            .setBuffer(buffer)
+            .setArray(new Uint16Array([0, 1, 2])),
+        );
     }
     doc.createExtension(KHRDracoMeshCompression).setRequired(true);
     const source = await io.writeBinary(doc);
     expect(splitJson(source).extensionsRequired).toContain('KHR_draco_mesh_compression');
     const { result, glb } = await run('draco', source);
     expect(result.animations).toHaveLength(4);
-    expect(splitJson(glb).extensionsRequired).toEqual(expect.arrayContaining(['KHR_draco_mesh_compression', BONEPRESS_ANIMATION_COMPRESSION]));
-    const before = await nonAnimationData(source), after = await nonAnimationData(glb);
+    expect(splitJson(glb).extensionsRequired).toEqual(
+      expect.arrayContaining(['KHR_draco_mesh_compression', BONEPRESS_ANIMATION_COMPRESSION]),
+    );
+    const before = await nonAnimationData(source),
+      after = await nonAnimationData(glb);
     expect([...after.keys()].sort()).toEqual([...before.keys()].sort());
     for (const [key, values] of before) {
       expect(after.get(key)!.length, key).toBe(values.length);

@@ -18,10 +18,20 @@ import { runCli } from '../cli/run-cli.js';
 import { makeExtendedSceneRig, makePropRig, makeSceneRig } from '../utils/gltf-rigs.js';
 
 interface ClipReport {
-  clip: string; maxError: number; threshold: number; pass: boolean; boneCount: number;
-  skeletonBones: number; extraBones: number; extraBonesNotCompared: number;
+  clip: string;
+  maxError: number;
+  threshold: number;
+  pass: boolean;
+  boneCount: number;
+  skeletonBones: number;
+  extraBones: number;
+  extraBonesNotCompared: number;
 }
-interface AssetReport { clips: ClipReport[]; notCompressed: string[]; pass: boolean }
+interface AssetReport {
+  clips: ClipReport[];
+  notCompressed: string[];
+  pass: boolean;
+}
 
 describe('verify with a compressed glTF asset', () => {
   let dir: string;
@@ -38,7 +48,8 @@ describe('verify with a compressed glTF asset', () => {
     expect(runCli(['compress', scene, '-o', sceneOut, '-q']).code).toBe(0);
     const compressed = runCli(['compress', props, '-o', propsOut, '--json']);
     expect(compressed.code).toBe(0);
-    propStats = (JSON.parse(compressed.stdout) as { animations: { animation: string; stats: { maxError: number } }[] }).animations;
+    propStats = (JSON.parse(compressed.stdout) as { animations: { animation: string; stats: { maxError: number } }[] })
+      .animations;
   }, 120_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -46,7 +57,9 @@ describe('verify with a compressed glTF asset', () => {
     const clips = await readCompressedGltfFile(sceneOut);
     expect(clips.map((c) => c.name)).toEqual(['WalkA', 'WaveB', 'Both', 'CameraFly']);
     for (const c of clips) {
-      expect(c.clip.boneCount).toBe(c.joints.length + c.nodes.length + c.weights.reduce((n, w) => n + w.scales.length, 0));
+      expect(c.clip.boneCount).toBe(
+        c.joints.length + c.nodes.length + c.weights.reduce((n, w) => n + w.scales.length, 0),
+      );
     }
     // WalkA holds the face's morph weight; CameraFly only the camera node.
     expect(clips[0].weights).toHaveLength(1);
@@ -89,7 +102,12 @@ describe('verify with a compressed glTF asset', () => {
     // crate at its mesh radius, not --shell's 3 cm).
     expect(report.clips.map((c) => c.maxError)).toEqual(propStats.map((a) => a.stats.maxError));
     // The crate's distance counts: nearer, its error is no larger; far out, it is the largest.
-    const crateAt = (length: string): number => (JSON.parse(runCli(['verify', props, propsOut, '--json', '--clip', 'Props', '--shell-bone', `Crate=${length}`]).stdout) as AssetReport).clips[0].maxError;
+    const crateAt = (length: string): number =>
+      (
+        JSON.parse(
+          runCli(['verify', props, propsOut, '--json', '--clip', 'Props', '--shell-bone', `Crate=${length}`]).stdout,
+        ) as AssetReport
+      ).clips[0].maxError;
     expect(crateAt('3cm')).toBeLessThanOrEqual(report.clips[1].maxError);
     expect(crateAt('10m')).toBeGreaterThan(report.clips[1].maxError);
     const worst = Math.max(...report.clips.map((c) => c.maxError));
@@ -127,7 +145,10 @@ describe('verify with a compressed glTF asset', () => {
     const glb = new Uint8Array(readFileSync(sceneOut));
     const { json } = await new NodeIO().binaryToJSON(glb);
     const animation = 1;
-    const view = json.bufferViews![(json.animations![animation].extensions![BONEPRESS_ANIMATION_COMPRESSION] as { bufferView: number }).bufferView];
+    const view =
+      json.bufferViews![
+        (json.animations![animation].extensions![BONEPRESS_ANIMATION_COMPRESSION] as { bufferView: number }).bufferView
+      ];
     // The BIN chunk's data starts after the 12-byte header, the JSON chunk and the BIN chunk header.
     const jsonLength = new DataView(glb.buffer, glb.byteOffset).getUint32(12, true);
     const at = 12 + 8 + jsonLength + 8 + (view.byteOffset ?? 0) + Math.floor(view.byteLength / 2);
@@ -139,7 +160,11 @@ describe('verify with a compressed glTF asset', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(bad);
     expect(run.stderr).toContain('animation 1 "WaveB"');
-    await expect(readCompressedGltfFile(bad)).rejects.toMatchObject({ name: 'ParseError', code: 'BAD_VALUE', file: bad });
+    await expect(readCompressedGltfFile(bad)).rejects.toMatchObject({
+      name: 'ParseError',
+      code: 'BAD_VALUE',
+      file: bad,
+    });
   });
 
   it('info, sample and decompress read an animation of a compressed asset, chosen with --clip', async () => {
@@ -147,29 +172,44 @@ describe('verify with a compressed glTF asset', () => {
     const waveB = clips.find((c) => c.name === 'WaveB')!.clip;
     const info = runCli(['info', sceneOut, '--clip', 'WaveB', '--json']);
     expect(info.code).toBe(0);
-    expect(JSON.parse(info.stdout)).toMatchObject({ file: sceneOut, name: 'WaveB', boneCount: waveB.boneCount, sampleCount: waveB.sampleCount });
+    expect(JSON.parse(info.stdout)).toMatchObject({
+      file: sceneOut,
+      name: 'WaveB',
+      boneCount: waveB.boneCount,
+      sampleCount: waveB.sampleCount,
+    });
 
     const sampled = runCli(['sample', sceneOut, '--clip', 'WaveB', '--time', '0.3', '--json']);
     expect(sampled.code).toBe(0);
     const pose = waveB.sample(0.3, new Float32Array(waveB.boneCount * 10));
-    const bones = (JSON.parse(sampled.stdout) as { bones: { rotation: number[]; translation: number[]; scale: number[] }[] }).bones;
+    const bones = (
+      JSON.parse(sampled.stdout) as { bones: { rotation: number[]; translation: number[]; scale: number[] }[] }
+    ).bones;
     expect(bones.flatMap((b) => [...b.rotation, ...b.translation, ...b.scale])).toEqual(Array.from(pose));
 
     const out = join(dir, 'dumps');
     const dumped = runCli(['decompress', sceneOut, '--clip', 'Both', '-o', out]);
     expect(dumped.code).toBe(0);
     const both = clips.find((c) => c.name === 'Both')!.clip;
-    const dump = JSON.parse(readFileSync(join(out, 'scene.bp_Both.json'), 'utf8')) as { bones: string[]; numSamples: number; rotations: number[] };
+    const dump = JSON.parse(readFileSync(join(out, 'scene.bp_Both.json'), 'utf8')) as {
+      bones: string[];
+      numSamples: number;
+      rotations: number[];
+    };
     expect(dump.bones).toHaveLength(both.boneCount);
     expect(dump.numSamples).toBe(both.sampleCount);
-    expect(dump.rotations.slice(0, 4 * both.boneCount)).toEqual(Array.from(both.sampleKey(0, new Float32Array(both.boneCount * 10))).filter((_, i) => i % 10 < 4));
+    expect(dump.rotations.slice(0, 4 * both.boneCount)).toEqual(
+      Array.from(both.sampleKey(0, new Float32Array(both.boneCount * 10))).filter((_, i) => i % 10 < 4),
+    );
   });
 
   it('sample on an asset refuses, naming the file: several animations and no --clip, an unknown --clip; info: none compressed is said so', () => {
     const several = runCli(['sample', sceneOut, '--time', '0']);
     expect(several.code).toBe(2);
     expect(several.stderr).toContain(sceneOut);
-    expect(several.stderr).toContain('4 compressed animations ("WalkA", "WaveB", "Both", "CameraFly"); name one with --clip');
+    expect(several.stderr).toContain(
+      '4 compressed animations ("WalkA", "WaveB", "Both", "CameraFly"); name one with --clip',
+    );
     const unknown = runCli(['sample', sceneOut, '--clip', 'Nope', '--time', '0']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('no compressed animation named "Nope"');

@@ -29,11 +29,20 @@ async function dash() {
 
 /** `clip` with every decoding and segment method throwing, and other counts as given. */
 function trap(clip: CompressedClip, overrides: Record<string, unknown>): CompressedClip {
-  const fail = (): never => { throw new Error('decoded or visited a segment'); };
+  const fail = (): never => {
+    throw new Error('decoded or visited a segment');
+  };
   return new Proxy(clip, {
     get(target, key, receiver) {
       if (key in overrides) return overrides[key as string];
-      if (key === 'segmentBitRates' || key === 'sampleKey' || key === 'sample' || key === 'sampleBone' || key === 'createSampler') return fail;
+      if (
+        key === 'segmentBitRates' ||
+        key === 'sampleKey' ||
+        key === 'sample' ||
+        key === 'sampleBone' ||
+        key === 'createSampler'
+      )
+        return fail;
       const value = Reflect.get(target, key, receiver);
       return typeof value === 'function' ? value.bind(target) : value;
     },
@@ -63,7 +72,9 @@ describe('compareCompressed', () => {
     const huge = trap(compressed, { sampleCount: 100_000_000 });
     expect(shapeOfCompressed(huge).sampleCount).toBe(100_000_000);
     expect(() => compareCompressed(clip, huge, {}, DASH)).toThrow(MetricError);
-    expect(() => compareCompressed(clip, huge, {}, DASH)).toThrow(/100000000 samples .* but fixtures\/dataset-1_dash_normal_001.bvh has 20/);
+    expect(() => compareCompressed(clip, huge, {}, DASH)).toThrow(
+      /100000000 samples .* but fixtures\/dataset-1_dash_normal_001.bvh has 20/,
+    );
   });
 
   it('measures a matching clip within the threshold', async () => {

@@ -15,7 +15,12 @@ import { NodeIO, type GLTF as GltfJson } from '@gltf-transform/core';
 import * as THREE from 'three';
 import { GLTFLoader, type GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
 
-import { BonepressGLTFLoaderPlugin, CompressedClipPlayer, createMixerClip, gltfNodeObjects } from '../../src/adapters/three.js';
+import {
+  BonepressGLTFLoaderPlugin,
+  CompressedClipPlayer,
+  createMixerClip,
+  gltfNodeObjects,
+} from '../../src/adapters/three.js';
 import { mergeBuffers } from '../../src/gltf-transform/buffers.js';
 import { BonepressAnimationCompression } from '../../src/gltf-transform/index.js';
 import { CompressedClip } from '../../src/runtime/compressed-clip.js';
@@ -50,12 +55,14 @@ export interface CorpusAsset {
  */
 export async function corpusAssets(workDir: string): Promise<{ assets: CorpusAsset[]; khronos: boolean }> {
   if (existsSync(KHRONOS_DIR)) {
-    const assets = readdirSync(KHRONOS_DIR, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => {
-      const files = readdirSync(join(KHRONOS_DIR, d.name));
-      const file = files.find((f) => f.endsWith('.glb')) ?? files.find((f) => f.endsWith('.gltf'));
-      if (!file) throw new Error(`${d.name}: no .glb or .gltf in ${KHRONOS_DIR}`);
-      return { name: d.name, file: join(KHRONOS_DIR, d.name, file) };
-    });
+    const assets = readdirSync(KHRONOS_DIR, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => {
+        const files = readdirSync(join(KHRONOS_DIR, d.name));
+        const file = files.find((f) => f.endsWith('.glb')) ?? files.find((f) => f.endsWith('.gltf'));
+        if (!file) throw new Error(`${d.name}: no .glb or .gltf in ${KHRONOS_DIR}`);
+        return { name: d.name, file: join(KHRONOS_DIR, d.name, file) };
+      });
     return { assets: assets.sort((a, b) => a.name.localeCompare(b.name)), khronos: true };
   }
   // Characters only: loose clips hold skeletons, so the props and cameras of test/utils's
@@ -102,12 +109,16 @@ export async function loadThree(glb: Uint8Array, plugin: boolean): Promise<GLTF>
 /** The validator's error codes for the asset at `file` (external resources read beside it). */
 export async function validatorErrors(file: string): Promise<Set<string>> {
   const validator = createRequire(import.meta.url)('gltf-validator') as {
-    validateBytes(data: Uint8Array, options?: object): Promise<{ issues: { messages: { code: string; severity: number }[] } }>;
+    validateBytes(
+      data: Uint8Array,
+      options?: object,
+    ): Promise<{ issues: { messages: { code: string; severity: number }[] } }>;
   };
   const dir = join(file, '..');
   const report = await validator.validateBytes(new Uint8Array(readFileSync(file)), {
     uri: file,
-    externalResourceFunction: (uri: string) => Promise.resolve(new Uint8Array(readFileSync(join(dir, decodeURIComponent(uri))))),
+    externalResourceFunction: (uri: string) =>
+      Promise.resolve(new Uint8Array(readFileSync(join(dir, decodeURIComponent(uri))))),
   });
   return new Set(report.issues.messages.filter((m) => m.severity === 0).map((m) => m.code));
 }
@@ -120,7 +131,8 @@ export async function validatorErrors(file: string): Promise<Set<string>> {
 export function playbackTimes(keyTimes: readonly number[], duration: number, seed: number): number[] {
   const random = mulberry32(seed);
   const times = Array.from({ length: RANDOM_TIMES }, () => random() * duration);
-  for (const t of keyTimes) for (const d of [-KEY_OFFSET, 0, KEY_OFFSET]) times.push(Math.min(duration, Math.max(0, t + d)));
+  for (const t of keyTimes)
+    for (const d of [-KEY_OFFSET, 0, KEY_OFFSET]) times.push(Math.min(duration, Math.max(0, t + d)));
   return times;
 }
 
@@ -153,7 +165,8 @@ export async function probeOf(gltf: GLTF): Promise<SceneProbe> {
     const targets = mesh.geometry.morphAttributes.position ?? [];
     const scales = targets.map((attribute) => {
       let max = 0;
-      for (let i = 0; i < attribute.count; i++) max = Math.max(max, Math.hypot(attribute.getX(i), attribute.getY(i), attribute.getZ(i)));
+      for (let i = 0; i < attribute.count; i++)
+        max = Math.max(max, Math.hypot(attribute.getX(i), attribute.getY(i), attribute.getZ(i)));
       return max > 0 ? max : 1;
     });
     morphs.push({ mesh, scales });
@@ -171,7 +184,9 @@ function snapshot(scene: THREE.Object3D, probe: SceneProbe): Snapshot {
       vertices.set([v.x, v.y, v.z], n * 9 + axis * 3);
     }
   });
-  const weights = probe.morphs.flatMap(({ mesh, scales }) => mesh.morphTargetInfluences!.map((w, t) => w * (scales[t] ?? 1)));
+  const weights = probe.morphs.flatMap(({ mesh, scales }) =>
+    mesh.morphTargetInfluences!.map((w, t) => w * (scales[t] ?? 1)),
+  );
   return { vertices, weights: Float64Array.from(weights) };
 }
 
@@ -179,7 +194,14 @@ function snapshot(scene: THREE.Object3D, probe: SceneProbe): Snapshot {
 function distance(a: Snapshot, b: Snapshot): number {
   let worst = 0;
   for (let i = 0; i < a.vertices.length; i += 3) {
-    worst = Math.max(worst, Math.hypot(a.vertices[i] - b.vertices[i], a.vertices[i + 1] - b.vertices[i + 1], a.vertices[i + 2] - b.vertices[i + 2]));
+    worst = Math.max(
+      worst,
+      Math.hypot(
+        a.vertices[i] - b.vertices[i],
+        a.vertices[i + 1] - b.vertices[i + 1],
+        a.vertices[i + 2] - b.vertices[i + 2],
+      ),
+    );
   }
   for (let i = 0; i < a.weights.length; i++) worst = Math.max(worst, Math.abs(a.weights[i] - b.weights[i]));
   return worst;
@@ -192,18 +214,30 @@ export type Poser = (time: number) => void;
 export function mixerPoser(root: THREE.Object3D, clip: THREE.AnimationClip): Poser {
   const mixer = new THREE.AnimationMixer(root);
   mixer.clipAction(clip).play();
-  return (time) => { mixer.setTime(time); };
+  return (time) => {
+    mixer.setTime(time);
+  };
 }
 
 /** Poses a scene with a loose compressed clip through `createMixerClip`, bound by node index. */
-export function looseMixerPoser(gltf: GLTF, probe: SceneProbe, clip: CompressedClip, onWarning: (w: string) => void): Poser {
+export function looseMixerPoser(
+  gltf: GLTF,
+  probe: SceneProbe,
+  clip: CompressedClip,
+  onWarning: (w: string) => void,
+): Poser {
   return mixerPoser(gltf.scene, createMixerClip(clip, gltf.scene, { nodes: probe.nodes, onWarning }));
 }
 
 /** Poses a scene with a loose compressed clip through `CompressedClipPlayer` (every node as a bone), bound by node index. */
 export function playerPoser(probe: SceneProbe, clip: CompressedClip, onWarning: (w: string) => void): Poser {
-  const player = new CompressedClipPlayer(clip, new THREE.Skeleton(probe.nodes as THREE.Bone[]), { nodes: probe.nodes, onWarning });
-  return (time) => { player.setTime(time); };
+  const player = new CompressedClipPlayer(clip, new THREE.Skeleton(probe.nodes as THREE.Bone[]), {
+    nodes: probe.nodes,
+    onWarning,
+  });
+  return (time) => {
+    player.setTime(time);
+  };
 }
 
 /** The worst time and distance between a reference playback and another, over `times`. */
@@ -240,11 +274,16 @@ export interface PathError {
  * {@link playbackTimes}. Returns the worst distance per animation and path, and the problems
  * met on the way (a missing loose clip, bones that bind to nothing).
  */
-export async function playbackErrors(sourceFile: string, glbOut: string, bpkDir?: string): Promise<{ errors: PathError[]; problems: string[] }> {
+export async function playbackErrors(
+  sourceFile: string,
+  glbOut: string,
+  bpkDir?: string,
+): Promise<{ errors: PathError[]; problems: string[] }> {
   const glb = await loadableGlb(sourceFile);
   const packedGlb = await loadableGlb(glbOut);
   const clips = bpkDir ? looseClips(bpkDir) : new Map<string, CompressedClip>();
-  const errors: PathError[] = [], problems: string[] = [];
+  const errors: PathError[] = [],
+    problems: string[] = [];
   const count = (await loadThree(glb, false)).animations.length;
   for (let index = 0; index < count; index++) {
     // Every playback on a scene of its own: a mixer leaves its last pose on the nodes it moved.
@@ -253,10 +292,19 @@ export async function playbackErrors(sourceFile: string, glbOut: string, bpkDir?
     const animation = sourceClip.name;
     const times = playbackTimes(clipKeyTimes(sourceClip), sourceClip.duration, index + 1);
     const reference = { scene: source.scene, probe: await probeOf(source), pose: mixerPoser(source.scene, sourceClip) };
-    const check = async (path: PlaybackPath, bytes: Uint8Array, plugin: boolean, poser: (gltf: GLTF, probe: SceneProbe) => Poser): Promise<void> => {
+    const check = async (
+      path: PlaybackPath,
+      bytes: Uint8Array,
+      plugin: boolean,
+      poser: (gltf: GLTF, probe: SceneProbe) => Poser,
+    ): Promise<void> => {
       const gltf = await loadThree(bytes, plugin);
       const probe = await probeOf(gltf);
-      errors.push({ animation, path, ...worstDistance(reference, { scene: gltf.scene, probe, pose: poser(gltf, probe) }, times) });
+      errors.push({
+        animation,
+        path,
+        ...worstDistance(reference, { scene: gltf.scene, probe, pose: poser(gltf, probe) }, times),
+      });
     };
     await check('plugin', packedGlb, true, (gltf) => mixerPoser(gltf.scene, gltf.animations[index]));
     if (!bpkDir) continue;
@@ -265,7 +313,9 @@ export async function playbackErrors(sourceFile: string, glbOut: string, bpkDir?
       problems.push(`${animation}: no loose .bpk (the folder holds ${[...clips.keys()].join(', ')})`);
       continue;
     }
-    const warn = (w: string): void => { problems.push(`${animation}: ${w}`); };
+    const warn = (w: string): void => {
+      problems.push(`${animation}: ${w}`);
+    };
     await check('createMixerClip', glb, false, (gltf, probe) => looseMixerPoser(gltf, probe, loose, warn));
     await check('CompressedClipPlayer', glb, false, (_, probe) => playerPoser(probe, loose, warn));
   }

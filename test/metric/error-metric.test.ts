@@ -12,7 +12,11 @@ type Quat = [number, number, number, number];
 //    └── leg
 const NAMES = ['root', 'spine', 'neck', 'head', 'leg'];
 const PARENTS = [-1, 0, 1, 2, 0];
-const ROOT = 0, SPINE = 1, NECK = 2, HEAD = 3, LEG = 4;
+const ROOT = 0,
+  SPINE = 1,
+  NECK = 2,
+  HEAD = 3,
+  LEG = 4;
 const SAMPLES = 8;
 
 /** A clip on the tree above with random unit quaternions and translations; scale 1. */
@@ -31,7 +35,12 @@ function makeTreeClip(seed: number): RawClip {
 }
 
 function copyClip(clip: RawClip): RawClip {
-  return { ...clip, rotations: clip.rotations.slice(), translations: clip.translations.slice(), scales: clip.scales.slice() };
+  return {
+    ...clip,
+    rotations: clip.rotations.slice(),
+    translations: clip.translations.slice(),
+    scales: clip.scales.slice(),
+  };
 }
 
 function quatAt(clip: RawClip, bone: number, s: number): Quat {
@@ -46,7 +55,8 @@ function translationAt(clip: RawClip, bone: number, s: number): Vec3 {
 
 /** Hamilton product a·b (b applied first). */
 function quatMul(a: Quat, b: Quat): Quat {
-  const [ax, ay, az, aw] = a, [bx, by, bz, bw] = b;
+  const [ax, ay, az, aw] = a,
+    [bx, by, bz, bw] = b;
   return [
     aw * bx + ax * bw + ay * bz - az * by,
     aw * by - ax * bz + ay * bw + az * bx,
@@ -59,7 +69,9 @@ function quatMul(a: Quat, b: Quat): Quat {
 function rotate(q: Quat, v: Vec3): Vec3 {
   const len = Math.hypot(...q);
   const [x, y, z, w] = q.map((c) => c / len);
-  const cx = y * v[2] - z * v[1], cy = z * v[0] - x * v[2], cz = x * v[1] - y * v[0];
+  const cx = y * v[2] - z * v[1],
+    cy = z * v[0] - x * v[2],
+    cz = x * v[1] - y * v[0];
   return [
     v[0] + 2 * (w * cx + y * cz - z * cy),
     v[1] + 2 * (w * cy + z * cx - x * cz),
@@ -71,7 +83,8 @@ function rotate(q: Quat, v: Vec3): Vec3 {
 function rodriguesDelta(n: Vec3, delta: number, v: Vec3): Vec3 {
   const cross: Vec3 = [n[1] * v[2] - n[2] * v[1], n[2] * v[0] - n[0] * v[2], n[0] * v[1] - n[1] * v[0]];
   const dot = n[0] * v[0] + n[1] * v[1] + n[2] * v[2];
-  const s = Math.sin(delta), k = 1 - Math.cos(delta);
+  const s = Math.sin(delta),
+    k = 1 - Math.cos(delta);
   return [0, 1, 2].map((i) => s * cross[i] + k * (n[i] * dot - v[i])) as Vec3;
 }
 
@@ -172,7 +185,12 @@ describe('measureClipError', () => {
   it('uses a per-bone shell distance override for that bone only', () => {
     const reference = makeTreeClip(5);
     const decoded = rotateBone(reference, SPINE);
-    const shells = resolveShellDistances(reference.skeleton, 'cm', { value: 3, unit: 'cm' }, { spine: { value: 1, unit: 'm' } });
+    const shells = resolveShellDistances(
+      reference.skeleton,
+      'cm',
+      { value: 3, unit: 'cm' },
+      { spine: { value: 1, unit: 'm' } },
+    );
     expect(Array.from(shells)).toEqual([3, 100, 3, 3, 3]);
     const perpendicular = Math.sqrt(1 - Math.min(...AXIS.map((c) => c * c)));
     expectRelative(boneError(reference, decoded, SPINE, shells), 2 * 100 * Math.sin(DELTA / 2) * perpendicular);
@@ -216,8 +234,14 @@ function sliceSample(clip: RawClip, s: number): RawClip {
   const boneCount = clip.skeleton.parents.length;
   const out = createRawClip(clip.name, clip.skeleton, clip.sampleRate, 1, clip.unit);
   for (let b = 0; b < boneCount; b++) {
-    out.rotations.set(clip.rotations.subarray((b * clip.sampleCount + s) * 4, (b * clip.sampleCount + s + 1) * 4), b * 4);
-    out.translations.set(clip.translations.subarray((b * clip.sampleCount + s) * 3, (b * clip.sampleCount + s + 1) * 3), b * 3);
+    out.rotations.set(
+      clip.rotations.subarray((b * clip.sampleCount + s) * 4, (b * clip.sampleCount + s + 1) * 4),
+      b * 4,
+    );
+    out.translations.set(
+      clip.translations.subarray((b * clip.sampleCount + s) * 3, (b * clip.sampleCount + s + 1) * 3),
+      b * 3,
+    );
     out.scales.set(clip.scales.subarray((b * clip.sampleCount + s) * 3, (b * clip.sampleCount + s + 1) * 3), b * 3);
   }
   return out;

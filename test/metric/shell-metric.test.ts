@@ -16,11 +16,17 @@ function randomAffine(random: () => number, scaled: boolean): Float64Array {
 function sampledShellError(a: Float64Array, b: Float64Array, d: number, n: number): number {
   let worst = 0;
   for (let i = 0; i < n; i++) {
-    const z = 1 - (2 * i + 1) / n, r = Math.sqrt(1 - z * z), phi = i * Math.PI * (3 - Math.sqrt(5));
+    const z = 1 - (2 * i + 1) / n,
+      r = Math.sqrt(1 - z * z),
+      phi = i * Math.PI * (3 - Math.sqrt(5));
     const p = [d * r * Math.cos(phi), d * r * Math.sin(phi), d * z];
     let e = 0;
     for (let row = 0; row < 3; row++) {
-      const v = (a[row] - b[row]) * p[0] + (a[3 + row] - b[3 + row]) * p[1] + (a[6 + row] - b[6 + row]) * p[2] + (a[9 + row] - b[9 + row]);
+      const v =
+        (a[row] - b[row]) * p[0] +
+        (a[3 + row] - b[3 + row]) * p[1] +
+        (a[6 + row] - b[6 + row]) * p[2] +
+        (a[9 + row] - b[9 + row]);
       e += v * v;
     }
     worst = Math.max(worst, Math.sqrt(e));
@@ -31,9 +37,23 @@ function sampledShellError(a: Float64Array, b: Float64Array, d: number, n: numbe
 describe('shellBoundError', () => {
   it('is 2·d·sin(θ/2) for two rotations θ apart about one point', () => {
     for (const theta of [1e-9, 1e-7, 1e-3, 0.3, 1, 2, Math.PI]) {
-      const a = new Float64Array(AFFINE_STRIDE), b = new Float64Array(AFFINE_STRIDE);
+      const a = new Float64Array(AFFINE_STRIDE),
+        b = new Float64Array(AFFINE_STRIDE);
       localToAffine(0, 0, 0, 1, 0, 0, 0, 1, 1, 1, a, 0);
-      localToAffine(0.6 * Math.sin(theta / 2), 0.8 * Math.sin(theta / 2), 0, Math.cos(theta / 2), 0, 0, 0, 1, 1, 1, b, 0);
+      localToAffine(
+        0.6 * Math.sin(theta / 2),
+        0.8 * Math.sin(theta / 2),
+        0,
+        Math.cos(theta / 2),
+        0,
+        0,
+        0,
+        1,
+        1,
+        1,
+        b,
+        0,
+      );
       // The closed-form eigenvalue is exact to about 1e-9 relative (a double eigenvalue here).
       expect(Math.abs(shellBoundError(a, 0, b, 0, 3) / (6 * Math.sin(theta / 2)) - 1)).toBeLessThan(1e-8);
     }
@@ -43,7 +63,8 @@ describe('shellBoundError', () => {
     const random = mulberry32(3);
     for (let i = 0; i < 200; i++) {
       const scaled = i % 2 === 1;
-      const a = randomAffine(random, scaled), b = randomAffine(random, scaled);
+      const a = randomAffine(random, scaled),
+        b = randomAffine(random, scaled);
       const bound = shellBoundError(a, 0, b, 0, 3);
       expect(bound).toBeGreaterThanOrEqual(sampledShellError(a, b, 3, 2000) * (1 - 1e-12));
       expect(bound).toBeGreaterThanOrEqual(virtualVertexError(a, 0, b, 0, 3));

@@ -1,10 +1,25 @@
 import { describe, expect, it } from 'vitest';
 
-import { NET_ERROR, NetError, ReadStream, WriteStream, bitsRequired, type BitStream } from '../../src/net/bit-stream.js';
+import {
+  NET_ERROR,
+  NetError,
+  ReadStream,
+  WriteStream,
+  bitsRequired,
+  type BitStream,
+} from '../../src/net/bit-stream.js';
 import { mulberry32 } from './helpers.js';
 
 /** One message description, run by both streams: the point of a symmetric stream. */
-interface Message { widths: number[]; values: number[]; flag: boolean; small: number; signed: number; f: number; raw: number }
+interface Message {
+  widths: number[];
+  values: number[];
+  flag: boolean;
+  small: number;
+  signed: number;
+  f: number;
+  raw: number;
+}
 
 function serializeMessage(stream: BitStream, m: Message): void {
   for (let i = 0; i < m.widths.length; i++) m.values[i] = stream.serializeBits(m.values[i], m.widths[i]);
@@ -43,13 +58,22 @@ describe('WriteStream / ReadStream', () => {
       reader.finish();
     }
     // Mixed widths in one stream cross word boundaries at every offset.
-    const widths: number[] = [], values: number[] = [];
+    const widths: number[] = [],
+      values: number[] = [];
     for (let i = 0; i < 2000; i++) {
       const w = 1 + Math.floor(random() * 32);
       widths.push(w);
       values.push(Math.floor(random() * 2 ** w));
     }
-    const m: Message = { widths, values: [...values], flag: true, small: 7, signed: -123, f: 1.2345, raw: Math.fround(-3.75e-7) };
+    const m: Message = {
+      widths,
+      values: [...values],
+      flag: true,
+      small: 7,
+      signed: -123,
+      f: 1.2345,
+      raw: Math.fround(-3.75e-7),
+    };
     const writer = new WriteStream();
     serializeMessage(writer, m);
     const back = roundTrip(writer.finish(), widths);

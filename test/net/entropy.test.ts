@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 
 import { NetError } from '../../src/net/bit-stream.js';
-import { EntropyCodec, SnapshotRangeDecoder, SnapshotRangeEncoder, UNKNOWN_CLASS, deltaClass } from '../../src/net/entropy.js';
+import {
+  EntropyCodec,
+  SnapshotRangeDecoder,
+  SnapshotRangeEncoder,
+  UNKNOWN_CLASS,
+  deltaClass,
+} from '../../src/net/entropy.js';
 import { PoseQuantizer, createSnapshotCodes } from '../../src/net/quantize.js';
 import { createSnapshotSchema } from '../../src/net/schema.js';
 import { clipPoses, loadFixture, mulberry32 } from './helpers.js';
@@ -14,8 +20,12 @@ describe('range coder', () => {
       const ops: { kind: 'bit' | 'flat'; value: number; bits: number; model: number }[] = [];
       const skew = random();
       for (let i = 0; i < count; i++) {
-        if (random() < 0.7) ops.push({ kind: 'bit', value: random() < skew ? 1 : 0, bits: 1, model: Math.floor(random() * 4) });
-        else { const bits = Math.floor(random() * 25); ops.push({ kind: 'flat', value: Math.floor(random() * 2 ** bits), bits, model: 0 }); }
+        if (random() < 0.7)
+          ops.push({ kind: 'bit', value: random() < skew ? 1 : 0, bits: 1, model: Math.floor(random() * 4) });
+        else {
+          const bits = Math.floor(random() * 25);
+          ops.push({ kind: 'flat', value: Math.floor(random() * 2 ** bits), bits, model: 0 });
+        }
       }
       const enc = new SnapshotRangeEncoder();
       const encModels = new Uint16Array(4).fill(2048);
@@ -101,7 +111,8 @@ describe('entropy codec', () => {
 
   it('rejects damaged bodies with NetError only', () => {
     const random = mulberry32(17);
-    const base = codec.createState(), first = codec.createState();
+    const base = codec.createState(),
+      first = codec.createState();
     codec.recordPlain(codes[0], null, null, 0, first);
     codec.recordPlain(codes[6], codes[0], first, 6, base);
     let rejected = 0;

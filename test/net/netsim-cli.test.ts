@@ -8,7 +8,12 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 
 import { readPoseDump } from '../../src/readers/pose-dump.js';
 import { exitCodeOf } from '../../src/cli/exit-codes.js';
-import { parseDurationArg, registerNetsimCommand, runNetsim, type NetsimCliOptions } from '../../src/cli/commands/netsim.js';
+import {
+  parseDurationArg,
+  registerNetsimCommand,
+  runNetsim,
+  type NetsimCliOptions,
+} from '../../src/cli/commands/netsim.js';
 
 const FIXTURE = join(fileURLToPath(new URL('../../', import.meta.url)), 'fixtures', 'dataset-1_bow_normal_001.bvh');
 const temp = mkdtempSync(join(tmpdir(), 'bonepress-netsim-'));
@@ -33,7 +38,8 @@ describe('bonepress netsim', () => {
   it('prints the modes and passes a fixture at 60 Hz, 5 % loss, 100 ms', async () => {
     const { code, stdout } = await run(FIXTURE, { hz: 60 });
     expect(code).toBe(0);
-    for (const mode of ['raw', 'absolute', 'delta', 'entropy']) expect(stdout).toMatch(new RegExp(`^${mode}\\s+\\d`, 'm'));
+    for (const mode of ['raw', 'absolute', 'delta', 'entropy'])
+      expect(stdout).toMatch(new RegExp(`^${mode}\\s+\\d`, 'm'));
     expect(stdout).toMatch(/result\s+PASS/);
   });
 
@@ -41,7 +47,13 @@ describe('bonepress netsim', () => {
     const dump = join(temp, 'received.json');
     const { code, stdout } = await run(FIXTURE, { hz: 60, json: true, dump, loss: 0 });
     expect(code).toBe(0);
-    const result = JSON.parse(stdout) as { ticks: number; received: number; dumpedPoses: number; pass: boolean; maxError: number };
+    const result = JSON.parse(stdout) as {
+      ticks: number;
+      received: number;
+      dumpedPoses: number;
+      pass: boolean;
+      maxError: number;
+    };
     expect(result.pass).toBe(true);
     expect(result.dumpedPoses).toBe(result.ticks);
     const clip = readPoseDump(readFileSync(dump, 'utf8'), dump);
@@ -54,15 +66,27 @@ describe('bonepress netsim', () => {
     const { code, stdout } = await run(FIXTURE, { error: '1e-9cm' });
     expect(code).toBe(1);
     expect(stdout).toMatch(/result\s+FAIL/);
-    const missing = await runNetsim(join(temp, 'nope.bvh'), DEFAULTS).then(() => 0, (e: unknown) => exitCodeOf(e));
+    const missing = await runNetsim(join(temp, 'nope.bvh'), DEFAULTS).then(
+      () => 0,
+      (e: unknown) => exitCodeOf(e),
+    );
     expect(missing).toBe(2);
   });
 
   it('rejects bad option values as usage errors', async () => {
     const program = new Command().exitOverride().configureOutput({ writeErr: () => {}, writeOut: () => {} });
     registerNetsimCommand(program);
-    for (const args of [['--loss', '1'], ['--loss', 'x'], ['--rtt', 'fast'], ['--hz', '0'], ['--seed', '1.5'], ['--error', '3 parsecs']]) {
-      await expect(program.parseAsync(['node', 'bonepress', 'netsim', FIXTURE, ...args])).rejects.toMatchObject({ exitCode: 1 });
+    for (const args of [
+      ['--loss', '1'],
+      ['--loss', 'x'],
+      ['--rtt', 'fast'],
+      ['--hz', '0'],
+      ['--seed', '1.5'],
+      ['--error', '3 parsecs'],
+    ]) {
+      await expect(program.parseAsync(['node', 'bonepress', 'netsim', FIXTURE, ...args])).rejects.toMatchObject({
+        exitCode: 1,
+      });
     }
     expect(parseDurationArg('100ms')).toBe(100);
     expect(parseDurationArg('0.25s')).toBe(250);

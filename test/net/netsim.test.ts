@@ -11,7 +11,7 @@ import { fixtureNames, loadFixture } from './helpers.js';
 describe('simulateNetwork', () => {
   const walk = loadFixture('dataset-1_walk_happy_002');
 
-  it('reports the interpolated view\'s error at render times: small behind a playout delay, larger without one', () => {
+  it("reports the interpolated view's error at render times: small behind a playout delay, larger without one", () => {
     const delayed = simulateNetwork(walk, { hz: 60, loss: 0.05, rttMs: 100, entropy: false });
     expect(delayed.interpolatedMaxError).toBeGreaterThan(delayed.maxError); // lost ticks are bridged, not decoded
     expect(delayed.interpolatedMaxError).toBeLessThan(2); // cm: bridging a lost tick of the walk costs about 1.2 cm at a 3 cm shell
@@ -25,7 +25,14 @@ describe('simulateNetwork', () => {
     expect(fixtureNames().length).toBeGreaterThan(0);
     for (const name of fixtureNames()) {
       const clip = loadFixture(name);
-      const r = simulateNetwork(clip, { hz: 60, loss: 0.05, rttMs: 100, error: '0.1cm', shell: '3cm', keepPoses: true });
+      const r = simulateNetwork(clip, {
+        hz: 60,
+        loss: 0.05,
+        rttMs: 100,
+        error: '0.1cm',
+        shell: '3cm',
+        keepPoses: true,
+      });
       expect(r.threshold).toBeCloseTo(0.1, 6);
       expect(r.maxError).toBeLessThanOrEqual(r.threshold);
       // Plain bodies carry the bound's codes; entropy-coded deltas are verified against the threshold instead.

@@ -65,18 +65,27 @@ describe('snapshot schema', () => {
   it('sends only animated tracks: a BVH translation channel that never moves is left out', () => {
     const schema = createSnapshotSchema(walk);
     const names = walk.skeleton.boneNames;
-    const hips = names.indexOf('Hips'), spine = names.indexOf('Spine'), root = names.indexOf('joint_Root');
+    const hips = names.indexOf('Hips'),
+      spine = names.indexOf('Spine'),
+      root = names.indexOf('joint_Root');
     for (let c = 0; c < 3; c++) expect(schema.codeBits[hips * CODE_STRIDE + 4 + c]).toBeGreaterThan(0);
     for (let c = 0; c < 3; c++) expect(schema.codeBits[spine * CODE_STRIDE + 4 + c]).toBe(0);
     for (let i = 0; i < CODE_STRIDE; i++) expect(schema.codeBits[root * CODE_STRIDE + i]).toBe(0);
     expect(Array.from(schema.sentBones)).not.toContain(root);
     // Scale is 1 everywhere: never sent.
-    for (let b = 0; b < schema.boneCount; b++) for (let c = 7; c < 10; c++) expect(schema.codeBits[b * CODE_STRIDE + c]).toBe(0);
+    for (let b = 0; b < schema.boneCount; b++)
+      for (let c = 7; c < 10; c++) expect(schema.codeBits[b * CODE_STRIDE + c]).toBe(0);
   });
 
   it('handles animated scale and translation (no compensation) within its bound', () => {
     for (const seed of [1, 2, 3]) {
-      const clip = makeSyntheticClip({ boneCount: 12, sampleCount: 60, seed, animatedScale: true, animatedTranslationShare: 0.5 });
+      const clip = makeSyntheticClip({
+        boneCount: 12,
+        sampleCount: 60,
+        seed,
+        animatedScale: true,
+        animatedTranslationShare: 0.5,
+      });
       const schema = createSnapshotSchema(clip);
       expect(schema.compensate).toBe(false);
       expect(schema.codeBits.some((bits, i) => i % CODE_STRIDE >= 7 && bits > 0)).toBe(true);
@@ -120,12 +129,18 @@ describe('snapshot schema', () => {
     const schema = buildSnapshotSchema(walk.skeleton, ranges, walk.unit);
     expect(measuredError(walk, schema)).toBeLessThanOrEqual(schema.threshold);
     expect(measuredError(run, schema)).toBeLessThanOrEqual(schema.threshold);
-    expect(() => mergePoseRanges(ranges, measurePoseRanges(makeSyntheticClip({ boneCount: 3, sampleCount: 2 })))).toThrow(NetError);
+    expect(() =>
+      mergePoseRanges(ranges, measurePoseRanges(makeSyntheticClip({ boneCount: 3, sampleCount: 2 }))),
+    ).toThrow(NetError);
   });
 
   it('rejects bad options with BAD_ARGUMENT', () => {
-    expect(() => createSnapshotSchema(walk, { error: 'soon' })).toThrow(expect.objectContaining({ code: NET_ERROR.BAD_ARGUMENT }));
-    expect(() => createSnapshotSchema(walk, { shell: '0cm' })).toThrow(expect.objectContaining({ code: NET_ERROR.BAD_ARGUMENT }));
+    expect(() => createSnapshotSchema(walk, { error: 'soon' })).toThrow(
+      expect.objectContaining({ code: NET_ERROR.BAD_ARGUMENT }),
+    );
+    expect(() => createSnapshotSchema(walk, { shell: '0cm' })).toThrow(
+      expect.objectContaining({ code: NET_ERROR.BAD_ARGUMENT }),
+    );
     expect(() => createSnapshotSchema(walk, { deltaSmallOffset: 1, deltaLargeOffset: 3 })).toThrow(NetError);
   });
 });

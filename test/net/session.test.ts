@@ -6,7 +6,13 @@ import { NET_ERROR, NetError } from '../../src/net/bit-stream.js';
 import { PoseQuantizer, createSnapshotCodes, dequantizePose } from '../../src/net/quantize.js';
 import { createSnapshotSchema, type SnapshotSchema } from '../../src/net/schema.js';
 import {
-  SNAPSHOT_CODING, SnapshotReceiver, SnapshotSender, sequenceDistance, sequenceGreaterThan, type SessionOptions, type SnapshotCoding,
+  SNAPSHOT_CODING,
+  SnapshotReceiver,
+  SnapshotSender,
+  sequenceDistance,
+  sequenceGreaterThan,
+  type SessionOptions,
+  type SnapshotCoding,
 } from '../../src/net/session.js';
 import { catchError, clipPoses, driveLossyLink, loadFixture, mulberry32 } from './helpers.js';
 
@@ -86,10 +92,14 @@ describe('snapshot session', () => {
       const sender = new SnapshotSender(schema, { coding, precision: 'bound' });
       const receiver = new SnapshotReceiver(schema, { coding });
       const out = new Float32Array(poses[0].length);
-      for (let t = 0; t < 10; t++) { receiver.receive(sender.send(poses[t]), out); sender.receiveAck(receiver.ack()); }
+      for (let t = 0; t < 10; t++) {
+        receiver.receive(sender.send(poses[t]), out);
+        sender.receiveAck(receiver.ack());
+      }
       for (let t = 10; t < 13; t++) {
         const packet = sender.send(poses[t]);
-        for (let cut = 0; cut < packet.length; cut++) expect(catchError(() => receiver.receive(packet.subarray(0, cut), out))).toBeInstanceOf(NetError);
+        for (let cut = 0; cut < packet.length; cut++)
+          expect(catchError(() => receiver.receive(packet.subarray(0, cut), out))).toBeInstanceOf(NetError);
         for (let bit = 0; bit < packet.length * 8; bit++) {
           const bad = packet.slice();
           bad[bit >>> 3] ^= 1 << (bit & 7);
@@ -116,7 +126,8 @@ describe('snapshot session', () => {
         const packet = sender.send(poses[t]);
         for (let i = 0; i < 40; i++) {
           const bad = packet.slice(0, random() < 0.5 ? packet.length : Math.floor(random() * packet.length));
-          for (let k = 0; k < 3 && bad.length > 0; k++) bad[Math.floor(random() * bad.length)] ^= 1 << Math.floor(random() * 8);
+          for (let k = 0; k < 3 && bad.length > 0; k++)
+            bad[Math.floor(random() * bad.length)] ^= 1 << Math.floor(random() * 8);
           const error = catchError(() => receiver.receive(bad, out));
           if (error !== undefined) expect(error).toBeInstanceOf(NetError);
         }
@@ -128,8 +139,12 @@ describe('snapshot session', () => {
       }
       if (coding === SNAPSHOT_CODING.PLAIN) {
         // Plain bodies know their own length: any cut is caught even without a check.
-        const clean = new SnapshotSender(schema, options), fresh = new SnapshotReceiver(schema, options);
-        for (let t = 0; t < 5; t++) { fresh.receive(clean.send(poses[t]), out); clean.receiveAck(fresh.ack()); }
+        const clean = new SnapshotSender(schema, options),
+          fresh = new SnapshotReceiver(schema, options);
+        for (let t = 0; t < 5; t++) {
+          fresh.receive(clean.send(poses[t]), out);
+          clean.receiveAck(fresh.ack());
+        }
         const packet = clean.send(poses[5]);
         for (let cut = 0; cut < packet.length; cut++) {
           expect(catchError(() => fresh.receive(packet.subarray(0, cut), out))).toBeInstanceOf(NetError);
@@ -141,8 +156,9 @@ describe('snapshot session', () => {
   it('rejects packets made with another schema', () => {
     const other = createSnapshotSchema(clip, { error: '0.2cm' });
     const packet = new SnapshotSender(other).send(poses[0]);
-    expect(catchError(() => new SnapshotReceiver(schema).receive(packet, new Float32Array(poses[0].length))))
-      .toMatchObject({ code: NET_ERROR.BAD_CHECKSUM });
+    expect(
+      catchError(() => new SnapshotReceiver(schema).receive(packet, new Float32Array(poses[0].length))),
+    ).toMatchObject({ code: NET_ERROR.BAD_CHECKSUM });
   });
 
   it('rejects bad options with BAD_ARGUMENT', () => {
@@ -153,7 +169,12 @@ describe('snapshot session', () => {
 
   it('keeps working across the 16-bit sequence wrap', () => {
     // Two bones, one animated rotation: cheap enough to send 70,000 snapshots.
-    const skeleton = createSkeleton(['a', 'b'], [-1, 0], Float32Array.from([0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 0, 0, 0, 1, 10, 0, 0, 1, 1, 1]), 'cm');
+    const skeleton = createSkeleton(
+      ['a', 'b'],
+      [-1, 0],
+      Float32Array.from([0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 0, 0, 0, 1, 10, 0, 0, 1, 1, 1]),
+      'cm',
+    );
     const small = createRawClip('spin', skeleton, 30, 64, 'cm');
     for (let s = 0; s < 64; s++) {
       const angle = (s / 64) * 2;

@@ -1,14 +1,19 @@
 import { describe, expect, it } from 'vitest';
 
 import {
-  SMALLEST_THREE_MAX_BITS, SMALLEST_THREE_MIN_BITS, SMALLEST_THREE_RANGE, decodeSmallestThree, encodeSmallestThree,
+  SMALLEST_THREE_MAX_BITS,
+  SMALLEST_THREE_MIN_BITS,
+  SMALLEST_THREE_RANGE,
+  decodeSmallestThree,
+  encodeSmallestThree,
   smallestThreeMaxAngle,
 } from '../../src/net/smallest-three.js';
 import { mulberry32 } from './helpers.js';
 
 /** Angle (radians) between the rotations of two quaternions. */
 function angleBetween(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  const la = Math.hypot(a[0], a[1], a[2], a[3]), lb = Math.hypot(b[0], b[1], b[2], b[3]);
+  const la = Math.hypot(a[0], a[1], a[2], a[3]),
+    lb = Math.hypot(b[0], b[1], b[2], b[3]);
   const dot = Math.abs(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]) / (la * lb);
   return 2 * Math.acos(Math.min(1, dot));
 }
@@ -23,19 +28,28 @@ function roundTrip(q: number[], bits: number): { codes: Int32Array; out: Float32
 
 function randomQuat(random: () => number): number[] {
   // Uniform on the sphere (Shoemake).
-  const u1 = random(), u2 = random() * 2 * Math.PI, u3 = random() * 2 * Math.PI;
-  const a = Math.sqrt(1 - u1), b = Math.sqrt(u1);
+  const u1 = random(),
+    u2 = random() * 2 * Math.PI,
+    u3 = random() * 2 * Math.PI;
+  const a = Math.sqrt(1 - u1),
+    b = Math.sqrt(u1);
   return [a * Math.sin(u2), a * Math.cos(u2), b * Math.sin(u3), b * Math.cos(u3)];
 }
 
 describe('smallest-three', () => {
   it('picks each of the four components as the largest and makes it positive', () => {
     const cases: [number[], number][] = [
-      [[0.9, 0.1, -0.3, 0.2], 0], [[0.1, -0.95, 0.2, 0.1], 1], [[0.2, 0.1, 0.9, -0.3], 2], [[-0.1, 0.2, 0.3, -0.9], 3],
+      [[0.9, 0.1, -0.3, 0.2], 0],
+      [[0.1, -0.95, 0.2, 0.1], 1],
+      [[0.2, 0.1, 0.9, -0.3], 2],
+      [[-0.1, 0.2, 0.3, -0.9], 3],
     ];
     for (const [q, index] of cases) {
       for (const sign of [1, -1]) {
-        const { codes, out } = roundTrip(q.map((v) => v * sign), 16);
+        const { codes, out } = roundTrip(
+          q.map((v) => v * sign),
+          16,
+        );
         expect(codes[0]).toBe(index);
         expect(out[index]).toBeGreaterThan(0);
         expect(angleBetween(q, out)).toBeLessThanOrEqual(smallestThreeMaxAngle(16));
@@ -47,7 +61,11 @@ describe('smallest-three', () => {
     const random = mulberry32(3);
     for (let i = 0; i < 200; i++) {
       const q = randomQuat(random);
-      const a = roundTrip(q, 12).codes, b = roundTrip(q.map((v) => -v), 12).codes;
+      const a = roundTrip(q, 12).codes,
+        b = roundTrip(
+          q.map((v) => -v),
+          12,
+        ).codes;
       expect(Array.from(a)).toEqual(Array.from(b));
     }
   });
@@ -94,7 +112,10 @@ describe('smallest-three', () => {
   });
 
   it('encodes a zero or non-finite quaternion as identity', () => {
-    for (const q of [[0, 0, 0, 0], [NaN, 0, 0, 1]]) {
+    for (const q of [
+      [0, 0, 0, 0],
+      [NaN, 0, 0, 1],
+    ]) {
       const { out } = roundTrip(q, 8);
       expect(angleBetween([0, 0, 0, 1], out)).toBeLessThanOrEqual(smallestThreeMaxAngle(8));
     }

@@ -124,9 +124,16 @@ describe('snapshot codes', () => {
   });
 
   it('works for a skeleton with scale tracks', () => {
-    const synthetic = makeSyntheticClip({ boneCount: 10, sampleCount: 40, seed: 8, animatedScale: true, animatedTranslationShare: 0.4 });
+    const synthetic = makeSyntheticClip({
+      boneCount: 10,
+      sampleCount: 40,
+      seed: 8,
+      animatedScale: true,
+      animatedTranslationShare: 0.4,
+    });
     const s = createSnapshotSchema(synthetic);
-    const q = new PoseQuantizer(s), c = new SnapshotCodec(s);
+    const q = new PoseQuantizer(s),
+      c = new SnapshotCodec(s);
     const all = clipPoses(synthetic).map((p) => q.quantize(p, createSnapshotCodes(s)).slice());
     for (let t = 1; t < all.length; t++) {
       const w = new WriteStream();

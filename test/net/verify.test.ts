@@ -40,11 +40,22 @@ describe('verified precision', () => {
     const out = new Float32Array(poses[0].length);
     const measured = new Map<number, number>();
     let checked = 0;
-    driveLossyLink(poses, sender, receiver, random, out, (tick) => {
-      const error = poseError(poses[tick], out, schema.parents, schema.shellDistances);
-      expect(error).toBeLessThanOrEqual(schema.threshold);
-      if (measured.get(tick)! >= 0) { expect(error).toBe(measured.get(tick)); checked++; }
-    }, (tick) => measured.set(tick, sender.lastVerifiedError));
+    driveLossyLink(
+      poses,
+      sender,
+      receiver,
+      random,
+      out,
+      (tick) => {
+        const error = poseError(poses[tick], out, schema.parents, schema.shellDistances);
+        expect(error).toBeLessThanOrEqual(schema.threshold);
+        if (measured.get(tick)! >= 0) {
+          expect(error).toBe(measured.get(tick));
+          checked++;
+        }
+      },
+      (tick) => measured.set(tick, sender.lastVerifiedError),
+    );
     expect(checked).toBeGreaterThan(poses.length / 2);
   });
 
@@ -54,10 +65,13 @@ describe('verified precision', () => {
     const plain = new PoseQuantizer(schema).quantize(pose, createSnapshotCodes(schema));
     const levels = new Uint8Array(schema.boneCount);
     // Level 0 against a baseline is the bound's quantisation; from there the quantiser only tries one step coarser.
-    const exact = createSnapshotCodes(schema), quantizer = new PoseQuantizer(schema);
+    const exact = createSnapshotCodes(schema),
+      quantizer = new PoseQuantizer(schema);
     for (let b = 0; b < schema.boneCount; b++) quantizer.quantizeBone(pose, b, exact, baseline, 0);
     expect(Array.from(exact)).toEqual(Array.from(plain));
-    expect(new VerifiedQuantizer(schema, 0).quantize(pose, baseline, exact, levels)).toBeLessThanOrEqual(schema.threshold);
+    expect(new VerifiedQuantizer(schema, 0).quantize(pose, baseline, exact, levels)).toBeLessThanOrEqual(
+      schema.threshold,
+    );
     expect(Math.max(...levels)).toBeLessThanOrEqual(1);
     // Start far too coarse: some bones must come down, and every delta is a whole number of steps.
     const coarse = new VerifiedQuantizer(schema, 7);
@@ -69,7 +83,9 @@ describe('verified precision', () => {
       for (let i = 1; i < CODE_STRIDE; i++) {
         const n = schema.codeBits[b * CODE_STRIDE + i];
         if (n === 0 || (i < 4 && codes[b * CODE_STRIDE] !== baseline[b * CODE_STRIDE])) continue;
-        expect(Math.abs((codes[b * CODE_STRIDE + i] - baseline[b * CODE_STRIDE + i]) % 2 ** Math.min(levels[b], n - 1))).toBe(0);
+        expect(
+          Math.abs((codes[b * CODE_STRIDE + i] - baseline[b * CODE_STRIDE + i]) % 2 ** Math.min(levels[b], n - 1)),
+        ).toBe(0);
       }
     }
     // The levels travel in the body: a decoder gets the codes back and the levels into its state.
@@ -87,13 +103,15 @@ describe('verified precision', () => {
     expect(Array.from(decoded)).toEqual(Array.from(codes));
     for (let b = 0; b < schema.boneCount; b++) {
       let changed = false;
-      for (let i = 0; i < CODE_STRIDE; i++) if (schema.codeBits[b * CODE_STRIDE + i] > 0 && codes[b * CODE_STRIDE + i] !== baseline[b * CODE_STRIDE + i]) changed = true;
+      for (let i = 0; i < CODE_STRIDE; i++)
+        if (schema.codeBits[b * CODE_STRIDE + i] > 0 && codes[b * CODE_STRIDE + i] !== baseline[b * CODE_STRIDE + i])
+          changed = true;
       if (changed) expect(got.levels[b]).toBe(levels[b]);
     }
     expect(Array.from(got.probabilities)).toEqual(Array.from(sent.probabilities));
   });
 
-  it('refuses to code a delta that is not a whole number of its level\'s steps', () => {
+  it("refuses to code a delta that is not a whole number of its level's steps", () => {
     const entropy = new EntropyCodec(schema);
     const baseline = new PoseQuantizer(schema).quantize(poses[0], createSnapshotCodes(schema));
     const base = entropy.createState();
@@ -102,7 +120,9 @@ describe('verified precision', () => {
     const codes = baseline.slice();
     codes[b * CODE_STRIDE + 1] += codes[b * CODE_STRIDE + 1] > 0 ? -1 : 1;
     const levels = new Uint8Array(schema.boneCount).fill(2);
-    const error = catchError(() => entropy.serialize(new SnapshotRangeEncoder(), codes, baseline, base, 1, entropy.createState(), levels));
+    const error = catchError(() =>
+      entropy.serialize(new SnapshotRangeEncoder(), codes, baseline, base, 1, entropy.createState(), levels),
+    );
     expect(error).toBeInstanceOf(NetError);
     expect((error as NetError).code).toBe(NET_ERROR.BAD_ARGUMENT);
   });
@@ -111,9 +131,13 @@ describe('verified precision', () => {
     const sender = new SnapshotSender(schema, { coding });
     const receiver = new SnapshotReceiver(schema, { coding });
     const out = new Float32Array(poses[0].length);
-    for (let t = 0; t < 10; t++) { receiver.receive(sender.send(poses[t]), out); sender.receiveAck(receiver.ack()); }
+    for (let t = 0; t < 10; t++) {
+      receiver.receive(sender.send(poses[t]), out);
+      sender.receiveAck(receiver.ack());
+    }
     const packet = sender.send(poses[10]);
-    for (let cut = 0; cut < packet.length; cut++) expect(catchError(() => receiver.receive(packet.subarray(0, cut), out))).toBeInstanceOf(NetError);
+    for (let cut = 0; cut < packet.length; cut++)
+      expect(catchError(() => receiver.receive(packet.subarray(0, cut), out))).toBeInstanceOf(NetError);
     for (let bit = 0; bit < packet.length * 8; bit++) {
       const bad = packet.slice();
       bad[bit >>> 3] ^= 1 << (bit & 7);

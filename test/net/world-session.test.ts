@@ -15,7 +15,11 @@ function smallWorld(maxEntities = 64): WorldSchema {
     maxEntities,
     types: {
       box: {
-        fields: { position: { kind: 'position', min: [-10, -10, -10], max: [10, 10, 10] }, orientation: { kind: 'orientation' }, on: { kind: 'bool' } },
+        fields: {
+          position: { kind: 'position', min: [-10, -10, -10], max: [10, 10, 10] },
+          orientation: { kind: 'orientation' },
+          on: { kind: 'bool' },
+        },
         rigidBody: { position: 'position', orientation: 'orientation', halfExtents: [0.5, 0.5, 0.5], precision: 0.001 },
       },
     },
@@ -27,41 +31,66 @@ function animate(state: WorldState, tick: number, count: number): void {
   for (let id = 0; id < count; id++) {
     if (!state.typeOf(id)) state.spawn(id, 'box');
     const p = state.field(id, 'position');
-    p[0] = Math.sin(tick * 0.05 + id); p[1] = Math.cos(tick * 0.03 + id); p[2] = id * 0.1 - 3;
+    p[0] = Math.sin(tick * 0.05 + id);
+    p[1] = Math.cos(tick * 0.03 + id);
+    p[2] = id * 0.1 - 3;
     const q = state.field(id, 'orientation');
-    q[0] = 0; q[1] = 0; q[2] = Math.sin(tick * 0.02 + id); q[3] = Math.cos(tick * 0.02 + id);
+    q[0] = 0;
+    q[1] = 0;
+    q[2] = Math.sin(tick * 0.02 + id);
+    q[3] = Math.cos(tick * 0.02 + id);
     state.field(id, 'on')[0] = (tick >> 4) & 1;
   }
 }
 
-interface Link { at: number; bytes: Uint8Array; tick: number }
+interface Link {
+  at: number;
+  bytes: Uint8Array;
+  tick: number;
+}
 
 describe('world sessions', () => {
-  it('serves several clients over lossy, reordering links; every decoded snapshot is the server\'s', () => {
+  it("serves several clients over lossy, reordering links; every decoded snapshot is the server's", () => {
     const schema = smallWorld();
     const server = new WorldServer(schema, { mtu: 200 });
-    const clients = [0, 1, 2].map(() => ({ id: server.addClient(), client: new WorldClient(schema, { mtu: 200 }), down: [] as Link[], up: [] as Link[] }));
+    const clients = [0, 1, 2].map(() => ({
+      id: server.addClient(),
+      client: new WorldClient(schema, { mtu: 200 }),
+      down: [] as Link[],
+      up: [] as Link[],
+    }));
     const random = mulberry32(4);
     const state = new WorldState(schema);
     const hashes: number[] = [];
-    let decoded = 0, deltas = 0, fragmented = 0;
+    let decoded = 0,
+      deltas = 0,
+      fragmented = 0;
     for (let tick = 0; tick < 400; tick++) {
       animate(state, tick, tick < 200 ? 60 : 20); // the first ticks need fragments at a 200-byte MTU
       if (tick === 200) for (let id = 20; id < 60; id++) state.despawn(id);
       server.tick(state);
       hashes.push(server.current.hash);
       for (const c of clients) {
-        for (const a of c.up.filter((x) => x.at <= tick)) { server.receiveAck(c.id, a.bytes); c.up.splice(c.up.indexOf(a), 1); }
+        for (const a of c.up.filter((x) => x.at <= tick)) {
+          server.receiveAck(c.id, a.bytes);
+          c.up.splice(c.up.indexOf(a), 1);
+        }
         const datagrams = server.packetsFor(c.id);
         if (datagrams.length > 1) fragmented++;
         if (server.lastPacket(c.id)!.baselineSequence >= 0) deltas++;
-        for (const d of datagrams) if (random() > 0.1) c.down.push({ at: tick + 1 + Math.floor(random() * 5), bytes: d, tick });
+        for (const d of datagrams)
+          if (random() > 0.1) c.down.push({ at: tick + 1 + Math.floor(random() * 5), bytes: d, tick });
         const due = c.down.filter((x) => x.at <= tick).sort(() => random() - 0.5);
         for (const d of due) {
           c.down.splice(c.down.indexOf(d), 1);
           let got: WorldReceived | undefined;
-          const e = catchError(() => { got = c.client.receive(d.bytes); });
-          if (e !== undefined) { expect(e).toBeInstanceOf(NetError); continue; }
+          const e = catchError(() => {
+            got = c.client.receive(d.bytes);
+          });
+          if (e !== undefined) {
+            expect(e).toBeInstanceOf(NetError);
+            continue;
+          }
           if (!got) continue;
           decoded++;
           expect(got.snapshot.hash).toBe(hashes[d.tick]);
@@ -82,15 +111,21 @@ describe('world sessions', () => {
     const client = new WorldClient(schema);
     const state = new WorldState(schema);
     const acks: Link[] = [];
-    let absoluteAfterJoin = 0, maxAge = 0, joined = false;
+    let absoluteAfterJoin = 0,
+      maxAge = 0,
+      joined = false;
     for (let tick = 0; tick < 200; tick++) {
       animate(state, tick, 30);
       server.tick(state);
-      while (acks.length > 0 && acks[0].at <= tick) { server.receiveAck(id, acks.shift()!.bytes); joined = true; }
+      while (acks.length > 0 && acks[0].at <= tick) {
+        server.receiveAck(id, acks.shift()!.bytes);
+        joined = true;
+      }
       const [packet] = server.packetsFor(id);
       const info = server.lastPacket(id)!;
       if (info.baselineSequence < 0 && joined) absoluteAfterJoin++;
-      if (info.baselineSequence >= 0) maxAge = Math.max(maxAge, (info.sequence - info.baselineSequence + 65536) % 65536);
+      if (info.baselineSequence >= 0)
+        maxAge = Math.max(maxAge, (info.sequence - info.baselineSequence + 65536) % 65536);
       const got = client.receive(packet)!;
       expect(got.snapshot.hash).toBe(server.current.hash);
       const lost = tick >= 100 && tick < 110;
@@ -111,7 +146,8 @@ describe('world sessions', () => {
     const client = new WorldClient(schema, { windowSize: 16 });
     const state = new WorldState(schema);
     const acks: Link[] = [];
-    let accepted = 0, wrong = 0;
+    let accepted = 0,
+      wrong = 0;
     for (let tick = 0; tick < 65536 + 300; tick++) {
       animate(state, tick, 4);
       server.tick(state);
@@ -134,13 +170,18 @@ describe('world sessions', () => {
 
   it('rejects a delta coded against another snapshot of the sequence the client holds', () => {
     const schema = smallWorld();
-    const a = new WorldServer(schema), b = new WorldServer(schema);
-    const ia = a.addClient(), ib = b.addClient();
+    const a = new WorldServer(schema),
+      b = new WorldServer(schema);
+    const ia = a.addClient(),
+      ib = b.addClient();
     const client = new WorldClient(schema);
-    const sa = new WorldState(schema), sb = new WorldState(schema);
+    const sa = new WorldState(schema),
+      sb = new WorldState(schema);
     for (let tick = 0; tick <= 5; tick++) {
-      animate(sa, tick, 10); animate(sb, tick + 1000, 10);
-      a.tick(sa); b.tick(sb);
+      animate(sa, tick, 10);
+      animate(sb, tick + 1000, 10);
+      a.tick(sa);
+      b.tick(sb);
       client.receive(a.packetsFor(ia)[0]);
       b.packetsFor(ib);
     }
@@ -172,8 +213,13 @@ describe('world sessions', () => {
       damaged[k][Math.floor(random() * damaged[k].length)] ^= 1 << Math.floor(random() * 8);
       // Either rejected, or (a damaged fragment header) the message never completes.
       let got: WorldReceived | undefined;
-      const e = catchError(() => { for (const d of damaged) got = client.receive(d) ?? got; });
-      if (e !== undefined) { expect(e).toBeInstanceOf(NetError); rejected++; } else expect(got).toBeUndefined();
+      const e = catchError(() => {
+        for (const d of damaged) got = client.receive(d) ?? got;
+      });
+      if (e !== undefined) {
+        expect(e).toBeInstanceOf(NetError);
+        rejected++;
+      } else expect(got).toBeUndefined();
     }
     expect(rejected).toBeGreaterThan(150);
     const other = new WorldClient(schema, { mtu: 100 });
@@ -181,7 +227,9 @@ describe('world sessions', () => {
     const good = other.ack();
     good[1] ^= 4;
     expect((catchError(() => server.receiveAck(id, good)) as NetError).code).toBe(NET_ERROR.BAD_CHECKSUM);
-    expect((catchError(() => server.receiveAck(id, good.subarray(0, 3))) as NetError).code).toBe(NET_ERROR.PACKET_TRUNCATED);
+    expect((catchError(() => server.receiveAck(id, good.subarray(0, 3))) as NetError).code).toBe(
+      NET_ERROR.PACKET_TRUNCATED,
+    );
   });
 });
 
@@ -195,7 +243,10 @@ describe('random datagrams', () => {
       const d = Uint8Array.from({ length: 1 + Math.floor(random() * 300) }, () => Math.floor(random() * 256));
       if (trial % 2 === 0) d[0] = 0xff; // half of them look like fragments
       const e = catchError(() => client.receive(d));
-      if (e !== undefined) { expect(e).toBeInstanceOf(NetError); rejected++; }
+      if (e !== undefined) {
+        expect(e).toBeInstanceOf(NetError);
+        rejected++;
+      }
     }
     expect(client.newestSequence).toBe(-1); // a 16-bit check let nothing through
     expect(rejected).toBeGreaterThan(900);
@@ -219,14 +270,17 @@ describe('fragments', () => {
   });
 
   it('bound what they hold and reject malformed headers', () => {
-    expect((catchError(() => fragmentMessage(new Uint8Array(1000), 1, options)) as NetError).code).toBe(NET_ERROR.BAD_ARGUMENT);
+    expect((catchError(() => fragmentMessage(new Uint8Array(1000), 1, options)) as NetError).code).toBe(
+      NET_ERROR.BAD_ARGUMENT,
+    );
     const r = new Reassembler(options);
     for (let s = 0; s < 10; s++) r.add(fragmentMessage(message, s, options)[0]);
     expect(r.pending).toBe(2);
     const part = fragmentMessage(message, 1, options)[1].slice();
     part[4] = 200; // count over maxFragments
     expect((catchError(() => r.add(part)) as NetError).code).toBe(NET_ERROR.BAD_VALUE);
-    part[4] = 3; part[3] = 3; // index past count
+    part[4] = 3;
+    part[3] = 3; // index past count
     expect((catchError(() => r.add(part)) as NetError).code).toBe(NET_ERROR.BAD_VALUE);
     expect((catchError(() => r.add(new Uint8Array(3).fill(0xff))) as NetError).code).toBe(NET_ERROR.PACKET_TRUNCATED);
   });
@@ -244,7 +298,11 @@ describe('interpolation', () => {
     const view = new SnapshotInterpolator(schema, { hz: 10, playoutDelayMs: 100, maxExtrapolationMs: 100 });
     const out = new WorldState(schema);
     for (let tick = 0; tick < 6; tick++) {
-      if (tick === 3) { server.tick(state); server.packetsFor(id); continue; } // lost
+      if (tick === 3) {
+        server.tick(state);
+        server.packetsFor(id);
+        continue;
+      } // lost
       state.field(0, 'position')[0] = tick * 0.5; // 5 m/s
       server.tick(state);
       const got = client.receive(server.packetsFor(id)[0])!;
@@ -264,15 +322,26 @@ describe('interpolation', () => {
 
 describe('cube scene', () => {
   it('is deterministic, and most cubes rest once settled', () => {
-    const a = new CubeScene({ cubes: 400 }), b = new CubeScene({ cubes: 400 });
+    const a = new CubeScene({ cubes: 400 }),
+      b = new CubeScene({ cubes: 400 });
     let awake = 0;
-    for (let t = 0; t < 240; t++) { a.step(); b.step(); if (t >= 120) awake += a.awakeCount; }
+    for (let t = 0; t < 240; t++) {
+      a.step();
+      b.step();
+      if (t >= 120) awake += a.awakeCount;
+    }
     expect(Array.from(a.state.values)).toEqual(Array.from(b.state.values));
     expect(awake / 120).toBeLessThan(400 / 4);
   });
 
-  it('runs through many clients with every snapshot within the precision and bit-identical to the server\'s', () => {
-    const r = simulateWorld({ clients: 4, seconds: 4, scene: { cubes: 300 }, ackOutage: { from: 120, count: 10 }, time: false });
+  it("runs through many clients with every snapshot within the precision and bit-identical to the server's", () => {
+    const r = simulateWorld({
+      clients: 4,
+      seconds: 4,
+      scene: { cubes: 300 },
+      ackOutage: { from: 120, count: 10 },
+      time: false,
+    });
     expect(r.mismatched).toBe(0);
     expect(r.maxCornerErrorM).toBeLessThanOrEqual(r.precisionM);
     expect(r.received).toBeGreaterThan(r.sent * 0.85);
@@ -285,19 +354,26 @@ describe('cube scene', () => {
 describe('shared messages', () => {
   it('give clients of one baseline the bytes each would get on its own', () => {
     const schema = smallWorld();
-    const shared = new WorldServer(schema), alone = new WorldServer(schema, { shareMessages: false });
+    const shared = new WorldServer(schema),
+      alone = new WorldServer(schema, { shareMessages: false });
     const ids = [0, 1, 2].map(() => [shared.addClient(), alone.addClient()]);
     const clients = ids.map(() => new WorldClient(schema));
     const state = new WorldState(schema);
     for (let tick = 0; tick < 50; tick++) {
       animate(state, tick, 30);
-      shared.tick(state); alone.tick(state);
+      shared.tick(state);
+      alone.tick(state);
       ids.forEach(([s, a], c) => {
-        const x = shared.packetsFor(s), y = alone.packetsFor(a);
+        const x = shared.packetsFor(s),
+          y = alone.packetsFor(a);
         expect(x.map((d) => Array.from(d))).toEqual(y.map((d) => Array.from(d)));
         // Client c acks every (c + 1)th tick, offset by c, so baselines differ between clients.
         for (const d of x) clients[c].receive(d);
-        if ((tick + c) % (c + 1) === 0) { const ack = clients[c].ack(); shared.receiveAck(s, ack); alone.receiveAck(a, ack); }
+        if ((tick + c) % (c + 1) === 0) {
+          const ack = clients[c].ack();
+          shared.receiveAck(s, ack);
+          alone.receiveAck(a, ack);
+        }
       });
     }
     expect(new Set(ids.map(([s]) => shared.lastPacket(s)!.baselineSequence)).size).toBeGreaterThan(1);

@@ -38,10 +38,19 @@ function testSchema(): WorldSchema {
 }
 
 function randomQuaternion(random: () => number, out: Float32Array, o: number): void {
-  let x = random() * 2 - 1, y = random() * 2 - 1, z = random() * 2 - 1, w = random() * 2 - 1;
+  let x = random() * 2 - 1,
+    y = random() * 2 - 1,
+    z = random() * 2 - 1,
+    w = random() * 2 - 1;
   const l = Math.hypot(x, y, z, w);
-  x /= l; y /= l; z /= l; w /= l;
-  out[o] = x; out[o + 1] = y; out[o + 2] = z; out[o + 3] = w;
+  x /= l;
+  y /= l;
+  z /= l;
+  w /= l;
+  out[o] = x;
+  out[o + 1] = y;
+  out[o + 2] = z;
+  out[o + 3] = w;
 }
 
 describe('world schema', () => {
@@ -50,16 +59,25 @@ describe('world schema', () => {
     const prop = schema.types[0];
     expect(prop.rigidBodyErrorBound).toBeLessThanOrEqual(0.002);
     const random = mulberry32(3);
-    const state = new WorldState(schema), decoded = new WorldState(schema), snap = new WorldSnapshot(schema);
+    const state = new WorldState(schema),
+      decoded = new WorldState(schema),
+      snap = new WorldSnapshot(schema);
     for (let id = 0; id < 200; id++) {
       state.spawn(id, 'prop');
-      const p = state.field(id, 'position'), q = state.field(id, 'orientation');
-      p[0] = random() * 100 - 50; p[1] = random() * 100 - 50; p[2] = random() * 10;
+      const p = state.field(id, 'position'),
+        q = state.field(id, 'orientation');
+      p[0] = random() * 100 - 50;
+      p[1] = random() * 100 - 50;
+      p[2] = random() * 10;
       randomQuaternion(random, q, 0);
     }
     snap.quantize(state).dequantize(decoded);
     let worst = 0;
-    for (let id = 0; id < 200; id++) worst = Math.max(worst, rigidBodyError(prop, state.values, state.valueOffset(id), decoded.values, decoded.valueOffset(id)));
+    for (let id = 0; id < 200; id++)
+      worst = Math.max(
+        worst,
+        rigidBodyError(prop, state.values, state.valueOffset(id), decoded.values, decoded.valueOffset(id)),
+      );
     expect(worst).toBeLessThanOrEqual(0.002);
     expect(worst).toBeGreaterThan(0.0002); // the bound is used, not wasted
   });
@@ -76,14 +94,25 @@ describe('world schema', () => {
 
   it('rejects bad descriptions with a message naming the type and field', () => {
     const bad = (spec: Parameters<typeof buildWorldSchema>[0]) => catchError(() => buildWorldSchema(spec)) as NetError;
-    let e = bad({ maxEntities: 10, types: { t: { fields: { p: { kind: 'position', min: [0, 0, 0], max: [1, -1, 1], precision: 0.01 } } } } });
+    let e = bad({
+      maxEntities: 10,
+      types: { t: { fields: { p: { kind: 'position', min: [0, 0, 0], max: [1, -1, 1], precision: 0.01 } } } },
+    });
     expect(e).toBeInstanceOf(NetError);
     expect(e.message).toContain('entity type "t" field "p"');
-    e = bad({ maxEntities: 10, types: { t: { fields: { f: { kind: 'float', min: 0, max: 1e12, precision: 1e-9 } } } } });
+    e = bad({
+      maxEntities: 10,
+      types: { t: { fields: { f: { kind: 'float', min: 0, max: 1e12, precision: 1e-9 } } } },
+    });
     expect(e.message).toContain('needs');
     e = bad({ maxEntities: 0, types: { t: { fields: { b: { kind: 'bool' } } } } });
     expect(e.message).toContain('maxEntities');
-    e = bad({ maxEntities: 10, types: { t: { fields: { b: { kind: 'bool' } }, rigidBody: { position: 'b', orientation: 'b', radius: 1, precision: 1 } } } });
+    e = bad({
+      maxEntities: 10,
+      types: {
+        t: { fields: { b: { kind: 'bool' } }, rigidBody: { position: 'b', orientation: 'b', radius: 1, precision: 1 } },
+      },
+    });
     expect(e.message).toContain('not a position field');
   });
 });
@@ -112,7 +141,11 @@ describe('world delta bodies', () => {
   const pawn = schema.types[1];
   const poseSchema = entityField(pawn, 'pose').pose!;
 
-  function roundTrip(codec: WorldCodec, current: WorldSnapshot, baseline: WorldSnapshot | null): { bits: number; out: WorldSnapshot } {
+  function roundTrip(
+    codec: WorldCodec,
+    current: WorldSnapshot,
+    baseline: WorldSnapshot | null,
+  ): { bits: number; out: WorldSnapshot } {
     const w = new WriteStream(1024);
     codec.serialize(w, current, baseline);
     const bits = w.bitOffset;
@@ -138,7 +171,9 @@ describe('world delta bodies', () => {
         const type = state.typeOf(id);
         if (!type) continue;
         const p = state.field(id, 'position');
-        p[0] += random() - 0.5; p[1] += random() - 0.5; p[2] = random() * 10;
+        p[0] += random() - 0.5;
+        p[1] += random() - 0.5;
+        p[2] = random() * 10;
         randomQuaternion(random, state.field(id, 'orientation'), 0);
         if (type.name === 'pawn') {
           state.field(id, 'health')[0] = Math.floor(random() * 101);
@@ -163,7 +198,9 @@ describe('world delta bodies', () => {
     for (let id = 0; id < 250; id++) {
       state.spawn(id, 'prop');
       const p = state.field(id, 'position');
-      p[0] = (id % 20) * 2 - 20; p[1] = Math.floor(id / 20) * 2 - 20; p[2] = 0.25;
+      p[0] = (id % 20) * 2 - 20;
+      p[1] = Math.floor(id / 20) * 2 - 20;
+      p[2] = 0.25;
     }
     const codec = new WorldCodec(schema);
     const base = new WorldSnapshot(schema).quantize(state);
@@ -186,7 +223,9 @@ describe('world delta bodies', () => {
       const current = new WorldSnapshot(schema).quantize(state);
       const { out } = roundTrip(codec, current, baseline);
       out.dequantize(decoded);
-      expect(poseError(poses[t], decoded.field(3, 'pose'), poseSchema.parents, poseSchema.shellDistances)).toBeLessThanOrEqual(poseSchema.threshold);
+      expect(
+        poseError(poses[t], decoded.field(3, 'pose'), poseSchema.parents, poseSchema.shellDistances),
+      ).toBeLessThanOrEqual(poseSchema.threshold);
       baseline = current;
     }
   });
@@ -204,11 +243,16 @@ describe('world delta bodies', () => {
     const w = new WriteStream(1024);
     new WorldCodec(schema).serialize(w, current, base);
     const bytes = w.finish();
-    const codec = new WorldCodec(schema), out = new WorldSnapshot(schema);
+    const codec = new WorldCodec(schema),
+      out = new WorldSnapshot(schema);
     for (let trial = 0; trial < 300; trial++) {
       const damaged = bytes.slice(0, trial % 3 === 0 ? Math.floor(random() * bytes.length) : bytes.length);
       if (damaged.length > 0) damaged[Math.floor(random() * damaged.length)] ^= 1 << Math.floor(random() * 8);
-      const e = catchError(() => { const r = new ReadStream(damaged); codec.serialize(r, out, base); r.finish(); });
+      const e = catchError(() => {
+        const r = new ReadStream(damaged);
+        codec.serialize(r, out, base);
+        r.finish();
+      });
       if (e !== undefined) expect(e).toBeInstanceOf(NetError);
     }
   });

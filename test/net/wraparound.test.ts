@@ -17,7 +17,12 @@ import { catchError, clipPoses, loadFixture, poseError } from './helpers.js';
 
 const OUTAGE = 65536;
 
-interface OutageResult { accepted: number; rejected: number; wrong: number; recoveredAt: number }
+interface OutageResult {
+  accepted: number;
+  rejected: number;
+  wrong: number;
+  recoveredAt: number;
+}
 
 /**
  * Sends the clip's poses in a loop: `before` ticks over a link with a 6-tick ack delay, an
@@ -25,13 +30,21 @@ interface OutageResult { accepted: number; rejected: number; wrong: number; reco
  * `ackEveryTick`: the receiver acks its newest snapshot every tick (so its first acks after
  * the outage are stale), else only after each packet it decodes.
  */
-function runOutage(schema: SnapshotSchema, poses: Float32Array[], coding: SnapshotCoding, ackEveryTick: boolean): OutageResult {
+function runOutage(
+  schema: SnapshotSchema,
+  poses: Float32Array[],
+  coding: SnapshotCoding,
+  ackEveryTick: boolean,
+): OutageResult {
   const sender = new SnapshotSender(schema, { coding });
   const receiver = new SnapshotReceiver(schema, { coding });
   const out = new Float32Array(poses[0].length);
-  const quantizer = new PoseQuantizer(schema), codes = createSnapshotCodes(schema), bound = new Float32Array(out.length);
+  const quantizer = new PoseQuantizer(schema),
+    codes = createSnapshotCodes(schema),
+    bound = new Float32Array(out.length);
   const acks: { at: number; packet: Uint8Array }[] = [];
-  const before = 100, after = 235;
+  const before = 100,
+    after = 235;
   const result: OutageResult = { accepted: 0, rejected: 0, wrong: 0, recoveredAt: -1 };
   for (let t = 0; t < before + OUTAGE + after; t++) {
     while (acks.length > 0 && acks[0].at <= t) sender.receiveAck(acks.shift()!.packet);
@@ -45,7 +58,8 @@ function runOutage(schema: SnapshotSchema, poses: Float32Array[], coding: Snapsh
         // Verified deltas move codes off the bound's grid, so measure against the source
         // pose; a wrong baseline puts bones centimetres away, far above the threshold.
         if (poseError(pose, out, schema.parents, schema.shellDistances) > schema.threshold) result.wrong++;
-        if (t >= before + OUTAGE && result.recoveredAt < 0 && sender.lastPacket!.baselineSequence >= 0) result.recoveredAt = t - before - OUTAGE;
+        if (t >= before + OUTAGE && result.recoveredAt < 0 && sender.lastPacket!.baselineSequence >= 0)
+          result.recoveredAt = t - before - OUTAGE;
         if (!ackEveryTick) acks.push({ at: t + 6, packet: receiver.ack() });
       } else {
         expect(error).toBeInstanceOf(NetError);
@@ -63,10 +77,13 @@ function runOutage(schema: SnapshotSchema, poses: Float32Array[], coding: Snapsh
 /** A three-bone arm swinging and twisting: cheap enough to send 65,536 snapshots per test. */
 function armClip() {
   const skeleton = createSkeleton(
-    ['root', 'upper', 'lower'], [-1, 0, 1],
-    Float32Array.from([0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 0, 0, 0, 1, 0, 20, 0, 1, 1, 1, 0, 0, 0, 1, 0, 25, 0, 1, 1, 1]), 'cm',
+    ['root', 'upper', 'lower'],
+    [-1, 0, 1],
+    Float32Array.from([0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 0, 0, 0, 1, 0, 20, 0, 1, 1, 1, 0, 0, 0, 1, 0, 25, 0, 1, 1, 1]),
+    'cm',
   );
-  const n = 90, clip = createRawClip('arm', skeleton, 30, n, 'cm');
+  const n = 90,
+    clip = createRawClip('arm', skeleton, 30, n, 'cm');
   for (let s = 0; s < n; s++) {
     for (let b = 0; b < 3; b++) {
       const angle = Math.sin((s / n) * 2 * Math.PI * (b + 1)) * (0.5 + b * 0.3);
@@ -118,7 +135,8 @@ describe('sequence wraparound after a 65,536-send outage', () => {
     it(`${coding}: rejects a delta against another snapshot that carries the sequence the receiver holds`, () => {
       // Two senders with the same sequence numbers but different poses stand for the two
       // sides of the wrap: the receiver holds A's snapshot 5, B codes against its own 5.
-      const a = new SnapshotSender(schema, { coding }), b = new SnapshotSender(schema, { coding });
+      const a = new SnapshotSender(schema, { coding }),
+        b = new SnapshotSender(schema, { coding });
       const receiver = new SnapshotReceiver(schema, { coding });
       const out = new Float32Array(poses[0].length);
       for (let t = 0; t <= 5; t++) receiver.receive(a.send(poses[t]), out);

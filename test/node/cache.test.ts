@@ -9,8 +9,19 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import type { CompressStats } from '../../src/compress/index.js';
 import {
-  CacheEntryError, ClipCache, cacheKey, canonicalJson, codecVersions, decodeCacheEntry, encodeCacheEntry, externalBufferUris,
-  inputKey, packageVersion, sha256Hex, type CacheEntry, type KeyParts,
+  CacheEntryError,
+  ClipCache,
+  cacheKey,
+  canonicalJson,
+  codecVersions,
+  decodeCacheEntry,
+  encodeCacheEntry,
+  externalBufferUris,
+  inputKey,
+  packageVersion,
+  sha256Hex,
+  type CacheEntry,
+  type KeyParts,
 } from '../../src/node/cache.js';
 import { VERSION } from '../../src/runtime/format.js';
 import { makeTempDir } from '../cli/run-cli.js';
@@ -18,17 +29,44 @@ import { makeTempDir } from '../cli/run-cli.js';
 const temp = makeTempDir('bonepress-cache-');
 afterAll(() => temp.remove());
 
-const SETTINGS = { error: '0.01cm', shell: '3cm', shellBones: {}, stripNames: false, checksum: true, unit: null, sampleRate: null };
+const SETTINGS = {
+  error: '0.01cm',
+  shell: '3cm',
+  shellBones: {},
+  stripNames: false,
+  checksum: true,
+  unit: null,
+  sampleRate: null,
+};
 const PARTS: KeyParts = {
-  name: 'walk.bvh', contentSha256: sha256Hex('HIERARCHY…'), resources: [], settings: SETTINGS, versions: { package: '0.1.0', format: 2 },
+  name: 'walk.bvh',
+  contentSha256: sha256Hex('HIERARCHY…'),
+  resources: [],
+  settings: SETTINGS,
+  versions: { package: '0.1.0', format: 2 },
 };
 
 /** Stats as an entry stores them (the cache copies them whole, whatever fields they have). */
 function stats(name: string): CompressStats {
   const value = {
-    name, boneCount: 2, sampleCount: 3, rawBytes: 240, compressedBytes: 4, ratio: 60, namesBytes: 0, threshold: 0.01, unit: 'cm',
-    maxError: 0.005, p99Error: 0.004, meanError: 0.001, worstBone: 'Hips', worstSample: 1,
-    tracks: { default: 1, constant: 2, animated: 3 }, bitRateHistogram: { 3: 4 }, searchTrials: 5, seconds: 0.25,
+    name,
+    boneCount: 2,
+    sampleCount: 3,
+    rawBytes: 240,
+    compressedBytes: 4,
+    ratio: 60,
+    namesBytes: 0,
+    threshold: 0.01,
+    unit: 'cm',
+    maxError: 0.005,
+    p99Error: 0.004,
+    meanError: 0.001,
+    worstBone: 'Hips',
+    worstSample: 1,
+    tracks: { default: 1, constant: 2, animated: 3 },
+    bitRateHistogram: { 3: 4 },
+    searchTrials: 5,
+    seconds: 0.25,
   };
   return value as unknown as CompressStats;
 }
@@ -46,7 +84,9 @@ describe('cacheKey', () => {
     const reordered = { ...PARTS, settings: Object.fromEntries(Object.entries(SETTINGS).reverse()) };
     expect(cacheKey(PARTS)).toMatch(/^[0-9a-f]{64}$/);
     expect(cacheKey(reordered)).toBe(cacheKey(PARTS));
-    expect(canonicalJson({ b: 1, a: { d: 2, c: [3, { f: 4, e: 5 }] } })).toBe('{"a":{"c":[3,{"e":5,"f":4}],"d":2},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: 2, c: [3, { f: 4, e: 5 }] } })).toBe(
+      '{"a":{"c":[3,{"e":5,"f":4}],"d":2},"b":1}',
+    );
   });
 
   it('changes with the bytes, the file name, each setting, the package and the format version', () => {
@@ -81,7 +121,9 @@ describe('cache entries', () => {
     expect(encodeCacheEntry(ENTRY)).toEqual(bytes);
     const back = decodeCacheEntry(bytes);
     expect(back.warnings).toEqual(ENTRY.warnings);
-    expect(back.outputs.map((o) => [o.name, o.stats, [...o.bytes]])).toEqual(ENTRY.outputs.map((o) => [o.name, o.stats, [...o.bytes]]));
+    expect(back.outputs.map((o) => [o.name, o.stats, [...o.bytes]])).toEqual(
+      ENTRY.outputs.map((o) => [o.name, o.stats, [...o.bytes]]),
+    );
   });
 
   it('refuses damaged bytes with a CacheEntryError naming the problem, at every truncation and every flipped payload byte', () => {
@@ -162,12 +204,20 @@ describe('ClipCache', () => {
 
   it('throws the system error of a missing input', () => {
     const cache = new ClipCache(join(temp.dir, 'missing'));
-    expect(() => cache.inputKey(join(temp.dir, 'nope.bvh'), SETTINGS)).toThrow(expect.objectContaining({ code: 'ENOENT' }));
+    expect(() => cache.inputKey(join(temp.dir, 'nope.bvh'), SETTINGS)).toThrow(
+      expect.objectContaining({ code: 'ENOENT' }),
+    );
   });
 
   it('keys a glTF by its external buffers too', async () => {
     const gltf = join(temp.dir, 'anim.gltf');
-    writeFileSync(gltf, JSON.stringify({ asset: { version: '2.0' }, buffers: [{ uri: 'anim.bin', byteLength: 4 }, { uri: 'data:application/octet-stream;base64,AAAA' }] }));
+    writeFileSync(
+      gltf,
+      JSON.stringify({
+        asset: { version: '2.0' },
+        buffers: [{ uri: 'anim.bin', byteLength: 4 }, { uri: 'data:application/octet-stream;base64,AAAA' }],
+      }),
+    );
     expect(externalBufferUris(gltf, readFileSync(gltf))).toEqual(['anim.bin']);
     expect(externalBufferUris('x.glb', readFileSync(gltf))).toEqual([]);
     expect(externalBufferUris(gltf, new TextEncoder().encode('{not json'))).toEqual([]);

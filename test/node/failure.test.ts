@@ -24,7 +24,10 @@ describe('one error base class with a code', () => {
     new ClipError('BAD_SKELETON', 'bad parent'),
     new MetricError('20 samples, but a.bvh has 21'),
     new OutputError('OUTPUT_CLASH', 'its output x.bpk is the input x.bpk'),
-    new GltfExtensionError('expected an integer', 'animations[0].extensions.BONEPRESS_animation_compression.bufferView'),
+    new GltfExtensionError(
+      'expected an integer',
+      'animations[0].extensions.BONEPRESS_animation_compression.bufferView',
+    ),
     new ManifestError('BAD_MANIFEST', 'not JSON', 'm.json'),
     new CacheEntryError('cache entry: truncated'),
     new NetError('BAD_CHECKSUM', 'checksum mismatch', 12),
@@ -41,19 +44,40 @@ describe('one error base class with a code', () => {
   });
 
   it('a failure reads the code and the message without the file from the base class alone', () => {
-    for (const error of inputErrors) expect(toFailure('f', error)).toEqual({ file: 'f', code: error.code, message: error.detail });
+    for (const error of inputErrors)
+      expect(toFailure('f', error)).toEqual({ file: 'f', code: error.code, message: error.detail });
     // The messages users see are the ones each class always wrote; `detail` drops only the file.
     const parse = new ParseError('BAD_VALUE', 'value "x" is not a number', 'walk.bvh', 212, 7);
-    expect([parse.message, parse.detail, parse.file, parse.problem]).toEqual(['walk.bvh:212:7: value "x" is not a number', 'line 212, column 7: value "x" is not a number', 'walk.bvh', 'value "x" is not a number']);
+    expect([parse.message, parse.detail, parse.file, parse.problem]).toEqual([
+      'walk.bvh:212:7: value "x" is not a number',
+      'line 212, column 7: value "x" is not a number',
+      'walk.bvh',
+      'value "x" is not a number',
+    ]);
     const binary = new ParseError('TRUNCATED', 'corrupt GLB: chunk past the end', 'a.glb');
-    expect([binary.message, binary.detail, binary.line]).toEqual(['a.glb: corrupt GLB: chunk past the end', 'corrupt GLB: chunk past the end', 0]);
+    expect([binary.message, binary.detail, binary.line]).toEqual([
+      'a.glb: corrupt GLB: chunk past the end',
+      'corrupt GLB: chunk past the end',
+      0,
+    ]);
     const dump = new PoseDumpError('rotations: expected an array', 'd.json');
-    expect([dump.message, dump.detail, dump.file]).toEqual(['d.json: rotations: expected an array', 'rotations: expected an array', 'd.json']);
+    expect([dump.message, dump.detail, dump.file]).toEqual([
+      'd.json: rotations: expected an array',
+      'rotations: expected an array',
+      'd.json',
+    ]);
     const format = new FormatError('BAD_MAGIC', 'not a .bpk', 0);
-    expect([format.message, format.detail, format.file, format.byteOffset]).toEqual(['not a .bpk (at byte 0)', 'not a .bpk (at byte 0)', undefined, 0]);
+    expect([format.message, format.detail, format.file, format.byteOffset]).toEqual([
+      'not a .bpk (at byte 0)',
+      'not a .bpk (at byte 0)',
+      undefined,
+      0,
+    ]);
     expect(new NetError('BAD_CHECKSUM', 'checksum mismatch', 12).message).toBe('checksum mismatch (at bit 12)');
     expect(new ManifestError('BAD_MANIFEST', 'not JSON', 'm.json').message).toBe('m.json: not JSON');
-    expect(new GltfExtensionError('expected an integer', 'animations[0]').message).toBe('animations[0]: expected an integer');
+    expect(new GltfExtensionError('expected an integer', 'animations[0]').message).toBe(
+      'animations[0]: expected an integer',
+    );
   });
 
   it('anything else is internal, with its stack', () => {

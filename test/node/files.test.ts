@@ -5,8 +5,17 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import {
-  WriteQueue, inputBaseName, readClipFiles, readGltfResourceSync, readInputFile, readInputFileSync, removeTempFiles,
-  resolveGltfResource, sanitizeClipName, writeFileAtomic, type ReadFileOptions,
+  WriteQueue,
+  inputBaseName,
+  readClipFiles,
+  readGltfResourceSync,
+  readInputFile,
+  readInputFileSync,
+  removeTempFiles,
+  resolveGltfResource,
+  sanitizeClipName,
+  writeFileAtomic,
+  type ReadFileOptions,
 } from '../../src/node/files.js';
 import { outputPathsFor } from '../../src/node/outputs.js';
 import { ParseError, PARSE_ERROR } from '../../src/readers/errors.js';
@@ -89,7 +98,9 @@ describe('output naming', () => {
     ]);
     // A clip named like another's numbered name takes the next free number, never a clash.
     expect(outputPathsFor('out', 'hero.glb', ['b', 'b_2', 'b'], '.bpt')).toEqual([
-      join('out', 'hero_b.bpt'), join('out', 'hero_b_2.bpt'), join('out', 'hero_b_3.bpt'),
+      join('out', 'hero_b.bpt'),
+      join('out', 'hero_b_2.bpt'),
+      join('out', 'hero_b_3.bpt'),
     ]);
   });
 
@@ -109,7 +120,10 @@ describe('readClipFiles', () => {
 
 /** The ParseError `read` throws (fails the test when it resolves or throws something else). */
 async function parseErrorOf(read: () => Promise<unknown>): Promise<ParseError> {
-  const error = await read().then(() => undefined, (e: unknown) => e);
+  const error = await read().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(ParseError);
   return error as ParseError;
 }
@@ -117,7 +131,11 @@ async function parseErrorOf(read: () => Promise<unknown>): Promise<ParseError> {
 /** The same, for a synchronous read. */
 function parseErrorOfSync(read: () => unknown): ParseError {
   let error: unknown;
-  try { read(); } catch (e) { error = e; }
+  try {
+    read();
+  } catch (e) {
+    error = e;
+  }
   expect(error).toBeInstanceOf(ParseError);
   return error as ParseError;
 }
@@ -133,48 +151,77 @@ describe('readInputFile and readInputFileSync', () => {
     writeFileSync(join(dir, 'a.bin'), Buffer.from([1, 2, 3]));
     writeFileSync(join(dir, 'empty.bin'), '');
     symlinkSync('a.bin', join(dir, 'link.bin'));
-    expect([...await read(join(dir, 'a.bin'))]).toEqual([1, 2, 3]);
+    expect([...(await read(join(dir, 'a.bin')))]).toEqual([1, 2, 3]);
     expect((await read(join(dir, 'empty.bin'))).byteLength).toBe(0);
-    expect([...await read(join(dir, 'link.bin'))]).toEqual([1, 2, 3]);
+    expect([...(await read(join(dir, 'link.bin')))]).toEqual([1, 2, 3]);
   });
 
-  it.each(both)('%s: refuses a FIFO without waiting for a writer, and devices, also through a .bvh symlink', async (_name, read) => {
-    const dir = freshFolder();
-    const fifo = join(dir, 'pipe.bvh');
-    execFileSync('mkfifo', [fifo]);
-    const e = await parseErrorOf(() => read(fifo));
-    expect([e.code, e.file, e.problem]).toEqual([PARSE_ERROR.UNSUPPORTED, fifo, 'is a FIFO (named pipe), not a regular file; bonepress reads only regular files']);
-    symlinkSync('/dev/zero', join(dir, 'zero.bvh'));
-    for (const device of ['/dev/zero', '/dev/urandom', join(dir, 'zero.bvh')]) {
-      expect((await parseErrorOf(() => read(device))).problem).toBe('is a character device, not a regular file; bonepress reads only regular files');
-    }
-  });
+  it.each(both)(
+    '%s: refuses a FIFO without waiting for a writer, and devices, also through a .bvh symlink',
+    async (_name, read) => {
+      const dir = freshFolder();
+      const fifo = join(dir, 'pipe.bvh');
+      execFileSync('mkfifo', [fifo]);
+      const e = await parseErrorOf(() => read(fifo));
+      expect([e.code, e.file, e.problem]).toEqual([
+        PARSE_ERROR.UNSUPPORTED,
+        fifo,
+        'is a FIFO (named pipe), not a regular file; bonepress reads only regular files',
+      ]);
+      symlinkSync('/dev/zero', join(dir, 'zero.bvh'));
+      for (const device of ['/dev/zero', '/dev/urandom', join(dir, 'zero.bvh')]) {
+        expect((await parseErrorOf(() => read(device))).problem).toBe(
+          'is a character device, not a regular file; bonepress reads only regular files',
+        );
+      }
+    },
+  );
 
-  it.each(both)('%s: refuses a file over maxInputBytes before reading it; exactly the cap reads', async (_name, read) => {
-    const dir = freshFolder();
-    writeFileSync(join(dir, 'big.bvh'), Buffer.alloc(2048, 0x41));
-    const e = await parseErrorOf(() => read(join(dir, 'big.bvh'), { maxInputBytes: 1024 }));
-    expect([e.code, e.problem]).toEqual([PARSE_ERROR.LIMIT, 'is 2 KiB, over the input limit of 1 KiB (maxInputBytes)']);
-    expect((await read(join(dir, 'big.bvh'), { maxInputBytes: 2048 })).byteLength).toBe(2048);
-  });
+  it.each(both)(
+    '%s: refuses a file over maxInputBytes before reading it; exactly the cap reads',
+    async (_name, read) => {
+      const dir = freshFolder();
+      writeFileSync(join(dir, 'big.bvh'), Buffer.alloc(2048, 0x41));
+      const e = await parseErrorOf(() => read(join(dir, 'big.bvh'), { maxInputBytes: 1024 }));
+      expect([e.code, e.problem]).toEqual([
+        PARSE_ERROR.LIMIT,
+        'is 2 KiB, over the input limit of 1 KiB (maxInputBytes)',
+      ]);
+      expect((await read(join(dir, 'big.bvh'), { maxInputBytes: 2048 })).byteLength).toBe(2048);
+    },
+  );
 
-  it.each(both)('%s: with allowSpecialFiles, an endless device is read up to the cap and no further', async (_name, read) => {
-    const e = await parseErrorOf(() => read('/dev/zero', { allowSpecialFiles: true, maxInputBytes: 1 << 20 }));
-    expect([e.code, e.problem]).toEqual([PARSE_ERROR.LIMIT, 'holds more than the input limit of 1 MiB (maxInputBytes)']);
-  });
+  it.each(both)(
+    '%s: with allowSpecialFiles, an endless device is read up to the cap and no further',
+    async (_name, read) => {
+      const e = await parseErrorOf(() => read('/dev/zero', { allowSpecialFiles: true, maxInputBytes: 1 << 20 }));
+      expect([e.code, e.problem]).toEqual([
+        PARSE_ERROR.LIMIT,
+        'holds more than the input limit of 1 MiB (maxInputBytes)',
+      ]);
+    },
+  );
 
   it.each(both)('%s: a directory is EISDIR', async (_name, read) => {
     await expect(read(freshFolder())).rejects.toMatchObject({ code: 'EISDIR' });
   });
 
-  it.each(both)('%s: finds a file whose name is not UTF-8 by the name Node shows for it (U+FFFD)', async (_name, read) => {
-    const dir = freshFolder();
-    // "caf\xe9.bvh" in Latin-1: the byte 0xE9 alone is not UTF-8, so argv shows it as U+FFFD.
-    writeFileSync(Buffer.concat([Buffer.from(dir + '/'), Buffer.from([0x63, 0x61, 0x66, 0xe9]), Buffer.from('.bvh')]), 'latin');
-    expect(Buffer.from(await read(join(dir, 'caf\uFFFD.bvh'))).toString()).toBe('latin');
-    const e = await parseErrorOf(() => read(join(dir, 'th\uFFFD.bvh')));
-    expect(e.problem).toMatch(/^no such file \(the name holds U\+FFFD, which is how Node shows a byte that is not UTF-8/);
-  });
+  it.each(both)(
+    '%s: finds a file whose name is not UTF-8 by the name Node shows for it (U+FFFD)',
+    async (_name, read) => {
+      const dir = freshFolder();
+      // "caf\xe9.bvh" in Latin-1: the byte 0xE9 alone is not UTF-8, so argv shows it as U+FFFD.
+      writeFileSync(
+        Buffer.concat([Buffer.from(dir + '/'), Buffer.from([0x63, 0x61, 0x66, 0xe9]), Buffer.from('.bvh')]),
+        'latin',
+      );
+      expect(Buffer.from(await read(join(dir, 'caf\uFFFD.bvh'))).toString()).toBe('latin');
+      const e = await parseErrorOf(() => read(join(dir, 'th\uFFFD.bvh')));
+      expect(e.problem).toMatch(
+        /^no such file \(the name holds U\+FFFD, which is how Node shows a byte that is not UTF-8/,
+      );
+    },
+  );
 });
 
 describe('glTF buffers stay inside the asset folder', () => {
@@ -184,9 +231,21 @@ describe('glTF buffers stay inside the asset folder', () => {
       asset: { version: '2.0' },
       nodes: [{ name: 'root' }],
       buffers: [{ byteLength: 40, uri }],
-      bufferViews: [{ buffer: 0, byteOffset: 0, byteLength: 8 }, { buffer: 0, byteOffset: 8, byteLength: 32 }],
-      accessors: [{ bufferView: 0, componentType: 5126, type: 'SCALAR', count: 2 }, { bufferView: 1, componentType: 5126, type: 'VEC4', count: 2 }],
-      animations: [{ name: 'turn', channels: [{ sampler: 0, target: { node: 0, path: 'rotation' } }], samplers: [{ input: 0, output: 1 }] }],
+      bufferViews: [
+        { buffer: 0, byteOffset: 0, byteLength: 8 },
+        { buffer: 0, byteOffset: 8, byteLength: 32 },
+      ],
+      accessors: [
+        { bufferView: 0, componentType: 5126, type: 'SCALAR', count: 2 },
+        { bufferView: 1, componentType: 5126, type: 'VEC4', count: 2 },
+      ],
+      animations: [
+        {
+          name: 'turn',
+          channels: [{ sampler: 0, target: { node: 0, path: 'rotation' } }],
+          samplers: [{ input: 0, output: 1 }],
+        },
+      ],
     });
   }
   /** The 40 bytes of that buffer. */
@@ -241,12 +300,17 @@ describe('glTF buffers stay inside the asset folder', () => {
     const dir = freshFolder();
     execFileSync('mkfifo', [join(dir, 'pipe.bin')]);
     symlinkSync('/dev/zero', join(dir, 'zero.bin'));
-    for (const [uri, kind] of [['pipe.bin', 'a FIFO (named pipe)'], ['zero.bin', 'a character device']]) {
+    for (const [uri, kind] of [
+      ['pipe.bin', 'a FIFO (named pipe)'],
+      ['zero.bin', 'a character device'],
+    ]) {
       const path = join(dir, 'a.gltf');
       writeFileSync(path, gltfWithBuffer(uri));
       // A link to /dev/zero leads outside the folder too; with that allowed it is still a device.
       const e = await parseErrorOf(() => readClipFiles(path, { allowExternalResources: true }));
-      expect(e.problem, uri).toBe(`cannot load buffer "${uri}" (buffer 0): is ${kind}, not a regular file; bonepress reads only regular files`);
+      expect(e.problem, uri).toBe(
+        `cannot load buffer "${uri}" (buffer 0): is ${kind}, not a regular file; bonepress reads only regular files`,
+      );
     }
   });
 
@@ -268,14 +332,19 @@ describe('WriteQueue', () => {
   /** A promise and the functions that settle it. */
   function deferred(): { promise: Promise<void>; resolve: () => void; reject: (error: Error) => void } {
     let resolve!: () => void, reject!: (error: Error) => void;
-    const promise = new Promise<void>((res, rej) => { resolve = res; reject = rej; });
+    const promise = new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
     return { promise, resolve, reject };
   }
 
   /** Asserts that `waiting` is still pending after a pause, and resolves once `release()` has run. */
   async function resolvesOnlyAfter(waiting: Promise<void>, release: () => void): Promise<void> {
     let done = false;
-    const watched = waiting.then(() => { done = true; });
+    const watched = waiting.then(() => {
+      done = true;
+    });
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(done).toBe(false);
     release();
@@ -285,7 +354,8 @@ describe('WriteQueue', () => {
 
   it('makes room only once fewer than the limit are pending, and drains them all', async () => {
     const queue = new WriteQueue(2);
-    const a = deferred(), b = deferred();
+    const a = deferred(),
+      b = deferred();
     queue.add(a.promise);
     await queue.room(); // one pending, under the limit
     queue.add(b.promise);
@@ -295,7 +365,8 @@ describe('WriteQueue', () => {
 
   it('reports a failed write where it is awaited, and settles past it', async () => {
     const queue = new WriteQueue(4);
-    const a = deferred(), b = deferred();
+    const a = deferred(),
+      b = deferred();
     queue.add(a.promise);
     queue.add(b.promise);
     a.reject(new Error('disk full'));

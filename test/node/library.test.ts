@@ -24,7 +24,10 @@ afterAll(() => temp.remove());
 
 /** Per-test limit: generous for a loaded CI machine, never the runner's default. */
 const LONG = { timeout: 120_000 };
-const FIXTURE_NAMES = readdirSync(FIXTURES).filter((name) => name.endsWith('.bvh')).sort().slice(0, 4);
+const FIXTURE_NAMES = readdirSync(FIXTURES)
+  .filter((name) => name.endsWith('.bvh'))
+  .sort()
+  .slice(0, 4);
 
 /** A fresh library: 4 fixture clips, one malformed file, and one whose name clashes with a clip. */
 function makeLibrary(name: string): { root: string; inputs: string[] } {
@@ -41,10 +44,15 @@ function makeLibrary(name: string): { root: string; inputs: string[] } {
 
 /** Every `.bpk` of a folder: name → bytes, inode and mtime (to see whether it was rewritten). */
 function outputsOf(dir: string): Map<string, { bytes: Buffer; ino: bigint; mtimeNs: bigint }> {
-  return new Map(readdirSync(dir).filter((n) => n.endsWith('.bpk')).sort().map((name) => {
-    const s = statSync(join(dir, name), { bigint: true });
-    return [name, { bytes: readFileSync(join(dir, name)), ino: s.ino, mtimeNs: s.mtimeNs }];
-  }));
+  return new Map(
+    readdirSync(dir)
+      .filter((n) => n.endsWith('.bpk'))
+      .sort()
+      .map((name) => {
+        const s = statSync(join(dir, name), { bigint: true });
+        return [name, { bytes: readFileSync(join(dir, name)), ino: s.ino, mtimeNs: s.mtimeNs }];
+      }),
+  );
 }
 
 /** Changes one motion value of a BVH a little: the file stays valid and compresses differently. */
@@ -61,21 +69,34 @@ function touch(path: string): void {
 describe('compressLibrary', () => {
   it('compresses once, then an unchanged library compresses nothing and rewrites nothing', LONG, async () => {
     const { root, inputs } = makeLibrary('unchanged');
-    const run = { outDir: join(root, 'out'), cacheDir: join(root, 'cache'), manifestPath: join(root, 'out', 'manifest.json'), jobs: 1 };
+    const run = {
+      outDir: join(root, 'out'),
+      cacheDir: join(root, 'cache'),
+      manifestPath: join(root, 'out', 'manifest.json'),
+      jobs: 1,
+    };
     const first = await library.compressLibrary(inputs, {}, run);
     expect(first).toMatchObject({ compressed: 5, cached: 0, outputsWritten: 4, manifestWritten: true });
     const manifest = first.manifest;
     expect(manifest.total).toMatchObject({ inputs: 6, outputs: 4, failures: 2 });
     const byInput = new Map(manifest.inputs.map((e) => [e.input, e]));
     expect(byInput.get(inputs[4])?.failure?.code).toBe('TRUNCATED');
-    expect(byInput.get(inputs[5])?.failure).toEqual({ code: 'OUTPUT_CLASH', message: `writes the same output (${FIXTURE_NAMES[0].replace('.bvh', '')}) as ${inputs[0]}` });
+    expect(byInput.get(inputs[5])?.failure).toEqual({
+      code: 'OUTPUT_CLASH',
+      message: `writes the same output (${FIXTURE_NAMES[0].replace('.bvh', '')}) as ${inputs[0]}`,
+    });
     for (const input of inputs.slice(0, 4)) {
       const entry = byInput.get(input)!;
       expect(entry.key).toMatch(/^[0-9a-f]{64}$/);
       expect(entry.outputs).toHaveLength(1);
       const output = entry.outputs![0];
       expect(readFileSync(output.path).byteLength).toBe(output.bytes);
-      expect(output).toMatchObject({ clip: FIXTURE_NAMES[inputs.indexOf(input)].replace('.bvh', ''), boneCount: 22, unit: 'cm', threshold: 0.01 });
+      expect(output).toMatchObject({
+        clip: FIXTURE_NAMES[inputs.indexOf(input)].replace('.bvh', ''),
+        boneCount: 22,
+        unit: 'cm',
+        threshold: 0.01,
+      });
       expect(output.ratio).toBeCloseTo(output.rawBytes / output.bytes, 12);
     }
     const manifestText = readFileSync(run.manifestPath, 'utf8');
@@ -93,41 +114,66 @@ describe('compressLibrary', () => {
   it('writes the same outputs and manifest with 2 jobs, with or without a cache', LONG, async () => {
     const one = makeLibrary('jobs-1');
     const two = makeLibrary('jobs-2');
-    const a = await library.compressLibrary(one.inputs, {}, { outDir: join(one.root, 'out'), cacheDir: join(one.root, 'cache'), manifestPath: join(one.root, 'm.json'), jobs: 1 });
-    const b = await library.compressLibrary(two.inputs, {}, { outDir: join(two.root, 'out'), manifestPath: join(two.root, 'm.json'), jobs: 2 });
+    const a = await library.compressLibrary(
+      one.inputs,
+      {},
+      {
+        outDir: join(one.root, 'out'),
+        cacheDir: join(one.root, 'cache'),
+        manifestPath: join(one.root, 'm.json'),
+        jobs: 1,
+      },
+    );
+    const b = await library.compressLibrary(
+      two.inputs,
+      {},
+      { outDir: join(two.root, 'out'), manifestPath: join(two.root, 'm.json'), jobs: 2 },
+    );
     expect(b.compressed).toBe(5);
     const bytesOf = (dir: string): [string, Buffer][] => [...outputsOf(dir)].map(([name, o]) => [name, o.bytes]);
     expect(bytesOf(join(two.root, 'out'))).toEqual(bytesOf(join(one.root, 'out')));
-    expect(readFileSync(join(two.root, 'm.json'), 'utf8').replaceAll(two.root, 'ROOT')).toBe(readFileSync(join(one.root, 'm.json'), 'utf8').replaceAll(one.root, 'ROOT'));
+    expect(readFileSync(join(two.root, 'm.json'), 'utf8').replaceAll(two.root, 'ROOT')).toBe(
+      readFileSync(join(one.root, 'm.json'), 'utf8').replaceAll(one.root, 'ROOT'),
+    );
     expect(a.manifest.inputs.map((e) => e.key)).toEqual(b.manifest.inputs.map((e) => e.key));
   });
 
-  it('recompresses exactly a touched input, and everything when a setting that changes output changes', LONG, async () => {
-    const { root, inputs } = makeLibrary('touched');
-    const run = { outDir: join(root, 'out'), cacheDir: join(root, 'cache'), manifestPath: join(root, 'm.json'), jobs: 1 };
-    const first = await library.compressLibrary(inputs, {}, run);
-    const before = outputsOf(run.outDir);
-    touch(inputs[2]);
-    const second = await library.compressLibrary(inputs, {}, run);
-    expect(second).toMatchObject({ compressed: 2, cached: 3, outputsWritten: 1, manifestWritten: true });
-    const after = outputsOf(run.outDir);
-    const touchedName = FIXTURE_NAMES[2].replace('.bvh', '.bpk');
-    for (const [name, output] of after) {
-      if (name === touchedName) expect(output.bytes.equals(before.get(name)!.bytes)).toBe(false);
-      else expect(output).toEqual(before.get(name));
-    }
-    const keyOf = (m: typeof first.manifest, input: string): string | undefined => m.inputs.find((e) => e.input === input)?.key;
-    expect(keyOf(second.manifest, inputs[2])).not.toBe(keyOf(first.manifest, inputs[2]));
-    expect(keyOf(second.manifest, inputs[1])).toBe(keyOf(first.manifest, inputs[1]));
+  it(
+    'recompresses exactly a touched input, and everything when a setting that changes output changes',
+    LONG,
+    async () => {
+      const { root, inputs } = makeLibrary('touched');
+      const run = {
+        outDir: join(root, 'out'),
+        cacheDir: join(root, 'cache'),
+        manifestPath: join(root, 'm.json'),
+        jobs: 1,
+      };
+      const first = await library.compressLibrary(inputs, {}, run);
+      const before = outputsOf(run.outDir);
+      touch(inputs[2]);
+      const second = await library.compressLibrary(inputs, {}, run);
+      expect(second).toMatchObject({ compressed: 2, cached: 3, outputsWritten: 1, manifestWritten: true });
+      const after = outputsOf(run.outDir);
+      const touchedName = FIXTURE_NAMES[2].replace('.bvh', '.bpk');
+      for (const [name, output] of after) {
+        if (name === touchedName) expect(output.bytes.equals(before.get(name)!.bytes)).toBe(false);
+        else expect(output).toEqual(before.get(name));
+      }
+      const keyOf = (m: typeof first.manifest, input: string): string | undefined =>
+        m.inputs.find((e) => e.input === input)?.key;
+      expect(keyOf(second.manifest, inputs[2])).not.toBe(keyOf(first.manifest, inputs[2]));
+      expect(keyOf(second.manifest, inputs[1])).toBe(keyOf(first.manifest, inputs[1]));
 
-    const coarser = await library.compressLibrary(inputs, { error: '0.02cm' }, run);
-    expect(coarser).toMatchObject({ compressed: 5, cached: 0 });
-    expect(coarser.manifest.settings).toMatchObject({ error: '0.02cm' });
-    // Back to the first settings: every entry is still in the cache.
-    const back = await library.compressLibrary(inputs, {}, run);
-    expect(back).toMatchObject({ compressed: 1, cached: 4, outputsWritten: 4 });
-    expect(readFileSync(join(run.outDir, touchedName))).toEqual(after.get(touchedName)!.bytes);
-  });
+      const coarser = await library.compressLibrary(inputs, { error: '0.02cm' }, run);
+      expect(coarser).toMatchObject({ compressed: 5, cached: 0 });
+      expect(coarser.manifest.settings).toMatchObject({ error: '0.02cm' });
+      // Back to the first settings: every entry is still in the cache.
+      const back = await library.compressLibrary(inputs, {}, run);
+      expect(back).toMatchObject({ compressed: 1, cached: 4, outputsWritten: 4 });
+      expect(readFileSync(join(run.outDir, touchedName))).toEqual(after.get(touchedName)!.bytes);
+    },
+  );
 
   it('puts back a deleted output and repairs a damaged one from the cache, without compressing', LONG, async () => {
     const { root, inputs } = makeLibrary('repair');
@@ -149,7 +195,11 @@ describe('compressLibrary', () => {
     const { root, inputs } = makeLibrary('capped');
     const run = { outDir: join(root, 'out'), cacheDir: join(root, 'cache'), jobs: 1 };
     await library.compressLibrary(inputs.slice(0, 2), {}, run);
-    const capped = await library.compressLibrary(inputs.slice(0, 2), { read: { maxSamples: 10 } } as Parameters<typeof library.compressLibrary>[1], run);
+    const capped = await library.compressLibrary(
+      inputs.slice(0, 2),
+      { read: { maxSamples: 10 } } as Parameters<typeof library.compressLibrary>[1],
+      run,
+    );
     expect(capped).toMatchObject({ compressed: 2, cached: 0 });
     for (const entry of capped.manifest.inputs) expect(entry.failure?.message, entry.input).toMatch(/10/);
   });
@@ -157,27 +207,58 @@ describe('compressLibrary', () => {
   it('records the shard and reports progress for every input', LONG, async () => {
     const { root, inputs } = makeLibrary('progress');
     const seen: [number, boolean][] = [];
-    const result = await library.compressLibrary(inputs.slice(0, 2), {}, {
-      outDir: join(root, 'out'), jobs: 1, shard: { index: 2, count: 3 }, onProgress: (p) => seen.push([p.done, p.cached]),
-    });
+    const result = await library.compressLibrary(
+      inputs.slice(0, 2),
+      {},
+      {
+        outDir: join(root, 'out'),
+        jobs: 1,
+        shard: { index: 2, count: 3 },
+        onProgress: (p) => seen.push([p.done, p.cached]),
+      },
+    );
     expect(result.manifest.shard).toEqual({ index: 2, count: 3 });
-    expect(seen).toEqual([[1, false], [2, false]]);
+    expect(seen).toEqual([
+      [1, false],
+      [2, false],
+    ]);
   });
 
   it('stops on abort and leaves only complete outputs; the rerun finishes with the same bytes', LONG, async () => {
     const { root, inputs } = makeLibrary('abort');
-    const run = { outDir: join(root, 'out'), cacheDir: join(root, 'cache'), manifestPath: join(root, 'm.json'), jobs: 1 };
+    const run = {
+      outDir: join(root, 'out'),
+      cacheDir: join(root, 'cache'),
+      manifestPath: join(root, 'm.json'),
+      jobs: 1,
+    };
     const controller = new AbortController();
-    await expect(library.compressLibrary(inputs, {}, {
-      ...run, signal: controller.signal, onProgress: ({ done }) => { if (done === 3) controller.abort(new Error('stop')); },
-    })).rejects.toThrow('stop');
+    await expect(
+      library.compressLibrary(
+        inputs,
+        {},
+        {
+          ...run,
+          signal: controller.signal,
+          onProgress: ({ done }) => {
+            if (done === 3) controller.abort(new Error('stop'));
+          },
+        },
+      ),
+    ).rejects.toThrow('stop');
     expect(() => statSync(run.manifestPath)).toThrow();
     expect(readdirSync(run.outDir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
     const resumed = await library.compressLibrary(inputs, {}, run);
     expect(resumed.cached).toBeGreaterThan(0);
     const reference = makeLibrary('abort-reference');
-    await library.compressLibrary(reference.inputs, {}, { outDir: join(reference.root, 'out'), manifestPath: join(reference.root, 'm.json'), jobs: 1 });
-    expect(readFileSync(run.manifestPath, 'utf8').replaceAll(root, 'ROOT')).toBe(readFileSync(join(reference.root, 'm.json'), 'utf8').replaceAll(reference.root, 'ROOT'));
+    await library.compressLibrary(
+      reference.inputs,
+      {},
+      { outDir: join(reference.root, 'out'), manifestPath: join(reference.root, 'm.json'), jobs: 1 },
+    );
+    expect(readFileSync(run.manifestPath, 'utf8').replaceAll(root, 'ROOT')).toBe(
+      readFileSync(join(reference.root, 'm.json'), 'utf8').replaceAll(reference.root, 'ROOT'),
+    );
     const bytesOf = (dir: string): [string, Buffer][] => [...outputsOf(dir)].map(([name, o]) => [name, o.bytes]);
     expect(bytesOf(run.outDir)).toEqual(bytesOf(join(reference.root, 'out')));
   });
@@ -194,14 +275,23 @@ describe('stale temp files', () => {
     const live = `.${FIXTURE_NAMES[1].replace('.bvh', '.bpk')}.${process.ppid}-0-1.tmp`;
     for (const name of [stale, live, '.keep-me']) writeFileSync(join(out, name), 'partial');
     await library.compressLibrary(inputs.slice(0, 1), {}, { outDir: out, jobs: 1 });
-    expect(readdirSync(out).filter((n) => n.startsWith('.')).sort()).toEqual(['.keep-me', live].sort());
+    expect(
+      readdirSync(out)
+        .filter((n) => n.startsWith('.'))
+        .sort(),
+    ).toEqual(['.keep-me', live].sort());
   });
 });
 
 describe('outputSettings', () => {
   it('fills in the defaults, so spelling one out keys like leaving it out', () => {
-    expect(library.outputSettings({})).toEqual(library.outputSettings({ error: '0.01cm', shell: '3cm', stripNames: false, checksum: true }));
-    expect(library.outputSettings({ read: { unit: 'm', sampleRate: 30 } })).toMatchObject({ unit: 'm', sampleRate: 30 });
+    expect(library.outputSettings({})).toEqual(
+      library.outputSettings({ error: '0.01cm', shell: '3cm', stripNames: false, checksum: true }),
+    );
+    expect(library.outputSettings({ read: { unit: 'm', sampleRate: 30 } })).toMatchObject({
+      unit: 'm',
+      sampleRate: 30,
+    });
     // The default metric spelled out keeps the key of a build made before the option; another metric changes it.
     expect(library.outputSettings({ metric: 'vertices' })).toEqual(library.outputSettings({}));
     expect(library.outputSettings({ metric: 'shell' })).toEqual({ ...library.outputSettings({}), metric: 'shell' });
@@ -210,7 +300,9 @@ describe('outputSettings', () => {
     const capped = { read: { maxSamples: 100 } } as Parameters<typeof library.outputSettings>[0];
     expect(library.outputSettings(capped)).toMatchObject({ admission: { maxSamples: 100 } });
     // Untyped callers may still pass a warning callback: it changes nothing.
-    const withCallback = { read: { onWarning: () => undefined } } as unknown as Parameters<typeof library.outputSettings>[0];
+    const withCallback = { read: { onWarning: () => undefined } } as unknown as Parameters<
+      typeof library.outputSettings
+    >[0];
     expect(library.outputSettings(withCallback)).toEqual(library.outputSettings({}));
   });
 });

@@ -8,8 +8,16 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import {
-  MANIFEST_ERROR, ManifestError, buildManifest, mergeManifests, parseManifest, readManifest, renderManifest, writeManifest,
-  type Manifest, type ManifestInput,
+  MANIFEST_ERROR,
+  ManifestError,
+  buildManifest,
+  mergeManifests,
+  parseManifest,
+  readManifest,
+  renderManifest,
+  writeManifest,
+  type Manifest,
+  type ManifestInput,
 } from '../../src/node/manifest.js';
 import { makeTempDir } from '../cli/run-cli.js';
 
@@ -24,14 +32,32 @@ function success(input: string, bytes: number, maxError = 0.009): ManifestInput 
   return {
     input,
     key: `${name.padEnd(64, '0')}`.slice(0, 64),
-    outputs: [{ path: `out/${name}.bpk`, clip: name, boneCount: 22, sampleCount: 100, rawBytes: 88_000, bytes, ratio: 88_000 / bytes, maxError, threshold: 0.01, unit: 'cm' }],
+    outputs: [
+      {
+        path: `out/${name}.bpk`,
+        clip: name,
+        boneCount: 22,
+        sampleCount: 100,
+        rawBytes: 88_000,
+        bytes,
+        ratio: 88_000 / bytes,
+        maxError,
+        threshold: 0.01,
+        unit: 'cm',
+      },
+    ],
   };
 }
 
 const INPUTS: ManifestInput[] = [
   success('lib/c.bvh', 900),
   success('lib/a.bvh', 1000, 0.02),
-  { input: 'lib/bad.bvh', key: 'f'.repeat(64), failure: { code: 'SYNTAX', message: 'line 3: expected ROOT' }, warnings: [] },
+  {
+    input: 'lib/bad.bvh',
+    key: 'f'.repeat(64),
+    failure: { code: 'SYNTAX', message: 'line 3: expected ROOT' },
+    warnings: [],
+  },
   success('lib/b.bvh', 1100),
   { input: 'lib/gone.bvh', failure: { code: 'ENOENT', message: 'no such file or directory' } },
 ];
@@ -41,17 +67,42 @@ function shardParts(count: number): { file: string; manifest: Manifest }[] {
   const sorted = [...INPUTS].sort((a, b) => (a.input < b.input ? -1 : 1));
   return Array.from({ length: count }, (_, i) => ({
     file: `part-${i + 1}.json`,
-    manifest: parseManifest(renderManifest(buildManifest(sorted.filter((_, j) => j % count === i), VERSIONS, SETTINGS, { index: i + 1, count })), `part-${i + 1}.json`),
+    manifest: parseManifest(
+      renderManifest(
+        buildManifest(
+          sorted.filter((_, j) => j % count === i),
+          VERSIONS,
+          SETTINGS,
+          { index: i + 1, count },
+        ),
+      ),
+      `part-${i + 1}.json`,
+    ),
   }));
 }
 
 describe('buildManifest and renderManifest', () => {
   it('sort inputs by path and sum the totals; the text does not depend on the order entries arrived in', () => {
     const manifest = buildManifest(INPUTS, VERSIONS, SETTINGS);
-    expect(manifest.inputs.map((e) => e.input)).toEqual(['lib/a.bvh', 'lib/b.bvh', 'lib/bad.bvh', 'lib/c.bvh', 'lib/gone.bvh']);
-    expect(manifest.total).toEqual({ inputs: 5, outputs: 3, failures: 2, overThreshold: 1, rawBytes: 264_000, bytes: 3000, ratio: 88 });
-    expect(renderManifest(buildManifest([...INPUTS].reverse(), VERSIONS, { shell: '3cm', error: '0.01cm' })))
-      .toBe(renderManifest(manifest));
+    expect(manifest.inputs.map((e) => e.input)).toEqual([
+      'lib/a.bvh',
+      'lib/b.bvh',
+      'lib/bad.bvh',
+      'lib/c.bvh',
+      'lib/gone.bvh',
+    ]);
+    expect(manifest.total).toEqual({
+      inputs: 5,
+      outputs: 3,
+      failures: 2,
+      overThreshold: 1,
+      rawBytes: 264_000,
+      bytes: 3000,
+      ratio: 88,
+    });
+    expect(renderManifest(buildManifest([...INPUTS].reverse(), VERSIONS, { shell: '3cm', error: '0.01cm' }))).toBe(
+      renderManifest(manifest),
+    );
     // Empty warnings are left out, so a cached and a fresh entry render alike.
     expect(manifest.inputs[2]).not.toHaveProperty('warnings');
     expect(buildManifest([], VERSIONS, SETTINGS).total.ratio).toBeNull();
@@ -71,8 +122,16 @@ describe('parseManifest', () => {
     ['another version', { ...good, manifestVersion: 99 }, /manifestVersion 99 is not supported \(expected 1\)/],
     ['no inputs', { ...good, inputs: 'x' }, /"inputs" must be an array/],
     ['a bad shard', { ...good, shard: { index: 4, count: 3 } }, /"shard" must be/],
-    ['both outputs and failure', { ...good, inputs: [{ input: 'a', outputs: [], failure: { code: 'X', message: 'y' } }] }, /inputs\[0\]: needs exactly one of/],
-    ['an output without bytes', { ...good, inputs: [{ input: 'a', outputs: [{ path: 'a', clip: 'a', unit: 'cm' }] }] }, /inputs\[0\]\.outputs\[0\]: "boneCount" must be a number/],
+    [
+      'both outputs and failure',
+      { ...good, inputs: [{ input: 'a', outputs: [], failure: { code: 'X', message: 'y' } }] },
+      /inputs\[0\]: needs exactly one of/,
+    ],
+    [
+      'an output without bytes',
+      { ...good, inputs: [{ input: 'a', outputs: [{ path: 'a', clip: 'a', unit: 'cm' }] }] },
+      /inputs\[0\]\.outputs\[0\]: "boneCount" must be a number/,
+    ],
   ];
   for (const [what, value, message] of cases) {
     it(`refuses ${what} with a ManifestError naming the file and place`, () => {
@@ -119,16 +178,31 @@ describe('mergeManifests', () => {
 
   it('refuses an input two parts list differently, and one output path written by two inputs', () => {
     const [a, b] = shardParts(2);
-    const changed = { file: 'rerun.json', manifest: { ...a.manifest, inputs: a.manifest.inputs.map((e) => (e.input === 'lib/a.bvh' ? success('lib/a.bvh', 999) : e)) } };
-    expect(() => mergeManifests([a, b, changed])).toThrow(/rerun\.json: input lib\/a\.bvh differs from its entry in part-1\.json/);
-    const clash = { file: 'clash.json', manifest: buildManifest([{ ...success('other/c.bvh', 900) }], VERSIONS, SETTINGS) };
-    expect(() => mergeManifests([a, b, clash])).toThrow(/clash\.json: output out\/c\.bpk of other\/c\.bvh is also written by lib\/c\.bvh/);
+    const changed = {
+      file: 'rerun.json',
+      manifest: {
+        ...a.manifest,
+        inputs: a.manifest.inputs.map((e) => (e.input === 'lib/a.bvh' ? success('lib/a.bvh', 999) : e)),
+      },
+    };
+    expect(() => mergeManifests([a, b, changed])).toThrow(
+      /rerun\.json: input lib\/a\.bvh differs from its entry in part-1\.json/,
+    );
+    const clash = {
+      file: 'clash.json',
+      manifest: buildManifest([{ ...success('other/c.bvh', 900) }], VERSIONS, SETTINGS),
+    };
+    expect(() => mergeManifests([a, b, clash])).toThrow(
+      /clash\.json: output out\/c\.bpk of other\/c\.bvh is also written by lib\/c\.bvh/,
+    );
   });
 
   it('refuses shards that miss a slice or mix counts', () => {
     const parts = shardParts(3);
     expect(() => mergeManifests([parts[0], parts[2]])).toThrow(/shard 2\/3 missing from the parts/);
-    expect(() => mergeManifests([parts[0], shardParts(2)[1]])).toThrow(expect.objectContaining({ code: MANIFEST_ERROR.MISSING_SHARD }));
+    expect(() => mergeManifests([parts[0], shardParts(2)[1]])).toThrow(
+      expect.objectContaining({ code: MANIFEST_ERROR.MISSING_SHARD }),
+    );
   });
 });
 

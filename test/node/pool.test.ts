@@ -19,13 +19,21 @@ beforeAll(async () => {
 const temp = makeTempDir();
 afterAll(() => temp.remove());
 
-const INPUTS = readdirSync(FIXTURES).filter((name) => name.endsWith('.bvh')).sort().slice(0, 4).map((name) => join(FIXTURES, name));
+const INPUTS = readdirSync(FIXTURES)
+  .filter((name) => name.endsWith('.bvh'))
+  .sort()
+  .slice(0, 4)
+  .map((name) => join(FIXTURES, name));
 /** Per-test limit: generous for a loaded CI machine, never the runner's default. */
 const LONG = { timeout: 60_000 };
 
 /** Every file of a folder, name → bytes. */
 function filesOf(dir: string): Map<string, Buffer> {
-  return new Map(readdirSync(dir).sort().map((name) => [name, readFileSync(join(dir, name))]));
+  return new Map(
+    readdirSync(dir)
+      .sort()
+      .map((name) => [name, readFileSync(join(dir, name))]),
+  );
 }
 
 describe('compressFiles', () => {
@@ -37,7 +45,8 @@ describe('compressFiles', () => {
     expect(a.map((r) => r.file)).toEqual(INPUTS);
     expect(b.map((r) => r.file)).toEqual(INPUTS);
     for (const result of [...a, ...b]) expect(result.ok).toBe(true);
-    const filesOne = filesOf(one), filesTwo = filesOf(two);
+    const filesOne = filesOf(one),
+      filesTwo = filesOf(two);
     expect([...filesOne.keys()]).toEqual(INPUTS.map((p) => node.inputBaseName(p) + '.bpk').sort());
     expect([...filesTwo.keys()]).toEqual([...filesOne.keys()]);
     for (const [name, bytes] of filesOne) expect(filesTwo.get(name)?.equals(bytes)).toBe(true);
@@ -52,7 +61,11 @@ describe('compressFiles', () => {
     writeFileSync(clash, readFileSync(INPUTS[0]));
     const inputs = [INPUTS[0], bad, INPUTS[1], missing, clash];
     const progress: number[] = [];
-    const results = await node.compressFiles(inputs, {}, { outDir: out, jobs: 2, onProgress: (p) => progress.push(p.done) });
+    const results = await node.compressFiles(
+      inputs,
+      {},
+      { outDir: out, jobs: 2, onProgress: (p) => progress.push(p.done) },
+    );
     expect(results.map((r) => r.file)).toEqual(inputs);
     // Both parties to a clash fail, each naming the other: neither output is written.
     expect(results.map((r) => r.ok)).toEqual([false, false, true, false, false]);
@@ -67,27 +80,33 @@ describe('compressFiles', () => {
   });
 
   for (const jobs of [1, 2]) {
-    it(`reports a file whose output cannot be written and writes the others (${jobs} job${jobs > 1 ? 's' : ''})`, LONG, async () => {
-      const out = join(temp.dir, `unwritable-${jobs}`);
-      // A folder where the second output goes: the rename over it fails.
-      const blocked = join(out, node.inputBaseName(INPUTS[1]) + '.bpk');
-      mkdirSync(blocked, { recursive: true });
-      const results = await node.compressFiles(INPUTS, {}, { outDir: out, jobs });
-      expect(results.map((r) => r.ok)).toEqual([true, false, true, true]);
-      const failed = results[1];
-      if (failed.ok) throw new Error('unreachable');
-      expect(failed.file).toBe(INPUTS[1]);
-      expect(failed.failure.code).toBe('EISDIR');
-      const names = readdirSync(out).sort();
-      expect(names.filter((name) => name.endsWith('.tmp'))).toEqual([]);
-      expect(names).toEqual([0, 1, 2, 3].map((i) => node.inputBaseName(INPUTS[i]) + '.bpk').sort());
-    });
+    it(
+      `reports a file whose output cannot be written and writes the others (${jobs} job${jobs > 1 ? 's' : ''})`,
+      LONG,
+      async () => {
+        const out = join(temp.dir, `unwritable-${jobs}`);
+        // A folder where the second output goes: the rename over it fails.
+        const blocked = join(out, node.inputBaseName(INPUTS[1]) + '.bpk');
+        mkdirSync(blocked, { recursive: true });
+        const results = await node.compressFiles(INPUTS, {}, { outDir: out, jobs });
+        expect(results.map((r) => r.ok)).toEqual([true, false, true, true]);
+        const failed = results[1];
+        if (failed.ok) throw new Error('unreachable');
+        expect(failed.file).toBe(INPUTS[1]);
+        expect(failed.failure.code).toBe('EISDIR');
+        const names = readdirSync(out).sort();
+        expect(names.filter((name) => name.endsWith('.tmp'))).toEqual([]);
+        expect(names).toEqual([0, 1, 2, 3].map((i) => node.inputBaseName(INPUTS[i]) + '.bpk').sort());
+      },
+    );
   }
 
   it('rejects at once when the signal is already aborted', LONG, async () => {
     const controller = new AbortController();
     controller.abort(new Error('stop'));
-    await expect(node.compressFiles(INPUTS, {}, { outDir: join(temp.dir, 'never'), signal: controller.signal })).rejects.toThrow('stop');
+    await expect(
+      node.compressFiles(INPUTS, {}, { outDir: join(temp.dir, 'never'), signal: controller.signal }),
+    ).rejects.toThrow('stop');
   });
 
   for (const jobs of [1, 2]) {
@@ -97,15 +116,27 @@ describe('compressFiles', () => {
       const fifo = blockingFifo(join(temp.dir, `blocked-${jobs}.bvh`));
       const controller = new AbortController();
       // The hang guard: should no file ever finish (so no abort from onProgress), stop the batch anyway.
-      const deadline = setTimeout(() => controller.abort(new Error(`deadline: no file finished within ${WAIT_MS} ms`)), WAIT_MS);
+      const deadline = setTimeout(
+        () => controller.abort(new Error(`deadline: no file finished within ${WAIT_MS} ms`)),
+        WAIT_MS,
+      );
       let outcome: unknown;
       try {
-        outcome = await node.compressFiles([INPUTS[2], fifo.path], { read: { allowSpecialFiles: true } }, {
-          outDir: out,
-          jobs,
-          signal: controller.signal,
-          onProgress: () => controller.abort(new Error('stop')),
-        }).then(() => 'resolved although aborted', (error: unknown) => error);
+        outcome = await node
+          .compressFiles(
+            [INPUTS[2], fifo.path],
+            { read: { allowSpecialFiles: true } },
+            {
+              outDir: out,
+              jobs,
+              signal: controller.signal,
+              onProgress: () => controller.abort(new Error('stop')),
+            },
+          )
+          .then(
+            () => 'resolved although aborted',
+            (error: unknown) => error,
+          );
       } finally {
         clearTimeout(deadline);
         // A stopped worker may still be reading the FIFO: end-of-file lets it exit.

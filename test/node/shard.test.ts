@@ -15,7 +15,8 @@ describe('shardInputs', () => {
       const inputs = names(count, count + 1);
       for (let n = 1; n <= 7; n++) {
         const seen = new Map<string, number>();
-        for (let i = 1; i <= n; i++) for (const path of shardInputs(inputs, i, n)) seen.set(path, (seen.get(path) ?? 0) + 1);
+        for (let i = 1; i <= n; i++)
+          for (const path of shardInputs(inputs, i, n)) seen.set(path, (seen.get(path) ?? 0) + 1);
         expect(seen.size).toBe(inputs.length);
         for (const path of inputs) expect(seen.get(path)).toBe(1);
       }

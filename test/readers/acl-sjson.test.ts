@@ -164,7 +164,8 @@ describe('readAclSjson: malformed input', () => {
   it('(regression R1) checks every track against num_samples before allocating the clip', () => {
     // 2 bones × 20,000,000 samples is under the bone-sample limit, but one sample of data
     // cannot back it; allocating first took 1.6 GB. The short array is reported where it starts.
-    const huge = 'version = 5\nclip = { name = "c", num_samples = 20000000, sample_rate = 30 }\n' +
+    const huge =
+      'version = 5\nclip = { name = "c", num_samples = 20000000, sample_rate = 30 }\n' +
       `bones = [ ${bone('a', '')} ${bone('b', 'a')} ]\ntracks = [ { name = "a" }\n  { name = "b", scales = [ [ 1, 1, 1 ] ] } ]`;
     const e = parseError(huge);
     expect(e.code).toBe('TRUNCATED');
@@ -175,9 +176,15 @@ describe('readAclSjson: malformed input', () => {
   });
 
   it('(regression R1) num_samples × bones over the limit is a LIMIT error at num_samples', () => {
-    for (const [samples, bones] of [['1000000000', 1], ['1e300', 1], ['1000000', 100]] as const) {
+    for (const [samples, bones] of [
+      ['1000000000', 1],
+      ['1e300', 1],
+      ['1000000', 100],
+    ] as const) {
       const boneList = Array.from({ length: bones }, (_, i) => bone(`b${i}`, i === 0 ? '' : `b${i - 1}`)).join(' ');
-      const e = parseError(`version = 5\nclip = { name = "c", num_samples = ${samples}, sample_rate = 30 }\nbones = [ ${boneList} ]`);
+      const e = parseError(
+        `version = 5\nclip = { name = "c", num_samples = ${samples}, sample_rate = 30 }\nbones = [ ${boneList} ]`,
+      );
       expect(e.code, samples).toBe('LIMIT');
       expect([e.line, e.column], samples).toEqual([2, 36]);
       expect(e.problem).toMatch(/bone samples$/);
@@ -185,37 +192,58 @@ describe('readAclSjson: malformed input', () => {
   });
 
   it('rejects samples of the wrong width, non-numbers, zero quaternions and NaN hex', () => {
-    const track = (key: string, samples: string) => `${header}bones = [ ${bone('a', '')} ]\ntracks = [ { name = "a", ${key} = [ ${samples} ] } ]`;
-    expect(parseError(track('translations', '[ 0, 0 ] [ 0, 0, 0 ]')).message).toMatch(/translations\[0\]: expected an array of 3 numbers/);
-    expect(parseError(track('scales', '[ 1, "x", 1 ] [ 1, 1, 1 ]')).message).toMatch(/scales\[0\]\[1\]: expected a number/);
+    const track = (key: string, samples: string) =>
+      `${header}bones = [ ${bone('a', '')} ]\ntracks = [ { name = "a", ${key} = [ ${samples} ] } ]`;
+    expect(parseError(track('translations', '[ 0, 0 ] [ 0, 0, 0 ]')).message).toMatch(
+      /translations\[0\]: expected an array of 3 numbers/,
+    );
+    expect(parseError(track('scales', '[ 1, "x", 1 ] [ 1, 1, 1 ]')).message).toMatch(
+      /scales\[0\]\[1\]: expected a number/,
+    );
     expect(parseError(track('rotations', '[ 0, 0, 0, 0 ] [ 0, 0, 0, 1 ]')).message).toMatch(/zero quaternion/);
     const nan = `version = 5\nclip = { name = "c", num_samples = 1, sample_rate = 30, is_binary_exact = true }\nbones = [ { name = "a", parent = "", vertex_distance = "${hex(1)}", bind_scale = [ "7FF8000000000000", "0", "0" ] } ]`;
     expect(parseError(nan).message).toMatch(/bind_scale\[0\] is NaN/);
   });
 
   it('rejects unknown parents, parent cycles, duplicate bones and tracks for unknown bones', () => {
-    expect(parseError(`${header}bones = [ ${bone('a', 'ghost')} ]`).message).toMatch(/3:\d+: bone "a" has parent "ghost", which is not a bone/);
-    expect(parseError(`${header}bones = [ ${bone('r', '')} ${bone('a', 'b')} ${bone('b', 'a')} ]`).message).toMatch(/its own ancestor/);
-    expect(parseError(`${header}bones = [ ${bone('a', '')} ${bone('a', '')} ]`).message).toMatch(/two bones are named "a"/);
-    expect(parseError(`${header}bones = [ ${bone('a', '')} ]\ntracks = [ { name = "b" } ]`).message).toMatch(/4:\d+: track "b" names no bone/);
+    expect(parseError(`${header}bones = [ ${bone('a', 'ghost')} ]`).message).toMatch(
+      /3:\d+: bone "a" has parent "ghost", which is not a bone/,
+    );
+    expect(parseError(`${header}bones = [ ${bone('r', '')} ${bone('a', 'b')} ${bone('b', 'a')} ]`).message).toMatch(
+      /its own ancestor/,
+    );
+    expect(parseError(`${header}bones = [ ${bone('a', '')} ${bone('a', '')} ]`).message).toMatch(
+      /two bones are named "a"/,
+    );
+    expect(parseError(`${header}bones = [ ${bone('a', '')} ]\ntracks = [ { name = "b" } ]`).message).toMatch(
+      /4:\d+: track "b" names no bone/,
+    );
   });
 
   it('rejects missing sections, bad counts and rates, and what bonepress does not read', () => {
     expect(parseError('clip = {}').message).toMatch(/missing "version"/);
     expect(parseError('version = 9\nclip = {}').code).toBe('UNSUPPORTED');
     expect(parseError('version = 5\n').message).toMatch(/missing "clip"/);
-    expect(parseError('version = 5\nclip = { name = "c", num_samples = 0, sample_rate = 30 }').message).toMatch(/num_samples must be a whole number ≥ 1/);
-    expect(parseError('version = 5\nclip = { name = "c", num_samples = 1, sample_rate = -30 }').message).toMatch(/sample_rate must be a positive number/);
+    expect(parseError('version = 5\nclip = { name = "c", num_samples = 0, sample_rate = 30 }').message).toMatch(
+      /num_samples must be a whole number ≥ 1/,
+    );
+    expect(parseError('version = 5\nclip = { name = "c", num_samples = 1, sample_rate = -30 }').message).toMatch(
+      /sample_rate must be a positive number/,
+    );
     expect(parseError(`${header}`).message).toMatch(/missing "bones"/);
     expect(parseError('version = 5\ntrack_list = { num_samples = 1, sample_rate = 30 }').code).toBe('UNSUPPORTED');
-    const additive = 'version = 5\nclip = { name = "c", num_samples = 1, sample_rate = 30, additive_format = "additive1" }';
+    const additive =
+      'version = 5\nclip = { name = "c", num_samples = 1, sample_rate = 30, additive_format = "additive1" }';
     expect(parseError(additive).code).toBe('UNSUPPORTED');
   });
 });
 
 describe('parseSjson', () => {
   it('parses bare words, both separators, optional commas and escapes', () => {
-    const doc = parseSjson('type = float4f\nkey: "a\\"b\\u0041"\nlist = [1, 2 3,]\nflag = true\nnothing = null\nhex = [ 3F800000 ]', 't.sjson');
+    const doc = parseSjson(
+      'type = float4f\nkey: "a\\"b\\u0041"\nlist = [1, 2 3,]\nflag = true\nnothing = null\nhex = [ 3F800000 ]',
+      't.sjson',
+    );
     const e = doc.root.entries;
     expect(e.get('type')).toMatchObject({ kind: 'string', value: 'float4f' });
     expect(e.get('key')).toMatchObject({ kind: 'string', value: 'a"bA' });

@@ -25,7 +25,8 @@ type Mat3 = number[]; // row-major 3×3
 
 function axisMatrix(axis: 'X' | 'Y' | 'Z', degrees: number): Mat3 {
   const a = (degrees * Math.PI) / 180;
-  const c = Math.cos(a), s = Math.sin(a);
+  const c = Math.cos(a),
+    s = Math.sin(a);
   if (axis === 'X') return [1, 0, 0, 0, c, -s, 0, s, c];
   if (axis === 'Y') return [c, 0, s, 0, 1, 0, -s, 0, c];
   return [c, -s, 0, s, c, 0, 0, 0, 1];
@@ -33,7 +34,8 @@ function axisMatrix(axis: 'X' | 'Y' | 'Z', degrees: number): Mat3 {
 
 function mul(a: Mat3, b: Mat3): Mat3 {
   const out = new Array<number>(9).fill(0);
-  for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) for (let k = 0; k < 3; k++) out[r * 3 + c] += a[r * 3 + k] * b[k * 3 + c];
+  for (let r = 0; r < 3; r++)
+    for (let c = 0; c < 3; c++) for (let k = 0; k < 3; k++) out[r * 3 + c] += a[r * 3 + k] * b[k * 3 + c];
   return out;
 }
 
@@ -94,10 +96,14 @@ interface ReferenceClip {
 
 function referenceRead(text: string): ReferenceClip {
   const lines = text.split(/\r?\n/);
-  const names: string[] = [], parents: number[] = [], offsets: number[][] = [];
+  const names: string[] = [],
+    parents: number[] = [],
+    offsets: number[][] = [];
   const channels: { bone: number; name: string }[] = [];
   const stack: number[] = [];
-  let i = 0, pendingBone = -1, inEndSite = 0;
+  let i = 0,
+    pendingBone = -1,
+    inEndSite = 0;
   for (; i < lines.length; i++) {
     const t = lines[i].trim();
     if (t === 'MOTION') break;
@@ -122,7 +128,10 @@ function referenceRead(text: string): ReferenceClip {
     }
   }
   const frameTime = Number(lines[i + 2].split(':')[1]);
-  const frames = lines.slice(i + 3).filter((l) => l.trim() !== '').map((l) => l.trim().split(/\s+/).map(Number));
+  const frames = lines
+    .slice(i + 3)
+    .filter((l) => l.trim() !== '')
+    .map((l) => l.trim().split(/\s+/).map(Number));
   return { names, parents, channels, offsets, frames, frameTime };
 }
 
@@ -131,7 +140,13 @@ function framesDeclared(text: string): number {
 }
 
 /** Runs `fn`, expects a ParseError and checks its file, line, code and message fragment. */
-function expectParseError(fn: () => unknown, file: string, line: number, fragment: string | RegExp, code?: ParseErrorCode): ParseError {
+function expectParseError(
+  fn: () => unknown,
+  file: string,
+  line: number,
+  fragment: string | RegExp,
+  code?: ParseErrorCode,
+): ParseError {
   const error = thrownBy(fn, ParseError);
   expect(error.file).toBe(file);
   expect(error.line).toBe(line);
@@ -224,7 +239,10 @@ describe('readBvh: fixtures', () => {
         ref.channels.forEach((ch, k) => {
           if (ch.bone !== b) return;
           if (ch.name.endsWith('position')) translation['XYZ'.indexOf(ch.name[0])] = frame[k];
-          else { axes += ch.name[0]; angles.push(frame[k]); }
+          else {
+            axes += ch.name[0];
+            angles.push(frame[k]);
+          }
         });
         expectedTranslations.set(translation, (b * clip.sampleCount + s) * 3);
         const q = expectedQuat(axes, angles);
@@ -247,7 +265,9 @@ describe('readBvh: corpus', () => {
   const expectedCount = useCorpus ? 174 : 8;
 
   it(`parses every clip of ${useCorpus ? 'the bandai-ds1 corpus' : 'fixtures/'}`, { timeout: 120_000 }, () => {
-    const names = readdirSync(dir).filter((n) => n.endsWith('.bvh')).sort();
+    const names = readdirSync(dir)
+      .filter((n) => n.endsWith('.bvh'))
+      .sort();
     expect(names).toHaveLength(expectedCount);
     let totalFrames = 0;
     for (const name of names) {
@@ -339,7 +359,9 @@ Frame Time: 0.0333333
   });
 
   it('sets the default pose from OFFSET with identity rotation and unit scale', () => {
-    expect(Array.from(clip.skeleton.defaultPose.subarray(POSE_STRIDE, 2 * POSE_STRIDE))).toEqual([0, 0, 0, 1, 4, 5, 6, 1, 1, 1]);
+    expect(Array.from(clip.skeleton.defaultPose.subarray(POSE_STRIDE, 2 * POSE_STRIDE))).toEqual([
+      0, 0, 0, 1, 4, 5, 6, 1, 1, 1,
+    ]);
     expect(Array.from(clip.scales).every((s) => s === 1)).toBe(true);
   });
 
@@ -350,7 +372,10 @@ Frame Time: 0.0333333
         fc.array(fc.double({ min: -720, max: 720, noNaN: true }), { minLength: 3, maxLength: 3 }),
         (axes, angles) => {
           const channels = [...axes].map((a) => `${a}rotation`).join(' ');
-          const values = angles.slice(0, axes.length).map((v) => String(v)).join(' ');
+          const values = angles
+            .slice(0, axes.length)
+            .map((v) => String(v))
+            .join(' ');
           const text = `HIERARCHY\nROOT r\n{\n OFFSET 0 0 0\n CHANNELS ${axes.length} ${channels}\n}\nMOTION\nFrames: 1\nFrame Time: 0.1\n${values}\n`;
           const q = rotationOf(readBvh(text, 'p.bvh'), 0, 0);
           expect(Math.hypot(...q)).toBeCloseTo(1, 6);
@@ -377,7 +402,18 @@ Frame Time: 0.0333333
       { seed: 11, numRuns: 500 },
     );
     // Forms the property may not generate: leading '+', '.5', '5.', long mantissas, tiny values.
-    const edge = ['+1.5', '.5', '-.25', '5.', '-0', '12345678901234567890.5', '0.000000000000000000000000123', '1E3', '2e+2', '7e-1'];
+    const edge = [
+      '+1.5',
+      '.5',
+      '-.25',
+      '5.',
+      '-0',
+      '12345678901234567890.5',
+      '0.000000000000000000000000123',
+      '1E3',
+      '2e+2',
+      '7e-1',
+    ];
     const text = `HIERARCHY\nROOT r\n{\n OFFSET 0 0 0\n CHANNELS 1 Yposition\n}\nMOTION\nFrames: ${edge.length}\nFrame Time: 0.1\n${edge.join('\n')}\n`;
     const clip = readBvh(text, 'e.bvh');
     edge.forEach((str, s) => expect(clip.translations[s * 3 + 1]).toBe(Math.fround(Number(str))));
@@ -413,7 +449,8 @@ Frame Time: 0.5
   });
 
   it('snaps a sample rate near a whole number and keeps others', () => {
-    const rateOf = (frameTime: string) => readBvh(TINY.replace('Frame Time: 0.04', `Frame Time: ${frameTime}`), 'r.bvh').sampleRate;
+    const rateOf = (frameTime: string) =>
+      readBvh(TINY.replace('Frame Time: 0.04', `Frame Time: ${frameTime}`), 'r.bvh').sampleRate;
     expect(rateOf('0.0333333')).toBe(30);
     expect(rateOf('0.0416667')).toBe(24);
     expect(rateOf('0.00833333')).toBe(120);
@@ -435,7 +472,12 @@ Frame Time: 0.5
   });
 
   it('reads CRLF files, tabs, glued labels, braces on the name line and a BOM', () => {
-    const variant = '\uFEFF' + TINY.replace('ROOT Hips\n{', 'ROOT Hips {').replace('Frames: 2', 'Frames:2').replace(/ /g, '\t').replace(/\n/g, '\r\n');
+    const variant =
+      '\uFEFF' +
+      TINY.replace('ROOT Hips\n{', 'ROOT Hips {')
+        .replace('Frames: 2', 'Frames:2')
+        .replace(/ /g, '\t')
+        .replace(/\n/g, '\r\n');
     const a = readBvh(TINY, 't.bvh');
     const b = readBvh(variant, 't.bvh');
     expect(b.skeleton.boneNames).toEqual(['Hips', 'Spine']);
@@ -469,7 +511,13 @@ describe('readBvh: errors', () => {
 
   it('rejects a file that ends inside HIERARCHY', () => {
     const text = TINY.slice(0, TINY.indexOf('    CHANNELS 3'));
-    expectParseError(read(text), F, lastLine(text), 'file ends inside HIERARCHY: the "{" of joint "Spine" at line 7 is not closed', 'TRUNCATED');
+    expectParseError(
+      read(text),
+      F,
+      lastLine(text),
+      'file ends inside HIERARCHY: the "{" of joint "Spine" at line 7 is not closed',
+      'TRUNCATED',
+    );
   });
 
   it('rejects a file that ends before all frames', () => {
@@ -479,7 +527,13 @@ describe('readBvh: errors', () => {
 
   it('rejects a file that ends inside the last frame', () => {
     const text = TINY.slice(0, TINY.indexOf(' 1 2 3\n'));
-    expectParseError(read(text), F, lastLine(text), 'frame 2: expected 9 channel values, got 6 (file ends inside the frame)', 'TRUNCATED');
+    expectParseError(
+      read(text),
+      F,
+      lastLine(text),
+      'frame 2: expected 9 channel values, got 6 (file ends inside the frame)',
+      'TRUNCATED',
+    );
   });
 
   it('fails fast on Frames: 2000000000 with two frame lines', () => {
@@ -493,12 +547,17 @@ describe('readBvh: errors', () => {
     const frameCount = Math.ceil(READ_LIMITS.maxBoneSamples / boneCount) + 1;
     const joints = Array.from({ length: boneCount - 1 }, (_, i) => `JOINT j${i}\n{\nOFFSET 0 0 0\n}\n`).join('');
     const text = `HIERARCHY\nROOT r\n{\nOFFSET 0 0 0\nCHANNELS 1 Xrotation\n${joints}}\nMOTION\nFrames: ${frameCount}\nFrame Time: 0.1\n${'0\n'.repeat(frameCount)}`;
-    expectParseError(read(text), F, lineOf(text, 'Frames:'), 'over the reader\'s limit', 'LIMIT');
+    expectParseError(read(text), F, lineOf(text, 'Frames:'), "over the reader's limit", 'LIMIT');
   });
 
   it('rejects an unclosed "{"', () => {
     const text = TINY.replace('    }\n  }\n}\n', '    }\n  }\n');
-    expectParseError(read(text), F, lineOf(text, 'MOTION'), 'MOTION inside an open block: the "{" of joint "Hips" at line 3 is not closed');
+    expectParseError(
+      read(text),
+      F,
+      lineOf(text, 'MOTION'),
+      'MOTION inside an open block: the "{" of joint "Hips" at line 3 is not closed',
+    );
   });
 
   it('rejects an unexpected "}"', () => {
@@ -598,7 +657,10 @@ describe('readBvh: errors', () => {
 
   it.each([
     ['CHANNELS 7 Xposition Yposition Zposition Zrotation Xrotation Yrotation', 'CHANNELS 7 lists 6 channel names'],
-    ['CHANNELS 2 Xposition Yposition Zposition Zrotation Xrotation Yrotation', 'CHANNELS 2 lists more than 2 channel names'],
+    [
+      'CHANNELS 2 Xposition Yposition Zposition Zrotation Xrotation Yrotation',
+      'CHANNELS 2 lists more than 2 channel names',
+    ],
     ['CHANNELS six Xposition Yposition Zposition Zrotation Xrotation Yrotation', 'bad CHANNELS count "six"'],
     ['CHANNELS 12 Xposition Yposition Zposition Zrotation Xrotation Yrotation', 'bad CHANNELS count "12"'],
     ['CHANNELS -1 Xposition Yposition Zposition Zrotation Xrotation Yrotation', 'bad CHANNELS count "-1"'],
@@ -623,13 +685,28 @@ describe('readBvh: errors', () => {
     expectParseError(read('{"not": "bvh"}'), F, 1, 'expected HIERARCHY, found "{"');
     expectParseError(read('HIERARCHY\nJOINT x\n{\n}\n'), F, 2, 'JOINT outside any ROOT');
     expectParseError(read(TINY.replace('JOINT Spine', 'ROOT Spine')), F, 6, 'ROOT inside joint "Hips"');
-    expectParseError(read(TINY.replace('      OFFSET 0 5 0', '      CHANNELS 1 Xrotation')), F, 12, 'CHANNELS inside an End Site');
+    expectParseError(
+      read(TINY.replace('      OFFSET 0 5 0', '      CHANNELS 1 Xrotation')),
+      F,
+      12,
+      'CHANNELS inside an End Site',
+    );
     expectParseError(read(TINY.replace('  OFFSET 0 10 0\n', '')), F, 13, 'joint "Spine" has no OFFSET');
     expectParseError(read(TINY.replace('    End Site', '    End Point')), F, 10, 'expected "End Site"');
     expectParseError(read(TINY.replace('JOINT Spine', 'JOINT')), F, 6, 'JOINT without a name');
-    expectParseError(read(TINY.replace('ROOT Hips\n{', 'ROOT Hips\nOFFSET')), F, 3, 'expected "{" after ROOT Hips, found "OFFSET"');
+    expectParseError(
+      read(TINY.replace('ROOT Hips\n{', 'ROOT Hips\nOFFSET')),
+      F,
+      3,
+      'expected "{" after ROOT Hips, found "OFFSET"',
+    );
     expectParseError(read('HIERARCHY\nMOTION\nFrames: 1\nFrame Time: 1\n0\n'), F, 2, 'MOTION before any ROOT');
-    expectParseError(read(TINY.replace('Frame Time: 0.04', 'Frame Time: 0.04 1 2 3')), F, 18, 'unexpected "1" after Frame Time');
+    expectParseError(
+      read(TINY.replace('Frame Time: 0.04', 'Frame Time: 0.04 1 2 3')),
+      F,
+      18,
+      'unexpected "1" after Frame Time',
+    );
   });
 
   it('rejects a file without any channel', () => {

@@ -41,7 +41,12 @@ describe('readGltf with extraTracks', () => {
 
     const clip = clips[0];
     const names = clip.skeleton.boneNames;
-    expect(names).toEqual(['J0', 'J1', ...scene.nodes.map((n) => json.nodes![n].name), ...scene.weights.flatMap((w) => w.scales.map((_, t) => `${json.nodes![w.node].name}.weights[${t}]`))]);
+    expect(names).toEqual([
+      'J0',
+      'J1',
+      ...scene.nodes.map((n) => json.nodes![n].name),
+      ...scene.weights.flatMap((w) => w.scales.map((_, t) => `${json.nodes![w.node].name}.weights[${t}]`)),
+    ]);
     expect(Array.from(clip.skeleton.parents)).toEqual([-1, 0, -1, -1, -1, -1, -1]);
     const bone = (name: string) => names.indexOf(name);
     // Shells: the crate's box and lid, a camera's metre, the default elsewhere.
@@ -61,10 +66,12 @@ describe('readGltf with extraTracks', () => {
     const plain = await readGltfWithWarnings(glb, 'props.glb');
     expect(plain.extras).toBeUndefined();
     expect(plain.clips.map((c) => c.skeleton.boneNames)).toEqual([['J0', 'J1']]);
-    expect(plain.warnings.some((w) => /morph-target weight channels \(Blob, Blink\) not supported; ignored/.test(w))).toBe(true);
+    expect(
+      plain.warnings.some((w) => /morph-target weight channels \(Blob, Blink\) not supported; ignored/.test(w)),
+    ).toBe(true);
   });
 
-  it('sizes a prop\'s shell from a subtree 20,000 nodes deep without recursion', async () => {
+  it("sizes a prop's shell from a subtree 20,000 nodes deep without recursion", async () => {
     const doc = new Document();
     const buffer = doc.createBuffer();
     const scene = doc.createScene();
@@ -79,13 +86,36 @@ describe('readGltf with extraTracks', () => {
       tip.addChild(next);
       tip = next;
     }
-    tip.setMesh(doc.createMesh().addPrimitive(doc.createPrimitive().setAttribute('POSITION',
-      doc.createAccessor().setType('VEC3').setBuffer(buffer).setArray(new Float32Array([0, 0, 0, 0, 1, 0, 0, 0, 0])))));
-    const times = doc.createAccessor().setType('SCALAR').setBuffer(buffer).setArray(new Float32Array([0, 1]));
-    const turn = doc.createAccessor().setType('VEC4').setBuffer(buffer).setArray(new Float32Array([0, 0, 0, 1, 0, 0.5, 0, Math.sqrt(0.75)]));
+    tip.setMesh(
+      doc.createMesh().addPrimitive(
+        doc.createPrimitive().setAttribute(
+          'POSITION',
+          doc
+            .createAccessor()
+            .setType('VEC3')
+            .setBuffer(buffer)
+            .setArray(new Float32Array([0, 0, 0, 0, 1, 0, 0, 0, 0])),
+        ),
+      ),
+    );
+    const times = doc
+      .createAccessor()
+      .setType('SCALAR')
+      .setBuffer(buffer)
+      .setArray(new Float32Array([0, 1]));
+    const turn = doc
+      .createAccessor()
+      .setType('VEC4')
+      .setBuffer(buffer)
+      .setArray(new Float32Array([0, 0, 0, 1, 0, 0.5, 0, Math.sqrt(0.75)]));
     const sampler = doc.createAnimationSampler().setInput(times).setOutput(turn);
-    doc.createAnimation('spin').addSampler(sampler).addChannel(doc.createAnimationChannel().setTargetNode(prop).setTargetPath('rotation').setSampler(sampler));
-    const { clips, extras } = await readGltfWithWarnings(await new NodeIO().writeBinary(doc), 'deep.glb', { extraTracks: true });
+    doc
+      .createAnimation('spin')
+      .addSampler(sampler)
+      .addChannel(doc.createAnimationChannel().setTargetNode(prop).setTargetPath('rotation').setSampler(sampler));
+    const { clips, extras } = await readGltfWithWarnings(await new NodeIO().writeBinary(doc), 'deep.glb', {
+      extraTracks: true,
+    });
     expect(extras![0]).toEqual({ skeletonBones: 0, nodes: [1], weights: [] });
     // 20,000 links of 1 mm, then a mesh reaching 1 m further.
     expect(clips[0].skeleton.shellDistances[0]).toBeCloseTo(21, 2);
@@ -98,15 +128,21 @@ describe('readGltf with extraTracks', () => {
   };
 
   it('refuses animated weights on a node without morph targets, and weight counts that do not match the targets', async () => {
-    const noMesh = edited((j) => { delete j.nodes![nodeIndex('Blob')].mesh; });
+    const noMesh = edited((j) => {
+      delete j.nodes![nodeIndex('Blob')].mesh;
+    });
     const e = await parseError(readGltfWithWarnings(noMesh, 'bad.glb', { extraTracks: true }));
-    expect(e.message).toMatch(new RegExp(`node ${nodeIndex('Blob')} \\("Blob"\\) \\(animated weights\\) mesh is undefined`));
+    expect(e.message).toMatch(
+      new RegExp(`node ${nodeIndex('Blob')} \\("Blob"\\) \\(animated weights\\) mesh is undefined`),
+    );
     const fewer = await edited((j) => {
       const anim = j.animations![0];
       const channel = anim.channels.find((c) => c.target.node === nodeIndex('Blob'))!;
       j.accessors![anim.samplers[channel.sampler].output].count -= 2;
     });
     const f = await parseError(readGltfWithWarnings(fewer, 'bad.glb', { extraTracks: true }));
-    expect(f.message).toMatch(/61 key times but 120 output values \(LINEAR × 2 morph targets needs 122\); accessor counts disagree/);
+    expect(f.message).toMatch(
+      /61 key times but 120 output values \(LINEAR × 2 morph targets needs 122\); accessor counts disagree/,
+    );
   });
 });

@@ -39,13 +39,27 @@ async function packed(glb: Uint8Array, method: 'quantize' | 'filter'): Promise<U
       position.setArray(Int16Array.from(position.getArray()!, (v: number) => Math.round(v * 100))).setNormalized(false);
     }
   }
-  doc.createExtension(EXTMeshoptCompression).setRequired(true).setEncoderOptions({
-    method: method === 'quantize' ? EXTMeshoptCompression.EncoderMethod.QUANTIZE : EXTMeshoptCompression.EncoderMethod.FILTER,
-  });
+  doc
+    .createExtension(EXTMeshoptCompression)
+    .setRequired(true)
+    .setEncoderOptions({
+      method:
+        method === 'quantize'
+          ? EXTMeshoptCompression.EncoderMethod.QUANTIZE
+          : EXTMeshoptCompression.EncoderMethod.FILTER,
+    });
   return io.writeBinary(doc);
 }
 
-interface MeshoptDef { buffer: number; byteOffset?: number; byteLength: number; byteStride: number; count: number; mode: string; filter?: string }
+interface MeshoptDef {
+  buffer: number;
+  byteOffset?: number;
+  byteLength: number;
+  byteStride: number;
+  count: number;
+  mode: string;
+  filter?: string;
+}
 
 /** Index of the meshopt view holding the first animation's first sampler output, and its extension object. */
 function animationView(json: GLTF.IGLTF): { v: number; def: MeshoptDef } {
@@ -58,7 +72,8 @@ function animationView(json: GLTF.IGLTF): { v: number; def: MeshoptDef } {
 function maxSampleDifference(a: RawClip, b: RawClip): number {
   let worst = 0;
   for (let q = 0; q < a.rotations.length; q += 4) {
-    let same = 0, flipped = 0;
+    let same = 0,
+      flipped = 0;
     for (let c = 0; c < 4; c++) {
       same = Math.max(same, Math.abs(a.rotations[q + c] - b.rotations[q + c]));
       flipped = Math.max(flipped, Math.abs(a.rotations[q + c] + b.rotations[q + c]));
@@ -82,7 +97,9 @@ describe('readGltf on EXT_meshopt_compression and KHR_mesh_quantization (gltfpac
     for (const rig of rigs) {
       const glb = await packed(rig.glb, 'quantize');
       const { json } = splitGlb<GLTF.IGLTF>(glb);
-      expect(json.extensionsRequired).toEqual(expect.arrayContaining(['EXT_meshopt_compression', 'KHR_mesh_quantization']));
+      expect(json.extensionsRequired).toEqual(
+        expect.arrayContaining(['EXT_meshopt_compression', 'KHR_mesh_quantization']),
+      );
       // The animation data itself is in meshopt views, and the views' own buffer is a fallback with no bytes.
       const { v, def } = animationView(json);
       expect(def.mode).toBe('ATTRIBUTES');
@@ -92,7 +109,9 @@ describe('readGltf on EXT_meshopt_compression and KHR_mesh_quantization (gltfpac
 
       const expected = await readGltfWithWarnings(rig.glb, `${rig.name}.glb`);
       const actual = await readGltfWithWarnings(glb, `${rig.name}.packed.glb`);
-      expect(actual.warnings).toEqual(expected.warnings.map((w) => w.replace(`${rig.name}.glb`, `${rig.name}.packed.glb`)));
+      expect(actual.warnings).toEqual(
+        expected.warnings.map((w) => w.replace(`${rig.name}.glb`, `${rig.name}.packed.glb`)),
+      );
       expect(actual.clips.map((c) => c.name)).toEqual(expected.clips.map((c) => c.name));
       actual.clips.forEach((clip, i) => {
         const source = expected.clips[i];
@@ -112,10 +131,14 @@ describe('readGltf on EXT_meshopt_compression and KHR_mesh_quantization (gltfpac
     for (const rig of rigs.filter((r) => r.name !== 'cubic')) {
       const glb = await packed(rig.glb, 'filter');
       const { json } = splitGlb<GLTF.IGLTF>(glb);
-      const filters = new Set(json.animations!.flatMap((a) => a.samplers.map((s) => {
-        const view = json.bufferViews![json.accessors![s.output].bufferView!];
-        return (view.extensions!.EXT_meshopt_compression as MeshoptDef).filter;
-      })));
+      const filters = new Set(
+        json.animations!.flatMap((a) =>
+          a.samplers.map((s) => {
+            const view = json.bufferViews![json.accessors![s.output].bufferView!];
+            return (view.extensions!.EXT_meshopt_compression as MeshoptDef).filter;
+          }),
+        ),
+      );
       expect([...filters].sort()).toEqual(['EXPONENTIAL', 'QUATERNION']);
       const expected = await readGltfWithWarnings(rig.glb, 'a.glb');
       const actual = await readGltfWithWarnings(glb, 'a.glb');
@@ -133,37 +156,89 @@ describe('readGltf on EXT_meshopt_compression and KHR_mesh_quantization (gltfpac
     const { json, bin } = splitGlb<GLTF.IGLTF>(glb);
     const { v } = animationView(json);
     const edit = (change: (def: MeshoptDef, json: GLTF.IGLTF, bin: Uint8Array) => void): Uint8Array => {
-      const copy = structuredClone(json), data = bin.slice();
+      const copy = structuredClone(json),
+        data = bin.slice();
       change(copy.bufferViews![v].extensions!.EXT_meshopt_compression as MeshoptDef, copy, data);
       return glbOf(copy, data);
     };
     const at = `bufferViews\\[${v}\\]\\.extensions\\.EXT_meshopt_compression`;
 
-    const garbage = await parseError(readGltfWithWarnings(edit((def, _, data) => data.fill(0xff, def.byteOffset ?? 0, (def.byteOffset ?? 0) + def.byteLength)), 'bad.glb'));
+    const garbage = await parseError(
+      readGltfWithWarnings(
+        edit((def, _, data) => data.fill(0xff, def.byteOffset ?? 0, (def.byteOffset ?? 0) + def.byteLength)),
+        'bad.glb',
+      ),
+    );
     expect(garbage.code).toBe('BAD_VALUE');
-    expect(garbage.message).toMatch(new RegExp(`^bad\\.glb: bufferViews\\[${v}\\]: cannot decode its EXT_meshopt_compression data \\(Malformed buffer data`));
+    expect(garbage.message).toMatch(
+      new RegExp(
+        `^bad\\.glb: bufferViews\\[${v}\\]: cannot decode its EXT_meshopt_compression data \\(Malformed buffer data`,
+      ),
+    );
 
-    const mode = await parseError(readGltfWithWarnings(edit((def) => { def.mode = 'VERTICES'; }), 'bad.glb'));
-    expect(mode.message).toMatch(new RegExp(`${at}\\.mode is "VERTICES" \\(expected ATTRIBUTES, TRIANGLES or INDICES\\)`));
+    const mode = await parseError(
+      readGltfWithWarnings(
+        edit((def) => {
+          def.mode = 'VERTICES';
+        }),
+        'bad.glb',
+      ),
+    );
+    expect(mode.message).toMatch(
+      new RegExp(`${at}\\.mode is "VERTICES" \\(expected ATTRIBUTES, TRIANGLES or INDICES\\)`),
+    );
 
-    const filter = await parseError(readGltfWithWarnings(edit((def) => { def.filter = 'WAVELET'; }), 'bad.glb'));
+    const filter = await parseError(
+      readGltfWithWarnings(
+        edit((def) => {
+          def.filter = 'WAVELET';
+        }),
+        'bad.glb',
+      ),
+    );
     expect(filter.code).toBe('UNSUPPORTED');
 
-    const stride = await parseError(readGltfWithWarnings(edit((def) => { def.byteStride = 6; }), 'bad.glb'));
+    const stride = await parseError(
+      readGltfWithWarnings(
+        edit((def) => {
+          def.byteStride = 6;
+        }),
+        'bad.glb',
+      ),
+    );
     expect(stride.message).toMatch(new RegExp(`${at}\\.byteStride 6 is not allowed in mode ATTRIBUTES`));
 
-    const past = await parseError(readGltfWithWarnings(edit((def) => { def.byteOffset = bin.length; }), 'bad.glb'));
+    const past = await parseError(
+      readGltfWithWarnings(
+        edit((def) => {
+          def.byteOffset = bin.length;
+        }),
+        'bad.glb',
+      ),
+    );
     expect(past.code).toBe('TRUNCATED');
     expect(past.message).toMatch(new RegExp(`${at} ends at byte \\d+ but buffer 0 holds ${bin.length}`));
 
-    const short = await parseError(readGltfWithWarnings(edit((def) => { def.count = 1; }), 'bad.glb'));
+    const short = await parseError(
+      readGltfWithWarnings(
+        edit((def) => {
+          def.count = 1;
+        }),
+        'bad.glb',
+      ),
+    );
     expect(short.message).toMatch(/decodes to 16 bytes \(count × byteStride\), fewer than the view's byteLength/);
 
     // A few bytes declaring a gigabyte are refused before anything is allocated.
-    const huge = await parseError(readGltfWithWarnings(edit((def, j) => {
-      def.count = 2 ** 26;
-      j.bufferViews![v].byteLength = def.count * def.byteStride;
-    }), 'bad.glb'));
+    const huge = await parseError(
+      readGltfWithWarnings(
+        edit((def, j) => {
+          def.count = 2 ** 26;
+          j.bufferViews![v].byteLength = def.count * def.byteStride;
+        }),
+        'bad.glb',
+      ),
+    );
     expect(huge.code).toBe('LIMIT');
     expect(huge.message).toContain(`limit of ${GLTF_DEFAULTS.maxMeshoptBytes} bytes`);
   }, 60_000);

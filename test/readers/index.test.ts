@@ -26,14 +26,16 @@ vi.mock('../../src/readers/acl-sjson.js', () => ({
   },
 }));
 
-
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const bvhPath = path.join(repoRoot, 'fixtures/dataset-1_dash_normal_001.bvh');
 const bvhBytes = new Uint8Array(readFileSync(bvhPath));
 const encode = (text: string) => new TextEncoder().encode(text);
 
 async function rejection(promise: Promise<unknown>): Promise<ParseError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(ParseError);
   return error as ParseError;
 }
@@ -78,7 +80,10 @@ describe('readClips', () => {
   it('sends .acl.sjson and .sjson to the SJSON reader as text', async () => {
     await readClips('a.acl.sjson', encode('version = 5'));
     await readClips('b.sjson', encode('clip = {}'));
-    expect(sjsonCalls).toEqual([{ file: 'a.acl.sjson', text: 'version = 5' }, { file: 'b.sjson', text: 'clip = {}' }]);
+    expect(sjsonCalls).toEqual([
+      { file: 'a.acl.sjson', text: 'version = 5' },
+      { file: 'b.sjson', text: 'clip = {}' },
+    ]);
   });
 
   it('reads .json as a pose dump', async () => {

@@ -4,7 +4,13 @@ import { fileURLToPath } from 'node:url';
 
 import { describe, expect, it } from 'vitest';
 
-import { clipToPoseDump, PoseDumpError, readPoseDump, writePoseDump, type PoseDump } from '../../src/readers/pose-dump.js';
+import {
+  clipToPoseDump,
+  PoseDumpError,
+  readPoseDump,
+  writePoseDump,
+  type PoseDump,
+} from '../../src/readers/pose-dump.js';
 import { createRawClip } from '../../src/clip/raw-clip.js';
 import { createSkeleton, POSE_STRIDE, setIdentity } from '../../src/clip/skeleton.js';
 import { readBvh } from '../../src/readers/bvh.js';
@@ -50,9 +56,12 @@ describe('pose dump', () => {
     const dump = clipToPoseDump(source);
     const n = source.sampleCount;
     const boneCount = dump.bones.length;
-    const s = 17, b = 5;
-    for (let c = 0; c < 4; c++) expect(dump.rotations[(s * boneCount + b) * 4 + c]).toBe(source.rotations[(b * n + s) * 4 + c]);
-    for (let c = 0; c < 3; c++) expect(dump.translations[(s * boneCount + b) * 3 + c]).toBe(source.translations[(b * n + s) * 3 + c]);
+    const s = 17,
+      b = 5;
+    for (let c = 0; c < 4; c++)
+      expect(dump.rotations[(s * boneCount + b) * 4 + c]).toBe(source.rotations[(b * n + s) * 4 + c]);
+    for (let c = 0; c < 3; c++)
+      expect(dump.translations[(s * boneCount + b) * 3 + c]).toBe(source.translations[(b * n + s) * 3 + c]);
     expect(dump.numSamples).toBe(n);
   });
 
@@ -90,8 +99,16 @@ describe('pose dump', () => {
     ['unit unknown', (d) => (d.unit = 'parsec'), '"unit" is not a length unit: parsec'],
     ['parents too short', (d) => (d.parents = [-1]), '"parents" must hold 2 whole numbers'],
     ['parents out of order', (d) => (d.parents = [1, -1]), /bone 0 \(a\) has parent 1/],
-    ['rotations short', (d) => (d.rotations = (d.rotations as number[]).slice(1)), '"rotations" holds 15 numbers, expected 16 (2 samples × 2 bones × 4)'],
-    ['translations with a string', (d) => ((d.translations as unknown[])[4] = 'x'), '"translations"[4] is not a finite number'],
+    [
+      'rotations short',
+      (d) => (d.rotations = (d.rotations as number[]).slice(1)),
+      '"rotations" holds 15 numbers, expected 16 (2 samples × 2 bones × 4)',
+    ],
+    [
+      'translations with a string',
+      (d) => ((d.translations as unknown[])[4] = 'x'),
+      '"translations"[4] is not a finite number',
+    ],
     ['scales with null', (d) => ((d.scales as unknown[])[0] = null), '"scales"[0] is not a finite number'],
     ['scales not an array', (d) => (d.scales = {}), '"scales" must be an array'],
   ])('rejects a dump with %s, naming the field', (_what, breakIt, message) => {
@@ -106,7 +123,9 @@ describe('pose dump', () => {
     const dump = smallDump();
     // Sample 1, bone 0: rotations[(1 * 2 + 0) * 4 …].
     dump.rotations.splice(8, 4, 0, 0, 0, 0);
-    expect(rejectionOf(JSON.stringify(dump)).problem).toBe('"rotations"[8..11] is a zero-length quaternion (sample 1, bone 0 "a")');
+    expect(rejectionOf(JSON.stringify(dump)).problem).toBe(
+      '"rotations"[8..11] is a zero-length quaternion (sample 1, bone 0 "a")',
+    );
     // Tiny but not zero in float64: zero as the float32 the clip holds.
     dump.rotations.splice(8, 4, 1e-46, 0, 0, 0);
     expect(rejectionOf(JSON.stringify(dump)).problem).toMatch(/^"rotations"\[8\.\.11\] is a zero-length quaternion/);
@@ -115,23 +134,27 @@ describe('pose dump', () => {
   it('(regression R4) rejects values finite in JSON but not as float32, naming the field, sample and bone', () => {
     const dump = smallDump();
     dump.translations[10] = 1e39; // sample 1, bone 1, y
-    expect(rejectionOf(JSON.stringify(dump)).problem).toBe('"translations"[10] is 1e+39, beyond ±1e+30 (sample 1, bone 1 "b")');
+    expect(rejectionOf(JSON.stringify(dump)).problem).toBe(
+      '"translations"[10] is 1e+39, beyond ±1e+30 (sample 1, bone 1 "b")',
+    );
   });
 
   it('(regression R5) rejects duplicate bone names, naming the duplicate', () => {
     const dump = smallDump();
     dump.bones = ['a', 'a'];
-    expect(rejectionOf(JSON.stringify(dump)).problem).toBe('"bones" names "a" twice (bones 0 and 1); bone names must be unique');
+    expect(rejectionOf(JSON.stringify(dump)).problem).toBe(
+      '"bones" names "a" twice (bones 0 and 1); bone names must be unique',
+    );
   });
 
-  it('(regression R5) names the clip after the file\'s base name without its extension', () => {
+  it("(regression R5) names the clip after the file's base name without its extension", () => {
     const text = JSON.stringify(smallDump());
     expect(readPoseDump(text, 'out/dir/walk.json').name).toBe('walk');
     expect(readPoseDump(text, 'C:\\dumps\\run.pose.json').name).toBe('run.pose');
     expect(readPoseDump(text, 'plain').name).toBe('plain');
   });
 
-  it('(regression R5) takes a reference\'s hierarchy by position, not by name', () => {
+  it("(regression R5) takes a reference's hierarchy by position, not by name", () => {
     const dump = smallDump();
     delete dump.parents;
     dump.bones = ['x', 'y'];

@@ -20,15 +20,23 @@ describe('keysOnGrid', () => {
 });
 
 describe('unionKeyTimes', () => {
-  it('merges the channels\' times once each, and keeps both sides of a jump', () => {
-    expect(Array.from(unionKeyTimes([f32([0, 0.5, 1]), f32([0, 0.3, 1]), f32([0.3, 0.3, 0.7])]))).toEqual([0, 0.3, 0.3, 0.5, 0.7, 1].map(Math.fround));
+  it("merges the channels' times once each, and keeps both sides of a jump", () => {
+    expect(Array.from(unionKeyTimes([f32([0, 0.5, 1]), f32([0, 0.3, 1]), f32([0.3, 0.3, 0.7])]))).toEqual(
+      [0, 0.3, 0.3, 0.5, 0.7, 1].map(Math.fround),
+    );
   });
 });
 
 describe('sampleTrackAt', () => {
   const times = f32([0, 0.3, 0.3, 0.5, 0.7, 1]);
   it('takes keys exactly, holds STEP keys, and interpolates LINEAR between its own keys', () => {
-    const step: KeyframeTrack = { times: f32([0, 0.5, 1]), values: f32([0, 0, 0, 1, 0, 0, 2, 0, 0]), width: 3, interpolation: 'STEP', rotation: false };
+    const step: KeyframeTrack = {
+      times: f32([0, 0.5, 1]),
+      values: f32([0, 0, 0, 1, 0, 0, 2, 0, 0]),
+      width: 3,
+      interpolation: 'STEP',
+      rotation: false,
+    };
     const out = new Float32Array(18);
     sampleTrackAt(step, times, out, 0);
     expect(Array.from({ length: 6 }, (_, s) => out[s * 3])).toEqual([0, 0, 0, 1, 1, 2]);
@@ -40,14 +48,26 @@ describe('sampleTrackAt', () => {
   });
 
   it('a jump in the track: the first sample at its time takes the key before, the second the key after', () => {
-    const jump: KeyframeTrack = { times: f32([0, 0.3, 0.3, 1]), values: f32([0, 0, 0, 1, 0, 0, 5, 0, 0, 6, 0, 0]), width: 3, interpolation: 'LINEAR', rotation: false };
+    const jump: KeyframeTrack = {
+      times: f32([0, 0.3, 0.3, 1]),
+      values: f32([0, 0, 0, 1, 0, 0, 5, 0, 0, 6, 0, 0]),
+      width: 3,
+      interpolation: 'LINEAR',
+      rotation: false,
+    };
     const out = new Float32Array(18);
     sampleTrackAt(jump, times, out, 0);
     expect([out[3], out[6]]).toEqual([1, 5]);
   });
 
   it('CUBICSPLINE keys take their value, not a tangent', () => {
-    const cubic: KeyframeTrack = { times: f32([0, 1]), values: f32([9, 9, 9, 1, 2, 3, 9, 9, 9, /**/ 9, 9, 9, 4, 5, 6, 9, 9, 9]), width: 3, interpolation: 'CUBICSPLINE', rotation: false };
+    const cubic: KeyframeTrack = {
+      times: f32([0, 1]),
+      values: f32([9, 9, 9, 1, 2, 3, 9, 9, 9, /**/ 9, 9, 9, 4, 5, 6, 9, 9, 9]),
+      width: 3,
+      interpolation: 'CUBICSPLINE',
+      rotation: false,
+    };
     const out = new Float32Array(6);
     sampleTrackAt(cubic, f32([0, 1]), out, 0);
     expect(Array.from(out)).toEqual([1, 2, 3, 4, 5, 6]);

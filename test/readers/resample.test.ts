@@ -2,7 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import {
-  countOffGridKeys, detectSampleRate, resampleTrack, sampleCountFor, snapSampleRate, type Interpolation, type KeyframeTrack,
+  countOffGridKeys,
+  detectSampleRate,
+  resampleTrack,
+  sampleCountFor,
+  snapSampleRate,
+  type Interpolation,
+  type KeyframeTrack,
 } from '../../src/readers/resample.js';
 
 /** Resamples a track and returns the output array. */
@@ -13,7 +19,13 @@ function run(track: KeyframeTrack, start: number, rate: number, count: number): 
 }
 
 function scalar(times: number[], values: number[], interpolation: Interpolation): KeyframeTrack {
-  return { times: Float32Array.from(times), values: Float32Array.from(values), width: 1, interpolation, rotation: false };
+  return {
+    times: Float32Array.from(times),
+    values: Float32Array.from(values),
+    width: 1,
+    interpolation,
+    rotation: false,
+  };
 }
 
 describe('resampleTrack', () => {
@@ -24,7 +36,11 @@ describe('resampleTrack', () => {
 
   it('LINEAR interpolates vectors per component', () => {
     const track: KeyframeTrack = {
-      times: Float32Array.from([0, 1]), values: Float32Array.from([0, 10, -2, 4, 20, 2]), width: 3, interpolation: 'LINEAR', rotation: false,
+      times: Float32Array.from([0, 1]),
+      values: Float32Array.from([0, 10, -2, 4, 20, 2]),
+      width: 3,
+      interpolation: 'LINEAR',
+      rotation: false,
     };
     const out = run(track, 0, 4, 5);
     expect(Array.from(out.subarray(3, 6))).toEqual([1, 12.5, -1]);
@@ -39,7 +55,11 @@ describe('resampleTrack', () => {
   it('LINEAR slerps rotations: halfway from identity to 90° about z is 45°', () => {
     const s = Math.SQRT1_2;
     const track: KeyframeTrack = {
-      times: Float32Array.from([0, 1]), values: Float32Array.from([0, 0, 0, 1, 0, 0, s, s]), width: 4, interpolation: 'LINEAR', rotation: true,
+      times: Float32Array.from([0, 1]),
+      values: Float32Array.from([0, 0, 0, 1, 0, 0, s, s]),
+      width: 4,
+      interpolation: 'LINEAR',
+      rotation: true,
     };
     const out = run(track, 0, 2, 3);
     const half = Math.PI / 8; // 45° rotation → half angle 22.5°
@@ -53,7 +73,11 @@ describe('resampleTrack', () => {
 
   it('slerps on the shortest arc when the next key has the opposite sign', () => {
     const track: KeyframeTrack = {
-      times: Float32Array.from([0, 1]), values: Float32Array.from([0, 0, 0, 1, 0, 0, 0, -1]), width: 4, interpolation: 'LINEAR', rotation: true,
+      times: Float32Array.from([0, 1]),
+      values: Float32Array.from([0, 0, 0, 1, 0, 0, 0, -1]),
+      width: 4,
+      interpolation: 'LINEAR',
+      rotation: true,
     };
     const out = run(track, 0, 2, 3);
     expect(Math.abs(out[7])).toBeCloseTo(1, 6);
@@ -75,11 +99,39 @@ describe('resampleTrack', () => {
   it('CUBICSPLINE rotations come out normalised', () => {
     const s = Math.SQRT1_2;
     const values = Float32Array.from([
-      0, 0, 0, 0, /**/ 0, 0, 0, 1, /**/ 0, 0, 1, 0,
-      0, 0, 1, 0, /**/ 0, 0, s, s, /**/ 0, 0, 0, 0,
+      0,
+      0,
+      0,
+      0,
+      /**/ 0,
+      0,
+      0,
+      1,
+      /**/ 0,
+      0,
+      1,
+      0,
+      0,
+      0,
+      1,
+      0,
+      /**/ 0,
+      0,
+      s,
+      s,
+      /**/ 0,
+      0,
+      0,
+      0,
     ]);
-    const out = run({ times: Float32Array.from([0, 1]), values, width: 4, interpolation: 'CUBICSPLINE', rotation: true }, 0, 10, 11);
-    for (let i = 0; i < 11; i++) expect(Math.hypot(out[i * 4], out[i * 4 + 1], out[i * 4 + 2], out[i * 4 + 3])).toBeCloseTo(1, 6);
+    const out = run(
+      { times: Float32Array.from([0, 1]), values, width: 4, interpolation: 'CUBICSPLINE', rotation: true },
+      0,
+      10,
+      11,
+    );
+    for (let i = 0; i < 11; i++)
+      expect(Math.hypot(out[i * 4], out[i * 4 + 1], out[i * 4 + 2], out[i * 4 + 3])).toBeCloseTo(1, 6);
   });
 
   it('takes the later value at a jump (two keys at the same time)', () => {
@@ -120,7 +172,8 @@ describe('resampleTrack', () => {
 });
 
 describe('detectSampleRate', () => {
-  const uniform = (rate: number, count: number, start = 0) => Float32Array.from({ length: count }, (_, k) => start + k / rate);
+  const uniform = (rate: number, count: number, start = 0) =>
+    Float32Array.from({ length: count }, (_, k) => start + k / rate);
 
   it('finds common frame rates from float32 key times', () => {
     expect(detectSampleRate([uniform(30, 400)])).toBe(30);

@@ -38,8 +38,13 @@ function expectBoundedFailure(run: MeasuredRun, files: readonly string[], what: 
   expect(run.timedOut, `${what}: still running after ${DEADLINE_MS} ms (hung); stderr ${run.stderr}`).toBe(false);
   expect(run.code, `${what}: stderr ${run.stderr}`).toBe(2);
   const lines = run.stderr.split('\n').filter((line) => line !== '');
-  expect(lines.map((line) => files.find((f) => line.startsWith(`bonepress: ${f}: `))), `${what}: ${run.stderr}`).toEqual(lines.map(() => expect.any(String)));
-  expect(new Set(lines.map((line) => files.find((f) => line.startsWith(`bonepress: ${f}: `)))).size, what).toBe(files.length);
+  expect(
+    lines.map((line) => files.find((f) => line.startsWith(`bonepress: ${f}: `))),
+    `${what}: ${run.stderr}`,
+  ).toEqual(lines.map(() => expect.any(String)));
+  expect(new Set(lines.map((line) => files.find((f) => line.startsWith(`bonepress: ${f}: `)))).size, what).toBe(
+    files.length,
+  );
   expect(run.stderr, what).not.toMatch(/^\s+at /m);
   expect(run.cpuMs, `${what}: CPU time`).toBeLessThanOrEqual(MAX_CPU_MS);
   expect(run.maxRssBytes, `${what}: peak memory`).toBeLessThanOrEqual(MAX_RSS_BYTES);
@@ -54,41 +59,105 @@ describe('special and endless inputs exit 2 at once', () => {
     execFileSync('mkfifo', [join(dir, 'pipe.bpk')]);
     mkdirSync(join(dir, 'asset'));
     execFileSync('mkfifo', [join(dir, 'asset', 'pipe.bin')]);
-    const gltf = (uri: string) => JSON.stringify({
-      asset: { version: '2.0' }, nodes: [{ name: 'root' }], buffers: [{ byteLength: 40, uri }],
-      bufferViews: [{ buffer: 0, byteLength: 8 }, { buffer: 0, byteOffset: 8, byteLength: 32 }],
-      accessors: [{ bufferView: 0, componentType: 5126, type: 'SCALAR', count: 2 }, { bufferView: 1, componentType: 5126, type: 'VEC4', count: 2 }],
-      animations: [{ channels: [{ sampler: 0, target: { node: 0, path: 'rotation' } }], samplers: [{ input: 0, output: 1 }] }],
-    });
+    const gltf = (uri: string) =>
+      JSON.stringify({
+        asset: { version: '2.0' },
+        nodes: [{ name: 'root' }],
+        buffers: [{ byteLength: 40, uri }],
+        bufferViews: [
+          { buffer: 0, byteLength: 8 },
+          { buffer: 0, byteOffset: 8, byteLength: 32 },
+        ],
+        accessors: [
+          { bufferView: 0, componentType: 5126, type: 'SCALAR', count: 2 },
+          { bufferView: 1, componentType: 5126, type: 'VEC4', count: 2 },
+        ],
+        animations: [
+          { channels: [{ sampler: 0, target: { node: 0, path: 'rotation' } }], samplers: [{ input: 0, output: 1 }] },
+        ],
+      });
     writeFileSync(join(dir, 'asset', 'fifo.gltf'), gltf('pipe.bin'));
     writeFileSync(join(dir, 'asset', 'zero.gltf'), gltf('/dev/zero'));
     writeFileSync(join(dir, 'asset', 'outside.gltf'), gltf('../secret.bin'));
   });
 
   const cases: { what: string; args: (d: string) => string[]; files: (d: string) => string[]; problem: RegExp }[] = [
-    { what: 'compress /dev/zero', args: (d) => ['compress', '/dev/zero', '-o', join(d, 'out')], files: () => ['/dev/zero'], problem: /is a character device, not a regular file/ },
-    { what: 'compress a .bvh symlink to /dev/zero', args: (d) => ['compress', join(d, 'zero.bvh'), '-o', join(d, 'out')], files: (d) => [join(d, 'zero.bvh')], problem: /is a character device/ },
-    { what: 'compress a .bvh symlink to /dev/urandom', args: (d) => ['compress', join(d, 'random.bvh'), '-o', join(d, 'out')], files: (d) => [join(d, 'random.bvh')], problem: /is a character device/ },
-    { what: 'compress a FIFO', args: (d) => ['compress', join(d, 'pipe.bvh'), '-o', join(d, 'out')], files: (d) => [join(d, 'pipe.bvh')], problem: /is a FIFO \(named pipe\)/ },
+    {
+      what: 'compress /dev/zero',
+      args: (d) => ['compress', '/dev/zero', '-o', join(d, 'out')],
+      files: () => ['/dev/zero'],
+      problem: /is a character device, not a regular file/,
+    },
+    {
+      what: 'compress a .bvh symlink to /dev/zero',
+      args: (d) => ['compress', join(d, 'zero.bvh'), '-o', join(d, 'out')],
+      files: (d) => [join(d, 'zero.bvh')],
+      problem: /is a character device/,
+    },
+    {
+      what: 'compress a .bvh symlink to /dev/urandom',
+      args: (d) => ['compress', join(d, 'random.bvh'), '-o', join(d, 'out')],
+      files: (d) => [join(d, 'random.bvh')],
+      problem: /is a character device/,
+    },
+    {
+      what: 'compress a FIFO',
+      args: (d) => ['compress', join(d, 'pipe.bvh'), '-o', join(d, 'out')],
+      files: (d) => [join(d, 'pipe.bvh')],
+      problem: /is a FIFO \(named pipe\)/,
+    },
     {
       what: 'compress a FIFO and /dev/zero with --jobs 2',
       args: (d) => ['compress', join(d, 'pipe.bvh'), join(d, 'zero.bvh'), '--jobs', '2', '-o', join(d, 'out')],
       files: (d) => [join(d, 'pipe.bvh'), join(d, 'zero.bvh')],
       problem: /not a regular file/,
     },
-    { what: 'info /dev/zero', args: () => ['info', '/dev/zero'], files: () => ['/dev/zero'], problem: /is a character device/ },
-    { what: 'info a FIFO', args: (d) => ['info', join(d, 'pipe.bpk')], files: (d) => [join(d, 'pipe.bpk')], problem: /is a FIFO/ },
-    { what: 'verify x.bvh /dev/urandom', args: () => ['verify', FIXTURE, '/dev/urandom'], files: () => ['/dev/urandom'], problem: /is a character device/ },
-    { what: 'a glTF buffer URI naming a FIFO', args: (d) => ['compress', join(d, 'asset', 'fifo.gltf'), '-o', join(d, 'out')], files: (d) => [join(d, 'asset', 'fifo.gltf')], problem: /cannot load buffer "pipe\.bin" \(buffer 0\): is a FIFO/ },
-    { what: 'a glTF buffer URI naming /dev/zero', args: (d) => ['compress', join(d, 'asset', 'zero.gltf'), '-o', join(d, 'out')], files: (d) => [join(d, 'asset', 'zero.gltf')], problem: /cannot load buffer "\/dev\/zero" \(buffer 0\): the file is outside the asset's folder/ },
-    { what: 'a glTF buffer URI reaching outside the folder', args: (d) => ['compress', join(d, 'asset', 'outside.gltf'), '-o', join(d, 'out')], files: (d) => [join(d, 'asset', 'outside.gltf')], problem: /cannot load buffer "\.\.\/secret\.bin" \(buffer 0\): the file is outside the asset's folder/ },
+    {
+      what: 'info /dev/zero',
+      args: () => ['info', '/dev/zero'],
+      files: () => ['/dev/zero'],
+      problem: /is a character device/,
+    },
+    {
+      what: 'info a FIFO',
+      args: (d) => ['info', join(d, 'pipe.bpk')],
+      files: (d) => [join(d, 'pipe.bpk')],
+      problem: /is a FIFO/,
+    },
+    {
+      what: 'verify x.bvh /dev/urandom',
+      args: () => ['verify', FIXTURE, '/dev/urandom'],
+      files: () => ['/dev/urandom'],
+      problem: /is a character device/,
+    },
+    {
+      what: 'a glTF buffer URI naming a FIFO',
+      args: (d) => ['compress', join(d, 'asset', 'fifo.gltf'), '-o', join(d, 'out')],
+      files: (d) => [join(d, 'asset', 'fifo.gltf')],
+      problem: /cannot load buffer "pipe\.bin" \(buffer 0\): is a FIFO/,
+    },
+    {
+      what: 'a glTF buffer URI naming /dev/zero',
+      args: (d) => ['compress', join(d, 'asset', 'zero.gltf'), '-o', join(d, 'out')],
+      files: (d) => [join(d, 'asset', 'zero.gltf')],
+      problem: /cannot load buffer "\/dev\/zero" \(buffer 0\): the file is outside the asset's folder/,
+    },
+    {
+      what: 'a glTF buffer URI reaching outside the folder',
+      args: (d) => ['compress', join(d, 'asset', 'outside.gltf'), '-o', join(d, 'out')],
+      files: (d) => [join(d, 'asset', 'outside.gltf')],
+      problem: /cannot load buffer "\.\.\/secret\.bin" \(buffer 0\): the file is outside the asset's folder/,
+    },
   ];
 
   it.each(cases)('$what', { timeout: TEST_MS }, async ({ what, args, files, problem }) => {
     const run = await runMeasured(args(dir), dir, { deadlineMs: DEADLINE_MS });
     const lines = expectBoundedFailure(run, files(dir), what);
     for (const line of lines) expect(line, what).toMatch(problem);
-    expect(readdirSync(dir).includes('out') ? readdirSync(join(dir, 'out')).filter((f) => f.endsWith('.bpk')) : [], what).toEqual([]);
+    expect(
+      readdirSync(dir).includes('out') ? readdirSync(join(dir, 'out')).filter((f) => f.endsWith('.bpk')) : [],
+      what,
+    ).toEqual([]);
   });
 });
 
@@ -108,7 +177,9 @@ describe('100,000-joint chains are refused at the bone limit within 2 s and 300 
     ['glTF', 'gltf', limit],
     ['ACL SJSON', 'sjson', `line ${4 + MAX_BONES}, column 1: ${limit}`],
   ] as const)('%s', { timeout: TEST_MS }, async (what, key, problem) => {
-    const run = await runMeasured(['compress', files[key], '-o', join(dir, 'chain-out')], dir, { deadlineMs: DEADLINE_MS });
+    const run = await runMeasured(['compress', files[key], '-o', join(dir, 'chain-out')], dir, {
+      deadlineMs: DEADLINE_MS,
+    });
     const [line] = expectBoundedFailure(run, [files[key]], what);
     expect(line).toBe(`bonepress: ${files[key]}: ${problem}`);
   });
@@ -122,53 +193,97 @@ describe('signals', () => {
     writeFileSync(big, bvhChain(20_000, 40));
   });
 
-  it.each(['SIGTERM', 'SIGINT'] as const)('%s while a large clip compresses ends the run with 130, writing nothing', { timeout: TEST_MS }, async (signal) => {
-    const out = join(dir, `signal-${signal}`);
-    let sentAtMs = 0;
-    const run = await runMeasured(['compress', big, '-o', out], dir, {
-      deadlineMs: DEADLINE_MS,
-      onStart: (pid) => {
-        // Past start-up and the read: 1.5 s of CPU is well into compression.
-        const poll = setInterval(() => {
-          if (cpuMsOf(pid) < 1500) return;
-          clearInterval(poll);
-          sentAtMs = Date.now();
-          process.kill(pid, signal);
-        }, 20);
-      },
-    });
-    expect(sentAtMs, 'the signal was sent').toBeGreaterThan(0);
-    expect(run.timedOut, `did not end after ${signal}; stderr ${run.stderr}`).toBe(false);
-    expect(run.code, run.stderr).toBe(130);
-    expect(run.stderr).toMatch(/interrupted/);
-    expect(readdirSync(out).filter((f) => !f.startsWith('.'))).toEqual([]);
-  });
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    '%s while a large clip compresses ends the run with 130, writing nothing',
+    { timeout: TEST_MS },
+    async (signal) => {
+      const out = join(dir, `signal-${signal}`);
+      let sentAtMs = 0;
+      const run = await runMeasured(['compress', big, '-o', out], dir, {
+        deadlineMs: DEADLINE_MS,
+        onStart: (pid) => {
+          // Past start-up and the read: 1.5 s of CPU is well into compression.
+          const poll = setInterval(() => {
+            if (cpuMsOf(pid) < 1500) return;
+            clearInterval(poll);
+            sentAtMs = Date.now();
+            process.kill(pid, signal);
+          }, 20);
+        },
+      });
+      expect(sentAtMs, 'the signal was sent').toBeGreaterThan(0);
+      expect(run.timedOut, `did not end after ${signal}; stderr ${run.stderr}`).toBe(false);
+      expect(run.code, run.stderr).toBe(130);
+      expect(run.stderr).toMatch(/interrupted/);
+      expect(readdirSync(out).filter((f) => !f.startsWith('.'))).toEqual([]);
+    },
+  );
 });
 
 describe('per-input caps (issue 17)', () => {
   it.each([
-    ['--max-samples', ['--max-samples', '10'], /: line \d+: Frames: 20: 20 samples is over the limit of 10 \(maxSamples\)$/],
-    ['--max-bytes', ['--max-bytes', '10000'], /: line \d+: Frames: 20: 22 bones × 20 samples need 17\.2 KiB of tracks, over the limit of 9\.8 KiB \(maxBytes\)$/],
-    ['--max-input-bytes', ['--max-input-bytes', '1000'], /: is \d+(\.\d)? KiB, over the input limit of 1000 bytes \(maxInputBytes\)$/],
-  ] as const)('%s refuses a valid clip over it with exit 2, before reading its tracks', { timeout: TEST_MS }, async (what, flags, problem) => {
-    const run = await runMeasured(['compress', FIXTURE, '-o', join(dir, 'caps-out'), ...flags], dir, { deadlineMs: DEADLINE_MS });
-    const [line] = expectBoundedFailure(run, [FIXTURE], what);
-    expect(line).toMatch(problem);
-  });
+    [
+      '--max-samples',
+      ['--max-samples', '10'],
+      /: line \d+: Frames: 20: 20 samples is over the limit of 10 \(maxSamples\)$/,
+    ],
+    [
+      '--max-bytes',
+      ['--max-bytes', '10000'],
+      /: line \d+: Frames: 20: 22 bones × 20 samples need 17\.2 KiB of tracks, over the limit of 9\.8 KiB \(maxBytes\)$/,
+    ],
+    [
+      '--max-input-bytes',
+      ['--max-input-bytes', '1000'],
+      /: is \d+(\.\d)? KiB, over the input limit of 1000 bytes \(maxInputBytes\)$/,
+    ],
+  ] as const)(
+    '%s refuses a valid clip over it with exit 2, before reading its tracks',
+    { timeout: TEST_MS },
+    async (what, flags, problem) => {
+      const run = await runMeasured(['compress', FIXTURE, '-o', join(dir, 'caps-out'), ...flags], dir, {
+        deadlineMs: DEADLINE_MS,
+      });
+      const [line] = expectBoundedFailure(run, [FIXTURE], what);
+      expect(line).toMatch(problem);
+    },
+  );
 
   it('--allow-external-resources lets a glTF buffer outside the folder be read', { timeout: TEST_MS }, async () => {
     const asset = join(dir, 'external', 'asset');
     mkdirSync(asset, { recursive: true });
-    writeFileSync(join(dir, 'external', 'shared.bin'), Buffer.from(new Float32Array([0, 1 / 30, 0, 0, 0, 1, 0, 0.1, 0, 0.995]).buffer));
-    writeFileSync(join(asset, 'a.gltf'), JSON.stringify({
-      asset: { version: '2.0' }, nodes: [{ name: 'root' }], buffers: [{ byteLength: 40, uri: '../shared.bin' }],
-      bufferViews: [{ buffer: 0, byteLength: 8 }, { buffer: 0, byteOffset: 8, byteLength: 32 }],
-      accessors: [{ bufferView: 0, componentType: 5126, type: 'SCALAR', count: 2 }, { bufferView: 1, componentType: 5126, type: 'VEC4', count: 2 }],
-      animations: [{ channels: [{ sampler: 0, target: { node: 0, path: 'rotation' } }], samplers: [{ input: 0, output: 1 }] }],
-    }));
-    const refused = await runMeasured(['compress', join(asset, 'a.gltf'), '-o', join(dir, 'external', 'out')], dir, { deadlineMs: DEADLINE_MS });
+    writeFileSync(
+      join(dir, 'external', 'shared.bin'),
+      Buffer.from(new Float32Array([0, 1 / 30, 0, 0, 0, 1, 0, 0.1, 0, 0.995]).buffer),
+    );
+    writeFileSync(
+      join(asset, 'a.gltf'),
+      JSON.stringify({
+        asset: { version: '2.0' },
+        nodes: [{ name: 'root' }],
+        buffers: [{ byteLength: 40, uri: '../shared.bin' }],
+        bufferViews: [
+          { buffer: 0, byteLength: 8 },
+          { buffer: 0, byteOffset: 8, byteLength: 32 },
+        ],
+        accessors: [
+          { bufferView: 0, componentType: 5126, type: 'SCALAR', count: 2 },
+          { bufferView: 1, componentType: 5126, type: 'VEC4', count: 2 },
+        ],
+        animations: [
+          { channels: [{ sampler: 0, target: { node: 0, path: 'rotation' } }], samplers: [{ input: 0, output: 1 }] },
+        ],
+      }),
+    );
+    const refused = await runMeasured(['compress', join(asset, 'a.gltf'), '-o', join(dir, 'external', 'out')], dir, {
+      deadlineMs: DEADLINE_MS,
+    });
     expect(refused.code, refused.stderr).toBe(2);
-    const allowed = await runMeasured(['compress', join(asset, 'a.gltf'), '-o', join(dir, 'external', 'out'), '--allow-external-resources'], dir, { deadlineMs: DEADLINE_MS });
+    const allowed = await runMeasured(
+      ['compress', join(asset, 'a.gltf'), '-o', join(dir, 'external', 'out'), '--allow-external-resources'],
+      dir,
+      { deadlineMs: DEADLINE_MS },
+    );
     expect(allowed.code, allowed.stderr).toBe(0);
     expect(readdirSync(join(dir, 'external', 'out'))).toEqual(['a.bpk']);
   });
@@ -178,9 +293,19 @@ describe('names and messages', () => {
   it('a file name that is not UTF-8 is compressed under the name Node shows for it', { timeout: TEST_MS }, () => {
     const named = join(dir, 'latin');
     mkdirSync(named);
-    copyFileSync(FIXTURE, Buffer.concat([Buffer.from(`${named}/`), Buffer.from([0x63, 0x61, 0x66, 0xe9]), Buffer.from('.bvh')]));
+    copyFileSync(
+      FIXTURE,
+      Buffer.concat([Buffer.from(`${named}/`), Buffer.from([0x63, 0x61, 0x66, 0xe9]), Buffer.from('.bvh')]),
+    );
     // argv bytes that are not UTF-8 can only be passed through a shell.
-    const run = spawnSync('sh', ['-c', `exec "${process.execPath}" "${CLI}" compress "$(printf '${named}/caf\\351.bvh')" -o "${named}/out" --json`], { cwd: ROOT, encoding: 'utf8', timeout: DEADLINE_MS });
+    const run = spawnSync(
+      'sh',
+      [
+        '-c',
+        `exec "${process.execPath}" "${CLI}" compress "$(printf '${named}/caf\\351.bvh')" -o "${named}/out" --json`,
+      ],
+      { cwd: ROOT, encoding: 'utf8', timeout: DEADLINE_MS },
+    );
     expect(run.status, run.stderr).toBe(0);
     expect(readdirSync(join(named, 'out'))).toEqual(['caf\uFFFD.bpk']);
   });

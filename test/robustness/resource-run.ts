@@ -38,17 +38,30 @@ export interface MeasureOptions {
 let runCount = 0;
 
 /** Runs `bonepress <args>` with the usage preload; resolves when it has exited. */
-export function runMeasured(args: readonly string[], usageDir: string, options: MeasureOptions = {}): Promise<MeasuredRun> {
+export function runMeasured(
+  args: readonly string[],
+  usageDir: string,
+  options: MeasureOptions = {},
+): Promise<MeasuredRun> {
   const usageFile = join(usageDir, `usage-${process.pid}-${++runCount}.json`);
   const child = spawn(process.execPath, ['--import', PRELOAD, CLI, ...args], {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, BONEPRESS_USAGE_FILE: usageFile },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stdout = '', stderr = '', timedOut = false;
-  child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-  child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
-  const timer = setTimeout(() => { timedOut = true; child.kill('SIGKILL'); }, options.deadlineMs ?? 60_000);
+  let stdout = '',
+    stderr = '',
+    timedOut = false;
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+  });
+  child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+  });
+  const timer = setTimeout(() => {
+    timedOut = true;
+    child.kill('SIGKILL');
+  }, options.deadlineMs ?? 60_000);
   if (child.pid !== undefined) options.onStart?.(child.pid, () => cpuMsOf(child.pid!));
   return new Promise((resolve) => {
     child.on('close', (code, signal) => {

@@ -6,6 +6,9 @@ const out = process.env.BONEPRESS_USAGE_FILE;
 if (out) {
   process.on('exit', () => {
     const usage = process.resourceUsage();
-    writeFileSync(out, JSON.stringify({ cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000, maxRssBytes: usage.maxRSS * 1024 }));
+    writeFileSync(
+      out,
+      JSON.stringify({ cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000, maxRssBytes: usage.maxRSS * 1024 }),
+    );
   });
 }

@@ -1,8 +1,22 @@
 import { describe, expect, it } from 'vitest';
 
 import {
-  BitWriter, MAX_QUANT, bitsFromFloat, componentBits, decodeReference, floatFromBits, isRawRate, quantizeToScale, readBits,
-  rotationRangeExtent, rotationRangeMin, segmentConstant, segmentExtent, segmentOffset, segmentStep, trackComponentBits,
+  BitWriter,
+  MAX_QUANT,
+  bitsFromFloat,
+  componentBits,
+  decodeReference,
+  floatFromBits,
+  isRawRate,
+  quantizeToScale,
+  readBits,
+  rotationRangeExtent,
+  rotationRangeMin,
+  segmentConstant,
+  segmentExtent,
+  segmentOffset,
+  segmentStep,
+  trackComponentBits,
 } from '../../src/runtime/bits.js';
 import { MAX_QUANTIZED_BITS, RAW_BITS } from '../../src/runtime/format.js';
 import { mulberry32 } from '../utils/synthetic.js';
@@ -10,7 +24,8 @@ import { mulberry32 } from '../utils/synthetic.js';
 /** A uniformly random unsigned integer of `bits` bits (0..32). */
 function randomBits(random: () => number, bits: number): number {
   if (bits === 0) return 0;
-  const hi = Math.floor(random() * 0x10000), lo = Math.floor(random() * 0x10000);
+  const hi = Math.floor(random() * 0x10000),
+    lo = Math.floor(random() * 0x10000);
   const v = ((hi << 16) | lo) >>> 0;
   return bits === 32 ? v : v & (2 ** bits - 1);
 }
@@ -206,7 +221,7 @@ describe('quantisation at every bit rate 1..24', { timeout: 30_000 }, () => {
       expect(isFloat32(offset)).toBe(true);
       for (let bits = 0; bits <= MAX_QUANTIZED_BITS; bits++) {
         const step = segmentStep(clipExtent, extentByte, bits);
-        expect(step).toBe(Math.fround(((extentByte / 255) * clipExtent) * (bits === 0 ? 0 : 1 / (2 ** bits - 1))));
+        expect(step).toBe(Math.fround((extentByte / 255) * clipExtent * (bits === 0 ? 0 : 1 / (2 ** bits - 1))));
         expect(isFloat32(step)).toBe(true);
       }
     }
@@ -273,7 +288,9 @@ describe('quantisation at every bit rate 1..24', { timeout: 30_000 }, () => {
       expect(segmentConstant(clipMin, clipExtent, 0)).toBe(clipMin);
       expect(segmentConstant(clipMin, clipExtent, 65535)).toBe(Math.fround(clipMin + clipExtent));
       const halfCode = clipExtent / 65535 / 2;
-      const notRounded: number[] = [], tooCoarse: number[] = [], wrong: number[] = [];
+      const notRounded: number[] = [],
+        tooCoarse: number[] = [],
+        wrong: number[] = [];
       for (let q = 0; q <= 65535; q++) {
         const v = segmentConstant(clipMin, clipExtent, q);
         const exact = clipMin + (q / 65535) * clipExtent;
@@ -394,7 +411,7 @@ describe('componentBits and trackComponentBits', { timeout: 30_000 }, () => {
     }
   });
 
-  it('reads each stored component\'s segment extent from its slot, by dropped component', () => {
+  it("reads each stored component's segment extent from its slot, by dropped component", () => {
     // Clip ranges of x, y, z, w: (min, extent) pairs with distinct extents.
     const clipRanges = Float64Array.of(-1, 2, -0.5, 0.25, 0, 1, 0.1, 0.01);
     const slot = Uint8Array.of(0, 255, 3, 128, 7, 9, 99);

@@ -15,7 +15,9 @@ const TIMEOUT = 60_000;
 /** Three clips of different skeletons: a corpus clip (22 bones), a scaled tree and a short chain. */
 const crowdBytes = [
   compress(loadFixture('dataset-1_walk_happy_002.bvh')).bytes,
-  compress(makeSyntheticClip({ boneCount: 9, sampleCount: 50, seed: 3, animatedScale: true, animatedTranslationShare: 0.5 })).bytes,
+  compress(
+    makeSyntheticClip({ boneCount: 9, sampleCount: 50, seed: 3, animatedScale: true, animatedTranslationShare: 0.5 }),
+  ).bytes,
   compress(makeSyntheticClip({ boneCount: 4, sampleCount: 20, seed: 4, shape: 'chain' })).bytes,
 ];
 function crowdClips(decoder: 'auto' | 'typescript' = 'auto'): CompressedClip[] {
@@ -23,7 +25,11 @@ function crowdClips(decoder: 'auto' | 'typescript' = 'auto'): CompressedClip[] {
 }
 
 /** A crowd of `count` characters over `clips`, with seeded times, some outside the clips. */
-function crowdOf(clips: CompressedClip[], count: number, seed: number): { samplers: ClipSampler[]; times: Float64Array } {
+function crowdOf(
+  clips: CompressedClip[],
+  count: number,
+  seed: number,
+): { samplers: ClipSampler[]; times: Float64Array } {
   const random = mulberry32(seed);
   const samplers: ClipSampler[] = [];
   const times = new Float64Array(count);
@@ -47,7 +53,9 @@ describe('CrowdSampler', { timeout: TIMEOUT }, () => {
       let at = 0;
       for (let i = 0; i < samplers.length; i++) {
         const clip = samplers[i].clip;
-        const pose = clips[i % clips.length].createSampler().sample(times[i], new Float32Array(clip.boneCount * POSE_STRIDE), { looping });
+        const pose = clips[i % clips.length]
+          .createSampler()
+          .sample(times[i], new Float32Array(clip.boneCount * POSE_STRIDE), { looping });
         expect(Array.from(out.subarray(at, at + pose.length)), `character ${i} (${looping})`).toEqual(Array.from(pose));
         at += pose.length;
       }
@@ -92,21 +100,36 @@ describe('CrowdSampler', { timeout: TIMEOUT }, () => {
     local.sample(samplers, times, poses);
     expect(o16.sample(samplers, times, m16)).toBe(m16.length);
     expect(o12.sample(samplers, times, m12)).toBe(m12.length);
-    let atPose = 0, at16 = 0, at12 = 0, worst = 0;
+    let atPose = 0,
+      at16 = 0,
+      at12 = 0,
+      worst = 0;
     for (const sampler of samplers) {
       const { boneCount, parents } = sampler.clip;
-      const expected = localToObject(poses.subarray(atPose, atPose + boneCount * POSE_STRIDE), parents, new Float32Array(16 * boneCount));
+      const expected = localToObject(
+        poses.subarray(atPose, atPose + boneCount * POSE_STRIDE),
+        parents,
+        new Float32Array(16 * boneCount),
+      );
       for (let i = 0; i < 16 * boneCount; i++) {
         const scale = Math.max(1, Math.abs(expected[i]));
         worst = Math.max(worst, Math.abs(m16[at16 + i] - expected[i]) / scale);
       }
       for (let b = 0; b < boneCount; b++) {
         for (let row = 0; row < 3; row++) {
-          for (let col = 0; col < 4; col++) expect(m12[at12 + 12 * b + 4 * row + col]).toBe(m16[at16 + 16 * b + 4 * col + row]);
+          for (let col = 0; col < 4; col++)
+            expect(m12[at12 + 12 * b + 4 * row + col]).toBe(m16[at16 + 16 * b + 4 * col + row]);
         }
-        expect([m16[at16 + 16 * b + 3], m16[at16 + 16 * b + 7], m16[at16 + 16 * b + 11], m16[at16 + 16 * b + 15]]).toEqual([0, 0, 0, 1]);
+        expect([
+          m16[at16 + 16 * b + 3],
+          m16[at16 + 16 * b + 7],
+          m16[at16 + 16 * b + 11],
+          m16[at16 + 16 * b + 15],
+        ]).toEqual([0, 0, 0, 1]);
       }
-      atPose += boneCount * POSE_STRIDE; at16 += 16 * boneCount; at12 += 12 * boneCount;
+      atPose += boneCount * POSE_STRIDE;
+      at16 += 16 * boneCount;
+      at12 += 12 * boneCount;
     }
     // One object-space walk (pose.ts) serves both: the same floats.
     expect(worst).toBe(0);
@@ -133,17 +156,23 @@ describe('CrowdSampler', { timeout: TIMEOUT }, () => {
     }
   });
 
-  it('skeletons up to the kernel pass\'s bone limit are walked by the kernel, larger ones by crowd.ts, to the same floats', () => {
+  it("skeletons up to the kernel pass's bone limit are walked by the kernel, larger ones by crowd.ts, to the same floats", () => {
     for (const bones of [KERNEL_MAX_WORLD_BONES, KERNEL_MAX_WORLD_BONES + 1]) {
-      const bytes = compress(makeSyntheticClip({ boneCount: bones, sampleCount: 4, seed: bones, shape: 'chain' })).bytes;
-      const wasm = CompressedClip.open(bytes), ts = CompressedClip.open(bytes, { decoder: 'typescript' });
+      const bytes = compress(
+        makeSyntheticClip({ boneCount: bones, sampleCount: 4, seed: bones, shape: 'chain' }),
+      ).bytes;
+      const wasm = CompressedClip.open(bytes),
+        ts = CompressedClip.open(bytes, { decoder: 'typescript' });
       expect(wasm.decoder).toBe('wasm');
-      expect(wasm.createSampler().sampleObjectInto(0, new Float32Array(16 * bones), 0, false), `${bones} bones`).toBe(bones <= KERNEL_MAX_WORLD_BONES);
+      expect(wasm.createSampler().sampleObjectInto(0, new Float32Array(16 * bones), 0, false), `${bones} bones`).toBe(
+        bones <= KERNEL_MAX_WORLD_BONES,
+      );
       const samplers = [wasm.createSampler(), clips[0].createSampler(), wasm.createSampler()];
       const tsSamplers = [ts.createSampler(), crowdClips('typescript')[0].createSampler(), ts.createSampler()];
       const times = [0.3 * wasm.duration, 0.5 * clips[0].duration, 0.9 * wasm.duration];
       const crowd = new CrowdSampler({ output: 'object16' });
-      const fromKernel = new Float32Array(crowd.floatsFor(samplers)), fromWalk = new Float32Array(fromKernel.length);
+      const fromKernel = new Float32Array(crowd.floatsFor(samplers)),
+        fromWalk = new Float32Array(fromKernel.length);
       crowd.sample(samplers, times, fromKernel);
       crowd.sample(tsSamplers, times, fromWalk);
       expect(new Uint32Array(fromKernel.buffer), `${bones} bones`).toEqual(new Uint32Array(fromWalk.buffer));
@@ -162,15 +191,25 @@ describe('CrowdSampler', { timeout: TIMEOUT }, () => {
     const { samplers, times } = crowdOf(clips, 4, 4);
     const expectBad = (run: () => unknown, text: string) => {
       let error: unknown;
-      try { run(); } catch (e) { error = e; }
+      try {
+        run();
+      } catch (e) {
+        error = e;
+      }
       expect(error).toBeInstanceOf(FormatError);
       expect((error as FormatError).code).toBe(FORMAT_ERROR.BAD_ARGUMENT);
       expect((error as FormatError).message).toContain(text);
     };
     for (const output of ['local', 'object16', 'object12'] as CrowdOutput[]) {
       const crowd = new CrowdSampler({ output });
-      expectBad(() => crowd.sample(samplers, times, new Float32Array(crowd.floatsFor(samplers) - 1)), 'the crowd needs');
-      expectBad(() => crowd.sample(samplers, times.subarray(0, 3), new Float32Array(crowd.floatsFor(samplers))), '3 times for 4 characters');
+      expectBad(
+        () => crowd.sample(samplers, times, new Float32Array(crowd.floatsFor(samplers) - 1)),
+        'the crowd needs',
+      );
+      expectBad(
+        () => crowd.sample(samplers, times.subarray(0, 3), new Float32Array(crowd.floatsFor(samplers))),
+        '3 times for 4 characters',
+      );
     }
     expectBad(() => new CrowdSampler({ output: 'world' as CrowdOutput }), 'output must be');
     expectBad(() => samplers[0].sampleInto(0, new Float32Array(10 * clips[0].boneCount), 1), 'needs');

@@ -4,7 +4,16 @@ import { compress } from '../../src/compress/index.js';
 import { CompressedClip } from '../../src/runtime/compressed-clip.js';
 import { FORMAT_ERROR, FormatError, type FormatErrorCode } from '../../src/runtime/errors.js';
 import {
-  CLIP_RANGE_BYTES, DROP_SHIFT, FLAGS, HEADER, MAGIC, RAW_BITS, SEGMENT_RANGE_BYTES, TRACK_KIND, VERSION, align4,
+  CLIP_RANGE_BYTES,
+  DROP_SHIFT,
+  FLAGS,
+  HEADER,
+  MAGIC,
+  RAW_BITS,
+  SEGMENT_RANGE_BYTES,
+  TRACK_KIND,
+  VERSION,
+  align4,
 } from '../../src/runtime/format.js';
 import { POSE_STRIDE } from '../../src/runtime/pose.js';
 import { encodeWithRates, patched, resealChecksum } from '../utils/clips.js';
@@ -12,7 +21,13 @@ import { makeSyntheticClip, mulberry32 } from '../utils/synthetic.js';
 
 /** 7 bones (21 tracks: the bitsets' last word has unused bits), 40 samples (3 segments), every track class. */
 const clip = makeSyntheticClip({
-  boneCount: 7, sampleCount: 40, seed: 2, animatedScale: true, animatedTranslationShare: 0.5, constantShare: 0.3, defaultShare: 0.2,
+  boneCount: 7,
+  sampleCount: 40,
+  seed: 2,
+  animatedScale: true,
+  animatedTranslationShare: 0.5,
+  constantShare: 0.3,
+  defaultShare: 0.2,
 });
 const BASE = compress(clip).bytes;
 const NO_CHECKSUM = compress(clip, { checksum: false }).bytes;
@@ -23,7 +38,10 @@ const base = CompressedClip.open(BASE);
 const u32 = (bytes: Uint8Array, at: number) => new DataView(bytes.buffer, bytes.byteOffset).getUint32(at, true);
 
 /** The FormatError code `open` throws (undefined when it opens); any other exception fails the test. */
-function openError(bytes: Uint8Array, options?: Parameters<typeof CompressedClip.open>[1]): FormatErrorCode | undefined {
+function openError(
+  bytes: Uint8Array,
+  options?: Parameters<typeof CompressedClip.open>[1],
+): FormatErrorCode | undefined {
   try {
     CompressedClip.open(bytes, options);
     return undefined;
@@ -52,11 +70,17 @@ function firstAnimated(c: CompressedClip, kind: number): number {
 describe('the test file', () => {
   it('has every section and track class the corruptions below need', () => {
     const sizes = base.sectionSizes();
-    for (const key of ['parents', 'bitsets', 'constants', 'clipRanges', 'rotationRefs', 'segments', 'names'] as const) expect(sizes[key]).toBeGreaterThan(0);
+    for (const key of ['parents', 'bitsets', 'constants', 'clipRanges', 'rotationRefs', 'segments', 'names'] as const)
+      expect(sizes[key]).toBeGreaterThan(0);
     expect(base.segmentCount).toBe(3);
-    for (const kind of [TRACK_KIND.ROTATION, TRACK_KIND.TRANSLATION, TRACK_KIND.SCALE]) expect(firstAnimated(base, kind)).toBeGreaterThanOrEqual(0);
+    for (const kind of [TRACK_KIND.ROTATION, TRACK_KIND.TRANSLATION, TRACK_KIND.SCALE])
+      expect(firstAnimated(base, kind)).toBeGreaterThanOrEqual(0);
     expect(base.hasChecksum).toBe(true);
-    expect(Object.values(sizes).slice(0, -1).reduce((a, b) => a + b, 0)).toBe(sizes.total);
+    expect(
+      Object.values(sizes)
+        .slice(0, -1)
+        .reduce((a, b) => a + b, 0),
+    ).toBe(sizes.total);
     expect(sizes.total).toBe(BASE.length);
   });
 });
@@ -70,7 +94,14 @@ describe('header', () => {
   it('rejects a wrong magic', () => {
     expect(u32(BASE, HEADER.MAGIC)).toBe(MAGIC);
     expect(Array.from(BASE.subarray(0, 4))).toEqual([0x42, 0x50, 0x4b, 0x1a]);
-    for (const at of [0, 1, 2, 3]) expect(openError(patched(BASE, (_v, b) => { b[at] ^= 0x20; }))).toBe(FORMAT_ERROR.BAD_MAGIC);
+    for (const at of [0, 1, 2, 3])
+      expect(
+        openError(
+          patched(BASE, (_v, b) => {
+            b[at] ^= 0x20;
+          }),
+        ),
+      ).toBe(FORMAT_ERROR.BAD_MAGIC);
   });
 
   it('rejects older and newer versions with a message saying what to do', () => {
@@ -89,13 +120,19 @@ describe('header', () => {
 
   it('rejects unknown flags', () => {
     for (const bit of [4, 8, 15]) {
-      expect(openError(patched(BASE, (view) => view.setUint16(HEADER.FLAGS, view.getUint16(HEADER.FLAGS, true) | (1 << bit), true)))).toBe(FORMAT_ERROR.BAD_HEADER);
+      expect(
+        openError(
+          patched(BASE, (view) => view.setUint16(HEADER.FLAGS, view.getUint16(HEADER.FLAGS, true) | (1 << bit), true)),
+        ),
+      ).toBe(FORMAT_ERROR.BAD_HEADER);
     }
   });
 
   it('rejects a size field that does not match the buffer', () => {
     for (const delta of [-4, -1, 1, 4, 1 << 20]) {
-      expect(openError(patched(BASE, (view) => view.setUint32(HEADER.TOTAL_SIZE, BASE.length + delta, true)))).toBe(FORMAT_ERROR.BAD_SIZE);
+      expect(openError(patched(BASE, (view) => view.setUint32(HEADER.TOTAL_SIZE, BASE.length + delta, true)))).toBe(
+        FORMAT_ERROR.BAD_SIZE,
+      );
     }
   });
 
@@ -108,7 +145,9 @@ describe('header', () => {
     };
     const over = ofSize(2 ** 28 + 4);
     expect(openError(over)).toBe(FORMAT_ERROR.BAD_SIZE);
-    expect(openMessage(over)).toBe(`${2 ** 28 + 4} bytes is larger than a clip may be (${2 ** 28}) (at byte ${HEADER.TOTAL_SIZE})`);
+    expect(openMessage(over)).toBe(
+      `${2 ** 28 + 4} bytes is larger than a clip may be (${2 ** 28}) (at byte ${HEADER.TOTAL_SIZE})`,
+    );
     new DataView(over.buffer).setUint32(HEADER.TOTAL_SIZE, NO_CHECKSUM.length, true);
     expect(openMessage(over)).toContain('larger than a clip may be');
     // At the limit the size passes; this one fails later, on the bytes after its last section.
@@ -140,27 +179,58 @@ describe('header', () => {
 
   it.each([
     ['bone count 0', (v: DataView) => v.setUint16(HEADER.BONE_COUNT, 0, true), FORMAT_ERROR.BAD_HEADER],
-    ['bone count 9 of 7 (parents then run into the bitsets)', (v: DataView) => v.setUint16(HEADER.BONE_COUNT, 9, true), FORMAT_ERROR.BAD_VALUE],
+    [
+      'bone count 9 of 7 (parents then run into the bitsets)',
+      (v: DataView) => v.setUint16(HEADER.BONE_COUNT, 9, true),
+      FORMAT_ERROR.BAD_VALUE,
+    ],
     ['bone count 6 of 7', (v: DataView) => v.setUint16(HEADER.BONE_COUNT, 6, true), FORMAT_ERROR.BAD_OFFSET],
     ['sample count 0', (v: DataView) => v.setUint32(HEADER.SAMPLE_COUNT, 0, true), FORMAT_ERROR.BAD_HEADER],
-    ['sample count 2³² − 1 (more bone samples than a clip may hold)', (v: DataView) => v.setUint32(HEADER.SAMPLE_COUNT, 0xffffffff, true), FORMAT_ERROR.BAD_HEADER],
+    [
+      'sample count 2³² − 1 (more bone samples than a clip may hold)',
+      (v: DataView) => v.setUint32(HEADER.SAMPLE_COUNT, 0xffffffff, true),
+      FORMAT_ERROR.BAD_HEADER,
+    ],
     ['start time −1', (v: DataView) => v.setFloat64(HEADER.START_TIME, -1, true), FORMAT_ERROR.BAD_HEADER],
     ['start time NaN', (v: DataView) => v.setFloat64(HEADER.START_TIME, NaN, true), FORMAT_ERROR.BAD_HEADER],
-    ['duration before the start time', (v: DataView) => { v.setFloat64(HEADER.START_TIME, 2, true); v.setFloat64(HEADER.DURATION, 1, true); }, FORMAT_ERROR.BAD_HEADER],
+    [
+      'duration before the start time',
+      (v: DataView) => {
+        v.setFloat64(HEADER.START_TIME, 2, true);
+        v.setFloat64(HEADER.DURATION, 1, true);
+      },
+      FORMAT_ERROR.BAD_HEADER,
+    ],
     ['duration +∞', (v: DataView) => v.setFloat64(HEADER.DURATION, Infinity, true), FORMAT_ERROR.BAD_HEADER],
-    ['the node-index flag without the section', (v: DataView) => v.setUint16(HEADER.FLAGS, v.getUint16(HEADER.FLAGS, true) | FLAGS.HAS_NODE_INDICES, true), FORMAT_ERROR.BAD_OFFSET],
+    [
+      'the node-index flag without the section',
+      (v: DataView) => v.setUint16(HEADER.FLAGS, v.getUint16(HEADER.FLAGS, true) | FLAGS.HAS_NODE_INDICES, true),
+      FORMAT_ERROR.BAD_OFFSET,
+    ],
     ['sample rate 0', (v: DataView) => v.setFloat64(HEADER.SAMPLE_RATE, 0, true), FORMAT_ERROR.BAD_HEADER],
     ['sample rate −30', (v: DataView) => v.setFloat64(HEADER.SAMPLE_RATE, -30, true), FORMAT_ERROR.BAD_HEADER],
     ['sample rate NaN', (v: DataView) => v.setFloat64(HEADER.SAMPLE_RATE, NaN, true), FORMAT_ERROR.BAD_HEADER],
     ['sample rate +∞', (v: DataView) => v.setFloat64(HEADER.SAMPLE_RATE, Infinity, true), FORMAT_ERROR.BAD_HEADER],
-    ['a sample rate so small the duration is infinite', (v: DataView) => v.setFloat64(HEADER.SAMPLE_RATE, 1e-320, true), FORMAT_ERROR.BAD_HEADER],
+    [
+      'a sample rate so small the duration is infinite',
+      (v: DataView) => v.setFloat64(HEADER.SAMPLE_RATE, 1e-320, true),
+      FORMAT_ERROR.BAD_HEADER,
+    ],
     ['segment count + 1', (v: DataView) => v.setUint32(HEADER.SEGMENT_COUNT, 4, true), FORMAT_ERROR.BAD_HEADER],
     ['segment count − 1', (v: DataView) => v.setUint32(HEADER.SEGMENT_COUNT, 2, true), FORMAT_ERROR.BAD_HEADER],
-    ['sample count of another segment count', (v: DataView) => v.setUint32(HEADER.SAMPLE_COUNT, 56, true), FORMAT_ERROR.BAD_HEADER],
+    [
+      'sample count of another segment count',
+      (v: DataView) => v.setUint32(HEADER.SAMPLE_COUNT, 56, true),
+      FORMAT_ERROR.BAD_HEADER,
+    ],
     ['segment size 15', (v: DataView) => v.setUint16(HEADER.SEGMENT_SIZE, 15, true), FORMAT_ERROR.BAD_HEADER],
     ['rotation format 1', (v: DataView) => v.setUint8(HEADER.ROTATION_FORMAT, 1), FORMAT_ERROR.BAD_HEADER],
     ['unit code 5', (v: DataView) => v.setUint8(HEADER.UNIT, 5), FORMAT_ERROR.BAD_HEADER],
-    ['animated track count + 1', (v: DataView) => v.setUint16(HEADER.ANIMATED_TRACK_COUNT, base.animatedTrackCount + 1, true), FORMAT_ERROR.BAD_HEADER],
+    [
+      'animated track count + 1',
+      (v: DataView) => v.setUint16(HEADER.ANIMATED_TRACK_COUNT, base.animatedTrackCount + 1, true),
+      FORMAT_ERROR.BAD_HEADER,
+    ],
   ] as const)('rejects %s', (_name, edit, code) => {
     expect(openError(patched(BASE, edit))).toBe(code);
   });
@@ -179,7 +249,9 @@ describe('sections', { timeout: 30_000 }, () => {
 
   it.each(OFFSET_FIELDS)('rejects a moved %s offset', (_name, field) => {
     for (const delta of [4, -4, 1]) {
-      expect(openError(patched(BASE, (v) => v.setUint32(field, v.getUint32(field, true) + delta, true)))).toBe(FORMAT_ERROR.BAD_OFFSET);
+      expect(openError(patched(BASE, (v) => v.setUint32(field, v.getUint32(field, true) + delta, true)))).toBe(
+        FORMAT_ERROR.BAD_OFFSET,
+      );
     }
     expect(openError(patched(BASE, (v) => v.setUint32(field, 0xfffffff0, true)))).toBe(FORMAT_ERROR.BAD_OFFSET);
   });
@@ -187,9 +259,13 @@ describe('sections', { timeout: 30_000 }, () => {
   it('rejects a names offset without the names flag', () => {
     const stripped = compress(clip, { stripNames: true }).bytes;
     expect(u32(stripped, HEADER.NAMES_OFFSET)).toBe(0);
-    expect(openError(patched(stripped, (v) => v.setUint32(HEADER.NAMES_OFFSET, stripped.length, true)))).toBe(FORMAT_ERROR.BAD_OFFSET);
+    expect(openError(patched(stripped, (v) => v.setUint32(HEADER.NAMES_OFFSET, stripped.length, true)))).toBe(
+      FORMAT_ERROR.BAD_OFFSET,
+    );
     // Dropping the flag from a file that has names leaves the names as trailing bytes.
-    expect(openError(patched(BASE, (v) => v.setUint16(HEADER.FLAGS, FLAGS.HAS_CHECKSUM, true)))).toBe(FORMAT_ERROR.BAD_OFFSET);
+    expect(openError(patched(BASE, (v) => v.setUint16(HEADER.FLAGS, FLAGS.HAS_CHECKSUM, true)))).toBe(
+      FORMAT_ERROR.BAD_OFFSET,
+    );
   });
 
   it('starts every section on a 4-byte boundary', () => {
@@ -203,7 +279,10 @@ describe('sections', { timeout: 30_000 }, () => {
     const parts = [s.header, s.parents, s.bitsets, s.constants, s.clipRanges, s.rotationRefs, s.segments, s.names];
     const out: number[] = [];
     let at = 0;
-    for (const p of parts) { at += p; out.push(at); }
+    for (const p of parts) {
+      at += p;
+      out.push(at);
+    }
     return out;
   }
 
@@ -244,7 +323,12 @@ describe('sections', { timeout: 30_000 }, () => {
 });
 
 describe('key times', () => {
-  const timed = compress({ ...clip, sampleTimes: Float32Array.from({ length: 40 }, (_, k) => k / 30 + (k >= 25 ? 0.2 : 0)), startTime: 0, duration: 39 / 30 + 0.2 }).bytes;
+  const timed = compress({
+    ...clip,
+    sampleTimes: Float32Array.from({ length: 40 }, (_, k) => k / 30 + (k >= 25 ? 0.2 : 0)),
+    startTime: 0,
+    duration: 39 / 30 + 0.2,
+  }).bytes;
   const at = CompressedClip.open(timed).sectionSizes();
   // The key times sit right before the segments.
   const keyTimesAt = u32(timed, HEADER.SEGMENTS_OFFSET) - at.keyTimes;
@@ -262,9 +346,13 @@ describe('key times', () => {
   });
 
   it('a cleared or set key-times flag moves where the segments must start', () => {
-    const cleared = patched(timed, (view) => view.setUint16(HEADER.FLAGS, view.getUint16(HEADER.FLAGS, true) & ~FLAGS.HAS_KEY_TIMES, true));
+    const cleared = patched(timed, (view) =>
+      view.setUint16(HEADER.FLAGS, view.getUint16(HEADER.FLAGS, true) & ~FLAGS.HAS_KEY_TIMES, true),
+    );
     expect(openError(cleared)).toBe(FORMAT_ERROR.BAD_OFFSET);
-    const set = patched(BASE, (view) => view.setUint16(HEADER.FLAGS, view.getUint16(HEADER.FLAGS, true) | FLAGS.HAS_KEY_TIMES, true));
+    const set = patched(BASE, (view) =>
+      view.setUint16(HEADER.FLAGS, view.getUint16(HEADER.FLAGS, true) | FLAGS.HAS_KEY_TIMES, true),
+    );
     // Read as key times, the first segment's bytes are no valid times (or, if they were, the segments would not start there).
     expect([FORMAT_ERROR.BAD_VALUE, FORMAT_ERROR.BAD_OFFSET]).toContain(openError(set));
   });
@@ -274,8 +362,17 @@ describe('values', { timeout: 30_000 }, () => {
   const parentsAt = u32(BASE, HEADER.PARENTS_OFFSET);
 
   it('rejects a parent index that does not precede its bone', () => {
-    for (const [bone, parent] of [[3, 3], [3, 4], [1, 6], [0, 0], [2, -2], [5, 32767]]) {
-      expect(openError(patched(BASE, (v) => v.setInt16(parentsAt + 2 * bone, parent, true)))).toBe(FORMAT_ERROR.BAD_VALUE);
+    for (const [bone, parent] of [
+      [3, 3],
+      [3, 4],
+      [1, 6],
+      [0, 0],
+      [2, -2],
+      [5, 32767],
+    ]) {
+      expect(openError(patched(BASE, (v) => v.setInt16(parentsAt + 2 * bone, parent, true)))).toBe(
+        FORMAT_ERROR.BAD_VALUE,
+      );
     }
     expect(openError(patched(BASE, (v) => v.setInt16(parentsAt + 2 * 4, -1, true)))).toBeUndefined(); // a second root is fine
   });
@@ -285,13 +382,16 @@ describe('values', { timeout: 30_000 }, () => {
     // 21 tracks: one word per bitset. Track 1 of the default bitset also in the constant one.
     const words = 1;
     const both = patched(BASE, (v) => {
-      const def = v.getUint32(bitsetsAt, true), con = v.getUint32(bitsetsAt + 4 * words, true);
+      const def = v.getUint32(bitsetsAt, true),
+        con = v.getUint32(bitsetsAt + 4 * words, true);
       const t = [...Array(21).keys()].find((i) => (def >>> i) & 1)!;
       v.setUint32(bitsetsAt + 4 * words, con | (1 << t), true);
     });
     expect(openError(both)).toBe(FORMAT_ERROR.BAD_VALUE);
     for (const bit of [21, 31]) {
-      expect(openError(patched(BASE, (v) => v.setUint32(bitsetsAt, v.getUint32(bitsetsAt, true) | (1 << bit), true)))).toBe(FORMAT_ERROR.BAD_VALUE);
+      expect(
+        openError(patched(BASE, (v) => v.setUint32(bitsetsAt, v.getUint32(bitsetsAt, true) | (1 << bit), true))),
+      ).toBe(FORMAT_ERROR.BAD_VALUE);
     }
   });
 
@@ -301,7 +401,9 @@ describe('values', { timeout: 30_000 }, () => {
       const j = firstAnimated(base, kind);
       for (let rate = 25; rate < 64; rate++) {
         if (rate === RAW_BITS) continue;
-        const bad = patched(BASE, (_v, b) => { b[segAt + j] = (b[segAt + j] & ~0x3f) | rate; });
+        const bad = patched(BASE, (_v, b) => {
+          b[segAt + j] = (b[segAt + j] & ~0x3f) | rate;
+        });
         expect(openError(bad), `kind ${kind} rate ${rate}`).toBe(FORMAT_ERROR.BAD_VALUE);
       }
     }
@@ -312,13 +414,23 @@ describe('values', { timeout: 30_000 }, () => {
     for (const kind of [TRACK_KIND.TRANSLATION, TRACK_KIND.SCALE]) {
       const j = firstAnimated(base, kind);
       for (const drop of [1, 2, 3]) {
-        expect(openError(patched(BASE, (_v, b) => { b[segAt + j] |= drop << DROP_SHIFT; }))).toBe(FORMAT_ERROR.BAD_VALUE);
+        expect(
+          openError(
+            patched(BASE, (_v, b) => {
+              b[segAt + j] |= drop << DROP_SHIFT;
+            }),
+          ),
+        ).toBe(FORMAT_ERROR.BAD_VALUE);
       }
     }
     // On a rotation track the same bits choose the dropped component; the original choice opens.
     const r = firstAnimated(base, TRACK_KIND.ROTATION);
     const original = BASE[segAt + r] >>> DROP_SHIFT;
-    const c = CompressedClip.open(patched(BASE, (_v, b) => { b[segAt + r] = (b[segAt + r] & 0x3f) | (original << DROP_SHIFT); }));
+    const c = CompressedClip.open(
+      patched(BASE, (_v, b) => {
+        b[segAt + r] = (b[segAt + r] & 0x3f) | (original << DROP_SHIFT);
+      }),
+    );
     expect(c.sample(0.2, new Float32Array(c.boneCount * POSE_STRIDE)).every(Number.isFinite)).toBe(true);
   });
 
@@ -329,7 +441,9 @@ describe('values', { timeout: 30_000 }, () => {
     expect(c.sectionSizes().constants).toBeGreaterThan(0);
     for (const value of [NaN, Infinity, -Infinity]) {
       for (const offset of [0, c.sectionSizes().constants - 4]) {
-        expect(openError(patched(NO_CHECKSUM, (v) => v.setFloat32(at + offset, value, true)))).toBe(FORMAT_ERROR.BAD_VALUE);
+        expect(openError(patched(NO_CHECKSUM, (v) => v.setFloat32(at + offset, value, true)))).toBe(
+          FORMAT_ERROR.BAD_VALUE,
+        );
       }
     }
   });
@@ -342,9 +456,20 @@ describe('values', { timeout: 30_000 }, () => {
       let at = rangesAt;
       for (let i = 0; i < j; i++) at += CLIP_RANGE_BYTES[c.animatedTrack(i).kind];
       for (const component of [0, 2]) {
-        const minAt = at + 8 * component, extAt = minAt + 4;
-        for (const [field, value] of [[minAt, NaN], [minAt, Infinity], [extAt, NaN], [extAt, -1], [extAt, Infinity], [minAt, -3.4028234663852886e38], [extAt, 2e38]] as const) {
-          expect(openError(patched(NO_CHECKSUM, (v) => v.setFloat32(field, value, true))), `${field}=${value}`).toBe(FORMAT_ERROR.BAD_VALUE);
+        const minAt = at + 8 * component,
+          extAt = minAt + 4;
+        for (const [field, value] of [
+          [minAt, NaN],
+          [minAt, Infinity],
+          [extAt, NaN],
+          [extAt, -1],
+          [extAt, Infinity],
+          [minAt, -3.4028234663852886e38],
+          [extAt, 2e38],
+        ] as const) {
+          expect(openError(patched(NO_CHECKSUM, (v) => v.setFloat32(field, value, true))), `${field}=${value}`).toBe(
+            FORMAT_ERROR.BAD_VALUE,
+          );
         }
       }
     }
@@ -377,7 +502,11 @@ describe('values', { timeout: 30_000 }, () => {
       expect(openMessage(bad)).toMatch(/raw value of animated rotation \d+ is /);
     }
     const pose = new Float32Array(c.boneCount * POSE_STRIDE);
-    for (const [at, value] of [[rotation, 1], [rotation + 8, -1], [translation, 1e30]] as const) {
+    for (const [at, value] of [
+      [rotation, 1],
+      [rotation + 8, -1],
+      [translation, 1e30],
+    ] as const) {
       const opened = CompressedClip.open(patched(RAW, (v) => v.setFloat32(at, value, true)));
       opened.sample(0, pose);
       expect(pose.every(Number.isFinite), `${value}`).toBe(true);
@@ -386,24 +515,38 @@ describe('values', { timeout: 30_000 }, () => {
 
   it('rejects bone names that are not UTF-8', () => {
     const namesAt = u32(BASE, HEADER.NAMES_OFFSET);
-    expect(openError(patched(BASE, (_v, b) => { b[namesAt + 2] = 0xff; }))).toBe(FORMAT_ERROR.BAD_VALUE);
+    expect(
+      openError(
+        patched(BASE, (_v, b) => {
+          b[namesAt + 2] = 0xff;
+        }),
+      ),
+    ).toBe(FORMAT_ERROR.BAD_VALUE);
     // A name length running past the end.
     expect(openError(patched(BASE, (v) => v.setUint16(namesAt, 0xffff, true)))).toBe(FORMAT_ERROR.BAD_SECTION);
   });
 
   it('survives random corruption: every buffer either opens and samples finite values, or throws a FormatError', () => {
     const random = mulberry32(99);
-    const sources = [NO_CHECKSUM, RAW, encodeWithRates(clip, (s, _t, j) => [0, 3, 11, 24, RAW_BITS][(s + j) % 5], { checksum: false }).bytes];
+    const sources = [
+      NO_CHECKSUM,
+      RAW,
+      encodeWithRates(clip, (s, _t, j) => [0, 3, 11, 24, RAW_BITS][(s + j) % 5], { checksum: false }).bytes,
+    ];
     const pose = new Float32Array(clip.skeleton.parents.length * POSE_STRIDE + 64);
     const out = new Float32Array(POSE_STRIDE);
-    let opened = 0, rejected = 0;
+    let opened = 0,
+      rejected = 0;
     for (let i = 0; i < 1500; i++) {
       const src = sources[i % sources.length];
       const bad = src.slice();
       const flips = 1 + Math.floor(random() * 3);
       for (let f = 0; f < flips; f++) bad[Math.floor(random() * bad.length)] ^= 1 << Math.floor(random() * 8);
       const code = openError(bad);
-      if (code !== undefined) { rejected++; continue; }
+      if (code !== undefined) {
+        rejected++;
+        continue;
+      }
       opened++;
       const c = CompressedClip.open(bad);
       for (const t of [0, 0.31, 0.77, c.duration, 5]) {
@@ -435,7 +578,9 @@ describe('buffers', () => {
         const c = CompressedClip.open(view);
         const ref = CompressedClip.open(bytes);
         expect(allKeys(c)).toEqual(allKeys(ref));
-        expect(c.sample(0.55, new Float32Array(c.boneCount * POSE_STRIDE))).toEqual(ref.sample(0.55, new Float32Array(c.boneCount * POSE_STRIDE)));
+        expect(c.sample(0.55, new Float32Array(c.boneCount * POSE_STRIDE))).toEqual(
+          ref.sample(0.55, new Float32Array(c.boneCount * POSE_STRIDE)),
+        );
       }
     }
   });

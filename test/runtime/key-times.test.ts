@@ -48,13 +48,22 @@ describe('a clip with key times', () => {
     expect(Array.from(compressed.keyTimes!)).toEqual(Array.from(sampleTimes));
     expect(compressed.sectionSizes().keyTimes).toBe(4 * 40);
     const sampler = compressed.createSampler();
-    const at = new Float32Array(4 * POSE_STRIDE), k0 = new Float32Array(4 * POSE_STRIDE), k1 = new Float32Array(4 * POSE_STRIDE);
-    for (const k of [0, 19, 20, 39]) expect(Array.from(sampler.sample(sampleTimes[k], at))).toEqual(Array.from(sampler.sampleKey(k, k0)));
+    const at = new Float32Array(4 * POSE_STRIDE),
+      k0 = new Float32Array(4 * POSE_STRIDE),
+      k1 = new Float32Array(4 * POSE_STRIDE);
+    for (const k of [0, 19, 20, 39])
+      expect(Array.from(sampler.sample(sampleTimes[k], at))).toEqual(Array.from(sampler.sampleKey(k, k0)));
     // Across the gap (keys 19 and 20, 0.2833 s apart): a translation a quarter of the way in time is a quarter of the way.
     const t = sampleTimes[19] + 0.25 * (sampleTimes[20] - sampleTimes[19]);
-    sampler.sample(t, at); sampler.sampleKey(19, k0); sampler.sampleKey(20, k1);
+    sampler.sample(t, at);
+    sampler.sampleKey(19, k0);
+    sampler.sampleKey(20, k1);
     for (let b = 0; b < 4; b++) {
-      for (let c = 4; c < 7; c++) expect(at[b * POSE_STRIDE + c]).toBeCloseTo(k0[b * POSE_STRIDE + c] + 0.25 * (k1[b * POSE_STRIDE + c] - k0[b * POSE_STRIDE + c]), 4);
+      for (let c = 4; c < 7; c++)
+        expect(at[b * POSE_STRIDE + c]).toBeCloseTo(
+          k0[b * POSE_STRIDE + c] + 0.25 * (k1[b * POSE_STRIDE + c] - k0[b * POSE_STRIDE + c]),
+          4,
+        );
     }
   });
 

@@ -24,7 +24,8 @@ function firstBitDifference(bytes: Uint8Array): string {
   const pose = new Float32Array(fast.boneCount * POSE_STRIDE);
   for (let k = 0; k < fast.sampleCount; k++) {
     fast.sampleKey(k, pose);
-    for (let i = 0; i < pose.length; i++) if (!Object.is(pose[i], ref.keys[k][i])) return `key ${k} float ${i}: ${pose[i]} against ${ref.keys[k][i]}`;
+    for (let i = 0; i < pose.length; i++)
+      if (!Object.is(pose[i], ref.keys[k][i])) return `key ${k} float ${i}: ${pose[i]} against ${ref.keys[k][i]}`;
   }
   return '';
 }
@@ -58,21 +59,42 @@ function expectSameMetadata(bytes: Uint8Array): void {
 }
 
 describe('the fast decoder agrees with the reference decoder', () => {
-  it.each(fixtureNames())('%s, compressed at defaults: every key to the bit', (file) => {
-    const bytes = compress(loadFixture(file)).bytes;
-    expectSameMetadata(bytes);
-    expect(firstBitDifference(bytes)).toBe('');
-  }, TIMEOUT);
+  it.each(fixtureNames())(
+    '%s, compressed at defaults: every key to the bit',
+    (file) => {
+      const bytes = compress(loadFixture(file)).bytes;
+      expectSameMetadata(bytes);
+      expect(firstBitDifference(bytes)).toBe('');
+    },
+    TIMEOUT,
+  );
 
-  it.each(fixtureNames().slice(0, 3))('%s, at 0.1 cm with names stripped and identity references', (file) => {
-    const bytes = compress(loadFixture(file), { error: '0.1cm', stripNames: true, checksum: false, rotationReference: 'identity', ladder: 'acl21' }).bytes;
-    expectSameMetadata(bytes);
-    expect(firstBitDifference(bytes)).toBe('');
-  }, TIMEOUT);
+  it.each(fixtureNames().slice(0, 3))(
+    '%s, at 0.1 cm with names stripped and identity references',
+    (file) => {
+      const bytes = compress(loadFixture(file), {
+        error: '0.1cm',
+        stripNames: true,
+        checksum: false,
+        rotationReference: 'identity',
+        ladder: 'acl21',
+      }).bytes;
+      expectSameMetadata(bytes);
+      expect(firstBitDifference(bytes)).toBe('');
+    },
+    TIMEOUT,
+  );
 
   const RATES = [0, ...Array.from({ length: MAX_QUANTIZED_BITS }, (_, i) => i + 1), RAW_BITS];
   it.each([1, 2, 17, 24, 40, 57])('synthetic, %i samples, every rate and dropped component', (n) => {
-    const clip = makeSyntheticClip({ boneCount: 9, sampleCount: n, seed: n, animatedScale: true, maxAngleDeg: 178, animatedTranslationShare: 0.6 });
+    const clip = makeSyntheticClip({
+      boneCount: 9,
+      sampleCount: n,
+      seed: n,
+      animatedScale: true,
+      maxAngleDeg: 178,
+      animatedTranslationShare: 0.6,
+    });
     for (const reference of ['mean', 'identity'] as const) {
       const random = mulberry32(n * 7 + (reference === 'mean' ? 1 : 2));
       const enc = encodeWithRates(clip, () => RATES[Math.floor(random() * RATES.length)], { reference });
@@ -85,11 +107,20 @@ describe('the fast decoder agrees with the reference decoder', () => {
     const seen = new Set<number>();
     const drops = new Set<number>();
     for (const n of [17, 40, 57]) {
-      const clip = makeSyntheticClip({ boneCount: 9, sampleCount: n, seed: n, animatedScale: true, maxAngleDeg: 178, animatedTranslationShare: 0.6 });
+      const clip = makeSyntheticClip({
+        boneCount: 9,
+        sampleCount: n,
+        seed: n,
+        animatedScale: true,
+        maxAngleDeg: 178,
+        animatedTranslationShare: 0.6,
+      });
       const random = mulberry32(n * 7 + 2);
       const enc = encodeWithRates(clip, () => RATES[Math.floor(random() * RATES.length)], { reference: 'identity' });
       enc.rates.forEach((r) => seen.add(r));
-      enc.tracks.forEach((t) => { if (t.kind === 0) t.drop.forEach((d) => drops.add(d)); });
+      enc.tracks.forEach((t) => {
+        if (t.kind === 0) t.drop.forEach((d) => drops.add(d));
+      });
     }
     expect([...seen].sort((a, b) => a - b)).toEqual(RATES);
     expect([...drops].sort()).toEqual([0, 1, 2, 3]);
@@ -101,23 +132,30 @@ describe('the fast decoder agrees with the reference decoder', () => {
     const changed = bytes.slice();
     // Flip a bit inside the last segment's packed keys (before the names).
     changed[bytes.length - fast.sectionSizes().names - 5] ^= 0x10;
-    const a = referenceDecode(bytes).keys, b = referenceDecode(changed).keys;
+    const a = referenceDecode(bytes).keys,
+      b = referenceDecode(changed).keys;
     expect(a.some((key, k) => key.some((v, i) => v !== b[k][i]))).toBe(true);
   });
 });
 
 describe('the reference decoder on glTF sources (node indices, channel and step bitsets, start time)', () => {
-  it('agrees with the fast decoder on every rig of test/utils/gltf-rigs.ts', async () => {
-    for (const rig of await makeRigs()) {
-      for (const clip of await readGltf(rig.glb, `${rig.name}.glb`)) {
-        const bytes = compress(clip).bytes;
-        expectSameMetadata(bytes);
-        expect(firstBitDifference(bytes), `${rig.name} ${clip.name}`).toBe('');
+  it(
+    'agrees with the fast decoder on every rig of test/utils/gltf-rigs.ts',
+    async () => {
+      for (const rig of await makeRigs()) {
+        for (const clip of await readGltf(rig.glb, `${rig.name}.glb`)) {
+          const bytes = compress(clip).bytes;
+          expectSameMetadata(bytes);
+          expect(firstBitDifference(bytes), `${rig.name} ${clip.name}`).toBe('');
+        }
       }
-    }
-    const step = referenceDecode(compress((await readGltf((await makeRigs()).find((r) => r.name === 'step')!.glb, 'step.glb'))[0]).bytes);
-    expect(step.nodeIndices).toBeDefined();
-    expect(step.steps.some(Boolean)).toBe(true);
-    expect(step.startTime).toBeCloseTo(0.2, 6);
-  }, TIMEOUT);
+      const step = referenceDecode(
+        compress((await readGltf((await makeRigs()).find((r) => r.name === 'step')!.glb, 'step.glb'))[0]).bytes,
+      );
+      expect(step.nodeIndices).toBeDefined();
+      expect(step.steps.some(Boolean)).toBe(true);
+      expect(step.startTime).toBeCloseTo(0.2, 6);
+    },
+    TIMEOUT,
+  );
 });

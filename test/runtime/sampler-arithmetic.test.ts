@@ -12,7 +12,8 @@ const TIMEOUT = 60_000;
 
 /** Index of the first float whose bits differ, or -1. */
 function firstDifference(a: Float32Array, b: Float32Array, length: number): number {
-  const ua = new Uint32Array(a.buffer, a.byteOffset, length), ub = new Uint32Array(b.buffer, b.byteOffset, length);
+  const ua = new Uint32Array(a.buffer, a.byteOffset, length),
+    ub = new Uint32Array(b.buffer, b.byteOffset, length);
   for (let i = 0; i < length; i++) if (ua[i] !== ub[i]) return i;
   return -1;
 }
@@ -64,7 +65,10 @@ function expectViewsAgreeWith(bytes: Uint8Array, seed: number, decoder: (typeof 
       expect(firstDifference(shared.subarray(7 + floats), pose, floats), `sampleInto at ${time} (${looping})`).toBe(-1);
       for (let b = 0; b < clip.boneCount; b++) {
         sampler.sampleBone(time, b, bone, { looping });
-        expect(firstDifference(bone, pose.subarray(b * POSE_STRIDE), POSE_STRIDE), `bone ${b} at ${time} (${looping})`).toBe(-1);
+        expect(
+          firstDifference(bone, pose.subarray(b * POSE_STRIDE), POSE_STRIDE),
+          `bone ${b} at ${time} (${looping})`,
+        ).toBe(-1);
       }
     }
   }
@@ -78,7 +82,14 @@ describe('the sampler computes what interpolate.ts and bits.ts compute, bit for 
   });
 
   it('with random rates: constant segments, every quantised width and raw floats, over 4 segments with a merged tail', () => {
-    const clip = makeSyntheticClip({ boneCount: 9, sampleCount: 61, seed: 7, animatedScale: true, animatedTranslationShare: 0.6, shape: 'chain' });
+    const clip = makeSyntheticClip({
+      boneCount: 9,
+      sampleCount: 61,
+      seed: 7,
+      animatedScale: true,
+      animatedTranslationShare: 0.6,
+      shape: 'chain',
+    });
     const random = mulberry32(3);
     const { bytes } = encodeWithRates(clip, () => {
       const r = random();
@@ -95,7 +106,8 @@ describe('the sampler computes what interpolate.ts and bits.ts compute, bit for 
     const bytes = compress({ ...clip, stepMask }).bytes;
     const opened = CompressedClip.open(bytes);
     let steps = 0;
-    for (let b = 0; b < opened.boneCount; b++) for (let kind = 0; kind < 3; kind++) if (opened.isStepTrack(b, kind)) steps++;
+    for (let b = 0; b < opened.boneCount; b++)
+      for (let kind = 0; kind < 3; kind++) if (opened.isStepTrack(b, kind)) steps++;
     expect(steps).toBeGreaterThan(0);
     expectSameBits(bytes, 5);
     expectViewsAgree(bytes, 6);

@@ -6,9 +6,29 @@
  * the same operations out inline over its open-time tables, and the kernel (kernel.wat)
  * performs them lane by lane; both must give these bits.
  */
-import { decodeReference, floatFromBits, readBits, rotationRangeExtent, rotationRangeMin, segmentConstant, segmentOffset, segmentStep, trackComponentBits } from '../../src/runtime/bits.js';
+import {
+  decodeReference,
+  floatFromBits,
+  readBits,
+  rotationRangeExtent,
+  rotationRangeMin,
+  segmentConstant,
+  segmentOffset,
+  segmentStep,
+  trackComponentBits,
+} from '../../src/runtime/bits.js';
 import type { CompressedClip } from '../../src/runtime/compressed-clip.js';
-import { DROP_SHIFT, HEADER, RATE_MASK, RAW_BITS, SEGMENT_RANGE_BYTES, SEGMENT_SIZE, TRACK_KIND, align4, segmentSampleCount } from '../../src/runtime/format.js';
+import {
+  DROP_SHIFT,
+  HEADER,
+  RATE_MASK,
+  RAW_BITS,
+  SEGMENT_RANGE_BYTES,
+  SEGMENT_SIZE,
+  TRACK_KIND,
+  align4,
+  segmentSampleCount,
+} from '../../src/runtime/format.js';
 import { blendRotations, emitRotation } from '../../src/runtime/interpolate.js';
 import { POSE_STRIDE } from '../../src/runtime/pose.js';
 
@@ -31,7 +51,10 @@ export class SlowSampler {
   private readonly refs: Float64Array;
   private readonly segments: SlowSegment[] = [];
 
-  constructor(private readonly clip: CompressedClip, bytes: Uint8Array) {
+  constructor(
+    private readonly clip: CompressedClip,
+    bytes: Uint8Array,
+  ) {
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2);
     const animated = clip.animatedTrackCount;
@@ -47,7 +70,8 @@ export class SlowSampler {
     for (let j = 0; j < animated; j++) {
       const r: number[] = [];
       if (this.kinds[j] === TRACK_KIND.ROTATION) {
-        for (let c = 0; c < 4; c++, at += 4) r.push(rotationRangeMin(view.getUint16(at, true)), rotationRangeExtent(view.getUint16(at + 2, true)));
+        for (let c = 0; c < 4; c++, at += 4)
+          r.push(rotationRangeMin(view.getUint16(at, true)), rotationRangeExtent(view.getUint16(at + 2, true)));
       } else {
         for (let c = 0; c < 3; c++, at += 8) r.push(view.getFloat32(at, true), view.getFloat32(at + 4, true));
       }
@@ -57,7 +81,13 @@ export class SlowSampler {
     at = view.getUint32(HEADER.ROTATION_REFS_OFFSET, true);
     for (let j = 0; j < animated; j++) {
       if (this.kinds[j] !== TRACK_KIND.ROTATION) continue;
-      decodeReference(view.getInt16(at, true), view.getInt16(at + 2, true), view.getInt16(at + 4, true), this.refs, 4 * j);
+      decodeReference(
+        view.getInt16(at, true),
+        view.getInt16(at + 2, true),
+        view.getInt16(at + 4, true),
+        this.refs,
+        4 * j,
+      );
       at += 6;
     }
     const flat = new Float64Array(8);
@@ -66,7 +96,12 @@ export class SlowSampler {
       const rates = bytes.slice(at, at + animated);
       const rangeAt = at + animated;
       const seg: SlowSegment = {
-        rates, offsets: new Float64Array(3 * animated), steps: new Float64Array(3 * animated), bits: new Uint8Array(3 * animated), dataBit: 0, keyBits: 0,
+        rates,
+        offsets: new Float64Array(3 * animated),
+        steps: new Float64Array(3 * animated),
+        bits: new Uint8Array(3 * animated),
+        dataBit: 0,
+        keyBits: 0,
       };
       for (let j = 0; j < animated; j++) {
         const rate = rates[j] & RATE_MASK;
@@ -80,7 +115,11 @@ export class SlowSampler {
         for (let c = 0; c < 3; c++) {
           const r = 2 * (c < drop ? c : c + 1);
           if (rate === 0) {
-            seg.offsets[3 * j + c] = segmentConstant(flat[r], flat[r + 1], bytes[ra + 2 * c] | (bytes[ra + 2 * c + 1] << 8));
+            seg.offsets[3 * j + c] = segmentConstant(
+              flat[r],
+              flat[r + 1],
+              bytes[ra + 2 * c] | (bytes[ra + 2 * c + 1] << 8),
+            );
           } else if (rate !== RAW_BITS) {
             seg.offsets[3 * j + c] = segmentOffset(flat[r], flat[r + 1], bytes[ra + 2 * c]);
             seg.steps[3 * j + c] = segmentStep(flat[r + 1], bytes[ra + 2 * c + 1], seg.bits[3 * j + c]);
@@ -108,11 +147,15 @@ export class SlowSampler {
       for (let i = 0; i < 3 * j; i++) bit += seg.bits[i];
       for (let c = 0; c < 3; c++) {
         const b = seg.bits[3 * j + c];
-        v[into + c] = b === RAW_BITS ? floatFromBits(readBits(this.words, bit, RAW_BITS)) : seg.offsets[3 * j + c] + readBits(this.words, bit, b) * seg.steps[3 * j + c];
+        v[into + c] =
+          b === RAW_BITS
+            ? floatFromBits(readBits(this.words, bit, RAW_BITS))
+            : seg.offsets[3 * j + c] + readBits(this.words, bit, b) * seg.steps[3 * j + c];
         bit += b;
       }
     };
-    const dropOf = (k: number, j: number) => this.segments[Math.min((k / SEGMENT_SIZE) | 0, this.clip.segmentCount - 1)].rates[j] >>> DROP_SHIFT;
+    const dropOf = (k: number, j: number) =>
+      this.segments[Math.min((k / SEGMENT_SIZE) | 0, this.clip.segmentCount - 1)].rates[j] >>> DROP_SHIFT;
     for (let j = 0; j < this.kinds.length; j++) {
       const o = this.poseOffsets[j];
       key(k0, j, 0);

@@ -8,7 +8,15 @@ import { FORMAT_ERROR, FormatError, type FormatErrorCode } from '../../src/runti
 import { HEADER, MAX_QUANTIZED_BITS, RAW_BITS } from '../../src/runtime/format.js';
 import { POSE_STRIDE } from '../../src/runtime/pose.js';
 import {
-  EXPANSION_SLACK, MAX_EXPANSION, TRANSPORT_HEADER, TRANSPORT_MAGIC, TRANSPORT_VERSION, codeClip, decodeTransport, isTransport, openClip,
+  EXPANSION_SLACK,
+  MAX_EXPANSION,
+  TRANSPORT_HEADER,
+  TRANSPORT_MAGIC,
+  TRANSPORT_VERSION,
+  codeClip,
+  decodeTransport,
+  isTransport,
+  openClip,
 } from '../../src/runtime/transport.js';
 import { encodeWithRates, fixtureNames, loadFixture } from '../utils/clips.js';
 import { makeSyntheticClip, mulberry32 } from '../utils/synthetic.js';
@@ -34,16 +42,30 @@ function keyPoses(clip: CompressedClip): Float32Array {
 }
 
 /** Synthetic clips with every rate (0, 1 … 24, raw), dropped components other than w, animated scales. */
-function forcedClip(seed: number, sampleCount: number, options: { includeNames?: boolean; checksum?: boolean } = {}): Uint8Array {
+function forcedClip(
+  seed: number,
+  sampleCount: number,
+  options: { includeNames?: boolean; checksum?: boolean } = {},
+): Uint8Array {
   const clip = makeSyntheticClip({
-    boneCount: 6, sampleCount, seed, animatedScale: true, maxAngleDeg: 175, animatedTranslationShare: 0.5,
+    boneCount: 6,
+    sampleCount,
+    seed,
+    animatedScale: true,
+    maxAngleDeg: 175,
+    animatedTranslationShare: 0.5,
   });
   const random = mulberry32(seed * 7 + 1);
-  return encodeWithRates(clip, () => ALL_RATES[Math.floor(random() * ALL_RATES.length)], { reference: 'identity', ...options }).bytes;
+  return encodeWithRates(clip, () => ALL_RATES[Math.floor(random() * ALL_RATES.length)], {
+    reference: 'identity',
+    ...options,
+  }).bytes;
 }
 
 describe('transport form', () => {
-  const fixtures = fixtureNames().slice(0, 4).map((f) => compress(loadFixture(f)).bytes);
+  const fixtures = fixtureNames()
+    .slice(0, 4)
+    .map((f) => compress(loadFixture(f)).bytes);
 
   it('decodes to the exact runtime bytes of every fixture, smaller than them', () => {
     for (const bpk of fixtures) {
@@ -102,20 +124,35 @@ describe('transport validation', () => {
   it('rejects a non-buffer, a short buffer and a bad magic', () => {
     expectFormatError(() => decodeTransport('x' as unknown as Uint8Array), FORMAT_ERROR.BAD_ARGUMENT);
     expectFormatError(() => decodeTransport(good.subarray(0, TRANSPORT_HEADER.SIZE - 1)), FORMAT_ERROR.TOO_SMALL);
-    expectFormatError(() => decodeTransport(edit((v) => v.setUint32(0, TRANSPORT_MAGIC ^ 1, true))), FORMAT_ERROR.BAD_MAGIC);
+    expectFormatError(
+      () => decodeTransport(edit((v) => v.setUint32(0, TRANSPORT_MAGIC ^ 1, true))),
+      FORMAT_ERROR.BAD_MAGIC,
+    );
   });
 
   it('rejects other versions with what to do, and unknown flags', () => {
-    const older = expectFormatError(() => decodeTransport(edit((v) => v.setUint16(TRANSPORT_HEADER.VERSION, 0, true))), FORMAT_ERROR.UNSUPPORTED_VERSION);
+    const older = expectFormatError(
+      () => decodeTransport(edit((v) => v.setUint16(TRANSPORT_HEADER.VERSION, 0, true))),
+      FORMAT_ERROR.UNSUPPORTED_VERSION,
+    );
     expect(older.message).toMatch(/compress the source clip again/);
-    const newer = expectFormatError(() => decodeTransport(edit((v) => v.setUint16(TRANSPORT_HEADER.VERSION, TRANSPORT_VERSION + 1, true))), FORMAT_ERROR.UNSUPPORTED_VERSION);
+    const newer = expectFormatError(
+      () => decodeTransport(edit((v) => v.setUint16(TRANSPORT_HEADER.VERSION, TRANSPORT_VERSION + 1, true))),
+      FORMAT_ERROR.UNSUPPORTED_VERSION,
+    );
     expect(newer.message).toMatch(/upgrade bonepress/);
-    expectFormatError(() => decodeTransport(edit((v) => v.setUint16(TRANSPORT_HEADER.FLAGS, 1, true))), FORMAT_ERROR.BAD_HEADER);
+    expectFormatError(
+      () => decodeTransport(edit((v) => v.setUint16(TRANSPORT_HEADER.FLAGS, 1, true))),
+      FORMAT_ERROR.BAD_HEADER,
+    );
   });
 
   it('rejects a declared size beyond the expansion bound before allocating it', () => {
     const limit = MAX_EXPANSION * good.length + EXPANSION_SLACK;
-    const e = expectFormatError(() => decodeTransport(edit((v) => v.setUint32(TRANSPORT_HEADER.RUNTIME_SIZE, limit + 1, true))), FORMAT_ERROR.BAD_SIZE);
+    const e = expectFormatError(
+      () => decodeTransport(edit((v) => v.setUint32(TRANSPORT_HEADER.RUNTIME_SIZE, limit + 1, true))),
+      FORMAT_ERROR.BAD_SIZE,
+    );
     expect(e.byteOffset).toBe(TRANSPORT_HEADER.RUNTIME_SIZE);
   });
 
@@ -140,7 +177,9 @@ describe('transport validation', () => {
     const random = mulberry32(5);
     for (let i = 0; i < 200; i++) {
       const at = TRANSPORT_HEADER.SIZE + Math.floor(random() * (good.length - TRANSPORT_HEADER.SIZE));
-      const bad = edit((_, b) => { b[at] ^= 1 << Math.floor(random() * 8); });
+      const bad = edit((_, b) => {
+        b[at] ^= 1 << Math.floor(random() * 8);
+      });
       expect(() => openClip(bad)).toThrow(FormatError);
     }
   });

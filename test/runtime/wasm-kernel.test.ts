@@ -10,8 +10,19 @@ import { MAX_QUANTIZED_BITS, RAW_BITS, TRACK_KIND } from '../../src/runtime/form
 import { POSE_STRIDE } from '../../src/runtime/pose.js';
 import type { Looping, Rounding } from '../../src/runtime/sampler.js';
 import {
-  KERNEL_CLIP, KERNEL_KEY1, KERNEL_LANES, KERNEL_MASKS, KERNEL_MAX_POSE_FLOATS, KERNEL_OWNER, KERNEL_QUAD, KERNEL_SINK, KERNEL_STAGING, KERNEL_WORLD,
-  KERNEL_WORLD_OUT, PLANE_BYTES, TABLE,
+  KERNEL_CLIP,
+  KERNEL_KEY1,
+  KERNEL_LANES,
+  KERNEL_MASKS,
+  KERNEL_MAX_POSE_FLOATS,
+  KERNEL_OWNER,
+  KERNEL_QUAD,
+  KERNEL_SINK,
+  KERNEL_STAGING,
+  KERNEL_WORLD,
+  KERNEL_WORLD_OUT,
+  PLANE_BYTES,
+  TABLE,
 } from '../../src/runtime/decode-layout.js';
 import { kernelBytes, kernelModule } from '../../src/runtime/wasm-kernel.js';
 import { encodeWithRates, fixtureNames, loadFixture } from '../utils/clips.js';
@@ -21,7 +32,8 @@ const TIMEOUT = 120_000;
 
 /** Index of the first float whose bits differ, or -1. */
 function firstDifference(a: Float32Array, b: Float32Array): number {
-  const ua = new Uint32Array(a.buffer, a.byteOffset, a.length), ub = new Uint32Array(b.buffer, b.byteOffset, b.length);
+  const ua = new Uint32Array(a.buffer, a.byteOffset, a.length),
+    ub = new Uint32Array(b.buffer, b.byteOffset, b.length);
   for (let i = 0; i < ua.length; i++) if (ua[i] !== ub[i]) return i;
   return -1;
 }
@@ -36,17 +48,26 @@ function expectKernelMatches(bytes: Uint8Array, seed: number): number {
   const ts = CompressedClip.open(bytes, { decoder: 'typescript' });
   expect(wasm.decoder).toBe(wasm.animatedTrackCount > 0 ? 'wasm' : 'typescript');
   expect(ts.decoder).toBe('typescript');
-  const a = wasm.createSampler(), b = ts.createSampler();
+  const a = wasm.createSampler(),
+    b = ts.createSampler();
   const floats = wasm.boneCount * POSE_STRIDE;
-  const pa = new Float32Array(floats), pb = new Float32Array(floats);
+  const pa = new Float32Array(floats),
+    pb = new Float32Array(floats);
   const random = mulberry32(seed);
   let compared = 0;
-  const check = (what: string): void => { expect(firstDifference(pa, pb), what).toBe(-1); compared++; };
+  const check = (what: string): void => {
+    expect(firstDifference(pa, pb), what).toBe(-1);
+    compared++;
+  };
   for (let k = 0; k < wasm.sampleCount; k++) {
-    a.sampleKey(k, pa); b.sampleKey(k, pb); check(`key ${k}`);
+    a.sampleKey(k, pa);
+    b.sampleKey(k, pb);
+    check(`key ${k}`);
     if (k + 1 === wasm.sampleCount) continue;
     for (const alpha of [0.25, 0.5, random(), 1e-3 + 0.998 * random()]) {
-      a.sampleBetween(k, alpha, pa); b.sampleBetween(k, alpha, pb); check(`key ${k} + ${alpha}`);
+      a.sampleBetween(k, alpha, pa);
+      b.sampleBetween(k, alpha, pb);
+      check(`key ${k} + ${alpha}`);
     }
   }
   const loopings: Looping[] = ['clamp', 'repeat', 'wrap'];
@@ -54,7 +75,9 @@ function expectKernelMatches(bytes: Uint8Array, seed: number): number {
   for (let i = 0; i < 200; i++) {
     const time = wasm.startTime + (random() * 1.4 - 0.2) * wasm.duration;
     const options = { looping: loopings[i % 3], rounding: roundings[(i >> 2) % 4] };
-    a.sample(time, pa, options); b.sample(time, pb, options); check(`${time} s ${JSON.stringify(options)}`);
+    a.sample(time, pa, options);
+    b.sample(time, pb, options);
+    check(`${time} s ${JSON.stringify(options)}`);
   }
   return compared;
 }
@@ -62,7 +85,7 @@ function expectKernelMatches(bytes: Uint8Array, seed: number): number {
 const WAT = new URL('../../src/runtime/kernel.wat', import.meta.url);
 
 describe('WebAssembly SIMD kernel (kernel.wat, wasm-kernel.ts)', { timeout: TIMEOUT }, () => {
-  it('is assembled from this repository\'s source, validates and compiles where SIMD exists (Node 20)', () => {
+  it("is assembled from this repository's source, validates and compiles where SIMD exists (Node 20)", () => {
     const bytes = kernelBytes();
     expect(Array.from(bytes.subarray(0, 8))).toEqual([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]);
     expect(WebAssembly.validate(bytes)).toBe(true);
@@ -78,28 +101,57 @@ describe('WebAssembly SIMD kernel (kernel.wat, wasm-kernel.ts)', { timeout: TIME
   });
 
   it('kernel.wat names the numbers of decode-layout.ts it uses, with their values', () => {
-    const header = readFileSync(WAT, 'utf8').split('\n').filter((l) => l.startsWith(';;')).join(' ');
-    const named = { KERNEL_MASKS, KERNEL_OWNER, KERNEL_SINK, KERNEL_STAGING, KERNEL_WORLD, KERNEL_WORLD_OUT, PLANE_BYTES };
-    for (const [name, value] of Object.entries(named)) expect(header, name).toMatch(new RegExp(`${name} = ${value}|${name} ${value}\\b`));
-    for (const [name, word] of Object.entries(KERNEL_CLIP)) if (name !== 'WORDS') expect(header, name).toMatch(new RegExp(`\\b${4 * word} ${name}\\b`));
-    for (const [name, byte] of Object.entries(KERNEL_QUAD)) if (name !== 'BYTES') expect(header, name).toMatch(new RegExp(`\\b${name} ${byte}\\b`));
-    for (const [name, byte] of Object.entries(KERNEL_LANES)) if (name !== 'BYTES') expect(header, name).toMatch(new RegExp(`\\b${name} ${byte}\\b`));
+    const header = readFileSync(WAT, 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith(';;'))
+      .join(' ');
+    const named = {
+      KERNEL_MASKS,
+      KERNEL_OWNER,
+      KERNEL_SINK,
+      KERNEL_STAGING,
+      KERNEL_WORLD,
+      KERNEL_WORLD_OUT,
+      PLANE_BYTES,
+    };
+    for (const [name, value] of Object.entries(named))
+      expect(header, name).toMatch(new RegExp(`${name} = ${value}|${name} ${value}\\b`));
+    for (const [name, word] of Object.entries(KERNEL_CLIP))
+      if (name !== 'WORDS') expect(header, name).toMatch(new RegExp(`\\b${4 * word} ${name}\\b`));
+    for (const [name, byte] of Object.entries(KERNEL_QUAD))
+      if (name !== 'BYTES') expect(header, name).toMatch(new RegExp(`\\b${name} ${byte}\\b`));
+    for (const [name, byte] of Object.entries(KERNEL_LANES))
+      if (name !== 'BYTES') expect(header, name).toMatch(new RegExp(`\\b${name} ${byte}\\b`));
     expect(header).toContain(`KERNEL_QUAD rows (${KERNEL_QUAD.BYTES} bytes)`);
     expect(header).toContain(`KERNEL_LANES rows (${KERNEL_LANES.BYTES} bytes)`);
-    for (const [name, value] of Object.entries(KERNEL_KEY1)) expect(header, name).toMatch(new RegExp(`\\b${value} ${name}\\b`));
-    expect(header).toContain(`STEP 0x${TABLE.STEP.toString(16)}; RAW 0x${TABLE.RAW.toString(16)}; WINDOW 0x${TABLE.WINDOW.toString(16)}`);
+    for (const [name, value] of Object.entries(KERNEL_KEY1))
+      expect(header, name).toMatch(new RegExp(`\\b${value} ${name}\\b`));
+    expect(header).toContain(
+      `STEP 0x${TABLE.STEP.toString(16)}; RAW 0x${TABLE.RAW.toString(16)}; WINDOW 0x${TABLE.WINDOW.toString(16)}`,
+    );
   });
 
   it('decodes every fixture clip to the bits of the TypeScript decoder', () => {
     const names = fixtureNames();
     expect(names.length).toBeGreaterThan(0);
     let poses = 0;
-    names.forEach((name, i) => { poses += expectKernelMatches(compress(loadFixture(name)).bytes, 10 + i); });
+    names.forEach((name, i) => {
+      poses += expectKernelMatches(compress(loadFixture(name)).bytes, 10 + i);
+    });
     expect(poses).toBeGreaterThan(1000);
   });
 
   it('matches on constant segments, every quantised width, raw floats, large angles (acos/sin weights) and STEP tracks', () => {
-    const clip = makeSyntheticClip({ boneCount: 9, sampleCount: 70, seed: 21, sampleRate: 4, animatedScale: true, maxAngleDeg: 175, animatedTranslationShare: 0.6, shape: 'chain' });
+    const clip = makeSyntheticClip({
+      boneCount: 9,
+      sampleCount: 70,
+      seed: 21,
+      sampleRate: 4,
+      animatedScale: true,
+      maxAngleDeg: 175,
+      animatedTranslationShare: 0.6,
+      shape: 'chain',
+    });
     const random = mulberry32(5);
     const { bytes } = encodeWithRates(clip, () => {
       const r = random();
@@ -113,35 +165,55 @@ describe('WebAssembly SIMD kernel (kernel.wat, wasm-kernel.ts)', { timeout: TIME
     expectKernelMatches(compress(makeSyntheticClip({ boneCount: 3, sampleCount: 1, seed: 2 })).bytes, 8);
   });
 
-  it('reads rotations four at a time from lane rows wherever no segment stores a rotation\'s raw floats, to the same bits', () => {
+  it("reads rotations four at a time from lane rows wherever no segment stores a rotation's raw floats, to the same bits", () => {
     const laneRotations = (bytes: Uint8Array): number => {
       const { kernel, i32 } = CompressedClip.open(bytes).tables;
       return new Int32Array(i32.buffer)[(kernel!.clipAt >> 2) + KERNEL_CLIP.LANE_ROTATIONS];
     };
     const rotations = (bytes: Uint8Array): number => {
       const clip = CompressedClip.open(bytes);
-      return Array.from({ length: clip.animatedTrackCount }, (_, j) => clip.animatedTrack(j).kind).filter((k) => k === TRACK_KIND.ROTATION).length;
+      return Array.from({ length: clip.animatedTrackCount }, (_, j) => clip.animatedTrack(j).kind).filter(
+        (k) => k === TRACK_KIND.ROTATION,
+      ).length;
     };
     // Every quantised width 0..24 on rotations (so every first bit within a byte), large
     // angles, keys straddling segments; then the same clip with raw rotations in places.
-    const clip = makeSyntheticClip({ boneCount: 11, sampleCount: 75, seed: 31, sampleRate: 5, animatedScale: true, maxAngleDeg: 175, animatedTranslationShare: 0.5, shape: 'chain' });
+    const clip = makeSyntheticClip({
+      boneCount: 11,
+      sampleCount: 75,
+      seed: 31,
+      sampleRate: 5,
+      animatedScale: true,
+      maxAngleDeg: 175,
+      animatedTranslationShare: 0.5,
+      shape: 'chain',
+    });
     const random = mulberry32(9);
     const quantised = encodeWithRates(clip, () => Math.floor(random() * (MAX_QUANTIZED_BITS + 1))).bytes;
     expect(rotations(quantised)).toBeGreaterThan(4);
     expect(laneRotations(quantised)).toBe(rotations(quantised));
     expectKernelMatches(quantised, 12);
-    const withRaw = encodeWithRates(clip, () => (random() < 0.1 ? RAW_BITS : Math.floor(random() * (MAX_QUANTIZED_BITS + 1)))).bytes;
+    const withRaw = encodeWithRates(clip, () =>
+      random() < 0.1 ? RAW_BITS : Math.floor(random() * (MAX_QUANTIZED_BITS + 1)),
+    ).bytes;
     expect(laneRotations(withRaw)).toBe(0);
     expectKernelMatches(withRaw, 13);
     // The corpus clips use lane rows.
     expect(laneRotations(compress(loadFixture(fixtureNames()[0])).bytes)).toBeGreaterThan(0);
   });
 
-  it('finds every key from the fixed strides, whatever each segment\'s bits per key (constant to raw segments)', () => {
+  it("finds every key from the fixed strides, whatever each segment's bits per key (constant to raw segments)", () => {
     // Segment by segment: all constant (0 bits), 1-bit fields, the widest quantised fields,
     // then random widths with and without raw floats, so keys range from 0 to hundreds of bits;
     // 85 samples: the last segment takes a tail of 5 (21 keys).
-    const clip = makeSyntheticClip({ boneCount: 7, sampleCount: 85, seed: 41, sampleRate: 6, maxAngleDeg: 120, animatedTranslationShare: 0.5 });
+    const clip = makeSyntheticClip({
+      boneCount: 7,
+      sampleCount: 85,
+      seed: 41,
+      sampleRate: 6,
+      maxAngleDeg: 120,
+      animatedTranslationShare: 0.5,
+    });
     for (const raw of [false, true]) {
       const random = mulberry32(raw ? 3 : 4);
       const rateOf = (s: number): number => {
@@ -169,12 +241,16 @@ describe('WebAssembly SIMD kernel (kernel.wat, wasm-kernel.ts)', { timeout: TIME
     const bytes = compress(loadFixture(fixtureNames()[1])).bytes;
     for (const decoder of ['auto', 'typescript'] as const) {
       const clip = CompressedClip.open(bytes, { decoder });
-      const pose = new Float32Array(clip.boneCount * POSE_STRIDE), bone = new Float32Array(POSE_STRIDE);
+      const pose = new Float32Array(clip.boneCount * POSE_STRIDE),
+        bone = new Float32Array(POSE_STRIDE);
       for (const time of [0, 0.37, clip.duration * 0.61]) {
         clip.sample(time, pose);
         for (let b = 0; b < clip.boneCount; b += 5) {
           clip.sampleBone(time, b, bone);
-          expect(firstDifference(bone, pose.subarray(b * POSE_STRIDE, (b + 1) * POSE_STRIDE)), `${decoder} bone ${b} at ${time}`).toBe(-1);
+          expect(
+            firstDifference(bone, pose.subarray(b * POSE_STRIDE, (b + 1) * POSE_STRIDE)),
+            `${decoder} bone ${b} at ${time}`,
+          ).toBe(-1);
         }
       }
     }
@@ -197,26 +273,41 @@ describe('WebAssembly SIMD kernel (kernel.wat, wasm-kernel.ts)', { timeout: TIME
     // each decode must first clear what the previous clip left in the shared staging pose.
     const sources = [
       compress(loadFixture(fixtureNames()[0])).bytes,
-      compress(makeSyntheticClip({ boneCount: 7, sampleCount: 30, seed: 4, animatedScale: true, animatedTranslationShare: 0.3 })).bytes,
-      fixtureNames().length > 1 ? compress(loadFixture(fixtureNames()[1])).bytes : compress(makeSyntheticClip({ boneCount: 30, sampleCount: 50, seed: 9 })).bytes,
+      compress(
+        makeSyntheticClip({
+          boneCount: 7,
+          sampleCount: 30,
+          seed: 4,
+          animatedScale: true,
+          animatedTranslationShare: 0.3,
+        }),
+      ).bytes,
+      fixtureNames().length > 1
+        ? compress(loadFixture(fixtureNames()[1])).bytes
+        : compress(makeSyntheticClip({ boneCount: 30, sampleCount: 50, seed: 9 })).bytes,
       compress(makeSyntheticClip({ boneCount: 4, sampleCount: 1, seed: 5 })).bytes,
     ];
     const wasm = sources.map((bytes) => CompressedClip.open(bytes));
     const ts = sources.map((bytes) => CompressedClip.open(bytes, { decoder: 'typescript' }));
     expect(wasm.filter((c) => c.decoder === 'wasm').length).toBeGreaterThanOrEqual(3);
     const random = mulberry32(12);
-    const samplers = wasm.map((c) => c.createSampler()), references = ts.map((c) => c.createSampler());
+    const samplers = wasm.map((c) => c.createSampler()),
+      references = ts.map((c) => c.createSampler());
     for (let i = 0; i < 400; i++) {
       const c = Math.floor(random() * wasm.length);
-      const clip = wasm[c], floats = clip.boneCount * POSE_STRIDE;
+      const clip = wasm[c],
+        floats = clip.boneCount * POSE_STRIDE;
       const time = clip.startTime + random() * clip.duration;
-      const got = samplers[c].sample(time, new Float32Array(floats)), want = references[c].sample(time, new Float32Array(floats));
+      const got = samplers[c].sample(time, new Float32Array(floats)),
+        want = references[c].sample(time, new Float32Array(floats));
       expect(firstDifference(got, want), `clip ${c} at ${time} s`).toBe(-1);
     }
   });
 
   it('leaves a pose longer than the staging pose to the TypeScript decoder', () => {
-    const { bytes } = compress(makeSyntheticClip({ boneCount: KERNEL_MAX_POSE_FLOATS / POSE_STRIDE + 1, sampleCount: 3, seed: 6 }));
+    const { bytes } = compress(
+      makeSyntheticClip({ boneCount: KERNEL_MAX_POSE_FLOATS / POSE_STRIDE + 1, sampleCount: 3, seed: 6 }),
+    );
     const clip = CompressedClip.open(bytes);
     expect(clip.decoder).toBe('typescript');
     const small = CompressedClip.open(compress(makeSyntheticClip({ boneCount: 3, sampleCount: 3, seed: 6 })).bytes);

@@ -11,8 +11,12 @@ import type { RawClip } from '../../src/clip/raw-clip.js';
 import { classifyTracks, type TrackClasses } from '../../src/compress/classify.js';
 import { preprocessRotations, type RotationReference } from '../../src/compress/preprocess.js';
 import {
-  extractClipRanges, extractSegmentRanges, gatherAnimatedTracks,
-  type AnimatedTrack, type ClipRanges, type SegmentRanges,
+  extractClipRanges,
+  extractSegmentRanges,
+  gatherAnimatedTracks,
+  type AnimatedTrack,
+  type ClipRanges,
+  type SegmentRanges,
 } from '../../src/compress/range.js';
 import { segmentClip, type SegmentLayout } from '../../src/compress/segment.js';
 import { writeClip } from '../../src/compress/write.js';
@@ -24,7 +28,9 @@ export const FIXTURES_DIR = fileURLToPath(new URL('../../fixtures/', import.meta
 
 /** File names of the BVH fixtures, sorted. */
 export function fixtureNames(): string[] {
-  return readdirSync(FIXTURES_DIR).filter((f) => f.endsWith('.bvh')).sort();
+  return readdirSync(FIXTURES_DIR)
+    .filter((f) => f.endsWith('.bvh'))
+    .sort();
 }
 
 const fixtureCache = new Map<string, RawClip>();
@@ -80,7 +86,13 @@ export function encodeWithRates(
     for (let j = 0; j < tracks.length; j++) rates[s * tracks.length + j] = rateOf(s, tracks[j], j);
   }
   const bytes = writeClip({
-    clip, classes, tracks, clipRanges, ranges, layout, rates,
+    clip,
+    classes,
+    tracks,
+    clipRanges,
+    ranges,
+    layout,
+    rates,
     includeNames: options.includeNames ?? true,
     checksum: options.checksum ?? true,
   });

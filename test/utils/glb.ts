@@ -6,7 +6,8 @@
 /** A GLB of `json` whose one BIN chunk is `bin` (both padded to 4 bytes). */
 export function glbOf(json: unknown, bin: Uint8Array): Uint8Array {
   const text = new TextEncoder().encode(JSON.stringify(json));
-  const jsonLength = (text.length + 3) & ~3, binLength = (bin.length + 3) & ~3;
+  const jsonLength = (text.length + 3) & ~3,
+    binLength = (bin.length + 3) & ~3;
   const out = new Uint8Array(28 + jsonLength + binLength);
   const view = new DataView(out.buffer);
   view.setUint32(0, 0x46546c67, true); // "glTF"

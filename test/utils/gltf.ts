@@ -14,7 +14,8 @@ export function addSkeleton(doc: Document, clip: RawClip): Node[] {
   const nodes = boneNames.map((name, b) => {
     const o = b * POSE_STRIDE;
     const d = Array.from(defaultPose.subarray(o, o + POSE_STRIDE));
-    const node = doc.createNode(name)
+    const node = doc
+      .createNode(name)
       .setRotation([d[0], d[1], d[2], d[3]])
       .setTranslation([d[4], d[5], d[6]])
       .setScale([d[7], d[8], d[9]]);
@@ -26,11 +27,17 @@ export function addSkeleton(doc: Document, clip: RawClip): Node[] {
 }
 
 /** One track of `clip` (bone-major) as a glTF accessor. */
-export function trackAccessor(doc: Document, clip: RawClip, path: 'rotation' | 'translation' | 'scale', bone: number): Accessor {
+export function trackAccessor(
+  doc: Document,
+  clip: RawClip,
+  path: 'rotation' | 'translation' | 'scale',
+  bone: number,
+): Accessor {
   const width = path === 'rotation' ? 4 : 3;
   const src = path === 'rotation' ? clip.rotations : path === 'translation' ? clip.translations : clip.scales;
   const n = clip.sampleCount;
-  return doc.createAccessor()
+  return doc
+    .createAccessor()
     .setType(width === 4 ? 'VEC4' : 'VEC3')
     .setArray(src.slice(bone * n * width, (bone + 1) * n * width))
     .setBuffer(doc.getRoot().listBuffers()[0]);
@@ -41,17 +48,25 @@ export function clipToDocument(clip: RawClip, names: string[] = [clip.name]): { 
   const doc = new Document();
   const buffer = doc.createBuffer('data');
   const nodes = addSkeleton(doc, clip);
-  const times = doc.createAccessor('times').setType('SCALAR').setBuffer(buffer)
+  const times = doc
+    .createAccessor('times')
+    .setType('SCALAR')
+    .setBuffer(buffer)
     .setArray(Float32Array.from({ length: clip.sampleCount }, (_, s) => s / clip.sampleRate));
   for (const name of names) {
     const anim = doc.createAnimation(name);
     nodes.forEach((node, b) => {
       for (const path of ['rotation', 'translation', 'scale'] as const) {
-        const sampler = doc.createAnimationSampler().setInput(times).setOutput(trackAccessor(doc, clip, path, b)).setInterpolation('LINEAR');
-        anim.addSampler(sampler).addChannel(doc.createAnimationChannel().setTargetNode(node).setTargetPath(path).setSampler(sampler));
+        const sampler = doc
+          .createAnimationSampler()
+          .setInput(times)
+          .setOutput(trackAccessor(doc, clip, path, b))
+          .setInterpolation('LINEAR');
+        anim
+          .addSampler(sampler)
+          .addChannel(doc.createAnimationChannel().setTargetNode(node).setTargetPath(path).setSampler(sampler));
       }
     });
   }
   return { doc, nodes };
 }
-

@@ -6,7 +6,9 @@ import { makeSyntheticClip, makeSyntheticClipWithKinds, mulberry32 } from './syn
 
 describe('mulberry32', () => {
   it('repeats for a seed, differs across seeds and stays in [0, 1)', () => {
-    const a = mulberry32(42), b = mulberry32(42), c = mulberry32(43);
+    const a = mulberry32(42),
+      b = mulberry32(42),
+      c = mulberry32(43);
     const xs = Array.from({ length: 1000 }, a);
     expect(Array.from({ length: 1000 }, b)).toEqual(xs);
     expect(Array.from({ length: 1000 }, c)).not.toEqual(xs);
@@ -28,7 +30,14 @@ describe('makeSyntheticClip', () => {
   });
 
   it('builds a valid clip with the requested counts, rate and unit', () => {
-    const clip = makeSyntheticClip({ boneCount: 30, sampleCount: 64, seed: 9, sampleRate: 60, unit: 'm', animatedScale: true });
+    const clip = makeSyntheticClip({
+      boneCount: 30,
+      sampleCount: 64,
+      seed: 9,
+      sampleRate: 60,
+      unit: 'm',
+      animatedScale: true,
+    });
     expect(() => validateRawClip(clip)).not.toThrow();
     expect(clip.skeleton.boneNames).toHaveLength(30);
     expect(clip.sampleCount).toBe(64);
@@ -56,7 +65,10 @@ describe('makeSyntheticClip', () => {
 
   it('honours every track kind and moves smoothly', () => {
     const { clip, rotationKinds, translationKinds, scaleKinds } = makeSyntheticClipWithKinds({
-      boneCount: 60, sampleCount: 90, seed: 11, animatedScale: true,
+      boneCount: 60,
+      sampleCount: 90,
+      seed: 11,
+      animatedScale: true,
     });
     const n = clip.sampleCount;
     const d = clip.skeleton.defaultPose;
@@ -84,7 +96,8 @@ describe('makeSyntheticClip', () => {
       for (let s = 0; s < n; s++) {
         const t = Array.from(clip.translations.subarray((b * n + s) * 3, (b * n + s) * 3 + 3));
         translationValues.add(t.join(','));
-        if (translationKinds[b] === 'default') expect(t).toEqual(Array.from(d.subarray(b * POSE_STRIDE + 4, b * POSE_STRIDE + 7)));
+        if (translationKinds[b] === 'default')
+          expect(t).toEqual(Array.from(d.subarray(b * POSE_STRIDE + 4, b * POSE_STRIDE + 7)));
       }
       expect(translationValues.size === 1).toBe(translationKinds[b] !== 'animated');
 

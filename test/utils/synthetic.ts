@@ -65,11 +65,17 @@ export interface SyntheticClip {
 
 /** Writes the quaternion of intrinsic X·Y·Z Euler angles (radians) at `out[o..o+3]`. */
 function eulerXyzToQuat(ax: number, ay: number, az: number, out: Float32Array, o: number): void {
-  const sx = Math.sin(ax / 2), cx = Math.cos(ax / 2);
-  const sy = Math.sin(ay / 2), cy = Math.cos(ay / 2);
-  const sz = Math.sin(az / 2), cz = Math.cos(az / 2);
+  const sx = Math.sin(ax / 2),
+    cx = Math.cos(ax / 2);
+  const sy = Math.sin(ay / 2),
+    cy = Math.cos(ay / 2);
+  const sz = Math.sin(az / 2),
+    cz = Math.cos(az / 2);
   // qx · qy
-  const x1 = sx * cy, y1 = cx * sy, z1 = sx * sy, w1 = cx * cy;
+  const x1 = sx * cy,
+    y1 = cx * sy,
+    z1 = sx * sy,
+    w1 = cx * cy;
   // (qx · qy) · qz
   out[o] = x1 * cz + y1 * sz;
   out[o + 1] = y1 * cz - x1 * sz;
@@ -84,8 +90,10 @@ function eulerXyzToQuat(ax: number, ay: number, az: number, out: Float32Array, o
  */
 export function makeSyntheticClipWithKinds(options: SyntheticClipOptions): SyntheticClip {
   const { boneCount, sampleCount } = options;
-  if (!Number.isInteger(boneCount) || boneCount < 1) throw new RangeError(`boneCount must be a positive integer, got ${boneCount}`);
-  if (!Number.isInteger(sampleCount) || sampleCount < 1) throw new RangeError(`sampleCount must be a positive integer, got ${sampleCount}`);
+  if (!Number.isInteger(boneCount) || boneCount < 1)
+    throw new RangeError(`boneCount must be a positive integer, got ${boneCount}`);
+  if (!Number.isInteger(sampleCount) || sampleCount < 1)
+    throw new RangeError(`sampleCount must be a positive integer, got ${sampleCount}`);
   const seed = options.seed ?? 1;
   const sampleRate = options.sampleRate ?? 30;
   const unit = options.unit ?? 'cm';
@@ -107,13 +115,21 @@ export function makeSyntheticClipWithKinds(options: SyntheticClipOptions): Synth
     defaultPose[o + 3] = 1;
     if (b > 0) {
       // Random direction (normalised Gaussian-ish via three uniforms), length 5..20.
-      let dx = between(-1, 1), dy = between(-1, 1), dz = between(-1, 1);
+      let dx = between(-1, 1),
+        dy = between(-1, 1),
+        dz = between(-1, 1);
       const len = Math.hypot(dx, dy, dz) || 1;
       const length = between(5, 20);
-      dx *= length / len; dy *= length / len; dz *= length / len;
-      defaultPose[o + 4] = dx; defaultPose[o + 5] = dy; defaultPose[o + 6] = dz;
+      dx *= length / len;
+      dy *= length / len;
+      dz *= length / len;
+      defaultPose[o + 4] = dx;
+      defaultPose[o + 5] = dy;
+      defaultPose[o + 6] = dz;
     }
-    defaultPose[o + 7] = 1; defaultPose[o + 8] = 1; defaultPose[o + 9] = 1;
+    defaultPose[o + 7] = 1;
+    defaultPose[o + 8] = 1;
+    defaultPose[o + 9] = 1;
   }
   const skeleton = createSkeleton(names, parents, defaultPose, unit);
   const clip = createRawClip(options.name ?? `synthetic-${seed}`, skeleton, sampleRate, sampleCount, unit);
@@ -129,10 +145,18 @@ export function makeSyntheticClipWithKinds(options: SyntheticClipOptions): Synth
     // Rotation: the root always animates, so every clip has motion to compress.
     const pick = random();
     const rotationKind: SyntheticTrackKind =
-      b === 0 ? 'animated' : pick < defaultShare ? 'default' : pick < defaultShare + constantShare ? 'constant' : 'animated';
+      b === 0
+        ? 'animated'
+        : pick < defaultShare
+          ? 'default'
+          : pick < defaultShare + constantShare
+            ? 'constant'
+            : 'animated';
     rotationKinds.push(rotationKind);
     if (rotationKind === 'constant') {
-      const ax = between(-maxAngle, maxAngle), ay = between(-maxAngle, maxAngle), az = between(-maxAngle, maxAngle);
+      const ax = between(-maxAngle, maxAngle),
+        ay = between(-maxAngle, maxAngle),
+        az = between(-maxAngle, maxAngle);
       for (let s = 0; s < sampleCount; s++) eulerXyzToQuat(ax, ay, az, rotations, (base + s) * 4);
     } else if (rotationKind === 'animated') {
       const amp = [between(0.1, 1) * maxAngle, between(0.1, 1) * maxAngle, between(0.1, 1) * maxAngle];
@@ -148,11 +172,19 @@ export function makeSyntheticClipWithKinds(options: SyntheticClipOptions): Synth
     // Translation: the root walks; other bones mostly keep their bind offset.
     const tPick = random();
     const translationKind: SyntheticTrackKind =
-      b === 0 ? 'animated' : tPick < animatedTranslationShare ? 'animated' : tPick < animatedTranslationShare + 0.1 ? 'constant' : 'default';
+      b === 0
+        ? 'animated'
+        : tPick < animatedTranslationShare
+          ? 'animated'
+          : tPick < animatedTranslationShare + 0.1
+            ? 'constant'
+            : 'default';
     translationKinds.push(translationKind);
     const bind = [defaultPose[b * POSE_STRIDE + 4], defaultPose[b * POSE_STRIDE + 5], defaultPose[b * POSE_STRIDE + 6]];
     if (b === 0) {
-      const speed = between(50, 150), bob = between(1, 5), bobHz = between(1, 2);
+      const speed = between(50, 150),
+        bob = between(1, 5),
+        bobHz = between(1, 2);
       for (let s = 0; s < sampleCount; s++) {
         const t = s / sampleRate;
         translations[(base + s) * 3] = speed * t;
@@ -161,9 +193,12 @@ export function makeSyntheticClipWithKinds(options: SyntheticClipOptions): Synth
       }
     } else if (translationKind === 'constant') {
       const shift = [between(-2, 2), between(-2, 2), between(-2, 2)];
-      for (let s = 0; s < sampleCount; s++) for (let c = 0; c < 3; c++) translations[(base + s) * 3 + c] = bind[c] + shift[c];
+      for (let s = 0; s < sampleCount; s++)
+        for (let c = 0; c < 3; c++) translations[(base + s) * 3 + c] = bind[c] + shift[c];
     } else if (translationKind === 'animated') {
-      const amp = between(0.5, 3), hz = between(0.2, 1.5), axis = Math.floor(random() * 3);
+      const amp = between(0.5, 3),
+        hz = between(0.2, 1.5),
+        axis = Math.floor(random() * 3);
       for (let s = 0; s < sampleCount; s++) {
         for (let c = 0; c < 3; c++) translations[(base + s) * 3 + c] = bind[c];
         translations[(base + s) * 3 + axis] += amp * Math.sin((2 * Math.PI * hz * s) / sampleRate);

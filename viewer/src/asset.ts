@@ -87,9 +87,15 @@ export class AssetPlayer {
     });
     let rawBytes = 0;
     for (const clip of gltf.animations) {
-      if (clip instanceof CompressedAnimationClip) rawBytes += rawSizeBytes(clip.compressed.boneCount, clip.compressed.sampleCount);
+      if (clip instanceof CompressedAnimationClip)
+        rawBytes += rawSizeBytes(clip.compressed.boneCount, clip.compressed.sampleCount);
     }
-    const sizes: AssetSizes = { fileBytes: bytes.byteLength, animation: animationBytes(json), rawBytes, ...(source ? { source } : {}) };
+    const sizes: AssetSizes = {
+      fileBytes: bytes.byteLength,
+      animation: animationBytes(json),
+      rawBytes,
+      ...(source ? { source } : {}),
+    };
     return new AssetPlayer(fileName, gltf.scene, gltf.animations, sizes, skinned, meshes);
   }
 

@@ -10,7 +10,10 @@ export class PoseErrorMeter {
   private readonly reference: RawClip;
   private readonly decoded: RawClip;
 
-  constructor(clip: RawClip, private readonly shellDistances: Float32Array) {
+  constructor(
+    clip: RawClip,
+    private readonly shellDistances: Float32Array,
+  ) {
     this.reference = createRawClip('reference', clip.skeleton, clip.sampleRate, 1, clip.unit);
     this.decoded = createRawClip('decoded', clip.skeleton, clip.sampleRate, 1, clip.unit);
   }

@@ -69,7 +69,10 @@ async function handle(request: WorkerRequest): Promise<void> {
     const options = { error: request.error, shell: request.shell };
     const { shellDistances } = resolveOptions(clip, options);
     const { bytes, stats } = compress(clip, options);
-    reply({ type: 'compressed', id: request.id, clipIndex: request.clipIndex, clip, bpk: bytes, stats, shellDistances }, [bytes.buffer]);
+    reply(
+      { type: 'compressed', id: request.id, clipIndex: request.clipIndex, clip, bpk: bytes, stats, shellDistances },
+      [bytes.buffer],
+    );
   } catch (e) {
     reply({ type: 'failed', id: request.id, stage: 'compress', message: describe(e) });
   }

@@ -18,14 +18,21 @@ export const OVER_BUDGET: readonly [number, number, number] = [1, 0.2, 1];
 /** Writes the colour of `error` on a scale whose top is `threshold` into `out` (0..1 RGB). */
 export function heatColour(error: number, threshold: number, out: [number, number, number]): [number, number, number] {
   const x = threshold > 0 ? error / threshold : 0;
-  if (x > 1 + 1e-9) { out[0] = OVER_BUDGET[0]; out[1] = OVER_BUDGET[1]; out[2] = OVER_BUDGET[2]; return out; }
+  if (x > 1 + 1e-9) {
+    out[0] = OVER_BUDGET[0];
+    out[1] = OVER_BUDGET[1];
+    out[2] = OVER_BUDGET[2];
+    return out;
+  }
   const v = x < 0 ? 0 : x > 1 ? 1 : x;
   for (let i = 1; i < STOPS.length; i++) {
     const [p1, r1, g1, b1] = STOPS[i];
     if (v > p1 && i < STOPS.length - 1) continue;
     const [p0, r0, g0, b0] = STOPS[i - 1];
     const a = p1 > p0 ? (v - p0) / (p1 - p0) : 0;
-    out[0] = r0 + (r1 - r0) * a; out[1] = g0 + (g1 - g0) * a; out[2] = b0 + (b1 - b0) * a;
+    out[0] = r0 + (r1 - r0) * a;
+    out[1] = g0 + (g1 - g0) * a;
+    out[2] = b0 + (b1 - b0) * a;
     return out;
   }
   return out;

@@ -3,7 +3,11 @@ import { formatBitRate } from './format.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 
-function el<K extends keyof SVGElementTagNameMap>(name: K, attrs: Record<string, string | number>, text?: string): SVGElementTagNameMap[K] {
+function el<K extends keyof SVGElementTagNameMap>(
+  name: K,
+  attrs: Record<string, string | number>,
+  text?: string,
+): SVGElementTagNameMap[K] {
   const node = document.createElementNS(SVG, name);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
   if (text !== undefined) node.textContent = text;
@@ -13,7 +17,10 @@ function el<K extends keyof SVGElementTagNameMap>(name: K, attrs: Record<string,
 /** Draws `histogram` (bits → count; 32 = raw) into `svg`. An empty histogram draws a note. */
 export function drawHistogram(svg: SVGSVGElement, histogram: Readonly<Record<number, number>>): void {
   svg.replaceChildren();
-  const width = 260, height = 150, top = 14, bottom = 18;
+  const width = 260,
+    height = 150,
+    top = 14,
+    bottom = 18;
   svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
   const entries = Object.entries(histogram)
     .map(([bits, count]) => [Number(bits), count] as const)

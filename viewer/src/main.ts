@@ -5,8 +5,14 @@
  * page samples the result with the runtime decoder (`bonepress/runtime`).
  */
 import {
-  COMPRESS_DEFAULTS, convertLength, LENGTH_UNITS, parseLength, rawSizeBytes,
-  type CompressStats, type LengthUnit, type RawClip,
+  COMPRESS_DEFAULTS,
+  convertLength,
+  LENGTH_UNITS,
+  parseLength,
+  rawSizeBytes,
+  type CompressStats,
+  type LengthUnit,
+  type RawClip,
 } from 'bonepress';
 import { animationBytes } from 'bonepress/gltf-transform';
 import { CompressedClip, createPose, localToObject, type SampleOptions } from 'bonepress/runtime';
@@ -209,7 +215,11 @@ function figureBones(parents: Int32Array): number[] {
 /** Writes the centroid of the figure's joints into `out`. */
 function figureCentre(matrices: Float32Array, body: readonly number[], out: THREE.Vector3): THREE.Vector3 {
   out.set(0, 0, 0);
-  for (const b of body) { out.x += matrices[b * 16 + 12]; out.y += matrices[b * 16 + 13]; out.z += matrices[b * 16 + 14]; }
+  for (const b of body) {
+    out.x += matrices[b * 16 + 12];
+    out.y += matrices[b * 16 + 13];
+    out.z += matrices[b * 16 + 14];
+  }
   return out.divideScalar(Math.max(1, body.length));
 }
 
@@ -228,11 +238,17 @@ function show(shown: Shown): void {
   const radius = Math.max(bounds.poseSize, 1e-6) * 0.011;
   const maxLinkLength = bounds.poseSize;
   const decodedView = new SkeletonView(parents, { radius, maxLinkLength, layer: LAYER_DECODED, colour: 0xb8c0cc });
-  const rawView = shown.kind === 'compared'
-    ? new SkeletonView(parents, { radius, maxLinkLength, layer: LAYER_RAW, colour: 0xc9ced6 })
-    : undefined;
+  const rawView =
+    shown.kind === 'compared'
+      ? new SkeletonView(parents, { radius, maxLinkLength, layer: LAYER_RAW, colour: 0xc9ced6 })
+      : undefined;
   playback = {
-    shown, rawView, decodedView, rawPose, rawMatrices, parentsKey,
+    shown,
+    rawView,
+    decodedView,
+    rawPose,
+    rawMatrices,
+    parentsKey,
     decodedPose: createPose(boneCount),
     decodedMatrices: new Float32Array(boneCount * 16),
     errors: new Float64Array(boneCount),
@@ -306,7 +322,8 @@ function fillPanels(shown: Shown): void {
     for (const node of [ui.thresholdValue, ui.maxError, ui.p99Error, ui.worst, ui.compressTime]) node.textContent = '–';
     ui.maxError.classList.remove('over');
     const histogram: Record<number, number> = {};
-    for (let s = 0; s < c.segmentCount; s++) for (const bits of c.segmentBitRates(s)) histogram[bits] = (histogram[bits] ?? 0) + 1;
+    for (let s = 0; s < c.segmentCount; s++)
+      for (const bits of c.segmentBitRates(s)) histogram[bits] = (histogram[bits] ?? 0) + 1;
     drawHistogram(ui.histogram, histogram);
     ui.legendUnit.textContent = unit;
   }
@@ -341,7 +358,9 @@ function showAsset(player: AssetPlayer): void {
     stage.scene.add(player.root);
     stage.frame({ box, poseSize: Math.max(pose.x, pose.y, pose.z, 1e-3) });
   }
-  ui.clipSelect.replaceChildren(...player.clips.map((c, i) => new Option(`${c.name} (${formatSeconds(c.duration)})`, String(i))));
+  ui.clipSelect.replaceChildren(
+    ...player.clips.map((c, i) => new Option(`${c.name} (${formatSeconds(c.duration)})`, String(i))),
+  );
   ui.clipSelect.hidden = player.clips.length < 2;
   ui.settings.disabled = true;
   ui.download.disabled = true;
@@ -374,7 +393,9 @@ function fillAssetPanels(player: AssetPlayer): void {
   for (const node of [ui.thresholdValue, ui.maxError, ui.p99Error, ui.worst, ui.compressTime]) node.textContent = '–';
   ui.maxError.classList.remove('over');
   const histogram: Record<number, number> = {};
-  if (compressed) for (let g = 0; g < compressed.segmentCount; g++) for (const bits of compressed.segmentBitRates(g)) histogram[bits] = (histogram[bits] ?? 0) + 1;
+  if (compressed)
+    for (let g = 0; g < compressed.segmentCount; g++)
+      for (const bits of compressed.segmentBitRates(g)) histogram[bits] = (histogram[bits] ?? 0) + 1;
   drawHistogram(ui.histogram, histogram);
   ui.assetPanel.hidden = false;
   ui.meshes.textContent = `${player.meshCount} (${player.skinnedMeshes.length} skinned)`;
@@ -402,9 +423,14 @@ async function openAsset(fileName: string, bytes: Uint8Array, source?: AssetSize
   setStatus(`loading ${fileName}…`);
   try {
     const player = await AssetPlayer.load(fileName, bytes, source);
-    if (id !== loadId) { player.dispose(); return; }
+    if (id !== loadId) {
+      player.dispose();
+      return;
+    }
     showAsset(player);
-    setStatus(`${fileName}: ${player.clips.length} animations (${player.compressedClipCount} compressed), ${player.skinnedMeshes.length} skinned meshes`);
+    setStatus(
+      `${fileName}: ${player.clips.length} animations (${player.compressedClipCount} compressed), ${player.skinnedMeshes.length} skinned meshes`,
+    );
     updatePose();
     stage?.render();
     dirty = false;
@@ -532,7 +558,8 @@ function openBytes(fileName: string, bytes: ArrayBuffer): void {
       return;
     }
     // A source asset with a skin: it can also be compressed whole and shown as the app would see it.
-    if (json && (json.skins?.length ?? 0) > 0) sourceAsset = { fileName, fileBytes: bytes.byteLength, animation: animationBytes(json) };
+    if (json && (json.skins?.length ?? 0) > 0)
+      sourceAsset = { fileName, fileBytes: bytes.byteLength, animation: animationBytes(json) };
   }
   if (fileName.toLowerCase().endsWith('.bpk')) {
     loadId = nextId++; // supersede any load or compression in flight
@@ -563,7 +590,9 @@ worker.addEventListener('message', (event: MessageEvent<WorkerResponse>) => {
   if (m.type === 'loaded') {
     if (m.id !== loadId) return;
     loaded = { fileName: m.fileName, clips: m.clips };
-    ui.clipSelect.replaceChildren(...m.clips.map((c, i) => new Option(`${c.name} (${c.sampleCount} samples)`, String(i))));
+    ui.clipSelect.replaceChildren(
+      ...m.clips.map((c, i) => new Option(`${c.name} (${c.sampleCount} samples)`, String(i))),
+    );
     ui.clipSelect.hidden = m.clips.length < 2;
     ui.settings.disabled = false;
     ui.viewAsset.hidden = sourceAsset === undefined;
@@ -618,9 +647,13 @@ ui.threshold.value = String(defaultError.value);
 fillUnits(ui.thresholdUnit, defaultError.unit);
 ui.shell.value = String(defaultShell.value);
 fillUnits(ui.shellUnit, defaultShell.unit);
-for (const input of [ui.threshold, ui.thresholdUnit, ui.shell, ui.shellUnit]) input.addEventListener('change', settingsChanged);
+for (const input of [ui.threshold, ui.thresholdUnit, ui.shell, ui.shellUnit])
+  input.addEventListener('change', settingsChanged);
 ui.clipSelect.addEventListener('change', () => {
-  if (!asset) { requestCompress(); return; }
+  if (!asset) {
+    requestCompress();
+    return;
+  }
   asset.select(Number(ui.clipSelect.value) || 0);
   time = 0;
   fillAssetPanels(asset);
@@ -631,7 +664,12 @@ ui.viewAsset.addEventListener('click', () => {
   compressId = nextId++;
   setReady('0');
   setStatus(`compressing every animation of ${sourceAsset.fileName}…`);
-  send({ type: 'compress-asset', id: compressId, error: lengthInput(ui.threshold, ui.thresholdUnit), shell: lengthInput(ui.shell, ui.shellUnit) });
+  send({
+    type: 'compress-asset',
+    id: compressId,
+    error: lengthInput(ui.threshold, ui.thresholdUnit),
+    shell: lengthInput(ui.shell, ui.shellUnit),
+  });
 });
 
 ui.legendBar.style.background = legendGradient();
@@ -650,15 +688,23 @@ ui.follow.addEventListener('change', () => {
 });
 window.addEventListener('keydown', (e) => {
   if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
-  if (e.key === ' ') { e.preventDefault(); setPlaying(!playing); }
+  if (e.key === ' ') {
+    e.preventDefault();
+    setPlaying(!playing);
+  }
 });
-window.addEventListener('resize', () => { dirty = true; });
-stage?.controls.addEventListener('change', () => { dirty = true; });
+window.addEventListener('resize', () => {
+  dirty = true;
+});
+stage?.controls.addEventListener('change', () => {
+  dirty = true;
+});
 
 ui.download.addEventListener('click', () => {
   if (!playback) return;
   const { shown } = playback;
-  const base = (shown.kind === 'compared' ? shown.stats.name : shown.decoded.name) ?? shown.fileName.replace(/\.[^.]*$/, '');
+  const base =
+    (shown.kind === 'compared' ? shown.stats.name : shown.decoded.name) ?? shown.fileName.replace(/\.[^.]*$/, '');
   const url = URL.createObjectURL(new Blob([shown.bpk.slice()], { type: 'application/octet-stream' }));
   const a = document.createElement('a');
   a.href = url;

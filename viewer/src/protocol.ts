@@ -35,5 +35,5 @@ export type WorkerResponse =
       /** Shell distance per bone in clip units, as compress() resolved them. */
       shellDistances: Float32Array;
     }
-  | { type: 'asset'; id: number; /** The compressed asset, as a GLB. */ glb: Uint8Array }
+  | { type: 'asset'; id: number /** The compressed asset, as a GLB. */; glb: Uint8Array }
   | { type: 'failed'; id: number; stage: 'load' | 'compress'; message: string };

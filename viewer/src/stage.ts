@@ -48,9 +48,13 @@ export class Stage {
     const { box, poseSize } = bounds;
     const size = Math.max(poseSize, 1e-6);
     const centre = box.getCenter(new THREE.Vector3());
-    if (this.floor) { this.floor.removeFromParent(); this.floor.geometry.dispose(); (this.floor.material as THREE.Material).dispose(); }
+    if (this.floor) {
+      this.floor.removeFromParent();
+      this.floor.geometry.dispose();
+      (this.floor.material as THREE.Material).dispose();
+    }
     const extent = Math.max(box.max.x - box.min.x, box.max.z - box.min.z) + 2 * size;
-    const cell = Math.pow(10, Math.floor(Math.log10(size))) / 2;
+    const cell = 10 ** Math.floor(Math.log10(size)) / 2;
     const divisions = Math.min(200, Math.max(4, Math.ceil(extent / cell)));
     this.floor = makeFloor(divisions, cell);
     this.floor.position.set(centre.x, box.min.y, centre.z);
@@ -69,13 +73,19 @@ export class Stage {
 
   /** Moves camera and target along with the figure (`root`: its centre) on the floor plane. */
   track(root: THREE.Vector3): void {
-    if (!this.follow) { this.hasFollowed = false; return; }
+    if (!this.follow) {
+      this.hasFollowed = false;
+      return;
+    }
     // The first call centres the view on the figure, later calls move with it.
     const from = this.hasFollowed ? this.followed : this.controls.target;
-    const dx = root.x - from.x, dz = root.z - from.z;
+    const dx = root.x - from.x,
+      dz = root.z - from.z;
     if (dx !== 0 || dz !== 0) {
-      this.camera.position.x += dx; this.camera.position.z += dz;
-      this.controls.target.x += dx; this.controls.target.z += dz;
+      this.camera.position.x += dx;
+      this.camera.position.z += dz;
+      this.controls.target.x += dx;
+      this.controls.target.z += dz;
       this.controls.update();
     }
     this.followed.copy(root);
@@ -84,7 +94,8 @@ export class Stage {
 
   /** Resizes the drawing buffer to the canvas' CSS size. */
   private fit(): { width: number; height: number } {
-    const width = this.canvas.clientWidth, height = this.canvas.clientHeight;
+    const width = this.canvas.clientWidth,
+      height = this.canvas.clientHeight;
     const size = this.renderer.getSize(new THREE.Vector2());
     if (size.x !== width || size.y !== height) this.renderer.setSize(width, height, false);
     return { width, height };
@@ -127,7 +138,8 @@ function makeFloor(divisions: number, cell: number): THREE.LineSegments {
   for (let i = 0; i <= divisions; i++) {
     const a = -half + i * cell;
     for (let j = 0; j < divisions; j++) {
-      const b0 = -half + j * cell, b1 = b0 + cell;
+      const b0 = -half + j * cell,
+        b1 = b0 + cell;
       points.push(a, 0, b0, a, 0, b1, b0, 0, a, b1, 0, a);
     }
   }

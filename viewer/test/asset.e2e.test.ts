@@ -14,7 +14,12 @@ import { fileURLToPath } from 'node:url';
 
 import { NodeIO, type GLTF } from '@gltf-transform/core';
 import { readClips } from 'bonepress';
-import { animationBytes, BONEPRESS_ANIMATION_COMPRESSION, BonepressAnimationCompression, compressDocument } from 'bonepress/gltf-transform';
+import {
+  animationBytes,
+  BONEPRESS_ANIMATION_COMPRESSION,
+  BonepressAnimationCompression,
+  compressDocument,
+} from 'bonepress/gltf-transform';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -24,11 +29,16 @@ import { DIST, launchChromium } from './browser.js';
 import { serve } from './static-server.js';
 
 const SCREENSHOTS = fileURLToPath(new URL('./screenshots/', import.meta.url));
-const FIXTURES = ['dataset-1_walk_happy_002.bvh', 'dataset-1_run_active_001.bvh']
-  .map((name) => fileURLToPath(new URL(`../../fixtures/${name}`, import.meta.url)));
+const FIXTURES = ['dataset-1_walk_happy_002.bvh', 'dataset-1_run_active_001.bvh'].map((name) =>
+  fileURLToPath(new URL(`../../fixtures/${name}`, import.meta.url)),
+);
 
 async function waitReady(page: Page): Promise<void> {
-  await page.waitForFunction(() => document.body.dataset.ready === '1' || document.body.dataset.ready === 'error', undefined, { timeout: 90_000 });
+  await page.waitForFunction(
+    () => document.body.dataset.ready === '1' || document.body.dataset.ready === 'error',
+    undefined,
+    { timeout: 90_000 },
+  );
   const state = await page.evaluate(() => document.body.dataset.ready);
   if (state !== '1') throw new Error(`viewer reported an error: ${await page.textContent('#status')}`);
 }
@@ -47,7 +57,10 @@ async function scrubTo(page: Page, seconds: number): Promise<void> {
     scrub.value = String(t);
     scrub.dispatchEvent(new Event('input', { bubbles: true }));
   }, seconds);
-  await page.waitForFunction((t) => (document.getElementById('time') as HTMLOutputElement).value.startsWith(`${t.toFixed(3)} `), seconds);
+  await page.waitForFunction(
+    (t) => (document.getElementById('time') as HTMLOutputElement).value.startsWith(`${t.toFixed(3)} `),
+    seconds,
+  );
   await page.waitForTimeout(150);
 }
 
@@ -59,32 +72,40 @@ function capture(page: Page, key: string): Promise<number> {
   return page.evaluate((k) => {
     const view = document.getElementById('view') as HTMLCanvasElement;
     const copy = document.createElement('canvas');
-    copy.width = view.width; copy.height = view.height;
+    copy.width = view.width;
+    copy.height = view.height;
     const g = copy.getContext('2d')!;
     g.drawImage(view, 0, 0);
     const { data } = g.getImageData(0, 0, copy.width, copy.height);
     const store = ((window as unknown as { captures?: Record<string, Uint8ClampedArray> }).captures ??= {});
     store[k] = data;
     let body = 0;
-    for (let i = 0; i < data.length; i += 4) if (data[i] > 80 && data[i] > data[i + 1] + 30 && data[i + 1] > data[i + 2] + 10) body++;
+    for (let i = 0; i < data.length; i += 4)
+      if (data[i] > 80 && data[i] > data[i + 1] + 30 && data[i + 1] > data[i + 2] + 10) body++;
     return body;
   }, key);
 }
 
 /** Pixels that are body at either capture, and those of them whose colour changed clearly. */
 function compareCaptures(page: Page, a: string, b: string): Promise<{ area: number; changed: number }> {
-  return page.evaluate(([ka, kb]) => {
-    const store = (window as unknown as { captures: Record<string, Uint8ClampedArray> }).captures;
-    const x = store[ka], y = store[kb];
-    const isBody = (d: Uint8ClampedArray, i: number): boolean => d[i] > 80 && d[i] > d[i + 1] + 30 && d[i + 1] > d[i + 2] + 10;
-    let area = 0, changed = 0;
-    for (let i = 0; i < x.length; i += 4) {
-      if (!isBody(x, i) && !isBody(y, i)) continue;
-      area++;
-      if (Math.abs(x[i] - y[i]) + Math.abs(x[i + 1] - y[i + 1]) + Math.abs(x[i + 2] - y[i + 2]) > 60) changed++;
-    }
-    return { area, changed };
-  }, [a, b] as const);
+  return page.evaluate(
+    ([ka, kb]) => {
+      const store = (window as unknown as { captures: Record<string, Uint8ClampedArray> }).captures;
+      const x = store[ka],
+        y = store[kb];
+      const isBody = (d: Uint8ClampedArray, i: number): boolean =>
+        d[i] > 80 && d[i] > d[i + 1] + 30 && d[i + 1] > d[i + 2] + 10;
+      let area = 0,
+        changed = 0;
+      for (let i = 0; i < x.length; i += 4) {
+        if (!isBody(x, i) && !isBody(y, i)) continue;
+        area++;
+        if (Math.abs(x[i] - y[i]) + Math.abs(x[i + 1] - y[i + 1]) + Math.abs(x[i + 2] - y[i + 2]) > 60) changed++;
+      }
+      return { area, changed };
+    },
+    [a, b] as const,
+  );
 }
 
 describe('viewer: a compressed glTF asset (built, in chromium)', () => {
@@ -112,7 +133,9 @@ describe('viewer: a compressed glTF asset (built, in chromium)', () => {
     ({ context, profile } = await launchChromium('bonepress-viewer-asset-'));
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(String(error)));
-    page.on('console', (message) => { if (message.type() === 'error') pageErrors.push(message.text()); });
+    page.on('console', (message) => {
+      if (message.type() === 'error') pageErrors.push(message.text());
+    });
     await page.goto(`${origin}/?open=e2e/hero.bp.glb`);
   });
 
@@ -127,11 +150,14 @@ describe('viewer: a compressed glTF asset (built, in chromium)', () => {
     expect(json.extensionsRequired).toContain(BONEPRESS_ANIMATION_COMPRESSION);
     for (const animation of json.animations ?? []) {
       expect(animation.extensions?.[BONEPRESS_ANIMATION_COMPRESSION]).toBeDefined();
-      for (const channel of animation.channels) expect(['rotation', 'translation', 'scale']).not.toContain(channel.target.node !== undefined ? channel.target.path : '');
+      for (const channel of animation.channels)
+        expect(['rotation', 'translation', 'scale']).not.toContain(
+          channel.target.node !== undefined ? channel.target.path : '',
+        );
     }
   });
 
-  it('opens it from ?open=, through the plugin: one skinned mesh, two compressed clips, the file\'s sizes', async () => {
+  it("opens it from ?open=, through the plugin: one skinned mesh, two compressed clips, the file's sizes", async () => {
     await waitReady(page);
     const data = await page.evaluate(() => ({ ...document.body.dataset }));
     expect(data.skinnedMeshes).toBe('1');
@@ -162,13 +188,17 @@ describe('viewer: a compressed glTF asset (built, in chromium)', () => {
     expect(changed).toBeGreaterThan(area * 0.2);
   });
 
-  it('plays it: after play, the time display advances and the skinned mesh\'s pixels change between frames', async () => {
+  it("plays it: after play, the time display advances and the skinned mesh's pixels change between frames", async () => {
     expect(await text(page, '#play')).toBe('▶'); // scrubbing paused it
     await page.click('#play');
-    const timeOf = (): Promise<number> => page.evaluate(() => parseFloat((document.getElementById('time') as HTMLOutputElement).value));
+    const timeOf = (): Promise<number> =>
+      page.evaluate(() => parseFloat((document.getElementById('time') as HTMLOutputElement).value));
     const t0 = await timeOf();
     await capture(page, 'play-a');
-    await page.waitForFunction((t) => parseFloat((document.getElementById('time') as HTMLOutputElement).value) > t + 0.3, t0);
+    await page.waitForFunction(
+      (t) => parseFloat((document.getElementById('time') as HTMLOutputElement).value) > t + 0.3,
+      t0,
+    );
     await page.waitForTimeout(50);
     await capture(page, 'play-b');
     const t1 = await timeOf();

@@ -26,41 +26,53 @@ import { serve } from './static-server.js';
 /** The built example (npm run example:babylon:build). */
 const EXAMPLE = fileURLToPath(new URL('../../examples/babylon/dist/', import.meta.url));
 const SCREENSHOTS = fileURLToPath(new URL('./screenshots/', import.meta.url));
-const FIXTURES = ['dataset-1_walk_happy_002.bvh', 'dataset-1_run_active_001.bvh']
-  .map((name) => fileURLToPath(new URL(`../../fixtures/${name}`, import.meta.url)));
+const FIXTURES = ['dataset-1_walk_happy_002.bvh', 'dataset-1_run_active_001.bvh'].map((name) =>
+  fileURLToPath(new URL(`../../fixtures/${name}`, import.meta.url)),
+);
 
 /** Pauses the page at `seconds`, keeps the canvas pixels under `key` and counts the body's (orange: red above green above blue). */
 function captureAt(page: Page, seconds: number, key: string): Promise<number> {
-  return page.evaluate(([t, k]) => {
-    (window as unknown as { bonepress: { pauseAt(s: number): void } }).bonepress.pauseAt(t);
-    const view = document.getElementById('view') as HTMLCanvasElement;
-    const copy = document.createElement('canvas');
-    copy.width = view.width; copy.height = view.height;
-    const g = copy.getContext('2d')!;
-    g.drawImage(view, 0, 0);
-    const { data } = g.getImageData(0, 0, copy.width, copy.height);
-    const store = ((window as unknown as { captures?: Record<string, Uint8ClampedArray> }).captures ??= {});
-    store[k] = data;
-    let body = 0;
-    for (let i = 0; i < data.length; i += 4) if (data[i] > 80 && data[i] > data[i + 1] + 30 && data[i + 1] > data[i + 2] + 10) body++;
-    return body;
-  }, [seconds, key] as const);
+  return page.evaluate(
+    ([t, k]) => {
+      (window as unknown as { bonepress: { pauseAt(s: number): void } }).bonepress.pauseAt(t);
+      const view = document.getElementById('view') as HTMLCanvasElement;
+      const copy = document.createElement('canvas');
+      copy.width = view.width;
+      copy.height = view.height;
+      const g = copy.getContext('2d')!;
+      g.drawImage(view, 0, 0);
+      const { data } = g.getImageData(0, 0, copy.width, copy.height);
+      const store = ((window as unknown as { captures?: Record<string, Uint8ClampedArray> }).captures ??= {});
+      store[k] = data;
+      let body = 0;
+      for (let i = 0; i < data.length; i += 4)
+        if (data[i] > 80 && data[i] > data[i + 1] + 30 && data[i + 1] > data[i + 2] + 10) body++;
+      return body;
+    },
+    [seconds, key] as const,
+  );
 }
 
 /** Pixels that are body in either capture, and those of them whose colour changed clearly. */
 function compare(page: Page, a: string, b: string): Promise<{ area: number; changed: number }> {
-  return page.evaluate(([ka, kb]) => {
-    const store = (window as unknown as { captures: Record<string, Uint8ClampedArray> }).captures;
-    const x = store[ka], y = store[kb];
-    const isBody = (d: Uint8ClampedArray, i: number): boolean => d[i] > 80 && d[i] > d[i + 1] + 30 && d[i + 1] > d[i + 2] + 10;
-    let area = 0, changed = 0;
-    for (let i = 0; i < x.length; i += 4) {
-      if (!isBody(x, i) && !isBody(y, i)) continue;
-      area++;
-      if (Math.abs(x[i] - y[i]) + Math.abs(x[i + 1] - y[i + 1]) + Math.abs(x[i + 2] - y[i + 2]) > 60) changed++;
-    }
-    return { area, changed };
-  }, [a, b] as const);
+  return page.evaluate(
+    ([ka, kb]) => {
+      const store = (window as unknown as { captures: Record<string, Uint8ClampedArray> }).captures;
+      const x = store[ka],
+        y = store[kb];
+      const isBody = (d: Uint8ClampedArray, i: number): boolean =>
+        d[i] > 80 && d[i] > d[i + 1] + 30 && d[i + 1] > d[i + 2] + 10;
+      let area = 0,
+        changed = 0;
+      for (let i = 0; i < x.length; i += 4) {
+        if (!isBody(x, i) && !isBody(y, i)) continue;
+        area++;
+        if (Math.abs(x[i] - y[i]) + Math.abs(x[i + 1] - y[i + 1]) + Math.abs(x[i + 2] - y[i + 2]) > 60) changed++;
+      }
+      return { area, changed };
+    },
+    [a, b] as const,
+  );
 }
 
 describe('Babylon.js example: a compressed skinned glTF asset through the bonepress extension (built, in chromium)', () => {
@@ -71,7 +83,9 @@ describe('Babylon.js example: a compressed skinned glTF asset through the bonepr
 
   beforeAll(async () => {
     if (!existsSync(join(EXAMPLE, 'index.html'))) {
-      throw new Error(`${EXAMPLE}index.html is missing: build the example first (npm run example:babylon:build, or npm run test:e2e)`);
+      throw new Error(
+        `${EXAMPLE}index.html is missing: build the example first (npm run example:babylon:build, or npm run test:e2e)`,
+      );
     }
     const clips = (await Promise.all(FIXTURES.map((f) => readClips(f, readFileSync(f))))).flat();
     const io = new NodeIO().registerExtensions([BonepressAnimationCompression]);
@@ -94,9 +108,15 @@ describe('Babylon.js example: a compressed skinned glTF asset through the bonepr
       const page = await context.newPage();
       const errors: string[] = [];
       page.on('pageerror', (error) => errors.push(String(error)));
-      page.on('console', (message) => { if (message.type() === 'error') errors.push(message.text()); });
+      page.on('console', (message) => {
+        if (message.type() === 'error') errors.push(message.text());
+      });
       await page.goto(`${origin}/?mode=${mode}`);
-      await page.waitForFunction(() => document.body.dataset.ready === '1' || document.body.dataset.ready === 'error', undefined, { timeout: 90_000 });
+      await page.waitForFunction(
+        () => document.body.dataset.ready === '1' || document.body.dataset.ready === 'error',
+        undefined,
+        { timeout: 90_000 },
+      );
       expect(await page.textContent('#status')).toContain(`"dataset-1_walk_happy_002" (${mode}), 2 animation group(s)`);
       // It plays: let a few frames render before pausing.
       await page.waitForTimeout(300);

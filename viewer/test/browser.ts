@@ -19,9 +19,14 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
  * Launches Chromium headless in a new profile folder named `profilePrefix…` (the caller
  * removes it). Throws, saying what to do, when Chromium or the built viewer is missing.
  */
-export async function launchChromium(profilePrefix: string, options: { acceptDownloads?: boolean } = {}): Promise<{ context: BrowserContext; profile: string }> {
+export async function launchChromium(
+  profilePrefix: string,
+  options: { acceptDownloads?: boolean } = {},
+): Promise<{ context: BrowserContext; profile: string }> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`chromium not found at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium), or run .ci/e2e, which installs it; CHROMIUM_PATH overrides the path`);
+    throw new Error(
+      `chromium not found at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium), or run .ci/e2e, which installs it; CHROMIUM_PATH overrides the path`,
+    );
   }
   if (!existsSync(join(DIST, 'index.html'))) {
     throw new Error(`${DIST}index.html is missing: build the viewer first (npm run viewer:build, or npm run test:e2e)`);
@@ -33,8 +38,14 @@ export async function launchChromium(profilePrefix: string, options: { acceptDow
     viewport: { width: 1400, height: 820 },
     ...options,
     args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
     ],
   });
   return { context, profile };

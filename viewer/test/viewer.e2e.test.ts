@@ -25,7 +25,11 @@ const SCREENSHOTS = fileURLToPath(new URL('./screenshots/', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('../../fixtures/dataset-1_run_active_001.bvh', import.meta.url));
 
 async function waitReady(page: Page): Promise<void> {
-  await page.waitForFunction(() => document.body.dataset.ready === '1' || document.body.dataset.ready === 'error', undefined, { timeout: 90_000 });
+  await page.waitForFunction(
+    () => document.body.dataset.ready === '1' || document.body.dataset.ready === 'error',
+    undefined,
+    { timeout: 90_000 },
+  );
   const state = await page.evaluate(() => document.body.dataset.ready);
   if (state !== '1') throw new Error(`viewer reported an error: ${await page.textContent('#status')}`);
 }
@@ -37,18 +41,23 @@ function paintedPixels(page: Page): Promise<{ left: number; right: number }> {
   return page.evaluate(() => {
     const view = document.getElementById('view') as HTMLCanvasElement;
     const copy = document.createElement('canvas');
-    copy.width = view.width; copy.height = view.height;
+    copy.width = view.width;
+    copy.height = view.height;
     const g = copy.getContext('2d')!;
     g.drawImage(view, 0, 0);
     const { data } = g.getImageData(0, 0, copy.width, copy.height);
-    let left = 0, right = 0;
+    let left = 0,
+      right = 0;
     for (let i = 0; i < data.length; i += 4) {
       // Background 0x15181d, floor lines are grey: count saturated or bright pixels (bones).
-      const r = data[i], gr = data[i + 1], b = data[i + 2];
+      const r = data[i],
+        gr = data[i + 1],
+        b = data[i + 2];
       const bright = r + gr + b > 330;
       const saturated = Math.max(r, gr, b) - Math.min(r, gr, b) > 60;
       if (!bright && !saturated) continue;
-      if ((i / 4) % copy.width < copy.width / 2) left++; else right++;
+      if ((i / 4) % copy.width < copy.width / 2) left++;
+      else right++;
     }
     return { left, right };
   });
@@ -67,16 +76,25 @@ async function glbOf(clip: RawClip): Promise<Uint8Array> {
   const skin = doc.createSkin('skin');
   const nodes = boneNames.map((name, b) => {
     const d = Array.from(defaultPose.subarray(b * POSE_STRIDE, (b + 1) * POSE_STRIDE));
-    const node = doc.createNode(name).setRotation([d[0], d[1], d[2], d[3]])
-      .setTranslation([d[4] * toMetres, d[5] * toMetres, d[6] * toMetres]).setScale([d[7], d[8], d[9]]);
+    const node = doc
+      .createNode(name)
+      .setRotation([d[0], d[1], d[2], d[3]])
+      .setTranslation([d[4] * toMetres, d[5] * toMetres, d[6] * toMetres])
+      .setScale([d[7], d[8], d[9]]);
     skin.addJoint(node);
     return node;
   });
   nodes.forEach((node, b) => (parents[b] < 0 ? scene.addChild(node) : nodes[parents[b]].addChild(node)));
   const n = clip.sampleCount;
-  const times = doc.createAccessor('times').setType('SCALAR').setBuffer(buffer)
+  const times = doc
+    .createAccessor('times')
+    .setType('SCALAR')
+    .setBuffer(buffer)
     .setArray(Float32Array.from({ length: n }, (_, s) => s / clip.sampleRate));
-  for (const [name, backwards] of [['first', false], ['second', true]] as const) {
+  for (const [name, backwards] of [
+    ['first', false],
+    ['second', true],
+  ] as const) {
     const anim = doc.createAnimation(name);
     nodes.forEach((node, b) => {
       for (const path of ['rotation', 'translation', 'scale'] as const) {
@@ -85,11 +103,18 @@ async function glbOf(clip: RawClip): Promise<Uint8Array> {
         const values = new Float32Array(n * width);
         for (let s = 0; s < n; s++) {
           const from = (b * n + (backwards ? n - 1 - s : s)) * width;
-          for (let c = 0; c < width; c++) values[s * width + c] = src[from + c] * (path === 'translation' ? toMetres : 1);
+          for (let c = 0; c < width; c++)
+            values[s * width + c] = src[from + c] * (path === 'translation' ? toMetres : 1);
         }
-        const output = doc.createAccessor().setType(width === 4 ? 'VEC4' : 'VEC3').setArray(values).setBuffer(buffer);
+        const output = doc
+          .createAccessor()
+          .setType(width === 4 ? 'VEC4' : 'VEC3')
+          .setArray(values)
+          .setBuffer(buffer);
         const sampler = doc.createAnimationSampler().setInput(times).setOutput(output).setInterpolation('LINEAR');
-        anim.addSampler(sampler).addChannel(doc.createAnimationChannel().setTargetNode(node).setTargetPath(path).setSampler(sampler));
+        anim
+          .addSampler(sampler)
+          .addChannel(doc.createAnimationChannel().setTargetNode(node).setTargetPath(path).setSampler(sampler));
       }
     });
   }
@@ -118,7 +143,9 @@ describe('viewer (built, in chromium)', () => {
     });
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(String(error)));
-    page.on('console', (message) => { if (message.type() === 'error') pageErrors.push(message.text()); });
+    page.on('console', (message) => {
+      if (message.type() === 'error') pageErrors.push(message.text());
+    });
     await page.goto(`${origin}/`);
   });
 
@@ -128,7 +155,7 @@ describe('viewer (built, in chromium)', () => {
     if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
-  it('compresses the default clip on load and shows the library\'s figures', async () => {
+  it("compresses the default clip on load and shows the library's figures", async () => {
     await waitReady(page);
     const { stats } = compress(clip); // the library's defaults: 0.01 cm, shell 3 cm
     expect(stats.unit).toBe('cm');
@@ -141,7 +168,9 @@ describe('viewer (built, in chromium)', () => {
     expect(Math.abs(parseFloat(await text(page, '#ratio')) - stats.ratio)).toBeLessThanOrEqual(0.005);
     expect(Math.abs(parseFloat(await text(page, '#max-error')) - stats.maxError)).toBeLessThanOrEqual(0.00005);
     // One bar per bit rate the library used.
-    expect(await page.locator('#histogram rect').count()).toBe(Object.values(stats.bitRateHistogram).filter((n) => n > 0).length);
+    expect(await page.locator('#histogram rect').count()).toBe(
+      Object.values(stats.bitRateHistogram).filter((n) => n > 0).length,
+    );
     expect(await page.locator('label:has-text("ratio"), dt:has-text("ratio")').count()).toBeGreaterThan(0);
   });
 
@@ -207,18 +236,24 @@ describe('viewer (built, in chromium)', () => {
     expect(clips.map((c) => c.name)).toEqual(['first', 'second']);
     const options = { error: '0.05cm', shell: '3cm' }; // what the fields still hold
     await page.setInputFiles('#file', { name: 'run.glb', mimeType: 'model/gltf-binary', buffer: Buffer.from(glb) });
-    await page.waitForFunction(() => (document.getElementById('status')?.textContent ?? '').includes('first compressed'));
+    await page.waitForFunction(() =>
+      (document.getElementById('status')?.textContent ?? '').includes('first compressed'),
+    );
     await waitReady(page);
     let { stats } = compress(clips[0], options);
     expect(stats.unit).toBe('m');
     expect(await text(page, '#ratio')).toBe(formatRatio(stats.ratio));
     // Shown in the threshold field's unit (cm), not the clip's (m).
-    expect(await text(page, '#max-error')).toBe(formatDistance(convertLength({ value: stats.maxError, unit: 'm' }, 'cm'), 'cm'));
+    expect(await text(page, '#max-error')).toBe(
+      formatDistance(convertLength({ value: stats.maxError, unit: 'm' }, 'cm'), 'cm'),
+    );
     expect(await page.isVisible('#clip-select')).toBe(true);
     expect(await page.locator('#clip-select option').count()).toBe(2);
 
     await page.selectOption('#clip-select', '1');
-    await page.waitForFunction(() => (document.getElementById('status')?.textContent ?? '').includes('second compressed'));
+    await page.waitForFunction(() =>
+      (document.getElementById('status')?.textContent ?? '').includes('second compressed'),
+    );
     await waitReady(page);
     ({ stats } = compress(clips[1], options));
     expect(await text(page, '#ratio')).toBe(formatRatio(stats.ratio));

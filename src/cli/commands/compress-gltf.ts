@@ -9,7 +9,13 @@ import { extname } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 
 import { OptionsError, parseLength, type ErrorMetric, type LengthUnit } from '../../index.js';
-import { compressGltfFile, isGltfPath, type CompressGltfFileOptions, type CompressGltfFileResult, type GltfOutputFormat } from '../../node/index.js';
+import {
+  compressGltfFile,
+  isGltfPath,
+  type CompressGltfFileOptions,
+  type CompressGltfFileResult,
+  type GltfOutputFormat,
+} from '../../node/index.js';
 import { toFailure } from '../../node/internal.js';
 import { EXIT, exitCodeOfFailure, failureText, type ExitCode } from '../exit-codes.js';
 import { warningLines } from '../load.js';
@@ -67,8 +73,11 @@ export interface GltfCompressCliOptions {
  * The glTF container `compress` writes, or undefined for `.bpk` output: `--format glb|gltf`,
  * else the extension of `-o` (`.glb`, `.gltf`). Loose clips (`.bpk`, `.bpt`) stay the default for every input.
  */
-export function gltfOutputFormat(options: Pick<GltfCompressCliOptions, 'out' | 'format'>): GltfOutputFormat | undefined {
-  if (options.format !== undefined) return options.format === 'glb' || options.format === 'gltf' ? options.format : undefined;
+export function gltfOutputFormat(
+  options: Pick<GltfCompressCliOptions, 'out' | 'format'>,
+): GltfOutputFormat | undefined {
+  if (options.format !== undefined)
+    return options.format === 'glb' || options.format === 'gltf' ? options.format : undefined;
   const ext = extname(options.out).toLowerCase();
   return ext === '.glb' ? 'glb' : ext === '.gltf' ? 'gltf' : undefined;
 }
@@ -82,10 +91,15 @@ export interface GltfCompressReport extends CompressGltfFileResult {
 }
 
 /** Runs `compress` with glTF output: one glTF/GLB input into one file. Returns the exit code. */
-export async function runGltfCompress(inputs: readonly string[], options: GltfCompressCliOptions, format: GltfOutputFormat): Promise<ExitCode> {
+export async function runGltfCompress(
+  inputs: readonly string[],
+  options: GltfCompressCliOptions,
+  format: GltfOutputFormat,
+): Promise<ExitCode> {
   if (inputs.length !== 1) throw new OptionsError(`glTF output takes one glTF/GLB input, got ${inputs.length}`);
   const input = inputs[0];
-  if (!isGltfPath(input)) throw new OptionsError(`glTF output needs a .glb or .gltf input; ${input} compresses to .bpk`);
+  if (!isGltfPath(input))
+    throw new OptionsError(`glTF output needs a .glb or .gltf input; ${input} compresses to .bpk`);
   if (options.out === '-') throw new OptionsError('glTF output goes to a file, not stdout');
   let result: CompressGltfFileResult;
   try {
@@ -98,10 +112,17 @@ export async function runGltfCompress(inputs: readonly string[], options: GltfCo
   const over = result.animations.filter((a) => a.stats.maxError > a.stats.threshold);
   if (options.json) {
     const rawBytes = result.animations.reduce((sum, a) => sum + a.stats.rawBytes, 0);
-    const report: GltfCompressReport = { ...result, animationRatio: result.sourceAnimation.total / result.outputAnimation.total, rawBytes };
+    const report: GltfCompressReport = {
+      ...result,
+      animationRatio: result.sourceAnimation.total / result.outputAnimation.total,
+      rawBytes,
+    };
     process.stdout.write(renderJson(report));
   } else if (options.quiet !== true) {
-    const lines = [...result.warnings, ...result.droppedExtensions.map((e) => `extension ${e} is not known to glTF-Transform I/O and was not written`)];
+    const lines = [
+      ...result.warnings,
+      ...result.droppedExtensions.map((e) => `extension ${e} is not known to glTF-Transform I/O and was not written`),
+    ];
     process.stderr.write(warningLines(input, lines));
     process.stdout.write(renderGltfTable(result, parseLength(options.error).unit));
   }
@@ -120,23 +141,60 @@ export function gltfCompressOptions(options: GltfCompressCliOptions): CompressGl
     fallback: options.fallback ?? false,
     extras: options.extras !== false,
     keepSmallerSource: options.compressAll !== true,
-    read: { maxInputBytes: options.maxInputBytes, allowSpecialFiles: options.allowSpecialFiles === true, allowExternalResources: options.allowExternalResources === true },
+    read: {
+      maxInputBytes: options.maxInputBytes,
+      allowSpecialFiles: options.allowSpecialFiles === true,
+      allowExternalResources: options.allowExternalResources === true,
+    },
   };
 }
 
 function renderGltfTable(result: CompressGltfFileResult, display: string): string {
   const body = result.animations.map(({ animation, stats }) => [
-    animation, String(stats.boneCount), String(stats.sampleCount), String(stats.rawBytes), String(stats.compressedBytes),
-    formatRatio(stats.ratio), formatDistance(stats.maxError, stats.unit, display) + (stats.maxError > stats.threshold ? ' !' : ''), formatSeconds(stats.seconds),
+    animation,
+    String(stats.boneCount),
+    String(stats.sampleCount),
+    String(stats.rawBytes),
+    String(stats.compressedBytes),
+    formatRatio(stats.ratio),
+    formatDistance(stats.maxError, stats.unit, display) + (stats.maxError > stats.threshold ? ' !' : ''),
+    formatSeconds(stats.seconds),
   ]);
-  const s = result.sourceAnimation, o = result.outputAnimation;
+  const s = result.sourceAnimation,
+    o = result.outputAnimation;
   const raw = result.animations.reduce((sum, a) => sum + a.stats.rawBytes, 0);
   const footer = [
     ['raw, 40 B per bone per sample', '', '', String(raw), '', formatRatio(raw / o.total), '', ''],
-    [`animation bytes (${result.animations.length} clips)`, '', '', String(s.total), String(o.total), formatRatio(s.total / o.total), '', ''],
-    [`file bytes (${result.output})`, '', '', String(result.sourceFileBytes), String(result.outputFileBytes), formatRatio(result.sourceFileBytes / result.outputFileBytes), '', ''],
+    [
+      `animation bytes (${result.animations.length} clips)`,
+      '',
+      '',
+      String(s.total),
+      String(o.total),
+      formatRatio(s.total / o.total),
+      '',
+      '',
+    ],
+    [
+      `file bytes (${result.output})`,
+      '',
+      '',
+      String(result.sourceFileBytes),
+      String(result.outputFileBytes),
+      formatRatio(result.sourceFileBytes / result.outputFileBytes),
+      '',
+      '',
+    ],
   ];
-  const columns = ['animation', 'bones', 'samples', 'raw / source', 'compressed / output', 'ratio', 'max error', 'time']
-    .map((header, i) => ({ header, align: i === 0 ? 'left' as const : 'right' as const }));
+  const columns = [
+    'animation',
+    'bones',
+    'samples',
+    'raw / source',
+    'compressed / output',
+    'ratio',
+    'max error',
+    'time',
+  ].map((header, i) => ({ header, align: i === 0 ? ('left' as const) : ('right' as const) }));
   return renderTable(columns, { body, footer });
 }

@@ -6,7 +6,12 @@
 import { basename, dirname, join } from 'node:path';
 
 import { OptionsError, PARSE_ERROR } from '../../index.js';
-import { compressLibrary, type CompressFilesOptions, type LibraryResult, type ManifestShard } from '../../node/index.js';
+import {
+  compressLibrary,
+  type CompressFilesOptions,
+  type LibraryResult,
+  type ManifestShard,
+} from '../../node/index.js';
 import { EXIT, exitCodeOfFailure, failureText, worstExitCode, type ExitCode } from '../exit-codes.js';
 import { warningLines } from '../load.js';
 import { renderJson } from '../render/json.js';
@@ -96,7 +101,9 @@ export async function runLibraryCompress(
   } catch (error) {
     progress.finish();
     if (controller.signal.aborted) {
-      process.stderr.write('bonepress: interrupted; outputs in place are complete, no manifest was written; rerun to finish\n');
+      process.stderr.write(
+        'bonepress: interrupted; outputs in place are complete, no manifest was written; rerun to finish\n',
+      );
       return EXIT.INTERRUPTED;
     }
     throw error;
@@ -119,9 +126,14 @@ export async function runLibraryCompress(
       exitCodes.push(exitCodeOfFailure(failure));
     }
     for (const o of entry.outputs ?? []) {
-      if (options.verbose && !quiet) stderr.push(`bonepress: ${entry.input}: ${fromCache.has(entry.input) ? 'from the cache' : 'compressed'}: ${o.path} (${o.bytes} bytes)\n`);
+      if (options.verbose && !quiet)
+        stderr.push(
+          `bonepress: ${entry.input}: ${fromCache.has(entry.input) ? 'from the cache' : 'compressed'}: ${o.path} (${o.bytes} bytes)\n`,
+        );
       if (o.maxError > o.threshold) {
-        stderr.push(`bonepress: ${entry.input}: clip "${o.clip}" max error ${formatDistance(o.maxError, o.unit)} is above the threshold ${formatDistance(o.threshold, o.unit)}\n`);
+        stderr.push(
+          `bonepress: ${entry.input}: clip "${o.clip}" max error ${formatDistance(o.maxError, o.unit)} is above the threshold ${formatDistance(o.threshold, o.unit)}\n`,
+        );
         exitCodes.push(EXIT.CHECK_FAILED);
       }
     }
@@ -129,8 +141,12 @@ export async function runLibraryCompress(
   process.stderr.write(stderr.join(''));
   if (options.json) {
     const report: LibraryReport = {
-      compressed: result.compressed, cached: result.cached, outputsWritten: result.outputsWritten,
-      manifestWritten: result.manifestWritten, seconds, manifest,
+      compressed: result.compressed,
+      cached: result.cached,
+      outputsWritten: result.outputsWritten,
+      manifestWritten: result.manifestWritten,
+      seconds,
+      manifest,
     };
     process.stdout.write(renderJson(report));
   } else if (!quiet) {
@@ -146,6 +162,7 @@ export function librarySummary(result: LibraryResult, seconds: number, manifestP
     `${t.inputs} input${t.inputs === 1 ? '' : 's'}: ${result.compressed} compressed, ${result.cached} from the cache, ${t.failures} failed; ${result.outputsWritten} output${result.outputsWritten === 1 ? '' : 's'} written`,
     `${t.outputs} clip${t.outputs === 1 ? '' : 's'}: ${t.rawBytes} raw bytes -> ${t.bytes} bytes${t.ratio !== null ? ` (ratio ${t.ratio.toFixed(2)})` : ''}, ${t.overThreshold} above the threshold; ${seconds.toFixed(2)} s`,
   ];
-  if (manifestPath !== undefined) lines.push(`manifest ${manifestPath} ${result.manifestWritten ? 'written' : 'unchanged'}`);
+  if (manifestPath !== undefined)
+    lines.push(`manifest ${manifestPath} ${result.manifestWritten ? 'written' : 'unchanged'}`);
   return `${lines.join('\n')}\n`;
 }

@@ -9,20 +9,54 @@ import { basename, extname, relative } from 'node:path';
 import { Option, type Command } from 'commander';
 
 import {
-  COMPRESS_DEFAULTS, EFFORTS, OptionsError, PARSE_ERROR, READ_LIMITS, convertLength, parseLength, type CompressStats, type Effort, type ErrorMetric, type LengthUnit,
+  COMPRESS_DEFAULTS,
+  EFFORTS,
+  OptionsError,
+  PARSE_ERROR,
+  READ_LIMITS,
+  convertLength,
+  parseLength,
+  type CompressStats,
+  type Effort,
+  type ErrorMetric,
+  type LengthUnit,
 } from '../../index.js';
 import {
-  OUTPUT_EXTENSION, READ_FILE_DEFAULTS, TRANSPORT_OUTPUT_EXTENSION, compressFiles, expandInputTree, isGltfPath, shardInputs, type InputFile, type CompressFilesOptions, type FileFailure, type FileResult,
+  OUTPUT_EXTENSION,
+  READ_FILE_DEFAULTS,
+  TRANSPORT_OUTPUT_EXTENSION,
+  compressFiles,
+  expandInputTree,
+  isGltfPath,
+  shardInputs,
+  type InputFile,
+  type CompressFilesOptions,
+  type FileFailure,
+  type FileResult,
 } from '../../node/index.js';
 import { resolveOutputTarget } from '../../node/internal.js';
 import { declareCommand } from '../command-list.js';
 import { EXIT, exitCodeOfFailure, failureText, worstExitCode, type ExitCode } from '../exit-codes.js';
 import { runLibraryCompress } from './compress-library.js';
 import { runGltfFolderCompress } from './compress-gltf-folder.js';
-import { gltfOutputFormat, parseFallbackArg, parseFormatArg, runGltfCompress, type FallbackKind, type OutputFormat } from './compress-gltf.js';
+import {
+  gltfOutputFormat,
+  parseFallbackArg,
+  parseFormatArg,
+  runGltfCompress,
+  type FallbackKind,
+  type OutputFormat,
+} from './compress-gltf.js';
 import { warningLines } from '../load.js';
 import {
-  collectShellBone, parseCountArg, parseLengthArg, parseMetricArg, parsePositiveArg, parseShardArg, parseUnitArg, type Shard,
+  collectShellBone,
+  parseCountArg,
+  parseLengthArg,
+  parseMetricArg,
+  parsePositiveArg,
+  parseShardArg,
+  parseUnitArg,
+  type Shard,
 } from '../parse.js';
 import { renderJson } from '../render/json.js';
 import { createProgress } from '../render/progress.js';
@@ -136,44 +170,121 @@ export interface CompressReport {
 /** Adds the `compress` command to `program`; help shows the library's defaults. */
 export function registerCompressCommand(program: Command): void {
   declareCommand(program, 'compress')
-    .requiredOption('-o, --out <path>', 'output folder (created when missing), a .bpk (.bpt) file for one clip, or - for stdout')
-    .option('--error <length>', 'largest allowed virtual-vertex error, with a unit (also the unit of printed errors)', parseLengthArg, COMPRESS_DEFAULTS.error)
+    .requiredOption(
+      '-o, --out <path>',
+      'output folder (created when missing), a .bpk (.bpt) file for one clip, or - for stdout',
+    )
+    .option(
+      '--error <length>',
+      'largest allowed virtual-vertex error, with a unit (also the unit of printed errors)',
+      parseLengthArg,
+      COMPRESS_DEFAULTS.error,
+    )
     .option('--shell <length>', 'virtual-vertex distance of every bone', parseLengthArg, COMPRESS_DEFAULTS.shell)
     .option('--shell-bone <name=length>', 'shell distance of one bone (repeatable), e.g. Hips=1m', collectShellBone)
-    .option('--metric <metric>', 'what --error bounds: vertices (three virtual vertices per bone) or shell (every point of the shell sphere)', parseMetricArg, COMPRESS_DEFAULTS.metric)
-    .addOption(new Option('--effort <level>', 'bit-rate search effort: fast (fewer trials, a little larger), default, best (a second search per segment, a little smaller)').choices(EFFORTS).default(COMPRESS_DEFAULTS.effort))
-    .option('--unit <unit>', 'length unit of the sources (mm, cm, m, in, ft); default per format (BVH cm, glTF m)', parseUnitArg)
-    .option('--rate <hz>', 'resample glTF/GLB inputs at this rate (refused for BVH and SJSON, which keep their own rate); default: detected from key times', parsePositiveArg)
+    .option(
+      '--metric <metric>',
+      'what --error bounds: vertices (three virtual vertices per bone) or shell (every point of the shell sphere)',
+      parseMetricArg,
+      COMPRESS_DEFAULTS.metric,
+    )
+    .addOption(
+      new Option(
+        '--effort <level>',
+        'bit-rate search effort: fast (fewer trials, a little larger), default, best (a second search per segment, a little smaller)',
+      )
+        .choices(EFFORTS)
+        .default(COMPRESS_DEFAULTS.effort),
+    )
+    .option(
+      '--unit <unit>',
+      'length unit of the sources (mm, cm, m, in, ft); default per format (BVH cm, glTF m)',
+      parseUnitArg,
+    )
+    .option(
+      '--rate <hz>',
+      'resample glTF/GLB inputs at this rate (refused for BVH and SJSON, which keep their own rate); default: detected from key times',
+      parsePositiveArg,
+    )
     .option('--strip-names', 'leave out bone and clip names')
     .option('--no-checksum', 'do not write a CRC-32 of the file')
-    .option('--jobs <n>', 'parallel compression jobs (worker threads; 1 compresses one file at a time)', parseCountArg, availableParallelism())
+    .option(
+      '--jobs <n>',
+      'parallel compression jobs (worker threads; 1 compresses one file at a time)',
+      parseCountArg,
+      availableParallelism(),
+    )
     .option('--flat', 'write the outputs of folder inputs straight into -o instead of the same subfolders under it')
     .option('--shard <i/n>', 'compress only slice i of n of the sorted inputs (for CI matrices)', parseShardArg)
-    .option('--cache <dir>', 'skip inputs already compressed with these settings, copying their outputs from this cache (docs/library.md)')
-    .option('--manifest <file>', 'write a manifest of every input and output (docs/library.md); uses a cache next to it unless --cache')
-    .option('--max-input-bytes <n>', 'refuse inputs (and glTF buffers) larger than this many bytes', parseCountArg, READ_FILE_DEFAULTS.maxInputBytes)
+    .option(
+      '--cache <dir>',
+      'skip inputs already compressed with these settings, copying their outputs from this cache (docs/library.md)',
+    )
+    .option(
+      '--manifest <file>',
+      'write a manifest of every input and output (docs/library.md); uses a cache next to it unless --cache',
+    )
+    .option(
+      '--max-input-bytes <n>',
+      'refuse inputs (and glTF buffers) larger than this many bytes',
+      parseCountArg,
+      READ_FILE_DEFAULTS.maxInputBytes,
+    )
     .option('--allow-special-files', 'also read devices, FIFOs and sockets (e.g. /dev/stdin), up to --max-input-bytes')
-    .option('--max-samples <n>', 'refuse clips with more samples than this, before reading their tracks', parseCountArg, READ_LIMITS.maxSamples)
-    .option('--max-bytes <n>', 'refuse clips whose tracks would take more than this many bytes (40 per bone per sample)', parseCountArg, READ_LIMITS.maxBytes)
-    .option('--allow-external-resources', "let glTF buffer URIs name files outside the asset's folder (absolute paths, .., links out)")
+    .option(
+      '--max-samples <n>',
+      'refuse clips with more samples than this, before reading their tracks',
+      parseCountArg,
+      READ_LIMITS.maxSamples,
+    )
+    .option(
+      '--max-bytes <n>',
+      'refuse clips whose tracks would take more than this many bytes (40 per bone per sample)',
+      parseCountArg,
+      READ_LIMITS.maxBytes,
+    )
+    .option(
+      '--allow-external-resources',
+      "let glTF buffer URIs name files outside the asset's folder (absolute paths, .., links out)",
+    )
     .option('--skip-empty', 'skip inputs with nothing to compress (a glTF without animation) instead of failing')
     .option('--json', 'print one JSON object instead of the table')
-    .option('--format <format>', 'glb or gltf: write the glTF asset with its animations compressed inside (docs/gltf-extension.md); bpk: loose clips; bpt: loose clips in the transport form (docs/transport.md). With -o folder/, every glTF input (also found in folder inputs) becomes folder/<subfolder>/<name>.glb (.gltf). Default: what -o ends with (.glb, .gltf, .bpt), else bpk', parseFormatArg)
-    .option('--transport', 'write loose clips in the transport form (.bpt, smaller to download; decoded to the exact .bpk bytes at load): --format bpt')
-    .option('--fallback [kind]', 'glTF output: channels for loaders without the extension (then optional): original (default) or quantized (the compressed clip decoded, 16-bit rotations)', parseFallbackArg)
-    .option('--compress-all', 'glTF output: compress every animation, even one whose compressed form would not be smaller than its channels (by default such an animation is kept as it is, with a warning)')
-    .option('--no-extras', 'glTF output: leave morph-target weights and animated nodes outside the skins (props, cameras) as plain channels instead of compressing them as extra bones')
-    .addHelpText('after', [
-      '',
-      'Outputs: -o out/ writes out/<input name>.bpk, or out/<input name>_<clip name>.bpk for inputs with several clips',
-      '(.bpt with --transport); a file found in a folder input goes to the same subfolder under out/ (lib/a/walk.bvh',
-      'given as lib: out/a/walk.bpk) unless --flat. Missing folders are created.',
-      '-o clip.bpk and -o - take a batch of exactly one clip. Every output is planned before any is written: two clips',
-      'with one output path, an output that is an input (also through a link or another case of its name), or an output',
-      'that is a symbolic link fail (OUTPUT_CLASH, OUTPUT_LINK) and nothing of them is written.',
-      'Errors are printed in the unit of --error. Skipped glTF channels are warnings on stderr (--json: "warnings").',
-      'Exit status: 0 when every input succeeded within the threshold, 1 when a clip is above it, 2 when an input failed.',
-    ].join('\n'))
+    .option(
+      '--format <format>',
+      'glb or gltf: write the glTF asset with its animations compressed inside (docs/gltf-extension.md); bpk: loose clips; bpt: loose clips in the transport form (docs/transport.md). With -o folder/, every glTF input (also found in folder inputs) becomes folder/<subfolder>/<name>.glb (.gltf). Default: what -o ends with (.glb, .gltf, .bpt), else bpk',
+      parseFormatArg,
+    )
+    .option(
+      '--transport',
+      'write loose clips in the transport form (.bpt, smaller to download; decoded to the exact .bpk bytes at load): --format bpt',
+    )
+    .option(
+      '--fallback [kind]',
+      'glTF output: channels for loaders without the extension (then optional): original (default) or quantized (the compressed clip decoded, 16-bit rotations)',
+      parseFallbackArg,
+    )
+    .option(
+      '--compress-all',
+      'glTF output: compress every animation, even one whose compressed form would not be smaller than its channels (by default such an animation is kept as it is, with a warning)',
+    )
+    .option(
+      '--no-extras',
+      'glTF output: leave morph-target weights and animated nodes outside the skins (props, cameras) as plain channels instead of compressing them as extra bones',
+    )
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Outputs: -o out/ writes out/<input name>.bpk, or out/<input name>_<clip name>.bpk for inputs with several clips',
+        '(.bpt with --transport); a file found in a folder input goes to the same subfolder under out/ (lib/a/walk.bvh',
+        'given as lib: out/a/walk.bpk) unless --flat. Missing folders are created.',
+        '-o clip.bpk and -o - take a batch of exactly one clip. Every output is planned before any is written: two clips',
+        'with one output path, an output that is an input (also through a link or another case of its name), or an output',
+        'that is a symbolic link fail (OUTPUT_CLASH, OUTPUT_LINK) and nothing of them is written.',
+        'Errors are printed in the unit of --error. Skipped glTF channels are warnings on stderr (--json: "warnings").',
+        'Exit status: 0 when every input succeeded within the threshold, 1 when a clip is above it, 2 when an input failed.',
+      ].join('\n'),
+    )
     .action(async (inputs: string[], _options: CompressCliOptions, command: Command) => {
       process.exitCode = await runCompress(inputs, command.optsWithGlobals<CompressCliOptions>());
     });
@@ -191,20 +302,38 @@ export function registerCompressCommand(program: Command): void {
 export async function runCompress(inputs: readonly string[], options: CompressCliOptions): Promise<ExitCode> {
   const gltfFormat = gltfOutputFormat(options);
   if (gltfFormat !== undefined) {
-    if (options.effort !== COMPRESS_DEFAULTS.effort) throw new OptionsError('--effort applies to loose clips (.bpk, .bpt); glTF output compresses at the default effort');
+    if (options.effort !== COMPRESS_DEFAULTS.effort)
+      throw new OptionsError(
+        '--effort applies to loose clips (.bpk, .bpt); glTF output compresses at the default effort',
+      );
     if (options.cache !== undefined || options.manifest !== undefined) {
-      throw new OptionsError(`--cache and --manifest build a folder of loose clips; glTF output (${options.format !== undefined ? `--format ${options.format}` : `-o ${options.out}`}) writes one asset`);
+      throw new OptionsError(
+        `--cache and --manifest build a folder of loose clips; glTF output (${options.format !== undefined ? `--format ${options.format}` : `-o ${options.out}`}) writes one asset`,
+      );
     }
-    if (options.transport) throw new OptionsError(`--transport writes loose .bpt clips; it cannot go with ${options.format !== undefined ? `--format ${options.format}` : `-o ${options.out}`}`);
+    if (options.transport)
+      throw new OptionsError(
+        `--transport writes loose .bpt clips; it cannot go with ${options.format !== undefined ? `--format ${options.format}` : `-o ${options.out}`}`,
+      );
     if (options.out === '-' || isGltfPath(options.out)) return runGltfCompress(inputs, options, gltfFormat);
     // -o names a folder: every glTF input, found in folders too, becomes an asset under it.
     return runGltfFolderCompress(await selectInputs(inputs, options), options, gltfFormat);
   }
   // Loose clips hold the skeleton only: there is nothing for --no-extras to leave out.
-  if (options.extras === false) throw new OptionsError('--no-extras applies to glTF output (-o x.glb, --format glb|gltf); loose clips never hold extra bones');
-  if (options.compressAll === true) throw new OptionsError('--compress-all applies to glTF output (-o x.glb, --format glb|gltf); a loose clip is always written');
-  if (options.transport && options.format === 'bpk') throw new OptionsError('--transport writes .bpt clips; it cannot go with --format bpk');
-  const transport = options.transport === true || options.format === 'bpt' || (options.format === undefined && extname(options.out).toLowerCase() === TRANSPORT_OUTPUT_EXTENSION);
+  if (options.extras === false)
+    throw new OptionsError(
+      '--no-extras applies to glTF output (-o x.glb, --format glb|gltf); loose clips never hold extra bones',
+    );
+  if (options.compressAll === true)
+    throw new OptionsError(
+      '--compress-all applies to glTF output (-o x.glb, --format glb|gltf); a loose clip is always written',
+    );
+  if (options.transport && options.format === 'bpk')
+    throw new OptionsError('--transport writes .bpt clips; it cannot go with --format bpk');
+  const transport =
+    options.transport === true ||
+    options.format === 'bpt' ||
+    (options.format === undefined && extname(options.out).toLowerCase() === TRANSPORT_OUTPUT_EXTENSION);
   const extension = transport ? TRANSPORT_OUTPUT_EXTENSION : OUTPUT_EXTENSION;
   const selected = await selectInputs(inputs, options);
   const files = selected.map((input) => input.path);
@@ -212,7 +341,10 @@ export async function runCompress(inputs: readonly string[], options: CompressCl
   const target = await resolveOutputTarget(options.out, extension, process.stdout);
   if (target.kind === 'stream') {
     if (options.json) throw new OptionsError(`-o - writes the ${extension} to stdout; --json cannot share it`);
-    if (process.stdout.isTTY) throw new OptionsError(`-o - would write binary ${extension} data to the terminal; redirect stdout or give a file`);
+    if (process.stdout.isTTY)
+      throw new OptionsError(
+        `-o - would write binary ${extension} data to the terminal; redirect stdout or give a file`,
+      );
   }
   if (target.kind !== 'folder' && files.length > 1) {
     throw new OptionsError(`-o ${options.out} takes one clip, but there are ${files.length} inputs; give a folder`);
@@ -220,7 +352,9 @@ export async function runCompress(inputs: readonly string[], options: CompressCl
   if (options.rate !== undefined) {
     const fixedRate = files.find((file) => !isGltfPath(file));
     if (fixedRate !== undefined) {
-      throw new OptionsError(`--rate resamples glTF/GLB inputs only; ${fixedRate} keeps the rate it was sampled at (compress it without --rate)`);
+      throw new OptionsError(
+        `--rate resamples glTF/GLB inputs only; ${fixedRate} keeps the rate it was sampled at (compress it without --rate)`,
+      );
     }
   }
   const compressOptions: CompressFilesOptions = {
@@ -242,7 +376,8 @@ export async function runCompress(inputs: readonly string[], options: CompressCl
   if (options.shellBone) compressOptions.shellBones = options.shellBone;
   if (options.unit !== undefined) compressOptions.read = { ...compressOptions.read, unit: options.unit };
   if (options.rate !== undefined) compressOptions.read = { ...compressOptions.read, sampleRate: options.rate };
-  if (options.cache !== undefined || options.manifest !== undefined) return runLibraryCompress(files, subfolders, compressOptions, options);
+  if (options.cache !== undefined || options.manifest !== undefined)
+    return runLibraryCompress(files, subfolders, compressOptions, options);
 
   const quiet = options.quiet === true;
   const progress = createProgress({ total: files.length, enabled: !options.json && !quiet });
@@ -262,7 +397,9 @@ export async function runCompress(inputs: readonly string[], options: CompressCl
   } catch (error) {
     progress.finish();
     if (controller.signal.aborted) {
-      process.stderr.write(`bonepress: interrupted; no output of this run was put in place, and no partial ${extension} exists\n`);
+      process.stderr.write(
+        `bonepress: interrupted; no output of this run was put in place, and no partial ${extension} exists\n`,
+      );
       return EXIT.INTERRUPTED;
     }
     throw error;
@@ -277,10 +414,13 @@ export async function runCompress(inputs: readonly string[], options: CompressCl
   const stderr: string[] = [];
   if (!options.json && !quiet) stderr.push(resultWarningLines(results));
   for (const failure of report.failures) stderr.push(failureText(failure, options.debug === true));
-  if (!quiet) for (const skipped of report.skipped) stderr.push(`bonepress: ${skipped.file}: skipped: ${skipped.message}\n`);
+  if (!quiet)
+    for (const skipped of report.skipped) stderr.push(`bonepress: ${skipped.file}: skipped: ${skipped.message}\n`);
   for (const clip of report.clips) {
     if (!clip.withinThreshold) {
-      stderr.push(`bonepress: ${clip.file}: clip "${clip.name}" max error ${formatDistance(clip.maxError, clip.unit, display)} is above the threshold ${formatDistance(clip.threshold, clip.unit, display)}\n`);
+      stderr.push(
+        `bonepress: ${clip.file}: clip "${clip.name}" max error ${formatDistance(clip.maxError, clip.unit, display)} is above the threshold ${formatDistance(clip.threshold, clip.unit, display)}\n`,
+      );
     }
     if (options.verbose) stderr.push(`bonepress: ${clip.file}: wrote ${clip.output} (${clip.compressedBytes} bytes)\n`);
   }
@@ -288,7 +428,8 @@ export async function runCompress(inputs: readonly string[], options: CompressCl
   // With -o - stdout holds the .bpk; the table would corrupt it. When nothing compressed, an
   // empty table says nothing the error lines did not.
   if (options.json) process.stdout.write(renderJson(report));
-  else if (!quiet && target.kind !== 'stream' && report.clips.length > 0) process.stdout.write(renderCompressTable(report, display, target.kind === 'folder' ? target.path : undefined));
+  else if (!quiet && target.kind !== 'stream' && report.clips.length > 0)
+    process.stdout.write(renderCompressTable(report, display, target.kind === 'folder' ? target.path : undefined));
   return worstExitCode([
     ...report.failures.map(exitCodeOfFailure),
     report.total.overThreshold > 0 ? EXIT.CHECK_FAILED : EXIT.OK,
@@ -296,10 +437,19 @@ export async function runCompress(inputs: readonly string[], options: CompressCl
 }
 
 /** The files of `inputs` (folders searched, each file with its subfolder), then the slice `--shard` names. */
-async function selectInputs(inputs: readonly string[], options: Pick<CompressCliOptions, 'shard'>): Promise<InputFile[]> {
+async function selectInputs(
+  inputs: readonly string[],
+  options: Pick<CompressCliOptions, 'shard'>,
+): Promise<InputFile[]> {
   const tree = await expandInputTree(inputs);
   if (options.shard === undefined) return tree;
-  const slice = new Set(shardInputs(tree.map((input) => input.path), options.shard.index, options.shard.count));
+  const slice = new Set(
+    shardInputs(
+      tree.map((input) => input.path),
+      options.shard.index,
+      options.shard.count,
+    ),
+  );
   return tree.filter((input) => slice.has(input.path));
 }
 
@@ -315,12 +465,19 @@ export function buildReport(results: readonly FileResult[], seconds: number, ski
   for (const result of results) {
     for (const message of result.warnings) warnings.push({ file: result.file, message });
     if (!result.ok) {
-      if (skipEmpty && result.failure.code === PARSE_ERROR.NO_ANIMATION) skipped.push({ file: result.file, message: result.failure.message });
+      if (skipEmpty && result.failure.code === PARSE_ERROR.NO_ANIMATION)
+        skipped.push({ file: result.file, message: result.failure.message });
       else failures.push({ ...result.failure, warnings: [...result.warnings] });
       continue;
     }
     for (const { output, stats, warnings: own } of result.clips) {
-      clips.push({ file: result.file, output, ...stats, withinThreshold: stats.maxError <= stats.threshold, warnings: [...own] });
+      clips.push({
+        file: result.file,
+        output,
+        ...stats,
+        withinThreshold: stats.maxError <= stats.threshold,
+        warnings: [...own],
+      });
     }
   }
   const rawBytes = clips.reduce((sum, c) => sum + c.rawBytes, 0);
@@ -382,11 +539,28 @@ export function renderCompressTable(report: CompressReport, display?: LengthUnit
   const units = new Set(report.clips.map((c) => c.unit));
   let worst = '';
   if (display !== undefined) {
-    worst = formatDistance(Math.max(0, ...report.clips.map((c) => convertLength({ value: c.maxError, unit: c.unit as LengthUnit }, display))), display);
+    worst = formatDistance(
+      Math.max(
+        0,
+        ...report.clips.map((c) => convertLength({ value: c.maxError, unit: c.unit as LengthUnit }, display)),
+      ),
+      display,
+    );
   } else if (units.size === 1) {
     worst = formatDistance(Math.max(...report.clips.map((c) => c.maxError)), [...units][0]);
   }
   const label = `TOTAL (${t.clips} clip${t.clips === 1 ? '' : 's'}${t.failures > 0 ? `, ${t.failures} failed` : ''}${t.skipped > 0 ? `, ${t.skipped} skipped` : ''})`;
-  const footer = [[label, '', String(report.clips.reduce((s, c) => s + c.sampleCount, 0)), String(t.rawBytes), String(t.compressedBytes), formatRatio(t.ratio), worst, formatSeconds(t.seconds)]];
+  const footer = [
+    [
+      label,
+      '',
+      String(report.clips.reduce((s, c) => s + c.sampleCount, 0)),
+      String(t.rawBytes),
+      String(t.compressedBytes),
+      formatRatio(t.ratio),
+      worst,
+      formatSeconds(t.seconds),
+    ],
+  ];
   return renderTable(COLUMNS, { body, footer });
 }

@@ -9,7 +9,13 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 
 import { inputBaseName } from '../../node/index.js';
-import { InputSet, resolveOutputTarget, sanitizeClipName, writeChunksAtomic, writeChunksToStream } from '../../node/internal.js';
+import {
+  InputSet,
+  resolveOutputTarget,
+  sanitizeClipName,
+  writeChunksAtomic,
+  writeChunksToStream,
+} from '../../node/internal.js';
 import { poseDumpChunks } from '../../index.js';
 import { declareCommand } from '../command-list.js';
 import { EXIT, atFile, type ExitCode } from '../exit-codes.js';
@@ -29,9 +35,18 @@ const POSE_DUMP_EXTENSION = '.json';
 /** Adds the `decompress` command to `program`. */
 export function registerDecompressCommand(program: Command): void {
   declareCommand(program, 'decompress')
-    .requiredOption('-o, --out <path>', 'a .json file, a folder (gets <input name>.json, or <input name>_<animation>.json with --clip; created when missing), or - for stdout')
-    .option('--clip <name>', 'the animation to read from a glTF asset holding several (its name, or animation_<index> when unnamed)')
-    .addHelpText('after', '\nBones are named bone_<i> when names were stripped. A file output is written atomically and never replaces a symbolic link.')
+    .requiredOption(
+      '-o, --out <path>',
+      'a .json file, a folder (gets <input name>.json, or <input name>_<animation>.json with --clip; created when missing), or - for stdout',
+    )
+    .option(
+      '--clip <name>',
+      'the animation to read from a glTF asset holding several (its name, or animation_<index> when unnamed)',
+    )
+    .addHelpText(
+      'after',
+      '\nBones are named bone_<i> when names were stripped. A file output is written atomically and never replaces a symbolic link.',
+    )
     .action(async (file: string, _options: DecompressCliOptions, command: Command) => {
       process.exitCode = await runDecompress(file, command.optsWithGlobals<DecompressCliOptions>());
     });
@@ -50,7 +65,8 @@ export async function runDecompress(file: string, options: DecompressCliOptions)
     return EXIT.OK;
   }
   // One animation of several named: its own name, as compress names the outputs of such an asset.
-  const stem = options.clip === undefined ? inputBaseName(file) : `${inputBaseName(file)}_${sanitizeClipName(options.clip)}`;
+  const stem =
+    options.clip === undefined ? inputBaseName(file) : `${inputBaseName(file)}_${sanitizeClipName(options.clip)}`;
   const path = target.kind === 'file' ? target.path : join(target.path, stem + POSE_DUMP_EXTENSION);
   await atFile(path, async () => {
     await (await InputSet.of([file])).refuse([path]);

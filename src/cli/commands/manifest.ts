@@ -26,13 +26,19 @@ export function registerManifestCommand(program: Command): void {
     .command('merge')
     .description('merge the partial manifests of a sharded build (compress --shard i/n --manifest …) into one')
     .argument('<parts...>', 'partial manifests (JSON), one per shard')
-    .requiredOption('-o, --out <file>', 'merged manifest to write (atomically; left untouched when it already holds the result)')
-    .addHelpText('after', [
-      '',
-      'The parts must come from the same bonepress version and settings, and their shards must cover 1..n.',
-      'An input listed differently by two parts, or an output path written by two inputs, is a conflict.',
-      'Exit status: 0 when merged, 2 when a part is unreadable, mismatched, conflicting or missing.',
-    ].join('\n'))
+    .requiredOption(
+      '-o, --out <file>',
+      'merged manifest to write (atomically; left untouched when it already holds the result)',
+    )
+    .addHelpText(
+      'after',
+      [
+        '',
+        'The parts must come from the same bonepress version and settings, and their shards must cover 1..n.',
+        'An input listed differently by two parts, or an output path written by two inputs, is a conflict.',
+        'Exit status: 0 when merged, 2 when a part is unreadable, mismatched, conflicting or missing.',
+      ].join('\n'),
+    )
     .action(async (parts: string[], _options: ManifestMergeCliOptions, command: Command) => {
       process.exitCode = await runManifestMerge(parts, command.optsWithGlobals<ManifestMergeCliOptions>());
     });
@@ -53,7 +59,9 @@ export async function runManifestMerge(parts: readonly string[], options: Manife
     const written = await writeManifest(options.out, merged);
     if (options.quiet !== true) {
       const t = merged.total;
-      process.stdout.write(`${parts.length} part${parts.length === 1 ? '' : 's'}: ${t.inputs} inputs, ${t.outputs} outputs, ${t.failures} failed; ${options.out} ${written ? 'written' : 'unchanged'}\n`);
+      process.stdout.write(
+        `${parts.length} part${parts.length === 1 ? '' : 's'}: ${t.inputs} inputs, ${t.outputs} outputs, ${t.failures} failed; ${options.out} ${written ? 'written' : 'unchanged'}\n`,
+      );
     }
     return EXIT.OK;
   } catch (error) {

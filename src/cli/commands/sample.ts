@@ -54,9 +54,21 @@ export function registerSampleCommand(program: Command): void {
   declareCommand(program, 'sample')
     .requiredOption('--time <time>', 'time to sample: seconds (1.5), or with a unit (1.5s, 1500ms)', parseSecondsArg)
     .option('--bone <name>', 'only this bone (bone_<i> when names were stripped)')
-    .option('--clip <name>', 'the animation to read from a glTF asset holding several (its name, or animation_<index> when unnamed)')
-    .addOption(new Option('--rounding <policy>', 'between samples: interpolate, or take one').choices(ROUNDINGS).default('none'))
-    .addOption(new Option('--loop <mode>', 'outside the clip: clamp, repeat (period = duration, as three.js LoopRepeat) or wrap (last sample blends into the first)').choices(LOOPINGS).default('clamp'))
+    .option(
+      '--clip <name>',
+      'the animation to read from a glTF asset holding several (its name, or animation_<index> when unnamed)',
+    )
+    .addOption(
+      new Option('--rounding <policy>', 'between samples: interpolate, or take one').choices(ROUNDINGS).default('none'),
+    )
+    .addOption(
+      new Option(
+        '--loop <mode>',
+        'outside the clip: clamp, repeat (period = duration, as three.js LoopRepeat) or wrap (last sample blends into the first)',
+      )
+        .choices(LOOPINGS)
+        .default('clamp'),
+    )
     .option('--json', 'print one JSON object instead of a table')
     .action(async (file: string, options: SampleCliOptions) => {
       process.exitCode = await runSample(file, options);
@@ -84,7 +96,14 @@ export async function runSample(file: string, options: SampleCliOptions): Promis
     const pose = clip.sample(options.time, new Float32Array(clip.boneCount * POSE_STRIDE), sampleOptions);
     for (let b = 0; b < clip.boneCount; b++) bones.push(read(pose, b * POSE_STRIDE, b));
   }
-  const result: SampleResult = { file, time: options.time, rounding: options.rounding, looping: options.loop, unit: clip.unit, bones };
+  const result: SampleResult = {
+    file,
+    time: options.time,
+    rounding: options.rounding,
+    looping: options.loop,
+    unit: clip.unit,
+    bones,
+  };
   process.stdout.write(options.json ? renderJson(result) : renderSample(result));
   return EXIT.OK;
 }
@@ -95,14 +114,32 @@ function findBone(clip: CompressedClip, boneNames: readonly string[] | undefined
   if (byName >= 0) return byName;
   const m = /^bone_(\d+)$/.exec(name);
   if (m && Number(m[1]) < clip.boneCount) return Number(m[1]);
-  throw new ClipError('NO_SUCH_BONE', `no bone named "${name}"${boneNames ? '' : ' (names were stripped: use bone_<i>)'}`);
+  throw new ClipError(
+    'NO_SUCH_BONE',
+    `no bone named "${name}"${boneNames ? '' : ' (names were stripped: use bone_<i>)'}`,
+  );
 }
 
 function renderSample(r: SampleResult): string {
   const num = (v: number) => v.toFixed(6);
   const head = `${r.file} at ${r.time} s (rounding ${r.rounding}, loop ${r.looping}; translations in ${r.unit})\n`;
-  return head + renderTable(
-    [{ header: 'bone' }, { header: 'rotation (x y z w)' }, { header: 'translation (x y z)' }, { header: 'scale (x y z)' }],
-    { body: r.bones.map((b) => [`${b.index} ${b.name}`, b.rotation.map(num).join(' '), b.translation.map(num).join(' '), b.scale.map(num).join(' ')]) },
+  return (
+    head +
+    renderTable(
+      [
+        { header: 'bone' },
+        { header: 'rotation (x y z w)' },
+        { header: 'translation (x y z)' },
+        { header: 'scale (x y z)' },
+      ],
+      {
+        body: r.bones.map((b) => [
+          `${b.index} ${b.name}`,
+          b.rotation.map(num).join(' '),
+          b.translation.map(num).join(' '),
+          b.scale.map(num).join(' '),
+        ]),
+      },
+    )
   );
 }

@@ -7,11 +7,34 @@ import { extname } from 'node:path';
 import type { Command } from 'commander';
 
 import {
-  COMPRESS_DEFAULTS, ClipError, MetricError, OptionsError, PARSE_ERROR, ParseError, compareClips, compareCompressed, convertLength, parseLength, readPoseDump,
-  type Comparison, type CompressOptions, type ErrorMetric, type Length, type LengthUnit, type RawClip, type ReadOptions,
+  COMPRESS_DEFAULTS,
+  ClipError,
+  MetricError,
+  OptionsError,
+  PARSE_ERROR,
+  ParseError,
+  compareClips,
+  compareCompressed,
+  convertLength,
+  parseLength,
+  readPoseDump,
+  type Comparison,
+  type CompressOptions,
+  type ErrorMetric,
+  type Length,
+  type LengthUnit,
+  type RawClip,
+  type ReadOptions,
 } from '../../index.js';
 import type { CompressedClip } from '../../runtime/index.js';
-import { isGltfPath, readClipFiles, readCompressedGltfFile, readGltfSourceFile, readInputFile, type GltfCompressedClip } from '../../node/index.js';
+import {
+  isGltfPath,
+  readClipFiles,
+  readCompressedGltfFile,
+  readGltfSourceFile,
+  readInputFile,
+  type GltfCompressedClip,
+} from '../../node/index.js';
 import { declareCommand } from '../command-list.js';
 import { EXIT, FileScopedError, atFile, type ExitCode } from '../exit-codes.js';
 import { animationName, isNamed, namedAnimation, openCompressedFile, readSingleClip, warningLines } from '../load.js';
@@ -66,13 +89,26 @@ export interface VerifyResult {
 /** Adds the `verify` command to `program`. */
 export function registerVerifyCommand(program: Command): void {
   declareCommand(program, 'verify')
-    .option('--error <length>', 'error threshold, with a unit (also the unit of printed errors)', parseLengthArg, COMPRESS_DEFAULTS.error)
+    .option(
+      '--error <length>',
+      'error threshold, with a unit (also the unit of printed errors)',
+      parseLengthArg,
+      COMPRESS_DEFAULTS.error,
+    )
     .option('--shell <length>', 'virtual-vertex distance of every bone', parseLengthArg, COMPRESS_DEFAULTS.shell)
     .option('--shell-bone <name=length>', 'shell distance of one bone (repeatable), e.g. Hips=1m', collectShellBone)
-    .option('--metric <metric>', 'what the threshold bounds, as given to compress --metric: vertices or shell (the whole-shell error is printed either way)', parseMetricArg, COMPRESS_DEFAULTS.metric)
+    .option(
+      '--metric <metric>',
+      'what the threshold bounds, as given to compress --metric: vertices or shell (the whole-shell error is printed either way)',
+      parseMetricArg,
+      COMPRESS_DEFAULTS.metric,
+    )
     .option('--unit <unit>', 'length unit of the raw source, as given to compress --unit', parseUnitArg)
     .option('--rate <hz>', 'resample a glTF raw source at this rate, as given to compress --rate', parsePositiveArg)
-    .option('--clip <name>', 'the clip (glTF animation) to take from a file holding several; default: the name stored in the .bpk, or every clip of a compressed glTF asset')
+    .option(
+      '--clip <name>',
+      'the clip (glTF animation) to take from a file holding several; default: the name stored in the .bpk, or every clip of a compressed glTF asset',
+    )
     .option('--json', 'print one JSON object instead of text')
     .addHelpText('after', '\nExit status: 0 when the max error is within the threshold, 1 above it, 2 on bad input.')
     .action(async (raw: string, other: string, _options: VerifyCliOptions, command: Command) => {
@@ -102,9 +138,15 @@ export async function runVerify(rawFile: string, otherFile: string, options: Ver
   const isCompressed = ['.bpk', '.bpt'].includes(extname(otherFile).toLowerCase());
   const compressed = isCompressed ? (await openCompressedFile(otherFile)).clip : undefined;
   // A multi-clip source needs no --clip when the .bpk says which clip it holds.
-  const raw = await readSingleClip(rawFile, { ...read, ...warningOptions(options) }, { name: options.clip, preferred: compressed?.name });
+  const raw = await readSingleClip(
+    rawFile,
+    { ...read, ...warningOptions(options) },
+    { name: options.clip, preferred: compressed?.name },
+  );
   if (compressed && compressed.unit !== raw.unit && options.unit === undefined && options.quiet !== true) {
-    process.stderr.write(`bonepress: note: ${otherFile} stores ${compressed.unit}, and ${rawFile} reads as ${raw.unit}; if it was compressed with --unit ${compressed.unit}, verify with --unit ${compressed.unit}\n`);
+    process.stderr.write(
+      `bonepress: note: ${otherFile} stores ${compressed.unit}, and ${rawFile} reads as ${raw.unit}; if it was compressed with --unit ${compressed.unit}, verify with --unit ${compressed.unit}\n`,
+    );
   }
   const comparison = await atFile(otherFile, async () => {
     try {
@@ -112,7 +154,8 @@ export async function runVerify(rawFile: string, otherFile: string, options: Ver
       const other = await readOther(otherFile, raw, options);
       return compareKeyframed(raw, other, compressOptions, rawFile, options);
     } catch (error) {
-      if (error instanceof ClipError && error.code === 'NO_SUCH_BONE') throw new OptionsError(`--shell-bone: ${error.message}`);
+      if (error instanceof ClipError && error.code === 'NO_SUCH_BONE')
+        throw new OptionsError(`--shell-bone: ${error.message}`);
       if (error instanceof MetricError && compressed) throw withRateHint(error, compressed, raw, options);
       throw error;
     }
@@ -154,19 +197,32 @@ export interface VerifyClipResult extends VerifyResult {
  * and the source's extra bones are counted as not compared.
  */
 async function verifyAsset(
-  rawFile: string, otherFile: string, assetClips: GltfCompressedClip[], read: ReadOptions, compressOptions: CompressOptions, options: VerifyCliOptions,
+  rawFile: string,
+  otherFile: string,
+  assetClips: GltfCompressedClip[],
+  read: ReadOptions,
+  compressOptions: CompressOptions,
+  options: VerifyCliOptions,
 ): Promise<ExitCode> {
   const clipName = options.clip;
   const chosen = clipName === undefined ? assetClips : assetClips.filter((c) => isNamed(c, clipName));
   // None of that name: the error that names the ones it holds.
-  if (clipName !== undefined && chosen.length === 0) await atFile(otherFile, () => namedAnimation(otherFile, assetClips, clipName));
+  if (clipName !== undefined && chosen.length === 0)
+    await atFile(otherFile, () => namedAnimation(otherFile, assetClips, clipName));
   if (!isGltfPath(rawFile)) {
-    throw new OptionsError(`${otherFile} is a glTF asset with compressed animations: verify it against its glTF/GLB source, not ${rawFile}`);
+    throw new OptionsError(
+      `${otherFile} is a glTF asset with compressed animations: verify it against its glTF/GLB source, not ${rawFile}`,
+    );
   }
   const warnings: string[] = [];
-  const withExtras = await atFile(rawFile, () => readGltfSourceFile(rawFile, { ...read, extraTracks: true, onWarning: (message) => warnings.push(message) }));
+  const withExtras = await atFile(rawFile, () =>
+    readGltfSourceFile(rawFile, { ...read, extraTracks: true, onWarning: (message) => warnings.push(message) }),
+  );
   printWarnings(rawFile, warnings, options);
-  const pairs = pairByNameThenIndex(withExtras.clips.map((c) => c.name), assetClips.map(animationName));
+  const pairs = pairByNameThenIndex(
+    withExtras.clips.map((c) => c.name),
+    assetClips.map(animationName),
+  );
   let plain: RawClip[] | undefined;
   const clips: VerifyClipResult[] = [];
   for (const asset of chosen) {
@@ -180,41 +236,86 @@ async function verifyAsset(
       plain ??= (await atFile(rawFile, () => readGltfSourceFile(rawFile, { ...read }))).clips;
       const skeletal = plain.find((c) => c.name === raw!.name);
       if (skeletal && sameBones(skeletal, asset)) {
-        notCompared = raw.skeleton.boneNames.length - (withExtras.extras?.[withExtras.clips.indexOf(raw)]?.skeletonBones ?? raw.skeleton.boneNames.length);
+        notCompared =
+          raw.skeleton.boneNames.length -
+          (withExtras.extras?.[withExtras.clips.indexOf(raw)]?.skeletonBones ?? raw.skeleton.boneNames.length);
         raw = skeletal;
       }
     }
-    if (!raw) throw new FileScopedError(rawFile, new ParseError(PARSE_ERROR.UNSUPPORTED, `has no animation named ${JSON.stringify(animationName(asset))}, nor one at its place, to compare with ${label} of ${otherFile}`, rawFile));
+    if (!raw)
+      throw new FileScopedError(
+        rawFile,
+        new ParseError(
+          PARSE_ERROR.UNSUPPORTED,
+          `has no animation named ${JSON.stringify(animationName(asset))}, nor one at its place, to compare with ${label} of ${otherFile}`,
+          rawFile,
+        ),
+      );
     if (!sameBones(raw, asset)) {
-      throw new FileScopedError(otherFile, new MetricError(`${label}: its bones bind other nodes than the source's clip ${JSON.stringify(raw.name)} (${describeNodes(asset)} against nodes ${Array.from(raw.skeleton.nodeIndices ?? []).join(', ')}); was it compressed from ${rawFile}?`));
+      throw new FileScopedError(
+        otherFile,
+        new MetricError(
+          `${label}: its bones bind other nodes than the source's clip ${JSON.stringify(raw.name)} (${describeNodes(asset)} against nodes ${Array.from(raw.skeleton.nodeIndices ?? []).join(', ')}); was it compressed from ${rawFile}?`,
+        ),
+      );
     }
     if (asset.clip.unit !== raw.unit && options.unit === undefined && options.quiet !== true) {
-      process.stderr.write(`bonepress: note: ${otherFile} stores ${asset.clip.unit}, and ${rawFile} reads as ${raw.unit}; if it was compressed with --unit ${asset.clip.unit}, verify with --unit ${asset.clip.unit}\n`);
+      process.stderr.write(
+        `bonepress: note: ${otherFile} stores ${asset.clip.unit}, and ${rawFile} reads as ${raw.unit}; if it was compressed with --unit ${asset.clip.unit}, verify with --unit ${asset.clip.unit}\n`,
+      );
     }
     // The extra bones were compressed at their own distances (compressDocument keeps them whatever --shell says).
     const shellBones: Record<string, string | Length> = {};
     const b0 = asset.joints.length;
-    for (let b = b0; b < raw.skeleton.boneNames.length; b++) shellBones[raw.skeleton.boneNames[b]] = { value: raw.skeleton.shellDistances[b], unit: raw.unit };
-    const clipOptions: CompressOptions = { ...compressOptions, shellBones: { ...shellBones, ...compressOptions.shellBones } };
+    for (let b = b0; b < raw.skeleton.boneNames.length; b++)
+      shellBones[raw.skeleton.boneNames[b]] = { value: raw.skeleton.shellDistances[b], unit: raw.unit };
+    const clipOptions: CompressOptions = {
+      ...compressOptions,
+      shellBones: { ...shellBones, ...compressOptions.shellBones },
+    };
     const comparison = await atFile(otherFile, () => {
       try {
         return compareCompressed(raw, asset.clip, clipOptions, rawFile);
       } catch (error) {
-        if (error instanceof ClipError && error.code === 'NO_SUCH_BONE') throw new OptionsError(`--shell-bone: ${error.message}`);
-        if (error instanceof MetricError) throw new MetricError(`${label}: ${withRateHint(error, asset.clip, raw, options).message}`);
+        if (error instanceof ClipError && error.code === 'NO_SUCH_BONE')
+          throw new OptionsError(`--shell-bone: ${error.message}`);
+        if (error instanceof MetricError)
+          throw new MetricError(`${label}: ${withRateHint(error, asset.clip, raw, options).message}`);
         throw error;
       }
     });
-    clips.push({ clip: animationName(asset), ...toResult(rawFile, otherFile, comparison), skeletonBones: b0, extraBones, extraBonesNotCompared: notCompared });
+    clips.push({
+      clip: animationName(asset),
+      ...toResult(rawFile, otherFile, comparison),
+      skeletonBones: b0,
+      extraBones,
+      extraBonesNotCompared: notCompared,
+    });
   }
-  const notCompressed = options.clip === undefined ? withExtras.clips.filter((_, i) => pairs[i] < 0).map((c) => c.name) : [];
-  const result: VerifyAssetResult = { raw: rawFile, other: otherFile, clips, notCompressed, pass: clips.every((c) => c.pass) };
+  const notCompressed =
+    options.clip === undefined ? withExtras.clips.filter((_, i) => pairs[i] < 0).map((c) => c.name) : [];
+  const result: VerifyAssetResult = {
+    raw: rawFile,
+    other: otherFile,
+    clips,
+    notCompressed,
+    pass: clips.every((c) => c.pass),
+  };
   if (options.json) process.stdout.write(renderJson(result));
   else if (options.quiet !== true) {
     const notes: [string, string][] = [];
-    const extras = clips.reduce((n, c) => n + c.extraBones, 0), notCompared = clips.reduce((n, c) => n + c.extraBonesNotCompared, 0);
-    if (extras > 0 || notCompared > 0) notes.push(['extra bones', `${extras} compared (props, cameras, morph weights)${notCompared > 0 ? `; ${notCompared} of the source not compared (plain channels in the asset)` : ''}`]);
-    if (notCompressed.length > 0) notes.push(['not compressed', `${notCompressed.map((n) => JSON.stringify(n)).join(', ')} (plain channels in the asset, not compared)`]);
+    const extras = clips.reduce((n, c) => n + c.extraBones, 0),
+      notCompared = clips.reduce((n, c) => n + c.extraBonesNotCompared, 0);
+    if (extras > 0 || notCompared > 0)
+      notes.push([
+        'extra bones',
+        `${extras} compared (props, cameras, morph weights)${notCompared > 0 ? `; ${notCompared} of the source not compared (plain channels in the asset)` : ''}`,
+      ]);
+    if (notCompressed.length > 0)
+      notes.push([
+        'not compressed',
+        `${notCompressed.map((n) => JSON.stringify(n)).join(', ')} (plain channels in the asset, not compared)`,
+      ]);
     process.stdout.write(renderClipTable(result, parseLength(options.error).unit, notes));
   }
   return result.pass ? EXIT.OK : EXIT.CHECK_FAILED;
@@ -238,11 +339,17 @@ export interface VerifyAssetsResult {
  * Returns undefined (the single-clip report applies) when both hold one clip.
  */
 async function verifyKeyframedAssets(
-  rawFile: string, otherFile: string, read: ReadOptions, compressOptions: CompressOptions, options: VerifyCliOptions,
+  rawFile: string,
+  otherFile: string,
+  read: ReadOptions,
+  compressOptions: CompressOptions,
+  options: VerifyCliOptions,
 ): Promise<ExitCode | undefined> {
   const readAll = async (file: string): Promise<RawClip[]> => {
     const warnings: string[] = [];
-    const clips = await atFile(file, () => readClipFiles(file, { ...read, onWarning: (message) => warnings.push(message) }));
+    const clips = await atFile(file, () =>
+      readClipFiles(file, { ...read, onWarning: (message) => warnings.push(message) }),
+    );
     printWarnings(file, warnings, options);
     return clips;
   };
@@ -250,7 +357,10 @@ async function verifyKeyframedAssets(
   // The other asset is resampled as the source is: two keyframed assets compare on one grid.
   const others = await readAll(otherFile);
   if (raws.length === 1 && others.length === 1) return undefined;
-  const pairs = pairByNameThenIndex(raws.map((c) => c.name), others.map((c) => c.name));
+  const pairs = pairByNameThenIndex(
+    raws.map((c) => c.name),
+    others.map((c) => c.name),
+  );
   const clips: VerifyAssetsResult['clips'] = [];
   for (const [i, raw] of raws.entries()) {
     if (pairs[i] < 0) continue;
@@ -259,7 +369,8 @@ async function verifyKeyframedAssets(
       try {
         return compareKeyframed(raw, other, compressOptions, rawFile, options);
       } catch (error) {
-        if (error instanceof ClipError && error.code === 'NO_SUCH_BONE') throw new OptionsError(`--shell-bone: ${error.message}`);
+        if (error instanceof ClipError && error.code === 'NO_SUCH_BONE')
+          throw new OptionsError(`--shell-bone: ${error.message}`);
         if (error instanceof MetricError) throw new MetricError(`clip ${JSON.stringify(other.name)}: ${error.message}`);
         throw error;
       }
@@ -267,11 +378,21 @@ async function verifyKeyframedAssets(
     clips.push({ clip: raw.name, otherClip: other.name, ...toResult(rawFile, otherFile, comparison) });
   }
   const missing = raws.filter((_, i) => pairs[i] < 0).map((c) => c.name);
-  const result: VerifyAssetsResult = { raw: rawFile, other: otherFile, clips, missing, pass: missing.length === 0 && clips.every((c) => c.pass) };
+  const result: VerifyAssetsResult = {
+    raw: rawFile,
+    other: otherFile,
+    clips,
+    missing,
+    pass: missing.length === 0 && clips.every((c) => c.pass),
+  };
   if (options.json) process.stdout.write(renderJson(result));
   else if (options.quiet !== true) {
     const notes: [string, string][] = [];
-    if (missing.length > 0) notes.push(['missing', `${missing.map((n) => JSON.stringify(n)).join(', ')}: no clip of ${otherFile} has that name or place`]);
+    if (missing.length > 0)
+      notes.push([
+        'missing',
+        `${missing.map((n) => JSON.stringify(n)).join(', ')}: no clip of ${otherFile} has that name or place`,
+      ]);
     process.stdout.write(renderClipTable(result, parseLength(options.error).unit, notes));
   }
   return result.pass ? EXIT.OK : EXIT.CHECK_FAILED;
@@ -299,12 +420,25 @@ export function pairByNameThenIndex(source: readonly string[], other: readonly s
  * {@link compareClips} for a keyframed `other`; a sample-count mismatch from clips sampled at
  * different rates (gltfpack resamples to 30 Hz) says which `--rate` puts them on one grid.
  */
-function compareKeyframed(raw: RawClip, other: RawClip, compressOptions: CompressOptions, rawFile: string, options: VerifyCliOptions): Comparison {
+function compareKeyframed(
+  raw: RawClip,
+  other: RawClip,
+  compressOptions: CompressOptions,
+  rawFile: string,
+  options: VerifyCliOptions,
+): Comparison {
   try {
     return compareClips(raw, other, compressOptions, rawFile);
   } catch (error) {
-    if (!(error instanceof MetricError) || options.rate !== undefined || Math.abs(raw.sampleRate - other.sampleRate) < 1e-6 * raw.sampleRate) throw error;
-    throw new MetricError(`${error.message}; its keys are at ${formatRate(other.sampleRate)} Hz: verify with --rate ${formatRate(other.sampleRate)} to resample ${rawFile} on that grid`);
+    if (
+      !(error instanceof MetricError) ||
+      options.rate !== undefined ||
+      Math.abs(raw.sampleRate - other.sampleRate) < 1e-6 * raw.sampleRate
+    )
+      throw error;
+    throw new MetricError(
+      `${error.message}; its keys are at ${formatRate(other.sampleRate)} Hz: verify with --rate ${formatRate(other.sampleRate)} to resample ${rawFile} on that grid`,
+    );
   }
 }
 
@@ -313,20 +447,45 @@ function formatRate(hz: number): string {
 }
 
 /** One row per clip compared and a total row, then `notes` as fields. */
-function renderClipTable(result: { clips: (VerifyResult & { clip: string })[]; pass: boolean }, display: LengthUnit, notes: [string, string][]): string {
-  const columns = ['clip', 'bones', 'samples', 'max error', 'p99 error', 'threshold', 'result']
-    .map((header, i) => ({ header, align: i === 0 || i === 6 ? 'left' as const : 'right' as const }));
+function renderClipTable(
+  result: { clips: (VerifyResult & { clip: string })[]; pass: boolean },
+  display: LengthUnit,
+  notes: [string, string][],
+): string {
+  const columns = ['clip', 'bones', 'samples', 'max error', 'p99 error', 'threshold', 'result'].map((header, i) => ({
+    header,
+    align: i === 0 || i === 6 ? ('left' as const) : ('right' as const),
+  }));
   const body = result.clips.map((c) => [
-    JSON.stringify(c.clip), String(c.boneCount), String(c.sampleCount), formatDistance(c.maxError, c.unit, display),
-    formatDistance(c.p99Error, c.unit, display), formatDistance(c.threshold, c.unit, display), c.pass ? 'PASS' : 'FAIL',
+    JSON.stringify(c.clip),
+    String(c.boneCount),
+    String(c.sampleCount),
+    formatDistance(c.maxError, c.unit, display),
+    formatDistance(c.p99Error, c.unit, display),
+    formatDistance(c.threshold, c.unit, display),
+    c.pass ? 'PASS' : 'FAIL',
   ]);
   const failed = result.clips.filter((c) => !c.pass).length;
-  const worst = result.clips.reduce<VerifyResult | undefined>((w, c) => (w === undefined || convertLength({ value: c.maxError, unit: c.unit }, display) > convertLength({ value: w.maxError, unit: w.unit }, display) ? c : w), undefined);
-  const footer = [[
-    `TOTAL (${result.clips.length} clip${result.clips.length === 1 ? '' : 's'}${failed > 0 ? `, ${failed} above the threshold` : ''})`,
-    '', String(result.clips.reduce((n, c) => n + c.sampleCount, 0)), worst ? formatDistance(worst.maxError, worst.unit, display) : '', '', '',
-    result.pass ? 'PASS' : 'FAIL',
-  ]];
+  const worst = result.clips.reduce<VerifyResult | undefined>(
+    (w, c) =>
+      w === undefined ||
+      convertLength({ value: c.maxError, unit: c.unit }, display) >
+        convertLength({ value: w.maxError, unit: w.unit }, display)
+        ? c
+        : w,
+    undefined,
+  );
+  const footer = [
+    [
+      `TOTAL (${result.clips.length} clip${result.clips.length === 1 ? '' : 's'}${failed > 0 ? `, ${failed} above the threshold` : ''})`,
+      '',
+      String(result.clips.reduce((n, c) => n + c.sampleCount, 0)),
+      worst ? formatDistance(worst.maxError, worst.unit, display) : '',
+      '',
+      '',
+      result.pass ? 'PASS' : 'FAIL',
+    ],
+  ];
   return renderTable(columns, { body, footer }) + (notes.length > 0 ? renderFields(notes) : '');
 }
 
@@ -355,9 +514,21 @@ function describeNodes(asset: GltfCompressedClip): string {
 }
 
 /** A sample-count mismatch against a `.bpk` made at another rate says which `--rate` to give. */
-function withRateHint(error: MetricError, compressed: CompressedClip, raw: RawClip, options: VerifyCliOptions): MetricError {
-  if (options.rate !== undefined || compressed.sampleCount === raw.sampleCount || compressed.sampleRate === raw.sampleRate) return error;
-  return new MetricError(`${error.message}; it was compressed at ${compressed.sampleRate} Hz: verify with --rate ${compressed.sampleRate}`);
+function withRateHint(
+  error: MetricError,
+  compressed: CompressedClip,
+  raw: RawClip,
+  options: VerifyCliOptions,
+): MetricError {
+  if (
+    options.rate !== undefined ||
+    compressed.sampleCount === raw.sampleCount ||
+    compressed.sampleRate === raw.sampleRate
+  )
+    return error;
+  return new MetricError(
+    `${error.message}; it was compressed at ${compressed.sampleRate} Hz: verify with --rate ${compressed.sampleRate}`,
+  );
 }
 
 /**
@@ -366,7 +537,9 @@ function withRateHint(error: MetricError, compressed: CompressedClip, raw: RawCl
  */
 async function readOther(file: string, raw: RawClip, options: VerifyCliOptions): Promise<RawClip> {
   if (extname(file).toLowerCase() === '.json') {
-    return atFile(file, async () => readPoseDump(new TextDecoder().decode(await readInputFile(file)), file, raw.skeleton, raw.unit));
+    return atFile(file, async () =>
+      readPoseDump(new TextDecoder().decode(await readInputFile(file)), file, raw.skeleton, raw.unit),
+    );
   }
   const read = warningOptions(options);
   if (options.rate !== undefined && isGltfPath(file)) read.sampleRate = options.rate;
@@ -382,7 +555,9 @@ function toResult(raw: string, other: string, report: Comparison): VerifyResult 
     metric: report.metric,
     maxError: report.maxError,
     shellMaxError: report.shellMaxError,
-    ...(report.betweenMaxError !== undefined ? { sampleMaxError: report.sampleMaxError, betweenMaxError: report.betweenMaxError } : {}),
+    ...(report.betweenMaxError !== undefined
+      ? { sampleMaxError: report.sampleMaxError, betweenMaxError: report.betweenMaxError }
+      : {}),
     p99Error: report.p99Error,
     meanError: report.meanError,
     worstBone: report.worstBoneName,
@@ -402,16 +577,29 @@ function renderVerify(r: VerifyResult, display: LengthUnit): string {
     ['samples', String(r.sampleCount)],
     ...(r.betweenMaxError !== undefined
       ? [
-        ['max error', formatDistance(r.maxError, r.unit, display)] as [string, string],
-        ['at samples', `${formatDistance(r.sampleMaxError!, r.unit, display)} (bone ${r.worstBone}, sample ${r.worstSample})`] as [string, string],
-        ['between samples', formatDistance(r.betweenMaxError, r.unit, display)] as [string, string],
-      ]
-      : [['max error', `${formatDistance(r.maxError, r.unit, display)} (bone ${r.worstBone}, sample ${r.worstSample})`] as [string, string]]),
-    ...(r.metric === 'shell' ? [] : [['whole-shell error', formatDistance(r.shellMaxError, r.unit, display)] as [string, string]]),
+          ['max error', formatDistance(r.maxError, r.unit, display)] as [string, string],
+          [
+            'at samples',
+            `${formatDistance(r.sampleMaxError!, r.unit, display)} (bone ${r.worstBone}, sample ${r.worstSample})`,
+          ] as [string, string],
+          ['between samples', formatDistance(r.betweenMaxError, r.unit, display)] as [string, string],
+        ]
+      : [
+          [
+            'max error',
+            `${formatDistance(r.maxError, r.unit, display)} (bone ${r.worstBone}, sample ${r.worstSample})`,
+          ] as [string, string],
+        ]),
+    ...(r.metric === 'shell'
+      ? []
+      : [['whole-shell error', formatDistance(r.shellMaxError, r.unit, display)] as [string, string]]),
     ['p99 error', formatDistance(r.p99Error, r.unit, display)],
     ['mean error', formatDistance(r.meanError, r.unit, display)],
     ['threshold', formatDistance(r.threshold, r.unit, display)],
-    ['metric', r.metric === 'shell' ? 'shell (every point of the shell sphere)' : 'vertices (three virtual vertices per bone)'],
+    [
+      'metric',
+      r.metric === 'shell' ? 'shell (every point of the shell sphere)' : 'vertices (three virtual vertices per bone)',
+    ],
     ['result', r.pass ? 'PASS' : 'FAIL: max error above the threshold'],
   ]);
 }

@@ -4,7 +4,8 @@
 
 /** Makes `value` JSON-safe: typed arrays become arrays, non-finite numbers become null. */
 function replacer(_key: string, value: unknown): unknown {
-  if (ArrayBuffer.isView(value) && !(value instanceof DataView)) return Array.from(value as unknown as ArrayLike<number>);
+  if (ArrayBuffer.isView(value) && !(value instanceof DataView))
+    return Array.from(value as unknown as ArrayLike<number>);
   if (typeof value === 'number' && !Number.isFinite(value)) return null;
   return value;
 }

@@ -4,7 +4,6 @@
  */
 import { convertLength, isLengthUnit } from '../../index.js';
 
-
 /** Where a column's cells sit. */
 export type Align = 'left' | 'right';
 
@@ -41,7 +40,10 @@ export function renderTable(columns: readonly Column[], rows: TableRows): string
   const all = [columns.map((c) => c.header), ...rows.body, ...(rows.footer ?? [])];
   const widths = columns.map((_, i) => Math.max(...all.map((row) => widthOf(row[i] ?? ''))));
   const line = (row: readonly string[]): string =>
-    columns.map((c, i) => pad(row[i] ?? '', widths[i], c.align ?? 'left')).join('  ').trimEnd();
+    columns
+      .map((c, i) => pad(row[i] ?? '', widths[i], c.align ?? 'left'))
+      .join('  ')
+      .trimEnd();
   const rule = widths.map((w) => '-'.repeat(w)).join('  ');
   const out = [line(columns.map((c) => c.header)), rule, ...rows.body.map(line)];
   if (rows.footer && rows.footer.length > 0) {
@@ -67,9 +69,8 @@ export function renderFields(fields: readonly (readonly [string, string])[]): st
  * keeps the numbers unformatted.
  */
 export function formatDistance(value: number, unit: string, display: string = unit): string {
-  const converted = unit !== display && isLengthUnit(unit) && isLengthUnit(display)
-    ? convertLength({ value, unit }, display)
-    : value;
+  const converted =
+    unit !== display && isLengthUnit(unit) && isLengthUnit(display) ? convertLength({ value, unit }, display) : value;
   return `${formatSignificant(converted)}${display}`;
 }
 
