@@ -25,7 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { formatBytes } from '../src/format.js';
 import { skinnedDocument } from './skinned-glb.js';
-import { DIST, launchChromium } from './browser.js';
+import { compareCaptures, DIST, launchChromium } from './browser.js';
 import { serve } from './static-server.js';
 
 const SCREENSHOTS = fileURLToPath(new URL('./screenshots/', import.meta.url));
@@ -84,28 +84,6 @@ function capture(page: Page, key: string): Promise<number> {
       if (data[i] > 80 && data[i] > data[i + 1] + 30 && data[i + 1] > data[i + 2] + 10) body++;
     return body;
   }, key);
-}
-
-/** Pixels that are body at either capture, and those of them whose colour changed clearly. */
-function compareCaptures(page: Page, a: string, b: string): Promise<{ area: number; changed: number }> {
-  return page.evaluate(
-    ([ka, kb]) => {
-      const store = (window as unknown as { captures: Record<string, Uint8ClampedArray> }).captures;
-      const x = store[ka],
-        y = store[kb];
-      const isBody = (d: Uint8ClampedArray, i: number): boolean =>
-        d[i] > 80 && d[i] > d[i + 1] + 30 && d[i + 1] > d[i + 2] + 10;
-      let area = 0,
-        changed = 0;
-      for (let i = 0; i < x.length; i += 4) {
-        if (!isBody(x, i) && !isBody(y, i)) continue;
-        area++;
-        if (Math.abs(x[i] - y[i]) + Math.abs(x[i + 1] - y[i + 1]) + Math.abs(x[i + 2] - y[i + 2]) > 60) changed++;
-      }
-      return { area, changed };
-    },
-    [a, b] as const,
-  );
 }
 
 describe('viewer: a compressed glTF asset (built, in chromium)', () => {

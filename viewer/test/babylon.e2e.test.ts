@@ -19,7 +19,7 @@ import { BonepressAnimationCompression, compressDocument } from 'bonepress/gltf-
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { launchChromium } from './browser.js';
+import { compareCaptures, launchChromium } from './browser.js';
 import { skinnedDocument } from './skinned-glb.js';
 import { serve } from './static-server.js';
 
@@ -50,28 +50,6 @@ function captureAt(page: Page, seconds: number, key: string): Promise<number> {
       return body;
     },
     [seconds, key] as const,
-  );
-}
-
-/** Pixels that are body in either capture, and those of them whose colour changed clearly. */
-function compare(page: Page, a: string, b: string): Promise<{ area: number; changed: number }> {
-  return page.evaluate(
-    ([ka, kb]) => {
-      const store = (window as unknown as { captures: Record<string, Uint8ClampedArray> }).captures;
-      const x = store[ka],
-        y = store[kb];
-      const isBody = (d: Uint8ClampedArray, i: number): boolean =>
-        d[i] > 80 && d[i] > d[i + 1] + 30 && d[i + 1] > d[i + 2] + 10;
-      let area = 0,
-        changed = 0;
-      for (let i = 0; i < x.length; i += 4) {
-        if (!isBody(x, i) && !isBody(y, i)) continue;
-        area++;
-        if (Math.abs(x[i] - y[i]) + Math.abs(x[i + 1] - y[i + 1]) + Math.abs(x[i + 2] - y[i + 2]) > 60) changed++;
-      }
-      return { area, changed };
-    },
-    [a, b] as const,
   );
 }
 
@@ -126,7 +104,7 @@ describe('Babylon.js example: a compressed skinned glTF asset through the bonepr
       await page.screenshot({ path: join(SCREENSHOTS, `babylon-${mode}-b.png`) });
       expect(bodyA).toBeGreaterThan(1000);
       expect(bodyB).toBeGreaterThan(1000);
-      const { area, changed } = await compare(page, 'a', 'b');
+      const { area, changed } = await compareCaptures(page, 'a', 'b');
       expect(changed).toBeGreaterThan(area * 0.2);
       expect(errors).toEqual([]);
       await page.close();

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 /** The built viewer (npm run viewer:build). */
 export const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
@@ -49,4 +49,29 @@ export async function launchChromium(
     ],
   });
   return { context, profile };
+}
+
+/**
+ * Pixels that are body (the test characters' orange-brown) in either of two captures stored in
+ * `window.captures`, and those of them whose colour changed clearly.
+ */
+export function compareCaptures(page: Page, a: string, b: string): Promise<{ area: number; changed: number }> {
+  return page.evaluate(
+    ([ka, kb]) => {
+      const store = (window as unknown as { captures: Record<string, Uint8ClampedArray> }).captures;
+      const x = store[ka],
+        y = store[kb];
+      const isBody = (d: Uint8ClampedArray, i: number): boolean =>
+        d[i] > 80 && d[i] > d[i + 1] + 30 && d[i + 1] > d[i + 2] + 10;
+      let area = 0,
+        changed = 0;
+      for (let i = 0; i < x.length; i += 4) {
+        if (!isBody(x, i) && !isBody(y, i)) continue;
+        area++;
+        if (Math.abs(x[i] - y[i]) + Math.abs(x[i + 1] - y[i + 1]) + Math.abs(x[i + 2] - y[i + 2]) > 60) changed++;
+      }
+      return { area, changed };
+    },
+    [a, b] as const,
+  );
 }
