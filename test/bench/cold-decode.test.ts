@@ -68,7 +68,7 @@ describe('measureColdDecode (ACL cold-cache method)', () => {
 });
 
 describe('measureColdCorpus (bench --decode-cold)', () => {
-  it('names the five clips of issue 20 and finds them by corpus id', () => {
+  it('names the five cold-decode clips and finds them by corpus id', () => {
     expect(COLD_DECODE_CLIPS).toEqual([
       'dash_normal_001',
       'run_old_001',

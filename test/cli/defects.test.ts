@@ -128,7 +128,7 @@ function expectNoExponent(text: string): void {
   expect(text).not.toMatch(/\d(\.\d+)?e[-+]?\d+(mm|cm|m|in|ft)\b/);
 }
 
-describe('issue 16: command-line defects', () => {
+describe('command-line defects', () => {
   it('decompress -o - into a reader that stops early ends quietly with exit 0 (no EPIPE trace)', async () => {
     const bpk = compressOne(WALK_BACK);
     const child = spawn(process.execPath, [CLI, 'decompress', bpk, '-o', '-'], {
@@ -383,7 +383,7 @@ describe('issue 16: command-line defects', () => {
   });
 });
 
-describe('issue 19: outputs planned for the whole batch', () => {
+describe('outputs planned for the whole batch', () => {
   it('animations "b", "b_2", "b" get three outputs', async () => {
     const glb = await writeGlb(join(fresh('names'), 'a.glb'), [{ name: 'b' }, { name: 'b_2' }, { name: 'b' }]);
     const out = fresh();

@@ -220,7 +220,7 @@ describe('signals', () => {
   );
 });
 
-describe('per-input caps (issue 17)', () => {
+describe('per-input caps', () => {
   it.each([
     [
       '--max-samples',
