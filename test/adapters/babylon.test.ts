@@ -55,8 +55,14 @@ const KHRONOS_MODELS = [
   'RiggedSimple',
   'Fox',
   'AnimatedMorphCube',
+  'AnimatedMorphSphere',
+  'MorphStressTest',
   'BoxAnimated',
+  'CesiumMilkTruck',
   'InterpolationTest',
+  'RecursiveSkeletons',
+  'BrainStem',
+  'VC',
 ];
 
 /**
@@ -69,7 +75,15 @@ const KHRONOS_MODELS = [
  * slerp) shows that difference in full, decode mode (Babylon's own blend of the samples)
  * partly.
  */
-const OPEN_DEVIATIONS = new Map([['Fox', 1.25]]);
+const OPEN_DEVIATIONS = new Map([
+  ['Fox', 1.25],
+  // Open codec defects, the same through three.js (test/khronos/khronos.test.ts names them):
+  // float32 rounding of the decoder on large models, outside the any-time bound (RecursiveSkeletons
+  // 1.03x, BrainStem up to 1.07x); VC's camera, 1.9 m below an animated node, which no bone's shell reaches.
+  ['RecursiveSkeletons', 1.1],
+  ['BrainStem', 1.1],
+  ['VC', 1000],
+]);
 
 interface Asset {
   name: string;
