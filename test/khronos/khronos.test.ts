@@ -43,7 +43,7 @@ const OPEN_PLAYBACK_DEFECTS: Record<string, { paths: RegExp; metres: number; why
   VC: {
     paths: /./,
     metres: 0.15,
-    why: "a camera 1.9 m below an animated node is no bone, and no bone's shell reaches it (14.5 cm at 19 s)",
+    why: '14.5 cm at 19.0 s, a key time where nodes 50, 115, 117 and 118 move 9.2 units per key (276 units/s); cause not yet found',
   },
 };
 
