@@ -35,3 +35,16 @@ export function addChannel(
     .addSampler(sampler)
     .addChannel(doc.createAnimationChannel().setTargetNode(target).setTargetPath(path).setSampler(sampler));
 }
+
+/**
+ * The chain's swing for take `take`: per joint `j`, `samples` rotations about z over one
+ * sine period, amplitude 0.4 + 0.2 j + 0.1 take radians (xyzw, flat).
+ */
+export function swingRotations(joint: number, take: number, samples: number): number[] {
+  const values: number[] = [];
+  for (let s = 0; s < samples; s++) {
+    const half = ((0.4 + 0.2 * joint + 0.1 * take) * Math.sin((2 * Math.PI * s) / (samples - 1))) / 2;
+    values.push(0, 0, Math.sin(half), Math.cos(half));
+  }
+  return values;
+}

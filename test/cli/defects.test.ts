@@ -20,7 +20,7 @@ import { dirname, join } from 'node:path';
 import { Document, NodeIO } from '@gltf-transform/core';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { addChain, addChannel } from './chain-rig.js';
+import { addChain, addChannel, swingRotations } from './chain-rig.js';
 import { CLI, ROOT, fixture, linesOf, makeTempDir, runCli } from './run-cli.js';
 
 const WALK_BACK = fixture('dataset-1_walk-back_sad_001.bvh'); // the longest fixture: a pose dump of 1.7 MB
@@ -95,14 +95,7 @@ async function writeGlb(path: string, takes: readonly Take[]): Promise<string> {
       );
       return;
     }
-    joints.forEach((joint, j) => {
-      const values: number[] = [];
-      for (let s = 0; s < samples; s++) {
-        const half = ((0.4 + 0.2 * j + 0.1 * t) * Math.sin((2 * Math.PI * s) / (samples - 1))) / 2;
-        values.push(0, 0, Math.sin(half), Math.cos(half));
-      }
-      channel(joint, 'rotation', 'VEC4', values);
-    });
+    joints.forEach((joint, j) => channel(joint, 'rotation', 'VEC4', swingRotations(j, t, samples)));
     if (take.morph)
       channel(
         prop,

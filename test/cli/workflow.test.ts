@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { Document, NodeIO } from '@gltf-transform/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { addChain, addChannel } from './chain-rig.js';
+import { addChain, addChannel, swingRotations } from './chain-rig.js';
 import { ROOT, fixture, makeTempDir, runCli } from './run-cli.js';
 
 const WALK = fixture('dataset-1_walk_happy_002.bvh');
@@ -60,14 +60,7 @@ async function writeRig(
       type: 'VEC4' | 'SCALAR',
       values: number[],
     ): void => addChannel(doc, buffer, anim, times, target, path, type, values);
-    joints.forEach((joint, j) => {
-      const values: number[] = [];
-      for (let s = 0; s < samples; s++) {
-        const half = ((0.4 + 0.2 * j + 0.1 * t) * Math.sin((2 * Math.PI * s) / (samples - 1))) / 2;
-        values.push(0, 0, Math.sin(half), Math.cos(half));
-      }
-      channel(joint, 'rotation', 'VEC4', values);
-    });
+    joints.forEach((joint, j) => channel(joint, 'rotation', 'VEC4', swingRotations(j, t, samples)));
     if (options.morph)
       channel(
         face,
