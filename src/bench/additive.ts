@@ -203,7 +203,7 @@ function main(): void {
   const timesAt = args.indexOf('--times');
   const times = timesAt >= 0 ? Number(args[timesAt + 1]) : 200;
   if (!(Number.isInteger(times) && times > 0)) throw new Error('--times needs a whole number > 0');
-  const corpus = args.find((a, i) => !a.startsWith('--') && i !== timesAt + 1);
+  const corpus = args.find((a, i) => !a.startsWith('--') && (timesAt < 0 || i !== timesAt + 1));
   if (corpus === undefined) throw new Error('usage: bench:additive -- <folder of .bvh> [--json] [--times 200]');
   const files = readdirSync(corpus)
     .filter((f) => f.toLowerCase().endsWith('.bvh'))
