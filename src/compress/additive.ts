@@ -119,6 +119,34 @@ export function prepareAdditive(source: RawClip, grid: RawClip, options: Additiv
 }
 
 /**
+ * The additive options that measure `compressed` (an additive clip) as it was compressed:
+ * its reference frame from its record, or `given.reference` for a pose of another clip
+ * (the record keeps only its time), over `given.base`, each clip passed through `convert`
+ * (e.g. into the compressed clip's unit). Throws {@link OptionsError} when the reference
+ * pose is needed and not given.
+ */
+export function additiveOptionsFor(
+  compressed: CompressedClip,
+  given: AdditiveOptions | undefined,
+  convert: (clip: RawClip) => RawClip = (clip) => clip,
+): AdditiveOptions {
+  const record = compressed.additive?.reference;
+  const pose = (p: ClipPose) => ({ ...p, clip: convert(p.clip) });
+  let reference: AdditiveOptions['reference'];
+  if (record?.kind === 'frame') reference = record.frame;
+  else if (given?.reference !== undefined && typeof given.reference !== 'number') reference = pose(given.reference);
+  else
+    throw new OptionsError(
+      `clip "${compressed.name ?? ''}" is additive against a pose of another clip (at ${record?.time} s): name that clip as its base (--additive-base <file>[#animation]@<time>)`,
+    );
+  const base = given?.base;
+  return {
+    reference,
+    ...(base === undefined ? {} : { base: 'skeleton' in base ? convert(base) : pose(base) }),
+  };
+}
+
+/**
  * The error of an additive clip at its samples: base ∘ decoded delta (the runtime decoder's
  * keys) against {@link AdditiveSetup.applied}.
  */
