@@ -9,8 +9,7 @@
  */
 import { InvalidArgumentError } from 'commander';
 
-import { OptionsError, type AdditiveOptions, type RawClip } from '../index.js';
-import type { ReadOptions } from '../readers/index.js';
+import { OptionsError, type AdditiveOptions, type RawClip, type ReadOptions } from '../index.js';
 import { readSingleClip } from './load.js';
 
 /** `--additive-base`, parsed. */
