@@ -69,8 +69,10 @@ export {
   createPose,
   localToObject,
   boneMatrix,
+  applyAdditivePose,
 } from './runtime/index.js';
 export type {
+  AdditiveInfo,
   FormatErrorCode,
   Looping,
   OpenOptions,

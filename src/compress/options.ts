@@ -44,7 +44,9 @@ export interface CompressOptions {
 
 /** A pose of a clip: `clip` at `time` seconds on its timeline (default its start time; held outside its keys). */
 export interface ClipPose {
+  /** A clip of the same skeleton. */
   readonly clip: RawClip;
+  /** Seconds on `clip`'s timeline. Default: its start time. */
   readonly time?: number;
 }
 
