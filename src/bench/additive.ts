@@ -4,9 +4,9 @@
  * two played together from time 0, the base looping), against the same clip stored
  * absolute. Each additive clip's error is measured twice: by the compressor (the runtime
  * decoder's keys and interpolation applied to the base, at the samples and between them)
- * and independently here, in float64 at random times, with three.js's additive arithmetic
- * written out (makeClipAdditive's deltas, the mixer's blend at weight 1) rather than the
- * library's.
+ * and independently here, in float64 at random times, with three.js's own quaternion
+ * product and its additive arithmetic (makeClipAdditive's deltas, the mixer's blend at
+ * weight 1) rather than the library's.
  *
  *   npm run bench:additive -- <corpus folder of .bvh> [--json] [--times 200]
  */
@@ -18,6 +18,8 @@ import { clipEndTime, clipStartTime, type RawClip } from '../clip/raw-clip.js';
 import { POSE_STRIDE } from '../clip/skeleton.js';
 import { compress } from '../compress/index.js';
 import { AFFINE_STRIDE, poseToObject, virtualVertexError } from '../metric/error-metric.js';
+import { Quaternion } from 'three';
+
 import { readBvh } from '../readers/bvh.js';
 import { CompressedClip } from '../runtime/compressed-clip.js';
 import { mulberry32 } from '../clip/random.js';
@@ -56,21 +58,15 @@ export function sourcePoseAt(clip: RawClip, time: number, out: Float64Array): vo
   }
 }
 
-/** q = a · b for quaternions at a[ao], b[bo], written at out[o]. */
-function multiply(a: ArrayLike<number>, ao: number, b: ArrayLike<number>, bo: number, out: Float64Array, o: number) {
-  const ax = a[ao],
-    ay = a[ao + 1],
-    az = a[ao + 2],
-    aw = a[ao + 3];
-  const bx = b[bo],
-    by = b[bo + 1],
-    bz = b[bo + 2],
-    bw = b[bo + 3];
-  out[o] = aw * bx + ax * bw + ay * bz - az * by;
-  out[o + 1] = aw * by - ax * bz + ay * bw + az * bx;
-  out[o + 2] = aw * bz + ax * by - ay * bx + az * bw;
-  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
-}
+/** three.js's quaternion product dst = a · b (typed for number[]; it reads and writes any indexable array). */
+const multiplyFlat = Quaternion.multiplyQuaternionsFlat as unknown as (
+  dst: Float64Array,
+  dstOffset: number,
+  a: ArrayLike<number>,
+  aOffset: number,
+  b: ArrayLike<number>,
+  bOffset: number,
+) => void;
 
 /**
  * Writes three.js's additive blend at weight 1 of `delta` (three.js's values: rotation
@@ -78,7 +74,7 @@ function multiply(a: ArrayLike<number>, ao: number, b: ArrayLike<number>, bo: nu
  */
 function blendAdditive(base: Float64Array, delta: Float64Array, out: Float64Array): void {
   for (let o = 0; o < base.length; o += POSE_STRIDE) {
-    multiply(base, o, delta, o, out, o);
+    multiplyFlat(out, o, base, o, delta, o);
     for (let c = 4; c < POSE_STRIDE; c++) out[o + c] = base[o + c] + delta[o + c];
   }
 }
@@ -136,7 +132,7 @@ export function checkAdditive(
     for (let o = 0; o < stride; o += POSE_STRIDE) {
       const len = Math.hypot(reference[o], reference[o + 1], reference[o + 2], reference[o + 3]);
       const conj = [-reference[o] / len, -reference[o + 1] / len, -reference[o + 2] / len, reference[o + 3] / len];
-      multiply(conj, 0, sourcePose, o, delta, o);
+      multiplyFlat(delta, o, conj, 0, sourcePose, o);
       for (let c = 4; c < POSE_STRIDE; c++) delta[o + c] = sourcePose[o + c] - reference[o + c];
     }
     blendAdditive(basePose, delta, expected);
