@@ -250,10 +250,14 @@ function poseTime(pose: ClipPose, what: string): number {
   return time;
 }
 
-/** `other` must have `clip`'s bones: the same count, parents and (where both are named) names. */
+/** `other` must have `clip`'s bones (the same count, parents and names) and unit. */
 function checkSkeleton(clip: RawClip, other: RawClip, what: string): void {
   const a = clip.skeleton,
     b = other.skeleton;
+  if (other.unit !== clip.unit)
+    throw new OptionsError(
+      `${what} "${other.name}" is in ${other.unit}, clip "${clip.name}" in ${clip.unit}: read both in one unit`,
+    );
   if (a.parents.length !== b.parents.length)
     throw new OptionsError(
       `${what} "${other.name}" has ${b.parents.length} bones; clip "${clip.name}" has ${a.parents.length} (not the same skeleton)`,

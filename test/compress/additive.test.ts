@@ -120,7 +120,7 @@ describe('additive clips', () => {
     expect(absolute.sectionSizes().additive).toBe(0);
   });
 
-  it('refuses a frame the clip does not have and a reference or base of another skeleton', () => {
+  it('refuses a frame the clip does not have and a reference or base of another skeleton or unit', () => {
     const [clip, other] = generated;
     for (const reference of [-1, 90, 2.5]) {
       const e = thrownBy(() => compress(clip, { additive: { reference } }), OptionsError);
@@ -129,6 +129,9 @@ describe('additive clips', () => {
     expect(thrownBy(() => compress(clip, { additive: { base: other } }), OptionsError).message).toMatch(
       /additive base "synthetic-8" has 12 bones; clip "synthetic-3" has 24 \(not the same skeleton\)/,
     );
+    expect(
+      thrownBy(() => compress(clip, { additive: { base: { ...reversed(clip), unit: 'm' } } }), OptionsError).message,
+    ).toBe('additive base "synthetic-3 reversed" is in m, clip "synthetic-3" in cm: read both in one unit');
     const renamed = { ...clip, skeleton: { ...clip.skeleton, boneNames: clip.skeleton.boneNames.map((n) => `x${n}`) } };
     expect(
       thrownBy(() => compress(clip, { additive: { reference: { clip: renamed } } }), OptionsError).message,
