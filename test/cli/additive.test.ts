@@ -54,6 +54,8 @@ describe('compress --additive', () => {
     expect(result.additive).toBe(`applied to ${KICK} (played alongside)`);
     expect(result.pass).toBe(true);
     expect(result.maxError).toBeCloseTo(clip.maxError, 12);
+    const table = runCli(['compress', BOW, '--additive', '-o', join(temp.dir, 'table.bpk')]);
+    expect(table.stdout).toMatch(/^table \(additive\)\s+22/m);
     const text = runCli(['verify', BOW, additive, '--additive-base', KICK]);
     expect(text.stdout).toMatch(new RegExp(`additive\\s+applied to ${KICK}`));
   });

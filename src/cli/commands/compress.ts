@@ -547,7 +547,7 @@ export function renderCompressTable(report: CompressReport, display?: LengthUnit
     return path.slice(0, path.length - extname(path).length);
   };
   const body = report.clips.map((c) => [
-    c.output === '-' ? c.name : outputLabel(c.output),
+    (c.output === '-' ? c.name : outputLabel(c.output)) + (c.additive ? ' (additive)' : ''),
     String(c.boneCount),
     String(c.sampleCount),
     String(c.rawBytes),
