@@ -43,9 +43,8 @@ export const KNOWN_FLAGS =
 
 /**
  * How an additive clip's decoded pose applies to a base pose. Serialized: never renumber.
- * - LOCAL: bone by bone in local space, three.js's additive blending at weight 1 (and
- *   ACL's additive1): rotation base · delta, translation base + delta, scale
- *   base + (delta − 1). The scale delta is stored offset by one so that identity stays the
+ * - LOCAL: bone by bone in local space, three.js's additive blending at weight 1:
+ *   rotation base · delta, translation base + delta, scale base + (delta − 1). The scale delta is stored offset by one so that identity stays the
  *   identity pose (rotation (0,0,0,1), translation 0, scale 1) and a bone the layer does not
  *   move costs nothing; three.js's `makeClipAdditive` values are delta − 1.
  */
