@@ -28,7 +28,7 @@ import { mulberry32 } from '../clip/random.js';
  * The source's local pose at `time` (seconds on its timeline), in float64: slerp and lerp
  * between its two samples around `time`, held outside them. For clips of samples only (BVH).
  */
-export function sourcePoseAt(clip: RawClip, time: number, out: Float64Array): void {
+function sourcePoseAt(clip: RawClip, time: number, out: Float64Array): void {
   const n = clip.sampleCount;
   const at = Math.min(n - 1, Math.max(0, (time - clipStartTime(clip)) * clip.sampleRate));
   const k = Math.min(n - 2, Math.floor(at));

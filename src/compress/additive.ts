@@ -234,7 +234,7 @@ function writeSample(clip: RawClip, s: number, pose: Float64Array): void {
 }
 
 /** The local pose of `clip` at `time` on its timeline, held at its first and last samples, with the source's own interpolation. */
-export function poseAtTime(clip: RawClip, time: number, out: Float64Array): void {
+function poseAtTime(clip: RawClip, time: number, out: Float64Array): void {
   const n = clip.sampleCount;
   const position = keyPosition(clip.sampleTimes, clipStartTime(clip), clip.sampleRate, n, time, false);
   const at = Math.min(n - 1, Math.max(0, position));
