@@ -6,7 +6,14 @@
 export { compress } from './compress/index.js';
 export type { CompressResult, CompressStats, ExperimentalOptions } from './compress/index.js';
 export { COMPRESS_DEFAULTS, EFFORTS, OptionsError, resolveOptions } from './compress/options.js';
-export type { CompressOptions, Effort, LengthInput, ResolvedOptions } from './compress/options.js';
+export type {
+  AdditiveOptions,
+  ClipPose,
+  CompressOptions,
+  Effort,
+  LengthInput,
+  ResolvedOptions,
+} from './compress/options.js';
 export { decompressClip, verifyCompressed } from './compress/verify.js';
 export { ERROR_METRICS, isErrorMetric, measureClipError, MetricError } from './metric/error-metric.js';
 export type { ErrorMetric, ErrorReport } from './metric/error-metric.js';
@@ -62,8 +69,10 @@ export {
   createPose,
   localToObject,
   boneMatrix,
+  applyAdditivePose,
 } from './runtime/index.js';
 export type {
+  AdditiveInfo,
   FormatErrorCode,
   Looping,
   OpenOptions,

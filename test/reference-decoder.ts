@@ -26,6 +26,8 @@ export interface ReferenceClip {
   nodeIndices?: number[];
   /** The time of every sample, when the file has the key-times section. */
   keyTimes?: number[];
+  /** The additive record, when the file has one: mode, reference kind, frame, time. */
+  additive?: { mode: number; reference: number; frame: number; time: number };
   /** Class of track `bone * 3 + kind`. */
   trackClasses: ReferenceTrackClass[];
   /** Per track: the source animates it (channel bitset). */
@@ -60,6 +62,7 @@ export function referenceDecode(input: Uint8Array): ReferenceClip {
   const hasNames = (flags & 1) !== 0;
   const hasNodeIndices = (flags & 4) !== 0;
   const hasKeyTimes = (flags & 8) !== 0;
+  const isAdditive = (flags & 16) !== 0;
   if (view.getUint32(12, true) !== bytes.length) throw new Error('total size');
   const boneCount = view.getUint16(16, true);
   const unit = UNITS[view.getUint8(19)];
@@ -185,6 +188,20 @@ export function referenceDecode(input: Uint8Array): ReferenceClip {
     keyTimes = [];
     for (let k = 0; k < sampleCount; k++) keyTimes.push(view.getFloat32(at + 4 * k, true));
     at += 4 * sampleCount;
+  }
+
+  // 8b. Additive record (optional): 16 bytes right before the segments.
+  let additive: ReferenceClip['additive'];
+  if (isAdditive) {
+    additive = {
+      mode: view.getUint8(at),
+      reference: view.getUint8(at + 1),
+      frame: view.getUint32(at + 4, true),
+      time: view.getFloat64(at + 8, true),
+    };
+    if (additive.mode !== 1 || additive.reference > 1 || view.getUint16(at + 2, true) !== 0)
+      throw new Error('additive record');
+    at += 16;
   }
   if (view.getUint32(80, true) !== at) throw new Error('segments offset');
 
@@ -314,6 +331,7 @@ export function referenceDecode(input: Uint8Array): ReferenceClip {
     boneNames,
     nodeIndices,
     keyTimes,
+    additive,
     trackClasses,
     channels,
     steps,

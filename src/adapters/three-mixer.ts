@@ -143,7 +143,10 @@ export class CompressedAnimationClip extends AnimationClip {
   readonly compressed: CompressedClip;
   /** Clip bones that bind to no object of the scene, in clip order. */
   readonly unboundBones: readonly string[];
-  /** For an additive clip: the reference pose, rotations conjugated. */
+  /**
+   * For an additive clip: the reference pose, rotations conjugated (the identity pose for a
+   * clip stored additive, whose poses already are the deltas).
+   */
   readonly additiveReference: Float32Array | undefined;
   private readonly bindings: readonly TrackBinding[];
   private readonly translationScale: number;
@@ -196,9 +199,12 @@ export class CompressedAnimationClip extends AnimationClip {
    * An additive version of this clip, as three.js's `AnimationUtils.makeClipAdditive`
    * makes of a raw clip: every pose relative to the pose at `referenceFrame / fps` seconds
    * (rotations conj(reference) · q, translations and scales minus the reference), with
-   * `AdditiveAnimationBlendMode`. Returns a new clip; this one is unchanged.
+   * `AdditiveAnimationBlendMode`. Returns a new clip; this one is unchanged. A clip stored
+   * additive (`compressed.additive`) already is: it cannot be made additive again.
    */
   makeAdditive(referenceFrame = 0, fps = 30): CompressedAnimationClip {
+    if (this.compressed.additive)
+      throw new Error(`bonepress: clip "${this.name}" is stored additive; it plays additive as it is`);
     const reference = new Float32Array(this.compressed.boneCount * POSE_STRIDE);
     this.compressed.createSampler().sample(referenceFrame / (fps > 0 ? fps : 30), reference, CLAMP);
     for (let o = 0; o < reference.length; o += POSE_STRIDE) {
@@ -276,6 +282,9 @@ export function createMixerClip(
   });
   const first = new Float32Array(compressed.boneCount * POSE_STRIDE);
   compressed.createSampler().sample(compressed.startTime, first, CLAMP);
+  // A clip stored additive holds three.js's additive values relative to the identity pose
+  // (its scales stored plus one, runtime/format.ts ADDITIVE_MODE).
+  const additive = compressed.additive ? identityPose(compressed.boneCount) : undefined;
   const scale = options.translationScale ?? 1;
   const tracks: KeyframeTrack[] = [];
   const bindings: TrackBinding[] = [];
@@ -287,13 +296,14 @@ export function createMixerClip(
       const o = b * POSE_STRIDE + (kind === 0 ? 0 : kind === 1 ? 4 : 7);
       const name = `${node}.${PROPERTY[kind]}`;
       const k = kind === 1 ? scale : 1;
+      const offset = additive && kind === 2 ? 1 : 0;
       tracks.push(
         kind === 0
           ? new QuaternionKeyframeTrack(name, [0], Array.from(first.subarray(o, o + 4)))
           : new VectorKeyframeTrack(
               name,
               [0],
-              Array.from(first.subarray(o, o + 3), (v) => v * k),
+              Array.from(first.subarray(o, o + 3), (v) => (v - offset) * k),
             ),
       );
       bindings.push({ offset: o, kind });
@@ -315,5 +325,14 @@ export function createMixerClip(
     bindings,
     unboundBones,
     scale,
+    additive ? AdditiveAnimationBlendMode : NormalAnimationBlendMode,
+    additive,
   );
+}
+
+/** The identity pose: what a clip stored additive is relative to. */
+function identityPose(boneCount: number): Float32Array {
+  const pose = new Float32Array(boneCount * POSE_STRIDE);
+  for (let o = 0; o < pose.length; o += POSE_STRIDE) pose.fill(1, o + 3, o + 4).fill(1, o + 7, o + 10);
+  return pose;
 }

@@ -15,6 +15,7 @@ import type { Bone, Mesh, Object3D, Skeleton } from 'three';
 import type { CompressedClip, Looping, Rounding, SampleOptions } from '../runtime/compressed-clip.js';
 import type { ClipSampler } from '../runtime/sampler.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
+import { FORMAT_ERROR, FormatError } from '../runtime/errors.js';
 import { bindBones, findWeightBones, listNames, type BindOptions } from './three-binding.js';
 
 export {
@@ -43,7 +44,7 @@ export type PlayableClip = Pick<
   CompressedClip,
   'boneCount' | 'boneNames' | 'sampleCount' | 'sampleRate' | 'duration' | 'startTime' | 'sample'
 > &
-  Partial<Pick<CompressedClip, 'nodeIndices' | 'createSampler'>>;
+  Partial<Pick<CompressedClip, 'nodeIndices' | 'createSampler' | 'additive'>>;
 
 /** Options of {@link CompressedClipPlayer}. */
 export interface CompressedClipPlayerOptions extends BindOptions {
@@ -125,10 +126,15 @@ export class CompressedClipPlayer {
    * Binds `clip` to `skeleton` (by node index, bone map or sanitized name, see
    * {@link bindBones}) and applies the pose at `options.time`. Unbound bones go to
    * `options.onWarning` (default `console.warn`). Throws {@link FormatError} (code
-   * BAD_ARGUMENT) when the clip has neither bone names nor node indices to bind by, or with
-   * `strict` when a bone binds to nothing.
+   * BAD_ARGUMENT) when the clip has neither bone names nor node indices to bind by, with
+   * `strict` when a bone binds to nothing, or for an additive clip (its poses are deltas).
    */
   constructor(clip: PlayableClip, skeleton: Skeleton, options: CompressedClipPlayerOptions = {}) {
+    if (clip.additive)
+      throw new FormatError(
+        FORMAT_ERROR.BAD_ARGUMENT,
+        'the clip is additive (its poses are deltas to a base): play it through createMixerClip, or apply its poses with applyAdditivePose',
+      );
     this.clip = clip;
     this.skeleton = skeleton;
     this.sampler = clip.createSampler?.();

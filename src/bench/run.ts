@@ -11,6 +11,7 @@ import { basename, join, relative, sep } from 'node:path';
 
 import type { RawClip } from '../clip/raw-clip.js';
 import type { BitRateLadder } from '../compress/bitrate.js';
+import { WEIGHT_BONE } from '../inspect/describe.js';
 import { AFFINE_STRIDE, boneErrorFunction, clipToObject, type ErrorMetric } from '../metric/error-metric.js';
 import { compress, type CompressStats, type ExperimentalOptions } from '../compress/index.js';
 import { COMPRESS_DEFAULTS, resolveOptions, type CompressOptions } from '../compress/options.js';
@@ -176,6 +177,8 @@ export interface BenchClip {
   /** (segment, animated track) pairs per bit rate; key = bits, 32 = raw float. */
   bitRateHistogram: Record<number, number>;
   decode?: ClipDecodeTimings;
+  /** Bones that are morph-target weight tracks (`<node>.weights[<t>]`), when there are any. */
+  weightTracks?: number;
 }
 
 /** Totals over the clips that compressed. */
@@ -583,6 +586,7 @@ export function totalsOf(clips: readonly BenchClip[], files: number, failures: n
 /** The per-clip figures of a compressed entry. */
 function clipFigures(file: string, entry: CompressedEntry): BenchClip {
   const s = entry.stats;
+  const weightTracks = entry.clip.skeleton.boneNames.filter((name) => WEIGHT_BONE.test(name)).length;
   return {
     id: entry.id,
     file,
@@ -603,6 +607,7 @@ function clipFigures(file: string, entry: CompressedEntry): BenchClip {
     worstSample: s.worstSample,
     compressSeconds: s.seconds,
     bitRateHistogram: { ...s.bitRateHistogram },
+    ...(weightTracks > 0 ? { weightTracks } : {}),
   };
 }
 

@@ -129,7 +129,9 @@ export function interpolateSamples(clip: RawClip, k: number, alpha: number, out:
  * {@link checksFor} points of every sample interval (¼, ½, ¾ unless the motion needs more), with `metric` at `shellDistances`;
  * the whole-shell figure is measured as well unless `shellToo` is false (then it is 0 for
  * the `vertices` metric). `perInterval`, when given, receives the largest error of each
- * interval (it must start zeroed). Allocates a few pose-sized buffers.
+ * interval (it must start zeroed). `referenceAt` replaces {@link referenceBetween} of
+ * `clip` as the reference (an additive clip's is applied to its base). Allocates a few
+ * pose-sized buffers.
  */
 export function measureBetweenErrors(
   clip: RawClip,
@@ -138,6 +140,8 @@ export function measureBetweenErrors(
   metric: ErrorMetric = 'vertices',
   shellToo = true,
   perInterval?: Float64Array,
+  referenceAt: (k: number, alpha: number, out: Float64Array) => void = (k, alpha, out) =>
+    referenceBetween(clip, k, alpha, out),
 ): BetweenReport {
   const boneError = boneErrorFunction(metric);
   const isShell = metric === 'shell';
@@ -167,7 +171,7 @@ export function measureBetweenErrors(
       worstShell = 0;
     for (let i = 1; i < checks; i++) {
       const alpha = i / checks;
-      referenceBetween(clip, k, alpha, reference);
+      referenceAt(k, alpha, reference);
       decodedBetween(k, alpha, decoded);
       poseToObject(reference, parents, refObject);
       poseToObject(decoded, parents, decObject);

@@ -11,7 +11,7 @@
  * are cached.
  */
 import type { RawClip } from '../clip/raw-clip.js';
-import { POSE_STRIDE } from '../runtime/pose.js';
+import { POSE_STRIDE, applyAdditiveBone } from '../runtime/pose.js';
 import { RAW_BITS, TRACK_KIND } from '../runtime/format.js';
 import {
   AFFINE_STRIDE,
@@ -55,6 +55,12 @@ export interface BitRateInput {
   readonly strategy?: SearchStrategy;
   /** Default 'default'. */
   readonly effort?: Effort;
+  /**
+   * For an additive clip: the base's local pose at every sample of `clip` (sample-major),
+   * which every decoded pose is applied to before it is measured (`clip` then holds the
+   * applied source, compress/additive.ts).
+   */
+  readonly additiveBase?: Float64Array;
 }
 
 /**
@@ -141,6 +147,7 @@ class SegmentSearch {
   private readonly localAffine: Float64Array; // local transforms as affine matrices, per key and bone
   private readonly trialLocal: Float64Array; // the tried bone's local matrices, per key
   private readonly trial: Float64Array;
+  private readonly applied = new Float64Array(POSE_STRIDE);
   private readonly saved: Float32Array;
   private readonly codes: Uint32Array;
   private readonly componentBits = new Uint8Array(3);
@@ -379,13 +386,27 @@ class SegmentSearch {
         const m = (k * B + b) * AFFINE_STRIDE;
         if (rebuilt) {
           const l = (k * B + b) * POSE_STRIDE;
-          poseToAffine(local, l, la, m);
+          this.localToAffine(local, l, la, m);
         }
         composeAffine(obj, (k * B + p) * AFFINE_STRIDE, la, m, obj, m);
         if (boneError(raw, (k * B + b) * AFFINE_STRIDE, obj, m, shell[b]) > threshold) return false;
       }
     }
     return true;
+  }
+
+  /**
+   * {@link poseToAffine} of the decoded local transform at `local[l]` (key k, bone b at
+   * l = (k · bones + b) · POSE_STRIDE), applied to the additive base when there is one.
+   */
+  private localToAffine(local: Float32Array, l: number, out: Float64Array, o: number): void {
+    const base = this.input.additiveBase;
+    if (base === undefined) {
+      poseToAffine(local, l, out, o);
+      return;
+    }
+    applyAdditiveBone(base, this.start * this.boneCount * POSE_STRIDE + l, local, l, this.applied, 0);
+    poseToAffine(this.applied, 0, out, o);
   }
 
   /** Object transforms of every bone at every key of the segment, into `object`. */
@@ -400,7 +421,7 @@ class SegmentSearch {
       for (let b = 0; b < B; b++) {
         const l = (k * B + b) * POSE_STRIDE;
         const m = (k * B + b) * AFFINE_STRIDE;
-        poseToAffine(local, l, la, m);
+        this.localToAffine(local, l, la, m);
         const p = parents[b];
         if (p >= 0) composeAffine(obj, (k * B + p) * AFFINE_STRIDE, la, m, obj, m);
         else for (let c = 0; c < AFFINE_STRIDE; c++) obj[m + c] = la[m + c];
@@ -451,7 +472,7 @@ class SegmentSearch {
       // The tried bone's local matrix changed; its descendants' did not (cached in localAffine).
       const l = (k * B + root) * POSE_STRIDE;
       const t = k * AFFINE_STRIDE;
-      poseToAffine(local, l, tl, t);
+      this.localToAffine(local, l, tl, t);
       const rm = (k * B + root) * AFFINE_STRIDE;
       if (rootParent >= 0) composeAffine(parentObj, (k * B + rootParent) * AFFINE_STRIDE, tl, t, rootOut, rm);
       else for (let c = 0; c < AFFINE_STRIDE; c++) rootOut[rm + c] = tl[t + c];

@@ -63,17 +63,19 @@ export function boneLeverArms(clip: RawClip, shellDistances: Float32Array): Floa
 
 /**
  * Classifies every track. `rotations` are the pre-processed rotations (unit, w ≥ 0).
- * `threshold` and `shellDistances` are in clip units.
+ * `threshold` and `shellDistances` are in clip units. The lever arms come from the bone
+ * lengths of `leverClip` (an additive clip's deltas have none: its applied poses do).
  */
 export function classifyTracks(
   clip: RawClip,
   rotations: Float32Array,
   threshold: number,
   shellDistances: Float32Array,
+  leverClip: RawClip = clip,
 ): TrackClasses {
   const boneCount = clip.skeleton.parents.length;
   const n = clip.sampleCount;
-  const lever = boneLeverArms(clip, shellDistances);
+  const lever = boneLeverArms(leverClip, shellDistances);
   const budget = threshold * COLLAPSE_SHARE;
   const classes = new Uint8Array(boneCount * TRACKS_PER_BONE);
   const constants = new Float32Array(boneCount * TRACKS_PER_BONE * 4);

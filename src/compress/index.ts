@@ -17,6 +17,8 @@ import { writeClip } from './write.js';
 import { measureCompressedBetween, verifyCompressed } from './verify.js';
 import { THRESHOLD_MARGIN, resolveOptions, type CompressOptions } from './options.js';
 import { chooseSampleGrid, type BetweenReport } from './between.js';
+import { measureAdditiveBetween, measureAdditiveSamples, prepareAdditive } from './additive.js';
+import type { AdditiveInfo } from '../runtime/clip-reader.js';
 
 /** Per-clip figures of one compression. Sizes in bytes, errors in `unit`. */
 export interface CompressStats {
@@ -69,6 +71,11 @@ export interface CompressStats {
   searchTrials: number;
   /** Wall time of compress() in seconds, measurement included. */
   seconds: number;
+  /**
+   * Set for an additive clip (the `additive` option): its record. The errors are then those
+   * of the delta applied to the base.
+   */
+  additive?: AdditiveInfo;
 }
 
 /** What compress() returns. */
@@ -108,9 +115,12 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
   const settings = resolveOptions(clip, options);
 
   const grid = chooseSampleGrid(clip, GRID_BUDGET * settings.threshold, settings.shellDistances, settings.metric);
-  const source = grid.clip;
+  // An additive clip stores deltas and is measured applied to its base (additive.ts).
+  const additive = options.additive ? prepareAdditive(clip, grid.clip, options.additive) : undefined;
+  const source = additive ? additive.delta : grid.clip;
+  const measured = additive ? additive.applied : source;
   const rotations = preprocessRotations(source);
-  const classes = classifyTracks(source, rotations, settings.threshold, settings.shellDistances);
+  const classes = classifyTracks(source, rotations, settings.threshold, settings.shellDistances, measured);
   const layout = segmentClip(source.sampleCount);
   const tracks = gatherAnimatedTracks(source, rotations, classes.animated, options.rotationReference ?? 'mean', layout);
   const clipRanges = extractClipRanges(tracks, layout);
@@ -129,7 +139,8 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
     between: BetweenReport;
   for (let attempt = 1; ; attempt++) {
     search = searchBitRates({
-      clip: source,
+      clip: measured,
+      additiveBase: additive?.basePoses,
       tracks,
       clipRanges,
       ranges,
@@ -153,11 +164,17 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
       rates: search.rates,
       includeNames: !settings.stripNames,
       checksum: settings.checksum,
+      additive: additive?.info,
     });
     // Verification reads every key in order: two cached segments are enough.
     compressed = CompressedClip.open(bytes);
-    report = verifyCompressed(source, compressed, settings.shellDistances, undefined, settings.metric);
-    between = measureCompressedBetween(source, compressed, settings.shellDistances, settings.metric);
+    if (additive) {
+      report = measureAdditiveSamples(additive, compressed, settings.shellDistances, settings.metric);
+      between = measureAdditiveBetween(additive, compressed, settings.shellDistances, settings.metric);
+    } else {
+      report = verifyCompressed(source, compressed, settings.shellDistances, undefined, settings.metric);
+      between = measureCompressedBetween(source, compressed, settings.shellDistances, settings.metric);
+    }
     const over = between.maxError - settings.threshold;
     if (over <= 0 || attempt === MAX_SEARCHES || between.maxError <= grid.gridError) break;
     // Aim below the threshold by the overshoot, at least 5 % lower each time.
@@ -196,6 +213,7 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
       bitRateHistogram: histogram,
       searchTrials,
       seconds: (performance.now() - started) / 1000,
+      ...(additive ? { additive: additive.info } : {}),
     },
   };
 }

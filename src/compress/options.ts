@@ -35,6 +35,41 @@ export interface CompressOptions {
    * tries a second search per segment and keeps the smaller. Default `default`.
    */
   effort?: Effort;
+  /**
+   * Store an additive clip: deltas against a reference pose, played over a base pose (see
+   * {@link AdditiveOptions}). Default: absolute poses.
+   */
+  additive?: AdditiveOptions;
+}
+
+/** A pose of a clip: `clip` at `time` seconds on its timeline (default its start time; held outside its keys). */
+export interface ClipPose {
+  /** A clip of the same skeleton. */
+  readonly clip: RawClip;
+  /** Seconds on `clip`'s timeline. Default: its start time. */
+  readonly time?: number;
+}
+
+/**
+ * An additive clip (`CompressOptions.additive`): the compressor stores each pose as a delta
+ * against `reference` (three.js's `makeClipAdditive` convention: rotation conj(ref) · q,
+ * translation t − ref, scale s − ref, the scale stored plus one) and bounds the error of the
+ * delta applied to `base` (rotation base · delta, translation and scale base + delta) against
+ * the source's own delta applied to it, at any playback time.
+ */
+export interface AdditiveOptions {
+  /**
+   * What the deltas are taken against: a frame (sample index) of the clip itself (default 0,
+   * as three.js's `makeClipAdditive`), or a pose of another clip of the same skeleton.
+   */
+  readonly reference?: number | ClipPose;
+  /**
+   * What the error is measured over: a pose of a clip of the same skeleton, or a whole clip
+   * played alongside (both from time 0, the base looping over its duration, as two mixer
+   * actions started together). Default: the reference pose, so that reference ∘ delta
+   * stays within the threshold of the source itself.
+   */
+  readonly base?: ClipPose | RawClip;
 }
 
 /** Search effort levels of {@link CompressOptions.effort}, fastest first. */

@@ -5,6 +5,9 @@
 import type { RawClip } from '../clip/raw-clip.js';
 import { ClipError } from '../clip/skeleton.js';
 import {
+  ADDITIVE,
+  ADDITIVE_MODE,
+  ADDITIVE_REFERENCE,
   ANIMATED_COMPONENTS,
   BITSET,
   CHECKSUM_START,
@@ -35,6 +38,7 @@ import { TRACK_CLASS, type TrackClasses } from './classify.js';
 import { quantizeTrackSegment } from './quantize.js';
 import { storedComponent, type AnimatedTrack, type ClipRanges, type SegmentRanges } from './range.js';
 import type { SegmentLayout } from './segment.js';
+import type { AdditiveInfo } from '../runtime/clip-reader.js';
 
 /** Everything that goes into the file. */
 export interface ClipEncoding {
@@ -47,6 +51,8 @@ export interface ClipEncoding {
   readonly rates: Uint8Array;
   readonly includeNames: boolean;
   readonly checksum: boolean;
+  /** Set for an additive clip: the additive record's contents. */
+  readonly additive?: AdditiveInfo | undefined;
 }
 
 const MAX_NAME_BYTES = 0xffff;
@@ -74,6 +80,7 @@ export function writeClip(enc: ClipEncoding): Uint8Array {
     animatedRotations: rotationTracks.length,
     hasNodeIndices: nodeIndices !== undefined,
     keyTimes: clip.sampleTimes ? clip.sampleCount : 0,
+    additive: enc.additive !== undefined,
   });
   const {
     parents: parentsOffset,
@@ -124,7 +131,8 @@ export function writeClip(enc: ClipEncoding): Uint8Array {
     (enc.includeNames ? FLAGS.HAS_NAMES : 0) |
       (enc.checksum ? FLAGS.HAS_CHECKSUM : 0) |
       (nodeIndices ? FLAGS.HAS_NODE_INDICES : 0) |
-      (clip.sampleTimes ? FLAGS.HAS_KEY_TIMES : 0),
+      (clip.sampleTimes ? FLAGS.HAS_KEY_TIMES : 0) |
+      (enc.additive ? FLAGS.ADDITIVE : 0),
     true,
   );
   view.setUint32(HEADER.TOTAL_SIZE, size, true);
@@ -149,6 +157,17 @@ export function writeClip(enc: ClipEncoding): Uint8Array {
   if (nodeIndices) for (let b = 0; b < boneCount; b++) view.setUint32(nodeIndicesOffset + 4 * b, nodeIndices[b], true);
   if (clip.sampleTimes)
     for (let k = 0; k < clip.sampleCount; k++) view.setFloat32(layout0.keyTimes + 4 * k, clip.sampleTimes[k], true);
+  if (enc.additive) {
+    const at = layout0.additive,
+      reference = enc.additive.reference;
+    view.setUint8(at + ADDITIVE.MODE, ADDITIVE_MODE.LOCAL);
+    view.setUint8(
+      at + ADDITIVE.REFERENCE,
+      reference.kind === 'frame' ? ADDITIVE_REFERENCE.FRAME : ADDITIVE_REFERENCE.POSE,
+    );
+    view.setUint32(at + ADDITIVE.FRAME, reference.kind === 'frame' ? reference.frame : 0, true);
+    view.setFloat64(at + ADDITIVE.TIME, reference.time, true);
+  }
 
   for (let b = 0; b < boneCount; b++) view.setInt16(parentsOffset + 2 * b, clip.skeleton.parents[b], true);
   let constantAt = constantsOffset;

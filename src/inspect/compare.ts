@@ -10,6 +10,12 @@ import { MetricError, measureClipError, type ErrorReport } from '../metric/error
 import { resolveOptions, type CompressOptions } from '../compress/options.js';
 import { resampleFromKeys, sampleFromKeysAt } from '../compress/between.js';
 import { measureCompressedBetween, verifyCompressed } from '../compress/verify.js';
+import {
+  additiveOptionsFor,
+  measureAdditiveBetween,
+  measureAdditiveSamples,
+  prepareAdditive,
+} from '../compress/additive.js';
 import type { CompressedClip } from '../runtime/index.js';
 
 /**
@@ -95,6 +101,8 @@ export interface Comparison extends ErrorReport {
   readonly threshold: number;
   /** maxError ≤ threshold. */
   readonly pass: boolean;
+  /** For an additive compressed clip: measured applied to its base (`options.additive.base`, else the reference pose). */
+  readonly additive?: boolean;
 }
 
 /** `clip` with translations converted into `unit` (the same clip when already in it). */
@@ -136,6 +144,7 @@ export function compareCompressed(
   options: CompressOptions = {},
   rawLabel = raw.name,
 ): Comparison {
+  const source = raw;
   // A keyframed source is compared on the compressed clip's grid, sampled from its keys as
   // the compressor sampled it (the compressor may have chosen a finer grid).
   const factor = Math.round(other.sampleRate / raw.sampleRate);
@@ -152,8 +161,20 @@ export function compareCompressed(
   const inUnit = clipInUnit(raw, unit);
   const toOther = convertLength({ value: 1, unit: raw.unit }, unit);
   const shells = unit === raw.unit ? shellDistances : shellDistances.map((d) => d * toOther);
-  const samples = verifyCompressed(inUnit, other, shells, undefined, metric);
-  const between = measureCompressedBetween(inUnit, other, shells, metric);
+  // An additive clip is measured applied to its base, as the compressor measured it.
+  const additive = other.additive
+    ? prepareAdditive(
+        clipInUnit(source, unit),
+        inUnit,
+        additiveOptionsFor(other, options.additive, (clip) => clipInUnit(clip, unit)),
+      )
+    : undefined;
+  const samples = additive
+    ? measureAdditiveSamples(additive, other, shells, metric)
+    : verifyCompressed(inUnit, other, shells, undefined, metric);
+  const between = additive
+    ? measureAdditiveBetween(additive, other, shells, metric)
+    : measureCompressedBetween(inUnit, other, shells, metric);
   const back = unit === raw.unit ? 1 : 1 / toOther;
   const sampleMaxError = samples.maxError * back,
     betweenMaxError = between.maxError * back;
@@ -166,5 +187,12 @@ export function compareCompressed(
     meanError: samples.meanError * back,
     boneMaxError: samples.boneMaxError.map((e) => e * back),
   };
-  return { ...report, sampleMaxError, betweenMaxError, threshold, pass: report.maxError <= threshold };
+  return {
+    ...report,
+    sampleMaxError,
+    betweenMaxError,
+    threshold,
+    pass: report.maxError <= threshold,
+    ...(additive ? { additive: true } : {}),
+  };
 }

@@ -6,7 +6,7 @@
  */
 import { rawSizeBytes } from '../clip/raw-clip.js';
 import { RAW_BITS, ROTATION_FORMAT, TRACK_KIND } from '../runtime/format.js';
-import type { CompressedClip, SectionSizes, TrackClass } from '../runtime/index.js';
+import type { AdditiveInfo, CompressedClip, SectionSizes, TrackClass } from '../runtime/index.js';
 import { anonymousBoneName } from './compare.js';
 
 /** Bits per component that mean "raw float32" in {@link ClipDescription}.bitRateHistogram. */
@@ -19,6 +19,9 @@ const KINDS = [
   ['scale', TRACK_KIND.SCALE],
 ] as const;
 type KindName = (typeof KINDS)[number][0];
+
+/** The name of a bone carrying a glTF node's morph-target weight `t` (its translation x): `<node>.weights[<t>]`. @internal */
+export const WEIGHT_BONE = /\.weights\[\d+\]$/;
 
 /** Counts of each track class. */
 export type ClassCounts = Record<TrackClass, number>;
@@ -43,11 +46,17 @@ export interface ClipDescription {
   rawBytes: number;
   ratio: number;
   sections: SectionSizes;
+  /** An additive clip's record (its poses are deltas to apply to a base), or null for absolute poses. */
+  additive: AdditiveInfo | null;
+  /** Bones that are morph-target weight tracks (named `<node>.weights[<t>]`), not transforms. */
+  weightTracks: number;
   trackClasses: Record<KindName | 'total', ClassCounts>;
   bones: {
     index: number;
     name: string;
     parent: number;
+    /** The bone is a morph-target weight track, named `<node>.weights[<t>]`. */
+    weight: boolean;
     rotation: TrackClass;
     translation: TrackClass;
     scale: TrackClass;
@@ -72,7 +81,8 @@ export function describeCompressedClip(clip: CompressedClip): ClipDescription {
       trackClasses[kindName][cls]++;
       trackClasses.total[cls]++;
     }
-    bones.push({ index: b, name: clip.boneNames?.[b] ?? anonymousBoneName(b), parent: clip.parents[b], ...classes });
+    const name = clip.boneNames?.[b] ?? anonymousBoneName(b);
+    bones.push({ index: b, name, parent: clip.parents[b], weight: WEIGHT_BONE.test(name), ...classes });
   }
   const bitRateHistogram: Record<string, number> = {};
   const counts = new Map<number, number>();
@@ -102,6 +112,8 @@ export function describeCompressedClip(clip: CompressedClip): ClipDescription {
     rawBytes,
     ratio: rawBytes / clip.byteLength,
     sections: clip.sectionSizes(),
+    additive: clip.additive ?? null,
+    weightTracks: bones.filter((b) => b.weight).length,
     trackClasses,
     bones,
     bitRateHistogram,

@@ -6,6 +6,9 @@
  * file size.
  */
 import {
+  ADDITIVE,
+  ADDITIVE_MODE,
+  ADDITIVE_REFERENCE,
   ANIMATED_COMPONENTS,
   BITSET,
   BITSET_COUNT,
@@ -71,6 +74,8 @@ export interface Header {
   readonly hasNodeIndices: boolean;
   /** Samples in the key-times section: sampleCount when the flag is set, else 0. */
   readonly keyTimeCount: number;
+  /** The additive flag: the additive record is present. */
+  readonly additive: boolean;
   readonly boneCount: number;
   readonly rotationFormat: RotationFormat;
   readonly unitCode: number;
@@ -194,6 +199,7 @@ export function readHeader(bytes: Uint8Array, view: DataView, verifyChecksum: bo
     hasChecksum,
     hasNodeIndices: (flags & FLAGS.HAS_NODE_INDICES) !== 0,
     keyTimeCount: (flags & FLAGS.HAS_KEY_TIMES) !== 0 ? sampleCount : 0,
+    additive: (flags & FLAGS.ADDITIVE) !== 0,
     boneCount,
     rotationFormat,
     unitCode,
@@ -233,6 +239,7 @@ function earlyLayout(header: Header): SectionLayout {
     animatedRotations: 0,
     hasNodeIndices: header.hasNodeIndices,
     keyTimes: header.keyTimeCount,
+    additive: header.additive,
   });
 }
 
@@ -337,6 +344,7 @@ export function readSectionOffsets(view: DataView, header: Header, tracks: Track
     animatedRotations,
     hasNodeIndices: header.hasNodeIndices,
     keyTimes: header.keyTimeCount,
+    additive: header.additive,
   });
   expectOffset(view, HEADER.CONSTANTS_OFFSET, layout.constants, 'constants');
   need(view, layout.constants + 4 * constantFloats, 'constants', layout.constants);
@@ -382,6 +390,63 @@ export function readKeyTimes(view: DataView, header: Header, offset: number): Fl
     keyTimes[k] = t;
   }
   return keyTimes;
+}
+
+/**
+ * What an additive clip's poses mean: deltas applied to a base pose bone by bone in local
+ * space (`mode`, see {@link ADDITIVE_MODE} in format.ts), taken against `reference`.
+ */
+export interface AdditiveInfo {
+  /** How a delta applies to a base: `'local'`, three.js's additive blending at weight 1. */
+  readonly mode: 'local';
+  /**
+   * What the deltas were taken against: a frame of the source clip (`frame`, the source's
+   * sample index, at `time` on its timeline), or a pose of another clip of the same skeleton
+   * at `time` on that clip's timeline.
+   */
+  readonly reference:
+    | { readonly kind: 'frame'; readonly frame: number; readonly time: number }
+    | { readonly kind: 'pose'; readonly time: number };
+}
+
+/** The additive record, when the flag is set: a known mode and reference kind, zero padding, a time within the timeline's bounds. */
+export function readAdditive(view: DataView, header: Header, offset: number): AdditiveInfo | undefined {
+  if (!header.additive) return undefined;
+  need(view, offset + ADDITIVE.BYTES, 'additive record', offset);
+  const mode = view.getUint8(offset + ADDITIVE.MODE);
+  if (mode !== ADDITIVE_MODE.LOCAL)
+    throw new FormatError(FORMAT_ERROR.BAD_VALUE, `unknown additive mode ${mode}`, offset + ADDITIVE.MODE);
+  const kind = view.getUint8(offset + ADDITIVE.REFERENCE);
+  if (kind !== ADDITIVE_REFERENCE.FRAME && kind !== ADDITIVE_REFERENCE.POSE)
+    throw new FormatError(
+      FORMAT_ERROR.BAD_VALUE,
+      `unknown additive reference kind ${kind}`,
+      offset + ADDITIVE.REFERENCE,
+    );
+  if (view.getUint16(offset + ADDITIVE.RESERVED, true) !== 0)
+    throw new FormatError(
+      FORMAT_ERROR.BAD_VALUE,
+      'additive record: reserved bytes are not 0',
+      offset + ADDITIVE.RESERVED,
+    );
+  const frame = view.getUint32(offset + ADDITIVE.FRAME, true);
+  if (kind === ADDITIVE_REFERENCE.POSE && frame !== 0)
+    throw new FormatError(
+      FORMAT_ERROR.BAD_VALUE,
+      `additive record: frame ${frame} for a pose reference (need 0)`,
+      offset + ADDITIVE.FRAME,
+    );
+  const time = view.getFloat64(offset + ADDITIVE.TIME, true);
+  if (!(time >= 0 && time <= MAX_SECONDS))
+    throw new FormatError(
+      FORMAT_ERROR.BAD_VALUE,
+      `additive reference time ${time} s (need 0..${MAX_SECONDS})`,
+      offset + ADDITIVE.TIME,
+    );
+  return {
+    mode: 'local',
+    reference: kind === ADDITIVE_REFERENCE.FRAME ? { kind: 'frame', frame, time } : { kind: 'pose', time },
+  };
 }
 
 /** The base pose and where each animated track sits in it, from the constants section and the bitsets. */

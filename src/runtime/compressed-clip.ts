@@ -20,8 +20,10 @@ import {
   checkRawValues,
   readAnimatedTracks,
   readClipRanges,
+  readAdditive,
   readHeader,
   readKeyTimes,
+  type AdditiveInfo,
   readNamesSection,
   readNodeIndices,
   readParents,
@@ -80,6 +82,8 @@ export interface SectionSizes {
   rotationRefs: number;
   nodeIndices: number;
   keyTimes: number;
+  /** The additive record (16 bytes on additive clips, else 0). */
+  additive: number;
   segments: number;
   names: number;
   total: number;
@@ -123,6 +127,12 @@ export class CompressedClip {
    * {@link sampleRate} is exact, else the mean rate).
    */
   readonly keyTimes: Float32Array | undefined;
+  /**
+   * Set on an additive clip: its decoded poses are deltas to apply to a base pose
+   * (`applyAdditivePose`), taken against the reference it names; undefined for a
+   * clip of absolute poses.
+   */
+  readonly additive: AdditiveInfo | undefined;
   /** Number of animated tracks. */
   readonly animatedTrackCount: number;
   /** Size of the file in bytes. */
@@ -148,6 +158,7 @@ export class CompressedClip {
     const layout = readSectionOffsets(view, header, tracks);
     const nodeIndices = header.hasNodeIndices ? readNodeIndices(view, layout.nodeIndices, header.boneCount) : undefined;
     const keyTimes = readKeyTimes(view, header, layout.keyTimes);
+    const additive = readAdditive(view, header, layout.additive);
     const animated = readAnimatedTracks(view, header, tracks, layout.constants);
     const clipRanges = readClipRanges(view, animated, tracks.rangeFloats, layout.clipRanges);
     const refs = readRotationReferences(view, animated, layout.rotationRefs);
@@ -170,6 +181,7 @@ export class CompressedClip {
     this.name = names.name;
     this.nodeIndices = nodeIndices;
     this.keyTimes = keyTimes;
+    this.additive = additive;
     this.animatedTrackCount = animated.count;
     this.byteLength = bytes.byteLength;
     this.trackClass = tracks.trackClass;
@@ -312,19 +324,18 @@ function sectionSizes(
   namesOffset: number,
   size: number,
 ): SectionSizes {
+  // Each optional section ends where the next present one starts.
+  const after = (...starts: number[]) => starts.find((at) => at > 0) ?? layout.segments;
   return {
     header: HEADER.SIZE,
     parents: layout.bitsets - layout.parents,
     bitsets: layout.constants - layout.bitsets,
     constants: layout.clipRanges - layout.constants,
     clipRanges: layout.rotationRefs - layout.clipRanges,
-    rotationRefs:
-      (header.hasNodeIndices ? layout.nodeIndices : header.keyTimeCount ? layout.keyTimes : layout.segments) -
-      layout.rotationRefs,
-    nodeIndices: header.hasNodeIndices
-      ? (header.keyTimeCount ? layout.keyTimes : layout.segments) - layout.nodeIndices
-      : 0,
-    keyTimes: header.keyTimeCount ? layout.segments - layout.keyTimes : 0,
+    rotationRefs: after(layout.nodeIndices, layout.keyTimes, layout.additive) - layout.rotationRefs,
+    nodeIndices: header.hasNodeIndices ? after(layout.keyTimes, layout.additive) - layout.nodeIndices : 0,
+    keyTimes: header.keyTimeCount ? after(layout.additive) - layout.keyTimes : 0,
+    additive: header.additive ? layout.segments - layout.additive : 0,
     segments: segmentsEnd - layout.segments,
     names: header.flags & FLAGS.HAS_NAMES ? size - namesOffset : 0,
     total: size,

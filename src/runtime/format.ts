@@ -29,9 +29,40 @@ export const FLAGS = {
    * whose keys lie on no uniform grid. SAMPLE_RATE is then the mean rate, for display.
    */
   HAS_KEY_TIMES: 1 << 3,
+  /**
+   * The clip is additive: its poses are deltas to apply to a base pose (see
+   * {@link ADDITIVE_MODE}), and the additive record ({@link ADDITIVE}) says against what
+   * reference they were taken. A file without the flag has the same layout as before the
+   * flag existed; a build that does not know it refuses the file (unknown flag).
+   */
+  ADDITIVE: 1 << 4,
 } as const;
 /** Flags this version understands; others make the file invalid. */
-export const KNOWN_FLAGS = FLAGS.HAS_NAMES | FLAGS.HAS_CHECKSUM | FLAGS.HAS_NODE_INDICES | FLAGS.HAS_KEY_TIMES;
+export const KNOWN_FLAGS =
+  FLAGS.HAS_NAMES | FLAGS.HAS_CHECKSUM | FLAGS.HAS_NODE_INDICES | FLAGS.HAS_KEY_TIMES | FLAGS.ADDITIVE;
+
+/**
+ * How an additive clip's decoded pose applies to a base pose. Serialized: never renumber.
+ * - LOCAL: bone by bone in local space, three.js's additive blending at weight 1:
+ *   rotation base · delta, translation base + delta, scale base + (delta − 1). The scale delta is stored offset by one so that identity stays the
+ *   identity pose (rotation (0,0,0,1), translation 0, scale 1) and a bone the layer does not
+ *   move costs nothing; three.js's `makeClipAdditive` values are delta − 1.
+ */
+export const ADDITIVE_MODE = { LOCAL: 1 } as const;
+/** What an additive clip's deltas were taken against. Serialized: never renumber. */
+export const ADDITIVE_REFERENCE = {
+  /** A frame of the source clip itself (three.js's `makeClipAdditive` default, frame 0). */
+  FRAME: 0,
+  /** A pose of another clip of the same skeleton, at a time on that clip's timeline. */
+  POSE: 1,
+} as const;
+/**
+ * The additive record (present with {@link FLAGS.ADDITIVE}, right before the segments):
+ * u8 mode ({@link ADDITIVE_MODE}), u8 reference kind ({@link ADDITIVE_REFERENCE}), u16 0,
+ * u32 the reference frame (0 for a pose), f64 the reference time in seconds (the frame's
+ * time on the source's timeline, or the pose's on its clip's).
+ */
+export const ADDITIVE = { MODE: 0, REFERENCE: 1, RESERVED: 2, FRAME: 4, TIME: 8, BYTES: 16 } as const;
 
 /** How animated rotations are stored. Serialized: never renumber. */
 export const ROTATION_FORMAT = {
@@ -102,6 +133,8 @@ export interface LayoutCounts {
   hasNodeIndices: boolean;
   /** Samples of the key-times section (f32 each), 0 when absent. */
   keyTimes: number;
+  /** The additive record is present. */
+  additive: boolean;
 }
 
 /** Byte offsets of the fixed sections; writer and reader both place sections with this. */
@@ -115,6 +148,8 @@ export interface SectionLayout {
   nodeIndices: number;
   /** 0 when the clip has no key times. */
   keyTimes: number;
+  /** 0 when the clip is not additive. */
+  additive: number;
   segments: number;
 }
 
@@ -129,8 +164,10 @@ export function sectionLayout(c: LayoutCounts): SectionLayout {
   const nodeIndices = c.hasNodeIndices ? refsEnd : 0;
   const indicesEnd = c.hasNodeIndices ? refsEnd + 4 * c.boneCount : refsEnd;
   const keyTimes = c.keyTimes > 0 ? indicesEnd : 0;
-  const segments = indicesEnd + 4 * c.keyTimes;
-  return { parents, bitsets, constants, clipRanges, rotationRefs, nodeIndices, keyTimes, segments };
+  const timesEnd = indicesEnd + 4 * c.keyTimes;
+  const additive = c.additive ? timesEnd : 0;
+  const segments = timesEnd + (c.additive ? ADDITIVE.BYTES : 0);
+  return { parents, bitsets, constants, clipRanges, rotationRefs, nodeIndices, keyTimes, additive, segments };
 }
 
 /** Where each track kind starts inside a bone's 10 pose floats: rotation 0, translation 4, scale 7. */

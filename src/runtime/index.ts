@@ -4,13 +4,14 @@
  */
 export { CompressedClip } from './compressed-clip.js';
 export type { OpenOptions, SectionSizes, TrackClass } from './compressed-clip.js';
+export type { AdditiveInfo } from './clip-reader.js';
 export { ClipSampler } from './sampler.js';
 export { CrowdSampler, CROWD_FLOATS_PER_BONE } from './crowd.js';
 export type { CrowdOptions, CrowdOutput } from './crowd.js';
 export type { Looping, Rounding, SampleOptions } from './sampler.js';
 export { BonepressError, FormatError, FORMAT_ERROR } from './errors.js';
 export type { FormatErrorCode } from './errors.js';
-export { POSE_STRIDE, createPose, localToObject, boneMatrix } from './pose.js';
+export { POSE_STRIDE, applyAdditivePose, createPose, localToObject, boneMatrix } from './pose.js';
 export { VERSION as FORMAT_VERSION } from './format.js';
 export { TRANSPORT_VERSION, decodeTransport, isTransport, openClip } from './transport.js';
 export { slerpWeights } from './interpolate.js';

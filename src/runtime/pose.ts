@@ -173,3 +173,59 @@ export function objectSpace(
     }
   }
 }
+
+/**
+ * Writes one bone of `base ∘ additive` at `out[o]` from `base[bo]` and `additive[ao]` (the
+ * pose layout's ten numbers each, float32 or float64; `out` may be either input): an additive clip's delta applied to a
+ * base pose the way three.js blends an additive action at weight 1 — rotation
+ * base · delta (normalised), translation base + delta, scale base + delta − 1 (format.ts,
+ * ADDITIVE_MODE.LOCAL).
+ */
+export function applyAdditiveBone(
+  base: Float32Array | Float64Array,
+  bo: number,
+  additive: Float32Array | Float64Array,
+  ao: number,
+  out: Float32Array | Float64Array,
+  o: number,
+): void {
+  const bx = base[bo],
+    by = base[bo + 1],
+    bz = base[bo + 2],
+    bw = base[bo + 3];
+  const ax = additive[ao],
+    ay = additive[ao + 1],
+    az = additive[ao + 2],
+    aw = additive[ao + 3];
+  let x = bw * ax + bx * aw + by * az - bz * ay,
+    y = bw * ay - bx * az + by * aw + bz * ax,
+    z = bw * az + bx * ay - by * ax + bz * aw,
+    w = bw * aw - bx * ax - by * ay - bz * az;
+  const len = Math.sqrt(x * x + y * y + z * z + w * w);
+  const inv = len > 0 ? 1 / len : 0;
+  x *= inv;
+  y *= inv;
+  z *= inv;
+  w *= inv;
+  out[o] = x;
+  out[o + 1] = y;
+  out[o + 2] = z;
+  out[o + 3] = w;
+  for (let i = 4; i < 7; i++) out[o + i] = base[bo + i] + additive[ao + i];
+  for (let i = 7; i < 10; i++) out[o + i] = base[bo + i] + additive[ao + i] - 1;
+}
+
+/**
+ * Applies a pose decoded from an additive clip (`CompressedClip.additive` set) to a base
+ * pose of the same skeleton: `out = base ∘ additive`, bone by bone (see
+ * {@link applyAdditiveBone}). `out` may be `base` or `additive`. Allocates nothing; returns `out`.
+ */
+export function applyAdditivePose<T extends Float32Array | Float64Array>(
+  base: Float32Array | Float64Array,
+  additive: Float32Array | Float64Array,
+  out: T,
+): T {
+  const bones = Math.min(base.length, additive.length, out.length) / POSE_STRIDE;
+  for (let o = 0; o < bones * POSE_STRIDE; o += POSE_STRIDE) applyAdditiveBone(base, o, additive, o, out, o);
+  return out;
+}

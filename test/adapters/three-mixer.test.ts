@@ -16,6 +16,7 @@ import { readGltfWithWarnings } from '../../src/readers/gltf.js';
 import { CompressedClip } from '../../src/runtime/compressed-clip.js';
 import { makeRigs, type Rig } from '../utils/gltf-rigs.js';
 import { mulberry32 } from '../utils/synthetic.js';
+import type { RawClip } from '../../src/clip/raw-clip.js';
 
 const THRESHOLD = 1e-4; // 0.01 cm in metres, the compressor's default
 const SHELL = 0.03; // 3 cm
@@ -62,6 +63,7 @@ interface Loaded {
   clips: Map<
     string,
     {
+      source: RawClip;
       compressed: CompressedClip;
       mixerClip: CompressedAnimationClip;
       raw: THREE.AnimationClip;
@@ -93,6 +95,7 @@ beforeAll(async () => {
         expect(bindWarnings, rig.name).toEqual([]);
         const rawClip = raw.animations.find((c) => c.name === source.name)!;
         clips.set(source.name, {
+          source,
           compressed,
           mixerClip,
           raw: rawClip,
@@ -173,6 +176,48 @@ describe('compressed glTF clips through three.js AnimationMixer', () => {
       mixerA.uncacheRoot(raw.scene);
       mixerB.uncacheRoot(packed.scene);
     }
+  });
+
+  it('a clip stored additive plays over a base within the threshold of makeClipAdditive of the original', () => {
+    let played = 0;
+    for (const { rig, raw, packed, clips } of loaded) {
+      if (clips.size < 2) continue;
+      const [first, second] = [...clips.values()];
+      // Compressed additive against its frame 0, measured over the second clip played alongside.
+      const { bytes, stats } = compress(first.source, { additive: { base: second.source } });
+      expect(stats.maxError, rig.name).toBeLessThanOrEqual(THRESHOLD);
+      const compressed = CompressedClip.open(bytes);
+      expect(compressed.additive, rig.name).toEqual({
+        mode: 'local',
+        reference: { kind: 'frame', frame: 0, time: first.compressed.startTime },
+      });
+      const additiveB = createMixerClip(compressed, packed.scene, { associations: packed.parser.associations });
+      expect(additiveB.blendMode).toBe(THREE.AdditiveAnimationBlendMode);
+      expect(() => additiveB.makeAdditive()).toThrow(/stored additive/);
+      const additiveA = THREE.AnimationUtils.makeClipAdditive(first.raw.clone());
+      const mixerA = new THREE.AnimationMixer(raw.scene),
+        mixerB = new THREE.AnimationMixer(packed.scene);
+      // The same uncompressed base on both sides: the difference is the additive clip's alone.
+      mixerA.clipAction(second.raw).play();
+      mixerB.clipAction(second.raw).play();
+      mixerA.clipAction(additiveA).play();
+      mixerB.clipAction(additiveB).play();
+      const random = mulberry32(rig.keyRate * 77);
+      let worst = 0;
+      for (let i = 0; i < 200; i++) {
+        const t = random() * 2 * first.raw.duration;
+        mixerA.setTime(t);
+        mixerB.setTime(t);
+        worst = Math.max(worst, worldError(raw.scene, packed.scene));
+      }
+      expect(worst, `${rig.name} stored additive`).toBeLessThanOrEqual(TOLERANCE);
+      mixerA.stopAllAction();
+      mixerB.stopAllAction();
+      mixerA.uncacheRoot(raw.scene);
+      mixerB.uncacheRoot(packed.scene);
+      played++;
+    }
+    expect(played).toBeGreaterThan(0);
   });
 
   it('additive clips match AnimationUtils.makeClipAdditive, and LoopOnce with clampWhenFinished holds the last pose', () => {

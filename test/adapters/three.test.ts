@@ -87,6 +87,12 @@ beforeAll(() => {
 });
 
 describe('CompressedClipPlayer on a compressed fixture', () => {
+  it('refuses an additive clip: its poses are deltas, not poses to write into bones', () => {
+    const clip = CompressedClip.open(compress(raw, { additive: {} }).bytes);
+    const { skeleton } = threeSkeleton(raw);
+    expect(() => new CompressedClipPlayer(clip, skeleton)).toThrow(/the clip is additive .*createMixerClip/);
+  });
+
   it('poses a three.js skeleton at every sample within 0.01 cm of the raw clip', () => {
     const { bytes } = compress(raw);
     const clip = CompressedClip.open(bytes);

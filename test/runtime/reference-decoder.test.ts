@@ -41,6 +41,7 @@ function expectSameMetadata(bytes: Uint8Array): void {
   expect(ref.duration).toBe(fast.duration);
   expect(ref.nodeIndices).toEqual(fast.nodeIndices ? Array.from(fast.nodeIndices) : undefined);
   expect(ref.keyTimes).toEqual(fast.keyTimes ? Array.from(fast.keyTimes) : undefined);
+  expect(ref.additive !== undefined).toBe(fast.additive !== undefined);
   expect(ref.unit).toBe(fast.unit);
   expect(ref.version).toBe(fast.version);
   expect(ref.parents).toEqual(Array.from(fast.parents));
@@ -84,6 +85,15 @@ describe('the fast decoder agrees with the reference decoder', () => {
     },
     TIMEOUT,
   );
+
+  it('an additive clip (the additive record before the segments): its record and every key to the bit', () => {
+    const clip = makeSyntheticClip({ boneCount: 9, sampleCount: 40, seed: 5, animatedScale: true });
+    const bytes = compress(clip, { additive: { reference: 4 } }).bytes;
+    expectSameMetadata(bytes);
+    expect(referenceDecode(bytes).additive).toEqual({ mode: 1, reference: 0, frame: 4, time: 4 / 30 });
+    expect(CompressedClip.open(bytes).additive?.reference).toEqual({ kind: 'frame', frame: 4, time: 4 / 30 });
+    expect(firstBitDifference(bytes)).toBe('');
+  });
 
   const RATES = [0, ...Array.from({ length: MAX_QUANTIZED_BITS }, (_, i) => i + 1), RAW_BITS];
   it.each([1, 2, 17, 24, 40, 57])('synthetic, %i samples, every rate and dropped component', (n) => {

@@ -287,7 +287,7 @@ export function renderBenchSummary(
     parts.push(
       renderTable(CLIP_COLUMNS, {
         body: result.clips.map((c) => [
-          c.id,
+          c.id + (c.weightTracks ? ` (${c.weightTracks} weight track${c.weightTracks === 1 ? '' : 's'})` : ''),
           String(c.boneCount),
           String(c.sampleCount),
           String(c.rawBytes),

@@ -62,6 +62,7 @@ import { renderJson } from '../render/json.js';
 import { createProgress } from '../render/progress.js';
 import { formatDistance, formatRatio, formatSeconds, renderTable, type Column } from '../render/table.js';
 import { abortOnSignals } from '../interrupt.js';
+import { additiveOptions, parseAdditiveArg, parseAdditiveBaseArg, type AdditiveBaseSpec } from '../additive.js';
 
 /** Options of `compress` as commander parses them. */
 export interface CompressCliOptions {
@@ -109,6 +110,10 @@ export interface CompressCliOptions {
   extras?: boolean;
   /** glTF output: compress every animation, even one not made smaller (`--compress-all`). */
   compressAll?: boolean;
+  /** `--additive [<frame>]`: additive clips against this frame (`true`: frame 0). */
+  additive?: number | boolean;
+  /** `--additive-base <file>[#animation][@time]`: the base of additive clips. */
+  additiveBase?: AdditiveBaseSpec;
 }
 
 /** One compressed clip in `compress --json`: the compressor's stats plus where it went. */
@@ -247,6 +252,16 @@ export function registerCompressCommand(program: Command): void {
       '--allow-external-resources',
       "let glTF buffer URIs name files outside the asset's folder (absolute paths, .., links out)",
     )
+    .option(
+      '--additive [frame]',
+      'store additive clips: deltas against this frame of each clip (default 0), as three.js makeClipAdditive; the error is that of the clip applied to its base (--additive-base, else the reference pose)',
+      parseAdditiveArg,
+    )
+    .option(
+      '--additive-base <file[#animation][@time]>',
+      'base of additive clips (same skeleton): the pose at @time seconds, else the animation played alongside from time 0, looping; the error is measured over it. Without --additive, also the reference (its pose at @time, default its first)',
+      parseAdditiveBaseArg,
+    )
     .option('--skip-empty', 'skip inputs with nothing to compress (a glTF without animation) instead of failing')
     .option('--json', 'print one JSON object instead of the table')
     .option(
@@ -301,6 +316,11 @@ export function registerCompressCommand(program: Command): void {
  */
 export async function runCompress(inputs: readonly string[], options: CompressCliOptions): Promise<ExitCode> {
   const gltfFormat = gltfOutputFormat(options);
+  const additive = options.additive !== undefined || options.additiveBase !== undefined;
+  if (additive && (gltfFormat !== undefined || options.cache !== undefined || options.manifest !== undefined))
+    throw new OptionsError(
+      `--additive and --additive-base write loose clips (.bpk, .bpt); they cannot go with ${gltfFormat !== undefined ? 'glTF output' : options.cache !== undefined ? '--cache' : '--manifest'}`,
+    );
   if (gltfFormat !== undefined) {
     if (options.effort !== COMPRESS_DEFAULTS.effort)
       throw new OptionsError(
@@ -374,6 +394,8 @@ export async function runCompress(inputs: readonly string[], options: CompressCl
     },
   };
   if (options.shellBone) compressOptions.shellBones = options.shellBone;
+  const additiveOption = await additiveOptions(options.additive, options.additiveBase, compressOptions.read ?? {});
+  if (additiveOption) compressOptions.additive = additiveOption;
   if (options.unit !== undefined) compressOptions.read = { ...compressOptions.read, unit: options.unit };
   if (options.rate !== undefined) compressOptions.read = { ...compressOptions.read, sampleRate: options.rate };
   if (options.cache !== undefined || options.manifest !== undefined)
@@ -525,7 +547,7 @@ export function renderCompressTable(report: CompressReport, display?: LengthUnit
     return path.slice(0, path.length - extname(path).length);
   };
   const body = report.clips.map((c) => [
-    c.output === '-' ? c.name : outputLabel(c.output),
+    (c.output === '-' ? c.name : outputLabel(c.output)) + (c.additive ? ' (additive)' : ''),
     String(c.boneCount),
     String(c.sampleCount),
     String(c.rawBytes),

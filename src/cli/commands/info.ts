@@ -133,6 +133,17 @@ function renderAssetInfo(info: AssetInfo): string {
   return `${info.file}: ${t.animations} compressed animations (details of one: --clip <name>)\n${renderTable(columns, { body, footer })}${plain}`;
 }
 
+/** What the poses are: absolute or additive (and against what), and how many bones are weight tracks. */
+export function posesText(info: Pick<ClipInfo, 'additive' | 'weightTracks' | 'boneCount'>): string {
+  const reference = info.additive?.reference;
+  const kind = !reference
+    ? 'absolute'
+    : `additive (deltas to apply to a base pose), against ${reference.kind === 'frame' ? `frame ${reference.frame} of the source (${reference.time} s)` : `a pose of another clip at ${reference.time} s`}`;
+  return info.weightTracks > 0
+    ? `${kind}; ${info.weightTracks} of ${info.boneCount} bones are morph-target weight tracks`
+    : kind;
+}
+
 function renderInfo(info: ClipInfo): string {
   const parts: string[] = [];
   parts.push(
@@ -148,6 +159,7 @@ function renderInfo(info: ClipInfo): string {
       ['segments', String(info.segmentCount)],
       ['unit', info.unit],
       ['size', `${info.byteLength} bytes (raw ${info.rawBytes}, ratio ${formatRatio(info.ratio)})`],
+      ['poses', posesText(info)],
     ]),
   );
   const sections = Object.entries(info.sections).filter(([key]) => key !== 'total');
@@ -186,7 +198,15 @@ function renderInfo(info: ClipInfo): string {
         { header: 'translation' },
         { header: 'scale' },
       ],
-      { body: info.bones.map((b) => [`${b.index} ${b.name}`, String(b.parent), b.rotation, b.translation, b.scale]) },
+      {
+        body: info.bones.map((b) => [
+          `${b.index} ${b.name}${b.weight ? ' (weight track)' : ''}`,
+          String(b.parent),
+          b.rotation,
+          b.translation,
+          b.scale,
+        ]),
+      },
     ),
   );
   const histogram = Object.entries(info.bitRateHistogram);

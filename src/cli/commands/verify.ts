@@ -40,6 +40,7 @@ import { EXIT, FileScopedError, atFile, type ExitCode } from '../exit-codes.js';
 import { animationName, isNamed, namedAnimation, openCompressedFile, readSingleClip, warningLines } from '../load.js';
 import { collectShellBone, parseLengthArg, parseMetricArg, parsePositiveArg, parseUnitArg } from '../parse.js';
 import { renderJson } from '../render/json.js';
+import { additiveOptions, parseAdditiveBaseArg, type AdditiveBaseSpec } from '../additive.js';
 import { formatDistance, renderFields, renderTable } from '../render/table.js';
 
 /** Options of `verify` as commander parses them. */
@@ -57,6 +58,8 @@ export interface VerifyCliOptions {
   rate?: number;
   json?: boolean;
   quiet?: boolean;
+  /** `--additive-base`: the base an additive .bpk is measured over (and its reference pose when it is not a frame). */
+  additiveBase?: AdditiveBaseSpec;
 }
 
 /** What `verify --json` prints. Errors and threshold are in `unit` (the raw clip's). */
@@ -84,6 +87,8 @@ export interface VerifyResult {
   threshold: number;
   /** maxError ≤ threshold. */
   pass: boolean;
+  /** Set when `other` is an additive clip: what its errors were measured over. */
+  additive?: string;
 }
 
 /** Adds the `verify` command to `program`. */
@@ -109,6 +114,11 @@ export function registerVerifyCommand(program: Command): void {
       '--clip <name>',
       'the clip (glTF animation) to take from a file holding several; default: the name stored in the .bpk, or every clip of a compressed glTF asset',
     )
+    .option(
+      '--additive-base <file[#animation][@time]>',
+      'for an additive .bpk: the base its error is measured over (as given to compress), the pose at @time or the animation played alongside; default its reference pose',
+      parseAdditiveBaseArg,
+    )
     .option('--json', 'print one JSON object instead of text')
     .addHelpText('after', '\nExit status: 0 when the max error is within the threshold, 1 above it, 2 on bad input.')
     .action(async (raw: string, other: string, _options: VerifyCliOptions, command: Command) => {
@@ -127,6 +137,8 @@ export async function runVerify(rawFile: string, otherFile: string, options: Ver
   if (options.rate !== undefined) read.sampleRate = options.rate;
   const compressOptions: CompressOptions = { error: options.error, shell: options.shell, metric: options.metric };
   if (options.shellBone) compressOptions.shellBones = options.shellBone;
+  const additive = await additiveOptions(undefined, options.additiveBase, read);
+  if (additive) compressOptions.additive = additive;
   if (isGltfPath(otherFile)) {
     const assetClips = await atFile(otherFile, () => readCompressedGltfFile(otherFile));
     if (assetClips.length > 0) return verifyAsset(rawFile, otherFile, assetClips, read, compressOptions, options);
@@ -161,6 +173,10 @@ export async function runVerify(rawFile: string, otherFile: string, options: Ver
     }
   });
   const result = toResult(rawFile, otherFile, comparison);
+  if (comparison.additive)
+    result.additive = options.additiveBase
+      ? `applied to ${options.additiveBase.file}${options.additiveBase.animation ? `#${options.additiveBase.animation}` : ''}${options.additiveBase.time !== undefined ? `@${options.additiveBase.time}` : ' (played alongside)'}`
+      : 'applied to its reference pose';
   if (options.json) process.stdout.write(renderJson(result));
   else if (options.quiet !== true) process.stdout.write(renderVerify(result, parseLength(options.error).unit));
   return result.pass ? EXIT.OK : EXIT.CHECK_FAILED;
@@ -575,6 +591,7 @@ function renderVerify(r: VerifyResult, display: LengthUnit): string {
     ['other', r.other],
     ['bones', String(r.boneCount)],
     ['samples', String(r.sampleCount)],
+    ...(r.additive ? [['additive', r.additive] as [string, string]] : []),
     ...(r.betweenMaxError !== undefined
       ? [
           ['max error', formatDistance(r.maxError, r.unit, display)] as [string, string],
