@@ -31,8 +31,8 @@ import {
 const MIN_CHECKS = 4;
 const MAX_CHECKS = 32;
 /**
- * Checks a first look at an interval makes (½ alone): its bound from them settles most
- * intervals, which need no more (see {@link measureBetweenErrors}).
+ * The m of an interval's first look (½ alone): its bound from that one check settles most
+ * intervals (see {@link measureBetweenErrors}).
  */
 const FIRST_CHECKS = 2;
 /** Share of the error a check may leave unmeasured between two checks. */
