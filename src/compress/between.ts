@@ -24,9 +24,10 @@ import {
 } from '../metric/error-metric.js';
 
 /**
- * Checks per sample interval: at i / m of it for i = 1 … m − 1, m the smallest power of two
- * from 4 whose {@link remainderFactor} is within {@link REMAINDER_SHARE}: ¼, ½ and ¾ of an
- * interval over which no chain of bones turns more than about a quarter of a radian.
+ * The most checks a sample interval needs ({@link checksFor}): at i / m of it for
+ * i = 1 … m − 1, m the smallest power of two from 4 whose {@link remainderFactor} is within
+ * {@link REMAINDER_SHARE}: ¼, ½ and ¾ of an interval over which no chain of bones turns more
+ * than about a quarter of a radian.
  */
 const MIN_CHECKS = 4;
 const MAX_CHECKS = 32;
