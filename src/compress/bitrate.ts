@@ -227,7 +227,8 @@ class SegmentSearch {
 
     // Pass 1: lower everything but the roots together; binary search over ladder steps,
     // first bracketing the previous segment's step (neighbours mostly share it: two
-    // trials instead of four or five).
+    // trials instead of four or five). The step below it goes first, so that where the
+    // bracket holds the last trial is the one kept and nothing is rebuilt after it.
     let lo = 0,
       hi = top; // hi: known to fit
     let lastFits = false;
@@ -239,8 +240,8 @@ class SegmentSearch {
     };
     const guess = this.pass1Level;
     if (guess >= 0 && guess < top) {
-      probe(guess);
-      if (lastFits && guess > 0) probe(guess - 1);
+      if (guess > 0) probe(guess - 1);
+      if (!lastFits) probe(guess);
     }
     while (lo < hi) probe((lo + hi) >>> 1);
     this.pass1Level = hi;

@@ -2,7 +2,7 @@
  * Quantisation of one animated track inside one segment at one bit rate, and the exact
  * values the decoder will rebuild from it (same helpers, same order of operations).
  */
-import { ANIMATED_COMPONENTS, RAW_BITS, TRACK_KIND } from '../runtime/format.js';
+import { ANIMATED_COMPONENTS, RAW_BITS, SEGMENT_SIZE, TRACK_KIND } from '../runtime/format.js';
 import { MAX_QUANT, segmentConstant, segmentOffset, segmentStep, trackComponentBits } from '../runtime/bits.js';
 import { emitRotation } from '../runtime/interpolate.js';
 import { storedComponent, type AnimatedTrack, type ClipRanges, type SegmentRanges } from './range.js';
@@ -79,7 +79,9 @@ export function quantizeTrackSegment(
 const segOffsets = new Float64Array(3);
 const compBits = new Uint8Array(3);
 const segSteps = new Float64Array(3);
-const quat = new Float64Array(4);
+const stored = new Float64Array(3);
+/** The stored components of a segment's keys, three per key (grown for a longer segment). */
+let keyScratch = new Float64Array(3 * 2 * SEGMENT_SIZE);
 
 /**
  * Writes what the decoder rebuilds for a track's keys in a segment stored at `bits`, at
@@ -145,27 +147,59 @@ export function reconstructTrackSegment(
     );
   }
   const rotation = track.kind === TRACK_KIND.ROTATION;
-  for (let k = 0; k < at.size; k++) {
-    if (bits === RAW_BITS) {
+  const size = at.size;
+  if (keyScratch.length < size * 3) keyScratch = new Float64Array(size * 3);
+  const keyValues = keyScratch;
+  if (bits === RAW_BITS) {
+    for (let k = 0; k < size; k++) {
       const i = (at.start + k) * width;
-      v0 = values[i + c0];
-      v1 = values[i + c1];
-      v2 = values[i + c2];
-    } else if (bits > 0) {
-      v0 = o0 + codes[k * 3] * s0;
-      v1 = o1 + codes[k * 3 + 1] * s1;
-      v2 = o2 + codes[k * 3 + 2] * s2;
+      keyValues[k * 3] = values[i + c0];
+      keyValues[k * 3 + 1] = values[i + c1];
+      keyValues[k * 3 + 2] = values[i + c2];
     }
-    const dst = o + k * stride;
-    if (rotation) {
-      quat[0] = v0;
-      quat[1] = v1;
-      quat[2] = v2;
-      emitRotation(quat, drop, track.ref, 0, out, dst);
-    } else {
-      out[dst] = v0;
-      out[dst + 1] = v1;
-      out[dst + 2] = v2;
+  } else if (bits > 0) {
+    for (let k = 0; k < size; k++) {
+      keyValues[k * 3] = o0 + codes[k * 3] * s0;
+      keyValues[k * 3 + 1] = o1 + codes[k * 3 + 1] * s1;
+      keyValues[k * 3 + 2] = o2 + codes[k * 3 + 2] * s2;
     }
+  } else {
+    for (let k = 0; k < size; k++) {
+      keyValues[k * 3] = v0;
+      keyValues[k * 3 + 1] = v1;
+      keyValues[k * 3 + 2] = v2;
+    }
+  }
+  if (rotation) emitRotations(keyValues, size, drop, track.ref, out, o, stride);
+  else {
+    for (let k = 0; k < size; k++) {
+      const dst = o + k * stride;
+      out[dst] = keyValues[k * 3];
+      out[dst + 1] = keyValues[k * 3 + 1];
+      out[dst + 2] = keyValues[k * 3 + 2];
+    }
+  }
+}
+
+/**
+ * {@link emitRotation} of `count` keys whose stored components are `keyValues[k * 3 ..]`,
+ * to `out[o + k * stride]`. A function of its own so that the engine inlines the rebuild
+ * (a call that is not inlined boxes every number it passes).
+ */
+function emitRotations(
+  keyValues: Float64Array,
+  count: number,
+  drop: number,
+  ref: Float64Array,
+  out: Float32Array,
+  o: number,
+  stride: number,
+): void {
+  const v = stored;
+  for (let k = 0; k < count; k++) {
+    v[0] = keyValues[k * 3];
+    v[1] = keyValues[k * 3 + 1];
+    v[2] = keyValues[k * 3 + 2];
+    emitRotation(v, drop, ref, 0, out, o + k * stride);
   }
 }

@@ -161,8 +161,18 @@ export function virtualVertexError(a: Float64Array, ao: number, b: Float64Array,
  * sphere of radius `d` around the bone moves more than d · σ + |t(a) − t(b)|, σ the largest
  * singular value of the difference of the two 3 × 3 parts (2 sin(θ/2) for two rotations θ
  * apart). Never below {@link virtualVertexError}, whose three points lie on that sphere.
+ * With `floor`, a result at most `floor` may be any number from the bound up to `floor`:
+ * where d · ‖D‖ (Frobenius, never below σ) shows the bound cannot exceed it, the
+ * eigenvalue is not computed, and a running maximum from `floor` comes out the same.
  */
-export function shellBoundError(a: Float64Array, ao: number, b: Float64Array, bo: number, d: number): number {
+export function shellBoundError(
+  a: Float64Array,
+  ao: number,
+  b: Float64Array,
+  bo: number,
+  d: number,
+  floor = -1,
+): number {
   const tx = a[ao + 9] - b[bo + 9],
     ty = a[ao + 10] - b[bo + 10],
     tz = a[ao + 11] - b[bo + 11];
@@ -179,6 +189,10 @@ export function shellBoundError(a: Float64Array, ao: number, b: Float64Array, bo
   const m00 = d0 * d0 + d1 * d1 + d2 * d2,
     m11 = d3 * d3 + d4 * d4 + d5 * d5,
     m22 = d6 * d6 + d7 * d7 + d8 * d8;
+  const move = Math.sqrt(tx * tx + ty * ty + tz * tz);
+  const cheap = d * Math.sqrt(m00 + m11 + m22) + move;
+  // The margin covers the closed form's rounding above ‖D‖² (a rank-one M has λ = trace).
+  if (cheap * (1 + 1e-9) <= floor) return cheap;
   const m01 = d0 * d3 + d1 * d4 + d2 * d5,
     m02 = d0 * d6 + d1 * d7 + d2 * d8,
     m12 = d3 * d6 + d4 * d7 + d5 * d8;
@@ -199,8 +213,8 @@ export function shellBoundError(a: Float64Array, ao: number, b: Float64Array, bo
     largest = q + 2 * p * Math.cos(phi);
   }
   // Rounding can put the closed form a little below trace / 3, which the largest eigenvalue never is.
-  const floor = (m00 + m11 + m22) / 3;
-  return d * Math.sqrt(largest > floor ? largest : floor) + Math.sqrt(tx * tx + ty * ty + tz * tz);
+  const third = (m00 + m11 + m22) / 3;
+  return d * Math.sqrt(largest > third ? largest : third) + move;
 }
 
 /**
@@ -369,7 +383,7 @@ export function measureSampleErrors(
       const shell =
         metric === 'shell'
           ? e
-          : shellBoundError(ref, base + b * AFFINE_STRIDE, decoded, b * AFFINE_STRIDE, shellDistances[b]);
+          : shellBoundError(ref, base + b * AFFINE_STRIDE, decoded, b * AFFINE_STRIDE, shellDistances[b], shellMax);
       if (shell > shellMax) shellMax = shell;
       errors[s * boneCount + b] = e;
       sum += e;

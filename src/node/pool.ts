@@ -4,7 +4,7 @@
  * depend on the number of jobs.
  */
 import { setMaxListeners } from 'node:events';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -134,6 +134,9 @@ export async function compressFiles(
       if (failed) finish(index, failed);
       else tasks.push({ index, task: { file: paths[index], outDir: outDirOf(index), options } });
     }
+    // With several jobs the largest inputs go first, so that the batch does not end with one
+    // worker on a long file while the others idle; results keep their input order.
+    if (jobs > 1) await largestFirst(tasks);
     // Files are written on this thread while the next ones compress (here or in workers):
     // compression never waits on the disk.
     await runBatch(
@@ -152,6 +155,21 @@ export async function compressFiles(
     await (await workers.catch(() => undefined))?.destroy();
   }
   return results as FileResult[];
+}
+
+/** Sorts `tasks` by their input's size, largest first (ties and unreadable sizes keep their order). */
+async function largestFirst(tasks: { index: number; task: CompressFileTask }[]): Promise<void> {
+  const sizes = await Promise.all(
+    tasks.map(({ task }) =>
+      stat(task.file).then(
+        (info) => info.size,
+        () => 0,
+      ),
+    ),
+  );
+  const order = tasks.map((_, i) => i).sort((a, b) => sizes[b] - sizes[a] || a - b);
+  const sorted = order.map((i) => tasks[i]);
+  tasks.splice(0, tasks.length, ...sorted);
 }
 
 /**
