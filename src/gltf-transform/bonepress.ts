@@ -17,10 +17,10 @@ import {
 } from '@gltf-transform/core';
 
 import type { RawClip } from '../clip/raw-clip.js';
-import { parseLength, type Length } from '../clip/units.js';
-import { compress, type CompressStats } from '../compress/index.js';
-import { COMPRESS_DEFAULTS, type LengthInput } from '../compress/options.js';
-import { MORPH_WEIGHT_SHARE } from '../runtime/morph-share.js';
+import type { Length } from '../clip/units.js';
+import { compress } from '../compress/index.js';
+import { atVertexBound, transformShare } from '../compress/morph-bound.js';
+import { COMPRESS_DEFAULTS } from '../compress/options.js';
 import { CompressedClip } from '../runtime/compressed-clip.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
 import { ParseError, PARSE_ERROR } from '../readers/errors.js';
@@ -421,39 +421,6 @@ function compressedCost(
 ): number {
   const listed = JSON.stringify(weights).length + 8 * nodes;
   return clipBytes + EXTENSION_JSON + listed + 12 * tableBones + (stub ? STUB_BYTES : 0);
-}
-
-/**
- * `error` × the transforms' share of the bound (1 − MORPH_WEIGHT_SHARE). A malformed length
- * is passed on as it is, for compress() to refuse with its own message.
- */
-function transformShare(error: LengthInput): LengthInput {
-  let length: Length;
-  try {
-    length = typeof error === 'string' ? parseLength(error) : error;
-  } catch {
-    return error;
-  }
-  return { value: length.value * (1 - MORPH_WEIGHT_SHARE), unit: length.unit };
-}
-
-/**
- * The stats of a clip compressed at {@link transformShare}, restated as bounds on a morphed
- * vertex: a bone's error e and a weight's measured error e' (its displacement e'·s/(1 − s))
- * add to at most max(e, e')/(1 − s), and the threshold is the caller's again.
- */
-function atVertexBound(stats: CompressStats): CompressStats {
-  const k = 1 / (1 - MORPH_WEIGHT_SHARE);
-  return {
-    ...stats,
-    threshold: stats.threshold * k,
-    maxError: stats.maxError * k,
-    shellMaxError: stats.shellMaxError * k,
-    sampleMaxError: stats.sampleMaxError * k,
-    betweenMaxError: stats.betweenMaxError * k,
-    p99Error: stats.p99Error * k,
-    meanError: stats.meanError * k,
-  };
 }
 
 /**
