@@ -21,6 +21,8 @@ export interface ClipBounds {
   box: THREE.Box3;
   /** Largest extent of one pose (the figure's size). */
   poseSize: number;
+  /** Largest extent of one pose along each axis, over the clip. */
+  poseExtent: THREE.Vector3;
 }
 
 export class Stage {
@@ -48,8 +50,8 @@ export class Stage {
     this.controls.enableDamping = false;
   }
 
-  /** Places the floor and the camera for a clip of these bounds (scene units = clip units). */
-  frame(bounds: ClipBounds): void {
+  /** Places the floor and the camera for a clip of these bounds (scene units = clip units), seen in `mode`. */
+  frame(bounds: ClipBounds, mode: ViewMode = this.mode): void {
     const { box, poseSize } = bounds;
     const size = Math.max(poseSize, 1e-6);
     const centre = box.getCenter(new THREE.Vector3());
@@ -65,12 +67,13 @@ export class Stage {
     this.floor.position.set(centre.x, box.min.y, centre.z);
     this.scene.add(this.floor);
     // The whole height the clip reaches, and across it the figure (the camera follows a figure that travels).
-    const across = Math.min(Math.max(box.max.x - box.min.x, box.max.z - box.min.z), size) / 2;
+    const halfX = Math.min(box.max.x - box.min.x, bounds.poseExtent.x) / 2,
+      halfZ = Math.min(box.max.z - box.min.z, bounds.poseExtent.z) / 2;
     const shown = new THREE.Box3(
-      new THREE.Vector3(centre.x - across, box.min.y, centre.z - across),
-      new THREE.Vector3(centre.x + across, box.max.y, centre.z + across),
+      new THREE.Vector3(centre.x - halfX, box.min.y, centre.z - halfZ),
+      new THREE.Vector3(centre.x + halfX, box.max.y, centre.z + halfZ),
     );
-    const { target, distance } = frameBox(shown, this.camera.fov, this.viewAspect(), VIEW_DIRECTION);
+    const { target, distance } = frameBox(shown, this.camera.fov, this.viewAspect(mode), VIEW_DIRECTION);
     this.camera.near = Math.min(size, distance) / 100;
     this.camera.far = size * 200 + extent * 4 + distance * 2;
     this.camera.updateProjectionMatrix();
@@ -101,12 +104,12 @@ export class Stage {
     this.hasFollowed = true;
   }
 
-  /** Width over height of one view (a half in side-by-side); 1 before the canvas has a size. */
-  private viewAspect(): number {
+  /** Width over height of one view in `mode` (a half in side-by-side); 1 before the canvas has a size. */
+  private viewAspect(mode: ViewMode): number {
     const width = this.canvas.clientWidth,
       height = this.canvas.clientHeight;
     if (!(width > 0 && height > 0)) return 1;
-    return (this.mode === 'side-by-side' ? Math.floor(width / 2) : width) / height;
+    return (mode === 'side-by-side' ? Math.floor(width / 2) : width) / height;
   }
 
   /** Resizes the drawing buffer to the canvas' CSS size. */
