@@ -6,6 +6,7 @@
  */
 import { parseLength, type Length } from '../clip/units.js';
 import { MORPH_WEIGHT_SHARE } from '../runtime/morph-share.js';
+import type { CompressStats } from './index.js';
 import type { LengthInput } from './options.js';
 
 /** `error` × the transforms' share. A malformed length is passed on as it is, for the compressor to refuse with its own message. */
@@ -19,16 +20,9 @@ export function transformShare(error: LengthInput): LengthInput {
   return { value: length.value * (1 - MORPH_WEIGHT_SHARE), unit: length.unit };
 }
 
-/** The figures {@link atVertexBound} restates. */
-interface ErrorFigures {
-  threshold: number;
-  maxError: number;
-  shellMaxError: number;
-  sampleMaxError?: number;
-  betweenMaxError?: number;
-  p99Error: number;
-  meanError: number;
-}
+/** The figures {@link atVertexBound} restates (those of compress stats and of verify's comparison). */
+type ErrorFigures = Pick<CompressStats, 'threshold' | 'maxError' | 'shellMaxError' | 'p99Error' | 'meanError'> &
+  Partial<Pick<CompressStats, 'sampleMaxError' | 'betweenMaxError'>>;
 
 /**
  * Figures measured at {@link transformShare}, restated as bounds on a morphed vertex: a
