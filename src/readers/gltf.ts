@@ -74,7 +74,9 @@ export interface GltfReadOptions extends ReadOptions {
  *   Σ_t |Δw_t|·|d_t(v)|; with every |Δw_t|·D_t within the vertex precision, that sum is
  *   too. In a clip that also moves transforms, the scale is D_t·(1 − s)/s, so that the
  *   weights, measured against the transforms' share of the bound, take only their share s
- *   (`morphWeightScale`, runtime/morph-share.ts: the two errors add at a vertex).
+ *   (`morphWeightScale`, runtime/morph-share.ts: the two errors add at a vertex). Such a
+ *   clip is compressed at (1 − s) of the bound for the sum to hold it: the glTF transform
+ *   and `verify` do; a caller of `compress` on it does the same.
  */
 export interface GltfClipExtras {
   /**
