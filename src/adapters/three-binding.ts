@@ -7,6 +7,7 @@
 import type { BufferAttribute, InterleavedBufferAttribute, Mesh, Object3D, Skeleton } from 'three';
 
 import { FORMAT_ERROR, FormatError } from '../runtime/errors.js';
+import { morphWeightScale } from '../runtime/morph-share.js';
 
 /**
  * three.js's `PropertyBinding.sanitizeNodeName`, which GLTFLoader applies to every node
@@ -180,7 +181,8 @@ export function findWeightBones(
     object?.traverse((o) => {
       if ((o as Mesh).morphTargetInfluences) objects.push(o);
     });
-    out.push({ firstBone: b, scales: targetScales(objects, count), objects });
+    // Bones before the first weight bone are transforms the weights share the bound with.
+    out.push({ firstBone: b, scales: targetScales(objects, count, (out[0]?.firstBone ?? b) > 0), objects });
     b += count;
   }
   return out;
@@ -205,10 +207,11 @@ function nodeObject(
 
 /**
  * Per morph target, its weight's scale as the glTF reader derives it (readers/gltf.ts
- * `morphScales`): the largest total displacement, summed over all targets of a primitive
- * (here: a mesh), of a vertex the target moves; 1 when it moves none.
+ * `morphDisplacements`, runtime/morph-share.ts): from the largest total displacement, summed
+ * over all targets of a primitive (here: a mesh), of a vertex the target moves, and whether
+ * the clip moves transforms too (`shared`).
  */
-function targetScales(meshes: readonly Object3D[], count: number): number[] {
+function targetScales(meshes: readonly Object3D[], count: number, shared: boolean): number[] {
   const scales = new Array<number>(count).fill(0);
   for (const mesh of meshes) {
     const targets = ((mesh as Mesh).geometry?.morphAttributes.position ?? []) as (
@@ -231,7 +234,7 @@ function targetScales(meshes: readonly Object3D[], count: number): number[] {
       }
     }
   }
-  return scales.map((d) => (d > 0 ? d : 1));
+  return scales.map((d) => morphWeightScale(d, shared));
 }
 
 /** What {@link gltfNodeObjects} reads of a GLTFLoader result. */

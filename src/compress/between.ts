@@ -393,25 +393,86 @@ export function chooseSampleGrid(
   if (!clip.keyframes || clip.sampleCount < 2) return { clip, factor: 1, gridError: 0 };
   // A uniform clip is evaluated at its grid times themselves, as verify's comparison does.
   let candidate = clip.sampleTimes ? clip : resampleFromKeys(clip, 1);
+  // The factor of the last uniform grid over the budget.
+  let failedFactor = 1;
   for (let round = 0; ; round++) {
     const perInterval = new Float64Array(candidate.sampleCount - 1);
     const c = candidate;
-    const gridError = measureBetweenErrors(
-      c,
-      shellDistances,
-      (k, alpha, out) => interpolateSamples(c, k, alpha, out),
-      metric,
-      false,
-      perInterval,
-    ).maxError;
-    if (gridError <= budget || round === MAX_REFINEMENTS)
-      return { clip: c, factor: (c.sampleCount - 1) / (clip.sampleCount - 1), gridError };
+    const gridError = gridErrorOf(c, shellDistances, metric, perInterval);
+    if (gridError <= budget || round === MAX_REFINEMENTS) {
+      const refined = { clip: c, factor: (c.sampleCount - 1) / (clip.sampleCount - 1), gridError };
+      if (clip.sampleTimes || !c.sampleTimes || gridError > budget) return refined;
+      return uniformInstead(clip, refined, failedFactor, budget, shellDistances, metric);
+    }
     const times = refinedTimes(c, perInterval, budget);
+    if (!c.sampleTimes) failedFactor = (c.sampleCount - 1) / (clip.sampleCount - 1);
     candidate =
       times === undefined
         ? resampleFromKeys(clip, (2 * (c.sampleCount - 1)) / (clip.sampleCount - 1))
         : sampleFromKeysAt(clip, times);
   }
+}
+
+/** The largest error of `clip`'s own interpolation between its samples against its keys; per interval into `perInterval` when given. */
+function gridErrorOf(
+  clip: RawClip,
+  shellDistances: Float32Array,
+  metric: ErrorMetric,
+  perInterval?: Float64Array,
+): number {
+  return measureBetweenErrors(
+    clip,
+    shellDistances,
+    (k, alpha, out) => interpolateSamples(clip, k, alpha, out),
+    metric,
+    false,
+    perInterval,
+  ).maxError;
+}
+
+/**
+ * For a uniform source whose refinement ended with sample times of its own (`refined`): the
+ * uniform grid of the smallest integer factor above `failedFactor` that holds `budget`
+ * (found by bisection), when it costs less. A stored time takes 32 bits, about what one
+ * animated track's sample takes (three components at the rates the search settles on), so
+ * n uniform samples of A keyed tracks cost n·A against the refined clip's m·(A + 1). On a
+ * curve that needs samples all along (a CUBICSPLINE translation), halving leaves intervals
+ * at up to twice the samples they need and pays a time for each; the smallest uniform grid
+ * pays neither.
+ */
+function uniformInstead(
+  clip: RawClip,
+  refined: SampleGrid,
+  failedFactor: number,
+  budget: number,
+  shellDistances: Float32Array,
+  metric: ErrorMetric,
+): SampleGrid {
+  const intervals = clip.sampleCount - 1;
+  const keyed = clip.keyframes!.filter((k) => k !== undefined).length;
+  const cheaper = (factor: number) => (intervals * factor + 1) * keyed < refined.clip.sampleCount * (keyed + 1);
+  // The grid as fine as the refinement's smallest interval holds every refined time.
+  const times = refined.clip.sampleTimes!;
+  let gap = Infinity;
+  for (let k = 1; k < times.length; k++) if (times[k] > times[k - 1]) gap = Math.min(gap, times[k] - times[k - 1]);
+  let hi = failedFactor * 2 ** Math.max(1, Math.round(Math.log2(1 / (gap * clip.sampleRate * failedFactor))));
+  let lo = failedFactor;
+  if (!cheaper(lo + 1)) return refined;
+  let best: SampleGrid | undefined;
+  const tryFactor = (factor: number): boolean => {
+    const c = resampleFromKeys(clip, factor);
+    const gridError = gridErrorOf(c, shellDistances, metric);
+    if (gridError > budget) return false;
+    best = { clip: c, factor, gridError };
+    return true;
+  };
+  if (!tryFactor(hi)) return refined;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >>> 1;
+    if (tryFactor(mid)) hi = mid;
+    else lo = mid;
+  }
+  return cheaper(hi) ? best! : refined;
 }
 
 /**

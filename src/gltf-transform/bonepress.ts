@@ -19,6 +19,7 @@ import {
 import type { RawClip } from '../clip/raw-clip.js';
 import type { Length } from '../clip/units.js';
 import { compress } from '../compress/index.js';
+import { atVertexBound, transformShare } from '../compress/morph-bound.js';
 import { COMPRESS_DEFAULTS } from '../compress/options.js';
 import { CompressedClip } from '../runtime/compressed-clip.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
@@ -99,8 +100,10 @@ export async function compressDocument(doc: Document, options: BonepressOptions 
     const weightNodes = extra.weights.map((w) => nodes[w.node]);
     // Names and node indices live in the file (the animation's name, the bone table, the node lists).
     const stored: RawClip = { ...clip, name: animation.getName(), skeleton: { ...skeleton, nodeIndices: undefined } };
+    // Weights and transforms add at a morphed vertex: the bones get their share of the bound (runtime/morph-share.ts).
+    const shared = extra.weights.length > 0 && b0 + props.length > 0;
     const result = compress(stored, {
-      error: options.error,
+      error: shared ? transformShare(options.error ?? BONEPRESS_DEFAULTS.error) : options.error,
       shell: options.shell,
       shellBones: extraShells(clip, b0, options),
       metric: options.metric,
@@ -151,7 +154,8 @@ export async function compressDocument(doc: Document, options: BonepressOptions 
       );
     }
     if (animation.listChannels().length === 0) addStub(doc, animation, clipStartTime(clip), clipEndTime(clip));
-    reports.push({ animation: animation.getName(), index, stats: { ...result.stats, name: animation.getName() } });
+    const stats = shared ? atVertexBound(result.stats) : result.stats;
+    reports.push({ animation: animation.getName(), index, stats: { ...stats, name: animation.getName() } });
   }
   if (reports.length === 0) {
     if (fresh) extension.dispose();

@@ -323,6 +323,15 @@ export async function gltfAnimationNames(path: string, options: ReadFileOptions 
   return (json.animations ?? []).map((animation) => (typeof animation.name === 'string' ? animation.name : ''));
 }
 
+/** Bytes the animations of the glTF file at `path` take (`animationBytes`: samplers' data and their JSON). */
+export async function gltfAnimationBytes(path: string, options: ReadFileOptions = {}): Promise<number> {
+  const [{ json }, { animationBytes }] = await Promise.all([
+    openAsset(path, options, true),
+    import('../gltf-transform/sizes.js'),
+  ]);
+  return animationBytes(json).total;
+}
+
 /**
  * Reads the clips of a glTF source file as {@link readGltfWithWarnings} does (with
  * `extraTracks`, the extra bones each clip of a compressed asset holds), its external

@@ -7,3 +7,4 @@ export { isInputError, printable, problemOf, toFailure } from './failure.js';
 export { sanitizeClipName } from './files.js';
 export { gltfAnimationNames } from './gltf-files.js';
 export { InputSet, planOutputs, resolveOutputTarget, writeChunksAtomic, writeChunksToStream } from './outputs.js';
+export { atVertexBound, transformShare } from '../compress/morph-bound.js';

@@ -5,9 +5,11 @@
  * errors included.
  */
 import { toFailure, type FileFailure } from './failure.js';
+import { gltfAnimationBytes } from './gltf-files.js';
 import {
   OUTPUT_EXTENSION,
   TRANSPORT_OUTPUT_EXTENSION,
+  isGltfPath,
   readClipFilesBlocking,
   writeFileAtomic,
   type ReadFileOptions,
@@ -112,6 +114,11 @@ export async function encodeFile(task: CompressFileTask): Promise<EncodedFile | 
         stats: { ...result.stats, compressedBytes: bytes.length, ratio: result.stats.rawBytes / bytes.length },
       };
     });
+    if (isGltfPath(file)) {
+      const source = await gltfAnimationBytes(file, read);
+      const loose = results.reduce((sum, r) => sum + r.bytes.length, 0);
+      if (loose > source) warnings.push(largerThanSource(loose, source));
+    }
     return {
       ok: true,
       file,
@@ -126,6 +133,18 @@ export async function encodeFile(task: CompressFileTask): Promise<EncodedFile | 
   } catch (error) {
     return { ok: false, file, failure: toFailure(file, error), warnings };
   }
+}
+
+/**
+ * The warning for loose clips that take more bytes than their glTF source's animations.
+ * Each `.bpk` holds every bone of its clip (a file without skins: every node of the scene)
+ * with its rest values and names, where a glTF animation holds only the channels it moves;
+ * and a CUBICSPLINE curve is sampled finely enough for the decoder's linear interpolation
+ * to follow it within the bound. glTF output keeps an animation's own channels when they
+ * are smaller (docs/gltf.md, "Loose clips larger than their source").
+ */
+function largerThanSource(loose: number, source: number): string {
+  return `the compressed clips take ${loose} bytes, more than the ${source} bytes of the source's animations (each .bpk holds every bone of its clip, with rest values and names, and samples CUBICSPLINE curves for linear playback); glTF output (-o <name>.bp.glb) keeps an animation's own channels where they are smaller`;
 }
 
 /**

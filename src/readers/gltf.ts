@@ -16,6 +16,7 @@ import { WebIO, type Accessor, type Document, type ILogger, type JSONDocument } 
 import { createRawClip, validateRawClip, type RawClip } from '../clip/raw-clip.js';
 import { createSkeleton, POSE_STRIDE, type Skeleton } from '../clip/skeleton.js';
 import { TRACKS_PER_BONE } from '../runtime/format.js';
+import { morphWeightScale } from '../runtime/morph-share.js';
 import { convertLength, type LengthUnit } from '../clip/units.js';
 import { MAX_QUOTED_CHARS, ParseError, PARSE_ERROR, quoteText, type ParseErrorCode } from './errors.js';
 import { boneSamplesProblem, checkBoneCount, checkClipSize, type ReadOptions } from './options.js';
@@ -67,11 +68,15 @@ export interface GltfReadOptions extends ReadOptions {
  *   root (parent −1) holding the node's local transform, its shell distance the radius of
  *   the meshes under it (at least 1 m for a camera, the default where there is nothing);
  * - then, per entry of `weights`, one bone per morph target of that node's mesh, whose
- *   translation x is the weight times `scales[t]`: the largest total displacement, summed
- *   over all the mesh's targets, of a vertex that target `t` moves (1 when it moves none).
- *   A vertex moved by several targets takes the weight errors of them all, at most
- *   Σ_t |Δw_t|·|d_t(v)|; with every |Δw_t|·scales[t] within the vertex precision, that sum
- *   is too.
+ *   translation x is the weight times `scales[t]`, from the largest total displacement D_t,
+ *   summed over all the mesh's targets, of a vertex that target `t` moves (1 when it moves
+ *   none). A vertex moved by several targets takes the weight errors of them all, at most
+ *   Σ_t |Δw_t|·|d_t(v)|; with every |Δw_t|·D_t within the vertex precision, that sum is
+ *   too. In a clip that also moves transforms, the scale is D_t·(1 − s)/s, so that the
+ *   weights, measured against the transforms' share of the bound, take only their share s
+ *   (`morphWeightScale`, runtime/morph-share.ts: the two errors add at a vertex). Such a
+ *   clip is compressed at (1 − s) of the bound for the sum to hold it: the glTF transform
+ *   and `verify` do; a caller of `compress` on it does the same.
  */
 export interface GltfClipExtras {
   /**
@@ -408,9 +413,12 @@ function extraBones(
   });
   const nodes = [...new Set(animation.props.map((ch) => ch.node))].sort((x, y) => x - y);
   const weightNodes = [...new Set(animation.weights.map((ch) => ch.node))].sort((x, y) => x - y);
+  // The weights share the bound with the transforms the clip moves (runtime/morph-share.ts).
+  const shared = skeletonBones + nodes.length > 0;
   const targets = weightNodes.map((n) => {
     const { positions, defaults } = morphTargets(gltf, n, fail);
-    return { scales: morphScales(positions, defaults.length, targetData), defaults };
+    const displacements = morphDisplacements(positions, defaults.length, targetData);
+    return { scales: displacements.map((d) => morphWeightScale(d, shared)), defaults };
   });
   const names = subset.map((b) => skeleton.names[b]);
   const used = new Set(names);
@@ -554,11 +562,11 @@ function morphTargets(
 
 /**
  * Per morph target, the largest total displacement of a vertex it moves: at each vertex, the
- * sum over all `count` targets of their displacement lengths; 1 for a target that moves no
+ * sum over all `count` targets of their displacement lengths; 0 for a target that moves no
  * vertex. `positions` is {@link morphTargets}' per primitive accessor list, `data` decodes one
  * (undefined for an accessor that stores nothing: all zeros).
  */
-function morphScales(
+function morphDisplacements(
   positions: readonly (number | undefined)[][],
   count: number,
   data: (accessor: number) => Float32Array | undefined,
@@ -577,7 +585,7 @@ function morphScales(
       });
     }
   }
-  return scales.map((d) => (d > 0 ? d : 1));
+  return scales;
 }
 
 /** Distance from the origin to the farthest corner of the box `min`…`max` (0 when they are not 3 finite numbers each). */

@@ -4,7 +4,7 @@
  * the built CLI, in `compress --json`, and in each `compressFiles` result whatever the
  * number of jobs. Runs dist/ (`npm test` builds first).
  */
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -135,6 +135,47 @@ describe('reader warnings', () => {
     const text = runCli(['compress', glbA, '-o', join(temp.dir, 'out-text-2'), '--jobs', '1']);
     expect(warningsIn(text.stderr, glbA)).toEqual(gltf.warnings);
   });
+
+  it(
+    'compress warns when the loose clips take more bytes than the source animations, and writes them',
+    LONG,
+    async () => {
+      // Three CUBICSPLINE keys of a bounce: linear playback needs many samples between them.
+      const doc = new Document();
+      const buffer = doc.createBuffer();
+      const ball = doc.createNode('Ball');
+      doc.createScene('scene').addChild(ball);
+      const accessor = (type: 'SCALAR' | 'VEC3', values: number[]) =>
+        doc.createAccessor().setType(type).setBuffer(buffer).setArray(Float32Array.from(values));
+      // In-tangent, value, out-tangent per key.
+      const bounce = [0, 0, 0, 0, 0, 0, 0, 3, 0, 0, -3, 0, 1, 0, 0, 0, 3, 0, 0, -3, 0, 2, 0, 0, 0, 0, 0];
+      const sampler = doc
+        .createAnimationSampler()
+        .setInput(accessor('SCALAR', [0, 1, 2]))
+        .setOutput(accessor('VEC3', bounce))
+        .setInterpolation('CUBICSPLINE');
+      doc
+        .createAnimation('bounce')
+        .addSampler(sampler)
+        .addChannel(doc.createAnimationChannel().setTargetNode(ball).setTargetPath('translation').setSampler(sampler));
+      const file = join(temp.dir, 'ball.glb');
+      writeFileSync(file, await new NodeIO().writeBinary(doc));
+      const out = join(temp.dir, 'out-ball');
+      const run = runCli(['compress', file, '-o', out, '--jobs', '1']);
+      expect(run.code).toBe(0);
+      const [written] = readdirSync(out);
+      const loose = statSync(join(out, written)).size;
+      const messages = warningsIn(run.stderr, file);
+      expect(messages).toHaveLength(1);
+      const said =
+        /^the compressed clips take (\d+) bytes, more than the (\d+) bytes of the source's animations .*bp\.glb/.exec(
+          messages[0],
+        );
+      expect(said).not.toBeNull();
+      expect(Number(said![1])).toBe(loose);
+      expect(loose).toBeGreaterThan(Number(said![2]));
+    },
+  );
 
   it('verify prints the source warnings too and still exits 0', LONG, () => {
     const out = join(temp.dir, 'out-verify');

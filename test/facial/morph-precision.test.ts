@@ -9,14 +9,15 @@ import { describe, expect, it } from 'vitest';
 
 import { ParseError } from '../../src/readers/errors.js';
 import { readGltfWithWarnings } from '../../src/readers/gltf.js';
+import { MORPH_WEIGHT_SHARE } from '../../src/runtime/morph-share.js';
 import { glbOf, splitGlb } from '../utils/glb.js';
 
 /**
  * One joint and a three-vertex mesh whose four target weights are animated: "a" moves vertex
  * 0 by 1 cm and vertex 1 by 2 cm, "b" vertex 1 by 3 cm, "c" nothing (its accessor stores no
- * data: zeros), "d" vertex 2 by 4 mm.
+ * data: zeros), "d" vertex 2 by 4 mm. The joint's rotation is animated too unless `weightsOnly`.
  */
-async function overlappingTargets(): Promise<{ json: GLTF.IGLTF; bin: Uint8Array }> {
+async function overlappingTargets(weightsOnly = false): Promise<{ json: GLTF.IGLTF; bin: Uint8Array }> {
   const doc = new Document();
   const buffer = doc.createBuffer();
   const f32 = (type: 'SCALAR' | 'VEC3' | 'VEC4', values: number[]) =>
@@ -43,7 +44,7 @@ async function overlappingTargets(): Promise<{ json: GLTF.IGLTF; bin: Uint8Array
       .addSampler(sampler)
       .addChannel(doc.createAnimationChannel().setTargetNode(node).setTargetPath(path).setSampler(sampler));
   };
-  add(joint, 'rotation', f32('VEC4', [0, 0, 0, 1, 0, 0.1, 0, 0.995, 0, 0, 0, 1]));
+  if (!weightsOnly) add(joint, 'rotation', f32('VEC4', [0, 0, 0, 1, 0, 0.1, 0, 0.995, 0, 0, 0, 1]));
   add(face, 'weights', f32('SCALAR', [0, 0, 0, 0, 0.5, 1, 0.2, 0.7, 1, 0, 0, 0]));
   const { json, bin } = splitGlb<GLTF.IGLTF>(await new NodeIO().writeBinary(doc));
   // Target "c": an accessor without a buffer view or sparse values, all zeros (glTF 2.0, 3.6.2.1).
@@ -55,11 +56,25 @@ async function overlappingTargets(): Promise<{ json: GLTF.IGLTF; bin: Uint8Array
 
 describe('morph weight precision', () => {
   it('scales each weight by the total displacement at the vertices its target moves', async () => {
-    const { json, bin } = await overlappingTargets();
+    const { json, bin } = await overlappingTargets(true);
     const { extras } = await readGltfWithWarnings(glbOf(json, bin), 'face.glb', { extraTracks: true });
+    expect(extras![0].skeletonBones + extras![0].nodes.length).toBe(0);
     const [scales] = extras![0].weights.map((w) => w.scales);
     // a: 1 cm at vertex 0, and 2 + 3 cm with b at vertex 1; b: vertex 1; c: moves nothing; d: alone at vertex 2.
     expect(scales.map((s) => Number(s.toFixed(6)))).toEqual([0.05, 0.05, 1, 0.004]);
+  });
+
+  it('gives the weights their share of the bound when the clip moves a joint too (the two errors add at a vertex)', async () => {
+    const { json, bin } = await overlappingTargets();
+    const { extras } = await readGltfWithWarnings(glbOf(json, bin), 'face.glb', { extraTracks: true });
+    expect(extras![0].skeletonBones).toBe(1);
+    const [scales] = extras![0].weights.map((w) => w.scales);
+    // Measured against the joint's share 1 − s, a weight error |Δw|·D·(1 − s)/s within it is |Δw|·D within s.
+    const k = (1 - MORPH_WEIGHT_SHARE) / MORPH_WEIGHT_SHARE;
+    expect(k).toBeGreaterThan(1);
+    expect(scales.map((s) => Number(s.toFixed(6)))).toEqual(
+      [0.05 * k, 0.05 * k, 1, 0.004 * k].map((s) => Number(s.toFixed(6))),
+    );
   });
 
   it('refuses a target POSITION that names no accessor, naming the file and the place', async () => {

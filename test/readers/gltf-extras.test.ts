@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 
 import { POSE_STRIDE } from '../../src/clip/skeleton.js';
 import { readGltfWithWarnings } from '../../src/readers/gltf.js';
+import { MORPH_WEIGHT_SHARE } from '../../src/runtime/morph-share.js';
 import { makePropRig } from '../utils/gltf-rigs.js';
 import { glbOf } from '../utils/glb.js';
 import { parseError } from '../utils/errors.js';
@@ -31,10 +32,12 @@ describe('readGltf with extraTracks', () => {
     expect(scene.skeletonBones).toBe(2);
     expect(scene.nodes).toEqual([nodeIndex('Crate'), nodeIndex('Camera')].sort((a, b) => a - b));
     expect(scene.weights.map((w) => w.node)).toEqual([nodeIndex('Blob'), nodeIndex('Blink')].sort((a, b) => a - b));
+    // Each weight's scale: its target's displacement, over the weights' share of the bound the bones share.
+    const share = (1 - MORPH_WEIGHT_SHARE) / MORPH_WEIGHT_SHARE;
     const blob = scene.weights.find((w) => w.node === nodeIndex('Blob'))!;
-    expect(blob.scales[0]).toBeCloseTo(0.5, 6);
-    expect(blob.scales[1]).toBeCloseTo(0.05, 6);
-    expect(scene.weights.find((w) => w.node === nodeIndex('Blink'))!.scales[0]).toBeCloseTo(0.02, 6);
+    expect(blob.scales[0]).toBeCloseTo(0.5 * share, 6);
+    expect(blob.scales[1]).toBeCloseTo(0.05 * share, 6);
+    expect(scene.weights.find((w) => w.node === nodeIndex('Blink'))!.scales[0]).toBeCloseTo(0.02 * share, 6);
     // "Props" moves only the crate: no skeleton bone at all.
     expect(props).toEqual({ skeletonBones: 0, nodes: [nodeIndex('Crate')], weights: [] });
     expect(clips[1].skeleton.boneNames).toEqual(['Crate']);
@@ -55,11 +58,11 @@ describe('readGltf with extraTracks', () => {
     expect(clip.skeleton.shellDistances[bone('Blob.weights[0]')]).toBeCloseTo(0.03, 6);
     // Weight bones: translation x = weight × scale, only translation animated, rest = the mesh's default weights.
     const b = bone('Blob.weights[0]');
-    expect(clip.skeleton.defaultPose[b * POSE_STRIDE + 4]).toBeCloseTo(0.25 * 0.5, 6);
+    expect(clip.skeleton.defaultPose[b * POSE_STRIDE + 4]).toBeCloseTo(0.25 * blob.scales[0], 6);
     expect(Array.from(clip.channelMask!.subarray(b * 3, b * 3 + 3))).toEqual([0, 1, 0]);
     for (const k of [0, 7, 30]) {
       const x = clip.translations[(b * clip.sampleCount + k) * 3];
-      expect(x / 0.5).toBeCloseTo(0.5 + 0.5 * Math.sin(k / 7), 5);
+      expect(x / blob.scales[0]).toBeCloseTo(0.5 + 0.5 * Math.sin(k / 7), 5);
       expect(clip.translations[(b * clip.sampleCount + k) * 3 + 1]).toBe(0);
     }
     // Without the option the same file reads as before: one skeleton, the rest warned about.

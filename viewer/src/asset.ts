@@ -137,14 +137,20 @@ export class AssetPlayer {
     return out;
   }
 
-  /** Every bounds of the current clip over its duration (12 poses), for framing. */
-  clipBounds(): THREE.Box3 {
+  /**
+   * Every bounds of the current clip over its duration (12 poses), for framing; the largest
+   * extent of one of those poses along each axis into `poseExtent`.
+   */
+  clipBounds(poseExtent = new THREE.Vector3()): THREE.Box3 {
     const all = new THREE.Box3();
     const one = new THREE.Box3();
+    const size = new THREE.Vector3();
     const d = this.clip?.duration ?? 0;
+    poseExtent.set(0, 0, 0);
     for (let i = 0; i <= 12; i++) {
       this.setTime((d * i) / 12);
       all.union(this.bounds(one));
+      poseExtent.max(one.getSize(size));
     }
     return all;
   }

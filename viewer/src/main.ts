@@ -190,6 +190,7 @@ function clipBounds(shown: Shown, pose: Float32Array, matrices: Float32Array): C
   const frameBox = new THREE.Box3();
   const p = new THREE.Vector3();
   let poseSize = 0;
+  const poseExtent = new THREE.Vector3();
   const n = shown.kind === 'compared' ? shown.raw.sampleCount : shown.decoded.sampleCount;
   const parents = shown.decoded.parents;
   const body = figureBones(parents);
@@ -202,8 +203,9 @@ function clipBounds(shown: Shown, pose: Float32Array, matrices: Float32Array): C
     for (const b of body) frameBox.expandByPoint(p.fromArray(matrices, b * 16 + 12));
     const size = frameBox.getSize(p);
     poseSize = Math.max(poseSize, size.x, size.y, size.z);
+    poseExtent.max(size);
   }
-  return { box, poseSize };
+  return { box, poseSize, poseExtent };
 }
 
 /** Bones that make up the figure: all but roots, unless the skeleton is roots only. */
@@ -258,7 +260,7 @@ function show(shown: Shown): void {
   if (stage) {
     stage.scene.add(decodedView.group);
     if (rawView) stage.scene.add(rawView.group);
-    if (!keepCamera) stage.frame(bounds);
+    if (!keepCamera) stage.frame(bounds, viewMode());
   }
   applyMode();
   if (!keepCamera || time > duration()) time = 0;
@@ -351,12 +353,13 @@ function showAsset(player: AssetPlayer): void {
   playback?.decodedView.dispose();
   playback = undefined;
   asset = player;
-  const box = player.clipBounds();
+  const poseExtent = new THREE.Vector3();
+  const box = player.clipBounds(poseExtent);
   player.setTime(0);
   const pose = player.bounds(new THREE.Box3()).getSize(new THREE.Vector3());
   if (stage) {
     stage.scene.add(player.root);
-    stage.frame({ box, poseSize: Math.max(pose.x, pose.y, pose.z, 1e-3) });
+    stage.frame({ box, poseSize: Math.max(pose.x, pose.y, pose.z, 1e-3), poseExtent }, viewMode());
   }
   ui.clipSelect.replaceChildren(
     ...player.clips.map((c, i) => new Option(`${c.name} (${formatSeconds(c.duration)})`, String(i))),

@@ -6,16 +6,23 @@
 import * as THREE from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 
+import { frameBox } from './framing.js';
+
 export const LAYER_RAW = 1;
 export const LAYER_DECODED = 2;
 
 export type ViewMode = 'side-by-side' | 'overlaid' | 'decoded-only';
+
+/** From the target towards the camera: in front, a little to the side and above. */
+const VIEW_DIRECTION = new THREE.Vector3(0.55, 0.3, 1).normalize();
 
 /** Where the clip moves, for framing: all joints over all samples. */
 export interface ClipBounds {
   box: THREE.Box3;
   /** Largest extent of one pose (the figure's size). */
   poseSize: number;
+  /** Largest extent of one pose along each axis, over the clip. */
+  poseExtent: THREE.Vector3;
 }
 
 export class Stage {
@@ -43,8 +50,8 @@ export class Stage {
     this.controls.enableDamping = false;
   }
 
-  /** Places the floor and the camera for a clip of these bounds (scene units = clip units). */
-  frame(bounds: ClipBounds): void {
+  /** Places the floor and the camera for a clip of these bounds (scene units = clip units), seen in `mode`. */
+  frame(bounds: ClipBounds, mode: ViewMode = this.mode): void {
     const { box, poseSize } = bounds;
     const size = Math.max(poseSize, 1e-6);
     const centre = box.getCenter(new THREE.Vector3());
@@ -59,14 +66,19 @@ export class Stage {
     this.floor = makeFloor(divisions, cell);
     this.floor.position.set(centre.x, box.min.y, centre.z);
     this.scene.add(this.floor);
-    this.camera.near = size / 100;
-    this.camera.far = size * 200 + extent * 4;
+    // The whole height the clip reaches, and across it the figure (the camera follows a figure that travels).
+    const halfX = Math.min(box.max.x - box.min.x, bounds.poseExtent.x) / 2,
+      halfZ = Math.min(box.max.z - box.min.z, bounds.poseExtent.z) / 2;
+    const shown = new THREE.Box3(
+      new THREE.Vector3(centre.x - halfX, box.min.y, centre.z - halfZ),
+      new THREE.Vector3(centre.x + halfX, box.max.y, centre.z + halfZ),
+    );
+    const { target, distance } = frameBox(shown, this.camera.fov, this.viewAspect(mode), VIEW_DIRECTION);
+    this.camera.near = Math.min(size, distance) / 100;
+    this.camera.far = size * 200 + extent * 4 + distance * 2;
     this.camera.updateProjectionMatrix();
-    const target = new THREE.Vector3(centre.x, box.min.y + size * 0.5, centre.z);
     this.controls.target.copy(target);
-    // Fits the figure's size in about 70% of the view's height.
-    const distance = (size * 0.5) / Math.tan(THREE.MathUtils.degToRad(this.camera.fov / 2)) / 0.7;
-    this.camera.position.copy(target).add(new THREE.Vector3(0.55, 0.3, 1).normalize().multiplyScalar(distance));
+    this.camera.position.copy(target).add(VIEW_DIRECTION.clone().multiplyScalar(distance));
     this.controls.update();
     this.hasFollowed = false;
   }
@@ -90,6 +102,14 @@ export class Stage {
     }
     this.followed.copy(root);
     this.hasFollowed = true;
+  }
+
+  /** Width over height of one view in `mode` (a half in side-by-side); 1 before the canvas has a size. */
+  private viewAspect(mode: ViewMode): number {
+    const width = this.canvas.clientWidth,
+      height = this.canvas.clientHeight;
+    if (!(width > 0 && height > 0)) return 1;
+    return (mode === 'side-by-side' ? Math.floor(width / 2) : width) / height;
   }
 
   /** Resizes the drawing buffer to the canvas' CSS size. */

@@ -86,6 +86,33 @@ function capture(page: Page, key: string): Promise<number> {
   }, key);
 }
 
+/** The rows and columns the body's pixels span in the capture under `key`, and the capture's size. */
+function bodyBox(
+  page: Page,
+  key: string,
+): Promise<{ top: number; bottom: number; left: number; right: number; width: number; height: number }> {
+  return page.evaluate((k) => {
+    const view = document.getElementById('view') as HTMLCanvasElement;
+    const data = (window as unknown as { captures: Record<string, Uint8ClampedArray> }).captures[k];
+    const width = view.width,
+      height = view.height;
+    let top = height,
+      bottom = -1,
+      left = width,
+      right = -1;
+    for (let i = 0; i < data.length; i += 4) {
+      if (!(data[i] > 80 && data[i] > data[i + 1] + 30 && data[i + 1] > data[i + 2] + 10)) continue;
+      const x = (i / 4) % width,
+        y = Math.floor(i / 4 / width);
+      top = Math.min(top, y);
+      bottom = Math.max(bottom, y);
+      left = Math.min(left, x);
+      right = Math.max(right, x);
+    }
+    return { top, bottom, left, right, width, height };
+  }, key);
+}
+
 describe('viewer: a compressed glTF asset (built, in chromium)', () => {
   let server: Server;
   let context: BrowserContext;
@@ -164,6 +191,14 @@ describe('viewer: a compressed glTF asset (built, in chromium)', () => {
     // Inside the body's area at either time, many pixels change: the mesh is skinned and posed.
     const { area, changed } = await compareCaptures(page, 'a', 'b');
     expect(changed).toBeGreaterThan(area * 0.2);
+    // Framed whole: the figure (180 units tall) keeps clear of every edge of the view, head and feet included.
+    for (const key of ['a', 'b']) {
+      const { top, bottom, left, right, height, width } = await bodyBox(page, key);
+      expect(top, key).toBeGreaterThan(0.02 * height);
+      expect(bottom, key).toBeLessThan(0.98 * height);
+      expect(left, key).toBeGreaterThan(0.02 * width);
+      expect(right, key).toBeLessThan(0.98 * width);
+    }
   });
 
   it("plays it: after play, the time display advances and the skinned mesh's pixels change between frames", async () => {

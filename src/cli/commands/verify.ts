@@ -35,6 +35,7 @@ import {
   readInputFile,
   type GltfCompressedClip,
 } from '../../node/index.js';
+import { atVertexBound, transformShare } from '../../node/internal.js';
 import { declareCommand } from '../command-list.js';
 import { EXIT, FileScopedError, atFile, type ExitCode } from '../exit-codes.js';
 import { animationName, isNamed, namedAnimation, openCompressedFile, readSingleClip, warningLines } from '../load.js';
@@ -285,13 +286,17 @@ async function verifyAsset(
     const b0 = asset.joints.length;
     for (let b = b0; b < raw.skeleton.boneNames.length; b++)
       shellBones[raw.skeleton.boneNames[b]] = { value: raw.skeleton.shellDistances[b], unit: raw.unit };
+    // Weights and transforms add at a morphed vertex: held to the shares they were compressed at (compress/morph-bound.ts).
+    const shared = asset.weights.length > 0 && b0 + asset.nodes.length > 0;
     const clipOptions: CompressOptions = {
       ...compressOptions,
+      ...(shared ? { error: transformShare(compressOptions.error ?? COMPRESS_DEFAULTS.error) } : {}),
       shellBones: { ...shellBones, ...compressOptions.shellBones },
     };
     const comparison = await atFile(otherFile, () => {
       try {
-        return compareCompressed(raw, asset.clip, clipOptions, rawFile);
+        const measured = compareCompressed(raw, asset.clip, clipOptions, rawFile);
+        return shared ? atVertexBound(measured) : measured;
       } catch (error) {
         if (error instanceof ClipError && error.code === 'NO_SUCH_BONE')
           throw new OptionsError(`--shell-bone: ${error.message}`);
