@@ -76,7 +76,7 @@ describe('--metric', () => {
   });
 
   it('bench --metric shell compresses with it and reports the whole-shell error of every clip', () => {
-    const run = runCli(['bench', DASH, '--metric', 'shell', '--jobs', '1', '--no-decode', '--json']);
+    const run = runCli(['bench', DASH, '--metric', 'shell', '--jobs', '1', '--no-decode', '--no-speed', '--json']);
     expect(run.code).toBe(0);
     const result = JSON.parse(run.stdout) as {
       settings: { metric: string };
@@ -91,7 +91,7 @@ describe('--metric', () => {
   });
 
   it('bench prints a whole-shell column and row with the default metric', () => {
-    const run = runCli(['bench', DASH, '--jobs', '1', '--no-decode']);
+    const run = runCli(['bench', DASH, '--jobs', '1', '--no-decode', '--no-speed']);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/whole shell/);
     expect(run.stdout).toMatch(/whole-shell error\s+0\.\d+cm/);
@@ -100,7 +100,7 @@ describe('--metric', () => {
   for (const command of [
     ['compress', DASH, '-o', join(temp.dir, 'bad.bpk')],
     ['verify', DASH, DASH],
-    ['bench', DASH, '--no-decode'],
+    ['bench', DASH, '--no-decode', '--no-speed'],
   ]) {
     it(`${command[0]} refuses an unknown metric (exit 2, names the choices)`, () => {
       const run = runCli([...command, '--metric', 'sphere']);
