@@ -1000,6 +1000,24 @@ function chooseSkeleton(
       nodes.push(chain[i]);
     }
   }
+  // Nodes an animated node carries without moving them (a camera, a mesh or a prop set off
+  // from it) move with it at their own distance from it, where an error in its rotation
+  // shows multiplied by that distance: they are measured as bones of their own. Parents
+  // precede children in `nodes`, so one pass over the growing list reaches every depth.
+  const moves = new Uint8Array(gltf.nodes.length);
+  for (const a of animations) for (const ch of a.channels) moves[ch.node] = 1;
+  for (let b = 0; b < nodes.length; b++) {
+    const n = nodes[b];
+    const parent = hierarchy.parent[n];
+    if (parent >= 0 && moves[parent] === 1) moves[n] = 1;
+    if (moves[n] === 0) continue;
+    for (const c of (gltf.nodes[n].children as number[] | undefined) ?? []) {
+      if (boneOfNode[c] >= 0) continue;
+      checkBoneCount(file, 0, nodes.length + 1);
+      boneOfNode[c] = nodes.length;
+      nodes.push(c);
+    }
+  }
   const used = new Set<string>();
   const names = nodes.map((n) => {
     let name = hierarchy.names[n];
