@@ -127,7 +127,8 @@ export async function readGltf(bytes: Uint8Array, file: string, options: GltfRea
  *
  * - **Skeleton**: the joints of every skin (their union), or, without skins, every node an
  *   animation moves; plus all their ancestors, so object space is the model's even when a
- *   non-joint node such as a Blender "Armature" carries a scale. Bones are ordered parents
+ *   non-joint node such as a Blender "Armature" carries a scale; plus the nodes an animated
+ *   node carries (a camera or mesh set off from it: its error shows there). Bones are ordered parents
  *   first, otherwise in the order joints are listed. Names come from the nodes (`node_<i>`
  *   when unnamed; a repeated name gets `_<i>` appended). The default pose is each node's rest
  *   TRS (a `matrix` is decomposed).
@@ -473,7 +474,7 @@ function extraBones(
 
 /**
  * The skeleton bones one clip needs, in skeleton order: the bones of every skin the
- * animation moves (its joints and their ancestors), so a clip of one character does not
+ * animation moves (its joints and their ancestors, and the nodes they carry), so a clip of one character does not
  * carry the others' bones. All of them without skins; none when the animation moves no
  * skeleton node.
  */
@@ -483,6 +484,7 @@ function skinSubset(gltf: GltfJson, hierarchy: Hierarchy, skeleton: SkeletonNode
   if (gltf.skins.length === 0) return all;
   const moved = new Set(animation.channels.map((ch) => skeleton.boneOfNode[ch.node]));
   const keep = new Uint8Array(skeleton.nodes.length);
+  const ofSkin = new Uint8Array(skeleton.nodes.length);
   for (const skin of gltf.skins) {
     // Joints were checked by chooseSkeleton; every joint and ancestor is a bone.
     const bonesOfSkin = new Set<number>();
@@ -490,7 +492,13 @@ function skinSubset(gltf: GltfJson, hierarchy: Hierarchy, skeleton: SkeletonNode
       for (let n = j; n >= 0 && !bonesOfSkin.has(skeleton.boneOfNode[n]); n = hierarchy.parent[n])
         bonesOfSkin.add(skeleton.boneOfNode[n]);
     }
+    for (const b of bonesOfSkin) ofSkin[b] = 1;
     if ([...moved].some((b) => bonesOfSkin.has(b))) for (const b of bonesOfSkin) keep[b] = 1;
+  }
+  // The nodes the kept bones carry (chooseSkeleton), after their parents in skeleton order.
+  for (const b of all) {
+    const parent = hierarchy.parent[skeleton.nodes[b]];
+    if (ofSkin[b] === 0 && parent >= 0 && keep[skeleton.boneOfNode[parent]] === 1) keep[b] = 1;
   }
   return all.filter((b) => keep[b] === 1);
 }
