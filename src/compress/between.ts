@@ -8,7 +8,7 @@
  * SJSON), slerp and lerp between the two samples, in float64. The decoded side is the
  * runtime's own interpolation.
  */
-import { evaluateTrack, resampleTrack, sampleTrackAt } from '../clip/keyframes.js';
+import { evaluateTrack, resampleTrack, sampleTrackAt, tolerance, type PlayerSlerp } from '../clip/keyframes.js';
 import { clipStartTime, sampleTime, type RawClip } from '../clip/raw-clip.js';
 import { POSE_STRIDE } from '../clip/skeleton.js';
 import { KIND_POSE_OFFSET, TRACKS_PER_BONE, TRACK_KIND } from '../runtime/format.js';
@@ -47,12 +47,21 @@ export interface BetweenReport {
 
 /**
  * Writes the reference local pose a fraction `alpha` of the way from sample `k` to `k + 1`
- * into `out` ({@link POSE_STRIDE} float64 per bone).
+ * into `out` ({@link POSE_STRIDE} float64 per bone); with `player`, keyed rotations as that
+ * player evaluates them ({@link PlayerSlerp}).
  */
-export function referenceBetween(clip: RawClip, k: number, alpha: number, out: Float64Array): void {
+export function referenceBetween(
+  clip: RawClip,
+  k: number,
+  alpha: number,
+  out: Float64Array,
+  player?: PlayerSlerp,
+): void {
   const n = clip.sampleCount;
   const boneCount = clip.skeleton.parents.length;
   const time = sampleTime(clip, k + alpha);
+  // At a sample, a key within float32 jitter of its time is the sample, as the reader took it.
+  const tol = alpha === 0 || alpha === 1 ? tolerance(time, clip.sampleRate) : 0;
   const k1 = Math.min(n - 1, k + 1);
   for (let b = 0; b < boneCount; b++) {
     for (let kind = 0; kind < TRACKS_PER_BONE; kind++) {
@@ -60,7 +69,7 @@ export function referenceBetween(clip: RawClip, k: number, alpha: number, out: F
       const o = b * POSE_STRIDE + KIND_POSE_OFFSET[kind];
       const keys = clip.keyframes?.[t];
       if (keys) {
-        evaluateTrack(keys, time, out, o);
+        evaluateTrack(keys, time, out, o, tol, player);
         continue;
       }
       const held = clip.stepMask?.[t] === 1;
@@ -129,7 +138,9 @@ export function interpolateSamples(clip: RawClip, k: number, alpha: number, out:
  * {@link checksFor} points of every sample interval (¼, ½, ¾ unless the motion needs more), with `metric` at `shellDistances`;
  * the whole-shell figure is measured as well unless `shellToo` is false (then it is 0 for
  * the `vertices` metric). `perInterval`, when given, receives the largest error of each
- * interval (it must start zeroed). Allocates a few pose-sized buffers.
+ * interval (it must start zeroed). With `players`, a clip with keys is measured against
+ * each player's evaluation of them instead, the larger error counting, at its samples too.
+ * Allocates a few pose-sized buffers.
  */
 export function measureBetweenErrors(
   clip: RawClip,
@@ -138,7 +149,11 @@ export function measureBetweenErrors(
   metric: ErrorMetric = 'vertices',
   shellToo = true,
   perInterval?: Float64Array,
+  players?: readonly PlayerSlerp[],
 ): BetweenReport {
+  const references: readonly (PlayerSlerp | undefined)[] = clip.keyframes && players ? players : [undefined];
+  // The samples themselves, where the players' keys as stored differ from the samples.
+  const first = references[0] === undefined ? 1 : 0;
   const boneError = boneErrorFunction(metric);
   const isShell = metric === 'shell';
   const parents = clip.skeleton.parents;
@@ -165,26 +180,29 @@ export function measureBetweenErrors(
     const grow = 1 + remainderFactor(turn[boneCount], checks);
     let worst = 0,
       worstShell = 0;
-    for (let i = 1; i < checks; i++) {
+    const last = first === 0 && k + 2 === clip.sampleCount ? checks : checks - 1;
+    for (let i = first; i <= last; i++) {
       const alpha = i / checks;
-      referenceBetween(clip, k, alpha, reference);
       decodedBetween(k, alpha, decoded);
-      poseToObject(reference, parents, refObject);
       poseToObject(decoded, parents, decObject);
-      for (let b = 0; b < boneCount; b++) {
-        const e = boneError(refObject, b * AFFINE_STRIDE, decObject, b * AFFINE_STRIDE, shellDistances[b]);
-        const shell = isShell
-          ? e
-          : shellToo
-            ? shellBoundError(refObject, b * AFFINE_STRIDE, decObject, b * AFFINE_STRIDE, shellDistances[b])
-            : 0;
-        if (shell > worstShell) worstShell = shell;
-        if (e > worst) {
-          worst = e;
-          if (e * grow > report.maxError) {
-            report.worstBone = b;
-            report.worstInterval = k;
-            report.worstFraction = alpha;
+      for (const player of references) {
+        referenceBetween(clip, k, alpha, reference, player);
+        poseToObject(reference, parents, refObject);
+        for (let b = 0; b < boneCount; b++) {
+          const e = boneError(refObject, b * AFFINE_STRIDE, decObject, b * AFFINE_STRIDE, shellDistances[b]);
+          const shell = isShell
+            ? e
+            : shellToo
+              ? shellBoundError(refObject, b * AFFINE_STRIDE, decObject, b * AFFINE_STRIDE, shellDistances[b])
+              : 0;
+          if (shell > worstShell) worstShell = shell;
+          if (e > worst) {
+            worst = e;
+            if (e * grow > report.maxError) {
+              report.worstBone = b;
+              report.worstInterval = k;
+              report.worstFraction = alpha;
+            }
           }
         }
       }
