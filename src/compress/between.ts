@@ -48,7 +48,8 @@ export interface BetweenReport {
 /**
  * Writes the reference local pose a fraction `alpha` of the way from sample `k` to `k + 1`
  * into `out` ({@link POSE_STRIDE} float64 per bone); with `player`, keyed rotations as that
- * player evaluates them ({@link PlayerSlerp}).
+ * player evaluates them ({@link PlayerSlerp}). `rotationsOnly` writes the rotations alone,
+ * over a pose that holds the rest.
  */
 export function referenceBetween(
   clip: RawClip,
@@ -56,6 +57,7 @@ export function referenceBetween(
   alpha: number,
   out: Float64Array,
   player?: PlayerSlerp,
+  rotationsOnly = false,
 ): void {
   const n = clip.sampleCount;
   const boneCount = clip.skeleton.parents.length;
@@ -64,7 +66,7 @@ export function referenceBetween(
   const tol = alpha === 0 || alpha === 1 ? tolerance(time, clip.sampleRate) : 0;
   const k1 = Math.min(n - 1, k + 1);
   for (let b = 0; b < boneCount; b++) {
-    for (let kind = 0; kind < TRACKS_PER_BONE; kind++) {
+    for (let kind = 0; kind < (rotationsOnly ? 1 : TRACKS_PER_BONE); kind++) {
       const t = b * TRACKS_PER_BONE + kind;
       const o = b * POSE_STRIDE + KIND_POSE_OFFSET[kind];
       const keys = clip.keyframes?.[t];
@@ -185,8 +187,9 @@ export function measureBetweenErrors(
       const alpha = i / checks;
       decodedBetween(k, alpha, decoded);
       poseToObject(decoded, parents, decObject);
-      for (const player of references) {
-        referenceBetween(clip, k, alpha, reference, player);
+      for (let p = 0; p < references.length; p++) {
+        // Players differ in rotations only.
+        referenceBetween(clip, k, alpha, reference, references[p], p > 0);
         poseToObject(reference, parents, refObject);
         for (let b = 0; b < boneCount; b++) {
           const e = boneError(refObject, b * AFFINE_STRIDE, decObject, b * AFFINE_STRIDE, shellDistances[b]);
