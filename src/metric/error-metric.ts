@@ -43,9 +43,9 @@ export function boneErrorFunction(metric: ErrorMetric): BoneErrorFunction {
 
 /**
  * Writes the affine matrix of a local transform as engines compose it (three.js
- * `Matrix4.compose`, Babylon.js `Matrix.ComposeToRef`): the quaternion as it is, so one a
- * little off unit length, as float32 rounding leaves it, scales the bone by its squared
- * length, which a large model shows.
+ * `Matrix4.compose`, Babylon.js `Matrix.ComposeToRef`): the quaternion as it is. One of
+ * length k, as float32 rounding leaves it a little off 1, gives k²R + (1 − k²)I instead of
+ * the rotation R, off by (k² − 1)(R − I), which a large model shows.
  */
 export function localToAffine(
   qx: number,
