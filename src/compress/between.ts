@@ -153,9 +153,10 @@ export function measureBetweenErrors(
   perInterval?: Float64Array,
   players?: readonly PlayerSlerp[],
 ): BetweenReport {
-  const references: readonly (PlayerSlerp | undefined)[] = clip.keyframes && players ? players : [undefined];
-  // The samples themselves, where the players' keys as stored differ from the samples.
-  const first = references[0] === undefined ? 1 : 0;
+  const againstPlayers = clip.keyframes !== undefined && players !== undefined;
+  const references: readonly (PlayerSlerp | undefined)[] = againstPlayers ? players : [undefined];
+  // Against the players, the samples too: their keys as stored are not the samples.
+  const first = againstPlayers ? 0 : 1;
   const boneError = boneErrorFunction(metric);
   const isShell = metric === 'shell';
   const parents = clip.skeleton.parents;

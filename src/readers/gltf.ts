@@ -128,8 +128,8 @@ export async function readGltf(bytes: Uint8Array, file: string, options: GltfRea
  * - **Skeleton**: the joints of every skin (their union), or, without skins, every node an
  *   animation moves; plus all their ancestors, so object space is the model's even when a
  *   non-joint node such as a Blender "Armature" carries a scale; plus the nodes an animated
- *   node carries (a camera or mesh set off from it: its error shows there). Bones are ordered parents
- *   first, otherwise in the order joints are listed. Names come from the nodes (`node_<i>`
+ *   node carries (a camera or mesh set off from it: its error shows there). Bones are
+ *   ordered parents first, otherwise in the order joints are listed. Names come from the nodes (`node_<i>`
  *   when unnamed; a repeated name gets `_<i>` appended). The default pose is each node's rest
  *   TRS (a `matrix` is decomposed).
  * - **Clips**: one per animation, named after it (`animation_<i>` when unnamed), starting at
@@ -474,8 +474,8 @@ function extraBones(
 
 /**
  * The skeleton bones one clip needs, in skeleton order: the bones of every skin the
- * animation moves (its joints and their ancestors, and the nodes they carry), so a clip of one character does not
- * carry the others' bones. All of them without skins; none when the animation moves no
+ * animation moves (its joints and their ancestors, and the nodes they carry), so a clip of
+ * one character does not carry the others' bones. All of them without skins; none when the animation moves no
  * skeleton node.
  */
 function skinSubset(gltf: GltfJson, hierarchy: Hierarchy, skeleton: SkeletonNodes, animation: AnimationRef): number[] {
