@@ -40,8 +40,8 @@ export interface KeyframeTrack {
  * (docs/format.md, "The error at any time"): `three`, three.js r187's
  * `Quaternion.slerpFlat` (normalised lerp where the keys' dot product is at least 0.9995,
  * rotations under about 3.6°, slerp above); `babylon`, Babylon.js's `Quaternion.SlerpToRef`
- * (slerp, lerp above a dot product of 0.999999). Both use the stored keys as they are, not
- * normalised, and leave the slerp unnormalised, as both engines do.
+ * (slerp, lerp above a dot product of 0.999999, normalised here). Both use the stored keys
+ * as they are, not normalised, and leave the slerp unnormalised, as both engines do.
  */
 export type PlayerSlerp = 'three' | 'babylon';
 
@@ -242,7 +242,9 @@ function playerSlerp(
     wb = Math.sin(alpha * theta) * inv;
   }
   for (let c = 0; c < 4; c++) out[o + c] = values[a + c] * wa + sign * values[b + c] * wb;
-  if (lerp && player === 'three') normalizeQuat(out, o);
+  // Babylon's lerp leaves the quaternion up to 2.5e-7 short, which no rotation matches (on
+  // a 170-unit figure a whole threshold): normalised here, as three.js does.
+  if (lerp) normalizeQuat(out, o);
 }
 
 /** Normalises the quaternion at out[o]; a zero quaternion becomes identity. */

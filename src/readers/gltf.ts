@@ -18,7 +18,7 @@ import { createSkeleton, POSE_STRIDE, type Skeleton } from '../clip/skeleton.js'
 import { TRACKS_PER_BONE } from '../runtime/format.js';
 import { convertLength, type LengthUnit } from '../clip/units.js';
 import { MAX_QUOTED_CHARS, ParseError, PARSE_ERROR, quoteText, type ParseErrorCode } from './errors.js';
-import { boneSamplesProblem, checkBoneCount, checkClipSize, type ReadOptions } from './options.js';
+import { boneSamplesProblem, checkBoneCount, checkClipSize, READ_LIMITS, type ReadOptions } from './options.js';
 import {
   countOffGridKeys,
   detectSampleRate,
@@ -474,9 +474,10 @@ function extraBones(
 
 /**
  * The skeleton bones one clip needs, in skeleton order: the bones of every skin the
- * animation moves (its joints and their ancestors, and the nodes they carry), so a clip of
- * one character does not carry the others' bones. All of them without skins; none when the animation moves no
- * skeleton node.
+ * animation moves (its joints and their ancestors), so a clip of one character does not
+ * carry the others' bones. All of them without skins; none when the animation moves no
+ * skeleton node. The nodes joints carry (chooseSkeleton) are left out, so such a clip does
+ * not measure the error there.
  */
 function skinSubset(gltf: GltfJson, hierarchy: Hierarchy, skeleton: SkeletonNodes, animation: AnimationRef): number[] {
   const all = skeleton.nodes.map((_, b) => b);
@@ -484,7 +485,6 @@ function skinSubset(gltf: GltfJson, hierarchy: Hierarchy, skeleton: SkeletonNode
   if (gltf.skins.length === 0) return all;
   const moved = new Set(animation.channels.map((ch) => skeleton.boneOfNode[ch.node]));
   const keep = new Uint8Array(skeleton.nodes.length);
-  const ofSkin = new Uint8Array(skeleton.nodes.length);
   for (const skin of gltf.skins) {
     // Joints were checked by chooseSkeleton; every joint and ancestor is a bone.
     const bonesOfSkin = new Set<number>();
@@ -492,13 +492,7 @@ function skinSubset(gltf: GltfJson, hierarchy: Hierarchy, skeleton: SkeletonNode
       for (let n = j; n >= 0 && !bonesOfSkin.has(skeleton.boneOfNode[n]); n = hierarchy.parent[n])
         bonesOfSkin.add(skeleton.boneOfNode[n]);
     }
-    for (const b of bonesOfSkin) ofSkin[b] = 1;
     if ([...moved].some((b) => bonesOfSkin.has(b))) for (const b of bonesOfSkin) keep[b] = 1;
-  }
-  // The nodes the kept bones carry (chooseSkeleton), after their parents in skeleton order.
-  for (const b of all) {
-    const parent = hierarchy.parent[skeleton.nodes[b]];
-    if (ofSkin[b] === 0 && parent >= 0 && keep[skeleton.boneOfNode[parent]] === 1) keep[b] = 1;
   }
   return all.filter((b) => keep[b] === 1);
 }
@@ -1010,22 +1004,30 @@ function chooseSkeleton(
   }
   // Nodes an animated node carries without moving them (a camera, a mesh or a prop set off
   // from it) move with it at their own distance from it, where an error in its rotation
-  // shows multiplied by that distance: they are measured as bones of their own. Parents
+  // shows multiplied by that distance: they are measured as bones of their own, those with
+  // something to see (a mesh or camera in their subtree), as many as a clip holds. Parents
   // precede children in `nodes`, so one pass over the growing list reaches every depth.
   const moves = new Uint8Array(gltf.nodes.length);
   for (const a of animations) for (const ch of a.channels) moves[ch.node] = 1;
+  const shows = visibleSubtrees(gltf, hierarchy.parent);
+  let dropped = 0;
   for (let b = 0; b < nodes.length; b++) {
     const n = nodes[b];
     const parent = hierarchy.parent[n];
     if (parent >= 0 && moves[parent] === 1) moves[n] = 1;
     if (moves[n] === 0) continue;
     for (const c of (gltf.nodes[n].children as number[] | undefined) ?? []) {
-      if (boneOfNode[c] >= 0) continue;
-      checkBoneCount(file, 0, nodes.length + 1);
+      if (boneOfNode[c] >= 0 || shows[c] === 0) continue;
+      if (nodes.length >= READ_LIMITS.maxBones) {
+        dropped++;
+        continue;
+      }
       boneOfNode[c] = nodes.length;
       nodes.push(c);
     }
   }
+  if (dropped > 0)
+    warnings.push(`${dropped} nodes carried by animated nodes are over the bone limit; their error is not measured`);
   const used = new Set<string>();
   const names = nodes.map((n) => {
     let name = hierarchy.names[n];
@@ -1038,6 +1040,30 @@ function chooseSkeleton(
     return name;
   });
   return { nodes, names, boneOfNode };
+}
+
+/**
+ * Per node, 1 when it or a node below it holds a mesh or a camera. Iterative post-order
+ * (the hierarchy was checked for cycles and single parents by readHierarchy).
+ */
+function visibleSubtrees(gltf: GltfJson, parent: Int32Array): Uint8Array {
+  const count = gltf.nodes.length;
+  const shows = new Uint8Array(count);
+  const order: number[] = [];
+  // Roots first, then children: reversed, every child precedes its parent.
+  const stack: number[] = [];
+  for (let i = 0; i < count; i++) if (parent[i] < 0) stack.push(i);
+  while (stack.length > 0) {
+    const i = stack.pop()!;
+    order.push(i);
+    for (const c of (gltf.nodes[i].children as number[] | undefined) ?? []) stack.push(c);
+  }
+  for (let j = order.length - 1; j >= 0; j--) {
+    const i = order[j];
+    if (gltf.nodes[i].mesh !== undefined || gltf.nodes[i].camera !== undefined) shows[i] = 1;
+    if (shows[i] === 1 && parent[i] >= 0) shows[parent[i]] = 1;
+  }
+  return shows;
 }
 
 /** Drops channels on nodes outside the skeleton, with one warning per animation. */
