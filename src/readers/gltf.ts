@@ -128,9 +128,9 @@ export async function readGltf(bytes: Uint8Array, file: string, options: GltfRea
  * - **Skeleton**: the joints of every skin (their union), or, without skins, every node an
  *   animation moves; plus all their ancestors, so object space is the model's even when a
  *   non-joint node such as a Blender "Armature" carries a scale; plus the nodes an animated
- *   node carries (a camera or mesh set off from it: its error shows there). Bones are
- *   ordered parents first, otherwise in the order joints are listed. Names come from the nodes (`node_<i>`
- *   when unnamed; a repeated name gets `_<i>` appended). The default pose is each node's rest
+ *   node carries with a mesh or camera at or below them (their error shows there). Bones
+ *   are ordered parents first, otherwise in the order joints are listed. Names come from
+ *   the nodes (`node_<i>` when unnamed; a repeated name gets `_<i>` appended). The default pose is each node's rest
  *   TRS (a `matrix` is decomposed).
  * - **Clips**: one per animation, named after it (`animation_<i>` when unnamed), starting at
  *   the animation's earliest key (usually 0) and ending at its last. Translation, rotation
