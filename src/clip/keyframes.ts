@@ -36,6 +36,19 @@ export interface KeyframeTrack {
 }
 
 /**
+ * How a player slerps LINEAR rotation keys, for measuring against what users see
+ * (docs/format.md, "The error at any time"): `three`, three.js r187's
+ * `Quaternion.slerpFlat` (normalised lerp where the keys' dot product is at least 0.9995,
+ * rotations under about 3.6°, slerp above); `babylon`, Babylon.js's `Quaternion.SlerpToRef`
+ * (slerp, lerp above a dot product of 0.999999, normalised here). Both use the stored keys
+ * as they are, not normalised, and leave the slerp unnormalised, as both engines do.
+ */
+export type PlayerSlerp = 'three' | 'babylon';
+
+/** Every {@link PlayerSlerp}. */
+export const PLAYER_SLERPS: readonly PlayerSlerp[] = ['three', 'babylon'];
+
+/**
  * A key lying within this fraction of a sample period of a sample time counts as lying on
  * it. Key times come from float32 accessors, so `k / rate` is rarely exact; without this a
  * STEP key at 1/30 s would be missed by the sample at 1/30 s.
@@ -45,7 +58,7 @@ export const KEY_TIME_TOLERANCE = 1e-3;
 const FLOAT32_RELATIVE = 2.4e-7;
 
 /** How far (seconds) a key may lie from a sample and still count as on it at `time`. */
-function tolerance(time: number, sampleRate: number): number {
+export function tolerance(time: number, sampleRate: number): number {
   return KEY_TIME_TOLERANCE / sampleRate + FLOAT32_RELATIVE * Math.abs(time);
 }
 
@@ -93,6 +106,7 @@ function valueAt(
   tol: number,
   out: Float32Array | Float64Array,
   o: number,
+  player?: PlayerSlerp,
 ): void {
   const { times, values, width, interpolation, rotation } = track;
   const cubic = interpolation === INTERPOLATION.CUBICSPLINE;
@@ -108,7 +122,7 @@ function valueAt(
     // Before the first key, after the last, on a key, or STEP between keys.
     const v = k * keyStride + valueSkip;
     for (let c = 0; c < width; c++) out[o + c] = values[v + c];
-    if (rotation) normalizeQuat(out, o);
+    if (rotation && !player) normalizeQuat(out, o);
     return;
   }
   const t0 = times[k];
@@ -117,7 +131,8 @@ function valueAt(
   const v0 = k * keyStride + valueSkip;
   const v1 = v0 + keyStride;
   if (!cubic) {
-    if (rotation) slerpInto(values, v0, v1, alpha, out, o);
+    if (rotation && player) playerSlerp(values, v0, v1, alpha, player, out, o);
+    else if (rotation) slerpInto(values, v0, v1, alpha, out, o);
     else for (let c = 0; c < width; c++) out[o + c] = values[v0 + c] + (values[v1 + c] - values[v0 + c]) * alpha;
     return;
   }
@@ -189,6 +204,49 @@ function slerpInto(
   normalizeQuat(out, o);
 }
 
+/** The slerp of `player` between the quaternions at values[a] and values[b], written at out[o]. */
+function playerSlerp(
+  values: ArrayLike<number>,
+  a: number,
+  b: number,
+  alpha: number,
+  player: PlayerSlerp,
+  out: Float32Array | Float64Array,
+  o: number,
+): void {
+  let dot =
+    values[a] * values[b] +
+    values[a + 1] * values[b + 1] +
+    values[a + 2] * values[b + 2] +
+    values[a + 3] * values[b + 3];
+  const sign = dot < 0 ? -1 : 1;
+  dot *= sign;
+  let wa = 1 - alpha,
+    wb = alpha;
+  // three.js copies equal keys as they are.
+  const same =
+    player === 'three' &&
+    values[a] === values[b] &&
+    values[a + 1] === values[b + 1] &&
+    values[a + 2] === values[b + 2] &&
+    values[a + 3] === values[b + 3];
+  if (same) {
+    for (let c = 0; c < 4; c++) out[o + c] = values[a + c];
+    return;
+  }
+  const lerp = player === 'three' ? dot >= 0.9995 : dot > 0.999999;
+  if (!lerp) {
+    const theta = Math.acos(dot);
+    const inv = 1 / Math.sin(theta);
+    wa = Math.sin(wa * theta) * inv;
+    wb = Math.sin(alpha * theta) * inv;
+  }
+  for (let c = 0; c < 4; c++) out[o + c] = values[a + c] * wa + sign * values[b + c] * wb;
+  // Babylon's lerp leaves the quaternion up to 2.5e-7 short, which no rotation matches (on
+  // a 170-unit figure a whole threshold): normalised here, as three.js does.
+  if (lerp) normalizeQuat(out, o);
+}
+
 /** Normalises the quaternion at out[o]; a zero quaternion becomes identity. */
 function normalizeQuat(out: Float32Array | Float64Array, o: number): void {
   const x = out[o],
@@ -213,8 +271,9 @@ function normalizeQuat(out: Float32Array | Float64Array, o: number): void {
 /**
  * Evaluates `track` at `time` (seconds) into `out[o..o + width)`, as {@link resampleTrack}
  * would for a sample at that time: held before the first and after the last key, the key
- * itself within tolerance of a key time (`tolerance` seconds; default 0). Binary search,
- * no allocation.
+ * itself within tolerance of a key time (`tolerance` seconds; default 0). With `player`,
+ * rotations are the keys as stored and LINEAR ones that player's slerp ({@link PlayerSlerp}).
+ * Binary search, no allocation.
  */
 export function evaluateTrack(
   track: KeyframeTrack,
@@ -222,6 +281,7 @@ export function evaluateTrack(
   out: Float32Array | Float64Array,
   o: number,
   tol = 0,
+  player?: PlayerSlerp,
 ): void {
   const times = track.times;
   // Last key at or before time + tol (0 before the first).
@@ -233,7 +293,7 @@ export function evaluateTrack(
     if (times[mid] <= time + tol) lo = mid;
     else hi = mid - 1;
   }
-  valueAt(track, lo, time, tol, out, o);
+  valueAt(track, lo, time, tol, out, o, player);
 }
 
 /**

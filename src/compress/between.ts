@@ -8,7 +8,7 @@
  * SJSON), slerp and lerp between the two samples, in float64. The decoded side is the
  * runtime's own interpolation.
  */
-import { evaluateTrack, resampleTrack, sampleTrackAt } from '../clip/keyframes.js';
+import { evaluateTrack, resampleTrack, sampleTrackAt, tolerance, type PlayerSlerp } from '../clip/keyframes.js';
 import { clipStartTime, sampleTime, type RawClip } from '../clip/raw-clip.js';
 import { POSE_STRIDE } from '../clip/skeleton.js';
 import { KIND_POSE_OFFSET, TRACKS_PER_BONE, TRACK_KIND } from '../runtime/format.js';
@@ -54,20 +54,31 @@ export interface BetweenReport {
 
 /**
  * Writes the reference local pose a fraction `alpha` of the way from sample `k` to `k + 1`
- * into `out` ({@link POSE_STRIDE} float64 per bone).
+ * into `out` ({@link POSE_STRIDE} float64 per bone); with `player`, keyed rotations as that
+ * player evaluates them ({@link PlayerSlerp}). `rotationsOnly` writes the rotations alone,
+ * over a pose that holds the rest.
  */
-export function referenceBetween(clip: RawClip, k: number, alpha: number, out: Float64Array): void {
+export function referenceBetween(
+  clip: RawClip,
+  k: number,
+  alpha: number,
+  out: Float64Array,
+  player?: PlayerSlerp,
+  rotationsOnly = false,
+): void {
   const n = clip.sampleCount;
   const boneCount = clip.skeleton.parents.length;
   const time = sampleTime(clip, k + alpha);
+  // At a sample, a key within float32 jitter of its time is the sample, as the reader took it.
+  const tol = alpha === 0 || alpha === 1 ? tolerance(time, clip.sampleRate) : 0;
   const k1 = Math.min(n - 1, k + 1);
   for (let b = 0; b < boneCount; b++) {
-    for (let kind = 0; kind < TRACKS_PER_BONE; kind++) {
+    for (let kind = 0; kind < (rotationsOnly ? 1 : TRACKS_PER_BONE); kind++) {
       const t = b * TRACKS_PER_BONE + kind;
       const o = b * POSE_STRIDE + KIND_POSE_OFFSET[kind];
       const keys = clip.keyframes?.[t];
       if (keys) {
-        evaluateTrack(keys, time, out, o);
+        evaluateTrack(keys, time, out, o, tol, player);
         continue;
       }
       const held = clip.stepMask?.[t] === 1;
@@ -132,6 +143,31 @@ export function interpolateSamples(clip: RawClip, k: number, alpha: number, out:
 }
 
 /**
+ * What {@link measureBetweenErrors} measures the decoded pose against: a function writing the
+ * reference pose at fraction `alpha` of interval k, or the players whose evaluations of a clip's
+ * keys count (the larger error).
+ */
+export type BetweenReference = ((k: number, alpha: number, out: Float64Array) => void) | readonly PlayerSlerp[];
+
+/** The reference functions of `reference`, in order, and whether the samples are measured too. */
+function referencesOf(
+  clip: RawClip,
+  reference: BetweenReference | undefined,
+): { at: ((k: number, alpha: number, out: Float64Array) => void)[]; samples: boolean } {
+  if (typeof reference === 'function') return { at: [reference], samples: false };
+  if (reference && reference.length > 0 && clip.keyframes !== undefined) {
+    // Players differ in rotations only, so after the first only rotations are written. Their
+    // keys as stored are not the samples, so the samples are measured too.
+    const at = reference.map(
+      (player, p) => (k: number, alpha: number, out: Float64Array) =>
+        referenceBetween(clip, k, alpha, out, player, p > 0),
+    );
+    return { at, samples: true };
+  }
+  return { at: [(k, alpha, out) => referenceBetween(clip, k, alpha, out)], samples: false };
+}
+
+/**
  * Measures `decodedBetween(k, alpha, outPose)` against {@link referenceBetween} at evenly
  * spaced checks of every sample interval, with `metric` at `shellDistances`; the whole-shell
  * figure is measured as well unless `shellToo` is false (then it is 0 for the `vertices`
@@ -142,9 +178,10 @@ export function interpolateSamples(clip: RawClip, k: number, alpha: number, out:
  * is therefore never above that of every interval checked at its {@link checksFor}, for
  * about one or two checks per interval instead of three to seven. `perInterval`,
  * when given, receives the bound of each interval at its {@link checksFor} checks (it must
- * start zeroed). `referenceAt` replaces {@link referenceBetween} of `clip` as the reference (an
- * additive clip's is applied to its base). Allocates a few pose-sized buffers and two numbers per
- * interval.
+ * start zeroed). `reference` replaces {@link referenceBetween} of `clip` as what the decoded pose is
+ * measured against: a function (an additive clip's base ∘ delta), or players, against whose
+ * evaluation of a clip's keys the larger error counts, at the samples too (for a clip without keys,
+ * players are ignored). Allocates a few pose-sized buffers and two numbers per interval.
  */
 export function measureBetweenErrors(
   clip: RawClip,
@@ -153,10 +190,16 @@ export function measureBetweenErrors(
   metric: ErrorMetric = 'vertices',
   shellToo = true,
   perInterval?: Float64Array,
-  referenceAt: (k: number, alpha: number, out: Float64Array) => void = (k, alpha, out) =>
-    referenceBetween(clip, k, alpha, out),
+  reference?: BetweenReference,
 ): BetweenReport {
-  const measure = new IntervalChecks(clip, shellDistances, decodedBetween, referenceAt, metric, shellToo);
+  const measure = new IntervalChecks(
+    clip,
+    shellDistances,
+    decodedBetween,
+    referencesOf(clip, reference),
+    metric,
+    shellToo,
+  );
   const report: BetweenReport = {
     metric,
     maxError: 0,
@@ -235,7 +278,10 @@ class IntervalChecks {
     private readonly clip: RawClip,
     private readonly shellDistances: Float32Array,
     private readonly decodedBetween: (k: number, alpha: number, outPose: Float64Array) => void,
-    private readonly referenceAt: (k: number, alpha: number, out: Float64Array) => void,
+    private readonly references: {
+      at: ((k: number, alpha: number, out: Float64Array) => void)[];
+      samples: boolean;
+    },
     metric: ErrorMetric,
     private readonly shellToo: boolean,
   ) {
@@ -267,18 +313,40 @@ class IntervalChecks {
    * worked out where it could raise the interval's or `shellFloor` (the clip's so far).
    */
   check(k: number, checks: number, shellFloor: number): void {
-    const { boneError, isShell, parents, reference, decoded, refObject, decObject, worst, worstShell } = this;
+    const { isShell, worst, worstShell, grow } = this;
+    const boneCount = this.parents.length;
+    for (let b = 0; b < boneCount; b++) grow[b] = 1 + remainderFactor(this.turn[b], checks);
+    if (checks === FIRST_CHECKS && this.references.samples) {
+      this.checkAt(k, 0, shellFloor);
+      if (k + 2 === this.clip.sampleCount) this.checkAt(k, 1, shellFloor);
+    }
+    for (let i = 1; i < checks; i += 2) this.checkAt(k, i / checks, shellFloor);
+    let bound = 0,
+      shellBound = 0;
+    for (let b = 0; b < boneCount; b++) {
+      if (worst[b] * grow[b] > bound) {
+        bound = worst[b] * grow[b];
+        this.boundBone = b;
+        this.boundFraction = this.worstFraction[b];
+      }
+      const shell = (isShell ? worst[b] : worstShell[b]) * grow[b];
+      if (shell > shellBound) shellBound = shell;
+    }
+    this.bound = bound;
+    this.shellBound = shellBound;
+  }
+
+  /** Measures fraction `alpha` of interval k against every reference, into each bone's largest. */
+  private checkAt(k: number, alpha: number, shellFloor: number): void {
+    const { boneError, isShell, parents, reference, decoded, refObject, decObject, worst, worstShell, grow } = this;
     const shells = this.shellDistances,
       shellToo = this.shellToo;
     const boneCount = parents.length;
-    const grow = this.grow;
-    for (let b = 0; b < boneCount; b++) grow[b] = 1 + remainderFactor(this.turn[b], checks);
-    for (let i = 1; i < checks; i += 2) {
-      const alpha = i / checks;
-      this.referenceAt(k, alpha, reference);
-      this.decodedBetween(k, alpha, decoded);
+    this.decodedBetween(k, alpha, decoded);
+    poseToObject(decoded, parents, decObject);
+    for (const referenceAt of this.references.at) {
+      referenceAt(k, alpha, reference);
       poseToObject(reference, parents, refObject);
-      poseToObject(decoded, parents, decObject);
       for (let b = 0; b < boneCount; b++) {
         const o = b * AFFINE_STRIDE;
         const e = boneError(refObject, o, decObject, o, shells[b]);
@@ -293,19 +361,6 @@ class IntervalChecks {
         if (shell > worstShell[b]) worstShell[b] = shell;
       }
     }
-    let bound = 0,
-      shellBound = 0;
-    for (let b = 0; b < boneCount; b++) {
-      if (worst[b] * grow[b] > bound) {
-        bound = worst[b] * grow[b];
-        this.boundBone = b;
-        this.boundFraction = this.worstFraction[b];
-      }
-      const shell = (isShell ? worst[b] : worstShell[b]) * grow[b];
-      if (shell > shellBound) shellBound = shell;
-    }
-    this.bound = bound;
-    this.shellBound = shellBound;
   }
 }
 

@@ -12,6 +12,7 @@ import {
   type ErrorMetric,
   type ErrorReport,
 } from '../metric/error-metric.js';
+import { PLAYER_SLERPS } from '../clip/keyframes.js';
 import { measureBetweenErrors, type BetweenReport } from './between.js';
 
 /**
@@ -77,7 +78,10 @@ export function verifyCompressed(
   );
 }
 
-/** The error of `compressed` between samples with `metric`, decoded by the runtime's own interpolation. */
+/**
+ * The error of `compressed` between samples with `metric`, decoded by the runtime's own
+ * interpolation, against what the players make of the source's keys when it has any.
+ */
 export function measureCompressedBetween(
   reference: RawClip,
   compressed: CompressedClip,
@@ -94,5 +98,8 @@ export function measureCompressedBetween(
       for (let i = 0; i < pose.length; i++) out[i] = pose[i];
     },
     metric,
+    true,
+    undefined,
+    PLAYER_SLERPS,
   );
 }

@@ -42,8 +42,10 @@ export function boneErrorFunction(metric: ErrorMetric): BoneErrorFunction {
 }
 
 /**
- * Writes the affine matrix of a local transform. The quaternion is normalised here, so a
- * slightly denormalised input measures as the rotation an engine would apply.
+ * Writes the affine matrix of a local transform as engines compose it (three.js
+ * `Matrix4.compose`, Babylon.js `Matrix.ComposeToRef`): the quaternion as it is. One of
+ * length k, as float32 rounding leaves it a little off 1, gives k²R + (1 − k²)I instead of
+ * the rotation R, off by (k² − 1)(R − I), which a large model shows.
  */
 export function localToAffine(
   qx: number,
@@ -59,8 +61,7 @@ export function localToAffine(
   out: Float64Array,
   o: number,
 ): void {
-  const len2 = qx * qx + qy * qy + qz * qz + qw * qw;
-  const k = len2 > 0 ? 2 / len2 : 0;
+  const k = 2;
   const xx = qx * qx * k,
     yy = qy * qy * k,
     zz = qz * qz * k;

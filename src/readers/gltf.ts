@@ -19,7 +19,7 @@ import { TRACKS_PER_BONE } from '../runtime/format.js';
 import { morphWeightScale } from '../runtime/morph-share.js';
 import { convertLength, type LengthUnit } from '../clip/units.js';
 import { MAX_QUOTED_CHARS, ParseError, PARSE_ERROR, quoteText, type ParseErrorCode } from './errors.js';
-import { boneSamplesProblem, checkBoneCount, checkClipSize, type ReadOptions } from './options.js';
+import { boneSamplesProblem, checkBoneCount, checkClipSize, READ_LIMITS, type ReadOptions } from './options.js';
 import {
   countOffGridKeys,
   detectSampleRate,
@@ -132,9 +132,10 @@ export async function readGltf(bytes: Uint8Array, file: string, options: GltfRea
  *
  * - **Skeleton**: the joints of every skin (their union), or, without skins, every node an
  *   animation moves; plus all their ancestors, so object space is the model's even when a
- *   non-joint node such as a Blender "Armature" carries a scale. Bones are ordered parents
- *   first, otherwise in the order joints are listed. Names come from the nodes (`node_<i>`
- *   when unnamed; a repeated name gets `_<i>` appended). The default pose is each node's rest
+ *   non-joint node such as a Blender "Armature" carries a scale; plus the nodes an animated
+ *   node carries with a mesh or camera at or below them (their error shows there). Bones
+ *   are ordered parents first, otherwise in the order joints are listed. Names come from
+ *   the nodes (`node_<i>` when unnamed; a repeated name gets `_<i>` appended). The default pose is each node's rest
  *   TRS (a `matrix` is decomposed).
  * - **Clips**: one per animation, named after it (`animation_<i>` when unnamed), starting at
  *   the animation's earliest key (usually 0) and ending at its last. Translation, rotation
@@ -483,7 +484,8 @@ function extraBones(
  * The skeleton bones one clip needs, in skeleton order: the bones of every skin the
  * animation moves (its joints and their ancestors), so a clip of one character does not
  * carry the others' bones. All of them without skins; none when the animation moves no
- * skeleton node.
+ * skeleton node. The nodes joints carry (chooseSkeleton) are left out, so such a clip does
+ * not measure the error there.
  */
 function skinSubset(gltf: GltfJson, hierarchy: Hierarchy, skeleton: SkeletonNodes, animation: AnimationRef): number[] {
   const all = skeleton.nodes.map((_, b) => b);
@@ -1008,6 +1010,32 @@ function chooseSkeleton(
       nodes.push(chain[i]);
     }
   }
+  // Nodes an animated node carries without moving them (a camera, a mesh or a prop set off
+  // from it) move with it at their own distance from it, where an error in its rotation
+  // shows multiplied by that distance: they are measured as bones of their own, those with
+  // something to see (a mesh or camera in their subtree), as many as a clip holds. Parents
+  // precede children in `nodes`, so one pass over the growing list reaches every depth.
+  const moves = new Uint8Array(gltf.nodes.length);
+  for (const a of animations) for (const ch of a.channels) moves[ch.node] = 1;
+  const shows = visibleSubtrees(gltf, hierarchy.parent);
+  let dropped = 0;
+  for (let b = 0; b < nodes.length; b++) {
+    const n = nodes[b];
+    const parent = hierarchy.parent[n];
+    if (parent >= 0 && moves[parent] === 1) moves[n] = 1;
+    if (moves[n] === 0) continue;
+    for (const c of (gltf.nodes[n].children as number[] | undefined) ?? []) {
+      if (boneOfNode[c] >= 0 || shows[c] === 0) continue;
+      if (nodes.length >= READ_LIMITS.maxBones) {
+        dropped++;
+        continue;
+      }
+      boneOfNode[c] = nodes.length;
+      nodes.push(c);
+    }
+  }
+  if (dropped > 0)
+    warnings.push(`${dropped} nodes carried by animated nodes are over the bone limit; their error is not measured`);
   const used = new Set<string>();
   const names = nodes.map((n) => {
     let name = hierarchy.names[n];
@@ -1020,6 +1048,30 @@ function chooseSkeleton(
     return name;
   });
   return { nodes, names, boneOfNode };
+}
+
+/**
+ * Per node, 1 when it or a node below it holds a mesh or a camera. Iterative post-order
+ * (the hierarchy was checked for cycles and single parents by readHierarchy).
+ */
+function visibleSubtrees(gltf: GltfJson, parent: Int32Array): Uint8Array {
+  const count = gltf.nodes.length;
+  const shows = new Uint8Array(count);
+  const order: number[] = [];
+  // Roots first, then children: reversed, every child precedes its parent.
+  const stack: number[] = [];
+  for (let i = 0; i < count; i++) if (parent[i] < 0) stack.push(i);
+  while (stack.length > 0) {
+    const i = stack.pop()!;
+    order.push(i);
+    for (const c of (gltf.nodes[i].children as number[] | undefined) ?? []) stack.push(c);
+  }
+  for (let j = order.length - 1; j >= 0; j--) {
+    const i = order[j];
+    if (gltf.nodes[i].mesh !== undefined || gltf.nodes[i].camera !== undefined) shows[i] = 1;
+    if (shows[i] === 1 && parent[i] >= 0) shows[parent[i]] = 1;
+  }
+  return shows;
 }
 
 /** Drops channels on nodes outside the skeleton, with one warning per animation. */

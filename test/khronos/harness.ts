@@ -32,7 +32,7 @@ import { mulberry32 } from '../utils/synthetic.js';
 export const KHRONOS_DIR = join(ROOT, '..', 'shared', 'data', 'khronos-samples');
 /** The compressor's default threshold, 0.01 cm, in the assets' metres. */
 export const THRESHOLD = 1e-4;
-/** three.js evaluates the source in float32 (keys, slerp, matrices): its rounding on top. */
+/** The decoder's float32 rounding between the compressor's checks, outside its bound (docs/format.md, "The error at any time"). */
 export const TOLERANCE = THRESHOLD * 1.02;
 /** The default shell distance, 3 cm, in metres. */
 const SHELL = 0.03;

@@ -23,30 +23,6 @@ const { assets, khronos } = await corpusAssets(work);
 // A model of several megabytes takes a few seconds per CLI run on a loaded 2-core machine.
 const MODEL_MS = 180_000;
 
-/**
- * Open defects on the Khronos models, each measured: not tolerances of the codec but the
- * worst each may reach until it is fixed (a regression past it still fails). `paths`
- * matches "<animation> <path>" of {@link playbackErrors}; `metres` is the largest error.
- */
-const OPEN_PLAYBACK_DEFECTS: Record<string, { paths: RegExp; metres: number; why: string }> = {
-  Fox: {
-    paths: /./,
-    metres: 1.3e-4,
-    why: 'float32 rounding in the decoder on a 100-unit model (about 1e-5 per pose) lies outside the any-time bound (measured up to 1.24x)',
-  },
-  BrainStem: { paths: /./, metres: 1.1e-4, why: 'the same float32 rounding (measured up to 1.07x)' },
-  IridescentDishWithOlives: {
-    paths: /(createMixerClip|CompressedClipPlayer)$/,
-    metres: 5e-4,
-    why: 'the loose clip of "glassCover rotation" at its last key, 2.7 s (0.0486 cm); the .bp.glb keeps that animation as plain channels',
-  },
-  VC: {
-    paths: /./,
-    metres: 0.15,
-    why: '14.5 cm at 19.0 s, a key time where nodes 50, 115, 117 and 118 move 9.2 units per key (276 units/s); cause not yet found',
-  },
-};
-
 /** Loose `.bpk` outputs larger than the source's animation bytes (compress warns): open defects, measured. */
 const OPEN_LOOSE_BYTES: Record<string, { bytes: number; why: string }> = {
   InterpolationTest: {
@@ -142,11 +118,8 @@ describe(`glTF corpus (${khronos ? 'Khronos sample models' : 'generated rigs: ..
       async () => {
         const { errors, problems } = await playbackErrors(asset.file, glbOut, bpkDir);
         expect(errors.length).toBeGreaterThanOrEqual(3);
-        const open = khronos ? OPEN_PLAYBACK_DEFECTS[asset.name] : undefined;
-        const allowed = (e: (typeof errors)[number]): boolean =>
-          e.error <= TOLERANCE || (open?.paths.test(`${e.animation} ${e.path}`) === true && e.error <= open.metres);
         const over = errors
-          .filter((e) => !allowed(e))
+          .filter((e) => e.error > TOLERANCE)
           .map((e) => `${e.animation} ${e.path}: ${(e.error * 100).toPrecision(3)} cm at ${e.time.toFixed(4)} s`);
         expect([...over, ...problems]).toEqual([]);
       },

@@ -75,3 +75,23 @@ describe('shellBoundError', () => {
     }
   });
 });
+
+describe('localToAffine', () => {
+  it('composes the quaternion as it is, as three.js and Babylon.js do: length k gives k²R + (1 − k²)I', () => {
+    const h = 0.4;
+    const unit = new Float64Array(AFFINE_STRIDE),
+      m = new Float64Array(AFFINE_STRIDE);
+    localToAffine(0, Math.sin(h), 0, Math.cos(h), 5, 0, 0, 1, 1, 1, unit, 0);
+    for (const eps of [1e-7, -3e-6]) {
+      const k = 1 + eps;
+      localToAffine(0, Math.sin(h) * k, 0, Math.cos(h) * k, 5, 0, 0, 1, 1, 1, m, 0);
+      for (let c = 0; c < 3; c++)
+        for (let r = 0; r < 3; r++)
+          expect(m[c * 3 + r]).toBeCloseTo(k * k * unit[c * 3 + r] + (c === r ? 1 - k * k : 0), 15);
+      // Seen at 50 units, a length 1e-7 off moves a point by about 1e-5 · |R − I|: 50 · |k² − 1| · |R − I|.
+      const moved = 50 * Math.hypot(m[0] - unit[0], m[1] - unit[1], m[2] - unit[2]);
+      const turn = Math.hypot(unit[0] - 1, unit[1], unit[2]);
+      expect(moved / (50 * Math.abs(k * k - 1) * turn)).toBeCloseTo(1, 6);
+    }
+  });
+});

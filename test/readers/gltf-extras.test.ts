@@ -65,10 +65,11 @@ describe('readGltf with extraTracks', () => {
       expect(x / blob.scales[0]).toBeCloseTo(0.5 + 0.5 * Math.sin(k / 7), 5);
       expect(clip.translations[(b * clip.sampleCount + k) * 3 + 1]).toBe(0);
     }
-    // Without the option the same file reads as before: one skeleton, the rest warned about.
+    // Without the option the same file reads as before: one skeleton (with the mesh J1
+    // carries), the rest warned about.
     const plain = await readGltfWithWarnings(glb, 'props.glb');
     expect(plain.extras).toBeUndefined();
-    expect(plain.clips.map((c) => c.skeleton.boneNames)).toEqual([['J0', 'J1']]);
+    expect(plain.clips.map((c) => c.skeleton.boneNames)).toEqual([['J0', 'J1', 'Blink']]);
     expect(
       plain.warnings.some((w) => /morph-target weight channels \(Blob, Blink\) not supported; ignored/.test(w)),
     ).toBe(true);
