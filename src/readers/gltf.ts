@@ -136,7 +136,8 @@ export async function readGltf(bytes: Uint8Array, file: string, options: GltfRea
  *   node carries with a mesh or camera at or below them (their error shows there). Bones
  *   are ordered parents first, otherwise in the order joints are listed. Names come from
  *   the nodes (`node_<i>` when unnamed; a repeated name gets `_<i>` appended). The default pose is each node's rest
- *   TRS (a `matrix` is decomposed).
+ *   TRS (a `matrix` is decomposed). Without skins, each clip holds only the nodes its
+ *   animation moves, their ancestors and the nodes they carry.
  * - **Clips**: one per animation, named after it (`animation_<i>` when unnamed), starting at
  *   the animation's earliest key (usually 0) and ending at its last. Translation, rotation
  *   and scale channels are sampled at `options.sampleRate`, or at the rate
@@ -262,12 +263,16 @@ export async function readGltfWithWarnings(
   const extras: GltfClipExtras[] = [];
   usable.forEach((animation, a) => {
     const docChannels = docAnimations[a].listChannels();
-    // With extra tracks, an animation that moves no skeleton node holds only its extra bones.
-    const clipSkeleton = extraTracks
-      ? extraBones(gltf, hierarchy, skeleton, animation, bones, unit, targetData, fail)
-      : undefined;
+    // A clip holds the bones its animation needs (clipSubset): with extra tracks, and in a scene
+    // without skins, where each animation may move a node of its own (a skin's clip otherwise
+    // keeps the whole skeleton). With extra tracks, an animation that moves no skeleton node
+    // holds only its extra bones.
+    const clipSkeleton =
+      extraTracks || gltf.skins.length === 0
+        ? extraBones(gltf, hierarchy, skeleton, animation, bones, unit, targetData, fail)
+        : undefined;
     const clipBones = clipSkeleton?.bones ?? bones;
-    if (clipSkeleton) {
+    if (clipSkeleton && extraTracks) {
       clipSkeleton.extras.nodes.forEach((n, i) =>
         restOf(trimIndex[n], n, clipBones.defaultPose, (clipSkeleton.extras.skeletonBones + i) * POSE_STRIDE),
       );
@@ -406,7 +411,7 @@ function extraBones(
   targetData: (accessor: number) => Float32Array | undefined,
   fail: Fail,
 ): { bones: Skeleton; extras: GltfClipExtras; weightBone: number[]; clipBoneOf: Int32Array } {
-  const subset = skinSubset(gltf, hierarchy, skeleton, animation);
+  const subset = clipSubset(hierarchy, skeleton, animation, gltf.skins);
   const skeletonBones = subset.length;
   const clipBoneOf = new Int32Array(skeleton.nodes.length).fill(-1);
   subset.forEach((b, i) => {
@@ -483,26 +488,44 @@ function extraBones(
 /**
  * The skeleton bones one clip needs, in skeleton order: the bones of every skin the
  * animation moves (its joints and their ancestors), so a clip of one character does not
- * carry the others' bones. All of them without skins; none when the animation moves no
- * skeleton node. The nodes joints carry (chooseSkeleton) are left out, so such a clip does
- * not measure the error there.
+ * carry the others' bones; without skins, the nodes the animation moves with their ancestors
+ * and the nodes they carry, so a clip of one node of a scene does not hold (and reset) the
+ * others. None when the animation moves no skeleton node. The nodes joints carry
+ * (chooseSkeleton) are left out of a skin's, so such a clip does not measure the error there.
  */
-function skinSubset(gltf: GltfJson, hierarchy: Hierarchy, skeleton: SkeletonNodes, animation: AnimationRef): number[] {
-  const all = skeleton.nodes.map((_, b) => b);
+function clipSubset(
+  hierarchy: Hierarchy,
+  skeleton: SkeletonNodes,
+  animation: AnimationRef,
+  skins: unknown[],
+): number[] {
   if (animation.channels.length === 0) return [];
-  if (gltf.skins.length === 0) return all;
   const moved = new Set(animation.channels.map((ch) => skeleton.boneOfNode[ch.node]));
   const keep = new Uint8Array(skeleton.nodes.length);
-  for (const skin of gltf.skins) {
+  if (skins.length === 0) {
+    const parentBone = (b: number): number => {
+      const parent = hierarchy.parent[skeleton.nodes[b]];
+      return parent < 0 ? -1 : skeleton.boneOfNode[parent];
+    };
+    // Bones are parents first: a bone is carried (1) when its parent is moved or carried.
+    for (let b = 0; b < skeleton.nodes.length; b++) {
+      const p = parentBone(b);
+      if (moved.has(b) || (p >= 0 && keep[p] === 1)) keep[b] = 1;
+    }
+    // Ancestors (2) at their rest values, so object space is the model's.
+    for (const b of moved) for (let a = parentBone(b); a >= 0 && keep[a] === 0; a = parentBone(a)) keep[a] = 2;
+    return skeleton.nodes.map((_, b) => b).filter((b) => keep[b] !== 0);
+  }
+  for (const skin of skins as { joints: number[] }[]) {
     // Joints were checked by chooseSkeleton; every joint and ancestor is a bone.
     const bonesOfSkin = new Set<number>();
-    for (const j of skin.joints as number[]) {
+    for (const j of skin.joints) {
       for (let n = j; n >= 0 && !bonesOfSkin.has(skeleton.boneOfNode[n]); n = hierarchy.parent[n])
         bonesOfSkin.add(skeleton.boneOfNode[n]);
     }
     if ([...moved].some((b) => bonesOfSkin.has(b))) for (const b of bonesOfSkin) keep[b] = 1;
   }
-  return all.filter((b) => keep[b] === 1);
+  return skeleton.nodes.map((_, b) => b).filter((b) => keep[b] === 1);
 }
 
 /** Whether any animation channel of the glTF JSON targets the morph weights of a node with a mesh. */
