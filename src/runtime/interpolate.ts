@@ -13,12 +13,7 @@ export function writeRotation(x: number, y: number, z: number, w: number, out: F
     out[o + 1] = y * inv;
     out[o + 2] = z * inv;
     out[o + 3] = w * inv;
-  } else {
-    out[o] = 0;
-    out[o + 1] = 0;
-    out[o + 2] = 0;
-    out[o + 3] = 1;
-  }
+  } else writeIdentity(out, o);
 }
 
 /**
@@ -50,24 +45,20 @@ export function lerp(a: number, b: number, alpha: number): number {
 }
 
 /**
- * normalise(ref · q) for the float32 quaternions ref = `refs[ro..ro+3]` and q = (x, y, z,
- * w), in float32 arithmetic (each product's terms left to right; the squared length left to
- * right, then 1 / √, then each product), written at `out[o..o+3]`; identity when the
- * squared length is not > 0. A product of two float32 numbers is exact in float64, so the
- * last products need no rounding of their own before the float32 store. The emit and the
- * blend below end here; sampler.ts's decode loop writes the same operations inline.
+ * normalise(ref · q) for the float32 quaternions ref = `refs[ro..ro+3]` and q = `q[0..3]`
+ * (x, y, z, w), in float32 arithmetic (each product's terms left to right; the squared
+ * length left to right, then 1 / √, then each product), written at `out[o..o+3]`; identity
+ * when the squared length is not > 0. A product of two float32 numbers is exact in float64,
+ * so the last products need no rounding of their own before the float32 store. Both
+ * {@link emitRotation} and {@link blendRotations} end here; q comes in an array, so the
+ * call (too long for the engine to inline) boxes no number.
  */
-function writeRefProduct(
-  refs: Float64Array,
-  ro: number,
-  x: number,
-  y: number,
-  z: number,
-  w: number,
-  out: Float32Array,
-  o: number,
-): void {
+function writeRefProduct(q: Float64Array, refs: Float64Array, ro: number, out: Float32Array, o: number): void {
   const f = Math.fround;
+  const x = q[0],
+    y = q[1],
+    z = q[2],
+    w = q[3];
   const rx = refs[ro],
     ry = refs[ro + 1],
     rz = refs[ro + 2],
@@ -83,22 +74,43 @@ function writeRefProduct(
     out[o + 1] = py * inv;
     out[o + 2] = pz * inv;
     out[o + 3] = pw * inv;
-  } else {
-    out[o] = 0;
-    out[o + 1] = 0;
-    out[o + 2] = 0;
-    out[o + 3] = 1;
-  }
+  } else writeIdentity(out, o);
+}
+
+/** Writes the identity quaternion at `out[o..o+3]`. */
+function writeIdentity(out: Float32Array, o: number): void {
+  out[o] = 0;
+  out[o + 1] = 0;
+  out[o + 2] = 0;
+  out[o + 3] = 1;
+}
+
+/**
+ * Rebuilds the stored rotation key at `v[at..at+2]` (x, y, z, w without `drop`, rounded to
+ * float32 here) into `v[at..at+3]`: the dropped component ≥ 0 as √(1 − a² − b² − c²) in
+ * float32, 0 where that is not > 0.
+ */
+function rebuildKey(v: Float64Array, at: number, drop: number): void {
+  const f = Math.fround;
+  const a = f(v[at]),
+    b = f(v[at + 1]),
+    c = f(v[at + 2]);
+  const t = f(f(f(1 - f(a * a)) - f(b * b)) - f(c * c));
+  const d = t > 0 ? f(Math.sqrt(t)) : 0;
+  v[at] = drop === 0 ? d : a;
+  v[at + 1] = drop === 0 ? a : drop === 1 ? d : b;
+  v[at + 2] = drop <= 1 ? b : drop === 2 ? d : c;
+  v[at + 3] = drop === 3 ? d : c;
 }
 
 /**
  * Writes one stored rotation key: `v[0..2]` are the three stored components of the delta
- * (x, y, z, w without `drop`), rounded to float32 here; the dropped one is rebuilt ≥ 0, and
- * normalise(ref · delta) goes to `out[o..o+3]` (ref = `refs[ro..ro+3]`, float32 numbers).
- * Every operation is float32 (docs/format.md), so four rotations fit one SIMD vector of the
- * WebAssembly kernel. The compressor rebuilds keys with this same function, so the error
- * it measures is the decoder's. Numbers travel in arrays so a call that is not inlined
- * boxes nothing.
+ * (x, y, z, w without `drop`); the key is rebuilt ({@link rebuildKey}, overwriting
+ * `v[0..3]`) and normalise(ref · delta) goes to `out[o..o+3]` (ref = `refs[ro..ro+3]`,
+ * float32 numbers). Every operation is float32 (docs/format.md), so four rotations fit one
+ * SIMD vector of the WebAssembly kernel. The TypeScript decoder (sampler.ts) and the
+ * compressor rebuild keys with this one function, so the error the compressor measures is
+ * the decoder's. Numbers travel in arrays so a call that is not inlined boxes nothing.
  */
 export function emitRotation(
   v: Float64Array,
@@ -108,17 +120,8 @@ export function emitRotation(
   out: Float32Array,
   o: number,
 ): void {
-  const f = Math.fround;
-  const a = f(v[0]),
-    b = f(v[1]),
-    c = f(v[2]);
-  const t = f(f(f(1 - f(a * a)) - f(b * b)) - f(c * c));
-  const d = t > 0 ? f(Math.sqrt(t)) : 0;
-  const x = drop === 0 ? d : a;
-  const y = drop === 0 ? a : drop === 1 ? d : b;
-  const z = drop <= 1 ? b : drop === 2 ? d : c;
-  const w = drop === 3 ? d : c;
-  writeRefProduct(refs, ro, x, y, z, w, out, o);
+  rebuildKey(v, 0, drop);
+  writeRefProduct(v, refs, ro, out, o);
 }
 
 /**
@@ -142,13 +145,31 @@ const S1 = SLERP_SERIES.SINE[0],
   S4 = SLERP_SERIES.SINE[3];
 
 /**
+ * One slerp weight, sin(xθ)/θ up to the factor both weights share, in float32 arithmetic
+ * for a float32 `x` (1 − alpha or alpha) and u = 1 − |cos θ| (float32). Below
+ * {@link SERIES_LIMIT}, θ² comes from a series in u and the sine from its Taylor series,
+ * both well inside float32 precision there, so no transcendental function runs on the
+ * common path; above it, sin(xθ) from Math.acos and Math.sin.
+ */
+function slerpWeight(x: number, u: number): number {
+  const f = Math.fround;
+  if (u < SERIES_LIMIT) {
+    // acos(1 − u)² = 2u + u²/3 + 4u³/45 + u⁴/35 + …
+    const theta2 = f(u * f(2 + f(u * f(T3 + f(u * f(T45 + f(u * T35)))))));
+    // sin(xθ)/θ = x (1 − s/6 + s²/120 − s³/5040 + s⁴/362880) with s = (xθ)², in Horner form
+    // with constant coefficients: multiplications only (a division costs several).
+    const s = f(f(x * x) * theta2);
+    return f(x * f(1 + f(s * f(S1 + f(s * f(S2 + f(s * f(S3 + f(s * S4)))))))));
+  }
+  return f(Math.sin(f(x * f(Math.acos(u > 1 ? 0 : f(1 - u))))));
+}
+
+/**
  * Slerp weights, up to a common factor, in float32 arithmetic: for unit quaternions a and
  * b with `dot` = a · b and alpha = `v[6]` (both rounded to float32 here), writes wa to
  * `v[6]` and wb to `v[7]` so that normalise(wa·a + wb·b) is slerp(a, b, alpha) on the
  * shortest path (wb carries the sign of `dot`). The weights are sin((1 − alpha)θ)/θ and
- * sin(alpha·θ)/θ; for the small angles between neighbouring keys θ² comes from a series in
- * 1 − cos θ and the sines from their Taylor series, both well inside float32 precision
- * there, so no transcendental function runs on the common path.
+ * sin(alpha·θ)/θ ({@link slerpWeight}).
  */
 export function slerpWeights(v: Float64Array, dot: number): void {
   const f = Math.fround;
@@ -156,34 +177,17 @@ export function slerpWeights(v: Float64Array, dot: number): void {
   const d = f(dot);
   const sign = d < 0 ? -1 : 1;
   const u = f(1 - d * sign);
-  const beta = f(1 - alpha);
-  let wa: number, wb: number;
-  if (u < SERIES_LIMIT) {
-    // acos(1 − u)² = 2u + u²/3 + 4u³/45 + u⁴/35 + …
-    const theta2 = f(u * f(2 + f(u * f(T3 + f(u * f(T45 + f(u * T35)))))));
-    const a2 = f(f(alpha * alpha) * theta2),
-      b2 = f(f(beta * beta) * theta2);
-    // sin(xθ)/θ = x (1 − s/6 + s²/120 − s³/5040 + s⁴/362880) with s = (xθ)², in Horner form
-    // with constant coefficients: multiplications only (a division costs several).
-    wb = f(alpha * f(1 + f(a2 * f(S1 + f(a2 * f(S2 + f(a2 * f(S3 + f(a2 * S4)))))))));
-    wa = f(beta * f(1 + f(b2 * f(S1 + f(b2 * f(S2 + f(b2 * f(S3 + f(b2 * S4)))))))));
-  } else {
-    const theta = f(Math.acos(u > 1 ? 0 : f(1 - u)));
-    wa = f(Math.sin(f(beta * theta)));
-    wb = f(Math.sin(f(alpha * theta)));
-  }
-  v[6] = wa;
-  v[7] = wb * sign;
+  v[6] = slerpWeight(f(1 - alpha), u);
+  v[7] = slerpWeight(alpha, u) * sign;
 }
 
 /**
- * Blends two stored rotation keys at alpha = `v[6]` (`v[6..7]` are overwritten): key 0 is
- * `v[0..2]` without `drop0`, key 1 is `v[3..5]` without `drop1`, each rounded to float32.
- * The deltas are slerped on the shortest path with {@link slerpWeights} (left
- * multiplication by ref is an isometry, so slerping the deltas and then multiplying is
- * slerp of the rotations), multiplied by ref once and normalised into `out[o..o+3]`, all in
- * float32 as {@link emitRotation}. The rebuild of each key repeats emitRotation's on
- * purpose: sharing it through a scratch array measured 6 % slower per pose.
+ * Blends two stored rotation keys at alpha = `v[8]` (rounded to float32 here): key 0 is
+ * `v[0..2]` without `drop0`, key 1 is `v[4..6]` without `drop1`, each rebuilt as
+ * {@link emitRotation} does (into `v[0..3]` and `v[4..7]`). The deltas are slerped on the
+ * shortest path with the weights of {@link slerpWeights} (left multiplication by ref is an
+ * isometry, so slerping the deltas and then multiplying is slerp of the rotations),
+ * multiplied by ref once and normalised into `out[o..o+3]`, all in float32.
  */
 export function blendRotations(
   v: Float64Array,
@@ -195,35 +199,25 @@ export function blendRotations(
   o: number,
 ): void {
   const f = Math.fround;
-  const a0 = f(v[0]),
-    b0 = f(v[1]),
-    c0 = f(v[2]);
-  const t0 = f(f(f(1 - f(a0 * a0)) - f(b0 * b0)) - f(c0 * c0));
-  const d0 = t0 > 0 ? f(Math.sqrt(t0)) : 0;
-  const x0 = drop0 === 0 ? d0 : a0;
-  const y0 = drop0 === 0 ? a0 : drop0 === 1 ? d0 : b0;
-  const z0 = drop0 <= 1 ? b0 : drop0 === 2 ? d0 : c0;
-  const w0 = drop0 === 3 ? d0 : c0;
-  const a1 = f(v[3]),
-    b1 = f(v[4]),
-    c1 = f(v[5]);
-  const t1 = f(f(f(1 - f(a1 * a1)) - f(b1 * b1)) - f(c1 * c1));
-  const d1 = t1 > 0 ? f(Math.sqrt(t1)) : 0;
-  const x1 = drop1 === 0 ? d1 : a1;
-  const y1 = drop1 === 0 ? a1 : drop1 === 1 ? d1 : b1;
-  const z1 = drop1 <= 1 ? b1 : drop1 === 2 ? d1 : c1;
-  const w1 = drop1 === 3 ? d1 : c1;
-  slerpWeights(v, f(f(f(f(x0 * x1) + f(y0 * y1)) + f(z0 * z1)) + f(w0 * w1)));
-  const wa = v[6],
-    wb = v[7];
-  writeRefProduct(
-    refs,
-    ro,
-    f(f(x0 * wa) + f(x1 * wb)),
-    f(f(y0 * wa) + f(y1 * wb)),
-    f(f(z0 * wa) + f(z1 * wb)),
-    f(f(w0 * wa) + f(w1 * wb)),
-    out,
-    o,
-  );
+  rebuildKey(v, 0, drop0);
+  rebuildKey(v, 4, drop1);
+  const x0 = v[0],
+    y0 = v[1],
+    z0 = v[2],
+    w0 = v[3];
+  const x1 = v[4],
+    y1 = v[5],
+    z1 = v[6],
+    w1 = v[7];
+  const dot = f(f(f(f(x0 * x1) + f(y0 * y1)) + f(z0 * z1)) + f(w0 * w1));
+  const sign = dot < 0 ? -1 : 1;
+  const u = f(1 - dot * sign);
+  const alpha = f(v[8]);
+  const wa = slerpWeight(f(1 - alpha), u),
+    wb = slerpWeight(alpha, u) * sign;
+  v[0] = f(f(x0 * wa) + f(x1 * wb));
+  v[1] = f(f(y0 * wa) + f(y1 * wb));
+  v[2] = f(f(z0 * wa) + f(z1 * wb));
+  v[3] = f(f(w0 * wa) + f(w1 * wb));
+  writeRefProduct(v, refs, ro, out, o);
 }
