@@ -129,10 +129,10 @@ export function emitRotation(
  * come from series; above it from Math.acos and Math.sin. A power of two, so that float32
  * and float64 comparisons with it agree.
  */
-export const SERIES_LIMIT = 0.125;
+const SERIES_LIMIT = 0.125;
 
 /** The series' coefficients as float32 numbers (see {@link slerpWeights}). */
-export const SLERP_SERIES = {
+const SLERP_SERIES = {
   THETA: [Math.fround(1 / 3), Math.fround(4 / 45), Math.fround(1 / 35)],
   SINE: [Math.fround(-1 / 6), Math.fround(1 / 120), Math.fround(-1 / 5040), Math.fround(1 / 362880)],
 } as const;
