@@ -44,37 +44,96 @@ export function lerp(a: number, b: number, alpha: number): number {
   return a + (b - a) * alpha;
 }
 
+/** Floats of a rotation's slot in the keys {@link decodeRotations} reads: key 0's three stored components at 0, key 1's at 4. */
+export const ROTATION_SLOT = 8;
+/** Int32 words of a rotation's entry in the list {@link decodeRotations} reads: drop0, drop1 (-1: key 0 alone), reference index, pose offset. */
+export const ROTATION_ENTRY = 4;
+
 /**
- * normalise(ref · q) for the float32 quaternions ref = `refs[ro..ro+3]` and q = `q[0..3]`
- * (x, y, z, w), in float32 arithmetic (each product's terms left to right; the squared
- * length left to right, then 1 / √, then each product), written at `out[o..o+3]`; identity
- * when the squared length is not > 0. A product of two float32 numbers is exact in float64,
- * so the last products need no rounding of their own before the float32 store. Both
- * {@link emitRotation} and {@link blendRotations} end here; q comes in an array, so the
- * call (too long for the engine to inline) boxes no number.
+ * Decodes `count` stored rotations into `out`, the only place this arithmetic is written:
+ * rotation i's keys are slot i of `keys` ({@link ROTATION_SLOT} floats: the three stored
+ * components of key 0's delta, x, y, z, w without its dropped component, then key 1's at 4)
+ * and its entry i of `list` ({@link ROTATION_ENTRY} words: key 0's dropped component, key
+ * 1's or -1 for key 0 alone, the index of its reference in `refs`, its offset in `out`).
+ * Each key's components are rounded to float32 and its dropped component rebuilt ≥ 0 as
+ * √(1 − a² − b² − c²), in place in `keys`; two keys' deltas are slerped at `alpha` on the
+ * shortest path with the weights of {@link slerpWeights} (left multiplication by the
+ * reference is an isometry, so slerping the deltas and then multiplying is slerp of the
+ * rotations); then normalise(ref · delta) goes to out, identity where the squared length is
+ * not > 0. Every operation is float32 (docs/format.md), in a fixed order (each product's
+ * terms left to right; the squared length left to right, then 1 / √, then each product),
+ * so four rotations fit one SIMD vector of the WebAssembly kernel, which performs the same
+ * operations. A product of two float32 numbers is exact in float64, so the last products
+ * need no rounding of their own before the float32 store.
+ *
+ * The TypeScript decoder (sampler.ts) calls this once per pose over all its rotations, and
+ * the compressor through {@link emitRotation} and {@link blendRotations}, so the error the
+ * compressor measures is the decoder's. One call per pose keeps every operation inside one
+ * loop: a call per rotation measured up to 1.5 × the decode time, the engine inlining none.
  */
-function writeRefProduct(q: Float64Array, refs: Float64Array, ro: number, out: Float32Array, o: number): void {
+export function decodeRotations(
+  keys: Float64Array,
+  list: Int32Array,
+  count: number,
+  alpha: number,
+  refs: Float64Array,
+  out: Float32Array,
+): void {
   const f = Math.fround;
-  const x = q[0],
-    y = q[1],
-    z = q[2],
-    w = q[3];
-  const rx = refs[ro],
-    ry = refs[ro + 1],
-    rz = refs[ro + 2],
-    rw = refs[ro + 3];
-  const px = f(f(f(f(rw * x) + f(rx * w)) + f(ry * z)) - f(rz * y));
-  const py = f(f(f(f(rw * y) - f(rx * z)) + f(ry * w)) + f(rz * x));
-  const pz = f(f(f(f(rw * z) + f(rx * y)) - f(ry * x)) + f(rz * w));
-  const pw = f(f(f(f(rw * w) - f(rx * x)) - f(ry * y)) - f(rz * z));
-  const len2 = f(f(f(f(px * px) + f(py * py)) + f(pz * pz)) + f(pw * pw));
-  if (len2 > 0) {
-    const inv = f(1 / f(Math.sqrt(len2)));
-    out[o] = px * inv;
-    out[o + 1] = py * inv;
-    out[o + 2] = pz * inv;
-    out[o + 3] = pw * inv;
-  } else writeIdentity(out, o);
+  const al = f(alpha),
+    beta = f(1 - al);
+  for (let i = 0, k = 0, e = 0; i < count; i++, k += ROTATION_SLOT, e += ROTATION_ENTRY) {
+    const blend = list[e + 1] >= 0;
+    for (let at = k, n = 0; n < (blend ? 2 : 1); n++, at += 4) {
+      const drop = list[e + n];
+      const a = f(keys[at]),
+        b = f(keys[at + 1]),
+        c = f(keys[at + 2]);
+      const t = f(f(f(1 - f(a * a)) - f(b * b)) - f(c * c));
+      const d = t > 0 ? f(Math.sqrt(t)) : 0;
+      keys[at] = drop === 0 ? d : a;
+      keys[at + 1] = drop === 0 ? a : drop === 1 ? d : b;
+      keys[at + 2] = drop <= 1 ? b : drop === 2 ? d : c;
+      keys[at + 3] = drop === 3 ? d : c;
+    }
+    let x = keys[k],
+      y = keys[k + 1],
+      z = keys[k + 2],
+      w = keys[k + 3];
+    if (blend) {
+      const x1 = keys[k + 4],
+        y1 = keys[k + 5],
+        z1 = keys[k + 6],
+        w1 = keys[k + 7];
+      const dot = f(f(f(f(x * x1) + f(y * y1)) + f(z * z1)) + f(w * w1));
+      const sign = dot < 0 ? -1 : 1;
+      const u = f(1 - dot * sign);
+      const wa = slerpWeight(beta, u),
+        wb = slerpWeight(al, u) * sign;
+      x = f(f(x * wa) + f(x1 * wb));
+      y = f(f(y * wa) + f(y1 * wb));
+      z = f(f(z * wa) + f(z1 * wb));
+      w = f(f(w * wa) + f(w1 * wb));
+    }
+    const ro = list[e + 2],
+      o = list[e + 3];
+    const rx = refs[ro],
+      ry = refs[ro + 1],
+      rz = refs[ro + 2],
+      rw = refs[ro + 3];
+    const px = f(f(f(f(rw * x) + f(rx * w)) + f(ry * z)) - f(rz * y));
+    const py = f(f(f(f(rw * y) - f(rx * z)) + f(ry * w)) + f(rz * x));
+    const pz = f(f(f(f(rw * z) + f(rx * y)) - f(ry * x)) + f(rz * w));
+    const pw = f(f(f(f(rw * w) - f(rx * x)) - f(ry * y)) - f(rz * z));
+    const len2 = f(f(f(f(px * px) + f(py * py)) + f(pz * pz)) + f(pw * pw));
+    if (len2 > 0) {
+      const inv = f(1 / f(Math.sqrt(len2)));
+      out[o] = px * inv;
+      out[o + 1] = py * inv;
+      out[o + 2] = pz * inv;
+      out[o + 3] = pw * inv;
+    } else writeIdentity(out, o);
+  }
 }
 
 /** Writes the identity quaternion at `out[o..o+3]`. */
@@ -85,32 +144,14 @@ function writeIdentity(out: Float32Array, o: number): void {
   out[o + 3] = 1;
 }
 
-/**
- * Rebuilds the stored rotation key at `v[at..at+2]` (x, y, z, w without `drop`, rounded to
- * float32 here) into `v[at..at+3]`: the dropped component ≥ 0 as √(1 − a² − b² − c²) in
- * float32, 0 where that is not > 0.
- */
-function rebuildKey(v: Float64Array, at: number, drop: number): void {
-  const f = Math.fround;
-  const a = f(v[at]),
-    b = f(v[at + 1]),
-    c = f(v[at + 2]);
-  const t = f(f(f(1 - f(a * a)) - f(b * b)) - f(c * c));
-  const d = t > 0 ? f(Math.sqrt(t)) : 0;
-  v[at] = drop === 0 ? d : a;
-  v[at + 1] = drop === 0 ? a : drop === 1 ? d : b;
-  v[at + 2] = drop <= 1 ? b : drop === 2 ? d : c;
-  v[at + 3] = drop === 3 ? d : c;
-}
+/** {@link emitRotation}'s and {@link blendRotations}'s one-entry list. */
+const ONE = new Int32Array(ROTATION_ENTRY);
 
 /**
- * Writes one stored rotation key: `v[0..2]` are the three stored components of the delta
- * (x, y, z, w without `drop`); the key is rebuilt ({@link rebuildKey}, overwriting
- * `v[0..3]`) and normalise(ref · delta) goes to `out[o..o+3]` (ref = `refs[ro..ro+3]`,
- * float32 numbers). Every operation is float32 (docs/format.md), so four rotations fit one
- * SIMD vector of the WebAssembly kernel. The TypeScript decoder (sampler.ts) and the
- * compressor rebuild keys with this one function, so the error the compressor measures is
- * the decoder's. Numbers travel in arrays so a call that is not inlined boxes nothing.
+ * Writes one stored rotation key ({@link decodeRotations}): `v[0..2]` are the three stored
+ * components of the delta (x, y, z, w without `drop`, overwritten by the rebuilt key in
+ * `v[0..3]`); normalise(ref · delta) goes to `out[o..o+3]` (ref = `refs[ro..ro+3]`). The
+ * compressor rebuilds keys with it.
  */
 export function emitRotation(
   v: Float64Array,
@@ -120,8 +161,32 @@ export function emitRotation(
   out: Float32Array,
   o: number,
 ): void {
-  rebuildKey(v, 0, drop);
-  writeRefProduct(v, refs, ro, out, o);
+  ONE[0] = drop;
+  ONE[1] = -1;
+  ONE[2] = ro;
+  ONE[3] = o;
+  decodeRotations(v, ONE, 1, 0, refs, out);
+}
+
+/**
+ * Blends two stored rotation keys at alpha = `v[8]` ({@link decodeRotations}): key 0 is
+ * `v[0..2]` without `drop0`, key 1 is `v[4..6]` without `drop1` (`v[0..7]` are overwritten
+ * by the rebuilt keys); normalise(ref · slerp) goes to `out[o..o+3]`.
+ */
+export function blendRotations(
+  v: Float64Array,
+  drop0: number,
+  drop1: number,
+  refs: Float64Array,
+  ro: number,
+  out: Float32Array,
+  o: number,
+): void {
+  ONE[0] = drop0;
+  ONE[1] = drop1;
+  ONE[2] = ro;
+  ONE[3] = o;
+  decodeRotations(v, ONE, 1, v[8], refs, out);
 }
 
 /**
@@ -179,45 +244,4 @@ export function slerpWeights(v: Float64Array, dot: number): void {
   const u = f(1 - d * sign);
   v[6] = slerpWeight(f(1 - alpha), u);
   v[7] = slerpWeight(alpha, u) * sign;
-}
-
-/**
- * Blends two stored rotation keys at alpha = `v[8]` (rounded to float32 here): key 0 is
- * `v[0..2]` without `drop0`, key 1 is `v[4..6]` without `drop1`, each rebuilt as
- * {@link emitRotation} does (into `v[0..3]` and `v[4..7]`). The deltas are slerped on the
- * shortest path with the weights of {@link slerpWeights} (left multiplication by ref is an
- * isometry, so slerping the deltas and then multiplying is slerp of the rotations),
- * multiplied by ref once and normalised into `out[o..o+3]`, all in float32.
- */
-export function blendRotations(
-  v: Float64Array,
-  drop0: number,
-  drop1: number,
-  refs: Float64Array,
-  ro: number,
-  out: Float32Array,
-  o: number,
-): void {
-  const f = Math.fround;
-  rebuildKey(v, 0, drop0);
-  rebuildKey(v, 4, drop1);
-  const x0 = v[0],
-    y0 = v[1],
-    z0 = v[2],
-    w0 = v[3];
-  const x1 = v[4],
-    y1 = v[5],
-    z1 = v[6],
-    w1 = v[7];
-  const dot = f(f(f(f(x0 * x1) + f(y0 * y1)) + f(z0 * z1)) + f(w0 * w1));
-  const sign = dot < 0 ? -1 : 1;
-  const u = f(1 - dot * sign);
-  const alpha = f(v[8]);
-  const wa = slerpWeight(f(1 - alpha), u),
-    wb = slerpWeight(alpha, u) * sign;
-  v[0] = f(f(x0 * wa) + f(x1 * wb));
-  v[1] = f(f(y0 * wa) + f(y1 * wb));
-  v[2] = f(f(z0 * wa) + f(z1 * wb));
-  v[3] = f(f(w0 * wa) + f(w1 * wb));
-  writeRefProduct(v, refs, ro, out, o);
 }

@@ -6,7 +6,7 @@
 import { SEGMENT_SIZE, TRACKS_PER_BONE, TRACK_KIND } from './format.js';
 import { FORMAT_ERROR, FormatError } from './errors.js';
 import { floatFromBits } from './bits.js';
-import { blendRotations, emitRotation, lerp } from './interpolate.js';
+import { ROTATION_ENTRY, ROTATION_SLOT, decodeRotations, lerp } from './interpolate.js';
 import { POSE_STRIDE } from './pose.js';
 import type { CompressedClip } from './compressed-clip.js';
 import { writeSegmentRecords, type ClipTables } from './decode-tables.js';
@@ -93,8 +93,12 @@ export class ClipSampler {
   private readonly segTable: number;
   /** With compact tables: the segment whose records each of the two slots holds (-1: none). */
   private readonly slotSegment: Int32Array | undefined;
-  /** The keys' components handed to interpolate.ts's rotation functions (key 1 at 4), and alpha at 8. */
-  private readonly v = new Float64Array(9);
+  /**
+   * The TypeScript decoder's rotations of a pose, for interpolate.ts's decodeRotations:
+   * their keys' components and their list (empty where the kernel decodes).
+   */
+  private readonly rotationKeys: Float64Array;
+  private readonly rotationList: Int32Array;
 
   /** Prefer {@link CompressedClip.createSampler}. */
   constructor(clip: CompressedClip) {
@@ -140,6 +144,10 @@ export class ClipSampler {
     this.segStride = t.segStride;
     this.segTable = t.segTable;
     this.poseFloats = t.poseFloats;
+    let rotations = 0;
+    if (this.kernel === undefined) for (const kind of t.animKind) if (kind === TRACK_KIND.ROTATION) rotations++;
+    this.rotationKeys = new Float64Array(ROTATION_SLOT * rotations);
+    this.rotationList = new Int32Array(ROTATION_ENTRY * rotations);
   }
 
   /**
@@ -380,9 +388,9 @@ export class ClipSampler {
   /**
    * Decodes the animated tracks at (k0, k1, alpha) into `out`: a track of pose offset o
    * lands at out[o − base]. `onlyBone` ≥ 0 limits the work to that bone. Reads the records
-   * of the keys' segments in order, then their packed keys (decode-tables.ts); rotations
-   * are rebuilt by interpolate.ts's emitRotation (one key) and blendRotations (two), the
-   * functions the compressor measures with.
+   * of the keys' segments in order, then their packed keys (decode-tables.ts), writes the
+   * other tracks and lists the rotations' keys for interpolate.ts's decodeRotations, the
+   * arithmetic the compressor measures with.
    */
   private decode(out: Float32Array, base: number, onlyBone: number, alpha: number): void {
     const count = this.count;
@@ -399,8 +407,9 @@ export class ClipSampler {
       f32 = this.f32,
       f64 = this.f64,
       u32 = this.u32;
-    const v = this.v;
-    v[8] = alpha;
+    const keys = this.rotationKeys,
+      list = this.rotationList;
+    let n = 0;
     let h0: number, h1: number;
     if (this.slotSegment === undefined) {
       h0 = i32[this.segTable - 2 * (s0 + 1)];
@@ -459,10 +468,7 @@ export class ClipSampler {
       if (single || (meta & TABLE.STEP) !== 0) {
         // A STEP track holds key 0 until the next sample; key 1's bits are skipped.
         if (rotation) {
-          v[0] = c0;
-          v[1] = c1;
-          v[2] = c2;
-          emitRotation(v, bits0 >>> 24, f64, ref, out, o);
+          listRotation(keys, list, n++, c0, c1, c2, bits0 >>> 24, -1, ref, o);
           ref += 4;
         } else {
           out[o] = c0;
@@ -478,13 +484,11 @@ export class ClipSampler {
         g1 = component(u32, d1, at + e0, e1, f32, r1 + 4, raw1),
         g2 = component(u32, d1, at + e0 + e1, (bits1 >>> 16) & 0xff, f32, r1 + 6, raw1);
       if (rotation) {
-        v[0] = c0;
-        v[1] = c1;
-        v[2] = c2;
-        v[4] = g0;
-        v[5] = g1;
-        v[6] = g2;
-        blendRotations(v, bits0 >>> 24, bits1 >>> 24, f64, ref, out, o);
+        const k = ROTATION_SLOT * n + 4;
+        keys[k] = g0;
+        keys[k + 1] = g1;
+        keys[k + 2] = g2;
+        listRotation(keys, list, n++, c0, c1, c2, bits0 >>> 24, bits1 >>> 24, ref, o);
         ref += 4;
       } else {
         out[o] = lerp(c0, g0, alpha);
@@ -492,7 +496,36 @@ export class ClipSampler {
         out[o + 2] = lerp(c2, g2, alpha);
       }
     }
+    decodeRotations(keys, list, n, alpha, f64, out);
   }
+}
+
+/**
+ * Lists rotation `n` for decodeRotations (interpolate.ts): key 0's components (`c0`, `c1`,
+ * `c2`) into its slot of `keys`, and its entry: the keys' dropped components (`drop1` -1
+ * for key 0 alone), its reference index and its pose offset.
+ */
+function listRotation(
+  keys: Float64Array,
+  list: Int32Array,
+  n: number,
+  c0: number,
+  c1: number,
+  c2: number,
+  drop0: number,
+  drop1: number,
+  ref: number,
+  o: number,
+): void {
+  const k = ROTATION_SLOT * n,
+    e = ROTATION_ENTRY * n;
+  keys[k] = c0;
+  keys[k + 1] = c1;
+  keys[k + 2] = c2;
+  list[e] = drop0;
+  list[e + 1] = drop1;
+  list[e + 2] = ref;
+  list[e + 3] = o;
 }
 
 /** Bits of a key's three stored components, from a track record's `bits` word (decode-layout.ts). */
