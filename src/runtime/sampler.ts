@@ -41,7 +41,8 @@ const RECORD = TABLE.RECORD;
 
 /**
  * Samples one {@link CompressedClip}; allocates nothing per call. Its own state is a few
- * numbers and a 64-byte scratch: the clip's shared tables hold everything else.
+ * numbers (and, where TypeScript decodes, a list of a pose's rotations): the clip's shared
+ * tables hold everything else.
  */
 export class ClipSampler {
   // Declared in the order a pose decode reads them, the kernel path's first: fields are laid
@@ -151,11 +152,13 @@ export class ClipSampler {
   }
 
   /**
-   * Bytes this sampler holds beyond the clip, for memory reports: none with the clip's full
-   * tables (its state is a few numbers); its two segment slots with compact tables.
+   * Bytes this sampler holds beyond the clip, for memory reports: none where the kernel
+   * decodes (its state is a few numbers); where TypeScript does, its list of a pose's
+   * rotations (80 bytes a rotation) and, with compact tables, its two segment slots.
    */
   get byteLength(): number {
-    return this.slotSegment ? this.i32.byteLength + this.slotSegment.byteLength : 0;
+    const lists = this.rotationKeys.byteLength + this.rotationList.byteLength;
+    return this.slotSegment ? lists + this.i32.byteLength + this.slotSegment.byteLength : lists;
   }
 
   /**
