@@ -10,6 +10,7 @@
 //                 with --benchmark_out=file --benchmark_out_format=json, run on the same machine
 //                 (its DecompressPose median per clip, matched by clip name)
 // --json          one JSON object on stdout
+// Also prints the decode tables' bytes over every .bpk in the folder, as a multiple of the files'.
 import { readFileSync, readdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -132,6 +133,24 @@ if (values.corpus) {
     `${'  whole corpus'.padEnd(26)} ${c.coldNs.toFixed(0).padStart(8)} ${c.warmNs.toFixed(0).padStart(8)}              ${c.coldCpuNs.toFixed(0).padStart(8)} ${c.warmCpuNs.toFixed(0).padStart(8)}`,
   );
 }
+// After the timings: what the open clips' decode tables hold beside the files: the widest view of each buffer
+// the tables keep, the file's own excepted (a kernel clip's view is its place in the memory).
+let fileBytes = 0,
+  tableBytes = 0;
+for (const file of files) {
+  const bytes = new Uint8Array(readFileSync(join(folder, file)));
+  const buffers = new Map();
+  for (const view of Object.values(open(bytes).tables)) {
+    if (ArrayBuffer.isView(view) && view.buffer !== bytes.buffer)
+      buffers.set(view.buffer, Math.max(buffers.get(view.buffer) ?? 0, view.byteLength));
+  }
+  fileBytes += bytes.byteLength;
+  for (const n of buffers.values()) tableBytes += n;
+}
+result.tables = { clips: files.length, fileBytes, tableBytes, ratio: tableBytes / fileBytes };
+log(
+  `decode tables: ${tableBytes} bytes for ${files.length} clips of ${fileBytes} bytes, ${result.tables.ratio.toFixed(3)} × the files`,
+);
 result.loadAfter = load();
 log(`load average after: ${result.loadAfter}`);
 if (values.json) console.log(JSON.stringify(result, null, 2));

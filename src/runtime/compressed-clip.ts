@@ -47,10 +47,11 @@ export interface OpenOptions {
   verifyChecksum?: boolean;
   /**
    * What is derived at open time:
-   * - `'full'` (default): every segment's dequantisation records and a copy of the packed
-   *   keys, in one buffer in the order a decode reads it (on the corpus about 1.8 × the
-   *   file where the WebAssembly kernel decodes, 1.6 × otherwise), shared by
-   *   every sampler: the fastest decode, cold or warm;
+   * - `'full'` (default): every segment's dequantisation records, in one buffer in the order
+   *   a decode reads it, shared by every sampler: the fastest decode, cold or warm. The
+   *   TypeScript decoder reads the packed keys from the file (on the corpus the tables take
+   *   about 0.76 × the file); where the WebAssembly kernel decodes, the buffer also holds
+   *   the keys laid out for it and rows of four rotations (about 1.9 × the file);
    * - `'compact'`: the base pose and references only; each sampler builds the records of
    *   the two segments it last read (32 bytes per animated track each) and reads packed keys
    *   from the file. Resident memory is about the file's size plus a few KB per sampler;
@@ -215,9 +216,9 @@ export class CompressedClip {
   /**
    * Validates `bytes` as a `.bpk` clip and wraps it. The bytes are kept (names, bit rates)
    * and copied only when they start at an offset that is not a multiple of 4 in their
-   * ArrayBuffer; the decode tables copy the packed keys behind each segment's constants,
-   * about 1.6–1.8 × the file size in all on the corpus. Work and memory are linear in the file
-   * size. Throws {@link FormatError} naming the problem and its byte offset.
+   * ArrayBuffer; the decode tables take about 0.76 × the file size on the corpus, 1.9 × where
+   * the WebAssembly kernel decodes (see {@link OpenOptions.tables}). Work and memory are
+   * linear in the file size. Throws {@link FormatError} naming the problem and its byte offset.
    */
   static open(bytes: Uint8Array | ArrayBuffer, options: OpenOptions = {}): CompressedClip {
     let u8: Uint8Array;

@@ -38,10 +38,12 @@ import { identityFloat } from '../shared/pose-layout.js';
  * quad table (decode-layout.ts), together; then per segment a header record, one 32-byte
  * record per animated track (the track's pose offset, kind and step flag, its components'
  * bits and dropped component, the dequantisation offset and step of each stored
- * component) and the segment's packed keys, copied from the file. In a kernel memory the
- * segments lie at a fixed stride and each key takes the same whole bytes (see
- * layOutSegments), and the rotations' records are replaced by lane rows, four rotations to a
- * row (see laneLayout; only the kernel reads such segments). A pose therefore reads
+ * component). The TypeScript decoder reads the packed keys from the file's own bytes, so
+ * the tables hold no second copy of them. In a kernel memory each segment's keys follow
+ * its records, copied from the file: the segments lie at a fixed stride and each key takes
+ * the same whole bytes (see layOutSegments), and the rotations' records are replaced by lane
+ * rows, four rotations to a row (see laneLayout; only the kernel reads such segments). A
+ * kernel pose therefore reads
  * the clip's few lines and one segment's run (two when its keys straddle segments), mostly
  * on one or two pages, and prepares nothing per segment, so a clip that no cache or TLB
  * holds costs few misses.
@@ -51,7 +53,11 @@ export interface ClipTables {
   readonly f32: Float32Array;
   /** Int32 view of the same buffer. */
   readonly i32: Int32Array;
-  /** Uint32 view of the same buffer (packed keys). */
+  /**
+   * The words the TypeScript decoder reads packed keys from: the file's own (open() keeps
+   * its bytes 4-aligned), or, where the kernel decodes, the decode buffer's, which holds its
+   * copy of the keys.
+   */
   readonly u32: Uint32Array;
   /** Float64 view of the same buffer. */
   readonly f64: Float64Array;
@@ -211,8 +217,7 @@ export function buildTables(
   const at = kernelPlace ? kernelPlace.byteOffset : 0;
   const f32 = new Float32Array(buffer, at, bytesLength >>> 2),
     i32 = new Int32Array(buffer, at, bytesLength >>> 2);
-  const u32 = new Uint32Array(buffer, at, bytesLength >>> 2),
-    f64 = new Float64Array(buffer, at, bytesLength >>> 3);
+  const f64 = new Float64Array(buffer, at, bytesLength >>> 3);
   f32.set(basePose);
   for (let j = 0, r = refsAt; j < animated; j++) {
     if (animKind[j] !== TRACK_KIND.ROTATION) continue;
@@ -224,12 +229,13 @@ export function buildTables(
   const scratch = lanes ? new ArrayBuffer(4 * recordsWords) : new ArrayBuffer(0);
   const scratchI32 = new Int32Array(scratch),
     scratchF32 = new Float32Array(scratch);
-  // The file's words (open() keeps the bytes 4-aligned): packed keys start on words.
+  // The file's words (open() keeps the bytes 4-aligned): packed keys start on words, and
+  // the TypeScript decoder reads them there.
   const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2);
   for (let s = 0; s < segments; s++) {
-    const keysAt = heads[s] + (lanes ? lanes.headWords : recordsWords);
+    let keysAt = heads[s] + (lanes ? lanes.headWords : recordsWords);
     if (keyBytes === 0) {
-      u8.set(bytes.subarray(segData[s], segData[s] + 4 * Math.ceil((segKeys[s] * segKeyBits[s]) / 32)), 4 * keysAt);
+      keysAt = segData[s] >>> 2;
     } else {
       // Each key onto its own keyBytes, byte by byte (its last byte's spare bits stay zero).
       for (let k = 0, from = 8 * segData[s]; k < segKeys[s]; k++, from += segKeyBits[s]) {
@@ -312,7 +318,7 @@ export function buildTables(
   return {
     f32,
     i32,
-    u32,
+    u32: kernelPlace ? new Uint32Array(buffer, at, bytesLength >>> 2) : words,
     f64,
     poseFloats,
     refsAt,
@@ -408,18 +414,19 @@ function laneLayout(src: TableSources, rotations: number): LaneLayout | undefine
 
 /**
  * Places the first `segments` segments (none for compact tables) from i32 index `segAt`,
- * each its header and records (or, with `lanes`, its lane layout) then its packed keys, on
- * 32-byte boundaries. Each segment's packed keys are followed by one zero word, and the
- * buffer ends with one more: a read of two words from a field's first word, or of four
- * bytes from its first byte, never leaves the buffer.
+ * each its header and records on 32-byte boundaries; the TypeScript decoder reads the keys
+ * from the file.
  *
- * For the kernel (`kernel`), every segment but the last takes the same room and every key
+ * For the kernel (`kernel`), each segment's header and records (or, with `lanes`, its lane
+ * layout) are followed by its keys, then two zero words, and the buffer ends with one more:
+ * a read of four bytes from a field's first byte never leaves the buffer. Every segment but
+ * the last takes the same room and every key
  * the same whole bytes, `keyBytes` (the clip's widest key; 1 at least, so two keys never
  * share an address), and two zero words follow each segment's keys: the sampler then
  * computes a key's header and first byte from the key index alone, and passes them to the
  * kernel, which waits for no table before loading them (kernel.wat).
  * Returns each segment's header index, `keyBytes` and the segments' stride in words (0 and
- * 0 where keys stay packed as in the file) and the buffer's bytes.
+ * 0 where the keys stay in the file) and the buffer's bytes.
  */
 function layOutSegments(
   src: TableSources,
@@ -442,12 +449,8 @@ function layOutSegments(
     const end = segments === 0 ? segAt : heads[segments - 1] + blockWords(segKeys[segments - 1]);
     return { heads, keyBytes, stride, bytesLength: 8 * Math.ceil((end + 1) / 2) };
   }
-  let end = segAt;
-  for (let s = 0; s < segments; s++) {
-    heads[s] = end;
-    end = Math.ceil((end + headWords + Math.ceil((segKeys[s] * segKeyBits[s]) / 32) + 1) / TABLE.RECORD) * TABLE.RECORD;
-  }
-  return { heads, keyBytes: 0, stride: 0, bytesLength: 8 * Math.ceil((end + 1) / 2) };
+  for (let s = 0; s < segments; s++) heads[s] = segAt + s * headWords;
+  return { heads, keyBytes: 0, stride: 0, bytesLength: 8 * Math.ceil((segAt + segments * headWords) / 2) };
 }
 
 /**

@@ -13,12 +13,7 @@ export function writeRotation(x: number, y: number, z: number, w: number, out: F
     out[o + 1] = y * inv;
     out[o + 2] = z * inv;
     out[o + 3] = w * inv;
-  } else {
-    out[o] = 0;
-    out[o + 1] = 0;
-    out[o + 2] = 0;
-    out[o + 3] = 1;
-  }
+  } else writeIdentity(out, o);
 }
 
 /**
@@ -49,56 +44,114 @@ export function lerp(a: number, b: number, alpha: number): number {
   return a + (b - a) * alpha;
 }
 
+/** Floats of a rotation's slot in the keys {@link decodeRotations} reads: key 0's three stored components at 0, key 1's at 4. */
+export const ROTATION_SLOT = 8;
+/** Int32 words of a rotation's entry in the list {@link decodeRotations} reads: drop0, drop1 (-1: key 0 alone), reference index, pose offset. */
+export const ROTATION_ENTRY = 4;
+
 /**
- * normalise(ref · q) for the float32 quaternions ref = `refs[ro..ro+3]` and q = (x, y, z,
- * w), in float32 arithmetic (each product's terms left to right; the squared length left to
- * right, then 1 / √, then each product), written at `out[o..o+3]`; identity when the
- * squared length is not > 0. A product of two float32 numbers is exact in float64, so the
- * last products need no rounding of their own before the float32 store. The emit and the
- * blend below end here; sampler.ts's decode loop writes the same operations inline.
+ * Decodes `count` stored rotations into `out`, the only place this arithmetic is written:
+ * rotation i's keys are slot i of `keys` ({@link ROTATION_SLOT} floats: the three stored
+ * components of key 0's delta, x, y, z, w without its dropped component, then key 1's at 4)
+ * and its entry i of `list` ({@link ROTATION_ENTRY} words: key 0's dropped component, key
+ * 1's or -1 for key 0 alone, the index of its reference in `refs`, its offset in `out`).
+ * Each key's components are rounded to float32 and its dropped component rebuilt ≥ 0 as
+ * √(1 − a² − b² − c²), in place in `keys`; two keys' deltas are slerped at `alpha` on the
+ * shortest path with the weights of {@link slerpWeights} (left multiplication by the
+ * reference is an isometry, so slerping the deltas and then multiplying is slerp of the
+ * rotations); then normalise(ref · delta) goes to out, identity where the squared length is
+ * not > 0. Every operation is float32 (docs/format.md), in a fixed order (each product's
+ * terms left to right; the squared length left to right, then 1 / √, then each product),
+ * so four rotations fit one SIMD vector of the WebAssembly kernel, which performs the same
+ * operations. A product of two float32 numbers is exact in float64, so the last products
+ * need no rounding of their own before the float32 store.
+ *
+ * The TypeScript decoder (sampler.ts) calls this once per pose over all its rotations, and
+ * the compressor through {@link emitRotation} and {@link blendRotations}, so the error the
+ * compressor measures is the decoder's. One call per pose keeps every operation inside one
+ * loop: a call per rotation measured up to 1.5 × the decode time, the engine inlining none.
  */
-function writeRefProduct(
+export function decodeRotations(
+  keys: Float64Array,
+  list: Int32Array,
+  count: number,
+  alpha: number,
   refs: Float64Array,
-  ro: number,
-  x: number,
-  y: number,
-  z: number,
-  w: number,
   out: Float32Array,
-  o: number,
 ): void {
   const f = Math.fround;
-  const rx = refs[ro],
-    ry = refs[ro + 1],
-    rz = refs[ro + 2],
-    rw = refs[ro + 3];
-  const px = f(f(f(f(rw * x) + f(rx * w)) + f(ry * z)) - f(rz * y));
-  const py = f(f(f(f(rw * y) - f(rx * z)) + f(ry * w)) + f(rz * x));
-  const pz = f(f(f(f(rw * z) + f(rx * y)) - f(ry * x)) + f(rz * w));
-  const pw = f(f(f(f(rw * w) - f(rx * x)) - f(ry * y)) - f(rz * z));
-  const len2 = f(f(f(f(px * px) + f(py * py)) + f(pz * pz)) + f(pw * pw));
-  if (len2 > 0) {
-    const inv = f(1 / f(Math.sqrt(len2)));
-    out[o] = px * inv;
-    out[o + 1] = py * inv;
-    out[o + 2] = pz * inv;
-    out[o + 3] = pw * inv;
-  } else {
-    out[o] = 0;
-    out[o + 1] = 0;
-    out[o + 2] = 0;
-    out[o + 3] = 1;
+  const al = f(alpha),
+    beta = f(1 - al);
+  for (let i = 0, k = 0, e = 0; i < count; i++, k += ROTATION_SLOT, e += ROTATION_ENTRY) {
+    const blend = list[e + 1] >= 0;
+    for (let at = k, n = 0; n < (blend ? 2 : 1); n++, at += 4) {
+      const drop = list[e + n];
+      const a = f(keys[at]),
+        b = f(keys[at + 1]),
+        c = f(keys[at + 2]);
+      const t = f(f(f(1 - f(a * a)) - f(b * b)) - f(c * c));
+      const d = t > 0 ? f(Math.sqrt(t)) : 0;
+      keys[at] = drop === 0 ? d : a;
+      keys[at + 1] = drop === 0 ? a : drop === 1 ? d : b;
+      keys[at + 2] = drop <= 1 ? b : drop === 2 ? d : c;
+      keys[at + 3] = drop === 3 ? d : c;
+    }
+    let x = keys[k],
+      y = keys[k + 1],
+      z = keys[k + 2],
+      w = keys[k + 3];
+    if (blend) {
+      const x1 = keys[k + 4],
+        y1 = keys[k + 5],
+        z1 = keys[k + 6],
+        w1 = keys[k + 7];
+      const dot = f(f(f(f(x * x1) + f(y * y1)) + f(z * z1)) + f(w * w1));
+      const sign = dot < 0 ? -1 : 1;
+      const u = f(1 - dot * sign);
+      const wa = slerpWeight(beta, u),
+        wb = slerpWeight(al, u) * sign;
+      x = f(f(x * wa) + f(x1 * wb));
+      y = f(f(y * wa) + f(y1 * wb));
+      z = f(f(z * wa) + f(z1 * wb));
+      w = f(f(w * wa) + f(w1 * wb));
+    }
+    const ro = list[e + 2],
+      o = list[e + 3];
+    const rx = refs[ro],
+      ry = refs[ro + 1],
+      rz = refs[ro + 2],
+      rw = refs[ro + 3];
+    const px = f(f(f(f(rw * x) + f(rx * w)) + f(ry * z)) - f(rz * y));
+    const py = f(f(f(f(rw * y) - f(rx * z)) + f(ry * w)) + f(rz * x));
+    const pz = f(f(f(f(rw * z) + f(rx * y)) - f(ry * x)) + f(rz * w));
+    const pw = f(f(f(f(rw * w) - f(rx * x)) - f(ry * y)) - f(rz * z));
+    const len2 = f(f(f(f(px * px) + f(py * py)) + f(pz * pz)) + f(pw * pw));
+    if (len2 > 0) {
+      const inv = f(1 / f(Math.sqrt(len2)));
+      out[o] = px * inv;
+      out[o + 1] = py * inv;
+      out[o + 2] = pz * inv;
+      out[o + 3] = pw * inv;
+    } else writeIdentity(out, o);
   }
 }
 
+/** Writes the identity quaternion at `out[o..o+3]`. */
+function writeIdentity(out: Float32Array, o: number): void {
+  out[o] = 0;
+  out[o + 1] = 0;
+  out[o + 2] = 0;
+  out[o + 3] = 1;
+}
+
+/** {@link emitRotation}'s and {@link blendRotations}'s one-entry list. */
+const ONE = new Int32Array(ROTATION_ENTRY);
+
 /**
- * Writes one stored rotation key: `v[0..2]` are the three stored components of the delta
- * (x, y, z, w without `drop`), rounded to float32 here; the dropped one is rebuilt ≥ 0, and
- * normalise(ref · delta) goes to `out[o..o+3]` (ref = `refs[ro..ro+3]`, float32 numbers).
- * Every operation is float32 (docs/format.md), so four rotations fit one SIMD vector of the
- * WebAssembly kernel. The compressor rebuilds keys with this same function, so the error
- * it measures is the decoder's. Numbers travel in arrays so a call that is not inlined
- * boxes nothing.
+ * Writes one stored rotation key ({@link decodeRotations}): `v[0..2]` are the three stored
+ * components of the delta (x, y, z, w without `drop`, overwritten by the rebuilt key in
+ * `v[0..3]`); normalise(ref · delta) goes to `out[o..o+3]` (ref = `refs[ro..ro+3]`). The
+ * compressor rebuilds keys with it.
  */
 export function emitRotation(
   v: Float64Array,
@@ -108,17 +161,32 @@ export function emitRotation(
   out: Float32Array,
   o: number,
 ): void {
-  const f = Math.fround;
-  const a = f(v[0]),
-    b = f(v[1]),
-    c = f(v[2]);
-  const t = f(f(f(1 - f(a * a)) - f(b * b)) - f(c * c));
-  const d = t > 0 ? f(Math.sqrt(t)) : 0;
-  const x = drop === 0 ? d : a;
-  const y = drop === 0 ? a : drop === 1 ? d : b;
-  const z = drop <= 1 ? b : drop === 2 ? d : c;
-  const w = drop === 3 ? d : c;
-  writeRefProduct(refs, ro, x, y, z, w, out, o);
+  ONE[0] = drop;
+  ONE[1] = -1;
+  ONE[2] = ro;
+  ONE[3] = o;
+  decodeRotations(v, ONE, 1, 0, refs, out);
+}
+
+/**
+ * Blends two stored rotation keys at alpha = `v[8]` ({@link decodeRotations}): key 0 is
+ * `v[0..2]` without `drop0`, key 1 is `v[4..6]` without `drop1` (`v[0..7]` are overwritten
+ * by the rebuilt keys); normalise(ref · slerp) goes to `out[o..o+3]`.
+ */
+export function blendRotations(
+  v: Float64Array,
+  drop0: number,
+  drop1: number,
+  refs: Float64Array,
+  ro: number,
+  out: Float32Array,
+  o: number,
+): void {
+  ONE[0] = drop0;
+  ONE[1] = drop1;
+  ONE[2] = ro;
+  ONE[3] = o;
+  decodeRotations(v, ONE, 1, v[8], refs, out);
 }
 
 /**
@@ -126,10 +194,10 @@ export function emitRotation(
  * come from series; above it from Math.acos and Math.sin. A power of two, so that float32
  * and float64 comparisons with it agree.
  */
-export const SERIES_LIMIT = 0.125;
+const SERIES_LIMIT = 0.125;
 
 /** The series' coefficients as float32 numbers (see {@link slerpWeights}). */
-export const SLERP_SERIES = {
+const SLERP_SERIES = {
   THETA: [Math.fround(1 / 3), Math.fround(4 / 45), Math.fround(1 / 35)],
   SINE: [Math.fround(-1 / 6), Math.fround(1 / 120), Math.fround(-1 / 5040), Math.fround(1 / 362880)],
 } as const;
@@ -142,13 +210,31 @@ const S1 = SLERP_SERIES.SINE[0],
   S4 = SLERP_SERIES.SINE[3];
 
 /**
+ * One slerp weight, sin(xθ)/θ up to the factor both weights share, in float32 arithmetic
+ * for a float32 `x` (1 − alpha or alpha) and u = 1 − |cos θ| (float32). Below
+ * {@link SERIES_LIMIT}, θ² comes from a series in u and the sine from its Taylor series,
+ * both well inside float32 precision there, so no transcendental function runs on the
+ * common path; above it, sin(xθ) from Math.acos and Math.sin.
+ */
+function slerpWeight(x: number, u: number): number {
+  const f = Math.fround;
+  if (u < SERIES_LIMIT) {
+    // acos(1 − u)² = 2u + u²/3 + 4u³/45 + u⁴/35 + …
+    const theta2 = f(u * f(2 + f(u * f(T3 + f(u * f(T45 + f(u * T35)))))));
+    // sin(xθ)/θ = x (1 − s/6 + s²/120 − s³/5040 + s⁴/362880) with s = (xθ)², in Horner form
+    // with constant coefficients: multiplications only (a division costs several).
+    const s = f(f(x * x) * theta2);
+    return f(x * f(1 + f(s * f(S1 + f(s * f(S2 + f(s * f(S3 + f(s * S4)))))))));
+  }
+  return f(Math.sin(f(x * f(Math.acos(u > 1 ? 0 : f(1 - u))))));
+}
+
+/**
  * Slerp weights, up to a common factor, in float32 arithmetic: for unit quaternions a and
  * b with `dot` = a · b and alpha = `v[6]` (both rounded to float32 here), writes wa to
  * `v[6]` and wb to `v[7]` so that normalise(wa·a + wb·b) is slerp(a, b, alpha) on the
  * shortest path (wb carries the sign of `dot`). The weights are sin((1 − alpha)θ)/θ and
- * sin(alpha·θ)/θ; for the small angles between neighbouring keys θ² comes from a series in
- * 1 − cos θ and the sines from their Taylor series, both well inside float32 precision
- * there, so no transcendental function runs on the common path.
+ * sin(alpha·θ)/θ ({@link slerpWeight}).
  */
 export function slerpWeights(v: Float64Array, dot: number): void {
   const f = Math.fround;
@@ -156,74 +242,6 @@ export function slerpWeights(v: Float64Array, dot: number): void {
   const d = f(dot);
   const sign = d < 0 ? -1 : 1;
   const u = f(1 - d * sign);
-  const beta = f(1 - alpha);
-  let wa: number, wb: number;
-  if (u < SERIES_LIMIT) {
-    // acos(1 − u)² = 2u + u²/3 + 4u³/45 + u⁴/35 + …
-    const theta2 = f(u * f(2 + f(u * f(T3 + f(u * f(T45 + f(u * T35)))))));
-    const a2 = f(f(alpha * alpha) * theta2),
-      b2 = f(f(beta * beta) * theta2);
-    // sin(xθ)/θ = x (1 − s/6 + s²/120 − s³/5040 + s⁴/362880) with s = (xθ)², in Horner form
-    // with constant coefficients: multiplications only (a division costs several).
-    wb = f(alpha * f(1 + f(a2 * f(S1 + f(a2 * f(S2 + f(a2 * f(S3 + f(a2 * S4)))))))));
-    wa = f(beta * f(1 + f(b2 * f(S1 + f(b2 * f(S2 + f(b2 * f(S3 + f(b2 * S4)))))))));
-  } else {
-    const theta = f(Math.acos(u > 1 ? 0 : f(1 - u)));
-    wa = f(Math.sin(f(beta * theta)));
-    wb = f(Math.sin(f(alpha * theta)));
-  }
-  v[6] = wa;
-  v[7] = wb * sign;
-}
-
-/**
- * Blends two stored rotation keys at alpha = `v[6]` (`v[6..7]` are overwritten): key 0 is
- * `v[0..2]` without `drop0`, key 1 is `v[3..5]` without `drop1`, each rounded to float32.
- * The deltas are slerped on the shortest path with {@link slerpWeights} (left
- * multiplication by ref is an isometry, so slerping the deltas and then multiplying is
- * slerp of the rotations), multiplied by ref once and normalised into `out[o..o+3]`, all in
- * float32 as {@link emitRotation}. The rebuild of each key repeats emitRotation's on
- * purpose: sharing it through a scratch array measured 6 % slower per pose.
- */
-export function blendRotations(
-  v: Float64Array,
-  drop0: number,
-  drop1: number,
-  refs: Float64Array,
-  ro: number,
-  out: Float32Array,
-  o: number,
-): void {
-  const f = Math.fround;
-  const a0 = f(v[0]),
-    b0 = f(v[1]),
-    c0 = f(v[2]);
-  const t0 = f(f(f(1 - f(a0 * a0)) - f(b0 * b0)) - f(c0 * c0));
-  const d0 = t0 > 0 ? f(Math.sqrt(t0)) : 0;
-  const x0 = drop0 === 0 ? d0 : a0;
-  const y0 = drop0 === 0 ? a0 : drop0 === 1 ? d0 : b0;
-  const z0 = drop0 <= 1 ? b0 : drop0 === 2 ? d0 : c0;
-  const w0 = drop0 === 3 ? d0 : c0;
-  const a1 = f(v[3]),
-    b1 = f(v[4]),
-    c1 = f(v[5]);
-  const t1 = f(f(f(1 - f(a1 * a1)) - f(b1 * b1)) - f(c1 * c1));
-  const d1 = t1 > 0 ? f(Math.sqrt(t1)) : 0;
-  const x1 = drop1 === 0 ? d1 : a1;
-  const y1 = drop1 === 0 ? a1 : drop1 === 1 ? d1 : b1;
-  const z1 = drop1 <= 1 ? b1 : drop1 === 2 ? d1 : c1;
-  const w1 = drop1 === 3 ? d1 : c1;
-  slerpWeights(v, f(f(f(f(x0 * x1) + f(y0 * y1)) + f(z0 * z1)) + f(w0 * w1)));
-  const wa = v[6],
-    wb = v[7];
-  writeRefProduct(
-    refs,
-    ro,
-    f(f(x0 * wa) + f(x1 * wb)),
-    f(f(y0 * wa) + f(y1 * wb)),
-    f(f(z0 * wa) + f(z1 * wb)),
-    f(f(w0 * wa) + f(w1 * wb)),
-    out,
-    o,
-  );
+  v[6] = slerpWeight(f(1 - alpha), u);
+  v[7] = slerpWeight(alpha, u) * sign;
 }

@@ -6,7 +6,7 @@
 import { SEGMENT_SIZE, TRACKS_PER_BONE, TRACK_KIND } from './format.js';
 import { FORMAT_ERROR, FormatError } from './errors.js';
 import { floatFromBits } from './bits.js';
-import { SERIES_LIMIT, SLERP_SERIES } from './interpolate.js';
+import { ROTATION_ENTRY, ROTATION_SLOT, decodeRotations, lerp } from './interpolate.js';
 import { POSE_STRIDE } from './pose.js';
 import type { CompressedClip } from './compressed-clip.js';
 import { writeSegmentRecords, type ClipTables } from './decode-tables.js';
@@ -38,17 +38,11 @@ const SNAP = 1e-6;
 /** log2 of {@link SEGMENT_SIZE}. */
 const SEGMENT_SHIFT = Math.log2(SEGMENT_SIZE);
 const RECORD = TABLE.RECORD;
-const T3 = SLERP_SERIES.THETA[0],
-  T45 = SLERP_SERIES.THETA[1],
-  T35 = SLERP_SERIES.THETA[2];
-const S1 = SLERP_SERIES.SINE[0],
-  S2 = SLERP_SERIES.SINE[1],
-  S3 = SLERP_SERIES.SINE[2],
-  S4 = SLERP_SERIES.SINE[3];
 
 /**
  * Samples one {@link CompressedClip}; allocates nothing per call. Its own state is a few
- * numbers and a 64-byte scratch: the clip's shared tables hold everything else.
+ * numbers (and, where TypeScript decodes, a list of a pose's rotations): the clip's shared
+ * tables hold everything else.
  */
 export class ClipSampler {
   // Declared in the order a pose decode reads them, the kernel path's first: fields are laid
@@ -100,6 +94,12 @@ export class ClipSampler {
   private readonly segTable: number;
   /** With compact tables: the segment whose records each of the two slots holds (-1: none). */
   private readonly slotSegment: Int32Array | undefined;
+  /**
+   * The TypeScript decoder's rotations of a pose, for interpolate.ts's decodeRotations:
+   * their keys' components and their list (empty where the kernel decodes).
+   */
+  private readonly rotationKeys: Float64Array;
+  private readonly rotationList: Int32Array;
 
   /** Prefer {@link CompressedClip.createSampler}. */
   constructor(clip: CompressedClip) {
@@ -145,14 +145,20 @@ export class ClipSampler {
     this.segStride = t.segStride;
     this.segTable = t.segTable;
     this.poseFloats = t.poseFloats;
+    let rotations = 0;
+    if (this.kernel === undefined) for (const kind of t.animKind) if (kind === TRACK_KIND.ROTATION) rotations++;
+    this.rotationKeys = new Float64Array(ROTATION_SLOT * rotations);
+    this.rotationList = new Int32Array(ROTATION_ENTRY * rotations);
   }
 
   /**
-   * Bytes this sampler holds beyond the clip, for memory reports: none with the clip's full
-   * tables (its state is a few numbers); its two segment slots with compact tables.
+   * Bytes this sampler holds beyond the clip, for memory reports: none where the kernel
+   * decodes (its state is a few numbers); where TypeScript does, its list of a pose's
+   * rotations (80 bytes a rotation) and, with compact tables, its two segment slots.
    */
   get byteLength(): number {
-    return this.slotSegment ? this.i32.byteLength + this.slotSegment.byteLength : 0;
+    const lists = this.rotationKeys.byteLength + this.rotationList.byteLength;
+    return this.slotSegment ? lists + this.i32.byteLength + this.slotSegment.byteLength : lists;
   }
 
   /**
@@ -385,31 +391,17 @@ export class ClipSampler {
   /**
    * Decodes the animated tracks at (k0, k1, alpha) into `out`: a track of pose offset o
    * lands at out[o − base]. `onlyBone` ≥ 0 limits the work to that bone. Reads the records
-   * of the keys' segments in order, then their packed keys (decode-tables.ts).
-   *
-   * The arithmetic is interpolate.ts's written out inline, operation for operation
-   * (emitRotation for one key, blendRotations with slerpWeights for two; the compressor
-   * rebuilds keys with those functions): inlined, no double goes through a scratch array or
-   * crosses a call (calling the two functions instead took 1.13-1.17x as long per pose;
-   * calling even interpolate.ts's scalar ref-product-and-normalise helper took 1.07-1.18x;
-   * a decode reading each key through one helper and calling emitRotation / blendRotations
-   * took 1.03-1.32x the warm CPU time of this one in scripts/bench-decode.mjs --decoder
-   * typescript, 1.08-1.63x with the two keys' rebuild shared through a scratch array).
-   * test/runtime/sampler-arithmetic.test.ts holds the two to the same bits.
+   * of the keys' segments in order, then their packed keys (decode-tables.ts), writes the
+   * other tracks and lists the rotations' keys for interpolate.ts's decodeRotations, the
+   * arithmetic the compressor measures with.
    */
   private decode(out: Float32Array, base: number, onlyBone: number, alpha: number): void {
-    const f = Math.fround;
     const count = this.count;
     if (count === 0) return;
     const segCount = this.segCount;
     const k0 = this.k0,
       k1 = this.k1;
     const single = k0 === k1;
-    // The blend's float32 numbers, the same for every track (slerpWeights computes them per call).
-    const al = f(alpha),
-      beta = f(1 - al),
-      al2 = f(al * al),
-      beta2 = f(beta * beta);
     let s0 = (k0 / SEGMENT_SIZE) | 0;
     if (s0 >= segCount) s0 = segCount - 1;
     let s1 = (k1 / SEGMENT_SIZE) | 0;
@@ -418,6 +410,9 @@ export class ClipSampler {
       f32 = this.f32,
       f64 = this.f64,
       u32 = this.u32;
+    const keys = this.rotationKeys,
+      list = this.rotationList;
+    let n = 0;
     let h0: number, h1: number;
     if (this.slotSegment === undefined) {
       h0 = i32[this.segTable - 2 * (s0 + 1)];
@@ -448,10 +443,8 @@ export class ClipSampler {
         }
       }
       for (let j = 0; j < first; j++) {
-        const m0 = i32[h0 + RECORD * (1 + j) + 1],
-          m1 = i32[h1 + RECORD * (1 + j) + 1];
-        bit0 += (m0 & 0xff) + ((m0 >>> 8) & 0xff) + ((m0 >>> 16) & 0xff);
-        bit1 += (m1 & 0xff) + ((m1 >>> 8) & 0xff) + ((m1 >>> 16) & 0xff);
+        bit0 += keyBits(i32[h0 + RECORD * (1 + j) + 1]);
+        bit1 += keyBits(i32[h1 + RECORD * (1 + j) + 1]);
         if (((i32[h0 + RECORD * (1 + j)] >>> TABLE.KIND_SHIFT) & 3) === TRACK_KIND.ROTATION) ref += 4;
       }
     }
@@ -461,182 +454,105 @@ export class ClipSampler {
       j++, r0 += RECORD, r1 += RECORD
     ) {
       const meta = i32[r0],
-        bits0 = i32[r0 + 1];
+        bits0 = i32[r0 + 1],
+        bits1 = i32[r1 + 1];
+      // Key 0's three stored components, then key 1's unless key 0 alone is read.
+      const raw0 = (meta & TABLE.RAW) !== 0;
       const a0 = bits0 & 0xff,
-        a1 = (bits0 >>> 8) & 0xff,
-        a2 = (bits0 >>> 16) & 0xff;
-      // Key 0's three stored components. Two words cover any field of ≤ 32 bits; the
-      // second word's shift is split so a field starting on a word boundary takes none of it.
-      let c0: number, c1: number, c2: number;
-      {
-        let at = bit0,
-          w = d0 + (at >>> 5),
-          sh = at & 31;
-        const q0 = (u32[w] >>> sh) | ((u32[w + 1] << 1) << (31 - sh));
-        at += a0;
-        w = d0 + (at >>> 5);
-        sh = at & 31;
-        const q1 = (u32[w] >>> sh) | ((u32[w + 1] << 1) << (31 - sh));
-        at += a1;
-        w = d0 + (at >>> 5);
-        sh = at & 31;
-        const q2 = (u32[w] >>> sh) | ((u32[w + 1] << 1) << (31 - sh));
-        if ((meta & TABLE.RAW) === 0) {
-          c0 = f32[r0 + 2] + (q0 & ((1 << a0) - 1)) * f32[r0 + 3];
-          c1 = f32[r0 + 4] + (q1 & ((1 << a1) - 1)) * f32[r0 + 5];
-          c2 = f32[r0 + 6] + (q2 & ((1 << a2) - 1)) * f32[r0 + 7];
-        } else {
-          c0 = floatFromBits(q0 >>> 0);
-          c1 = floatFromBits(q1 >>> 0);
-          c2 = floatFromBits(q2 >>> 0);
-        }
-      }
-      bit0 += a0 + a1 + a2;
+        a1 = (bits0 >>> 8) & 0xff;
+      const c0 = component(u32, d0, bit0, a0, f32, r0 + 2, raw0),
+        c1 = component(u32, d0, bit0 + a0, a1, f32, r0 + 4, raw0),
+        c2 = component(u32, d0, bit0 + a0 + a1, (bits0 >>> 16) & 0xff, f32, r0 + 6, raw0);
+      bit0 += keyBits(bits0);
+      const at = bit1;
+      bit1 += keyBits(bits1);
       const o = (meta & TABLE.POSE_MASK) - base;
       const rotation = ((meta >>> TABLE.KIND_SHIFT) & 3) === TRACK_KIND.ROTATION;
-      const meta1 = i32[r1],
-        bits1 = i32[r1 + 1];
-      const e0 = bits1 & 0xff,
-        e1 = (bits1 >>> 8) & 0xff,
-        e2 = (bits1 >>> 16) & 0xff;
       if (single || (meta & TABLE.STEP) !== 0) {
         // A STEP track holds key 0 until the next sample; key 1's bits are skipped.
-        bit1 += e0 + e1 + e2;
-        if (!rotation) {
+        if (rotation) {
+          listRotation(keys, list, n++, c0, c1, c2, bits0 >>> 24, -1, ref, o);
+          ref += 4;
+        } else {
           out[o] = c0;
           out[o + 1] = c1;
           out[o + 2] = c2;
-          continue;
         }
-        // emitRotation: rebuild the dropped component, ref · delta, normalise (float32).
-        const drop = bits0 >>> 24;
-        const a = f(c0),
-          b = f(c1),
-          c = f(c2);
-        const t = f(f(f(1 - f(a * a)) - f(b * b)) - f(c * c));
-        const d = t > 0 ? f(Math.sqrt(t)) : 0;
-        const x = drop === 0 ? d : a;
-        const y = drop === 0 ? a : drop === 1 ? d : b;
-        const z = drop <= 1 ? b : drop === 2 ? d : c;
-        const w = drop === 3 ? d : c;
-        const rx = f64[ref],
-          ry = f64[ref + 1],
-          rz = f64[ref + 2],
-          rw = f64[ref + 3];
+        continue;
+      }
+      const raw1 = (i32[r1] & TABLE.RAW) !== 0;
+      const e0 = bits1 & 0xff,
+        e1 = (bits1 >>> 8) & 0xff;
+      const g0 = component(u32, d1, at, e0, f32, r1 + 2, raw1),
+        g1 = component(u32, d1, at + e0, e1, f32, r1 + 4, raw1),
+        g2 = component(u32, d1, at + e0 + e1, (bits1 >>> 16) & 0xff, f32, r1 + 6, raw1);
+      if (rotation) {
+        const k = ROTATION_SLOT * n + 4;
+        keys[k] = g0;
+        keys[k + 1] = g1;
+        keys[k + 2] = g2;
+        listRotation(keys, list, n++, c0, c1, c2, bits0 >>> 24, bits1 >>> 24, ref, o);
         ref += 4;
-        const px = f(f(f(f(rw * x) + f(rx * w)) + f(ry * z)) - f(rz * y));
-        const py = f(f(f(f(rw * y) - f(rx * z)) + f(ry * w)) + f(rz * x));
-        const pz = f(f(f(f(rw * z) + f(rx * y)) - f(ry * x)) + f(rz * w));
-        const pw = f(f(f(f(rw * w) - f(rx * x)) - f(ry * y)) - f(rz * z));
-        const len2 = f(f(f(f(px * px) + f(py * py)) + f(pz * pz)) + f(pw * pw));
-        if (len2 > 0) {
-          const inv = f(1 / f(Math.sqrt(len2)));
-          out[o] = px * inv;
-          out[o + 1] = py * inv;
-          out[o + 2] = pz * inv;
-          out[o + 3] = pw * inv;
-        } else {
-          out[o] = 0;
-          out[o + 1] = 0;
-          out[o + 2] = 0;
-          out[o + 3] = 1;
-        }
-        continue;
-      }
-      let g0: number, g1: number, g2: number;
-      {
-        let at = bit1,
-          w = d1 + (at >>> 5),
-          sh = at & 31;
-        const q0 = (u32[w] >>> sh) | ((u32[w + 1] << 1) << (31 - sh));
-        at += e0;
-        w = d1 + (at >>> 5);
-        sh = at & 31;
-        const q1 = (u32[w] >>> sh) | ((u32[w + 1] << 1) << (31 - sh));
-        at += e1;
-        w = d1 + (at >>> 5);
-        sh = at & 31;
-        const q2 = (u32[w] >>> sh) | ((u32[w + 1] << 1) << (31 - sh));
-        if ((meta1 & TABLE.RAW) === 0) {
-          g0 = f32[r1 + 2] + (q0 & ((1 << e0) - 1)) * f32[r1 + 3];
-          g1 = f32[r1 + 4] + (q1 & ((1 << e1) - 1)) * f32[r1 + 5];
-          g2 = f32[r1 + 6] + (q2 & ((1 << e2) - 1)) * f32[r1 + 7];
-        } else {
-          g0 = floatFromBits(q0 >>> 0);
-          g1 = floatFromBits(q1 >>> 0);
-          g2 = floatFromBits(q2 >>> 0);
-        }
-      }
-      bit1 += e0 + e1 + e2;
-      if (!rotation) {
-        out[o] = c0 + (g0 - c0) * alpha;
-        out[o + 1] = c1 + (g1 - c1) * alpha;
-        out[o + 2] = c2 + (g2 - c2) * alpha;
-        continue;
-      }
-      // blendRotations: rebuild both keys, slerp the deltas (slerpWeights), ref · blend, normalise (float32).
-      const drop0 = bits0 >>> 24,
-        drop1 = bits1 >>> 24;
-      const ka0 = f(c0),
-        kb0 = f(c1),
-        kc0 = f(c2);
-      const t0 = f(f(f(1 - f(ka0 * ka0)) - f(kb0 * kb0)) - f(kc0 * kc0));
-      const dd0 = t0 > 0 ? f(Math.sqrt(t0)) : 0;
-      const x0 = drop0 === 0 ? dd0 : ka0;
-      const y0 = drop0 === 0 ? ka0 : drop0 === 1 ? dd0 : kb0;
-      const z0 = drop0 <= 1 ? kb0 : drop0 === 2 ? dd0 : kc0;
-      const w0 = drop0 === 3 ? dd0 : kc0;
-      const ka1 = f(g0),
-        kb1 = f(g1),
-        kc1 = f(g2);
-      const t1 = f(f(f(1 - f(ka1 * ka1)) - f(kb1 * kb1)) - f(kc1 * kc1));
-      const dd1 = t1 > 0 ? f(Math.sqrt(t1)) : 0;
-      const x1 = drop1 === 0 ? dd1 : ka1;
-      const y1 = drop1 === 0 ? ka1 : drop1 === 1 ? dd1 : kb1;
-      const z1 = drop1 <= 1 ? kb1 : drop1 === 2 ? dd1 : kc1;
-      const w1 = drop1 === 3 ? dd1 : kc1;
-      const dot = f(f(f(f(x0 * x1) + f(y0 * y1)) + f(z0 * z1)) + f(w0 * w1));
-      const sign = dot < 0 ? -1 : 1;
-      const u = f(1 - dot * sign);
-      let wa: number, wb: number;
-      if (u < SERIES_LIMIT) {
-        const theta2 = f(u * f(2 + f(u * f(T3 + f(u * f(T45 + f(u * T35)))))));
-        const sa = f(al2 * theta2),
-          sb = f(beta2 * theta2);
-        wb = f(al * f(1 + f(sa * f(S1 + f(sa * f(S2 + f(sa * f(S3 + f(sa * S4)))))))));
-        wa = f(beta * f(1 + f(sb * f(S1 + f(sb * f(S2 + f(sb * f(S3 + f(sb * S4)))))))));
       } else {
-        const theta = f(Math.acos(u > 1 ? 0 : f(1 - u)));
-        wa = f(Math.sin(f(beta * theta)));
-        wb = f(Math.sin(f(al * theta)));
-      }
-      wb = wb * sign;
-      const x = f(f(x0 * wa) + f(x1 * wb)),
-        y = f(f(y0 * wa) + f(y1 * wb)),
-        z = f(f(z0 * wa) + f(z1 * wb)),
-        w = f(f(w0 * wa) + f(w1 * wb));
-      const rx = f64[ref],
-        ry = f64[ref + 1],
-        rz = f64[ref + 2],
-        rw = f64[ref + 3];
-      ref += 4;
-      const px = f(f(f(f(rw * x) + f(rx * w)) + f(ry * z)) - f(rz * y));
-      const py = f(f(f(f(rw * y) - f(rx * z)) + f(ry * w)) + f(rz * x));
-      const pz = f(f(f(f(rw * z) + f(rx * y)) - f(ry * x)) + f(rz * w));
-      const pw = f(f(f(f(rw * w) - f(rx * x)) - f(ry * y)) - f(rz * z));
-      const len2 = f(f(f(f(px * px) + f(py * py)) + f(pz * pz)) + f(pw * pw));
-      if (len2 > 0) {
-        const inv = f(1 / f(Math.sqrt(len2)));
-        out[o] = px * inv;
-        out[o + 1] = py * inv;
-        out[o + 2] = pz * inv;
-        out[o + 3] = pw * inv;
-      } else {
-        out[o] = 0;
-        out[o + 1] = 0;
-        out[o + 2] = 0;
-        out[o + 3] = 1;
+        out[o] = lerp(c0, g0, alpha);
+        out[o + 1] = lerp(c1, g1, alpha);
+        out[o + 2] = lerp(c2, g2, alpha);
       }
     }
+    decodeRotations(keys, list, n, alpha, f64, out);
   }
+}
+
+/**
+ * Lists rotation `n` for decodeRotations (interpolate.ts): key 0's components (`c0`, `c1`,
+ * `c2`) into its slot of `keys`, and its entry: the keys' dropped components (`drop1` -1
+ * for key 0 alone), its reference index and its pose offset.
+ */
+function listRotation(
+  keys: Float64Array,
+  list: Int32Array,
+  n: number,
+  c0: number,
+  c1: number,
+  c2: number,
+  drop0: number,
+  drop1: number,
+  ref: number,
+  o: number,
+): void {
+  const k = ROTATION_SLOT * n,
+    e = ROTATION_ENTRY * n;
+  keys[k] = c0;
+  keys[k + 1] = c1;
+  keys[k + 2] = c2;
+  list[e] = drop0;
+  list[e + 1] = drop1;
+  list[e + 2] = ref;
+  list[e + 3] = o;
+}
+
+/** Bits of a key's three stored components, from a track record's `bits` word (decode-layout.ts). */
+function keyBits(bits: number): number {
+  return (bits & 0xff) + ((bits >>> 8) & 0xff) + ((bits >>> 16) & 0xff);
+}
+
+/**
+ * A stored component of `width` bits at bit `at` of the packed keys from word `d`:
+ * offset + q · step with the record's offset and step at `f32[r]`, `f32[r + 1]`, or the
+ * raw float. Two words cover any field of ≤ 32 bits; the second word's shift is split so a
+ * field starting on a word boundary takes none of it.
+ */
+function component(
+  u32: Uint32Array,
+  d: number,
+  at: number,
+  width: number,
+  f32: Float32Array,
+  r: number,
+  raw: boolean,
+): number {
+  const w = d + (at >>> 5),
+    sh = at & 31;
+  const q = (u32[w] >>> sh) | ((u32[w + 1] << 1) << (31 - sh));
+  return raw ? floatFromBits(q >>> 0) : f32[r] + (q & ((1 << width) - 1)) * f32[r + 1];
 }

@@ -109,7 +109,7 @@ describe('rotationReference and rotationDeltas', () => {
           for (let c = 1; c < 4; c++) if (Math.abs(d[c]) > Math.abs(d[drop])) drop = c;
           const sign = d[drop] < 0 ? -1 : 1;
           const kept = [0, 1, 2, 3].filter((c) => c !== drop).map((c) => sign * d[c]);
-          emitRotation(Float64Array.from(kept), drop, ref, 0, rebuilt, 0);
+          emitRotation(Float64Array.of(...kept, 0), drop, ref, 0, rebuilt, 0);
           expect(quatDistance(rebuilt, rotations.subarray((b * n + s) * 4, (b * n + s) * 4 + 4))).toBeLessThan(1e-6);
         }
       }

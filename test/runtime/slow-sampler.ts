@@ -2,9 +2,9 @@
  * The decoder's arithmetic the slow way, for tests: every key is read from the file's own
  * sections with readBits, dequantised with bits.ts's segmentOffset / segmentStep /
  * segmentConstant and rebuilt with interpolate.ts's emitRotation / blendRotations — the
- * functions the compressor measures with. The fast sampler (src/runtime/sampler.ts) writes
- * the same operations out inline over its open-time tables, and the kernel (kernel.wat)
- * performs them lane by lane; both must give these bits.
+ * functions the compressor measures with. The fast sampler (src/runtime/sampler.ts) calls
+ * them over its open-time tables, and the kernel (kernel.wat) performs the same operations
+ * lane by lane; both must give these bits.
  */
 import {
   decodeReference,
@@ -139,7 +139,7 @@ export class SlowSampler {
   decode(k0: number, k1: number, alpha: number): Float32Array {
     const out = this.clip.tables.basePose.slice();
     if (this.segments.length === 0) return out;
-    const v = new Float64Array(8);
+    const v = new Float64Array(9);
     const key = (k: number, j: number, into: number): void => {
       const s = Math.min((k / SEGMENT_SIZE) | 0, this.clip.segmentCount - 1);
       const seg = this.segments[s];
@@ -164,12 +164,12 @@ export class SlowSampler {
         else for (let c = 0; c < 3; c++) out[o + c] = v[c];
         continue;
       }
-      key(k1, j, 3);
+      key(k1, j, 4);
       if (this.kinds[j] === TRACK_KIND.ROTATION) {
-        v[6] = alpha;
+        v[8] = alpha;
         blendRotations(v, dropOf(k0, j), dropOf(k1, j), this.refs, 4 * j, out, o);
       } else {
-        for (let c = 0; c < 3; c++) out[o + c] = v[c] + (v[3 + c] - v[c]) * alpha;
+        for (let c = 0; c < 3; c++) out[o + c] = v[c] + (v[4 + c] - v[c]) * alpha;
       }
     }
     return out;
