@@ -192,14 +192,8 @@ export function measureBetweenErrors(
   perInterval?: Float64Array,
   reference?: BetweenReference,
 ): BetweenReport {
-  const measure = new IntervalChecks(
-    clip,
-    shellDistances,
-    decodedBetween,
-    referencesOf(clip, reference),
-    metric,
-    shellToo,
-  );
+  const references = referencesOf(clip, reference);
+  const measure = new IntervalChecks(clip, shellDistances, decodedBetween, references, metric, shellToo);
   const report: BetweenReport = {
     metric,
     maxError: 0,
@@ -227,7 +221,9 @@ export function measureBetweenErrors(
     // A jump (two samples at one time) has no time between its samples.
     if (times && times[k + 1] === times[k]) continue;
     const checks = measure.start(k);
-    const first = perInterval ? checks : FIRST_CHECKS;
+    // Against the players every interval gets its most checks: the remainder term assumes a slerp
+    // between checks, which their nlerp of close keys is not (docs/format.md, "The error at any time").
+    const first = perInterval || references.samples ? checks : FIRST_CHECKS;
     for (let m = FIRST_CHECKS; m <= first; m *= 2) measure.check(k, m, report.shellMaxError);
     if (perInterval) perInterval[k] = measure.bound;
     if (first === checks) keep(k);

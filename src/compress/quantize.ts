@@ -79,7 +79,8 @@ export function quantizeTrackSegment(
 const segOffsets = new Float64Array(3);
 const compBits = new Uint8Array(3);
 const segSteps = new Float64Array(3);
-const stored = new Float64Array(3);
+/** One key for emitRotation: its three stored components, and room for the rebuilt fourth. */
+const stored = new Float64Array(4);
 /** The stored components of a segment's keys, three per key (grown for a longer segment). */
 let keyScratch = new Float64Array(3 * 2 * SEGMENT_SIZE);
 
