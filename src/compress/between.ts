@@ -18,6 +18,7 @@ import {
   AFFINE_STRIDE,
   boneErrorFunction,
   poseToObject,
+  sampleToObject,
   shellBoundError,
   type BoneErrorFunction,
   type ErrorMetric,
@@ -244,6 +245,41 @@ export function measureBetweenErrors(
     keep(k);
   }
   return report;
+}
+
+/**
+ * The largest error (`metric` at `shellDistances`) of `clip`'s own samples against what each
+ * of `players` makes of its keys at the sample times: the floor no bit rate removes from the
+ * error {@link measureBetweenErrors} reports at the samples (keys stored a little off unit
+ * length, which the samples are not). 0 for a clip without keys.
+ */
+export function samplesFloor(
+  clip: RawClip,
+  shellDistances: Float32Array,
+  metric: ErrorMetric,
+  players: readonly PlayerSlerp[],
+): number {
+  if (!clip.keyframes) return 0;
+  const boneError = boneErrorFunction(metric);
+  const parents = clip.skeleton.parents;
+  const boneCount = parents.length;
+  const pose = new Float64Array(boneCount * POSE_STRIDE);
+  const sampleObject = new Float64Array(boneCount * AFFINE_STRIDE),
+    playerObject = new Float64Array(boneCount * AFFINE_STRIDE);
+  let floor = 0;
+  for (let s = 0; s < clip.sampleCount; s++) {
+    sampleToObject(clip, s, sampleObject);
+    for (let p = 0; p < players.length; p++) {
+      // Players differ in rotations only: after the first, the rest of the pose stays.
+      referenceBetween(clip, s, 0, pose, players[p], p > 0);
+      poseToObject(pose, parents, playerObject);
+      for (let b = 0; b < boneCount; b++) {
+        const o = b * AFFINE_STRIDE;
+        floor = Math.max(floor, boneError(playerObject, o, sampleObject, o, shellDistances[b]));
+      }
+    }
+  }
+  return floor;
 }
 
 /**

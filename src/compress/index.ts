@@ -16,7 +16,8 @@ import type { ErrorMetric, ErrorReport } from '../metric/error-metric.js';
 import { writeClip } from './write.js';
 import { measureCompressedBetween, verifyCompressed } from './verify.js';
 import { THRESHOLD_MARGIN, resolveOptions, type CompressOptions } from './options.js';
-import { chooseSampleGrid, type BetweenReport } from './between.js';
+import { chooseSampleGrid, samplesFloor, type BetweenReport } from './between.js';
+import { PLAYER_SLERPS } from '../clip/keyframes.js';
 import { measureAdditiveBetween, measureAdditiveSamples, prepareAdditive } from './additive.js';
 import type { AdditiveInfo } from '../runtime/clip-reader.js';
 
@@ -130,7 +131,11 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
   // The search holds the threshold at the samples; between samples the error can come out
   // a little larger (the source's slerp against the decoder's nlerp of quantised keys), so
   // the search runs again with a tighter target until the error at any time is within.
-  let target = settings.threshold * (1 - THRESHOLD_MARGIN); // float64 headroom (options.ts)
+  // At the samples the error is measured against the players' evaluation of the source's
+  // keys, which the samples themselves miss by a floor (keys stored off unit length): the
+  // search aims that much lower, so one search usually suffices.
+  const floor = additive ? 0 : samplesFloor(source, settings.shellDistances, settings.metric, PLAYER_SLERPS);
+  let target = settings.threshold * (1 - THRESHOLD_MARGIN) - floor; // float64 headroom (options.ts)
   let searchTrials = 0;
   let bytes: Uint8Array,
     search: ReturnType<typeof searchBitRates>,

@@ -13,9 +13,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { Document, NodeIO } from '@gltf-transform/core';
 import { describe, expect, it } from 'vitest';
 
-import { evaluateTrack } from '../../src/clip/keyframes.js';
+import { PLAYER_SLERPS, evaluateTrack } from '../../src/clip/keyframes.js';
 import type { RawClip } from '../../src/clip/raw-clip.js';
 import { POSE_STRIDE } from '../../src/clip/skeleton.js';
+import { samplesFloor } from '../../src/compress/between.js';
 import { compress } from '../../src/compress/index.js';
 import { resolveOptions } from '../../src/compress/options.js';
 import { AFFINE_STRIDE, poseToObject, virtualVertexError } from '../../src/metric/error-metric.js';
@@ -241,6 +242,30 @@ describe('keys off the grid', () => {
     },
     TIMEOUT,
   );
+
+  it('keys stored off unit length leave a floor at the samples, which the first search aims below', async () => {
+    const times = Array.from({ length: 31 }, (_, i) => i / 30);
+    const unit = motion('rotation', times, 0);
+    const clipOf = async (stretch: number): Promise<RawClip> => {
+      const values = unit.map((v) => v * stretch);
+      const [clip] = await readGltf(
+        await chainAsset(3, [{ node: 1, path: 'rotation', times, values }]),
+        'off-unit.glb',
+      );
+      return clip;
+    };
+    const off = await clipOf(1 + 1e-3);
+    const { shellDistances, threshold, metric } = resolveOptions(off, {});
+    // The players rotate by the stored key, which stretches vertices by about 2e-3 of their distance.
+    const floor = samplesFloor(off, shellDistances, metric, PLAYER_SLERPS);
+    expect(floor).toBeGreaterThan(1e-5);
+    expect(floor).toBeLessThan(threshold);
+    expect(samplesFloor(await clipOf(1), shellDistances, metric, PLAYER_SLERPS)).toBeLessThan(1e-9);
+    const { stats } = compress(off);
+    expect(stats.maxError).toBeLessThanOrEqual(threshold);
+    // One search, as many trials as for the same keys at unit length (without the floor: four).
+    expect(stats.searchTrials).toBe(compress(await clipOf(1)).stats.searchTrials);
+  });
 
   it('STEP holds its key until the next one, even when other channels of the node have keys in between', async () => {
     const glb = await chainAsset(1, [
