@@ -148,13 +148,13 @@ function axisRotation(axis: number, degrees: number, out: Float64Array): void {
   out[3 * b + b] = c;
 }
 
-/** The rotation matrix (column-major) of a quaternion, normalised in float64. */
+/**
+ * The matrix (column-major) of a quaternion as three.js's `Matrix4.compose` and Babylon.js's
+ * `Matrix.ComposeToRef` build it, in float64 and without normalising: a decoded float32
+ * quaternion is within about 1e-7 of unit length, and what a player shows is this matrix
+ * (docs/format.md, "The error at any time").
+ */
 function quatToMatrix(x: number, y: number, z: number, w: number, out: Float64Array): void {
-  const n = Math.sqrt(x * x + y * y + z * z + w * w);
-  x /= n;
-  y /= n;
-  z /= n;
-  w /= n;
   out[0] = 1 - 2 * (y * y + z * z);
   out[1] = 2 * (x * y + w * z);
   out[2] = 2 * (x * z - w * y);
