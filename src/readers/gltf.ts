@@ -269,7 +269,7 @@ export async function readGltfWithWarnings(
     // holds only its extra bones.
     const clipSkeleton =
       extraTracks || gltf.skins.length === 0
-        ? extraBones(gltf, hierarchy, skeleton, animation, bones, unit, targetData, fail)
+        ? clipSkeletonOf(gltf, hierarchy, skeleton, animation, bones, unit, targetData, fail)
         : undefined;
     const clipBones = clipSkeleton?.bones ?? bones;
     if (clipSkeleton && extraTracks) {
@@ -397,11 +397,11 @@ export async function readGltfWithWarnings(
 }
 
 /**
- * The skeleton of one clip read with extra tracks: the file's skeleton when the animation
- * moves it (else none of it), then the {@link GltfClipExtras} bones. Node bones get their
+ * The skeleton of one clip: the bones of the file's skeleton it needs ({@link clipSubset}),
+ * then the {@link GltfClipExtras} bones (none without extra tracks). Node bones get their
  * rest transform from the caller; weight bones rest at the mesh's default weights.
  */
-function extraBones(
+function clipSkeletonOf(
   gltf: GltfJson,
   hierarchy: Hierarchy,
   skeleton: SkeletonNodes,

@@ -708,7 +708,7 @@ export function readNamesSection(bytes: Uint8Array, view: DataView, header: Head
  * [−1, 1] for a rotation (components of a unit delta), so that the float32 rotation
  * arithmetic cannot overflow.
  */
-export function checkRawValues(bytes: Uint8Array, header: Header, animated: AnimatedTracks, segments: Segments): void {
+export function checkRawValues(bytes: Uint8Array, animated: AnimatedTracks, segments: Segments): void {
   const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2);
   const count = animated.count;
   for (let s = 0; s < segments.rates.length; s++) {

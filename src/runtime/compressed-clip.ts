@@ -165,7 +165,7 @@ export class CompressedClip {
     const refs = readRotationReferences(view, animated, layout.rotationRefs);
     const segments = readSegments(bytes, view, header, animated, clipRanges, layout);
     const names = readNamesSection(bytes, view, header, segments.end);
-    checkRawValues(bytes, header, animated, segments);
+    checkRawValues(bytes, animated, segments);
 
     this.version = header.version;
     this.boneCount = header.boneCount;
