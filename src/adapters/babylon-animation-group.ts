@@ -61,8 +61,9 @@ const STEP_KEY = 1;
 
 /**
  * A Babylon `Animation` whose value at a frame comes from its group's decoded pose: kind 0
- * a rotation quaternion, 1 a translation (times `scale`), 2 a scale, 3 a morph weight
- * (translation x over `scale`). Its keys only span the group's range.
+ * a rotation quaternion, 1 a translation (times `scale`), 2 a scale (minus `scale` in an
+ * additive group, see {@link channelValue}), 3 a morph weight (translation x over `scale`).
+ * Its keys only span the group's range.
  */
 export class ResidentAnimation extends Animation {
   private readonly value: Quaternion | Vector3 | undefined;
@@ -74,7 +75,7 @@ export class ResidentAnimation extends Animation {
     fps: number,
     private readonly source: PoseContext,
     private readonly offset: number,
-    kind: number,
+    private readonly kind: number,
     private readonly scale: number,
   ) {
     super(
@@ -108,12 +109,18 @@ export class ResidentAnimation extends Animation {
     const o = this.offset;
     const value = this.value;
     if (value instanceof Quaternion) return value.set(pose[o], pose[o + 1], pose[o + 2], pose[o + 3]);
+    if (this.kind === 2) return (value as Vector3).set(pose[o] - this.scale, pose[o + 1] - this.scale, pose[o + 2] - this.scale);
     if (value) return value.set(pose[o] * this.scale, pose[o + 1] * this.scale, pose[o + 2] * this.scale);
     return pose[o] / this.scale;
   }
 }
 
-/** What one animation of the group reads: pose offset, kind (0–3 as in {@link ResidentAnimation}), scale, and its target. */
+/**
+ * What one animation of the group reads: pose offset, kind (0–3 as in {@link ResidentAnimation}),
+ * scale, and its target. A scale channel's `scale` is what it subtracts: 1 in an additive
+ * group, whose clip stores scales plus one (docs/format.md, section 6d) and which Babylon
+ * adds to the base as they are, else 0.
+ */
 interface Channel {
   readonly offset: number;
   readonly kind: number;
@@ -128,6 +135,7 @@ function channelValue(channel: Channel, pose: Float32Array): Quaternion | Vector
     k = channel.scale;
   if (channel.kind === 0) return new Quaternion(pose[o], pose[o + 1], pose[o + 2], pose[o + 3]);
   if (channel.kind === 3) return pose[o] / k;
+  if (channel.kind === 2) return new Vector3(pose[o] - k, pose[o + 1] - k, pose[o + 2] - k);
   return new Vector3(pose[o] * k, pose[o + 1] * k, pose[o + 2] * k);
 }
 
@@ -143,6 +151,11 @@ function channelValue(channel: Channel, pose: Float32Array): Quaternion | Vector
  * last the last. Sampled tracks blend between samples (Babylon's slerp / lerp in
  * `'decode'` mode, the runtime's interpolation in `'resident'` mode); STEP tracks hold each
  * sample.
+ *
+ * A clip stored additive (`compressed.additive`) makes an additive group (`isAdditive`,
+ * weight 1) whose values are Babylon's additive deltas (rotation base · delta, translation
+ * and scale base + delta): it plays over base groups that have a weight themselves (not −1,
+ * Babylon's default), since Babylon adds additive animations only in its weighted blend.
  */
 export function createAnimationGroup(
   compressed: CompressedClip,
@@ -152,6 +165,8 @@ export function createAnimationGroup(
 ): AnimationGroup {
   const fps = options.fps ?? 60;
   const translationScale = options.translationScale ?? 1;
+  const additive = compressed.additive !== undefined;
+  const scaleOffset = additive ? 1 : 0;
   const channels: Channel[] = [];
   nodes.forEach((node, b) => {
     if (!node) return;
@@ -161,7 +176,7 @@ export function createAnimationGroup(
       channels.push({
         offset: b * POSE_STRIDE + KIND_OFFSET[kind],
         kind,
-        scale: kind === 1 ? translationScale : 1,
+        scale: kind === 1 ? translationScale : kind === 2 ? scaleOffset : 1,
         step: compressed.isStepTrack(b, kind),
         target: node,
       });
@@ -229,6 +244,11 @@ export function createAnimationGroup(
       animation.setKeys(keys[i], true);
       group.addTargetedAnimation(animation, c.target);
     });
+  }
+  if (additive) {
+    // Babylon adds an additive animation to the base only in its weighted blend (late bindings).
+    group.isAdditive = true;
+    group.weight = 1;
   }
   group.normalize(0);
   return group;

@@ -4,7 +4,8 @@
  * babylon-animation-group.ts) bound to the nodes the loader made of the file's bone table
  * and the animation's node and weight lists, by glTF node index. Fallback channels on what
  * the clip holds are discarded; the animation's other channels load as the loader would
- * load them, into the same group.
+ * load them, into the same group. An additive animation (`additive: true`) loads as an
+ * additive group (`isAdditive`, weight 1), to play over a weighted base group.
  */
 import { AnimationGroup } from '@babylonjs/core/Animations/animationGroup.js';
 import type { Nullable } from '@babylonjs/core/types.js';
@@ -124,6 +125,10 @@ export class BonepressBabylonExtension implements IGLTFLoaderExtension {
       group,
       new Set(nodeIndices),
       new Set(weightDefs.map((w) => w.node)),
+      // glTF channels are absolute poses: an additive group would add them to the base.
+      compressed.additive
+        ? (n) => fail(`the animation is additive, but ${n} of its channels lie outside the clip (absolute poses)`)
+        : undefined,
     );
     group.normalize(0);
     return group;
@@ -132,7 +137,8 @@ export class BonepressBabylonExtension implements IGLTFLoaderExtension {
   /**
    * Loads the animation's channels the clip does not replace (not a translation, rotation or
    * scale of a bone's node, not the weights of a weight node, nor the node-less stub) as the
-   * loader itself would, into `group`.
+   * loader itself would, into `group`; calls `refuse` with their count instead when given
+   * and there are any.
    */
   private async otherChannels(
     loader: GLTFLoader,
@@ -141,6 +147,7 @@ export class BonepressBabylonExtension implements IGLTFLoaderExtension {
     group: AnimationGroup,
     trs: ReadonlySet<number>,
     weights: ReadonlySet<number>,
+    refuse?: (count: number) => never,
   ): Promise<void> {
     animation.channels.forEach((c, i) => {
       c.index = i;
@@ -154,6 +161,7 @@ export class BonepressBabylonExtension implements IGLTFLoaderExtension {
         !(trs.has(c.target.node) && TRS.has(c.target.path)) &&
         !(weights.has(c.target.node) && c.target.path === 'weights'),
     );
+    if (refuse && kept.length > 0) refuse(kept.length);
     await Promise.all(
       kept.map((channel) =>
         loader._loadAnimationChannelAsync(

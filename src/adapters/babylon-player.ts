@@ -120,7 +120,9 @@ export interface BabylonClipPlayerOptions extends BabylonBindOptions {
  * ```
  *
  * Writes every bound bone's `rotationQuaternion`, `position` and `scaling` (the paths the
- * source animates). {@link update} and {@link setTime} allocate nothing.
+ * source animates). {@link update} and {@link setTime} allocate nothing. It writes absolute
+ * poses only: a clip stored additive is refused (play it as an additive `AnimationGroup`,
+ * `createAnimationGroup`, over a base group).
  */
 export class BabylonClipPlayer {
   /** Clip bones that bind to no node, in clip order. */
@@ -139,12 +141,20 @@ export class BabylonClipPlayer {
   private readonly translationScale: number;
   private readonly sampleOptions: SampleOptions = { looping: 'clamp' };
 
-  /** Binds `clip` under `root` (see {@link bindNodes}) and applies the pose at `options.time`. */
+  /**
+   * Binds `clip` under `root` (see {@link bindNodes}) and applies the pose at `options.time`.
+   * Throws {@link FormatError} (BAD_ARGUMENT) for a clip stored additive.
+   */
   constructor(
     readonly clip: CompressedClip,
     root: Node,
     options: BabylonClipPlayerOptions = {},
   ) {
+    if (clip.additive)
+      throw new FormatError(
+        FORMAT_ERROR.BAD_ARGUMENT,
+        `clip "${clip.name ?? ''}" is stored additive: its poses are deltas for a base pose, which BabylonClipPlayer does not have; play it with createAnimationGroup (an additive AnimationGroup) over a base group`,
+      );
     this.loop = options.loop ?? 'repeat';
     this.timeScale = options.timeScale ?? 1;
     this.translationScale = options.translationScale ?? 1;

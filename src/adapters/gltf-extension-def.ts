@@ -30,6 +30,8 @@ export interface ExtensionBones {
   readonly bufferView: number;
   /** The bone table's parents (the first `parents.length` bones); every other bone is a root. */
   readonly parents: readonly number[];
+  /** The object's `additive`: the clip holds deltas to play over a base (docs/gltf-extension.md, "Additive animations"). */
+  readonly additive: boolean;
 }
 
 /**
@@ -76,6 +78,8 @@ export function readExtensionBones(
   ) {
     fail('weights need a node index and positive scales each');
   }
+  if (ext.additive !== undefined && typeof ext.additive !== 'boolean')
+    fail(`additive ${JSON.stringify(ext.additive)} is not a boolean`);
   const view = ext.bufferView;
   if (!Number.isInteger(view) || (view as number) < 0 || (view as number) >= (json.bufferViews?.length ?? 0))
     fail(`bufferView ${String(view)} is not in the file`);
@@ -84,12 +88,14 @@ export function readExtensionBones(
     weights: weights as WeightDef[],
     bufferView: view as number,
     parents,
+    additive: ext.additive === true,
   };
 }
 
 /**
  * Opens the animation's `.bpk` bytes and checks them against `bones`: the bone count (table,
- * nodes and weights) and the table's parents. Calls `fail` with the problem otherwise.
+ * nodes and weights), the table's parents, and `additive` against the clip's own record.
+ * Calls `fail` with the problem otherwise.
  */
 export function openExtensionClip(
   bytes: Uint8Array,
@@ -102,6 +108,12 @@ export function openExtensionClip(
   } catch (e) {
     return fail((e as Error).message);
   }
+  if (bones.additive !== (clip.additive !== undefined))
+    fail(
+      bones.additive
+        ? 'the extension says additive, but the clip is not'
+        : 'the clip is additive, but the extension does not say so (additive: true)',
+    );
   const count = bones.nodeIndices.length + bones.weights.reduce((n, w) => n + w.scales.length, 0);
   if (clip.boneCount !== count)
     fail(`the clip has ${clip.boneCount} bones but its bone table, nodes and weights ${count}`);

@@ -4,7 +4,8 @@
  * {@link CompressedAnimationClip}, resident compressed and bound to the loaded nodes through
  * the file's bone table and the animation's node and weight lists (morph weights play as
  * `morphTargetInfluences`). Fallback channels on what the clip holds are discarded; the
- * animation's other channels load as usual and play in the same clip.
+ * animation's other channels load as usual and play in the same clip. An additive animation
+ * (`additive: true`) loads with `AdditiveAnimationBlendMode`, to play over a base action.
  */
 import type { AnimationClip, KeyframeTrack, Object3D } from 'three';
 import type { GLTFLoaderPlugin, GLTFParser } from 'three/examples/jsm/loaders/GLTFLoader.js';
@@ -39,6 +40,7 @@ interface AnimationExtensionDef {
   bufferView?: unknown;
   nodes?: unknown;
   weights?: unknown;
+  additive?: unknown;
 }
 
 /**
@@ -106,6 +108,9 @@ export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
       morphWeights,
     });
     const extra = await this.otherTracks(index, def, new Set(nodeIndices), new Set(weightDefs.map((w) => w.node)));
+    // glTF channels are absolute poses: in an additive clip three.js would add them to the base.
+    if (compressed.additive && extra.length > 0)
+      fail(`the animation is additive, but ${extra.length} of its channels lie outside the clip (absolute poses)`);
     clip.tracks.push(...extra);
     if (typeof (def as { extras?: unknown }).extras === 'object')
       Object.assign(clip.userData, (def as { extras: object }).extras);

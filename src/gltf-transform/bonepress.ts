@@ -26,11 +26,18 @@ import { POSE_STRIDE } from '../runtime/pose.js';
 import { ParseError, PARSE_ERROR } from '../readers/errors.js';
 import { readGltfWithWarnings, type GltfClipExtras } from '../readers/gltf.js';
 import { clipEndTime, clipStartTime } from '../clip/raw-clip.js';
+import { additiveOptions, additiveSettings, refuseAbsoluteChannels } from './additive.js';
 import { KHR_ANIMATION_POINTER, type AnimationPointer } from './animation-pointer.js';
 import { BONEPRESS_ANIMATION_COMPRESSION, BonepressAnimationCompression, type BoneTable } from './extension.js';
 import type { BonepressOptions, CompressedAnimationReport, KeptAnimationReport } from './types.js';
 
-export type { BonepressOptions, CompressedAnimationReport, KeptAnimationReport } from './types.js';
+export type {
+  BonepressOptions,
+  CompressedAnimationReport,
+  GltfAdditiveOptions,
+  GltfAnimationPose,
+  KeptAnimationReport,
+} from './types.js';
 
 /** Defaults of {@link BonepressOptions}. */
 export const BONEPRESS_DEFAULTS = {
@@ -59,12 +66,15 @@ const TRS = new Set(['translation', 'rotation', 'scale']);
  * Compresses every skeletal animation of `doc` in place, as {@link bonepress} does, and says
  * what it did. Animations already compressed are left alone; an animation that moves no
  * skeleton node is left alone (the reader's warning says so). Throws the reader's
- * `ParseError` for bad animation data and `OptionsError` for bad options.
+ * `ParseError` for bad animation data and `OptionsError` for bad options (an additive
+ * reference frame out of the animation, an additive animation of other bones than its
+ * reference or base, or with channels its clip does not hold).
  */
 export async function compressDocument(doc: Document, options: BonepressOptions = {}): Promise<CompressDocumentResult> {
   const fallback = options.fallback === true ? 'original' : options.fallback || undefined;
   const root = doc.getRoot();
   const animations = root.listAnimations();
+  const additiveOf = additiveSettings(options, animations);
   const pending = animations.filter(
     (a) => !a.getExtension(BONEPRESS_ANIMATION_COMPRESSION) && a.listChannels().length > 0,
   );
@@ -79,6 +89,7 @@ export async function compressDocument(doc: Document, options: BonepressOptions 
       return { animations: [], kept: [], warnings: [error.message] };
     throw error;
   }
+  const clipOf = new Map(clips.clips.map(({ clip, index }) => [index, clip]));
   const chosen = clips.clips
     .map((c, i) => ({ ...c, extra: clips.extras[i] }))
     .filter(({ index }) => pending.includes(animations[index]));
@@ -102,6 +113,10 @@ export async function compressDocument(doc: Document, options: BonepressOptions 
     const stored: RawClip = { ...clip, name: animation.getName(), skeleton: { ...skeleton, nodeIndices: undefined } };
     // Weights and transforms add at a morphed vertex: the bones get their share of the bound (runtime/morph-share.ts).
     const shared = extra.weights.length > 0 && b0 + props.length > 0;
+    const additiveSetting = additiveOf.get(index);
+    const additive = additiveSetting && additiveOptions(additiveSetting, animations, clipOf, index);
+    const replaced = replacedChannels(animation, new Set(joints), new Set(props), new Set(weightNodes));
+    if (additive) refuseAbsoluteChannels(animation, index, replaced);
     const result = compress(stored, {
       error: shared ? transformShare(options.error ?? BONEPRESS_DEFAULTS.error) : options.error,
       shell: options.shell,
@@ -109,11 +124,12 @@ export async function compressDocument(doc: Document, options: BonepressOptions 
       metric: options.metric,
       stripNames: true,
       checksum: true,
+      ...(additive ? { additive } : {}),
     });
     // One table per set of skins, shared by every clip that moves that set; a clip of props and weights alone has none.
     const sharedTable = b0 > 0 ? findTable(extension, joints, parents) : undefined;
-    const replaced = replacedChannels(animation, new Set(joints), new Set(props), new Set(weightNodes));
-    if (!fallback && (options.keepSmallerSource ?? BONEPRESS_DEFAULTS.keepSmallerSource)) {
+    // An additive animation is always compressed: its own channels are absolute poses, not the layer.
+    if (!fallback && !additive && (options.keepSmallerSource ?? BONEPRESS_DEFAULTS.keepSmallerSource)) {
       const sizes = {
         compressedBytes: compressedCost(
           result.bytes.byteLength,

@@ -17,6 +17,7 @@ import {
   type WriterContext,
 } from '@gltf-transform/core';
 
+import { FLAGS, HEADER } from '../runtime/format.js';
 import { BonepressError } from '../shared/errors.js';
 
 /** The extension's name, as written in `extensionsUsed`. */
@@ -166,6 +167,14 @@ export class CompressedAnimation extends ExtensionProperty<ICompressedAnimation>
     );
   }
 
+  /**
+   * True when the clip is additive (the `.bpk` header's `ADDITIVE` flag): its poses are
+   * deltas to play over a base (docs/gltf-extension.md, "Additive animations").
+   */
+  isAdditive(): boolean {
+    return isAdditiveData(this.getData());
+  }
+
   /** Bones of the clip this binds: table bones, node bones and weight bones. */
   getBoneCount(): number {
     return (
@@ -184,6 +193,13 @@ interface AnimationDef {
   bufferView?: unknown;
   nodes?: unknown;
   weights?: unknown;
+  additive?: unknown;
+}
+
+/** The `.bpk` header's `ADDITIVE` flag, read without opening the clip (false for bytes too short to hold it). */
+function isAdditiveData(data: Uint8Array | null): boolean {
+  if (!data || data.byteLength < HEADER.FLAGS + 2) return false;
+  return ((data[HEADER.FLAGS] | (data[HEADER.FLAGS + 1] << 8)) & FLAGS.ADDITIVE) !== 0;
 }
 
 /**
@@ -263,7 +279,7 @@ export class BonepressAnimationCompression extends Extension {
       const def = animationDef.extensions?.[NAME] as AnimationDef | undefined;
       if (def === undefined) return;
       const path = `animations[${a}].extensions.${NAME}`;
-      const { skeleton, bufferView, nodes, weights } = def;
+      const { skeleton, bufferView, nodes, weights, additive } = def;
       if (
         skeleton !== undefined &&
         (!Number.isInteger(skeleton) || (skeleton as number) < 0 || (skeleton as number) >= tables.length)
@@ -319,6 +335,16 @@ export class BonepressAnimationCompression extends Extension {
       }
       // A copy: the view is a window on the whole buffer, which the document would otherwise keep alive.
       const data = context.bufferViews[bufferView as number].slice();
+      if (additive !== undefined && typeof additive !== 'boolean')
+        throw new GltfExtensionError(`${JSON.stringify(additive)} is not a boolean`, `${path}.additive`);
+      if ((additive === true) !== isAdditiveData(data)) {
+        throw new GltfExtensionError(
+          additive === true
+            ? 'says the animation is additive, but its clip is not'
+            : 'is absent or false, but the clip is additive (its ADDITIVE flag is set)',
+          `${path}.additive`,
+        );
+      }
       const compressed = this.createCompressedAnimation()
         .setData(data)
         .setNodes(propNodes)
@@ -395,6 +421,7 @@ export class BonepressAnimationCompression extends Extension {
         scales = c.getWeightScales();
       if (weightNodes.length > 0)
         out.weights = weightNodes.map((node, w) => ({ node: nodeIndex(node), scales: scales[w] }));
+      if (c.isAdditive()) out.additive = true;
       const def = json.animations![index];
       def.extensions = { ...def.extensions, [NAME]: out };
     }

@@ -31,6 +31,8 @@ export {
   type BonepressOptions,
   type CompressDocumentResult,
   type CompressedAnimationReport,
+  type GltfAdditiveOptions,
+  type GltfAnimationPose,
   type KeptAnimationReport,
 } from './bonepress.js';
 export { animationBytes, type AnimationBytes } from './sizes.js';

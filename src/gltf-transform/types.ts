@@ -39,6 +39,44 @@ export interface BonepressOptions extends Pick<CompressOptions, 'error' | 'shell
   onWarning?: (message: string) => void;
   /** Name of the asset in error messages and warnings. Default `'document'`. */
   file?: string;
+  /**
+   * Store animations as additive layers (docs/gltf-extension.md, "Additive animations"):
+   * `true` makes every animation additive against its frame 0; one {@link GltfAdditiveOptions}
+   * applies to the animations it names (default every one); a list gives animations their
+   * own settings (an animation named by two entries is an error). Not with `fallback`: glTF
+   * channels play as absolute poses, so an additive animation keeps no fallback.
+   */
+  additive?: boolean | GltfAdditiveOptions | readonly GltfAdditiveOptions[];
+}
+
+/**
+ * An animation of the document, by name or by index in its animation list, at `time`
+ * seconds on its timeline (default its start).
+ */
+export interface GltfAnimationPose {
+  readonly animation: string | number;
+  readonly time?: number;
+}
+
+/**
+ * Additive animations of `compressDocument()`: each pose stored as a delta against
+ * `reference`, the error bounded over `base`, as the compressor's `additive` option does
+ * for a loose clip (docs/format.md, "Additive clips").
+ */
+export interface GltfAdditiveOptions {
+  /** The animations this applies to, by name or index. Default: every animation. */
+  readonly animations?: readonly (string | number)[];
+  /**
+   * What the deltas are taken against: a frame (sample index) of the animation itself
+   * (default 0, as three.js's `makeClipAdditive`), or the pose of another animation that
+   * moves the same bones.
+   */
+  readonly reference?: number | GltfAnimationPose;
+  /**
+   * What the error is measured over: the pose of another animation at `time`, or, without
+   * `time`, that animation played alongside from time 0, looping. Default: the reference pose.
+   */
+  readonly base?: GltfAnimationPose;
 }
 
 /** One compressed animation of `compressDocument()`. */
