@@ -109,7 +109,8 @@ export class ResidentAnimation extends Animation {
     const o = this.offset;
     const value = this.value;
     if (value instanceof Quaternion) return value.set(pose[o], pose[o + 1], pose[o + 2], pose[o + 3]);
-    if (this.kind === 2) return (value as Vector3).set(pose[o] - this.scale, pose[o + 1] - this.scale, pose[o + 2] - this.scale);
+    if (this.kind === 2)
+      return (value as Vector3).set(pose[o] - this.scale, pose[o + 1] - this.scale, pose[o + 2] - this.scale);
     if (value) return value.set(pose[o] * this.scale, pose[o + 1] * this.scale, pose[o + 2] * this.scale);
     return pose[o] / this.scale;
   }

@@ -22,10 +22,6 @@ export function additiveSettings(
   const given = options.additive;
   const out = new Map<number, GltfAdditiveOptions>();
   if (given === undefined || given === false) return out;
-  if (options.fallback)
-    throw new OptionsError(
-      'additive animations keep no fallback channels (glTF plays channels as absolute poses, not as a layer over a base): drop the fallback, or the additive option',
-    );
   const entries: readonly GltfAdditiveOptions[] = given === true ? [{}] : Array.isArray(given) ? given : [given];
   for (const entry of entries) {
     const indices = entry.animations
@@ -37,6 +33,10 @@ export function additiveSettings(
       out.set(i, entry);
     }
   }
+  if (out.size > 0 && options.fallback)
+    throw new OptionsError(
+      'additive animations keep no fallback channels (glTF plays channels as absolute poses, not as a layer over a base): drop the fallback, or the additive option',
+    );
   return out;
 }
 
