@@ -10,8 +10,16 @@ import * as THREE from 'three';
 import { GLTFLoader, type GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 
-import { createMixerClip, sanitizeNodeName, type CompressedAnimationClip } from '../../src/adapters/three.js';
+import { NodeIO } from '@gltf-transform/core';
+
+import {
+  BonepressGLTFLoaderPlugin,
+  createMixerClip,
+  sanitizeNodeName,
+  type CompressedAnimationClip,
+} from '../../src/adapters/three.js';
 import { compress } from '../../src/compress/index.js';
+import { bonepress, BonepressAnimationCompression } from '../../src/gltf-transform/index.js';
 import { readGltfWithWarnings } from '../../src/readers/gltf.js';
 import { CompressedClip } from '../../src/runtime/compressed-clip.js';
 import { makeRigs, type Rig } from '../utils/gltf-rigs.js';
@@ -23,9 +31,11 @@ const SHELL = 0.03; // 3 cm
 // three.js evaluates the source in float32 (keys, slerp, matrices): allow its rounding on top.
 const TOLERANCE = THRESHOLD * 1.02;
 
-async function load(glb: Uint8Array): Promise<GLTF> {
+async function load(glb: Uint8Array, plugin = false): Promise<GLTF> {
   const buffer = glb.buffer.slice(glb.byteOffset, glb.byteOffset + glb.byteLength) as ArrayBuffer;
-  return new Promise((resolve, reject) => new GLTFLoader().parse(buffer, '', resolve, reject));
+  const loader = new GLTFLoader();
+  if (plugin) loader.register((parser) => new BonepressGLTFLoaderPlugin(parser));
+  return new Promise((resolve, reject) => loader.parse(buffer, '', resolve, reject));
 }
 
 /** Largest world-space distance of the three virtual vertices of every joint between two copies of a scene. */
@@ -215,6 +225,53 @@ describe('compressed glTF clips through three.js AnimationMixer', () => {
       mixerB.stopAllAction();
       mixerA.uncacheRoot(raw.scene);
       mixerB.uncacheRoot(packed.scene);
+      played++;
+    }
+    expect(played).toBeGreaterThan(0);
+  });
+
+  it('a glTF animation stored additive (bonepress transform) loads through the plugin and plays over a base within the threshold of makeClipAdditive of the original', async () => {
+    let played = 0;
+    for (const { rig, raw, clips } of loaded) {
+      if (clips.size < 2) continue;
+      const [first, second] = [...clips.values()];
+      const io = new NodeIO().registerExtensions([BonepressAnimationCompression]);
+      const doc = await io.readBinary(rig.glb);
+      // The first animation additive against its frame 3, measured over the second played alongside.
+      await doc.transform(
+        bonepress({ additive: { animations: [0], reference: 3, base: { animation: 1 } }, onWarning: () => {} }),
+      );
+      const packed = await load(await io.writeBinary(doc), true);
+      const layer = packed.animations[0] as CompressedAnimationClip;
+      expect(layer.compressed.additive?.reference, rig.name).toMatchObject({ kind: 'frame', frame: 3 });
+      expect(layer.blendMode, rig.name).toBe(THREE.AdditiveAnimationBlendMode);
+      expect(packed.animations[1].blendMode, rig.name).toBe(THREE.NormalAnimationBlendMode);
+      // three.js takes the reference as a frame counted from time 0: the record's time (frame 3 after the start) at the key rate.
+      const referenceTime = layer.compressed.additive!.reference.time;
+      const additiveA = THREE.AnimationUtils.makeClipAdditive(
+        first.raw.clone(),
+        referenceTime * rig.keyRate,
+        undefined,
+        rig.keyRate,
+      );
+      const mixerA = new THREE.AnimationMixer(raw.scene),
+        mixerB = new THREE.AnimationMixer(packed.scene);
+      // The same uncompressed base on both sides (bound by name): the difference is the layer's alone.
+      mixerA.clipAction(second.raw).play();
+      mixerB.clipAction(second.raw).play();
+      mixerA.clipAction(additiveA).play();
+      mixerB.clipAction(layer).play();
+      const random = mulberry32(rig.keyRate * 31);
+      let worst = 0;
+      for (let i = 0; i < 200; i++) {
+        const t = random() * 2 * first.raw.duration;
+        mixerA.setTime(t);
+        mixerB.setTime(t);
+        worst = Math.max(worst, worldError(raw.scene, packed.scene));
+      }
+      expect(worst, `${rig.name} additive glTF`).toBeLessThanOrEqual(TOLERANCE);
+      mixerA.stopAllAction();
+      mixerA.uncacheRoot(raw.scene);
       played++;
     }
     expect(played).toBeGreaterThan(0);
