@@ -19,7 +19,8 @@ import { type Matrix, Vector3 } from '@babylonjs/core/Maths/math.vector.js';
 import { Scene } from '@babylonjs/core/scene.js';
 import type { AssetContainer } from '@babylonjs/core/assetContainer.js';
 import { AnimationEvent } from '@babylonjs/core/Animations/animationEvent.js';
-import type { AnimationGroup } from '@babylonjs/core/Animations/animationGroup.js';
+import { AnimationGroup } from '@babylonjs/core/Animations/animationGroup.js';
+import { NodeIO } from '@gltf-transform/core';
 import type { Mesh } from '@babylonjs/core/Meshes/mesh.js';
 import type { TransformNode } from '@babylonjs/core/Meshes/transformNode.js';
 import '@babylonjs/loaders/glTF/2.0/index.js';
@@ -34,6 +35,7 @@ import {
   type BabylonClipMode,
 } from '../../src/adapters/babylon.js';
 import { compress } from '../../src/compress/index.js';
+import { bonepress, BonepressAnimationCompression } from '../../src/gltf-transform/index.js';
 import { readGltfWithWarnings } from '../../src/readers/gltf.js';
 import { CompressedClip } from '../../src/runtime/compressed-clip.js';
 import { runCli } from '../cli/run-cli.js';
@@ -337,6 +339,60 @@ describe('Babylon glTF loader with the BONEPRESS_animation_compression extension
       expect(checked).toBeGreaterThan(2);
     }
   }, 240_000);
+
+  it('an animation stored additive loads as an additive group and plays over a base within the threshold of MakeAnimationAdditive of the original, in both modes', async () => {
+    const io = new NodeIO().registerExtensions([BonepressAnimationCompression]);
+    let checked = 0;
+    for (const rig of (await makeRigs()).filter((r) => r.name === 'mixamo' || r.name === 'blender')) {
+      const doc = await io.readBinary(rig.glb);
+      // The first animation additive against its frame 0, measured over the second played alongside.
+      await doc.transform(bonepress({ additive: { animations: [0], base: { animation: 1 } }, onWarning: () => {} }));
+      const asset = { name: rig.name, original: rig.glb, compressed: await io.writeBinary(doc), bounds: [] };
+      for (const mode of ['decode', 'resident'] as const) {
+        const pair = await loadPair(asset, mode);
+        const [[a1, b1], [a2]] = groupsOf(pair);
+        expect(b1.isAdditive, `${rig.name} ${mode}`).toBe(true);
+        expect(b1.weight).toBe(1);
+        // Babylon's own additive conversion of the original, at the time of the clip's frame 0.
+        const reference = (await readGltfWithWarnings(rig.glb, `${rig.name}.glb`)).clips[0].startTime ?? 0;
+        AnimationGroup.MakeAnimationAdditive(a1, { referenceFrame: reference * FPS });
+        a1.isAdditive = true;
+        a1.weight = 1;
+        a2.weight = 1;
+        // The same uncompressed base on both sides: the original's group, and its animations bound to the other scene's nodes.
+        const indexOf = new Map([...pair.a.nodes].map(([i, n]) => [n as unknown, i]));
+        const base = new AnimationGroup('base', pair.b.scene);
+        for (const { animation, target } of a2.targetedAnimations)
+          base.addTargetedAnimation(animation, pair.b.nodes.get(indexOf.get(target)!)!);
+        base.normalize(0);
+        base.weight = 1;
+        for (const g of [a2, base, a1, b1]) g.start(true);
+        for (const s of [pair.a.scene, pair.b.scene]) s.useConstantAnimationDeltaTime = true;
+        let worst = 0;
+        for (let step = 0; step < 200; step++) {
+          pair.a.scene.animate();
+          pair.b.scene.animate();
+          worst = Math.max(worst, worldError(pair));
+        }
+        expect(worst, `${rig.name} ${mode}`).toBeLessThanOrEqual(TOLERANCE);
+        expect(worst, `${rig.name} ${mode}: the layer moves the character`).toBeGreaterThan(0);
+        disposePair(pair);
+        checked++;
+      }
+    }
+    expect(checked).toBe(4);
+  }, 120_000);
+
+  it('the direct player refuses a clip stored additive', async () => {
+    const asset = assets.find((a) => a.name === 'mixamo')!;
+    const [source] = (await readGltfWithWarnings(asset.original, 'mixamo.glb')).clips;
+    const clip = CompressedClip.open(compress(source, { additive: {} }).bytes);
+    const { scene, container } = await load(asset.original);
+    expect(() => new BabylonClipPlayer(clip, container.rootNodes[0])).toThrow(
+      /clip "Run" is stored additive: its poses are deltas for a base pose/,
+    );
+    scene.dispose();
+  });
 
   it('resident groups decode one pose per group per frame, fire Babylon animation events and run the group observables', async () => {
     const asset = assets.find((a) => a.name === 'mixamo')!;

@@ -342,7 +342,11 @@ describe('BonepressGLTFLoaderPlugin', () => {
     type Json = {
       nodes: object[];
       scenes: { nodes: number[] }[];
-      animations: { name: string; channels: { sampler: number; target: object }[]; extensions: Record<string, Record<string, unknown>> }[];
+      animations: {
+        name: string;
+        channels: { sampler: number; target: object }[];
+        extensions: Record<string, Record<string, unknown>>;
+      }[];
     };
     const edited = (edit: (json: Json) => void): Uint8Array => {
       const { json, bin } = splitGlb<Json>(glb);
@@ -350,17 +354,26 @@ describe('BonepressGLTFLoaderPlugin', () => {
       return glbOf(json, bin);
     };
     await expect(
-      load(edited((json) => delete json.animations[0].extensions.BONEPRESS_animation_compression.additive), true),
+      load(
+        edited((json) => delete json.animations[0].extensions.BONEPRESS_animation_compression.additive),
+        true,
+      ),
     ).rejects.toThrow(/animation 0 \("Walk"\): the clip is additive, but the extension does not say so/);
     await expect(
-      load(edited((json) => (json.animations[1].extensions.BONEPRESS_animation_compression.additive = true)), true),
+      load(
+        edited((json) => (json.animations[1].extensions.BONEPRESS_animation_compression.additive = true)),
+        true,
+      ),
     ).rejects.toThrow(/animation 1 \("Wave"\): the extension says additive, but the clip is not/);
     // An absolute channel beside the layer: a new node turned by the stub's own sampler (a STEP rotation).
     const withChannel = edited((json) => {
       json.nodes.push({ name: 'Extra' });
       json.scenes[0].nodes.push(json.nodes.length - 1);
       const stub = json.animations[0].channels[0];
-      json.animations[0].channels.push({ sampler: stub.sampler, target: { node: json.nodes.length - 1, path: 'rotation' } });
+      json.animations[0].channels.push({
+        sampler: stub.sampler,
+        target: { node: json.nodes.length - 1, path: 'rotation' },
+      });
     });
     await expect(load(withChannel, true)).rejects.toThrow(
       /animation 0 \("Walk"\): the animation is additive, but 1 of its channels lie outside the clip/,
