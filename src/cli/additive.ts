@@ -6,9 +6,16 @@
  *   pose at `@time` seconds, or without it the whole animation played alongside (both from
  *   time 0, the base looping). Without `--additive`, the base is also the reference: its
  *   pose at `@time` (default its first).
+ *
+ * With glTF output the base is an animation of the asset itself (`<input>#<animation>`),
+ * which stays absolute while every other animation becomes additive
+ * (docs/gltf-extension.md, "Additive animations").
  */
+import { resolve } from 'node:path';
+
 import { InvalidArgumentError } from 'commander';
 
+import type { BonepressOptions } from '../gltf-transform/types.js';
 import { OptionsError, type AdditiveOptions, type RawClip, type ReadOptions } from '../index.js';
 import { readSingleClip } from './load.js';
 
@@ -79,4 +86,26 @@ export async function additiveOptions(
     reference: frame === undefined ? pose : reference,
     base: base.time !== undefined ? pose : clip,
   };
+}
+
+/**
+ * The glTF transform's additive option from the two flags for the asset `input` (undefined
+ * when neither is given): every animation additive against `frame` (default 0), or with a
+ * base, every animation but the base, measured over it (and, without `--additive`, against
+ * its pose). Throws {@link OptionsError} for a base in another file or without `#animation`.
+ */
+export function gltfAdditiveOption(
+  frame: number | boolean | undefined,
+  base: AdditiveBaseSpec | undefined,
+  input: string,
+): BonepressOptions['additive'] {
+  if (frame === undefined && base === undefined) return undefined;
+  const reference = typeof frame === 'number' ? frame : 0;
+  if (base === undefined) return { reference };
+  if (resolve(base.file) !== resolve(input) || base.animation === undefined)
+    throw new OptionsError(
+      `--additive-base ${base.file}${base.animation !== undefined ? `#${base.animation}` : ''}: with glTF output the base is an animation of the asset itself: ${input}#<animation>[@time]`,
+    );
+  const pose = { animation: base.animation, ...(base.time !== undefined ? { time: base.time } : {}) };
+  return { reference: frame === undefined ? pose : reference, base: pose };
 }

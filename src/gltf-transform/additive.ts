@@ -24,9 +24,10 @@ export function additiveSettings(
   if (given === undefined || given === false) return out;
   const entries: readonly GltfAdditiveOptions[] = given === true ? [{}] : Array.isArray(given) ? given : [given];
   for (const entry of entries) {
+    const base = entry.base && animationIndex(entry.base.animation, animations, 'additive base');
     const indices = entry.animations
       ? entry.animations.map((a) => animationIndex(a, animations, 'additive animation'))
-      : animations.map((_, i) => i);
+      : animations.flatMap((_, i) => (i === base ? [] : [i]));
     for (const i of indices) {
       if (out.has(i))
         throw new OptionsError(`additive: ${label(animations, i)} is named by two entries; give each animation one`);

@@ -64,7 +64,10 @@ export interface GltfAnimationPose {
  * for a loose clip (docs/format.md, "Additive clips").
  */
 export interface GltfAdditiveOptions {
-  /** The animations this applies to, by name or index. Default: every animation. */
+  /**
+   * The animations this applies to, by name or index. Default: every animation but the one
+   * `base` names, which stays absolute.
+   */
   readonly animations?: readonly (string | number)[];
   /**
    * What the deltas are taken against: a frame (sample index) of the animation itself

@@ -68,7 +68,10 @@ export async function runGltfFolderCompress(
     }
     try {
       assets.push(
-        await compressGltfFile(request.file, request.outputs[0], { ...gltfCompressOptions(options), format }),
+        await compressGltfFile(request.file, request.outputs[0], {
+          ...gltfCompressOptions(options, request.file),
+          format,
+        }),
       );
     } catch (error) {
       failures.push(toFailure(request.file, error));

@@ -17,6 +17,7 @@ import {
   type GltfOutputFormat,
 } from '../../node/index.js';
 import { toFailure } from '../../node/internal.js';
+import { gltfAdditiveOption, type AdditiveBaseSpec } from '../additive.js';
 import { EXIT, exitCodeOfFailure, failureText, type ExitCode } from '../exit-codes.js';
 import { warningLines } from '../load.js';
 import { renderJson } from '../render/json.js';
@@ -61,6 +62,10 @@ export interface GltfCompressCliOptions {
   extras?: boolean;
   /** `--compress-all`: compress every animation, even one whose compressed form is not smaller than its channels. */
   compressAll?: boolean;
+  /** `--additive [<frame>]`: additive animations against this frame (`true`: frame 0). */
+  additive?: number | boolean;
+  /** `--additive-base <input>#<animation>[@time]`: the base of the additive animations, an animation of the input. */
+  additiveBase?: AdditiveBaseSpec;
   maxInputBytes: number;
   allowSpecialFiles?: boolean;
   allowExternalResources?: boolean;
@@ -103,7 +108,7 @@ export async function runGltfCompress(
   if (options.out === '-') throw new OptionsError('glTF output goes to a file, not stdout');
   let result: CompressGltfFileResult;
   try {
-    result = await compressGltfFile(input, options.out, { ...gltfCompressOptions(options), format });
+    result = await compressGltfFile(input, options.out, { ...gltfCompressOptions(options, input), format });
   } catch (error) {
     const failure = toFailure(input, error);
     process.stderr.write(failureText(failure, options.debug === true));
@@ -129,9 +134,10 @@ export async function runGltfCompress(
   return over.length > 0 ? EXIT.CHECK_FAILED : EXIT.OK;
 }
 
-/** What `compressGltfFile` takes from the command line. */
-export function gltfCompressOptions(options: GltfCompressCliOptions): CompressGltfFileOptions {
+/** What `compressGltfFile` takes from the command line, for the asset `input`. */
+export function gltfCompressOptions(options: GltfCompressCliOptions, input: string): CompressGltfFileOptions {
   return {
+    additive: gltfAdditiveOption(options.additive, options.additiveBase, input),
     error: options.error,
     shell: options.shell,
     shellBones: options.shellBone,
@@ -151,7 +157,7 @@ export function gltfCompressOptions(options: GltfCompressCliOptions): CompressGl
 
 function renderGltfTable(result: CompressGltfFileResult, display: string): string {
   const body = result.animations.map(({ animation, stats }) => [
-    animation,
+    animation + (stats.additive ? ' (additive)' : ''),
     String(stats.boneCount),
     String(stats.sampleCount),
     String(stats.rawBytes),

@@ -317,9 +317,9 @@ export function registerCompressCommand(program: Command): void {
 export async function runCompress(inputs: readonly string[], options: CompressCliOptions): Promise<ExitCode> {
   const gltfFormat = gltfOutputFormat(options);
   const additive = options.additive !== undefined || options.additiveBase !== undefined;
-  if (additive && (gltfFormat !== undefined || options.cache !== undefined || options.manifest !== undefined))
+  if (additive && (options.cache !== undefined || options.manifest !== undefined))
     throw new OptionsError(
-      `--additive and --additive-base write loose clips (.bpk, .bpt); they cannot go with ${gltfFormat !== undefined ? 'glTF output' : options.cache !== undefined ? '--cache' : '--manifest'}`,
+      `--additive and --additive-base write clips, not a library; they cannot go with ${options.cache !== undefined ? '--cache' : '--manifest'}`,
     );
   if (gltfFormat !== undefined) {
     if (options.effort !== COMPRESS_DEFAULTS.effort)
@@ -336,6 +336,10 @@ export async function runCompress(inputs: readonly string[], options: CompressCl
         `--transport writes loose .bpt clips; it cannot go with ${options.format !== undefined ? `--format ${options.format}` : `-o ${options.out}`}`,
       );
     if (options.out === '-' || isGltfPath(options.out)) return runGltfCompress(inputs, options, gltfFormat);
+    if (options.additiveBase !== undefined)
+      throw new OptionsError(
+        `--additive-base with glTF output names an animation of the one input asset (-o x.glb); -o ${options.out} takes a batch`,
+      );
     // -o names a folder: every glTF input, found in folders too, becomes an asset under it.
     return runGltfFolderCompress(await selectInputs(inputs, options), options, gltfFormat);
   }

@@ -112,7 +112,7 @@ function renderAssetInfo(info: AssetInfo): string {
     (header, i) => ({ header, align: i === 0 ? ('left' as const) : ('right' as const) }),
   );
   const body = info.animations.map((a) => [
-    `${a.index} ${JSON.stringify(a.name)}`,
+    `${a.index} ${JSON.stringify(a.name)}${a.additive ? ' (additive)' : ''}`,
     String(a.boneCount),
     String(a.sampleCount),
     `${a.sampleRate} Hz`,

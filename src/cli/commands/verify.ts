@@ -2,7 +2,7 @@
  * `bonepress verify <raw> <other>`: the object-space error of `other` (a `.bpk`, a pose dump
  * JSON or any source) against `raw`, with the same metric the compressor holds itself to.
  */
-import { extname } from 'node:path';
+import { extname, resolve } from 'node:path';
 
 import type { Command } from 'commander';
 
@@ -18,6 +18,7 @@ import {
   convertLength,
   parseLength,
   readPoseDump,
+  type AdditiveOptions,
   type Comparison,
   type CompressOptions,
   type ErrorMetric,
@@ -117,7 +118,7 @@ export function registerVerifyCommand(program: Command): void {
     )
     .option(
       '--additive-base <file[#animation][@time]>',
-      'for an additive .bpk: the base its error is measured over (as given to compress), the pose at @time or the animation played alongside; default its reference pose',
+      'for an additive clip (.bpk, or an animation of a compressed glTF asset): the base its error is measured over (as given to compress), the pose at @time or the animation played alongside; default its reference pose',
       parseAdditiveBaseArg,
     )
     .option('--json', 'print one JSON object instead of text')
@@ -174,13 +175,34 @@ export async function runVerify(rawFile: string, otherFile: string, options: Ver
     }
   });
   const result = toResult(rawFile, otherFile, comparison);
-  if (comparison.additive)
-    result.additive = options.additiveBase
-      ? `applied to ${options.additiveBase.file}${options.additiveBase.animation ? `#${options.additiveBase.animation}` : ''}${options.additiveBase.time !== undefined ? `@${options.additiveBase.time}` : ' (played alongside)'}`
-      : 'applied to its reference pose';
+  if (comparison.additive) result.additive = additiveLabel(options.additiveBase);
   if (options.json) process.stdout.write(renderJson(result));
   else if (options.quiet !== true) process.stdout.write(renderVerify(result, parseLength(options.error).unit));
   return result.pass ? EXIT.OK : EXIT.CHECK_FAILED;
+}
+
+/** What an additive clip's errors were measured over, for the report. */
+function additiveLabel(base: AdditiveBaseSpec | undefined): string {
+  return base
+    ? `applied to ${base.file}${base.animation ? `#${base.animation}` : ''}${base.time !== undefined ? `@${base.time}` : ' (played alongside)'}`
+    : 'applied to its reference pose';
+}
+
+/**
+ * The base (and reference pose) of `--additive-base` when it names an animation of the
+ * source asset itself: that animation as read beside the compared clips, so that its bones
+ * are theirs (extra bones included). Undefined for a base in another file.
+ */
+function sourceBase(
+  clips: readonly RawClip[],
+  rawFile: string,
+  base: AdditiveBaseSpec | undefined,
+): Pick<AdditiveOptions, 'reference' | 'base'> | undefined {
+  if (!base || base.animation === undefined || resolve(base.file) !== resolve(rawFile)) return undefined;
+  const clip = clips.find((c) => c.name === base.animation);
+  if (!clip) return undefined;
+  const pose = { clip, ...(base.time !== undefined ? { time: base.time } : {}) };
+  return { reference: pose, base: base.time !== undefined ? pose : clip };
 }
 
 /** What `verify --json` prints when `other` is a glTF asset with compressed animations: one result per clip compared. */
@@ -293,6 +315,9 @@ async function verifyAsset(
       ...(shared ? { error: transformShare(compressOptions.error ?? COMPRESS_DEFAULTS.error) } : {}),
       shellBones: { ...shellBones, ...compressOptions.shellBones },
     };
+    // An additive clip over a base animation of the source: that animation as the compressor read it (extra bones too).
+    const base = asset.clip.additive ? sourceBase(withExtras.clips, rawFile, options.additiveBase) : undefined;
+    if (base) clipOptions.additive = { ...compressOptions.additive, ...base };
     const comparison = await atFile(otherFile, () => {
       try {
         const measured = compareCompressed(raw, asset.clip, clipOptions, rawFile);
@@ -308,6 +333,7 @@ async function verifyAsset(
     clips.push({
       clip: animationName(asset),
       ...toResult(rawFile, otherFile, comparison),
+      ...(asset.clip.additive ? { additive: additiveLabel(options.additiveBase) } : {}),
       skeletonBones: b0,
       extraBones,
       extraBonesNotCompared: notCompared,
@@ -478,7 +504,7 @@ function renderClipTable(
     align: i === 0 || i === 6 ? ('left' as const) : ('right' as const),
   }));
   const body = result.clips.map((c) => [
-    JSON.stringify(c.clip),
+    JSON.stringify(c.clip) + (c.additive ? ' (additive)' : ''),
     String(c.boneCount),
     String(c.sampleCount),
     formatDistance(c.maxError, c.unit, display),
