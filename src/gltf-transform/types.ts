@@ -54,7 +54,9 @@ export interface BonepressOptions extends Pick<CompressOptions, 'error' | 'shell
  * seconds on its timeline (default its start).
  */
 export interface GltfAnimationPose {
+  /** The animation's name, or its index in the document's animation list. */
   readonly animation: string | number;
+  /** Seconds on the animation's timeline (its key times). */
   readonly time?: number;
 }
 
