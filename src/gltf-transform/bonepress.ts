@@ -86,14 +86,15 @@ export async function compressDocument(doc: Document, options: BonepressOptions 
   } catch (error) {
     // Animations, but none on a skeleton (a camera fly-through): nothing to compress.
     if (error instanceof ParseError && error.code === PARSE_ERROR.NO_ANIMATION)
-      return { animations: [], kept: [], warnings: [error.message] };
+      return { animations: [], kept: [], warnings: [error.message, ...notAdditive(animations, additiveOf, [])] };
     throw error;
   }
   const clipOf = new Map(clips.clips.map(({ clip, index }) => [index, clip]));
   const chosen = clips.clips
     .map((c, i) => ({ ...c, extra: clips.extras[i] }))
     .filter(({ index }) => pending.includes(animations[index]));
-  if (chosen.length === 0) return { animations: [], kept: [], warnings: clips.warnings };
+  if (chosen.length === 0)
+    return { animations: [], kept: [], warnings: [...clips.warnings, ...notAdditive(animations, additiveOf, [])] };
   // Created only now, so a document with nothing to compress does not list the extension.
   const extension = doc.createExtension(BonepressAnimationCompression);
   const fresh = extension.listProperties().length === 0;
@@ -173,6 +174,7 @@ export async function compressDocument(doc: Document, options: BonepressOptions 
     const stats = shared ? atVertexBound(result.stats) : result.stats;
     reports.push({ animation: animation.getName(), index, stats: { ...stats, name: animation.getName() } });
   }
+  warnings.push(...notAdditive(animations, additiveOf, reports));
   if (reports.length === 0) {
     if (fresh) extension.dispose();
   } else if (!fallback) {
@@ -182,6 +184,21 @@ export async function compressDocument(doc: Document, options: BonepressOptions 
     extension.setRequired(false);
   }
   return { animations: reports, kept, warnings };
+}
+
+/** A warning per animation the additive option names that stays as it was (not compressed, so not a layer). */
+function notAdditive(
+  animations: readonly Animation[],
+  additive: ReadonlyMap<number, unknown>,
+  compressed: readonly CompressedAnimationReport[],
+): string[] {
+  const done = new Set(compressed.map((r) => r.index));
+  return [...additive.keys()]
+    .filter((i) => !done.has(i))
+    .map(
+      (i) =>
+        `animation ${i} ${JSON.stringify(animations[i].getName())}: not compressed here, so not made additive (its channels stay as they were)`,
+    );
 }
 
 /**

@@ -157,6 +157,23 @@ describe('additive animations in glTF output', () => {
     ).rejects.toThrow(/additive base "WaveB".*(bones|not the same skeleton)/);
   });
 
+  it('says so when an animation it should make additive is not compressed (it moves nothing the clip can hold)', async () => {
+    const doc = await io().readBinary(await makeSceneRig({ texture: false }));
+    const fly = doc
+      .getRoot()
+      .listAnimations()
+      .findIndex((a) => a.getName() === 'CameraFly');
+    const { animations, warnings } = await compressDocument(doc, {
+      extras: false,
+      additive: { animations: ['CameraFly'] },
+      onWarning: () => {},
+    });
+    expect(animations.some((a) => a.index === fly)).toBe(false);
+    expect(warnings).toContain(
+      `animation ${fly} "CameraFly": not compressed here, so not made additive (its channels stay as they were)`,
+    );
+  });
+
   it('the extension reader refuses an `additive` field that disagrees with the clip, naming its JSON path', async () => {
     const { glb } = await transformed(rigs[0].glb, { additive: { animations: ['Run'] } });
     const { json, bin } = splitGlb<{ animations: AnimationJson[] }>(glb);
