@@ -66,6 +66,39 @@ function worldError(a: THREE.Object3D, b: THREE.Object3D): number {
   return worst;
 }
 
+/**
+ * Plays `layerA` on `a` and `layerB` on `b`, each over the same uncompressed `base` (bound by
+ * name), so that the difference is the layers' alone; returns the largest {@link worldError}
+ * at 200 random times over two periods of the layer.
+ */
+function layerOverBase(
+  a: THREE.Object3D,
+  layerA: THREE.AnimationClip,
+  b: THREE.Object3D,
+  layerB: THREE.AnimationClip,
+  base: THREE.AnimationClip,
+  random: () => number,
+): number {
+  const mixerA = new THREE.AnimationMixer(a),
+    mixerB = new THREE.AnimationMixer(b);
+  mixerA.clipAction(base).play();
+  mixerB.clipAction(base).play();
+  mixerA.clipAction(layerA).play();
+  mixerB.clipAction(layerB).play();
+  let worst = 0;
+  for (let i = 0; i < 200; i++) {
+    const t = random() * 2 * layerA.duration;
+    mixerA.setTime(t);
+    mixerB.setTime(t);
+    worst = Math.max(worst, worldError(a, b));
+  }
+  mixerA.stopAllAction();
+  mixerB.stopAllAction();
+  mixerA.uncacheRoot(a);
+  mixerB.uncacheRoot(b);
+  return worst;
+}
+
 interface Loaded {
   rig: Rig;
   raw: GLTF;
@@ -205,26 +238,15 @@ describe('compressed glTF clips through three.js AnimationMixer', () => {
       expect(additiveB.blendMode).toBe(THREE.AdditiveAnimationBlendMode);
       expect(() => additiveB.makeAdditive()).toThrow(/stored additive/);
       const additiveA = THREE.AnimationUtils.makeClipAdditive(first.raw.clone());
-      const mixerA = new THREE.AnimationMixer(raw.scene),
-        mixerB = new THREE.AnimationMixer(packed.scene);
-      // The same uncompressed base on both sides: the difference is the additive clip's alone.
-      mixerA.clipAction(second.raw).play();
-      mixerB.clipAction(second.raw).play();
-      mixerA.clipAction(additiveA).play();
-      mixerB.clipAction(additiveB).play();
-      const random = mulberry32(rig.keyRate * 77);
-      let worst = 0;
-      for (let i = 0; i < 200; i++) {
-        const t = random() * 2 * first.raw.duration;
-        mixerA.setTime(t);
-        mixerB.setTime(t);
-        worst = Math.max(worst, worldError(raw.scene, packed.scene));
-      }
+      const worst = layerOverBase(
+        raw.scene,
+        additiveA,
+        packed.scene,
+        additiveB,
+        second.raw,
+        mulberry32(rig.keyRate * 77),
+      );
       expect(worst, `${rig.name} stored additive`).toBeLessThanOrEqual(TOLERANCE);
-      mixerA.stopAllAction();
-      mixerB.stopAllAction();
-      mixerA.uncacheRoot(raw.scene);
-      mixerB.uncacheRoot(packed.scene);
       played++;
     }
     expect(played).toBeGreaterThan(0);
@@ -254,24 +276,8 @@ describe('compressed glTF clips through three.js AnimationMixer', () => {
         undefined,
         rig.keyRate,
       );
-      const mixerA = new THREE.AnimationMixer(raw.scene),
-        mixerB = new THREE.AnimationMixer(packed.scene);
-      // The same uncompressed base on both sides (bound by name): the difference is the layer's alone.
-      mixerA.clipAction(second.raw).play();
-      mixerB.clipAction(second.raw).play();
-      mixerA.clipAction(additiveA).play();
-      mixerB.clipAction(layer).play();
-      const random = mulberry32(rig.keyRate * 31);
-      let worst = 0;
-      for (let i = 0; i < 200; i++) {
-        const t = random() * 2 * first.raw.duration;
-        mixerA.setTime(t);
-        mixerB.setTime(t);
-        worst = Math.max(worst, worldError(raw.scene, packed.scene));
-      }
+      const worst = layerOverBase(raw.scene, additiveA, packed.scene, layer, second.raw, mulberry32(rig.keyRate * 31));
       expect(worst, `${rig.name} additive glTF`).toBeLessThanOrEqual(TOLERANCE);
-      mixerA.stopAllAction();
-      mixerA.uncacheRoot(raw.scene);
       played++;
     }
     expect(played).toBeGreaterThan(0);
