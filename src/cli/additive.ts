@@ -15,8 +15,8 @@ import { resolve } from 'node:path';
 
 import { InvalidArgumentError } from 'commander';
 
-import type { BonepressOptions } from '../gltf-transform/types.js';
 import { OptionsError, type AdditiveOptions, type RawClip, type ReadOptions } from '../index.js';
+import type { CompressGltfFileOptions } from '../node/index.js';
 import { readSingleClip } from './load.js';
 
 /** `--additive-base`, parsed. */
@@ -98,7 +98,7 @@ export function gltfAdditiveOption(
   frame: number | boolean | undefined,
   base: AdditiveBaseSpec | undefined,
   input: string,
-): BonepressOptions['additive'] {
+): CompressGltfFileOptions['additive'] {
   if (frame === undefined && base === undefined) return undefined;
   const reference = typeof frame === 'number' ? frame : 0;
   if (base === undefined) return { reference };
