@@ -83,18 +83,20 @@ interface Pass2 {
   /** Round-robin: where `stride` steps fail, try half as many, down to one; otherwise the track is done. */
   readonly halve: boolean;
   /**
-   * Start from the previous segment's steps, each one higher, measured together in one
-   * trial: where they fit (most segments, neighbours move alike), pass 2 starts there and
-   * pass 1 is skipped; otherwise the segment is searched from raw.
+   * Start from the previous result's steps (the previous segment's, or this segment's
+   * previous search), each one higher, measured together in one trial: where they fit (most
+   * segments: neighbours move alike), pass 2 starts there and pass 1 is skipped; otherwise
+   * the segment is searched from raw.
    */
   readonly fromPrevious: boolean;
 }
 
 /**
- * The pass 2 searches each effort runs on a segment; with several it keeps the segment's
- * smallest result, which the next segment starts from. `fast` gives up on a track as soon
- * as two steps fail (fewer trials, a track may stay one step above its floor); `best` adds
- * a search by two steps to default's by four. Sizes and times on bandai-ds1: docs/design.md.
+ * The pass 2 searches each effort runs on a segment: each after the first starts from the
+ * segment's smallest result so far, one step up, and the smallest is kept, which the next
+ * segment starts from. `fast` gives up on a track as soon as two steps fail (fewer trials,
+ * a track may stay one step above its floor); `best` follows default's search by four
+ * steps with one by two and one by one. Sizes and times on bandai-ds1: docs/design.md.
  */
 const EFFORT_SEARCHES: Record<Effort, readonly Pass2[]> = {
   fast: [{ strategy: 'round-robin', stride: 2, halve: false, fromPrevious: true }],
@@ -102,6 +104,7 @@ const EFFORT_SEARCHES: Record<Effort, readonly Pass2[]> = {
   best: [
     { strategy: 'round-robin', stride: 4, halve: true, fromPrevious: true },
     { strategy: 'round-robin', stride: 2, halve: true, fromPrevious: true },
+    { strategy: 'round-robin', stride: 1, halve: true, fromPrevious: true },
   ],
 };
 
@@ -128,12 +131,11 @@ export function searchBitRates(input: BitRateInput): BitRateResult {
     const own = rates.subarray(s * trackCount, (s + 1) * trackCount);
     trials += search.run(s, own, searches[0]);
     for (let i = 1; i < searches.length; i++) {
-      // A further search starts from the result so far, one step up.
-      search.startNextFrom(own);
+      search.startFrom(own);
       trials += search.run(s, other, searches[i]);
       if (search.segmentBits(other) < search.segmentBits(own)) own.set(other);
     }
-    search.startNextFrom(own);
+    search.startFrom(own);
   }
   return { rates, trials };
 }
@@ -318,8 +320,8 @@ class SegmentSearch {
     }
   }
 
-  /** The next segment's search starts from `rates` (see `Pass2.fromPrevious`). */
-  startNextFrom(rates: Uint8Array): void {
+  /** The next search (of this segment or the next) starts from `rates` (see `Pass2.fromPrevious`). */
+  startFrom(rates: Uint8Array): void {
     const ladder = this.input.ladder;
     for (let j = 0; j < rates.length; j++) this.previous[j] = ladder.indexOf(rates[j]);
     this.hasPrevious = true;
