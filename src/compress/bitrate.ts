@@ -168,6 +168,12 @@ class SegmentSearch {
   /** Ladder steps the previous segment kept, per track (valid when `hasPrevious`). */
   private readonly previous: Int32Array;
   private hasPrevious = false;
+  /**
+   * False when pass 2 leaves the upper bones at pass 1's step ({@link PASS2_SUBTREE_BUDGET_PER_BONE}):
+   * started one step above the previous result they would stay there, so such a skeleton is
+   * always searched from raw.
+   */
+  private readonly everyTrackInPassTwo: boolean;
   private readonly slot: TrackSlot = { j: 0, trackCount: 0, segment: 0, start: 0, size: 0 };
   private readonly order: Int32Array;
   // Tracks of each bone: boneTracks[boneTrackStart[b] .. boneTrackStart[b + 1]).
@@ -209,6 +215,7 @@ class SegmentSearch {
     const order = input.tracks.map((t, j) => ({ j, bone: t.bone, kind: t.kind }));
     order.sort((a, b) => b.bone - a.bone || a.kind - b.kind);
     this.order = Int32Array.from(pass2Tracks(order, tree.size));
+    this.everyTrackInPassTwo = this.order.length === input.tracks.length;
     this.boneTrackStart = new Int32Array(this.boneCount + 1);
     for (const t of input.tracks) this.boneTrackStart[t.bone + 1]++;
     for (let b = 0; b < this.boneCount; b++) this.boneTrackStart[b + 1] += this.boneTrackStart[b];
@@ -232,7 +239,7 @@ class SegmentSearch {
       sampleToObject(this.input.clip, this.start + k, this.rawObject, k * this.boneCount * AFFINE_STRIDE);
     for (let k = 0; k < keys; k++) this.local.set(basePose, k * stride);
     this.trials = 0;
-    const fromPrevious = pass2.fromPrevious && this.hasPrevious && this.fitsAbovePrevious();
+    const fromPrevious = pass2.fromPrevious && this.hasPrevious && this.everyTrackInPassTwo && this.fitsAt(-1);
     // A segment that misses the threshold even raw (collapsed tracks, rounding near w = 0)
     // keeps every track raw: the error is reported, never hidden.
     if (!fromPrevious && !this.passOne()) {
@@ -261,8 +268,7 @@ class SegmentSearch {
       hi = top; // hi: known to fit
     let lastFits = false;
     const probe = (level: number): void => {
-      this.trials++;
-      lastFits = this.fitsAllAt(level);
+      lastFits = this.fitsAt(level);
       if (lastFits) hi = level;
       else lo = level + 1;
     };
@@ -396,51 +402,15 @@ class SegmentSearch {
   }
 
   /**
-   * Every track one ladder step above the previous segment's, within the threshold? Bones
-   * are rebuilt and measured parents first, roots too, stopping at the first bone over the
-   * threshold (the buffers are then partly updated, and the segment is searched from raw).
+   * Within the threshold with every track of a non-root bone at ladder step `level` (pass 1),
+   * or, for `level` = -1, every track one step above the previous result's (see
+   * `Pass2.fromPrevious`)? Bones are rebuilt and measured parents first, each over all keys,
+   * so a step that fails stops at the first bone over the threshold without rebuilding the
+   * rest (the buffers are then partly updated). In pass 1, roots keep their raw tracks,
+   * transforms and errors, all within the threshold since the segment's first measure, and a
+   * bone without tracks its local matrices; from the previous result, every bone is rebuilt.
    */
-  private fitsAbovePrevious(): boolean {
-    const B = this.boneCount,
-      local = this.local,
-      obj = this.object,
-      la = this.localAffine,
-      parents = this.parents;
-    const raw = this.rawObject,
-      shell = this.input.shellDistances,
-      threshold = this.input.threshold;
-    const trackStart = this.boneTrackStart,
-      boneTracks = this.boneTracks,
-      boneError = this.boneError,
-      previous = this.previous,
-      top = this.input.ladder.length - 1;
-    this.trials++;
-    this.current.fill(0);
-    for (let b = 0; b < B; b++) {
-      const p = parents[b];
-      for (let i = trackStart[b]; i < trackStart[b + 1]; i++) {
-        const j = boneTracks[i];
-        this.setLevel(j, Math.min(top, previous[j] + 1));
-      }
-      for (let k = 0; k < this.size; k++) {
-        const m = (k * B + b) * AFFINE_STRIDE;
-        this.localToAffine(local, (k * B + b) * POSE_STRIDE, la, m);
-        if (p >= 0) composeAffine(obj, (k * B + p) * AFFINE_STRIDE, la, m, obj, m);
-        else for (let c = 0; c < AFFINE_STRIDE; c++) obj[m + c] = la[m + c];
-        if (boneError(raw, m, obj, m, shell[b]) > threshold) return false;
-      }
-    }
-    return true;
-  }
-
-  /**
-   * Pass 1 step: every track of a non-root bone at ladder step `level`, within the
-   * threshold? Bones are rebuilt and measured parents first, each over all keys, so a step
-   * that fails stops at the first bone over the threshold without rebuilding the rest (the
-   * buffers are then partly updated). Roots keep their raw tracks, transforms and errors,
-   * all within the threshold since the segment's first measure.
-   */
-  private fitsAllAt(level: number): boolean {
+  private fitsAt(level: number): boolean {
     const B = this.boneCount,
       local = this.local,
       obj = this.object,
@@ -452,20 +422,28 @@ class SegmentSearch {
     const trackStart = this.boneTrackStart,
       boneTracks = this.boneTracks,
       boneError = this.boneError;
+    const fromPrevious = level < 0,
+      previous = this.previous,
+      top = this.input.ladder.length - 1;
+    this.trials++;
     this.current.fill(0);
     for (let b = 0; b < B; b++) {
       const p = parents[b];
-      if (p < 0) continue;
-      const rebuilt = trackStart[b] < trackStart[b + 1];
-      for (let i = trackStart[b]; i < trackStart[b + 1]; i++) this.setLevel(boneTracks[i], level);
+      if (p < 0 && !fromPrevious) continue;
+      const rebuilt = fromPrevious || trackStart[b] < trackStart[b + 1];
+      for (let i = trackStart[b]; i < trackStart[b + 1]; i++) {
+        const j = boneTracks[i];
+        this.setLevel(j, fromPrevious ? Math.min(top, previous[j] + 1) : level);
+      }
       for (let k = 0; k < this.size; k++) {
         const m = (k * B + b) * AFFINE_STRIDE;
         if (rebuilt) {
           const l = (k * B + b) * POSE_STRIDE;
           this.localToAffine(local, l, la, m);
         }
-        composeAffine(obj, (k * B + p) * AFFINE_STRIDE, la, m, obj, m);
-        if (boneError(raw, (k * B + b) * AFFINE_STRIDE, obj, m, shell[b]) > threshold) return false;
+        if (p >= 0) composeAffine(obj, (k * B + p) * AFFINE_STRIDE, la, m, obj, m);
+        else for (let c = 0; c < AFFINE_STRIDE; c++) obj[m + c] = la[m + c];
+        if (boneError(raw, m, obj, m, shell[b]) > threshold) return false;
       }
     }
     return true;
