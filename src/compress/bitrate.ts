@@ -165,7 +165,7 @@ class SegmentSearch {
   private readonly componentBits = new Uint8Array(3);
   private readonly level: Int32Array;
   private readonly floor: Int32Array;
-  /** Ladder steps the previous segment kept, per track (valid when `hasPrevious`). */
+  /** Ladder steps of the result the next search starts from, per track (valid when `hasPrevious`). */
   private readonly previous: Int32Array;
   private hasPrevious = false;
   /**
