@@ -3,12 +3,13 @@
  * object-space error metric. Values are rebuilt exactly as the decoder rebuilds them
  * (compress/quantize.ts), so the error measured here is the error users see.
  *
- * Per segment: every track starts raw. Pass 1 lowers all tracks together (roots held
- * raw) to the lowest ladder step whose error fits; pass 2 visits tracks children first
- * and lowers them while the threshold allows (four steps, or two, or one, per track per
- * round by default; the effort level chooses, see `EFFORT_SEARCHES`). A trial re-measures
- * only the changed bone and its descendants; parent object transforms and local matrices
- * are cached.
+ * Per segment: every track starts one ladder step above the previous segment's, when
+ * those steps fit together; otherwise it starts raw, and pass 1 lowers all tracks together
+ * (roots held raw) to the lowest ladder step whose error fits. Pass 2 visits tracks children
+ * first and lowers them while the threshold allows (four steps, or two, or one, per track
+ * per round by default; the effort level chooses, see `EFFORT_SEARCHES`). A trial
+ * re-measures only the changed bone and its descendants; parent object transforms and local
+ * matrices are cached.
  */
 import type { RawClip } from '../clip/raw-clip.js';
 import { POSE_STRIDE, applyAdditiveBone } from '../runtime/pose.js';
@@ -81,20 +82,29 @@ interface Pass2 {
   readonly stride: number;
   /** Round-robin: where `stride` steps fail, try half as many, down to one; otherwise the track is done. */
   readonly halve: boolean;
+  /**
+   * Start from the previous result's steps (the previous segment's, or this segment's
+   * previous search), each one higher, measured together in one trial: where they fit (most
+   * segments: neighbours move alike), pass 2 starts there and pass 1 is skipped; otherwise
+   * the segment is searched from raw.
+   */
+  readonly fromPrevious: boolean;
 }
 
 /**
- * The pass 2 searches each effort runs on a segment; with several it keeps the segment's
- * smallest result. `fast` gives up on a track as soon as two steps fail (fewer trials,
- * a track may stay one step above its floor); `best` adds a search by two steps to
- * default's by four. Sizes and trials on bandai-ds1: docs/experiments.md.
+ * The pass 2 searches each effort runs on a segment: each after the first starts from the
+ * segment's smallest result so far, one step up, and the smallest is kept, which the next
+ * segment starts from. `fast` gives up on a track as soon as two steps fail (fewer trials,
+ * a track may stay one step above its floor); `best` follows default's search by four
+ * steps with one by two and one by one. Sizes and times on bandai-ds1: docs/design.md.
  */
 const EFFORT_SEARCHES: Record<Effort, readonly Pass2[]> = {
-  fast: [{ strategy: 'round-robin', stride: 2, halve: false }],
-  default: [{ strategy: 'round-robin', stride: 4, halve: true }],
+  fast: [{ strategy: 'round-robin', stride: 2, halve: false, fromPrevious: true }],
+  default: [{ strategy: 'round-robin', stride: 4, halve: true, fromPrevious: true }],
   best: [
-    { strategy: 'round-robin', stride: 4, halve: true },
-    { strategy: 'round-robin', stride: 2, halve: true },
+    { strategy: 'round-robin', stride: 4, halve: true, fromPrevious: true },
+    { strategy: 'round-robin', stride: 2, halve: true, fromPrevious: true },
+    { strategy: 'round-robin', stride: 1, halve: true, fromPrevious: true },
   ],
 };
 
@@ -113,7 +123,7 @@ export function searchBitRates(input: BitRateInput): BitRateResult {
   const rates = new Uint8Array(layout.count * trackCount);
   const search = new SegmentSearch(input);
   const searches = input.strategy
-    ? [{ strategy: input.strategy, stride: 1, halve: true }]
+    ? [{ strategy: input.strategy, stride: 1, halve: true, fromPrevious: false }]
     : EFFORT_SEARCHES[input.effort ?? 'default'];
   const other = new Uint8Array(searches.length > 1 ? trackCount : 0);
   let trials = 0;
@@ -121,9 +131,11 @@ export function searchBitRates(input: BitRateInput): BitRateResult {
     const own = rates.subarray(s * trackCount, (s + 1) * trackCount);
     trials += search.run(s, own, searches[0]);
     for (let i = 1; i < searches.length; i++) {
+      search.startFrom(own);
       trials += search.run(s, other, searches[i]);
       if (search.segmentBits(other) < search.segmentBits(own)) own.set(other);
     }
+    search.startFrom(own);
   }
   return { rates, trials };
 }
@@ -153,6 +165,15 @@ class SegmentSearch {
   private readonly componentBits = new Uint8Array(3);
   private readonly level: Int32Array;
   private readonly floor: Int32Array;
+  /** Ladder steps of the result the next search starts from, per track (valid when `hasPrevious`). */
+  private readonly previous: Int32Array;
+  private hasPrevious = false;
+  /**
+   * False when pass 2 leaves the upper bones at pass 1's step ({@link PASS2_SUBTREE_BUDGET_PER_BONE}):
+   * started one step above the previous result they would stay there, so such a skeleton is
+   * always searched from raw.
+   */
+  private readonly everyTrackInPassTwo: boolean;
   private readonly slot: TrackSlot = { j: 0, trackCount: 0, segment: 0, start: 0, size: 0 };
   private readonly order: Int32Array;
   // Tracks of each bone: boneTracks[boneTrackStart[b] .. boneTrackStart[b + 1]).
@@ -165,6 +186,8 @@ class SegmentSearch {
   /** Pass 1's step on the segment searched last (-1: none yet). */
   private pass1Level = -1;
   private segment = 0;
+  /** Trials of the segment being searched. */
+  private trials = 0;
 
   constructor(private readonly input: BitRateInput) {
     const parents = input.clip.skeleton.parents;
@@ -183,6 +206,7 @@ class SegmentSearch {
     this.codes = new Uint32Array(maxKeys * 3);
     this.level = new Int32Array(input.tracks.length);
     this.floor = new Int32Array(input.tracks.length);
+    this.previous = new Int32Array(input.tracks.length);
     const tree = subtreeRanges(parents);
     this.preorder = tree.preorder;
     this.preorderAt = tree.at;
@@ -191,6 +215,7 @@ class SegmentSearch {
     const order = input.tracks.map((t, j) => ({ j, bone: t.bone, kind: t.kind }));
     order.sort((a, b) => b.bone - a.bone || a.kind - b.kind);
     this.order = Int32Array.from(pass2Tracks(order, tree.size));
+    this.everyTrackInPassTwo = this.order.length === input.tracks.length;
     this.boneTrackStart = new Int32Array(this.boneCount + 1);
     for (const t of input.tracks) this.boneTrackStart[t.bone + 1]++;
     for (let b = 0; b < this.boneCount; b++) this.boneTrackStart[b + 1] += this.boneTrackStart[b];
@@ -203,7 +228,7 @@ class SegmentSearch {
 
   /** Searches segment `s` with `pass2`, writing its rates; returns the number of trials. */
   run(s: number, outRates: Uint8Array, pass2: Pass2): number {
-    const { layout, tracks, ladder, basePose, threshold } = this.input;
+    const { layout, tracks, ladder, basePose } = this.input;
     this.segment = s;
     this.start = layout.starts[s];
     this.size = layout.sizes[s];
@@ -213,17 +238,27 @@ class SegmentSearch {
     for (let k = 0; k < keys; k++)
       sampleToObject(this.input.clip, this.start + k, this.rawObject, k * this.boneCount * AFFINE_STRIDE);
     for (let k = 0; k < keys; k++) this.local.set(basePose, k * stride);
+    this.trials = 0;
+    const fromPrevious = pass2.fromPrevious && this.hasPrevious && this.everyTrackInPassTwo && this.fitsAt(-1);
+    // A segment that misses the threshold even raw (collapsed tracks, rounding near w = 0)
+    // keeps every track raw: the error is reported, never hidden.
+    if (!fromPrevious && !this.passOne()) {
+      outRates.fill(RAW_BITS);
+      return this.trials;
+    }
+    this.passTwo(pass2);
+    for (let j = 0; j < tracks.length; j++) outRates[j] = ladder[this.level[j]];
+    return this.trials;
+  }
+
+  /** Every track raw, then pass 1; false when the segment misses the threshold even raw. */
+  private passOne(): boolean {
+    const { tracks, ladder, threshold } = this.input;
     const top = ladder.length - 1;
     for (let j = 0; j < tracks.length; j++) this.setLevel(j, top);
     this.computeObjects();
-    let trials = 1;
-    const initialError = this.segmentError();
-    // A segment that misses the threshold even raw (collapsed tracks, rounding near w = 0)
-    // keeps every track raw: the error is reported, never hidden.
-    if (initialError > threshold) {
-      outRates.fill(RAW_BITS);
-      return trials;
-    }
+    this.trials++;
+    if (this.segmentError() > threshold) return false;
 
     // Pass 1: lower everything but the roots together; binary search over ladder steps,
     // first bracketing the previous segment's step (neighbours mostly share it: two
@@ -233,8 +268,7 @@ class SegmentSearch {
       hi = top; // hi: known to fit
     let lastFits = false;
     const probe = (level: number): void => {
-      trials++;
-      lastFits = this.fitsAllAt(level);
+      lastFits = this.fitsAt(level);
       if (lastFits) hi = level;
       else lo = level + 1;
     };
@@ -250,13 +284,17 @@ class SegmentSearch {
       for (let j = 0; j < tracks.length; j++) if (this.parents[tracks[j].bone] >= 0) this.setLevel(j, hi);
       this.computeObjects();
     }
+    return true;
+  }
 
-    // Pass 2: children first. A track that cannot go lower is done: lowering others only adds error.
+  /** Pass 2, from the steps the segment holds. */
+  private passTwo(pass2: Pass2): void {
+    // Children first. A track that cannot go lower is done: lowering others only adds error.
     if (pass2.strategy === 'descend') {
       for (let i = 0; i < this.order.length; i++) {
         const j = this.order[i];
         while (this.level[j] > 0) {
-          trials++;
+          this.trials++;
           if (!this.tryLevel(j, this.level[j] - 1)) break;
         }
       }
@@ -274,7 +312,7 @@ class SegmentSearch {
           const room = this.level[j] - floor[j];
           if (room <= 0) continue;
           for (let step = Math.min(stride, room); step >= (halve ? 1 : stride); step >>= 1) {
-            trials++;
+            this.trials++;
             const to = this.level[j] - step;
             if (this.tryLevel(j, to)) {
               changed = true;
@@ -286,8 +324,13 @@ class SegmentSearch {
         }
       }
     }
-    for (let j = 0; j < tracks.length; j++) outRates[j] = ladder[this.level[j]];
-    return trials;
+  }
+
+  /** The next search (of this segment or the next) starts from `rates` (see `Pass2.fromPrevious`). */
+  startFrom(rates: Uint8Array): void {
+    const ladder = this.input.ladder;
+    for (let j = 0; j < rates.length; j++) this.previous[j] = ladder.indexOf(rates[j]);
+    this.hasPrevious = true;
   }
 
   /** Bits the keys of the segment last run take at `rates` (raw counted as three float32 components). */
@@ -359,13 +402,15 @@ class SegmentSearch {
   }
 
   /**
-   * Pass 1 step: every track of a non-root bone at ladder step `level`, within the
-   * threshold? Bones are rebuilt and measured parents first, each over all keys, so a step
-   * that fails stops at the first bone over the threshold without rebuilding the rest (the
-   * buffers are then partly updated). Roots keep their raw tracks, transforms and errors,
-   * all within the threshold since the segment's first measure.
+   * Within the threshold with every track of a non-root bone at ladder step `level` (pass 1),
+   * or, for `level` = -1, every track one step above the previous result's (see
+   * `Pass2.fromPrevious`)? Bones are rebuilt and measured parents first, each over all keys,
+   * so a step that fails stops at the first bone over the threshold without rebuilding the
+   * rest (the buffers are then partly updated). In pass 1, roots keep their raw tracks,
+   * transforms and errors, all within the threshold since the segment's first measure, and a
+   * bone without tracks its local matrices; from the previous result, every bone is rebuilt.
    */
-  private fitsAllAt(level: number): boolean {
+  private fitsAt(level: number): boolean {
     const B = this.boneCount,
       local = this.local,
       obj = this.object,
@@ -377,20 +422,28 @@ class SegmentSearch {
     const trackStart = this.boneTrackStart,
       boneTracks = this.boneTracks,
       boneError = this.boneError;
+    const fromPrevious = level < 0,
+      previous = this.previous,
+      top = this.input.ladder.length - 1;
+    this.trials++;
     this.current.fill(0);
     for (let b = 0; b < B; b++) {
       const p = parents[b];
-      if (p < 0) continue;
-      const rebuilt = trackStart[b] < trackStart[b + 1];
-      for (let i = trackStart[b]; i < trackStart[b + 1]; i++) this.setLevel(boneTracks[i], level);
+      if (p < 0 && !fromPrevious) continue;
+      const rebuilt = fromPrevious || trackStart[b] < trackStart[b + 1];
+      for (let i = trackStart[b]; i < trackStart[b + 1]; i++) {
+        const j = boneTracks[i];
+        this.setLevel(j, fromPrevious ? Math.min(top, previous[j] + 1) : level);
+      }
       for (let k = 0; k < this.size; k++) {
         const m = (k * B + b) * AFFINE_STRIDE;
         if (rebuilt) {
           const l = (k * B + b) * POSE_STRIDE;
           this.localToAffine(local, l, la, m);
         }
-        composeAffine(obj, (k * B + p) * AFFINE_STRIDE, la, m, obj, m);
-        if (boneError(raw, (k * B + b) * AFFINE_STRIDE, obj, m, shell[b]) > threshold) return false;
+        if (p >= 0) composeAffine(obj, (k * B + p) * AFFINE_STRIDE, la, m, obj, m);
+        else for (let c = 0; c < AFFINE_STRIDE; c++) obj[m + c] = la[m + c];
+        if (boneError(raw, m, obj, m, shell[b]) > threshold) return false;
       }
     }
     return true;

@@ -31,8 +31,8 @@ export interface CompressOptions {
   checksum?: boolean;
   /**
    * How hard the bit-rate search works (every level holds the same error bound): `fast`
-   * searches fewer steps for slightly larger files, `default` is the balance, `best` also
-   * tries a second search per segment and keeps the smaller. Default `default`.
+   * searches fewer steps for slightly larger files, `default` is the balance, `best` runs two
+   * finer searches per segment from default's result and keeps the smallest. Default `default`.
    */
   effort?: Effort;
   /**

@@ -196,7 +196,7 @@ export function registerCompressCommand(program: Command): void {
     .addOption(
       new Option(
         '--effort <level>',
-        'bit-rate search effort: fast (fewer trials, a little larger), default, best (a second search per segment, a little smaller)',
+        'bit-rate search effort: fast (fewer trials, a little larger), default, best (two finer searches per segment, a little smaller)',
       )
         .choices(EFFORTS)
         .default(COMPRESS_DEFAULTS.effort),
