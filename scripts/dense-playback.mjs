@@ -6,9 +6,12 @@
  * `createMixerClip` and `CompressedClipPlayer`, as test/khronos/harness.ts plays them (virtual
  * vertices at the 3 cm shell of every node, in the asset's units). Prints one line per
  * animation and path: the worst distance, its ratio to `--threshold` (default 1e-4) and when.
+ * With `--spread <windows>`, the plugin path only: the largest spread (largest minus smallest
+ * distance) within `windows` random windows of 30 times 1e-7 s apart, over which the
+ * interpolation barely moves and the float32 rounding of the decoded pose is what changes.
  *
  *   npm run build && node dist/cli/main.js compress Fox.glb -o out/Fox.bp.glb
- *   node scripts/dense-playback.mjs Fox.glb out/Fox.bp.glb [--bpk out/Fox-bpk] [--times 200000] [--json]
+ *   node scripts/dense-playback.mjs Fox.glb out/Fox.bp.glb [--bpk out/Fox-bpk] [--times 200000] [--spread 6000] [--json]
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +27,7 @@ const option = (name, fallback) => {
 const TIMES = Number(option('--times', '200000'));
 const THRESHOLD = Number(option('--threshold', '1e-4'));
 const BPK = option('--bpk', undefined);
+const SPREAD = Number(option('--spread', '0'));
 const JSON_ONLY = args.includes('--json') && args.splice(args.indexOf('--json'), 1);
 const [sourceFile, packedFile] = args;
 if (!sourceFile || !packedFile) {
@@ -54,6 +58,26 @@ for (let index = 0; index < count; index++) {
   const times = Array.from({ length: TIMES }, () => random() * clip.duration);
   const reference = { scene: source.scene, probe: await h.probeOf(source), pose: h.mixerPoser(source.scene, clip) };
   const paths = [['plugin', packed, true, (gltf) => h.mixerPoser(gltf.scene, gltf.animations[index])]];
+  if (SPREAD > 0) {
+    const gltf = await h.loadThree(packed, true);
+    const other = { scene: gltf.scene, probe: await h.probeOf(gltf), pose: paths[0][3](gltf) };
+    let spread = 0;
+    let at = 0;
+    for (let w = 0; w < SPREAD; w++) {
+      const start = random() * clip.duration * 0.999;
+      const errors = Array.from({ length: 30 }, (_, i) => h.worstDistance(reference, other, [start + i * 1e-7]).error);
+      if (Math.max(...errors) - Math.min(...errors) > spread) {
+        spread = Math.max(...errors) - Math.min(...errors);
+        at = start;
+      }
+    }
+    rows.push({ animation: clip.name, path: 'plugin spread', error: spread, ratio: spread / THRESHOLD, time: at });
+    if (!JSON_ONLY)
+      process.stdout.write(
+        `${clip.name.padEnd(16)} spread ${spread.toExponential(4)}  ${(spread / THRESHOLD).toFixed(4)} ×  at ${at.toFixed(5)} s\n`,
+      );
+    continue;
+  }
   const bpk = loose.get(clip.name);
   if (bpk) {
     const warn = (w) => process.stderr.write(`${clip.name}: ${w}\n`);
