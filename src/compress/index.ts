@@ -184,7 +184,9 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
       report = verifyCompressed(source, compressed, settings.shellDistances, undefined, settings.metric);
       between = measureCompressedBetween(source, compressed, settings.shellDistances, settings.metric);
     }
-    if (between.maxError <= budget || attempt === MAX_SEARCHES || between.maxError <= grid.gridError) break;
+    // A target at or below 0 already kept every track at its finest: no search can do better.
+    if (between.maxError <= budget || attempt === MAX_SEARCHES || between.maxError <= grid.gridError || target <= 0)
+      break;
     // Aim below the budget by the overshoot, at least 5 % lower each time.
     target *= Math.min(0.95, budget / between.maxError);
   }
