@@ -8,7 +8,8 @@
  * animation and path: the worst distance, its ratio to `--threshold` (default 1e-4) and when.
  * With `--spread <windows>`, the plugin path only: the largest spread (largest minus smallest
  * distance) within `windows` random windows of 30 times 1e-7 s apart, over which the
- * interpolation barely moves and the float32 rounding of the decoded pose is what changes.
+ * interpolation barely moves and the float32 rounding of the decoded pose is what changes,
+ * and the most a node origin's error vector moves within one window.
  *
  *   npm run build && node dist/cli/main.js compress Fox.glb -o out/Fox.bp.glb
  *   node scripts/dense-playback.mjs Fox.glb out/Fox.bp.glb [--bpk out/Fox-bpk] [--times 200000] [--spread 6000] [--json]
@@ -50,6 +51,44 @@ const glb = await h.loadableGlb(sourceFile);
 const packed = await h.loadableGlb(packedFile);
 const loose = BPK ? h.looseClips(BPK) : new Map();
 const count = (await h.loadThree(glb, false)).animations.length;
+/**
+ * Over `windows` random windows of 30 times 1e-7 s apart: the largest spread of the error, and
+ * the largest distance between two of a node origin's error vectors (compressed less source)
+ * in one window, with the node's name.
+ */
+function spreadOf(reference, other, duration, random) {
+  const nodes = reference.probe.nodes.length;
+  const vectors = new Float64Array(30 * nodes * 3);
+  const out = { error: 0, ratio: 0, time: 0, node: '', nodeSpread: 0 };
+  for (let w = 0; w < SPREAD; w++) {
+    const start = random() * duration * 0.999;
+    const errors = [];
+    for (let i = 0; i < 30; i++) {
+      errors.push(h.worstDistance(reference, other, [start + i * 1e-7]).error);
+      for (let n = 0; n < nodes; n++) {
+        const a = reference.probe.nodes[n].matrixWorld.elements,
+          b = other.probe.nodes[n].matrixWorld.elements;
+        for (let c = 0; c < 3; c++) vectors[(i * nodes + n) * 3 + c] = b[12 + c] - a[12 + c];
+      }
+    }
+    const spread = Math.max(...errors) - Math.min(...errors);
+    if (spread > out.error) Object.assign(out, { error: spread, ratio: spread / THRESHOLD, time: start });
+    for (let n = 0; n < nodes; n++)
+      for (let i = 0; i < 30; i++)
+        for (let j = 0; j < i; j++) {
+          const p = (i * nodes + n) * 3,
+            q = (j * nodes + n) * 3;
+          const d = Math.hypot(
+            vectors[p] - vectors[q],
+            vectors[p + 1] - vectors[q + 1],
+            vectors[p + 2] - vectors[q + 2],
+          );
+          if (d > out.nodeSpread) Object.assign(out, { nodeSpread: d, node: reference.probe.nodes[n].name });
+        }
+  }
+  return out;
+}
+
 const rows = [];
 for (let index = 0; index < count; index++) {
   const source = await h.loadThree(glb, false);
@@ -61,20 +100,12 @@ for (let index = 0; index < count; index++) {
   if (SPREAD > 0) {
     const gltf = await h.loadThree(packed, true);
     const other = { scene: gltf.scene, probe: await h.probeOf(gltf), pose: paths[0][3](gltf) };
-    let spread = 0;
-    let at = 0;
-    for (let w = 0; w < SPREAD; w++) {
-      const start = random() * clip.duration * 0.999;
-      const errors = Array.from({ length: 30 }, (_, i) => h.worstDistance(reference, other, [start + i * 1e-7]).error);
-      if (Math.max(...errors) - Math.min(...errors) > spread) {
-        spread = Math.max(...errors) - Math.min(...errors);
-        at = start;
-      }
-    }
-    rows.push({ animation: clip.name, path: 'plugin spread', error: spread, ratio: spread / THRESHOLD, time: at });
+    const row = spreadOf(reference, other, clip.duration, random);
+    rows.push({ animation: clip.name, path: 'plugin spread', ...row });
     if (!JSON_ONLY)
       process.stdout.write(
-        `${clip.name.padEnd(16)} spread ${spread.toExponential(4)}  ${(spread / THRESHOLD).toFixed(4)} ×  at ${at.toFixed(5)} s\n`,
+        `${clip.name.padEnd(16)} spread ${row.error.toExponential(4)}  ${row.ratio.toFixed(4)} ×  at ${row.time.toFixed(5)} s; ` +
+          `node ${row.node} moves ${row.nodeSpread.toExponential(4)}\n`,
       );
     continue;
   }
