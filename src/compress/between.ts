@@ -288,7 +288,7 @@ const FLOAT32_ROUNDOFF = 2 ** -24;
  * Float32 roundoffs of the lever sum ({@link roundingTerm}) by which the decoder's rounding may
  * move the error from one playback time to another (docs/format.md, "The error at any time").
  */
-export const ROUNDING_ROUNDOFFS = 3;
+export const ROUNDING_ROUNDOFFS = 4;
 
 /**
  * What float32 rounding can add to the error between the compressor's checks, in clip units:
