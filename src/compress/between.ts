@@ -286,7 +286,8 @@ export function samplesFloor(
 const FLOAT32_ROUNDOFF = 2 ** -24;
 /**
  * Float32 roundoffs of the lever sum ({@link roundingTerm}) by which the decoder's rounding may
- * move the error from one playback time to another (docs/format.md, "The error at any time").
+ * move the error from one playback time to another: measured up to 2.97 on the Khronos Fox
+ * (docs/format.md, "Rounding between checks").
  */
 export const ROUNDING_ROUNDOFFS = 4;
 
@@ -299,9 +300,9 @@ export const ROUNDING_ROUNDOFFS = 4;
  * each bone's distance to the vertex where the bone's rotation or scale varies (its rounding
  * turns or stretches the vertex about that bone) and its offset from its parent where its
  * translation varies (its rounding moves it; root motion counts). Values that hold still over
- * the clip decode alike at every time: their rounding is in every check. A few ten-thousandths
- * of the threshold for a character in centimetres; more than half of it for a model 150 units
- * across at 0.01 cm.
+ * the clip decode alike at every time: their rounding is in every check. Under 1 % of the
+ * threshold for a character in centimetres; most of it for a model 150 units across at
+ * 0.01 cm.
  */
 export function roundingTerm(clip: RawClip, shellDistances: Float32Array): number {
   const parents = clip.skeleton.parents;
