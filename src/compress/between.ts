@@ -282,6 +282,77 @@ export function samplesFloor(
   return floor;
 }
 
+/** Float32 unit roundoff, 2⁻²⁴: the largest relative error of one rounding to float32. */
+const FLOAT32_ROUNDOFF = 2 ** -24;
+/**
+ * Float32 roundoffs of the lever sum ({@link roundingTerm}) by which the decoder's rounding may
+ * move the error from one playback time to another: measured up to 2.97 on the Khronos Fox
+ * (docs/format.md, "Rounding between checks").
+ */
+export const ROUNDING_ROUNDOFFS = 4;
+
+/**
+ * What float32 rounding can add to the error between the compressor's checks, in clip units:
+ * {@link ROUNDING_ROUNDOFFS} float32 roundoffs of the largest lever sum of `clip`'s virtual
+ * vertices over its samples. The decoder's float32 arithmetic leaves each value it
+ * interpolates a few roundoffs off, differently at every playback time, which the checks see
+ * at their own times only. A vertex's lever sum adds, over its bone's chain from the root,
+ * each bone's distance to the vertex where the bone's rotation or scale varies (its rounding
+ * turns or stretches the vertex about that bone) and its offset from its parent where its
+ * translation varies (its rounding moves it; root motion counts). Values that hold still over
+ * the clip decode alike at every time: their rounding is in every check. Under 1 % of the
+ * threshold for a character in centimetres; most of it for a model 150 units across at
+ * 0.01 cm.
+ */
+export function roundingTerm(clip: RawClip, shellDistances: Float32Array): number {
+  const parents = clip.skeleton.parents;
+  const boneCount = parents.length;
+  const n = clip.sampleCount;
+  const turns = new Uint8Array(boneCount),
+    moves = new Uint8Array(boneCount);
+  for (let b = 0; b < boneCount; b++) {
+    turns[b] = Number(varies(clip.rotations, b * n * 4, n, 4) || varies(clip.scales, b * n * 3, n, 3));
+    moves[b] = Number(varies(clip.translations, b * n * 3, n, 3));
+  }
+  const object = new Float64Array(boneCount * AFFINE_STRIDE);
+  let lever = 0;
+  for (let s = 0; s < n; s++) {
+    sampleToObject(clip, s, object);
+    for (let b = 0; b < boneCount; b++) {
+      const o = b * AFFINE_STRIDE;
+      // The vertices lie the shell distance from the bone along its axes, as scaled.
+      let scale = 0;
+      for (let c = 0; c < 9; c += 3)
+        scale = Math.max(scale, Math.hypot(object[o + c], object[o + c + 1], object[o + c + 2]));
+      const shell = shellDistances[b] * scale;
+      let sum = 0;
+      for (let a = b; a >= 0; a = parents[a]) {
+        const ao = a * AFFINE_STRIDE;
+        if (turns[a]) sum += distance(object, o + 9, object, ao + 9) + shell;
+        if (moves[a])
+          sum +=
+            parents[a] >= 0
+              ? distance(object, ao + 9, object, parents[a] * AFFINE_STRIDE + 9)
+              : distance(object, ao + 9, ORIGIN, 0);
+      }
+      if (sum > lever) lever = sum;
+    }
+  }
+  return ROUNDING_ROUNDOFFS * FLOAT32_ROUNDOFF * lever;
+}
+
+const ORIGIN = new Float64Array(3);
+
+/** True when the `count` values of `width` numbers from `at` are not all the first. */
+function varies(values: Float32Array, at: number, count: number, width: number): boolean {
+  for (let i = width; i < count * width; i++) if (values[at + i] !== values[at + (i % width)]) return true;
+  return false;
+}
+
+function distance(a: Float64Array, ao: number, b: Float64Array, bo: number): number {
+  return Math.hypot(a[ao] - b[bo], a[ao + 1] - b[bo + 1], a[ao + 2] - b[bo + 2]);
+}
+
 /**
  * The checks of one interval at a time for {@link measureBetweenErrors}: each bone's largest
  * error so far and where, and the interval's bound from them.

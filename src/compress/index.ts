@@ -16,7 +16,7 @@ import type { ErrorMetric, ErrorReport } from '../metric/error-metric.js';
 import { writeClip } from './write.js';
 import { measureCompressedBetween, verifyCompressed } from './verify.js';
 import { THRESHOLD_MARGIN, resolveOptions, type CompressOptions } from './options.js';
-import { chooseSampleGrid, samplesFloor, type BetweenReport } from './between.js';
+import { chooseSampleGrid, roundingTerm, samplesFloor, type BetweenReport } from './between.js';
 import { PLAYER_SLERPS } from '../clip/keyframes.js';
 import { measureAdditiveBetween, measureAdditiveSamples, prepareAdditive } from './additive.js';
 import type { AdditiveInfo } from '../runtime/clip-reader.js';
@@ -134,8 +134,12 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
   // At the samples the error is measured against the players' evaluation of the source's
   // keys, which the samples themselves miss by a floor (keys stored off unit length): the
   // search aims that much lower, so one search usually suffices.
+  // Between the checks the decoder's float32 rounding moves the error by up to the rounding
+  // term, which the checks do not see: the search and the figure checked leave room for it.
   const floor = additive ? 0 : samplesFloor(source, settings.shellDistances, settings.metric, PLAYER_SLERPS);
-  let target = settings.threshold * (1 - THRESHOLD_MARGIN) - floor; // float64 headroom (options.ts)
+  const rounding = roundingTerm(measured, settings.shellDistances);
+  const budget = Math.max(0, settings.threshold - rounding);
+  let target = settings.threshold * (1 - THRESHOLD_MARGIN) - floor - rounding; // float64 headroom (options.ts)
   let searchTrials = 0;
   let bytes: Uint8Array,
     search: ReturnType<typeof searchBitRates>,
@@ -180,10 +184,11 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
       report = verifyCompressed(source, compressed, settings.shellDistances, undefined, settings.metric);
       between = measureCompressedBetween(source, compressed, settings.shellDistances, settings.metric);
     }
-    const over = between.maxError - settings.threshold;
-    if (over <= 0 || attempt === MAX_SEARCHES || between.maxError <= grid.gridError) break;
-    // Aim below the threshold by the overshoot, at least 5 % lower each time.
-    target *= Math.min(0.95, settings.threshold / between.maxError);
+    // A target at or below 0 already kept every track at its finest: no search can do better.
+    if (between.maxError <= budget || attempt === MAX_SEARCHES || between.maxError <= grid.gridError || target <= 0)
+      break;
+    // Aim below the budget by the overshoot, at least 5 % lower each time.
+    target *= Math.min(0.95, budget / between.maxError);
   }
   const histogram: Record<number, number> = {};
   for (const bits of search.rates) histogram[bits] = (histogram[bits] ?? 0) + 1;

@@ -17,7 +17,7 @@ import { compress } from '../../src/compress/index.js';
 import { compressGltfFile } from '../../src/node/index.js';
 import { readGltf } from '../../src/readers/gltf.js';
 import { CompressedClip } from '../../src/runtime/compressed-clip.js';
-import { loadableGlb, loadThree, playbackErrors, TOLERANCE } from '../khronos/harness.js';
+import { loadableGlb, loadThree, playbackErrors, THRESHOLD } from '../khronos/harness.js';
 import { makeRigs, makeSceneRig } from '../utils/gltf-rigs.js';
 
 /** Writes `glb`, its `.bp.glb` and its loose `.bpk` clips (library defaults) under `dir`. */
@@ -62,7 +62,7 @@ describe('binding loose glTF clips in three.js', () => {
     const { errors, problems } = await playbackErrors(file, glbOut, bpkDir);
     expect(problems).toEqual([]);
     expect(errors.map((e) => e.path).sort()).toEqual(['CompressedClipPlayer', 'createMixerClip', 'plugin']);
-    expect(errors.filter((e) => !(e.error <= TOLERANCE))).toEqual([]);
+    expect(errors.filter((e) => !(e.error <= THRESHOLD))).toEqual([]);
   });
 
   it('plays a loose clip of morph weights alone through createMixerClip and CompressedClipPlayer', async () => {
@@ -88,8 +88,8 @@ describe('binding loose glTF clips in three.js', () => {
     const { errors, problems } = await playbackErrors(file, glbOut, bpkDir);
     expect(problems).toEqual([]);
     expect(errors).toHaveLength(3);
-    expect(errors.filter((e) => !(e.error <= TOLERANCE))).toEqual([]);
+    expect(errors.filter((e) => !(e.error <= THRESHOLD))).toEqual([]);
     // The weight moves: a clip that left it alone would be far off.
-    expect(Math.max(...source.translations)).toBeGreaterThan(100 * TOLERANCE);
+    expect(Math.max(...source.translations)).toBeGreaterThan(100 * THRESHOLD);
   });
 });

@@ -32,8 +32,6 @@ import { mulberry32 } from '../utils/synthetic.js';
 export const KHRONOS_DIR = join(ROOT, '..', 'shared', 'data', 'khronos-samples');
 /** The compressor's default threshold, 0.01 cm, in the assets' metres. */
 export const THRESHOLD = 1e-4;
-/** The decoder's float32 rounding between the compressor's checks, outside its bound (docs/format.md, "The error at any time"). */
-export const TOLERANCE = THRESHOLD * 1.02;
 /** The default shell distance, 3 cm, in metres. */
 const SHELL = 0.03;
 /** Random playback times per animation. */

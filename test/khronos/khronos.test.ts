@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { animationBytes } from '../../src/gltf-transform/index.js';
 import { startCli, type CliRun } from '../cli/run-cli.js';
-import { assetJson, corpusAssets, playbackErrors, TOLERANCE, validatorErrors, type CorpusAsset } from './harness.js';
+import { assetJson, corpusAssets, playbackErrors, THRESHOLD, validatorErrors, type CorpusAsset } from './harness.js';
 
 const work = mkdtempSync(join(tmpdir(), 'bonepress-khronos-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -108,7 +108,7 @@ describe(`glTF corpus (${khronos ? 'Khronos sample models' : 'generated rigs: ..
         const { errors, problems } = await playbackErrors(asset.file, glbOut, bpkDir);
         expect(errors.length).toBeGreaterThanOrEqual(3);
         const over = errors
-          .filter((e) => e.error > TOLERANCE)
+          .filter((e) => e.error > THRESHOLD)
           .map((e) => `${e.animation} ${e.path}: ${(e.error * 100).toPrecision(3)} cm at ${e.time.toFixed(4)} s`);
         expect([...over, ...problems]).toEqual([]);
       },
