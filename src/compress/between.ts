@@ -315,26 +315,39 @@ export function roundingTerm(clip: RawClip, shellDistances: Float32Array): numbe
     moves[b] = Number(varies(clip.translations, b * n * 3, n, 3));
   }
   const object = new Float64Array(boneCount * AFFINE_STRIDE);
+  // Per bone at one sample: its turning ancestors (itself included), the sum of their
+  // distances to its origin, and its moving ancestors' offsets. The sum is exact over the
+  // nearest LEVER_WALK ancestors; beyond them the triangle inequality bounds it from the
+  // ancestor reached, so a 1,000-joint chain costs its bones × LEVER_WALK (the whole walk
+  // took seconds) while a character's chains are summed exactly.
+  const turning = new Float64Array(boneCount),
+    turnSums = new Float64Array(boneCount),
+    moveSums = new Float64Array(boneCount);
   let lever = 0;
   for (let s = 0; s < n; s++) {
     sampleToObject(clip, s, object);
     for (let b = 0; b < boneCount; b++) {
       const o = b * AFFINE_STRIDE;
+      const parent = parents[b];
+      turning[b] = (parent >= 0 ? turning[parent] : 0) + turns[b];
+      if (moves[b])
+        moveSums[b] =
+          (parent >= 0 ? moveSums[parent] : 0) +
+          (parent >= 0
+            ? distance(object, o + 9, object, parent * AFFINE_STRIDE + 9)
+            : distance(object, o + 9, ORIGIN, 0));
+      else moveSums[b] = parent >= 0 ? moveSums[parent] : 0;
+      let turnSum = 0;
+      let a = parent;
+      for (let step = 0; a >= 0 && step < LEVER_WALK; step++, a = parents[a])
+        if (turns[a]) turnSum += distance(object, o + 9, object, a * AFFINE_STRIDE + 9);
+      if (a >= 0) turnSum += turnSums[a] + turning[a] * distance(object, o + 9, object, a * AFFINE_STRIDE + 9);
+      turnSums[b] = turnSum;
       // The vertices lie the shell distance from the bone along its axes, as scaled.
       let scale = 0;
       for (let c = 0; c < 9; c += 3)
         scale = Math.max(scale, Math.hypot(object[o + c], object[o + c + 1], object[o + c + 2]));
-      const shell = shellDistances[b] * scale;
-      let sum = 0;
-      for (let a = b; a >= 0; a = parents[a]) {
-        const ao = a * AFFINE_STRIDE;
-        if (turns[a]) sum += distance(object, o + 9, object, ao + 9) + shell;
-        if (moves[a])
-          sum +=
-            parents[a] >= 0
-              ? distance(object, ao + 9, object, parents[a] * AFFINE_STRIDE + 9)
-              : distance(object, ao + 9, ORIGIN, 0);
-      }
+      const sum = turnSum + moveSums[b] + turning[b] * shellDistances[b] * scale;
       if (sum > lever) lever = sum;
     }
   }
@@ -342,6 +355,8 @@ export function roundingTerm(clip: RawClip, shellDistances: Float32Array): numbe
 }
 
 const ORIGIN = new Float64Array(3);
+/** Ancestors whose distances {@link roundingTerm} sums exactly; deeper ones are bounded. */
+const LEVER_WALK = 64;
 
 /** True when the `count` values of `width` numbers from `at` are not all the first. */
 function varies(values: Float32Array, at: number, count: number, width: number): boolean {
@@ -350,7 +365,10 @@ function varies(values: Float32Array, at: number, count: number, width: number):
 }
 
 function distance(a: Float64Array, ao: number, b: Float64Array, bo: number): number {
-  return Math.hypot(a[ao] - b[bo], a[ao + 1] - b[bo + 1], a[ao + 2] - b[bo + 2]);
+  const x = a[ao] - b[bo],
+    y = a[ao + 1] - b[bo + 1],
+    z = a[ao + 2] - b[bo + 2];
+  return Math.sqrt(x * x + y * y + z * z);
 }
 
 /**
