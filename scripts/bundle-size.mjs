@@ -5,7 +5,7 @@
 // gzip bytes (three.js itself is in both builds). Usage:
 //   npm run build && node scripts/bundle-size.mjs [--dist <dist folder>] [--modules]
 // --dist   the built package to measure (default: this repository's dist/)
-// --modules also print the plugin's largest modules (minified bytes, before gzip)
+// --modules also print the plugin's largest modules (each minified and gzipped alone)
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 
-import { build } from 'vite';
+import { build, minifySync } from 'vite';
 
 const { values } = parseArgs({ options: { dist: { type: 'string' }, modules: { type: 'boolean', default: false } } });
 const repo = fileURLToPath(new URL('..', import.meta.url));
@@ -45,9 +45,28 @@ async function bundle(withPlugin) {
       },
     });
     const chunks = (Array.isArray(out) ? out : [out]).flatMap((o) => o.output).filter((o) => o.type === 'chunk');
-    const code = chunks.map((c) => c.code).join('\n');
-    const modules = chunks.flatMap((c) => Object.entries(c.modules).map(([id, m]) => [id, m.renderedLength]));
-    return { min: Buffer.byteLength(code), gzip: gzipSync(code, { level: 9 }).length, modules };
+    // What the page loads up front: the entry and what it imports statically. Chunks loaded
+    // by import() (only where needed) are counted apart.
+    const byName = new Map(chunks.map((c) => [c.fileName, c]));
+    const eager = new Set();
+    const visit = (c) => {
+      if (eager.has(c)) return;
+      eager.add(c);
+      for (const name of c.imports) visit(byName.get(name));
+    };
+    for (const c of chunks) if (c.isEntry) visit(c);
+    const size = (list) => {
+      const code = list.map((c) => c.code).join('\n');
+      return { min: Buffer.byteLength(code), gzip: gzipSync(code, { level: 9 }).length };
+    };
+    const lazy = chunks.filter((c) => !eager.has(c));
+    const modules = [];
+    for (const c of chunks)
+      for (const [id, m] of Object.entries(c.modules)) {
+        const { code } = minifySync(id.split('/').pop(), m.code ?? '');
+        modules.push([id, Buffer.byteLength(code), gzipSync(code, { level: 9 }).length, eager.has(c)]);
+      }
+    return { ...size([...eager]), lazy: lazy.length > 0 ? size(lazy) : undefined, modules };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -61,8 +80,16 @@ console.log(`with bonepress/three's plugin: ${kB(withPlugin.min)} minified, ${kB
 console.log(
   `bonepress runtime + three.js plugin: +${kB(withPlugin.min - without.min)} minified, +${kB(withPlugin.gzip - without.gzip)} gzip`,
 );
+if (withPlugin.lazy)
+  console.log(
+    `loaded only where needed (import()): ${kB(withPlugin.lazy.min)} minified, ${kB(withPlugin.lazy.gzip)} gzip`,
+  );
 if (values.modules) {
   const base = new Set(without.modules.map(([id]) => id));
-  const own = withPlugin.modules.filter(([id]) => !base.has(id)).sort((a, b) => b[1] - a[1]);
-  for (const [id, bytes] of own.slice(0, 20)) console.log(`  ${String(bytes).padStart(7)}  ${id.replace(repo, '')}`);
+  const own = withPlugin.modules.filter(([id]) => !base.has(id)).sort((a, b) => b[2] - a[2]);
+  console.log('  minified   gzip  module (each alone; * loaded only where needed)');
+  for (const [id, min, gzip, eager] of own.slice(0, 24))
+    console.log(
+      `  ${String(min).padStart(8)} ${String(gzip).padStart(6)}  ${eager ? '' : '* '}${id.replace(repo, '')}`,
+    );
 }
