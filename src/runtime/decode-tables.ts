@@ -11,7 +11,7 @@ import {
   SEGMENT_SIZE,
   TRACK_KIND,
 } from './format.js';
-import { readBits, segmentConstant, segmentOffset, segmentStep } from './bits.js';
+import { segmentConstant, segmentOffset, segmentStep } from './bits.js';
 import {
   KERNEL_CLIP,
   KERNEL_LANES,
@@ -39,14 +39,14 @@ import { identityFloat } from '../shared/pose-layout.js';
  * record per animated track (the track's pose offset, kind and step flag, its components'
  * bits and dropped component, the dequantisation offset and step of each stored
  * component). The TypeScript decoder reads the packed keys from the file's own bytes, so
- * the tables hold no second copy of them. In a kernel memory each segment's keys follow
- * its records, copied from the file: the segments lie at a fixed stride and each key takes
- * the same whole bytes (see layOutSegments), and the rotations' records are replaced by lane
- * rows, four rotations to a row (see laneLayout; only the kernel reads such segments). A
- * kernel pose therefore reads
- * the clip's few lines and one segment's run (two when its keys straddle segments), mostly
- * on one or two pages, and prepares nothing per segment, so a clip that no cache or TLB
- * holds costs few misses.
+ * the tables hold no second copy of them. Where the kernel decodes, the file itself is
+ * copied into the kernel memory after the tables (the clip keeps that copy, not the
+ * caller's bytes) and the kernel reads the packed keys there, each field at its bit; the
+ * segments lie at a fixed stride (see layOutSegments), and the rotations' records are
+ * replaced by lane rows, four rotations to a row (see laneLayout; only the kernel reads such
+ * segments). A kernel pose therefore reads the clip's few lines, one segment's run (two
+ * when its keys straddle segments) and its keys, and prepares nothing per segment, so a
+ * clip that no cache or TLB holds costs few misses.
  */
 export interface ClipTables {
   /** Float32 view of the decode buffer. */
@@ -54,9 +54,8 @@ export interface ClipTables {
   /** Int32 view of the same buffer. */
   readonly i32: Int32Array;
   /**
-   * The words the TypeScript decoder reads packed keys from: the file's own (open() keeps
-   * its bytes 4-aligned), or, where the kernel decodes, the decode buffer's, which holds its
-   * copy of the keys.
+   * The file's words, which the TypeScript decoder reads packed keys from (open() keeps the
+   * bytes 4-aligned); where the kernel decodes, its copy's in the kernel memory.
    */
   readonly u32: Uint32Array;
   /** Float64 view of the same buffer. */
@@ -107,14 +106,15 @@ export interface ClipTables {
     readonly pose: Float32Array;
     /**
      * Where the kernel's segments are (see layOutSegments): segment s's header at byte
-     * `segments + s · segmentBytes` of the memory, key i of it at `keysAt + i · keyBytes`
-     * bytes from its header; the last segment, `lastSegment`, holds the keys past it.
+     * `segments + s · segmentBytes` of the memory (i32 index `segAt + s · segmentBytes / 4`
+     * of the tables), holding the byte address of the segment's packed keys in the file's
+     * copy and its bits per key; the last segment, `lastSegment`, holds the keys past it.
      */
     readonly segments: number;
     readonly segmentBytes: number;
-    readonly keysAt: number;
-    readonly keyBytes: number;
     readonly lastSegment: number;
+    /** The file's copy in the kernel memory, which the clip keeps instead of the caller's bytes. */
+    readonly file: Uint8Array;
     /**
      * With at most KERNEL_MAX_WORLD_BONES bones: the kernel's object-space pass, the
      * byte address of the clip's parents (an i32 per bone) in the memory, the bone count,
@@ -202,17 +202,19 @@ export function buildTables(
     segments > 0 &&
     rotations <= KERNEL_MAX_ROTATIONS &&
     poseFloats <= KERNEL_MAX_POSE_FLOATS;
-  // Where the kernel decodes, its segments are laid out at fixed strides (see
-  // layOutSegments), for its lane pass when they can be (see laneLayout); without a kernel
-  // memory after all, the records are laid out as usual.
+  // Where the kernel decodes, its segments are laid out for its lane pass when they can be
+  // (see laneLayout); without a kernel memory after all, the records are laid out as usual.
   let lanes = forKernel ? laneLayout(src, rotations) : undefined;
-  let segmentsEnd = layOutSegments(src, segments, segAt, recordsWords, lanes, forKernel);
-  const kernelPlace = forKernel ? place(segmentsEnd.bytesLength) : undefined;
+  let stride = segmentStride(lanes ? lanes.headWords : recordsWords);
+  // The file's copy after the tables, on a line of its own, and zeros after it for the
+  // kernel's 64-bit reads from a field's first byte.
+  const fileAt = 64 * Math.ceil(tablesBytes(segAt, segments, stride) / 64);
+  const kernelPlace = forKernel ? place(fileAt + bytes.byteLength + 8) : undefined;
   if (kernelPlace === undefined && forKernel) {
     lanes = undefined;
-    segmentsEnd = layOutSegments(src, segments, segAt, recordsWords, undefined, false);
+    stride = segmentStride(recordsWords);
   }
-  const { heads, keyBytes, stride, bytesLength } = segmentsEnd;
+  const bytesLength = tablesBytes(segAt, segments, stride);
   const buffer = kernelPlace ? kernelPlace.buffer : new ArrayBuffer(bytesLength);
   const at = kernelPlace ? kernelPlace.byteOffset : 0;
   const f32 = new Float32Array(buffer, at, bytesLength >>> 2),
@@ -224,28 +226,19 @@ export function buildTables(
     for (let c = 0; c < 4; c++) f64[r + c] = refs[4 * j + c];
     r += 4;
   }
-  const u8 = new Uint8Array(buffer, at, bytesLength);
   // With lane rows, each segment's records are written here first, then rearranged.
   const scratch = lanes ? new ArrayBuffer(4 * recordsWords) : new ArrayBuffer(0);
   const scratchI32 = new Int32Array(scratch),
     scratchF32 = new Float32Array(scratch);
   // The file's words (open() keeps the bytes 4-aligned): packed keys start on words, and
-  // the TypeScript decoder reads them there.
-  const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2);
+  // the TypeScript decoder reads them there; the kernel reads them in its copy, by byte address.
+  const file = kernelPlace ? new Uint8Array(buffer, at + fileAt, bytes.byteLength) : bytes;
+  if (kernelPlace) file.set(bytes);
+  const words = new Uint32Array(file.buffer, file.byteOffset, file.byteLength >>> 2);
   for (let s = 0; s < segments; s++) {
-    let keysAt = heads[s] + (lanes ? lanes.headWords : recordsWords);
-    if (keyBytes === 0) {
-      keysAt = segData[s] >>> 2;
-    } else {
-      // Each key onto its own keyBytes, byte by byte (its last byte's spare bits stay zero).
-      for (let k = 0, from = 8 * segData[s]; k < segKeys[s]; k++, from += segKeyBits[s]) {
-        const to = 4 * keysAt + k * keyBytes;
-        for (let i = 0; i < segKeyBits[s]; i += 8)
-          u8[to + (i >>> 3)] = readBits(words, from + i, Math.min(8, segKeyBits[s] - i));
-      }
-    }
+    const keysAt = kernelPlace ? file.byteOffset + segData[s] : segData[s] >>> 2;
     if (lanes === undefined) {
-      writeSegmentRecords(src, s, i32, f32, heads[s], keysAt);
+      writeSegmentRecords(src, s, i32, f32, segAt + s * stride, keysAt);
     } else {
       writeSegmentRecords(src, s, scratchI32, scratchF32, 0, keysAt);
       writeLaneSegment(
@@ -253,29 +246,30 @@ export function buildTables(
         scratchI32,
         scratchF32,
         lanes,
-        new DataView(buffer, at + 4 * heads[s], 4 * lanes.headWords),
+        new DataView(buffer, at + 4 * (segAt + s * stride), 4 * lanes.headWords),
       );
     }
-    // Keys laid out for the kernel are keyBytes apart, not the file's bits per key.
-    if (keyBytes !== 0) i32[heads[s] + 1] = 8 * keyBytes;
   }
   // Entry e (keys e · SEGMENT_SIZE on; the last segment takes a longer tail) below the record.
   for (let e = 0; e < entries; e++) {
     const seg = Math.min(e, segments - 1);
-    i32[clipAt - 2 * (e + 1)] = heads[seg];
-    i32[clipAt - 2 * (e + 1) + 1] = i32[heads[seg] + 1];
+    i32[clipAt - 2 * (e + 1)] = segAt + seg * stride;
+    i32[clipAt - 2 * (e + 1) + 1] = i32[segAt + seg * stride + 1];
   }
   let kernel: ClipTables['kernel'];
   if (kernelPlace) {
-    // Where the segments start and, from a header, its keys: the record's and the sampler's.
+    // Where the segments start, and the bytes of a segment's header and records.
     const segmentsAt = at + 4 * segAt,
-      keysAt = 4 * (lanes ? lanes.headWords : recordsWords);
-    i32[clipAt + KERNEL_CLIP.KEY_BYTES] = keyBytes;
+      headBytes = 4 * (lanes ? lanes.headWords : recordsWords);
+    // The bytes a key's fields span from its first byte, however its first bit falls.
+    let keyBits = 0;
+    for (let s = 0; s < segments; s++) keyBits = Math.max(keyBits, segKeyBits[s]);
+    i32[clipAt + KERNEL_CLIP.KEY_BYTES] = Math.ceil((keyBits + 7) / 8);
     i32[clipAt + KERNEL_CLIP.SEGMENTS] = segmentsAt;
     i32[clipAt + KERNEL_CLIP.SEGMENT_BYTES] = 4 * stride;
     i32[clipAt + KERNEL_CLIP.QUADS] = at + 4 * quadsAt;
     i32[clipAt + KERNEL_CLIP.WINDOWS] = at + 4 * windowsAt;
-    i32[clipAt + KERNEL_CLIP.RECORDS_BYTES] = keysAt;
+    i32[clipAt + KERNEL_CLIP.RECORDS_BYTES] = headBytes;
     i32[clipAt + KERNEL_CLIP.COUNT] = lanes ? animated - rotations : animated;
     i32[clipAt + KERNEL_CLIP.LANE_ROTATIONS] = lanes ? rotations : 0;
     i32[clipAt + KERNEL_CLIP.LANE_ROWS] = lanes ? 4 * lanes.rowsWord : 0;
@@ -309,16 +303,15 @@ export function buildTables(
       pose: kernelPlace.view(KERNEL_STAGING, poseFloats),
       segments: segmentsAt,
       segmentBytes: 4 * stride,
-      keysAt,
-      keyBytes,
       lastSegment: segments - 1,
+      file,
       ...(world ? { world } : {}),
     };
   }
   return {
     f32,
     i32,
-    u32: kernelPlace ? new Uint32Array(buffer, at, bytesLength >>> 2) : words,
+    u32: words,
     f64,
     poseFloats,
     refsAt,
@@ -413,44 +406,18 @@ function laneLayout(src: TableSources, rotations: number): LaneLayout | undefine
 }
 
 /**
- * Places the first `segments` segments (none for compact tables) from i32 index `segAt`,
- * each its header and records on 32-byte boundaries; the TypeScript decoder reads the keys
- * from the file.
- *
- * For the kernel (`kernel`), each segment's header and records (or, with `lanes`, its lane
- * layout) are followed by its keys, then two zero words, and the buffer ends with one more:
- * a read of four bytes from a field's first byte never leaves the buffer. Every segment but
- * the last takes the same room and every key
- * the same whole bytes, `keyBytes` (the clip's widest key; 1 at least, so two keys never
- * share an address), and two zero words follow each segment's keys: the sampler then
- * computes a key's header and first byte from the key index alone, and passes them to the
- * kernel, which waits for no table before loading them (kernel.wat).
- * Returns each segment's header index, `keyBytes` and the segments' stride in words (0 and
- * 0 where the keys stay in the file) and the buffer's bytes.
+ * i32 words from a segment's header to the next one's: its header and records (or its lane
+ * layout, `headWords`) on 32-byte boundaries, so every segment lies at one stride from the
+ * first and the sampler computes a segment's header from its index alone (and passes the
+ * kernel where key 1 is in the address's low five bits, KERNEL_KEY1).
  */
-function layOutSegments(
-  src: TableSources,
-  segments: number,
-  segAt: number,
-  recordsWords: number,
-  lanes: LaneLayout | undefined,
-  kernel: boolean,
-): { heads: Int32Array; keyBytes: number; stride: number; bytesLength: number } {
-  const { segKeys, segKeyBits } = src;
-  const heads = new Int32Array(segments);
-  const headWords = lanes ? lanes.headWords : recordsWords;
-  if (kernel) {
-    let keyBytes = 1;
-    for (let s = 0; s < segments; s++) keyBytes = Math.max(keyBytes, Math.ceil(segKeyBits[s] / 8));
-    const blockWords = (keys: number): number =>
-      Math.ceil((headWords + Math.ceil((keys * keyBytes) / 4) + 2) / TABLE.RECORD) * TABLE.RECORD;
-    const stride = blockWords(SEGMENT_SIZE);
-    for (let s = 0; s < segments; s++) heads[s] = segAt + s * stride;
-    const end = segments === 0 ? segAt : heads[segments - 1] + blockWords(segKeys[segments - 1]);
-    return { heads, keyBytes, stride, bytesLength: 8 * Math.ceil((end + 1) / 2) };
-  }
-  for (let s = 0; s < segments; s++) heads[s] = segAt + s * headWords;
-  return { heads, keyBytes: 0, stride: 0, bytesLength: 8 * Math.ceil((segAt + segments * headWords) / 2) };
+function segmentStride(headWords: number): number {
+  return Math.ceil(headWords / TABLE.RECORD) * TABLE.RECORD;
+}
+
+/** The decode buffer's bytes: up to segment 0's header at `segAt`, then `segments` segments at `stride` words. */
+function tablesBytes(segAt: number, segments: number, stride: number): number {
+  return 8 * Math.ceil((segAt + segments * stride) / 2);
 }
 
 /**

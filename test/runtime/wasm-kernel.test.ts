@@ -202,7 +202,7 @@ describe('WebAssembly SIMD kernel (kernel.wat, wasm-kernel.ts)', { timeout: TIME
     expect(laneRotations(compress(loadFixture(fixtureNames()[0])).bytes)).toBeGreaterThan(0);
   });
 
-  it("finds every key from the fixed strides, whatever each segment's bits per key (constant to raw segments)", () => {
+  it("finds every key at its bit in the file's copy, whatever each segment's bits per key (constant to raw segments)", () => {
     // Segment by segment: all constant (0 bits), 1-bit fields, the widest quantised fields,
     // then random widths with and without raw floats, so keys range from 0 to hundreds of bits;
     // 85 samples: the last segment takes a tail of 5 (21 keys).
@@ -226,13 +226,26 @@ describe('WebAssembly SIMD kernel (kernel.wat, wasm-kernel.ts)', { timeout: TIME
       const opened = CompressedClip.open(bytes);
       expect(opened.segmentCount).toBeGreaterThan(4);
       const kernel = opened.tables.kernel!;
-      // Every segment at one stride from the first, each key on whole bytes (at least one).
-      expect(kernel.segmentBytes).toBeGreaterThan(kernel.keysAt + 15 * kernel.keyBytes);
-      expect(kernel.keyBytes).toBeGreaterThanOrEqual(1);
-      // Headers on 32 bytes: the sampler passes where key 1 is in an address's low five bits.
+      // The kernel reads the packed keys in the file's copy in its memory.
+      expect(Array.from(kernel.file)).toEqual(Array.from(bytes));
+      // Headers on 32 bytes, every segment at one stride from the first: the sampler passes
+      // where key 1 is and key 0's first bit in an address's low five bits.
       expect(kernel.segments % 32).toBe(0);
       expect(kernel.segmentBytes % 32).toBe(0);
       expect(kernel.lastSegment).toBe(opened.segmentCount - 1);
+      // Each header: the address of its segment's keys in the copy, after the last segment's,
+      // and its bits per key; keys that start mid-byte among them.
+      const { i32, segAt } = opened.tables;
+      let keysAt = kernel.file.byteOffset,
+        midByte = 0;
+      for (let s = 0; s < opened.segmentCount; s++) {
+        const head = segAt + s * (kernel.segmentBytes >> 2);
+        expect(i32[head]).toBeGreaterThan(keysAt);
+        expect(i32[head]).toBeLessThan(kernel.file.byteOffset + kernel.file.byteLength);
+        keysAt = i32[head];
+        if (i32[head + 1] % 8 !== 0) midByte++;
+      }
+      expect(midByte).toBeGreaterThan(0);
       expectKernelMatches(bytes, raw ? 14 : 15);
     }
   });
