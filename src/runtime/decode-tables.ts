@@ -23,6 +23,7 @@ import {
   KERNEL_STAGING,
   KERNEL_WINDOW_BYTES,
   KERNEL_WORLD_OUT,
+  LANE_MAX_BITS,
   TABLE,
   WINDOW_BITS,
 } from './decode-layout.js';
@@ -378,26 +379,29 @@ function writeQuadTable(src: TableSources, view: DataView): boolean {
 interface LaneLayout {
   /** Animated tracks that are not rotations: the first pass's records. */
   readonly others: number;
-  /** i32 words from a segment's header to its lane rows, and to its packed keys. */
+  /** i32 words from a segment's header to its lane rows, and past them. */
   readonly rowsWord: number;
   readonly headWords: number;
 }
 
 /**
  * The lane layout of a clip the kernel decodes, or undefined where a segment stores a
- * rotation's raw floats or a key spans more bytes than a lane row's 16-bit byte index.
+ * rotation's raw floats or one wider than LANE_MAX_BITS, or a key spans more bytes than a
+ * lane row's 16-bit byte index.
  * Each segment is then its header, the records of the tracks that are not rotations, their
  * fields' first bits in a key (an i32 each, to a 16-byte boundary), and the rotations' lane
- * rows (KERNEL_LANES, which replace their records), then its packed keys, each key
- * starting on a byte.
+ * rows (KERNEL_LANES, which replace their records).
  */
 function laneLayout(src: TableSources, rotations: number): LaneLayout | undefined {
-  const { bytes, animKind, segRates, segKeyBits } = src;
+  const { bytes, animKind, segRates, segKeyBits, compBits } = src;
   if (rotations === 0) return undefined;
   for (let s = 0; s < segRates.length; s++) {
     if (Math.ceil(segKeyBits[s] / 8) > 0xffff) return undefined;
     for (let j = 0; j < animKind.length; j++) {
-      if (animKind[j] === TRACK_KIND.ROTATION && (bytes[segRates[s] + j] & RATE_MASK) === RAW_BITS) return undefined;
+      if (animKind[j] !== TRACK_KIND.ROTATION) continue;
+      if ((bytes[segRates[s] + j] & RATE_MASK) === RAW_BITS) return undefined;
+      const cb = (s * animKind.length + j) * ANIMATED_COMPONENTS;
+      if (Math.max(compBits[cb], compBits[cb + 1], compBits[cb + 2]) > LANE_MAX_BITS) return undefined;
     }
   }
   const others = animKind.length - rotations;
@@ -469,9 +473,9 @@ function writeLaneSegment(
 }
 
 /**
- * Writes segment `s`'s header record (`keyWord`: the word index of its packed keys in the
- * words the sampler reads them from) and one record per animated track at `head` of
- * `i32`/`f32`.
+ * Writes segment `s`'s header record (`keys`: where its packed keys are, the word index in
+ * the words the sampler reads them from, or for the kernel their byte address in its
+ * memory) and one record per animated track at `head` of `i32`/`f32`.
  */
 export function writeSegmentRecords(
   src: TableSources,
@@ -479,7 +483,7 @@ export function writeSegmentRecords(
   i32: Int32Array,
   f32: Float32Array,
   head: number,
-  keyWord: number,
+  keys: number,
 ): void {
   const {
     bytes,
@@ -494,7 +498,7 @@ export function writeSegmentRecords(
     compBits,
   } = src;
   const animated = animKind.length;
-  i32[head] = keyWord;
+  i32[head] = keys;
   i32[head + 1] = segKeyBits[s];
   const rates = segRates[s],
     rng = segRanges[s];

@@ -48,6 +48,8 @@
     (local $key1Is i32)
     (local $sub0 i32)
     (local $sub1 i32)
+    (local $shift0 i32)
+    (local $shift1 i32)
     (local $keyBytes i32)
     (local $recordsBytes i32)
     (local $quads i32)
@@ -1720,6 +1722,16 @@
       local.get $clip
       i32.load offset=40 align=1 ;; KERNEL_CLIP.LANE_ROWS
       local.set $row
+      ;; Each key's fields are read four bytes from their bytes, their lowest bit multiplied up
+      ;; to bit 7 + the key's first bit, then shifted down by as many.
+      local.get $sub0
+      i32.const 7
+      i32.add
+      local.set $shift0
+      local.get $sub1
+      i32.const 7
+      i32.add
+      local.set $shift1
       ;; The lane pass: fills planes C and G (and the dropped components) of every quad from the
       ;; lane rows (KERNEL_LANES) of the keys' segments, for keys starting at bit sub0 of byte
       ;; base0 and bit sub1 of byte base1, four rotations at a time. Each component is offset + q · step in
@@ -1812,43 +1824,35 @@
         i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
         f64x2.promote_low_f32x4
         local.set $lstepHi
-        ;; Eight bytes from each field's byte, shifted right by the key's first bit (the field
-        ;; then starts at its first bit within its byte), their low words as four lanes.
         local.get $base0
         local.get $a0
         i32.add
-        v128.load64_zero align=1
+        v128.load32_zero align=1
         local.set $lv
         local.get $base0
         local.get $a1
         i32.add
         local.get $lv
-        v128.load64_lane align=1 1
-        local.get $sub0
-        i64x2.shr_u
+        v128.load32_lane align=1 1
         local.set $lv
         local.get $base0
         local.get $a2
         i32.add
-        v128.load64_zero align=1
-        local.set $lhi
+        local.get $lv
+        v128.load32_lane align=1 2
+        local.set $lv
         local.get $base0
         local.get $sum
         i32.add
-        local.get $lhi
-        v128.load64_lane align=1 1
-        local.get $sub0
-        i64x2.shr_u
-        local.set $lhi
         local.get $lv
-        local.get $lhi
-        i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27
+        v128.load32_lane align=1 3
         local.set $lv
-        ;; The field's lowest bit to bit 7, then down to bit 0, the next fields' bits masked off.
+        ;; The field's lowest bit to bit 7 + the key's first bit, then down to bit 0, the next
+        ;; fields' bits masked off.
         local.get $lv
         local.get $lmul
         i32x4.mul
-        i32.const 7
+        local.get $shift0
         i32x4.shr_u
         local.get $lmask
         v128.and
@@ -1940,43 +1944,35 @@
             f64x2.promote_low_f32x4
             local.set $lstepHi
           end
-          ;; Eight bytes from each field's byte, shifted right by the key's first bit (the field
-          ;; then starts at its first bit within its byte), their low words as four lanes.
           local.get $base1
           local.get $a0
           i32.add
-          v128.load64_zero align=1
+          v128.load32_zero align=1
           local.set $lv
           local.get $base1
           local.get $a1
           i32.add
           local.get $lv
-          v128.load64_lane align=1 1
-          local.get $sub1
-          i64x2.shr_u
+          v128.load32_lane align=1 1
           local.set $lv
           local.get $base1
           local.get $a2
           i32.add
-          v128.load64_zero align=1
-          local.set $lhi
+          local.get $lv
+          v128.load32_lane align=1 2
+          local.set $lv
           local.get $base1
           local.get $sum
           i32.add
-          local.get $lhi
-          v128.load64_lane align=1 1
-          local.get $sub1
-          i64x2.shr_u
-          local.set $lhi
           local.get $lv
-          local.get $lhi
-          i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27
+          v128.load32_lane align=1 3
           local.set $lv
-          ;; The field's lowest bit to bit 7, then down to bit 0, the next fields' bits masked off.
+          ;; The field's lowest bit to bit 7 + the key's first bit, then down to bit 0, the next
+          ;; fields' bits masked off.
           local.get $lv
           local.get $lmul
           i32x4.mul
-          i32.const 7
+          local.get $shift1
           i32x4.shr_u
           local.get $lmask
           v128.and
@@ -2061,43 +2057,35 @@
         i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
         f64x2.promote_low_f32x4
         local.set $lstepHi
-        ;; Eight bytes from each field's byte, shifted right by the key's first bit (the field
-        ;; then starts at its first bit within its byte), their low words as four lanes.
         local.get $base0
         local.get $a0
         i32.add
-        v128.load64_zero align=1
+        v128.load32_zero align=1
         local.set $lv
         local.get $base0
         local.get $a1
         i32.add
         local.get $lv
-        v128.load64_lane align=1 1
-        local.get $sub0
-        i64x2.shr_u
+        v128.load32_lane align=1 1
         local.set $lv
         local.get $base0
         local.get $a2
         i32.add
-        v128.load64_zero align=1
-        local.set $lhi
+        local.get $lv
+        v128.load32_lane align=1 2
+        local.set $lv
         local.get $base0
         local.get $sum
         i32.add
-        local.get $lhi
-        v128.load64_lane align=1 1
-        local.get $sub0
-        i64x2.shr_u
-        local.set $lhi
         local.get $lv
-        local.get $lhi
-        i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27
+        v128.load32_lane align=1 3
         local.set $lv
-        ;; The field's lowest bit to bit 7, then down to bit 0, the next fields' bits masked off.
+        ;; The field's lowest bit to bit 7 + the key's first bit, then down to bit 0, the next
+        ;; fields' bits masked off.
         local.get $lv
         local.get $lmul
         i32x4.mul
-        i32.const 7
+        local.get $shift0
         i32x4.shr_u
         local.get $lmask
         v128.and
@@ -2189,43 +2177,35 @@
             f64x2.promote_low_f32x4
             local.set $lstepHi
           end
-          ;; Eight bytes from each field's byte, shifted right by the key's first bit (the field
-          ;; then starts at its first bit within its byte), their low words as four lanes.
           local.get $base1
           local.get $a0
           i32.add
-          v128.load64_zero align=1
+          v128.load32_zero align=1
           local.set $lv
           local.get $base1
           local.get $a1
           i32.add
           local.get $lv
-          v128.load64_lane align=1 1
-          local.get $sub1
-          i64x2.shr_u
+          v128.load32_lane align=1 1
           local.set $lv
           local.get $base1
           local.get $a2
           i32.add
-          v128.load64_zero align=1
-          local.set $lhi
+          local.get $lv
+          v128.load32_lane align=1 2
+          local.set $lv
           local.get $base1
           local.get $sum
           i32.add
-          local.get $lhi
-          v128.load64_lane align=1 1
-          local.get $sub1
-          i64x2.shr_u
-          local.set $lhi
           local.get $lv
-          local.get $lhi
-          i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27
+          v128.load32_lane align=1 3
           local.set $lv
-          ;; The field's lowest bit to bit 7, then down to bit 0, the next fields' bits masked off.
+          ;; The field's lowest bit to bit 7 + the key's first bit, then down to bit 0, the next
+          ;; fields' bits masked off.
           local.get $lv
           local.get $lmul
           i32x4.mul
-          i32.const 7
+          local.get $shift1
           i32x4.shr_u
           local.get $lmask
           v128.and
@@ -2310,43 +2290,35 @@
         i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
         f64x2.promote_low_f32x4
         local.set $lstepHi
-        ;; Eight bytes from each field's byte, shifted right by the key's first bit (the field
-        ;; then starts at its first bit within its byte), their low words as four lanes.
         local.get $base0
         local.get $a0
         i32.add
-        v128.load64_zero align=1
+        v128.load32_zero align=1
         local.set $lv
         local.get $base0
         local.get $a1
         i32.add
         local.get $lv
-        v128.load64_lane align=1 1
-        local.get $sub0
-        i64x2.shr_u
+        v128.load32_lane align=1 1
         local.set $lv
         local.get $base0
         local.get $a2
         i32.add
-        v128.load64_zero align=1
-        local.set $lhi
+        local.get $lv
+        v128.load32_lane align=1 2
+        local.set $lv
         local.get $base0
         local.get $sum
         i32.add
-        local.get $lhi
-        v128.load64_lane align=1 1
-        local.get $sub0
-        i64x2.shr_u
-        local.set $lhi
         local.get $lv
-        local.get $lhi
-        i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27
+        v128.load32_lane align=1 3
         local.set $lv
-        ;; The field's lowest bit to bit 7, then down to bit 0, the next fields' bits masked off.
+        ;; The field's lowest bit to bit 7 + the key's first bit, then down to bit 0, the next
+        ;; fields' bits masked off.
         local.get $lv
         local.get $lmul
         i32x4.mul
-        i32.const 7
+        local.get $shift0
         i32x4.shr_u
         local.get $lmask
         v128.and
@@ -2438,43 +2410,35 @@
             f64x2.promote_low_f32x4
             local.set $lstepHi
           end
-          ;; Eight bytes from each field's byte, shifted right by the key's first bit (the field
-          ;; then starts at its first bit within its byte), their low words as four lanes.
           local.get $base1
           local.get $a0
           i32.add
-          v128.load64_zero align=1
+          v128.load32_zero align=1
           local.set $lv
           local.get $base1
           local.get $a1
           i32.add
           local.get $lv
-          v128.load64_lane align=1 1
-          local.get $sub1
-          i64x2.shr_u
+          v128.load32_lane align=1 1
           local.set $lv
           local.get $base1
           local.get $a2
           i32.add
-          v128.load64_zero align=1
-          local.set $lhi
+          local.get $lv
+          v128.load32_lane align=1 2
+          local.set $lv
           local.get $base1
           local.get $sum
           i32.add
-          local.get $lhi
-          v128.load64_lane align=1 1
-          local.get $sub1
-          i64x2.shr_u
-          local.set $lhi
           local.get $lv
-          local.get $lhi
-          i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27
+          v128.load32_lane align=1 3
           local.set $lv
-          ;; The field's lowest bit to bit 7, then down to bit 0, the next fields' bits masked off.
+          ;; The field's lowest bit to bit 7 + the key's first bit, then down to bit 0, the next
+          ;; fields' bits masked off.
           local.get $lv
           local.get $lmul
           i32x4.mul
-          i32.const 7
+          local.get $shift1
           i32x4.shr_u
           local.get $lmask
           v128.and

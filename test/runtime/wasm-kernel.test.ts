@@ -21,6 +21,7 @@ import {
   KERNEL_STAGING,
   KERNEL_WORLD,
   KERNEL_WORLD_OUT,
+  LANE_MAX_BITS,
   PLANE_BYTES,
   TABLE,
 } from '../../src/runtime/decode-layout.js';
@@ -165,7 +166,7 @@ describe('WebAssembly SIMD kernel (kernel.wat, wasm-kernel.ts)', { timeout: TIME
     expectKernelMatches(compress(makeSyntheticClip({ boneCount: 3, sampleCount: 1, seed: 2 })).bytes, 8);
   });
 
-  it("reads rotations four at a time from lane rows wherever no segment stores a rotation's raw floats, to the same bits", () => {
+  it("reads rotations four at a time from lane rows wherever no segment stores a rotation's raw floats or wider fields, to the same bits", () => {
     const laneRotations = (bytes: Uint8Array): number => {
       const { kernel, i32 } = CompressedClip.open(bytes).tables;
       return new Int32Array(i32.buffer)[(kernel!.clipAt >> 2) + KERNEL_CLIP.LANE_ROTATIONS];
@@ -176,8 +177,9 @@ describe('WebAssembly SIMD kernel (kernel.wat, wasm-kernel.ts)', { timeout: TIME
         (k) => k === TRACK_KIND.ROTATION,
       ).length;
     };
-    // Every quantised width 0..24 on rotations (so every first bit within a byte), large
-    // angles, keys straddling segments; then the same clip with raw rotations in places.
+    // Every quantised width a lane row reads on rotations (so every first bit within a byte,
+    // keys starting at every bit of a byte), large angles, keys straddling segments; then the
+    // same clip with wider rotations, and with raw rotations, in places.
     const clip = makeSyntheticClip({
       boneCount: 11,
       sampleCount: 75,
@@ -189,10 +191,15 @@ describe('WebAssembly SIMD kernel (kernel.wat, wasm-kernel.ts)', { timeout: TIME
       shape: 'chain',
     });
     const random = mulberry32(9);
-    const quantised = encodeWithRates(clip, () => Math.floor(random() * (MAX_QUANTIZED_BITS + 1))).bytes;
+    const quantised = encodeWithRates(clip, () => Math.floor(random() * (LANE_MAX_BITS + 1))).bytes;
     expect(rotations(quantised)).toBeGreaterThan(4);
     expect(laneRotations(quantised)).toBe(rotations(quantised));
     expectKernelMatches(quantised, 12);
+    const wide = encodeWithRates(clip, () =>
+      random() < 0.1 ? LANE_MAX_BITS + 1 + Math.floor(random() * (MAX_QUANTIZED_BITS - LANE_MAX_BITS)) : 9,
+    ).bytes;
+    expect(laneRotations(wide)).toBe(0);
+    expectKernelMatches(wide, 16);
     const withRaw = encodeWithRates(clip, () =>
       random() < 0.1 ? RAW_BITS : Math.floor(random() * (MAX_QUANTIZED_BITS + 1)),
     ).bytes;
