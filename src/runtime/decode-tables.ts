@@ -43,7 +43,7 @@ import { identityFloat } from '../shared/pose-layout.js';
  * the tables hold no second copy of them. Where the kernel decodes, the file itself is
  * copied into the kernel memory after the tables (the clip keeps that copy, not the
  * caller's bytes) and the kernel reads the packed keys there, each field at its bit; the
- * segments lie at a fixed stride (see layOutSegments), and the rotations' records are
+ * segments lie at a fixed stride (see segmentStride), and the rotations' records are
  * replaced by lane rows, four rotations to a row (see laneLayout; only the kernel reads such
  * segments). A kernel pose therefore reads the clip's few lines, one segment's run (two
  * when its keys straddle segments) and its keys, and prepares nothing per segment, so a
@@ -106,7 +106,7 @@ export interface ClipTables {
     readonly clipAt: number;
     readonly pose: Float32Array;
     /**
-     * Where the kernel's segments are (see layOutSegments): segment s's header at byte
+     * Where the kernel's segments are (see segmentStride): segment s's header at byte
      * `segments + s · segmentBytes` of the memory (i32 index `segAt + s · segmentBytes / 4`
      * of the tables), holding the byte address of the segment's packed keys in the file's
      * copy and its bits per key; the last segment, `lastSegment`, holds the keys past it.
@@ -180,7 +180,7 @@ export function buildTables(
   const recordsWords = TABLE.RECORD * (1 + animated);
   // Full tables: the segment table (see ClipTables.segTable), the clip's kernel record, its
   // pose windows and quad table (room kept even where the buffer is not placed in a kernel
-  // memory), then the segments (see layOutSegments). Compact tables: the base pose and
+  // memory), then the segments (see segmentStride). Compact tables: the base pose and
   // references, then (in each sampler's copy) two slots of records.
   let entries = 0;
   for (let s = 0; s < segments; s++) entries += segKeys[s];
@@ -207,8 +207,8 @@ export function buildTables(
   // (see laneLayout); without a kernel memory after all, the records are laid out as usual.
   let lanes = forKernel ? laneLayout(src, rotations) : undefined;
   let stride = segmentStride(lanes ? lanes.headWords : recordsWords);
-  // The file's copy after the tables, on a line of its own, and zeros after it for the
-  // kernel's 64-bit reads from a field's first byte.
+  // The file's copy after the tables, on a line of its own, and eight zero bytes after it for
+  // the kernel's reads of eight bytes from a field's first byte.
   const fileAt = 64 * Math.ceil(tablesBytes(segAt, segments, stride) / 64);
   const kernelPlace = forKernel ? place(fileAt + bytes.byteLength + 8) : undefined;
   if (kernelPlace === undefined && forKernel) {
@@ -413,7 +413,7 @@ function laneLayout(src: TableSources, rotations: number): LaneLayout | undefine
  * i32 words from a segment's header to the next one's: its header and records (or its lane
  * layout, `headWords`) on 32-byte boundaries, so every segment lies at one stride from the
  * first and the sampler computes a segment's header from its index alone (and passes the
- * kernel where key 1 is in the address's low five bits, KERNEL_KEY1).
+ * kernel where key 1 is and key 0's first bit in the address's low five bits, KERNEL_KEY1).
  */
 function segmentStride(headWords: number): number {
   return Math.ceil(headWords / TABLE.RECORD) * TABLE.RECORD;

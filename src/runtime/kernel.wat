@@ -1734,9 +1734,9 @@
       local.set $shift1
       ;; The lane pass: fills planes C and G (and the dropped components) of every quad from the
       ;; lane rows (KERNEL_LANES) of the keys' segments, for keys starting at bit sub0 of byte
-      ;; base0 and bit sub1 of byte base1, four rotations at a time. Each component is offset + q · step in
-      ;; float64, rounded to float32, as readWindows computes it, so the planes hold what the
-      ;; first pass would park there, to the bit. Key 1 is read only for two keys; its segment's
+      ;; base0 and bit sub1 of byte base1, four rotations at a time. Each component is offset
+      ;; + q · step in float64, rounded to float32, as readWindows computes it, so the planes
+      ;; hold what the first pass would park there, to the bit. Key 1 is read only for two keys; its segment's
       ;; parameters only when it is another segment.
       ;; Component c's four fields' bytes (into a0, a1, a2, sum), multipliers 2^(7 − first bit)
       ;; and masks 2^w − 1 (powers of two built as float32 exponents, then truncated), offsets
