@@ -20,7 +20,7 @@ import { createMixerClip } from '../adapters/three.js';
 import type { RawClip } from '../clip/raw-clip.js';
 import { compress } from '../compress/index.js';
 import { readBvh } from '../readers/bvh.js';
-import { CompressedClip } from '../runtime/compressed-clip.js';
+import { type ClipTables, CompressedClip } from '../runtime/compressed-clip.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
 import { buildThreeHarness, median } from './decode-timing.js';
 
@@ -58,13 +58,17 @@ export interface MixerTiming {
   compactRatio: number;
 }
 
-/** Bytes of the distinct buffers behind the typed arrays among `value`'s own fields, except `skip` (views may share a buffer; each counts for its widest view). */
-function bufferBytes(value: object, skip: ArrayBufferLike): number {
+/**
+ * Bytes of the distinct buffers behind the typed arrays among `tables`' own fields, except
+ * the file's words (`u32`: the caller's bytes, or the copy a kernel clip keeps instead, both
+ * counted as the file) and views of `skip` (views may share a buffer; each counts for its widest view).
+ */
+function bufferBytes(tables: ClipTables, skip: ArrayBufferLike): number {
   // The widest view of each buffer: a clip's decode buffer may be a place in a WebAssembly
   // memory shared with other clips (runtime/wasm-kernel.ts), not a buffer of its own.
   const buffers = new Map<ArrayBufferLike, number>();
-  for (const field of Object.values(value)) {
-    if (ArrayBuffer.isView(field) && field.buffer !== skip)
+  for (const field of Object.values(tables)) {
+    if (ArrayBuffer.isView(field) && field.buffer !== skip && field !== tables.u32)
       buffers.set(field.buffer, Math.max(buffers.get(field.buffer) ?? 0, field.byteLength));
   }
   let total = 0;

@@ -50,8 +50,9 @@ export interface OpenOptions {
    * - `'full'` (default): every segment's dequantisation records, in one buffer in the order
    *   a decode reads it, shared by every sampler: the fastest decode, cold or warm. The
    *   TypeScript decoder reads the packed keys from the file (on the corpus the tables take
-   *   about 0.76 × the file); where the WebAssembly kernel decodes, the buffer also holds
-   *   the keys laid out for it and rows of four rotations (about 1.9 × the file);
+   *   about 0.8 × the file); where the WebAssembly kernel decodes, the clip keeps a copy of
+   *   the file in the kernel's memory instead of the caller's bytes, and the buffer holds
+   *   rows of four rotations for it (about 1.04 × the file beside the copy);
    * - `'compact'`: the base pose and references only; each sampler builds the records of
    *   the two segments it last read (32 bytes per animated track each) and reads packed keys
    *   from the file. Resident memory is about the file's size plus a few KB per sampler;
@@ -187,7 +188,6 @@ export class CompressedClip {
     this.byteLength = bytes.byteLength;
     this.trackClass = tracks.trackClass;
     this.channelMask = tracks.channelMask;
-    this.bytes = bytes;
     this.tables = buildTables(
       {
         bytes,
@@ -210,14 +210,17 @@ export class CompressedClip {
       compactTables,
       useKernel ? kernelPlace : undefined,
     );
+    // Where the kernel decodes, the file's copy in its memory: the caller's bytes are not kept.
+    this.bytes = this.tables.kernel ? this.tables.kernel.file : bytes;
     this.sections = sectionSizes(header, layout, segments.end, names.offset, bytes.byteLength);
   }
 
   /**
    * Validates `bytes` as a `.bpk` clip and wraps it. The bytes are kept (names, bit rates)
    * and copied only when they start at an offset that is not a multiple of 4 in their
-   * ArrayBuffer; the decode tables take about 0.76 × the file size on the corpus, 1.9 × where
-   * the WebAssembly kernel decodes (see {@link OpenOptions.tables}). Work and memory are
+   * ArrayBuffer, or where the WebAssembly kernel decodes (into its memory, where it reads
+   * them); the decode tables take about 0.8 × the file size on the corpus, 1.04 × where
+   * the kernel decodes (see {@link OpenOptions.tables}). Work and memory are
    * linear in the file size. Throws {@link FormatError} naming the problem and its byte offset.
    */
   static open(bytes: Uint8Array | ArrayBuffer, options: OpenOptions = {}): CompressedClip {

@@ -13,10 +13,10 @@
  * components are raw floats, and WINDOW for a quantised track whose three fields fit one
  * 64-bit read ({@link WINDOW_BITS}); `bits` holds the bits of the three stored components (a byte
  * each) and the dropped component (top byte); a segment constant (rate 0) has 0 bits and
- * step 0. A segment header record is [u32 index of its packed keys, bits per key, 1 when
- * every animated rotation of the segment drops w (else 0), 0 × 5]; each segment's packed
- * keys are followed by one zero word and the buffer ends with one more, so a read of two
- * words never leaves the buffer.
+ * step 0. A segment header record is [where its packed keys are, bits per key, 1 when
+ * every animated rotation of the segment drops w (else 0), 0 × 5]: the u32 index of the
+ * keys in the file's words the TypeScript decoder reads, or, in a kernel memory, their byte
+ * address in the file's copy there (the kernel reads them in place).
  */
 export const TABLE = {
   RECORD: 8,
@@ -32,9 +32,10 @@ export const TABLE = {
 export const WINDOW_BITS = 57;
 
 /**
- * A clip's kernel record, thirteen 32-bit words: the bytes of each key (every key of the
- * clip's segments takes as many); the byte address of the clip's {@link KERNEL_QUAD} table
- * and of its pose windows; the bytes from a segment's header to its packed keys; the count
+ * A clip's kernel record, thirteen 32-bit words: the bytes a key's fields span from its
+ * first byte (its widest key's bits and up to seven before them, for the loads that touch a
+ * cold key's lines); the byte address of the clip's {@link KERNEL_QUAD} table and of its
+ * pose windows; the bytes of a segment's header and records (or lane layout); the count
  * of records the first pass reads (every animated track's, or with lane rows the tracks'
  * that are not rotations); 1 when an animated rotation is a STEP track; the bytes of the
  * record, windows and quad table together (read as one run); the pose's bytes; the window
@@ -67,9 +68,10 @@ export const KERNEL_CLIP = {
 } as const;
 
 /**
- * Where key 1 is, in the low five bits of the kernel decode's `head` (wasm-kernel.ts): key
+ * Where key 1 is, in the low two bits of the kernel decode's `head` (wasm-kernel.ts): key
  * 0 alone (SAME); the next key of key 0's segment (NEXT); the first key of the next
  * segment (NEXT_SEGMENT); the clip's first key (FIRST, wrap looping from the last key).
+ * Bits 2..4 of `head` hold key 0's first bit within its first byte.
  */
 export const KERNEL_KEY1 = { SAME: 0, NEXT: 1, NEXT_SEGMENT: 2, FIRST: 3 } as const;
 
@@ -91,16 +93,25 @@ export const KERNEL_QUAD = { REFS: 0, STEP: 64, POSE: 80, BYTES: 96 } as const;
  * kernel decodes unless a segment stores a rotation's raw floats), its rotations are not in
  * the records: each segment has, after the records of the other tracks and their fields'
  * first bits in a key, one row of {@link KERNEL_LANES.BYTES} bytes per four rotations
- * (rotation i in lane i & 3 of row i >> 2), and its keys start on bytes. Per stored
- * component c, four lanes each: the dequantisation offsets (float32, OFFSET + 16 · c) and
- * steps (STEP + 16 · c), the byte of the key the field starts in (u16, BYTE + 8 · c), the
+ * (rotation i in lane i & 3 of row i >> 2). Per stored component c, four lanes each: the
+ * dequantisation offsets (float32, OFFSET + 16 · c) and steps (STEP + 16 · c), and, for a
+ * key starting on a byte, the byte of the key the field starts in (u16, BYTE + 8 · c), the
  * field's width w (u8, WIDTH + 8 · c) and 7 − its first bit within that byte (u8, WIDTH +
- * 8 · c + 4); then the dropped components (u8, DROP). So a lane's field is four bytes read
- * from its byte, times 2^(7 − first bit), shifted right by 7 and masked to w bits (w ≤
- * format.ts's MAX_QUANTIZED_BITS, so it never passes bit 30): the lane pass reads four
- * rotations per vector.
+ * 8 · c + 4); then the dropped components (u8, DROP). So, for a key starting at bit s of
+ * its first byte, a lane's field is four bytes read from its byte, times 2^(7 − first bit),
+ * shifted right by 7 + s and masked to w bits (w ≤ {@link LANE_MAX_BITS}): the lane pass
+ * reads four rotations per vector.
  */
 export const KERNEL_LANES = { OFFSET: 0, STEP: 48, BYTE: 96, WIDTH: 120, DROP: 144, BYTES: 160 } as const;
+
+/**
+ * Widest rotation field a lane row reads (bits): four bytes from the field's byte hold it
+ * from bit s + f (s, the key's first bit within its first byte, and f, the field's first
+ * bit within its byte, are at most 7 each), and multiplied up to start at bit 7 + s it must
+ * end by bit 31. A clip with a wider rotation field (none on the corpus: 18 bits at most)
+ * has no lane rows.
+ */
+export const LANE_MAX_BITS = 32 - 7 - 7;
 
 // A kernel memory: the scratch (planes, mask table, owner word, sink), the staging pose, the
 // world pass's room, then the clips' decode buffers from KERNEL_DATA_START.

@@ -11,7 +11,7 @@ import {
   SEGMENT_SIZE,
   TRACK_KIND,
 } from './format.js';
-import { readBits, segmentConstant, segmentOffset, segmentStep } from './bits.js';
+import { segmentConstant, segmentOffset, segmentStep } from './bits.js';
 import {
   KERNEL_CLIP,
   KERNEL_LANES,
@@ -23,6 +23,7 @@ import {
   KERNEL_STAGING,
   KERNEL_WINDOW_BYTES,
   KERNEL_WORLD_OUT,
+  LANE_MAX_BITS,
   TABLE,
   WINDOW_BITS,
 } from './decode-layout.js';
@@ -39,14 +40,14 @@ import { identityFloat } from '../shared/pose-layout.js';
  * record per animated track (the track's pose offset, kind and step flag, its components'
  * bits and dropped component, the dequantisation offset and step of each stored
  * component). The TypeScript decoder reads the packed keys from the file's own bytes, so
- * the tables hold no second copy of them. In a kernel memory each segment's keys follow
- * its records, copied from the file: the segments lie at a fixed stride and each key takes
- * the same whole bytes (see layOutSegments), and the rotations' records are replaced by lane
- * rows, four rotations to a row (see laneLayout; only the kernel reads such segments). A
- * kernel pose therefore reads
- * the clip's few lines and one segment's run (two when its keys straddle segments), mostly
- * on one or two pages, and prepares nothing per segment, so a clip that no cache or TLB
- * holds costs few misses.
+ * the tables hold no second copy of them. Where the kernel decodes, the file itself is
+ * copied into the kernel memory after the tables (the clip keeps that copy, not the
+ * caller's bytes) and the kernel reads the packed keys there, each field at its bit; the
+ * segments lie at a fixed stride (see segmentStride), and the rotations' records are
+ * replaced by lane rows, four rotations to a row (see laneLayout; only the kernel reads such
+ * segments). A kernel pose therefore reads the clip's few lines, one segment's run (two
+ * when its keys straddle segments) and its keys, and prepares nothing per segment, so a
+ * clip that no cache or TLB holds costs few misses.
  */
 export interface ClipTables {
   /** Float32 view of the decode buffer. */
@@ -54,9 +55,8 @@ export interface ClipTables {
   /** Int32 view of the same buffer. */
   readonly i32: Int32Array;
   /**
-   * The words the TypeScript decoder reads packed keys from: the file's own (open() keeps
-   * its bytes 4-aligned), or, where the kernel decodes, the decode buffer's, which holds its
-   * copy of the keys.
+   * The file's words, which the TypeScript decoder reads packed keys from (open() keeps the
+   * bytes 4-aligned); where the kernel decodes, its copy's in the kernel memory.
    */
   readonly u32: Uint32Array;
   /** Float64 view of the same buffer. */
@@ -106,15 +106,16 @@ export interface ClipTables {
     readonly clipAt: number;
     readonly pose: Float32Array;
     /**
-     * Where the kernel's segments are (see layOutSegments): segment s's header at byte
-     * `segments + s · segmentBytes` of the memory, key i of it at `keysAt + i · keyBytes`
-     * bytes from its header; the last segment, `lastSegment`, holds the keys past it.
+     * Where the kernel's segments are (see segmentStride): segment s's header at byte
+     * `segments + s · segmentBytes` of the memory (i32 index `segAt + s · segmentBytes / 4`
+     * of the tables), holding the byte address of the segment's packed keys in the file's
+     * copy and its bits per key; the last segment, `lastSegment`, holds the keys past it.
      */
     readonly segments: number;
     readonly segmentBytes: number;
-    readonly keysAt: number;
-    readonly keyBytes: number;
     readonly lastSegment: number;
+    /** The file's copy in the kernel memory, which the clip keeps instead of the caller's bytes. */
+    readonly file: Uint8Array;
     /**
      * With at most KERNEL_MAX_WORLD_BONES bones: the kernel's object-space pass, the
      * byte address of the clip's parents (an i32 per bone) in the memory, the bone count,
@@ -179,7 +180,7 @@ export function buildTables(
   const recordsWords = TABLE.RECORD * (1 + animated);
   // Full tables: the segment table (see ClipTables.segTable), the clip's kernel record, its
   // pose windows and quad table (room kept even where the buffer is not placed in a kernel
-  // memory), then the segments (see layOutSegments). Compact tables: the base pose and
+  // memory), then the segments (see segmentStride). Compact tables: the base pose and
   // references, then (in each sampler's copy) two slots of records.
   let entries = 0;
   for (let s = 0; s < segments; s++) entries += segKeys[s];
@@ -202,17 +203,19 @@ export function buildTables(
     segments > 0 &&
     rotations <= KERNEL_MAX_ROTATIONS &&
     poseFloats <= KERNEL_MAX_POSE_FLOATS;
-  // Where the kernel decodes, its segments are laid out at fixed strides (see
-  // layOutSegments), for its lane pass when they can be (see laneLayout); without a kernel
-  // memory after all, the records are laid out as usual.
+  // Where the kernel decodes, its segments are laid out for its lane pass when they can be
+  // (see laneLayout); without a kernel memory after all, the records are laid out as usual.
   let lanes = forKernel ? laneLayout(src, rotations) : undefined;
-  let segmentsEnd = layOutSegments(src, segments, segAt, recordsWords, lanes, forKernel);
-  const kernelPlace = forKernel ? place(segmentsEnd.bytesLength) : undefined;
+  let stride = segmentStride(lanes ? lanes.headWords : recordsWords);
+  // The file's copy after the tables, on a line of its own, and eight zero bytes after it for
+  // the kernel's reads of eight bytes from a field's first byte.
+  const fileAt = 64 * Math.ceil(tablesBytes(segAt, segments, stride) / 64);
+  const kernelPlace = forKernel ? place(fileAt + bytes.byteLength + 8) : undefined;
   if (kernelPlace === undefined && forKernel) {
     lanes = undefined;
-    segmentsEnd = layOutSegments(src, segments, segAt, recordsWords, undefined, false);
+    stride = segmentStride(recordsWords);
   }
-  const { heads, keyBytes, stride, bytesLength } = segmentsEnd;
+  const bytesLength = tablesBytes(segAt, segments, stride);
   const buffer = kernelPlace ? kernelPlace.buffer : new ArrayBuffer(bytesLength);
   const at = kernelPlace ? kernelPlace.byteOffset : 0;
   const f32 = new Float32Array(buffer, at, bytesLength >>> 2),
@@ -224,28 +227,19 @@ export function buildTables(
     for (let c = 0; c < 4; c++) f64[r + c] = refs[4 * j + c];
     r += 4;
   }
-  const u8 = new Uint8Array(buffer, at, bytesLength);
   // With lane rows, each segment's records are written here first, then rearranged.
   const scratch = lanes ? new ArrayBuffer(4 * recordsWords) : new ArrayBuffer(0);
   const scratchI32 = new Int32Array(scratch),
     scratchF32 = new Float32Array(scratch);
   // The file's words (open() keeps the bytes 4-aligned): packed keys start on words, and
-  // the TypeScript decoder reads them there.
-  const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2);
+  // the TypeScript decoder reads them there; the kernel reads them in its copy, by byte address.
+  const file = kernelPlace ? new Uint8Array(buffer, at + fileAt, bytes.byteLength) : bytes;
+  if (kernelPlace) file.set(bytes);
+  const words = new Uint32Array(file.buffer, file.byteOffset, file.byteLength >>> 2);
   for (let s = 0; s < segments; s++) {
-    let keysAt = heads[s] + (lanes ? lanes.headWords : recordsWords);
-    if (keyBytes === 0) {
-      keysAt = segData[s] >>> 2;
-    } else {
-      // Each key onto its own keyBytes, byte by byte (its last byte's spare bits stay zero).
-      for (let k = 0, from = 8 * segData[s]; k < segKeys[s]; k++, from += segKeyBits[s]) {
-        const to = 4 * keysAt + k * keyBytes;
-        for (let i = 0; i < segKeyBits[s]; i += 8)
-          u8[to + (i >>> 3)] = readBits(words, from + i, Math.min(8, segKeyBits[s] - i));
-      }
-    }
+    const keysAt = kernelPlace ? file.byteOffset + segData[s] : segData[s] >>> 2;
     if (lanes === undefined) {
-      writeSegmentRecords(src, s, i32, f32, heads[s], keysAt);
+      writeSegmentRecords(src, s, i32, f32, segAt + s * stride, keysAt);
     } else {
       writeSegmentRecords(src, s, scratchI32, scratchF32, 0, keysAt);
       writeLaneSegment(
@@ -253,29 +247,30 @@ export function buildTables(
         scratchI32,
         scratchF32,
         lanes,
-        new DataView(buffer, at + 4 * heads[s], 4 * lanes.headWords),
+        new DataView(buffer, at + 4 * (segAt + s * stride), 4 * lanes.headWords),
       );
     }
-    // Keys laid out for the kernel are keyBytes apart, not the file's bits per key.
-    if (keyBytes !== 0) i32[heads[s] + 1] = 8 * keyBytes;
   }
   // Entry e (keys e · SEGMENT_SIZE on; the last segment takes a longer tail) below the record.
   for (let e = 0; e < entries; e++) {
     const seg = Math.min(e, segments - 1);
-    i32[clipAt - 2 * (e + 1)] = heads[seg];
-    i32[clipAt - 2 * (e + 1) + 1] = i32[heads[seg] + 1];
+    i32[clipAt - 2 * (e + 1)] = segAt + seg * stride;
+    i32[clipAt - 2 * (e + 1) + 1] = i32[segAt + seg * stride + 1];
   }
   let kernel: ClipTables['kernel'];
   if (kernelPlace) {
-    // Where the segments start and, from a header, its keys: the record's and the sampler's.
+    // Where the segments start, and the bytes of a segment's header and records.
     const segmentsAt = at + 4 * segAt,
-      keysAt = 4 * (lanes ? lanes.headWords : recordsWords);
-    i32[clipAt + KERNEL_CLIP.KEY_BYTES] = keyBytes;
+      headBytes = 4 * (lanes ? lanes.headWords : recordsWords);
+    // The bytes a key's fields span from its first byte, however its first bit falls.
+    let keyBits = 0;
+    for (let s = 0; s < segments; s++) keyBits = Math.max(keyBits, segKeyBits[s]);
+    i32[clipAt + KERNEL_CLIP.KEY_BYTES] = Math.ceil((keyBits + 7) / 8);
     i32[clipAt + KERNEL_CLIP.SEGMENTS] = segmentsAt;
     i32[clipAt + KERNEL_CLIP.SEGMENT_BYTES] = 4 * stride;
     i32[clipAt + KERNEL_CLIP.QUADS] = at + 4 * quadsAt;
     i32[clipAt + KERNEL_CLIP.WINDOWS] = at + 4 * windowsAt;
-    i32[clipAt + KERNEL_CLIP.RECORDS_BYTES] = keysAt;
+    i32[clipAt + KERNEL_CLIP.RECORDS_BYTES] = headBytes;
     i32[clipAt + KERNEL_CLIP.COUNT] = lanes ? animated - rotations : animated;
     i32[clipAt + KERNEL_CLIP.LANE_ROTATIONS] = lanes ? rotations : 0;
     i32[clipAt + KERNEL_CLIP.LANE_ROWS] = lanes ? 4 * lanes.rowsWord : 0;
@@ -309,16 +304,15 @@ export function buildTables(
       pose: kernelPlace.view(KERNEL_STAGING, poseFloats),
       segments: segmentsAt,
       segmentBytes: 4 * stride,
-      keysAt,
-      keyBytes,
       lastSegment: segments - 1,
+      file,
       ...(world ? { world } : {}),
     };
   }
   return {
     f32,
     i32,
-    u32: kernelPlace ? new Uint32Array(buffer, at, bytesLength >>> 2) : words,
+    u32: words,
     f64,
     poseFloats,
     refsAt,
@@ -385,26 +379,29 @@ function writeQuadTable(src: TableSources, view: DataView): boolean {
 interface LaneLayout {
   /** Animated tracks that are not rotations: the first pass's records. */
   readonly others: number;
-  /** i32 words from a segment's header to its lane rows, and to its packed keys. */
+  /** i32 words from a segment's header to its lane rows, and past them. */
   readonly rowsWord: number;
   readonly headWords: number;
 }
 
 /**
  * The lane layout of a clip the kernel decodes, or undefined where a segment stores a
- * rotation's raw floats or a key spans more bytes than a lane row's 16-bit byte index.
+ * rotation's raw floats or one wider than LANE_MAX_BITS, or a key spans more bytes than a
+ * lane row's 16-bit byte index.
  * Each segment is then its header, the records of the tracks that are not rotations, their
  * fields' first bits in a key (an i32 each, to a 16-byte boundary), and the rotations' lane
- * rows (KERNEL_LANES, which replace their records), then its packed keys, each key
- * starting on a byte.
+ * rows (KERNEL_LANES, which replace their records).
  */
 function laneLayout(src: TableSources, rotations: number): LaneLayout | undefined {
-  const { bytes, animKind, segRates, segKeyBits } = src;
+  const { bytes, animKind, segRates, segKeyBits, compBits } = src;
   if (rotations === 0) return undefined;
   for (let s = 0; s < segRates.length; s++) {
     if (Math.ceil(segKeyBits[s] / 8) > 0xffff) return undefined;
     for (let j = 0; j < animKind.length; j++) {
-      if (animKind[j] === TRACK_KIND.ROTATION && (bytes[segRates[s] + j] & RATE_MASK) === RAW_BITS) return undefined;
+      if (animKind[j] !== TRACK_KIND.ROTATION) continue;
+      if ((bytes[segRates[s] + j] & RATE_MASK) === RAW_BITS) return undefined;
+      const cb = (s * animKind.length + j) * ANIMATED_COMPONENTS;
+      if (Math.max(compBits[cb], compBits[cb + 1], compBits[cb + 2]) > LANE_MAX_BITS) return undefined;
     }
   }
   const others = animKind.length - rotations;
@@ -413,44 +410,18 @@ function laneLayout(src: TableSources, rotations: number): LaneLayout | undefine
 }
 
 /**
- * Places the first `segments` segments (none for compact tables) from i32 index `segAt`,
- * each its header and records on 32-byte boundaries; the TypeScript decoder reads the keys
- * from the file.
- *
- * For the kernel (`kernel`), each segment's header and records (or, with `lanes`, its lane
- * layout) are followed by its keys, then two zero words, and the buffer ends with one more:
- * a read of four bytes from a field's first byte never leaves the buffer. Every segment but
- * the last takes the same room and every key
- * the same whole bytes, `keyBytes` (the clip's widest key; 1 at least, so two keys never
- * share an address), and two zero words follow each segment's keys: the sampler then
- * computes a key's header and first byte from the key index alone, and passes them to the
- * kernel, which waits for no table before loading them (kernel.wat).
- * Returns each segment's header index, `keyBytes` and the segments' stride in words (0 and
- * 0 where the keys stay in the file) and the buffer's bytes.
+ * i32 words from a segment's header to the next one's: its header and records (or its lane
+ * layout, `headWords`) on 32-byte boundaries, so every segment lies at one stride from the
+ * first and the sampler computes a segment's header from its index alone (and passes the
+ * kernel where key 1 is and key 0's first bit in the address's low five bits, KERNEL_KEY1).
  */
-function layOutSegments(
-  src: TableSources,
-  segments: number,
-  segAt: number,
-  recordsWords: number,
-  lanes: LaneLayout | undefined,
-  kernel: boolean,
-): { heads: Int32Array; keyBytes: number; stride: number; bytesLength: number } {
-  const { segKeys, segKeyBits } = src;
-  const heads = new Int32Array(segments);
-  const headWords = lanes ? lanes.headWords : recordsWords;
-  if (kernel) {
-    let keyBytes = 1;
-    for (let s = 0; s < segments; s++) keyBytes = Math.max(keyBytes, Math.ceil(segKeyBits[s] / 8));
-    const blockWords = (keys: number): number =>
-      Math.ceil((headWords + Math.ceil((keys * keyBytes) / 4) + 2) / TABLE.RECORD) * TABLE.RECORD;
-    const stride = blockWords(SEGMENT_SIZE);
-    for (let s = 0; s < segments; s++) heads[s] = segAt + s * stride;
-    const end = segments === 0 ? segAt : heads[segments - 1] + blockWords(segKeys[segments - 1]);
-    return { heads, keyBytes, stride, bytesLength: 8 * Math.ceil((end + 1) / 2) };
-  }
-  for (let s = 0; s < segments; s++) heads[s] = segAt + s * headWords;
-  return { heads, keyBytes: 0, stride: 0, bytesLength: 8 * Math.ceil((segAt + segments * headWords) / 2) };
+function segmentStride(headWords: number): number {
+  return Math.ceil(headWords / TABLE.RECORD) * TABLE.RECORD;
+}
+
+/** The decode buffer's bytes: up to segment 0's header at `segAt`, then `segments` segments at `stride` words. */
+function tablesBytes(segAt: number, segments: number, stride: number): number {
+  return 8 * Math.ceil((segAt + segments * stride) / 2);
 }
 
 /**
@@ -502,9 +473,9 @@ function writeLaneSegment(
 }
 
 /**
- * Writes segment `s`'s header record (`keyWord`: the word index of its packed keys in the
- * words the sampler reads them from) and one record per animated track at `head` of
- * `i32`/`f32`.
+ * Writes segment `s`'s header record (`keys`: where its packed keys are, the word index in
+ * the words the sampler reads them from, or for the kernel their byte address in its
+ * memory) and one record per animated track at `head` of `i32`/`f32`.
  */
 export function writeSegmentRecords(
   src: TableSources,
@@ -512,7 +483,7 @@ export function writeSegmentRecords(
   i32: Int32Array,
   f32: Float32Array,
   head: number,
-  keyWord: number,
+  keys: number,
 ): void {
   const {
     bytes,
@@ -527,7 +498,7 @@ export function writeSegmentRecords(
     compBits,
   } = src;
   const animated = animKind.length;
-  i32[head] = keyWord;
+  i32[head] = keys;
   i32[head + 1] = segKeyBits[s];
   const rates = segRates[s],
     rng = segRanges[s];

@@ -19,7 +19,8 @@
 ;;     bit 20; STEP 0x400000; RAW 0x1000000; WINDOW 0x2000000), bits at 4, then (offset,
 ;;     step) float32 pairs at 8, 16, 24. A segment header is a record whose word 2 (byte 8)
 ;;     is 1 when every rotation drops w.
-;;   KERNEL_KEY1, in $head's low five bits: 0 SAME, 1 NEXT, 2 NEXT_SEGMENT, 3 FIRST.
+;;   KERNEL_KEY1, in $head's low two bits: 0 SAME, 1 NEXT, 2 NEXT_SEGMENT, 3 FIRST (bits 2..4:
+;;     key 0's first bit within its first byte).
 ;;   KERNEL_QUAD rows (96 bytes): REFS 0 (x, y, z, w vectors), STEP 64, POSE 80.
 ;;   KERNEL_LANES rows (160 bytes): OFFSET 0, STEP 48, BYTE 96, WIDTH 120, DROP 144.
 ;;   The scratch, at address 0: eleven planes of PLANE_BYTES = 11888 bytes (plane p at
@@ -45,6 +46,10 @@
     (local $h1 i32)
     (local $key1 i32)
     (local $key1Is i32)
+    (local $sub0 i32)
+    (local $sub1 i32)
+    (local $shift0 i32)
+    (local $shift1 i32)
     (local $keyBytes i32)
     (local $recordsBytes i32)
     (local $quads i32)
@@ -184,14 +189,22 @@
     local.get $clip
     i32.load align=1 ;; KERNEL_CLIP.KEY_BYTES
     local.set $keyBytes
-    ;; Key 0's header and first byte come from the sampler; key 1's (h1, key1) follow from
-    ;; where it is (KERNEL_KEY1). Fields' bits count from each key's first byte; where the keys
-    ;; share a segment, both keys' from the first of the two in memory (one cursor, as the
-    ;; first pass reads such keys; wrap looping goes back).
+    ;; Key 0's header, first byte and first bit within that byte come from the sampler; key
+    ;; 1's (h1, key1, sub1) follow from where it is (KERNEL_KEY1): 0 SAME, key 0 itself; 1
+    ;; NEXT, its segment's bits per key further; 2 NEXT_SEGMENT and 3 FIRST, the first key of
+    ;; segment h1, at the byte address its header holds. Fields' bits count from each key's
+    ;; first byte; where the keys share a segment, both keys' from the first of the two in
+    ;; memory (one cursor, as the first pass reads such keys; wrap looping goes back).
     local.get $head
-    i32.const 31
+    i32.const 3
     i32.and
     local.set $key1Is
+    local.get $head
+    i32.const 2
+    i32.shr_u
+    i32.const 7
+    i32.and
+    local.set $sub0
     local.get $head
     i32.const -32
     i32.and
@@ -212,13 +225,20 @@
     i32.lt_u
     select
     local.set $h1
+    ;; bit1: key 1's first bit from key 0's first byte when it is the next key.
+    local.get $h0
+    i32.load offset=4 align=1 ;; bits per key
+    local.get $sub0
+    i32.add
+    local.set $bit1
     local.get $key
     local.get $key
-    local.get $keyBytes
+    local.get $bit1
+    i32.const 3
+    i32.shr_u
     i32.add
     local.get $h1
-    local.get $recordsBytes
-    i32.add
+    i32.load align=1 ;; the segment's packed keys
     local.get $key1Is
     i32.const 1
     i32.eq
@@ -227,6 +247,19 @@
     i32.eqz
     select
     local.set $key1
+    local.get $sub0
+    local.get $bit1
+    i32.const 7
+    i32.and
+    i32.const 0
+    local.get $key1Is
+    i32.const 1
+    i32.eq
+    select
+    local.get $key1Is
+    i32.eqz
+    select
+    local.set $sub1
     local.get $key
     local.set $k0
     local.get $key1
@@ -236,9 +269,9 @@
     local.set $single
     i32.const 0
     local.set $e
-    i32.const 0
+    local.get $sub0
     local.set $bit0
-    i32.const 0
+    local.get $sub1
     local.set $bit1
     local.get $h0
     local.get $h1
@@ -258,12 +291,16 @@
       i32.sub
       i32.const 3
       i32.shl
+      local.get $sub0
+      i32.add
       local.set $bit0
       local.get $key1
       local.get $k0
       i32.sub
       i32.const 3
       i32.shl
+      local.get $sub1
+      i32.add
       local.set $bit1
     end
     ;; Key 1's record is found from key 0's cursor, in the rare path where the segments differ;
@@ -1663,7 +1700,7 @@
         br_if 0 (;@2;)
       end
     end
-    ;; Then, with lane rows, the rotations, four at a time from the keys' first bytes.
+    ;; Then, with lane rows, the rotations, four at a time from the keys' first bits.
     local.get $lanes
     if  ;; label = @1
       local.get $lanes
@@ -1685,11 +1722,21 @@
       local.get $clip
       i32.load offset=40 align=1 ;; KERNEL_CLIP.LANE_ROWS
       local.set $row
+      ;; Each key's fields are read four bytes from their bytes, their lowest bit multiplied up
+      ;; to bit 7 + the key's first bit, then shifted down by as many.
+      local.get $sub0
+      i32.const 7
+      i32.add
+      local.set $shift0
+      local.get $sub1
+      i32.const 7
+      i32.add
+      local.set $shift1
       ;; The lane pass: fills planes C and G (and the dropped components) of every quad from the
-      ;; lane rows (KERNEL_LANES) of the keys' segments, for keys starting at bytes
-      ;; base0 and base1, four rotations at a time. Each component is offset + q · step in
-      ;; float64, rounded to float32, as readWindows computes it, so the planes hold what the
-      ;; first pass would park there, to the bit. Key 1 is read only for two keys; its segment's
+      ;; lane rows (KERNEL_LANES) of the keys' segments, for keys starting at bit sub0 of byte
+      ;; base0 and bit sub1 of byte base1, four rotations at a time. Each component is offset
+      ;; + q · step in float64, rounded to float32, as readWindows computes it, so the planes
+      ;; hold what the first pass would park there, to the bit. Key 1 is read only for two keys; its segment's
       ;; parameters only when it is another segment.
       ;; Component c's four fields' bytes (into a0, a1, a2, sum), multipliers 2^(7 − first bit)
       ;; and masks 2^w − 1 (powers of two built as float32 exponents, then truncated), offsets
@@ -1800,11 +1847,12 @@
         local.get $lv
         v128.load32_lane align=1 3
         local.set $lv
-        ;; The field's lowest bit to bit 7, then down to bit 0, the next fields' bits masked off.
+        ;; The field's lowest bit to bit 7 + the key's first bit, then down to bit 0, the next
+        ;; fields' bits masked off.
         local.get $lv
         local.get $lmul
         i32x4.mul
-        i32.const 7
+        local.get $shift0
         i32x4.shr_u
         local.get $lmask
         v128.and
@@ -1919,11 +1967,12 @@
           local.get $lv
           v128.load32_lane align=1 3
           local.set $lv
-          ;; The field's lowest bit to bit 7, then down to bit 0, the next fields' bits masked off.
+          ;; The field's lowest bit to bit 7 + the key's first bit, then down to bit 0, the next
+          ;; fields' bits masked off.
           local.get $lv
           local.get $lmul
           i32x4.mul
-          i32.const 7
+          local.get $shift1
           i32x4.shr_u
           local.get $lmask
           v128.and
@@ -2031,11 +2080,12 @@
         local.get $lv
         v128.load32_lane align=1 3
         local.set $lv
-        ;; The field's lowest bit to bit 7, then down to bit 0, the next fields' bits masked off.
+        ;; The field's lowest bit to bit 7 + the key's first bit, then down to bit 0, the next
+        ;; fields' bits masked off.
         local.get $lv
         local.get $lmul
         i32x4.mul
-        i32.const 7
+        local.get $shift0
         i32x4.shr_u
         local.get $lmask
         v128.and
@@ -2150,11 +2200,12 @@
           local.get $lv
           v128.load32_lane align=1 3
           local.set $lv
-          ;; The field's lowest bit to bit 7, then down to bit 0, the next fields' bits masked off.
+          ;; The field's lowest bit to bit 7 + the key's first bit, then down to bit 0, the next
+          ;; fields' bits masked off.
           local.get $lv
           local.get $lmul
           i32x4.mul
-          i32.const 7
+          local.get $shift1
           i32x4.shr_u
           local.get $lmask
           v128.and
@@ -2262,11 +2313,12 @@
         local.get $lv
         v128.load32_lane align=1 3
         local.set $lv
-        ;; The field's lowest bit to bit 7, then down to bit 0, the next fields' bits masked off.
+        ;; The field's lowest bit to bit 7 + the key's first bit, then down to bit 0, the next
+        ;; fields' bits masked off.
         local.get $lv
         local.get $lmul
         i32x4.mul
-        i32.const 7
+        local.get $shift0
         i32x4.shr_u
         local.get $lmask
         v128.and
@@ -2381,11 +2433,12 @@
           local.get $lv
           v128.load32_lane align=1 3
           local.set $lv
-          ;; The field's lowest bit to bit 7, then down to bit 0, the next fields' bits masked off.
+          ;; The field's lowest bit to bit 7 + the key's first bit, then down to bit 0, the next
+          ;; fields' bits masked off.
           local.get $lv
           local.get $lmul
           i32x4.mul
-          i32.const 7
+          local.get $shift1
           i32x4.shr_u
           local.get $lmask
           v128.and

@@ -66,13 +66,16 @@ export class ClipSampler {
   // field would be a separate heap number, one more object for a cold decode to reach.
   private k0 = 0;
   private k1 = 0;
-  // Where the kernel's segments and keys are (ClipTables.kernel): the sampler computes the
-  // addresses of the keys' headers and bytes, so the kernel reads no table to find them.
+  // Where the kernel's segments are (ClipTables.kernel), and the last segment key 0 was in:
+  // the byte address of its packed keys and its bits per key, read from its header when key
+  // 0 moves to another segment. The sampler computes the addresses of key 0's header and
+  // first bit, so the kernel reads no table to find them.
   private readonly kernelSegments: number;
   private readonly kernelSegmentBytes: number;
-  private readonly kernelKeysAt: number;
-  private readonly kernelKeyBytes: number;
   private readonly kernelLast: number;
+  private kernelSegment = -1;
+  private kernelKeys = 0;
+  private kernelKeyBits = 0;
   private readonly period: number;
   /** The kernel's object-space pass for this clip, or undefined (decode-tables.ts). */
   private readonly world: NonNullable<ClipTables['kernel']>['world'];
@@ -129,8 +132,6 @@ export class ClipSampler {
     this.kernelPose = k ? k.pose : t.basePose;
     this.kernelSegments = k ? k.segments : 0;
     this.kernelSegmentBytes = k ? k.segmentBytes : 0;
-    this.kernelKeysAt = k ? k.keysAt : 0;
-    this.kernelKeyBytes = k ? k.keyBytes : 0;
     this.kernelLast = k ? k.lastSegment : 0;
     this.world = k?.world;
     this.count = clip.animatedTrackCount;
@@ -202,8 +203,8 @@ export class ClipSampler {
   /**
    * The kernel's decode at (k0, k1, alpha) into its staging pose, or with `world` its
    * object-space pass after it (`rows`: 1 for three rows per bone). Key k lies in segment
-   * min(k / SEGMENT_SIZE, last), at fixed strides of segments and keys (decode-tables.ts);
-   * key 1 is k0 itself, the next key (in k0's segment or the next one) or, wrapping, key 0.
+   * min(k / SEGMENT_SIZE, last), at a fixed stride of segments (decode-tables.ts); key 1 is
+   * k0 itself, the next key (in k0's segment or the next one) or, wrapping, key 0.
    */
   private kernelDecode(alpha: number, world?: ClipSampler['world'], rows = 0): void {
     const k0 = this.k0,
@@ -212,7 +213,13 @@ export class ClipSampler {
     let s0 = k0 >> SEGMENT_SHIFT;
     if (s0 > last) s0 = last;
     const head = this.kernelSegments + s0 * this.kernelSegmentBytes;
-    const key = head + this.kernelKeysAt + (k0 - (s0 << SEGMENT_SHIFT)) * this.kernelKeyBytes;
+    if (s0 !== this.kernelSegment) {
+      const at = this.segAt + s0 * (this.kernelSegmentBytes >> 2);
+      this.kernelSegment = s0;
+      this.kernelKeys = this.i32[at];
+      this.kernelKeyBits = this.i32[at + 1];
+    }
+    const bit = (k0 - (s0 << SEGMENT_SHIFT)) * this.kernelKeyBits;
     const key1 =
       k1 === k0
         ? KERNEL_KEY1.SAME
@@ -221,8 +228,11 @@ export class ClipSampler {
           : k1 >> SEGMENT_SHIFT === s0 || s0 === last
             ? KERNEL_KEY1.NEXT
             : KERNEL_KEY1.NEXT_SEGMENT;
-    if (world === undefined) this.kernel!(this.kernelClip, head | key1, key, alpha);
-    else world.run(this.kernelClip, head | key1, key, alpha, world.parentsAt, world.bones, rows);
+    // Key 0's first bit within its first byte in the address's bits 2..4 (KERNEL_KEY1).
+    const where = head | ((bit & 7) << 2) | key1,
+      key = this.kernelKeys + (bit >>> 3);
+    if (world === undefined) this.kernel!(this.kernelClip, where, key, alpha);
+    else world.run(this.kernelClip, where, key, alpha, world.parentsAt, world.bones, rows);
   }
 
   /**

@@ -21,6 +21,7 @@ import {
   KERNEL_STAGING,
   KERNEL_WORLD,
   KERNEL_WORLD_OUT,
+  LANE_MAX_BITS,
   PLANE_BYTES,
   TABLE,
 } from '../../src/runtime/decode-layout.js';
@@ -165,7 +166,7 @@ describe('WebAssembly SIMD kernel (kernel.wat, wasm-kernel.ts)', { timeout: TIME
     expectKernelMatches(compress(makeSyntheticClip({ boneCount: 3, sampleCount: 1, seed: 2 })).bytes, 8);
   });
 
-  it("reads rotations four at a time from lane rows wherever no segment stores a rotation's raw floats, to the same bits", () => {
+  it("reads rotations four at a time from lane rows wherever no segment stores a rotation's raw floats or wider fields, to the same bits", () => {
     const laneRotations = (bytes: Uint8Array): number => {
       const { kernel, i32 } = CompressedClip.open(bytes).tables;
       return new Int32Array(i32.buffer)[(kernel!.clipAt >> 2) + KERNEL_CLIP.LANE_ROTATIONS];
@@ -176,8 +177,9 @@ describe('WebAssembly SIMD kernel (kernel.wat, wasm-kernel.ts)', { timeout: TIME
         (k) => k === TRACK_KIND.ROTATION,
       ).length;
     };
-    // Every quantised width 0..24 on rotations (so every first bit within a byte), large
-    // angles, keys straddling segments; then the same clip with raw rotations in places.
+    // Every quantised width a lane row reads on rotations (so every first bit within a byte,
+    // keys starting at every bit of a byte), large angles, keys straddling segments; then the
+    // same clip with wider rotations, and with raw rotations, in places.
     const clip = makeSyntheticClip({
       boneCount: 11,
       sampleCount: 75,
@@ -189,10 +191,15 @@ describe('WebAssembly SIMD kernel (kernel.wat, wasm-kernel.ts)', { timeout: TIME
       shape: 'chain',
     });
     const random = mulberry32(9);
-    const quantised = encodeWithRates(clip, () => Math.floor(random() * (MAX_QUANTIZED_BITS + 1))).bytes;
+    const quantised = encodeWithRates(clip, () => Math.floor(random() * (LANE_MAX_BITS + 1))).bytes;
     expect(rotations(quantised)).toBeGreaterThan(4);
     expect(laneRotations(quantised)).toBe(rotations(quantised));
     expectKernelMatches(quantised, 12);
+    const wide = encodeWithRates(clip, () =>
+      random() < 0.1 ? LANE_MAX_BITS + 1 + Math.floor(random() * (MAX_QUANTIZED_BITS - LANE_MAX_BITS)) : 9,
+    ).bytes;
+    expect(laneRotations(wide)).toBe(0);
+    expectKernelMatches(wide, 16);
     const withRaw = encodeWithRates(clip, () =>
       random() < 0.1 ? RAW_BITS : Math.floor(random() * (MAX_QUANTIZED_BITS + 1)),
     ).bytes;
@@ -202,7 +209,7 @@ describe('WebAssembly SIMD kernel (kernel.wat, wasm-kernel.ts)', { timeout: TIME
     expect(laneRotations(compress(loadFixture(fixtureNames()[0])).bytes)).toBeGreaterThan(0);
   });
 
-  it("finds every key from the fixed strides, whatever each segment's bits per key (constant to raw segments)", () => {
+  it("finds every key at its bit in the file's copy, whatever each segment's bits per key (constant to raw segments)", () => {
     // Segment by segment: all constant (0 bits), 1-bit fields, the widest quantised fields,
     // then random widths with and without raw floats, so keys range from 0 to hundreds of bits;
     // 85 samples: the last segment takes a tail of 5 (21 keys).
@@ -226,13 +233,26 @@ describe('WebAssembly SIMD kernel (kernel.wat, wasm-kernel.ts)', { timeout: TIME
       const opened = CompressedClip.open(bytes);
       expect(opened.segmentCount).toBeGreaterThan(4);
       const kernel = opened.tables.kernel!;
-      // Every segment at one stride from the first, each key on whole bytes (at least one).
-      expect(kernel.segmentBytes).toBeGreaterThan(kernel.keysAt + 15 * kernel.keyBytes);
-      expect(kernel.keyBytes).toBeGreaterThanOrEqual(1);
-      // Headers on 32 bytes: the sampler passes where key 1 is in an address's low five bits.
+      // The kernel reads the packed keys in the file's copy in its memory.
+      expect(Array.from(kernel.file)).toEqual(Array.from(bytes));
+      // Headers on 32 bytes, every segment at one stride from the first: the sampler passes
+      // where key 1 is and key 0's first bit in an address's low five bits.
       expect(kernel.segments % 32).toBe(0);
       expect(kernel.segmentBytes % 32).toBe(0);
       expect(kernel.lastSegment).toBe(opened.segmentCount - 1);
+      // Each header: the address of its segment's keys in the copy, after the last segment's,
+      // and its bits per key; keys that start mid-byte among them.
+      const { i32, segAt } = opened.tables;
+      let keysAt = kernel.file.byteOffset,
+        midByte = 0;
+      for (let s = 0; s < opened.segmentCount; s++) {
+        const head = segAt + s * (kernel.segmentBytes >> 2);
+        expect(i32[head]).toBeGreaterThan(keysAt);
+        expect(i32[head]).toBeLessThan(kernel.file.byteOffset + kernel.file.byteLength);
+        keysAt = i32[head];
+        if (i32[head + 1] % 8 !== 0) midByte++;
+      }
+      expect(midByte).toBeGreaterThan(0);
       expectKernelMatches(bytes, raw ? 14 : 15);
     }
   });
