@@ -225,13 +225,14 @@ export function measureBetweenErrors(
     // Against the players every interval gets its most checks: the remainder term assumes a slerp
     // between checks, which their nlerp of close keys is not (docs/format.md, "The error at any time").
     const first = perInterval || references.samples ? checks : FIRST_CHECKS;
-    for (let m = FIRST_CHECKS; m <= first; m *= 2) measure.check(k, m, report.shellMaxError);
+    // The samples' errors bound only intervals that may be left before their most checks.
+    for (let m = FIRST_CHECKS; m <= first; m *= 2) measure.check(k, m, report.shellMaxError, first !== checks);
     if (perInterval) perInterval[k] = measure.bound;
     if (first === checks) keep(k);
     else {
       pending.push(k);
-      firstBound[k] = measure.bound;
-      firstShell[k] = measure.shellBound;
+      firstBound[k] = measure.endBound;
+      firstShell[k] = measure.endShellBound;
     }
   }
   pending.sort((a, b) => firstBound[b] - firstBound[a] || a - b);
@@ -239,8 +240,8 @@ export function measureBetweenErrors(
     if (firstBound[k] <= report.maxError && firstShell[k] <= report.shellMaxError) continue;
     const checks = measure.start(k);
     for (let m = FIRST_CHECKS; m <= checks; m *= 2) {
-      measure.check(k, m, report.shellMaxError);
-      if (measure.bound <= report.maxError && measure.shellBound <= report.shellMaxError) break;
+      measure.check(k, m, report.shellMaxError, true);
+      if (measure.endBound <= report.maxError && measure.endShellBound <= report.shellMaxError) break;
     }
     keep(k);
   }
@@ -388,12 +389,26 @@ class IntervalChecks {
   private readonly worstShell: Float64Array;
   private readonly worstFraction: Float64Array;
   private readonly grow: Float64Array;
+  /** Each bone's largest error at the interval's two samples, and whole-shell error. */
+  private readonly endWorst: Float64Array;
+  private readonly endShell: Float64Array;
+  /** Each sample's error per bone (and whole-shell error), worked out once: NaN until then. */
+  private readonly sampleWorst: Float64Array;
+  private readonly sampleShell: Float64Array;
   /** The interval's bound after the last {@link check}, the bone and fraction it comes from. */
   bound = 0;
   boundBone = 0;
   boundFraction = 0;
   /** The same for the whole shell (0 without `shellToo` unless the metric is `shell`). */
   shellBound = 0;
+  /**
+   * The bounds with the interval's samples as checks too (docs/format.md, "The error at any
+   * time"): what an interval may be left at, since the error at ¼ may be nearer a sample's
+   * than the ½'s. The figure kept for a checked interval is {@link bound}: its samples are
+   * reported as samples.
+   */
+  endBound = 0;
+  endShellBound = 0;
 
   constructor(
     private readonly clip: RawClip,
@@ -419,6 +434,10 @@ class IntervalChecks {
     this.worstShell = new Float64Array(boneCount);
     this.worstFraction = new Float64Array(boneCount);
     this.grow = new Float64Array(boneCount);
+    this.endWorst = new Float64Array(boneCount);
+    this.endShell = new Float64Array(boneCount);
+    this.sampleWorst = new Float64Array(boneCount * clip.sampleCount).fill(Number.NaN);
+    this.sampleShell = new Float64Array(boneCount * clip.sampleCount);
   }
 
   /** Starts interval k afresh; returns its {@link checksFor}. */
@@ -432,8 +451,9 @@ class IntervalChecks {
    * Checks interval k at the fractions i / `checks` not checked at `checks` / 2 (½ alone at
    * {@link FIRST_CHECKS}), then updates the bounds. The whole-shell bound of a bone is only
    * worked out where it could raise the interval's or `shellFloor` (the clip's so far).
+   * With `ends`, the interval's two samples count as checks in {@link endBound}.
    */
-  check(k: number, checks: number, shellFloor: number): void {
+  check(k: number, checks: number, shellFloor: number, ends: boolean): void {
     const { isShell, worst, worstShell, grow } = this;
     const boneCount = this.parents.length;
     for (let b = 0; b < boneCount; b++) grow[b] = 1 + remainderFactor(this.turn[b], checks);
@@ -441,9 +461,20 @@ class IntervalChecks {
       this.checkAt(k, 0, shellFloor);
       if (k + 2 === this.clip.sampleCount) this.checkAt(k, 1, shellFloor);
     }
+    if (checks === FIRST_CHECKS) {
+      this.endWorst.fill(0);
+      this.endShell.fill(0);
+      if (ends) {
+        this.addSample(k, k, 0);
+        this.addSample(k + 1, k, 1);
+      }
+    }
     for (let i = 1; i < checks; i += 2) this.checkAt(k, i / checks, shellFloor);
+    const { endWorst, endShell } = this;
     let bound = 0,
-      shellBound = 0;
+      shellBound = 0,
+      endBound = 0,
+      endShellBound = 0;
     for (let b = 0; b < boneCount; b++) {
       if (worst[b] * grow[b] > bound) {
         bound = worst[b] * grow[b];
@@ -452,13 +483,40 @@ class IntervalChecks {
       }
       const shell = (isShell ? worst[b] : worstShell[b]) * grow[b];
       if (shell > shellBound) shellBound = shell;
+      endBound = Math.max(endBound, endWorst[b] * grow[b]);
+      endShellBound = Math.max(endShellBound, (isShell ? endWorst[b] : endShell[b]) * grow[b]);
     }
     this.bound = bound;
     this.shellBound = shellBound;
+    this.endBound = Math.max(bound, endBound);
+    this.endShellBound = Math.max(shellBound, endShellBound);
+  }
+
+  /** Folds sample s (fraction `alpha` of interval k) into the interval's ends, measured once. */
+  private addSample(s: number, k: number, alpha: number): void {
+    const { sampleWorst, sampleShell, worst, worstShell, endWorst, endShell } = this;
+    const boneCount = this.parents.length;
+    const at = s * boneCount;
+    if (Number.isNaN(sampleWorst[at])) {
+      const keptWorst = worst.slice(),
+        keptShell = worstShell.slice();
+      worst.fill(0);
+      worstShell.fill(0);
+      // Floor 0: the whole-shell figure in full, as later intervals read it.
+      this.checkAt(k, alpha, 0, true);
+      sampleWorst.set(worst, at);
+      sampleShell.set(worstShell, at);
+      worst.set(keptWorst);
+      worstShell.set(keptShell);
+    }
+    for (let b = 0; b < boneCount; b++) {
+      endWorst[b] = Math.max(endWorst[b], sampleWorst[at + b]);
+      endShell[b] = Math.max(endShell[b], sampleShell[at + b]);
+    }
   }
 
   /** Measures fraction `alpha` of interval k against every reference, into each bone's largest. */
-  private checkAt(k: number, alpha: number, shellFloor: number): void {
+  private checkAt(k: number, alpha: number, shellFloor: number, fullShell = false): void {
     const { boneError, isShell, parents, reference, decoded, refObject, decObject, worst, worstShell, grow } = this;
     const shells = this.shellDistances,
       shellToo = this.shellToo;
@@ -477,7 +535,7 @@ class IntervalChecks {
         }
         if (isShell || !shellToo) continue;
         // Below shellFloor / grow the bone cannot raise the clip's figure at this or a finer level.
-        const floor = Math.max(worstShell[b], shellFloor / grow[b]);
+        const floor = fullShell ? -1 : Math.max(worstShell[b], shellFloor / grow[b]);
         const shell = shellBoundError(refObject, o, decObject, o, shells[b], floor);
         if (shell > worstShell[b]) worstShell[b] = shell;
       }
