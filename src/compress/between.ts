@@ -502,7 +502,7 @@ class IntervalChecks {
         keptShell = worstShell.slice();
       worst.fill(0);
       worstShell.fill(0);
-      // Floor 0: the whole-shell figure in full, as later intervals read it.
+      // The whole shell by its cheap bound (never below it): these only decide what to skip.
       this.checkAt(k, alpha, 0, true);
       sampleWorst.set(worst, at);
       sampleShell.set(worstShell, at);
@@ -516,7 +516,7 @@ class IntervalChecks {
   }
 
   /** Measures fraction `alpha` of interval k against every reference, into each bone's largest. */
-  private checkAt(k: number, alpha: number, shellFloor: number, fullShell = false): void {
+  private checkAt(k: number, alpha: number, shellFloor: number, cheapShell = false): void {
     const { boneError, isShell, parents, reference, decoded, refObject, decObject, worst, worstShell, grow } = this;
     const shells = this.shellDistances,
       shellToo = this.shellToo;
@@ -535,7 +535,7 @@ class IntervalChecks {
         }
         if (isShell || !shellToo) continue;
         // Below shellFloor / grow the bone cannot raise the clip's figure at this or a finer level.
-        const floor = fullShell ? -1 : Math.max(worstShell[b], shellFloor / grow[b]);
+        const floor = cheapShell ? Number.POSITIVE_INFINITY : Math.max(worstShell[b], shellFloor / grow[b]);
         const shell = shellBoundError(refObject, o, decObject, o, shells[b], floor);
         if (shell > worstShell[b]) worstShell[b] = shell;
       }
