@@ -494,20 +494,13 @@ class IntervalChecks {
 
   /** Folds sample s (fraction `alpha` of interval k) into the interval's ends, measured once. */
   private addSample(s: number, k: number, alpha: number): void {
-    const { sampleWorst, sampleShell, worst, worstShell, endWorst, endShell } = this;
+    const { sampleWorst, sampleShell, endWorst, endShell } = this;
     const boneCount = this.parents.length;
     const at = s * boneCount;
     if (Number.isNaN(sampleWorst[at])) {
-      const keptWorst = worst.slice(),
-        keptShell = worstShell.slice();
-      worst.fill(0);
-      worstShell.fill(0);
-      // The whole shell by its cheap bound (never below it): these only decide what to skip.
-      this.checkAt(k, alpha, 0, true);
-      sampleWorst.set(worst, at);
-      sampleShell.set(worstShell, at);
-      worst.set(keptWorst);
-      worstShell.set(keptShell);
+      sampleWorst.fill(0, at, at + boneCount);
+      // No floor: the whole shell by its cheap bound (never below it), as these only decide what to skip.
+      this.checkAt(k, alpha, Number.POSITIVE_INFINITY, sampleWorst, sampleShell, at);
     }
     for (let b = 0; b < boneCount; b++) {
       endWorst[b] = Math.max(endWorst[b], sampleWorst[at + b]);
@@ -515,12 +508,23 @@ class IntervalChecks {
     }
   }
 
-  /** Measures fraction `alpha` of interval k against every reference, into each bone's largest. */
-  private checkAt(k: number, alpha: number, shellFloor: number, cheapShell = false): void {
-    const { boneError, isShell, parents, reference, decoded, refObject, decObject, worst, worstShell, grow } = this;
+  /**
+   * Measures fraction `alpha` of interval k against every reference, into each bone's largest
+   * (the interval's, or from `at` of a sample's).
+   */
+  private checkAt(
+    k: number,
+    alpha: number,
+    shellFloor: number,
+    worst = this.worst,
+    worstShell = this.worstShell,
+    at = 0,
+  ): void {
+    const { boneError, isShell, parents, reference, decoded, refObject, decObject, grow } = this;
     const shells = this.shellDistances,
       shellToo = this.shellToo;
     const boneCount = parents.length;
+    const interval = worst === this.worst;
     this.decodedBetween(k, alpha, decoded);
     poseToObject(decoded, parents, decObject);
     for (const referenceAt of this.references.at) {
@@ -529,15 +533,15 @@ class IntervalChecks {
       for (let b = 0; b < boneCount; b++) {
         const o = b * AFFINE_STRIDE;
         const e = boneError(refObject, o, decObject, o, shells[b]);
-        if (e > worst[b]) {
-          worst[b] = e;
-          this.worstFraction[b] = alpha;
+        if (e > worst[at + b]) {
+          worst[at + b] = e;
+          if (interval) this.worstFraction[b] = alpha;
         }
         if (isShell || !shellToo) continue;
         // Below shellFloor / grow the bone cannot raise the clip's figure at this or a finer level.
-        const floor = cheapShell ? Number.POSITIVE_INFINITY : Math.max(worstShell[b], shellFloor / grow[b]);
+        const floor = Math.max(worstShell[at + b], shellFloor / grow[b]);
         const shell = shellBoundError(refObject, o, decObject, o, shells[b], floor);
-        if (shell > worstShell[b]) worstShell[b] = shell;
+        if (shell > worstShell[at + b]) worstShell[at + b] = shell;
       }
     }
   }
