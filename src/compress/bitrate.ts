@@ -161,7 +161,6 @@ class SegmentSearch {
   private readonly trial: Float64Array;
   private readonly applied = new Float64Array(POSE_STRIDE);
   private readonly saved: Float32Array;
-  private readonly codes: Uint32Array;
   private readonly componentBits = new Uint8Array(3);
   private readonly level: Int32Array;
   private readonly floor: Int32Array;
@@ -203,7 +202,6 @@ class SegmentSearch {
     this.localAffine = new Float64Array(maxKeys * this.boneCount * AFFINE_STRIDE);
     this.trialLocal = new Float64Array(maxKeys * AFFINE_STRIDE);
     this.saved = new Float32Array(maxKeys * 4);
-    this.codes = new Uint32Array(maxKeys * 3);
     this.level = new Int32Array(input.tracks.length);
     this.floor = new Int32Array(input.tracks.length);
     this.previous = new Int32Array(input.tracks.length);
@@ -367,17 +365,7 @@ class SegmentSearch {
     at.segment = this.segment;
     at.start = this.start;
     at.size = this.size;
-    reconstructTrackSegment(
-      t,
-      at,
-      ladder[level],
-      clipRanges,
-      ranges,
-      this.codes,
-      this.local,
-      o,
-      this.boneCount * POSE_STRIDE,
-    );
+    reconstructTrackSegment(t, at, ladder[level], clipRanges, ranges, this.local, o, this.boneCount * POSE_STRIDE);
   }
 
   /** Tries track j at `level`; keeps it when the chain below stays within the threshold. */

@@ -149,7 +149,6 @@ describe('keys: seeking every sample', { timeout: 30_000 }, () => {
       // What the compressor rebuilds for every key of every animated track (its error metric sees this).
       const expected = new Float32Array(n * clip.skeleton.parents.length * POSE_STRIDE);
       const stride = clip.skeleton.parents.length * POSE_STRIDE;
-      const codes = new Uint32Array(enc.layout.maxSize * 3);
       enc.tracks.forEach((t, j) => {
         for (let s = 0; s < enc.layout.count; s++) {
           const at = {
@@ -166,7 +165,6 @@ describe('keys: seeking every sample', { timeout: 30_000 }, () => {
             enc.rates[s * enc.tracks.length + j],
             enc.clipRanges,
             enc.ranges,
-            codes,
             expected,
             o,
             stride,
