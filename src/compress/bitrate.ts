@@ -13,7 +13,7 @@
  */
 import type { RawClip } from '../clip/raw-clip.js';
 import { POSE_STRIDE, applyAdditiveBone } from '../runtime/pose.js';
-import { RAW_BITS, TRACK_KIND } from '../runtime/format.js';
+import { KIND_POSE_OFFSET, RAW_BITS } from '../runtime/format.js';
 import {
   AFFINE_STRIDE,
   boneErrorFunction,
@@ -161,6 +161,15 @@ class SegmentSearch {
   private readonly trial: Float64Array;
   private readonly applied = new Float64Array(POSE_STRIDE);
   private readonly saved: Float32Array;
+  // The key where a trial of each track last failed (-1: none yet): a trial first measures
+  // that key alone, from a single rebuilt key, and many failing trials stop there.
+  private readonly failKey: Int32Array;
+  private readonly spotPose = new Float32Array(POSE_STRIDE);
+  private readonly spotObject: Float64Array;
+  private lastFailKey = -1;
+  /** The key where {@link fitsAt} last failed (-1: none yet), measured first the next time. */
+  private fitsFailKey = -1;
+  private readonly spotLocal = new Float64Array(AFFINE_STRIDE);
   private readonly componentBits = new Uint8Array(3);
   private readonly level: Int32Array;
   private readonly floor: Int32Array;
@@ -202,6 +211,8 @@ class SegmentSearch {
     this.localAffine = new Float64Array(maxKeys * this.boneCount * AFFINE_STRIDE);
     this.trialLocal = new Float64Array(maxKeys * AFFINE_STRIDE);
     this.saved = new Float32Array(maxKeys * 4);
+    this.failKey = new Int32Array(input.tracks.length).fill(-1);
+    this.spotObject = new Float64Array(this.boneCount * AFFINE_STRIDE);
     this.level = new Int32Array(input.tracks.length);
     this.floor = new Int32Array(input.tracks.length);
     this.previous = new Int32Array(input.tracks.length);
@@ -237,6 +248,7 @@ class SegmentSearch {
       sampleToObject(this.input.clip, this.start + k, this.rawObject, k * this.boneCount * AFFINE_STRIDE);
     for (let k = 0; k < keys; k++) this.local.set(basePose, k * stride);
     this.trials = 0;
+    this.lastFailKey = -1;
     const fromPrevious = pass2.fromPrevious && this.hasPrevious && this.everyTrackInPassTwo && this.fitsAt(-1);
     // A segment that misses the threshold even raw (collapsed tracks, rounding near w = 0)
     // keeps every track raw: the error is reported, never hidden.
@@ -355,37 +367,107 @@ class SegmentSearch {
 
   /** Rebuilds track j at ladder step `level` into the local poses. */
   private setLevel(j: number, level: number): void {
-    const { tracks, ladder, clipRanges, ranges } = this.input;
-    const t = tracks[j];
+    const t = this.input.tracks[j];
     this.level[j] = level;
-    const o = t.bone * POSE_STRIDE + (t.kind === TRACK_KIND.ROTATION ? 0 : t.kind === TRACK_KIND.TRANSLATION ? 4 : 7);
+    this.rebuild(
+      j,
+      level,
+      0,
+      this.size,
+      this.local,
+      t.bone * POSE_STRIDE + KIND_POSE_OFFSET[t.kind],
+      this.boneCount * POSE_STRIDE,
+    );
+  }
+
+  /** Writes keys `first .. first + count` of track j at ladder step `level` to `out[o + i * stride]`. */
+  private rebuild(
+    j: number,
+    level: number,
+    first: number,
+    count: number,
+    out: Float32Array,
+    o: number,
+    stride: number,
+  ): void {
+    const { tracks, ladder, clipRanges, ranges } = this.input;
     const at = this.slot;
     at.j = j;
     at.trackCount = tracks.length;
     at.segment = this.segment;
-    at.start = this.start;
-    at.size = this.size;
-    reconstructTrackSegment(t, at, ladder[level], clipRanges, ranges, this.local, o, this.boneCount * POSE_STRIDE);
+    at.start = this.start + first;
+    at.size = count;
+    reconstructTrackSegment(tracks[j], at, ladder[level], clipRanges, ranges, out, o, stride);
   }
 
   /** Tries track j at `level`; keeps it when the chain below stays within the threshold. */
   private tryLevel(j: number, level: number): boolean {
+    if (this.failsAtSpot(j, level)) return false;
     const t = this.input.tracks[j];
-    const width = t.kind === TRACK_KIND.ROTATION ? 4 : 3;
-    const o = t.bone * POSE_STRIDE + (t.kind === TRACK_KIND.ROTATION ? 0 : t.kind === TRACK_KIND.TRANSLATION ? 4 : 7);
+    const width = t.width;
+    const o = t.bone * POSE_STRIDE + KIND_POSE_OFFSET[t.kind];
     const stride = this.boneCount * POSE_STRIDE;
     const keys = this.size;
     for (let k = 0; k < keys; k++)
       for (let c = 0; c < width; c++) this.saved[k * 4 + c] = this.local[k * stride + o + c];
     const previous = this.level[j];
     this.setLevel(j, level);
-    if (this.measureSubtree(t.bone)) {
+    if (this.measureSubtree(t.bone, j)) {
       this.commitSubtree(t.bone);
       return true;
     }
     this.level[j] = previous;
     for (let k = 0; k < keys; k++)
       for (let c = 0; c < width; c++) this.local[k * stride + o + c] = this.saved[k * 4 + c];
+    return false;
+  }
+
+  /**
+   * Over the threshold with track j at `level` at the key where its last trial failed?
+   * Measures the tried bone's subtree at that key alone, from the one rebuilt key, with
+   * {@link measureSubtree}'s arithmetic: where this says so the full measure fails too, and
+   * nothing was changed.
+   */
+  private failsAtSpot(j: number, level: number): boolean {
+    const own = this.failKey[j],
+      last = this.lastFailKey;
+    if (own >= 0 && own < this.size && this.failsAtKey(j, level, own)) return true;
+    return last >= 0 && last !== own && this.failsAtKey(j, level, last);
+  }
+
+  private failsAtKey(j: number, level: number, k: number): boolean {
+    const B = this.boneCount,
+      t = this.input.tracks[j],
+      root = t.bone,
+      parents = this.parents,
+      raw = this.rawObject,
+      shell = this.input.shellDistances,
+      threshold = this.input.threshold,
+      boneError = this.boneError;
+    const pose = this.spotPose,
+      spot = this.spotObject,
+      la = this.localAffine;
+    const l = (k * B + root) * POSE_STRIDE;
+    for (let c = 0; c < POSE_STRIDE; c++) pose[c] = this.local[l + c];
+    this.rebuild(j, level, k, 1, pose, KIND_POSE_OFFSET[t.kind], POSE_STRIDE);
+    // spot[b * 12 ..]: bone b's object transform at key k; the tried bone's local matrix first goes to its slot.
+    const rs = root * AFFINE_STRIDE;
+    this.localToAffine(pose, 0, this.baseAt(k, root), spot, rs);
+    const rootParent = parents[root];
+    if (rootParent >= 0) {
+      const parentObj = this.current[rootParent] ? this.trial : this.object;
+      composeAffine(parentObj, (k * B + rootParent) * AFFINE_STRIDE, spot, rs, spot, rs);
+    }
+    const km = k * B * AFFINE_STRIDE;
+    if (boneError(raw, km + rs, spot, rs, shell[root]) > threshold) return true;
+    const preorder = this.preorder,
+      end = this.preorderAt[root] + this.subtreeSize[root];
+    for (let i = this.preorderAt[root] + 1; i < end; i++) {
+      const b = preorder[i];
+      const m = b * AFFINE_STRIDE;
+      composeAffine(spot, parents[b] * AFFINE_STRIDE, la, km + m, spot, m);
+      if (boneError(raw, km + m, spot, m, shell[b]) > threshold) return true;
+    }
     return false;
   }
 
@@ -414,6 +496,8 @@ class SegmentSearch {
       previous = this.previous,
       top = this.input.ladder.length - 1;
     this.trials++;
+    const spot = this.fitsFailKey;
+    if (spot >= 0 && spot < this.size && this.failsAtKeyAll(level, spot)) return false;
     this.current.fill(0);
     for (let b = 0; b < B; b++) {
       const p = parents[b];
@@ -427,28 +511,88 @@ class SegmentSearch {
         const m = (k * B + b) * AFFINE_STRIDE;
         if (rebuilt) {
           const l = (k * B + b) * POSE_STRIDE;
-          this.localToAffine(local, l, la, m);
+          this.localToAffine(local, l, this.baseAt(k, b), la, m);
         }
         if (p >= 0) composeAffine(obj, (k * B + p) * AFFINE_STRIDE, la, m, obj, m);
         else for (let c = 0; c < AFFINE_STRIDE; c++) obj[m + c] = la[m + c];
-        if (boneError(raw, m, obj, m, shell[b]) > threshold) return false;
+        if (boneError(raw, m, obj, m, shell[b]) > threshold) {
+          this.fitsFailKey = k;
+          return false;
+        }
       }
     }
     return true;
   }
 
   /**
-   * {@link poseToAffine} of the decoded local transform at `local[l]` (key k, bone b at
-   * l = (k · bones + b) · POSE_STRIDE), applied to the additive base when there is one.
+   * Over the threshold at key k with the steps {@link fitsAt} would set? Every bone at that
+   * key alone, parents first, each track's one key rebuilt, with fitsAt's arithmetic: where
+   * this says so fitsAt fails too, and nothing was changed (a state fitsAt's callers allow).
    */
-  private localToAffine(local: Float32Array, l: number, out: Float64Array, o: number): void {
-    const base = this.input.additiveBase;
-    if (base === undefined) {
+  private failsAtKeyAll(level: number, k: number): boolean {
+    const B = this.boneCount,
+      parents = this.parents,
+      raw = this.rawObject,
+      shell = this.input.shellDistances,
+      threshold = this.input.threshold,
+      boneError = this.boneError;
+    const trackStart = this.boneTrackStart,
+      boneTracks = this.boneTracks,
+      tracks = this.input.tracks;
+    const fromPrevious = level < 0,
+      top = this.input.ladder.length - 1;
+    const pose = this.spotPose,
+      spot = this.spotObject,
+      m = this.spotLocal,
+      la = this.localAffine,
+      obj = this.object;
+    const km = k * B * AFFINE_STRIDE;
+    for (let b = 0; b < B; b++) {
+      const p = parents[b];
+      const sb = b * AFFINE_STRIDE;
+      if (p < 0 && !fromPrevious) {
+        // A root keeps its raw transform in pass 1 (see fitsAt).
+        for (let c = 0; c < AFFINE_STRIDE; c++) spot[sb + c] = obj[km + sb + c];
+        continue;
+      }
+      let local: Float64Array = la,
+        lo = km + sb;
+      if (fromPrevious || trackStart[b] < trackStart[b + 1]) {
+        const l = (k * B + b) * POSE_STRIDE;
+        for (let c = 0; c < POSE_STRIDE; c++) pose[c] = this.local[l + c];
+        for (let i = trackStart[b]; i < trackStart[b + 1]; i++) {
+          const j = boneTracks[i];
+          const to = fromPrevious ? Math.min(top, this.previous[j] + 1) : level;
+          this.rebuild(j, to, k, 1, pose, KIND_POSE_OFFSET[tracks[j].kind], POSE_STRIDE);
+        }
+        this.localToAffine(pose, 0, this.baseAt(k, b), m, 0);
+        local = m;
+        lo = 0;
+      }
+      if (p >= 0) composeAffine(spot, p * AFFINE_STRIDE, local, lo, spot, sb);
+      else for (let c = 0; c < AFFINE_STRIDE; c++) spot[sb + c] = local[lo + c];
+      if (boneError(raw, km + sb, spot, sb, shell[b]) > threshold) return true;
+    }
+    return false;
+  }
+
+  /**
+   * {@link poseToAffine} of the decoded local transform at `local[l]`, applied to the
+   * additive base at `base` ({@link baseAt}) when there is one.
+   */
+  private localToAffine(local: Float32Array, l: number, base: number, out: Float64Array, o: number): void {
+    const bases = this.input.additiveBase;
+    if (bases === undefined) {
       poseToAffine(local, l, out, o);
       return;
     }
-    applyAdditiveBone(base, this.start * this.boneCount * POSE_STRIDE + l, local, l, this.applied, 0);
+    applyAdditiveBone(bases, base, local, l, this.applied, 0);
     poseToAffine(this.applied, 0, out, o);
+  }
+
+  /** Where bone b's additive base pose at key k of the segment is. */
+  private baseAt(k: number, b: number): number {
+    return ((this.start + k) * this.boneCount + b) * POSE_STRIDE;
   }
 
   /** Object transforms of every bone at every key of the segment, into `object`. */
@@ -463,7 +607,7 @@ class SegmentSearch {
       for (let b = 0; b < B; b++) {
         const l = (k * B + b) * POSE_STRIDE;
         const m = (k * B + b) * AFFINE_STRIDE;
-        this.localToAffine(local, l, la, m);
+        this.localToAffine(local, l, this.baseAt(k, b), la, m);
         const p = parents[b];
         if (p >= 0) composeAffine(obj, (k * B + p) * AFFINE_STRIDE, la, m, obj, m);
         else for (let c = 0; c < AFFINE_STRIDE; c++) obj[m + c] = la[m + c];
@@ -490,9 +634,9 @@ class SegmentSearch {
 
   /**
    * Recomputes bone `root`'s subtree into the buffers not holding it (see `current`); false
-   * as soon as one error exceeds the threshold.
+   * as soon as one error exceeds the threshold, kept as track j's failing spot.
    */
-  private measureSubtree(root: number): boolean {
+  private measureSubtree(root: number, j: number): boolean {
     const B = this.boneCount,
       local = this.local,
       la = this.localAffine,
@@ -514,11 +658,11 @@ class SegmentSearch {
       // The tried bone's local matrix changed; its descendants' did not (cached in localAffine).
       const l = (k * B + root) * POSE_STRIDE;
       const t = k * AFFINE_STRIDE;
-      this.localToAffine(local, l, tl, t);
+      this.localToAffine(local, l, this.baseAt(k, root), tl, t);
       const rm = (k * B + root) * AFFINE_STRIDE;
       if (rootParent >= 0) composeAffine(parentObj, (k * B + rootParent) * AFFINE_STRIDE, tl, t, rootOut, rm);
       else for (let c = 0; c < AFFINE_STRIDE; c++) rootOut[rm + c] = tl[t + c];
-      if (boneError(raw, rm, rootOut, rm, shell[root]) > threshold) return false;
+      if (boneError(raw, rm, rootOut, rm, shell[root]) > threshold) return this.failedAt(j, k);
     }
     for (let i = first + 1; i < end; i++) {
       const b = preorder[i],
@@ -529,10 +673,17 @@ class SegmentSearch {
       for (let k = 0; k < this.size; k++) {
         const m = (k * B + b) * AFFINE_STRIDE;
         composeAffine(parentOut, (k * B + p) * AFFINE_STRIDE, la, m, out, m);
-        if (boneError(raw, m, out, m, shell[b]) > threshold) return false;
+        if (boneError(raw, m, out, m, shell[b]) > threshold) return this.failedAt(j, k);
       }
     }
     return true;
+  }
+
+  /** Keeps key k as where track j's trial failed; false. */
+  private failedAt(j: number, k: number): false {
+    this.failKey[j] = k;
+    this.lastFailKey = k;
+    return false;
   }
 
   /** Keeps the trial measured last: the root's local matrices, and the subtree's buffers flip. */
