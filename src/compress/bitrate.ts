@@ -171,6 +171,9 @@ class SegmentSearch {
   private fitsFailKey = -1;
   private readonly spotLocal = new Float64Array(AFFINE_STRIDE);
   private readonly componentBits = new Uint8Array(3);
+  /** {@link componentBitsOf} per track and ladder step, 3 each, valid where `bitsSegment` is the segment + 1. */
+  private readonly bitsCache: Uint8Array;
+  private readonly bitsSegment: Int32Array;
   private readonly level: Int32Array;
   private readonly floor: Int32Array;
   /** Ladder steps of the result the next search starts from, per track (valid when `hasPrevious`). */
@@ -212,6 +215,8 @@ class SegmentSearch {
     this.trialLocal = new Float64Array(maxKeys * AFFINE_STRIDE);
     this.saved = new Float32Array(maxKeys * 4);
     this.failKey = new Int32Array(input.tracks.length).fill(-1);
+    this.bitsSegment = new Int32Array(input.tracks.length * input.ladder.length);
+    this.bitsCache = new Uint8Array(this.bitsSegment.length * 3);
     this.spotObject = new Float64Array(this.boneCount * AFFINE_STRIDE);
     this.level = new Int32Array(input.tracks.length);
     this.floor = new Int32Array(input.tracks.length);
@@ -397,7 +402,15 @@ class SegmentSearch {
     at.segment = this.segment;
     at.start = this.start + first;
     at.size = count;
-    reconstructTrackSegment(tracks[j], at, ladder[level], clipRanges, ranges, out, o, stride);
+    const rate = ladder[level];
+    // Each component's bits at this rate, derived once per segment (a loop over the ladder each).
+    const cached = j * ladder.length + level;
+    if (this.bitsSegment[cached] !== this.segment + 1 && rate > 0 && rate !== RAW_BITS) {
+      componentBitsOf(tracks[j], at, rate, clipRanges, ranges, this.componentBits);
+      this.bitsCache.set(this.componentBits, cached * 3);
+      this.bitsSegment[cached] = this.segment + 1;
+    }
+    reconstructTrackSegment(tracks[j], at, rate, clipRanges, ranges, out, o, stride, this.bitsCache, cached * 3);
   }
 
   /** Tries track j at `level`; keeps it when the chain below stays within the threshold. */

@@ -87,7 +87,9 @@ let listScratch = new Int32Array(ROTATION_ENTRY * 2 * SEGMENT_SIZE);
 /**
  * Writes what the decoder rebuilds for a track's keys in a segment stored at `bits`, at
  * `out[o + k * stride ...]`: a rotation (xyzw) or a vector (xyz). The codes are those of
- * {@link quantizeTrackSegment}, rebuilt as offset + code · step on the fly.
+ * {@link quantizeTrackSegment}, rebuilt as offset + code · step on the fly. A caller that
+ * rebuilds the same track at the same rate again may pass its {@link componentBitsOf} in
+ * `knownBits[kb..kb + 2]`.
  */
 export function reconstructTrackSegment(
   track: AnimatedTrack,
@@ -98,6 +100,8 @@ export function reconstructTrackSegment(
   out: Float32Array,
   o: number,
   stride: number,
+  knownBits?: Uint8Array,
+  kb = 0,
 ): void {
   const drop = track.drop[at.segment];
   const width = track.width;
@@ -110,7 +114,12 @@ export function reconstructTrackSegment(
     listScratch = new Int32Array(size * ROTATION_ENTRY);
   }
   const keys = keyScratch;
-  if (bits > 0 && bits !== RAW_BITS) componentBitsOf(track, at, bits, clipRanges, ranges, compBits);
+  let cb: Uint8Array = compBits,
+    cbo = 0;
+  if (knownBits !== undefined) {
+    cb = knownBits;
+    cbo = kb;
+  } else if (bits > 0 && bits !== RAW_BITS) componentBitsOf(track, at, bits, clipRanges, ranges, compBits);
   for (let slot = 0; slot < ANIMATED_COMPONENTS; slot++) {
     const c = storedComponent(slot, drop);
     const r = rangeBase + 2 * c;
@@ -124,9 +133,10 @@ export function reconstructTrackSegment(
       // quantizeTrackSegment's codes, each rebuilt as the decoder does.
       const rs = (slotBase + slot) * 2;
       const offset = segmentOffset(clipRanges.values[r], clipRanges.values[r + 1], ranges.minMax[rs]);
-      const step = segmentStep(clipRanges.values[r + 1], ranges.minMax[rs + 1], compBits[slot]);
+      const slotBits = cb[cbo + slot];
+      const step = segmentStep(clipRanges.values[r + 1], ranges.minMax[rs + 1], slotBits);
       const inv = step > 0 ? 1 / step : 0;
-      const max = MAX_QUANT[compBits[slot]];
+      const max = MAX_QUANT[slotBits];
       for (let k = 0; k < size; k++) {
         const q = Math.round((values[from + k * width] - offset) * inv);
         keys[k * ROTATION_SLOT + slot] = offset + (q <= 0 ? 0 : q > max ? max : q) * step;
