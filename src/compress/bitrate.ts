@@ -194,6 +194,8 @@ class SegmentSearch {
   private readonly boneError: BoneErrorFunction;
   private start = 0;
   private size = 0;
+  /** The segment whose raw object transforms `rawObject` holds (-1: none yet). */
+  private rawSegment = -1;
   /** Pass 1's step on the segment searched last (-1: none yet). */
   private pass1Level = -1;
   private segment = 0;
@@ -248,9 +250,12 @@ class SegmentSearch {
     this.size = layout.sizes[s];
     const keys = this.size;
     const stride = this.boneCount * POSE_STRIDE;
-    // Raw object transforms per segment, not per clip: the working set stays small.
-    for (let k = 0; k < keys; k++)
-      sampleToObject(this.input.clip, this.start + k, this.rawObject, k * this.boneCount * AFFINE_STRIDE);
+    // Raw object transforms per segment, not per clip: the working set stays small (once
+    // for the searches `best` runs on one segment).
+    if (this.rawSegment !== s)
+      for (let k = 0; k < keys; k++)
+        sampleToObject(this.input.clip, this.start + k, this.rawObject, k * this.boneCount * AFFINE_STRIDE);
+    this.rawSegment = s;
     for (let k = 0; k < keys; k++) this.local.set(basePose, k * stride);
     this.trials = 0;
     this.lastFailKey = -1;
