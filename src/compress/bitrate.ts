@@ -9,7 +9,8 @@
  * first and lowers them while the threshold allows (four steps, or two, or one, per track
  * per round by default; the effort level chooses, see `EFFORT_SEARCHES`). A trial
  * re-measures only the changed bone and its descendants; parent object transforms and local
- * matrices are cached.
+ * matrices are cached. A trial first measures the key where the last one failed, from that
+ * key alone rebuilt, and most failing trials stop there.
  */
 import type { RawClip } from '../clip/raw-clip.js';
 import { POSE_STRIDE, applyAdditiveBone } from '../runtime/pose.js';
@@ -161,12 +162,13 @@ class SegmentSearch {
   private readonly trial: Float64Array;
   private readonly applied = new Float64Array(POSE_STRIDE);
   private readonly saved: Float32Array;
-  // The key where a trial of each track last failed (-1: none yet): a trial first measures
-  // that key alone, from a single rebuilt key, and many failing trials stop there.
+  // The key where a trial of each track last failed (-1: none yet), and where the segment's
+  // last failing trial did: a trial first measures those keys alone, each from one rebuilt
+  // key, and most failing trials stop there (see failsAtSpot).
   private readonly failKey: Int32Array;
+  private lastFailKey = -1;
   private readonly spotPose = new Float32Array(POSE_STRIDE);
   private readonly spotObject: Float64Array;
-  private lastFailKey = -1;
   /** The key where {@link fitsAt} last failed (-1: none yet), measured first the next time. */
   private fitsFailKey = -1;
   private readonly spotLocal = new Float64Array(AFFINE_STRIDE);
@@ -441,10 +443,8 @@ class SegmentSearch {
   }
 
   /**
-   * Over the threshold with track j at `level` at the key where its last trial failed?
-   * Measures the tried bone's subtree at that key alone, from the one rebuilt key, with
-   * {@link measureSubtree}'s arithmetic: where this says so the full measure fails too, and
-   * nothing was changed.
+   * Over the threshold with track j at `level` at the key where its last trial failed, or
+   * the segment's last failing trial did ({@link failsAtKey})?
    */
   private failsAtSpot(j: number, level: number): boolean {
     const own = this.failKey[j],
@@ -453,6 +453,11 @@ class SegmentSearch {
     return last >= 0 && last !== own && this.failsAtKey(j, level, last);
   }
 
+  /**
+   * Over the threshold with track j at `level` at key k? The tried bone's subtree at that key
+   * alone, from that one key rebuilt, with {@link measureSubtree}'s arithmetic: where this
+   * says so the full measure fails too (at this key or before), and nothing was changed.
+   */
   private failsAtKey(j: number, level: number, k: number): boolean {
     const B = this.boneCount,
       t = this.input.tracks[j],
