@@ -33,6 +33,8 @@ export interface ProcessFigure {
   cpuSeconds: number;
   /** Wall seconds of each round, in order. */
   rounds: number[];
+  /** Clips the process compressed (its `--json` report's total), the same every round. */
+  clips: number;
 }
 
 /** `compress --jobs 1` beside `compress --jobs <n>`, each the whole process. */
@@ -50,7 +52,7 @@ export interface CliTimingRun {
   cli: string;
   /** The corpus arguments as a user gives them (files and folders). */
   corpus: readonly string[];
-  /** `compress` options besides the inputs, `-o` and `--jobs` (e.g. `--error 0.01cm`). */
+  /** `compress` options besides the inputs, `-o`, `--jobs` and `--json` (e.g. `--error 0.01cm`). */
   args: readonly string[];
   /** Jobs of the pool run; 1 runs only the one-job process. */
   jobs: number;
@@ -61,26 +63,32 @@ export interface CliTimingRun {
 
 /**
  * Times `compress` over `run.corpus` as whole processes: each round runs `--jobs 1`, then
- * `--jobs <run.jobs>` (when above 1), each into a fresh output folder. Exit statuses 0–2
- * are results (a clip above its threshold, a bad input: the batch went on); any other
- * status, or a signal, rejects.
+ * `--jobs <run.jobs>` (when above 1), each into a fresh output folder, with `--json` (its
+ * report shows the batch ran; a user's table costs about the same). Exit statuses 0–2 with
+ * a report are results (a clip above its threshold, a bad input: the batch went on);
+ * anything else rejects, and so does a run that compressed another number of clips than
+ * the first.
  */
 export async function timeCompressCli(run: CliTimingRun): Promise<CliTiming> {
   const work = await mkdtemp(join(tmpdir(), 'bonepress-cli-timing-'));
   const jobsList = run.jobs > 1 ? [1, run.jobs] : [1];
   const wall = jobsList.map((): number[] => []);
   const cpu = jobsList.map((): number[] => []);
+  let clips: number | undefined;
   try {
     for (let round = 0; round < run.rounds; round++) {
       for (const [k, jobs] of jobsList.entries()) {
         const out = join(work, `out-${round}-${jobs}`);
         const cpuFile = join(work, `cpu-${round}-${jobs}`);
-        const seconds = await runProcess(
+        const done = await runProcess(
           run.cli,
           [...run.corpus, '-o', out, '--jobs', String(jobs), ...run.args],
           cpuFile,
         );
-        wall[k].push(seconds);
+        clips ??= done.clips;
+        if (done.clips !== clips)
+          throw new Error(`compress --jobs ${jobs} compressed ${done.clips} clips, an earlier run ${clips}`);
+        wall[k].push(done.seconds);
         cpu[k].push(Number(await readFile(cpuFile, 'utf8')));
         await rm(out, { recursive: true, force: true });
         run.onRun?.();
@@ -94,6 +102,7 @@ export async function timeCompressCli(run: CliTimingRun): Promise<CliTiming> {
     seconds: median(wall[k]),
     cpuSeconds: median(cpu[k]),
     rounds: wall[k],
+    clips: clips ?? 0,
   });
   const one = figure(0);
   const pool = jobsList.length > 1 ? figure(1) : null;
@@ -105,15 +114,24 @@ export function hasBuiltCli(cli: string = BUILT_CLI): boolean {
   return existsSync(cli);
 }
 
-/** Runs `node --import <probe> <cli> compress <args>` quietly; resolves with its wall seconds. */
-function runProcess(cli: string, args: readonly string[], cpuFile: string): Promise<number> {
+/** Runs `node --import <probe> <cli> compress <args> --json`; resolves with its wall seconds and clip count. */
+function runProcess(
+  cli: string,
+  args: readonly string[],
+  cpuFile: string,
+): Promise<{ seconds: number; clips: number }> {
   return new Promise((resolveRun, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, ['--import', CPU_PROBE, cli, '-q', 'compress', ...args], {
+    const child = spawn(process.execPath, ['--import', CPU_PROBE, cli, 'compress', ...args, '--json'], {
       env: { ...process.env, BONEPRESS_BENCH_CPU_FILE: cpuFile },
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
+    let stdout = '';
     let stderr = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      stdout += chunk;
+    });
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => {
       if (stderr.length < 4096) stderr += chunk;
@@ -121,8 +139,19 @@ function runProcess(cli: string, args: readonly string[], cpuFile: string): Prom
     child.on('error', reject);
     child.on('close', (code, signal) => {
       const seconds = (performance.now() - started) / 1000;
-      if (code !== null && code <= 2) resolveRun(seconds);
-      else reject(new Error(`compress ended with ${signal ?? `status ${code}`}: ${stderr.trim()}`));
+      const clips = code !== null && code <= 2 ? clipsOfReport(stdout) : undefined;
+      if (clips !== undefined) resolveRun({ seconds, clips });
+      else reject(new Error(`compress ended with ${signal ?? `status ${code}`}: ${stderr.trim().slice(0, 500)}`));
     });
   });
+}
+
+/** The clip count of a `compress --json` report; undefined when `text` is not one. */
+function clipsOfReport(text: string): number | undefined {
+  try {
+    const clips = (JSON.parse(text) as { total?: { clips?: unknown } }).total?.clips;
+    return typeof clips === 'number' ? clips : undefined;
+  } catch {
+    return undefined;
+  }
 }
