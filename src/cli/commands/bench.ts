@@ -63,7 +63,7 @@ export interface BenchCliOptions {
   out?: string;
   decode: boolean;
   decodeCold?: boolean;
-  /** Effort levels and big skeletons (`--no-speed` skips them). */
+  /** Effort levels, big skeletons and `compress` as whole processes (`--no-speed` skips them). */
   speed: boolean;
   /** Native ACL's measurement (a JSON file, speed.ts `AclMeasurement`). */
   acl?: string;
@@ -100,7 +100,7 @@ export function registerBenchCommand(program: Command): void {
     )
     .option(
       '--no-speed',
-      'skip timing compress() at each effort level and on the generated 1,000-joint chain and 300-bone rig',
+      'skip timing compress() at each effort level and on the generated 1,000-joint chain and 300-bone rig, and `compress` as whole processes',
     )
     .option(
       '--acl <file>',
