@@ -3,7 +3,9 @@
  * error per clip and in total, compression throughput on one worker and on the pool,
  * decoder speed next to three.js and a raw-copy floor, and whether the bytes are
  * deterministic. Stages: list the corpus → compress in-process (timed) → compress on the
- * pool (timed) → check determinism → measure the error distribution → time the decoders.
+ * pool (timed) → `bonepress compress` as whole processes (timed, cli-timing.ts) → effort
+ * levels and big skeletons → check determinism → measure the error distribution → time
+ * the decoders.
  */
 import { mkdir, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { arch, availableParallelism, cpus, loadavg, platform, tmpdir } from 'node:os';
