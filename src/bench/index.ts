@@ -24,6 +24,7 @@ export type {
   BenchTotals,
 } from './run.js';
 export { measureGltfAssets, type BenchGltfAsset } from './gltf-assets.js';
+export type { CliTiming, ProcessFigure } from './cli-timing.js';
 export { readAclMeasurement } from './speed.js';
 export type { AclMeasurement, BenchSpeed, EffortFigure, ScalingFigure } from './speed.js';
 export {

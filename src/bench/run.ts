@@ -3,7 +3,9 @@
  * error per clip and in total, compression throughput on one worker and on the pool,
  * decoder speed next to three.js and a raw-copy floor, and whether the bytes are
  * deterministic. Stages: list the corpus → compress in-process (timed) → compress on the
- * pool (timed) → check determinism → measure the error distribution → time the decoders.
+ * pool (timed) → `bonepress compress` as whole processes (timed, cli-timing.ts) → effort
+ * levels and big skeletons → check determinism → measure the error distribution → time
+ * the decoders.
  */
 import { mkdir, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { arch, availableParallelism, cpus, loadavg, platform, tmpdir } from 'node:os';
@@ -24,6 +26,7 @@ import type { CompressFilesOptions, FileResult } from '../node/worker.js';
 import { CompressedClip } from '../runtime/compressed-clip.js';
 import { BENCH_ERROR, BenchError } from './errors.js';
 import { measureGltfAssets, type BenchGltfAsset } from './gltf-assets.js';
+import { BUILT_CLI, hasBuiltCli, timeCompressCli, type CliTiming } from './cli-timing.js';
 import { measureEfforts, measureScaling, type AclMeasurement, type BenchSpeed } from './speed.js';
 import {
   loadThree,
@@ -66,7 +69,9 @@ export interface BenchOptions {
   poolCheck?: boolean;
   /**
    * Time compress() at every effort level on the corpus (sizes and seconds of each), and
-   * on the generated big skeletons (speed.ts). Default true.
+   * on the generated big skeletons (speed.ts); and, when the bench runs from the build
+   * without experimental options, `bonepress compress` on the corpus as whole processes
+   * with one job and with `jobs` (cli-timing.ts). Default true.
    */
   speed?: boolean;
   /** Native ACL's measurement of the same corpus, printed beside ours (speed.ts `readAclMeasurement`). */
@@ -107,6 +112,7 @@ export const CORPUS_EXTENSIONS = ['.bvh', '.gltf', '.glb', '.sjson'] as const;
 export const BENCH_STAGE = {
   COMPRESS: 'compress',
   POOL: 'pool',
+  PROCESS: 'process',
   SPEED: 'speed',
   ERRORS: 'errors',
   DECODE: 'decode',
@@ -229,6 +235,12 @@ export interface BenchThroughput {
   singleWorker: Throughput;
   /** On the worker pool with `--jobs`; null when jobs is 1. */
   pool: (Throughput & { /** pool rawMBps / singleWorker rawMBps. */ speedup: number }) | null;
+  /**
+   * `bonepress compress` on the corpus as a user runs it, whole processes with one job and
+   * with `--jobs` ({@link BenchOptions.speed}); null when not run (no build, experimental
+   * options, `speed` off); absent in results made before.
+   */
+  wholeProcess?: CliTiming | null;
 }
 
 /** Whether compressing the same clip again, or on the pool, gives the same bytes. */
@@ -445,8 +457,25 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     if (poolFiles.length >= 2)
       pool = await compressOnPool(poolFiles, files, compressOptions, poolJobs, join(workDir, 'pool'), onProgress);
 
+    let wholeProcess: CliTiming | null = null;
+    const runSpeed = options.speed ?? BENCH_DEFAULTS.speed;
+    // The command line takes the standard options only; its own timing needs the build.
+    if (runSpeed && !options.ladder && !options.rotationReference && hasBuiltCli()) {
+      const total = settings.repeats * (settings.jobs > 1 ? 2 : 1);
+      let done = 0;
+      onProgress({ stage: BENCH_STAGE.PROCESS, done: 0, total });
+      wholeProcess = await timeCompressCli({
+        cli: BUILT_CLI,
+        corpus,
+        args: ['--error', settings.error, '--shell', settings.shell, '--metric', settings.metric],
+        jobs: settings.jobs,
+        rounds: settings.repeats,
+        onRun: () => onProgress({ stage: BENCH_STAGE.PROCESS, done: ++done, total }),
+      });
+    }
+
     let speed: BenchSpeed | undefined;
-    if (options.speed ?? BENCH_DEFAULTS.speed) {
+    if (runSpeed) {
       const clips = single.entries.map((entry) => entry.clip);
       const total = clips.length + 2;
       let done = 0;
@@ -523,7 +552,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
       clips,
       failures: single.failures,
       totals: totalsOf(clips, files.length, single.failures.length),
-      throughput: { singleWorker: singleThroughput, pool: poolThroughput },
+      throughput: { singleWorker: singleThroughput, pool: poolThroughput, wholeProcess },
       determinism,
       errorHistogram: histograms.samples,
       clipErrorHistogram: histograms.clips,

@@ -131,44 +131,40 @@ let scanEnd = 0;
 function scanNumber(text: string, start: number): number {
   let i = start;
   let c = codeAt(text, i);
-  let negative = false;
-  if (c === 45) {
-    negative = true;
-    c = codeAt(text, ++i);
-  } else if (c === 43) c = codeAt(text, ++i);
-  let mantissa = 0,
-    digits = 0,
-    exponent = 0;
-  while (c >= 48 && c <= 57) {
+  const negative = c === 45;
+  if (negative || c === 43) c = codeAt(text, ++i);
+  let mantissa = 0;
+  const intStart = i;
+  // One unsigned compare per character: anything but '0'..'9' (and -1 past the end) ends a run.
+  while ((c - 48) >>> 0 <= 9) {
     mantissa = mantissa * 10 + (c - 48);
-    digits++;
     c = codeAt(text, ++i);
   }
+  let digits = i - intStart;
+  let exponent = 0;
   if (c === 46) {
-    c = codeAt(text, ++i);
-    while (c >= 48 && c <= 57) {
+    const fracStart = ++i;
+    c = codeAt(text, i);
+    while ((c - 48) >>> 0 <= 9) {
       mantissa = mantissa * 10 + (c - 48);
-      digits++;
-      exponent--;
       c = codeAt(text, ++i);
     }
+    exponent = fracStart - i;
+    digits -= exponent;
   }
   if (digits === 0) {
     scanEnd = start;
     return NaN;
   }
-  if (c === 101 || c === 69) {
+  if ((c | 32) === 101) {
     let j = i + 1;
     let e = codeAt(text, j);
-    let expNegative = false;
-    if (e === 45) {
-      expNegative = true;
-      e = codeAt(text, ++j);
-    } else if (e === 43) e = codeAt(text, ++j);
-    if (e >= 48 && e <= 57) {
+    const expNegative = e === 45;
+    if (expNegative || e === 43) e = codeAt(text, ++j);
+    if ((e - 48) >>> 0 <= 9) {
       let value = 0;
       // Cap the exponent so a hostile "1e99999999999" cannot lose precision into a valid range.
-      while (e >= 48 && e <= 57) {
+      while ((e - 48) >>> 0 <= 9) {
         if (value < 100000) value = value * 10 + (e - 48);
         e = codeAt(text, ++j);
       }
@@ -179,7 +175,8 @@ function scanNumber(text: string, start: number): number {
   }
   scanEnd = i;
   let v: number;
-  if (mantissa <= MAX_SAFE_MANTISSA && exponent >= -22 && exponent <= 22) {
+  // Below 2^53 every step of the mantissa was exact (2^53 itself may be a rounded 2^53 + 1).
+  if (mantissa < MAX_SAFE_MANTISSA && exponent >= -22 && exponent <= 22) {
     v = exponent < 0 ? mantissa / POW10[-exponent] : mantissa * POW10[exponent];
   } else if (mantissa === 0) {
     v = 0;

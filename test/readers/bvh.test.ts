@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 
 import { validateRawClip, type RawClip } from '../../src/clip/raw-clip.js';
 import { POSE_STRIDE } from '../../src/clip/skeleton.js';
-import { readBvh } from '../../src/readers/bvh.js';
+import { BVH_RATE_SNAP_TOLERANCE, readBvh } from '../../src/readers/bvh.js';
 import { READ_LIMITS } from '../../src/readers/options.js';
 import { ParseError, type ParseErrorCode } from '../../src/readers/errors.js';
 import { thrownBy } from '../utils/errors.js';
@@ -417,6 +417,31 @@ Frame Time: 0.0333333
     const text = `HIERARCHY\nROOT r\n{\n OFFSET 0 0 0\n CHANNELS 1 Yposition\n}\nMOTION\nFrames: ${edge.length}\nFrame Time: 0.1\n${edge.join('\n')}\n`;
     const clip = readBvh(text, 'e.bvh');
     edge.forEach((str, s) => expect(clip.translations[s * 3 + 1]).toBe(Math.fround(Number(str))));
+  });
+
+  it('reads a number to the very double Number() gives, 16-digit mantissas included (seen through the frame rate)', () => {
+    // The frame rate is 1 / Frame Time in float64 (off whole rates), so a value off by one
+    // ulp shows. 9007199254740993 = 2^53 + 1 rounds to 2^53 while it is read digit by digit.
+    const rateOf = (frameTime: string): number =>
+      readBvh(
+        `HIERARCHY\nROOT r\n{\n OFFSET 0 0 0\n CHANNELS 1 Xposition\n}\nMOTION\nFrames: 1\nFrame Time: ${frameTime}\n0\n`,
+        't.bvh',
+      ).sampleRate;
+    const offWholeRate = (text: string): boolean => {
+      const rate = 1 / Number(text);
+      return Math.abs(rate - Math.round(rate)) > BVH_RATE_SNAP_TOLERANCE * rate;
+    };
+    for (const text of ['0.9007199254740993', '0.09007199254740993', '0.07', '3e-1', '7.5E-2']) {
+      expect(offWholeRate(text)).toBe(true);
+      expect(rateOf(text)).toBe(1 / Number(text));
+    }
+    fc.assert(
+      fc.property(fc.double({ min: 0.0011, max: 0.9, noNaN: true }), (t) => {
+        for (const text of [String(t), t.toExponential(), t.toPrecision(16), t.toFixed(17)])
+          if (offWholeRate(text)) expect(rateOf(text)).toBe(1 / Number(text));
+      }),
+      { seed: 13, numRuns: 500 },
+    );
   });
 
   it('allows several ROOTs', () => {

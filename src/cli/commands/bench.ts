@@ -27,6 +27,7 @@ import {
   type BenchProgress,
   type BenchResult,
   type BenchStage,
+  type ProcessFigure,
   type ReferenceFigures,
   type SavedReport,
 } from '../../bench/index.js';
@@ -62,7 +63,7 @@ export interface BenchCliOptions {
   out?: string;
   decode: boolean;
   decodeCold?: boolean;
-  /** Effort levels and big skeletons (`--no-speed` skips them). */
+  /** Effort levels, big skeletons and `compress` as whole processes (`--no-speed` skips them). */
   speed: boolean;
   /** Native ACL's measurement (a JSON file, speed.ts `AclMeasurement`). */
   acl?: string;
@@ -99,7 +100,7 @@ export function registerBenchCommand(program: Command): void {
     )
     .option(
       '--no-speed',
-      'skip timing compress() at each effort level and on the generated 1,000-joint chain and 300-bone rig',
+      'skip timing compress() at each effort level and on the generated 1,000-joint chain and 300-bone rig, and `compress` as whole processes',
     )
     .option(
       '--acl <file>',
@@ -135,6 +136,7 @@ export function registerBenchCommand(program: Command): void {
 const STAGE_TEXT: Readonly<Record<BenchStage, string>> = {
   compress: 'compressing in-process (1 worker)',
   pool: 'compressing on the pool',
+  process: 'timing `compress` as whole processes',
   speed: 'timing effort levels and big skeletons',
   errors: 'measuring error distribution',
   decode: 'timing decoders (bonepress, three.js, raw copy)',
@@ -230,7 +232,7 @@ function stageProgress(quiet: boolean): ((p: BenchProgress) => void) & { finish(
     if (p.done === 0) {
       bar?.finish();
       process.stderr.write(
-        `bench: ${STAGE_TEXT[p.stage]}, ${p.total} ${p.stage === 'compress' || p.stage === 'pool' ? 'files' : 'clips'}\n`,
+        `bench: ${STAGE_TEXT[p.stage]}, ${p.total} ${p.stage === 'compress' || p.stage === 'pool' ? 'files' : p.stage === 'process' ? 'runs' : 'clips'}\n`,
       );
       bar = createProgress({ total: p.total });
     }
@@ -356,6 +358,7 @@ export function renderBenchSummary(
           `goal ≥ ${fixed(r.goals.poolFactor2Jobs * r.goals.compressMBps, 2)} MB/s with 2 jobs (${r.goals.poolFactor2Jobs} × ${r.goals.compressMBps})`,
       ),
     ],
+    ...wholeProcessRows(result),
   ];
   rows.push(...speedRows(result));
   if (d) {
@@ -511,7 +514,10 @@ function speedRows(result: BenchResult): string[][] {
   }
   const acl = speed.acl;
   if (acl) {
-    const single = result.throughput.singleWorker;
+    // The command as a user runs it when it was timed (cli-timing.ts), else the in-process batch.
+    const whole = result.throughput.wholeProcess?.one;
+    const single = whole ?? result.throughput.singleWorker;
+    const what = whole ? 'compress --jobs 1' : '1 worker in-process';
     const cpu =
       acl.processCpuSeconds !== undefined
         ? ` · in CPU time: its loop ${fixed(acl.processCpuSeconds, 2)} s, bonepress ${fixed(single.cpuSeconds / acl.processCpuSeconds, 2)}× it`
@@ -519,10 +525,33 @@ function speedRows(result: BenchResult): string[][] {
     rows.push([
       `native ${acl.label}`,
       `${fixed(acl.rawBytes / 1e6 / acl.compressSeconds, 2)} MB/s`,
-      `its compression timer ${fixed(acl.compressSeconds, 2)} s, its whole loop ${fixed(acl.processSeconds, 2)} s (${acl.clips} clips, measured outside the bench) · bonepress 1 worker ${fixed(single.seconds, 2)} s whole process: ${fixed(single.seconds / acl.compressSeconds, 2)}× ACL's compression, ${fixed(single.seconds / acl.processSeconds, 2)}× its loop${cpu}`,
+      `its compression timer ${fixed(acl.compressSeconds, 2)} s, its whole loop ${fixed(acl.processSeconds, 2)} s (${acl.clips} clips, measured outside the bench) · bonepress ${what} ${fixed(single.seconds, 2)} s: ${fixed(single.seconds / acl.compressSeconds, 2)}× ACL's compression, ${fixed(single.seconds / acl.processSeconds, 2)}× its loop${cpu}`,
       '',
     ]);
   }
+  return rows;
+}
+
+/** The `compress` command timed as whole processes (bench/cli-timing.ts): one job, then the pool's jobs. */
+function wholeProcessRows(result: BenchResult): string[][] {
+  const timing = result.throughput.wholeProcess;
+  if (!timing) return [];
+  const rawMB = result.totals.rawBytes / 1e6;
+  const row = (label: string, f: ProcessFigure, versus: string): string[] => [
+    label,
+    `${fixed(f.seconds, 2)} s`,
+    `${fixed(rawMB / f.seconds, 2)} MB/s · CPU ${fixed(f.cpuSeconds, 2)} s · median of ${f.rounds.length} (${f.rounds.map((s) => fixed(s, 2)).join(', ')})${versus}`,
+    '',
+  ];
+  const rows = [row('compress --jobs 1, whole process', timing.one, '')];
+  if (timing.pool)
+    rows.push(
+      row(
+        `compress --jobs ${timing.pool.jobs}, whole process`,
+        timing.pool,
+        ` · ${fixed(timing.speedup, 2)}× --jobs 1`,
+      ),
+    );
   return rows;
 }
 
