@@ -781,43 +781,41 @@ describe('decoder fuzz: truncation and extension', () => {
 
 type FieldName = Exclude<keyof typeof HEADER, 'SIZE'>;
 
-/** Width in bytes of each header field (format.ts gives them in comments only). */
-const FIELD_WIDTHS: Readonly<Record<FieldName, 1 | 2 | 4 | 8>> = {
-  MAGIC: 4,
-  VERSION: 2,
-  FLAGS: 2,
-  CHECKSUM: 4,
-  TOTAL_SIZE: 4,
-  BONE_COUNT: 2,
-  ROTATION_FORMAT: 1,
-  UNIT: 1,
-  SAMPLE_COUNT: 4,
-  SAMPLE_RATE: 8,
-  SEGMENT_COUNT: 4,
-  SEGMENT_SIZE: 2,
-  ANIMATED_TRACK_COUNT: 2,
-  START_TIME: 8,
-  DURATION: 8,
-  NODE_INDICES_OFFSET: 4,
-  PARENTS_OFFSET: 4,
-  BITSETS_OFFSET: 4,
-  CONSTANTS_OFFSET: 4,
-  CLIP_RANGES_OFFSET: 4,
-  SEGMENTS_OFFSET: 4,
-  NAMES_OFFSET: 4,
-  ROTATION_REFS_OFFSET: 4,
+/** Offset and width in bytes of each header field (format.ts gives the widths in comments only). */
+const FIELDS: Readonly<Record<FieldName, readonly [offset: number, width: 1 | 2 | 4 | 8]>> = {
+  MAGIC: [HEADER.MAGIC, 4],
+  VERSION: [HEADER.VERSION, 2],
+  FLAGS: [HEADER.FLAGS, 2],
+  CHECKSUM: [HEADER.CHECKSUM, 4],
+  TOTAL_SIZE: [HEADER.TOTAL_SIZE, 4],
+  BONE_COUNT: [HEADER.BONE_COUNT, 2],
+  ROTATION_FORMAT: [HEADER.ROTATION_FORMAT, 1],
+  UNIT: [HEADER.UNIT, 1],
+  SAMPLE_COUNT: [HEADER.SAMPLE_COUNT, 4],
+  SAMPLE_RATE: [HEADER.SAMPLE_RATE, 8],
+  SEGMENT_COUNT: [HEADER.SEGMENT_COUNT, 4],
+  SEGMENT_SIZE: [HEADER.SEGMENT_SIZE, 2],
+  ANIMATED_TRACK_COUNT: [HEADER.ANIMATED_TRACK_COUNT, 2],
+  START_TIME: [HEADER.START_TIME, 8],
+  DURATION: [HEADER.DURATION, 8],
+  NODE_INDICES_OFFSET: [HEADER.NODE_INDICES_OFFSET, 4],
+  PARENTS_OFFSET: [HEADER.PARENTS_OFFSET, 4],
+  BITSETS_OFFSET: [HEADER.BITSETS_OFFSET, 4],
+  CONSTANTS_OFFSET: [HEADER.CONSTANTS_OFFSET, 4],
+  CLIP_RANGES_OFFSET: [HEADER.CLIP_RANGES_OFFSET, 4],
+  SEGMENTS_OFFSET: [HEADER.SEGMENTS_OFFSET, 4],
+  NAMES_OFFSET: [HEADER.NAMES_OFFSET, 4],
+  ROTATION_REFS_OFFSET: [HEADER.ROTATION_REFS_OFFSET, 4],
 };
 
 function headerFields(): [FieldName, number][] {
-  return (Object.entries(HEADER) as [keyof typeof HEADER, number][]).filter(
-    (e): e is [FieldName, number] => e[0] !== 'SIZE',
-  );
+  return (Object.keys(FIELDS) as FieldName[]).map((name) => [name, FIELDS[name][0]]);
 }
 
 /** Name of the header field holding byte `at`, for messages. */
 function fieldAt(at: number): string {
   for (const [name, offset] of headerFields())
-    if (at >= offset && at < offset + FIELD_WIDTHS[name]) return `header ${name}`;
+    if (at >= offset && at < offset + FIELDS[name][1]) return `header ${name}`;
   return at < HEADER.SIZE ? 'header padding' : 'body';
 }
 
@@ -904,7 +902,7 @@ describe('decoder fuzz: extreme values', () => {
     for (const { name, bytes } of bases) {
       const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       for (const [field, at] of headerFields()) {
-        const width = FIELD_WIDTHS[field];
+        const width = FIELDS[field][1];
         const original = readField(view, at, width);
         const values = width === 8 ? RATE_VALUES : extremeValues(width, original, bytes.byteLength);
         for (const value of values) {
