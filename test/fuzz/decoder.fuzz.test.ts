@@ -20,6 +20,7 @@ import { createRawClip, type RawClip } from '../../src/clip/raw-clip.js';
 import { createSkeleton } from '../../src/clip/skeleton.js';
 import { compress } from '../../src/compress/index.js';
 import { CompressedClip, type Looping, type OpenOptions, type Rounding } from '../../src/runtime/compressed-clip.js';
+import { sectionSizes, segmentBitRates, trackClassOf } from '../../src/runtime/clip-inspection.js';
 import { FORMAT_ERROR, FormatError, type FormatErrorCode } from '../../src/runtime/errors.js';
 import {
   CHECKSUM_START,
@@ -147,19 +148,19 @@ function checkHeaderFields(clip: CompressedClip, size: number, context: string):
     if (!(clip.parents[b] >= -1 && clip.parents[b] < b)) fail(`bone ${b} parent ${clip.parents[b]}`);
   if (clip.boneNames !== undefined && clip.boneNames.length !== clip.boneCount)
     fail(`${clip.boneNames.length} bone names`);
-  const s = clip.sectionSizes();
+  const s = sectionSizes(clip);
   const parts = [s.header, s.parents, s.bitsets, s.constants, s.clipRanges, s.rotationRefs, s.segments, s.names];
   if (parts.some((p) => !(Number.isInteger(p) && p >= 0))) fail(`negative section size ${JSON.stringify(s)}`);
   if (parts.reduce((a, b) => a + b, 0) !== size || s.total !== size)
     fail(`sections ${JSON.stringify(s)} do not add up to ${size}`);
   let animated = 0;
   for (let b = 0; b < clip.boneCount; b++) {
-    for (let kind = 0; kind < 3; kind++) if (clip.trackClassOf(b, kind) === 'animated') animated++;
+    for (let kind = 0; kind < 3; kind++) if (trackClassOf(clip, b, kind) === 'animated') animated++;
   }
   if (animated !== clip.animatedTrackCount)
     fail(`${animated} animated tracks by class, header ${clip.animatedTrackCount}`);
   for (let seg = 0; seg < Math.min(clip.segmentCount, 4); seg++) {
-    const rates = clip.segmentBitRates(seg);
+    const rates = segmentBitRates(clip, seg);
     if (rates.length !== clip.animatedTrackCount || rates.some((r) => !((r >= 0 && r <= 24) || r === RAW_BITS)))
       fail(`segment ${seg} rates ${rates}`);
   }
@@ -422,7 +423,8 @@ describe('decoder fuzz: the valid bases', () => {
     expect(opened.some((c) => c.sampleCount === 1)).toBe(true);
     expect(opened.some((c) => c.animatedTrackCount === 0 && c.sampleCount > 1)).toBe(true);
     const rates = new Set<number>();
-    for (const c of opened) for (let s = 0; s < c.segmentCount; s++) for (const r of c.segmentBitRates(s)) rates.add(r);
+    for (const c of opened)
+      for (let s = 0; s < c.segmentCount; s++) for (const r of segmentBitRates(c, s)) rates.add(r);
     for (const r of [0, 1, 12, 24, RAW_BITS]) expect(rates.has(r), `some base uses rate ${r}`).toBe(true);
   });
 
@@ -737,7 +739,7 @@ describe('decoder fuzz: truncation and extension', () => {
 
   it('cutting exactly at each section boundary names the missing section', () => {
     for (const { name, bytes } of bases) {
-      const sections = CompressedClip.open(bytes).sectionSizes();
+      const sections = sectionSizes(CompressedClip.open(bytes));
       let at = 0;
       for (const [section, length] of Object.entries(sections)) {
         if (section === 'total') continue;

@@ -5,6 +5,7 @@ import wabt from 'wabt';
 
 import { compress } from '../../src/compress/index.js';
 import { CompressedClip } from '../../src/runtime/compressed-clip.js';
+import { animatedTrack } from '../../src/runtime/clip-inspection.js';
 import { FormatError } from '../../src/runtime/errors.js';
 import { MAX_QUANTIZED_BITS, RAW_BITS, TRACK_KIND } from '../../src/runtime/format.js';
 import { POSE_STRIDE } from '../../src/runtime/pose.js';
@@ -206,7 +207,7 @@ describe('WebAssembly SIMD kernel (kernel.wat, wasm-kernel.ts)', { timeout: TIME
     };
     const rotations = (bytes: Uint8Array): number => {
       const clip = CompressedClip.open(bytes);
-      return Array.from({ length: clip.animatedTrackCount }, (_, j) => clip.animatedTrack(j).kind).filter(
+      return Array.from({ length: clip.animatedTrackCount }, (_, j) => animatedTrack(clip, j).kind).filter(
         (k) => k === TRACK_KIND.ROTATION,
       ).length;
     };
