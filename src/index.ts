@@ -70,6 +70,10 @@ export {
   localToObject,
   boneMatrix,
   applyAdditivePose,
+  animatedTrack,
+  sectionSizes,
+  segmentBitRates,
+  trackClassOf,
 } from './runtime/index.js';
 export type {
   AdditiveInfo,

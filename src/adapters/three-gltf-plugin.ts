@@ -17,7 +17,7 @@ import {
   readExtensionBones,
   type ExtensionJson,
 } from './gltf-extension-def.js';
-import { createMixerClip, type CompressedAnimationClip, type MixerClipOptions } from './three-mixer.js';
+import { mixerClipOf, type CompressedAnimationClip, type MixerClipOptions } from './three-mixer.js';
 
 export { BONEPRESS_EXTENSION } from './gltf-extension-def.js';
 
@@ -99,14 +99,18 @@ export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
     const associations = new Map<Object3D, { nodes: number }>(nodes.map((o, b) => [o, { nodes: nodeIndices[b] }]));
     const listed = [...nodes, ...morphWeights.flatMap((w) => w.objects)];
     const root = { traverse: (visit: (o: Object3D) => void) => listed.forEach(visit) } as unknown as Object3D;
-    const clip: CompressedAnimationClip = createMixerClip(compressed, root, {
-      ...this.options,
-      name,
-      associations,
-      nodeIndices: [...nodeIndices, ...new Array<number>(weightBones).fill(-1)],
-      boneNames: [...nodes.map((o) => o.name), ...new Array<string>(weightBones).fill('')],
+    const clip: CompressedAnimationClip = mixerClipOf(
+      compressed,
+      root,
+      {
+        ...this.options,
+        name,
+        associations,
+        nodeIndices: [...nodeIndices, ...new Array<number>(weightBones).fill(-1)],
+        boneNames: [...nodes.map((o) => o.name), ...new Array<string>(weightBones).fill('')],
+      },
       morphWeights,
-    });
+    );
     const extra = await this.otherTracks(index, def, new Set(nodeIndices), new Set(weightDefs.map((w) => w.node)));
     // glTF channels are absolute poses: in an additive clip three.js would add them to the base.
     if (compressed.additive && extra.length > 0)

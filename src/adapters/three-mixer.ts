@@ -255,7 +255,19 @@ export function createMixerClip(
   options: MixerClipOptions = {},
 ): CompressedAnimationClip {
   // A loose clip's weight bones are found by their names; an asset's come from its extension (the plugin).
-  const weightBones = options.morphWeights ?? findWeightBones(compressed, root, options);
+  return mixerClipOf(compressed, root, options, options.morphWeights ?? findWeightBones(compressed, root, options));
+}
+
+/**
+ * {@link createMixerClip} with the clip's weight bones given: the glTF plugin's, which has
+ * them from the extension (so a page that loads assets only carries no name-based search).
+ */
+export function mixerClipOf(
+  compressed: CompressedClip,
+  root: Object3D,
+  options: MixerClipOptions,
+  weightBones: readonly MorphWeightBones[],
+): CompressedAnimationClip {
   // Transform bones are those before the first weight bone; only they are bound to objects.
   const transformBones = weightBones.reduce((n, w) => Math.min(n, w.firstBone), compressed.boneCount);
   const bindable =

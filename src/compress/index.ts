@@ -7,6 +7,7 @@ import { POSE_STRIDE } from '../runtime/pose.js';
 import { TRACKS_PER_BONE, TRACK_KIND } from '../runtime/format.js';
 import { writeRotation } from '../runtime/interpolate.js';
 import { CompressedClip } from '../runtime/compressed-clip.js';
+import { sectionSizes } from '../runtime/clip-inspection.js';
 import { preprocessRotations, type RotationReference } from './preprocess.js';
 import { TRACK_CLASS, classifyTracks, type TrackClasses } from './classify.js';
 import { extractClipRanges, extractSegmentRanges, gatherAnimatedTracks } from './range.js';
@@ -205,7 +206,7 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
       rawBytes,
       compressedBytes: bytes.length,
       ratio: rawBytes / bytes.length,
-      namesBytes: compressed.sectionSizes().names,
+      namesBytes: sectionSizes(compressed).names,
       threshold: settings.threshold,
       unit: clip.unit,
       metric: settings.metric,

@@ -6,7 +6,15 @@
  */
 import { rawSizeBytes } from '../clip/raw-clip.js';
 import { RAW_BITS, ROTATION_FORMAT, TRACK_KIND } from '../runtime/format.js';
-import type { AdditiveInfo, CompressedClip, SectionSizes, TrackClass } from '../runtime/index.js';
+import {
+  sectionSizes,
+  segmentBitRates,
+  trackClassOf,
+  type AdditiveInfo,
+  type CompressedClip,
+  type SectionSizes,
+  type TrackClass,
+} from '../runtime/index.js';
 import { anonymousBoneName } from './compare.js';
 
 /** Bits per component that mean "raw float32" in {@link ClipDescription}.bitRateHistogram. */
@@ -76,7 +84,7 @@ export function describeCompressedClip(clip: CompressedClip): ClipDescription {
   for (let b = 0; b < clip.boneCount; b++) {
     const classes = {} as Record<KindName, TrackClass>;
     for (const [kindName, kind] of KINDS) {
-      const cls = clip.trackClassOf(b, kind);
+      const cls = trackClassOf(clip, b, kind);
       classes[kindName] = cls;
       trackClasses[kindName][cls]++;
       trackClasses.total[cls]++;
@@ -89,7 +97,7 @@ export function describeCompressedClip(clip: CompressedClip): ClipDescription {
   // Without animated tracks every segment's rate list is empty: nothing to visit.
   if (clip.animatedTrackCount > 0) {
     for (let s = 0; s < clip.segmentCount; s++) {
-      for (const bits of clip.segmentBitRates(s)) counts.set(bits, (counts.get(bits) ?? 0) + 1);
+      for (const bits of segmentBitRates(clip, s)) counts.set(bits, (counts.get(bits) ?? 0) + 1);
     }
   }
   for (const bits of [...counts.keys()].sort((a, b) => a - b)) bitRateHistogram[String(bits)] = counts.get(bits) ?? 0;
@@ -111,7 +119,7 @@ export function describeCompressedClip(clip: CompressedClip): ClipDescription {
     byteLength: clip.byteLength,
     rawBytes,
     ratio: rawBytes / clip.byteLength,
-    sections: clip.sectionSizes(),
+    sections: sectionSizes(clip),
     additive: clip.additive ?? null,
     weightTracks: bones.filter((b) => b.weight).length,
     trackClasses,

@@ -5,16 +5,7 @@
  * each sampling it through its own {@link ClipSampler} (`clip.createSampler()`), whose
  * per-instance state is a few numbers.
  */
-import {
-  FLAGS,
-  HEADER,
-  RATE_MASK,
-  SEGMENT_SIZE,
-  TRACKS_PER_BONE,
-  UNIT_CODES,
-  type RotationFormat,
-  type SectionLayout,
-} from './format.js';
+import { SEGMENT_SIZE, TRACKS_PER_BONE, UNIT_CODES, type RotationFormat, type SectionLayout } from './format.js';
 import { FORMAT_ERROR, FormatError } from './errors.js';
 import {
   checkRawValues,
@@ -35,7 +26,6 @@ import {
 } from './clip-reader.js';
 import { buildTables, type ClipTables } from './decode-tables.js';
 import { kernelPlace } from './wasm-kernel.js';
-import { POSE_STRIDE } from './pose.js';
 import { ClipSampler, type SampleOptions } from './sampler.js';
 
 export type { Looping, Rounding, SampleOptions } from './sampler.js';
@@ -68,27 +58,14 @@ export interface OpenOptions {
   decoder?: 'auto' | 'typescript';
 }
 
-/** Class of a track in a compressed clip. */
-export type TrackClass = 'default' | 'constant' | 'animated';
-
-/** By clip-reader.ts's track classes (CLASS_DEFAULT, CLASS_CONSTANT, CLASS_ANIMATED). */
-const TRACK_CLASS_NAMES: readonly TrackClass[] = ['default', 'constant', 'animated'];
-
-/** Byte ranges of a clip's sections, for tools (`bonepress info`). */
-export interface SectionSizes {
-  header: number;
-  parents: number;
-  bitsets: number;
-  constants: number;
-  clipRanges: number;
-  rotationRefs: number;
-  nodeIndices: number;
-  keyTimes: number;
-  /** The additive record (16 bytes on additive clips, else 0). */
-  additive: number;
-  segments: number;
-  names: number;
-  total: number;
+/** Where an opened clip's sections are, as its validation found them (clip-inspection.ts's sectionSizes reads it). */
+export interface ClipSections {
+  readonly header: Header;
+  readonly layout: SectionLayout;
+  /** Byte just past the last segment. */
+  readonly segmentsEnd: number;
+  /** The header's names offset (0 without the names section). */
+  readonly namesOffset: number;
 }
 
 /** A validated `.bpk` clip with its decode tables, immutable once opened. */
@@ -143,11 +120,14 @@ export class CompressedClip {
   readonly hasChecksum: boolean;
   /** @internal Decode tables for {@link ClipSampler}. */
   readonly tables: ClipTables;
+  /** @internal The file's bytes: the caller's, or where the kernel decodes its copy (clip-inspection.ts reads the rates). */
+  readonly bytes: Uint8Array;
+  /** @internal Each track's class (clip-reader.ts's CLASS_*), by track index. */
+  readonly trackClass: Uint8Array;
+  /** @internal Where the sections are (clip-inspection.ts's sectionSizes). */
+  readonly sections: ClipSections;
 
-  private readonly bytes: Uint8Array;
-  private readonly trackClass: Uint8Array;
   private readonly channelMask: Uint8Array;
-  private readonly sections: SectionSizes;
   private ownSampler: ClipSampler | undefined;
 
   private constructor(bytes: Uint8Array, verifyChecksum: boolean, compactTables: boolean, useKernel: boolean) {
@@ -212,7 +192,7 @@ export class CompressedClip {
     );
     // Where the kernel decodes, the file's copy in its memory: the caller's bytes are not kept.
     this.bytes = this.tables.kernel ? this.tables.kernel.file : bytes;
-    this.sections = sectionSizes(header, layout, segments.end, names.offset, bytes.byteLength);
+    this.sections = { header, layout, segmentsEnd: segments.end, namesOffset: names.offset };
   }
 
   /**
@@ -259,19 +239,9 @@ export class CompressedClip {
     return this.sampleCount > 1 ? (this.sampleCount - 1) / this.sampleRate : 0;
   }
 
-  /** Byte size of each section. */
-  sectionSizes(): SectionSizes {
-    return { ...this.sections };
-  }
-
   /** The time of sample `k` (0 … sampleCount − 1) on the source's timeline: its key time, or startTime + k / sampleRate. */
   keyTime(k: number): number {
     return this.keyTimes ? this.keyTimes[k] : this.startTime + k / this.sampleRate;
-  }
-
-  /** Class of track `kind` (0 rotation, 1 translation, 2 scale) of `bone`. */
-  trackClassOf(bone: number, kind: number): TrackClass {
-    return TRACK_CLASS_NAMES[this.trackClass[bone * TRACKS_PER_BONE + kind]];
   }
 
   /** Whether the source animates track `kind` of `bone` (a host binds only these). */
@@ -283,17 +253,6 @@ export class CompressedClip {
   isStepTrack(bone: number, kind: number): boolean {
     const a = this.tables.animTrackOfTrack[bone * TRACKS_PER_BONE + kind];
     return a >= 0 && this.tables.animStep[a] === 1;
-  }
-
-  /** Bit rate (bits per component; 32 = raw float) of each animated track in `segment`. A copy. */
-  segmentBitRates(segment: number): Uint8Array {
-    const off = this.tables.segRates[segment];
-    return this.bytes.slice(off, off + this.animatedTrackCount).map((r) => r & RATE_MASK);
-  }
-
-  /** Bone and kind of animated track `index`. */
-  animatedTrack(index: number): { bone: number; kind: number } {
-    return { bone: (this.tables.animBoneOffset[index] / POSE_STRIDE) | 0, kind: this.tables.animKind[index] };
   }
 
   /**
@@ -318,30 +277,4 @@ export class CompressedClip {
   private sampler(): ClipSampler {
     return (this.ownSampler ??= new ClipSampler(this));
   }
-}
-
-/** Byte ranges of the sections, from their checked offsets. */
-function sectionSizes(
-  header: Header,
-  layout: SectionLayout,
-  segmentsEnd: number,
-  namesOffset: number,
-  size: number,
-): SectionSizes {
-  // Each optional section ends where the next present one starts.
-  const after = (...starts: number[]) => starts.find((at) => at > 0) ?? layout.segments;
-  return {
-    header: HEADER.SIZE,
-    parents: layout.bitsets - layout.parents,
-    bitsets: layout.constants - layout.bitsets,
-    constants: layout.clipRanges - layout.constants,
-    clipRanges: layout.rotationRefs - layout.clipRanges,
-    rotationRefs: after(layout.nodeIndices, layout.keyTimes, layout.additive) - layout.rotationRefs,
-    nodeIndices: header.hasNodeIndices ? after(layout.keyTimes, layout.additive) - layout.nodeIndices : 0,
-    keyTimes: header.keyTimeCount ? after(layout.additive) - layout.keyTimes : 0,
-    additive: header.additive ? layout.segments - layout.additive : 0,
-    segments: segmentsEnd - layout.segments,
-    names: header.flags & FLAGS.HAS_NAMES ? size - namesOffset : 0,
-    total: size,
-  };
 }

@@ -4,6 +4,8 @@
  * (kernel.wat) read, and the map of a kernel memory. A leaf module: it imports nothing, so
  * every module of the decode can import it. kernel.wat uses these numbers as literals and
  * names them in comments (test/runtime/wasm-kernel.test.ts checks its header against them).
+ * The records are `const enum`s, as format.ts's tables are: the build writes their values
+ * where they are used.
  */
 
 /**
@@ -18,15 +20,17 @@
  * keys in the file's words the TypeScript decoder reads, or, in a kernel memory, their byte
  * address in the file's copy there (the kernel reads them in place).
  */
-export const TABLE = {
-  RECORD: 8,
-  POSE_BITS: 20,
-  POSE_MASK: 0xfffff,
-  KIND_SHIFT: 20,
-  STEP: 1 << 22,
-  RAW: 1 << 24,
-  WINDOW: 1 << 25,
-} as const;
+// biome-ignore lint/suspicious/noConstEnum: see the file's comment
+export const enum TABLE {
+  RECORD = 8,
+  POSE_BITS = 20,
+  POSE_MASK = 0xfffff,
+  // biome-ignore lint/suspicious/noDuplicateEnumValues: the kind sits just past the pose offset's bits
+  KIND_SHIFT = 20,
+  STEP = 1 << 22,
+  RAW = 1 << 24,
+  WINDOW = 1 << 25,
+}
 
 /** Bits a 64-bit read from a field's first byte always holds (64 − 7). */
 export const WINDOW_BITS = 57;
@@ -50,22 +54,23 @@ export const WINDOW_BITS = 57;
  * covering every float that is neither animated nor identity. So a pose reads the clip's
  * few constants, not a whole pose of its own.
  */
-export const KERNEL_CLIP = {
-  KEY_BYTES: 0,
-  QUADS: 1,
-  WINDOWS: 2,
-  RECORDS_BYTES: 3,
-  COUNT: 4,
-  STEPS: 5,
-  CLIP_BYTES: 6,
-  POSE_BYTES: 7,
-  WINDOW_COUNT: 8,
-  LANE_ROTATIONS: 9,
-  LANE_ROWS: 10,
-  SEGMENTS: 11,
-  SEGMENT_BYTES: 12,
-  WORDS: 13,
-} as const;
+// biome-ignore lint/suspicious/noConstEnum: see the file's comment
+export const enum KERNEL_CLIP {
+  KEY_BYTES = 0,
+  QUADS = 1,
+  WINDOWS = 2,
+  RECORDS_BYTES = 3,
+  COUNT = 4,
+  STEPS = 5,
+  CLIP_BYTES = 6,
+  POSE_BYTES = 7,
+  WINDOW_COUNT = 8,
+  LANE_ROTATIONS = 9,
+  LANE_ROWS = 10,
+  SEGMENTS = 11,
+  SEGMENT_BYTES = 12,
+  WORDS = 13,
+}
 
 /**
  * Where key 1 is, in the low two bits of the kernel decode's `head` (wasm-kernel.ts): key
@@ -73,7 +78,13 @@ export const KERNEL_CLIP = {
  * segment (NEXT_SEGMENT); the clip's first key (FIRST, wrap looping from the last key).
  * Bits 2..4 of `head` hold key 0's first bit within its first byte.
  */
-export const KERNEL_KEY1 = { SAME: 0, NEXT: 1, NEXT_SEGMENT: 2, FIRST: 3 } as const;
+// biome-ignore lint/suspicious/noConstEnum: see the file's comment
+export const enum KERNEL_KEY1 {
+  SAME = 0,
+  NEXT = 1,
+  NEXT_SEGMENT = 2,
+  FIRST = 3,
+}
 
 /** Bytes of a pose window: a byte address in the staging pose, then four floats stored there. */
 export const KERNEL_WINDOW_BYTES = 20;
@@ -86,7 +97,13 @@ export const KERNEL_WINDOW_BYTES = 20;
  * a STEP track at STEP, and the four lanes' pose addresses at POSE. The lanes past the last
  * rotation are dummies: reference zeros, written to {@link KERNEL_SINK}.
  */
-export const KERNEL_QUAD = { REFS: 0, STEP: 64, POSE: 80, BYTES: 96 } as const;
+// biome-ignore lint/suspicious/noConstEnum: see the file's comment
+export const enum KERNEL_QUAD {
+  REFS = 0,
+  STEP = 64,
+  POSE = 80,
+  BYTES = 96,
+}
 
 /**
  * Where a clip's segments have lane rows (decode-tables.ts lays them out for every clip the
@@ -102,7 +119,15 @@ export const KERNEL_QUAD = { REFS: 0, STEP: 64, POSE: 80, BYTES: 96 } as const;
  * shifted right by 7 + s and masked to w bits (w ≤ {@link LANE_MAX_BITS}): the lane pass
  * reads four rotations per vector.
  */
-export const KERNEL_LANES = { OFFSET: 0, STEP: 48, BYTE: 96, WIDTH: 120, DROP: 144, BYTES: 160 } as const;
+// biome-ignore lint/suspicious/noConstEnum: see the file's comment
+export const enum KERNEL_LANES {
+  OFFSET = 0,
+  STEP = 48,
+  BYTE = 96,
+  WIDTH = 120,
+  DROP = 144,
+  BYTES = 160,
+}
 
 /**
  * Widest rotation field a lane row reads (bits): four bytes from the field's byte hold it

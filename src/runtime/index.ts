@@ -3,7 +3,9 @@
  * nothing Node-only.
  */
 export { CompressedClip } from './compressed-clip.js';
-export type { OpenOptions, SectionSizes, TrackClass } from './compressed-clip.js';
+export type { OpenOptions } from './compressed-clip.js';
+export { animatedTrack, sectionSizes, segmentBitRates, trackClassOf } from './clip-inspection.js';
+export type { SectionSizes, TrackClass } from './clip-inspection.js';
 export type { AdditiveInfo } from './clip-reader.js';
 export { ClipSampler } from './sampler.js';
 export { CrowdSampler, CROWD_FLOATS_PER_BONE } from './crowd.js';

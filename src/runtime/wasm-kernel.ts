@@ -8,7 +8,7 @@
  * where the engine validates SIMD; sampler.ts keeps the TypeScript path otherwise.
  */
 import { KERNEL_DATA_START, KERNEL_MASKS } from './decode-layout.js';
-import { KERNEL_WASM } from './kernel-wasm.js';
+import { KERNEL_SHIFT, KERNEL_WASM } from './kernel-wasm.js';
 
 /**
  * `decode(clip, head, key, alpha)`: decodes the pose a fraction `alpha` from key 0 to key 1
@@ -44,7 +44,7 @@ export type KernelWorld = (
 /** The kernel module's bytes (kernel.wat): imports env.acos, env.sin and env.mem, exports `decode` and `world`. */
 export function kernelBytes(): Uint8Array<ArrayBuffer> {
   const bytes = new Uint8Array(KERNEL_WASM.length);
-  for (let i = 0; i < bytes.length; i++) bytes[i] = KERNEL_WASM.charCodeAt(i);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = KERNEL_WASM.charCodeAt(i) - KERNEL_SHIFT;
   return bytes;
 }
 

@@ -7,6 +7,7 @@ import { compress } from '../../src/compress/index.js';
 import { OptionsError, resolveOptions, type CompressOptions } from '../../src/compress/options.js';
 import { decompressClip } from '../../src/compress/verify.js';
 import { CompressedClip } from '../../src/runtime/compressed-clip.js';
+import { sectionSizes, trackClassOf } from '../../src/runtime/clip-inspection.js';
 import { FORMAT_ERROR, FormatError } from '../../src/runtime/errors.js';
 import { HEADER, TRACKS_PER_BONE } from '../../src/runtime/format.js';
 import { fixtureNames, loadFixture } from '../utils/clips.js';
@@ -69,7 +70,7 @@ describe('fixtures', () => {
       expect(result.stats.ratio).toBeGreaterThan(1);
       const counts = { default: 0, constant: 0, animated: 0 };
       for (let b = 0; b < c.boneCount; b++)
-        for (let kind = 0; kind < TRACKS_PER_BONE; kind++) counts[c.trackClassOf(b, kind)]++;
+        for (let kind = 0; kind < TRACKS_PER_BONE; kind++) counts[trackClassOf(c, b, kind)]++;
       expect(counts).toEqual(result.stats.tracks);
     },
     TIMEOUT,
@@ -142,11 +143,11 @@ describe('options and names', () => {
     expect(b.name).toBeUndefined();
     expect(a.boneNames).toEqual(clip.skeleton.boneNames);
     expect(a.name).toBe(clip.name);
-    expect(b.sectionSizes().names).toBe(0);
-    expect(a.sectionSizes().names).toBeGreaterThan(0);
-    expect(full.stats.namesBytes).toBe(a.sectionSizes().names);
+    expect(sectionSizes(b).names).toBe(0);
+    expect(sectionSizes(a).names).toBeGreaterThan(0);
+    expect(full.stats.namesBytes).toBe(sectionSizes(a).names);
     expect(stripped.stats.namesBytes).toBe(0);
-    expect(full.bytes.length - stripped.bytes.length).toBe(a.sectionSizes().names);
+    expect(full.bytes.length - stripped.bytes.length).toBe(sectionSizes(a).names);
     const pa = new Float32Array(a.boneCount * POSE_STRIDE),
       pb = new Float32Array(b.boneCount * POSE_STRIDE);
     for (let k = 0; k < a.sampleCount; k++) {
@@ -169,7 +170,7 @@ describe('options and names', () => {
       if (i < HEADER.FLAGS || i >= HEADER.CHECKSUM + 4) expect(without[i]).toBe(withSum[i]);
     }
     // Flip a bit of the clip name: the checksum catches it, and nothing else would.
-    const nameAt = c.byteLength - c.sectionSizes().names + 2;
+    const nameAt = c.byteLength - sectionSizes(c).names + 2;
     const flip = (bytes: Uint8Array) => {
       const out = bytes.slice();
       out[nameAt] ^= 0x02;
@@ -244,7 +245,7 @@ describe('synthetic clips round-trip within the threshold', () => {
     const c = CompressedClip.open(compress(clip).bytes);
     const animated = scaleKinds.map((k, b) => (k === 'animated' ? b : -1)).filter((b) => b >= 0);
     expect(animated.length).toBeGreaterThan(0);
-    for (const b of animated) expect(c.trackClassOf(b, 2)).toBe('animated');
+    for (const b of animated) expect(trackClassOf(c, b, 2)).toBe('animated');
   });
 
   it('a clip where every track is default stores nothing per sample and decodes exactly', () => {
@@ -258,7 +259,7 @@ describe('synthetic clips round-trip within the threshold', () => {
     const c = CompressedClip.open(result.bytes);
     expect(c.animatedTrackCount).toBe(0);
     for (let b = 0; b < boneCount; b++)
-      for (let kind = 0; kind < 3; kind++) expect(c.trackClassOf(b, kind)).toBe('default');
+      for (let kind = 0; kind < 3; kind++) expect(trackClassOf(c, b, kind)).toBe('default');
     expect(measure(clip, result.bytes)).toBe(0);
     const out = c.sample(0.5, new Float32Array(boneCount * POSE_STRIDE));
     expect(Array.from(out)).toEqual(Array.from(pose));
@@ -285,7 +286,7 @@ describe('synthetic clips round-trip within the threshold', () => {
       expect(clip.rotations[s * 4 + 3]).toBe(1);
     }
     const { bytes, error, threshold } = compressAndMeasure(clip);
-    expect(CompressedClip.open(bytes).trackClassOf(0, 0)).toBe('animated');
+    expect(trackClassOf(CompressedClip.open(bytes), 0, 0)).toBe('animated');
     expect(error).toBeLessThanOrEqual(threshold);
   });
 });

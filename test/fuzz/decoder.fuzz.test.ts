@@ -20,6 +20,7 @@ import { createRawClip, type RawClip } from '../../src/clip/raw-clip.js';
 import { createSkeleton } from '../../src/clip/skeleton.js';
 import { compress } from '../../src/compress/index.js';
 import { CompressedClip, type Looping, type OpenOptions, type Rounding } from '../../src/runtime/compressed-clip.js';
+import { sectionSizes, segmentBitRates, trackClassOf } from '../../src/runtime/clip-inspection.js';
 import { FORMAT_ERROR, FormatError, type FormatErrorCode } from '../../src/runtime/errors.js';
 import {
   CHECKSUM_START,
@@ -147,19 +148,19 @@ function checkHeaderFields(clip: CompressedClip, size: number, context: string):
     if (!(clip.parents[b] >= -1 && clip.parents[b] < b)) fail(`bone ${b} parent ${clip.parents[b]}`);
   if (clip.boneNames !== undefined && clip.boneNames.length !== clip.boneCount)
     fail(`${clip.boneNames.length} bone names`);
-  const s = clip.sectionSizes();
+  const s = sectionSizes(clip);
   const parts = [s.header, s.parents, s.bitsets, s.constants, s.clipRanges, s.rotationRefs, s.segments, s.names];
   if (parts.some((p) => !(Number.isInteger(p) && p >= 0))) fail(`negative section size ${JSON.stringify(s)}`);
   if (parts.reduce((a, b) => a + b, 0) !== size || s.total !== size)
     fail(`sections ${JSON.stringify(s)} do not add up to ${size}`);
   let animated = 0;
   for (let b = 0; b < clip.boneCount; b++) {
-    for (let kind = 0; kind < 3; kind++) if (clip.trackClassOf(b, kind) === 'animated') animated++;
+    for (let kind = 0; kind < 3; kind++) if (trackClassOf(clip, b, kind) === 'animated') animated++;
   }
   if (animated !== clip.animatedTrackCount)
     fail(`${animated} animated tracks by class, header ${clip.animatedTrackCount}`);
   for (let seg = 0; seg < Math.min(clip.segmentCount, 4); seg++) {
-    const rates = clip.segmentBitRates(seg);
+    const rates = segmentBitRates(clip, seg);
     if (rates.length !== clip.animatedTrackCount || rates.some((r) => !((r >= 0 && r <= 24) || r === RAW_BITS)))
       fail(`segment ${seg} rates ${rates}`);
   }
@@ -422,7 +423,8 @@ describe('decoder fuzz: the valid bases', () => {
     expect(opened.some((c) => c.sampleCount === 1)).toBe(true);
     expect(opened.some((c) => c.animatedTrackCount === 0 && c.sampleCount > 1)).toBe(true);
     const rates = new Set<number>();
-    for (const c of opened) for (let s = 0; s < c.segmentCount; s++) for (const r of c.segmentBitRates(s)) rates.add(r);
+    for (const c of opened)
+      for (let s = 0; s < c.segmentCount; s++) for (const r of segmentBitRates(c, s)) rates.add(r);
     for (const r of [0, 1, 12, 24, RAW_BITS]) expect(rates.has(r), `some base uses rate ${r}`).toBe(true);
   });
 
@@ -737,7 +739,7 @@ describe('decoder fuzz: truncation and extension', () => {
 
   it('cutting exactly at each section boundary names the missing section', () => {
     for (const { name, bytes } of bases) {
-      const sections = CompressedClip.open(bytes).sectionSizes();
+      const sections = sectionSizes(CompressedClip.open(bytes));
       let at = 0;
       for (const [section, length] of Object.entries(sections)) {
         if (section === 'total') continue;
@@ -781,43 +783,41 @@ describe('decoder fuzz: truncation and extension', () => {
 
 type FieldName = Exclude<keyof typeof HEADER, 'SIZE'>;
 
-/** Width in bytes of each header field (format.ts gives them in comments only). */
-const FIELD_WIDTHS: Readonly<Record<FieldName, 1 | 2 | 4 | 8>> = {
-  MAGIC: 4,
-  VERSION: 2,
-  FLAGS: 2,
-  CHECKSUM: 4,
-  TOTAL_SIZE: 4,
-  BONE_COUNT: 2,
-  ROTATION_FORMAT: 1,
-  UNIT: 1,
-  SAMPLE_COUNT: 4,
-  SAMPLE_RATE: 8,
-  SEGMENT_COUNT: 4,
-  SEGMENT_SIZE: 2,
-  ANIMATED_TRACK_COUNT: 2,
-  START_TIME: 8,
-  DURATION: 8,
-  NODE_INDICES_OFFSET: 4,
-  PARENTS_OFFSET: 4,
-  BITSETS_OFFSET: 4,
-  CONSTANTS_OFFSET: 4,
-  CLIP_RANGES_OFFSET: 4,
-  SEGMENTS_OFFSET: 4,
-  NAMES_OFFSET: 4,
-  ROTATION_REFS_OFFSET: 4,
+/** Offset and width in bytes of each header field (format.ts gives the widths in comments only). */
+const FIELDS: Readonly<Record<FieldName, readonly [offset: number, width: 1 | 2 | 4 | 8]>> = {
+  MAGIC: [HEADER.MAGIC, 4],
+  VERSION: [HEADER.VERSION, 2],
+  FLAGS: [HEADER.FLAGS, 2],
+  CHECKSUM: [HEADER.CHECKSUM, 4],
+  TOTAL_SIZE: [HEADER.TOTAL_SIZE, 4],
+  BONE_COUNT: [HEADER.BONE_COUNT, 2],
+  ROTATION_FORMAT: [HEADER.ROTATION_FORMAT, 1],
+  UNIT: [HEADER.UNIT, 1],
+  SAMPLE_COUNT: [HEADER.SAMPLE_COUNT, 4],
+  SAMPLE_RATE: [HEADER.SAMPLE_RATE, 8],
+  SEGMENT_COUNT: [HEADER.SEGMENT_COUNT, 4],
+  SEGMENT_SIZE: [HEADER.SEGMENT_SIZE, 2],
+  ANIMATED_TRACK_COUNT: [HEADER.ANIMATED_TRACK_COUNT, 2],
+  START_TIME: [HEADER.START_TIME, 8],
+  DURATION: [HEADER.DURATION, 8],
+  NODE_INDICES_OFFSET: [HEADER.NODE_INDICES_OFFSET, 4],
+  PARENTS_OFFSET: [HEADER.PARENTS_OFFSET, 4],
+  BITSETS_OFFSET: [HEADER.BITSETS_OFFSET, 4],
+  CONSTANTS_OFFSET: [HEADER.CONSTANTS_OFFSET, 4],
+  CLIP_RANGES_OFFSET: [HEADER.CLIP_RANGES_OFFSET, 4],
+  SEGMENTS_OFFSET: [HEADER.SEGMENTS_OFFSET, 4],
+  NAMES_OFFSET: [HEADER.NAMES_OFFSET, 4],
+  ROTATION_REFS_OFFSET: [HEADER.ROTATION_REFS_OFFSET, 4],
 };
 
 function headerFields(): [FieldName, number][] {
-  return (Object.entries(HEADER) as [keyof typeof HEADER, number][]).filter(
-    (e): e is [FieldName, number] => e[0] !== 'SIZE',
-  );
+  return (Object.keys(FIELDS) as FieldName[]).map((name) => [name, FIELDS[name][0]]);
 }
 
 /** Name of the header field holding byte `at`, for messages. */
 function fieldAt(at: number): string {
   for (const [name, offset] of headerFields())
-    if (at >= offset && at < offset + FIELD_WIDTHS[name]) return `header ${name}`;
+    if (at >= offset && at < offset + FIELDS[name][1]) return `header ${name}`;
   return at < HEADER.SIZE ? 'header padding' : 'body';
 }
 
@@ -904,7 +904,7 @@ describe('decoder fuzz: extreme values', () => {
     for (const { name, bytes } of bases) {
       const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       for (const [field, at] of headerFields()) {
-        const width = FIELD_WIDTHS[field];
+        const width = FIELDS[field][1];
         const original = readField(view, at, width);
         const values = width === 8 ? RATE_VALUES : extremeValues(width, original, bytes.byteLength);
         for (const value of values) {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { compress } from '../../src/compress/index.js';
 import { CompressedClip } from '../../src/runtime/compressed-clip.js';
+import { animatedTrack, sectionSizes, segmentBitRates } from '../../src/runtime/clip-inspection.js';
 import { FORMAT_ERROR, FormatError, type FormatErrorCode } from '../../src/runtime/errors.js';
 import {
   CLIP_RANGE_BYTES,
@@ -63,13 +64,13 @@ function openMessage(bytes: Uint8Array): string {
 
 /** Index and kind of the first animated track of `kind` in `c`. */
 function firstAnimated(c: CompressedClip, kind: number): number {
-  for (let j = 0; j < c.animatedTrackCount; j++) if (c.animatedTrack(j).kind === kind) return j;
+  for (let j = 0; j < c.animatedTrackCount; j++) if (animatedTrack(c, j).kind === kind) return j;
   throw new Error(`no animated track of kind ${kind}`);
 }
 
 describe('the test file', () => {
   it('has every section and track class the corruptions below need', () => {
-    const sizes = base.sectionSizes();
+    const sizes = sectionSizes(base);
     for (const key of ['parents', 'bitsets', 'constants', 'clipRanges', 'rotationRefs', 'segments', 'names'] as const)
       expect(sizes[key]).toBeGreaterThan(0);
     expect(base.segmentCount).toBe(3);
@@ -275,7 +276,7 @@ describe('sections', { timeout: 30_000 }, () => {
 
   /** Byte offsets where sections start (and the end of the file), from sectionSizes. */
   function boundaries(c: CompressedClip): number[] {
-    const s = c.sectionSizes();
+    const s = sectionSizes(c);
     const parts = [s.header, s.parents, s.bitsets, s.constants, s.clipRanges, s.rotationRefs, s.segments, s.names];
     const out: number[] = [];
     let at = 0;
@@ -329,7 +330,7 @@ describe('key times', () => {
     startTime: 0,
     duration: 39 / 30 + 0.2,
   }).bytes;
-  const at = CompressedClip.open(timed).sectionSizes();
+  const at = sectionSizes(CompressedClip.open(timed));
   // The key times sit right before the segments.
   const keyTimesAt = u32(timed, HEADER.SEGMENTS_OFFSET) - at.keyTimes;
 
@@ -438,9 +439,9 @@ describe('values', { timeout: 30_000 }, () => {
     const c = CompressedClip.open(NO_CHECKSUM);
     expect(c.hasChecksum).toBe(false);
     const at = u32(NO_CHECKSUM, HEADER.CONSTANTS_OFFSET);
-    expect(c.sectionSizes().constants).toBeGreaterThan(0);
+    expect(sectionSizes(c).constants).toBeGreaterThan(0);
     for (const value of [NaN, Infinity, -Infinity]) {
-      for (const offset of [0, c.sectionSizes().constants - 4]) {
+      for (const offset of [0, sectionSizes(c).constants - 4]) {
         expect(openError(patched(NO_CHECKSUM, (v) => v.setFloat32(at + offset, value, true)))).toBe(
           FORMAT_ERROR.BAD_VALUE,
         );
@@ -454,7 +455,7 @@ describe('values', { timeout: 30_000 }, () => {
     for (const kind of [TRACK_KIND.TRANSLATION, TRACK_KIND.SCALE]) {
       const j = firstAnimated(c, kind);
       let at = rangesAt;
-      for (let i = 0; i < j; i++) at += CLIP_RANGE_BYTES[c.animatedTrack(i).kind];
+      for (let i = 0; i < j; i++) at += CLIP_RANGE_BYTES[animatedTrack(c, i).kind];
       for (const component of [0, 2]) {
         const minAt = at + 8 * component,
           extAt = minAt + 4;
@@ -477,7 +478,7 @@ describe('values', { timeout: 30_000 }, () => {
 
   it('rejects a NaN or infinite raw value', () => {
     const c = CompressedClip.open(RAW);
-    expect(Array.from(c.segmentBitRates(0)).every((r) => r === RAW_BITS)).toBe(true);
+    expect(Array.from(segmentBitRates(c, 0)).every((r) => r === RAW_BITS)).toBe(true);
     const segAt = u32(RAW, HEADER.SEGMENTS_OFFSET);
     const dataAt = segAt + align4(c.animatedTrackCount * (1 + SEGMENT_RANGE_BYTES));
     const keyBytes = c.animatedTrackCount * 3 * 4;

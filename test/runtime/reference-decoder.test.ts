@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { compress } from '../../src/compress/index.js';
 import { CompressedClip } from '../../src/runtime/compressed-clip.js';
+import { sectionSizes, segmentBitRates, trackClassOf } from '../../src/runtime/clip-inspection.js';
 import { MAX_QUANTIZED_BITS, RAW_BITS } from '../../src/runtime/format.js';
 import { POSE_STRIDE } from '../../src/runtime/pose.js';
 import { referenceDecode } from '../reference-decoder.js';
@@ -50,13 +51,13 @@ function expectSameMetadata(bytes: Uint8Array): void {
   expect(ref.keys.length).toBe(fast.sampleCount);
   for (let b = 0; b < fast.boneCount; b++) {
     for (let kind = 0; kind < 3; kind++) {
-      expect(ref.trackClasses[b * 3 + kind]).toBe(fast.trackClassOf(b, kind));
+      expect(ref.trackClasses[b * 3 + kind]).toBe(trackClassOf(fast, b, kind));
       expect(ref.channels[b * 3 + kind]).toBe(fast.hasChannel(b, kind));
       expect(ref.steps[b * 3 + kind]).toBe(fast.isStepTrack(b, kind));
     }
   }
   expect(ref.rates.length).toBe(fast.segmentCount);
-  ref.rates.forEach((rates, s) => expect(rates).toEqual(Array.from(fast.segmentBitRates(s))));
+  ref.rates.forEach((rates, s) => expect(rates).toEqual(Array.from(segmentBitRates(fast, s))));
 }
 
 describe('the fast decoder agrees with the reference decoder', () => {
@@ -141,7 +142,7 @@ describe('the fast decoder agrees with the reference decoder', () => {
     const fast = CompressedClip.open(bytes);
     const changed = bytes.slice();
     // Flip a bit inside the last segment's packed keys (before the names).
-    changed[bytes.length - fast.sectionSizes().names - 5] ^= 0x10;
+    changed[bytes.length - sectionSizes(fast).names - 5] ^= 0x10;
     const a = referenceDecode(bytes).keys,
       b = referenceDecode(changed).keys;
     expect(a.some((key, k) => key.some((v, i) => v !== b[k][i]))).toBe(true);

@@ -18,6 +18,7 @@ import {
   trackComponentBits,
 } from '../../src/runtime/bits.js';
 import type { CompressedClip } from '../../src/runtime/compressed-clip.js';
+import { animatedTrack } from '../../src/runtime/clip-inspection.js';
 import {
   DROP_SHIFT,
   HEADER,
@@ -59,7 +60,7 @@ export class SlowSampler {
     this.words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2);
     const animated = clip.animatedTrackCount;
     for (let j = 0; j < animated; j++) {
-      const { bone, kind } = clip.animatedTrack(j);
+      const { bone, kind } = animatedTrack(clip, j);
       this.kinds.push(kind);
       this.poseOffsets.push(bone * POSE_STRIDE + [0, 4, 7][kind]);
       this.steps.push(clip.isStepTrack(bone, kind));

@@ -15,7 +15,7 @@ import {
   type RawClip,
 } from 'bonepress';
 import { animationBytes } from 'bonepress/gltf-transform';
-import { CompressedClip, createPose, localToObject, type SampleOptions } from 'bonepress/runtime';
+import { CompressedClip, createPose, localToObject, segmentBitRates, type SampleOptions } from 'bonepress/runtime';
 import { CompressedAnimationClip } from 'bonepress/three';
 import * as THREE from 'three';
 
@@ -325,7 +325,7 @@ function fillPanels(shown: Shown): void {
     ui.maxError.classList.remove('over');
     const histogram: Record<number, number> = {};
     for (let s = 0; s < c.segmentCount; s++)
-      for (const bits of c.segmentBitRates(s)) histogram[bits] = (histogram[bits] ?? 0) + 1;
+      for (const bits of segmentBitRates(c, s)) histogram[bits] = (histogram[bits] ?? 0) + 1;
     drawHistogram(ui.histogram, histogram);
     ui.legendUnit.textContent = unit;
   }
@@ -398,7 +398,7 @@ function fillAssetPanels(player: AssetPlayer): void {
   const histogram: Record<number, number> = {};
   if (compressed)
     for (let g = 0; g < compressed.segmentCount; g++)
-      for (const bits of compressed.segmentBitRates(g)) histogram[bits] = (histogram[bits] ?? 0) + 1;
+      for (const bits of segmentBitRates(compressed, g)) histogram[bits] = (histogram[bits] ?? 0) + 1;
   drawHistogram(ui.histogram, histogram);
   ui.assetPanel.hidden = false;
   ui.meshes.textContent = `${player.meshCount} (${player.skinnedMeshes.length} skinned)`;
