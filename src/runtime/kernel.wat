@@ -48,8 +48,6 @@
     (local $key1Is i32)
     (local $sub0 i32)
     (local $sub1 i32)
-    (local $shift0 i32)
-    (local $shift1 i32)
     (local $keyBytes i32)
     (local $recordsBytes i32)
     (local $quads i32)
@@ -169,7 +167,10 @@
     (local $lhi v128)
     (local $lv v128)
     (local $i127 v128)
-    (local $i1 v128)
+    (local $f2p23 v128)
+    (local $i2p23 v128)
+    (local $kmul0 v128)
+    (local $kmul1 v128)
     ;; The decode function's body (see KernelDecode).
     local.get $clip
     i32.load offset=12 align=1 ;; KERNEL_CLIP.RECORDS_BYTES
@@ -322,23 +323,45 @@
     local.get $a1
     i32.add
     local.set $a0
-    ;; The staging pose holds another clip's pose: this clip's data may be in no cache. Every
-    ;; line of its keys, records, kernel record, windows and quad table is loaded first:
-    ;; independent loads, so the misses overlap instead of coming one after another as the
-    ;; passes reach them (nothing waits for the header). Then identity and the clip's windows.
-    i32.const 131040 ;; KERNEL_OWNER
-    i32.load align=1
-    local.get $clip
-    i32.ne
+    ;; Every call: the lines of key 0 (and of key 1 when it is the next: the keys lie back to
+    ;; back in the file's copy) and of key 1 elsewhere are loaded first, from the sampler's
+    ;; address: independent loads, so their misses overlap the header's and the records'
+    ;; instead of waiting for the passes (a crowd decodes each character of a clip at its own keys).
+    ;; Loads a word of every 64-byte line from start() for bytes() bytes (at least one), or-ed into local touched.
+    local.get $key
+    i32.const -64
+    i32.and
+    local.set $at
+    local.get $key
+    local.get $a0
+    i32.add
+    local.set $el
+    loop  ;; label = @1
+      local.get $touched
+      local.get $at
+      i32.load align=1
+      i32.or
+      local.set $touched
+      local.get $at
+      i32.const 64
+      i32.add
+      local.set $at
+      local.get $at
+      local.get $el
+      i32.lt_u
+      br_if 0 (;@1;)
+    end
+    local.get $key1Is
+    i32.const 2
+    i32.ge_u
     if  ;; label = @1
-      ;; Key 0's lines (and key 1's when it is the next) from the sampler's address, waiting for nothing.
       ;; Loads a word of every 64-byte line from start() for bytes() bytes (at least one), or-ed into local touched.
-      local.get $key
+      local.get $key1
       i32.const -64
       i32.and
       local.set $at
-      local.get $key
-      local.get $a0
+      local.get $key1
+      local.get $a1
       i32.add
       local.set $el
       loop  ;; label = @2
@@ -356,35 +379,19 @@
         i32.lt_u
         br_if 0 (;@2;)
       end
-      local.get $key1Is
-      i32.const 2
-      i32.ge_u
-      if  ;; label = @2
-        ;; Loads a word of every 64-byte line from start() for bytes() bytes (at least one), or-ed into local touched.
-        local.get $key1
-        i32.const -64
-        i32.and
-        local.set $at
-        local.get $key1
-        local.get $a1
-        i32.add
-        local.set $el
-        loop  ;; label = @3
-          local.get $touched
-          local.get $at
-          i32.load align=1
-          i32.or
-          local.set $touched
-          local.get $at
-          i32.const 64
-          i32.add
-          local.set $at
-          local.get $at
-          local.get $el
-          i32.lt_u
-          br_if 0 (;@3;)
-        end
-      end
+    end
+    ;; Stored once, so that no engine could drop the loads as unused.
+    i32.const 131056 ;; KERNEL_SINK
+    local.get $touched
+    i32.store align=1
+    ;; The staging pose holds another clip's pose: this clip's data may be in no cache. Every
+    ;; line of its records, kernel record, windows and quad table is loaded first, as the keys'
+    ;; were. Then identity and the clip's windows.
+    i32.const 131040 ;; KERNEL_OWNER
+    i32.load align=1
+    local.get $clip
+    i32.ne
+    if  ;; label = @1
       ;; Loads a word of every 64-byte line from start() for bytes() bytes (at least one), or-ed into local touched.
       local.get $h0
       i32.const -64
@@ -1722,16 +1729,19 @@
       local.get $clip
       i32.load offset=40 align=1 ;; KERNEL_CLIP.LANE_ROWS
       local.set $row
-      ;; Each key's fields are read four bytes from their bytes, their lowest bit multiplied up
-      ;; to bit 7 + the key's first bit, then shifted down by as many.
+      ;; Each key's fields are read four bytes from their bytes and multiplied up to start at bit
+      ;; 14 (by their lane's 2^(7 − first bit) and by kmul, 2^(7 − the key's first bit)), then
+      ;; shifted down by 14: a shift by a constant.
+      i32.const 128
       local.get $sub0
-      i32.const 7
-      i32.add
-      local.set $shift0
+      i32.shr_u
+      i32x4.splat
+      local.set $kmul0
+      i32.const 128
       local.get $sub1
-      i32.const 7
-      i32.add
-      local.set $shift1
+      i32.shr_u
+      i32x4.splat
+      local.set $kmul1
       ;; The lane pass: fills planes C and G (and the dropped components) of every quad from the
       ;; lane rows (KERNEL_LANES) of the keys' segments, for keys starting at bit sub0 of byte
       ;; base0 and bit sub1 of byte base1, four rotations at a time. Each component is offset
@@ -1739,13 +1749,14 @@
       ;; hold what the first pass would park there, to the bit. Key 1 is read only for two keys; its segment's
       ;; parameters only when it is another segment.
       ;; Component c's four fields' bytes (into a0, a1, a2, sum), multipliers 2^(7 − first bit)
-      ;; and masks 2^w − 1 (powers of two built as float32 exponents, then truncated), offsets
-      ;; and steps, from the row at row.
-      ;; Component c of the key at byte key into plane p.
+      ;; (bytes of the row) and masks 2^w − 1 (2^w built as a float32 exponent; plus 2^23, its
+      ;; bits are those of 2^23 plus 2^w, w ≤ LANE_MAX_BITS), offsets and steps, from the row at row.
       v128.const i32x4 0x0000007f 0x0000007f 0x0000007f 0x0000007f
       local.set $i127
-      v128.const i32x4 0x00000001 0x00000001 0x00000001 0x00000001
-      local.set $i1
+      v128.const i32x4 0x4b000000 0x4b000000 0x4b000000 0x4b000000 ;; 2^23 (float32)
+      local.set $f2p23
+      v128.const i32x4 0x4b000001 0x4b000001 0x4b000001 0x4b000001 ;; its bits, plus 1
+      local.set $i2p23
       ;; quad: key 0's row; o: key 1's (as far from it as their segments' headers).
       i32.const 0
       local.set $at
@@ -1786,11 +1797,6 @@
         local.set $lv
         local.get $lv
         i32x4.extend_high_i16x8_u
-        local.get $i127
-        i32x4.add
-        i32.const 23
-        i32x4.shl
-        i32x4.trunc_sat_f32x4_s
         local.set $lmul
         local.get $lv
         i32x4.extend_low_i16x8_u
@@ -1798,8 +1804,9 @@
         i32x4.add
         i32.const 23
         i32x4.shl
-        i32x4.trunc_sat_f32x4_s
-        local.get $i1
+        local.get $f2p23
+        f32x4.add
+        local.get $i2p23
         i32x4.sub
         local.set $lmask
         local.get $quad
@@ -1847,12 +1854,14 @@
         local.get $lv
         v128.load32_lane align=1 3
         local.set $lv
-        ;; The field's lowest bit to bit 7 + the key's first bit, then down to bit 0, the next
-        ;; fields' bits masked off.
+        ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) and 2^(7 − the key's
+        ;; first bit)), then down to bit 0, the next fields' bits masked off.
         local.get $lv
         local.get $lmul
         i32x4.mul
-        local.get $shift0
+        local.get $kmul0
+        i32x4.mul
+        i32.const 14
         i32x4.shr_u
         local.get $lmask
         v128.and
@@ -1905,11 +1914,6 @@
             local.set $lv
             local.get $lv
             i32x4.extend_high_i16x8_u
-            local.get $i127
-            i32x4.add
-            i32.const 23
-            i32x4.shl
-            i32x4.trunc_sat_f32x4_s
             local.set $lmul
             local.get $lv
             i32x4.extend_low_i16x8_u
@@ -1917,8 +1921,9 @@
             i32x4.add
             i32.const 23
             i32x4.shl
-            i32x4.trunc_sat_f32x4_s
-            local.get $i1
+            local.get $f2p23
+            f32x4.add
+            local.get $i2p23
             i32x4.sub
             local.set $lmask
             local.get $o
@@ -1967,12 +1972,14 @@
           local.get $lv
           v128.load32_lane align=1 3
           local.set $lv
-          ;; The field's lowest bit to bit 7 + the key's first bit, then down to bit 0, the next
-          ;; fields' bits masked off.
+          ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) and 2^(7 − the key's
+          ;; first bit)), then down to bit 0, the next fields' bits masked off.
           local.get $lv
           local.get $lmul
           i32x4.mul
-          local.get $shift1
+          local.get $kmul1
+          i32x4.mul
+          i32.const 14
           i32x4.shr_u
           local.get $lmask
           v128.and
@@ -2019,11 +2026,6 @@
         local.set $lv
         local.get $lv
         i32x4.extend_high_i16x8_u
-        local.get $i127
-        i32x4.add
-        i32.const 23
-        i32x4.shl
-        i32x4.trunc_sat_f32x4_s
         local.set $lmul
         local.get $lv
         i32x4.extend_low_i16x8_u
@@ -2031,8 +2033,9 @@
         i32x4.add
         i32.const 23
         i32x4.shl
-        i32x4.trunc_sat_f32x4_s
-        local.get $i1
+        local.get $f2p23
+        f32x4.add
+        local.get $i2p23
         i32x4.sub
         local.set $lmask
         local.get $quad
@@ -2080,12 +2083,14 @@
         local.get $lv
         v128.load32_lane align=1 3
         local.set $lv
-        ;; The field's lowest bit to bit 7 + the key's first bit, then down to bit 0, the next
-        ;; fields' bits masked off.
+        ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) and 2^(7 − the key's
+        ;; first bit)), then down to bit 0, the next fields' bits masked off.
         local.get $lv
         local.get $lmul
         i32x4.mul
-        local.get $shift0
+        local.get $kmul0
+        i32x4.mul
+        i32.const 14
         i32x4.shr_u
         local.get $lmask
         v128.and
@@ -2138,11 +2143,6 @@
             local.set $lv
             local.get $lv
             i32x4.extend_high_i16x8_u
-            local.get $i127
-            i32x4.add
-            i32.const 23
-            i32x4.shl
-            i32x4.trunc_sat_f32x4_s
             local.set $lmul
             local.get $lv
             i32x4.extend_low_i16x8_u
@@ -2150,8 +2150,9 @@
             i32x4.add
             i32.const 23
             i32x4.shl
-            i32x4.trunc_sat_f32x4_s
-            local.get $i1
+            local.get $f2p23
+            f32x4.add
+            local.get $i2p23
             i32x4.sub
             local.set $lmask
             local.get $o
@@ -2200,12 +2201,14 @@
           local.get $lv
           v128.load32_lane align=1 3
           local.set $lv
-          ;; The field's lowest bit to bit 7 + the key's first bit, then down to bit 0, the next
-          ;; fields' bits masked off.
+          ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) and 2^(7 − the key's
+          ;; first bit)), then down to bit 0, the next fields' bits masked off.
           local.get $lv
           local.get $lmul
           i32x4.mul
-          local.get $shift1
+          local.get $kmul1
+          i32x4.mul
+          i32.const 14
           i32x4.shr_u
           local.get $lmask
           v128.and
@@ -2252,11 +2255,6 @@
         local.set $lv
         local.get $lv
         i32x4.extend_high_i16x8_u
-        local.get $i127
-        i32x4.add
-        i32.const 23
-        i32x4.shl
-        i32x4.trunc_sat_f32x4_s
         local.set $lmul
         local.get $lv
         i32x4.extend_low_i16x8_u
@@ -2264,8 +2262,9 @@
         i32x4.add
         i32.const 23
         i32x4.shl
-        i32x4.trunc_sat_f32x4_s
-        local.get $i1
+        local.get $f2p23
+        f32x4.add
+        local.get $i2p23
         i32x4.sub
         local.set $lmask
         local.get $quad
@@ -2313,12 +2312,14 @@
         local.get $lv
         v128.load32_lane align=1 3
         local.set $lv
-        ;; The field's lowest bit to bit 7 + the key's first bit, then down to bit 0, the next
-        ;; fields' bits masked off.
+        ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) and 2^(7 − the key's
+        ;; first bit)), then down to bit 0, the next fields' bits masked off.
         local.get $lv
         local.get $lmul
         i32x4.mul
-        local.get $shift0
+        local.get $kmul0
+        i32x4.mul
+        i32.const 14
         i32x4.shr_u
         local.get $lmask
         v128.and
@@ -2371,11 +2372,6 @@
             local.set $lv
             local.get $lv
             i32x4.extend_high_i16x8_u
-            local.get $i127
-            i32x4.add
-            i32.const 23
-            i32x4.shl
-            i32x4.trunc_sat_f32x4_s
             local.set $lmul
             local.get $lv
             i32x4.extend_low_i16x8_u
@@ -2383,8 +2379,9 @@
             i32x4.add
             i32.const 23
             i32x4.shl
-            i32x4.trunc_sat_f32x4_s
-            local.get $i1
+            local.get $f2p23
+            f32x4.add
+            local.get $i2p23
             i32x4.sub
             local.set $lmask
             local.get $o
@@ -2433,12 +2430,14 @@
           local.get $lv
           v128.load32_lane align=1 3
           local.set $lv
-          ;; The field's lowest bit to bit 7 + the key's first bit, then down to bit 0, the next
-          ;; fields' bits masked off.
+          ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) and 2^(7 − the key's
+          ;; first bit)), then down to bit 0, the next fields' bits masked off.
           local.get $lv
           local.get $lmul
           i32x4.mul
-          local.get $shift1
+          local.get $kmul1
+          i32x4.mul
+          i32.const 14
           i32x4.shr_u
           local.get $lmask
           v128.and
