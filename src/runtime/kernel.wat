@@ -1810,7 +1810,7 @@
         i32x4.sub
         local.set $lmask
         local.get $quad
-        v128.load align=1 ;; KERNEL_QUAD.REFS x
+        v128.load align=1 ;; KERNEL_LANES.OFFSET + 16 · c
         local.set $lv
         local.get $lv
         f64x2.promote_low_f32x4
@@ -1821,7 +1821,7 @@
         f64x2.promote_low_f32x4
         local.set $loffHi
         local.get $quad
-        v128.load offset=48 align=1 ;; KERNEL_QUAD.REFS w
+        v128.load offset=48 align=1 ;; KERNEL_LANES.STEP + 16 · c
         local.set $lv
         local.get $lv
         f64x2.promote_low_f32x4
@@ -1854,12 +1854,13 @@
         local.get $lv
         v128.load32_lane align=1 3
         local.set $lv
-        ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) and 2^(7 − the key's
-        ;; first bit)), then down to bit 0, the next fields' bits masked off.
+        ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) · 2^(7 − the key's first
+        ;; bit), a product of the row's and the key's, ready before the field), then down to bit 0,
+        ;; the next fields' bits masked off.
         local.get $lv
         local.get $lmul
-        i32x4.mul
         local.get $kmul0
+        i32x4.mul
         i32x4.mul
         i32.const 14
         i32x4.shr_u
@@ -1972,12 +1973,13 @@
           local.get $lv
           v128.load32_lane align=1 3
           local.set $lv
-          ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) and 2^(7 − the key's
-          ;; first bit)), then down to bit 0, the next fields' bits masked off.
+          ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) · 2^(7 − the key's first
+          ;; bit), a product of the row's and the key's, ready before the field), then down to bit 0,
+          ;; the next fields' bits masked off.
           local.get $lv
           local.get $lmul
-          i32x4.mul
           local.get $kmul1
+          i32x4.mul
           i32x4.mul
           i32.const 14
           i32x4.shr_u
@@ -2039,7 +2041,7 @@
         i32x4.sub
         local.set $lmask
         local.get $quad
-        v128.load offset=16 align=1 ;; KERNEL_QUAD.REFS y
+        v128.load offset=16 align=1 ;; KERNEL_LANES.OFFSET + 16 · c
         local.set $lv
         local.get $lv
         f64x2.promote_low_f32x4
@@ -2050,7 +2052,7 @@
         f64x2.promote_low_f32x4
         local.set $loffHi
         local.get $quad
-        v128.load offset=64 align=1 ;; KERNEL_QUAD.STEP
+        v128.load offset=64 align=1 ;; KERNEL_LANES.STEP + 16 · c
         local.set $lv
         local.get $lv
         f64x2.promote_low_f32x4
@@ -2083,12 +2085,13 @@
         local.get $lv
         v128.load32_lane align=1 3
         local.set $lv
-        ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) and 2^(7 − the key's
-        ;; first bit)), then down to bit 0, the next fields' bits masked off.
+        ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) · 2^(7 − the key's first
+        ;; bit), a product of the row's and the key's, ready before the field), then down to bit 0,
+        ;; the next fields' bits masked off.
         local.get $lv
         local.get $lmul
-        i32x4.mul
         local.get $kmul0
+        i32x4.mul
         i32x4.mul
         i32.const 14
         i32x4.shr_u
@@ -2201,12 +2204,13 @@
           local.get $lv
           v128.load32_lane align=1 3
           local.set $lv
-          ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) and 2^(7 − the key's
-          ;; first bit)), then down to bit 0, the next fields' bits masked off.
+          ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) · 2^(7 − the key's first
+          ;; bit), a product of the row's and the key's, ready before the field), then down to bit 0,
+          ;; the next fields' bits masked off.
           local.get $lv
           local.get $lmul
-          i32x4.mul
           local.get $kmul1
+          i32x4.mul
           i32x4.mul
           i32.const 14
           i32x4.shr_u
@@ -2268,7 +2272,7 @@
         i32x4.sub
         local.set $lmask
         local.get $quad
-        v128.load offset=32 align=1 ;; KERNEL_QUAD.REFS z
+        v128.load offset=32 align=1 ;; KERNEL_LANES.OFFSET + 16 · c
         local.set $lv
         local.get $lv
         f64x2.promote_low_f32x4
@@ -2279,7 +2283,7 @@
         f64x2.promote_low_f32x4
         local.set $loffHi
         local.get $quad
-        v128.load offset=80 align=1 ;; KERNEL_QUAD.POSE lane 0
+        v128.load offset=80 align=1 ;; KERNEL_LANES.STEP + 16 · c
         local.set $lv
         local.get $lv
         f64x2.promote_low_f32x4
@@ -2312,12 +2316,13 @@
         local.get $lv
         v128.load32_lane align=1 3
         local.set $lv
-        ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) and 2^(7 − the key's
-        ;; first bit)), then down to bit 0, the next fields' bits masked off.
+        ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) · 2^(7 − the key's first
+        ;; bit), a product of the row's and the key's, ready before the field), then down to bit 0,
+        ;; the next fields' bits masked off.
         local.get $lv
         local.get $lmul
-        i32x4.mul
         local.get $kmul0
+        i32x4.mul
         i32x4.mul
         i32.const 14
         i32x4.shr_u
@@ -2430,12 +2435,13 @@
           local.get $lv
           v128.load32_lane align=1 3
           local.set $lv
-          ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) and 2^(7 − the key's
-          ;; first bit)), then down to bit 0, the next fields' bits masked off.
+          ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) · 2^(7 − the key's first
+          ;; bit), a product of the row's and the key's, ready before the field), then down to bit 0,
+          ;; the next fields' bits masked off.
           local.get $lv
           local.get $lmul
-          i32x4.mul
           local.get $kmul1
+          i32x4.mul
           i32x4.mul
           i32.const 14
           i32x4.shr_u
