@@ -2501,6 +2501,9 @@
         i32.lt_u
         br_if 0 (;@2;)
       end
+      ;; The rows' dummy lanes were read as zeros (offset and step 0) dropping w (3), as below.
+      local.get $el
+      local.set $e
     end
     ;; The last quad's lanes past the last rotation (dummies) get zeros, not a previous decode's leftovers.
     local.get $e
