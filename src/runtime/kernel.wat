@@ -323,45 +323,23 @@
     local.get $a1
     i32.add
     local.set $a0
-    ;; Every call: the lines of key 0 (and of key 1 when it is the next: the keys lie back to
-    ;; back in the file's copy) and of key 1 elsewhere are loaded first, from the sampler's
-    ;; address: independent loads, so their misses overlap the header's and the records'
-    ;; instead of waiting for the passes (a crowd decodes each character of a clip at its own keys).
-    ;; Loads a word of every 64-byte line from start() for bytes() bytes (at least one), or-ed into local touched.
-    local.get $key
-    i32.const -64
-    i32.and
-    local.set $at
-    local.get $key
-    local.get $a0
-    i32.add
-    local.set $el
-    loop  ;; label = @1
-      local.get $touched
-      local.get $at
-      i32.load align=1
-      i32.or
-      local.set $touched
-      local.get $at
-      i32.const 64
-      i32.add
-      local.set $at
-      local.get $at
-      local.get $el
-      i32.lt_u
-      br_if 0 (;@1;)
-    end
-    local.get $key1Is
-    i32.const 2
-    i32.ge_u
+    ;; The staging pose holds another clip's pose: this clip's data may be in no cache. Every
+    ;; line of its keys, records, kernel record, windows and quad table is loaded first:
+    ;; independent loads, so the misses overlap instead of coming one after another as the
+    ;; passes reach them (nothing waits for the header). Then identity and the clip's windows.
+    i32.const 131040 ;; KERNEL_OWNER
+    i32.load align=1
+    local.get $clip
+    i32.ne
     if  ;; label = @1
+      ;; Key 0's lines (and key 1's when it is the next) from the sampler's address, waiting for nothing.
       ;; Loads a word of every 64-byte line from start() for bytes() bytes (at least one), or-ed into local touched.
-      local.get $key1
+      local.get $key
       i32.const -64
       i32.and
       local.set $at
-      local.get $key1
-      local.get $a1
+      local.get $key
+      local.get $a0
       i32.add
       local.set $el
       loop  ;; label = @2
@@ -379,19 +357,35 @@
         i32.lt_u
         br_if 0 (;@2;)
       end
-    end
-    ;; Stored once, so that no engine could drop the loads as unused.
-    i32.const 131056 ;; KERNEL_SINK
-    local.get $touched
-    i32.store align=1
-    ;; The staging pose holds another clip's pose: this clip's data may be in no cache. Every
-    ;; line of its records, kernel record, windows and quad table is loaded first, as the keys'
-    ;; were. Then identity and the clip's windows.
-    i32.const 131040 ;; KERNEL_OWNER
-    i32.load align=1
-    local.get $clip
-    i32.ne
-    if  ;; label = @1
+      local.get $key1Is
+      i32.const 2
+      i32.ge_u
+      if  ;; label = @2
+        ;; Loads a word of every 64-byte line from start() for bytes() bytes (at least one), or-ed into local touched.
+        local.get $key1
+        i32.const -64
+        i32.and
+        local.set $at
+        local.get $key1
+        local.get $a1
+        i32.add
+        local.set $el
+        loop  ;; label = @3
+          local.get $touched
+          local.get $at
+          i32.load align=1
+          i32.or
+          local.set $touched
+          local.get $at
+          i32.const 64
+          i32.add
+          local.set $at
+          local.get $at
+          local.get $el
+          i32.lt_u
+          br_if 0 (;@3;)
+        end
+      end
       ;; Loads a word of every 64-byte line from start() for bytes() bytes (at least one), or-ed into local touched.
       local.get $h0
       i32.const -64
