@@ -113,11 +113,11 @@ export const enum KERNEL_QUAD {
  * (rotation i in lane i & 3 of row i >> 2). Per stored component c, four lanes each: the
  * dequantisation offsets (float32, OFFSET + 16 · c) and steps (STEP + 16 · c), and, for a
  * key starting on a byte, the byte of the key the field starts in (u16, BYTE + 8 · c), the
- * field's width w (u8, WIDTH + 8 · c) and 7 − its first bit within that byte (u8, WIDTH +
+ * field's width w (u8, WIDTH + 8 · c) and 2^(7 − its first bit within that byte) (u8, WIDTH +
  * 8 · c + 4); then the dropped components (u8, DROP). So, for a key starting at bit s of
- * its first byte, a lane's field is four bytes read from its byte, times 2^(7 − first bit),
- * shifted right by 7 + s and masked to w bits (w ≤ {@link LANE_MAX_BITS}): the lane pass
- * reads four rotations per vector.
+ * its first byte, a lane's field is four bytes read from its byte, times 2^(7 − first bit)
+ * and 2^(7 − s), shifted right by 14 and masked to w bits (w ≤ {@link LANE_MAX_BITS}): the
+ * lane pass reads four rotations per vector, shifting them all by a constant.
  */
 // biome-ignore lint/suspicious/noConstEnum: see the file's comment
 export const enum KERNEL_LANES {
@@ -132,7 +132,7 @@ export const enum KERNEL_LANES {
 /**
  * Widest rotation field a lane row reads (bits): four bytes from the field's byte hold it
  * from bit s + f (s, the key's first bit within its first byte, and f, the field's first
- * bit within its byte, are at most 7 each), and multiplied up to start at bit 7 + s it must
+ * bit within its byte, are at most 7 each), and multiplied up to start at bit 14 it must
  * end by bit 31. A clip with a wider rotation field (none on the corpus: 18 bits at most)
  * has no lane rows.
  */

@@ -460,7 +460,7 @@ function writeLaneSegment(
         view.setFloat32(row + KERNEL_LANES.STEP + 16 * c + 4 * lane, f32[rec + 3 + 2 * c], true);
         view.setUint16(row + KERNEL_LANES.BYTE + 8 * c + 2 * lane, at >>> 3, true);
         view.setUint8(row + KERNEL_LANES.WIDTH + 8 * c + lane, widths[c]);
-        view.setUint8(row + KERNEL_LANES.WIDTH + 8 * c + 4 + lane, 7 - (at & 7));
+        view.setUint8(row + KERNEL_LANES.WIDTH + 8 * c + 4 + lane, 128 >> (at & 7));
         at += widths[c];
       }
       view.setUint8(row + KERNEL_LANES.DROP + lane, bits >>> 24);

@@ -48,8 +48,6 @@
     (local $key1Is i32)
     (local $sub0 i32)
     (local $sub1 i32)
-    (local $shift0 i32)
-    (local $shift1 i32)
     (local $keyBytes i32)
     (local $recordsBytes i32)
     (local $quads i32)
@@ -169,7 +167,10 @@
     (local $lhi v128)
     (local $lv v128)
     (local $i127 v128)
-    (local $i1 v128)
+    (local $f2p23 v128)
+    (local $i2p23 v128)
+    (local $kmul0 v128)
+    (local $kmul1 v128)
     ;; The decode function's body (see KernelDecode).
     local.get $clip
     i32.load offset=12 align=1 ;; KERNEL_CLIP.RECORDS_BYTES
@@ -1722,16 +1723,19 @@
       local.get $clip
       i32.load offset=40 align=1 ;; KERNEL_CLIP.LANE_ROWS
       local.set $row
-      ;; Each key's fields are read four bytes from their bytes, their lowest bit multiplied up
-      ;; to bit 7 + the key's first bit, then shifted down by as many.
+      ;; Each key's fields are read four bytes from their bytes and multiplied up to start at bit
+      ;; 14 (by their lane's 2^(7 − first bit) and by kmul, 2^(7 − the key's first bit)), then
+      ;; shifted down by 14: a shift by a constant.
+      i32.const 128
       local.get $sub0
-      i32.const 7
-      i32.add
-      local.set $shift0
+      i32.shr_u
+      i32x4.splat
+      local.set $kmul0
+      i32.const 128
       local.get $sub1
-      i32.const 7
-      i32.add
-      local.set $shift1
+      i32.shr_u
+      i32x4.splat
+      local.set $kmul1
       ;; The lane pass: fills planes C and G (and the dropped components) of every quad from the
       ;; lane rows (KERNEL_LANES) of the keys' segments, for keys starting at bit sub0 of byte
       ;; base0 and bit sub1 of byte base1, four rotations at a time. Each component is offset
@@ -1739,13 +1743,14 @@
       ;; hold what the first pass would park there, to the bit. Key 1 is read only for two keys; its segment's
       ;; parameters only when it is another segment.
       ;; Component c's four fields' bytes (into a0, a1, a2, sum), multipliers 2^(7 − first bit)
-      ;; and masks 2^w − 1 (powers of two built as float32 exponents, then truncated), offsets
-      ;; and steps, from the row at row.
-      ;; Component c of the key at byte key into plane p.
+      ;; (bytes of the row) and masks 2^w − 1 (2^w built as a float32 exponent; plus 2^23, its
+      ;; bits are those of 2^23 plus 2^w, w ≤ LANE_MAX_BITS), offsets and steps, from the row at row.
       v128.const i32x4 0x0000007f 0x0000007f 0x0000007f 0x0000007f
       local.set $i127
-      v128.const i32x4 0x00000001 0x00000001 0x00000001 0x00000001
-      local.set $i1
+      v128.const i32x4 0x4b000000 0x4b000000 0x4b000000 0x4b000000 ;; 2^23 (float32)
+      local.set $f2p23
+      v128.const i32x4 0x4b000001 0x4b000001 0x4b000001 0x4b000001 ;; its bits, plus 1
+      local.set $i2p23
       ;; quad: key 0's row; o: key 1's (as far from it as their segments' headers).
       i32.const 0
       local.set $at
@@ -1786,11 +1791,6 @@
         local.set $lv
         local.get $lv
         i32x4.extend_high_i16x8_u
-        local.get $i127
-        i32x4.add
-        i32.const 23
-        i32x4.shl
-        i32x4.trunc_sat_f32x4_s
         local.set $lmul
         local.get $lv
         i32x4.extend_low_i16x8_u
@@ -1798,12 +1798,13 @@
         i32x4.add
         i32.const 23
         i32x4.shl
-        i32x4.trunc_sat_f32x4_s
-        local.get $i1
+        local.get $f2p23
+        f32x4.add
+        local.get $i2p23
         i32x4.sub
         local.set $lmask
         local.get $quad
-        v128.load align=1 ;; KERNEL_QUAD.REFS x
+        v128.load align=1 ;; KERNEL_LANES.OFFSET + 16 · c
         local.set $lv
         local.get $lv
         f64x2.promote_low_f32x4
@@ -1814,7 +1815,7 @@
         f64x2.promote_low_f32x4
         local.set $loffHi
         local.get $quad
-        v128.load offset=48 align=1 ;; KERNEL_QUAD.REFS w
+        v128.load offset=48 align=1 ;; KERNEL_LANES.STEP + 16 · c
         local.set $lv
         local.get $lv
         f64x2.promote_low_f32x4
@@ -1847,12 +1848,15 @@
         local.get $lv
         v128.load32_lane align=1 3
         local.set $lv
-        ;; The field's lowest bit to bit 7 + the key's first bit, then down to bit 0, the next
-        ;; fields' bits masked off.
+        ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) · 2^(7 − the key's first
+        ;; bit), a product of the row's and the key's, ready before the field), then down to bit 0,
+        ;; the next fields' bits masked off.
         local.get $lv
         local.get $lmul
+        local.get $kmul0
         i32x4.mul
-        local.get $shift0
+        i32x4.mul
+        i32.const 14
         i32x4.shr_u
         local.get $lmask
         v128.and
@@ -1905,11 +1909,6 @@
             local.set $lv
             local.get $lv
             i32x4.extend_high_i16x8_u
-            local.get $i127
-            i32x4.add
-            i32.const 23
-            i32x4.shl
-            i32x4.trunc_sat_f32x4_s
             local.set $lmul
             local.get $lv
             i32x4.extend_low_i16x8_u
@@ -1917,8 +1916,9 @@
             i32x4.add
             i32.const 23
             i32x4.shl
-            i32x4.trunc_sat_f32x4_s
-            local.get $i1
+            local.get $f2p23
+            f32x4.add
+            local.get $i2p23
             i32x4.sub
             local.set $lmask
             local.get $o
@@ -1967,12 +1967,15 @@
           local.get $lv
           v128.load32_lane align=1 3
           local.set $lv
-          ;; The field's lowest bit to bit 7 + the key's first bit, then down to bit 0, the next
-          ;; fields' bits masked off.
+          ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) · 2^(7 − the key's first
+          ;; bit), a product of the row's and the key's, ready before the field), then down to bit 0,
+          ;; the next fields' bits masked off.
           local.get $lv
           local.get $lmul
+          local.get $kmul1
           i32x4.mul
-          local.get $shift1
+          i32x4.mul
+          i32.const 14
           i32x4.shr_u
           local.get $lmask
           v128.and
@@ -2019,11 +2022,6 @@
         local.set $lv
         local.get $lv
         i32x4.extend_high_i16x8_u
-        local.get $i127
-        i32x4.add
-        i32.const 23
-        i32x4.shl
-        i32x4.trunc_sat_f32x4_s
         local.set $lmul
         local.get $lv
         i32x4.extend_low_i16x8_u
@@ -2031,12 +2029,13 @@
         i32x4.add
         i32.const 23
         i32x4.shl
-        i32x4.trunc_sat_f32x4_s
-        local.get $i1
+        local.get $f2p23
+        f32x4.add
+        local.get $i2p23
         i32x4.sub
         local.set $lmask
         local.get $quad
-        v128.load offset=16 align=1 ;; KERNEL_QUAD.REFS y
+        v128.load offset=16 align=1 ;; KERNEL_LANES.OFFSET + 16 · c
         local.set $lv
         local.get $lv
         f64x2.promote_low_f32x4
@@ -2047,7 +2046,7 @@
         f64x2.promote_low_f32x4
         local.set $loffHi
         local.get $quad
-        v128.load offset=64 align=1 ;; KERNEL_QUAD.STEP
+        v128.load offset=64 align=1 ;; KERNEL_LANES.STEP + 16 · c
         local.set $lv
         local.get $lv
         f64x2.promote_low_f32x4
@@ -2080,12 +2079,15 @@
         local.get $lv
         v128.load32_lane align=1 3
         local.set $lv
-        ;; The field's lowest bit to bit 7 + the key's first bit, then down to bit 0, the next
-        ;; fields' bits masked off.
+        ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) · 2^(7 − the key's first
+        ;; bit), a product of the row's and the key's, ready before the field), then down to bit 0,
+        ;; the next fields' bits masked off.
         local.get $lv
         local.get $lmul
+        local.get $kmul0
         i32x4.mul
-        local.get $shift0
+        i32x4.mul
+        i32.const 14
         i32x4.shr_u
         local.get $lmask
         v128.and
@@ -2138,11 +2140,6 @@
             local.set $lv
             local.get $lv
             i32x4.extend_high_i16x8_u
-            local.get $i127
-            i32x4.add
-            i32.const 23
-            i32x4.shl
-            i32x4.trunc_sat_f32x4_s
             local.set $lmul
             local.get $lv
             i32x4.extend_low_i16x8_u
@@ -2150,8 +2147,9 @@
             i32x4.add
             i32.const 23
             i32x4.shl
-            i32x4.trunc_sat_f32x4_s
-            local.get $i1
+            local.get $f2p23
+            f32x4.add
+            local.get $i2p23
             i32x4.sub
             local.set $lmask
             local.get $o
@@ -2200,12 +2198,15 @@
           local.get $lv
           v128.load32_lane align=1 3
           local.set $lv
-          ;; The field's lowest bit to bit 7 + the key's first bit, then down to bit 0, the next
-          ;; fields' bits masked off.
+          ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) · 2^(7 − the key's first
+          ;; bit), a product of the row's and the key's, ready before the field), then down to bit 0,
+          ;; the next fields' bits masked off.
           local.get $lv
           local.get $lmul
+          local.get $kmul1
           i32x4.mul
-          local.get $shift1
+          i32x4.mul
+          i32.const 14
           i32x4.shr_u
           local.get $lmask
           v128.and
@@ -2252,11 +2253,6 @@
         local.set $lv
         local.get $lv
         i32x4.extend_high_i16x8_u
-        local.get $i127
-        i32x4.add
-        i32.const 23
-        i32x4.shl
-        i32x4.trunc_sat_f32x4_s
         local.set $lmul
         local.get $lv
         i32x4.extend_low_i16x8_u
@@ -2264,12 +2260,13 @@
         i32x4.add
         i32.const 23
         i32x4.shl
-        i32x4.trunc_sat_f32x4_s
-        local.get $i1
+        local.get $f2p23
+        f32x4.add
+        local.get $i2p23
         i32x4.sub
         local.set $lmask
         local.get $quad
-        v128.load offset=32 align=1 ;; KERNEL_QUAD.REFS z
+        v128.load offset=32 align=1 ;; KERNEL_LANES.OFFSET + 16 · c
         local.set $lv
         local.get $lv
         f64x2.promote_low_f32x4
@@ -2280,7 +2277,7 @@
         f64x2.promote_low_f32x4
         local.set $loffHi
         local.get $quad
-        v128.load offset=80 align=1 ;; KERNEL_QUAD.POSE lane 0
+        v128.load offset=80 align=1 ;; KERNEL_LANES.STEP + 16 · c
         local.set $lv
         local.get $lv
         f64x2.promote_low_f32x4
@@ -2313,12 +2310,15 @@
         local.get $lv
         v128.load32_lane align=1 3
         local.set $lv
-        ;; The field's lowest bit to bit 7 + the key's first bit, then down to bit 0, the next
-        ;; fields' bits masked off.
+        ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) · 2^(7 − the key's first
+        ;; bit), a product of the row's and the key's, ready before the field), then down to bit 0,
+        ;; the next fields' bits masked off.
         local.get $lv
         local.get $lmul
+        local.get $kmul0
         i32x4.mul
-        local.get $shift0
+        i32x4.mul
+        i32.const 14
         i32x4.shr_u
         local.get $lmask
         v128.and
@@ -2371,11 +2371,6 @@
             local.set $lv
             local.get $lv
             i32x4.extend_high_i16x8_u
-            local.get $i127
-            i32x4.add
-            i32.const 23
-            i32x4.shl
-            i32x4.trunc_sat_f32x4_s
             local.set $lmul
             local.get $lv
             i32x4.extend_low_i16x8_u
@@ -2383,8 +2378,9 @@
             i32x4.add
             i32.const 23
             i32x4.shl
-            i32x4.trunc_sat_f32x4_s
-            local.get $i1
+            local.get $f2p23
+            f32x4.add
+            local.get $i2p23
             i32x4.sub
             local.set $lmask
             local.get $o
@@ -2433,12 +2429,15 @@
           local.get $lv
           v128.load32_lane align=1 3
           local.set $lv
-          ;; The field's lowest bit to bit 7 + the key's first bit, then down to bit 0, the next
-          ;; fields' bits masked off.
+          ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) · 2^(7 − the key's first
+          ;; bit), a product of the row's and the key's, ready before the field), then down to bit 0,
+          ;; the next fields' bits masked off.
           local.get $lv
           local.get $lmul
+          local.get $kmul1
           i32x4.mul
-          local.get $shift1
+          i32x4.mul
+          i32.const 14
           i32x4.shr_u
           local.get $lmask
           v128.and
@@ -2496,6 +2495,9 @@
         i32.lt_u
         br_if 0 (;@2;)
       end
+      ;; The rows' dummy lanes were read as zeros (offset and step 0) dropping w (3), as below.
+      local.get $el
+      local.set $e
     end
     ;; The last quad's lanes past the last rotation (dummies) get zeros, not a previous decode's leftovers.
     local.get $e

@@ -229,6 +229,10 @@ describe('WebAssembly SIMD kernel (kernel.wat, wasm-kernel.ts)', { timeout: TIME
     expect(rotations(quantised)).toBeGreaterThan(4);
     expect(laneRotations(quantised)).toBe(rotations(quantised));
     expectKernelMatches(quantised, 12);
+    // Every field at the widest a lane reads: multiplied up to bit 14, each ends at bit 31.
+    const widest = encodeWithRates(clip, () => LANE_MAX_BITS).bytes;
+    expect(laneRotations(widest)).toBe(rotations(widest));
+    expectKernelMatches(widest, 12);
     const wide = encodeWithRates(clip, () =>
       random() < 0.1 ? LANE_MAX_BITS + 1 + Math.floor(random() * (MAX_QUANTIZED_BITS - LANE_MAX_BITS)) : 9,
     ).bytes;
