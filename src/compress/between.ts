@@ -194,7 +194,10 @@ export function measureBetweenErrors(
   reference?: BetweenReference,
 ): BetweenReport {
   const references = referencesOf(clip, reference);
-  const measure = new IntervalChecks(clip, shellDistances, decodedBetween, references, metric, shellToo);
+  // Against the players every interval gets its most checks: the remainder term assumes a slerp
+  // between checks, which their nlerp of close keys is not (docs/format.md, "The error at any time").
+  const secondLook = !perInterval && !references.samples;
+  const measure = new IntervalChecks(clip, shellDistances, decodedBetween, references, metric, shellToo, secondLook);
   const report: BetweenReport = {
     metric,
     maxError: 0,
@@ -222,9 +225,7 @@ export function measureBetweenErrors(
     // A jump (two samples at one time) has no time between its samples.
     if (times && times[k + 1] === times[k]) continue;
     const checks = measure.start(k);
-    // Against the players every interval gets its most checks: the remainder term assumes a slerp
-    // between checks, which their nlerp of close keys is not (docs/format.md, "The error at any time").
-    const first = perInterval || references.samples ? checks : FIRST_CHECKS;
+    const first = secondLook ? FIRST_CHECKS : checks;
     // The samples' errors bound only intervals that may be left before their most checks.
     for (let m = FIRST_CHECKS; m <= first; m *= 2) measure.check(k, m, report.shellMaxError, first !== checks);
     if (perInterval) perInterval[k] = measure.bound;
@@ -238,8 +239,10 @@ export function measureBetweenErrors(
   pending.sort((a, b) => firstBound[b] - firstBound[a] || a - b);
   for (const k of pending) {
     if (firstBound[k] <= report.maxError && firstShell[k] <= report.shellMaxError) continue;
-    const checks = measure.start(k);
-    for (let m = FIRST_CHECKS; m <= checks; m *= 2) {
+    // The ½ check is the first look's: the interval's bounds at ½ are over the clip's figure, so
+    // the ¼ and ¾ follow.
+    const checks = measure.resume(k);
+    for (let m = 2 * FIRST_CHECKS; m <= checks; m *= 2) {
       measure.check(k, m, report.shellMaxError, true);
       if (measure.endBound <= report.maxError && measure.endShellBound <= report.shellMaxError) break;
     }
@@ -395,6 +398,12 @@ class IntervalChecks {
   /** Each sample's error per bone (and whole-shell error), worked out once: NaN until then. */
   private readonly sampleWorst: Float64Array;
   private readonly sampleShell: Float64Array;
+  /**
+   * With a second look: each interval's {@link worst} and {@link worstShell} after its ½ check,
+   * which {@link resume} starts from instead of checking ½ again.
+   */
+  private readonly firstWorst: Float64Array | undefined;
+  private readonly firstShell: Float64Array | undefined;
   /** The interval's bound after the last {@link check}, the bone and fraction it comes from. */
   bound = 0;
   boundBone = 0;
@@ -420,6 +429,7 @@ class IntervalChecks {
     },
     metric: ErrorMetric,
     private readonly shellToo: boolean,
+    secondLook: boolean,
   ) {
     this.boneError = boneErrorFunction(metric);
     this.isShell = metric === 'shell';
@@ -438,6 +448,9 @@ class IntervalChecks {
     this.endShell = new Float64Array(boneCount);
     this.sampleWorst = new Float64Array(boneCount * clip.sampleCount).fill(Number.NaN);
     this.sampleShell = new Float64Array(boneCount * clip.sampleCount);
+    const intervals = Math.max(0, clip.sampleCount - 1);
+    if (secondLook) this.firstWorst = new Float64Array(boneCount * intervals);
+    if (secondLook && shellToo && !this.isShell) this.firstShell = new Float64Array(boneCount * intervals);
   }
 
   /** Starts interval k afresh; returns its {@link checksFor}. */
@@ -445,6 +458,22 @@ class IntervalChecks {
     this.worst.fill(0);
     this.worstShell.fill(0);
     return checksFor(this.clip, k, this.turn);
+  }
+
+  /**
+   * Starts interval k again where its ½ check (with `ends`) left it, whatever the clip's figure
+   * then: a bone's whole-shell error that could not raise that figure may have been worked out
+   * more closely than it would be now, which leaves every later decision and the figure as they
+   * would be. Returns its {@link checksFor}.
+   */
+  resume(k: number): number {
+    const checks = this.start(k);
+    const boneCount = this.parents.length;
+    this.worst.set(this.firstWorst!.subarray(k * boneCount, (k + 1) * boneCount));
+    if (this.firstShell) this.worstShell.set(this.firstShell.subarray(k * boneCount, (k + 1) * boneCount));
+    this.worstFraction.fill(1 / FIRST_CHECKS);
+    this.loadEnds(k, true);
+    return checks;
   }
 
   /**
@@ -461,15 +490,12 @@ class IntervalChecks {
       this.checkAt(k, 0, shellFloor);
       if (k + 2 === this.clip.sampleCount) this.checkAt(k, 1, shellFloor);
     }
-    if (checks === FIRST_CHECKS) {
-      this.endWorst.fill(0);
-      this.endShell.fill(0);
-      if (ends) {
-        this.addSample(k, k, 0);
-        this.addSample(k + 1, k, 1);
-      }
-    }
+    if (checks === FIRST_CHECKS) this.loadEnds(k, ends);
     for (let i = 1; i < checks; i += 2) this.checkAt(k, i / checks, shellFloor);
+    if (checks === FIRST_CHECKS && this.firstWorst) {
+      this.firstWorst.set(worst, k * boneCount);
+      this.firstShell?.set(worstShell, k * boneCount);
+    }
     const { endWorst, endShell } = this;
     let bound = 0,
       shellBound = 0,
@@ -490,6 +516,16 @@ class IntervalChecks {
     this.shellBound = shellBound;
     this.endBound = Math.max(bound, endBound);
     this.endShellBound = Math.max(shellBound, endShellBound);
+  }
+
+  /** The interval's ends: with `ends`, its two samples' errors; otherwise none. */
+  private loadEnds(k: number, ends: boolean): void {
+    this.endWorst.fill(0);
+    this.endShell.fill(0);
+    if (ends) {
+      this.addSample(k, k, 0);
+      this.addSample(k + 1, k, 1);
+    }
   }
 
   /** Folds sample s (fraction `alpha` of interval k) into the interval's ends, measured once. */
