@@ -12,7 +12,7 @@ import { evaluateTrack, resampleTrack, sampleTrackAt, tolerance, type PlayerSler
 import { clipStartTime, sampleTime, type RawClip } from '../clip/raw-clip.js';
 import { POSE_STRIDE } from '../clip/skeleton.js';
 import { KIND_POSE_OFFSET, TRACKS_PER_BONE, TRACK_KIND } from '../runtime/format.js';
-import { slerpWeights } from '../runtime/interpolate.js';
+import { slerpAngle, slerpWeightAt, slerpWeights } from '../runtime/interpolate.js';
 import { keyPosition } from '../runtime/key-times.js';
 import {
   AFFINE_STRIDE,
@@ -165,7 +165,82 @@ function referencesOf(
     );
     return { at, samples: true };
   }
-  return { at: [(k, alpha, out) => referenceBetween(clip, k, alpha, out)], samples: false };
+  if (clip.keyframes) return { at: [(k, alpha, out) => referenceBetween(clip, k, alpha, out)], samples: false };
+  const slerps = new SampleSlerps(clip);
+  return { at: [(k, alpha, out) => slerps.at(k, alpha, out)], samples: false };
+}
+
+/**
+ * {@link referenceBetween} of a clip without keys, the same numbers, with what each bone's
+ * slerp takes from its two samples alone (u and {@link slerpAngle}) worked out once for all
+ * the checks of an interval.
+ */
+export class SampleSlerps {
+  private readonly u: Float64Array;
+  private readonly angle: Float64Array;
+  private readonly sign: Float64Array;
+  /** The interval whose u, angle and sign are held. */
+  private k = -1;
+
+  constructor(private readonly clip: RawClip) {
+    const boneCount = clip.skeleton.parents.length;
+    this.u = new Float64Array(boneCount);
+    this.angle = new Float64Array(boneCount);
+    this.sign = new Float64Array(boneCount);
+  }
+
+  /** Writes the reference pose a fraction `alpha` of the way from sample `k` (below the last) to `k + 1`. */
+  at(k: number, alpha: number, out: Float64Array): void {
+    const clip = this.clip;
+    const { u, angle, sign } = this;
+    const n = clip.sampleCount,
+      r = clip.rotations,
+      t = clip.translations,
+      sc = clip.scales,
+      step = clip.stepMask;
+    const boneCount = clip.skeleton.parents.length;
+    const f = Math.fround;
+    if (k !== this.k) {
+      this.k = k;
+      for (let b = 0; b < boneCount; b++) {
+        const a = (b * n + k) * 4,
+          c = a + 4;
+        // As slerpWeights takes the dot product of the samples.
+        const d = f(r[a] * r[c] + r[a + 1] * r[c + 1] + r[a + 2] * r[c + 2] + r[a + 3] * r[c + 3]);
+        sign[b] = d < 0 ? -1 : 1;
+        u[b] = f(1 - d * sign[b]);
+        angle[b] = slerpAngle(u[b]);
+      }
+    }
+    const al = f(alpha),
+      beta = f(1 - al);
+    for (let b = 0; b < boneCount; b++) {
+      const o = b * POSE_STRIDE,
+        t0 = b * TRACKS_PER_BONE;
+      const a = (b * n + k) * 4,
+        c = a + 4;
+      if (step?.[t0 + TRACK_KIND.ROTATION] === 1) copy(r, a, 4, out, o);
+      else {
+        const wa = slerpWeightAt(beta, u[b], angle[b]),
+          wb = slerpWeightAt(al, u[b], angle[b]) * sign[b];
+        let len = 0;
+        for (let i = 0; i < 4; i++) {
+          out[o + i] = r[a + i] * wa + r[c + i] * wb;
+          len += out[o + i] * out[o + i];
+        }
+        const inv = len > 0 ? 1 / Math.sqrt(len) : 0;
+        for (let i = 0; i < 4; i++) out[o + i] *= inv;
+      }
+      const a3 = (b * n + k) * 3,
+        c3 = a3 + 3;
+      const heldT = step?.[t0 + TRACK_KIND.TRANSLATION] === 1,
+        heldS = step?.[t0 + TRACK_KIND.SCALE] === 1;
+      for (let i = 0; i < 3; i++) {
+        out[o + 4 + i] = heldT ? t[a3 + i] : t[a3 + i] + (t[c3 + i] - t[a3 + i]) * alpha;
+        out[o + 7 + i] = heldS ? sc[a3 + i] : sc[a3 + i] + (sc[c3 + i] - sc[a3 + i]) * alpha;
+      }
+    }
+  }
 }
 
 /**
