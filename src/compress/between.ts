@@ -116,6 +116,16 @@ function slerpSamples(r: Float32Array, a: number, c: number, alpha: number, out:
   for (let i = 0; i < 4; i++) out[o + i] *= inv;
 }
 
+/** Writes the three values at `v[a]` lerped at `alpha` towards the next three at `out[o]`, as {@link referenceBetween} does. */
+function lerpSamples(v: Float32Array, a: number, alpha: number, out: Float64Array, o: number): void {
+  const x = v[a],
+    y = v[a + 1],
+    z = v[a + 2];
+  out[o] = x + (v[a + 3] - x) * alpha;
+  out[o + 1] = y + (v[a + 4] - y) * alpha;
+  out[o + 2] = z + (v[a + 5] - z) * alpha;
+}
+
 /**
  * Writes the pose the decoder's interpolation gives between the clip's own (unquantised)
  * samples `k` and `k + 1`: its slerp weights for rotations, lerp otherwise, the held
@@ -173,12 +183,19 @@ function referencesOf(
 /**
  * {@link referenceBetween} of a clip without keys, the same numbers, with what each bone's
  * slerp takes from its two samples alone (u and {@link slerpAngle}) worked out once for all
- * the checks of an interval.
+ * the checks of an interval, and each slerp weight once for the fractions that share it: at
+ * i / m it is that of 1 − i / m, on the other side.
  */
 export class SampleSlerps {
   private readonly u: Float64Array;
   private readonly angle: Float64Array;
   private readonly sign: Float64Array;
+  /**
+   * Slot j ≤ {@link MAX_CHECKS}: each bone's weight of x = j / MAX_CHECKS for the interval held,
+   * once `known[j]`; then two slots for other fractions' weights, worked out at every call.
+   */
+  private readonly weights: Float64Array;
+  private readonly known = new Uint8Array(MAX_CHECKS + 1);
   /** The interval whose u, angle and sign are held. */
   private k = -1;
 
@@ -187,33 +204,23 @@ export class SampleSlerps {
     this.u = new Float64Array(boneCount);
     this.angle = new Float64Array(boneCount);
     this.sign = new Float64Array(boneCount);
+    this.weights = new Float64Array((MAX_CHECKS + 3) * boneCount);
   }
 
   /** Writes the reference pose a fraction `alpha` of the way from sample `k` (below the last) to `k + 1`. */
   at(k: number, alpha: number, out: Float64Array): void {
     const clip = this.clip;
-    const { u, angle, sign } = this;
+    const { sign, weights } = this;
     const n = clip.sampleCount,
       r = clip.rotations,
       t = clip.translations,
       sc = clip.scales,
       step = clip.stepMask;
     const boneCount = clip.skeleton.parents.length;
-    const f = Math.fround;
-    if (k !== this.k) {
-      this.k = k;
-      for (let b = 0; b < boneCount; b++) {
-        const a = (b * n + k) * 4,
-          c = a + 4;
-        // As slerpWeights takes the dot product of the samples.
-        const d = f(r[a] * r[c] + r[a + 1] * r[c + 1] + r[a + 2] * r[c + 2] + r[a + 3] * r[c + 3]);
-        sign[b] = d < 0 ? -1 : 1;
-        u[b] = f(1 - d * sign[b]);
-        angle[b] = slerpAngle(u[b]);
-      }
-    }
-    const al = f(alpha),
-      beta = f(1 - al);
+    if (k !== this.k) this.start(k);
+    const al = Math.fround(alpha);
+    const wa = this.weightsOf(Math.fround(1 - al), MAX_CHECKS + 1) * boneCount,
+      wb = this.weightsOf(al, MAX_CHECKS + 2) * boneCount;
     for (let b = 0; b < boneCount; b++) {
       const o = b * POSE_STRIDE,
         t0 = b * TRACKS_PER_BONE;
@@ -221,25 +228,56 @@ export class SampleSlerps {
         c = a + 4;
       if (step?.[t0 + TRACK_KIND.ROTATION] === 1) copy(r, a, 4, out, o);
       else {
-        const wa = slerpWeightAt(beta, u[b], angle[b]),
-          wb = slerpWeightAt(al, u[b], angle[b]) * sign[b];
-        let len = 0;
-        for (let i = 0; i < 4; i++) {
-          out[o + i] = r[a + i] * wa + r[c + i] * wb;
-          len += out[o + i] * out[o + i];
-        }
+        const ka = weights[wa + b],
+          kb = weights[wb + b] * sign[b];
+        const x = r[a] * ka + r[c] * kb,
+          y = r[a + 1] * ka + r[c + 1] * kb,
+          z = r[a + 2] * ka + r[c + 2] * kb,
+          w = r[a + 3] * ka + r[c + 3] * kb;
+        const len = x * x + y * y + z * z + w * w;
         const inv = len > 0 ? 1 / Math.sqrt(len) : 0;
-        for (let i = 0; i < 4; i++) out[o + i] *= inv;
+        out[o] = x * inv;
+        out[o + 1] = y * inv;
+        out[o + 2] = z * inv;
+        out[o + 3] = w * inv;
       }
-      const a3 = (b * n + k) * 3,
-        c3 = a3 + 3;
-      const heldT = step?.[t0 + TRACK_KIND.TRANSLATION] === 1,
-        heldS = step?.[t0 + TRACK_KIND.SCALE] === 1;
-      for (let i = 0; i < 3; i++) {
-        out[o + 4 + i] = heldT ? t[a3 + i] : t[a3 + i] + (t[c3 + i] - t[a3 + i]) * alpha;
-        out[o + 7 + i] = heldS ? sc[a3 + i] : sc[a3 + i] + (sc[c3 + i] - sc[a3 + i]) * alpha;
-      }
+      const a3 = (b * n + k) * 3;
+      if (step?.[t0 + TRACK_KIND.TRANSLATION] === 1) copy(t, a3, 3, out, o + 4);
+      else lerpSamples(t, a3, alpha, out, o + 4);
+      if (step?.[t0 + TRACK_KIND.SCALE] === 1) copy(sc, a3, 3, out, o + 7);
+      else lerpSamples(sc, a3, alpha, out, o + 7);
     }
+  }
+
+  /** Holds interval k: each bone's u, angle and sign as slerpWeights derives them from its samples' dot product. */
+  private start(k: number): void {
+    const { u, angle, sign } = this;
+    const n = this.clip.sampleCount,
+      r = this.clip.rotations;
+    const f = Math.fround;
+    this.k = k;
+    this.known.fill(0);
+    for (let b = 0; b < u.length; b++) {
+      const a = (b * n + k) * 4,
+        c = a + 4;
+      const d = f(r[a] * r[c] + r[a + 1] * r[c + 1] + r[a + 2] * r[c + 2] + r[a + 3] * r[c + 3]);
+      sign[b] = d < 0 ? -1 : 1;
+      u[b] = f(1 - d * sign[b]);
+      angle[b] = slerpAngle(u[b]);
+    }
+  }
+
+  /** The slot holding each bone's weight of `x` (a float32 fraction), worked out there unless known; `spare` when x is off the grid. */
+  private weightsOf(x: number, spare: number): number {
+    const j = x * MAX_CHECKS;
+    const slot = Number.isInteger(j) ? j : spare;
+    if (slot === spare || this.known[slot] === 0) {
+      const { u, angle, weights } = this;
+      const at = slot * u.length;
+      for (let b = 0; b < u.length; b++) weights[at + b] = slerpWeightAt(x, u[b], angle[b]);
+      if (slot !== spare) this.known[slot] = 1;
+    }
+    return slot;
   }
 }
 

@@ -95,7 +95,7 @@ export function measureCompressedBetween(
     shellDistances,
     (k, alpha, out) => {
       sampler.sampleBetween(k, alpha, pose);
-      for (let i = 0; i < pose.length; i++) out[i] = pose[i];
+      out.set(pose);
     },
     metric,
     true,

@@ -86,7 +86,7 @@ describe('measureBetweenErrors', () => {
       ]) {
         for (let s = 0; s < n; s++) rotations.set([Math.sin(s * half), 0, 0, Math.cos(s * half)], (b * n + s) * 4);
       }
-      const fractions = [0, 1, 0.5, 0.25, 0.75, 0.125, 0.375, 0.625, 0.875, 1 / 32, 31 / 32];
+      const fractions = [0, 1, 0.5, 0.25, 0.75, 0.125, 0.375, 0.625, 0.875, 1 / 32, 31 / 32, 0.3];
       for (const source of [clip, { ...clip, stepMask }, { ...clip, rotations }]) {
         const slerps = new SampleSlerps(source);
         const fast = new Float64Array(boneCount * POSE_STRIDE);
