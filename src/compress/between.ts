@@ -19,7 +19,7 @@ import {
   boneErrorFunction,
   poseToObject,
   sampleToObject,
-  shellBoundError,
+  vertexAndShellErrors,
   type BoneErrorFunction,
   type ErrorMetric,
 } from '../metric/error-metric.js';
@@ -488,6 +488,9 @@ function distance(a: Float64Array, ao: number, b: Float64Array, bo: number): num
   return Math.sqrt(x * x + y * y + z * z);
 }
 
+/** A bone's whole-shell error from {@link vertexAndShellErrors}. */
+const boneShell = new Float64Array(1);
+
 /**
  * The checks of one interval at a time for {@link measureBetweenErrors}: each bone's largest
  * error so far and where, and the interval's bound from them.
@@ -681,16 +684,18 @@ class IntervalChecks {
       poseToObject(reference, parents, refObject);
       for (let b = 0; b < boneCount; b++) {
         const o = b * AFFINE_STRIDE;
-        const e = boneError(refObject, o, decObject, o, shells[b]);
+        let e: number;
+        if (isShell || !shellToo) e = boneError(refObject, o, decObject, o, shells[b]);
+        else {
+          // Below shellFloor / grow the bone cannot raise the clip's figure at this or a finer level.
+          const floor = Math.max(worstShell[at + b], shellFloor / grow[b]);
+          e = vertexAndShellErrors(refObject, o, decObject, o, shells[b], floor, boneShell, 0);
+          if (boneShell[0] > worstShell[at + b]) worstShell[at + b] = boneShell[0];
+        }
         if (e > worst[at + b]) {
           worst[at + b] = e;
           if (interval) this.worstFraction[b] = alpha;
         }
-        if (isShell || !shellToo) continue;
-        // Below shellFloor / grow the bone cannot raise the clip's figure at this or a finer level.
-        const floor = Math.max(worstShell[at + b], shellFloor / grow[b]);
-        const shell = shellBoundError(refObject, o, decObject, o, shells[b], floor);
-        if (shell > worstShell[at + b]) worstShell[at + b] = shell;
       }
     }
   }

@@ -194,10 +194,80 @@ export function shellBoundError(
   const cheap = d * Math.sqrt(m00 + m11 + m22) + move;
   // The margin covers the closed form's rounding above ‖D‖² (a rank-one M has λ = trace).
   if (cheap * (1 + 1e-9) <= floor) return cheap;
+  return d * Math.sqrt(largestEigenvalue(d0, d1, d2, d3, d4, d5, d6, d7, d8, m00, m11, m22)) + move;
+}
+
+/**
+ * {@link virtualVertexError} of a bone, returned, and its {@link shellBoundError} with `floor`,
+ * written to `shell[at]`: the same numbers as the two calls, the difference of the transforms
+ * taken once.
+ */
+export function vertexAndShellErrors(
+  a: Float64Array,
+  ao: number,
+  b: Float64Array,
+  bo: number,
+  d: number,
+  floor: number,
+  shell: Float64Array,
+  at: number,
+): number {
+  const tx = a[ao + 9] - b[bo + 9],
+    ty = a[ao + 10] - b[bo + 10],
+    tz = a[ao + 11] - b[bo + 11];
+  const d0 = a[ao] - b[bo],
+    d1 = a[ao + 1] - b[bo + 1],
+    d2 = a[ao + 2] - b[bo + 2];
+  const d3 = a[ao + 3] - b[bo + 3],
+    d4 = a[ao + 4] - b[bo + 4],
+    d5 = a[ao + 5] - b[bo + 5];
+  const d6 = a[ao + 6] - b[bo + 6],
+    d7 = a[ao + 7] - b[bo + 7],
+    d8 = a[ao + 8] - b[bo + 8];
+  const e0 = squaredLength(d * d0 + tx, d * d1 + ty, d * d2 + tz),
+    e1 = squaredLength(d * d3 + tx, d * d4 + ty, d * d5 + tz),
+    e2 = squaredLength(d * d6 + tx, d * d7 + ty, d * d8 + tz);
+  const m00 = d0 * d0 + d1 * d1 + d2 * d2,
+    m11 = d3 * d3 + d4 * d4 + d5 * d5,
+    m22 = d6 * d6 + d7 * d7 + d8 * d8;
+  const move = Math.sqrt(tx * tx + ty * ty + tz * tz);
+  const cheap = d * Math.sqrt(m00 + m11 + m22) + move;
+  shell[at] =
+    cheap * (1 + 1e-9) <= floor
+      ? cheap
+      : d * Math.sqrt(largestEigenvalue(d0, d1, d2, d3, d4, d5, d6, d7, d8, m00, m11, m22)) + move;
+  let worst = 0;
+  if (e0 > worst) worst = e0;
+  if (e1 > worst) worst = e1;
+  if (e2 > worst) worst = e2;
+  return Math.sqrt(worst);
+}
+
+function squaredLength(x: number, y: number, z: number): number {
+  return x * x + y * y + z * z;
+}
+
+/**
+ * The largest eigenvalue of M = DᵀD (D column-major `d0..d8`, M's diagonal `m00`, `m11`,
+ * `m22`) by the closed form for symmetric 3 × 3 matrices, never below trace / 3.
+ */
+function largestEigenvalue(
+  d0: number,
+  d1: number,
+  d2: number,
+  d3: number,
+  d4: number,
+  d5: number,
+  d6: number,
+  d7: number,
+  d8: number,
+  m00: number,
+  m11: number,
+  m22: number,
+): number {
   const m01 = d0 * d3 + d1 * d4 + d2 * d5,
     m02 = d0 * d6 + d1 * d7 + d2 * d8,
     m12 = d3 * d6 + d4 * d7 + d5 * d8;
-  // Largest eigenvalue of M, closed form for symmetric 3 × 3 matrices.
   const off = m01 * m01 + m02 * m02 + m12 * m12;
   const q = (m00 + m11 + m22) / 3;
   let largest: number;
@@ -215,7 +285,7 @@ export function shellBoundError(
   }
   // Rounding can put the closed form a little below trace / 3, which the largest eigenvalue never is.
   const third = (m00 + m11 + m22) / 3;
-  return d * Math.sqrt(largest > third ? largest : third) + move;
+  return largest > third ? largest : third;
 }
 
 /**
