@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 
-import { AFFINE_STRIDE, localToAffine, shellBoundError, virtualVertexError } from '../../src/metric/error-metric.js';
+import {
+  AFFINE_STRIDE,
+  localToAffine,
+  shellBoundError,
+  vertexAndShellErrors,
+  virtualVertexError,
+} from '../../src/metric/error-metric.js';
 import { mulberry32 } from '../utils/synthetic.js';
 
 /** A random affine transform (rotation, translation, scale 1 unless `scaled`). */
@@ -72,6 +78,26 @@ describe('shellBoundError', () => {
       b.set(a.subarray(9, 12), 9);
       const rotationOnly = shellBoundError(a, 0, b, 0, 3);
       expect(sampledShellError(a, b, 3, 20000)).toBeGreaterThan(rotationOnly * 0.99);
+    }
+  });
+});
+
+describe('vertexAndShellErrors', () => {
+  it('gives virtualVertexError and shellBoundError to the bit, below and above the floor', () => {
+    const random = mulberry32(5);
+    const shell = new Float64Array(1);
+    for (let i = 0; i < 500; i++) {
+      const a = randomAffine(random, i % 2 === 1);
+      const b = i % 5 === 0 ? a.slice() : randomAffine(random, i % 3 === 1);
+      // Nearly the same transforms too, as the compressor's checks measure.
+      if (i % 4 === 0) for (let c = 0; c < AFFINE_STRIDE; c++) b[c] = a[c] + (random() - 0.5) * 1e-6;
+      const d = 0.5 + random() * 3;
+      const cheap = shellBoundError(a, 0, b, 0, d, Number.POSITIVE_INFINITY);
+      for (const floor of [-1, cheap * 0.5, cheap, cheap * 2]) {
+        const vertex = vertexAndShellErrors(a, 0, b, 0, d, floor, shell, 0);
+        expect(Object.is(vertex, virtualVertexError(a, 0, b, 0, d))).toBe(true);
+        expect(Object.is(shell[0], shellBoundError(a, 0, b, 0, d, floor))).toBe(true);
+      }
     }
   });
 });
