@@ -17,6 +17,7 @@ import { keyPosition } from '../runtime/key-times.js';
 import {
   AFFINE_STRIDE,
   boneErrorFunction,
+  hypot3,
   poseToObject,
   sampleToObject,
   vertexAndShellErrors,
@@ -463,7 +464,7 @@ export function roundingTerm(clip: RawClip, shellDistances: Float32Array): numbe
       // The vertices lie the shell distance from the bone along its axes, as scaled.
       let scale = 0;
       for (let c = 0; c < 9; c += 3)
-        scale = Math.max(scale, Math.hypot(object[o + c], object[o + c + 1], object[o + c + 2]));
+        scale = Math.max(scale, hypot3(object[o + c], object[o + c + 1], object[o + c + 2]));
       const sum = turnSum + moveSums[b] + turning[b] * shellDistances[b] * scale;
       if (sum > lever) lever = sum;
     }
@@ -515,9 +516,10 @@ class IntervalChecks {
   private readonly sampleWorst: Float64Array;
   private readonly sampleShell: Float64Array;
   /**
-   * With a second look: each interval's {@link worst} and {@link worstShell} after its ½ check,
-   * which {@link resume} starts from instead of checking ½ again.
+   * With a second look: each interval's {@link turn}, {@link worst} and {@link worstShell} after
+   * its ½ check, which {@link resume} starts from instead of working them out again.
    */
+  private readonly firstTurn: Float64Array | undefined;
   private readonly firstWorst: Float64Array | undefined;
   private readonly firstShell: Float64Array | undefined;
   /** The interval's bound after the last {@link check}, the bone and fraction it comes from. */
@@ -565,7 +567,10 @@ class IntervalChecks {
     this.sampleWorst = new Float64Array(boneCount * clip.sampleCount).fill(Number.NaN);
     this.sampleShell = new Float64Array(boneCount * clip.sampleCount);
     const intervals = Math.max(0, clip.sampleCount - 1);
-    if (secondLook) this.firstWorst = new Float64Array(boneCount * intervals);
+    if (secondLook) {
+      this.firstTurn = new Float64Array((boneCount + 1) * intervals);
+      this.firstWorst = new Float64Array(boneCount * intervals);
+    }
     if (secondLook && shellToo && !this.isShell) this.firstShell = new Float64Array(boneCount * intervals);
   }
 
@@ -583,13 +588,14 @@ class IntervalChecks {
    * would be. Returns its {@link checksFor}.
    */
   resume(k: number): number {
-    const checks = this.start(k);
     const boneCount = this.parents.length;
+    const turns = boneCount + 1;
+    this.turn.set(this.firstTurn!.subarray(k * turns, (k + 1) * turns));
     this.worst.set(this.firstWorst!.subarray(k * boneCount, (k + 1) * boneCount));
     if (this.firstShell) this.worstShell.set(this.firstShell.subarray(k * boneCount, (k + 1) * boneCount));
     this.worstFraction.fill(1 / FIRST_CHECKS);
     this.loadEnds(k, true);
-    return checks;
+    return checksOf(this.turn[boneCount]);
   }
 
   /**
@@ -609,6 +615,7 @@ class IntervalChecks {
     if (checks === FIRST_CHECKS) this.loadEnds(k, ends);
     for (let i = 1; i < checks; i += 2) this.checkAt(k, i / checks, shellFloor);
     if (checks === FIRST_CHECKS && this.firstWorst) {
+      this.firstTurn!.set(this.turn, k * (boneCount + 1));
       this.firstWorst.set(worst, k * boneCount);
       this.firstShell?.set(worstShell, k * boneCount);
     }
@@ -737,8 +744,13 @@ export function checksFor(clip: RawClip, k: number, turn: Float64Array): number 
     if (turn[b] > worst) worst = turn[b];
   }
   turn[parents.length] = worst;
+  return checksOf(worst);
+}
+
+/** The {@link checksFor} of an interval whose chains turn at most `turn`. */
+function checksOf(turn: number): number {
   let checks = MIN_CHECKS;
-  while (checks < MAX_CHECKS && remainderFactor(worst, checks) > REMAINDER_SHARE) checks *= 2;
+  while (checks < MAX_CHECKS && remainderFactor(turn, checks) > REMAINDER_SHARE) checks *= 2;
   return checks;
 }
 

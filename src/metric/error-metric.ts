@@ -289,6 +289,22 @@ function largestEigenvalue(
 }
 
 /**
+ * Math.hypot of three numbers with Node's arithmetic (each divided by the largest, their squares
+ * summed with Kahan's compensation, the root times the largest), written out: the builtin is a
+ * call into the engine's runtime, which took a twentieth of compress() in compress/between.ts `roundingTerm`.
+ */
+export function hypot3(x: number, y: number, z: number): number {
+  const max = Math.max(Math.abs(x), Math.abs(y), Math.abs(z));
+  if (max === 0 || max === Number.POSITIVE_INFINITY) return max;
+  const a = Math.abs(x) / max,
+    b = Math.abs(y) / max,
+    c = Math.abs(z) / max;
+  const sum = a * a + b * b;
+  const compensation = sum - a * a - b * b;
+  return Math.sqrt(sum + (c * c - compensation)) * max;
+}
+
+/**
  * Writes the object transforms of one pose ({@link POSE_STRIDE} floats per bone) into
  * `out` at `o` ({@link AFFINE_STRIDE} numbers per bone).
  */

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import {
   AFFINE_STRIDE,
+  hypot3,
   localToAffine,
   shellBoundError,
   vertexAndShellErrors,
@@ -98,6 +99,24 @@ describe('vertexAndShellErrors', () => {
         expect(Object.is(vertex, virtualVertexError(a, 0, b, 0, d))).toBe(true);
         expect(Object.is(shell[0], shellBoundError(a, 0, b, 0, d, floor))).toBe(true);
       }
+    }
+  });
+});
+
+describe('hypot3', () => {
+  it('is Math.hypot to the bit', () => {
+    const random = mulberry32(7);
+    const value = () => (random() - 0.5) * 10 ** (random() * 8 - 4);
+    for (let i = 0; i < 20_000; i++) {
+      // Columns of rotation matrices too (near unit length), and zeros.
+      const column = randomAffine(random, false).subarray(0, 3);
+      const v = [
+        [value(), value(), value()],
+        [value(), 0, value()],
+        [column[0], column[1], column[2]],
+        [0, 0, 0],
+      ][i % 4];
+      expect(Object.is(hypot3(v[0], v[1], v[2]), Math.hypot(v[0], v[1], v[2]))).toBe(true);
     }
   });
 });
