@@ -17,7 +17,9 @@ import { keyPosition } from '../runtime/key-times.js';
 import {
   AFFINE_STRIDE,
   boneErrorFunction,
+  composeAffine,
   hypot3,
+  localToAffine,
   poseToObject,
   sampleToObject,
   vertexAndShellErrors,
@@ -117,16 +119,6 @@ function slerpSamples(r: Float32Array, a: number, c: number, alpha: number, out:
   for (let i = 0; i < 4; i++) out[o + i] *= inv;
 }
 
-/** Writes the three values at `v[a]` lerped at `alpha` towards the next three at `out[o]`, as {@link referenceBetween} does. */
-function lerpSamples(v: Float32Array, a: number, alpha: number, out: Float64Array, o: number): void {
-  const x = v[a],
-    y = v[a + 1],
-    z = v[a + 2];
-  out[o] = x + (v[a + 3] - x) * alpha;
-  out[o + 1] = y + (v[a + 4] - y) * alpha;
-  out[o + 2] = z + (v[a + 5] - z) * alpha;
-}
-
 /**
  * Writes the pose the decoder's interpolation gives between the clip's own (unquantised)
  * samples `k` and `k + 1`: its slerp weights for rotations, lerp otherwise, the held
@@ -161,33 +153,45 @@ export function interpolateSamples(clip: RawClip, k: number, alpha: number, out:
  */
 export type BetweenReference = ((k: number, alpha: number, out: Float64Array) => void) | readonly PlayerSlerp[];
 
-/** The reference functions of `reference`, in order, and whether the samples are measured too. */
+/**
+ * The references of `reference` as functions writing their object transforms at fraction
+ * `alpha` of interval k, in order, and whether the samples are measured too.
+ */
 function referencesOf(
   clip: RawClip,
   reference: BetweenReference | undefined,
-): { at: ((k: number, alpha: number, out: Float64Array) => void)[]; samples: boolean } {
-  if (typeof reference === 'function') return { at: [reference], samples: false };
+): { at: ((k: number, alpha: number, outObject: Float64Array) => void)[]; samples: boolean } {
+  const parents = clip.skeleton.parents;
+  const pose = new Float64Array(parents.length * POSE_STRIDE);
+  const objectOf = (write: (k: number, alpha: number, out: Float64Array) => void) => {
+    return (k: number, alpha: number, outObject: Float64Array) => {
+      write(k, alpha, pose);
+      poseToObject(pose, parents, outObject);
+    };
+  };
+  if (typeof reference === 'function') return { at: [objectOf(reference)], samples: false };
   if (reference && reference.length > 0 && clip.keyframes !== undefined) {
     // Players differ in rotations only, so after the first only rotations are written. Their
     // keys as stored are not the samples, so the samples are measured too.
-    const at = reference.map(
-      (player, p) => (k: number, alpha: number, out: Float64Array) =>
-        referenceBetween(clip, k, alpha, out, player, p > 0),
+    const at = reference.map((player, p) =>
+      objectOf((k, alpha, out) => referenceBetween(clip, k, alpha, out, player, p > 0)),
     );
     return { at, samples: true };
   }
-  if (clip.keyframes) return { at: [(k, alpha, out) => referenceBetween(clip, k, alpha, out)], samples: false };
-  const slerps = new SampleSlerps(clip);
-  return { at: [(k, alpha, out) => slerps.at(k, alpha, out)], samples: false };
+  if (clip.keyframes)
+    return { at: [objectOf((k, alpha, out) => referenceBetween(clip, k, alpha, out))], samples: false };
+  const samples = new SampleReference(clip);
+  return { at: [(k, alpha, outObject) => samples.objectAt(k, alpha, outObject)], samples: false };
 }
 
 /**
- * {@link referenceBetween} of a clip without keys, the same numbers, with what each bone's
- * slerp takes from its two samples alone (u and {@link slerpAngle}) worked out once for all
- * the checks of an interval, and each slerp weight once for the fractions that share it: at
- * i / m it is that of 1 − i / m, on the other side.
+ * {@link referenceBetween} of a clip without keys as object transforms ({@link poseToObject}),
+ * the same numbers, with what each bone's slerp takes from its two samples alone (u and
+ * {@link slerpAngle}) worked out once for all the checks of an interval, each slerp weight once
+ * for the fractions that share it (at i / m it is that of 1 − i / m, on the other side), and the
+ * local pose composed as it is made.
  */
-export class SampleSlerps {
+export class SampleReference {
   private readonly u: Float64Array;
   private readonly angle: Float64Array;
   private readonly sign: Float64Array;
@@ -208,45 +212,66 @@ export class SampleSlerps {
     this.weights = new Float64Array((MAX_CHECKS + 3) * boneCount);
   }
 
-  /** Writes the reference pose a fraction `alpha` of the way from sample `k` (below the last) to `k + 1`. */
-  at(k: number, alpha: number, out: Float64Array): void {
+  /**
+   * Writes the object transforms of the reference pose a fraction `alpha` of the way from
+   * sample `k` (below the last) to `k + 1` ({@link AFFINE_STRIDE} numbers per bone).
+   */
+  objectAt(k: number, alpha: number, out: Float64Array): void {
     const clip = this.clip;
     const { sign, weights } = this;
     const n = clip.sampleCount,
       r = clip.rotations,
       t = clip.translations,
       sc = clip.scales,
-      step = clip.stepMask;
-    const boneCount = clip.skeleton.parents.length;
+      step = clip.stepMask,
+      parents = clip.skeleton.parents;
+    const boneCount = parents.length;
     if (k !== this.k) this.start(k);
     const al = Math.fround(alpha);
     const wa = this.weightsOf(Math.fround(1 - al), MAX_CHECKS + 1) * boneCount,
       wb = this.weightsOf(al, MAX_CHECKS + 2) * boneCount;
     for (let b = 0; b < boneCount; b++) {
-      const o = b * POSE_STRIDE,
-        t0 = b * TRACKS_PER_BONE;
+      const t0 = b * TRACKS_PER_BONE;
       const a = (b * n + k) * 4,
         c = a + 4;
-      if (step?.[t0 + TRACK_KIND.ROTATION] === 1) copy(r, a, 4, out, o);
-      else {
+      let x = r[a],
+        y = r[a + 1],
+        z = r[a + 2],
+        w = r[a + 3];
+      if (step?.[t0 + TRACK_KIND.ROTATION] !== 1) {
         const ka = weights[wa + b],
           kb = weights[wb + b] * sign[b];
-        const x = r[a] * ka + r[c] * kb,
-          y = r[a + 1] * ka + r[c + 1] * kb,
-          z = r[a + 2] * ka + r[c + 2] * kb,
-          w = r[a + 3] * ka + r[c + 3] * kb;
+        x = x * ka + r[c] * kb;
+        y = y * ka + r[c + 1] * kb;
+        z = z * ka + r[c + 2] * kb;
+        w = w * ka + r[c + 3] * kb;
         const len = x * x + y * y + z * z + w * w;
         const inv = len > 0 ? 1 / Math.sqrt(len) : 0;
-        out[o] = x * inv;
-        out[o + 1] = y * inv;
-        out[o + 2] = z * inv;
-        out[o + 3] = w * inv;
+        x *= inv;
+        y *= inv;
+        z *= inv;
+        w *= inv;
       }
       const a3 = (b * n + k) * 3;
-      if (step?.[t0 + TRACK_KIND.TRANSLATION] === 1) copy(t, a3, 3, out, o + 4);
-      else lerpSamples(t, a3, alpha, out, o + 4);
-      if (step?.[t0 + TRACK_KIND.SCALE] === 1) copy(sc, a3, 3, out, o + 7);
-      else lerpSamples(sc, a3, alpha, out, o + 7);
+      const heldT = step?.[t0 + TRACK_KIND.TRANSLATION] === 1,
+        heldS = step?.[t0 + TRACK_KIND.SCALE] === 1;
+      const o = b * AFFINE_STRIDE;
+      localToAffine(
+        x,
+        y,
+        z,
+        w,
+        heldT ? t[a3] : t[a3] + (t[a3 + 3] - t[a3]) * alpha,
+        heldT ? t[a3 + 1] : t[a3 + 1] + (t[a3 + 4] - t[a3 + 1]) * alpha,
+        heldT ? t[a3 + 2] : t[a3 + 2] + (t[a3 + 5] - t[a3 + 2]) * alpha,
+        heldS ? sc[a3] : sc[a3] + (sc[a3 + 3] - sc[a3]) * alpha,
+        heldS ? sc[a3 + 1] : sc[a3 + 1] + (sc[a3 + 4] - sc[a3 + 1]) * alpha,
+        heldS ? sc[a3 + 2] : sc[a3 + 2] + (sc[a3 + 5] - sc[a3 + 2]) * alpha,
+        out,
+        o,
+      );
+      const parent = parents[b];
+      if (parent >= 0) composeAffine(out, parent * AFFINE_STRIDE, out, o, out, o);
     }
   }
 
@@ -500,7 +525,6 @@ class IntervalChecks {
   private readonly boneError: BoneErrorFunction;
   private readonly isShell: boolean;
   private readonly parents: Int32Array;
-  private readonly reference: Float64Array;
   private readonly decoded: Float64Array;
   private readonly refObject: Float64Array;
   private readonly decObject: Float64Array;
@@ -553,7 +577,6 @@ class IntervalChecks {
     this.isShell = metric === 'shell';
     this.parents = clip.skeleton.parents;
     const boneCount = this.parents.length;
-    this.reference = new Float64Array(boneCount * POSE_STRIDE);
     this.decoded = new Float64Array(boneCount * POSE_STRIDE);
     this.refObject = new Float64Array(boneCount * AFFINE_STRIDE);
     this.decObject = new Float64Array(boneCount * AFFINE_STRIDE);
@@ -679,7 +702,7 @@ class IntervalChecks {
     worstShell = this.worstShell,
     at = 0,
   ): void {
-    const { boneError, isShell, parents, reference, decoded, refObject, decObject, grow } = this;
+    const { boneError, isShell, parents, decoded, refObject, decObject, grow } = this;
     const shells = this.shellDistances,
       shellToo = this.shellToo;
     const boneCount = parents.length;
@@ -687,8 +710,7 @@ class IntervalChecks {
     this.decodedBetween(k, alpha, decoded);
     poseToObject(decoded, parents, decObject);
     for (const referenceAt of this.references.at) {
-      referenceAt(k, alpha, reference);
-      poseToObject(reference, parents, refObject);
+      referenceAt(k, alpha, refObject);
       for (let b = 0; b < boneCount; b++) {
         const o = b * AFFINE_STRIDE;
         let e: number;
