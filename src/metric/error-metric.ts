@@ -174,28 +174,12 @@ export function shellBoundError(
   d: number,
   floor = -1,
 ): number {
-  const tx = a[ao + 9] - b[bo + 9],
-    ty = a[ao + 10] - b[bo + 10],
-    tz = a[ao + 11] - b[bo + 11];
-  // M = DᵀD (D = A − B, column-major), symmetric positive semi-definite.
-  const d0 = a[ao] - b[bo],
-    d1 = a[ao + 1] - b[bo + 1],
-    d2 = a[ao + 2] - b[bo + 2];
-  const d3 = a[ao + 3] - b[bo + 3],
-    d4 = a[ao + 4] - b[bo + 4],
-    d5 = a[ao + 5] - b[bo + 5];
-  const d6 = a[ao + 6] - b[bo + 6],
-    d7 = a[ao + 7] - b[bo + 7],
-    d8 = a[ao + 8] - b[bo + 8];
-  const m00 = d0 * d0 + d1 * d1 + d2 * d2,
-    m11 = d3 * d3 + d4 * d4 + d5 * d5,
-    m22 = d6 * d6 + d7 * d7 + d8 * d8;
-  const move = Math.sqrt(tx * tx + ty * ty + tz * tz);
-  const cheap = d * Math.sqrt(m00 + m11 + m22) + move;
-  // The margin covers the closed form's rounding above ‖D‖² (a rank-one M has λ = trace).
-  if (cheap * (1 + 1e-9) <= floor) return cheap;
-  return d * Math.sqrt(largestEigenvalue(d0, d1, d2, d3, d4, d5, d6, d7, d8, m00, m11, m22)) + move;
+  vertexAndShellErrors(a, ao, b, bo, d, floor, shellOut, 0);
+  return shellOut[0];
 }
+
+/** {@link shellBoundError}'s result from {@link vertexAndShellErrors}. */
+const shellOut = new Float64Array(1);
 
 /**
  * {@link virtualVertexError} of a bone, returned, and its {@link shellBoundError} with `floor`,
@@ -227,11 +211,13 @@ export function vertexAndShellErrors(
   const e0 = squaredLength(d * d0 + tx, d * d1 + ty, d * d2 + tz),
     e1 = squaredLength(d * d3 + tx, d * d4 + ty, d * d5 + tz),
     e2 = squaredLength(d * d6 + tx, d * d7 + ty, d * d8 + tz);
+  // M = DᵀD (D = A − B, column-major), symmetric positive semi-definite.
   const m00 = d0 * d0 + d1 * d1 + d2 * d2,
     m11 = d3 * d3 + d4 * d4 + d5 * d5,
     m22 = d6 * d6 + d7 * d7 + d8 * d8;
   const move = Math.sqrt(tx * tx + ty * ty + tz * tz);
   const cheap = d * Math.sqrt(m00 + m11 + m22) + move;
+  // The margin covers the closed form's rounding above ‖D‖² (a rank-one M has λ = trace).
   shell[at] =
     cheap * (1 + 1e-9) <= floor
       ? cheap
@@ -442,7 +428,6 @@ export function measureSampleErrors(
   decodeObject: (sample: number, out: Float64Array) => void,
   metric: ErrorMetric = 'vertices',
 ): ErrorReport {
-  const boneError = boneErrorFunction(metric);
   const boneCount = reference.skeleton.parents.length;
   const n = reference.sampleCount;
   const decoded = new Float64Array(boneCount * AFFINE_STRIDE);
@@ -466,11 +451,12 @@ export function measureSampleErrors(
       base = s * boneCount * AFFINE_STRIDE;
     }
     for (let b = 0; b < boneCount; b++) {
-      const e = boneError(ref, base + b * AFFINE_STRIDE, decoded, b * AFFINE_STRIDE, shellDistances[b]);
-      const shell =
+      const o = base + b * AFFINE_STRIDE;
+      const e =
         metric === 'shell'
-          ? e
-          : shellBoundError(ref, base + b * AFFINE_STRIDE, decoded, b * AFFINE_STRIDE, shellDistances[b], shellMax);
+          ? shellBoundError(ref, o, decoded, b * AFFINE_STRIDE, shellDistances[b])
+          : vertexAndShellErrors(ref, o, decoded, b * AFFINE_STRIDE, shellDistances[b], shellMax, shellOut, 0);
+      const shell = metric === 'shell' ? e : shellOut[0];
       if (shell > shellMax) shellMax = shell;
       errors[s * boneCount + b] = e;
       sum += e;

@@ -84,7 +84,7 @@ describe('shellBoundError', () => {
 });
 
 describe('vertexAndShellErrors', () => {
-  it('gives virtualVertexError and shellBoundError to the bit, below and above the floor', () => {
+  it('gives virtualVertexError to the bit, and the whole-shell bound: d·‖D‖ + |Δt| up to the floor, the eigenvalue above', () => {
     const random = mulberry32(5);
     const shell = new Float64Array(1);
     for (let i = 0; i < 500; i++) {
@@ -93,11 +93,17 @@ describe('vertexAndShellErrors', () => {
       // Nearly the same transforms too, as the compressor's checks measure.
       if (i % 4 === 0) for (let c = 0; c < AFFINE_STRIDE; c++) b[c] = a[c] + (random() - 0.5) * 1e-6;
       const d = 0.5 + random() * 3;
-      const cheap = shellBoundError(a, 0, b, 0, d, Number.POSITIVE_INFINITY);
-      for (const floor of [-1, cheap * 0.5, cheap, cheap * 2]) {
-        const vertex = vertexAndShellErrors(a, 0, b, 0, d, floor, shell, 0);
-        expect(Object.is(vertex, virtualVertexError(a, 0, b, 0, d))).toBe(true);
-        expect(Object.is(shell[0], shellBoundError(a, 0, b, 0, d, floor))).toBe(true);
+      let frobenius = 0;
+      for (let c = 0; c < 9; c++) frobenius += (a[c] - b[c]) ** 2;
+      const cheap = d * Math.sqrt(frobenius) + Math.hypot(a[9] - b[9], a[10] - b[10], a[11] - b[11]);
+      const vertex = virtualVertexError(a, 0, b, 0, d);
+      for (const floor of [-1, cheap * 0.5, cheap * 2]) {
+        expect(Object.is(vertexAndShellErrors(a, 0, b, 0, d, floor, shell, 0), vertex)).toBe(true);
+        if (floor > cheap) expect(shell[0]).toBeCloseTo(cheap, 12);
+        else {
+          expect(shell[0]).toBeLessThanOrEqual(cheap * (1 + 1e-12));
+          expect(shell[0]).toBeGreaterThanOrEqual(vertex * (1 - 1e-12));
+        }
       }
     }
   });
