@@ -218,10 +218,31 @@ export function vertexAndShellErrors(
   const move = Math.sqrt(tx * tx + ty * ty + tz * tz);
   const cheap = d * Math.sqrt(m00 + m11 + m22) + move;
   // The margin covers the closed form's rounding above ‖D‖² (a rank-one M has λ = trace).
-  shell[at] =
-    cheap * (1 + 1e-9) <= floor
-      ? cheap
-      : d * Math.sqrt(largestEigenvalue(d0, d1, d2, d3, d4, d5, d6, d7, d8, m00, m11, m22)) + move;
+  if (cheap * (1 + 1e-9) <= floor) shell[at] = cheap;
+  else {
+    // Largest eigenvalue of M, closed form for symmetric 3 × 3 matrices.
+    const m01 = d0 * d3 + d1 * d4 + d2 * d5,
+      m02 = d0 * d6 + d1 * d7 + d2 * d8,
+      m12 = d3 * d6 + d4 * d7 + d5 * d8;
+    const off = m01 * m01 + m02 * m02 + m12 * m12;
+    const q = (m00 + m11 + m22) / 3;
+    let largest: number;
+    if (off === 0) {
+      largest = Math.max(m00, m11, m22);
+    } else {
+      const a00 = m00 - q,
+        a11 = m11 - q,
+        a22 = m22 - q;
+      const p = Math.sqrt((a00 * a00 + a11 * a11 + a22 * a22 + 2 * off) / 6);
+      const det = a00 * (a11 * a22 - m12 * m12) - m01 * (m01 * a22 - m12 * m02) + m02 * (m01 * m12 - a11 * m02);
+      const r = det / (2 * p * p * p);
+      const phi = r <= -1 ? Math.PI / 3 : r >= 1 ? 0 : Math.acos(r) / 3;
+      largest = q + 2 * p * Math.cos(phi);
+    }
+    // Rounding can put the closed form a little below trace / 3, which the largest eigenvalue never is.
+    const third = (m00 + m11 + m22) / 3;
+    shell[at] = d * Math.sqrt(largest > third ? largest : third) + move;
+  }
   let worst = 0;
   if (e0 > worst) worst = e0;
   if (e1 > worst) worst = e1;
@@ -231,47 +252,6 @@ export function vertexAndShellErrors(
 
 function squaredLength(x: number, y: number, z: number): number {
   return x * x + y * y + z * z;
-}
-
-/**
- * The largest eigenvalue of M = DᵀD (D column-major `d0..d8`, M's diagonal `m00`, `m11`,
- * `m22`) by the closed form for symmetric 3 × 3 matrices, never below trace / 3.
- */
-function largestEigenvalue(
-  d0: number,
-  d1: number,
-  d2: number,
-  d3: number,
-  d4: number,
-  d5: number,
-  d6: number,
-  d7: number,
-  d8: number,
-  m00: number,
-  m11: number,
-  m22: number,
-): number {
-  const m01 = d0 * d3 + d1 * d4 + d2 * d5,
-    m02 = d0 * d6 + d1 * d7 + d2 * d8,
-    m12 = d3 * d6 + d4 * d7 + d5 * d8;
-  const off = m01 * m01 + m02 * m02 + m12 * m12;
-  const q = (m00 + m11 + m22) / 3;
-  let largest: number;
-  if (off === 0) {
-    largest = Math.max(m00, m11, m22);
-  } else {
-    const a00 = m00 - q,
-      a11 = m11 - q,
-      a22 = m22 - q;
-    const p = Math.sqrt((a00 * a00 + a11 * a11 + a22 * a22 + 2 * off) / 6);
-    const det = a00 * (a11 * a22 - m12 * m12) - m01 * (m01 * a22 - m12 * m02) + m02 * (m01 * m12 - a11 * m02);
-    const r = det / (2 * p * p * p);
-    const phi = r <= -1 ? Math.PI / 3 : r >= 1 ? 0 : Math.acos(r) / 3;
-    largest = q + 2 * p * Math.cos(phi);
-  }
-  // Rounding can put the closed form a little below trace / 3, which the largest eigenvalue never is.
-  const third = (m00 + m11 + m22) / 3;
-  return largest > third ? largest : third;
 }
 
 /**
