@@ -66,13 +66,16 @@ export function verifyCompressed(
   if (shellDistances.length !== parents.length)
     throw new MetricError(`${shellDistances.length} shell distances for ${parents.length} bones`);
   const pose = new Float32Array(parents.length * POSE_STRIDE);
+  // Composed from float64 as the checks between samples compose theirs: poseToObject sees one array type.
+  const pose64 = new Float64Array(pose.length);
   return measureSampleErrors(
     reference,
     referenceObject,
     shellDistances,
     (s, out) => {
       compressed.sampleKey(s, pose);
-      poseToObject(pose, parents, out);
+      pose64.set(pose);
+      poseToObject(pose64, parents, out);
     },
     metric,
   );
@@ -95,7 +98,7 @@ export function measureCompressedBetween(
     shellDistances,
     (k, alpha, out) => {
       sampler.sampleBetween(k, alpha, pose);
-      for (let i = 0; i < pose.length; i++) out[i] = pose[i];
+      out.set(pose);
     },
     metric,
     true,

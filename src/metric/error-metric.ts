@@ -174,10 +174,31 @@ export function shellBoundError(
   d: number,
   floor = -1,
 ): number {
+  vertexAndShellErrors(a, ao, b, bo, d, floor, shellOut, 0);
+  return shellOut[0];
+}
+
+/** {@link shellBoundError}'s result from {@link vertexAndShellErrors}. */
+const shellOut = new Float64Array(1);
+
+/**
+ * {@link virtualVertexError} of a bone, returned, and its {@link shellBoundError} with `floor`,
+ * written to `shell[at]`: the same numbers as the two calls, the difference of the transforms
+ * taken once.
+ */
+export function vertexAndShellErrors(
+  a: Float64Array,
+  ao: number,
+  b: Float64Array,
+  bo: number,
+  d: number,
+  floor: number,
+  shell: Float64Array,
+  at: number,
+): number {
   const tx = a[ao + 9] - b[bo + 9],
     ty = a[ao + 10] - b[bo + 10],
     tz = a[ao + 11] - b[bo + 11];
-  // M = DᵀD (D = A − B, column-major), symmetric positive semi-definite.
   const d0 = a[ao] - b[bo],
     d1 = a[ao + 1] - b[bo + 1],
     d2 = a[ao + 2] - b[bo + 2];
@@ -187,35 +208,66 @@ export function shellBoundError(
   const d6 = a[ao + 6] - b[bo + 6],
     d7 = a[ao + 7] - b[bo + 7],
     d8 = a[ao + 8] - b[bo + 8];
+  const e0 = squaredLength(d * d0 + tx, d * d1 + ty, d * d2 + tz),
+    e1 = squaredLength(d * d3 + tx, d * d4 + ty, d * d5 + tz),
+    e2 = squaredLength(d * d6 + tx, d * d7 + ty, d * d8 + tz);
+  // M = DᵀD (D = A − B, column-major), symmetric positive semi-definite.
   const m00 = d0 * d0 + d1 * d1 + d2 * d2,
     m11 = d3 * d3 + d4 * d4 + d5 * d5,
     m22 = d6 * d6 + d7 * d7 + d8 * d8;
   const move = Math.sqrt(tx * tx + ty * ty + tz * tz);
   const cheap = d * Math.sqrt(m00 + m11 + m22) + move;
   // The margin covers the closed form's rounding above ‖D‖² (a rank-one M has λ = trace).
-  if (cheap * (1 + 1e-9) <= floor) return cheap;
-  const m01 = d0 * d3 + d1 * d4 + d2 * d5,
-    m02 = d0 * d6 + d1 * d7 + d2 * d8,
-    m12 = d3 * d6 + d4 * d7 + d5 * d8;
-  // Largest eigenvalue of M, closed form for symmetric 3 × 3 matrices.
-  const off = m01 * m01 + m02 * m02 + m12 * m12;
-  const q = (m00 + m11 + m22) / 3;
-  let largest: number;
-  if (off === 0) {
-    largest = Math.max(m00, m11, m22);
-  } else {
-    const a00 = m00 - q,
-      a11 = m11 - q,
-      a22 = m22 - q;
-    const p = Math.sqrt((a00 * a00 + a11 * a11 + a22 * a22 + 2 * off) / 6);
-    const det = a00 * (a11 * a22 - m12 * m12) - m01 * (m01 * a22 - m12 * m02) + m02 * (m01 * m12 - a11 * m02);
-    const r = det / (2 * p * p * p);
-    const phi = r <= -1 ? Math.PI / 3 : r >= 1 ? 0 : Math.acos(r) / 3;
-    largest = q + 2 * p * Math.cos(phi);
+  if (cheap * (1 + 1e-9) <= floor) shell[at] = cheap;
+  else {
+    // Largest eigenvalue of M, closed form for symmetric 3 × 3 matrices.
+    const m01 = d0 * d3 + d1 * d4 + d2 * d5,
+      m02 = d0 * d6 + d1 * d7 + d2 * d8,
+      m12 = d3 * d6 + d4 * d7 + d5 * d8;
+    const off = m01 * m01 + m02 * m02 + m12 * m12;
+    const q = (m00 + m11 + m22) / 3;
+    let largest: number;
+    if (off === 0) {
+      largest = Math.max(m00, m11, m22);
+    } else {
+      const a00 = m00 - q,
+        a11 = m11 - q,
+        a22 = m22 - q;
+      const p = Math.sqrt((a00 * a00 + a11 * a11 + a22 * a22 + 2 * off) / 6);
+      const det = a00 * (a11 * a22 - m12 * m12) - m01 * (m01 * a22 - m12 * m02) + m02 * (m01 * m12 - a11 * m02);
+      const r = det / (2 * p * p * p);
+      const phi = r <= -1 ? Math.PI / 3 : r >= 1 ? 0 : Math.acos(r) / 3;
+      largest = q + 2 * p * Math.cos(phi);
+    }
+    // Rounding can put the closed form a little below trace / 3, which the largest eigenvalue never is.
+    const third = (m00 + m11 + m22) / 3;
+    shell[at] = d * Math.sqrt(largest > third ? largest : third) + move;
   }
-  // Rounding can put the closed form a little below trace / 3, which the largest eigenvalue never is.
-  const third = (m00 + m11 + m22) / 3;
-  return d * Math.sqrt(largest > third ? largest : third) + move;
+  let worst = 0;
+  if (e0 > worst) worst = e0;
+  if (e1 > worst) worst = e1;
+  if (e2 > worst) worst = e2;
+  return Math.sqrt(worst);
+}
+
+function squaredLength(x: number, y: number, z: number): number {
+  return x * x + y * y + z * z;
+}
+
+/**
+ * Math.hypot of three numbers with Node's arithmetic (each divided by the largest, their squares
+ * summed with Kahan's compensation, the root times the largest), written out: the builtin is a
+ * call into the engine's runtime, which took a twentieth of compress() in compress/between.ts `roundingTerm`.
+ */
+export function hypot3(x: number, y: number, z: number): number {
+  const max = Math.max(Math.abs(x), Math.abs(y), Math.abs(z));
+  if (max === 0 || max === Number.POSITIVE_INFINITY) return max;
+  const a = Math.abs(x) / max,
+    b = Math.abs(y) / max,
+    c = Math.abs(z) / max;
+  const sum = a * a + b * b;
+  const compensation = sum - a * a - b * b;
+  return Math.sqrt(sum + (c * c - compensation)) * max;
 }
 
 /**
@@ -356,7 +408,6 @@ export function measureSampleErrors(
   decodeObject: (sample: number, out: Float64Array) => void,
   metric: ErrorMetric = 'vertices',
 ): ErrorReport {
-  const boneError = boneErrorFunction(metric);
   const boneCount = reference.skeleton.parents.length;
   const n = reference.sampleCount;
   const decoded = new Float64Array(boneCount * AFFINE_STRIDE);
@@ -380,11 +431,12 @@ export function measureSampleErrors(
       base = s * boneCount * AFFINE_STRIDE;
     }
     for (let b = 0; b < boneCount; b++) {
-      const e = boneError(ref, base + b * AFFINE_STRIDE, decoded, b * AFFINE_STRIDE, shellDistances[b]);
-      const shell =
+      const o = base + b * AFFINE_STRIDE;
+      const e =
         metric === 'shell'
-          ? e
-          : shellBoundError(ref, base + b * AFFINE_STRIDE, decoded, b * AFFINE_STRIDE, shellDistances[b], shellMax);
+          ? shellBoundError(ref, o, decoded, b * AFFINE_STRIDE, shellDistances[b])
+          : vertexAndShellErrors(ref, o, decoded, b * AFFINE_STRIDE, shellDistances[b], shellMax, shellOut, 0);
+      const shell = metric === 'shell' ? e : shellOut[0];
       if (shell > shellMax) shellMax = shell;
       errors[s * boneCount + b] = e;
       sum += e;
@@ -412,10 +464,38 @@ export function measureSampleErrors(
   };
 }
 
-/** The `q` quantile (0..1) of `values` by nearest rank; sorts a copy. */
+/**
+ * The `q` quantile (0..1) of `values` by nearest rank: the value sorting would put at that rank
+ * (NaN above every number), found by selection on a copy (sorting a clip's bone × sample errors
+ * took as long as measuring them).
+ */
 export function percentile(values: Float64Array, q: number): number {
   if (values.length === 0) return 0;
-  const sorted = Float64Array.from(values).sort();
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
-  return sorted[rank];
+  const a = Float64Array.from(values);
+  const rank = Math.min(a.length - 1, Math.max(0, Math.ceil(q * a.length) - 1));
+  if (a.some(Number.isNaN)) return a.sort()[rank];
+  let lo = 0,
+    hi = a.length - 1;
+  while (lo < hi) {
+    // Hoare's partition about the median of three: [lo, j] ≤ pivot ≤ [i, hi], j < i.
+    const x = a[lo],
+      y = a[(lo + hi) >>> 1],
+      z = a[hi];
+    const pivot = x < y ? (y < z ? y : x < z ? z : x) : x < z ? x : y < z ? z : y;
+    let i = lo,
+      j = hi;
+    while (i <= j) {
+      while (a[i] < pivot) i++;
+      while (a[j] > pivot) j--;
+      if (i <= j) {
+        const t = a[i];
+        a[i++] = a[j];
+        a[j--] = t;
+      }
+    }
+    if (rank <= j) hi = j;
+    else if (rank >= i) lo = i;
+    else return pivot;
+  }
+  return a[rank];
 }

@@ -217,16 +217,30 @@ const S1 = SLERP_SERIES.SINE[0],
  * common path; above it, sin(xθ) from Math.acos and Math.sin.
  */
 function slerpWeight(x: number, u: number): number {
+  return slerpWeightAt(x, u, slerpAngle(u));
+}
+
+/**
+ * What {@link slerpWeight} works out of u alone (float32): θ² below {@link SERIES_LIMIT},
+ * else θ. Both weights of a slerp share it, and so do all fractions of one interval.
+ */
+export function slerpAngle(u: number): number {
+  const f = Math.fround;
+  // acos(1 − u)² = 2u + u²/3 + 4u³/45 + u⁴/35 + …
+  if (u < SERIES_LIMIT) return f(u * f(2 + f(u * f(T3 + f(u * f(T45 + f(u * T35)))))));
+  return f(Math.acos(u > 1 ? 0 : f(1 - u)));
+}
+
+/** {@link slerpWeight} of `x` from u and its {@link slerpAngle}: the same float32 result. */
+export function slerpWeightAt(x: number, u: number, angle: number): number {
   const f = Math.fround;
   if (u < SERIES_LIMIT) {
-    // acos(1 − u)² = 2u + u²/3 + 4u³/45 + u⁴/35 + …
-    const theta2 = f(u * f(2 + f(u * f(T3 + f(u * f(T45 + f(u * T35)))))));
     // sin(xθ)/θ = x (1 − s/6 + s²/120 − s³/5040 + s⁴/362880) with s = (xθ)², in Horner form
     // with constant coefficients: multiplications only (a division costs several).
-    const s = f(f(x * x) * theta2);
+    const s = f(f(x * x) * angle);
     return f(x * f(1 + f(s * f(S1 + f(s * f(S2 + f(s * f(S3 + f(s * S4)))))))));
   }
-  return f(Math.sin(f(x * f(Math.acos(u > 1 ? 0 : f(1 - u))))));
+  return f(Math.sin(f(x * angle)));
 }
 
 /**

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { chainClip } from '../../src/bench/big-rigs.js';
 import type { RawClip } from '../../src/clip/raw-clip.js';
 import { POSE_STRIDE } from '../../src/clip/skeleton.js';
-import { measureBetweenErrors, referenceBetween } from '../../src/compress/between.js';
+import { SampleReference, measureBetweenErrors, referenceBetween } from '../../src/compress/between.js';
 import { compress } from '../../src/compress/index.js';
 import { AFFINE_STRIDE, poseToObject, shellBoundError, virtualVertexError } from '../../src/metric/error-metric.js';
 import { CompressedClip } from '../../src/runtime/compressed-clip.js';
@@ -69,6 +69,42 @@ describe('measureBetweenErrors', () => {
       // Next to a sample the error is the sample's: the figure at any time holds both.
       expect(dense).toBeLessThanOrEqual(stats.maxError);
       expect(denseShell).toBeLessThanOrEqual(stats.shellMaxError);
+    });
+
+    it(`${name}: the reference of a clip without keys, worked out per interval, is referenceBetween's object transforms to the bit`, () => {
+      const clip = make();
+      const boneCount = clip.skeleton.parents.length;
+      // STEP tracks too (held over their intervals), which BVH never has.
+      const stepMask = new Uint8Array(boneCount * 3).map((_, t) => Number(t % 4 === 1 || t % 7 === 0));
+      // Two bones turning 1.2 and 3.6 rad per interval: slerp weights from Math.acos and Math.sin,
+      // the second on the other hemisphere (a negative dot product).
+      const rotations = Float32Array.from(clip.rotations);
+      const n = clip.sampleCount;
+      for (const [b, half] of [
+        [0, 0.6],
+        [1, 1.8],
+      ]) {
+        for (let s = 0; s < n; s++) rotations.set([Math.sin(s * half), 0, 0, Math.cos(s * half)], (b * n + s) * 4);
+      }
+      const fractions = [0, 1, 0.5, 0.25, 0.75, 0.125, 0.375, 0.625, 0.875, 1 / 32, 31 / 32, 0.3];
+      for (const source of [clip, { ...clip, stepMask }, { ...clip, rotations }]) {
+        const samples = new SampleReference(source);
+        const pose = new Float64Array(boneCount * POSE_STRIDE);
+        const fast = new Float64Array(boneCount * AFFINE_STRIDE);
+        const plain = new Float64Array(boneCount * AFFINE_STRIDE);
+        let differ = 0;
+        // Intervals out of order, as the second look visits them.
+        for (let j = 0; j + 1 < n; j++) {
+          const k = (j * 7) % (n - 1);
+          for (const alpha of fractions) {
+            samples.objectAt(k, alpha, fast);
+            referenceBetween(source, k, alpha, pose);
+            poseToObject(pose, source.skeleton.parents, plain);
+            for (let i = 0; i < fast.length; i++) if (!Object.is(fast[i], plain[i])) differ++;
+          }
+        }
+        expect(differ).toBe(0);
+      }
     });
   }
 });

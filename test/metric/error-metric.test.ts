@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { createRawClip, type RawClip } from '../../src/clip/raw-clip.js';
 import { createSkeleton, POSE_STRIDE, resolveShellDistances, setIdentity } from '../../src/clip/skeleton.js';
-import { measureClipError, MetricError } from '../../src/metric/error-metric.js';
+import { measureClipError, MetricError, percentile } from '../../src/metric/error-metric.js';
 import { mulberry32 } from '../utils/synthetic.js';
 
 type Vec3 = [number, number, number];
@@ -246,3 +246,22 @@ function sliceSample(clip: RawClip, s: number): RawClip {
   }
   return out;
 }
+
+describe('percentile', () => {
+  it('is the value sorting puts at the nearest rank, with ties, zeros and NaN', () => {
+    const random = mulberry32(11);
+    for (let i = 0; i < 300; i++) {
+      const n = 1 + Math.floor(random() * 400);
+      // Few distinct values in some arrays: runs of ties around the rank.
+      const distinct = i % 3 === 0 ? 3 : 1e9;
+      const values = Float64Array.from({ length: n }, () => Math.floor(random() * distinct) / 7);
+      if (i % 10 === 0) values[Math.floor(random() * n)] = Number.NaN;
+      for (const q of [0, 0.5, 0.9, 0.99, 1]) {
+        const sorted = Float64Array.from(values).sort();
+        const rank = Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1));
+        expect(percentile(values, q)).toBe(sorted[rank]);
+      }
+    }
+    expect(percentile(new Float64Array(0), 0.99)).toBe(0);
+  });
+});

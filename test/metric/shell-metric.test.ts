@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 
-import { AFFINE_STRIDE, localToAffine, shellBoundError, virtualVertexError } from '../../src/metric/error-metric.js';
+import {
+  AFFINE_STRIDE,
+  hypot3,
+  localToAffine,
+  shellBoundError,
+  vertexAndShellErrors,
+  virtualVertexError,
+} from '../../src/metric/error-metric.js';
 import { mulberry32 } from '../utils/synthetic.js';
 
 /** A random affine transform (rotation, translation, scale 1 unless `scaled`). */
@@ -72,6 +79,50 @@ describe('shellBoundError', () => {
       b.set(a.subarray(9, 12), 9);
       const rotationOnly = shellBoundError(a, 0, b, 0, 3);
       expect(sampledShellError(a, b, 3, 20000)).toBeGreaterThan(rotationOnly * 0.99);
+    }
+  });
+});
+
+describe('vertexAndShellErrors', () => {
+  it('gives virtualVertexError to the bit, and the whole-shell bound: d·‖D‖ + |Δt| up to the floor, the eigenvalue above', () => {
+    const random = mulberry32(5);
+    const shell = new Float64Array(1);
+    for (let i = 0; i < 500; i++) {
+      const a = randomAffine(random, i % 2 === 1);
+      const b = i % 5 === 0 ? a.slice() : randomAffine(random, i % 3 === 1);
+      // Nearly the same transforms too, as the compressor's checks measure.
+      if (i % 4 === 0) for (let c = 0; c < AFFINE_STRIDE; c++) b[c] = a[c] + (random() - 0.5) * 1e-6;
+      const d = 0.5 + random() * 3;
+      let frobenius = 0;
+      for (let c = 0; c < 9; c++) frobenius += (a[c] - b[c]) ** 2;
+      const cheap = d * Math.sqrt(frobenius) + Math.hypot(a[9] - b[9], a[10] - b[10], a[11] - b[11]);
+      const vertex = virtualVertexError(a, 0, b, 0, d);
+      for (const floor of [-1, cheap * 0.5, cheap * 2]) {
+        expect(Object.is(vertexAndShellErrors(a, 0, b, 0, d, floor, shell, 0), vertex)).toBe(true);
+        if (floor > cheap) expect(shell[0]).toBeCloseTo(cheap, 12);
+        else {
+          expect(shell[0]).toBeLessThanOrEqual(cheap * (1 + 1e-12));
+          expect(shell[0]).toBeGreaterThanOrEqual(vertex * (1 - 1e-12));
+        }
+      }
+    }
+  });
+});
+
+describe('hypot3', () => {
+  it('is Math.hypot to the bit', () => {
+    const random = mulberry32(7);
+    const value = () => (random() - 0.5) * 10 ** (random() * 8 - 4);
+    for (let i = 0; i < 20_000; i++) {
+      // Columns of rotation matrices too (near unit length), and zeros.
+      const column = randomAffine(random, false).subarray(0, 3);
+      const v = [
+        [value(), value(), value()],
+        [value(), 0, value()],
+        [column[0], column[1], column[2]],
+        [0, 0, 0],
+      ][i % 4];
+      expect(Object.is(hypot3(v[0], v[1], v[2]), Math.hypot(v[0], v[1], v[2]))).toBe(true);
     }
   });
 });
