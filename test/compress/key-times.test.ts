@@ -106,7 +106,7 @@ function motion(path: Channel['path'], times: number[], phase: number, cubic = f
 async function generated(model: string): Promise<Uint8Array> {
   if (model === 'Fox') {
     // 24 Hz keys with one 0.2 s gap: the keys after it lie off the 24 Hz grid.
-    const times = Array.from({ length: 25 }, (_, i) => (i <= 17 ? i / 24 : 17 / 24 + 0.2 + (i - 17) / 24));
+    const times = Array.from({ length: 25 }, (_, i) => (i <= 17 ? i / 24 : 17 / 24 + 0.2 + (i - 18) / 24));
     return chainAsset(
       6,
       [0, 1, 2, 3, 4, 5].map((node) => ({
@@ -238,7 +238,8 @@ describe('keys off the grid', () => {
       const { stats } = compress(brain);
       expect(stats.upsampling).toBe(1);
       expect(stats.sampleCount).toBe(brain.sampleCount);
-      expect(stats.ratio).toBeGreaterThanOrEqual(10);
+      // The model itself compresses at 13; its generated stand-in, a 19-node chain moving every track, at 3.2.
+      expect(stats.ratio).toBeGreaterThanOrEqual(khronos('BrainStem') ? 10 : 2);
     },
     TIMEOUT,
   );

@@ -88,9 +88,11 @@ describe(`glTF corpus (${khronos ? 'Khronos sample models' : 'generated rigs: ..
       const source = animationBytes(await assetJson(asset.file)).total;
       expect(animationBytes(await assetJson(glbOut)).total).toBeLessThanOrEqual(source);
       const loose = readdirSync(bpkDir).reduce((sum, f) => sum + statSync(join(bpkDir, f)).size, 0);
-      expect(loose).toBeLessThanOrEqual(source);
-      // The warning compress gives when loose clips outgrow their source (test/cli/warnings.test.ts) is not given here.
-      expect(bpkRun.stderr).not.toMatch(/more than the \d+ bytes of the source's animations/);
+      const warned = /more than the \d+ bytes of the source's animations/.test(bpkRun.stderr);
+      // Every Khronos model's loose clips fit in its source. A generated rig's CUBICSPLINE curve
+      // (30° a key at 4 Hz) takes more samples than its keys' bytes: then compress must say so.
+      if (khronos) expect(loose).toBeLessThanOrEqual(source);
+      expect(warned).toBe(loose > source);
     });
 
     it('verify source out passes, and info out summarises every animation', async () => {
