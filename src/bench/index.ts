@@ -25,7 +25,7 @@ export type {
 } from './run.js';
 export { measureGltfAssets, type BenchGltfAsset } from './gltf-assets.js';
 export type { CliTiming, ProcessFigure } from './cli-timing.js';
-export { readAclMeasurement } from './speed.js';
+export { SCALING_RUNS, readAclMeasurement } from './speed.js';
 export type { AclMeasurement, BenchSpeed, EffortFigure, ScalingFigure } from './speed.js';
 export {
   BASELINE_VERSION,

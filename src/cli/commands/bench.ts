@@ -12,6 +12,7 @@ import {
   BENCH_DEFAULTS,
   BENCH_ERROR,
   BenchError,
+  SCALING_RUNS,
   baselineFromResult,
   compareToBaseline,
   formatPercent,
@@ -508,7 +509,7 @@ function speedRows(result: BenchResult): string[][] {
     rows.push([
       `big skeleton ${g.name}`,
       `${fixed(g.secondsPerMillion, 2)} s/M`,
-      `${g.boneCount} bones × ${g.sampleCount} samples: ${fixed(g.seconds, 2)} s (CPU ${fixed(g.cpuSeconds, 2)}), ratio ${formatRatio(g.ratio)}, max ${formatDistance(g.maxError, 'cm')}${g.withinThreshold ? '' : ' !'}${versus}`,
+      `${g.boneCount} bones × ${g.sampleCount} samples: ${fixed(g.seconds, 2)} s (CPU ${fixed(g.cpuSeconds, 2)}; median of ${SCALING_RUNS}), ratio ${formatRatio(g.ratio)}, max ${formatDistance(g.maxError, 'cm')}${g.withinThreshold ? '' : ' !'}${versus}`,
       '',
     ]);
   }
