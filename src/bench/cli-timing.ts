@@ -4,25 +4,17 @@
  * the exit), with one job and with the pool's jobs, the two alternating round by round so
  * that a change in the machine's load falls on both alike.
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { runCliMeasured } from './cli-process.js';
 import { median } from './decode-timing.js';
 
 /** The built command line next to this module (dist/cli/main.js); absent when running from the sources. */
 export const BUILT_CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
-
-/**
- * Loaded into each timed process with `--import`: on exit it writes the CPU seconds of the
- * whole process (every thread: main, workers, the engine's own) to the file its environment names.
- */
-const CPU_PROBE = `data:text/javascript,${encodeURIComponent(
-  'import{writeFileSync}from"node:fs";process.on("exit",()=>{const u=process.cpuUsage();writeFileSync(process.env.BONEPRESS_BENCH_CPU_FILE,String((u.user+u.system)/1e6))})',
-)}`;
 
 /** One way of running `compress`, over the rounds. */
 export interface ProcessFigure {
@@ -79,17 +71,12 @@ export async function timeCompressCli(run: CliTimingRun): Promise<CliTiming> {
     for (let round = 0; round < run.rounds; round++) {
       for (const [k, jobs] of jobsList.entries()) {
         const out = join(work, `out-${round}-${jobs}`);
-        const cpuFile = join(work, `cpu-${round}-${jobs}`);
-        const done = await runProcess(
-          run.cli,
-          [...run.corpus, '-o', out, '--jobs', String(jobs), ...run.args],
-          cpuFile,
-        );
+        const done = await runProcess(run.cli, [...run.corpus, '-o', out, '--jobs', String(jobs), ...run.args]);
         clips ??= done.clips;
         if (done.clips !== clips)
           throw new Error(`compress --jobs ${jobs} compressed ${done.clips} clips, an earlier run ${clips}`);
         wall[k].push(done.seconds);
-        cpu[k].push(Number(await readFile(cpuFile, 'utf8')));
+        cpu[k].push(done.cpuSeconds);
         await rm(out, { recursive: true, force: true });
         run.onRun?.();
       }
@@ -114,36 +101,19 @@ export function hasBuiltCli(cli: string = BUILT_CLI): boolean {
   return existsSync(cli);
 }
 
-/** Runs `node --import <probe> <cli> compress <args> --json`; resolves with its wall seconds and clip count. */
-function runProcess(
+/** Runs `<cli> compress <args> --json` measured; resolves with its wall and CPU seconds and clip count. */
+async function runProcess(
   cli: string,
   args: readonly string[],
-  cpuFile: string,
-): Promise<{ seconds: number; clips: number }> {
-  return new Promise((resolveRun, reject) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, ['--import', CPU_PROBE, cli, 'compress', ...args, '--json'], {
-      env: { ...process.env, BONEPRESS_BENCH_CPU_FILE: cpuFile },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => {
-      if (stderr.length < 4096) stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      const seconds = (performance.now() - started) / 1000;
-      const clips = code !== null && code <= 2 ? clipsOfReport(stdout) : undefined;
-      if (clips !== undefined) resolveRun({ seconds, clips });
-      else reject(new Error(`compress ended with ${signal ?? `status ${code}`}: ${stderr.trim().slice(0, 500)}`));
-    });
-  });
+): Promise<{ seconds: number; cpuSeconds: number; clips: number }> {
+  const { seconds, cpuSeconds, code, stdout } = await runCliMeasured(
+    cli,
+    ['compress', ...args, '--json'],
+    (status) => status <= 2,
+  );
+  const clips = clipsOfReport(stdout);
+  if (clips === undefined) throw new Error(`compress ended with status ${code} and no --json report`);
+  return { seconds, cpuSeconds, clips };
 }
 
 /** The clip count of a `compress --json` report; undefined when `text` is not one. */

@@ -7,13 +7,13 @@
  * the child's peak RSS for each, plus a fresh run over only the touched clips (what their
  * compression costs on its own).
  */
-import { spawn } from 'node:child_process';
 import { copyFile, cp, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { mulberry32 } from '../clip/random.js';
+import { runCliMeasured } from './cli-process.js';
 
 /** Options of {@link runLibraryBench}. */
 export interface LibraryBenchOptions {
@@ -85,9 +85,6 @@ export interface LibraryBenchResult {
 const DIST = fileURLToPath(new URL('../', import.meta.url));
 const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Preloaded into the child: prints its peak RSS (KB) and CPU time (user, system; µs), all threads, when it exits. */
-const RSS_PROBE =
-  'data:text/javascript,process.on("exit",()=>{const u=process.resourceUsage();process.stderr.write("\\nbonepress-bench-maxrss "+u.maxRSS+" "+u.userCPUTime+" "+u.systemCPUTime+"\\n")})';
-
 /**
  * `bvh` with two smooth bumps of up to ±0.05 (degrees, or the file's length unit) on
  * random channels, each over up to 30 frames (a raised cosine), as a re-export with a
@@ -117,44 +114,6 @@ export function perturbBvh(bvh: string, seed: number): string {
     }
   }
   return bvh.slice(0, bodyStart) + lines.join('\n');
-}
-
-/**
- * Runs the CLI with `args` in `cwd`, measuring wall time and peak RSS. Rejects unless it
- * exits with 0 or 1 (1: a clip is above its threshold; the build itself completed).
- */
-async function runMeasured(
-  cli: string,
-  args: readonly string[],
-  cwd: string,
-): Promise<{ seconds: number; peakRssMB: number; cpuSeconds: number; stdout: string }> {
-  const started = performance.now();
-  const child = spawn(process.execPath, ['--import', RSS_PROBE, cli, ...args], {
-    cwd,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '',
-    stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => {
-    stdout += d;
-  });
-  child.stderr.setEncoding('utf8').on('data', (d: string) => {
-    stderr += d;
-  });
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', resolve);
-  });
-  const seconds = (performance.now() - started) / 1000;
-  const rss = /bonepress-bench-maxrss (\d+) (\d+) (\d+)/.exec(stderr);
-  if ((code !== 0 && code !== 1) || !rss)
-    throw new Error(`bonepress ${args.slice(0, 2).join(' ')} …: exit ${code}; stderr:\n${stderr.slice(-2000)}`);
-  return {
-    seconds,
-    peakRssMB: (Number(rss[1]) * 1024) / 1e6,
-    cpuSeconds: (Number(rss[2]) + Number(rss[3])) / 1e6,
-    stdout,
-  };
 }
 
 /**
@@ -203,9 +162,11 @@ export async function runLibraryBench(options: LibraryBenchOptions): Promise<Lib
     ): Promise<LibraryBenchRun & { rawBytes: number }> => {
       log(`${name} (--jobs ${jobs}) …`);
       const loadBefore = loadavg()[0];
-      const { seconds, peakRssMB, cpuSeconds, stdout } = await runMeasured(
+      // 1: a clip is above its threshold; the build itself completed.
+      const { seconds, peakRssMB, cpuSeconds, stdout } = await runCliMeasured(
         cli,
         ['compress', ...inputs, '-o', out, '--manifest', join(out, 'manifest.json'), '--jobs', String(jobs), '--json'],
+        (code) => code <= 1,
         root,
       );
       const report = JSON.parse(stdout) as {
