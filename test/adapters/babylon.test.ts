@@ -41,6 +41,7 @@ import { CompressedClip } from '../../src/runtime/compressed-clip.js';
 import { runCli } from '../cli/run-cli.js';
 import { makePropRig, makeRigs, makeSceneRig } from '../utils/gltf-rigs.js';
 import { glbOf, splitGlb } from '../utils/glb.js';
+import { sharedData } from '../utils/shared-data.js';
 import { mulberry32 } from '../utils/synthetic.js';
 
 const THRESHOLD = 1e-4; // 0.01 cm in metres, the compressor's default
@@ -49,7 +50,7 @@ const SHELL = 0.03; // 3 cm, the compressor's default shell distance for joints
 // slerps where the runtime nlerps between samples: allow that rounding on top.
 const TOLERANCE = THRESHOLD * 1.02;
 const FPS = 60;
-const KHRONOS = join(process.cwd(), '..', 'shared', 'data', 'khronos-samples');
+const KHRONOS = sharedData('khronos-samples');
 /** The animated Khronos sample models stored as GLB: skins, node animation, morph weights, STEP/CUBICSPLINE. */
 const KHRONOS_MODELS = [
   'CesiumMan',
@@ -92,13 +93,15 @@ beforeAll(async () => {
   });
   work = mkdtempSync(join(tmpdir(), 'bonepress-babylon-'));
   const sources: { name: string; glb: Uint8Array }[] = (await makeRigs()).map((r) => ({ name: r.name, glb: r.glb }));
-  const khronos = KHRONOS_MODELS.map((m) => ({ name: m, path: join(KHRONOS, m, `${m}.glb`) })).filter((m) =>
-    existsSync(m.path),
-  );
+  const khronos = (KHRONOS ? KHRONOS_MODELS : [])
+    .map((m) => ({ name: m, path: join(KHRONOS ?? '', m, `${m}.glb`) }))
+    .filter((m) => existsSync(m.path));
   if (khronos.length > 0) {
     sources.push(...khronos.map((m) => ({ name: m.name, glb: new Uint8Array(readFileSync(m.path)) })));
   } else {
-    console.warn(`babylon test: ${KHRONOS} is absent; the Khronos checks run on generated scene and prop rigs`);
+    console.warn(
+      `babylon test: ../shared/data/khronos-samples is absent or not in use; the Khronos checks run on generated scene and prop rigs`,
+    );
     sources.push(
       { name: 'scene', glb: await makeSceneRig({ texture: false }) },
       { name: 'props', glb: await makePropRig() },

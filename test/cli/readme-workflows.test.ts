@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { makeRigs } from '../utils/gltf-rigs.js';
+import { sharedData } from '../utils/shared-data.js';
 import { CLI, ROOT, fixture, makeTempDir } from './run-cli.js';
 
 const temp = makeTempDir('bonepress-readme-');
@@ -34,9 +35,10 @@ async function workspace(): Promise<{ dir: string; bin: string }> {
   const shim = join(bin, 'bonepress');
   writeFileSync(shim, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"\n`);
   chmodSync(shim, 0o755);
-  const cesium = join(ROOT, '..', 'shared', 'data', 'khronos-samples', 'CesiumMan', 'CesiumMan.glb');
+  const khronos = sharedData('khronos-samples');
+  const cesium = khronos && join(khronos, 'CesiumMan', 'CesiumMan.glb');
   mkdirSync(dir, { recursive: true });
-  if (existsSync(cesium)) copyFileSync(cesium, join(dir, 'hero.glb'));
+  if (cesium && existsSync(cesium)) copyFileSync(cesium, join(dir, 'hero.glb'));
   else writeFileSync(join(dir, 'hero.glb'), (await makeRigs())[0].glb);
   const tree: Record<string, string> = {
     'hero/walk.bvh': 'dataset-1_walk_happy_002.bvh',

@@ -14,10 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { addChain, addChannel, swingRotations } from './chain-rig.js';
 import { ROOT, fixture, makeTempDir, runCli } from './run-cli.js';
+import { sharedData } from '../utils/shared-data.js';
 
 const WALK = fixture('dataset-1_walk_happy_002.bvh');
 const DASH = fixture('dataset-1_dash_normal_001.bvh');
-const KHRONOS = join(ROOT, '..', 'shared', 'data', 'khronos-samples');
+const KHRONOS = sharedData('khronos-samples');
 const temp = makeTempDir('bonepress-workflow-');
 afterAll(() => temp.remove());
 const LONG = { timeout: 120_000 };
@@ -75,6 +76,7 @@ async function writeRig(
 
 /** The Khronos model's GLB when ../shared holds it, else undefined. */
 function khronos(model: string): string | undefined {
+  if (!KHRONOS) return undefined;
   const path = join(KHRONOS, model, `${model}.glb`);
   return existsSync(path) ? path : undefined;
 }

@@ -23,9 +23,10 @@ import { AFFINE_STRIDE, poseToObject, virtualVertexError } from '../../src/metri
 import { readGltf } from '../../src/readers/gltf.js';
 import { CompressedClip } from '../../src/runtime/compressed-clip.js';
 import { KIND_POSE_OFFSET, TRACKS_PER_BONE } from '../../src/runtime/format.js';
+import { sharedData } from '../utils/shared-data.js';
 import { mulberry32 } from '../utils/synthetic.js';
 
-const KHRONOS = new URL('../../../shared/data/khronos-samples/', import.meta.url).pathname;
+const KHRONOS = sharedData('khronos-samples');
 const TIMEOUT = 120_000;
 /**
  * The decoder's float32 rounding, which the compressor's bound (exact arithmetic) leaves
@@ -37,8 +38,9 @@ const ROUNDING = 1.08;
 
 /** The model's file under ../shared, or undefined when the corpus is absent. */
 function khronos(model: string): Uint8Array | undefined {
+  if (!KHRONOS) return undefined;
   for (const ext of ['glb', 'gltf']) {
-    const file = `${KHRONOS}${model}/${model}.${ext}`;
+    const file = `${KHRONOS}/${model}/${model}.${ext}`;
     if (existsSync(file) && ext === 'glb') return readFileSync(file);
   }
   return undefined;

@@ -8,7 +8,7 @@
  * plugin, `createMixerClip`, `CompressedClipPlayer`) at random times and around every key.
  */
 import { createRequire } from 'node:module';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { NodeIO, type GLTF as GltfJson } from '@gltf-transform/core';
@@ -24,12 +24,12 @@ import {
 import { mergeBuffers } from '../../src/gltf-transform/buffers.js';
 import { BonepressAnimationCompression } from '../../src/gltf-transform/index.js';
 import { CompressedClip } from '../../src/runtime/compressed-clip.js';
-import { ROOT } from '../cli/run-cli.js';
 import { makeRigs } from '../utils/gltf-rigs.js';
+import { sharedData } from '../utils/shared-data.js';
 import { mulberry32 } from '../utils/synthetic.js';
 
-/** Where the Khronos sample models are read from. */
-export const KHRONOS_DIR = join(ROOT, '..', 'shared', 'data', 'khronos-samples');
+/** Where the Khronos sample models are read from; undefined without them (test/utils/shared-data.ts). */
+export const KHRONOS_DIR = sharedData('khronos-samples');
 /** The compressor's default threshold, 0.01 cm, in the assets' metres. */
 export const THRESHOLD = 1e-4;
 /** The default shell distance, 3 cm, in metres. */
@@ -52,14 +52,15 @@ export interface CorpusAsset {
  * 37.5 Hz keys).
  */
 export async function corpusAssets(workDir: string): Promise<{ assets: CorpusAsset[]; khronos: boolean }> {
-  if (existsSync(KHRONOS_DIR)) {
-    const assets = readdirSync(KHRONOS_DIR, { withFileTypes: true })
+  if (KHRONOS_DIR) {
+    const dir = KHRONOS_DIR;
+    const assets = readdirSync(dir, { withFileTypes: true })
       .filter((d) => d.isDirectory())
       .map((d) => {
-        const files = readdirSync(join(KHRONOS_DIR, d.name));
+        const files = readdirSync(join(dir, d.name));
         const file = files.find((f) => f.endsWith('.glb')) ?? files.find((f) => f.endsWith('.gltf'));
-        if (!file) throw new Error(`${d.name}: no .glb or .gltf in ${KHRONOS_DIR}`);
-        return { name: d.name, file: join(KHRONOS_DIR, d.name, file) };
+        if (!file) throw new Error(`${d.name}: no .glb or .gltf in ${dir}`);
+        return { name: d.name, file: join(dir, d.name, file) };
       });
     return { assets: assets.sort((a, b) => a.name.localeCompare(b.name)), khronos: true };
   }

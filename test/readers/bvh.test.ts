@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -11,10 +11,11 @@ import { BVH_RATE_SNAP_TOLERANCE, readBvh } from '../../src/readers/bvh.js';
 import { READ_LIMITS } from '../../src/readers/options.js';
 import { ParseError, type ParseErrorCode } from '../../src/readers/errors.js';
 import { thrownBy } from '../utils/errors.js';
+import { sharedData } from '../utils/shared-data.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const fixturesDir = path.join(repoRoot, 'fixtures');
-const corpusDir = path.resolve(repoRoot, '../shared/data/bandai-ds1');
+const corpusDir = sharedData('bandai-ds1');
 
 // ---------------------------------------------------------------------------------------
 // Independent reference math: rotation matrices composed in listed order, then converted to
@@ -260,8 +261,8 @@ describe('readBvh: fixtures', () => {
 
 describe('readBvh: corpus', () => {
   // The full corpus when it is present (it is in CI), otherwise the fixtures: never skipped.
-  const useCorpus = existsSync(corpusDir);
-  const dir = useCorpus ? corpusDir : fixturesDir;
+  const useCorpus = corpusDir !== undefined;
+  const dir = corpusDir ?? fixturesDir;
   const expectedCount = useCorpus ? 174 : 8;
 
   it(`parses every clip of ${useCorpus ? 'the bandai-ds1 corpus' : 'fixtures/'}`, { timeout: 120_000 }, () => {
