@@ -9,7 +9,7 @@ import { POSE_STRIDE } from './pose.js';
 import type { CompressedClip } from './clip.js';
 import type { ClipTables } from './decode-tables.js';
 import { KERNEL_KEY1 } from './decode-layout.js';
-import type { KernelDecode } from './wasm-kernel.js';
+import type { KernelDecode, KernelWorld } from './wasm-kernel.js';
 import { keyPosition } from './key-times.js';
 import type { TypeScriptDecoder } from './typescript-decoder.js';
 
@@ -104,6 +104,8 @@ export class ClipSampler {
   private readonly segAt: number;
   /** The TypeScript decode, where the kernel does not decode this clip (typescript-decoder.ts). */
   private readonly typescript: TypeScriptDecoder | undefined;
+  /** The kernel's world pass on this clip's memory, once a crowd has run it (wasm-kernel.ts). */
+  private worldPass: KernelWorld | undefined;
 
   /** Prefer {@link CompressedClip.createSampler}. */
   constructor(clip: CompressedClip) {
@@ -184,12 +186,12 @@ export class ClipSampler {
   }
 
   /**
-   * The kernel's decode at (k0, k1, alpha) into its staging pose, or with `world` its
-   * object-space pass after it (`rows`: 1 for three rows per bone). Key k lies in segment
+   * The kernel's decode at (k0, k1, alpha) into its staging pose, or with `world` and its
+   * pass `run` the object-space pass after it (`rows`: 1 for three rows per bone). Key k lies in segment
    * min(k / SEGMENT_SIZE, last), at a fixed stride of segments (decode-tables.ts); key 1 is
    * k0 itself, the next key (in k0's segment or the next one) or, wrapping, key 0.
    */
-  private kernelDecode(alpha: number, world?: ClipSampler['world'], rows = 0): void {
+  private kernelDecode(alpha: number, world?: ClipSampler['world'], run?: KernelWorld, rows = 0): void {
     const k0 = this.k0,
       k1 = this.k1,
       last = this.kernelLast;
@@ -214,8 +216,8 @@ export class ClipSampler {
     // Key 0's first bit within its first byte in the address's bits 2..4 (KERNEL_KEY1).
     const where = head | ((bit & 7) << 2) | key1,
       key = this.kernelKeys + (bit >>> 3);
-    if (world === undefined) this.kernel!(this.kernelClip, where, key, alpha);
-    else world.run(this.kernelClip, where, key, alpha, world.parentsAt, world.bones, rows);
+    if (run === undefined) this.kernel!(this.kernelClip, where, key, alpha);
+    else run(this.kernelClip, where, key, alpha, world!.parentsAt, world!.bones, rows);
   }
 
   /**
@@ -229,8 +231,10 @@ export class ClipSampler {
   sampleObjectInto(time: number, out: Float32Array, offset: number, rows: boolean, options?: SampleOptions): boolean {
     const world = this.world;
     if (world === undefined) return false;
+    const run = (this.worldPass ??= world.pass());
+    if (run === undefined) return false;
     const alpha = this.locate(time, options);
-    this.kernelDecode(alpha, world, rows ? 1 : 0);
+    this.kernelDecode(alpha, world, run, rows ? 1 : 0);
     out.set(rows ? world.rows : world.matrices, offset);
     return true;
   }
