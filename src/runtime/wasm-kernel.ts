@@ -72,7 +72,7 @@ export function kernelModule(): WebAssembly.Module | null {
   return compiled;
 }
 
-/** The world pass's module (kernel-world.wat), once crowd.ts has supplied it; null where it does not compile. */
+/** The world pass's module (kernel-world.wat) once crowd.ts has supplied it, and compiled (null where it does not compile). */
 let worldText: string | undefined;
 let worldCompiled: WebAssembly.Module | null | undefined;
 
@@ -154,8 +154,9 @@ export function kernelPlace(bytes: number): KernelPlace | undefined {
   }
   const byteOffset = arena.used;
   arena.used += size;
-  const place = arena;
-  const { memory, views } = place;
+  // This memory's, for the closures below (`arena` moves on when the memory is full).
+  const current = arena;
+  const { memory, views } = current;
   const view = (address: number, floats: number): Float32Array => {
     const key = address * 0x100000 + floats;
     let v = views.get(key);
@@ -166,10 +167,10 @@ export function kernelPlace(bytes: number): KernelPlace | undefined {
     return v;
   };
   const world = (): KernelWorld | undefined => {
-    if (place.world === undefined) place.world = worldOf(place);
-    return place.world ?? undefined;
+    if (current.world === undefined) current.world = worldOf(current);
+    return current.world ?? undefined;
   };
-  return { buffer: memory.buffer, byteOffset, decode: place.decode, world, view };
+  return { buffer: memory.buffer, byteOffset, decode: current.decode, world, view };
 }
 
 /** The world pass's instance on `arena`'s memory, importing its decode; null where it cannot be made. */
