@@ -128,9 +128,9 @@ describe('importsOf', () => {
 
 describe('import rules', () => {
   it('finds the source tree', () => {
-    expect(files.some((f) => f.rel === 'runtime/compressed-clip.ts')).toBe(true);
+    expect(files.some((f) => f.rel === 'runtime/clip.ts')).toBe(true);
     expect(files.some((f) => f.rel.startsWith('compress/'))).toBe(true);
-    const decoder = files.find((f) => f.rel === 'runtime/compressed-clip.ts')!;
+    const decoder = files.find((f) => f.rel === 'runtime/clip.ts')!;
     expect(decoder.imports).toContain('./format.js');
     expect(target(decoder.path, './format.js')).toEqual({ kind: 'src', path: 'runtime/format.ts' });
   });
@@ -160,7 +160,7 @@ describe('import rules', () => {
     // reference, erased from the built JavaScript.
     edges.set(
       'runtime/sampler.ts',
-      edges.get('runtime/sampler.ts')!.filter((path) => path !== 'runtime/compressed-clip.ts'),
+      edges.get('runtime/sampler.ts')!.filter((path) => path !== 'runtime/clip.ts'),
     );
     expect(edges.get('runtime/decode-layout.ts')).toEqual([]);
     const cycles: string[] = [];

@@ -17,6 +17,7 @@ import type { IAnimation, IAnimationChannel, INode } from '@babylonjs/loaders/gl
 import { registerGLTFExtension } from '@babylonjs/loaders/glTF/2.0/glTFLoaderExtensionRegistry.js';
 
 import { FORMAT_ERROR, FormatError } from '../runtime/errors.js';
+import { loadTypeScriptDecoder } from '../runtime/sampler.js';
 import {
   createAnimationGroup,
   type AnimationGroupOptions,
@@ -84,6 +85,7 @@ export class BonepressBabylonExtension implements IGLTFLoaderExtension {
       gltf.bufferViews![bones.bufferView],
     );
     const compressed = openExtensionClip(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), bones, fail);
+    if (compressed.decoder === 'typescript') await loadTypeScriptDecoder();
     const { nodeIndices, weights: weightDefs } = bones;
     const gltfNodes = gltf.nodes ?? [];
 

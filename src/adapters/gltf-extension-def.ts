@@ -4,7 +4,7 @@
  * the glTF node of each bone, the weight entries, the buffer view, and the clip opened and
  * checked against them. Engine-free: the three.js plugin and the Babylon.js extension share it.
  */
-import { CompressedClip } from '../runtime/compressed-clip.js';
+import { CompressedClip } from '../runtime/clip.js';
 
 /** The extension's name (docs/gltf-extension.md). */
 export const BONEPRESS_EXTENSION = 'BONEPRESS_animation_compression';

@@ -11,6 +11,7 @@ import type { AnimationClip, KeyframeTrack, Object3D } from 'three';
 import type { GLTFLoaderPlugin, GLTFParser } from 'three/examples/jsm/loaders/GLTFLoader.js';
 
 import { FORMAT_ERROR, FormatError } from '../runtime/errors.js';
+import { loadTypeScriptDecoder } from '../runtime/sampler.js';
 import {
   BONEPRESS_EXTENSION,
   openExtensionClip,
@@ -74,6 +75,7 @@ export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
     const bones = readExtensionBones(this.parser.json as ExtensionJson, ext as Record<string, unknown>, fail);
     const bytes = (await this.parser.getDependency('bufferView', bones.bufferView)) as ArrayBuffer;
     const compressed = openExtensionClip(new Uint8Array(bytes), bones, fail);
+    if (compressed.decoder === 'typescript') await loadTypeScriptDecoder();
     const nodeIndices = Int32Array.from(bones.nodeIndices);
     const weightDefs = bones.weights;
     const weightBones = compressed.boneCount - nodeIndices.length;

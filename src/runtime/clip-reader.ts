@@ -54,7 +54,7 @@ import {
   rotationRangeMin,
   trackComponentBits,
 } from './bits.js';
-import { writeRotation } from './interpolate.js';
+import { writeRotation } from './quaternion.js';
 import { POSE_STRIDE } from '../shared/pose-layout.js';
 
 /** A track's class, by the default and constant bitsets (compressed-clip.ts names them in this order). */

@@ -8,6 +8,8 @@ import { FORMAT_ERROR, FormatError } from './errors.js';
 import { POSE_STRIDE, objectSpace } from './pose.js';
 import type { CompressedClip } from './compressed-clip.js';
 import type { ClipSampler, SampleOptions } from './sampler.js';
+import { KERNEL_WORLD_WASM } from './kernel-wasm.js';
+import { useKernelWorld } from './wasm-kernel.js';
 
 /**
  * What {@link CrowdSampler.sample} writes per bone:
@@ -61,6 +63,8 @@ export class CrowdSampler {
       );
     this.output = output;
     this.floatsPerBone = CROWD_FLOATS_PER_BONE[output];
+    // The kernel's world pass is a module of its own, which only crowds bring into a page.
+    if (output !== 'local') useKernelWorld(KERNEL_WORLD_WASM);
   }
 
   /** Floats {@link sample} writes for these characters. */

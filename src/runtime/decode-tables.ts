@@ -117,12 +117,12 @@ export interface ClipTables {
     /** The file's copy in the kernel memory, which the clip keeps instead of the caller's bytes. */
     readonly file: Uint8Array;
     /**
-     * With at most KERNEL_MAX_WORLD_BONES bones: the kernel's object-space pass, the
-     * byte address of the clip's parents (an i32 per bone) in the memory, the bone count,
+     * With at most KERNEL_MAX_WORLD_BONES bones: the kernel's object-space pass (made on
+     * the first call, undefined where no crowd has supplied it: wasm-kernel.ts), the byte address of the clip's parents (an i32 per bone) in the memory, the bone count,
      * and views of what it writes (three rows of four floats per bone, or a 4×4).
      */
     readonly world?: {
-      readonly run: KernelWorld;
+      readonly pass: () => KernelWorld | undefined;
       readonly parentsAt: number;
       readonly bones: number;
       readonly rows: Float32Array;
@@ -292,7 +292,7 @@ export function buildTables(
       bones > KERNEL_MAX_WORLD_BONES
         ? undefined
         : {
-            run: kernelPlace.world,
+            pass: kernelPlace.world,
             parentsAt: at + 4 * parentsAt,
             bones,
             rows: kernelPlace.view(KERNEL_WORLD_OUT, 12 * bones),

@@ -3,18 +3,9 @@
  * compressor reconstructs keys with these same functions, so its measured error is the
  * decoder's.
  */
+import { writeIdentity, writeRotation } from './quaternion.js';
 
-/** Normalises (x, y, z, w) and writes it at `out[o..o+3]`; a zero quaternion becomes identity. */
-export function writeRotation(x: number, y: number, z: number, w: number, out: Float32Array, o: number): void {
-  const len2 = x * x + y * y + z * z + w * w;
-  if (len2 > 0) {
-    const inv = 1 / Math.sqrt(len2);
-    out[o] = x * inv;
-    out[o + 1] = y * inv;
-    out[o + 2] = z * inv;
-    out[o + 3] = w * inv;
-  } else writeIdentity(out, o);
-}
+export { writeRotation };
 
 /**
  * Normalised lerp on the shortest path from a to b at `alpha` (0..1), written at
@@ -134,14 +125,6 @@ export function decodeRotations(
       out[o + 3] = pw * inv;
     } else writeIdentity(out, o);
   }
-}
-
-/** Writes the identity quaternion at `out[o..o+3]`. */
-function writeIdentity(out: Float32Array, o: number): void {
-  out[o] = 0;
-  out[o + 1] = 0;
-  out[o + 2] = 0;
-  out[o + 3] = 1;
 }
 
 /** {@link emitRotation}'s and {@link blendRotations}'s one-entry list. */

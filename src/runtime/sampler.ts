@@ -3,16 +3,15 @@
  * dequantisation cache of the segments last touched and the decode scratch. One sampler
  * per character (or mixer action); the clip stays immutable and shared.
  */
-import { SEGMENT_SIZE, TRACKS_PER_BONE, TRACK_KIND } from './format.js';
+import { SEGMENT_SIZE } from './format.js';
 import { FORMAT_ERROR, FormatError } from './errors.js';
-import { floatFromBits } from './bits.js';
-import { ROTATION_ENTRY, ROTATION_SLOT, decodeRotations, lerp } from './interpolate.js';
 import { POSE_STRIDE } from './pose.js';
-import type { CompressedClip } from './compressed-clip.js';
-import { writeSegmentRecords, type ClipTables } from './decode-tables.js';
-import { KERNEL_KEY1, TABLE } from './decode-layout.js';
-import type { KernelDecode } from './wasm-kernel.js';
+import type { CompressedClip } from './clip.js';
+import type { ClipTables } from './decode-tables.js';
+import { KERNEL_KEY1 } from './decode-layout.js';
+import type { KernelDecode, KernelWorld } from './wasm-kernel.js';
 import { keyPosition } from './key-times.js';
+import type { TypeScriptDecoder } from './typescript-decoder.js';
 
 /** How a time between two samples is resolved. */
 export type Rounding = 'none' | 'floor' | 'ceil' | 'nearest';
@@ -37,7 +36,24 @@ export interface SampleOptions {
 const SNAP = 1e-6;
 /** log2 of {@link SEGMENT_SIZE}. */
 const SEGMENT_SHIFT = Math.log2(SEGMENT_SIZE);
-const RECORD = TABLE.RECORD;
+
+/**
+ * The TypeScript decoder (typescript-decoder.ts), once loaded: compressed-clip.ts installs it
+ * when it is imported, so `CompressedClip.open` is complete; the glTF plugins, which import
+ * the clip without it, load it with {@link loadTypeScriptDecoder} only for a clip the
+ * kernel does not decode, so a page whose engine has WebAssembly SIMD never fetches it.
+ */
+let typescriptDecoder: typeof TypeScriptDecoder | undefined;
+
+/** Installs the TypeScript decoder for every sampler made after (compressed-clip.ts). @internal */
+export function useTypeScriptDecoder(decoder: typeof TypeScriptDecoder): void {
+  typescriptDecoder = decoder;
+}
+
+/** Loads the TypeScript decoder unless it is there: call before sampling a clip whose `decoder` is `'typescript'`. @internal */
+export async function loadTypeScriptDecoder(): Promise<void> {
+  typescriptDecoder ??= (await import('./typescript-decoder.js')).TypeScriptDecoder;
+}
 
 /**
  * Samples one {@link CompressedClip}; allocates nothing per call. Its own state is a few
@@ -81,50 +97,21 @@ export class ClipSampler {
   private readonly world: NonNullable<ClipTables['kernel']>['world'];
   /** The clip this sampler reads. */
   readonly clip: CompressedClip;
-  // The clip's tables and scalars, copied in so a decode reads this object and the clip's
-  // buffer only (no chain of objects to miss in a cold cache).
+  // The clip's tables (the kernel path reads segment headers there) and base pose, copied in
+  // so a decode reads this object and the clip's buffer only.
   private readonly i32: Int32Array;
-  private readonly f32: Float32Array;
-  private readonly u32: Uint32Array;
-  private readonly f64: Float64Array;
   private readonly base: Float32Array;
-  private readonly t: ClipTables;
-  private readonly count: number;
-  private readonly segCount: number;
-  private readonly refsAt: number;
   private readonly segAt: number;
-  private readonly segStride: number;
-  private readonly segTable: number;
-  /** With compact tables: the segment whose records each of the two slots holds (-1: none). */
-  private readonly slotSegment: Int32Array | undefined;
-  /**
-   * The TypeScript decoder's rotations of a pose, for interpolate.ts's decodeRotations:
-   * their keys' components and their list (empty where the kernel decodes).
-   */
-  private readonly rotationKeys: Float64Array;
-  private readonly rotationList: Int32Array;
+  /** The TypeScript decode, where the kernel does not decode this clip (typescript-decoder.ts). */
+  private readonly typescript: TypeScriptDecoder | undefined;
+  /** The kernel's world pass on this clip's memory, once a crowd has run it (wasm-kernel.ts). */
+  private worldPass: KernelWorld | undefined;
 
   /** Prefer {@link CompressedClip.createSampler}. */
   constructor(clip: CompressedClip) {
     this.clip = clip;
     const t = clip.tables;
-    this.t = t;
-    if (t.compact) {
-      // Compact tables: a buffer of its own holding the clip's base pose and references and
-      // two segment slots; packed keys come straight from the file.
-      const buffer = new ArrayBuffer(8 * Math.ceil((t.segAt + 2 * t.segStride) / 2));
-      this.i32 = new Int32Array(buffer);
-      this.f32 = new Float32Array(buffer);
-      this.f64 = new Float64Array(buffer);
-      this.i32.set(t.i32.subarray(0, t.segAt));
-      this.u32 = t.compact.words;
-      this.slotSegment = Int32Array.of(-1, -1);
-    } else {
-      this.i32 = t.i32;
-      this.f32 = t.f32;
-      this.u32 = t.u32;
-      this.f64 = t.f64;
-    }
+    this.i32 = t.i32;
     this.base = t.basePose;
     const k = t.compact ? undefined : t.kernel;
     this.kernel = k?.decode;
@@ -134,22 +121,21 @@ export class ClipSampler {
     this.kernelSegmentBytes = k ? k.segmentBytes : 0;
     this.kernelLast = k ? k.lastSegment : 0;
     this.world = k?.world;
-    this.count = clip.animatedTrackCount;
     this.n = clip.sampleCount;
     this.rate = clip.sampleRate;
     this.start = clip.startTime;
     this.times = clip.keyTimes;
     this.period = clip.duration;
-    this.segCount = clip.segmentCount;
-    this.refsAt = t.refsAt;
     this.segAt = t.segAt;
-    this.segStride = t.segStride;
-    this.segTable = t.segTable;
     this.poseFloats = t.poseFloats;
-    let rotations = 0;
-    if (this.kernel === undefined) for (const kind of t.animKind) if (kind === TRACK_KIND.ROTATION) rotations++;
-    this.rotationKeys = new Float64Array(ROTATION_SLOT * rotations);
-    this.rotationList = new Int32Array(ROTATION_ENTRY * rotations);
+    if (k === undefined) {
+      if (typescriptDecoder === undefined)
+        throw new FormatError(
+          FORMAT_ERROR.BAD_ARGUMENT,
+          'this clip decodes in TypeScript, which is not loaded: await loadTypeScriptDecoder() first',
+        );
+      this.typescript = new typescriptDecoder(t);
+    }
   }
 
   /**
@@ -158,8 +144,7 @@ export class ClipSampler {
    * rotations (80 bytes a rotation) and, with compact tables, its two segment slots.
    */
   get byteLength(): number {
-    const lists = this.rotationKeys.byteLength + this.rotationList.byteLength;
-    return this.slotSegment ? lists + this.i32.byteLength + this.slotSegment.byteLength : lists;
+    return this.typescript ? this.typescript.byteLength : 0;
   }
 
   /**
@@ -196,17 +181,17 @@ export class ClipSampler {
       out.set(this.kernelPose, offset);
     } else {
       out.set(this.base, offset);
-      this.decode(out, -offset, -1, alpha);
+      this.typescript!.decode(out, -offset, -1, this.k0, this.k1, alpha);
     }
   }
 
   /**
-   * The kernel's decode at (k0, k1, alpha) into its staging pose, or with `world` its
-   * object-space pass after it (`rows`: 1 for three rows per bone). Key k lies in segment
+   * The kernel's decode at (k0, k1, alpha) into its staging pose, or with `world` and its
+   * pass `run` the object-space pass after it (`rows`: 1 for three rows per bone). Key k lies in segment
    * min(k / SEGMENT_SIZE, last), at a fixed stride of segments (decode-tables.ts); key 1 is
    * k0 itself, the next key (in k0's segment or the next one) or, wrapping, key 0.
    */
-  private kernelDecode(alpha: number, world?: ClipSampler['world'], rows = 0): void {
+  private kernelDecode(alpha: number, world?: ClipSampler['world'], run?: KernelWorld, rows = 0): void {
     const k0 = this.k0,
       k1 = this.k1,
       last = this.kernelLast;
@@ -231,8 +216,8 @@ export class ClipSampler {
     // Key 0's first bit within its first byte in the address's bits 2..4 (KERNEL_KEY1).
     const where = head | ((bit & 7) << 2) | key1,
       key = this.kernelKeys + (bit >>> 3);
-    if (world === undefined) this.kernel!(this.kernelClip, where, key, alpha);
-    else world.run(this.kernelClip, where, key, alpha, world.parentsAt, world.bones, rows);
+    if (run === undefined) this.kernel!(this.kernelClip, where, key, alpha);
+    else run(this.kernelClip, where, key, alpha, world!.parentsAt, world!.bones, rows);
   }
 
   /**
@@ -246,8 +231,10 @@ export class ClipSampler {
   sampleObjectInto(time: number, out: Float32Array, offset: number, rows: boolean, options?: SampleOptions): boolean {
     const world = this.world;
     if (world === undefined) return false;
+    const run = (this.worldPass ??= world.pass());
+    if (run === undefined) return false;
     const alpha = this.locate(time, options);
-    this.kernelDecode(alpha, world, rows ? 1 : 0);
+    this.kernelDecode(alpha, world, run, rows ? 1 : 0);
     out.set(rows ? world.rows : world.matrices, offset);
     return true;
   }
@@ -316,7 +303,7 @@ export class ClipSampler {
     }
     const pose = this.base;
     for (let i = 0; i < POSE_STRIDE; i++) out[i] = pose[base + i];
-    this.decode(out, base, boneIndex, alpha);
+    this.typescript!.decode(out, base, boneIndex, this.k0, this.k1, alpha);
     return out;
   }
 
@@ -385,184 +372,4 @@ export class ClipSampler {
     this.k1 = k1;
     return alpha;
   }
-
-  /** With compact tables: builds segment `s`'s records in `slot` unless they are there; returns the slot's head. */
-  private prepareSlot(s: number, slot: number): number {
-    const head = this.segAt + slot * this.segStride;
-    const held = this.slotSegment!;
-    if (held[slot] !== s) {
-      const src = this.t.compact!.src;
-      writeSegmentRecords(src, s, this.i32, this.f32, head, src.segData[s] >>> 2);
-      held[slot] = s;
-    }
-    return head;
-  }
-
-  /**
-   * Decodes the animated tracks at (k0, k1, alpha) into `out`: a track of pose offset o
-   * lands at out[o − base]. `onlyBone` ≥ 0 limits the work to that bone. Reads the records
-   * of the keys' segments in order, then their packed keys (decode-tables.ts), writes the
-   * other tracks and lists the rotations' keys for interpolate.ts's decodeRotations, the
-   * arithmetic the compressor measures with.
-   */
-  private decode(out: Float32Array, base: number, onlyBone: number, alpha: number): void {
-    const count = this.count;
-    if (count === 0) return;
-    const segCount = this.segCount;
-    const k0 = this.k0,
-      k1 = this.k1;
-    const single = k0 === k1;
-    let s0 = (k0 / SEGMENT_SIZE) | 0;
-    if (s0 >= segCount) s0 = segCount - 1;
-    let s1 = (k1 / SEGMENT_SIZE) | 0;
-    if (s1 >= segCount) s1 = segCount - 1;
-    const i32 = this.i32,
-      f32 = this.f32,
-      f64 = this.f64,
-      u32 = this.u32;
-    const keys = this.rotationKeys,
-      list = this.rotationList;
-    let n = 0;
-    let h0: number, h1: number;
-    if (this.slotSegment === undefined) {
-      h0 = i32[this.segTable - 2 * (s0 + 1)];
-      h1 = i32[this.segTable - 2 * (s1 + 1)];
-    } else {
-      // Two slots, and the keys' segments never share one (wrapping pairs the last with the first).
-      h0 = this.prepareSlot(s0, s0 & 1);
-      h1 = s1 === s0 ? h0 : this.prepareSlot(s1, (s0 & 1) ^ 1);
-    }
-    // Packed keys: word index of the segment's first word, and the key's bit inside the segment.
-    const d0 = i32[h0],
-      d1 = i32[h1];
-    let bit0 = (k0 - s0 * SEGMENT_SIZE) * i32[h0 + 1];
-    let bit1 = (k1 - s1 * SEGMENT_SIZE) * i32[h1 + 1];
-    let ref = this.refsAt;
-    let first = 0,
-      last = count;
-    if (onlyBone >= 0) {
-      // Skip to the bone's first animated track, summing the bits of the tracks before it
-      // (a track's components need not share its rate) and counting their references.
-      first = count;
-      last = count;
-      for (let kind = 0; kind < TRACKS_PER_BONE; kind++) {
-        const a = this.t.animTrackOfTrack[onlyBone * TRACKS_PER_BONE + kind];
-        if (a >= 0) {
-          if (first === count) first = a;
-          last = a + 1;
-        }
-      }
-      for (let j = 0; j < first; j++) {
-        bit0 += keyBits(i32[h0 + RECORD * (1 + j) + 1]);
-        bit1 += keyBits(i32[h1 + RECORD * (1 + j) + 1]);
-        if (((i32[h0 + RECORD * (1 + j)] >>> TABLE.KIND_SHIFT) & 3) === TRACK_KIND.ROTATION) ref += 4;
-      }
-    }
-    for (
-      let j = first, r0 = h0 + RECORD * (1 + first), r1 = h1 + RECORD * (1 + first);
-      j < last;
-      j++, r0 += RECORD, r1 += RECORD
-    ) {
-      const meta = i32[r0],
-        bits0 = i32[r0 + 1],
-        bits1 = i32[r1 + 1];
-      // Key 0's three stored components, then key 1's unless key 0 alone is read.
-      const raw0 = (meta & TABLE.RAW) !== 0;
-      const a0 = bits0 & 0xff,
-        a1 = (bits0 >>> 8) & 0xff;
-      const c0 = component(u32, d0, bit0, a0, f32, r0 + 2, raw0),
-        c1 = component(u32, d0, bit0 + a0, a1, f32, r0 + 4, raw0),
-        c2 = component(u32, d0, bit0 + a0 + a1, (bits0 >>> 16) & 0xff, f32, r0 + 6, raw0);
-      bit0 += keyBits(bits0);
-      const at = bit1;
-      bit1 += keyBits(bits1);
-      const o = (meta & TABLE.POSE_MASK) - base;
-      const rotation = ((meta >>> TABLE.KIND_SHIFT) & 3) === TRACK_KIND.ROTATION;
-      if (single || (meta & TABLE.STEP) !== 0) {
-        // A STEP track holds key 0 until the next sample; key 1's bits are skipped.
-        if (rotation) {
-          listRotation(keys, list, n++, c0, c1, c2, bits0 >>> 24, -1, ref, o);
-          ref += 4;
-        } else {
-          out[o] = c0;
-          out[o + 1] = c1;
-          out[o + 2] = c2;
-        }
-        continue;
-      }
-      const raw1 = (i32[r1] & TABLE.RAW) !== 0;
-      const e0 = bits1 & 0xff,
-        e1 = (bits1 >>> 8) & 0xff;
-      const g0 = component(u32, d1, at, e0, f32, r1 + 2, raw1),
-        g1 = component(u32, d1, at + e0, e1, f32, r1 + 4, raw1),
-        g2 = component(u32, d1, at + e0 + e1, (bits1 >>> 16) & 0xff, f32, r1 + 6, raw1);
-      if (rotation) {
-        const k = ROTATION_SLOT * n + 4;
-        keys[k] = g0;
-        keys[k + 1] = g1;
-        keys[k + 2] = g2;
-        listRotation(keys, list, n++, c0, c1, c2, bits0 >>> 24, bits1 >>> 24, ref, o);
-        ref += 4;
-      } else {
-        out[o] = lerp(c0, g0, alpha);
-        out[o + 1] = lerp(c1, g1, alpha);
-        out[o + 2] = lerp(c2, g2, alpha);
-      }
-    }
-    decodeRotations(keys, list, n, alpha, f64, out);
-  }
-}
-
-/**
- * Lists rotation `n` for decodeRotations (interpolate.ts): key 0's components (`c0`, `c1`,
- * `c2`) into its slot of `keys`, and its entry: the keys' dropped components (`drop1` -1
- * for key 0 alone), its reference index and its pose offset.
- */
-function listRotation(
-  keys: Float64Array,
-  list: Int32Array,
-  n: number,
-  c0: number,
-  c1: number,
-  c2: number,
-  drop0: number,
-  drop1: number,
-  ref: number,
-  o: number,
-): void {
-  const k = ROTATION_SLOT * n,
-    e = ROTATION_ENTRY * n;
-  keys[k] = c0;
-  keys[k + 1] = c1;
-  keys[k + 2] = c2;
-  list[e] = drop0;
-  list[e + 1] = drop1;
-  list[e + 2] = ref;
-  list[e + 3] = o;
-}
-
-/** Bits of a key's three stored components, from a track record's `bits` word (decode-layout.ts). */
-function keyBits(bits: number): number {
-  return (bits & 0xff) + ((bits >>> 8) & 0xff) + ((bits >>> 16) & 0xff);
-}
-
-/**
- * A stored component of `width` bits at bit `at` of the packed keys from word `d`:
- * offset + q · step with the record's offset and step at `f32[r]`, `f32[r + 1]`, or the
- * raw float. Two words cover any field of ≤ 32 bits; the second word's shift is split so a
- * field starting on a word boundary takes none of it.
- */
-function component(
-  u32: Uint32Array,
-  d: number,
-  at: number,
-  width: number,
-  f32: Float32Array,
-  r: number,
-  raw: boolean,
-): number {
-  const w = d + (at >>> 5),
-    sh = at & 31;
-  const q = (u32[w] >>> sh) | ((u32[w + 1] << 1) << (31 - sh));
-  return raw ? floatFromBits(q >>> 0) : f32[r] + (q & ((1 << width) - 1)) * f32[r + 1];
 }

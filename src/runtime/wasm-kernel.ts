@@ -1,8 +1,9 @@
 /**
  * The WebAssembly SIMD kernel: the whole-pose decode loop of sampler.ts as one function
- * (and, for crowds, the same followed by crowd.ts's object-space walk: {@link KernelWorld}).
- * Its source is kernel.wat, assembled at build time (scripts/assemble-kernel.mjs) into
- * kernel-wasm.ts; this module compiles it and places clips' decode tables in its memories
+ * (and, for crowds, the same followed by crowd.ts's object-space walk: {@link KernelWorld},
+ * a second module that crowd.ts supplies, see {@link useKernelWorld}). Their sources are
+ * kernel.wat and kernel-world.wat, assembled at build time (scripts/assemble-kernel.mjs) into
+ * kernel-wasm.ts; this module compiles them and places clips' decode tables in its memories
  * (laid out as decode-layout.ts says). Its poses are bit-identical to sampler.ts's
  * (test/runtime/wasm-kernel.test.ts holds the two to that on the fixtures). Used only
  * where the engine validates SIMD; sampler.ts keeps the TypeScript path otherwise.
@@ -41,27 +42,47 @@ export type KernelWorld = (
   rows: number,
 ) => void;
 
-/** The kernel module's bytes (kernel.wat): imports env.acos, env.sin and env.mem, exports `decode` and `world`. */
-export function kernelBytes(): Uint8Array<ArrayBuffer> {
-  const bytes = new Uint8Array(KERNEL_WASM.length);
-  for (let i = 0; i < bytes.length; i++) bytes[i] = KERNEL_WASM.charCodeAt(i) - KERNEL_SHIFT;
+/**
+ * A module's bytes from kernel-wasm.ts's characters: by default the kernel's (kernel.wat:
+ * imports env.acos, env.sin and env.mem, exports `decode`); the world pass's
+ * (kernel-world.wat: imports env.decode and env.mem, exports `world`) from KERNEL_WORLD_WASM.
+ */
+export function kernelBytes(text = KERNEL_WASM): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = text.charCodeAt(i) - KERNEL_SHIFT;
   return bytes;
+}
+
+/** `text`'s module compiled, or null where WebAssembly or its SIMD is missing. */
+function compile(text: string): WebAssembly.Module | null {
+  try {
+    const bytes = kernelBytes(text);
+    if (typeof WebAssembly === 'object' && WebAssembly.validate(bytes)) return new WebAssembly.Module(bytes);
+  } catch {
+    /* no WebAssembly, or a page policy refusing it */
+  }
+  return null;
 }
 
 let compiled: WebAssembly.Module | null | undefined;
 
 /** The compiled kernel, or null where WebAssembly or its SIMD is missing (then sampler.ts decodes). */
 export function kernelModule(): WebAssembly.Module | null {
-  if (compiled === undefined) {
-    compiled = null;
-    try {
-      const bytes = kernelBytes();
-      if (typeof WebAssembly === 'object' && WebAssembly.validate(bytes)) compiled = new WebAssembly.Module(bytes);
-    } catch {
-      compiled = null;
-    }
-  }
+  if (compiled === undefined) compiled = compile(KERNEL_WASM);
   return compiled;
+}
+
+/** The world pass's module (kernel-world.wat) once crowd.ts has supplied it, and compiled (null where it does not compile). */
+let worldText: string | undefined;
+let worldCompiled: WebAssembly.Module | null | undefined;
+
+/**
+ * Supplies the world pass's module (kernel-wasm.ts's KERNEL_WORLD_WASM): crowd.ts does, so a
+ * page that plays clips without a crowd does not download it. Clips' world passes are
+ * instantiated on their memories when first run.
+ */
+export function useKernelWorld(text: string): void {
+  worldText = text;
 }
 
 /**
@@ -80,7 +101,8 @@ const PAGE = 65536;
 interface Arena {
   readonly memory: WebAssembly.Memory;
   readonly decode: KernelDecode;
-  readonly world: KernelWorld;
+  /** The world pass on this memory, once a crowd has run it (undefined: not yet; null: none). */
+  world: KernelWorld | null | undefined;
   used: number;
   /** Views by address and float count, shared by every clip of the memory. */
   readonly views: Map<number, Float32Array>;
@@ -94,7 +116,11 @@ export interface KernelPlace {
   /** Byte offset of the place, a multiple of 64 (a cache line; the sampler's segment header addresses keep their low five bits free, KERNEL_KEY1). */
   readonly byteOffset: number;
   readonly decode: KernelDecode;
-  readonly world: KernelWorld;
+  /**
+   * The world pass on this memory: its instance is made on the first call (undefined where
+   * no crowd has supplied its module, see {@link useKernelWorld}, or it cannot be made).
+   */
+  readonly world: () => KernelWorld | undefined;
   /**
    * A view of `floats` floats at byte `address` of the memory (KERNEL_STAGING or
    * KERNEL_WORLD_OUT), where the kernel writes what a sampler copies out. One view
@@ -128,7 +154,9 @@ export function kernelPlace(bytes: number): KernelPlace | undefined {
   }
   const byteOffset = arena.used;
   arena.used += size;
-  const { memory, views } = arena;
+  // This memory's, for the closures below (`arena` moves on when the memory is full).
+  const current = arena;
+  const { memory, views } = current;
   const view = (address: number, floats: number): Float32Array => {
     const key = address * 0x100000 + floats;
     let v = views.get(key);
@@ -138,7 +166,24 @@ export function kernelPlace(bytes: number): KernelPlace | undefined {
     }
     return v;
   };
-  return { buffer: memory.buffer, byteOffset, decode: arena.decode, world: arena.world, view };
+  const world = (): KernelWorld | undefined => {
+    if (current.world === undefined) current.world = worldOf(current);
+    return current.world ?? undefined;
+  };
+  return { buffer: memory.buffer, byteOffset, decode: current.decode, world, view };
+}
+
+/** The world pass's instance on `arena`'s memory, importing its decode; null where it cannot be made. */
+function worldOf(arena: Arena): KernelWorld | null | undefined {
+  if (worldText === undefined) return undefined;
+  if (worldCompiled === undefined) worldCompiled = compile(worldText);
+  if (worldCompiled === null) return null;
+  try {
+    const env = { mem: arena.memory, decode: arena.decode };
+    return (new WebAssembly.Instance(worldCompiled, { env }).exports as { world: KernelWorld }).world;
+  } catch {
+    return null;
+  }
 }
 
 /** A kernel memory of `bytes` bytes after the scratch, with its instance; undefined when it cannot be made. */
@@ -149,8 +194,8 @@ function newArena(module: WebAssembly.Module, bytes: number): Arena | undefined 
     new Int32Array(memory.buffer, KERNEL_MASKS, 33).set(
       Array.from({ length: 33 }, (_, w) => (w === 32 ? -1 : (1 << w) - 1)),
     );
-    const { decode, world } = instance.exports as { decode: KernelDecode; world: KernelWorld };
-    return { memory, decode, world, used: KERNEL_DATA_START, views: new Map() };
+    const { decode } = instance.exports as { decode: KernelDecode };
+    return { memory, decode, world: undefined, used: KERNEL_DATA_START, views: new Map() };
   } catch {
     return undefined;
   }

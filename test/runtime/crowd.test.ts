@@ -164,13 +164,14 @@ describe('CrowdSampler', { timeout: TIMEOUT }, () => {
       const wasm = CompressedClip.open(bytes),
         ts = CompressedClip.open(bytes, { decoder: 'typescript' });
       expect(wasm.decoder).toBe('wasm');
+      // An object-space crowd supplies the kernel's world pass.
+      const crowd = new CrowdSampler({ output: 'object16' });
       expect(wasm.createSampler().sampleObjectInto(0, new Float32Array(16 * bones), 0, false), `${bones} bones`).toBe(
         bones <= KERNEL_MAX_WORLD_BONES,
       );
       const samplers = [wasm.createSampler(), clips[0].createSampler(), wasm.createSampler()];
       const tsSamplers = [ts.createSampler(), crowdClips('typescript')[0].createSampler(), ts.createSampler()];
       const times = [0.3 * wasm.duration, 0.5 * clips[0].duration, 0.9 * wasm.duration];
-      const crowd = new CrowdSampler({ output: 'object16' });
       const fromKernel = new Float32Array(crowd.floatsFor(samplers)),
         fromWalk = new Float32Array(fromKernel.length);
       crowd.sample(samplers, times, fromKernel);

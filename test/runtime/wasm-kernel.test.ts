@@ -27,6 +27,7 @@ import {
   TABLE,
 } from '../../src/runtime/decode-layout.js';
 import { kernelBytes, kernelModule } from '../../src/runtime/wasm-kernel.js';
+import { KERNEL_WASM, KERNEL_WORLD_WASM } from '../../src/runtime/kernel-wasm.js';
 import { encodeWithRates, fixtureNames, loadFixture } from '../utils/clips.js';
 import { makeSyntheticClip, mulberry32 } from '../utils/synthetic.js';
 
@@ -85,6 +86,7 @@ function expectKernelMatches(bytes: Uint8Array, seed: number): number {
 }
 
 const WAT = new URL('../../src/runtime/kernel.wat', import.meta.url);
+const WORLD_WAT = new URL('../../src/runtime/kernel-world.wat', import.meta.url);
 
 describe('WebAssembly SIMD kernel (kernel.wat, wasm-kernel.ts)', { timeout: TIMEOUT }, () => {
   it("is assembled from this repository's source, validates and compiles where SIMD exists (Node 20)", () => {
@@ -95,16 +97,21 @@ describe('WebAssembly SIMD kernel (kernel.wat, wasm-kernel.ts)', { timeout: TIME
     expect(Array.from(kernelBytes())).toEqual(Array.from(bytes));
   });
 
-  it('is kernel.wat as it is now (the generated module is not stale)', async () => {
-    const module = (await wabt()).parseWat('kernel.wat', readFileSync(WAT, 'utf8'), { simd: true });
-    const assembled = module.toBinary({}).buffer;
-    module.destroy();
-    expect(Buffer.compare(Buffer.from(assembled), Buffer.from(kernelBytes()))).toBe(0);
+  it('is kernel.wat and kernel-world.wat as they are now (the generated modules are not stale)', async () => {
+    for (const [wat, text] of [
+      [WAT, KERNEL_WASM],
+      [WORLD_WAT, KERNEL_WORLD_WASM],
+    ] as const) {
+      const module = (await wabt()).parseWat('kernel.wat', readFileSync(wat, 'utf8'), { simd: true });
+      const assembled = module.toBinary({}).buffer;
+      module.destroy();
+      expect(Buffer.compare(Buffer.from(assembled), Buffer.from(kernelBytes(text))), String(wat)).toBe(0);
+    }
   });
 
   it('kernel.wat names the numbers of decode-layout.ts it uses, with their values', () => {
-    const header = readFileSync(WAT, 'utf8')
-      .split('\n')
+    const header = [WAT, WORLD_WAT]
+      .flatMap((wat) => readFileSync(wat, 'utf8').split('\n'))
       .filter((l) => l.startsWith(';;'))
       .join(' ');
     const named = {

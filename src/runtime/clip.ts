@@ -1,0 +1,282 @@
+/**
+ * A `.bpk` clip opened for sampling. `CompressedClip.open` validates every field once and
+ * derives the decode tables (decode-tables.ts: one buffer in the order a pose decode reads
+ * it); the clip is immutable after that and can be shared by any number of characters,
+ * each sampling it through its own {@link ClipSampler} (`clip.createSampler()`), whose
+ * per-instance state is a few numbers. The library imports it from compressed-clip.ts,
+ * which installs the TypeScript decoder that samplers of clips the WebAssembly kernel does
+ * not decode need.
+ */
+import { SEGMENT_SIZE, TRACKS_PER_BONE, UNIT_CODES, type RotationFormat, type SectionLayout } from './format.js';
+import { FORMAT_ERROR, FormatError } from './errors.js';
+import {
+  checkRawValues,
+  readAnimatedTracks,
+  readClipRanges,
+  readAdditive,
+  readHeader,
+  readKeyTimes,
+  type AdditiveInfo,
+  readNamesSection,
+  readNodeIndices,
+  readParents,
+  readRotationReferences,
+  readSectionOffsets,
+  readSegments,
+  readTracks,
+  type Header,
+} from './clip-reader.js';
+import { buildTables, type ClipTables } from './decode-tables.js';
+import { kernelPlace } from './wasm-kernel.js';
+import { ClipSampler, type SampleOptions } from './sampler.js';
+
+export type { Looping, Rounding, SampleOptions } from './sampler.js';
+export type { ClipTables } from './decode-tables.js';
+
+/** Options of {@link CompressedClip.open}. */
+export interface OpenOptions {
+  /** Check the CRC-32 when the file has one. Default true. */
+  verifyChecksum?: boolean;
+  /**
+   * What is derived at open time:
+   * - `'full'` (default): every segment's dequantisation records, in one buffer in the order
+   *   a decode reads it, shared by every sampler: the fastest decode, cold or warm. The
+   *   TypeScript decoder reads the packed keys from the file (on the corpus the tables take
+   *   about 0.8 × the file); where the WebAssembly kernel decodes, the clip keeps a copy of
+   *   the file in the kernel's memory instead of the caller's bytes, and the buffer holds
+   *   rows of four rotations for it (about 1.04 × the file beside the copy);
+   * - `'compact'`: the base pose and references only; each sampler builds the records of
+   *   the two segments it last read (32 bytes per animated track each) and reads packed keys
+   *   from the file. Resident memory is about the file's size plus a few KB per sampler;
+   *   moving to another segment costs one record build. Decoded values are identical.
+   */
+  tables?: 'full' | 'compact';
+  /**
+   * Which code decodes a pose (both give the same bits):
+   * - `'auto'` (default): the WebAssembly SIMD kernel (wasm-kernel.ts) where the engine has
+   *   WebAssembly SIMD and the tables are `'full'`, else TypeScript;
+   * - `'typescript'`: always the TypeScript decoder.
+   */
+  decoder?: 'auto' | 'typescript';
+}
+
+/** Where an opened clip's sections are, as its validation found them (clip-inspection.ts's sectionSizes reads it). */
+export interface ClipSections {
+  readonly header: Header;
+  readonly layout: SectionLayout;
+  /** Byte just past the last segment. */
+  readonly segmentsEnd: number;
+  /** The header's names offset (0 without the names section). */
+  readonly namesOffset: number;
+}
+
+/** A validated `.bpk` clip with its decode tables, immutable once opened. */
+export class CompressedClip {
+  /** Number of bones. */
+  readonly boneCount: number;
+  /** Number of uniformly spaced samples. */
+  readonly sampleCount: number;
+  /** Samples per second (Hz). */
+  readonly sampleRate: number;
+  /** Time of sample 0 on the source's timeline, in seconds (a glTF animation's first key; 0 for BVH). */
+  readonly startTime: number;
+  /**
+   * The source's duration in seconds, measured from time 0 as three.js does (a glTF
+   * animation's last key time): the clip's length on the host's timeline and the period of
+   * `'repeat'` looping. For sources without a time base, startTime + (sampleCount − 1) / sampleRate.
+   */
+  readonly duration: number;
+  /** Number of segments of up to {@link SEGMENT_SIZE} samples (the last takes a short tail). */
+  readonly segmentCount: number;
+  /** Length unit of translations. */
+  readonly unit: (typeof UNIT_CODES)[number];
+  /** Format version of the file. */
+  readonly version: number;
+  /** How animated rotations are stored. */
+  readonly rotationFormat: RotationFormat;
+  /** Parent index of every bone (-1 for roots); parents precede children. */
+  readonly parents: Int32Array;
+  /** Bone names, when the file has the names section. */
+  readonly boneNames: readonly string[] | undefined;
+  /** Clip name, when the file has the names section. */
+  readonly name: string | undefined;
+  /** The glTF node index of every bone, when the clip came from a glTF asset. */
+  readonly nodeIndices: Int32Array | undefined;
+  /**
+   * The time of every sample (seconds on the source's timeline), when the source's keys lie
+   * on no uniform grid; undefined when sample k plays at startTime + k / sampleRate (then
+   * {@link sampleRate} is exact, else the mean rate).
+   */
+  readonly keyTimes: Float32Array | undefined;
+  /**
+   * Set on an additive clip: its decoded poses are deltas to apply to a base pose
+   * (`applyAdditivePose`), taken against the reference it names; undefined for a
+   * clip of absolute poses.
+   */
+  readonly additive: AdditiveInfo | undefined;
+  /** Number of animated tracks. */
+  readonly animatedTrackCount: number;
+  /** Size of the file in bytes. */
+  readonly byteLength: number;
+  /** Whether the file carries a checksum. */
+  readonly hasChecksum: boolean;
+  /** @internal Decode tables for {@link ClipSampler}. */
+  readonly tables: ClipTables;
+  /** @internal The file's bytes: the caller's, or where the kernel decodes its copy (clip-inspection.ts reads the rates). */
+  readonly bytes: Uint8Array;
+  /** @internal Each track's class (clip-reader.ts's CLASS_*), by track index. */
+  readonly trackClass: Uint8Array;
+  /** @internal Where the sections are (clip-inspection.ts's sectionSizes). */
+  readonly sections: ClipSections;
+
+  private readonly channelMask: Uint8Array;
+  private ownSampler: ClipSampler | undefined;
+
+  private constructor(bytes: Uint8Array, verifyChecksum: boolean, compactTables: boolean, useKernel: boolean) {
+    // The file's sections in order, each validated by its own stage (clip-reader.ts), in the
+    // order docs/format.md's validation table lists the checks.
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const header = readHeader(bytes, view, verifyChecksum);
+    const parents = readParents(view, header);
+    const tracks = readTracks(view, header);
+    const layout = readSectionOffsets(view, header, tracks);
+    const nodeIndices = header.hasNodeIndices ? readNodeIndices(view, layout.nodeIndices, header.boneCount) : undefined;
+    const keyTimes = readKeyTimes(view, header, layout.keyTimes);
+    const additive = readAdditive(view, header, layout.additive);
+    const animated = readAnimatedTracks(view, header, tracks, layout.constants);
+    const clipRanges = readClipRanges(view, animated, tracks.rangeFloats, layout.clipRanges);
+    const refs = readRotationReferences(view, animated, layout.rotationRefs);
+    const segments = readSegments(bytes, view, header, animated, clipRanges, layout);
+    const names = readNamesSection(bytes, view, header, segments.end);
+    checkRawValues(bytes, animated, segments);
+
+    this.version = header.version;
+    this.boneCount = header.boneCount;
+    this.sampleCount = header.sampleCount;
+    this.sampleRate = header.sampleRate;
+    this.startTime = header.startTime;
+    this.duration = header.duration;
+    this.segmentCount = header.segmentCount;
+    this.unit = UNIT_CODES[header.unitCode];
+    this.rotationFormat = header.rotationFormat;
+    this.hasChecksum = header.hasChecksum;
+    this.parents = parents;
+    this.boneNames = names.boneNames;
+    this.name = names.name;
+    this.nodeIndices = nodeIndices;
+    this.keyTimes = keyTimes;
+    this.additive = additive;
+    this.animatedTrackCount = animated.count;
+    this.byteLength = bytes.byteLength;
+    this.trackClass = tracks.trackClass;
+    this.channelMask = tracks.channelMask;
+    this.tables = buildTables(
+      {
+        bytes,
+        basePose: animated.basePose,
+        animKind: animated.kind,
+        animBoneOffset: animated.poseOffset,
+        animStep: animated.step,
+        animTrackOfTrack: animated.ofTrack,
+        clipRanges,
+        animRange: animated.range,
+        refs,
+        parents,
+        segRates: segments.rates,
+        segRanges: segments.ranges,
+        segData: segments.data,
+        segKeyBits: segments.keyBits,
+        segKeys: segments.keys,
+        compBits: segments.compBits,
+      },
+      compactTables,
+      useKernel ? kernelPlace : undefined,
+    );
+    // Where the kernel decodes, the file's copy in its memory: the caller's bytes are not kept.
+    this.bytes = this.tables.kernel ? this.tables.kernel.file : bytes;
+    this.sections = { header, layout, segmentsEnd: segments.end, namesOffset: names.offset };
+  }
+
+  /**
+   * Validates `bytes` as a `.bpk` clip and wraps it. The bytes are kept (names, bit rates)
+   * and copied only when they start at an offset that is not a multiple of 4 in their
+   * ArrayBuffer, or where the WebAssembly kernel decodes (into its memory, where it reads
+   * them); the decode tables take about 0.8 × the file size on the corpus, 1.04 × where
+   * the kernel decodes (see {@link OpenOptions.tables}). Work and memory are
+   * linear in the file size. Throws {@link FormatError} naming the problem and its byte offset.
+   */
+  static open(bytes: Uint8Array | ArrayBuffer, options: OpenOptions = {}): CompressedClip {
+    let u8: Uint8Array;
+    if (bytes instanceof ArrayBuffer) u8 = new Uint8Array(bytes);
+    else if (bytes instanceof Uint8Array) u8 = bytes;
+    else throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, 'expected a Uint8Array or ArrayBuffer');
+    if ((u8.byteOffset & 3) !== 0) u8 = u8.slice();
+    const tables = options.tables ?? 'full';
+    if (tables !== 'full' && tables !== 'compact')
+      throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `tables must be 'full' or 'compact', got ${String(tables)}`);
+    const decoder = options.decoder ?? 'auto';
+    if (decoder !== 'auto' && decoder !== 'typescript')
+      throw new FormatError(
+        FORMAT_ERROR.BAD_ARGUMENT,
+        `decoder must be 'auto' or 'typescript', got ${String(decoder)}`,
+      );
+    return new CompressedClip(u8, options.verifyChecksum ?? true, tables === 'compact', decoder === 'auto');
+  }
+
+  /**
+   * A new per-instance sampler over this clip: one per character (or mixer action) that
+   * plays it. The clip itself is shared and never changes.
+   */
+  createSampler(): ClipSampler {
+    return new ClipSampler(this);
+  }
+
+  /** The code that decodes this clip's poses (see {@link OpenOptions.decoder}). */
+  get decoder(): 'wasm' | 'typescript' {
+    return this.tables.kernel ? 'wasm' : 'typescript';
+  }
+
+  /** Duration of the sampled span, (sampleCount − 1) / sampleRate seconds from {@link startTime}. */
+  get sampledSpan(): number {
+    return this.sampleCount > 1 ? (this.sampleCount - 1) / this.sampleRate : 0;
+  }
+
+  /** The time of sample `k` (0 … sampleCount − 1) on the source's timeline: its key time, or startTime + k / sampleRate. */
+  keyTime(k: number): number {
+    return this.keyTimes ? this.keyTimes[k] : this.startTime + k / this.sampleRate;
+  }
+
+  /** Whether the source animates track `kind` of `bone` (a host binds only these). */
+  hasChannel(bone: number, kind: number): boolean {
+    return this.channelMask[bone * TRACKS_PER_BONE + kind] === 1;
+  }
+
+  /** Whether animated track `kind` of `bone` holds each sample until the next (STEP) instead of blending. */
+  isStepTrack(bone: number, kind: number): boolean {
+    const a = this.tables.animTrackOfTrack[bone * TRACKS_PER_BONE + kind];
+    return a >= 0 && this.tables.animStep[a] === 1;
+  }
+
+  /**
+   * Samples every bone at `time` seconds into `outPose` with the clip's own sampler (see
+   * {@link ClipSampler.sample}). Convenient for one user; characters sharing the clip
+   * should each use their own {@link createSampler}.
+   */
+  sample(time: number, outPose: Float32Array, options?: SampleOptions): Float32Array {
+    return this.sampler().sample(time, outPose, options);
+  }
+
+  /** Writes sample `keyIndex` exactly with the clip's own sampler (see {@link ClipSampler.sampleKey}). */
+  sampleKey(keyIndex: number, outPose: Float32Array): Float32Array {
+    return this.sampler().sampleKey(keyIndex, outPose);
+  }
+
+  /** Samples one bone with the clip's own sampler (see {@link ClipSampler.sampleBone}). */
+  sampleBone(time: number, boneIndex: number, out: Float32Array, options?: SampleOptions): Float32Array {
+    return this.sampler().sampleBone(time, boneIndex, out, options);
+  }
+
+  private sampler(): ClipSampler {
+    return (this.ownSampler ??= new ClipSampler(this));
+  }
+}
