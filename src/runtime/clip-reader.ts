@@ -43,6 +43,7 @@ import {
   segmentCountFor,
   segmentSampleCount,
   type RotationFormat,
+  type LayoutCounts,
   type SectionLayout,
 } from './format.js';
 import { FORMAT_ERROR, FormatError, expectVersion } from './errors.js';
@@ -230,24 +231,29 @@ function need(view: DataView, end: number, what: string, at: number): void {
     );
 }
 
-/** The layout before the bitsets are read: the parents and bitsets sections depend on the bone count alone. */
-function earlyLayout(header: Header): SectionLayout {
-  return sectionLayout({
-    boneCount: header.boneCount,
+/** The section `what` of `bytes` bytes, whose offset is header field `field`: where the counts put it (`at`), inside the file. */
+function section(view: DataView, field: number, at: number, bytes: number, what: string): number {
+  expectOffset(view, field, at, what);
+  need(view, at + bytes, what, at);
+  return at;
+}
+
+/** Where the counts put each section; before the bitsets are read (no `counts`) only the parents' and the bitsets' places are known. */
+function layoutOf(
+  header: Header,
+  counts: Pick<LayoutCounts, 'constantFloats' | 'clipRangeBytes' | 'animatedRotations'> = {
     constantFloats: 0,
     clipRangeBytes: 0,
     animatedRotations: 0,
-    hasNodeIndices: header.hasNodeIndices,
-    keyTimes: header.keyTimeCount,
-    additive: header.additive,
-  });
+  },
+): SectionLayout {
+  return sectionLayout({ ...header, ...counts, keyTimes: header.keyTimeCount });
 }
 
 /** The parents section: every bone's parent precedes it (-1 for a root). */
 export function readParents(view: DataView, header: Header): Int32Array {
   const { boneCount } = header;
-  const parentsOffset = expectOffset(view, HEADER.PARENTS_OFFSET, earlyLayout(header).parents, 'parents');
-  need(view, parentsOffset + 2 * boneCount, 'parents', parentsOffset);
+  const parentsOffset = section(view, HEADER.PARENTS_OFFSET, layoutOf(header).parents, 2 * boneCount, 'parents');
   const parents = new Int32Array(boneCount);
   for (let b = 0; b < boneCount; b++) {
     const p = view.getInt16(parentsOffset + 2 * b, true);
@@ -279,9 +285,14 @@ export interface Tracks {
  */
 export function readTracks(view: DataView, header: Header): Tracks {
   const trackCount = header.boneCount * TRACKS_PER_BONE;
-  const bitsetsOffset = expectOffset(view, HEADER.BITSETS_OFFSET, earlyLayout(header).bitsets, 'bitsets');
   const words = bitsetWords(trackCount);
-  need(view, bitsetsOffset + 4 * BITSET_COUNT * words, 'bitsets', bitsetsOffset);
+  const bitsetsOffset = section(
+    view,
+    HEADER.BITSETS_OFFSET,
+    layoutOf(header).bitsets,
+    4 * BITSET_COUNT * words,
+    'bitsets',
+  );
   const bit = (set: number, t: number): number =>
     (view.getUint32(bitsetsOffset + 4 * (set * words + (t >>> 5)), true) >>> (t & 31)) & 1;
   const trackClass = new Uint8Array(trackCount);
@@ -336,24 +347,18 @@ export function readTracks(view: DataView, header: Header): Tracks {
  * counts put it and each inside the file (readSegments checks the segments').
  */
 export function readSectionOffsets(view: DataView, header: Header, tracks: Tracks): SectionLayout {
-  const { constantFloats, clipRangeBytes, animatedRotations } = tracks;
-  const layout = sectionLayout({
-    boneCount: header.boneCount,
-    constantFloats,
-    clipRangeBytes,
-    animatedRotations,
-    hasNodeIndices: header.hasNodeIndices,
-    keyTimes: header.keyTimeCount,
-    additive: header.additive,
-  });
-  expectOffset(view, HEADER.CONSTANTS_OFFSET, layout.constants, 'constants');
-  need(view, layout.constants + 4 * constantFloats, 'constants', layout.constants);
-  expectOffset(view, HEADER.CLIP_RANGES_OFFSET, layout.clipRanges, 'clip ranges');
-  need(view, layout.clipRanges + clipRangeBytes, 'clip ranges', layout.clipRanges);
-  expectOffset(view, HEADER.ROTATION_REFS_OFFSET, layout.rotationRefs, 'rotation references');
-  need(view, layout.rotationRefs + ROTATION_REF_BYTES * animatedRotations, 'rotation references', layout.rotationRefs);
-  expectOffset(view, HEADER.NODE_INDICES_OFFSET, layout.nodeIndices, 'node indices');
-  if (header.hasNodeIndices) need(view, layout.nodeIndices + 4 * header.boneCount, 'node indices', layout.nodeIndices);
+  const layout = layoutOf(header, tracks);
+  section(view, HEADER.CONSTANTS_OFFSET, layout.constants, 4 * tracks.constantFloats, 'constants');
+  section(view, HEADER.CLIP_RANGES_OFFSET, layout.clipRanges, tracks.clipRangeBytes, 'clip ranges');
+  const refBytes = ROTATION_REF_BYTES * tracks.animatedRotations;
+  section(view, HEADER.ROTATION_REFS_OFFSET, layout.rotationRefs, refBytes, 'rotation references');
+  section(
+    view,
+    HEADER.NODE_INDICES_OFFSET,
+    layout.nodeIndices,
+    header.hasNodeIndices ? 4 * header.boneCount : 0,
+    'node indices',
+  );
   return layout;
 }
 
