@@ -46,7 +46,7 @@ import {
   type LayoutCounts,
   type SectionLayout,
 } from './format.js';
-import { FORMAT_ERROR, FormatError, expectVersion } from './errors.js';
+import { FORMAT_ERROR, FormatError, expectVersion, type FormatErrorCode } from './errors.js';
 import {
   decodeReference,
   floatFromBits,
@@ -88,6 +88,31 @@ export interface Header {
   readonly animatedCount: number;
 }
 
+/** `value`, read at byte `at`, must lie in lo..hi (NaN never does), else a `code` error naming it (`what`) and the range. */
+function inRange(
+  value: number,
+  lo: number,
+  hi: number,
+  what: string,
+  at: number,
+  code: FormatErrorCode = FORMAT_ERROR.BAD_HEADER,
+): number {
+  if (!(value >= lo && value <= hi)) throw new FormatError(code, `${what} ${value} (need ${lo}..${hi})`, at);
+  return value;
+}
+
+/** `value`, read at byte `at`, must be `expected`, else a `code` error naming it (`what`). */
+function expectValue(
+  value: number,
+  expected: number,
+  what: string,
+  at: number,
+  code: FormatErrorCode = FORMAT_ERROR.BAD_HEADER,
+): number {
+  if (value !== expected) throw new FormatError(code, `${what} ${value}, expected ${expected}`, at);
+  return value;
+}
+
 /**
  * The header: platform, size, magic, version, flags, total size, checksum (with
  * `verifyChecksum`), then each count and the time base.
@@ -120,80 +145,60 @@ export function readHeader(bytes: Uint8Array, view: DataView, verifyChecksum: bo
     );
   }
   const hasChecksum = (flags & FLAGS.HAS_CHECKSUM) !== 0;
-  if (hasChecksum && verifyChecksum) {
-    const stored = view.getUint32(HEADER.CHECKSUM, true);
-    const actual = crc32(bytes, CHECKSUM_START, size);
-    if (stored !== actual)
-      throw new FormatError(
-        FORMAT_ERROR.BAD_CHECKSUM,
-        `checksum mismatch (stored 0x${stored.toString(16)}, computed 0x${actual.toString(16)}): the file is corrupt`,
-        HEADER.CHECKSUM,
-      );
-  } else if (!hasChecksum && view.getUint32(HEADER.CHECKSUM, true) !== 0) {
-    // The writer leaves the field 0 without the flag; otherwise one flipped flag bit would switch the CRC off unnoticed.
+  const stored = view.getUint32(HEADER.CHECKSUM, true);
+  // Without the flag the writer leaves the field 0; otherwise one flipped flag bit would switch the CRC off unnoticed.
+  const expected = !hasChecksum ? 0 : verifyChecksum ? crc32(bytes, CHECKSUM_START, size) : stored;
+  if (stored !== expected)
     throw new FormatError(
-      FORMAT_ERROR.BAD_HEADER,
-      `checksum field is 0x${view.getUint32(HEADER.CHECKSUM, true).toString(16)} but the checksum flag is not set`,
+      hasChecksum ? FORMAT_ERROR.BAD_CHECKSUM : FORMAT_ERROR.BAD_HEADER,
+      `checksum field 0x${stored.toString(16)}, expected 0x${expected.toString(16)}${hasChecksum ? ': the file is corrupt' : ' without the checksum flag'}`,
       HEADER.CHECKSUM,
     );
-  }
-  const boneCount = view.getUint16(HEADER.BONE_COUNT, true);
-  if (boneCount < 1 || boneCount > MAX_BONES)
-    throw new FormatError(FORMAT_ERROR.BAD_HEADER, `bone count ${boneCount} (need 1..${MAX_BONES})`, HEADER.BONE_COUNT);
-  const rotationFormat = view.getUint8(HEADER.ROTATION_FORMAT);
-  if (rotationFormat !== ROTATION_FORMAT.DROP_ONE)
-    throw new FormatError(FORMAT_ERROR.BAD_HEADER, `unknown rotation format ${rotationFormat}`, HEADER.ROTATION_FORMAT);
-  const unitCode = view.getUint8(HEADER.UNIT);
-  if (unitCode >= UNIT_CODES.length)
-    throw new FormatError(FORMAT_ERROR.BAD_HEADER, `unknown length unit code ${unitCode}`, HEADER.UNIT);
+  const boneCount = inRange(view.getUint16(HEADER.BONE_COUNT, true), 1, MAX_BONES, 'bone count', HEADER.BONE_COUNT);
+  const rotationFormat = expectValue(
+    view.getUint8(HEADER.ROTATION_FORMAT),
+    ROTATION_FORMAT.DROP_ONE,
+    'rotation format',
+    HEADER.ROTATION_FORMAT,
+  ) as RotationFormat;
+  const unitCode = inRange(view.getUint8(HEADER.UNIT), 0, UNIT_CODES.length - 1, 'length unit code', HEADER.UNIT);
   const sampleCount = view.getUint32(HEADER.SAMPLE_COUNT, true);
-  if (sampleCount < 1) throw new FormatError(FORMAT_ERROR.BAD_HEADER, 'sample count 0', HEADER.SAMPLE_COUNT);
-  if (sampleCount * boneCount > MAX_BONE_SAMPLES) {
+  if (!(sampleCount >= 1 && sampleCount * boneCount <= MAX_BONE_SAMPLES)) {
     throw new FormatError(
       FORMAT_ERROR.BAD_HEADER,
-      `${sampleCount} samples × ${boneCount} bones is more than a clip may hold (${MAX_BONE_SAMPLES} bone samples)`,
+      `${sampleCount} samples × ${boneCount} bones (need 1..${MAX_BONE_SAMPLES} bone samples)`,
       HEADER.SAMPLE_COUNT,
     );
   }
   const sampleRate = view.getFloat64(HEADER.SAMPLE_RATE, true);
-  if (!(sampleRate > 0) || !Number.isFinite(sampleRate))
-    throw new FormatError(FORMAT_ERROR.BAD_HEADER, `sample rate ${sampleRate}`, HEADER.SAMPLE_RATE);
-  // The wrap period sampleCount / sampleRate (≥ the sampled span) must be finite, or time arithmetic overflows.
-  if (!(sampleCount / sampleRate <= MAX_SECONDS))
+  // The wrap period sampleCount / sampleRate (≥ the sampled span) must be at most MAX_SECONDS, or time arithmetic overflows.
+  if (!(sampleRate > 0 && sampleRate < Infinity && sampleCount / sampleRate <= MAX_SECONDS))
     throw new FormatError(
       FORMAT_ERROR.BAD_HEADER,
-      `sample rate ${sampleRate} Hz is too small for ${sampleCount} samples (longer than ${MAX_SECONDS} s)`,
+      `sample rate ${sampleRate} Hz (need a finite rate of at least ${sampleCount / MAX_SECONDS} Hz for ${sampleCount} samples)`,
       HEADER.SAMPLE_RATE,
     );
-  const startTime = view.getFloat64(HEADER.START_TIME, true);
-  if (!(startTime >= 0 && startTime <= MAX_SECONDS))
-    throw new FormatError(
-      FORMAT_ERROR.BAD_HEADER,
-      `start time ${startTime} s (need 0..${MAX_SECONDS})`,
-      HEADER.START_TIME,
-    );
-  const duration = view.getFloat64(HEADER.DURATION, true);
-  if (!(duration >= startTime && duration <= MAX_SECONDS))
-    throw new FormatError(
-      FORMAT_ERROR.BAD_HEADER,
-      `duration ${duration} s (need ${startTime}..${MAX_SECONDS}, not before the start time)`,
-      HEADER.DURATION,
-    );
-  const segmentCount = view.getUint32(HEADER.SEGMENT_COUNT, true);
-  if (segmentCount !== segmentCountFor(sampleCount)) {
-    throw new FormatError(
-      FORMAT_ERROR.BAD_HEADER,
-      `segment count ${segmentCount}, expected ${segmentCountFor(sampleCount)} for ${sampleCount} samples`,
-      HEADER.SEGMENT_COUNT,
-    );
-  }
-  const segmentSize = view.getUint16(HEADER.SEGMENT_SIZE, true);
-  if (segmentSize !== SEGMENT_SIZE)
-    throw new FormatError(
-      FORMAT_ERROR.BAD_HEADER,
-      `segment size ${segmentSize}, expected ${SEGMENT_SIZE}`,
-      HEADER.SEGMENT_SIZE,
-    );
+  const startTime = inRange(
+    view.getFloat64(HEADER.START_TIME, true),
+    0,
+    MAX_SECONDS,
+    'start time (s)',
+    HEADER.START_TIME,
+  );
+  const duration = inRange(
+    view.getFloat64(HEADER.DURATION, true),
+    startTime,
+    MAX_SECONDS,
+    'duration (s)',
+    HEADER.DURATION,
+  );
+  const segmentCount = expectValue(
+    view.getUint32(HEADER.SEGMENT_COUNT, true),
+    segmentCountFor(sampleCount),
+    `segment count for ${sampleCount} samples:`,
+    HEADER.SEGMENT_COUNT,
+  );
+  expectValue(view.getUint16(HEADER.SEGMENT_SIZE, true), SEGMENT_SIZE, 'segment size', HEADER.SEGMENT_SIZE);
   return {
     version,
     flags,
@@ -215,10 +220,7 @@ export function readHeader(bytes: Uint8Array, view: DataView, verifyChecksum: bo
 
 /** The section at header field `field` must start at `expected`: sections sit at fixed places given the counts, any other offset is corruption. */
 function expectOffset(view: DataView, field: number, expected: number, what: string): number {
-  const got = view.getUint32(field, true);
-  if (got !== expected)
-    throw new FormatError(FORMAT_ERROR.BAD_OFFSET, `${what} section at ${got}, expected ${expected}`, field);
-  return got;
+  return expectValue(view.getUint32(field, true), expected, `${what} section at`, field, FORMAT_ERROR.BAD_OFFSET);
 }
 
 /** `what`, at byte `at`, must end by the end of the file. */
