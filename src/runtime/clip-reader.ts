@@ -178,20 +178,8 @@ export function readHeader(bytes: Uint8Array, view: DataView, verifyChecksum: bo
       `sample rate ${sampleRate} Hz (need a finite rate of at least ${sampleCount / MAX_SECONDS} Hz for ${sampleCount} samples)`,
       HEADER.SAMPLE_RATE,
     );
-  const startTime = inRange(
-    view.getFloat64(HEADER.START_TIME, true),
-    0,
-    MAX_SECONDS,
-    'start time (s)',
-    HEADER.START_TIME,
-  );
-  const duration = inRange(
-    view.getFloat64(HEADER.DURATION, true),
-    startTime,
-    MAX_SECONDS,
-    'duration (s)',
-    HEADER.DURATION,
-  );
+  const startTime = inRange(view.getFloat64(HEADER.START_TIME, true), 0, MAX_SECONDS, 'start time', HEADER.START_TIME);
+  const duration = inRange(view.getFloat64(HEADER.DURATION, true), startTime, MAX_SECONDS, 'duration', HEADER.DURATION);
   const segmentCount = expectValue(
     view.getUint32(HEADER.SEGMENT_COUNT, true),
     segmentCountFor(sampleCount),
@@ -420,36 +408,39 @@ export interface AdditiveInfo {
 export function readAdditive(view: DataView, header: Header, offset: number): AdditiveInfo | undefined {
   if (!header.additive) return undefined;
   need(view, offset + ADDITIVE.BYTES, 'additive record', offset);
-  const mode = view.getUint8(offset + ADDITIVE.MODE);
-  if (mode !== ADDITIVE_MODE.LOCAL)
-    throw new FormatError(FORMAT_ERROR.BAD_VALUE, `unknown additive mode ${mode}`, offset + ADDITIVE.MODE);
-  const kind = view.getUint8(offset + ADDITIVE.REFERENCE);
-  if (kind !== ADDITIVE_REFERENCE.FRAME && kind !== ADDITIVE_REFERENCE.POSE)
-    throw new FormatError(
-      FORMAT_ERROR.BAD_VALUE,
-      `unknown additive reference kind ${kind}`,
-      offset + ADDITIVE.REFERENCE,
-    );
-  if (view.getUint16(offset + ADDITIVE.RESERVED, true) !== 0)
-    throw new FormatError(
-      FORMAT_ERROR.BAD_VALUE,
-      'additive record: reserved bytes are not 0',
-      offset + ADDITIVE.RESERVED,
-    );
+  expectValue(
+    view.getUint8(offset + ADDITIVE.MODE),
+    ADDITIVE_MODE.LOCAL,
+    'additive mode',
+    offset + ADDITIVE.MODE,
+    FORMAT_ERROR.BAD_VALUE,
+  );
+  const kind = inRange(
+    view.getUint8(offset + ADDITIVE.REFERENCE),
+    ADDITIVE_REFERENCE.FRAME,
+    ADDITIVE_REFERENCE.POSE,
+    'additive reference kind',
+    offset + ADDITIVE.REFERENCE,
+    FORMAT_ERROR.BAD_VALUE,
+  );
+  expectValue(
+    view.getUint16(offset + ADDITIVE.RESERVED, true),
+    0,
+    'additive record: reserved bytes',
+    offset + ADDITIVE.RESERVED,
+    FORMAT_ERROR.BAD_VALUE,
+  );
   const frame = view.getUint32(offset + ADDITIVE.FRAME, true);
-  if (kind === ADDITIVE_REFERENCE.POSE && frame !== 0)
-    throw new FormatError(
-      FORMAT_ERROR.BAD_VALUE,
-      `additive record: frame ${frame} for a pose reference (need 0)`,
-      offset + ADDITIVE.FRAME,
-    );
-  const time = view.getFloat64(offset + ADDITIVE.TIME, true);
-  if (!(time >= 0 && time <= MAX_SECONDS))
-    throw new FormatError(
-      FORMAT_ERROR.BAD_VALUE,
-      `additive reference time ${time} s (need 0..${MAX_SECONDS})`,
-      offset + ADDITIVE.TIME,
-    );
+  if (kind === ADDITIVE_REFERENCE.POSE)
+    expectValue(frame, 0, 'additive record: pose reference frame', offset + ADDITIVE.FRAME, FORMAT_ERROR.BAD_VALUE);
+  const time = inRange(
+    view.getFloat64(offset + ADDITIVE.TIME, true),
+    0,
+    MAX_SECONDS,
+    'additive reference time',
+    offset + ADDITIVE.TIME,
+    FORMAT_ERROR.BAD_VALUE,
+  );
   return {
     mode: 'local',
     reference: kind === ADDITIVE_REFERENCE.FRAME ? { kind: 'frame', frame, time } : { kind: 'pose', time },
