@@ -672,33 +672,23 @@ export interface Names {
  * 0), valid UTF-8, and the file ends with it (or with the last segment).
  */
 export function readNamesSection(bytes: Uint8Array, view: DataView, header: Header, segmentsEnd: number): Names {
-  const namesOffset = view.getUint32(HEADER.NAMES_OFFSET, true);
-  let expected = segmentsEnd;
-  let names: Names = { offset: namesOffset, name: undefined, boneNames: undefined };
-  if (header.flags & FLAGS.HAS_NAMES) {
-    if (namesOffset !== expected)
-      throw new FormatError(
-        FORMAT_ERROR.BAD_OFFSET,
-        `names section at ${namesOffset}, expected ${expected}`,
-        HEADER.NAMES_OFFSET,
-      );
-    const decoded = readNames(bytes, view, namesOffset, header.boneCount);
-    names = { offset: namesOffset, name: decoded.name, boneNames: decoded.boneNames };
-    expected = align4(decoded.end);
-  } else if (namesOffset !== 0) {
-    throw new FormatError(
-      FORMAT_ERROR.BAD_OFFSET,
-      `names offset ${namesOffset} without the names flag`,
-      HEADER.NAMES_OFFSET,
-    );
-  }
-  if (expected !== bytes.byteLength)
+  const hasNames = (header.flags & FLAGS.HAS_NAMES) !== 0;
+  const offset = expectValue(
+    view.getUint32(HEADER.NAMES_OFFSET, true),
+    hasNames ? segmentsEnd : 0,
+    hasNames ? 'names section at' : 'names offset without the names flag:',
+    HEADER.NAMES_OFFSET,
+    FORMAT_ERROR.BAD_OFFSET,
+  );
+  const names = hasNames ? readNames(bytes, view, offset, header.boneCount) : undefined;
+  const end = names ? align4(names.end) : segmentsEnd;
+  if (end !== bytes.byteLength)
     throw new FormatError(
       FORMAT_ERROR.BAD_SIZE,
-      `${bytes.byteLength - expected} unexpected bytes after the last section`,
-      expected,
+      `${bytes.byteLength - end} unexpected bytes after the last section`,
+      end,
     );
-  return names;
+  return { offset, name: names?.name, boneNames: names?.boneNames };
 }
 
 /**
@@ -732,6 +722,7 @@ export function checkRawValues(bytes: Uint8Array, animated: AnimatedTracks, segm
     }
   }
 }
+/** The clip's name and every bone's, each a u16 byte length and UTF-8 bytes, from `offset`; `end` is the byte after the last. */
 function readNames(
   bytes: Uint8Array,
   view: DataView,
@@ -741,22 +732,16 @@ function readNames(
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let at = offset;
   const readString = (what: string): string => {
-    if (at + 2 > bytes.length)
-      throw new FormatError(FORMAT_ERROR.BAD_SECTION, `names section: ${what} runs past the end of the file`, at);
-    const len = view.getUint16(at, true);
-    if (at + 2 + len > bytes.length)
-      throw new FormatError(
-        FORMAT_ERROR.BAD_SECTION,
-        `names section: ${what} (${len} bytes) runs past the end of the file`,
-        at,
-      );
+    need(view, at + 2, `names section: ${what}`, at);
+    const end = at + 2 + view.getUint16(at, true);
+    need(view, end, `names section: ${what}`, at);
     let s: string;
     try {
-      s = decoder.decode(bytes.subarray(at + 2, at + 2 + len));
+      s = decoder.decode(bytes.subarray(at + 2, end));
     } catch {
       throw new FormatError(FORMAT_ERROR.BAD_VALUE, `names section: ${what} is not valid UTF-8`, at + 2);
     }
-    at += 2 + len;
+    at = end;
     return s;
   };
   const name = readString('clip name');
