@@ -151,7 +151,7 @@ export function readHeader(bytes: Uint8Array, view: DataView, verifyChecksum: bo
   if (stored !== expected)
     throw new FormatError(
       hasChecksum ? FORMAT_ERROR.BAD_CHECKSUM : FORMAT_ERROR.BAD_HEADER,
-      `checksum field 0x${stored.toString(16)}, expected 0x${expected.toString(16)}${hasChecksum ? ': the file is corrupt' : ' without the checksum flag'}`,
+      `checksum mismatch (stored 0x${stored.toString(16)}, expected 0x${expected.toString(16)}${hasChecksum ? '): the file is corrupt' : ' without the checksum flag)'}`,
       HEADER.CHECKSUM,
     );
   const boneCount = inRange(view.getUint16(HEADER.BONE_COUNT, true), 1, MAX_BONES, 'bone count', HEADER.BONE_COUNT);
