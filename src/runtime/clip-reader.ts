@@ -698,30 +698,30 @@ export function readNamesSection(bytes: Uint8Array, view: DataView, header: Head
  */
 export function checkRawValues(bytes: Uint8Array, animated: AnimatedTracks, segments: Segments): void {
   const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2);
-  const count = animated.count;
-  for (let s = 0; s < segments.rates.length; s++) {
-    let trackBit = 0;
-    for (let j = 0; j < count; j++) {
-      const cb = (s * count + j) * ANIMATED_COMPONENTS;
-      if ((bytes[segments.rates[s] + j] & RATE_MASK) === RAW_BITS) {
-        for (let k = 0; k < segments.keys[s]; k++) {
-          for (let c = 0; c < ANIMATED_COMPONENTS; c++) {
-            const at = 8 * segments.data[s] + k * segments.keyBits[s] + trackBit + c * RAW_BITS;
-            const v = floatFromBits(readBits(words, at, RAW_BITS));
-            if (!Number.isFinite(v) || (animated.kind[j] === TRACK_KIND.ROTATION && !(v >= -1 && v <= 1))) {
-              throw new FormatError(
-                FORMAT_ERROR.BAD_VALUE,
-                `segment ${s} key ${k}: raw value of animated ${animated.kind[j] === TRACK_KIND.ROTATION ? 'rotation' : 'track'} ${j} is ${v}`,
-                Math.floor(at / 8),
-              );
-            }
-          }
+  const { compBits, keyBits } = segments;
+  for (let s = 0, cb = 0; s < keyBits.length; s++) {
+    for (let j = 0, trackBit = 8 * segments.data[s]; j < animated.count; j++, cb += ANIMATED_COMPONENTS) {
+      const rotation = animated.kind[j] === TRACK_KIND.ROTATION;
+      // Only raw tracks are checked; their components are all RAW_BITS wide (readSegments).
+      const rawKeys = compBits[cb] === RAW_BITS ? segments.keys[s] : 0;
+      for (let k = 0; k < rawKeys; k++) {
+        for (let c = 0; c < ANIMATED_COMPONENTS; c++) {
+          const at = trackBit + k * keyBits[s] + c * RAW_BITS;
+          const v = floatFromBits(readBits(words, at, RAW_BITS));
+          // Finite (a float32 NaN or infinity is no magnitude ≤ F32_MAX), and in [−1, 1] on a rotation.
+          if (!(Math.abs(v) <= (rotation ? 1 : F32_MAX)))
+            throw new FormatError(
+              FORMAT_ERROR.BAD_VALUE,
+              `segment ${s} key ${k}: raw value of animated ${rotation ? 'rotation' : 'track'} ${j} is ${v}`,
+              at >>> 3,
+            );
         }
       }
-      trackBit += segments.compBits[cb] + segments.compBits[cb + 1] + segments.compBits[cb + 2];
+      trackBit += compBits[cb] + compBits[cb + 1] + compBits[cb + 2];
     }
   }
 }
+
 /** The clip's name and every bone's, each a u16 byte length and UTF-8 bytes, from `offset`; `end` is the byte after the last. */
 function readNames(
   bytes: Uint8Array,
