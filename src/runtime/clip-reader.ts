@@ -540,8 +540,9 @@ export function readClipRanges(
     for (let c = 0; c < 3; c++, at += 8) {
       const min = view.getFloat32(at, true),
         ext = view.getFloat32(at + 4, true);
-      // Reconstruction reaches min + 2·extent at most (segment min and extent are each ≤ 255/255).
-      if (!Number.isFinite(min) || !(ext >= 0) || !(Math.abs(min) + 2 * ext < F32_MAX)) {
+      // Reconstruction reaches min + 2·extent at most (segment min and extent are each ≤ 255/255);
+      // a NaN or infinite min or extent fails the bound too.
+      if (!(ext >= 0 && Math.abs(min) + 2 * ext < F32_MAX)) {
         throw new FormatError(
           FORMAT_ERROR.BAD_VALUE,
           `clip range (${min}, ${ext}) of animated track ${j} is not a usable range`,
