@@ -59,9 +59,12 @@ import { writeRotation } from './interpolate.js';
 import { POSE_STRIDE } from '../shared/pose-layout.js';
 
 /** A track's class, by the default and constant bitsets (compressed-clip.ts names them in this order). */
-const CLASS_DEFAULT = 0,
-  CLASS_CONSTANT = 1,
-  CLASS_ANIMATED = 2;
+// biome-ignore lint/suspicious/noConstEnum: a number in the bundle, as format.ts's tables
+const enum CLASS {
+  DEFAULT = 0,
+  CONSTANT = 1,
+  ANIMATED = 2,
+}
 const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 const F32_MAX = 3.4028234663852886e38;
 /** Start times and durations beyond this (about 31 years) are corrupt, and keep time arithmetic exact enough. */
@@ -300,7 +303,7 @@ export function readTracks(view: DataView, header: Header): Tracks {
       throw new FormatError(FORMAT_ERROR.BAD_VALUE, `track ${t} is marked both default and constant`, bitsetsOffset);
     if ((isDefault || isConstant) && bit(BITSET.STEP, t))
       throw new FormatError(FORMAT_ERROR.BAD_VALUE, `track ${t} is marked step but is not animated`, bitsetsOffset);
-    trackClass[t] = isDefault ? CLASS_DEFAULT : isConstant ? CLASS_CONSTANT : CLASS_ANIMATED;
+    trackClass[t] = isDefault ? CLASS.DEFAULT : isConstant ? CLASS.CONSTANT : CLASS.ANIMATED;
     channelMask[t] = bit(BITSET.CHANNEL, t);
     step[t] = bit(BITSET.STEP, t);
     const kind = t % TRACKS_PER_BONE;
@@ -484,7 +487,7 @@ export function readAnimatedTracks(
     const bone = (t / TRACKS_PER_BONE) | 0,
       kind = t % TRACKS_PER_BONE;
     const o = bone * POSE_STRIDE + KIND_POSE_OFFSET[kind];
-    if (trackClass[t] === CLASS_DEFAULT) {
+    if (trackClass[t] === CLASS.DEFAULT) {
       if (kind === TRACK_KIND.ROTATION) {
         basePose[o + 3] = 1;
       } else if (kind === TRACK_KIND.SCALE) {
@@ -492,7 +495,7 @@ export function readAnimatedTracks(
         basePose[o + 1] = 1;
         basePose[o + 2] = 1;
       }
-    } else if (trackClass[t] === CLASS_CONSTANT) {
+    } else if (trackClass[t] === CLASS.CONSTANT) {
       const n = CONSTANT_FLOATS[kind];
       for (let c = 0; c < n; c++) {
         const v = view.getFloat32(cursor + 4 * c, true);
