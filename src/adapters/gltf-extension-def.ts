@@ -43,8 +43,7 @@ export function readExtensionBones(
   ext: Record<string, unknown>,
   fail: (problem: string) => never,
 ): ExtensionBones {
-  const nodeCount = json.nodes?.length ?? 0;
-  const isNode = (j: unknown): j is number => Number.isInteger(j) && (j as number) >= 0 && (j as number) < nodeCount;
+  const isNode = (j: unknown): j is number => isIndex(j, json.nodes);
   // Bone order: the table's bones, then the node bones, then the weight bones (docs/gltf-extension.md).
   let joints: number[] = [],
     parents: number[] = [];
@@ -53,13 +52,13 @@ export function readExtensionBones(
     const skeletons = (
       json.extensions?.[BONEPRESS_EXTENSION] as { skeletons?: { joints?: unknown; parents?: unknown }[] } | undefined
     )?.skeletons;
-    if (!Array.isArray(skeletons) || !Number.isInteger(s) || (s as number) < 0 || (s as number) >= skeletons.length)
-      fail(`skeleton ${String(s)} is not in the file's bone tables`);
-    const table = skeletons![s as number];
+    if (!isIndex(s, skeletons)) fail(`skeleton ${String(s)} is not in the file's bone tables`);
+    // A table that is not an object (null included) has no joints.
+    const table = skeletons![s] ?? {};
     if (!Array.isArray(table.joints) || !table.joints.every(isNode))
-      fail(`bone table ${String(s)} has joints that are not node indices`);
-    if (!Array.isArray(table.parents) || table.parents.length !== (table.joints as number[]).length)
-      fail(`bone table ${String(s)} needs one parent per joint`);
+      fail(`bone table ${s} has joints that are not node indices`);
+    if (!Array.isArray(table.parents) || table.parents.length !== table.joints.length)
+      fail(`bone table ${s} needs one parent per joint`);
     joints = table.joints as number[];
     parents = table.parents as number[];
   }
@@ -81,15 +80,19 @@ export function readExtensionBones(
   if (ext.additive !== undefined && typeof ext.additive !== 'boolean')
     fail(`additive ${JSON.stringify(ext.additive)} is not a boolean`);
   const view = ext.bufferView;
-  if (!Number.isInteger(view) || (view as number) < 0 || (view as number) >= (json.bufferViews?.length ?? 0))
-    fail(`bufferView ${String(view)} is not in the file`);
+  if (!isIndex(view, json.bufferViews)) fail(`bufferView ${String(view)} is not in the file`);
   return {
     nodeIndices: [...joints, ...(props as number[])],
     weights: weights as WeightDef[],
-    bufferView: view as number,
+    bufferView: view,
     parents,
     additive: ext.additive === true,
   };
+}
+
+/** `j` indexes an entry of `list` (an array). */
+function isIndex(j: unknown, list: unknown): j is number {
+  return Number.isInteger(j) && (j as number) >= 0 && Array.isArray(list) && (j as number) < list.length;
 }
 
 /**

@@ -43,9 +43,10 @@ import {
   segmentCountFor,
   segmentSampleCount,
   type RotationFormat,
+  type LayoutCounts,
   type SectionLayout,
 } from './format.js';
-import { FORMAT_ERROR, FormatError, expectVersion } from './errors.js';
+import { FORMAT_ERROR, FormatError, expectVersion, type FormatErrorCode } from './errors.js';
 import {
   decodeReference,
   floatFromBits,
@@ -58,9 +59,12 @@ import { writeRotation } from './quaternion.js';
 import { POSE_STRIDE } from '../shared/pose-layout.js';
 
 /** A track's class, by the default and constant bitsets (compressed-clip.ts names them in this order). */
-const CLASS_DEFAULT = 0,
-  CLASS_CONSTANT = 1,
-  CLASS_ANIMATED = 2;
+// biome-ignore lint/suspicious/noConstEnum: a number in the bundle, as format.ts's tables
+const enum CLASS {
+  DEFAULT = 0,
+  CONSTANT = 1,
+  ANIMATED = 2,
+}
 const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 const F32_MAX = 3.4028234663852886e38;
 /** Start times and durations beyond this (about 31 years) are corrupt, and keep time arithmetic exact enough. */
@@ -85,6 +89,31 @@ export interface Header {
   readonly duration: number;
   readonly segmentCount: number;
   readonly animatedCount: number;
+}
+
+/** `value`, read at byte `at`, must lie in lo..hi (NaN never does), else a `code` error naming it (`what`) and the range. */
+function inRange(
+  value: number,
+  lo: number,
+  hi: number,
+  what: string,
+  at: number,
+  code: FormatErrorCode = FORMAT_ERROR.BAD_HEADER,
+): number {
+  if (!(value >= lo && value <= hi)) throw new FormatError(code, `${what} ${value} (need ${lo}..${hi})`, at);
+  return value;
+}
+
+/** `value`, read at byte `at`, must be `expected`, else a `code` error naming it (`what`). */
+function expectValue(
+  value: number,
+  expected: number,
+  what: string,
+  at: number,
+  code: FormatErrorCode = FORMAT_ERROR.BAD_HEADER,
+): number {
+  if (value !== expected) throw new FormatError(code, `${what} ${value}, expected ${expected}`, at);
+  return value;
 }
 
 /**
@@ -119,80 +148,48 @@ export function readHeader(bytes: Uint8Array, view: DataView, verifyChecksum: bo
     );
   }
   const hasChecksum = (flags & FLAGS.HAS_CHECKSUM) !== 0;
-  if (hasChecksum && verifyChecksum) {
-    const stored = view.getUint32(HEADER.CHECKSUM, true);
-    const actual = crc32(bytes, CHECKSUM_START, size);
-    if (stored !== actual)
-      throw new FormatError(
-        FORMAT_ERROR.BAD_CHECKSUM,
-        `checksum mismatch (stored 0x${stored.toString(16)}, computed 0x${actual.toString(16)}): the file is corrupt`,
-        HEADER.CHECKSUM,
-      );
-  } else if (!hasChecksum && view.getUint32(HEADER.CHECKSUM, true) !== 0) {
-    // The writer leaves the field 0 without the flag; otherwise one flipped flag bit would switch the CRC off unnoticed.
+  const stored = view.getUint32(HEADER.CHECKSUM, true);
+  // Without the flag the writer leaves the field 0; otherwise one flipped flag bit would switch the CRC off unnoticed.
+  const expected = !hasChecksum ? 0 : verifyChecksum ? crc32(bytes, CHECKSUM_START, size) : stored;
+  if (stored !== expected)
     throw new FormatError(
-      FORMAT_ERROR.BAD_HEADER,
-      `checksum field is 0x${view.getUint32(HEADER.CHECKSUM, true).toString(16)} but the checksum flag is not set`,
+      hasChecksum ? FORMAT_ERROR.BAD_CHECKSUM : FORMAT_ERROR.BAD_HEADER,
+      `checksum mismatch (stored 0x${stored.toString(16)}, expected 0x${expected.toString(16)}${hasChecksum ? '): the file is corrupt' : ' without the checksum flag)'}`,
       HEADER.CHECKSUM,
     );
-  }
-  const boneCount = view.getUint16(HEADER.BONE_COUNT, true);
-  if (boneCount < 1 || boneCount > MAX_BONES)
-    throw new FormatError(FORMAT_ERROR.BAD_HEADER, `bone count ${boneCount} (need 1..${MAX_BONES})`, HEADER.BONE_COUNT);
-  const rotationFormat = view.getUint8(HEADER.ROTATION_FORMAT);
-  if (rotationFormat !== ROTATION_FORMAT.DROP_ONE)
-    throw new FormatError(FORMAT_ERROR.BAD_HEADER, `unknown rotation format ${rotationFormat}`, HEADER.ROTATION_FORMAT);
-  const unitCode = view.getUint8(HEADER.UNIT);
-  if (unitCode >= UNIT_CODES.length)
-    throw new FormatError(FORMAT_ERROR.BAD_HEADER, `unknown length unit code ${unitCode}`, HEADER.UNIT);
+  const boneCount = inRange(view.getUint16(HEADER.BONE_COUNT, true), 1, MAX_BONES, 'bone count', HEADER.BONE_COUNT);
+  const rotationFormat = expectValue(
+    view.getUint8(HEADER.ROTATION_FORMAT),
+    ROTATION_FORMAT.DROP_ONE,
+    'rotation format',
+    HEADER.ROTATION_FORMAT,
+  ) as RotationFormat;
+  const unitCode = inRange(view.getUint8(HEADER.UNIT), 0, UNIT_CODES.length - 1, 'length unit code', HEADER.UNIT);
   const sampleCount = view.getUint32(HEADER.SAMPLE_COUNT, true);
-  if (sampleCount < 1) throw new FormatError(FORMAT_ERROR.BAD_HEADER, 'sample count 0', HEADER.SAMPLE_COUNT);
-  if (sampleCount * boneCount > MAX_BONE_SAMPLES) {
+  if (!(sampleCount >= 1 && sampleCount * boneCount <= MAX_BONE_SAMPLES)) {
     throw new FormatError(
       FORMAT_ERROR.BAD_HEADER,
-      `${sampleCount} samples × ${boneCount} bones is more than a clip may hold (${MAX_BONE_SAMPLES} bone samples)`,
+      `${sampleCount} samples × ${boneCount} bones (need 1..${MAX_BONE_SAMPLES} bone samples)`,
       HEADER.SAMPLE_COUNT,
     );
   }
   const sampleRate = view.getFloat64(HEADER.SAMPLE_RATE, true);
-  if (!(sampleRate > 0) || !Number.isFinite(sampleRate))
-    throw new FormatError(FORMAT_ERROR.BAD_HEADER, `sample rate ${sampleRate}`, HEADER.SAMPLE_RATE);
-  // The wrap period sampleCount / sampleRate (≥ the sampled span) must be finite, or time arithmetic overflows.
-  if (!(sampleCount / sampleRate <= MAX_SECONDS))
+  // The wrap period sampleCount / sampleRate (≥ the sampled span) must be at most MAX_SECONDS, or time arithmetic overflows.
+  if (!(sampleRate > 0 && sampleRate < Infinity && sampleCount / sampleRate <= MAX_SECONDS))
     throw new FormatError(
       FORMAT_ERROR.BAD_HEADER,
-      `sample rate ${sampleRate} Hz is too small for ${sampleCount} samples (longer than ${MAX_SECONDS} s)`,
+      `sample rate ${sampleRate} Hz (need a finite rate of at least ${sampleCount / MAX_SECONDS} Hz for ${sampleCount} samples)`,
       HEADER.SAMPLE_RATE,
     );
-  const startTime = view.getFloat64(HEADER.START_TIME, true);
-  if (!(startTime >= 0 && startTime <= MAX_SECONDS))
-    throw new FormatError(
-      FORMAT_ERROR.BAD_HEADER,
-      `start time ${startTime} s (need 0..${MAX_SECONDS})`,
-      HEADER.START_TIME,
-    );
-  const duration = view.getFloat64(HEADER.DURATION, true);
-  if (!(duration >= startTime && duration <= MAX_SECONDS))
-    throw new FormatError(
-      FORMAT_ERROR.BAD_HEADER,
-      `duration ${duration} s (need ${startTime}..${MAX_SECONDS}, not before the start time)`,
-      HEADER.DURATION,
-    );
-  const segmentCount = view.getUint32(HEADER.SEGMENT_COUNT, true);
-  if (segmentCount !== segmentCountFor(sampleCount)) {
-    throw new FormatError(
-      FORMAT_ERROR.BAD_HEADER,
-      `segment count ${segmentCount}, expected ${segmentCountFor(sampleCount)} for ${sampleCount} samples`,
-      HEADER.SEGMENT_COUNT,
-    );
-  }
-  const segmentSize = view.getUint16(HEADER.SEGMENT_SIZE, true);
-  if (segmentSize !== SEGMENT_SIZE)
-    throw new FormatError(
-      FORMAT_ERROR.BAD_HEADER,
-      `segment size ${segmentSize}, expected ${SEGMENT_SIZE}`,
-      HEADER.SEGMENT_SIZE,
-    );
+  const startTime = inRange(view.getFloat64(HEADER.START_TIME, true), 0, MAX_SECONDS, 'start time', HEADER.START_TIME);
+  const duration = inRange(view.getFloat64(HEADER.DURATION, true), startTime, MAX_SECONDS, 'duration', HEADER.DURATION);
+  const segmentCount = expectValue(
+    view.getUint32(HEADER.SEGMENT_COUNT, true),
+    segmentCountFor(sampleCount),
+    `segment count for ${sampleCount} samples:`,
+    HEADER.SEGMENT_COUNT,
+  );
+  expectValue(view.getUint16(HEADER.SEGMENT_SIZE, true), SEGMENT_SIZE, 'segment size', HEADER.SEGMENT_SIZE);
   return {
     version,
     flags,
@@ -214,10 +211,7 @@ export function readHeader(bytes: Uint8Array, view: DataView, verifyChecksum: bo
 
 /** The section at header field `field` must start at `expected`: sections sit at fixed places given the counts, any other offset is corruption. */
 function expectOffset(view: DataView, field: number, expected: number, what: string): number {
-  const got = view.getUint32(field, true);
-  if (got !== expected)
-    throw new FormatError(FORMAT_ERROR.BAD_OFFSET, `${what} section at ${got}, expected ${expected}`, field);
-  return got;
+  return expectValue(view.getUint32(field, true), expected, `${what} section at`, field, FORMAT_ERROR.BAD_OFFSET);
 }
 
 /** `what`, at byte `at`, must end by the end of the file. */
@@ -230,24 +224,29 @@ function need(view: DataView, end: number, what: string, at: number): void {
     );
 }
 
-/** The layout before the bitsets are read: the parents and bitsets sections depend on the bone count alone. */
-function earlyLayout(header: Header): SectionLayout {
-  return sectionLayout({
-    boneCount: header.boneCount,
+/** The section `what` of `bytes` bytes, whose offset is header field `field`: where the counts put it (`at`), inside the file. */
+function section(view: DataView, field: number, at: number, bytes: number, what: string): number {
+  expectOffset(view, field, at, what);
+  need(view, at + bytes, what, at);
+  return at;
+}
+
+/** Where the counts put each section; before the bitsets are read (no `counts`) only the parents' and the bitsets' places are known. */
+function layoutOf(
+  header: Header,
+  counts: Pick<LayoutCounts, 'constantFloats' | 'clipRangeBytes' | 'animatedRotations'> = {
     constantFloats: 0,
     clipRangeBytes: 0,
     animatedRotations: 0,
-    hasNodeIndices: header.hasNodeIndices,
-    keyTimes: header.keyTimeCount,
-    additive: header.additive,
-  });
+  },
+): SectionLayout {
+  return sectionLayout({ ...header, ...counts, keyTimes: header.keyTimeCount });
 }
 
 /** The parents section: every bone's parent precedes it (-1 for a root). */
 export function readParents(view: DataView, header: Header): Int32Array {
   const { boneCount } = header;
-  const parentsOffset = expectOffset(view, HEADER.PARENTS_OFFSET, earlyLayout(header).parents, 'parents');
-  need(view, parentsOffset + 2 * boneCount, 'parents', parentsOffset);
+  const parentsOffset = section(view, HEADER.PARENTS_OFFSET, layoutOf(header).parents, 2 * boneCount, 'parents');
   const parents = new Int32Array(boneCount);
   for (let b = 0; b < boneCount; b++) {
     const p = view.getInt16(parentsOffset + 2 * b, true);
@@ -279,9 +278,14 @@ export interface Tracks {
  */
 export function readTracks(view: DataView, header: Header): Tracks {
   const trackCount = header.boneCount * TRACKS_PER_BONE;
-  const bitsetsOffset = expectOffset(view, HEADER.BITSETS_OFFSET, earlyLayout(header).bitsets, 'bitsets');
   const words = bitsetWords(trackCount);
-  need(view, bitsetsOffset + 4 * BITSET_COUNT * words, 'bitsets', bitsetsOffset);
+  const bitsetsOffset = section(
+    view,
+    HEADER.BITSETS_OFFSET,
+    layoutOf(header).bitsets,
+    4 * BITSET_COUNT * words,
+    'bitsets',
+  );
   const bit = (set: number, t: number): number =>
     (view.getUint32(bitsetsOffset + 4 * (set * words + (t >>> 5)), true) >>> (t & 31)) & 1;
   const trackClass = new Uint8Array(trackCount);
@@ -299,7 +303,7 @@ export function readTracks(view: DataView, header: Header): Tracks {
       throw new FormatError(FORMAT_ERROR.BAD_VALUE, `track ${t} is marked both default and constant`, bitsetsOffset);
     if ((isDefault || isConstant) && bit(BITSET.STEP, t))
       throw new FormatError(FORMAT_ERROR.BAD_VALUE, `track ${t} is marked step but is not animated`, bitsetsOffset);
-    trackClass[t] = isDefault ? CLASS_DEFAULT : isConstant ? CLASS_CONSTANT : CLASS_ANIMATED;
+    trackClass[t] = isDefault ? CLASS.DEFAULT : isConstant ? CLASS.CONSTANT : CLASS.ANIMATED;
     channelMask[t] = bit(BITSET.CHANNEL, t);
     step[t] = bit(BITSET.STEP, t);
     const kind = t % TRACKS_PER_BONE;
@@ -336,24 +340,18 @@ export function readTracks(view: DataView, header: Header): Tracks {
  * counts put it and each inside the file (readSegments checks the segments').
  */
 export function readSectionOffsets(view: DataView, header: Header, tracks: Tracks): SectionLayout {
-  const { constantFloats, clipRangeBytes, animatedRotations } = tracks;
-  const layout = sectionLayout({
-    boneCount: header.boneCount,
-    constantFloats,
-    clipRangeBytes,
-    animatedRotations,
-    hasNodeIndices: header.hasNodeIndices,
-    keyTimes: header.keyTimeCount,
-    additive: header.additive,
-  });
-  expectOffset(view, HEADER.CONSTANTS_OFFSET, layout.constants, 'constants');
-  need(view, layout.constants + 4 * constantFloats, 'constants', layout.constants);
-  expectOffset(view, HEADER.CLIP_RANGES_OFFSET, layout.clipRanges, 'clip ranges');
-  need(view, layout.clipRanges + clipRangeBytes, 'clip ranges', layout.clipRanges);
-  expectOffset(view, HEADER.ROTATION_REFS_OFFSET, layout.rotationRefs, 'rotation references');
-  need(view, layout.rotationRefs + ROTATION_REF_BYTES * animatedRotations, 'rotation references', layout.rotationRefs);
-  expectOffset(view, HEADER.NODE_INDICES_OFFSET, layout.nodeIndices, 'node indices');
-  if (header.hasNodeIndices) need(view, layout.nodeIndices + 4 * header.boneCount, 'node indices', layout.nodeIndices);
+  const layout = layoutOf(header, tracks);
+  section(view, HEADER.CONSTANTS_OFFSET, layout.constants, 4 * tracks.constantFloats, 'constants');
+  section(view, HEADER.CLIP_RANGES_OFFSET, layout.clipRanges, tracks.clipRangeBytes, 'clip ranges');
+  const refBytes = ROTATION_REF_BYTES * tracks.animatedRotations;
+  section(view, HEADER.ROTATION_REFS_OFFSET, layout.rotationRefs, refBytes, 'rotation references');
+  section(
+    view,
+    HEADER.NODE_INDICES_OFFSET,
+    layout.nodeIndices,
+    header.hasNodeIndices ? 4 * header.boneCount : 0,
+    'node indices',
+  );
   return layout;
 }
 
@@ -413,36 +411,39 @@ export interface AdditiveInfo {
 export function readAdditive(view: DataView, header: Header, offset: number): AdditiveInfo | undefined {
   if (!header.additive) return undefined;
   need(view, offset + ADDITIVE.BYTES, 'additive record', offset);
-  const mode = view.getUint8(offset + ADDITIVE.MODE);
-  if (mode !== ADDITIVE_MODE.LOCAL)
-    throw new FormatError(FORMAT_ERROR.BAD_VALUE, `unknown additive mode ${mode}`, offset + ADDITIVE.MODE);
-  const kind = view.getUint8(offset + ADDITIVE.REFERENCE);
-  if (kind !== ADDITIVE_REFERENCE.FRAME && kind !== ADDITIVE_REFERENCE.POSE)
-    throw new FormatError(
-      FORMAT_ERROR.BAD_VALUE,
-      `unknown additive reference kind ${kind}`,
-      offset + ADDITIVE.REFERENCE,
-    );
-  if (view.getUint16(offset + ADDITIVE.RESERVED, true) !== 0)
-    throw new FormatError(
-      FORMAT_ERROR.BAD_VALUE,
-      'additive record: reserved bytes are not 0',
-      offset + ADDITIVE.RESERVED,
-    );
+  expectValue(
+    view.getUint8(offset + ADDITIVE.MODE),
+    ADDITIVE_MODE.LOCAL,
+    'additive mode',
+    offset + ADDITIVE.MODE,
+    FORMAT_ERROR.BAD_VALUE,
+  );
+  const kind = inRange(
+    view.getUint8(offset + ADDITIVE.REFERENCE),
+    ADDITIVE_REFERENCE.FRAME,
+    ADDITIVE_REFERENCE.POSE,
+    'additive reference kind',
+    offset + ADDITIVE.REFERENCE,
+    FORMAT_ERROR.BAD_VALUE,
+  );
+  expectValue(
+    view.getUint16(offset + ADDITIVE.RESERVED, true),
+    0,
+    'additive record: reserved bytes',
+    offset + ADDITIVE.RESERVED,
+    FORMAT_ERROR.BAD_VALUE,
+  );
   const frame = view.getUint32(offset + ADDITIVE.FRAME, true);
-  if (kind === ADDITIVE_REFERENCE.POSE && frame !== 0)
-    throw new FormatError(
-      FORMAT_ERROR.BAD_VALUE,
-      `additive record: frame ${frame} for a pose reference (need 0)`,
-      offset + ADDITIVE.FRAME,
-    );
-  const time = view.getFloat64(offset + ADDITIVE.TIME, true);
-  if (!(time >= 0 && time <= MAX_SECONDS))
-    throw new FormatError(
-      FORMAT_ERROR.BAD_VALUE,
-      `additive reference time ${time} s (need 0..${MAX_SECONDS})`,
-      offset + ADDITIVE.TIME,
-    );
+  if (kind === ADDITIVE_REFERENCE.POSE)
+    expectValue(frame, 0, 'additive record: pose reference frame', offset + ADDITIVE.FRAME, FORMAT_ERROR.BAD_VALUE);
+  const time = inRange(
+    view.getFloat64(offset + ADDITIVE.TIME, true),
+    0,
+    MAX_SECONDS,
+    'additive reference time',
+    offset + ADDITIVE.TIME,
+    FORMAT_ERROR.BAD_VALUE,
+  );
   return {
     mode: 'local',
     reference: kind === ADDITIVE_REFERENCE.FRAME ? { kind: 'frame', frame, time } : { kind: 'pose', time },
@@ -486,7 +487,7 @@ export function readAnimatedTracks(
     const bone = (t / TRACKS_PER_BONE) | 0,
       kind = t % TRACKS_PER_BONE;
     const o = bone * POSE_STRIDE + KIND_POSE_OFFSET[kind];
-    if (trackClass[t] === CLASS_DEFAULT) {
+    if (trackClass[t] === CLASS.DEFAULT) {
       if (kind === TRACK_KIND.ROTATION) {
         basePose[o + 3] = 1;
       } else if (kind === TRACK_KIND.SCALE) {
@@ -494,7 +495,7 @@ export function readAnimatedTracks(
         basePose[o + 1] = 1;
         basePose[o + 2] = 1;
       }
-    } else if (trackClass[t] === CLASS_CONSTANT) {
+    } else if (trackClass[t] === CLASS.CONSTANT) {
       const n = CONSTANT_FLOATS[kind];
       for (let c = 0; c < n; c++) {
         const v = view.getFloat32(cursor + 4 * c, true);
@@ -542,8 +543,9 @@ export function readClipRanges(
     for (let c = 0; c < 3; c++, at += 8) {
       const min = view.getFloat32(at, true),
         ext = view.getFloat32(at + 4, true);
-      // Reconstruction reaches min + 2·extent at most (segment min and extent are each ≤ 255/255).
-      if (!Number.isFinite(min) || !(ext >= 0) || !(Math.abs(min) + 2 * ext < F32_MAX)) {
+      // Reconstruction reaches min + 2·extent at most (segment min and extent are each ≤ 255/255);
+      // a NaN or infinite min or extent fails the bound too.
+      if (!(ext >= 0 && Math.abs(min) + 2 * ext < F32_MAX)) {
         throw new FormatError(
           FORMAT_ERROR.BAD_VALUE,
           `clip range (${min}, ${ext}) of animated track ${j} is not a usable range`,
@@ -674,33 +676,23 @@ export interface Names {
  * 0), valid UTF-8, and the file ends with it (or with the last segment).
  */
 export function readNamesSection(bytes: Uint8Array, view: DataView, header: Header, segmentsEnd: number): Names {
-  const namesOffset = view.getUint32(HEADER.NAMES_OFFSET, true);
-  let expected = segmentsEnd;
-  let names: Names = { offset: namesOffset, name: undefined, boneNames: undefined };
-  if (header.flags & FLAGS.HAS_NAMES) {
-    if (namesOffset !== expected)
-      throw new FormatError(
-        FORMAT_ERROR.BAD_OFFSET,
-        `names section at ${namesOffset}, expected ${expected}`,
-        HEADER.NAMES_OFFSET,
-      );
-    const decoded = readNames(bytes, view, namesOffset, header.boneCount);
-    names = { offset: namesOffset, name: decoded.name, boneNames: decoded.boneNames };
-    expected = align4(decoded.end);
-  } else if (namesOffset !== 0) {
-    throw new FormatError(
-      FORMAT_ERROR.BAD_OFFSET,
-      `names offset ${namesOffset} without the names flag`,
-      HEADER.NAMES_OFFSET,
-    );
-  }
-  if (expected !== bytes.byteLength)
+  const hasNames = (header.flags & FLAGS.HAS_NAMES) !== 0;
+  const offset = expectValue(
+    view.getUint32(HEADER.NAMES_OFFSET, true),
+    hasNames ? segmentsEnd : 0,
+    hasNames ? 'names section at' : 'names offset without the names flag:',
+    HEADER.NAMES_OFFSET,
+    FORMAT_ERROR.BAD_OFFSET,
+  );
+  const names = hasNames ? readNames(bytes, view, offset, header.boneCount) : undefined;
+  const end = names ? align4(names.end) : segmentsEnd;
+  if (end !== bytes.byteLength)
     throw new FormatError(
       FORMAT_ERROR.BAD_SIZE,
-      `${bytes.byteLength - expected} unexpected bytes after the last section`,
-      expected,
+      `${bytes.byteLength - end} unexpected bytes after the last section`,
+      end,
     );
-  return names;
+  return { offset, name: names?.name, boneNames: names?.boneNames };
 }
 
 /**
@@ -710,30 +702,31 @@ export function readNamesSection(bytes: Uint8Array, view: DataView, header: Head
  */
 export function checkRawValues(bytes: Uint8Array, animated: AnimatedTracks, segments: Segments): void {
   const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2);
-  const count = animated.count;
-  for (let s = 0; s < segments.rates.length; s++) {
-    let trackBit = 0;
-    for (let j = 0; j < count; j++) {
-      const cb = (s * count + j) * ANIMATED_COMPONENTS;
-      if ((bytes[segments.rates[s] + j] & RATE_MASK) === RAW_BITS) {
-        for (let k = 0; k < segments.keys[s]; k++) {
-          for (let c = 0; c < ANIMATED_COMPONENTS; c++) {
-            const at = 8 * segments.data[s] + k * segments.keyBits[s] + trackBit + c * RAW_BITS;
-            const v = floatFromBits(readBits(words, at, RAW_BITS));
-            if (!Number.isFinite(v) || (animated.kind[j] === TRACK_KIND.ROTATION && !(v >= -1 && v <= 1))) {
-              throw new FormatError(
-                FORMAT_ERROR.BAD_VALUE,
-                `segment ${s} key ${k}: raw value of animated ${animated.kind[j] === TRACK_KIND.ROTATION ? 'rotation' : 'track'} ${j} is ${v}`,
-                Math.floor(at / 8),
-              );
-            }
-          }
+  const { compBits, keyBits } = segments;
+  for (let s = 0, cb = 0; s < keyBits.length; s++) {
+    for (let j = 0, trackBit = 8 * segments.data[s]; j < animated.count; j++, cb += ANIMATED_COMPONENTS) {
+      const rotation = animated.kind[j] === TRACK_KIND.ROTATION;
+      // Only raw tracks are checked; their components are all RAW_BITS wide (readSegments).
+      const rawKeys = compBits[cb] === RAW_BITS ? segments.keys[s] : 0;
+      for (let k = 0; k < rawKeys; k++) {
+        for (let c = 0; c < ANIMATED_COMPONENTS; c++) {
+          const at = trackBit + k * keyBits[s] + c * RAW_BITS;
+          const v = floatFromBits(readBits(words, at, RAW_BITS));
+          // Finite (a float32 NaN or infinity is no magnitude ≤ F32_MAX), and in [−1, 1] on a rotation.
+          if (!(Math.abs(v) <= (rotation ? 1 : F32_MAX)))
+            throw new FormatError(
+              FORMAT_ERROR.BAD_VALUE,
+              `segment ${s} key ${k}: raw value of animated ${rotation ? 'rotation' : 'track'} ${j} is ${v}`,
+              at >>> 3,
+            );
         }
       }
-      trackBit += segments.compBits[cb] + segments.compBits[cb + 1] + segments.compBits[cb + 2];
+      trackBit += compBits[cb] + compBits[cb + 1] + compBits[cb + 2];
     }
   }
 }
+
+/** The clip's name and every bone's, each a u16 byte length and UTF-8 bytes, from `offset`; `end` is the byte after the last. */
 function readNames(
   bytes: Uint8Array,
   view: DataView,
@@ -743,22 +736,16 @@ function readNames(
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let at = offset;
   const readString = (what: string): string => {
-    if (at + 2 > bytes.length)
-      throw new FormatError(FORMAT_ERROR.BAD_SECTION, `names section: ${what} runs past the end of the file`, at);
-    const len = view.getUint16(at, true);
-    if (at + 2 + len > bytes.length)
-      throw new FormatError(
-        FORMAT_ERROR.BAD_SECTION,
-        `names section: ${what} (${len} bytes) runs past the end of the file`,
-        at,
-      );
+    need(view, at + 2, `names section: ${what}`, at);
+    const end = at + 2 + view.getUint16(at, true);
+    need(view, end, `names section: ${what}`, at);
     let s: string;
     try {
-      s = decoder.decode(bytes.subarray(at + 2, at + 2 + len));
+      s = decoder.decode(bytes.subarray(at + 2, end));
     } catch {
       throw new FormatError(FORMAT_ERROR.BAD_VALUE, `names section: ${what} is not valid UTF-8`, at + 2);
     }
-    at += 2 + len;
+    at = end;
     return s;
   };
   const name = readString('clip name');
