@@ -58,7 +58,7 @@ import {
 import { writeRotation } from './quaternion.js';
 import { POSE_STRIDE } from '../shared/pose-layout.js';
 
-/** A track's class, by the default and constant bitsets (compressed-clip.ts names them in this order). */
+/** A track's class, by the default and constant bitsets (clip-inspection.ts names them in this order). */
 // biome-ignore lint/suspicious/noConstEnum: a number in the bundle, as format.ts's tables
 const enum CLASS {
   DEFAULT = 0,

@@ -124,7 +124,7 @@ export class CompressedClip {
   readonly tables: ClipTables;
   /** @internal The file's bytes: the caller's, or where the kernel decodes its copy (clip-inspection.ts reads the rates). */
   readonly bytes: Uint8Array;
-  /** @internal Each track's class (clip-reader.ts's CLASS_*), by track index. */
+  /** @internal Each track's class (clip-reader.ts's CLASS), by track index. */
   readonly trackClass: Uint8Array;
   /** @internal Where the sections are (clip-inspection.ts's sectionSizes). */
   readonly sections: ClipSections;

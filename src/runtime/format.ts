@@ -1,6 +1,6 @@
 /**
  * The `.bpk` format as code: the single source of truth for the writer
- * (compress/write.ts) and the reader (runtime/compressed-clip.ts). docs/format.md
+ * (compress/write.ts) and the reader (runtime/clip-reader.ts, opened by runtime/clip.ts). docs/format.md
  * describes the same layout in prose.
  *
  * Every value here is serialized: never renumber; change the layout only with a VERSION bump.
