@@ -92,10 +92,12 @@ export function readBvh(text: string, file: string, options: ReadOptions = {}): 
   // a host binds only those tracks, as it would the source clip.
   const channelMask = new Uint8Array(boneCount * 3);
   for (let t = 0; t < channelMask.length; t++) channelMask[t] = t % 3 === 2 ? 0 : 1;
-  const clip: RawClip = {
-    ...createRawClip(clipNameOf(file), skeleton, motion.sampleRate, motion.frameCount, unit),
-    channelMask,
-  };
+  // Added to the created clip rather than spread into a new object: V8 gives each object a
+  // spread builds a map of its own, and code that reads clips would see one shape per file.
+  const clip: RawClip = Object.assign(
+    createRawClip(clipNameOf(file), skeleton, motion.sampleRate, motion.frameCount, unit),
+    { channelMask },
+  );
   readFrames(text, file, motion, hierarchy, clip);
   return clip;
 }
