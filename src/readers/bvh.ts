@@ -92,10 +92,13 @@ export function readBvh(text: string, file: string, options: ReadOptions = {}): 
   // a host binds only those tracks, as it would the source clip.
   const channelMask = new Uint8Array(boneCount * 3);
   for (let t = 0; t < channelMask.length; t++) channelMask[t] = t % 3 === 2 ? 0 : 1;
-  const clip: RawClip = {
-    ...createRawClip(clipNameOf(file), skeleton, motion.sampleRate, motion.frameCount, unit),
-    channelMask,
-  };
+  // Added to the created clip, not spread into a new one: V8 gave every clip built by that
+  // spread a hidden class of its own (one per file), and the compressor's code reading clips
+  // kept deoptimising.
+  const clip: RawClip = Object.assign(
+    createRawClip(clipNameOf(file), skeleton, motion.sampleRate, motion.frameCount, unit),
+    { channelMask },
+  );
   readFrames(text, file, motion, hierarchy, clip);
   return clip;
 }

@@ -372,15 +372,13 @@ export async function readGltfWithWarnings(
     }
     // The time base is the file's: three.js plays the clip from 0 (holding the first key
     // until it) to the last key, and loops with that period.
-    const clip: RawClip = {
-      ...samples,
-      startTime: start,
-      duration: end,
-      channelMask,
-      stepMask,
-      keyframes,
-      ...(sampleTimes ? { sampleTimes } : {}),
-    };
+    // Added to the created clip, not spread into a new one, so that clips share V8's hidden
+    // classes (each spread-built clip had its own, and the compressor's code kept deoptimising).
+    const clip: RawClip = Object.assign(
+      samples,
+      { startTime: start, duration: end, channelMask, stepMask, keyframes },
+      sampleTimes ? { sampleTimes } : {},
+    );
     if (offGrid > 0) {
       warnings.push(
         `animation "${animation.name}": ${offGrid} of ${keys} keys fall between samples at ${formatRate(sampleRate)} Hz; their values are interpolated, not kept exactly`,
