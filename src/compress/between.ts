@@ -160,10 +160,7 @@ export type BetweenReference = ((k: number, alpha: number, out: Float64Array) =>
 type ReferenceAt = (k: number, alpha: number, outObject: Float64Array, needed?: Uint8Array) => void;
 
 /** The references of `reference` as {@link ReferenceAt}s, in order, and whether the samples are measured too. */
-function referencesOf(
-  clip: RawClip,
-  reference: BetweenReference | undefined,
-): { at: ReferenceAt[]; samples: boolean } {
+function referencesOf(clip: RawClip, reference: BetweenReference | undefined): { at: ReferenceAt[]; samples: boolean } {
   const parents = clip.skeleton.parents;
   const pose = new Float64Array(parents.length * POSE_STRIDE);
   const objectOf = (write: (k: number, alpha: number, out: Float64Array) => void): ReferenceAt => {
@@ -328,8 +325,10 @@ export class SampleReference {
  * start zeroed). `reference` replaces {@link referenceBetween} of `clip` as what the decoded pose is
  * measured against: a function (an additive clip's base ∘ delta), or players, against whose
  * evaluation of a clip's keys the larger error counts, at the samples too (for a clip without keys,
- * players are ignored). Allocates a few pose-sized buffers and, for the second look, three
- * numbers per bone and interval (the first look's turns and errors) besides two per bone and sample.
+ * players are ignored). A second look measures only the bones whose bound could still reach the
+ * clip's figures, and their ancestors; `prune` false measures every bone at every check, for the
+ * same report. Allocates a few pose-sized buffers and, for the second look, three numbers per
+ * bone and interval (the first look's turns and errors) besides two per bone and sample.
  */
 export function measureBetweenErrors(
   clip: RawClip,
@@ -339,12 +338,22 @@ export function measureBetweenErrors(
   shellToo = true,
   perInterval?: Float64Array,
   reference?: BetweenReference,
+  prune = true,
 ): BetweenReport {
   const references = referencesOf(clip, reference);
   // Against the players every interval gets its most checks: the remainder term assumes a slerp
   // between checks, which their nlerp of close keys is not (docs/format.md, "The error at any time").
   const secondLook = !perInterval && !references.samples;
-  const measure = new IntervalChecks(clip, shellDistances, decodedBetween, references, metric, shellToo, secondLook);
+  const measure = new IntervalChecks(
+    clip,
+    shellDistances,
+    decodedBetween,
+    references,
+    metric,
+    shellToo,
+    secondLook,
+    prune,
+  );
   const report: BetweenReport = {
     metric,
     maxError: 0,
@@ -586,6 +595,7 @@ class IntervalChecks {
     metric: ErrorMetric,
     private readonly shellToo: boolean,
     secondLook: boolean,
+    private readonly prunes: boolean,
   ) {
     this.boneError = boneErrorFunction(metric);
     this.isShell = metric === 'shell';
@@ -651,7 +661,7 @@ class IntervalChecks {
   check(k: number, checks: number, floor: number, shellFloor: number, ends: boolean): void {
     const { isShell, worst, worstShell, grow } = this;
     const boneCount = this.parents.length;
-    if (this.firstWorst && checks > FIRST_CHECKS) this.prune(checks, floor, shellFloor);
+    if (this.prunes && this.firstWorst && checks > FIRST_CHECKS) this.prune(checks, floor, shellFloor);
     for (let b = 0; b < boneCount; b++) grow[b] = 1 + remainderFactor(this.turn[b], checks);
     if (checks === FIRST_CHECKS && this.references.samples) {
       this.checkAt(k, 0, shellFloor);
