@@ -2,7 +2,8 @@
  * The error between samples (compress/between.ts): the figure measureBetweenErrors reports
  * after looking at ½ of every interval first is never above the bound of every interval
  * checked at its checksFor, and with the error at the samples it holds the error measured
- * densely between them (63 fractions of every interval).
+ * densely between them (63 fractions of every interval); leaving out of a second look the bones
+ * that cannot reach the figure changes no number of the report.
  */
 import { describe, expect, it } from 'vitest';
 
@@ -95,18 +96,25 @@ describe('measureBetweenErrors', () => {
         for (let s = 0; s < n; s++) rotations.set([Math.sin(s * half), 0, 0, Math.cos(s * half)], (b * n + s) * 4);
       }
       const fractions = [0, 1, 0.5, 0.25, 0.75, 0.125, 0.375, 0.625, 0.875, 1 / 32, 31 / 32, 0.3];
-      // Some bones and their ancestors, as a second look measures them.
+      // Some bones of the first half and their ancestors, as a second look measures them.
       const parents = clip.skeleton.parents;
-      const needed = new Uint8Array(boneCount).map((_, b) => Number(b % 3 === 2));
+      const needed = new Uint8Array(boneCount).map((_, b) => Number(b % 3 === 2 && 2 * b < boneCount));
       for (let b = boneCount - 1; b >= 0; b--) if (needed[b] === 1 && parents[b] >= 0) needed[parents[b]] = 1;
+      expect(needed.includes(0) && needed.includes(1)).toBe(true);
+      /** Numbers of the marked bones in `some` not those of `plain` to the bit. */
+      const markedDiffer = (some: Float64Array, plain: Float64Array): number => {
+        let count = 0;
+        for (let i = 0; i < some.length; i++)
+          if (needed[Math.floor(i / AFFINE_STRIDE)] === 1 && !Object.is(some[i], plain[i])) count++;
+        return count;
+      };
       for (const source of [clip, { ...clip, stepMask }, { ...clip, rotations }]) {
         const samples = new SampleReference(source);
         const pose = new Float64Array(boneCount * POSE_STRIDE);
         const fast = new Float64Array(boneCount * AFFINE_STRIDE);
         const plain = new Float64Array(boneCount * AFFINE_STRIDE);
         const some = new Float64Array(boneCount * AFFINE_STRIDE);
-        let differ = 0,
-          marked = 0;
+        let differ = 0;
         // Intervals out of order, as the second look visits them; each fraction first for some
         // bones, then for all (weights worked out for some bones are kept for the rest).
         for (let j = 0; j + 1 < n; j++) {
@@ -117,21 +125,11 @@ describe('measureBetweenErrors', () => {
             referenceBetween(source, k, alpha, pose);
             poseToObject(pose, parents, plain);
             for (let i = 0; i < fast.length; i++) if (!Object.is(fast[i], plain[i])) differ++;
-            for (let b = 0; b < boneCount; b++) {
-              if (needed[b] === 0) continue;
-              marked++;
-              for (let i = b * AFFINE_STRIDE; i < (b + 1) * AFFINE_STRIDE; i++)
-                if (!Object.is(some[i], plain[i])) differ++;
-            }
+            differ += markedDiffer(some, plain);
             poseToObject(pose, parents, some, 0, needed);
-            for (let b = 0; b < boneCount; b++) {
-              if (needed[b] === 0) continue;
-              for (let i = b * AFFINE_STRIDE; i < (b + 1) * AFFINE_STRIDE; i++)
-                if (!Object.is(some[i], plain[i])) differ++;
-            }
+            differ += markedDiffer(some, plain);
           }
         }
-        expect(marked).toBeGreaterThan(0);
         expect(differ).toBe(0);
       }
     });
