@@ -197,9 +197,13 @@ export class SampleReference {
   private readonly sign: Float64Array;
   /**
    * Slot j ≤ {@link MAX_CHECKS}: each bone's weight of x = j / MAX_CHECKS for the interval held,
-   * NaN until worked out; then two slots for other fractions' weights, worked out at every call.
+   * where its `stamps` entry is `stamp`; then two slots for other fractions' weights, worked out
+   * at every call.
    */
   private readonly weights: Float64Array;
+  private readonly stamps: Uint32Array;
+  /** Counts the intervals held: a new one invalidates every weight without clearing them. */
+  private stamp = 0;
   /** The interval whose u, angle and sign are held. */
   private k = -1;
 
@@ -209,6 +213,7 @@ export class SampleReference {
     this.angle = new Float64Array(boneCount);
     this.sign = new Float64Array(boneCount);
     this.weights = new Float64Array((MAX_CHECKS + 3) * boneCount);
+    this.stamps = new Uint32Array((MAX_CHECKS + 1) * boneCount);
   }
 
   /**
@@ -283,7 +288,7 @@ export class SampleReference {
       r = this.clip.rotations;
     const f = Math.fround;
     this.k = k;
-    this.weights.fill(Number.NaN, 0, (MAX_CHECKS + 1) * u.length);
+    this.stamp++;
     for (let b = 0; b < u.length; b++) {
       const a = (b * n + k) * 4,
         c = a + 4;
@@ -301,11 +306,15 @@ export class SampleReference {
   private weightsOf(x: number, spare: number, needed: Uint8Array | undefined): number {
     const j = x * MAX_CHECKS;
     const slot = Number.isInteger(j) ? j : spare;
-    const { u, angle, weights } = this;
+    const { u, angle, weights, stamps, stamp } = this;
     const at = slot * u.length;
     for (let b = 0; b < u.length; b++) {
       if (needed && needed[b] === 0) continue;
-      if (slot === spare || Number.isNaN(weights[at + b])) weights[at + b] = slerpWeightAt(x, u[b], angle[b]);
+      if (slot === spare) weights[at + b] = slerpWeightAt(x, u[b], angle[b]);
+      else if (stamps[at + b] !== stamp) {
+        weights[at + b] = slerpWeightAt(x, u[b], angle[b]);
+        stamps[at + b] = stamp;
+      }
     }
     return slot;
   }
