@@ -154,19 +154,19 @@ export function interpolateSamples(clip: RawClip, k: number, alpha: number, out:
 export type BetweenReference = ((k: number, alpha: number, out: Float64Array) => void) | readonly PlayerSlerp[];
 
 /**
- * The references of `reference` as functions writing their object transforms at fraction
- * `alpha` of interval k, in order, and whether the samples are measured too.
+ * Writes the object transforms of a reference at fraction `alpha` of interval k; with `needed`,
+ * only those of the bones marked there (each marked bone's ancestors marked too).
  */
-function referencesOf(
-  clip: RawClip,
-  reference: BetweenReference | undefined,
-): { at: ((k: number, alpha: number, outObject: Float64Array) => void)[]; samples: boolean } {
+type ReferenceAt = (k: number, alpha: number, outObject: Float64Array, needed?: Uint8Array) => void;
+
+/** The references of `reference` as {@link ReferenceAt}s, in order, and whether the samples are measured too. */
+function referencesOf(clip: RawClip, reference: BetweenReference | undefined): { at: ReferenceAt[]; samples: boolean } {
   const parents = clip.skeleton.parents;
   const pose = new Float64Array(parents.length * POSE_STRIDE);
-  const objectOf = (write: (k: number, alpha: number, out: Float64Array) => void) => {
-    return (k: number, alpha: number, outObject: Float64Array) => {
+  const objectOf = (write: (k: number, alpha: number, out: Float64Array) => void): ReferenceAt => {
+    return (k, alpha, outObject, needed) => {
       write(k, alpha, pose);
-      poseToObject(pose, parents, outObject);
+      poseToObject(pose, parents, outObject, 0, needed);
     };
   };
   if (typeof reference === 'function') return { at: [objectOf(reference)], samples: false };
@@ -181,7 +181,7 @@ function referencesOf(
   if (clip.keyframes)
     return { at: [objectOf((k, alpha, out) => referenceBetween(clip, k, alpha, out))], samples: false };
   const samples = new SampleReference(clip);
-  return { at: [(k, alpha, outObject) => samples.objectAt(k, alpha, outObject)], samples: false };
+  return { at: [(k, alpha, outObject, needed) => samples.objectAt(k, alpha, outObject, needed)], samples: false };
 }
 
 /**
@@ -197,10 +197,13 @@ export class SampleReference {
   private readonly sign: Float64Array;
   /**
    * Slot j ≤ {@link MAX_CHECKS}: each bone's weight of x = j / MAX_CHECKS for the interval held,
-   * once `known[j]`; then two slots for other fractions' weights, worked out at every call.
+   * where its `stamps` entry is `stamp`; then two slots for other fractions' weights, worked out
+   * at every call.
    */
   private readonly weights: Float64Array;
-  private readonly known = new Uint8Array(MAX_CHECKS + 1);
+  private readonly stamps: Uint32Array;
+  /** Counts the intervals held: a new one invalidates every weight without clearing them. */
+  private stamp = 0;
   /** The interval whose u, angle and sign are held. */
   private k = -1;
 
@@ -210,13 +213,15 @@ export class SampleReference {
     this.angle = new Float64Array(boneCount);
     this.sign = new Float64Array(boneCount);
     this.weights = new Float64Array((MAX_CHECKS + 3) * boneCount);
+    this.stamps = new Uint32Array((MAX_CHECKS + 1) * boneCount);
   }
 
   /**
    * Writes the object transforms of the reference pose a fraction `alpha` of the way from
-   * sample `k` (below the last) to `k + 1` ({@link AFFINE_STRIDE} numbers per bone).
+   * sample `k` (below the last) to `k + 1` ({@link AFFINE_STRIDE} numbers per bone); with
+   * `needed`, only those of the bones marked there (each marked bone's ancestors marked too).
    */
-  objectAt(k: number, alpha: number, out: Float64Array): void {
+  objectAt(k: number, alpha: number, out: Float64Array, needed?: Uint8Array): void {
     const clip = this.clip;
     const { sign, weights } = this;
     const n = clip.sampleCount,
@@ -228,9 +233,10 @@ export class SampleReference {
     const boneCount = parents.length;
     if (k !== this.k) this.start(k);
     const al = Math.fround(alpha);
-    const wa = this.weightsOf(Math.fround(1 - al), MAX_CHECKS + 1) * boneCount,
-      wb = this.weightsOf(al, MAX_CHECKS + 2) * boneCount;
+    const wa = this.weightsOf(Math.fround(1 - al), MAX_CHECKS + 1, needed) * boneCount,
+      wb = this.weightsOf(al, MAX_CHECKS + 2, needed) * boneCount;
     for (let b = 0; b < boneCount; b++) {
+      if (needed && needed[b] === 0) continue;
       const t0 = b * TRACKS_PER_BONE;
       const a = (b * n + k) * 4,
         c = a + 4;
@@ -282,7 +288,7 @@ export class SampleReference {
       r = this.clip.rotations;
     const f = Math.fround;
     this.k = k;
-    this.known.fill(0);
+    this.stamp++;
     for (let b = 0; b < u.length; b++) {
       const a = (b * n + k) * 4,
         c = a + 4;
@@ -293,15 +299,22 @@ export class SampleReference {
     }
   }
 
-  /** The slot holding each bone's weight of `x` (a float32 fraction), worked out there unless known; `spare` when x is off the grid. */
-  private weightsOf(x: number, spare: number): number {
+  /**
+   * The slot holding each bone's weight of `x` (a float32 fraction), worked out there unless
+   * known (only for the bones marked in `needed`, when given); `spare` when x is off the grid.
+   */
+  private weightsOf(x: number, spare: number, needed: Uint8Array | undefined): number {
     const j = x * MAX_CHECKS;
     const slot = Number.isInteger(j) ? j : spare;
-    if (slot === spare || this.known[slot] === 0) {
-      const { u, angle, weights } = this;
-      const at = slot * u.length;
-      for (let b = 0; b < u.length; b++) weights[at + b] = slerpWeightAt(x, u[b], angle[b]);
-      if (slot !== spare) this.known[slot] = 1;
+    const { u, angle, weights, stamps, stamp } = this;
+    const at = slot * u.length;
+    for (let b = 0; b < u.length; b++) {
+      if (needed && needed[b] === 0) continue;
+      if (slot === spare) weights[at + b] = slerpWeightAt(x, u[b], angle[b]);
+      else if (stamps[at + b] !== stamp) {
+        weights[at + b] = slerpWeightAt(x, u[b], angle[b]);
+        stamps[at + b] = stamp;
+      }
     }
     return slot;
   }
@@ -321,8 +334,10 @@ export class SampleReference {
  * start zeroed). `reference` replaces {@link referenceBetween} of `clip` as what the decoded pose is
  * measured against: a function (an additive clip's base ∘ delta), or players, against whose
  * evaluation of a clip's keys the larger error counts, at the samples too (for a clip without keys,
- * players are ignored). Allocates a few pose-sized buffers and, for the second look, three
- * numbers per bone and interval (the first look's turns and errors) besides two per bone and sample.
+ * players are ignored). A second look measures only the bones whose bound could still reach the
+ * clip's figures, and their ancestors; `prune` false measures every bone at every check, for the
+ * same report. Allocates a few pose-sized buffers and, for the second look, three numbers per
+ * bone and interval (the first look's turns and errors) besides two per bone and sample.
  */
 export function measureBetweenErrors(
   clip: RawClip,
@@ -332,12 +347,22 @@ export function measureBetweenErrors(
   shellToo = true,
   perInterval?: Float64Array,
   reference?: BetweenReference,
+  prune = true,
 ): BetweenReport {
   const references = referencesOf(clip, reference);
   // Against the players every interval gets its most checks: the remainder term assumes a slerp
   // between checks, which their nlerp of close keys is not (docs/format.md, "The error at any time").
   const secondLook = !perInterval && !references.samples;
-  const measure = new IntervalChecks(clip, shellDistances, decodedBetween, references, metric, shellToo, secondLook);
+  const measure = new IntervalChecks(
+    clip,
+    shellDistances,
+    decodedBetween,
+    references,
+    metric,
+    shellToo,
+    secondLook,
+    prune,
+  );
   const report: BetweenReport = {
     metric,
     maxError: 0,
@@ -367,7 +392,8 @@ export function measureBetweenErrors(
     const checks = measure.start(k);
     const first = secondLook ? FIRST_CHECKS : checks;
     // The samples' errors bound only intervals that may be left before their most checks.
-    for (let m = FIRST_CHECKS; m <= first; m *= 2) measure.check(k, m, report.shellMaxError, first !== checks);
+    for (let m = FIRST_CHECKS; m <= first; m *= 2)
+      measure.check(k, m, report.maxError, report.shellMaxError, first !== checks);
     if (perInterval) perInterval[k] = measure.bound;
     if (first === checks) keep(k);
     else {
@@ -383,7 +409,7 @@ export function measureBetweenErrors(
     // the ¼ and ¾ follow.
     const checks = measure.resume(k);
     for (let m = 2 * FIRST_CHECKS; m <= checks; m *= 2) {
-      measure.check(k, m, report.shellMaxError, true);
+      measure.check(k, m, report.maxError, report.shellMaxError, true);
       if (measure.endBound <= report.maxError && measure.endShellBound <= report.shellMaxError) break;
     }
     keep(k);
@@ -547,6 +573,14 @@ class IntervalChecks {
   private readonly firstTurn: Float64Array | undefined;
   private readonly firstWorst: Float64Array | undefined;
   private readonly firstShell: Float64Array | undefined;
+  /**
+   * In a second look: the bones still measured (1), those whose bound can no longer reach the
+   * clip's figures being left out ({@link prune}); `needed`, those and their ancestors, whose
+   * object transforms the measure takes. `pruned` once some bone is left out.
+   */
+  private readonly live: Uint8Array;
+  private readonly needed: Uint8Array;
+  private pruned = false;
   /** The interval's bound after the last {@link check}, the bone and fraction it comes from. */
   bound = 0;
   boundBone = 0;
@@ -566,13 +600,11 @@ class IntervalChecks {
     private readonly clip: RawClip,
     private readonly shellDistances: Float32Array,
     private readonly decodedBetween: (k: number, alpha: number, outPose: Float64Array) => void,
-    private readonly references: {
-      at: ((k: number, alpha: number, out: Float64Array) => void)[];
-      samples: boolean;
-    },
+    private readonly references: { at: ReferenceAt[]; samples: boolean },
     metric: ErrorMetric,
     private readonly shellToo: boolean,
     secondLook: boolean,
+    private readonly prunes: boolean,
   ) {
     this.boneError = boneErrorFunction(metric);
     this.isShell = metric === 'shell';
@@ -590,6 +622,8 @@ class IntervalChecks {
     this.endShell = new Float64Array(boneCount);
     this.sampleWorst = new Float64Array(boneCount * clip.sampleCount).fill(Number.NaN);
     this.sampleShell = new Float64Array(boneCount * clip.sampleCount);
+    this.live = new Uint8Array(boneCount);
+    this.needed = new Uint8Array(boneCount);
     const intervals = Math.max(0, clip.sampleCount - 1);
     if (secondLook) {
       this.firstTurn = new Float64Array((boneCount + 1) * intervals);
@@ -600,6 +634,7 @@ class IntervalChecks {
 
   /** Starts interval k afresh; returns its {@link checksFor}. */
   start(k: number): number {
+    this.pruned = false;
     this.worst.fill(0);
     this.worstShell.fill(0);
     return checksFor(this.clip, k, this.turn);
@@ -618,6 +653,8 @@ class IntervalChecks {
     this.worst.set(this.firstWorst!.subarray(k * boneCount, (k + 1) * boneCount));
     if (this.firstShell) this.worstShell.set(this.firstShell.subarray(k * boneCount, (k + 1) * boneCount));
     this.worstFraction.fill(1 / FIRST_CHECKS);
+    this.pruned = false;
+    this.live.fill(1);
     this.loadEnds(k, true);
     return checksOf(this.turn[boneCount]);
   }
@@ -626,11 +663,14 @@ class IntervalChecks {
    * Checks interval k at the fractions i / `checks` not checked at `checks` / 2 (½ alone at
    * {@link FIRST_CHECKS}), then updates the bounds. The whole-shell bound of a bone is only
    * worked out where it could raise the interval's or `shellFloor` (the clip's so far).
-   * With `ends`, the interval's two samples count as checks in {@link endBound}.
+   * With `ends`, the interval's two samples count as checks in {@link endBound}. In a second
+   * look, bones whose bound cannot reach `floor` and `shellFloor` (the clip's figures so far)
+   * are no longer measured ({@link prune}).
    */
-  check(k: number, checks: number, shellFloor: number, ends: boolean): void {
+  check(k: number, checks: number, floor: number, shellFloor: number, ends: boolean): void {
     const { isShell, worst, worstShell, grow } = this;
     const boneCount = this.parents.length;
+    if (this.prunes && this.firstWorst && checks > FIRST_CHECKS) this.prune(checks, floor, shellFloor);
     for (let b = 0; b < boneCount; b++) grow[b] = 1 + remainderFactor(this.turn[b], checks);
     if (checks === FIRST_CHECKS && this.references.samples) {
       this.checkAt(k, 0, shellFloor);
@@ -663,6 +703,38 @@ class IntervalChecks {
     this.shellBound = shellBound;
     this.endBound = Math.max(bound, endBound);
     this.endShellBound = Math.max(shellBound, endShellBound);
+  }
+
+  /**
+   * Leaves out of the checks at `checks` and finer the bones whose bound cannot reach `floor`
+   * nor `shellFloor`. By the bound at `checks` / 2, no time of the interval shows a bone's error
+   * above its largest check or sample there times that level's factor (docs/format.md, "The
+   * error at any time"); times the factor at `checks` (and every finer one, smaller), that is
+   * the most the bone's bound can come to at any finer level, measured or not. When it is
+   * within both floors, which only grow, the bone can raise neither the interval's figures over
+   * the clip's nor decide whether the interval needs more checks: measured or left out, the
+   * report comes out the same. Its ancestors are still composed for the bones that stay.
+   */
+  private prune(checks: number, floor: number, shellFloor: number): void {
+    const { live, needed, parents, turn, worst, endWorst, isShell } = this;
+    const shellWorst = isShell ? worst : this.worstShell,
+      shellEnd = isShell ? endWorst : this.endShell;
+    const boneCount = parents.length;
+    let left = 0;
+    for (let b = 0; b < boneCount; b++) {
+      if (live[b] === 1) {
+        const reach = (1 + remainderFactor(turn[b], checks / 2)) * (1 + remainderFactor(turn[b], checks));
+        if (
+          Math.max(worst[b], endWorst[b]) * reach <= floor &&
+          Math.max(shellWorst[b], shellEnd[b]) * reach <= shellFloor
+        )
+          live[b] = 0;
+      }
+      left += live[b];
+    }
+    this.pruned = left < boneCount;
+    needed.set(live);
+    for (let b = boneCount - 1; b >= 0; b--) if (needed[b] === 1 && parents[b] >= 0) needed[parents[b]] = 1;
   }
 
   /** The interval's ends: with `ends`, its two samples' errors; otherwise none. */
@@ -703,16 +775,18 @@ class IntervalChecks {
     worstShell = this.worstShell,
     at = 0,
   ): void {
-    const { boneError, isShell, parents, decoded, refObject, decObject, grow } = this;
+    const { boneError, isShell, parents, decoded, refObject, decObject, grow, live } = this;
     const shells = this.shellDistances,
       shellToo = this.shellToo;
     const boneCount = parents.length;
     const interval = worst === this.worst;
+    const needed = this.pruned ? this.needed : undefined;
     this.decodedBetween(k, alpha, decoded);
-    poseToObject(decoded, parents, decObject);
+    poseToObject(decoded, parents, decObject, 0, needed);
     for (const referenceAt of this.references.at) {
-      referenceAt(k, alpha, refObject);
+      referenceAt(k, alpha, refObject, needed);
       for (let b = 0; b < boneCount; b++) {
+        if (needed && live[b] === 0) continue;
         const o = b * AFFINE_STRIDE;
         let e: number;
         if (isShell || !shellToo) e = boneError(refObject, o, decObject, o, shells[b]);

@@ -272,11 +272,19 @@ export function hypot3(x: number, y: number, z: number): number {
 
 /**
  * Writes the object transforms of one pose ({@link POSE_STRIDE} floats per bone) into
- * `out` at `o` ({@link AFFINE_STRIDE} numbers per bone).
+ * `out` at `o` ({@link AFFINE_STRIDE} numbers per bone); with `needed`, only those of the
+ * bones marked there, which must include every ancestor of a marked bone.
  */
-export function poseToObject(pose: Float32Array | Float64Array, parents: Int32Array, out: Float64Array, o = 0): void {
+export function poseToObject(
+  pose: Float32Array | Float64Array,
+  parents: Int32Array,
+  out: Float64Array,
+  o = 0,
+  needed?: Uint8Array,
+): void {
   const boneCount = parents.length;
   for (let b = 0; b < boneCount; b++) {
+    if (needed && needed[b] === 0) continue;
     const p = b * POSE_STRIDE;
     const m = o + b * AFFINE_STRIDE;
     poseToAffine(pose, p, out, m);
