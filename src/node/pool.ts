@@ -8,6 +8,7 @@ import { mkdir, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 
 import type { Piscina } from 'piscina';
 
@@ -96,6 +97,10 @@ export function shardInputs(paths: readonly string[], index: number, count: numb
  * Each result carries its file's reader warnings (and each clip its own), the same
  * whatever the number of jobs. Rejects only when `run.signal` aborts, when the output
  * folder cannot be created, or without an output.
+ *
+ * Starting worker threads sets V8's `--no-incremental-marking-task` for the process: on
+ * Node 20 a worker torn down while a background compile job schedules a marking task for
+ * it aborts the process.
  */
 export async function compressFiles(
   paths: readonly string[],
@@ -272,6 +277,11 @@ async function startWorkers(jobs: number, signal: AbortSignal | undefined): Prom
   // Loaded here: a one-job batch, and every command that compresses nothing, never needs it.
   const { Piscina } = await import('piscina');
   signal?.throwIfAborted();
+  // Node 20 unregisters a worker's isolate before disposing of it: a background compile job
+  // that starts a marking task for a worker being torn down (the batch's end, an abort)
+  // aborts the whole process (node_platform.cc, ForIsolate). Without marking tasks V8 marks
+  // as it allocates instead; the whole `compress` process measured the same.
+  setFlagsFromString('--no-incremental-marking-task');
   return new Piscina<CompressFileTask, EncodedFile | FileFailed>({
     filename: WORKER_FILE,
     minThreads: jobs,
