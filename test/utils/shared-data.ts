@@ -5,10 +5,9 @@
  * the stand-ins even where the data is present, so that CI checks both modes (.ci/run).
  */
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 
-const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+import { ROOT } from '../cli/run-cli.js';
 
 /** Whether tests are told to use generated stand-ins only. */
 export const GENERATED_ONLY = process.env.BONEPRESS_TEST_DATA === 'generated';
