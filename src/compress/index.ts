@@ -191,8 +191,6 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
     // Aim below the budget by the overshoot, at least 5 % lower each time.
     target *= Math.min(0.95, budget / between.maxError);
   }
-  const histogram: Record<number, number> = {};
-  for (const bits of search.rates) histogram[bits] = (histogram[bits] ?? 0) + 1;
   // The raw size counts the source's own grid, not a finer one chosen for fidelity.
   const rawBytes = rawSizeBytes(clip.skeleton.parents.length, clip.sampleCount);
   return {
@@ -221,12 +219,19 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
       worstBone: report.worstBoneName,
       worstSample: report.worstSample,
       tracks: { ...classes.counts },
-      bitRateHistogram: histogram,
+      bitRateHistogram: rateHistogram(search.rates),
       searchTrials,
       seconds: (performance.now() - started) / 1000,
       ...(additive ? { additive: additive.info } : {}),
     },
   };
+}
+
+/** How many (segment, track) pairs use each bit rate. */
+function rateHistogram(rates: Uint8Array): Record<number, number> {
+  const histogram: Record<number, number> = {};
+  for (let i = 0; i < rates.length; i++) histogram[rates[i]] = (histogram[rates[i]] ?? 0) + 1;
+  return histogram;
 }
 
 /** The local pose of default and constant tracks as the decoder rebuilds it (animated slots: identity). */

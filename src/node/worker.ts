@@ -15,12 +15,11 @@ import {
   type ReadFileOptions,
 } from './files.js';
 import { outputPathsFor } from './outputs.js';
-import { createRawClip } from '../clip/raw-clip.js';
-import { createSkeleton, POSE_STRIDE } from '../clip/skeleton.js';
 import { compress, type CompressStats } from '../compress/index.js';
 import type { CompressOptions } from '../compress/options.js';
 import { encodeTransport } from '../compress/transport.js';
 import type { ReadOptions } from '../readers/options.js';
+import { readBvh } from '../readers/bvh.js';
 
 /** Compression and reading options of a batch. */
 export interface CompressFilesOptions extends CompressOptions {
@@ -148,29 +147,64 @@ function largerThanSource(loose: number, source: number): string {
 }
 
 /**
- * Compresses a small generated clip (a 24-joint chain bending in time, two segments) and
- * drops it: a pool worker runs this as it starts, so the engine has compiled the
- * compressor's hot paths before the first file arrives.
+ * Reads and compresses a small generated BVH file (a 24-joint chain walking and bending,
+ * several segments) and drops the result: a pool worker runs this as it starts, so the
+ * engine has compiled the compressor's hot paths before the first file arrives. A BVH text
+ * rather than a clip built here: the clip then has the object shape of the clips the worker
+ * reads (code compiled for another shape is thrown away at the first file), and the
+ * reader, translations and constant tracks have run too, so the code compiled now does not
+ * meet a branch it never saw at the first real clip.
  */
 export function warmUp(): void {
-  const joints = 24,
-    samples = 32;
-  const pose = new Float32Array(joints * POSE_STRIDE);
-  for (let b = 0; b < joints; b++) pose.set([0, 0, 0, 1, 0, b === 0 ? 0 : 2, 0, 1, 1, 1], b * POSE_STRIDE);
-  const skeleton = createSkeleton(
-    Array.from({ length: joints }, (_, b) => `j${b}`),
-    Array.from({ length: joints }, (_, b) => b - 1),
-    pose,
-    'cm',
-  );
-  const clip = createRawClip('warm-up', skeleton, 30, samples, 'cm');
+  // A tiny clip first, too short to make any code hot: an object field that holds a typed
+  // array is typed by its first value and generalised at the second, which discards the
+  // code compiled in between. After this pass every such field has seen two values, so
+  // what the second clip compiles stays valid for the files.
+  compress(readBvh(warmUpBvh(4, 20), 'warm-up.bvh'));
+  compress(readBvh(warmUpBvh(24, 40), 'warm-up.bvh'));
+}
+
+/**
+ * A chain of `joints` joints with position and rotation channels, `frames` frames, shaped
+ * like motion capture so that the branches real clips take have run once: a still root,
+ * a walking and turning hip (large steps between keys, every component dropped in turn),
+ * joints that bend, stop bending after the first segment, turn about 180° or hold still,
+ * positions with noise written with exponents, one number with more digits than a double
+ * holds, and a space at the end of each frame line.
+ */
+function warmUpBvh(joints: number, frames: number): string {
+  const channels = 'CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation';
+  let text = 'HIERARCHY\n';
   for (let b = 0; b < joints; b++) {
-    for (let s = 0; s < samples; s++) {
-      const half = 0.05 * Math.sin(s / 5 + b);
-      clip.rotations.set([Math.sin(half), 0, 0, Math.cos(half)], (b * samples + s) * 4);
-    }
+    const pad = ' '.repeat(b);
+    text += `${pad}${b === 0 ? 'ROOT' : 'JOINT'} j${b}\n${pad}{\n${pad} OFFSET 0 ${b === 0 ? 0 : 2.5} 0\n${pad} ${channels}\n`;
   }
-  compress(clip);
+  const end = ' '.repeat(joints);
+  text += `${end}End Site\n${end}{\n${end} OFFSET 0 2.5 0\n${end}}\n`;
+  for (let b = joints - 1; b >= 0; b--) text += `${' '.repeat(b)}}\n`;
+  text += `MOTION\nFrames:\t${frames}\nFrame Time:\t0.0333333\n`;
+  for (let f = 0; f < frames; f++) {
+    let line = '';
+    for (let b = 0; b < joints; b++) line += `${warmUpChannels(b, f).join(' ')} `;
+    text += `${line}\n`;
+  }
+  return text;
+}
+
+/** Joint `b`'s six channel values at frame `f` in {@link warmUpBvh}. */
+function warmUpChannels(b: number, f: number): string[] {
+  if (b === 0) return ['0', '0', '0', '0', '0', '-0'];
+  const noise = (1e-6 * Math.sin(f + b)).toPrecision(6);
+  if (b === 1) {
+    const sway = Math.sin(f / 3);
+    return [f * 1.25, 90 + sway, 0.5 * sway, 10 * sway, 20 * Math.cos(f / 4), f * 47].map((v) => v.toFixed(4));
+  }
+  const position = [noise, '2.5', b === 2 ? '1.00000000000000000001' : '0'];
+  const kind = b % 4;
+  if (kind === 0) return [...position, '0', '0', '0'];
+  const bend = kind === 2 && f >= 16 ? 0.5 : 12 * Math.sin(f / 6 + b);
+  const turn = kind === 3 ? 178 + 4 * Math.sin(f / 2) : bend / 3;
+  return [...position, turn.toFixed(4), bend.toFixed(4), (-bend / 5).toFixed(4)];
 }
 
 /**
