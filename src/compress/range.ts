@@ -103,49 +103,52 @@ function nextFloat32Up(v: number): number {
 export function extractClipRanges(tracks: readonly AnimatedTrack[], layout: SegmentLayout): ClipRanges {
   const offsets = new Int32Array(tracks.length);
   let total = 0;
-  tracks.forEach((t, j) => {
+  for (let j = 0; j < tracks.length; j++) {
     offsets[j] = total;
-    total += 2 * RANGE_COMPONENTS[t.kind];
-  });
-  const values = new Float64Array(total);
-  const codes = new Uint16Array(total);
-  tracks.forEach((t, j) => {
-    for (let c = 0; c < t.width; c++) {
-      let min = Infinity,
-        max = -Infinity;
-      for (let seg = 0; seg < layout.count; seg++) {
-        if (t.drop[seg] === c) continue;
-        const end = layout.starts[seg] + layout.sizes[seg];
-        for (let s = layout.starts[seg]; s < end; s++) {
-          const v = t.values[s * t.width + c];
-          if (v < min) min = v;
-          if (v > max) max = v;
-        }
+    total += 2 * RANGE_COMPONENTS[tracks[j].kind];
+  }
+  const ranges: ClipRanges = { values: new Float64Array(total), offsets, codes: new Uint16Array(total) };
+  for (let j = 0; j < tracks.length; j++) extractTrackClipRange(tracks[j], layout, ranges, offsets[j]);
+  return ranges;
+}
+
+/** {@link extractClipRanges} of one track, written from `ranges.values[first]` (and `codes`). */
+function extractTrackClipRange(t: AnimatedTrack, layout: SegmentLayout, ranges: ClipRanges, first: number): void {
+  const { values, codes } = ranges;
+  for (let c = 0; c < t.width; c++) {
+    let min = Infinity,
+      max = -Infinity;
+    for (let seg = 0; seg < layout.count; seg++) {
+      if (t.drop[seg] === c) continue;
+      const end = layout.starts[seg] + layout.sizes[seg];
+      for (let s = layout.starts[seg]; s < end; s++) {
+        const v = t.values[s * t.width + c];
+        if (v < min) min = v;
+        if (v > max) max = v;
       }
-      if (min > max) {
-        min = 0;
-        max = 0;
-      } // never stored
-      const at = offsets[j] + 2 * c;
-      if (t.kind === TRACK_KIND.ROTATION) {
-        // u16 codes: min rounded down, extent rounded up, so the range still covers every value.
-        let minCode = Math.max(0, Math.min(65535, Math.floor((min + 1) * ROTATION_CODE_SCALE)));
-        while (minCode > 0 && rotationRangeMin(minCode) > min) minCode--;
-        let extCode = Math.max(0, Math.min(65535, Math.ceil((max - rotationRangeMin(minCode)) * ROTATION_CODE_SCALE)));
-        while (extCode < 65535 && rotationRangeMin(minCode) + rotationRangeExtent(extCode) < max) extCode++;
-        codes[at] = minCode;
-        codes[at + 1] = extCode;
-        values[at] = rotationRangeMin(minCode);
-        values[at + 1] = rotationRangeExtent(extCode);
-        continue;
-      }
-      let ext = Math.fround(max - min);
-      while (min + ext < max) ext = nextFloat32Up(ext);
-      values[at] = min;
-      values[at + 1] = ext;
     }
-  });
-  return { values, offsets, codes };
+    if (min > max) {
+      min = 0;
+      max = 0;
+    } // never stored
+    const at = first + 2 * c;
+    if (t.kind === TRACK_KIND.ROTATION) {
+      // u16 codes: min rounded down, extent rounded up, so the range still covers every value.
+      let minCode = Math.max(0, Math.min(65535, Math.floor((min + 1) * ROTATION_CODE_SCALE)));
+      while (minCode > 0 && rotationRangeMin(minCode) > min) minCode--;
+      let extCode = Math.max(0, Math.min(65535, Math.ceil((max - rotationRangeMin(minCode)) * ROTATION_CODE_SCALE)));
+      while (extCode < 65535 && rotationRangeMin(minCode) + rotationRangeExtent(extCode) < max) extCode++;
+      codes[at] = minCode;
+      codes[at + 1] = extCode;
+      values[at] = rotationRangeMin(minCode);
+      values[at + 1] = rotationRangeExtent(extCode);
+      continue;
+    }
+    let ext = Math.fround(max - min);
+    while (min + ext < max) ext = nextFloat32Up(ext);
+    values[at] = min;
+    values[at + 1] = ext;
+  }
 }
 
 /** Per segment, per animated track, per stored component: the 8-bit range and the 16-bit constant. */
@@ -163,41 +166,56 @@ export function extractSegmentRanges(
   layout: SegmentLayout,
 ): SegmentRanges {
   const trackCount = tracks.length;
-  const minMax = new Uint8Array(layout.count * trackCount * 6);
-  const constant = new Uint16Array(layout.count * trackCount * 3);
-  for (let seg = 0; seg < layout.count; seg++) {
-    const start = layout.starts[seg],
-      end = start + layout.sizes[seg];
-    for (let j = 0; j < trackCount; j++) {
-      const t = tracks[j];
-      for (let slot = 0; slot < ANIMATED_COMPONENTS; slot++) {
-        const c = storedComponent(slot, t.drop[seg]);
-        const clipMin = clipRanges.values[clipRanges.offsets[j] + 2 * c];
-        const clipExt = clipRanges.values[clipRanges.offsets[j] + 2 * c + 1];
-        let lo = Infinity,
-          hi = -Infinity;
-        for (let s = start; s < end; s++) {
-          const v = t.values[s * t.width + c];
-          if (v < lo) lo = v;
-          if (v > hi) hi = v;
-        }
-        const at = (seg * trackCount + j) * 3 + slot;
-        let minByte = 0,
-          extByte = 0;
-        if (clipExt > 0) {
-          minByte = Math.min(255, Math.max(0, Math.floor(((lo - clipMin) / clipExt) * 255)));
-          while (minByte > 0 && segmentOffset(clipMin, clipExt, minByte) > lo) minByte--;
-          const offset = segmentOffset(clipMin, clipExt, minByte);
-          extByte = Math.min(255, Math.max(0, Math.ceil(((hi - offset) / clipExt) * 255)));
-          while (extByte < 255 && offset + (extByte / 255) * clipExt < hi) extByte++;
-          // The division above can round up past a byte that already covers hi.
-          while (extByte > 0 && offset + ((extByte - 1) / 255) * clipExt >= hi) extByte--;
-          constant[at] = Math.min(65535, Math.max(0, Math.round((((lo + hi) / 2 - clipMin) / clipExt) * 65535)));
-        }
-        minMax[at * 2] = minByte;
-        minMax[at * 2 + 1] = extByte;
-      }
+  const ranges: SegmentRanges = {
+    minMax: new Uint8Array(layout.count * trackCount * 6),
+    constant: new Uint16Array(layout.count * trackCount * 3),
+  };
+  // One call per segment and track: the engine compiles that small function alone rather
+  // than this whole loop mid-run and again whole.
+  for (let seg = 0; seg < layout.count; seg++)
+    for (let j = 0; j < trackCount; j++)
+      extractTrackSegmentRange(tracks[j], j, trackCount, seg, layout, clipRanges, ranges);
+  return ranges;
+}
+
+/** {@link extractSegmentRanges} of track `j` (`t`) in segment `seg`. */
+function extractTrackSegmentRange(
+  t: AnimatedTrack,
+  j: number,
+  trackCount: number,
+  seg: number,
+  layout: SegmentLayout,
+  clipRanges: ClipRanges,
+  ranges: SegmentRanges,
+): void {
+  const { minMax, constant } = ranges;
+  const start = layout.starts[seg],
+    end = start + layout.sizes[seg];
+  for (let slot = 0; slot < ANIMATED_COMPONENTS; slot++) {
+    const c = storedComponent(slot, t.drop[seg]);
+    const clipMin = clipRanges.values[clipRanges.offsets[j] + 2 * c];
+    const clipExt = clipRanges.values[clipRanges.offsets[j] + 2 * c + 1];
+    let lo = Infinity,
+      hi = -Infinity;
+    for (let s = start; s < end; s++) {
+      const v = t.values[s * t.width + c];
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
     }
+    const at = (seg * trackCount + j) * 3 + slot;
+    let minByte = 0,
+      extByte = 0;
+    if (clipExt > 0) {
+      minByte = Math.min(255, Math.max(0, Math.floor(((lo - clipMin) / clipExt) * 255)));
+      while (minByte > 0 && segmentOffset(clipMin, clipExt, minByte) > lo) minByte--;
+      const offset = segmentOffset(clipMin, clipExt, minByte);
+      extByte = Math.min(255, Math.max(0, Math.ceil(((hi - offset) / clipExt) * 255)));
+      while (extByte < 255 && offset + (extByte / 255) * clipExt < hi) extByte++;
+      // The division above can round up past a byte that already covers hi.
+      while (extByte > 0 && offset + ((extByte - 1) / 255) * clipExt >= hi) extByte--;
+      constant[at] = Math.min(65535, Math.max(0, Math.round((((lo + hi) / 2 - clipMin) / clipExt) * 65535)));
+    }
+    minMax[at * 2] = minByte;
+    minMax[at * 2 + 1] = extByte;
   }
-  return { minMax, constant };
 }

@@ -422,40 +422,20 @@ export function measureSampleErrors(
   const referenceSample = referenceObject ? undefined : new Float64Array(boneCount * AFFINE_STRIDE);
   const errors = new Float64Array(n * boneCount);
   const boneMax = new Float64Array(boneCount);
-  let max = -1,
-    worstBone = 0,
-    worstSample = 0,
-    sum = 0,
-    shellMax = 0;
+  const running = new Float64Array(RUNNING_FIGURES);
+  running[RUNNING.MAX] = -1;
   for (let s = 0; s < n; s++) {
     decodeObject(s, decoded);
-    let ref: Float64Array, base: number;
-    if (referenceSample) {
-      sampleToObject(reference, s, referenceSample);
-      ref = referenceSample;
-      base = 0;
-    } else {
-      ref = referenceObject!;
-      base = s * boneCount * AFFINE_STRIDE;
-    }
-    for (let b = 0; b < boneCount; b++) {
-      const o = base + b * AFFINE_STRIDE;
-      const e =
-        metric === 'shell'
-          ? shellBoundError(ref, o, decoded, b * AFFINE_STRIDE, shellDistances[b])
-          : vertexAndShellErrors(ref, o, decoded, b * AFFINE_STRIDE, shellDistances[b], shellMax, shellOut, 0);
-      const shell = metric === 'shell' ? e : shellOut[0];
-      if (shell > shellMax) shellMax = shell;
-      errors[s * boneCount + b] = e;
-      sum += e;
-      if (e > boneMax[b]) boneMax[b] = e;
-      if (e > max) {
-        max = e;
-        worstBone = b;
-        worstSample = s;
-      }
-    }
+    if (referenceSample) sampleToObject(reference, s, referenceSample);
+    const ref = referenceSample ?? referenceObject!;
+    const base = referenceSample ? 0 : s * boneCount * AFFINE_STRIDE;
+    measureSample(ref, base, decoded, shellDistances, metric, s, errors, boneMax, running);
   }
+  const max = running[RUNNING.MAX],
+    worstBone = running[RUNNING.WORST_BONE] | 0,
+    worstSample = running[RUNNING.WORST_SAMPLE] | 0,
+    sum = running[RUNNING.SUM],
+    shellMax = running[RUNNING.SHELL_MAX];
   return {
     metric,
     maxError: Math.max(0, max),
@@ -470,6 +450,53 @@ export function measureSampleErrors(
     sampleCount: n,
     boneCount,
   };
+}
+
+/** The running figures of {@link measureSampleErrors}, by index in one Float64Array. */
+const RUNNING = { MAX: 0, WORST_BONE: 1, WORST_SAMPLE: 2, SUM: 3, SHELL_MAX: 4 } as const;
+const RUNNING_FIGURES = 5;
+
+/**
+ * Measures sample `s` for {@link measureSampleErrors}: every bone of `decoded` against
+ * `ref` from `base`, into `errors`, `boneMax` and the `running` figures. A function called
+ * once per sample, so the engine compiles this loop alone rather than the whole measure
+ * mid-run and again whole.
+ */
+function measureSample(
+  ref: Float64Array,
+  base: number,
+  decoded: Float64Array,
+  shellDistances: Float32Array,
+  metric: ErrorMetric,
+  s: number,
+  errors: Float64Array,
+  boneMax: Float64Array,
+  running: Float64Array,
+): void {
+  const boneCount = boneMax.length;
+  let max = running[RUNNING.MAX],
+    sum = running[RUNNING.SUM],
+    shellMax = running[RUNNING.SHELL_MAX];
+  for (let b = 0; b < boneCount; b++) {
+    const o = base + b * AFFINE_STRIDE;
+    const e =
+      metric === 'shell'
+        ? shellBoundError(ref, o, decoded, b * AFFINE_STRIDE, shellDistances[b])
+        : vertexAndShellErrors(ref, o, decoded, b * AFFINE_STRIDE, shellDistances[b], shellMax, shellOut, 0);
+    const shell = metric === 'shell' ? e : shellOut[0];
+    if (shell > shellMax) shellMax = shell;
+    errors[s * boneCount + b] = e;
+    sum += e;
+    if (e > boneMax[b]) boneMax[b] = e;
+    if (e > max) {
+      max = e;
+      running[RUNNING.WORST_BONE] = b;
+      running[RUNNING.WORST_SAMPLE] = s;
+    }
+  }
+  running[RUNNING.MAX] = max;
+  running[RUNNING.SUM] = sum;
+  running[RUNNING.SHELL_MAX] = shellMax;
 }
 
 /**

@@ -76,22 +76,8 @@ export function readBvh(text: string, file: string, options: ReadOptions = {}): 
   const boneCount = hierarchy.names.length;
   // Before any allocation sized by the frame count.
   checkFramesFit(text, file, motion, boneCount, options);
-  const defaultPose = new Float32Array(boneCount * POSE_STRIDE);
-  for (let b = 0; b < boneCount; b++) {
-    const o = b * POSE_STRIDE;
-    defaultPose[o + 3] = 1;
-    defaultPose[o + 4] = hierarchy.offsets[b * 3];
-    defaultPose[o + 5] = hierarchy.offsets[b * 3 + 1];
-    defaultPose[o + 6] = hierarchy.offsets[b * 3 + 2];
-    defaultPose[o + 7] = 1;
-    defaultPose[o + 8] = 1;
-    defaultPose[o + 9] = 1;
-  }
-  const skeleton = createSkeleton(hierarchy.names, hierarchy.parents, defaultPose, unit);
-  // BVH animates rotations and positions (OFFSET when a joint has no position channels), never scale:
-  // a host binds only those tracks, as it would the source clip.
-  const channelMask = new Uint8Array(boneCount * 3);
-  for (let t = 0; t < channelMask.length; t++) channelMask[t] = t % 3 === 2 ? 0 : 1;
+  const skeleton = createSkeleton(hierarchy.names, hierarchy.parents, defaultPoseOf(hierarchy.offsets), unit);
+  const channelMask = channelMaskOf(boneCount);
   // Added to the created clip, not spread into a new one: V8 gave every clip built by that
   // spread a hidden class of its own (one per file), and the compressor's code reading clips
   // kept deoptimising.
@@ -101,6 +87,33 @@ export function readBvh(text: string, file: string, options: ReadOptions = {}): 
   );
   readFrames(text, file, motion, hierarchy, clip);
   return clip;
+}
+
+/** The default pose: identity rotations and scales, translations from the OFFSETs (3 per bone). */
+function defaultPoseOf(offsets: readonly number[]): Float32Array {
+  const boneCount = offsets.length / 3;
+  const pose = new Float32Array(boneCount * POSE_STRIDE);
+  for (let b = 0; b < boneCount; b++) {
+    const o = b * POSE_STRIDE;
+    pose[o + 3] = 1;
+    pose[o + 4] = offsets[b * 3];
+    pose[o + 5] = offsets[b * 3 + 1];
+    pose[o + 6] = offsets[b * 3 + 2];
+    pose[o + 7] = 1;
+    pose[o + 8] = 1;
+    pose[o + 9] = 1;
+  }
+  return pose;
+}
+
+/**
+ * BVH animates rotations and positions (OFFSET when a joint has no position channels),
+ * never scale: a host binds only those tracks, as it would the source clip.
+ */
+function channelMaskOf(boneCount: number): Uint8Array {
+  const mask = new Uint8Array(boneCount * 3);
+  for (let t = 0; t < mask.length; t++) mask[t] = t % 3 === 2 ? 0 : 1;
+  return mask;
 }
 
 /** The clip name for a path: base name without its last extension (`a/walk.bvh` → `walk`). */
@@ -639,143 +652,183 @@ function countValuesOnLine(text: string, pos: number): number {
   return count;
 }
 
+/** Where {@link readFrames} is: the offset of the next character and its 1-based line. */
+interface FrameCursor {
+  pos: number;
+  line: number;
+}
+
 /**
  * Reads every frame line into the clip's tracks (after {@link checkFramesFit}). The hot
  * loop: one pass over the characters, numbers scanned in place, each frame converted as
- * soon as it is read.
+ * soon as it is read. Each step of a frame is a function of its own, called once per
+ * frame: the engine compiles those small functions, where one function holding the whole
+ * loop was compiled twice (mid-loop, then whole) with every step inlined.
  */
 function readFrames(text: string, file: string, m: MotionHeader, h: Hierarchy, clip: RawClip): void {
-  const channelCount = h.channelCount;
-  const boneCount = h.names.length;
-
-  const frameCount = m.frameCount;
-  const values = new Float64Array(channelCount);
+  const values = new Float64Array(h.channelCount);
   const offsets = Float64Array.from(h.offsets);
+  const at: FrameCursor = { pos: m.dataStart, line: m.dataLine };
+  for (let f = 0; f < m.frameCount; f++) {
+    if (!skipBlankLines(text, at)) throw truncatedFrames(text, file, m, f);
+    readFrameValues(text, file, at, f, values);
+    convertFrame(file, at.line, f, values, h, offsets, m.frameCount, clip);
+  }
+  // Anything after the last frame means the Frames count is wrong.
+  if (skipBlankLines(text, at))
+    throw new ParseError(PARSE_ERROR.SYNTAX, `more frame lines than Frames: ${m.frameCount} declares`, file, at.line);
+}
+
+/** Moves `at` to the first character of the next line holding something; false at the end of the text. */
+function skipBlankLines(text: string, at: FrameCursor): boolean {
+  const len = text.length;
+  let pos = at.pos;
+  for (;;) {
+    while (pos < len && isSpace(text.charCodeAt(pos))) pos++;
+    if (pos >= len) {
+      at.pos = pos;
+      return false;
+    }
+    if (text.charCodeAt(pos) !== LF) break;
+    pos++;
+    at.line++;
+  }
+  at.pos = pos;
+  return true;
+}
+
+/** Scans frame `f`'s line (from `at`) into `values`, one per channel, and checks nothing else is on it. */
+function readFrameValues(text: string, file: string, at: FrameCursor, f: number, values: Float64Array): void {
+  const channelCount = values.length;
+  const len = text.length;
+  let pos = at.pos;
+  for (let ch = 0; ch < channelCount; ch++) {
+    let c = text.charCodeAt(pos);
+    while (isSpace(c)) c = text.charCodeAt(++pos);
+    if (pos >= len || c === LF) throw missingValues(file, at.line, f, channelCount, ch, pos >= len);
+    const v = scanNumber(text, pos);
+    const end = scanEnd;
+    const next = end < len ? text.charCodeAt(end) : 32;
+    if (end === pos || !(next === 32 || next === LF || isSpace(next)))
+      throw badValue(text, file, at.line, f, ch, pos, 'is not a number');
+    if (!Number.isFinite(v)) throw badValue(text, file, at.line, f, ch, pos, 'is not finite');
+    values[ch] = v;
+    pos = end;
+  }
+  while (pos < len && isSpace(text.charCodeAt(pos))) pos++;
+  if (pos < len && text.charCodeAt(pos) !== LF) {
+    throw new ParseError(
+      PARSE_ERROR.SYNTAX,
+      `frame ${f + 1}: expected ${channelCount} channel values, got ${channelCount + countValuesOnLine(text, pos)}`,
+      file,
+      at.line,
+    );
+  }
+  at.pos = pos;
+}
+
+function missingValues(
+  file: string,
+  line: number,
+  f: number,
+  expected: number,
+  got: number,
+  atEnd: boolean,
+): ParseError {
+  return new ParseError(
+    atEnd ? PARSE_ERROR.TRUNCATED : PARSE_ERROR.SYNTAX,
+    `frame ${f + 1}: expected ${expected} channel values, got ${got}${atEnd ? ' (file ends inside the frame)' : ''}`,
+    file,
+    line,
+  );
+}
+
+function badValue(
+  text: string,
+  file: string,
+  line: number,
+  f: number,
+  ch: number,
+  pos: number,
+  problem: string,
+): ParseError {
+  return new ParseError(
+    PARSE_ERROR.BAD_VALUE,
+    `frame ${f + 1}: value ${ch + 1} "${tokenAt(text, pos)}" ${problem}`,
+    file,
+    line,
+  );
+}
+
+/** Writes frame `f`'s channel `values` into the clip as each bone's translation and quaternion. */
+function convertFrame(
+  file: string,
+  line: number,
+  f: number,
+  values: Float64Array,
+  h: Hierarchy,
+  offsets: Float64Array,
+  frameCount: number,
+  clip: RawClip,
+): void {
   const { positionChannels, rotationStart, rotationAxes, rotationChannels } = h;
   const rotations = clip.rotations,
     translations = clip.translations;
-  const len = text.length;
-  let pos = m.dataStart;
-  let line = m.dataLine;
-
-  for (let f = 0; f < frameCount; f++) {
-    // Skip blank lines before the frame.
-    for (;;) {
-      while (pos < len && isSpace(text.charCodeAt(pos))) pos++;
-      if (pos >= len) throw truncatedFrames(text, file, m, f);
-      if (text.charCodeAt(pos) !== LF) break;
-      pos++;
-      line++;
-    }
-    for (let ch = 0; ch < channelCount; ch++) {
-      let c = text.charCodeAt(pos);
-      while (isSpace(c)) c = text.charCodeAt(++pos);
-      if (pos >= len || c === LF) {
-        const atEnd = pos >= len;
-        throw new ParseError(
-          atEnd ? PARSE_ERROR.TRUNCATED : PARSE_ERROR.SYNTAX,
-          `frame ${f + 1}: expected ${channelCount} channel values, got ${ch}${atEnd ? ' (file ends inside the frame)' : ''}`,
-          file,
-          line,
-        );
-      }
-      const v = scanNumber(text, pos);
-      const end = scanEnd;
-      const next = end < len ? text.charCodeAt(end) : 32;
-      if (end === pos || !(next === 32 || next === LF || isSpace(next))) {
-        throw new ParseError(
-          PARSE_ERROR.BAD_VALUE,
-          `frame ${f + 1}: value ${ch + 1} "${tokenAt(text, pos)}" is not a number`,
-          file,
-          line,
-        );
-      }
-      if (!Number.isFinite(v)) {
-        throw new ParseError(
-          PARSE_ERROR.BAD_VALUE,
-          `frame ${f + 1}: value ${ch + 1} "${tokenAt(text, pos)}" is not finite`,
-          file,
-          line,
-        );
-      }
-      values[ch] = v;
-      pos = end;
-    }
-    while (pos < len && isSpace(text.charCodeAt(pos))) pos++;
-    if (pos < len && text.charCodeAt(pos) !== LF) {
-      throw new ParseError(
-        PARSE_ERROR.SYNTAX,
-        `frame ${f + 1}: expected ${channelCount} channel values, got ${channelCount + countValuesOnLine(text, pos)}`,
-        file,
-        line,
-      );
-    }
-
-    for (let b = 0; b < boneCount; b++) {
-      const ti = (b * frameCount + f) * 3;
-      for (let k = 0; k < 3; k++) {
-        const channel = positionChannels[b * 3 + k];
-        let t = offsets[b * 3 + k];
-        if (channel >= 0) {
-          t = values[channel];
-          if (t > FLOAT32_MAX || t < -FLOAT32_MAX) {
-            throw new ParseError(
-              PARSE_ERROR.BAD_VALUE,
-              `frame ${f + 1}: value ${channel + 1} (${t}) is out of float32 range`,
-              file,
-              line,
-            );
-          }
-        }
-        translations[ti + k] = t;
-      }
-      // q = q · q_axis for each channel in listed order: intrinsic composition.
-      let qx = 0,
-        qy = 0,
-        qz = 0,
-        qw = 1;
-      for (let r = rotationStart[b], rEnd = rotationStart[b + 1]; r < rEnd; r++) {
-        const half = values[rotationChannels[r]] * HALF_DEGREE_RAD;
-        const sn = Math.sin(half),
-          cs = Math.cos(half);
-        const x = qx,
-          y = qy,
-          z = qz,
-          w = qw;
-        const axis = rotationAxes[r];
-        if (axis === 0) {
-          qx = x * cs + w * sn;
-          qy = y * cs + z * sn;
-          qz = z * cs - y * sn;
-          qw = w * cs - x * sn;
-        } else if (axis === 1) {
-          qx = x * cs - z * sn;
-          qy = y * cs + w * sn;
-          qz = z * cs + x * sn;
-          qw = w * cs - y * sn;
-        } else {
-          qx = x * cs + y * sn;
-          qy = y * cs - x * sn;
-          qz = z * cs + w * sn;
-          qw = w * cs - z * sn;
+  const boneCount = h.names.length;
+  for (let b = 0; b < boneCount; b++) {
+    const ti = (b * frameCount + f) * 3;
+    for (let k = 0; k < 3; k++) {
+      const channel = positionChannels[b * 3 + k];
+      let t = offsets[b * 3 + k];
+      if (channel >= 0) {
+        t = values[channel];
+        if (t > FLOAT32_MAX || t < -FLOAT32_MAX) {
+          throw new ParseError(
+            PARSE_ERROR.BAD_VALUE,
+            `frame ${f + 1}: value ${channel + 1} (${t}) is out of float32 range`,
+            file,
+            line,
+          );
         }
       }
-      const inv = 1 / Math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw);
-      const ri = (b * frameCount + f) * 4;
-      rotations[ri] = qx * inv;
-      rotations[ri + 1] = qy * inv;
-      rotations[ri + 2] = qz * inv;
-      rotations[ri + 3] = qw * inv;
+      translations[ti + k] = t;
     }
+    // q = q · q_axis for each channel in listed order: intrinsic composition.
+    let qx = 0,
+      qy = 0,
+      qz = 0,
+      qw = 1;
+    for (let r = rotationStart[b], rEnd = rotationStart[b + 1]; r < rEnd; r++) {
+      const half = values[rotationChannels[r]] * HALF_DEGREE_RAD;
+      const sn = Math.sin(half),
+        cs = Math.cos(half);
+      const x = qx,
+        y = qy,
+        z = qz,
+        w = qw;
+      const axis = rotationAxes[r];
+      if (axis === 0) {
+        qx = x * cs + w * sn;
+        qy = y * cs + z * sn;
+        qz = z * cs - y * sn;
+        qw = w * cs - x * sn;
+      } else if (axis === 1) {
+        qx = x * cs - z * sn;
+        qy = y * cs + w * sn;
+        qz = z * cs + x * sn;
+        qw = w * cs - y * sn;
+      } else {
+        qx = x * cs + y * sn;
+        qy = y * cs - x * sn;
+        qz = z * cs + w * sn;
+        qw = w * cs - z * sn;
+      }
+    }
+    const inv = 1 / Math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw);
+    const ri = (b * frameCount + f) * 4;
+    rotations[ri] = qx * inv;
+    rotations[ri + 1] = qy * inv;
+    rotations[ri + 2] = qz * inv;
+    rotations[ri + 3] = qw * inv;
   }
-
-  // Anything after the last frame means the Frames count is wrong.
-  for (;;) {
-    while (pos < len && isSpace(text.charCodeAt(pos))) pos++;
-    if (pos >= len) return;
-    if (text.charCodeAt(pos) !== LF) break;
-    pos++;
-    line++;
-  }
-  throw new ParseError(PARSE_ERROR.SYNTAX, `more frame lines than Frames: ${frameCount} declares`, file, line);
 }
