@@ -358,18 +358,10 @@ function writeSegmentKeys(
   }
 }
 
-/**
- * Sample `s` of a track stored raw: its stored components' float32 bits, each written as
- * its low then its high 16 bits (the same bits as one 32-bit write, the writer filling
- * from the lowest bit): a value from 2^31 up, which float bits often are, is no small
- * integer, and the writer's compiled code would be thrown away at the first one.
- */
+/** Sample `s` of a track stored raw: its stored components' float32 bits. */
 function writeRawKey(writer: BitWriter, t: AnimatedTrack, s: number, drop: number): void {
-  for (let c = 0; c < ANIMATED_COMPONENTS; c++) {
-    const bits = bitsFromFloat(t.values[s * t.width + storedComponent(c, drop)]);
-    writer.write(bits & 0xffff, RAW_BITS / 2);
-    writer.write(bits >>> 16, RAW_BITS / 2);
-  }
+  for (let c = 0; c < ANIMATED_COMPONENTS; c++)
+    writer.write(bitsFromFloat(t.values[s * t.width + storedComponent(c, drop)]), RAW_BITS);
 }
 
 /** A segment's per-track rate and dropped-component bytes, then its range bytes. */
