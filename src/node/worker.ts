@@ -147,18 +147,19 @@ function largerThanSource(loose: number, source: number): string {
 }
 
 /**
- * Reads and compresses a small generated BVH file (a 24-joint chain walking and bending,
- * several segments) and drops the result: a pool worker runs this as it starts, so the
- * engine has compiled the compressor's hot paths before the first file arrives. A BVH text
- * rather than a clip built here: the clip then has the object shape of the clips the worker
- * reads (code compiled for another shape is thrown away at the first file), and the
- * reader, translations and constant tracks have run too, so the code compiled now does not
- * meet a branch it never saw at the first real clip.
+ * Reads and compresses two small generated BVH files (a 4-joint chain, then a 24-joint one
+ * over several segments) and drops the results: a pool worker runs this as it starts, so the
+ * engine has compiled the compressor's hot paths before the first file arrives. BVH texts
+ * rather than clips built here: the clips then have the object shape of the clips the
+ * worker reads, and the reader, translations and constant tracks have run too, so the code
+ * compiled now meets fewer branches it never saw (each one discards that code) at the first
+ * files.
  */
 export function warmUp(): void {
-  // A tiny clip first, too short to make any code hot: an object field that holds a typed
-  // array is typed by its first value and generalised at the second, which discards the
-  // code compiled in between. After this pass every such field has seen two values, so
+  // A tiny clip first, too short to make more than a few small functions hot: an object
+  // field that holds a typed array is typed by its first value and generalised at the
+  // second, which discards the code compiled in between (that was most of the warm-up's
+  // code, at the first file). After this pass every such field has seen two values, so
   // what the second clip compiles stays valid for the files.
   compress(readBvh(warmUpBvh(4, 20), 'warm-up.bvh'));
   compress(readBvh(warmUpBvh(24, 40), 'warm-up.bvh'));
