@@ -147,7 +147,7 @@ function largerThanSource(loose: number, source: number): string {
 }
 
 /**
- * Reads and compresses two small generated BVH files (a 4-joint chain, then a 24-joint one
+ * Reads and compresses two small generated BVH files (a 4-joint chain, then a 24-joint one,
  * over several segments) and drops the results: a pool worker runs this as it starts, so the
  * engine has compiled the compressor's hot paths before the first file arrives. BVH texts
  * rather than clips built here: the clips then have the object shape of the clips the
@@ -160,8 +160,9 @@ export function warmUp(): void {
   // field that holds a typed array is typed by its first value and generalised at the
   // second, which discards the code compiled in between (that was most of the warm-up's
   // code, at the first file). After this pass every such field has seen two values, so
-  // what the second clip compiles stays valid for the files.
-  compress(readBvh(warmUpBvh(4, 20), 'warm-up.bvh'));
+  // what the second clip compiles stays valid for the files. One of its joints stops after
+  // the first segment, so constant segments are rebuilt before the code doing so compiles.
+  compress(readBvh(warmUpBvh(4, 40), 'warm-up.bvh'));
   compress(readBvh(warmUpBvh(24, 40), 'warm-up.bvh'));
 }
 
