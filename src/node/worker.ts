@@ -170,7 +170,7 @@ export function warmUp(): void {
  * A chain of `joints` joints with position and rotation channels, `frames` frames, shaped
  * like motion capture so that the branches real clips take have run once: a still root,
  * a walking and turning hip (large steps between keys, every component dropped in turn),
- * joints that bend, stop bending after the first segment, turn about 180° or hold still,
+ * joints that bend, stop bending after the first segment, turn about 180° or hold a pose,
  * positions with noise written with exponents, one number with more digits than a double
  * holds, and a space at the end of each frame line.
  */
@@ -203,7 +203,7 @@ function warmUpChannels(b: number, f: number): string[] {
   }
   const position = [noise, '2.5', b === 2 ? '1.00000000000000000001' : '0'];
   const kind = b % 4;
-  if (kind === 0) return [...position, '0', '0', '0'];
+  if (kind === 0) return [...position, '5', '-3', '2'];
   const bend = kind === 2 && f >= 16 ? 0.5 : 12 * Math.sin(f / 6 + b);
   const turn = kind === 3 ? 178 + 4 * Math.sin(f / 2) : bend / 3;
   return [...position, turn.toFixed(4), bend.toFixed(4), (-bend / 5).toFixed(4)];
