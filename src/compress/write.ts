@@ -142,7 +142,10 @@ function totalLength(arrays: readonly Uint8Array[]): number {
 /** The names section's strings, UTF-8: the clip's, then each bone's. */
 function encodeNames(clip: RawClip): Uint8Array[] {
   const encoder = new TextEncoder();
-  const names = [clip.name, ...clip.skeleton.boneNames].map((n) => encoder.encode(n));
+  const boneNames = clip.skeleton.boneNames;
+  const names = new Array<Uint8Array>(boneNames.length + 1);
+  names[0] = encoder.encode(clip.name);
+  for (let b = 0; b < boneNames.length; b++) names[b + 1] = encoder.encode(boneNames[b]);
   for (const n of names)
     if (n.length > MAX_NAME_BYTES)
       throw new ClipError(
