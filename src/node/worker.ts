@@ -169,7 +169,8 @@ export function warmUp(): void {
 /**
  * A chain of `joints` joints with position and rotation channels, `frames` frames, shaped
  * like motion capture so that the branches real clips take have run once: a still root,
- * a walking and turning hip (large steps between keys, every component dropped in turn),
+ * a walking hip turning 71° a frame (slerps past their series' range, every component
+ * dropped in turn),
  * joints that bend, stop bending after the first segment, turn about 180° or hold a pose,
  * positions with noise written with exponents, one number with more digits than a double
  * holds, and a space at the end of each frame line.
@@ -199,7 +200,7 @@ function warmUpChannels(b: number, f: number): string[] {
   const noise = (1e-6 * Math.sin(f + b)).toPrecision(6);
   if (b === 1) {
     const sway = Math.sin(f / 3);
-    return [f * 1.25, 90 + sway, 0.5 * sway, 10 * sway, 20 * Math.cos(f / 4), f * 47].map((v) => v.toFixed(4));
+    return [f * 1.25, 90 + sway, 0.5 * sway, 10 * sway, 20 * Math.cos(f / 4), f * 71].map((v) => v.toFixed(4));
   }
   const position = [noise, '2.5', b === 2 ? '1.00000000000000000001' : '0'];
   const kind = b % 4;
