@@ -170,10 +170,9 @@ export function warmUp(): void {
  * A chain of `joints` joints with position and rotation channels, `frames` frames, shaped
  * like motion capture so that the branches real clips take have run once: a still root,
  * a walking hip turning 71° a frame (slerps past their series' range, every component
- * dropped in turn),
- * joints that bend, stop bending after the first segment, turn about 180° or hold a pose,
- * positions with noise written with exponents, one number with more digits than a double
- * holds, and a space at the end of each frame line.
+ * dropped in turn), joints that bend, stop bending after the first segment, turn about 180°
+ * or hold a pose, positions with noise written with exponents, one number with more digits
+ * than a double holds, and a space at the end of each frame line.
  */
 function warmUpBvh(joints: number, frames: number): string {
   const channels = 'CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation';
