@@ -168,10 +168,10 @@ export function warmUp(): void {
 
 /**
  * A chain of `joints` joints with position and rotation channels, `frames` frames, shaped
- * like motion capture so that the branches real clips take have run once: a still root,
- * a walking hip turning 71° a frame (slerps past their series' range, every component
+ * like motion capture so that the branches real clips take have run once: a root sliding
+ * without turning, a walking hip turning 71° a frame (slerps past their series' range, every component
  * dropped in turn), joints that bend, stop bending after the first segment, turn about 180°
- * or hold a pose, positions with noise written with exponents, one number with more digits
+ * or hold a pose and place, positions with noise written with exponents, one number with more digits
  * than a double holds, and a space at the end of each frame line.
  */
 function warmUpBvh(joints: number, frames: number): string {
@@ -195,15 +195,14 @@ function warmUpBvh(joints: number, frames: number): string {
 
 /** Joint `b`'s six channel values at frame `f` in {@link warmUpBvh}. */
 function warmUpChannels(b: number, f: number): string[] {
-  if (b === 0) return ['0', '0', '0', '0', '0', '-0'];
-  const noise = (1e-6 * Math.sin(f + b)).toPrecision(6);
+  if (b === 0) return [(0.25 * f).toFixed(4), '0', '0', '0', '0', '-0'];
   if (b === 1) {
     const sway = Math.sin(f / 3);
     return [f * 1.25, 90 + sway, 0.5 * sway, 10 * sway, 20 * Math.cos(f / 4), f * 71].map((v) => v.toFixed(4));
   }
-  const position = [noise, '2.5', b === 2 ? '1.00000000000000000001' : '0'];
   const kind = b % 4;
-  if (kind === 0) return [...position, '5', '-3', '2'];
+  if (kind === 0) return ['0', '2.5', '0', '5', '-3', '2'];
+  const position = [(1e-6 * Math.sin(f + b)).toPrecision(6), '2.5', b === 2 ? '1.00000000000000000001' : '0'];
   const bend = kind === 2 && f >= 16 ? 0.5 : 12 * Math.sin(f / 6 + b);
   const turn = kind === 3 ? 178 + 4 * Math.sin(f / 2) : bend / 3;
   return [...position, turn.toFixed(4), bend.toFixed(4), (-bend / 5).toFixed(4)];
