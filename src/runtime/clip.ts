@@ -12,7 +12,6 @@ import { FORMAT_ERROR, FormatError } from './errors.js';
 import {
   checkRawValues,
   readAnimatedTracks,
-  readClipRanges,
   readAdditive,
   readHeader,
   readKeyTimes,
@@ -20,7 +19,6 @@ import {
   readNamesSection,
   readNodeIndices,
   readParents,
-  readRotationReferences,
   readSectionOffsets,
   readSegments,
   readTracks,
@@ -143,10 +141,8 @@ export class CompressedClip {
     const nodeIndices = header.hasNodeIndices ? readNodeIndices(view, layout.nodeIndices, header.boneCount) : undefined;
     const keyTimes = readKeyTimes(view, header, layout.keyTimes);
     const additive = readAdditive(view, header, layout.additive);
-    const animated = readAnimatedTracks(view, header, tracks, layout.constants);
-    const clipRanges = readClipRanges(view, animated, tracks.rangeFloats, layout.clipRanges);
-    const refs = readRotationReferences(view, animated, layout.rotationRefs);
-    const segments = readSegments(bytes, view, header, animated, clipRanges, layout);
+    const animated = readAnimatedTracks(view, header, tracks, layout);
+    const segments = readSegments(bytes, view, header, animated, layout);
     const names = readNamesSection(bytes, view, header, segments.end);
     checkRawValues(bytes, animated, segments);
 
@@ -171,24 +167,7 @@ export class CompressedClip {
     this.trackClass = tracks.trackClass;
     this.channelMask = tracks.channelMask;
     this.tables = buildTables(
-      {
-        bytes,
-        basePose: animated.basePose,
-        animKind: animated.kind,
-        animBoneOffset: animated.poseOffset,
-        animStep: animated.step,
-        animTrackOfTrack: animated.ofTrack,
-        clipRanges,
-        animRange: animated.range,
-        refs,
-        parents,
-        segRates: segments.rates,
-        segRanges: segments.ranges,
-        segData: segments.data,
-        segKeyBits: segments.keyBits,
-        segKeys: segments.keys,
-        compBits: segments.compBits,
-      },
+      { bytes, animated, segments, parents },
       compactTables,
       useKernel ? kernelPlace : undefined,
     );
