@@ -24,6 +24,7 @@ import {
 } from 'three';
 
 import type { CompressedClip } from '../runtime/compressed-clip.js';
+import { KIND_POSE_OFFSET } from '../runtime/format.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
 import type { SampleOptions } from '../runtime/sampler.js';
 import { PoseContext } from './pose-context.js';
@@ -214,20 +215,16 @@ export class CompressedAnimationClip extends AnimationClip {
       reference[o + 2] /= -len;
       reference[o + 3] /= len;
     }
-    return new CompressedAnimationClip(
-      this.name,
-      this.compressed,
-      this.tracks.map((t) => t.clone()),
-      this.bindings,
-      this.unboundBones,
-      this.translationScale,
-      AdditiveAnimationBlendMode,
-      reference,
-    );
+    return this.copy(AdditiveAnimationBlendMode, reference);
   }
 
   /** A copy sharing the compressed data and bindings. */
   override clone(): this {
+    return this.copy(this.blendMode, this.additiveReference) as this;
+  }
+
+  /** A copy sharing the compressed data and bindings, with `blendMode` and `additiveReference`. */
+  private copy(blendMode: AnimationBlendMode, additiveReference: Float32Array | undefined): CompressedAnimationClip {
     return new CompressedAnimationClip(
       this.name,
       this.compressed,
@@ -235,9 +232,9 @@ export class CompressedAnimationClip extends AnimationClip {
       this.bindings,
       this.unboundBones,
       this.translationScale,
-      this.blendMode,
-      this.additiveReference,
-    ) as this;
+      blendMode,
+      additiveReference,
+    );
   }
 }
 
@@ -292,6 +289,7 @@ export function mixerClipOf(
   root.traverse((o) => {
     if (o.name !== '') nameCount.set(o.name, (nameCount.get(o.name) ?? 0) + 1);
   });
+  const nodeName = (o: Object3D) => (o.name !== '' && nameCount.get(o.name) === 1 ? o.name : o.uuid);
   const first = new Float32Array(compressed.boneCount * POSE_STRIDE);
   compressed.createSampler().sample(compressed.startTime, first, CLAMP);
   // A clip stored additive holds three.js's additive values relative to the identity pose
@@ -302,10 +300,10 @@ export function mixerClipOf(
   const bindings: TrackBinding[] = [];
   objects.forEach((object, b) => {
     if (!object) return;
-    const node = object.name !== '' && nameCount.get(object.name) === 1 ? object.name : object.uuid;
+    const node = nodeName(object);
     for (let kind = 0; kind < 3; kind++) {
       if (!compressed.hasChannel(b, kind)) continue;
-      const o = b * POSE_STRIDE + (kind === 0 ? 0 : kind === 1 ? 4 : 7);
+      const o = b * POSE_STRIDE + KIND_POSE_OFFSET[kind];
       const name = `${node}.${PROPERTY[kind]}`;
       const k = kind === 1 ? scale : 1;
       const offset = additive && kind === 2 ? 1 : 0;
@@ -325,8 +323,7 @@ export function mixerClipOf(
     const scale = Float32Array.from(scales);
     const values = Array.from(scale, (s, t) => first[(firstBone + t) * POSE_STRIDE + 4] / s);
     for (const object of targets) {
-      const node = object.name !== '' && nameCount.get(object.name) === 1 ? object.name : object.uuid;
-      tracks.push(new NumberKeyframeTrack(`${node}.morphTargetInfluences`, [0], values));
+      tracks.push(new NumberKeyframeTrack(`${nodeName(object)}.morphTargetInfluences`, [0], values));
       bindings.push({ offset: firstBone * POSE_STRIDE + 4, kind: 3, scales: scale });
     }
   }

@@ -147,7 +147,7 @@ export function readHeader(bytes: Uint8Array, view: DataView, verifyChecksum: bo
   expectValue(
     stored,
     !hasChecksum ? 0 : verifyChecksum ? crc32(bytes, CHECKSUM_START, size) : stored,
-    hasChecksum ? 'checksum' : 'checksum without the checksum flag',
+    hasChecksum ? 'checksum mismatch' : 'checksum without the checksum flag',
     HEADER.CHECKSUM,
     hasChecksum ? FORMAT_ERROR.BAD_CHECKSUM : FORMAT_ERROR.BAD_HEADER,
   );
