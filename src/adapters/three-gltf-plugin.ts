@@ -52,21 +52,24 @@ interface AnimationExtensionDef {
  */
 export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
   readonly name = BONEPRESS_EXTENSION;
+  readonly #options: BonepressGLTFLoaderPluginOptions;
 
   constructor(
     private readonly parser: GLTFParser,
-    private readonly options: BonepressGLTFLoaderPluginOptions = {},
-  ) {}
+    options: BonepressGLTFLoaderPluginOptions = {},
+  ) {
+    this.#options = options;
+  }
 
   /** GLTFLoader's hook (absent from the GLTFLoaderPlugin type): null leaves the animation to the loader. */
   loadAnimation(animationIndex: number): Promise<AnimationClip> | null {
     const def = (this.parser.json.animations as AnimationDef[] | undefined)?.[animationIndex];
     const ext = def?.extensions?.[BONEPRESS_EXTENSION] as AnimationExtensionDef | undefined;
     if (!def || !ext) return null;
-    return this.load(animationIndex, def, ext);
+    return this.#load(animationIndex, def, ext);
   }
 
-  private async load(index: number, def: AnimationDef, ext: AnimationExtensionDef): Promise<AnimationClip> {
+  async #load(index: number, def: AnimationDef, ext: AnimationExtensionDef): Promise<AnimationClip> {
     const name = def.name ? def.name : `animation_${index}`;
     const where = `animation ${index} ("${name}")`;
     const fail = (problem: string): never => {
@@ -105,7 +108,7 @@ export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
       compressed,
       root,
       {
-        ...this.options,
+        ...this.#options,
         name,
         associations,
         nodeIndices: [...nodeIndices, ...new Array<number>(weightBones).fill(-1)],
@@ -113,7 +116,7 @@ export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
       },
       morphWeights,
     );
-    const extra = await this.otherTracks(index, def, new Set(nodeIndices), new Set(weightDefs.map((w) => w.node)));
+    const extra = await this.#otherTracks(index, def, new Set(nodeIndices), new Set(weightDefs.map((w) => w.node)));
     // glTF channels are absolute poses: in an additive clip three.js would add them to the base.
     if (compressed.additive && extra.length > 0)
       fail(`the animation is additive, but ${extra.length} of its channels lie outside the clip (absolute poses)`);
@@ -128,7 +131,7 @@ export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
    * of a bone's node, not the weights of a weight node, nor the node-less stub), as the loader
    * itself would make them.
    */
-  private async otherTracks(
+  async #otherTracks(
     index: number,
     def: AnimationDef,
     trs: ReadonlySet<number>,

@@ -77,29 +77,38 @@ const PROPERTY = ['quaternion', 'position', 'scale'] as const;
 
 /** Reads one bone property out of its action's decoded pose. */
 class CompressedInterpolant extends Interpolant {
+  readonly #context: PoseContext;
+  readonly #binding: TrackBinding;
+  readonly #scale: number;
+  readonly #reference: Float32Array | undefined;
+
   constructor(
-    private readonly context: PoseContext,
-    private readonly binding: TrackBinding,
-    private readonly scale: number,
-    private readonly reference: Float32Array | undefined,
+    context: PoseContext,
+    binding: TrackBinding,
+    scale: number,
+    reference: Float32Array | undefined,
     track: KeyframeTrack,
     result: TypedArray | undefined,
   ) {
     super(track.times, track.values, track.getValueSize(), result);
+    this.#context = context;
+    this.#binding = binding;
+    this.#scale = scale;
+    this.#reference = reference;
   }
 
   override evaluate(time: number): TypedArray {
-    const pose = this.context.at(time);
+    const pose = this.#context.at(time);
     const out = this.resultBuffer as Float32Array;
-    const o = this.binding.offset;
-    const ref = this.reference;
-    const scales = this.binding.scales;
+    const o = this.#binding.offset;
+    const ref = this.#reference;
+    const scales = this.#binding.scales;
     if (scales) {
       for (let t = 0, p = o; t < scales.length; t++, p += POSE_STRIDE)
         out[t] = (ref ? pose[p] - ref[p] : pose[p]) / scales[t];
       return out;
     }
-    if (this.binding.kind === 0) {
+    if (this.#binding.kind === 0) {
       const x = pose[o],
         y = pose[o + 1],
         z = pose[o + 2],
@@ -122,7 +131,7 @@ class CompressedInterpolant extends Interpolant {
       }
       return out;
     }
-    const k = this.binding.kind === 1 ? this.scale : 1;
+    const k = this.#binding.kind === 1 ? this.#scale : 1;
     for (let c = 0; c < 3; c++) out[c] = ref ? (pose[o + c] - ref[o + c]) * k : pose[o + c] * k;
     return out;
   }
@@ -149,9 +158,9 @@ export class CompressedAnimationClip extends AnimationClip {
    * clip stored additive, whose poses already are the deltas).
    */
   readonly additiveReference: Float32Array | undefined;
-  private readonly bindings: readonly TrackBinding[];
-  private readonly translationScale: number;
-  private pending: PoseContext | undefined;
+  readonly #bindings: readonly TrackBinding[];
+  readonly #translationScale: number;
+  #pending: PoseContext | undefined;
 
   /** @internal Use {@link createMixerClip}. */
   constructor(
@@ -166,15 +175,15 @@ export class CompressedAnimationClip extends AnimationClip {
   ) {
     super(name, compressed.duration, tracks, blendMode);
     this.compressed = compressed;
-    this.bindings = bindings;
+    this.#bindings = bindings;
     this.unboundBones = unboundBones;
-    this.translationScale = translationScale;
+    this.#translationScale = translationScale;
     this.additiveReference = additiveReference;
     tracks.forEach((track, i) => {
       // Tracks past the bindings are plain keyframe tracks (a glTF animation's channels outside the skeleton).
       if (i >= bindings.length) return;
       // An own property shadows KeyframeTrack.prototype.createInterpolant (untyped in @types/three); clone() copies it.
-      (track as unknown as InterpolantFactory).createInterpolant = (result) => this.interpolantFor(i, track, result);
+      (track as unknown as InterpolantFactory).createInterpolant = (result) => this.#interpolantFor(i, track, result);
     });
   }
 
@@ -184,12 +193,12 @@ export class CompressedAnimationClip extends AnimationClip {
    * interpolant made out of order gets a context of its own if none is open. Contexts
    * cache by time, so sharing one never changes a value, only the work.
    */
-  private interpolantFor(i: number, track: KeyframeTrack, result: TypedArray | undefined): Interpolant {
-    if (i === 0 || !this.pending) this.pending = new PoseContext(this.compressed);
+  #interpolantFor(i: number, track: KeyframeTrack, result: TypedArray | undefined): Interpolant {
+    if (i === 0 || !this.#pending) this.#pending = new PoseContext(this.compressed);
     return new CompressedInterpolant(
-      this.pending,
-      this.bindings[i],
-      this.translationScale,
+      this.#pending,
+      this.#bindings[i],
+      this.#translationScale,
       this.additiveReference,
       track,
       result,
@@ -215,23 +224,23 @@ export class CompressedAnimationClip extends AnimationClip {
       reference[o + 2] /= -len;
       reference[o + 3] /= len;
     }
-    return this.copy(AdditiveAnimationBlendMode, reference);
+    return this.#copy(AdditiveAnimationBlendMode, reference);
   }
 
   /** A copy sharing the compressed data and bindings. */
   override clone(): this {
-    return this.copy(this.blendMode, this.additiveReference) as this;
+    return this.#copy(this.blendMode, this.additiveReference) as this;
   }
 
   /** A copy sharing the compressed data and bindings, with `blendMode` and `additiveReference`. */
-  private copy(blendMode: AnimationBlendMode, additiveReference: Float32Array | undefined): CompressedAnimationClip {
+  #copy(blendMode: AnimationBlendMode, additiveReference: Float32Array | undefined): CompressedAnimationClip {
     return new CompressedAnimationClip(
       this.name,
       this.compressed,
       this.tracks.map((t) => t.clone()),
-      this.bindings,
+      this.#bindings,
       this.unboundBones,
-      this.translationScale,
+      this.#translationScale,
       blendMode,
       additiveReference,
     );

@@ -127,8 +127,8 @@ export class CompressedClip {
   /** @internal Where the sections are (clip-inspection.ts's sectionSizes). */
   readonly sections: ClipSections;
 
-  private readonly channelMask: Uint8Array;
-  private ownSampler: ClipSampler | undefined;
+  readonly #channelMask: Uint8Array;
+  #ownSampler: ClipSampler | undefined;
 
   private constructor(bytes: Uint8Array, verifyChecksum: boolean, compactTables: boolean, useKernel: boolean) {
     // The file's sections in order, each validated by its own stage (clip-reader.ts), in the
@@ -165,7 +165,7 @@ export class CompressedClip {
     this.animatedTrackCount = animated.count;
     this.byteLength = bytes.byteLength;
     this.trackClass = tracks.trackClass;
-    this.channelMask = tracks.channelMask;
+    this.#channelMask = tracks.channelMask;
     this.tables = buildTables(
       { bytes, animated, segments, parents },
       compactTables,
@@ -227,7 +227,7 @@ export class CompressedClip {
 
   /** Whether the source animates track `kind` of `bone` (a host binds only these). */
   hasChannel(bone: number, kind: number): boolean {
-    return this.channelMask[bone * TRACKS_PER_BONE + kind] === 1;
+    return this.#channelMask[bone * TRACKS_PER_BONE + kind] === 1;
   }
 
   /** Whether animated track `kind` of `bone` holds each sample until the next (STEP) instead of blending. */
@@ -242,20 +242,20 @@ export class CompressedClip {
    * should each use their own {@link createSampler}.
    */
   sample(time: number, outPose: Float32Array, options?: SampleOptions): Float32Array {
-    return this.sampler().sample(time, outPose, options);
+    return this.#sampler().sample(time, outPose, options);
   }
 
   /** Writes sample `keyIndex` exactly with the clip's own sampler (see {@link ClipSampler.sampleKey}). */
   sampleKey(keyIndex: number, outPose: Float32Array): Float32Array {
-    return this.sampler().sampleKey(keyIndex, outPose);
+    return this.#sampler().sampleKey(keyIndex, outPose);
   }
 
   /** Samples one bone with the clip's own sampler (see {@link ClipSampler.sampleBone}). */
   sampleBone(time: number, boneIndex: number, out: Float32Array, options?: SampleOptions): Float32Array {
-    return this.sampler().sampleBone(time, boneIndex, out, options);
+    return this.#sampler().sampleBone(time, boneIndex, out, options);
   }
 
-  private sampler(): ClipSampler {
-    return (this.ownSampler ??= new ClipSampler(this));
+  #sampler(): ClipSampler {
+    return (this.#ownSampler ??= new ClipSampler(this));
   }
 }
