@@ -18,7 +18,7 @@ import {
   readExtensionBones,
   type ExtensionJson,
 } from './gltf-extension-def.js';
-import { mixerClipOf, type CompressedAnimationClip, type MixerClipOptions } from './three-mixer.js';
+import { mixerClipOf, type MixerClipOptions } from './three-mixer.js';
 
 export { BONEPRESS_EXTENSION } from './gltf-extension-def.js';
 
@@ -81,7 +81,6 @@ export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
     if (compressed.decoder === 'typescript') await loadTypeScriptDecoder();
     const nodeIndices = Int32Array.from(bones.nodeIndices);
     const weightDefs = bones.weights;
-    const weightBones = compressed.boneCount - nodeIndices.length;
 
     const nodes = await Promise.all(
       Array.from(nodeIndices, (j) => this.parser.getDependency('node', j) as Promise<Object3D>),
@@ -100,22 +99,10 @@ export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
         return bones;
       }),
     );
-    // Bind straight to the objects made from the extension's nodes; a stand-in root lists them for naming.
-    const associations = new Map<Object3D, { nodes: number }>(nodes.map((o, b) => [o, { nodes: nodeIndices[b] }]));
+    // Each transform bone drives the object made from its node; a stand-in root lists them for naming.
     const listed = [...nodes, ...morphWeights.flatMap((w) => w.objects)];
     const root = { traverse: (visit: (o: Object3D) => void) => listed.forEach(visit) } as unknown as Object3D;
-    const clip: CompressedAnimationClip = mixerClipOf(
-      compressed,
-      root,
-      {
-        ...this.#options,
-        name,
-        associations,
-        nodeIndices: [...nodeIndices, ...new Array<number>(weightBones).fill(-1)],
-        boneNames: [...nodes.map((o) => o.name), ...new Array<string>(weightBones).fill('')],
-      },
-      morphWeights,
-    );
+    const clip = mixerClipOf(compressed, root, { ...this.#options, name }, morphWeights, nodes, []);
     const extra = await this.#otherTracks(index, def, new Set(nodeIndices), new Set(weightDefs.map((w) => w.node)));
     // glTF channels are absolute poses: in an additive clip three.js would add them to the base.
     if (compressed.additive && extra.length > 0)

@@ -261,19 +261,7 @@ export function createMixerClip(
   options: MixerClipOptions = {},
 ): CompressedAnimationClip {
   // A loose clip's weight bones are found by their names; an asset's come from its extension (the plugin).
-  return mixerClipOf(compressed, root, options, options.morphWeights ?? findWeightBones(compressed, root, options));
-}
-
-/**
- * {@link createMixerClip} with the clip's weight bones given: the glTF plugin's, which has
- * them from the extension (so a page that loads assets only carries no name-based search).
- */
-export function mixerClipOf(
-  compressed: CompressedClip,
-  root: Object3D,
-  options: MixerClipOptions,
-  weightBones: readonly MorphWeightBones[],
-): CompressedAnimationClip {
+  const weightBones = options.morphWeights ?? findWeightBones(compressed, root, options);
   // Transform bones are those before the first weight bone; only they are bound to objects.
   const transformBones = weightBones.reduce((n, w) => Math.min(n, w.firstBone), compressed.boneCount);
   const bindable =
@@ -294,6 +282,22 @@ export function mixerClipOf(
     const message = `bonepress: ${unboundBones.length} of ${compressed.boneCount} bones of clip "${compressed.name ?? ''}" bind to nothing in the scene and will not move: ${listNames(unboundBones)}`;
     (options.onWarning ?? console.warn)(message);
   }
+  return mixerClipOf(compressed, root, options, weightBones, objects, unboundBones);
+}
+
+/**
+ * {@link createMixerClip} with the clip's weight bones and the object of each transform bone
+ * (`objects`, undefined for the `unboundBones`) given: the glTF plugin's, which has them from
+ * the extension (so a page that loads assets only carries no name-based search or binding).
+ */
+export function mixerClipOf(
+  compressed: CompressedClip,
+  root: Object3D,
+  options: Pick<MixerClipOptions, 'name' | 'translationScale'>,
+  weightBones: readonly MorphWeightBones[],
+  objects: readonly (Object3D | undefined)[],
+  unboundBones: readonly string[],
+): CompressedAnimationClip {
   const nameCount = new Map<string, number>();
   root.traverse((o) => {
     if (o.name !== '') nameCount.set(o.name, (nameCount.get(o.name) ?? 0) + 1);
