@@ -10,7 +10,7 @@
 import type { AnimationClip, KeyframeTrack, Object3D } from 'three';
 import type { GLTFLoaderPlugin, GLTFParser } from 'three/examples/jsm/loaders/GLTFLoader.js';
 
-import { FORMAT_ERROR, FormatError } from '../runtime/errors.js';
+import { FormatError } from '../runtime/errors.js';
 import { loadTypeScriptDecoder } from '../runtime/sampler.js';
 import {
   BONEPRESS_EXTENSION,
@@ -73,7 +73,7 @@ export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
     const name = def.name ? def.name : `animation_${index}`;
     const where = `animation ${index} ("${name}")`;
     const fail = (problem: string): never => {
-      throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `${BONEPRESS_EXTENSION}: ${where}: ${problem}`);
+      throw new FormatError('BAD_ARGUMENT', `${BONEPRESS_EXTENSION}: ${where}: ${problem}`);
     };
     const bones = readExtensionBones(this.parser.json as ExtensionJson, ext as Record<string, unknown>, fail);
     const bytes = (await this.parser.getDependency('bufferView', bones.bufferView)) as ArrayBuffer;

@@ -46,7 +46,7 @@ import {
   type LayoutCounts,
   type SectionLayout,
 } from './format.js';
-import { FORMAT_ERROR, FormatError, expectVersion, type FormatErrorCode } from './errors.js';
+import { FormatError, expectVersion, type FormatErrorCode } from './errors.js';
 import {
   decodeReference,
   floatFromBits,
@@ -106,7 +106,7 @@ function inRange(
   hi: number,
   what: string,
   at: number,
-  code: FormatErrorCode = FORMAT_ERROR.BAD_HEADER,
+  code: FormatErrorCode = 'BAD_HEADER',
   index?: number,
 ): number {
   return value >= lo && value <= hi
@@ -120,7 +120,7 @@ function expectValue(
   expected: number,
   what: string,
   at: number,
-  code: FormatErrorCode = FORMAT_ERROR.BAD_HEADER,
+  code: FormatErrorCode = 'BAD_HEADER',
 ): number {
   return value === expected ? value : fail(code, `${what}: ${value}, expected ${expected}`, at);
 }
@@ -131,16 +131,15 @@ function expectValue(
  */
 export function readHeader(bytes: Uint8Array, view: DataView, verifyChecksum: boolean): Header {
   const size = bytes.byteLength;
-  if (!LITTLE_ENDIAN_HOST) fail(FORMAT_ERROR.UNSUPPORTED_PLATFORM, 'bonepress needs a little-endian host');
-  if (size < HEADER.SIZE) fail(FORMAT_ERROR.TOO_SMALL, `${size} bytes, less than the header`, 0);
-  if (view.getUint32(HEADER.MAGIC, true) !== MAGIC)
-    fail(FORMAT_ERROR.BAD_MAGIC, 'not a bonepress clip (bad magic)', HEADER.MAGIC);
+  if (!LITTLE_ENDIAN_HOST) fail('UNSUPPORTED_PLATFORM', 'bonepress needs a little-endian host');
+  if (size < HEADER.SIZE) fail('TOO_SMALL', `${size} bytes, less than the header`, 0);
+  if (view.getUint32(HEADER.MAGIC, true) !== MAGIC) fail('BAD_MAGIC', 'not a bonepress clip (bad magic)', HEADER.MAGIC);
   const version = view.getUint16(HEADER.VERSION, true);
   expectVersion('format', version, VERSION, HEADER.VERSION);
   const flags = view.getUint16(HEADER.FLAGS, true);
-  if (flags & ~KNOWN_FLAGS) fail(FORMAT_ERROR.BAD_HEADER, `unknown flags 0x${flags.toString(16)}`, HEADER.FLAGS);
-  inRange(size, 0, MAX_FILE_BYTES, 'file size', HEADER.TOTAL_SIZE, FORMAT_ERROR.BAD_SIZE);
-  expectValue(view.getUint32(HEADER.TOTAL_SIZE, true), size, 'total size', HEADER.TOTAL_SIZE, FORMAT_ERROR.BAD_SIZE);
+  if (flags & ~KNOWN_FLAGS) fail('BAD_HEADER', `unknown flags 0x${flags.toString(16)}`, HEADER.FLAGS);
+  inRange(size, 0, MAX_FILE_BYTES, 'file size', HEADER.TOTAL_SIZE, 'BAD_SIZE');
+  expectValue(view.getUint32(HEADER.TOTAL_SIZE, true), size, 'total size', HEADER.TOTAL_SIZE, 'BAD_SIZE');
   const hasChecksum = (flags & FLAGS.HAS_CHECKSUM) !== 0;
   const stored = view.getUint32(HEADER.CHECKSUM, true);
   // Without the flag the writer leaves the field 0; otherwise one flipped flag bit would switch the CRC off unnoticed.
@@ -149,7 +148,7 @@ export function readHeader(bytes: Uint8Array, view: DataView, verifyChecksum: bo
     !hasChecksum ? 0 : verifyChecksum ? crc32(bytes, CHECKSUM_START, size) : stored,
     hasChecksum ? 'checksum mismatch' : 'checksum without the checksum flag',
     HEADER.CHECKSUM,
-    hasChecksum ? FORMAT_ERROR.BAD_CHECKSUM : FORMAT_ERROR.BAD_HEADER,
+    hasChecksum ? 'BAD_CHECKSUM' : 'BAD_HEADER',
   );
   const boneCount = inRange(view.getUint16(HEADER.BONE_COUNT, true), 1, MAX_BONES, 'bone count', HEADER.BONE_COUNT);
   const rotationFormat = expectValue(
@@ -170,7 +169,7 @@ export function readHeader(bytes: Uint8Array, view: DataView, verifyChecksum: bo
   const sampleRate = view.getFloat64(HEADER.SAMPLE_RATE, true);
   if (!(sampleRate > 0 && sampleRate < Infinity && sampleCount / sampleRate <= MAX_SECONDS))
     fail(
-      FORMAT_ERROR.BAD_HEADER,
+      'BAD_HEADER',
       `sample rate ${sampleRate} Hz (need a finite ${sampleCount / MAX_SECONDS} or more for ${sampleCount} samples)`,
       HEADER.SAMPLE_RATE,
     );
@@ -204,13 +203,13 @@ export function readHeader(bytes: Uint8Array, view: DataView, verifyChecksum: bo
 
 /** The section at header field `field` must start at `expected`: sections sit at fixed places given the counts, any other offset is corruption. */
 function expectOffset(view: DataView, field: number, expected: number, what: string): number {
-  return expectValue(view.getUint32(field, true), expected, `${what} offset`, field, FORMAT_ERROR.BAD_OFFSET);
+  return expectValue(view.getUint32(field, true), expected, `${what} offset`, field, 'BAD_OFFSET');
 }
 
 /** `what`, at byte `at`, must end by the end of the file. */
 function need(view: DataView, end: number, what: string, at: number): void {
   if (end > view.byteLength)
-    fail(FORMAT_ERROR.BAD_SECTION, `${what} runs past the end of the file (${end} > ${view.byteLength})`, at);
+    fail('BAD_SECTION', `${what} runs past the end of the file (${end} > ${view.byteLength})`, at);
 }
 
 /** The section `what` of `bytes` bytes, whose offset is header field `field`: where the counts put it (`at`), inside the file. */
@@ -239,7 +238,7 @@ export function readParents(view: DataView, header: Header): Int32Array {
   const parents = new Int32Array(boneCount);
   for (let b = 0; b < boneCount; b++) {
     const at = parentsOffset + 2 * b;
-    parents[b] = inRange(view.getInt16(at, true), -1, b - 1, 'parent of bone', at, FORMAT_ERROR.BAD_VALUE, b);
+    parents[b] = inRange(view.getInt16(at, true), -1, b - 1, 'parent of bone', at, 'BAD_VALUE', b);
   }
   return parents;
 }
@@ -282,9 +281,9 @@ export function readTracks(view: DataView, header: Header): Tracks {
   for (let t = 0; t < trackCount; t++) {
     const isDefault = bit(BITSET.DEFAULT, t),
       isConstant = bit(BITSET.CONSTANT, t);
-    if (isDefault && isConstant) fail(FORMAT_ERROR.BAD_VALUE, `track ${t}: both default and constant`, bitsetsOffset);
+    if (isDefault && isConstant) fail('BAD_VALUE', `track ${t}: both default and constant`, bitsetsOffset);
     if ((isDefault || isConstant) && bit(BITSET.STEP, t))
-      fail(FORMAT_ERROR.BAD_VALUE, `track ${t}: step but not animated`, bitsetsOffset);
+      fail('BAD_VALUE', `track ${t}: step but not animated`, bitsetsOffset);
     trackClass[t] = isDefault ? CLASS.DEFAULT : isConstant ? CLASS.CONSTANT : CLASS.ANIMATED;
     channelMask[t] = bit(BITSET.CHANNEL, t);
     step[t] = bit(BITSET.STEP, t);
@@ -301,7 +300,7 @@ export function readTracks(view: DataView, header: Header): Tracks {
   const spare = trackCount & 31;
   for (let set = 0; set < BITSET_COUNT; set++) {
     if (spare !== 0 && view.getUint32(bitsetsOffset + 4 * (set * words + words - 1), true) >>> spare !== 0)
-      fail(FORMAT_ERROR.BAD_VALUE, `bitset ${set}: bits set past the last track`, bitsetsOffset);
+      fail('BAD_VALUE', `bitset ${set}: bits set past the last track`, bitsetsOffset);
   }
   expectValue(animated, header.animatedCount, 'animated tracks in the bitsets', HEADER.ANIMATED_TRACK_COUNT);
   return { trackClass, channelMask, step, constantFloats, animatedRotations, clipRangeBytes, rangeFloats };
@@ -337,7 +336,7 @@ export function readNodeIndices(view: DataView, offset: number, boneCount: numbe
   const nodeIndices = new Int32Array(boneCount);
   for (let b = 0; b < boneCount; b++) {
     const n = view.getUint32(offset + 4 * b, true);
-    if (n > 0x7fffffff) fail(FORMAT_ERROR.BAD_VALUE, `bone ${b}: node index ${n}`, offset + 4 * b);
+    if (n > 0x7fffffff) fail('BAD_VALUE', `bone ${b}: node index ${n}`, offset + 4 * b);
     nodeIndices[b] = n;
   }
   return nodeIndices;
@@ -360,7 +359,7 @@ export function readKeyTimes(view: DataView, header: Header, offset: number): Fl
       k === 0 ? header.startTime : MAX_SECONDS,
       'key time',
       at,
-      FORMAT_ERROR.BAD_VALUE,
+      'BAD_VALUE',
       k,
     );
   }
@@ -393,7 +392,7 @@ export function readAdditive(view: DataView, header: Header, offset: number): Ad
     ADDITIVE_MODE.LOCAL,
     'additive mode',
     offset + ADDITIVE.MODE,
-    FORMAT_ERROR.BAD_VALUE,
+    'BAD_VALUE',
   );
   const kind = inRange(
     view.getUint8(offset + ADDITIVE.REFERENCE),
@@ -401,25 +400,25 @@ export function readAdditive(view: DataView, header: Header, offset: number): Ad
     ADDITIVE_REFERENCE.POSE,
     'additive reference kind',
     offset + ADDITIVE.REFERENCE,
-    FORMAT_ERROR.BAD_VALUE,
+    'BAD_VALUE',
   );
   expectValue(
     view.getUint16(offset + ADDITIVE.RESERVED, true),
     0,
     'additive record reserved bytes',
     offset + ADDITIVE.RESERVED,
-    FORMAT_ERROR.BAD_VALUE,
+    'BAD_VALUE',
   );
   const frame = view.getUint32(offset + ADDITIVE.FRAME, true);
   if (kind === ADDITIVE_REFERENCE.POSE)
-    expectValue(frame, 0, 'additive record pose reference frame', offset + ADDITIVE.FRAME, FORMAT_ERROR.BAD_VALUE);
+    expectValue(frame, 0, 'additive record pose reference frame', offset + ADDITIVE.FRAME, 'BAD_VALUE');
   const time = inRange(
     view.getFloat64(offset + ADDITIVE.TIME, true),
     0,
     MAX_SECONDS,
     'additive reference time',
     offset + ADDITIVE.TIME,
-    FORMAT_ERROR.BAD_VALUE,
+    'BAD_VALUE',
   );
   return {
     mode: 'local',
@@ -483,7 +482,7 @@ export function readAnimatedTracks(
     } else if (trackClass[t] === CLASS.CONSTANT) {
       for (let c = 0; c < n; c++, cursor += 4) {
         const v = view.getFloat32(cursor, true);
-        if (!Number.isFinite(v)) fail(FORMAT_ERROR.BAD_VALUE, `track ${t}: constant ${v}`, cursor);
+        if (!Number.isFinite(v)) fail('BAD_VALUE', `track ${t}: constant ${v}`, cursor);
         basePose[o + c] = v;
       }
       if (kind === TRACK_KIND.ROTATION)
@@ -514,7 +513,7 @@ export function readAnimatedTracks(
           // Reconstruction reaches min + 2·extent at most (segment min and extent are each ≤ 255/255);
           // a NaN or infinite min or extent fails the bound too.
           if (!(ext >= 0 && Math.abs(min) + 2 * ext < F32_MAX))
-            fail(FORMAT_ERROR.BAD_VALUE, `animated track ${a}: clip range (${min}, ${ext})`, rangeAt);
+            fail('BAD_VALUE', `animated track ${a}: clip range (${min}, ${ext})`, rangeAt);
           clipRanges[ro] = min;
           clipRanges[ro + 1] = ext;
         }
@@ -573,11 +572,11 @@ export function readSegments(
     let bits = 0;
     for (let j = 0; j < count; j++) {
       const rate = bytes[off + j] & RATE_MASK;
-      if (!isValidBitRate(rate)) fail(FORMAT_ERROR.BAD_VALUE, `segment ${s} track ${j}: bit rate ${rate}`, off + j);
+      if (!isValidBitRate(rate)) fail('BAD_VALUE', `segment ${s} track ${j}: bit rate ${rate}`, off + j);
       const drop = bytes[off + j] >>> DROP_SHIFT;
       const kind = animated.kind[j];
       if (kind !== TRACK_KIND.ROTATION && drop !== 0)
-        fail(FORMAT_ERROR.BAD_VALUE, `segment ${s} track ${j}: a dropped component, not a rotation`, off + j);
+        fail('BAD_VALUE', `segment ${s} track ${j}: a dropped component, not a rotation`, off + j);
       const cb = (s * count + j) * ANIMATED_COMPONENTS;
       if (rate === 0 || rate === RAW_BITS) {
         compBits[cb] = compBits[cb + 1] = compBits[cb + 2] = rate;
@@ -626,12 +625,11 @@ export function readNamesSection(bytes: Uint8Array, view: DataView, header: Head
     hasNames ? segmentsEnd : 0,
     hasNames ? 'names offset' : 'names offset without the names flag',
     HEADER.NAMES_OFFSET,
-    FORMAT_ERROR.BAD_OFFSET,
+    'BAD_OFFSET',
   );
   const names = hasNames ? readNames(bytes, view, offset, header.boneCount) : undefined;
   const end = names ? align4(names.end) : segmentsEnd;
-  if (end !== bytes.byteLength)
-    fail(FORMAT_ERROR.BAD_SIZE, `${bytes.byteLength - end} bytes after the last section`, end);
+  if (end !== bytes.byteLength) fail('BAD_SIZE', `${bytes.byteLength - end} bytes after the last section`, end);
   return { offset, name: names?.name, boneNames: names?.boneNames };
 }
 
@@ -655,7 +653,7 @@ export function checkRawValues(bytes: Uint8Array, animated: AnimatedTracks, segm
           // Finite (a float32 NaN or infinity is no magnitude ≤ F32_MAX), and in [−1, 1] on a rotation.
           if (!(Math.abs(v) <= (rotation ? 1 : F32_MAX)))
             fail(
-              FORMAT_ERROR.BAD_VALUE,
+              'BAD_VALUE',
               `segment ${s} key ${k} track ${j}: raw ${rotation ? 'rotation' : 'value'} ${v}`,
               at >>> 3,
             );
@@ -683,7 +681,7 @@ function readNames(
     try {
       s = decoder.decode(bytes.subarray(at + 2, end));
     } catch {
-      fail(FORMAT_ERROR.BAD_VALUE, `${what}: not UTF-8`, at + 2);
+      fail('BAD_VALUE', `${what}: not UTF-8`, at + 2);
     }
     at = end;
     return s;

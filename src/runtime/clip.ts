@@ -8,7 +8,7 @@
  * not decode need.
  */
 import { SEGMENT_SIZE, TRACKS_PER_BONE, UNIT_CODES, type RotationFormat, type SectionLayout } from './format.js';
-import { FORMAT_ERROR, FormatError } from './errors.js';
+import { FormatError } from './errors.js';
 import {
   checkRawValues,
   readAnimatedTracks,
@@ -188,17 +188,14 @@ export class CompressedClip {
     let u8: Uint8Array;
     if (bytes instanceof ArrayBuffer) u8 = new Uint8Array(bytes);
     else if (bytes instanceof Uint8Array) u8 = bytes;
-    else throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, 'expected a Uint8Array or ArrayBuffer');
+    else throw new FormatError('BAD_ARGUMENT', 'expected a Uint8Array or ArrayBuffer');
     if ((u8.byteOffset & 3) !== 0) u8 = u8.slice();
     const tables = options.tables ?? 'full';
     if (tables !== 'full' && tables !== 'compact')
-      throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `tables must be 'full' or 'compact', got ${String(tables)}`);
+      throw new FormatError('BAD_ARGUMENT', `tables must be 'full' or 'compact', got ${String(tables)}`);
     const decoder = options.decoder ?? 'auto';
     if (decoder !== 'auto' && decoder !== 'typescript')
-      throw new FormatError(
-        FORMAT_ERROR.BAD_ARGUMENT,
-        `decoder must be 'auto' or 'typescript', got ${String(decoder)}`,
-      );
+      throw new FormatError('BAD_ARGUMENT', `decoder must be 'auto' or 'typescript', got ${String(decoder)}`);
     return new CompressedClip(u8, options.verifyChecksum ?? true, tables === 'compact', decoder === 'auto');
   }
 

@@ -4,7 +4,7 @@
  * per character (or mixer action); the clip stays immutable and shared.
  */
 import { SEGMENT_SIZE } from './format.js';
-import { FORMAT_ERROR, FormatError } from './errors.js';
+import { FormatError } from './errors.js';
 import { POSE_STRIDE } from './pose.js';
 import type { CompressedClip } from './clip.js';
 import type { ClipTables } from './decode-tables.js';
@@ -131,7 +131,7 @@ export class ClipSampler {
     if (k === undefined) {
       if (typescriptDecoder === undefined)
         throw new FormatError(
-          FORMAT_ERROR.BAD_ARGUMENT,
+          'BAD_ARGUMENT',
           'this clip decodes in TypeScript, which is not loaded: await loadTypeScriptDecoder() first',
         );
       this.#typescript = new typescriptDecoder(t);
@@ -270,10 +270,7 @@ export class ClipSampler {
    */
   sampleBone(time: number, boneIndex: number, out: Float32Array, options?: SampleOptions): Float32Array {
     if (!(boneIndex >= 0 && boneIndex < this.clip.boneCount) || (boneIndex | 0) !== boneIndex) {
-      throw new FormatError(
-        FORMAT_ERROR.BAD_ARGUMENT,
-        `bone index ${boneIndex} (clip has ${this.clip.boneCount} bones)`,
-      );
+      throw new FormatError('BAD_ARGUMENT', `bone index ${boneIndex} (clip has ${this.clip.boneCount} bones)`);
     }
     checkOut(out, 0, POSE_STRIDE);
     const alpha = this.#locate(time, options);
@@ -362,5 +359,5 @@ export class ClipSampler {
 /** Throws unless `out` holds `floats` floats from `offset` (a non-negative offset). */
 function checkOut(out: Float32Array, offset: number, floats: number): void {
   if (!(offset >= 0) || out.length < offset + floats)
-    throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `out holds ${out.length} floats, needs ${floats} from ${offset}`);
+    throw new FormatError('BAD_ARGUMENT', `out holds ${out.length} floats, needs ${floats} from ${offset}`);
 }
