@@ -77,10 +77,10 @@ const PROPERTY = ['quaternion', 'position', 'scale'] as const;
 
 /** Reads one bone property out of its action's decoded pose. */
 class CompressedInterpolant extends Interpolant {
-  readonly #context: PoseContext;
-  readonly #binding: TrackBinding;
-  readonly #scale: number;
-  readonly #reference: Float32Array | undefined;
+  private readonly context: PoseContext;
+  private readonly binding: TrackBinding;
+  private readonly scale: number;
+  private readonly reference: Float32Array | undefined;
 
   constructor(
     context: PoseContext,
@@ -91,24 +91,24 @@ class CompressedInterpolant extends Interpolant {
     result: TypedArray | undefined,
   ) {
     super(track.times, track.values, track.getValueSize(), result);
-    this.#context = context;
-    this.#binding = binding;
-    this.#scale = scale;
-    this.#reference = reference;
+    this.context = context;
+    this.binding = binding;
+    this.scale = scale;
+    this.reference = reference;
   }
 
   override evaluate(time: number): TypedArray {
-    const pose = this.#context.at(time);
+    const pose = this.context.at(time);
     const out = this.resultBuffer as Float32Array;
-    const o = this.#binding.offset;
-    const ref = this.#reference;
-    const scales = this.#binding.scales;
+    const o = this.binding.offset;
+    const ref = this.reference;
+    const scales = this.binding.scales;
     if (scales) {
       for (let t = 0, p = o; t < scales.length; t++, p += POSE_STRIDE)
         out[t] = (ref ? pose[p] - ref[p] : pose[p]) / scales[t];
       return out;
     }
-    if (this.#binding.kind === 0) {
+    if (this.binding.kind === 0) {
       const x = pose[o],
         y = pose[o + 1],
         z = pose[o + 2],
@@ -131,7 +131,7 @@ class CompressedInterpolant extends Interpolant {
       }
       return out;
     }
-    const k = this.#binding.kind === 1 ? this.#scale : 1;
+    const k = this.binding.kind === 1 ? this.scale : 1;
     for (let c = 0; c < 3; c++) out[c] = ref ? (pose[o + c] - ref[o + c]) * k : pose[o + c] * k;
     return out;
   }

@@ -64,77 +64,77 @@ export class ClipSampler {
   // Declared in the order a pose decode reads them, the kernel path's first: fields are laid
   // out in declaration order, so a cold decode reads one or two of this object's lines.
   /** The WebAssembly kernel's decode, or undefined (wasm-kernel.ts). */
-  readonly #kernel: KernelDecode | undefined;
+  private readonly kernel: KernelDecode | undefined;
   /** Byte address of the clip's record in the kernel's memory. */
-  readonly #kernelClip: number;
+  private readonly kernelClip: number;
   /**
    * The kernel memory's staging pose, as long as the clip's pose, where the kernel writes it
    * (wasm-kernel.ts): one view shared by the memory's clips of this length, so it is in cache.
    */
-  readonly #kernelPose: Float32Array;
-  readonly #poseFloats: number;
-  readonly #n: number;
-  readonly #rate: number;
-  readonly #start: number;
+  private readonly kernelPose: Float32Array;
+  private readonly poseFloats: number;
+  private readonly n: number;
+  private readonly rate: number;
+  private readonly start: number;
   /** The clip's key times, or undefined on a uniform grid (key-times.ts). */
-  readonly #times: Float32Array | undefined;
+  private readonly times: Float32Array | undefined;
   // Keys found by locate(), whose blend fraction is returned instead: a double kept in a
   // field would be a separate heap number, one more object for a cold decode to reach.
-  #k0 = 0;
-  #k1 = 0;
+  private k0 = 0;
+  private k1 = 0;
   // Where the kernel's segments are (ClipTables.kernel), and the last segment key 0 was in:
   // the byte address of its packed keys and its bits per key, read from its header when key
   // 0 moves to another segment. The sampler computes the addresses of key 0's header and
   // first bit, so the kernel reads no table to find them.
-  readonly #kernelSegments: number;
-  readonly #kernelSegmentBytes: number;
-  readonly #kernelLast: number;
-  #kernelSegment = -1;
-  #kernelKeys = 0;
-  #kernelKeyBits = 0;
-  readonly #period: number;
+  private readonly kernelSegments: number;
+  private readonly kernelSegmentBytes: number;
+  private readonly kernelLast: number;
+  private kernelSegment = -1;
+  private kernelKeys = 0;
+  private kernelKeyBits = 0;
+  private readonly period: number;
   /** The kernel's object-space pass for this clip, or undefined (decode-tables.ts). */
-  readonly #world: NonNullable<ClipTables['kernel']>['world'];
+  private readonly world: NonNullable<ClipTables['kernel']>['world'];
   /** The clip this sampler reads. */
   readonly clip: CompressedClip;
   // The clip's tables (the kernel path reads segment headers there) and base pose, copied in
   // so a decode reads this object and the clip's buffer only.
-  readonly #i32: Int32Array;
-  readonly #base: Float32Array;
-  readonly #segAt: number;
+  private readonly i32: Int32Array;
+  private readonly base: Float32Array;
+  private readonly segAt: number;
   /** The TypeScript decode, where the kernel does not decode this clip (typescript-decoder.ts). */
-  readonly #typescript: TypeScriptDecoder | undefined;
+  private readonly typescript: TypeScriptDecoder | undefined;
   /** The kernel's world pass on this clip's memory, once a crowd has run it (wasm-kernel.ts). */
-  #worldPass: KernelWorld | undefined;
+  private worldPass: KernelWorld | undefined;
 
   /** Prefer {@link CompressedClip.createSampler}. */
   constructor(clip: CompressedClip) {
     this.clip = clip;
     const t = clip.tables;
-    this.#i32 = t.i32;
-    this.#base = t.basePose;
+    this.i32 = t.i32;
+    this.base = t.basePose;
     const k = t.compact ? undefined : t.kernel;
-    this.#kernel = k?.decode;
-    this.#kernelClip = k ? k.clipAt : 0;
-    this.#kernelPose = k ? k.pose : t.basePose;
-    this.#kernelSegments = k ? k.segments : 0;
-    this.#kernelSegmentBytes = k ? k.segmentBytes : 0;
-    this.#kernelLast = k ? k.lastSegment : 0;
-    this.#world = k?.world;
-    this.#n = clip.sampleCount;
-    this.#rate = clip.sampleRate;
-    this.#start = clip.startTime;
-    this.#times = clip.keyTimes;
-    this.#period = clip.duration;
-    this.#segAt = t.segAt;
-    this.#poseFloats = t.poseFloats;
+    this.kernel = k?.decode;
+    this.kernelClip = k ? k.clipAt : 0;
+    this.kernelPose = k ? k.pose : t.basePose;
+    this.kernelSegments = k ? k.segments : 0;
+    this.kernelSegmentBytes = k ? k.segmentBytes : 0;
+    this.kernelLast = k ? k.lastSegment : 0;
+    this.world = k?.world;
+    this.n = clip.sampleCount;
+    this.rate = clip.sampleRate;
+    this.start = clip.startTime;
+    this.times = clip.keyTimes;
+    this.period = clip.duration;
+    this.segAt = t.segAt;
+    this.poseFloats = t.poseFloats;
     if (k === undefined) {
       if (typescriptDecoder === undefined)
         throw new FormatError(
           'BAD_ARGUMENT',
           'this clip decodes in TypeScript, which is not loaded: await loadTypeScriptDecoder() first',
         );
-      this.#typescript = new typescriptDecoder(t);
+      this.typescript = new typescriptDecoder(t);
     }
   }
 
@@ -144,7 +144,7 @@ export class ClipSampler {
    * rotations (80 bytes a rotation) and, with compact tables, its two segment slots.
    */
   get byteLength(): number {
-    return this.#typescript ? this.#typescript.byteLength : 0;
+    return this.typescript ? this.typescript.byteLength : 0;
   }
 
   /**
@@ -164,19 +164,19 @@ export class ClipSampler {
    * just past the pose. Throws only when `out` is too short.
    */
   sampleInto(time: number, out: Float32Array, offset: number, options?: SampleOptions): number {
-    checkOut(out, offset, this.#poseFloats);
-    this.#pose(out, offset, this.#locate(time, options));
-    return offset + this.#poseFloats;
+    checkOut(out, offset, this.poseFloats);
+    this.pose(out, offset, this.locate(time, options));
+    return offset + this.poseFloats;
   }
 
   /** Decodes the whole pose at (k0, k1, alpha) into `out` at `offset`. */
-  #pose(out: Float32Array, offset: number, alpha: number): void {
-    if (this.#kernel !== undefined) {
-      this.#kernelDecode(alpha);
-      out.set(this.#kernelPose, offset);
+  private pose(out: Float32Array, offset: number, alpha: number): void {
+    if (this.kernel !== undefined) {
+      this.kernelDecode(alpha);
+      out.set(this.kernelPose, offset);
     } else {
-      out.set(this.#base, offset);
-      this.#typescript!.decode(out, -offset, -1, this.#k0, this.#k1, alpha);
+      out.set(this.base, offset);
+      this.typescript!.decode(out, -offset, -1, this.k0, this.k1, alpha);
     }
   }
 
@@ -186,20 +186,25 @@ export class ClipSampler {
    * min(k / SEGMENT_SIZE, last), at a fixed stride of segments (decode-tables.ts); key 1 is
    * k0 itself, the next key (in k0's segment or the next one) or, wrapping, key 0.
    */
-  #kernelDecode(alpha: number, world?: NonNullable<ClipTables['kernel']>['world'], run?: KernelWorld, rows = 0): void {
-    const k0 = this.#k0,
-      k1 = this.#k1,
-      last = this.#kernelLast;
+  private kernelDecode(
+    alpha: number,
+    world?: NonNullable<ClipTables['kernel']>['world'],
+    run?: KernelWorld,
+    rows = 0,
+  ): void {
+    const k0 = this.k0,
+      k1 = this.k1,
+      last = this.kernelLast;
     let s0 = k0 >> SEGMENT_SHIFT;
     if (s0 > last) s0 = last;
-    const head = this.#kernelSegments + s0 * this.#kernelSegmentBytes;
-    if (s0 !== this.#kernelSegment) {
-      const at = this.#segAt + s0 * (this.#kernelSegmentBytes >> 2);
-      this.#kernelSegment = s0;
-      this.#kernelKeys = this.#i32[at];
-      this.#kernelKeyBits = this.#i32[at + 1];
+    const head = this.kernelSegments + s0 * this.kernelSegmentBytes;
+    if (s0 !== this.kernelSegment) {
+      const at = this.segAt + s0 * (this.kernelSegmentBytes >> 2);
+      this.kernelSegment = s0;
+      this.kernelKeys = this.i32[at];
+      this.kernelKeyBits = this.i32[at + 1];
     }
-    const bit = (k0 - (s0 << SEGMENT_SHIFT)) * this.#kernelKeyBits;
+    const bit = (k0 - (s0 << SEGMENT_SHIFT)) * this.kernelKeyBits;
     const key1 =
       k1 === k0
         ? KERNEL_KEY1.SAME
@@ -210,9 +215,9 @@ export class ClipSampler {
             : KERNEL_KEY1.NEXT_SEGMENT;
     // Key 0's first bit within its first byte in the address's bits 2..4 (KERNEL_KEY1).
     const where = head | ((bit & 7) << 2) | key1,
-      key = this.#kernelKeys + (bit >>> 3);
-    if (run === undefined) this.#kernel!(this.#kernelClip, where, key, alpha);
-    else run(this.#kernelClip, where, key, alpha, world!.parentsAt, world!.bones, rows);
+      key = this.kernelKeys + (bit >>> 3);
+    if (run === undefined) this.kernel!(this.kernelClip, where, key, alpha);
+    else run(this.kernelClip, where, key, alpha, world!.parentsAt, world!.bones, rows);
   }
 
   /**
@@ -224,20 +229,20 @@ export class ClipSampler {
    * @internal
    */
   sampleObjectInto(time: number, out: Float32Array, offset: number, rows: boolean, options?: SampleOptions): boolean {
-    const world = this.#world;
+    const world = this.world;
     if (world === undefined) return false;
-    const run = (this.#worldPass ??= world.pass());
+    const run = (this.worldPass ??= world.pass());
     if (run === undefined) return false;
-    const alpha = this.#locate(time, options);
-    this.#kernelDecode(alpha, world, run, rows ? 1 : 0);
+    const alpha = this.locate(time, options);
+    this.kernelDecode(alpha, world, run, rows ? 1 : 0);
     out.set(rows ? world.rows : world.matrices, offset);
     return true;
   }
 
   /** Writes sample `keyIndex` (clamped to 0..sampleCount − 1) exactly, without interpolation. */
   sampleKey(keyIndex: number, outPose: Float32Array): Float32Array {
-    const k = keyIndex > 0 ? Math.min(this.#n - 1, Math.floor(keyIndex)) : 0;
-    return this.#poseAt(k, k, 0, outPose);
+    const k = keyIndex > 0 ? Math.min(this.n - 1, Math.floor(keyIndex)) : 0;
+    return this.poseAt(k, k, 0, outPose);
   }
 
   /**
@@ -246,19 +251,19 @@ export class ClipSampler {
    * samples with this). `keyIndex` is clamped to 0..sampleCount − 2.
    */
   sampleBetween(keyIndex: number, alpha: number, outPose: Float32Array): Float32Array {
-    const n = this.#n;
+    const n = this.n;
     const k = keyIndex > 0 ? Math.min(n - 2, Math.floor(keyIndex)) : 0;
-    if (n < 2 || !(alpha > 0)) return this.#poseAt(Math.max(0, k), Math.max(0, k), 0, outPose);
-    if (alpha >= 1) return this.#poseAt(k + 1, k + 1, 0, outPose);
-    return this.#poseAt(k, k + 1, alpha, outPose);
+    if (n < 2 || !(alpha > 0)) return this.poseAt(Math.max(0, k), Math.max(0, k), 0, outPose);
+    if (alpha >= 1) return this.poseAt(k + 1, k + 1, 0, outPose);
+    return this.poseAt(k, k + 1, alpha, outPose);
   }
 
   /** Decodes the pose `alpha` of the way from key `k0` to key `k1` into `outPose`. */
-  #poseAt(k0: number, k1: number, alpha: number, outPose: Float32Array): Float32Array {
-    checkOut(outPose, 0, this.#poseFloats);
-    this.#k0 = k0;
-    this.#k1 = k1;
-    this.#pose(outPose, 0, alpha);
+  private poseAt(k0: number, k1: number, alpha: number, outPose: Float32Array): Float32Array {
+    checkOut(outPose, 0, this.poseFloats);
+    this.k0 = k0;
+    this.k1 = k1;
+    this.pose(outPose, 0, alpha);
     return outPose;
   }
 
@@ -273,42 +278,42 @@ export class ClipSampler {
       throw new FormatError('BAD_ARGUMENT', `bone index ${boneIndex} (clip has ${this.clip.boneCount} bones)`);
     }
     checkOut(out, 0, POSE_STRIDE);
-    const alpha = this.#locate(time, options);
+    const alpha = this.locate(time, options);
     const base = boneIndex * POSE_STRIDE;
-    if (this.#kernel !== undefined) {
+    if (this.kernel !== undefined) {
       // The kernel's segments may hold no records for rotations (their lane rows instead,
       // kernel.wat): the bone comes from the kernel's whole pose.
-      this.#kernelDecode(alpha);
-      const pose = this.#kernelPose;
+      this.kernelDecode(alpha);
+      const pose = this.kernelPose;
       for (let i = 0; i < POSE_STRIDE; i++) out[i] = pose[base + i];
       return out;
     }
-    const pose = this.#base;
+    const pose = this.base;
     for (let i = 0; i < POSE_STRIDE; i++) out[i] = pose[base + i];
-    this.#typescript!.decode(out, base, boneIndex, this.#k0, this.#k1, alpha);
+    this.typescript!.decode(out, base, boneIndex, this.k0, this.k1, alpha);
     return out;
   }
 
   /** Resolves time to keys k0, k1 and returns the blend alpha (0 means k0 alone). */
-  #locate(time: number, options: SampleOptions | undefined): number {
-    const n = this.#n;
-    const rate = this.#rate;
+  private locate(time: number, options: SampleOptions | undefined): number {
+    const n = this.n;
+    const rate = this.rate;
     const looping = options?.looping;
     let t = time === time ? time : 0;
     let k0: number, k1: number, alpha: number;
     if (n === 1) {
-      this.#k0 = 0;
-      this.#k1 = 0;
+      this.k0 = 0;
+      this.k1 = 0;
       return 0;
     }
     if (looping === 'repeat') {
-      const period = this.#period;
+      const period = this.period;
       t = period > 0 ? t % period : 0;
       if (t < 0) t += period;
       if (t !== t) t = 0; // ±Infinity
     }
     const wrap = looping === 'wrap';
-    const pos = keyPosition(this.#times, this.#start, rate, n, t, wrap);
+    const pos = keyPosition(this.times, this.start, rate, n, t, wrap);
     if (wrap) {
       k0 = Math.floor(pos);
       if (k0 >= n) k0 = n - 1;
@@ -350,8 +355,8 @@ export class ClipSampler {
         break;
     }
     if (alpha === 0) k1 = k0;
-    this.#k0 = k0;
-    this.#k1 = k1;
+    this.k0 = k0;
+    this.k1 = k1;
     return alpha;
   }
 }
