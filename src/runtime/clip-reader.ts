@@ -111,7 +111,7 @@ function inRange(
 ): number {
   return value >= lo && value <= hi
     ? value
-    : fail(code, `${what}${index === undefined ? '' : ` ${index}`}: ${value} (need ${lo}..${hi})`, at);
+    : fail(code, `${what}${index === undefined ? '' : ` ${index}:`} ${value} (need ${lo}..${hi})`, at);
 }
 
 /** `value`, read at byte `at`, must be `expected`, else a `code` error naming it (`what`). */
@@ -122,7 +122,7 @@ function expectValue(
   at: number,
   code: FormatErrorCode = 'BAD_HEADER',
 ): number {
-  return value === expected ? value : fail(code, `${what}: ${value}, expected ${expected}`, at);
+  return value === expected ? value : fail(code, `${what} ${value}, expected ${expected}`, at);
 }
 
 /**
@@ -132,14 +132,20 @@ function expectValue(
 export function readHeader(bytes: Uint8Array, view: DataView, verifyChecksum: boolean): Header {
   const size = bytes.byteLength;
   if (!LITTLE_ENDIAN_HOST) fail('UNSUPPORTED_PLATFORM', 'bonepress needs a little-endian host');
-  if (size < HEADER.SIZE) fail('TOO_SMALL', `${size} bytes, less than the header`, 0);
+  if (size < HEADER.SIZE) fail('TOO_SMALL', `${size} bytes is smaller than the ${HEADER.SIZE}-byte header`, 0);
   if (view.getUint32(HEADER.MAGIC, true) !== MAGIC) fail('BAD_MAGIC', 'not a bonepress clip (bad magic)', HEADER.MAGIC);
   const version = view.getUint16(HEADER.VERSION, true);
   expectVersion('format', version, VERSION, HEADER.VERSION);
   const flags = view.getUint16(HEADER.FLAGS, true);
   if (flags & ~KNOWN_FLAGS) fail('BAD_HEADER', `unknown flags 0x${flags.toString(16)}`, HEADER.FLAGS);
   inRange(size, 0, MAX_FILE_BYTES, 'file size', HEADER.TOTAL_SIZE, 'BAD_SIZE');
-  expectValue(view.getUint32(HEADER.TOTAL_SIZE, true), size, 'total size', HEADER.TOTAL_SIZE, 'BAD_SIZE');
+  const totalSize = view.getUint32(HEADER.TOTAL_SIZE, true);
+  if (totalSize !== size)
+    fail(
+      'BAD_SIZE',
+      `header says ${totalSize} bytes but the buffer holds ${size}${totalSize > size ? ' (truncated?)' : ''}`,
+      HEADER.TOTAL_SIZE,
+    );
   const hasChecksum = (flags & FLAGS.HAS_CHECKSUM) !== 0;
   const stored = view.getUint32(HEADER.CHECKSUM, true);
   // Without the flag the writer leaves the field 0; otherwise one flipped flag bit would switch the CRC off unnoticed.
@@ -158,13 +164,13 @@ export function readHeader(bytes: Uint8Array, view: DataView, verifyChecksum: bo
     HEADER.ROTATION_FORMAT,
   ) as RotationFormat;
   const unitCode = inRange(view.getUint8(HEADER.UNIT), 0, UNIT_CODES.length - 1, 'unit code', HEADER.UNIT);
-  const sampleCount = inRange(
-    view.getUint32(HEADER.SAMPLE_COUNT, true),
-    1,
-    Math.floor(MAX_BONE_SAMPLES / boneCount),
-    `sample count for ${boneCount} bones`,
-    HEADER.SAMPLE_COUNT,
-  );
+  const sampleCount = view.getUint32(HEADER.SAMPLE_COUNT, true);
+  if (!(sampleCount >= 1 && sampleCount * boneCount <= MAX_BONE_SAMPLES))
+    fail(
+      'BAD_HEADER',
+      `${sampleCount} samples × ${boneCount} bones (need 1..${MAX_BONE_SAMPLES} bone samples)`,
+      HEADER.SAMPLE_COUNT,
+    );
   // The wrap period sampleCount / sampleRate (≥ the sampled span) must be at most MAX_SECONDS, or time arithmetic overflows.
   const sampleRate = view.getFloat64(HEADER.SAMPLE_RATE, true);
   if (!(sampleRate > 0 && sampleRate < Infinity && sampleCount / sampleRate <= MAX_SECONDS))
