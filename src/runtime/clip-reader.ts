@@ -308,7 +308,7 @@ export function readTracks(view: DataView, header: Header): Tracks {
     if (spare !== 0 && view.getUint32(bitsetsOffset + 4 * (set * words + words - 1), true) >>> spare !== 0)
       fail('BAD_VALUE', `bitset ${set}: bits set past the last track`, bitsetsOffset);
   }
-  expectValue(animated, header.animatedCount, 'animated tracks in the bitsets', HEADER.ANIMATED_TRACK_COUNT);
+  expectValue(header.animatedCount, animated, 'animated track count', HEADER.ANIMATED_TRACK_COUNT);
   return { trackClass, channelMask, step, constantFloats, animatedRotations, clipRangeBytes, rangeFloats };
 }
 
