@@ -6,7 +6,7 @@
  */
 import type { BufferAttribute, InterleavedBufferAttribute, Mesh, Object3D, Skeleton } from 'three';
 
-import { FORMAT_ERROR, FormatError } from '../runtime/errors.js';
+import { FormatError } from '../runtime/errors.js';
 import { morphWeightScale } from '../runtime/morph-share.js';
 
 /**
@@ -78,17 +78,11 @@ export interface BoneBinding {
 export function bindBones(clip: BindableClip, root: Object3D | Skeleton, options: BindOptions = {}): BoneBinding {
   const names = options.boneNames ?? clip.boneNames;
   if (names && names.length !== clip.boneCount) {
-    throw new FormatError(
-      FORMAT_ERROR.BAD_ARGUMENT,
-      `${names.length} bone names for a clip of ${clip.boneCount} bones`,
-    );
+    throw new FormatError('BAD_ARGUMENT', `${names.length} bone names for a clip of ${clip.boneCount} bones`);
   }
   const nodeIndices = options.nodeIndices ?? clip.nodeIndices;
   if (nodeIndices && nodeIndices.length !== clip.boneCount) {
-    throw new FormatError(
-      FORMAT_ERROR.BAD_ARGUMENT,
-      `${nodeIndices.length} node indices for a clip of ${clip.boneCount} bones`,
-    );
+    throw new FormatError('BAD_ARGUMENT', `${nodeIndices.length} node indices for a clip of ${clip.boneCount} bones`);
   }
   const byNode = new Map<number, Object3D>();
   if (options.associations && nodeIndices) {
@@ -122,13 +116,13 @@ export function bindBones(clip: BindableClip, root: Object3D | Skeleton, options
   }
   if (!names && byNode.size === 0) {
     throw new FormatError(
-      FORMAT_ERROR.BAD_ARGUMENT,
+      'BAD_ARGUMENT',
       'the clip has no bone names (compressed with stripNames) and no node indices bind it; pass options.boneNames',
     );
   }
   if (options.strict && unbound.length > 0) {
     throw new FormatError(
-      FORMAT_ERROR.BAD_ARGUMENT,
+      'BAD_ARGUMENT',
       `${unbound.length} of ${clip.boneCount} bones bind to nothing in the scene: ${listNames(unbound)}`,
     );
   }

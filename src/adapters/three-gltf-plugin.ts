@@ -10,7 +10,7 @@
 import type { AnimationClip, KeyframeTrack, Object3D } from 'three';
 import type { GLTFLoaderPlugin, GLTFParser } from 'three/examples/jsm/loaders/GLTFLoader.js';
 
-import { FORMAT_ERROR, FormatError } from '../runtime/errors.js';
+import { FormatError } from '../runtime/errors.js';
 import { loadTypeScriptDecoder } from '../runtime/sampler.js';
 import {
   BONEPRESS_EXTENSION,
@@ -18,7 +18,7 @@ import {
   readExtensionBones,
   type ExtensionJson,
 } from './gltf-extension-def.js';
-import { mixerClipOf, type CompressedAnimationClip, type MixerClipOptions } from './three-mixer.js';
+import { mixerClipOf, type MixerClipOptions } from './three-mixer.js';
 
 export { BONEPRESS_EXTENSION } from './gltf-extension-def.js';
 
@@ -52,25 +52,28 @@ interface AnimationExtensionDef {
  */
 export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
   readonly name = BONEPRESS_EXTENSION;
+  readonly #options: BonepressGLTFLoaderPluginOptions;
 
   constructor(
     private readonly parser: GLTFParser,
-    private readonly options: BonepressGLTFLoaderPluginOptions = {},
-  ) {}
+    options: BonepressGLTFLoaderPluginOptions = {},
+  ) {
+    this.#options = options;
+  }
 
   /** GLTFLoader's hook (absent from the GLTFLoaderPlugin type): null leaves the animation to the loader. */
   loadAnimation(animationIndex: number): Promise<AnimationClip> | null {
     const def = (this.parser.json.animations as AnimationDef[] | undefined)?.[animationIndex];
     const ext = def?.extensions?.[BONEPRESS_EXTENSION] as AnimationExtensionDef | undefined;
     if (!def || !ext) return null;
-    return this.load(animationIndex, def, ext);
+    return this.#load(animationIndex, def, ext);
   }
 
-  private async load(index: number, def: AnimationDef, ext: AnimationExtensionDef): Promise<AnimationClip> {
+  async #load(index: number, def: AnimationDef, ext: AnimationExtensionDef): Promise<AnimationClip> {
     const name = def.name ? def.name : `animation_${index}`;
     const where = `animation ${index} ("${name}")`;
     const fail = (problem: string): never => {
-      throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `${BONEPRESS_EXTENSION}: ${where}: ${problem}`);
+      throw new FormatError('BAD_ARGUMENT', `${BONEPRESS_EXTENSION}: ${where}: ${problem}`);
     };
     const bones = readExtensionBones(this.parser.json as ExtensionJson, ext as Record<string, unknown>, fail);
     const bytes = (await this.parser.getDependency('bufferView', bones.bufferView)) as ArrayBuffer;
@@ -78,7 +81,6 @@ export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
     if (compressed.decoder === 'typescript') await loadTypeScriptDecoder();
     const nodeIndices = Int32Array.from(bones.nodeIndices);
     const weightDefs = bones.weights;
-    const weightBones = compressed.boneCount - nodeIndices.length;
 
     const nodes = await Promise.all(
       Array.from(nodeIndices, (j) => this.parser.getDependency('node', j) as Promise<Object3D>),
@@ -97,23 +99,11 @@ export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
         return bones;
       }),
     );
-    // Bind straight to the objects made from the extension's nodes; a stand-in root lists them for naming.
-    const associations = new Map<Object3D, { nodes: number }>(nodes.map((o, b) => [o, { nodes: nodeIndices[b] }]));
+    // Each transform bone drives the object made from its node; a stand-in root lists them for naming.
     const listed = [...nodes, ...morphWeights.flatMap((w) => w.objects)];
     const root = { traverse: (visit: (o: Object3D) => void) => listed.forEach(visit) } as unknown as Object3D;
-    const clip: CompressedAnimationClip = mixerClipOf(
-      compressed,
-      root,
-      {
-        ...this.options,
-        name,
-        associations,
-        nodeIndices: [...nodeIndices, ...new Array<number>(weightBones).fill(-1)],
-        boneNames: [...nodes.map((o) => o.name), ...new Array<string>(weightBones).fill('')],
-      },
-      morphWeights,
-    );
-    const extra = await this.otherTracks(index, def, new Set(nodeIndices), new Set(weightDefs.map((w) => w.node)));
+    const clip = mixerClipOf(compressed, root, { ...this.#options, name }, morphWeights, nodes, []);
+    const extra = await this.#otherTracks(index, def, new Set(nodeIndices), new Set(weightDefs.map((w) => w.node)));
     // glTF channels are absolute poses: in an additive clip three.js would add them to the base.
     if (compressed.additive && extra.length > 0)
       fail(`the animation is additive, but ${extra.length} of its channels lie outside the clip (absolute poses)`);
@@ -128,7 +118,7 @@ export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
    * of a bone's node, not the weights of a weight node, nor the node-less stub), as the loader
    * itself would make them.
    */
-  private async otherTracks(
+  async #otherTracks(
     index: number,
     def: AnimationDef,
     trs: ReadonlySet<number>,

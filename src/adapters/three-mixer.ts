@@ -24,6 +24,7 @@ import {
 } from 'three';
 
 import type { CompressedClip } from '../runtime/compressed-clip.js';
+import { KIND_POSE_OFFSET } from '../runtime/format.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
 import type { SampleOptions } from '../runtime/sampler.js';
 import { PoseContext } from './pose-context.js';
@@ -76,15 +77,24 @@ const PROPERTY = ['quaternion', 'position', 'scale'] as const;
 
 /** Reads one bone property out of its action's decoded pose. */
 class CompressedInterpolant extends Interpolant {
+  private readonly context: PoseContext;
+  private readonly binding: TrackBinding;
+  private readonly scale: number;
+  private readonly reference: Float32Array | undefined;
+
   constructor(
-    private readonly context: PoseContext,
-    private readonly binding: TrackBinding,
-    private readonly scale: number,
-    private readonly reference: Float32Array | undefined,
+    context: PoseContext,
+    binding: TrackBinding,
+    scale: number,
+    reference: Float32Array | undefined,
     track: KeyframeTrack,
     result: TypedArray | undefined,
   ) {
     super(track.times, track.values, track.getValueSize(), result);
+    this.context = context;
+    this.binding = binding;
+    this.scale = scale;
+    this.reference = reference;
   }
 
   override evaluate(time: number): TypedArray {
@@ -148,9 +158,9 @@ export class CompressedAnimationClip extends AnimationClip {
    * clip stored additive, whose poses already are the deltas).
    */
   readonly additiveReference: Float32Array | undefined;
-  private readonly bindings: readonly TrackBinding[];
-  private readonly translationScale: number;
-  private pending: PoseContext | undefined;
+  readonly #bindings: readonly TrackBinding[];
+  readonly #translationScale: number;
+  #pending: PoseContext | undefined;
 
   /** @internal Use {@link createMixerClip}. */
   constructor(
@@ -165,15 +175,15 @@ export class CompressedAnimationClip extends AnimationClip {
   ) {
     super(name, compressed.duration, tracks, blendMode);
     this.compressed = compressed;
-    this.bindings = bindings;
+    this.#bindings = bindings;
     this.unboundBones = unboundBones;
-    this.translationScale = translationScale;
+    this.#translationScale = translationScale;
     this.additiveReference = additiveReference;
     tracks.forEach((track, i) => {
       // Tracks past the bindings are plain keyframe tracks (a glTF animation's channels outside the skeleton).
       if (i >= bindings.length) return;
       // An own property shadows KeyframeTrack.prototype.createInterpolant (untyped in @types/three); clone() copies it.
-      (track as unknown as InterpolantFactory).createInterpolant = (result) => this.interpolantFor(i, track, result);
+      (track as unknown as InterpolantFactory).createInterpolant = (result) => this.#interpolantFor(i, track, result);
     });
   }
 
@@ -183,12 +193,12 @@ export class CompressedAnimationClip extends AnimationClip {
    * interpolant made out of order gets a context of its own if none is open. Contexts
    * cache by time, so sharing one never changes a value, only the work.
    */
-  private interpolantFor(i: number, track: KeyframeTrack, result: TypedArray | undefined): Interpolant {
-    if (i === 0 || !this.pending) this.pending = new PoseContext(this.compressed);
+  #interpolantFor(i: number, track: KeyframeTrack, result: TypedArray | undefined): Interpolant {
+    if (i === 0 || !this.#pending) this.#pending = new PoseContext(this.compressed);
     return new CompressedInterpolant(
-      this.pending,
-      this.bindings[i],
-      this.translationScale,
+      this.#pending,
+      this.#bindings[i],
+      this.#translationScale,
       this.additiveReference,
       track,
       result,
@@ -214,30 +224,26 @@ export class CompressedAnimationClip extends AnimationClip {
       reference[o + 2] /= -len;
       reference[o + 3] /= len;
     }
-    return new CompressedAnimationClip(
-      this.name,
-      this.compressed,
-      this.tracks.map((t) => t.clone()),
-      this.bindings,
-      this.unboundBones,
-      this.translationScale,
-      AdditiveAnimationBlendMode,
-      reference,
-    );
+    return this.#copy(AdditiveAnimationBlendMode, reference);
   }
 
   /** A copy sharing the compressed data and bindings. */
   override clone(): this {
+    return this.#copy(this.blendMode, this.additiveReference) as this;
+  }
+
+  /** A copy sharing the compressed data and bindings, with `blendMode` and `additiveReference`. */
+  #copy(blendMode: AnimationBlendMode, additiveReference: Float32Array | undefined): CompressedAnimationClip {
     return new CompressedAnimationClip(
       this.name,
       this.compressed,
       this.tracks.map((t) => t.clone()),
-      this.bindings,
+      this.#bindings,
       this.unboundBones,
-      this.translationScale,
-      this.blendMode,
-      this.additiveReference,
-    ) as this;
+      this.#translationScale,
+      blendMode,
+      additiveReference,
+    );
   }
 }
 
@@ -255,19 +261,7 @@ export function createMixerClip(
   options: MixerClipOptions = {},
 ): CompressedAnimationClip {
   // A loose clip's weight bones are found by their names; an asset's come from its extension (the plugin).
-  return mixerClipOf(compressed, root, options, options.morphWeights ?? findWeightBones(compressed, root, options));
-}
-
-/**
- * {@link createMixerClip} with the clip's weight bones given: the glTF plugin's, which has
- * them from the extension (so a page that loads assets only carries no name-based search).
- */
-export function mixerClipOf(
-  compressed: CompressedClip,
-  root: Object3D,
-  options: MixerClipOptions,
-  weightBones: readonly MorphWeightBones[],
-): CompressedAnimationClip {
+  const weightBones = options.morphWeights ?? findWeightBones(compressed, root, options);
   // Transform bones are those before the first weight bone; only they are bound to objects.
   const transformBones = weightBones.reduce((n, w) => Math.min(n, w.firstBone), compressed.boneCount);
   const bindable =
@@ -288,10 +282,27 @@ export function mixerClipOf(
     const message = `bonepress: ${unboundBones.length} of ${compressed.boneCount} bones of clip "${compressed.name ?? ''}" bind to nothing in the scene and will not move: ${listNames(unboundBones)}`;
     (options.onWarning ?? console.warn)(message);
   }
+  return mixerClipOf(compressed, root, options, weightBones, objects, unboundBones);
+}
+
+/**
+ * {@link createMixerClip} with the clip's weight bones and the object of each transform bone
+ * (`objects`, undefined for the `unboundBones`) given: the glTF plugin's, which has them from
+ * the extension (so a page that loads assets only carries no name-based search or binding).
+ */
+export function mixerClipOf(
+  compressed: CompressedClip,
+  root: Object3D,
+  options: Pick<MixerClipOptions, 'name' | 'translationScale'>,
+  weightBones: readonly MorphWeightBones[],
+  objects: readonly (Object3D | undefined)[],
+  unboundBones: readonly string[],
+): CompressedAnimationClip {
   const nameCount = new Map<string, number>();
   root.traverse((o) => {
     if (o.name !== '') nameCount.set(o.name, (nameCount.get(o.name) ?? 0) + 1);
   });
+  const nodeName = (o: Object3D) => (o.name !== '' && nameCount.get(o.name) === 1 ? o.name : o.uuid);
   const first = new Float32Array(compressed.boneCount * POSE_STRIDE);
   compressed.createSampler().sample(compressed.startTime, first, CLAMP);
   // A clip stored additive holds three.js's additive values relative to the identity pose
@@ -302,10 +313,10 @@ export function mixerClipOf(
   const bindings: TrackBinding[] = [];
   objects.forEach((object, b) => {
     if (!object) return;
-    const node = object.name !== '' && nameCount.get(object.name) === 1 ? object.name : object.uuid;
+    const node = nodeName(object);
     for (let kind = 0; kind < 3; kind++) {
       if (!compressed.hasChannel(b, kind)) continue;
-      const o = b * POSE_STRIDE + (kind === 0 ? 0 : kind === 1 ? 4 : 7);
+      const o = b * POSE_STRIDE + KIND_POSE_OFFSET[kind];
       const name = `${node}.${PROPERTY[kind]}`;
       const k = kind === 1 ? scale : 1;
       const offset = additive && kind === 2 ? 1 : 0;
@@ -325,8 +336,7 @@ export function mixerClipOf(
     const scale = Float32Array.from(scales);
     const values = Array.from(scale, (s, t) => first[(firstBone + t) * POSE_STRIDE + 4] / s);
     for (const object of targets) {
-      const node = object.name !== '' && nameCount.get(object.name) === 1 ? object.name : object.uuid;
-      tracks.push(new NumberKeyframeTrack(`${node}.morphTargetInfluences`, [0], values));
+      tracks.push(new NumberKeyframeTrack(`${nodeName(object)}.morphTargetInfluences`, [0], values));
       bindings.push({ offset: firstBone * POSE_STRIDE + 4, kind: 3, scales: scale });
     }
   }

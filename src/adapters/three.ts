@@ -15,7 +15,7 @@ import type { Bone, Mesh, Object3D, Skeleton } from 'three';
 import type { CompressedClip, Looping, Rounding, SampleOptions } from '../runtime/compressed-clip.js';
 import type { ClipSampler } from '../runtime/sampler.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
-import { FORMAT_ERROR, FormatError } from '../runtime/errors.js';
+import { FormatError } from '../runtime/errors.js';
 import { bindBones, findWeightBones, listNames, type BindOptions } from './three-binding.js';
 
 export {
@@ -132,7 +132,7 @@ export class CompressedClipPlayer {
   constructor(clip: PlayableClip, skeleton: Skeleton, options: CompressedClipPlayerOptions = {}) {
     if (clip.additive)
       throw new FormatError(
-        FORMAT_ERROR.BAD_ARGUMENT,
+        'BAD_ARGUMENT',
         'the clip is additive (its poses are deltas to a base): play it through createMixerClip, or apply its poses with applyAdditivePose',
       );
     this.clip = clip;

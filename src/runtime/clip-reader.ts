@@ -46,7 +46,7 @@ import {
   type LayoutCounts,
   type SectionLayout,
 } from './format.js';
-import { FORMAT_ERROR, FormatError, expectVersion, type FormatErrorCode } from './errors.js';
+import { FormatError, expectVersion, type FormatErrorCode } from './errors.js';
 import {
   decodeReference,
   floatFromBits,
@@ -56,7 +56,7 @@ import {
   trackComponentBits,
 } from './bits.js';
 import { writeRotation } from './quaternion.js';
-import { POSE_STRIDE } from '../shared/pose-layout.js';
+import { POSE_STRIDE, identityFloat } from '../shared/pose-layout.js';
 
 /** A track's class, by the default and constant bitsets (clip-inspection.ts names them in this order). */
 // biome-ignore lint/suspicious/noConstEnum: a number in the bundle, as format.ts's tables
@@ -91,17 +91,27 @@ export interface Header {
   readonly animatedCount: number;
 }
 
-/** `value`, read at byte `at`, must lie in lo..hi (NaN never does), else a `code` error naming it (`what`) and the range. */
+/** Throws a {@link FormatError} with code `code`: `problem`, found at byte `at`. */
+function fail(code: FormatErrorCode, problem: string, at?: number): never {
+  throw new FormatError(code, problem, at);
+}
+
+/**
+ * `value`, read at byte `at`, must lie in lo..hi (NaN never does), else a `code` error naming
+ * it (`what`, then `index` when given: loops pass it so the name is built only on failure).
+ */
 function inRange(
   value: number,
   lo: number,
   hi: number,
   what: string,
   at: number,
-  code: FormatErrorCode = FORMAT_ERROR.BAD_HEADER,
+  code: FormatErrorCode = 'BAD_HEADER',
+  index?: number,
 ): number {
-  if (!(value >= lo && value <= hi)) throw new FormatError(code, `${what} ${value} (need ${lo}..${hi})`, at);
-  return value;
+  return value >= lo && value <= hi
+    ? value
+    : fail(code, `${what}${index === undefined ? '' : ` ${index}:`} ${value} (need ${lo}..${hi})`, at);
 }
 
 /** `value`, read at byte `at`, must be `expected`, else a `code` error naming it (`what`). */
@@ -110,10 +120,9 @@ function expectValue(
   expected: number,
   what: string,
   at: number,
-  code: FormatErrorCode = FORMAT_ERROR.BAD_HEADER,
+  code: FormatErrorCode = 'BAD_HEADER',
 ): number {
-  if (value !== expected) throw new FormatError(code, `${what} ${value}, expected ${expected}`, at);
-  return value;
+  return value === expected ? value : fail(code, `${what} ${value}, expected ${expected}`, at);
 }
 
 /**
@@ -122,41 +131,31 @@ function expectValue(
  */
 export function readHeader(bytes: Uint8Array, view: DataView, verifyChecksum: boolean): Header {
   const size = bytes.byteLength;
-  if (!LITTLE_ENDIAN_HOST)
-    throw new FormatError(FORMAT_ERROR.UNSUPPORTED_PLATFORM, 'bonepress needs a little-endian host');
-  if (size < HEADER.SIZE)
-    throw new FormatError(FORMAT_ERROR.TOO_SMALL, `${size} bytes is smaller than the ${HEADER.SIZE}-byte header`, 0);
-  if (view.getUint32(HEADER.MAGIC, true) !== MAGIC)
-    throw new FormatError(FORMAT_ERROR.BAD_MAGIC, 'not a bonepress clip (bad magic)', HEADER.MAGIC);
+  if (!LITTLE_ENDIAN_HOST) fail('UNSUPPORTED_PLATFORM', 'bonepress needs a little-endian host');
+  if (size < HEADER.SIZE) fail('TOO_SMALL', `${size} bytes is smaller than the ${HEADER.SIZE}-byte header`, 0);
+  if (view.getUint32(HEADER.MAGIC, true) !== MAGIC) fail('BAD_MAGIC', 'not a bonepress clip (bad magic)', HEADER.MAGIC);
   const version = view.getUint16(HEADER.VERSION, true);
   expectVersion('format', version, VERSION, HEADER.VERSION);
   const flags = view.getUint16(HEADER.FLAGS, true);
-  if (flags & ~KNOWN_FLAGS)
-    throw new FormatError(FORMAT_ERROR.BAD_HEADER, `unknown flags 0x${flags.toString(16)}`, HEADER.FLAGS);
+  if (flags & ~KNOWN_FLAGS) fail('BAD_HEADER', `unknown flags 0x${flags.toString(16)}`, HEADER.FLAGS);
+  inRange(size, 0, MAX_FILE_BYTES, 'file size', HEADER.TOTAL_SIZE, 'BAD_SIZE');
   const totalSize = view.getUint32(HEADER.TOTAL_SIZE, true);
-  if (size > MAX_FILE_BYTES)
-    throw new FormatError(
-      FORMAT_ERROR.BAD_SIZE,
-      `${size} bytes is larger than a clip may be (${MAX_FILE_BYTES})`,
-      HEADER.TOTAL_SIZE,
-    );
-  if (totalSize !== size) {
-    throw new FormatError(
-      FORMAT_ERROR.BAD_SIZE,
+  if (totalSize !== size)
+    fail(
+      'BAD_SIZE',
       `header says ${totalSize} bytes but the buffer holds ${size}${totalSize > size ? ' (truncated?)' : ''}`,
       HEADER.TOTAL_SIZE,
     );
-  }
   const hasChecksum = (flags & FLAGS.HAS_CHECKSUM) !== 0;
   const stored = view.getUint32(HEADER.CHECKSUM, true);
   // Without the flag the writer leaves the field 0; otherwise one flipped flag bit would switch the CRC off unnoticed.
-  const expected = !hasChecksum ? 0 : verifyChecksum ? crc32(bytes, CHECKSUM_START, size) : stored;
-  if (stored !== expected)
-    throw new FormatError(
-      hasChecksum ? FORMAT_ERROR.BAD_CHECKSUM : FORMAT_ERROR.BAD_HEADER,
-      `checksum mismatch (stored 0x${stored.toString(16)}, expected 0x${expected.toString(16)}${hasChecksum ? '): the file is corrupt' : ' without the checksum flag)'}`,
-      HEADER.CHECKSUM,
-    );
+  expectValue(
+    stored,
+    !hasChecksum ? 0 : verifyChecksum ? crc32(bytes, CHECKSUM_START, size) : stored,
+    hasChecksum ? 'checksum mismatch' : 'checksum without the checksum flag',
+    HEADER.CHECKSUM,
+    hasChecksum ? 'BAD_CHECKSUM' : 'BAD_HEADER',
+  );
   const boneCount = inRange(view.getUint16(HEADER.BONE_COUNT, true), 1, MAX_BONES, 'bone count', HEADER.BONE_COUNT);
   const rotationFormat = expectValue(
     view.getUint8(HEADER.ROTATION_FORMAT),
@@ -164,21 +163,20 @@ export function readHeader(bytes: Uint8Array, view: DataView, verifyChecksum: bo
     'rotation format',
     HEADER.ROTATION_FORMAT,
   ) as RotationFormat;
-  const unitCode = inRange(view.getUint8(HEADER.UNIT), 0, UNIT_CODES.length - 1, 'length unit code', HEADER.UNIT);
+  const unitCode = inRange(view.getUint8(HEADER.UNIT), 0, UNIT_CODES.length - 1, 'unit code', HEADER.UNIT);
   const sampleCount = view.getUint32(HEADER.SAMPLE_COUNT, true);
-  if (!(sampleCount >= 1 && sampleCount * boneCount <= MAX_BONE_SAMPLES)) {
-    throw new FormatError(
-      FORMAT_ERROR.BAD_HEADER,
+  if (!(sampleCount >= 1 && sampleCount * boneCount <= MAX_BONE_SAMPLES))
+    fail(
+      'BAD_HEADER',
       `${sampleCount} samples × ${boneCount} bones (need 1..${MAX_BONE_SAMPLES} bone samples)`,
       HEADER.SAMPLE_COUNT,
     );
-  }
-  const sampleRate = view.getFloat64(HEADER.SAMPLE_RATE, true);
   // The wrap period sampleCount / sampleRate (≥ the sampled span) must be at most MAX_SECONDS, or time arithmetic overflows.
+  const sampleRate = view.getFloat64(HEADER.SAMPLE_RATE, true);
   if (!(sampleRate > 0 && sampleRate < Infinity && sampleCount / sampleRate <= MAX_SECONDS))
-    throw new FormatError(
-      FORMAT_ERROR.BAD_HEADER,
-      `sample rate ${sampleRate} Hz (need a finite rate of at least ${sampleCount / MAX_SECONDS} Hz for ${sampleCount} samples)`,
+    fail(
+      'BAD_HEADER',
+      `sample rate ${sampleRate} Hz (need a finite ${sampleCount / MAX_SECONDS} or more for ${sampleCount} samples)`,
       HEADER.SAMPLE_RATE,
     );
   const startTime = inRange(view.getFloat64(HEADER.START_TIME, true), 0, MAX_SECONDS, 'start time', HEADER.START_TIME);
@@ -186,7 +184,7 @@ export function readHeader(bytes: Uint8Array, view: DataView, verifyChecksum: bo
   const segmentCount = expectValue(
     view.getUint32(HEADER.SEGMENT_COUNT, true),
     segmentCountFor(sampleCount),
-    `segment count for ${sampleCount} samples:`,
+    'segment count',
     HEADER.SEGMENT_COUNT,
   );
   expectValue(view.getUint16(HEADER.SEGMENT_SIZE, true), SEGMENT_SIZE, 'segment size', HEADER.SEGMENT_SIZE);
@@ -211,17 +209,13 @@ export function readHeader(bytes: Uint8Array, view: DataView, verifyChecksum: bo
 
 /** The section at header field `field` must start at `expected`: sections sit at fixed places given the counts, any other offset is corruption. */
 function expectOffset(view: DataView, field: number, expected: number, what: string): number {
-  return expectValue(view.getUint32(field, true), expected, `${what} section at`, field, FORMAT_ERROR.BAD_OFFSET);
+  return expectValue(view.getUint32(field, true), expected, `${what} offset`, field, 'BAD_OFFSET');
 }
 
 /** `what`, at byte `at`, must end by the end of the file. */
 function need(view: DataView, end: number, what: string, at: number): void {
   if (end > view.byteLength)
-    throw new FormatError(
-      FORMAT_ERROR.BAD_SECTION,
-      `${what} runs past the end of the file (${end} > ${view.byteLength})`,
-      at,
-    );
+    fail('BAD_SECTION', `${what} runs past the end of the file (${end} > ${view.byteLength})`, at);
 }
 
 /** The section `what` of `bytes` bytes, whose offset is header field `field`: where the counts put it (`at`), inside the file. */
@@ -249,14 +243,8 @@ export function readParents(view: DataView, header: Header): Int32Array {
   const parentsOffset = section(view, HEADER.PARENTS_OFFSET, layoutOf(header).parents, 2 * boneCount, 'parents');
   const parents = new Int32Array(boneCount);
   for (let b = 0; b < boneCount; b++) {
-    const p = view.getInt16(parentsOffset + 2 * b, true);
-    if (p < -1 || p >= b)
-      throw new FormatError(
-        FORMAT_ERROR.BAD_VALUE,
-        `bone ${b} has parent ${p}; parents must precede children`,
-        parentsOffset + 2 * b,
-      );
-    parents[b] = p;
+    const at = parentsOffset + 2 * b;
+    parents[b] = inRange(view.getInt16(at, true), -1, b - 1, 'parent of bone', at, 'BAD_VALUE', b);
   }
   return parents;
 }
@@ -299,10 +287,9 @@ export function readTracks(view: DataView, header: Header): Tracks {
   for (let t = 0; t < trackCount; t++) {
     const isDefault = bit(BITSET.DEFAULT, t),
       isConstant = bit(BITSET.CONSTANT, t);
-    if (isDefault && isConstant)
-      throw new FormatError(FORMAT_ERROR.BAD_VALUE, `track ${t} is marked both default and constant`, bitsetsOffset);
+    if (isDefault && isConstant) fail('BAD_VALUE', `track ${t}: both default and constant`, bitsetsOffset);
     if ((isDefault || isConstant) && bit(BITSET.STEP, t))
-      throw new FormatError(FORMAT_ERROR.BAD_VALUE, `track ${t} is marked step but is not animated`, bitsetsOffset);
+      fail('BAD_VALUE', `track ${t}: step but not animated`, bitsetsOffset);
     trackClass[t] = isDefault ? CLASS.DEFAULT : isConstant ? CLASS.CONSTANT : CLASS.ANIMATED;
     channelMask[t] = bit(BITSET.CHANNEL, t);
     step[t] = bit(BITSET.STEP, t);
@@ -315,23 +302,13 @@ export function readTracks(view: DataView, header: Header): Tracks {
       rangeFloats += 2 * RANGE_COMPONENTS[kind];
     }
   }
-  for (let t = trackCount; t < words * 32; t++) {
-    for (let set = 0; set < BITSET_COUNT; set++) {
-      if (bit(set, t))
-        throw new FormatError(
-          FORMAT_ERROR.BAD_VALUE,
-          `bitset ${set} has bit ${t} set past the last track`,
-          bitsetsOffset,
-        );
-    }
+  // Bits past the last track can only be in each bitset's last word.
+  const spare = trackCount & 31;
+  for (let set = 0; set < BITSET_COUNT; set++) {
+    if (spare !== 0 && view.getUint32(bitsetsOffset + 4 * (set * words + words - 1), true) >>> spare !== 0)
+      fail('BAD_VALUE', `bitset ${set}: bits set past the last track`, bitsetsOffset);
   }
-  if (animated !== header.animatedCount) {
-    throw new FormatError(
-      FORMAT_ERROR.BAD_HEADER,
-      `header says ${header.animatedCount} animated tracks, bitsets say ${animated}`,
-      HEADER.ANIMATED_TRACK_COUNT,
-    );
-  }
+  expectValue(header.animatedCount, animated, 'animated track count', HEADER.ANIMATED_TRACK_COUNT);
   return { trackClass, channelMask, step, constantFloats, animatedRotations, clipRangeBytes, rangeFloats };
 }
 
@@ -343,8 +320,13 @@ export function readSectionOffsets(view: DataView, header: Header, tracks: Track
   const layout = layoutOf(header, tracks);
   section(view, HEADER.CONSTANTS_OFFSET, layout.constants, 4 * tracks.constantFloats, 'constants');
   section(view, HEADER.CLIP_RANGES_OFFSET, layout.clipRanges, tracks.clipRangeBytes, 'clip ranges');
-  const refBytes = ROTATION_REF_BYTES * tracks.animatedRotations;
-  section(view, HEADER.ROTATION_REFS_OFFSET, layout.rotationRefs, refBytes, 'rotation references');
+  section(
+    view,
+    HEADER.ROTATION_REFS_OFFSET,
+    layout.rotationRefs,
+    ROTATION_REF_BYTES * tracks.animatedRotations,
+    'rotation references',
+  );
   section(
     view,
     HEADER.NODE_INDICES_OFFSET,
@@ -360,7 +342,7 @@ export function readNodeIndices(view: DataView, offset: number, boneCount: numbe
   const nodeIndices = new Int32Array(boneCount);
   for (let b = 0; b < boneCount; b++) {
     const n = view.getUint32(offset + 4 * b, true);
-    if (n > 0x7fffffff) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `node index ${n} of bone ${b}`, offset + 4 * b);
+    if (n > 0x7fffffff) fail('BAD_VALUE', `bone ${b}: node index ${n}`, offset + 4 * b);
     nodeIndices[b] = n;
   }
   return nodeIndices;
@@ -377,15 +359,15 @@ export function readKeyTimes(view: DataView, header: Header, offset: number): Fl
   const keyTimes = new Float32Array(count);
   for (let k = 0; k < count; k++) {
     const at = offset + 4 * k;
-    const t = view.getFloat32(at, true);
-    if (k === 0 ? t !== header.startTime : !(t >= keyTimes[k - 1] && t <= MAX_SECONDS)) {
-      throw new FormatError(
-        FORMAT_ERROR.BAD_VALUE,
-        `key time ${k} is ${t} s (need ${k === 0 ? `the start time ${header.startTime} s` : `${keyTimes[k - 1]}..${MAX_SECONDS} s`})`,
-        at,
-      );
-    }
-    keyTimes[k] = t;
+    keyTimes[k] = inRange(
+      view.getFloat32(at, true),
+      k === 0 ? header.startTime : keyTimes[k - 1],
+      k === 0 ? header.startTime : MAX_SECONDS,
+      'key time',
+      at,
+      'BAD_VALUE',
+      k,
+    );
   }
   return keyTimes;
 }
@@ -416,7 +398,7 @@ export function readAdditive(view: DataView, header: Header, offset: number): Ad
     ADDITIVE_MODE.LOCAL,
     'additive mode',
     offset + ADDITIVE.MODE,
-    FORMAT_ERROR.BAD_VALUE,
+    'BAD_VALUE',
   );
   const kind = inRange(
     view.getUint8(offset + ADDITIVE.REFERENCE),
@@ -424,25 +406,25 @@ export function readAdditive(view: DataView, header: Header, offset: number): Ad
     ADDITIVE_REFERENCE.POSE,
     'additive reference kind',
     offset + ADDITIVE.REFERENCE,
-    FORMAT_ERROR.BAD_VALUE,
+    'BAD_VALUE',
   );
   expectValue(
     view.getUint16(offset + ADDITIVE.RESERVED, true),
     0,
-    'additive record: reserved bytes',
+    'additive record reserved bytes',
     offset + ADDITIVE.RESERVED,
-    FORMAT_ERROR.BAD_VALUE,
+    'BAD_VALUE',
   );
   const frame = view.getUint32(offset + ADDITIVE.FRAME, true);
   if (kind === ADDITIVE_REFERENCE.POSE)
-    expectValue(frame, 0, 'additive record: pose reference frame', offset + ADDITIVE.FRAME, FORMAT_ERROR.BAD_VALUE);
+    expectValue(frame, 0, 'additive record pose reference frame', offset + ADDITIVE.FRAME, 'BAD_VALUE');
   const time = inRange(
     view.getFloat64(offset + ADDITIVE.TIME, true),
     0,
     MAX_SECONDS,
     'additive reference time',
     offset + ADDITIVE.TIME,
-    FORMAT_ERROR.BAD_VALUE,
+    'BAD_VALUE',
   );
   return {
     mode: 'local',
@@ -450,7 +432,7 @@ export function readAdditive(view: DataView, header: Header, offset: number): Ad
   };
 }
 
-/** The base pose and where each animated track sits in it, from the constants section and the bitsets. */
+/** The base pose, where each animated track sits in it, and the animated tracks' clip ranges and rotation references. */
 export interface AnimatedTracks {
   readonly count: number;
   /** Identity for default tracks, stored values for constant ones. */
@@ -462,14 +444,24 @@ export interface AnimatedTracks {
   readonly range: Int32Array;
   /** Track → animated index, or -1. */
   readonly ofTrack: Int32Array;
+  /** (min, extent) per range component of each animated track, from `range`. */
+  readonly clipRanges: Float64Array;
+  /** Each animated rotation's reference quaternion, xyzw at 4 × its animated index. */
+  readonly refs: Float64Array;
 }
 
-/** The constants section (finite values; a constant rotation normalised), laid into the base pose, and the animated tracks in track order. */
+/**
+ * The constants, clip ranges and rotation references sections, read in track order: the
+ * constants (finite values; a constant rotation normalised) laid into the base pose; each
+ * animated track's clip range, (min, extent) per range component: a rotation's from its u16
+ * codes, a vector's finite, with a non-negative extent that keeps every reconstruction
+ * finite in float32; each animated rotation's reference.
+ */
 export function readAnimatedTracks(
   view: DataView,
   header: Header,
   tracks: Tracks,
-  constantsOffset: number,
+  layout: SectionLayout,
 ): AnimatedTracks {
   const { trackClass } = tracks;
   const count = header.animatedCount,
@@ -480,94 +472,62 @@ export function readAnimatedTracks(
   const step = new Uint8Array(count);
   const ofTrack = new Int32Array(trackCount).fill(-1);
   const range = new Int32Array(count);
-  let cursor = constantsOffset,
+  const clipRanges = new Float64Array(tracks.rangeFloats);
+  const refs = new Float64Array(4 * count);
+  let cursor = layout.constants,
+    rangeAt = layout.clipRanges,
+    refAt = layout.rotationRefs,
     a = 0,
-    rangeCursor = 0;
+    ro = 0;
   for (let t = 0; t < trackCount; t++) {
-    const bone = (t / TRACKS_PER_BONE) | 0,
-      kind = t % TRACKS_PER_BONE;
-    const o = bone * POSE_STRIDE + KIND_POSE_OFFSET[kind];
+    const kind = t % TRACKS_PER_BONE;
+    const o = ((t / TRACKS_PER_BONE) | 0) * POSE_STRIDE + KIND_POSE_OFFSET[kind];
+    const n = CONSTANT_FLOATS[kind];
     if (trackClass[t] === CLASS.DEFAULT) {
-      if (kind === TRACK_KIND.ROTATION) {
-        basePose[o + 3] = 1;
-      } else if (kind === TRACK_KIND.SCALE) {
-        basePose[o] = 1;
-        basePose[o + 1] = 1;
-        basePose[o + 2] = 1;
-      }
+      for (let c = 0; c < n; c++) basePose[o + c] = identityFloat(o + c);
     } else if (trackClass[t] === CLASS.CONSTANT) {
-      const n = CONSTANT_FLOATS[kind];
-      for (let c = 0; c < n; c++) {
-        const v = view.getFloat32(cursor + 4 * c, true);
-        if (!Number.isFinite(v))
-          throw new FormatError(FORMAT_ERROR.BAD_VALUE, `constant value of track ${t} is ${v}`, cursor + 4 * c);
+      for (let c = 0; c < n; c++, cursor += 4) {
+        const v = view.getFloat32(cursor, true);
+        if (!Number.isFinite(v)) fail('BAD_VALUE', `track ${t}: constant ${v}`, cursor);
         basePose[o + c] = v;
       }
       if (kind === TRACK_KIND.ROTATION)
         writeRotation(basePose[o], basePose[o + 1], basePose[o + 2], basePose[o + 3], basePose, o);
-      cursor += 4 * n;
     } else {
       poseOffset[a] = o;
       kinds[a] = kind;
       step[a] = tracks.step[t];
       ofTrack[t] = a;
-      range[a] = rangeCursor;
-      rangeCursor += 2 * RANGE_COMPONENTS[kind];
+      range[a] = ro;
+      if (kind === TRACK_KIND.ROTATION) {
+        for (let c = 0; c < 4; c++, rangeAt += 4, ro += 2) {
+          clipRanges[ro] = rotationRangeMin(view.getUint16(rangeAt, true));
+          clipRanges[ro + 1] = rotationRangeExtent(view.getUint16(rangeAt + 2, true));
+        }
+        decodeReference(
+          view.getInt16(refAt, true),
+          view.getInt16(refAt + 2, true),
+          view.getInt16(refAt + 4, true),
+          refs,
+          4 * a,
+        );
+        refAt += ROTATION_REF_BYTES;
+      } else {
+        for (let c = 0; c < 3; c++, rangeAt += 8, ro += 2) {
+          const min = view.getFloat32(rangeAt, true),
+            ext = view.getFloat32(rangeAt + 4, true);
+          // Reconstruction reaches min + 2·extent at most (segment min and extent are each ≤ 255/255);
+          // a NaN or infinite min or extent fails the bound too.
+          if (!(ext >= 0 && Math.abs(min) + 2 * ext < F32_MAX))
+            fail('BAD_VALUE', `animated track ${a}: clip range (${min}, ${ext})`, rangeAt);
+          clipRanges[ro] = min;
+          clipRanges[ro + 1] = ext;
+        }
+      }
       a++;
     }
   }
-  return { count, basePose, poseOffset, kind: kinds, step, range, ofTrack };
-}
-
-/**
- * The clip ranges section, as (min, extent) per range component of each animated track:
- * rotations' from their u16 codes; vectors' finite, with a non-negative extent that keeps
- * every reconstruction finite in float32.
- */
-export function readClipRanges(
-  view: DataView,
-  animated: AnimatedTracks,
-  rangeFloats: number,
-  offset: number,
-): Float64Array {
-  const clipRanges = new Float64Array(rangeFloats);
-  for (let j = 0, at = offset; j < animated.count; j++) {
-    const ro = animated.range[j];
-    if (animated.kind[j] === TRACK_KIND.ROTATION) {
-      for (let c = 0; c < 4; c++, at += 4) {
-        clipRanges[ro + 2 * c] = rotationRangeMin(view.getUint16(at, true));
-        clipRanges[ro + 2 * c + 1] = rotationRangeExtent(view.getUint16(at + 2, true));
-      }
-      continue;
-    }
-    for (let c = 0; c < 3; c++, at += 8) {
-      const min = view.getFloat32(at, true),
-        ext = view.getFloat32(at + 4, true);
-      // Reconstruction reaches min + 2·extent at most (segment min and extent are each ≤ 255/255);
-      // a NaN or infinite min or extent fails the bound too.
-      if (!(ext >= 0 && Math.abs(min) + 2 * ext < F32_MAX)) {
-        throw new FormatError(
-          FORMAT_ERROR.BAD_VALUE,
-          `clip range (${min}, ${ext}) of animated track ${j} is not a usable range`,
-          at,
-        );
-      }
-      clipRanges[ro + 2 * c] = min;
-      clipRanges[ro + 2 * c + 1] = ext;
-    }
-  }
-  return clipRanges;
-}
-
-/** The rotation references section: each animated rotation's reference, xyzw at 4 × its animated index. */
-export function readRotationReferences(view: DataView, animated: AnimatedTracks, offset: number): Float64Array {
-  const refs = new Float64Array(4 * animated.count);
-  for (let j = 0, at = offset; j < animated.count; j++) {
-    if (animated.kind[j] !== TRACK_KIND.ROTATION) continue;
-    decodeReference(view.getInt16(at, true), view.getInt16(at + 2, true), view.getInt16(at + 4, true), refs, 4 * j);
-    at += ROTATION_REF_BYTES;
-  }
-  return refs;
+  return { count, basePose, poseOffset, kind: kinds, step, range, ofTrack, clipRanges, refs };
 }
 
 /** Where each segment's parts are, and the bits of its keys (decode-tables.ts's TableSources). */
@@ -598,7 +558,6 @@ export function readSegments(
   view: DataView,
   header: Header,
   animated: AnimatedTracks,
-  clipRanges: Float64Array,
   layout: SectionLayout,
 ): Segments {
   const { segmentCount, sampleCount } = header;
@@ -619,21 +578,11 @@ export function readSegments(
     let bits = 0;
     for (let j = 0; j < count; j++) {
       const rate = bytes[off + j] & RATE_MASK;
-      if (!isValidBitRate(rate))
-        throw new FormatError(
-          FORMAT_ERROR.BAD_VALUE,
-          `segment ${s} track ${j}: bit rate ${rate} is not one of 0..24 or 32`,
-          off + j,
-        );
+      if (!isValidBitRate(rate)) fail('BAD_VALUE', `segment ${s} track ${j}: bit rate ${rate}`, off + j);
       const drop = bytes[off + j] >>> DROP_SHIFT;
       const kind = animated.kind[j];
-      if (kind !== TRACK_KIND.ROTATION && drop !== 0) {
-        throw new FormatError(
-          FORMAT_ERROR.BAD_VALUE,
-          `segment ${s} track ${j}: a dropped component on a ${kind === TRACK_KIND.TRANSLATION ? 'translation' : 'scale'} track`,
-          off + j,
-        );
-      }
+      if (kind !== TRACK_KIND.ROTATION && drop !== 0)
+        fail('BAD_VALUE', `segment ${s} track ${j}: a dropped component, not a rotation`, off + j);
       const cb = (s * count + j) * ANIMATED_COMPONENTS;
       if (rate === 0 || rate === RAW_BITS) {
         compBits[cb] = compBits[cb + 1] = compBits[cb + 2] = rate;
@@ -643,7 +592,7 @@ export function readSegments(
           off + count + j * SEGMENT_RANGE_BYTES,
           rate,
           kind === TRACK_KIND.ROTATION ? drop : 3,
-          clipRanges,
+          animated.clipRanges,
           animated.range[j],
           compBits,
           cb,
@@ -680,18 +629,13 @@ export function readNamesSection(bytes: Uint8Array, view: DataView, header: Head
   const offset = expectValue(
     view.getUint32(HEADER.NAMES_OFFSET, true),
     hasNames ? segmentsEnd : 0,
-    hasNames ? 'names section at' : 'names offset without the names flag:',
+    hasNames ? 'names offset' : 'names offset without the names flag',
     HEADER.NAMES_OFFSET,
-    FORMAT_ERROR.BAD_OFFSET,
+    'BAD_OFFSET',
   );
   const names = hasNames ? readNames(bytes, view, offset, header.boneCount) : undefined;
   const end = names ? align4(names.end) : segmentsEnd;
-  if (end !== bytes.byteLength)
-    throw new FormatError(
-      FORMAT_ERROR.BAD_SIZE,
-      `${bytes.byteLength - end} unexpected bytes after the last section`,
-      end,
-    );
+  if (end !== bytes.byteLength) fail('BAD_SIZE', `${bytes.byteLength - end} bytes after the last section`, end);
   return { offset, name: names?.name, boneNames: names?.boneNames };
 }
 
@@ -714,9 +658,9 @@ export function checkRawValues(bytes: Uint8Array, animated: AnimatedTracks, segm
           const v = floatFromBits(readBits(words, at, RAW_BITS));
           // Finite (a float32 NaN or infinity is no magnitude ≤ F32_MAX), and in [−1, 1] on a rotation.
           if (!(Math.abs(v) <= (rotation ? 1 : F32_MAX)))
-            throw new FormatError(
-              FORMAT_ERROR.BAD_VALUE,
-              `segment ${s} key ${k}: raw value of animated ${rotation ? 'rotation' : 'track'} ${j} is ${v}`,
+            fail(
+              'BAD_VALUE',
+              `segment ${s} key ${k} track ${j}: raw ${rotation ? 'rotation' : 'value'} ${v}`,
               at >>> 3,
             );
         }
@@ -736,14 +680,14 @@ function readNames(
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let at = offset;
   const readString = (what: string): string => {
-    need(view, at + 2, `names section: ${what}`, at);
+    need(view, at + 2, what, at);
     const end = at + 2 + view.getUint16(at, true);
-    need(view, end, `names section: ${what}`, at);
+    need(view, end, what, at);
     let s: string;
     try {
       s = decoder.decode(bytes.subarray(at + 2, end));
     } catch {
-      throw new FormatError(FORMAT_ERROR.BAD_VALUE, `names section: ${what} is not valid UTF-8`, at + 2);
+      fail('BAD_VALUE', `${what}: not UTF-8`, at + 2);
     }
     at = end;
     return s;

@@ -8,11 +8,10 @@
  * not decode need.
  */
 import { SEGMENT_SIZE, TRACKS_PER_BONE, UNIT_CODES, type RotationFormat, type SectionLayout } from './format.js';
-import { FORMAT_ERROR, FormatError } from './errors.js';
+import { FormatError } from './errors.js';
 import {
   checkRawValues,
   readAnimatedTracks,
-  readClipRanges,
   readAdditive,
   readHeader,
   readKeyTimes,
@@ -20,7 +19,6 @@ import {
   readNamesSection,
   readNodeIndices,
   readParents,
-  readRotationReferences,
   readSectionOffsets,
   readSegments,
   readTracks,
@@ -129,8 +127,8 @@ export class CompressedClip {
   /** @internal Where the sections are (clip-inspection.ts's sectionSizes). */
   readonly sections: ClipSections;
 
-  private readonly channelMask: Uint8Array;
-  private ownSampler: ClipSampler | undefined;
+  readonly #channelMask: Uint8Array;
+  #ownSampler: ClipSampler | undefined;
 
   private constructor(bytes: Uint8Array, verifyChecksum: boolean, compactTables: boolean, useKernel: boolean) {
     // The file's sections in order, each validated by its own stage (clip-reader.ts), in the
@@ -143,10 +141,8 @@ export class CompressedClip {
     const nodeIndices = header.hasNodeIndices ? readNodeIndices(view, layout.nodeIndices, header.boneCount) : undefined;
     const keyTimes = readKeyTimes(view, header, layout.keyTimes);
     const additive = readAdditive(view, header, layout.additive);
-    const animated = readAnimatedTracks(view, header, tracks, layout.constants);
-    const clipRanges = readClipRanges(view, animated, tracks.rangeFloats, layout.clipRanges);
-    const refs = readRotationReferences(view, animated, layout.rotationRefs);
-    const segments = readSegments(bytes, view, header, animated, clipRanges, layout);
+    const animated = readAnimatedTracks(view, header, tracks, layout);
+    const segments = readSegments(bytes, view, header, animated, layout);
     const names = readNamesSection(bytes, view, header, segments.end);
     checkRawValues(bytes, animated, segments);
 
@@ -169,26 +165,9 @@ export class CompressedClip {
     this.animatedTrackCount = animated.count;
     this.byteLength = bytes.byteLength;
     this.trackClass = tracks.trackClass;
-    this.channelMask = tracks.channelMask;
+    this.#channelMask = tracks.channelMask;
     this.tables = buildTables(
-      {
-        bytes,
-        basePose: animated.basePose,
-        animKind: animated.kind,
-        animBoneOffset: animated.poseOffset,
-        animStep: animated.step,
-        animTrackOfTrack: animated.ofTrack,
-        clipRanges,
-        animRange: animated.range,
-        refs,
-        parents,
-        segRates: segments.rates,
-        segRanges: segments.ranges,
-        segData: segments.data,
-        segKeyBits: segments.keyBits,
-        segKeys: segments.keys,
-        compBits: segments.compBits,
-      },
+      { bytes, animated, segments, parents },
       compactTables,
       useKernel ? kernelPlace : undefined,
     );
@@ -209,17 +188,14 @@ export class CompressedClip {
     let u8: Uint8Array;
     if (bytes instanceof ArrayBuffer) u8 = new Uint8Array(bytes);
     else if (bytes instanceof Uint8Array) u8 = bytes;
-    else throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, 'expected a Uint8Array or ArrayBuffer');
+    else throw new FormatError('BAD_ARGUMENT', 'expected a Uint8Array or ArrayBuffer');
     if ((u8.byteOffset & 3) !== 0) u8 = u8.slice();
     const tables = options.tables ?? 'full';
     if (tables !== 'full' && tables !== 'compact')
-      throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `tables must be 'full' or 'compact', got ${String(tables)}`);
+      throw new FormatError('BAD_ARGUMENT', `tables must be 'full' or 'compact', got ${String(tables)}`);
     const decoder = options.decoder ?? 'auto';
     if (decoder !== 'auto' && decoder !== 'typescript')
-      throw new FormatError(
-        FORMAT_ERROR.BAD_ARGUMENT,
-        `decoder must be 'auto' or 'typescript', got ${String(decoder)}`,
-      );
+      throw new FormatError('BAD_ARGUMENT', `decoder must be 'auto' or 'typescript', got ${String(decoder)}`);
     return new CompressedClip(u8, options.verifyChecksum ?? true, tables === 'compact', decoder === 'auto');
   }
 
@@ -248,7 +224,7 @@ export class CompressedClip {
 
   /** Whether the source animates track `kind` of `bone` (a host binds only these). */
   hasChannel(bone: number, kind: number): boolean {
-    return this.channelMask[bone * TRACKS_PER_BONE + kind] === 1;
+    return this.#channelMask[bone * TRACKS_PER_BONE + kind] === 1;
   }
 
   /** Whether animated track `kind` of `bone` holds each sample until the next (STEP) instead of blending. */
@@ -263,20 +239,20 @@ export class CompressedClip {
    * should each use their own {@link createSampler}.
    */
   sample(time: number, outPose: Float32Array, options?: SampleOptions): Float32Array {
-    return this.sampler().sample(time, outPose, options);
+    return this.#sampler().sample(time, outPose, options);
   }
 
   /** Writes sample `keyIndex` exactly with the clip's own sampler (see {@link ClipSampler.sampleKey}). */
   sampleKey(keyIndex: number, outPose: Float32Array): Float32Array {
-    return this.sampler().sampleKey(keyIndex, outPose);
+    return this.#sampler().sampleKey(keyIndex, outPose);
   }
 
   /** Samples one bone with the clip's own sampler (see {@link ClipSampler.sampleBone}). */
   sampleBone(time: number, boneIndex: number, out: Float32Array, options?: SampleOptions): Float32Array {
-    return this.sampler().sampleBone(time, boneIndex, out, options);
+    return this.#sampler().sampleBone(time, boneIndex, out, options);
   }
 
-  private sampler(): ClipSampler {
-    return (this.ownSampler ??= new ClipSampler(this));
+  #sampler(): ClipSampler {
+    return (this.#ownSampler ??= new ClipSampler(this));
   }
 }

@@ -4,7 +4,7 @@
  * matrices for skinning. Allocates nothing per call once it has planned the crowd and its
  * scratch has grown to the largest skeleton it has seen.
  */
-import { FORMAT_ERROR, FormatError } from './errors.js';
+import { FormatError } from './errors.js';
 import { POSE_STRIDE, objectSpace } from './pose.js';
 import type { CompressedClip } from './compressed-clip.js';
 import type { ClipSampler, SampleOptions } from './sampler.js';
@@ -57,10 +57,7 @@ export class CrowdSampler {
   constructor(options: CrowdOptions = {}) {
     const output = options.output ?? 'local';
     if (output !== 'local' && output !== 'object16' && output !== 'object12')
-      throw new FormatError(
-        FORMAT_ERROR.BAD_ARGUMENT,
-        `output must be 'local', 'object16' or 'object12', got ${String(output)}`,
-      );
+      throw new FormatError('BAD_ARGUMENT', `output must be 'local', 'object16' or 'object12', got ${String(output)}`);
     this.output = output;
     this.floatsPerBone = CROWD_FLOATS_PER_BONE[output];
     // The kernel's world pass is a module of its own, which only crowds bring into a page.
@@ -92,11 +89,10 @@ export class CrowdSampler {
     options?: SampleOptions,
   ): number {
     const count = samplers.length;
-    if (times.length < count)
-      throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `${times.length} times for ${count} characters`);
+    if (times.length < count) throw new FormatError('BAD_ARGUMENT', `${times.length} times for ${count} characters`);
     const needed = this.plan(samplers);
     if (out.length < needed)
-      throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `out holds ${out.length} floats, the crowd needs ${needed}`);
+      throw new FormatError('BAD_ARGUMENT', `out holds ${out.length} floats, the crowd needs ${needed}`);
     const visit = this.visit,
       starts = this.starts;
     if (this.output === 'local') {

@@ -28,6 +28,7 @@ import {
   WINDOW_BITS,
 } from './decode-layout.js';
 import type { KernelDecode, KernelPlace, KernelWorld } from './wasm-kernel.js';
+import type { AnimatedTracks, Segments } from './clip-reader.js';
 import { identityFloat } from '../shared/pose-layout.js';
 
 /**
@@ -131,30 +132,13 @@ export interface ClipTables {
   };
 }
 
-/** The validated sections {@link buildTables} lays out. */
+/** The validated sections {@link buildTables} lays out (clip-reader.ts). */
 export interface TableSources {
   readonly bytes: Uint8Array;
-  readonly basePose: Float32Array;
-  readonly animKind: Uint8Array;
-  readonly animBoneOffset: Int32Array;
-  readonly animStep: Uint8Array;
-  readonly animTrackOfTrack: Int32Array;
-  /** Per animated track: (min, extent) per range component, from animRange. */
-  readonly clipRanges: Float64Array;
-  readonly animRange: Int32Array;
-  /** Per animated track: reference quaternion xyzw at 4 × track. */
-  readonly refs: Float64Array;
+  readonly animated: AnimatedTracks;
+  readonly segments: Segments;
   /** Parent index of every bone (-1 for roots). */
   readonly parents: Int32Array;
-  readonly segRates: Uint32Array;
-  readonly segRanges: Uint32Array;
-  /** Byte offset of each segment's packed keys. */
-  readonly segData: Uint32Array;
-  readonly segKeyBits: Uint32Array;
-  /** Samples of each segment. */
-  readonly segKeys: Uint32Array;
-  /** Bits of each (segment, animated track, stored component). */
-  readonly compBits: Uint8Array;
 }
 
 /**
@@ -169,7 +153,9 @@ export function buildTables(
   compact = false,
   place?: (bytes: number) => KernelPlace | undefined,
 ): ClipTables {
-  const { bytes, basePose, animKind, animBoneOffset, animStep, refs, segRates, segData, segKeyBits, segKeys } = src;
+  const { bytes, parents } = src;
+  const { basePose, kind: animKind, poseOffset: animBoneOffset, step: animStep, refs } = src.animated;
+  const { rates: segRates, data: segData, keyBits: segKeyBits, keys: segKeys } = src.segments;
   const animated = animKind.length;
   const segments = compact ? 0 : segRates.length;
   let rotations = 0;
@@ -193,7 +179,7 @@ export function buildTables(
   // The parents, for the kernel's object-space pass: after the clip's run, which a cold
   // decode loads whole.
   const parentsAt = quadsAt + quadWords;
-  const segAt = Math.ceil((compact ? refsEnd : parentsAt + src.parents.length) / TABLE.RECORD) * TABLE.RECORD;
+  const segAt = Math.ceil((compact ? refsEnd : parentsAt + parents.length) / TABLE.RECORD) * TABLE.RECORD;
   // A clip with nothing animated has nothing for the kernel to do; one with more rotations
   // or pose floats than the kernel's scratch and staging pose hold decodes in TypeScript.
   const forKernel =
@@ -286,8 +272,8 @@ export function buildTables(
       for (let i = 0; i < 4; i++)
         view.setFloat32(KERNEL_WINDOW_BYTES * w + 4 + 4 * i, first + i < poseFloats ? basePose[first + i] : 0, true);
     });
-    const bones = src.parents.length;
-    i32.set(src.parents, parentsAt);
+    const bones = parents.length;
+    i32.set(parents, parentsAt);
     const world =
       bones > KERNEL_MAX_WORLD_BONES
         ? undefined
@@ -323,7 +309,7 @@ export function buildTables(
     animBoneOffset,
     animKind,
     animStep,
-    animTrackOfTrack: src.animTrackOfTrack,
+    animTrackOfTrack: src.animated.ofTrack,
     segRates,
     ...(compact ? { compact: { src, words } } : {}),
     ...(kernel ? { kernel } : {}),
@@ -336,7 +322,7 @@ export function buildTables(
  * writes and that is not identity.
  */
 function poseWindows(src: TableSources): number[] {
-  const { basePose, animKind, animBoneOffset } = src;
+  const { basePose, kind: animKind, poseOffset: animBoneOffset } = src.animated;
   const animatedFloat = new Uint8Array(basePose.length);
   for (let j = 0; j < animKind.length; j++)
     animatedFloat.fill(1, animBoneOffset[j], animBoneOffset[j] + (animKind[j] === TRACK_KIND.ROTATION ? 4 : 3));
@@ -358,7 +344,7 @@ function poseWindows(src: TableSources): number[] {
  * a rotation is a STEP track.
  */
 function writeQuadTable(src: TableSources, view: DataView): boolean {
-  const { animKind, animBoneOffset, animStep, refs } = src;
+  const { kind: animKind, poseOffset: animBoneOffset, step: animStep, refs } = src.animated;
   let i = 0,
     steps = false;
   for (let j = 0; j < animKind.length; j++) {
@@ -393,7 +379,9 @@ interface LaneLayout {
  * rows (KERNEL_LANES, which replace their records).
  */
 function laneLayout(src: TableSources, rotations: number): LaneLayout | undefined {
-  const { bytes, animKind, segRates, segKeyBits, compBits } = src;
+  const { bytes } = src;
+  const animKind = src.animated.kind;
+  const { rates: segRates, keyBits: segKeyBits, compBits } = src.segments;
   if (rotations === 0) return undefined;
   for (let s = 0; s < segRates.length; s++) {
     if (Math.ceil(segKeyBits[s] / 8) > 0xffff) return undefined;
@@ -438,7 +426,7 @@ function writeLaneSegment(
   lanes: LaneLayout,
   view: DataView,
 ): void {
-  const { animKind } = src;
+  const animKind = src.animated.kind;
   for (let w = 0; w < TABLE.RECORD; w++) view.setInt32(4 * w, i32[w], true);
   let bit = 0,
     other = 0,
@@ -485,18 +473,9 @@ export function writeSegmentRecords(
   head: number,
   keys: number,
 ): void {
-  const {
-    bytes,
-    animKind,
-    animBoneOffset,
-    animStep,
-    clipRanges,
-    animRange,
-    segRates,
-    segRanges,
-    segKeyBits,
-    compBits,
-  } = src;
+  const { bytes } = src;
+  const { kind: animKind, poseOffset: animBoneOffset, step: animStep, clipRanges, range: animRange } = src.animated;
+  const { rates: segRates, ranges: segRanges, keyBits: segKeyBits, compBits } = src.segments;
   const animated = animKind.length;
   i32[head] = keys;
   i32[head + 1] = segKeyBits[s];

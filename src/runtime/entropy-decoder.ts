@@ -9,7 +9,7 @@
  * decision costs at least 0.022 bits. The range is a 32-bit unsigned integer renormalised
  * a byte at a time, so the stream is a byte sequence with no alignment.
  */
-import { FORMAT_ERROR, FormatError } from './errors.js';
+import { FormatError } from './errors.js';
 
 /** Probabilities are fractions of 2^PROB_BITS. Serialized: changing it changes every stream. */
 export const PROB_BITS = 11;
@@ -98,13 +98,13 @@ export class RangeDecoder implements BinaryCoder {
   ) {
     this.pos = start + 5;
     // The encoder's first byte is always 0 (its carry slot before any output).
-    if (start >= end) throw new FormatError(FORMAT_ERROR.BAD_SECTION, 'entropy-coded stream is empty', start);
+    if (start >= end) throw new FormatError('BAD_SECTION', 'entropy-coded stream is empty', start);
     if (bytes[start] !== 0)
-      throw new FormatError(FORMAT_ERROR.BAD_VALUE, 'entropy-coded stream does not start with a 0 byte', start);
+      throw new FormatError('BAD_VALUE', 'entropy-coded stream does not start with a 0 byte', start);
     for (let i = 1; i < 5; i++) this.code = this.code * 256 + (start + i < end ? bytes[start + i] : 0);
     // code < range holds from here on for every input, so no later step can overflow.
     if (this.code >= this.range)
-      throw new FormatError(FORMAT_ERROR.BAD_VALUE, 'entropy-coded stream starts out of range', start + 1);
+      throw new FormatError('BAD_VALUE', 'entropy-coded stream starts out of range', start + 1);
   }
 
   bit(probs: Uint16Array, index: number, _bit: number): number {
@@ -139,7 +139,7 @@ export class RangeDecoder implements BinaryCoder {
     const v = (code / range) | 0;
     if (v >= 1 << count)
       throw new FormatError(
-        FORMAT_ERROR.BAD_VALUE,
+        'BAD_VALUE',
         'entropy-coded stream holds an impossible value',
         Math.min(this.pos, this.end),
       );
@@ -227,8 +227,7 @@ export class RangeDecoder implements BinaryCoder {
       this.code = code;
       this.pos = pos;
       cls += this.tree(probs, base + 16, 4, 0);
-      if (cls > MAX_CLASS)
-        throw new FormatError(FORMAT_ERROR.BAD_VALUE, `magnitude class ${cls} (at most ${MAX_CLASS})`, at);
+      if (cls > MAX_CLASS) throw new FormatError('BAD_VALUE', `magnitude class ${cls} (at most ${MAX_CLASS})`, at);
       range = this.range;
       code = this.code;
       pos = this.pos;
@@ -241,11 +240,7 @@ export class RangeDecoder implements BinaryCoder {
       range = range >>> n;
       const v = (code / range) | 0;
       if (v >= 1 << n)
-        throw new FormatError(
-          FORMAT_ERROR.BAD_VALUE,
-          'entropy-coded stream holds an impossible value',
-          Math.min(pos, end),
-        );
+        throw new FormatError('BAD_VALUE', 'entropy-coded stream holds an impossible value', Math.min(pos, end));
       code -= v * range;
       while (range < RANGE_TOP) {
         range <<= 8;
@@ -341,8 +336,7 @@ export class RangeDecoder implements BinaryCoder {
       }
       let r = 0;
       if (c !== 0) {
-        if (c > MAX_CLASS)
-          throw new FormatError(FORMAT_ERROR.BAD_VALUE, `magnitude class ${c} (at most ${MAX_CLASS})`, at);
+        if (c > MAX_CLASS) throw new FormatError('BAD_VALUE', `magnitude class ${c} (at most ${MAX_CLASS})`, at);
         let m = 1,
           rest = c - 1;
         while (rest > 0) {
@@ -350,11 +344,7 @@ export class RangeDecoder implements BinaryCoder {
           range = range >>> n;
           const v = (code / range) | 0;
           if (v >= 1 << n)
-            throw new FormatError(
-              FORMAT_ERROR.BAD_VALUE,
-              'entropy-coded stream holds an impossible value',
-              Math.min(pos, end),
-            );
+            throw new FormatError('BAD_VALUE', 'entropy-coded stream holds an impossible value', Math.min(pos, end));
           code -= v * range;
           while (range < RANGE_TOP) {
             range <<= 8;
@@ -384,7 +374,7 @@ export class RangeDecoder implements BinaryCoder {
         }
       }
       const v = pred + r;
-      if (v < 0 || v > max) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `key value ${v} outside 0..${max}`, at);
+      if (v < 0 || v > max) throw new FormatError('BAD_VALUE', `key value ${v} outside 0..${max}`, at);
       q[base + k] = v;
       q2 = q1;
       q1 = v;
@@ -400,11 +390,7 @@ export class RangeDecoder implements BinaryCoder {
   /** Where the stream ended; throws if it read past `end`. */
   finish(what: string): number {
     if (this.pos > this.end)
-      throw new FormatError(
-        FORMAT_ERROR.BAD_SECTION,
-        `${what} is truncated (${this.pos - this.end} bytes missing)`,
-        this.end,
-      );
+      throw new FormatError('BAD_SECTION', `${what} is truncated (${this.pos - this.end} bytes missing)`, this.end);
     return this.pos;
   }
 }

@@ -4,7 +4,8 @@ export { BonepressError };
 
 /**
  * Why a buffer is not a valid `.bpk` clip. Serialized in messages and JSON output:
- * never rename a code.
+ * never rename a code. The runtime writes codes as string literals (checked against
+ * {@link FormatErrorCode}), so a page's bundle that never names this object leaves it out.
  */
 export const FORMAT_ERROR = {
   TOO_SMALL: 'TOO_SMALL',
@@ -42,7 +43,7 @@ export class FormatError extends BonepressError {
 export function expectVersion(what: string, version: number, current: number, at: number): void {
   if (version === current) return;
   throw new FormatError(
-    FORMAT_ERROR.UNSUPPORTED_VERSION,
+    'UNSUPPORTED_VERSION',
     version < current
       ? `${what} version ${version} is no longer supported (this build reads version ${current}); compress the source clip again`
       : `${what} version ${version} is newer than this build reads (version ${current}); upgrade bonepress`,

@@ -4,7 +4,7 @@
  * per character (or mixer action); the clip stays immutable and shared.
  */
 import { SEGMENT_SIZE } from './format.js';
-import { FORMAT_ERROR, FormatError } from './errors.js';
+import { FormatError } from './errors.js';
 import { POSE_STRIDE } from './pose.js';
 import type { CompressedClip } from './clip.js';
 import type { ClipTables } from './decode-tables.js';
@@ -131,7 +131,7 @@ export class ClipSampler {
     if (k === undefined) {
       if (typescriptDecoder === undefined)
         throw new FormatError(
-          FORMAT_ERROR.BAD_ARGUMENT,
+          'BAD_ARGUMENT',
           'this clip decodes in TypeScript, which is not loaded: await loadTypeScriptDecoder() first',
         );
       this.typescript = new typescriptDecoder(t);
@@ -164,14 +164,9 @@ export class ClipSampler {
    * just past the pose. Throws only when `out` is too short.
    */
   sampleInto(time: number, out: Float32Array, offset: number, options?: SampleOptions): number {
-    const end = offset + this.poseFloats;
-    if (!(offset >= 0) || out.length < end)
-      throw new FormatError(
-        FORMAT_ERROR.BAD_ARGUMENT,
-        `out holds ${out.length} floats, needs ${this.poseFloats} from ${offset}`,
-      );
+    checkOut(out, offset, this.poseFloats);
     this.pose(out, offset, this.locate(time, options));
-    return end;
+    return offset + this.poseFloats;
   }
 
   /** Decodes the whole pose at (k0, k1, alpha) into `out` at `offset`. */
@@ -191,7 +186,12 @@ export class ClipSampler {
    * min(k / SEGMENT_SIZE, last), at a fixed stride of segments (decode-tables.ts); key 1 is
    * k0 itself, the next key (in k0's segment or the next one) or, wrapping, key 0.
    */
-  private kernelDecode(alpha: number, world?: ClipSampler['world'], run?: KernelWorld, rows = 0): void {
+  private kernelDecode(
+    alpha: number,
+    world?: NonNullable<ClipTables['kernel']>['world'],
+    run?: KernelWorld,
+    rows = 0,
+  ): void {
     const k0 = this.k0,
       k1 = this.k1,
       last = this.kernelLast;
@@ -241,14 +241,8 @@ export class ClipSampler {
 
   /** Writes sample `keyIndex` (clamped to 0..sampleCount − 1) exactly, without interpolation. */
   sampleKey(keyIndex: number, outPose: Float32Array): Float32Array {
-    const base = this.base;
-    if (outPose.length < base.length)
-      throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `outPose holds ${outPose.length} floats, needs ${base.length}`);
     const k = keyIndex > 0 ? Math.min(this.n - 1, Math.floor(keyIndex)) : 0;
-    this.k0 = k;
-    this.k1 = k;
-    this.pose(outPose, 0, 0);
-    return outPose;
+    return this.poseAt(k, k, 0, outPose);
   }
 
   /**
@@ -257,21 +251,18 @@ export class ClipSampler {
    * samples with this). `keyIndex` is clamped to 0..sampleCount − 2.
    */
   sampleBetween(keyIndex: number, alpha: number, outPose: Float32Array): Float32Array {
-    const base = this.base;
-    if (outPose.length < base.length)
-      throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `outPose holds ${outPose.length} floats, needs ${base.length}`);
     const n = this.n;
     const k = keyIndex > 0 ? Math.min(n - 2, Math.floor(keyIndex)) : 0;
-    if (n < 2 || !(alpha > 0)) {
-      this.k0 = this.k1 = Math.max(0, k);
-      alpha = 0;
-    } else if (alpha >= 1) {
-      this.k0 = this.k1 = k + 1;
-      alpha = 0;
-    } else {
-      this.k0 = k;
-      this.k1 = k + 1;
-    }
+    if (n < 2 || !(alpha > 0)) return this.poseAt(Math.max(0, k), Math.max(0, k), 0, outPose);
+    if (alpha >= 1) return this.poseAt(k + 1, k + 1, 0, outPose);
+    return this.poseAt(k, k + 1, alpha, outPose);
+  }
+
+  /** Decodes the pose `alpha` of the way from key `k0` to key `k1` into `outPose`. */
+  private poseAt(k0: number, k1: number, alpha: number, outPose: Float32Array): Float32Array {
+    checkOut(outPose, 0, this.poseFloats);
+    this.k0 = k0;
+    this.k1 = k1;
     this.pose(outPose, 0, alpha);
     return outPose;
   }
@@ -284,13 +275,9 @@ export class ClipSampler {
    */
   sampleBone(time: number, boneIndex: number, out: Float32Array, options?: SampleOptions): Float32Array {
     if (!(boneIndex >= 0 && boneIndex < this.clip.boneCount) || (boneIndex | 0) !== boneIndex) {
-      throw new FormatError(
-        FORMAT_ERROR.BAD_ARGUMENT,
-        `bone index ${boneIndex} (clip has ${this.clip.boneCount} bones)`,
-      );
+      throw new FormatError('BAD_ARGUMENT', `bone index ${boneIndex} (clip has ${this.clip.boneCount} bones)`);
     }
-    if (out.length < POSE_STRIDE)
-      throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `out holds ${out.length} floats, needs ${POSE_STRIDE}`);
+    checkOut(out, 0, POSE_STRIDE);
     const alpha = this.locate(time, options);
     const base = boneIndex * POSE_STRIDE;
     if (this.kernel !== undefined) {
@@ -372,4 +359,10 @@ export class ClipSampler {
     this.k1 = k1;
     return alpha;
   }
+}
+
+/** Throws unless `out` holds `floats` floats from `offset` (a non-negative offset). */
+function checkOut(out: Float32Array, offset: number, floats: number): void {
+  if (!(offset >= 0) || out.length < offset + floats)
+    throw new FormatError('BAD_ARGUMENT', `out holds ${out.length} floats, needs ${floats} from ${offset}`);
 }

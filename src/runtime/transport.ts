@@ -37,7 +37,7 @@ import {
   trackComponentBits,
 } from './bits.js';
 import { RangeDecoder, SIGNED_BLOCK, createProbs, type BinaryCoder } from './entropy-decoder.js';
-import { FORMAT_ERROR, FormatError, expectVersion } from './errors.js';
+import { FormatError, expectVersion, type FormatErrorCode } from './errors.js';
 import { CompressedClip, type OpenOptions } from './compressed-clip.js';
 
 /** "BPT" followed by 0x1A: distinct from the runtime form's "BPK". */
@@ -131,23 +131,22 @@ function f32(bytes: Uint8Array, at: number): number {
  * field it relies on (the rest is checked by `CompressedClip.open` after decoding).
  */
 function readLayout(bytes: Uint8Array, segmentsOffset: number): ClipLayout {
-  const bad = (code: (typeof FORMAT_ERROR)[keyof typeof FORMAT_ERROR], message: string, at: number): never => {
+  const bad = (code: FormatErrorCode, message: string, at: number): never => {
     throw new FormatError(code, `decoded clip header: ${message}`, at);
   };
   const boneCount = u16(bytes, HEADER.BONE_COUNT);
-  if (boneCount < 1 || boneCount > MAX_BONES)
-    bad(FORMAT_ERROR.BAD_HEADER, `bone count ${boneCount}`, HEADER.BONE_COUNT);
+  if (boneCount < 1 || boneCount > MAX_BONES) bad('BAD_HEADER', `bone count ${boneCount}`, HEADER.BONE_COUNT);
   const sampleCount = u32(bytes, HEADER.SAMPLE_COUNT);
-  if (sampleCount < 1) bad(FORMAT_ERROR.BAD_HEADER, 'sample count 0', HEADER.SAMPLE_COUNT);
+  if (sampleCount < 1) bad('BAD_HEADER', 'sample count 0', HEADER.SAMPLE_COUNT);
   const segmentCount = u32(bytes, HEADER.SEGMENT_COUNT);
   if (segmentCount !== segmentCountFor(sampleCount))
-    bad(FORMAT_ERROR.BAD_HEADER, `segment count ${segmentCount} for ${sampleCount} samples`, HEADER.SEGMENT_COUNT);
+    bad('BAD_HEADER', `segment count ${segmentCount} for ${sampleCount} samples`, HEADER.SEGMENT_COUNT);
   const trackCount = boneCount * TRACKS_PER_BONE;
   const words = bitsetWords(trackCount);
   const bitsets = u32(bytes, HEADER.BITSETS_OFFSET);
   // The default and constant bitsets come first (then any others the version defines).
   if (bitsets < HEADER.SIZE || bitsets + 8 * words > segmentsOffset)
-    bad(FORMAT_ERROR.BAD_OFFSET, `bitsets at ${bitsets}`, HEADER.BITSETS_OFFSET);
+    bad('BAD_OFFSET', `bitsets at ${bitsets}`, HEADER.BITSETS_OFFSET);
   const kinds: number[] = [];
   for (let t = 0; t < trackCount; t++) {
     const word = 4 * (t >>> 5),
@@ -158,7 +157,7 @@ function readLayout(bytes: Uint8Array, segmentsOffset: number): ClipLayout {
   const animated = kinds.length;
   if (animated !== u16(bytes, HEADER.ANIMATED_TRACK_COUNT))
     bad(
-      FORMAT_ERROR.BAD_HEADER,
+      'BAD_HEADER',
       `animated track count ${u16(bytes, HEADER.ANIMATED_TRACK_COUNT)}, bitsets say ${animated}`,
       HEADER.ANIMATED_TRACK_COUNT,
     );
@@ -166,7 +165,7 @@ function readLayout(bytes: Uint8Array, segmentsOffset: number): ClipLayout {
   let rangeBytes = 0;
   for (const k of kinds) rangeBytes += CLIP_RANGE_BYTES[k];
   if (rangesAt < HEADER.SIZE || rangesAt + rangeBytes > segmentsOffset)
-    bad(FORMAT_ERROR.BAD_OFFSET, `clip ranges at ${rangesAt}`, HEADER.CLIP_RANGES_OFFSET);
+    bad('BAD_OFFSET', `clip ranges at ${rangesAt}`, HEADER.CLIP_RANGES_OFFSET);
   const rotation = new Uint8Array(animated);
   const clipRanges = new Float64Array(8 * animated);
   let at = rangesAt;
@@ -197,24 +196,24 @@ export function codeClip(coder: BinaryCoder, bytes: Uint8Array, size: number): v
   // 1. The header, then (its size known) the tables up to the first segment.
   if (size < HEADER.SIZE)
     throw new FormatError(
-      FORMAT_ERROR.TOO_SMALL,
+      'TOO_SMALL',
       `decoded clip of ${size} bytes is smaller than the ${HEADER.SIZE}-byte header`,
       TRANSPORT_HEADER.RUNTIME_SIZE,
     );
   for (let i = 0; i < HEADER.SIZE; i++) bytes[i] = coder.tree(m.header, (i & 3) * 256, 8, bytes[i]);
   if (u32(bytes, HEADER.MAGIC) !== MAGIC)
-    throw new FormatError(FORMAT_ERROR.BAD_MAGIC, 'decoded clip is not a bonepress clip (bad magic)', HEADER.MAGIC);
+    throw new FormatError('BAD_MAGIC', 'decoded clip is not a bonepress clip (bad magic)', HEADER.MAGIC);
   const version = u16(bytes, HEADER.VERSION);
   if (version !== VERSION)
     throw new FormatError(
-      FORMAT_ERROR.UNSUPPORTED_VERSION,
+      'UNSUPPORTED_VERSION',
       `decoded clip has format version ${version}; this build reads version ${VERSION}`,
       HEADER.VERSION,
     );
   const segmentsOffset = u32(bytes, HEADER.SEGMENTS_OFFSET);
   if (segmentsOffset < HEADER.SIZE || segmentsOffset > size || (segmentsOffset & 3) !== 0) {
     throw new FormatError(
-      FORMAT_ERROR.BAD_OFFSET,
+      'BAD_OFFSET',
       `decoded clip's segments at ${segmentsOffset} (file of ${size} bytes)`,
       HEADER.SEGMENTS_OFFSET,
     );
@@ -237,7 +236,7 @@ function codeSegments(coder: BinaryCoder, m: Models, bytes: Uint8Array, size: nu
   // Every segment holds 7 bytes per animated track: checked before the per-track tables exist.
   if (at + headerBytes > size)
     throw new FormatError(
-      FORMAT_ERROR.BAD_SECTION,
+      'BAD_SECTION',
       `segment 0 (${count} animated tracks) runs past the end of the decoded clip`,
       at,
     );
@@ -262,7 +261,7 @@ function codeSegments(coder: BinaryCoder, m: Models, bytes: Uint8Array, size: nu
   for (let s = 0; s < segmentCount; s++) {
     const keys = segmentSampleCount(s, segmentCount, sampleCount);
     if (at + headerBytes > size)
-      throw new FormatError(FORMAT_ERROR.BAD_SECTION, `segment ${s} runs past the end of the decoded clip`, at);
+      throw new FormatError('BAD_SECTION', `segment ${s} runs past the end of the decoded clip`, at);
     const rangesAt = at + count;
     // Rate bytes: rate by the previous segment's rate, drop by the previous drop.
     for (let j = 0; j < count; j++) {
@@ -304,7 +303,7 @@ function codeSegments(coder: BinaryCoder, m: Models, bytes: Uint8Array, size: nu
         if (pred >= 0) {
           const d = coder.signed(m.rangeDelta, ctx * SIGNED_BLOCK, bytes[o + i] - pred, 0, o + i);
           const v = pred + d;
-          if (v < 0 || v > 255) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `segment ${s}: range byte ${v}`, o + i);
+          if (v < 0 || v > 255) throw new FormatError('BAD_VALUE', `segment ${s}: range byte ${v}`, o + i);
           bytes[o + i] = v;
         } else {
           bytes[o + i] = coder.tree(m.rangeByte, (quantised ? i & 1 : rate === 0 ? 2 : 3) * 256, 8, bytes[o + i]);
@@ -332,7 +331,7 @@ function codeSegments(coder: BinaryCoder, m: Models, bytes: Uint8Array, size: nu
       } else if (rate === 0 || rate === 32) {
         bits[3 * j] = bits[3 * j + 1] = bits[3 * j + 2] = rate;
       } else {
-        throw new FormatError(FORMAT_ERROR.BAD_VALUE, `segment ${s}: animated track ${j} has rate ${rate}`, at + j);
+        throw new FormatError('BAD_VALUE', `segment ${s}: animated track ${j} has rate ${rate}`, at + j);
       }
       keyBits += bits[3 * j] + bits[3 * j + 1] + bits[3 * j + 2];
       if (rate >= 1 && rate <= 24) {
@@ -351,11 +350,7 @@ function codeSegments(coder: BinaryCoder, m: Models, bytes: Uint8Array, size: nu
     const totalBits = keys * keyBits;
     const segEnd = keysAt + 4 * Math.ceil(totalBits / 32);
     if (segEnd > size)
-      throw new FormatError(
-        FORMAT_ERROR.BAD_SECTION,
-        `segment ${s}'s keys run past the end of the decoded clip`,
-        keysAt,
-      );
+      throw new FormatError('BAD_SECTION', `segment ${s}'s keys run past the end of the decoded clip`, keysAt);
     const bit0 = keysAt * 8;
     if (enc) unpackKeys(words, bit0, keys, count, keyBits, bits, q);
     for (let i = 0; i < comps; i++) {
@@ -447,7 +442,7 @@ function codeComponent(
     2,
     coder.encoding ? chooseOrder(q, base, keys, b, qLast, qPrev) : 0,
   );
-  if (order >= ORDERS) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `prediction order ${order}`, at);
+  if (order >= ORDERS) throw new FormatError('BAD_VALUE', `prediction order ${order}`, at);
   prevOrder[comp] = order;
   if (order === ORDER_RAW) {
     for (let k = 0; k < keys; k++) q[base + k] = direct(coder, q[base + k], b);
@@ -460,7 +455,7 @@ function codeComponent(
     pred = pred < 0 ? 0 : pred > max ? max : pred;
     const v =
       pred + coder.signed(m.first, ((order - 1) * BIT_CLASSES + BIT_CLASS[b]) * SIGNED_BLOCK, q[base] - pred, 0, at);
-    if (v < 0 || v > max) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `key value ${v} outside 0..${max}`, at);
+    if (v < 0 || v > max) throw new FormatError('BAD_VALUE', `key value ${v} outside 0..${max}`, at);
     q[base] = v;
   } else {
     q[base] = direct(coder, q[base], b);
@@ -492,7 +487,7 @@ function codeComponent(
     const ctx = (ctxBase + (cls < PREV_CLASSES ? cls : PREV_CLASSES - 1)) * SIGNED_BLOCK;
     const r = coder.signed(m.residual, ctx, q[base + k] - pred, sign, at);
     const v = pred + r;
-    if (v < 0 || v > max) throw new FormatError(FORMAT_ERROR.BAD_VALUE, `key value ${v} outside 0..${max}`, at);
+    if (v < 0 || v > max) throw new FormatError('BAD_VALUE', `key value ${v} outside 0..${max}`, at);
     q[base + k] = v;
     cls = bitLength(r < 0 ? -r : r);
     sign = r === 0 ? 0 : r > 0 ? 1 : 2;
@@ -646,30 +641,25 @@ export function isTransport(bytes: Uint8Array): boolean {
  */
 export function decodeTransport(input: Uint8Array | ArrayBuffer): Uint8Array {
   const bytes = input instanceof ArrayBuffer ? new Uint8Array(input) : input;
-  if (!(bytes instanceof Uint8Array))
-    throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, 'expected a Uint8Array or ArrayBuffer');
+  if (!(bytes instanceof Uint8Array)) throw new FormatError('BAD_ARGUMENT', 'expected a Uint8Array or ArrayBuffer');
   if (bytes.length < TRANSPORT_HEADER.SIZE)
     throw new FormatError(
-      FORMAT_ERROR.TOO_SMALL,
+      'TOO_SMALL',
       `${bytes.length} bytes is smaller than the ${TRANSPORT_HEADER.SIZE}-byte transport header`,
       0,
     );
   if (u32(bytes, TRANSPORT_HEADER.MAGIC) !== TRANSPORT_MAGIC)
-    throw new FormatError(FORMAT_ERROR.BAD_MAGIC, 'not a bonepress transport clip (bad magic)', 0);
+    throw new FormatError('BAD_MAGIC', 'not a bonepress transport clip (bad magic)', 0);
   const version = u16(bytes, TRANSPORT_HEADER.VERSION);
   expectVersion('transport', version, TRANSPORT_VERSION, TRANSPORT_HEADER.VERSION);
   const flags = u16(bytes, TRANSPORT_HEADER.FLAGS);
   if (flags !== 0)
-    throw new FormatError(
-      FORMAT_ERROR.BAD_HEADER,
-      `unknown transport flags 0x${flags.toString(16)}`,
-      TRANSPORT_HEADER.FLAGS,
-    );
+    throw new FormatError('BAD_HEADER', `unknown transport flags 0x${flags.toString(16)}`, TRANSPORT_HEADER.FLAGS);
   const size = u32(bytes, TRANSPORT_HEADER.RUNTIME_SIZE);
   const limit = Math.min(MAX_FILE_BYTES, MAX_EXPANSION * bytes.length + EXPANSION_SLACK);
   if (size > limit)
     throw new FormatError(
-      FORMAT_ERROR.BAD_SIZE,
+      'BAD_SIZE',
       `declared clip size ${size} is more than ${limit} for ${bytes.length} transport bytes`,
       TRANSPORT_HEADER.RUNTIME_SIZE,
     );
@@ -678,11 +668,7 @@ export function decodeTransport(input: Uint8Array | ArrayBuffer): Uint8Array {
   codeClip(decoder, out, size);
   const end = decoder.finish('transport stream');
   if (end !== bytes.length)
-    throw new FormatError(
-      FORMAT_ERROR.BAD_SIZE,
-      `${bytes.length - end} bytes after the end of the transport stream`,
-      end,
-    );
+    throw new FormatError('BAD_SIZE', `${bytes.length - end} bytes after the end of the transport stream`, end);
   return out;
 }
 

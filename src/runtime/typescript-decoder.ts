@@ -83,7 +83,7 @@ export class TypeScriptDecoder {
     const held = this.slotSegment!;
     if (held[slot] !== s) {
       const src = this.t.compact!.src;
-      writeSegmentRecords(src, s, this.i32, this.f32, head, src.segData[s] >>> 2);
+      writeSegmentRecords(src, s, this.i32, this.f32, head, src.segments.data[s] >>> 2);
       held[slot] = s;
     }
     return head;

@@ -146,13 +146,11 @@ describe('header', () => {
     };
     const over = ofSize(2 ** 28 + 4);
     expect(openError(over)).toBe(FORMAT_ERROR.BAD_SIZE);
-    expect(openMessage(over)).toBe(
-      `${2 ** 28 + 4} bytes is larger than a clip may be (${2 ** 28}) (at byte ${HEADER.TOTAL_SIZE})`,
-    );
+    expect(openMessage(over)).toBe(`file size ${2 ** 28 + 4} (need 0..${2 ** 28}) (at byte ${HEADER.TOTAL_SIZE})`);
     new DataView(over.buffer).setUint32(HEADER.TOTAL_SIZE, NO_CHECKSUM.length, true);
-    expect(openMessage(over)).toContain('larger than a clip may be');
+    expect(openMessage(over)).toContain(`file size ${2 ** 28 + 4}`);
     // At the limit the size passes; this one fails later, on the bytes after its last section.
-    expect(openMessage(ofSize(2 ** 28))).toMatch(/unexpected bytes after the last section/);
+    expect(openMessage(ofSize(2 ** 28))).toMatch(/^\d+ bytes after the last section/);
   });
 
   it('detects a checksum mismatch anywhere after the checksum field, and can be told not to check', () => {
@@ -500,7 +498,7 @@ describe('values', { timeout: 30_000 }, () => {
     for (const value of [1.0000001, -1.5, 1e30]) {
       const bad = patched(RAW, (v) => v.setFloat32(rotation + 4, value, true));
       expect(openError(bad), `${value}`).toBe(FORMAT_ERROR.BAD_VALUE);
-      expect(openMessage(bad)).toMatch(/raw value of animated rotation \d+ is /);
+      expect(openMessage(bad)).toMatch(/^segment \d+ key \d+ track \d+: raw rotation /);
     }
     const pose = new Float32Array(c.boneCount * POSE_STRIDE);
     for (const [at, value] of [
