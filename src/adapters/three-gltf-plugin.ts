@@ -24,9 +24,11 @@ export { BONEPRESS_EXTENSION } from './gltf-extension-def.js';
 
 const TRS = new Set(['translation', 'rotation', 'scale']);
 
-/** Options of {@link BonepressGLTFLoaderPlugin}. */
-export interface BonepressGLTFLoaderPluginOptions
-  extends Pick<MixerClipOptions, 'translationScale' | 'onWarning' | 'strict'> {}
+/**
+ * Options of {@link BonepressGLTFLoaderPlugin}. Every bone binds to the object loaded for its
+ * node, so there are no unbound bones to warn about (createMixerClip's `onWarning`, `strict`).
+ */
+export interface BonepressGLTFLoaderPluginOptions extends Pick<MixerClipOptions, 'translationScale'> {}
 
 interface ChannelDef {
   target?: { node?: number; path?: string };
