@@ -154,34 +154,53 @@ export function interpolateSamples(clip: RawClip, k: number, alpha: number, out:
 export type BetweenReference = ((k: number, alpha: number, out: Float64Array) => void) | readonly PlayerSlerp[];
 
 /**
- * Writes the object transforms of a reference at fraction `alpha` of interval k; with `needed`,
- * only those of the bones marked there (each marked bone's ancestors marked too).
+ * A reference as object transforms: `objectAt` writes them at fraction `alpha` of interval k;
+ * with `needed`, only those of the bones marked there (each marked bone's ancestors marked too).
  */
-type ReferenceAt = (k: number, alpha: number, outObject: Float64Array, needed?: Uint8Array) => void;
+interface ReferenceObjects {
+  objectAt(k: number, alpha: number, outObject: Float64Array, needed?: Uint8Array): void;
+}
 
-/** The references of `reference` as {@link ReferenceAt}s, in order, and whether the samples are measured too. */
-function referencesOf(clip: RawClip, reference: BetweenReference | undefined): { at: ReferenceAt[]; samples: boolean } {
+/**
+ * A reference given as local poses ({@link BetweenReference}'s function form) written into
+ * `pose`, composed by {@link poseToObject}.
+ */
+class PoseReference implements ReferenceObjects {
+  constructor(
+    private readonly parents: Int32Array,
+    private readonly pose: Float64Array,
+    private readonly write: (k: number, alpha: number, out: Float64Array) => void,
+  ) {}
+
+  objectAt(k: number, alpha: number, outObject: Float64Array, needed?: Uint8Array): void {
+    this.write(k, alpha, this.pose);
+    poseToObject(this.pose, this.parents, outObject, 0, needed);
+  }
+}
+
+/** The references of `reference` as {@link ReferenceObjects}, in order, and whether the samples are measured too. */
+function referencesOf(
+  clip: RawClip,
+  reference: BetweenReference | undefined,
+): { at: ReferenceObjects[]; samples: boolean } {
   const parents = clip.skeleton.parents;
   const pose = new Float64Array(parents.length * POSE_STRIDE);
-  const objectOf = (write: (k: number, alpha: number, out: Float64Array) => void): ReferenceAt => {
-    return (k, alpha, outObject, needed) => {
-      write(k, alpha, pose);
-      poseToObject(pose, parents, outObject, 0, needed);
-    };
-  };
-  if (typeof reference === 'function') return { at: [objectOf(reference)], samples: false };
+  if (typeof reference === 'function') return { at: [new PoseReference(parents, pose, reference)], samples: false };
   if (reference && reference.length > 0 && clip.keyframes !== undefined) {
-    // Players differ in rotations only, so after the first only rotations are written. Their
-    // keys as stored are not the samples, so the samples are measured too.
-    const at = reference.map((player, p) =>
-      objectOf((k, alpha, out) => referenceBetween(clip, k, alpha, out, player, p > 0)),
+    // Players differ in rotations only, so after the first only rotations are written over the
+    // pose they share. Their keys as stored are not the samples, so the samples are measured too.
+    const at = reference.map(
+      (player, p) =>
+        new PoseReference(parents, pose, (k, alpha, out) => referenceBetween(clip, k, alpha, out, player, p > 0)),
     );
     return { at, samples: true };
   }
   if (clip.keyframes)
-    return { at: [objectOf((k, alpha, out) => referenceBetween(clip, k, alpha, out))], samples: false };
-  const samples = new SampleReference(clip);
-  return { at: [(k, alpha, outObject, needed) => samples.objectAt(k, alpha, outObject, needed)], samples: false };
+    return {
+      at: [new PoseReference(parents, pose, (k, alpha, out) => referenceBetween(clip, k, alpha, out))],
+      samples: false,
+    };
+  return { at: [new SampleReference(clip)], samples: false };
 }
 
 /**
@@ -191,14 +210,15 @@ function referencesOf(clip: RawClip, reference: BetweenReference | undefined): {
  * for the fractions that share it (at i / m it is that of 1 − i / m, on the other side), and the
  * local pose composed as it is made.
  */
-export class SampleReference {
+export class SampleReference implements ReferenceObjects {
   private readonly u: Float64Array;
   private readonly angle: Float64Array;
   private readonly sign: Float64Array;
   /**
    * Slot j ≤ {@link MAX_CHECKS}: each bone's weight of x = j / MAX_CHECKS for the interval held,
-   * where its `stamps` entry is `stamp`; then two slots for other fractions' weights, worked out
-   * at every call.
+   * where `stamps[j]` is `stamp`; then two slots for other fractions' weights, worked out at
+   * every call. A slot's weights are worked out for every bone at once, needed or not: fewer
+   * than the checks that read them.
    */
   private readonly weights: Float64Array;
   private readonly stamps: Uint32Array;
@@ -206,6 +226,8 @@ export class SampleReference {
   private stamp = 0;
   /** The interval whose u, angle and sign are held. */
   private k = -1;
+  /** Per bone, its STEP tracks: {@link HELD_ROTATION}, {@link HELD_TRANSLATION}, {@link HELD_SCALE}. */
+  private readonly held: Uint8Array;
 
   constructor(private readonly clip: RawClip) {
     const boneCount = clip.skeleton.parents.length;
@@ -213,7 +235,17 @@ export class SampleReference {
     this.angle = new Float64Array(boneCount);
     this.sign = new Float64Array(boneCount);
     this.weights = new Float64Array((MAX_CHECKS + 3) * boneCount);
-    this.stamps = new Uint32Array((MAX_CHECKS + 1) * boneCount);
+    this.stamps = new Uint32Array(MAX_CHECKS + 1);
+    this.held = new Uint8Array(boneCount);
+    const step = clip.stepMask;
+    if (step)
+      for (let b = 0; b < boneCount; b++) {
+        const t = b * TRACKS_PER_BONE;
+        this.held[b] =
+          (step[t + TRACK_KIND.ROTATION] === 1 ? HELD_ROTATION : 0) |
+          (step[t + TRACK_KIND.TRANSLATION] === 1 ? HELD_TRANSLATION : 0) |
+          (step[t + TRACK_KIND.SCALE] === 1 ? HELD_SCALE : 0);
+      }
   }
 
   /**
@@ -223,28 +255,27 @@ export class SampleReference {
    */
   objectAt(k: number, alpha: number, out: Float64Array, needed?: Uint8Array): void {
     const clip = this.clip;
-    const { sign, weights } = this;
+    const { sign, weights, held } = this;
     const n = clip.sampleCount,
       r = clip.rotations,
       t = clip.translations,
       sc = clip.scales,
-      step = clip.stepMask,
       parents = clip.skeleton.parents;
     const boneCount = parents.length;
     if (k !== this.k) this.start(k);
     const al = Math.fround(alpha);
-    const wa = this.weightsOf(Math.fround(1 - al), MAX_CHECKS + 1, needed) * boneCount,
-      wb = this.weightsOf(al, MAX_CHECKS + 2, needed) * boneCount;
+    const wa = this.weightsOf(Math.fround(1 - al), MAX_CHECKS + 1) * boneCount,
+      wb = this.weightsOf(al, MAX_CHECKS + 2) * boneCount;
     for (let b = 0; b < boneCount; b++) {
-      if (needed && needed[b] === 0) continue;
-      const t0 = b * TRACKS_PER_BONE;
+      if (needed !== undefined && needed[b] === 0) continue;
+      const h = held[b];
       const a = (b * n + k) * 4,
         c = a + 4;
       let x = r[a],
         y = r[a + 1],
         z = r[a + 2],
         w = r[a + 3];
-      if (step?.[t0 + TRACK_KIND.ROTATION] !== 1) {
+      if ((h & HELD_ROTATION) === 0) {
         const ka = weights[wa + b],
           kb = weights[wb + b] * sign[b];
         x = x * ka + r[c] * kb;
@@ -259,8 +290,8 @@ export class SampleReference {
         w *= inv;
       }
       const a3 = (b * n + k) * 3;
-      const heldT = step?.[t0 + TRACK_KIND.TRANSLATION] === 1,
-        heldS = step?.[t0 + TRACK_KIND.SCALE] === 1;
+      const heldT = (h & HELD_TRANSLATION) !== 0,
+        heldS = (h & HELD_SCALE) !== 0;
       const o = b * AFFINE_STRIDE;
       localToAffine(
         x,
@@ -301,24 +332,25 @@ export class SampleReference {
 
   /**
    * The slot holding each bone's weight of `x` (a float32 fraction), worked out there unless
-   * known (only for the bones marked in `needed`, when given); `spare` when x is off the grid.
+   * known; `spare` when x is off the grid.
    */
-  private weightsOf(x: number, spare: number, needed: Uint8Array | undefined): number {
+  private weightsOf(x: number, spare: number): number {
     const j = x * MAX_CHECKS;
-    const slot = Number.isInteger(j) ? j : spare;
-    const { u, angle, weights, stamps, stamp } = this;
+    const onGrid = Number.isInteger(j);
+    if (onGrid && this.stamps[j] === this.stamp) return j;
+    const slot = onGrid ? j : spare;
+    const { u, angle, weights } = this;
     const at = slot * u.length;
-    for (let b = 0; b < u.length; b++) {
-      if (needed && needed[b] === 0) continue;
-      if (slot === spare) weights[at + b] = slerpWeightAt(x, u[b], angle[b]);
-      else if (stamps[at + b] !== stamp) {
-        weights[at + b] = slerpWeightAt(x, u[b], angle[b]);
-        stamps[at + b] = stamp;
-      }
-    }
+    for (let b = 0; b < u.length; b++) weights[at + b] = slerpWeightAt(x, u[b], angle[b]);
+    if (onGrid) this.stamps[j] = this.stamp;
     return slot;
   }
 }
+
+/** {@link SampleReference}'s flags of a bone's STEP tracks. */
+const HELD_ROTATION = 1,
+  HELD_TRANSLATION = 2,
+  HELD_SCALE = 4;
 
 /**
  * Measures `decodedBetween(k, alpha, outPose)` against {@link referenceBetween} at evenly
@@ -560,6 +592,8 @@ class IntervalChecks {
   private readonly worstShell: Float64Array;
   private readonly worstFraction: Float64Array;
   private readonly grow: Float64Array;
+  /** {@link scalingBones} of the clip. */
+  private readonly scaling: Uint8Array;
   /** Each bone's largest error at the interval's two samples, and whole-shell error. */
   private readonly endWorst: Float64Array;
   private readonly endShell: Float64Array;
@@ -600,7 +634,7 @@ class IntervalChecks {
     private readonly clip: RawClip,
     private readonly shellDistances: Float32Array,
     private readonly decodedBetween: (k: number, alpha: number, outPose: Float64Array) => void,
-    private readonly references: { at: ReferenceAt[]; samples: boolean },
+    private readonly references: { at: ReferenceObjects[]; samples: boolean },
     metric: ErrorMetric,
     private readonly shellToo: boolean,
     secondLook: boolean,
@@ -618,6 +652,7 @@ class IntervalChecks {
     this.worstShell = new Float64Array(boneCount);
     this.worstFraction = new Float64Array(boneCount);
     this.grow = new Float64Array(boneCount);
+    this.scaling = scalingBones(clip);
     this.endWorst = new Float64Array(boneCount);
     this.endShell = new Float64Array(boneCount);
     this.sampleWorst = new Float64Array(boneCount * clip.sampleCount).fill(Number.NaN);
@@ -637,7 +672,7 @@ class IntervalChecks {
     this.pruned = false;
     this.worst.fill(0);
     this.worstShell.fill(0);
-    return checksFor(this.clip, k, this.turn);
+    return checksFor(this.clip, k, this.turn, this.scaling);
   }
 
   /**
@@ -783,8 +818,9 @@ class IntervalChecks {
     const needed = this.pruned ? this.needed : undefined;
     this.decodedBetween(k, alpha, decoded);
     poseToObject(decoded, parents, decObject, 0, needed);
-    for (const referenceAt of this.references.at) {
-      referenceAt(k, alpha, refObject, needed);
+    const references = this.references.at;
+    for (let r = 0; r < references.length; r++) {
+      references[r].objectAt(k, alpha, refObject, needed);
       for (let b = 0; b < boneCount; b++) {
         if (needed && live[b] === 0) continue;
         const o = b * AFFINE_STRIDE;
@@ -810,8 +846,9 @@ class IntervalChecks {
  * {@link remainderFactor} is within {@link REMAINDER_SHARE}. Writes each bone's turn over the
  * interval into `turn` (radians: its rotation angle plus its scale change relative to the
  * larger scale, STEP tracks aside, summed from the root) and the largest at `turn[boneCount]`.
+ * `scaling`: the clip's {@link scalingBones}, when known.
  */
-export function checksFor(clip: RawClip, k: number, turn: Float64Array): number {
+export function checksFor(clip: RawClip, k: number, turn: Float64Array, scaling = scalingBones(clip)): number {
   const n = clip.sampleCount,
     parents = clip.skeleton.parents,
     r = clip.rotations,
@@ -828,7 +865,7 @@ export function checksFor(clip: RawClip, k: number, turn: Float64Array): number 
         2 *
         Math.acos(Math.min(1, Math.abs(r[a] * r[c] + r[a + 1] * r[c + 1] + r[a + 2] * r[c + 2] + r[a + 3] * r[c + 3])));
     }
-    if (step?.[b * TRACKS_PER_BONE + TRACK_KIND.SCALE] !== 1) {
+    if (scaling[b] === 1) {
       for (let i = 0; i < 3; i++) {
         // Relative to the larger scale, so a scale growing from 0 (a hidden part appearing) counts as 1.
         const s0 = Math.abs(sc[(b * n + k) * 3 + i]),
@@ -842,6 +879,19 @@ export function checksFor(clip: RawClip, k: number, turn: Float64Array): number 
   }
   turn[parents.length] = worst;
   return checksOf(worst);
+}
+
+/**
+ * Per bone, 1 where its scale may count in {@link checksFor}: not a STEP track, and not the same
+ * at every sample (such a scale adds exactly 0 to every interval's turn).
+ */
+export function scalingBones(clip: RawClip): Uint8Array {
+  const n = clip.sampleCount,
+    step = clip.stepMask;
+  const scaling = new Uint8Array(clip.skeleton.parents.length);
+  for (let b = 0; b < scaling.length; b++)
+    scaling[b] = Number(step?.[b * TRACKS_PER_BONE + TRACK_KIND.SCALE] !== 1 && varies(clip.scales, b * n * 3, n, 3));
+  return scaling;
 }
 
 /** The {@link checksFor} of an interval whose chains turn at most `turn`. */
