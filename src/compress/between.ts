@@ -341,7 +341,9 @@ export class SampleReference implements ReferenceObjects {
     const slot = onGrid ? j : spare;
     const { u, angle, weights } = this;
     const at = slot * u.length;
-    for (let b = 0; b < u.length; b++) weights[at + b] = slerpWeightAt(x, u[b], angle[b]);
+    // Slot 0 (x = 0, an interval's end): slerpWeightAt gives +0 from either of its forms.
+    if (slot === 0) weights.fill(0, 0, u.length);
+    else for (let b = 0; b < u.length; b++) weights[at + b] = slerpWeightAt(x, u[b], angle[b]);
     if (onGrid) this.stamps[j] = this.stamp;
     return slot;
   }
@@ -368,7 +370,10 @@ const HELD_ROTATION = 1,
  * evaluation of a clip's keys the larger error counts, at the samples too (for a clip without keys,
  * players are ignored). A second look measures only the bones whose bound could still reach the
  * clip's figures, and their ancestors; `prune` false measures every bone at every check, for the
- * same report. Allocates a few pose-sized buffers and, for the second look, three numbers per
+ * same report. `decodedSamples`, when given, holds the decoded object transforms at every sample
+ * (sample-major, {@link AFFINE_STRIDE} per bone, as `decodedBetween` at fraction 0 or 1 and
+ * {@link poseToObject} give them), which the checks at the samples take instead of decoding.
+ * Allocates a few pose-sized buffers and, for the second look, three numbers per
  * bone and interval (the first look's turns and errors) besides two per bone and sample.
  */
 export function measureBetweenErrors(
@@ -380,6 +385,7 @@ export function measureBetweenErrors(
   perInterval?: Float64Array,
   reference?: BetweenReference,
   prune = true,
+  decodedSamples?: Float64Array,
 ): BetweenReport {
   const references = referencesOf(clip, reference);
   // Against the players every interval gets its most checks: the remainder term assumes a slerp
@@ -394,6 +400,7 @@ export function measureBetweenErrors(
     shellToo,
     secondLook,
     prune,
+    decodedSamples,
   );
   const report: BetweenReport = {
     metric,
@@ -639,6 +646,7 @@ class IntervalChecks {
     private readonly shellToo: boolean,
     secondLook: boolean,
     private readonly prunes: boolean,
+    private readonly decodedSamples: Float64Array | undefined,
   ) {
     this.boneError = boneErrorFunction(metric);
     this.isShell = metric === 'shell';
@@ -790,7 +798,22 @@ class IntervalChecks {
     if (Number.isNaN(sampleWorst[at])) {
       sampleWorst.fill(0, at, at + boneCount);
       // No floor: the whole shell by its cheap bound (never below it), as these only decide what to skip.
-      this.checkAt(k, alpha, Number.POSITIVE_INFINITY, sampleWorst, sampleShell, at);
+      const known = this.decodedSamples;
+      if (known !== undefined)
+        this.measureAt(
+          k,
+          alpha,
+          Number.POSITIVE_INFINITY,
+          known,
+          s * boneCount * AFFINE_STRIDE,
+          sampleWorst,
+          sampleShell,
+          at,
+        );
+      else {
+        this.decode(k, alpha);
+        this.measureAt(k, alpha, Number.POSITIVE_INFINITY, this.decObject, 0, sampleWorst, sampleShell, at);
+      }
     }
     for (let b = 0; b < boneCount; b++) {
       endWorst[b] = Math.max(endWorst[b], sampleWorst[at + b]);
@@ -798,26 +821,38 @@ class IntervalChecks {
     }
   }
 
+  /** Measures fraction `alpha` of interval k into each bone's largest of the interval. */
+  private checkAt(k: number, alpha: number, shellFloor: number): void {
+    this.decode(k, alpha);
+    this.measureAt(k, alpha, shellFloor, this.decObject, 0, this.worst, this.worstShell, 0);
+  }
+
+  /** The decoded object transforms at fraction `alpha` of interval k, of the bones the checks take. */
+  private decode(k: number, alpha: number): void {
+    this.decodedBetween(k, alpha, this.decoded);
+    poseToObject(this.decoded, this.parents, this.decObject, 0, this.pruned ? this.needed : undefined);
+  }
+
   /**
-   * Measures fraction `alpha` of interval k against every reference, into each bone's largest
-   * (the interval's, or from `at` of a sample's).
+   * Measures the decoded object transforms at `decObject[d]` (fraction `alpha` of interval k)
+   * against every reference, into each bone's largest (the interval's, or from `at` of a sample's).
    */
-  private checkAt(
+  private measureAt(
     k: number,
     alpha: number,
     shellFloor: number,
-    worst = this.worst,
-    worstShell = this.worstShell,
-    at = 0,
+    decObject: Float64Array,
+    d: number,
+    worst: Float64Array,
+    worstShell: Float64Array,
+    at: number,
   ): void {
-    const { boneError, isShell, parents, decoded, refObject, decObject, grow, live } = this;
+    const { boneError, isShell, parents, refObject, grow, live } = this;
     const shells = this.shellDistances,
       shellToo = this.shellToo;
     const boneCount = parents.length;
     const interval = worst === this.worst;
     const needed = this.pruned ? this.needed : undefined;
-    this.decodedBetween(k, alpha, decoded);
-    poseToObject(decoded, parents, decObject, 0, needed);
     const references = this.references.at;
     for (let r = 0; r < references.length; r++) {
       references[r].objectAt(k, alpha, refObject, needed);
@@ -825,11 +860,11 @@ class IntervalChecks {
         if (needed && live[b] === 0) continue;
         const o = b * AFFINE_STRIDE;
         let e: number;
-        if (isShell || !shellToo) e = boneError(refObject, o, decObject, o, shells[b]);
+        if (isShell || !shellToo) e = boneError(refObject, o, decObject, d + o, shells[b]);
         else {
           // Below shellFloor / grow the bone cannot raise the clip's figure at this or a finer level.
           const floor = Math.max(worstShell[at + b], shellFloor / grow[b]);
-          e = vertexAndShellErrors(refObject, o, decObject, o, shells[b], floor, boneShell, 0);
+          e = vertexAndShellErrors(refObject, o, decObject, d + o, shells[b], floor, boneShell, 0);
           if (boneShell[0] > worstShell[at + b]) worstShell[at + b] = boneShell[0];
         }
         if (e > worst[at + b]) {

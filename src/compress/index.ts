@@ -15,7 +15,7 @@ import { segmentClip } from './segment.js';
 import { BIT_RATE_LADDERS, searchBitRates, type BitRateLadder, type SearchStrategy } from './bitrate.js';
 import type { ErrorMetric, ErrorReport } from '../metric/error-metric.js';
 import { writeClip } from './write.js';
-import { measureCompressedBetween, verifyCompressed } from './verify.js';
+import { measureCompressed } from './verify.js';
 import { THRESHOLD_MARGIN, resolveOptions, type CompressOptions } from './options.js';
 import { chooseSampleGrid, roundingTerm, samplesFloor, type BetweenReport } from './between.js';
 import { PLAYER_SLERPS } from '../clip/keyframes.js';
@@ -182,8 +182,7 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
       report = measureAdditiveSamples(additive, compressed, settings.shellDistances, settings.metric);
       between = measureAdditiveBetween(additive, compressed, settings.shellDistances, settings.metric);
     } else {
-      report = verifyCompressed(source, compressed, settings.shellDistances, undefined, settings.metric);
-      between = measureCompressedBetween(source, compressed, settings.shellDistances, settings.metric);
+      ({ report, between } = measureCompressed(source, compressed, settings.shellDistances, settings.metric));
     }
     // A target at or below 0 already kept every track at its finest: no search can do better.
     if (between.maxError <= budget || attempt === MAX_SEARCHES || between.maxError <= grid.gridError || target <= 0)
