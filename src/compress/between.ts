@@ -514,28 +514,57 @@ export const ROUNDING_ROUNDOFFS = 4;
  * 0.01 cm.
  */
 export function roundingTerm(clip: RawClip, shellDistances: Float32Array): number {
-  const parents = clip.skeleton.parents;
-  const boneCount = parents.length;
-  const n = clip.sampleCount;
-  const turns = new Uint8Array(boneCount),
-    moves = new Uint8Array(boneCount);
-  for (let b = 0; b < boneCount; b++) {
-    turns[b] = Number(varies(clip.rotations, b * n * 4, n, 4) || varies(clip.scales, b * n * 3, n, 3));
-    moves[b] = Number(varies(clip.translations, b * n * 3, n, 3));
-  }
-  const object = new Float64Array(boneCount * AFFINE_STRIDE);
+  const levers = new LeverSums(clip, shellDistances);
+  let lever = 0;
+  for (let s = 0; s < clip.sampleCount; s++) lever = Math.max(lever, levers.largestAt(s));
+  return ROUNDING_ROUNDOFFS * FLOAT32_ROUNDOFF * lever;
+}
+
+/**
+ * {@link roundingTerm}'s lever sums, one sample at a time: a function of its own called per
+ * sample, so the optimiser compiles it once instead of replacing a long loop while it runs.
+ */
+class LeverSums {
+  private readonly parents: Int32Array;
+  /** Per bone, 1 where its rotation or scale varies over the clip, or its translation. */
+  private readonly turns: Uint8Array;
+  private readonly moves: Uint8Array;
+  private readonly object: Float64Array;
   // Per bone at one sample: its turning ancestors (itself included), the sum of their
   // distances to its origin, and its moving ancestors' offsets. The sum is exact over the
   // nearest LEVER_WALK ancestors; beyond them the triangle inequality bounds it from the
   // ancestor reached, so a 1,000-joint chain costs its bones × LEVER_WALK (the whole walk
   // took seconds) while a character's chains are summed exactly.
-  const turning = new Float64Array(boneCount),
-    turnSums = new Float64Array(boneCount),
-    moveSums = new Float64Array(boneCount);
-  let lever = 0;
-  for (let s = 0; s < n; s++) {
-    sampleToObject(clip, s, object);
+  private readonly turning: Float64Array;
+  private readonly turnSums: Float64Array;
+  private readonly moveSums: Float64Array;
+
+  constructor(
+    private readonly clip: RawClip,
+    private readonly shellDistances: Float32Array,
+  ) {
+    const parents = clip.skeleton.parents;
+    const boneCount = parents.length;
+    const n = clip.sampleCount;
+    this.parents = parents;
+    this.turns = new Uint8Array(boneCount);
+    this.moves = new Uint8Array(boneCount);
     for (let b = 0; b < boneCount; b++) {
+      this.turns[b] = Number(varies(clip.rotations, b * n * 4, n, 4) || varies(clip.scales, b * n * 3, n, 3));
+      this.moves[b] = Number(varies(clip.translations, b * n * 3, n, 3));
+    }
+    this.object = new Float64Array(boneCount * AFFINE_STRIDE);
+    this.turning = new Float64Array(boneCount);
+    this.turnSums = new Float64Array(boneCount);
+    this.moveSums = new Float64Array(boneCount);
+  }
+
+  /** The largest lever sum of sample s's virtual vertices. */
+  largestAt(s: number): number {
+    const { parents, turns, moves, object, turning, turnSums, moveSums, shellDistances } = this;
+    sampleToObject(this.clip, s, object);
+    let lever = 0;
+    for (let b = 0; b < parents.length; b++) {
       const o = b * AFFINE_STRIDE;
       const parent = parents[b];
       turning[b] = (parent >= 0 ? turning[parent] : 0) + turns[b];
@@ -559,8 +588,8 @@ export function roundingTerm(clip: RawClip, shellDistances: Float32Array): numbe
       const sum = turnSum + moveSums[b] + turning[b] * shellDistances[b] * scale;
       if (sum > lever) lever = sum;
     }
+    return lever;
   }
-  return ROUNDING_ROUNDOFFS * FLOAT32_ROUNDOFF * lever;
 }
 
 const ORIGIN = new Float64Array(3);

@@ -176,6 +176,17 @@ class SegmentSearch {
   /** {@link componentBitsOf} per track and ladder step, 3 each, valid where `bitsSegment` is the segment + 1. */
   private readonly bitsCache: Uint8Array;
   private readonly bitsSegment: Int32Array;
+  /**
+   * Tracks rebuilt whole at a ladder step in the segment being searched ({@link setLevel}), so
+   * that a step set again (pass 1's probes, then pass 2's trials; `best`'s later searches of
+   * the segment) is copied, not rebuilt: the keys of track j at step `level` are entry
+   * `keptEntry[j · ladder + level]` of `kept` (4 floats a key) where
+   * `keptSegment` there is the segment + 1.
+   */
+  private kept: Float32Array;
+  private keptCount = 0;
+  private readonly keptEntry: Int32Array;
+  private readonly keptSegment: Int32Array;
   private readonly level: Int32Array;
   private readonly floor: Int32Array;
   /** Ladder steps of the result the next search starts from, per track (valid when `hasPrevious`). */
@@ -221,6 +232,9 @@ class SegmentSearch {
     this.failKey = new Int32Array(input.tracks.length).fill(-1);
     this.bitsSegment = new Int32Array(input.tracks.length * input.ladder.length);
     this.bitsCache = new Uint8Array(this.bitsSegment.length * 3);
+    this.keptEntry = new Int32Array(this.bitsSegment.length);
+    this.keptSegment = new Int32Array(this.bitsSegment.length);
+    this.kept = new Float32Array(input.tracks.length * maxKeys * 4);
     this.spotObject = new Float64Array(this.boneCount * AFFINE_STRIDE);
     this.level = new Int32Array(input.tracks.length);
     this.floor = new Int32Array(input.tracks.length);
@@ -257,6 +271,7 @@ class SegmentSearch {
     if (this.rawSegment !== s)
       for (let k = 0; k < keys; k++)
         sampleToObject(this.input.clip, this.start + k, this.rawObject, k * this.boneCount * AFFINE_STRIDE);
+    if (this.rawSegment !== s) this.keptCount = 0;
     this.rawSegment = s;
     for (let k = 0; k < keys; k++) this.local.set(basePose, k * stride);
     this.trials = 0;
@@ -377,19 +392,34 @@ class SegmentSearch {
     return total * this.size;
   }
 
-  /** Rebuilds track j at ladder step `level` into the local poses. */
+  /** Rebuilds track j at ladder step `level` into the local poses (copied when it was rebuilt there before in the segment). */
   private setLevel(j: number, level: number): void {
     const t = this.input.tracks[j];
     this.level[j] = level;
-    this.rebuild(
-      j,
-      level,
-      0,
-      this.size,
-      this.local,
-      t.bone * POSE_STRIDE + KIND_POSE_OFFSET[t.kind],
-      this.boneCount * POSE_STRIDE,
-    );
+    const o = t.bone * POSE_STRIDE + KIND_POSE_OFFSET[t.kind],
+      stride = this.boneCount * POSE_STRIDE,
+      width = t.width,
+      keys = this.size,
+      local = this.local;
+    const key = j * this.input.ladder.length + level;
+    const entrySize = this.input.layout.maxSize * 4;
+    if (this.keptSegment[key] === this.segment + 1) {
+      const kept = this.kept,
+        e = this.keptEntry[key] * entrySize;
+      for (let k = 0; k < keys; k++) for (let c = 0; c < width; c++) local[o + k * stride + c] = kept[e + k * 4 + c];
+      return;
+    }
+    this.rebuild(j, level, 0, keys, local, o, stride);
+    if ((this.keptCount + 1) * entrySize > this.kept.length) {
+      const grown = new Float32Array(this.kept.length * 2);
+      grown.set(this.kept);
+      this.kept = grown;
+    }
+    const kept = this.kept,
+      e = this.keptCount * entrySize;
+    for (let k = 0; k < keys; k++) for (let c = 0; c < width; c++) kept[e + k * 4 + c] = local[o + k * stride + c];
+    this.keptEntry[key] = this.keptCount++;
+    this.keptSegment[key] = this.segment + 1;
   }
 
   /** Writes keys `first .. first + count` of track j at ladder step `level` to `out[o + i * stride]`. */
