@@ -513,8 +513,8 @@ export const ROUNDING_ROUNDOFFS = 4;
  * threshold for a character in centimetres; most of it for a model 150 units across at
  * 0.01 cm.
  */
-export function roundingTerm(clip: RawClip, shellDistances: Float32Array): number {
-  const levers = new LeverSums(clip, shellDistances);
+export function roundingTerm(clip: RawClip, shellDistances: Float32Array, clipObject?: Float64Array): number {
+  const levers = new LeverSums(clip, shellDistances, clipObject);
   let lever = 0;
   for (let s = 0; s < clip.sampleCount; s++) lever = Math.max(lever, levers.largestAt(s));
   return ROUNDING_ROUNDOFFS * FLOAT32_ROUNDOFF * lever;
@@ -542,6 +542,7 @@ class LeverSums {
   constructor(
     private readonly clip: RawClip,
     private readonly shellDistances: Float32Array,
+    private readonly clipObject: Float64Array | undefined,
   ) {
     const parents = clip.skeleton.parents;
     const boneCount = parents.length;
@@ -561,25 +562,31 @@ class LeverSums {
 
   /** The largest lever sum of sample s's virtual vertices. */
   largestAt(s: number): number {
-    const { parents, turns, moves, object, turning, turnSums, moveSums, shellDistances } = this;
-    sampleToObject(this.clip, s, object);
+    const { parents, turns, moves, turning, turnSums, moveSums, shellDistances } = this;
+    // The sample's transforms from bone `base` on, in the clip's when given.
+    let object = this.object,
+      base = 0;
+    if (this.clipObject) {
+      object = this.clipObject;
+      base = s * parents.length * AFFINE_STRIDE;
+    } else sampleToObject(this.clip, s, object);
     let lever = 0;
     for (let b = 0; b < parents.length; b++) {
-      const o = b * AFFINE_STRIDE;
+      const o = base + b * AFFINE_STRIDE;
       const parent = parents[b];
       turning[b] = (parent >= 0 ? turning[parent] : 0) + turns[b];
       if (moves[b])
         moveSums[b] =
           (parent >= 0 ? moveSums[parent] : 0) +
           (parent >= 0
-            ? distance(object, o + 9, object, parent * AFFINE_STRIDE + 9)
+            ? distance(object, o + 9, object, base + parent * AFFINE_STRIDE + 9)
             : distance(object, o + 9, ORIGIN, 0));
       else moveSums[b] = parent >= 0 ? moveSums[parent] : 0;
       let turnSum = 0;
       let a = parent;
       for (let step = 0; a >= 0 && step < LEVER_WALK; step++, a = parents[a])
-        if (turns[a]) turnSum += distance(object, o + 9, object, a * AFFINE_STRIDE + 9);
-      if (a >= 0) turnSum += turnSums[a] + turning[a] * distance(object, o + 9, object, a * AFFINE_STRIDE + 9);
+        if (turns[a]) turnSum += distance(object, o + 9, object, base + a * AFFINE_STRIDE + 9);
+      if (a >= 0) turnSum += turnSums[a] + turning[a] * distance(object, o + 9, object, base + a * AFFINE_STRIDE + 9);
       turnSums[b] = turnSum;
       // The vertices lie the shell distance from the bone along its axes, as scaled.
       let scale = 0;

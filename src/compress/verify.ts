@@ -7,6 +7,7 @@ import { createSkeleton, POSE_STRIDE, setIdentity } from '../clip/skeleton.js';
 import type { CompressedClip } from '../runtime/compressed-clip.js';
 import {
   AFFINE_STRIDE,
+  clipToObject,
   MetricError,
   measureSampleErrors,
   poseToObject,
@@ -127,20 +128,38 @@ export function measureCompressedBetween(
 }
 
 /**
+ * Most numbers {@link measureCompressed} keeps of the decoded samples (16 MiB): a longer clip's
+ * samples are decoded once more by the checks between them rather than held (2.4 × the raw clip).
+ */
+const SHARED_SAMPLES_LIMIT = 2 ** 21;
+
+/**
+ * `clipToObject(clip)` when it holds at most {@link SHARED_SAMPLES_LIMIT} numbers, for the
+ * stages that measure against the clip's samples to share; otherwise undefined (each works
+ * them out as it goes).
+ */
+export function sharedSampleObjects(clip: RawClip): Float64Array | undefined {
+  return clip.sampleCount * clip.skeleton.parents.length * AFFINE_STRIDE > SHARED_SAMPLES_LIMIT
+    ? undefined
+    : clipToObject(clip);
+}
+
+/**
  * {@link verifyCompressed} and {@link measureCompressedBetween} of one clip, each sample decoded
  * and composed once for both: the checks between samples measure the interval's two samples
  * too (a decode at fraction 0 or 1 is the sample's). A clip with keys has its samples measured
- * against the players' evaluations instead, which these do not hold.
+ * against the players' evaluations instead, which these do not hold. `referenceObject`: the
+ * reference's object transforms when known ({@link sharedSampleObjects}).
  */
 export function measureCompressed(
   reference: RawClip,
   compressed: CompressedClip,
   shellDistances: Float32Array,
   metric: ErrorMetric,
+  referenceObject?: Float64Array,
 ): { report: ErrorReport; between: BetweenReport } {
-  const decoded = reference.keyframes
-    ? undefined
-    : new Float64Array(reference.sampleCount * reference.skeleton.parents.length * AFFINE_STRIDE);
-  const report = verifySamples(reference, compressed, shellDistances, undefined, metric, decoded);
+  const size = reference.sampleCount * reference.skeleton.parents.length * AFFINE_STRIDE;
+  const decoded = reference.keyframes || size > SHARED_SAMPLES_LIMIT ? undefined : new Float64Array(size);
+  const report = verifySamples(reference, compressed, shellDistances, referenceObject, metric, decoded);
   return { report, between: measureCompressedBetween(reference, compressed, shellDistances, metric, decoded) };
 }
