@@ -526,7 +526,7 @@ export function roundingTerm(clip: RawClip, shellDistances: Float32Array, clipOb
  */
 class LeverSums {
   private readonly parents: Int32Array;
-  /** Per bone, 1 where its rotation or scale varies over the clip, or its translation. */
+  /** Per bone, 1 where its rotation or scale varies over the clip (`turns`), where its translation does (`moves`). */
   private readonly turns: Uint8Array;
   private readonly moves: Uint8Array;
   private readonly object: Float64Array;
