@@ -124,10 +124,10 @@ export function searchBitRates(input: BitRateInput): BitRateResult {
   const { tracks, layout } = input;
   const trackCount = tracks.length;
   const rates = new Uint8Array(layout.count * trackCount);
-  const search = new SegmentSearch(input);
   const searches = input.strategy
     ? [{ strategy: input.strategy, stride: 1, halve: true, fromPrevious: false }]
     : EFFORT_SEARCHES[input.effort ?? 'default'];
+  const search = new SegmentSearch(input, searches.length > 1);
   const other = new Uint8Array(searches.length > 1 ? trackCount : 0);
   let trials = 0;
   for (let s = 0; s < layout.count; s++) {
@@ -179,11 +179,13 @@ class SegmentSearch {
   private readonly bitsCache: Uint8Array;
   private readonly bitsSegment: Int32Array;
   /**
-   * Tracks rebuilt whole at a ladder step in the segment being searched ({@link setLevel}), so
-   * that a step set again (pass 1's probes, then pass 2's trials; `best`'s later searches of
-   * the segment) is copied, not rebuilt: the keys of track j at step `level` are entry
-   * `keptEntry[j · ladder + level]` of `kept` (4 floats a key) where
-   * `keptSegment` there is the segment + 1.
+   * With `keeps` (several searches per segment, `best`): tracks rebuilt whole at a ladder step
+   * in the segment being searched ({@link setLevel}), so that a step set again (the later
+   * searches' pass 1 and pass 2 go over many of the first's steps: 44 % of the steps set on
+   * the corpus) is copied, not rebuilt: the keys of track j at step `level` are entry
+   * `keptEntry[j · ladder + level]` of `kept` (4 floats a key) where `keptSegment` there is the
+   * segment + 1. One search per segment sets a step again too seldom (7 %) to pay for keeping
+   * every step it sets.
    */
   private kept: Float32Array;
   private keptCount = 0;
@@ -217,7 +219,10 @@ class SegmentSearch {
   /** Trials of the segment being searched. */
   private trials = 0;
 
-  constructor(private readonly input: BitRateInput) {
+  constructor(
+    private readonly input: BitRateInput,
+    private readonly keeps: boolean,
+  ) {
     const parents = input.clip.skeleton.parents;
     this.parents = parents;
     this.boneCount = parents.length;
@@ -236,7 +241,7 @@ class SegmentSearch {
     this.bitsCache = new Uint8Array(this.bitsSegment.length * 3);
     this.keptEntry = new Int32Array(this.bitsSegment.length);
     this.keptSegment = new Int32Array(this.bitsSegment.length);
-    this.kept = new Float32Array(input.tracks.length * maxKeys * 4);
+    this.kept = new Float32Array(keeps ? input.tracks.length * maxKeys * 4 : 0);
     this.spotObject = new Float64Array(this.boneCount * AFFINE_STRIDE);
     this.level = new Int32Array(input.tracks.length);
     this.floor = new Int32Array(input.tracks.length);
@@ -397,15 +402,19 @@ class SegmentSearch {
     return total * this.size;
   }
 
-  /** Rebuilds track j at ladder step `level` into the local poses (copied when it was rebuilt there before in the segment). */
+  /** Rebuilds track j at ladder step `level` into the local poses (with `keeps`, copied when it was rebuilt there before in the segment). */
   private setLevel(j: number, level: number): void {
     const t = this.input.tracks[j];
     this.level[j] = level;
     const o = t.bone * POSE_STRIDE + KIND_POSE_OFFSET[t.kind],
       stride = this.boneCount * POSE_STRIDE,
-      width = t.width,
       keys = this.size,
       local = this.local;
+    if (!this.keeps) {
+      this.rebuild(j, level, 0, keys, local, o, stride);
+      return;
+    }
+    const width = t.width;
     const key = j * this.input.ladder.length + level;
     const entrySize = this.input.layout.maxSize * 4;
     if (this.keptSegment[key] === this.segment + 1) {
