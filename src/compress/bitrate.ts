@@ -124,10 +124,10 @@ export function searchBitRates(input: BitRateInput): BitRateResult {
   const { tracks, layout } = input;
   const trackCount = tracks.length;
   const rates = new Uint8Array(layout.count * trackCount);
+  const search = new SegmentSearch(input);
   const searches = input.strategy
     ? [{ strategy: input.strategy, stride: 1, halve: true, fromPrevious: false }]
     : EFFORT_SEARCHES[input.effort ?? 'default'];
-  const search = new SegmentSearch(input, searches.length > 1);
   const other = new Uint8Array(searches.length > 1 ? trackCount : 0);
   let trials = 0;
   for (let s = 0; s < layout.count; s++) {
@@ -178,19 +178,6 @@ class SegmentSearch {
   /** {@link componentBitsOf} per track and ladder step, 3 each, valid where `bitsSegment` is the segment + 1. */
   private readonly bitsCache: Uint8Array;
   private readonly bitsSegment: Int32Array;
-  /**
-   * With `keeps` (several searches per segment, `best`): tracks rebuilt whole at a ladder step
-   * in the segment being searched ({@link setLevel}), so that a step set again (the later
-   * searches' pass 1 and pass 2 go over many of the first's steps: 44 % of the steps set on
-   * the corpus) is copied, not rebuilt: the keys of track j at step `level` are entry
-   * `keptEntry[j · ladder + level]` of `kept` (4 floats a key) where `keptSegment` there is the
-   * segment + 1. One search per segment sets a step again too seldom (7 %) to pay for keeping
-   * every step it sets.
-   */
-  private kept: Float32Array;
-  private keptCount = 0;
-  private readonly keptEntry: Int32Array;
-  private readonly keptSegment: Int32Array;
   private readonly level: Int32Array;
   private readonly floor: Int32Array;
   /** Ladder steps of the result the next search starts from, per track (valid when `hasPrevious`). */
@@ -219,10 +206,7 @@ class SegmentSearch {
   /** Trials of the segment being searched. */
   private trials = 0;
 
-  constructor(
-    private readonly input: BitRateInput,
-    private readonly keeps: boolean,
-  ) {
+  constructor(private readonly input: BitRateInput) {
     const parents = input.clip.skeleton.parents;
     this.parents = parents;
     this.boneCount = parents.length;
@@ -239,9 +223,6 @@ class SegmentSearch {
     this.failKey = new Int32Array(input.tracks.length).fill(-1);
     this.bitsSegment = new Int32Array(input.tracks.length * input.ladder.length);
     this.bitsCache = new Uint8Array(this.bitsSegment.length * 3);
-    this.keptEntry = new Int32Array(this.bitsSegment.length);
-    this.keptSegment = new Int32Array(this.bitsSegment.length);
-    this.kept = new Float32Array(keeps ? input.tracks.length * maxKeys * 4 : 0);
     this.spotObject = new Float64Array(this.boneCount * AFFINE_STRIDE);
     this.level = new Int32Array(input.tracks.length);
     this.floor = new Int32Array(input.tracks.length);
@@ -280,7 +261,6 @@ class SegmentSearch {
       const known = this.input.clipObject;
       if (known) this.rawObject = known.subarray(this.start * perKey, (this.start + keys) * perKey);
       else for (let k = 0; k < keys; k++) sampleToObject(this.input.clip, this.start + k, this.rawObject, k * perKey);
-      this.keptCount = 0;
     }
     this.rawSegment = s;
     for (let k = 0; k < keys; k++) this.local.set(basePose, k * stride);
@@ -402,38 +382,19 @@ class SegmentSearch {
     return total * this.size;
   }
 
-  /** Rebuilds track j at ladder step `level` into the local poses (with `keeps`, copied when it was rebuilt there before in the segment). */
+  /** Rebuilds track j at ladder step `level` into the local poses. */
   private setLevel(j: number, level: number): void {
     const t = this.input.tracks[j];
     this.level[j] = level;
-    const o = t.bone * POSE_STRIDE + KIND_POSE_OFFSET[t.kind],
-      stride = this.boneCount * POSE_STRIDE,
-      keys = this.size,
-      local = this.local;
-    if (!this.keeps) {
-      this.rebuild(j, level, 0, keys, local, o, stride);
-      return;
-    }
-    const width = t.width;
-    const key = j * this.input.ladder.length + level;
-    const entrySize = this.input.layout.maxSize * 4;
-    if (this.keptSegment[key] === this.segment + 1) {
-      const kept = this.kept,
-        e = this.keptEntry[key] * entrySize;
-      for (let k = 0; k < keys; k++) for (let c = 0; c < width; c++) local[o + k * stride + c] = kept[e + k * 4 + c];
-      return;
-    }
-    this.rebuild(j, level, 0, keys, local, o, stride);
-    if ((this.keptCount + 1) * entrySize > this.kept.length) {
-      const grown = new Float32Array(this.kept.length * 2);
-      grown.set(this.kept);
-      this.kept = grown;
-    }
-    const kept = this.kept,
-      e = this.keptCount * entrySize;
-    for (let k = 0; k < keys; k++) for (let c = 0; c < width; c++) kept[e + k * 4 + c] = local[o + k * stride + c];
-    this.keptEntry[key] = this.keptCount++;
-    this.keptSegment[key] = this.segment + 1;
+    this.rebuild(
+      j,
+      level,
+      0,
+      this.size,
+      this.local,
+      t.bone * POSE_STRIDE + KIND_POSE_OFFSET[t.kind],
+      this.boneCount * POSE_STRIDE,
+    );
   }
 
   /** Writes keys `first .. first + count` of track j at ladder step `level` to `out[o + i * stride]`. */
