@@ -216,12 +216,13 @@ export class SampleReference implements ReferenceObjects {
   private readonly sign: Float64Array;
   /**
    * Slot j ≤ {@link MAX_CHECKS}: each bone's weight of x = j / MAX_CHECKS for the interval held,
-   * where `stamps[j]` is `stamp`; then two slots for other fractions' weights, worked out at
-   * every call. A slot's weights are worked out for every bone at once, needed or not: fewer
-   * than the checks that read them.
+   * every bone's where `stamps[j]` is `stamp`, else bone b's where `boneStamps` there is (a
+   * second look needs only some bones'); then two slots for other fractions' weights, worked
+   * out at every call.
    */
   private readonly weights: Float64Array;
   private readonly stamps: Uint32Array;
+  private readonly boneStamps: Uint32Array;
   /** Counts the intervals held: a new one invalidates every weight without clearing them. */
   private stamp = 0;
   /** The interval whose u, angle and sign are held. */
@@ -236,6 +237,7 @@ export class SampleReference implements ReferenceObjects {
     this.sign = new Float64Array(boneCount);
     this.weights = new Float64Array((MAX_CHECKS + 3) * boneCount);
     this.stamps = new Uint32Array(MAX_CHECKS + 1);
+    this.boneStamps = new Uint32Array((MAX_CHECKS + 1) * boneCount);
     this.held = new Uint8Array(boneCount);
     const step = clip.stepMask;
     if (step)
@@ -264,8 +266,8 @@ export class SampleReference implements ReferenceObjects {
     const boneCount = parents.length;
     if (k !== this.k) this.start(k);
     const al = Math.fround(alpha);
-    const wa = this.weightsOf(Math.fround(1 - al), MAX_CHECKS + 1) * boneCount,
-      wb = this.weightsOf(al, MAX_CHECKS + 2) * boneCount;
+    const wa = this.weightsOf(Math.fround(1 - al), MAX_CHECKS + 1, needed) * boneCount,
+      wb = this.weightsOf(al, MAX_CHECKS + 2, needed) * boneCount;
     for (let b = 0; b < boneCount; b++) {
       if (needed !== undefined && needed[b] === 0) continue;
       const h = held[b];
@@ -332,19 +334,28 @@ export class SampleReference implements ReferenceObjects {
 
   /**
    * The slot holding each bone's weight of `x` (a float32 fraction), worked out there unless
-   * known; `spare` when x is off the grid.
+   * known (with `needed`, only the marked bones'); `spare` when x is off the grid.
    */
-  private weightsOf(x: number, spare: number): number {
+  private weightsOf(x: number, spare: number, needed: Uint8Array | undefined): number {
     const j = x * MAX_CHECKS;
     const onGrid = Number.isInteger(j);
-    if (onGrid && this.stamps[j] === this.stamp) return j;
+    const stamp = this.stamp;
+    if (onGrid && this.stamps[j] === stamp) return j;
     const slot = onGrid ? j : spare;
-    const { u, angle, weights } = this;
+    const { u, angle, weights, boneStamps } = this;
     const at = slot * u.length;
-    // Slot 0 (x = 0, an interval's end): slerpWeightAt gives +0 from either of its forms.
-    if (slot === 0) weights.fill(0, 0, u.length);
-    else for (let b = 0; b < u.length; b++) weights[at + b] = slerpWeightAt(x, u[b], angle[b]);
-    if (onGrid) this.stamps[j] = this.stamp;
+    if (needed === undefined || !onGrid) {
+      // Slot 0 (x = 0, an interval's end): slerpWeightAt gives +0 from either of its forms.
+      if (slot === 0) weights.fill(0, 0, u.length);
+      else for (let b = 0; b < u.length; b++) weights[at + b] = slerpWeightAt(x, u[b], angle[b]);
+      if (onGrid) this.stamps[j] = stamp;
+      return slot;
+    }
+    for (let b = 0; b < u.length; b++)
+      if (needed[b] === 1 && boneStamps[at + b] !== stamp) {
+        weights[at + b] = slerpWeightAt(x, u[b], angle[b]);
+        boneStamps[at + b] = stamp;
+      }
     return slot;
   }
 }
