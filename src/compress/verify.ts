@@ -128,10 +128,12 @@ export function measureCompressedBetween(
 }
 
 /**
- * Most numbers {@link measureCompressed} keeps of the decoded samples (16 MiB): a longer clip's
- * samples are decoded once more by the checks between them rather than held (2.4 × the raw clip).
+ * Most numbers kept of a clip's object transforms at every sample, its own
+ * ({@link sharedSampleObjects}) or decoded ({@link measureCompressed}): 1 MiB, all but one
+ * corpus clip. Larger arrays are read back from memory rather than cache: on the 300-bone rig
+ * (3.3 MiB) sharing them took longer than working each sample out again.
  */
-const SHARED_SAMPLES_LIMIT = 2 ** 21;
+const SHARED_SAMPLES_LIMIT = 2 ** 17;
 
 /**
  * `clipToObject(clip)` when it holds at most {@link SHARED_SAMPLES_LIMIT} numbers, for the
