@@ -154,34 +154,53 @@ export function interpolateSamples(clip: RawClip, k: number, alpha: number, out:
 export type BetweenReference = ((k: number, alpha: number, out: Float64Array) => void) | readonly PlayerSlerp[];
 
 /**
- * Writes the object transforms of a reference at fraction `alpha` of interval k; with `needed`,
- * only those of the bones marked there (each marked bone's ancestors marked too).
+ * A reference as object transforms: `objectAt` writes them at fraction `alpha` of interval k;
+ * with `needed`, only those of the bones marked there (each marked bone's ancestors marked too).
  */
-type ReferenceAt = (k: number, alpha: number, outObject: Float64Array, needed?: Uint8Array) => void;
+interface ReferenceObjects {
+  objectAt(k: number, alpha: number, outObject: Float64Array, needed?: Uint8Array): void;
+}
 
-/** The references of `reference` as {@link ReferenceAt}s, in order, and whether the samples are measured too. */
-function referencesOf(clip: RawClip, reference: BetweenReference | undefined): { at: ReferenceAt[]; samples: boolean } {
+/**
+ * A reference given as local poses ({@link BetweenReference}'s function form) written into
+ * `pose`, composed by {@link poseToObject}.
+ */
+class PoseReference implements ReferenceObjects {
+  constructor(
+    private readonly parents: Int32Array,
+    private readonly pose: Float64Array,
+    private readonly write: (k: number, alpha: number, out: Float64Array) => void,
+  ) {}
+
+  objectAt(k: number, alpha: number, outObject: Float64Array, needed?: Uint8Array): void {
+    this.write(k, alpha, this.pose);
+    poseToObject(this.pose, this.parents, outObject, 0, needed);
+  }
+}
+
+/** The references of `reference` as {@link ReferenceObjects}, in order, and whether the samples are measured too. */
+function referencesOf(
+  clip: RawClip,
+  reference: BetweenReference | undefined,
+): { at: ReferenceObjects[]; samples: boolean } {
   const parents = clip.skeleton.parents;
   const pose = new Float64Array(parents.length * POSE_STRIDE);
-  const objectOf = (write: (k: number, alpha: number, out: Float64Array) => void): ReferenceAt => {
-    return (k, alpha, outObject, needed) => {
-      write(k, alpha, pose);
-      poseToObject(pose, parents, outObject, 0, needed);
-    };
-  };
-  if (typeof reference === 'function') return { at: [objectOf(reference)], samples: false };
+  if (typeof reference === 'function') return { at: [new PoseReference(parents, pose, reference)], samples: false };
   if (reference && reference.length > 0 && clip.keyframes !== undefined) {
-    // Players differ in rotations only, so after the first only rotations are written. Their
-    // keys as stored are not the samples, so the samples are measured too.
-    const at = reference.map((player, p) =>
-      objectOf((k, alpha, out) => referenceBetween(clip, k, alpha, out, player, p > 0)),
+    // Players differ in rotations only, so after the first only rotations are written over the
+    // pose they share. Their keys as stored are not the samples, so the samples are measured too.
+    const at = reference.map(
+      (player, p) =>
+        new PoseReference(parents, pose, (k, alpha, out) => referenceBetween(clip, k, alpha, out, player, p > 0)),
     );
     return { at, samples: true };
   }
   if (clip.keyframes)
-    return { at: [objectOf((k, alpha, out) => referenceBetween(clip, k, alpha, out))], samples: false };
-  const samples = new SampleReference(clip);
-  return { at: [(k, alpha, outObject, needed) => samples.objectAt(k, alpha, outObject, needed)], samples: false };
+    return {
+      at: [new PoseReference(parents, pose, (k, alpha, out) => referenceBetween(clip, k, alpha, out))],
+      samples: false,
+    };
+  return { at: [new SampleReference(clip)], samples: false };
 }
 
 /**
@@ -191,21 +210,25 @@ function referencesOf(clip: RawClip, reference: BetweenReference | undefined): {
  * for the fractions that share it (at i / m it is that of 1 − i / m, on the other side), and the
  * local pose composed as it is made.
  */
-export class SampleReference {
+export class SampleReference implements ReferenceObjects {
   private readonly u: Float64Array;
   private readonly angle: Float64Array;
   private readonly sign: Float64Array;
   /**
    * Slot j ≤ {@link MAX_CHECKS}: each bone's weight of x = j / MAX_CHECKS for the interval held,
-   * where its `stamps` entry is `stamp`; then two slots for other fractions' weights, worked out
-   * at every call.
+   * every bone's where `stamps[j]` is `stamp`, else bone b's where `boneStamps` there is (a
+   * second look needs only some bones'); then two slots for other fractions' weights, worked
+   * out at every call.
    */
   private readonly weights: Float64Array;
   private readonly stamps: Uint32Array;
+  private readonly boneStamps: Uint32Array;
   /** Counts the intervals held: a new one invalidates every weight without clearing them. */
   private stamp = 0;
   /** The interval whose u, angle and sign are held. */
   private k = -1;
+  /** Per bone, its STEP tracks: {@link HELD_ROTATION}, {@link HELD_TRANSLATION}, {@link HELD_SCALE}. */
+  private readonly held: Uint8Array;
 
   constructor(private readonly clip: RawClip) {
     const boneCount = clip.skeleton.parents.length;
@@ -213,7 +236,18 @@ export class SampleReference {
     this.angle = new Float64Array(boneCount);
     this.sign = new Float64Array(boneCount);
     this.weights = new Float64Array((MAX_CHECKS + 3) * boneCount);
-    this.stamps = new Uint32Array((MAX_CHECKS + 1) * boneCount);
+    this.stamps = new Uint32Array(MAX_CHECKS + 1);
+    this.boneStamps = new Uint32Array((MAX_CHECKS + 1) * boneCount);
+    this.held = new Uint8Array(boneCount);
+    const step = clip.stepMask;
+    if (step)
+      for (let b = 0; b < boneCount; b++) {
+        const t = b * TRACKS_PER_BONE;
+        this.held[b] =
+          (step[t + TRACK_KIND.ROTATION] === 1 ? HELD_ROTATION : 0) |
+          (step[t + TRACK_KIND.TRANSLATION] === 1 ? HELD_TRANSLATION : 0) |
+          (step[t + TRACK_KIND.SCALE] === 1 ? HELD_SCALE : 0);
+      }
   }
 
   /**
@@ -223,12 +257,11 @@ export class SampleReference {
    */
   objectAt(k: number, alpha: number, out: Float64Array, needed?: Uint8Array): void {
     const clip = this.clip;
-    const { sign, weights } = this;
+    const { sign, weights, held } = this;
     const n = clip.sampleCount,
       r = clip.rotations,
       t = clip.translations,
       sc = clip.scales,
-      step = clip.stepMask,
       parents = clip.skeleton.parents;
     const boneCount = parents.length;
     if (k !== this.k) this.start(k);
@@ -236,15 +269,15 @@ export class SampleReference {
     const wa = this.weightsOf(Math.fround(1 - al), MAX_CHECKS + 1, needed) * boneCount,
       wb = this.weightsOf(al, MAX_CHECKS + 2, needed) * boneCount;
     for (let b = 0; b < boneCount; b++) {
-      if (needed && needed[b] === 0) continue;
-      const t0 = b * TRACKS_PER_BONE;
+      if (needed !== undefined && needed[b] === 0) continue;
+      const h = held[b];
       const a = (b * n + k) * 4,
         c = a + 4;
       let x = r[a],
         y = r[a + 1],
         z = r[a + 2],
         w = r[a + 3];
-      if (step?.[t0 + TRACK_KIND.ROTATION] !== 1) {
+      if ((h & HELD_ROTATION) === 0) {
         const ka = weights[wa + b],
           kb = weights[wb + b] * sign[b];
         x = x * ka + r[c] * kb;
@@ -259,8 +292,8 @@ export class SampleReference {
         w *= inv;
       }
       const a3 = (b * n + k) * 3;
-      const heldT = step?.[t0 + TRACK_KIND.TRANSLATION] === 1,
-        heldS = step?.[t0 + TRACK_KIND.SCALE] === 1;
+      const heldT = (h & HELD_TRANSLATION) !== 0,
+        heldS = (h & HELD_SCALE) !== 0;
       const o = b * AFFINE_STRIDE;
       localToAffine(
         x,
@@ -301,24 +334,36 @@ export class SampleReference {
 
   /**
    * The slot holding each bone's weight of `x` (a float32 fraction), worked out there unless
-   * known (only for the bones marked in `needed`, when given); `spare` when x is off the grid.
+   * known (with `needed`, only the marked bones'); `spare` when x is off the grid.
    */
   private weightsOf(x: number, spare: number, needed: Uint8Array | undefined): number {
     const j = x * MAX_CHECKS;
-    const slot = Number.isInteger(j) ? j : spare;
-    const { u, angle, weights, stamps, stamp } = this;
+    const onGrid = Number.isInteger(j);
+    const stamp = this.stamp;
+    if (onGrid && this.stamps[j] === stamp) return j;
+    const slot = onGrid ? j : spare;
+    const { u, angle, weights, boneStamps } = this;
     const at = slot * u.length;
-    for (let b = 0; b < u.length; b++) {
-      if (needed && needed[b] === 0) continue;
-      if (slot === spare) weights[at + b] = slerpWeightAt(x, u[b], angle[b]);
-      else if (stamps[at + b] !== stamp) {
-        weights[at + b] = slerpWeightAt(x, u[b], angle[b]);
-        stamps[at + b] = stamp;
-      }
+    if (needed === undefined || !onGrid) {
+      // Slot 0 (x = 0, an interval's end): slerpWeightAt gives +0 from either of its forms.
+      if (slot === 0) weights.fill(0, 0, u.length);
+      else for (let b = 0; b < u.length; b++) weights[at + b] = slerpWeightAt(x, u[b], angle[b]);
+      if (onGrid) this.stamps[j] = stamp;
+      return slot;
     }
+    for (let b = 0; b < u.length; b++)
+      if (needed[b] === 1 && boneStamps[at + b] !== stamp) {
+        weights[at + b] = slerpWeightAt(x, u[b], angle[b]);
+        boneStamps[at + b] = stamp;
+      }
     return slot;
   }
 }
+
+/** {@link SampleReference}'s flags of a bone's STEP tracks. */
+const HELD_ROTATION = 1,
+  HELD_TRANSLATION = 2,
+  HELD_SCALE = 4;
 
 /**
  * Measures `decodedBetween(k, alpha, outPose)` against {@link referenceBetween} at evenly
@@ -336,7 +381,10 @@ export class SampleReference {
  * evaluation of a clip's keys the larger error counts, at the samples too (for a clip without keys,
  * players are ignored). A second look measures only the bones whose bound could still reach the
  * clip's figures, and their ancestors; `prune` false measures every bone at every check, for the
- * same report. Allocates a few pose-sized buffers and, for the second look, three numbers per
+ * same report. `decodedSamples`, when given, holds the decoded object transforms at every sample
+ * (sample-major, {@link AFFINE_STRIDE} per bone, as `decodedBetween` at fraction 0 or 1 and
+ * {@link poseToObject} give them), which the checks at the samples take instead of decoding.
+ * Allocates a few pose-sized buffers and, for the second look, three numbers per
  * bone and interval (the first look's turns and errors) besides two per bone and sample.
  */
 export function measureBetweenErrors(
@@ -348,6 +396,7 @@ export function measureBetweenErrors(
   perInterval?: Float64Array,
   reference?: BetweenReference,
   prune = true,
+  decodedSamples?: Float64Array,
 ): BetweenReport {
   const references = referencesOf(clip, reference);
   // Against the players every interval gets its most checks: the remainder term assumes a slerp
@@ -362,6 +411,7 @@ export function measureBetweenErrors(
     shellToo,
     secondLook,
     prune,
+    decodedSamples,
   );
   const report: BetweenReport = {
     metric,
@@ -474,44 +524,80 @@ export const ROUNDING_ROUNDOFFS = 4;
  * threshold for a character in centimetres; most of it for a model 150 units across at
  * 0.01 cm.
  */
-export function roundingTerm(clip: RawClip, shellDistances: Float32Array): number {
-  const parents = clip.skeleton.parents;
-  const boneCount = parents.length;
-  const n = clip.sampleCount;
-  const turns = new Uint8Array(boneCount),
-    moves = new Uint8Array(boneCount);
-  for (let b = 0; b < boneCount; b++) {
-    turns[b] = Number(varies(clip.rotations, b * n * 4, n, 4) || varies(clip.scales, b * n * 3, n, 3));
-    moves[b] = Number(varies(clip.translations, b * n * 3, n, 3));
-  }
-  const object = new Float64Array(boneCount * AFFINE_STRIDE);
+export function roundingTerm(clip: RawClip, shellDistances: Float32Array, clipObject?: Float64Array): number {
+  const levers = new LeverSums(clip, shellDistances, clipObject);
+  let lever = 0;
+  for (let s = 0; s < clip.sampleCount; s++) lever = Math.max(lever, levers.largestAt(s));
+  return ROUNDING_ROUNDOFFS * FLOAT32_ROUNDOFF * lever;
+}
+
+/**
+ * {@link roundingTerm}'s lever sums, one sample at a time: a function of its own called per
+ * sample, so the optimiser compiles it once instead of replacing a long loop while it runs.
+ */
+class LeverSums {
+  private readonly parents: Int32Array;
+  /** Per bone, 1 where its rotation or scale varies over the clip (`turns`), where its translation does (`moves`). */
+  private readonly turns: Uint8Array;
+  private readonly moves: Uint8Array;
+  private readonly object: Float64Array;
   // Per bone at one sample: its turning ancestors (itself included), the sum of their
   // distances to its origin, and its moving ancestors' offsets. The sum is exact over the
   // nearest LEVER_WALK ancestors; beyond them the triangle inequality bounds it from the
   // ancestor reached, so a 1,000-joint chain costs its bones × LEVER_WALK (the whole walk
   // took seconds) while a character's chains are summed exactly.
-  const turning = new Float64Array(boneCount),
-    turnSums = new Float64Array(boneCount),
-    moveSums = new Float64Array(boneCount);
-  let lever = 0;
-  for (let s = 0; s < n; s++) {
-    sampleToObject(clip, s, object);
+  private readonly turning: Float64Array;
+  private readonly turnSums: Float64Array;
+  private readonly moveSums: Float64Array;
+
+  constructor(
+    private readonly clip: RawClip,
+    private readonly shellDistances: Float32Array,
+    private readonly clipObject: Float64Array | undefined,
+  ) {
+    const parents = clip.skeleton.parents;
+    const boneCount = parents.length;
+    const n = clip.sampleCount;
+    this.parents = parents;
+    this.turns = new Uint8Array(boneCount);
+    this.moves = new Uint8Array(boneCount);
     for (let b = 0; b < boneCount; b++) {
-      const o = b * AFFINE_STRIDE;
+      this.turns[b] = Number(varies(clip.rotations, b * n * 4, n, 4) || varies(clip.scales, b * n * 3, n, 3));
+      this.moves[b] = Number(varies(clip.translations, b * n * 3, n, 3));
+    }
+    this.object = new Float64Array(boneCount * AFFINE_STRIDE);
+    this.turning = new Float64Array(boneCount);
+    this.turnSums = new Float64Array(boneCount);
+    this.moveSums = new Float64Array(boneCount);
+  }
+
+  /** The largest lever sum of sample s's virtual vertices. */
+  largestAt(s: number): number {
+    const { parents, turns, moves, turning, turnSums, moveSums, shellDistances } = this;
+    // The sample's transforms from bone `base` on, in the clip's when given.
+    let object = this.object,
+      base = 0;
+    if (this.clipObject) {
+      object = this.clipObject;
+      base = s * parents.length * AFFINE_STRIDE;
+    } else sampleToObject(this.clip, s, object);
+    let lever = 0;
+    for (let b = 0; b < parents.length; b++) {
+      const o = base + b * AFFINE_STRIDE;
       const parent = parents[b];
       turning[b] = (parent >= 0 ? turning[parent] : 0) + turns[b];
       if (moves[b])
         moveSums[b] =
           (parent >= 0 ? moveSums[parent] : 0) +
           (parent >= 0
-            ? distance(object, o + 9, object, parent * AFFINE_STRIDE + 9)
+            ? distance(object, o + 9, object, base + parent * AFFINE_STRIDE + 9)
             : distance(object, o + 9, ORIGIN, 0));
       else moveSums[b] = parent >= 0 ? moveSums[parent] : 0;
       let turnSum = 0;
       let a = parent;
       for (let step = 0; a >= 0 && step < LEVER_WALK; step++, a = parents[a])
-        if (turns[a]) turnSum += distance(object, o + 9, object, a * AFFINE_STRIDE + 9);
-      if (a >= 0) turnSum += turnSums[a] + turning[a] * distance(object, o + 9, object, a * AFFINE_STRIDE + 9);
+        if (turns[a]) turnSum += distance(object, o + 9, object, base + a * AFFINE_STRIDE + 9);
+      if (a >= 0) turnSum += turnSums[a] + turning[a] * distance(object, o + 9, object, base + a * AFFINE_STRIDE + 9);
       turnSums[b] = turnSum;
       // The vertices lie the shell distance from the bone along its axes, as scaled.
       let scale = 0;
@@ -520,8 +606,8 @@ export function roundingTerm(clip: RawClip, shellDistances: Float32Array): numbe
       const sum = turnSum + moveSums[b] + turning[b] * shellDistances[b] * scale;
       if (sum > lever) lever = sum;
     }
+    return lever;
   }
-  return ROUNDING_ROUNDOFFS * FLOAT32_ROUNDOFF * lever;
 }
 
 const ORIGIN = new Float64Array(3);
@@ -560,6 +646,8 @@ class IntervalChecks {
   private readonly worstShell: Float64Array;
   private readonly worstFraction: Float64Array;
   private readonly grow: Float64Array;
+  /** {@link scalingBones} of the clip. */
+  private readonly scaling: Uint8Array;
   /** Each bone's largest error at the interval's two samples, and whole-shell error. */
   private readonly endWorst: Float64Array;
   private readonly endShell: Float64Array;
@@ -600,11 +688,12 @@ class IntervalChecks {
     private readonly clip: RawClip,
     private readonly shellDistances: Float32Array,
     private readonly decodedBetween: (k: number, alpha: number, outPose: Float64Array) => void,
-    private readonly references: { at: ReferenceAt[]; samples: boolean },
+    private readonly references: { at: ReferenceObjects[]; samples: boolean },
     metric: ErrorMetric,
     private readonly shellToo: boolean,
     secondLook: boolean,
     private readonly prunes: boolean,
+    private readonly decodedSamples: Float64Array | undefined,
   ) {
     this.boneError = boneErrorFunction(metric);
     this.isShell = metric === 'shell';
@@ -618,6 +707,7 @@ class IntervalChecks {
     this.worstShell = new Float64Array(boneCount);
     this.worstFraction = new Float64Array(boneCount);
     this.grow = new Float64Array(boneCount);
+    this.scaling = scalingBones(clip);
     this.endWorst = new Float64Array(boneCount);
     this.endShell = new Float64Array(boneCount);
     this.sampleWorst = new Float64Array(boneCount * clip.sampleCount).fill(Number.NaN);
@@ -637,7 +727,7 @@ class IntervalChecks {
     this.pruned = false;
     this.worst.fill(0);
     this.worstShell.fill(0);
-    return checksFor(this.clip, k, this.turn);
+    return checksFor(this.clip, k, this.turn, this.scaling);
   }
 
   /**
@@ -755,7 +845,22 @@ class IntervalChecks {
     if (Number.isNaN(sampleWorst[at])) {
       sampleWorst.fill(0, at, at + boneCount);
       // No floor: the whole shell by its cheap bound (never below it), as these only decide what to skip.
-      this.checkAt(k, alpha, Number.POSITIVE_INFINITY, sampleWorst, sampleShell, at);
+      const known = this.decodedSamples;
+      if (known !== undefined)
+        this.measureAt(
+          k,
+          alpha,
+          Number.POSITIVE_INFINITY,
+          known,
+          s * boneCount * AFFINE_STRIDE,
+          sampleWorst,
+          sampleShell,
+          at,
+        );
+      else {
+        this.decode(k, alpha);
+        this.measureAt(k, alpha, Number.POSITIVE_INFINITY, this.decObject, 0, sampleWorst, sampleShell, at);
+      }
     }
     for (let b = 0; b < boneCount; b++) {
       endWorst[b] = Math.max(endWorst[b], sampleWorst[at + b]);
@@ -763,37 +868,50 @@ class IntervalChecks {
     }
   }
 
+  /** Measures fraction `alpha` of interval k into each bone's largest of the interval. */
+  private checkAt(k: number, alpha: number, shellFloor: number): void {
+    this.decode(k, alpha);
+    this.measureAt(k, alpha, shellFloor, this.decObject, 0, this.worst, this.worstShell, 0);
+  }
+
+  /** The decoded object transforms at fraction `alpha` of interval k, of the bones the checks take. */
+  private decode(k: number, alpha: number): void {
+    this.decodedBetween(k, alpha, this.decoded);
+    poseToObject(this.decoded, this.parents, this.decObject, 0, this.pruned ? this.needed : undefined);
+  }
+
   /**
-   * Measures fraction `alpha` of interval k against every reference, into each bone's largest
-   * (the interval's, or from `at` of a sample's).
+   * Measures the decoded object transforms at `decObject[d]` (fraction `alpha` of interval k)
+   * against every reference, into each bone's largest (the interval's, or from `at` of a sample's).
    */
-  private checkAt(
+  private measureAt(
     k: number,
     alpha: number,
     shellFloor: number,
-    worst = this.worst,
-    worstShell = this.worstShell,
-    at = 0,
+    decObject: Float64Array,
+    d: number,
+    worst: Float64Array,
+    worstShell: Float64Array,
+    at: number,
   ): void {
-    const { boneError, isShell, parents, decoded, refObject, decObject, grow, live } = this;
+    const { boneError, isShell, parents, refObject, grow, live } = this;
     const shells = this.shellDistances,
       shellToo = this.shellToo;
     const boneCount = parents.length;
     const interval = worst === this.worst;
     const needed = this.pruned ? this.needed : undefined;
-    this.decodedBetween(k, alpha, decoded);
-    poseToObject(decoded, parents, decObject, 0, needed);
-    for (const referenceAt of this.references.at) {
-      referenceAt(k, alpha, refObject, needed);
+    const references = this.references.at;
+    for (let r = 0; r < references.length; r++) {
+      references[r].objectAt(k, alpha, refObject, needed);
       for (let b = 0; b < boneCount; b++) {
         if (needed && live[b] === 0) continue;
         const o = b * AFFINE_STRIDE;
         let e: number;
-        if (isShell || !shellToo) e = boneError(refObject, o, decObject, o, shells[b]);
+        if (isShell || !shellToo) e = boneError(refObject, o, decObject, d + o, shells[b]);
         else {
           // Below shellFloor / grow the bone cannot raise the clip's figure at this or a finer level.
           const floor = Math.max(worstShell[at + b], shellFloor / grow[b]);
-          e = vertexAndShellErrors(refObject, o, decObject, o, shells[b], floor, boneShell, 0);
+          e = vertexAndShellErrors(refObject, o, decObject, d + o, shells[b], floor, boneShell, 0);
           if (boneShell[0] > worstShell[at + b]) worstShell[at + b] = boneShell[0];
         }
         if (e > worst[at + b]) {
@@ -810,8 +928,9 @@ class IntervalChecks {
  * {@link remainderFactor} is within {@link REMAINDER_SHARE}. Writes each bone's turn over the
  * interval into `turn` (radians: its rotation angle plus its scale change relative to the
  * larger scale, STEP tracks aside, summed from the root) and the largest at `turn[boneCount]`.
+ * `scaling`: the clip's {@link scalingBones}, when known.
  */
-export function checksFor(clip: RawClip, k: number, turn: Float64Array): number {
+export function checksFor(clip: RawClip, k: number, turn: Float64Array, scaling = scalingBones(clip)): number {
   const n = clip.sampleCount,
     parents = clip.skeleton.parents,
     r = clip.rotations,
@@ -828,7 +947,7 @@ export function checksFor(clip: RawClip, k: number, turn: Float64Array): number 
         2 *
         Math.acos(Math.min(1, Math.abs(r[a] * r[c] + r[a + 1] * r[c + 1] + r[a + 2] * r[c + 2] + r[a + 3] * r[c + 3])));
     }
-    if (step?.[b * TRACKS_PER_BONE + TRACK_KIND.SCALE] !== 1) {
+    if (scaling[b] === 1) {
       for (let i = 0; i < 3; i++) {
         // Relative to the larger scale, so a scale growing from 0 (a hidden part appearing) counts as 1.
         const s0 = Math.abs(sc[(b * n + k) * 3 + i]),
@@ -842,6 +961,19 @@ export function checksFor(clip: RawClip, k: number, turn: Float64Array): number 
   }
   turn[parents.length] = worst;
   return checksOf(worst);
+}
+
+/**
+ * Per bone, 1 where its scale may count in {@link checksFor}: not a STEP track, and not the same
+ * at every sample (such a scale adds exactly 0 to every interval's turn).
+ */
+export function scalingBones(clip: RawClip): Uint8Array {
+  const n = clip.sampleCount,
+    step = clip.stepMask;
+  const scaling = new Uint8Array(clip.skeleton.parents.length);
+  for (let b = 0; b < scaling.length; b++)
+    scaling[b] = Number(step?.[b * TRACKS_PER_BONE + TRACK_KIND.SCALE] !== 1 && varies(clip.scales, b * n * 3, n, 3));
+  return scaling;
 }
 
 /** The {@link checksFor} of an interval whose chains turn at most `turn`. */

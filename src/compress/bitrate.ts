@@ -63,6 +63,8 @@ export interface BitRateInput {
    * applied source, compress/additive.ts).
    */
   readonly additiveBase?: Float64Array;
+  /** The object transforms of every sample of `clip` (metric/error-metric.ts `clipToObject`), when known. */
+  readonly clipObject?: Float64Array;
 }
 
 /**
@@ -156,7 +158,7 @@ class SegmentSearch {
   // entries instead of copying 12 numbers per bone and key back.
   private readonly object: Float64Array;
   private readonly current: Uint8Array;
-  private readonly rawObject: Float64Array; // the raw clip's object transforms for this segment's keys
+  private rawObject: Float64Array; // the raw clip's object transforms for this segment's keys
   private readonly localAffine: Float64Array; // local transforms as affine matrices, per key and bone
   private readonly trialLocal: Float64Array; // the tried bone's local matrices, per key
   private readonly trial: Float64Array;
@@ -253,10 +255,13 @@ class SegmentSearch {
     const keys = this.size;
     const stride = this.boneCount * POSE_STRIDE;
     // Raw object transforms per segment, not per clip: the working set stays small (once
-    // for the searches `best` runs on one segment).
-    if (this.rawSegment !== s)
-      for (let k = 0; k < keys; k++)
-        sampleToObject(this.input.clip, this.start + k, this.rawObject, k * this.boneCount * AFFINE_STRIDE);
+    // for the searches `best` runs on one segment); the segment's part of the clip's when given.
+    if (this.rawSegment !== s) {
+      const perKey = this.boneCount * AFFINE_STRIDE;
+      const known = this.input.clipObject;
+      if (known) this.rawObject = known.subarray(this.start * perKey, (this.start + keys) * perKey);
+      else for (let k = 0; k < keys; k++) sampleToObject(this.input.clip, this.start + k, this.rawObject, k * perKey);
+    }
     this.rawSegment = s;
     for (let k = 0; k < keys; k++) this.local.set(basePose, k * stride);
     this.trials = 0;

@@ -15,7 +15,7 @@ import { segmentClip } from './segment.js';
 import { BIT_RATE_LADDERS, searchBitRates, type BitRateLadder, type SearchStrategy } from './bitrate.js';
 import type { ErrorMetric, ErrorReport } from '../metric/error-metric.js';
 import { writeClip } from './write.js';
-import { measureCompressedBetween, verifyCompressed } from './verify.js';
+import { measureCompressed, sharedSampleObjects } from './verify.js';
 import { THRESHOLD_MARGIN, resolveOptions, type CompressOptions } from './options.js';
 import { chooseSampleGrid, roundingTerm, samplesFloor, type BetweenReport } from './between.js';
 import { PLAYER_SLERPS } from '../clip/keyframes.js';
@@ -138,7 +138,8 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
   // Between the checks the decoder's float32 rounding moves the error by up to the rounding
   // term, which the checks do not see: the search and the figure checked leave room for it.
   const floor = additive ? 0 : samplesFloor(source, settings.shellDistances, settings.metric, PLAYER_SLERPS);
-  const rounding = roundingTerm(measured, settings.shellDistances);
+  const measuredObject = sharedSampleObjects(measured);
+  const rounding = roundingTerm(measured, settings.shellDistances, measuredObject);
   const budget = Math.max(0, settings.threshold - rounding);
   let target = settings.threshold * (1 - THRESHOLD_MARGIN) - floor - rounding; // float64 headroom (options.ts)
   let searchTrials = 0;
@@ -162,6 +163,7 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
       ladder: BIT_RATE_LADDERS[options.ladder ?? 'acl20'],
       strategy: options.search,
       effort: settings.effort,
+      clipObject: measuredObject,
     });
     searchTrials += search.trials;
     bytes = writeClip({
@@ -182,8 +184,13 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
       report = measureAdditiveSamples(additive, compressed, settings.shellDistances, settings.metric);
       between = measureAdditiveBetween(additive, compressed, settings.shellDistances, settings.metric);
     } else {
-      report = verifyCompressed(source, compressed, settings.shellDistances, undefined, settings.metric);
-      between = measureCompressedBetween(source, compressed, settings.shellDistances, settings.metric);
+      ({ report, between } = measureCompressed(
+        source,
+        compressed,
+        settings.shellDistances,
+        settings.metric,
+        measuredObject,
+      ));
     }
     // A target at or below 0 already kept every track at its finest: no search can do better.
     if (between.maxError <= budget || attempt === MAX_SEARCHES || between.maxError <= grid.gridError || target <= 0)

@@ -6,6 +6,8 @@ import { createRawClip, writeSamplePose, type RawClip } from '../clip/raw-clip.j
 import { createSkeleton, POSE_STRIDE, setIdentity } from '../clip/skeleton.js';
 import type { CompressedClip } from '../runtime/compressed-clip.js';
 import {
+  AFFINE_STRIDE,
+  clipToObject,
   MetricError,
   measureSampleErrors,
   poseToObject,
@@ -54,6 +56,18 @@ export function verifyCompressed(
   referenceObject?: Float64Array,
   metric: ErrorMetric = 'vertices',
 ): ErrorReport {
+  return verifySamples(reference, compressed, shellDistances, referenceObject, metric, undefined);
+}
+
+/** {@link verifyCompressed}, keeping every sample's decoded object transforms in `decodedObject` when given (sample-major). */
+function verifySamples(
+  reference: RawClip,
+  compressed: CompressedClip,
+  shellDistances: Float32Array,
+  referenceObject: Float64Array | undefined,
+  metric: ErrorMetric,
+  decodedObject: Float64Array | undefined,
+): ErrorReport {
   const parents = reference.skeleton.parents;
   if (compressed.boneCount !== parents.length)
     throw new MetricError(`bone counts differ: ${parents.length} vs ${compressed.boneCount}`);
@@ -68,6 +82,7 @@ export function verifyCompressed(
   const pose = new Float32Array(parents.length * POSE_STRIDE);
   // Composed from float64 as the checks between samples compose theirs: poseToObject sees one array type.
   const pose64 = new Float64Array(pose.length);
+  const stride = parents.length * AFFINE_STRIDE;
   return measureSampleErrors(
     reference,
     referenceObject,
@@ -76,6 +91,7 @@ export function verifyCompressed(
       compressed.sampleKey(s, pose);
       pose64.set(pose);
       poseToObject(pose64, parents, out);
+      decodedObject?.set(out, s * stride);
     },
     metric,
   );
@@ -84,12 +100,14 @@ export function verifyCompressed(
 /**
  * The error of `compressed` between samples with `metric`, decoded by the runtime's own
  * interpolation, against what the players make of the source's keys when it has any.
+ * `decodedSamples`: every sample's decoded object transforms, when known ({@link measureBetweenErrors}).
  */
 export function measureCompressedBetween(
   reference: RawClip,
   compressed: CompressedClip,
   shellDistances: Float32Array,
   metric: ErrorMetric = 'vertices',
+  decodedSamples?: Float64Array,
 ): BetweenReport {
   const sampler = compressed.createSampler();
   const pose = new Float32Array(compressed.boneCount * POSE_STRIDE);
@@ -104,5 +122,46 @@ export function measureCompressedBetween(
     true,
     undefined,
     PLAYER_SLERPS,
+    true,
+    decodedSamples,
   );
+}
+
+/**
+ * Most numbers kept of a clip's object transforms at every sample, its own
+ * ({@link sharedSampleObjects}) or decoded ({@link measureCompressed}): 1 MiB, all but one
+ * corpus clip. Larger arrays are read back from memory rather than cache: on the 300-bone rig
+ * (3.3 MiB) sharing them took longer than working each sample out again.
+ */
+const SHARED_SAMPLES_LIMIT = 2 ** 17;
+
+/**
+ * `clipToObject(clip)` when it holds at most {@link SHARED_SAMPLES_LIMIT} numbers, for the
+ * stages that measure against the clip's samples to share; otherwise undefined (each works
+ * them out as it goes).
+ */
+export function sharedSampleObjects(clip: RawClip): Float64Array | undefined {
+  return clip.sampleCount * clip.skeleton.parents.length * AFFINE_STRIDE > SHARED_SAMPLES_LIMIT
+    ? undefined
+    : clipToObject(clip);
+}
+
+/**
+ * {@link verifyCompressed} and {@link measureCompressedBetween} of one clip, each sample decoded
+ * and composed once for both: the checks between samples measure the interval's two samples
+ * too (a decode at fraction 0 or 1 is the sample's). A clip with keys has its samples measured
+ * against the players' evaluations instead, which these do not hold. `referenceObject`: the
+ * reference's object transforms when known ({@link sharedSampleObjects}).
+ */
+export function measureCompressed(
+  reference: RawClip,
+  compressed: CompressedClip,
+  shellDistances: Float32Array,
+  metric: ErrorMetric,
+  referenceObject?: Float64Array,
+): { report: ErrorReport; between: BetweenReport } {
+  const size = reference.sampleCount * reference.skeleton.parents.length * AFFINE_STRIDE;
+  const decoded = reference.keyframes || size > SHARED_SAMPLES_LIMIT ? undefined : new Float64Array(size);
+  const report = verifySamples(reference, compressed, shellDistances, referenceObject, metric, decoded);
+  return { report, between: measureCompressedBetween(reference, compressed, shellDistances, metric, decoded) };
 }

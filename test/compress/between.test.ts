@@ -10,9 +10,21 @@ import { describe, expect, it } from 'vitest';
 import { bodyFaceFingersClip, chainClip } from '../../src/bench/big-rigs.js';
 import type { RawClip } from '../../src/clip/raw-clip.js';
 import { POSE_STRIDE } from '../../src/clip/skeleton.js';
-import { SampleReference, measureBetweenErrors, referenceBetween } from '../../src/compress/between.js';
+import { SampleReference, measureBetweenErrors, referenceBetween, roundingTerm } from '../../src/compress/between.js';
 import { compress } from '../../src/compress/index.js';
-import { AFFINE_STRIDE, poseToObject, shellBoundError, virtualVertexError } from '../../src/metric/error-metric.js';
+import {
+  measureCompressed,
+  measureCompressedBetween,
+  sharedSampleObjects,
+  verifyCompressed,
+} from '../../src/compress/verify.js';
+import {
+  AFFINE_STRIDE,
+  clipToObject,
+  poseToObject,
+  shellBoundError,
+  virtualVertexError,
+} from '../../src/metric/error-metric.js';
 import { CompressedClip } from '../../src/runtime/compressed-clip.js';
 import { loadFixture } from '../utils/clips.js';
 
@@ -116,7 +128,7 @@ describe('measureBetweenErrors', () => {
         const some = new Float64Array(boneCount * AFFINE_STRIDE);
         let differ = 0;
         // Intervals out of order, as the second look visits them; each fraction first for some
-        // bones, then for all (weights worked out for some bones are kept for the rest).
+        // bones, then for all (from the slerp weights the first call worked out).
         for (let j = 0; j + 1 < n; j++) {
           const k = (j * 7) % (n - 1);
           for (const alpha of fractions) {
@@ -134,4 +146,52 @@ describe('measureBetweenErrors', () => {
       }
     });
   }
+});
+
+describe('measureCompressed', () => {
+  for (const [name, make] of CLIPS) {
+    it(`${name}: sharing the decoded samples and the clip's object transforms changes no number`, {
+      timeout: 60_000,
+    }, () => {
+      const clip = make();
+      const shells = clip.skeleton.shellDistances;
+      for (const metric of ['vertices', 'shell'] as const) {
+        const compressed = CompressedClip.open(compress(clip, { metric }).bytes);
+        const apart = {
+          report: verifyCompressed(clip, compressed, shells, undefined, metric),
+          between: measureCompressedBetween(clip, compressed, shells, metric),
+        };
+        expect(measureCompressed(clip, compressed, shells, metric)).toEqual(apart);
+        expect(measureCompressed(clip, compressed, shells, metric, sharedSampleObjects(clip))).toEqual(apart);
+      }
+      expect(roundingTerm(clip, shells, clipToObject(clip))).toBe(roundingTerm(clip, shells));
+    });
+  }
+
+  it('the checks between samples take the samples from the decoded samples given, decoding none of them', () => {
+    const clip = loadFixture('dataset-1_dash_normal_001.bvh');
+    const boneCount = clip.skeleton.parents.length;
+    const parents = clip.skeleton.parents;
+    const shells = clip.skeleton.shellDistances;
+    const sampler = CompressedClip.open(compress(clip).bytes).createSampler();
+    const pose = new Float32Array(boneCount * POSE_STRIDE);
+    let atSamples = 0;
+    const decodedBetween = (k: number, alpha: number, out: Float64Array): void => {
+      if (alpha === 0 || alpha === 1) atSamples++;
+      sampler.sampleBetween(k, alpha, pose);
+      out.set(pose);
+    };
+    const decodedSamples = new Float64Array(clip.sampleCount * boneCount * AFFINE_STRIDE);
+    const sample = new Float64Array(boneCount * POSE_STRIDE);
+    for (let s = 0; s < clip.sampleCount; s++) {
+      sample.set(sampler.sampleKey(s, pose));
+      poseToObject(sample, parents, decodedSamples, s * boneCount * AFFINE_STRIDE);
+    }
+    const apart = measureBetweenErrors(clip, shells, decodedBetween);
+    expect(atSamples).toBe(clip.sampleCount);
+    atSamples = 0;
+    const args = ['vertices', true, undefined, undefined, true, decodedSamples] as const;
+    expect(measureBetweenErrors(clip, shells, decodedBetween, ...args)).toEqual(apart);
+    expect(atSamples).toBe(0);
+  });
 });
