@@ -24,6 +24,7 @@ import {
   MAX_BONES,
   MAX_BONE_SAMPLES,
   MAX_FILE_BYTES,
+  MAX_QUANTIZED_BITS,
   RANGE_COMPONENTS,
   RATE_MASK,
   RAW_BITS,
@@ -578,11 +579,16 @@ export function readSegments(
     let bits = 0;
     for (let j = 0; j < count; j++) {
       const rate = bytes[off + j] & RATE_MASK;
-      if (!isValidBitRate(rate)) fail('BAD_VALUE', `segment ${s} track ${j}: bit rate ${rate}`, off + j);
+      if (!isValidBitRate(rate))
+        fail(
+          'BAD_VALUE',
+          `segment ${s} track ${j}: bit rate ${rate} (need 0..${MAX_QUANTIZED_BITS} or ${RAW_BITS})`,
+          off + j,
+        );
       const drop = bytes[off + j] >>> DROP_SHIFT;
       const kind = animated.kind[j];
       if (kind !== TRACK_KIND.ROTATION && drop !== 0)
-        fail('BAD_VALUE', `segment ${s} track ${j}: a dropped component, not a rotation`, off + j);
+        fail('BAD_VALUE', `segment ${s} track ${j}: a dropped component on a track that is not a rotation`, off + j);
       const cb = (s * count + j) * ANIMATED_COMPONENTS;
       if (rate === 0 || rate === RAW_BITS) {
         compBits[cb] = compBits[cb + 1] = compBits[cb + 2] = rate;

@@ -404,6 +404,9 @@ describe('values', { timeout: 30_000 }, () => {
           b[segAt + j] = (b[segAt + j] & ~0x3f) | rate;
         });
         expect(openError(bad), `kind ${kind} rate ${rate}`).toBe(FORMAT_ERROR.BAD_VALUE);
+        // The message names the segment, the track, the rate and the rates allowed.
+        if (rate === 30)
+          expect(() => CompressedClip.open(bad)).toThrow(`segment 0 track ${j}: bit rate 30 (need 0..24 or 32)`);
       }
     }
   });
