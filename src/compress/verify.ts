@@ -141,9 +141,12 @@ const SHARED_SAMPLES_LIMIT = 2 ** 17;
  * them out as it goes).
  */
 export function sharedSampleObjects(clip: RawClip): Float64Array | undefined {
-  return clip.sampleCount * clip.skeleton.parents.length * AFFINE_STRIDE > SHARED_SAMPLES_LIMIT
-    ? undefined
-    : clipToObject(clip);
+  return sampleObjectsSize(clip) > SHARED_SAMPLES_LIMIT ? undefined : clipToObject(clip);
+}
+
+/** Numbers of a clip's object transforms at every sample. */
+function sampleObjectsSize(clip: RawClip): number {
+  return clip.sampleCount * clip.skeleton.parents.length * AFFINE_STRIDE;
 }
 
 /**
@@ -160,7 +163,7 @@ export function measureCompressed(
   metric: ErrorMetric,
   referenceObject?: Float64Array,
 ): { report: ErrorReport; between: BetweenReport } {
-  const size = reference.sampleCount * reference.skeleton.parents.length * AFFINE_STRIDE;
+  const size = sampleObjectsSize(reference);
   const decoded = reference.keyframes || size > SHARED_SAMPLES_LIMIT ? undefined : new Float64Array(size);
   const report = verifySamples(reference, compressed, shellDistances, referenceObject, metric, decoded);
   return { report, between: measureCompressedBetween(reference, compressed, shellDistances, metric, decoded) };

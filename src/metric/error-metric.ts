@@ -422,7 +422,7 @@ export function measureSampleErrors(
   const referenceSample = referenceObject ? undefined : new Float64Array(boneCount * AFFINE_STRIDE);
   const errors = new Float64Array(n * boneCount);
   const boneMax = new Float64Array(boneCount);
-  const running = new Float64Array(RUNNING_FIGURES);
+  const running = new Float64Array(RUNNING.COUNT);
   running[RUNNING.MAX] = -1;
   for (let s = 0; s < n; s++) {
     decodeObject(s, decoded);
@@ -452,9 +452,16 @@ export function measureSampleErrors(
   };
 }
 
-/** The running figures of {@link measureSampleErrors}, by index in one Float64Array. */
-const RUNNING = { MAX: 0, WORST_BONE: 1, WORST_SAMPLE: 2, SUM: 3, SHELL_MAX: 4 } as const;
-const RUNNING_FIGURES = 5;
+/** The running figures of {@link measureSampleErrors}, by index in one Float64Array of `COUNT`. */
+// biome-ignore lint/suspicious/noConstEnum: numbers in the code, as format.ts's tables
+const enum RUNNING {
+  MAX,
+  WORST_BONE,
+  WORST_SAMPLE,
+  SUM,
+  SHELL_MAX,
+  COUNT,
+}
 
 /**
  * Measures sample `s` for {@link measureSampleErrors}: every bone of `decoded` against
