@@ -5,7 +5,9 @@
  * and the animation's node and weight lists, by glTF node index. Fallback channels on what
  * the clip holds are discarded; the animation's other channels load as the loader would
  * load them, into the same group. An additive animation (`additive: true`) loads as an
- * additive group (`isAdditive`, weight 1), to play over a weighted base group.
+ * additive group (`isAdditive`, weight 1), to play over a weighted base group. Where the
+ * WebAssembly kernel cannot run, a load fails (FormatError UNSUPPORTED_PLATFORM) unless the
+ * app imports `bonepress/runtime`, which installs the TypeScript decoder.
  */
 import { AnimationGroup } from '@babylonjs/core/Animations/animationGroup.js';
 import type { Nullable } from '@babylonjs/core/types.js';
@@ -16,8 +18,7 @@ import type { IGLTFLoaderExtension } from '@babylonjs/loaders/glTF/2.0/glTFLoade
 import type { IAnimation, IAnimationChannel, INode } from '@babylonjs/loaders/glTF/2.0/glTFLoaderInterfaces.js';
 import { registerGLTFExtension } from '@babylonjs/loaders/glTF/2.0/glTFLoaderExtensionRegistry.js';
 
-import { FORMAT_ERROR, FormatError } from '../runtime/errors.js';
-import { loadTypeScriptDecoder } from '../runtime/sampler.js';
+import { FORMAT_ERROR, FormatError, type FormatErrorCode } from '../runtime/errors.js';
 import {
   createAnimationGroup,
   type AnimationGroupOptions,
@@ -75,8 +76,8 @@ export class BonepressBabylonExtension implements IGLTFLoaderExtension {
     ext: Record<string, unknown>,
   ): Promise<AnimationGroup> {
     const name = animation.name || `animation${animation.index}`;
-    const fail = (problem: string): never => {
-      throw new FormatError(FORMAT_ERROR.BAD_ARGUMENT, `${BONEPRESS_EXTENSION}: ${context} ("${name}"): ${problem}`);
+    const fail = (problem: string, code: FormatErrorCode = FORMAT_ERROR.BAD_ARGUMENT): never => {
+      throw new FormatError(code, `${BONEPRESS_EXTENSION}: ${context} ("${name}"): ${problem}`);
     };
     const gltf = loader.gltf;
     const bones = readExtensionBones(gltf as ExtensionJson, ext, fail);
@@ -85,7 +86,6 @@ export class BonepressBabylonExtension implements IGLTFLoaderExtension {
       gltf.bufferViews![bones.bufferView],
     );
     const compressed = openExtensionClip(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), bones, fail);
-    if (compressed.decoder === 'typescript') await loadTypeScriptDecoder();
     const { nodeIndices, weights: weightDefs } = bones;
     const gltfNodes = gltf.nodes ?? [];
 

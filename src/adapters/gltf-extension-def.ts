@@ -5,6 +5,7 @@
  * checked against them. Engine-free: the three.js plugin and the Babylon.js extension share it.
  */
 import { CompressedClip } from '../runtime/clip.js';
+import type { FormatErrorCode } from '../runtime/errors.js';
 
 /** The extension's name (docs/gltf-extension.md). */
 export const BONEPRESS_EXTENSION = 'BONEPRESS_animation_compression';
@@ -98,12 +99,14 @@ function isIndex(j: unknown, list: unknown): j is number {
 /**
  * Opens the animation's `.bpk` bytes and checks them against `bones`: the bone count (table,
  * nodes and weights), the table's parents, and `additive` against the clip's own record.
- * Calls `fail` with the problem otherwise.
+ * Calls `fail` with the problem otherwise, and with code UNSUPPORTED_PLATFORM where the
+ * WebAssembly kernel does not run and the TypeScript decoder is not installed: the plugins
+ * import the clip without it, so a page pays for it only by importing `bonepress/runtime`.
  */
 export function openExtensionClip(
   bytes: Uint8Array,
   bones: ExtensionBones,
-  fail: (problem: string) => never,
+  fail: (problem: string, code?: FormatErrorCode) => never,
 ): CompressedClip {
   let clip: CompressedClip;
   try {
@@ -125,5 +128,15 @@ export function openExtensionClip(
     if (clip.parents[b] !== expected)
       fail(`bone ${b}: the clip's parent ${clip.parents[b]} differs from the extension's ${String(expected)}`);
   }
+  // A sampler of a clip the kernel does not decode throws when no TypeScript decoder is installed (sampler.ts).
+  if (clip.decoder === 'typescript')
+    try {
+      clip.createSampler();
+    } catch {
+      fail(
+        "the WebAssembly kernel cannot run here (no WebAssembly SIMD, or the page's Content-Security-Policy blocks WebAssembly) and the TypeScript decoder is not installed: import 'bonepress/runtime' once in the app to install it",
+        'UNSUPPORTED_PLATFORM',
+      );
+    }
   return clip;
 }

@@ -10,8 +10,7 @@
 import type { AnimationClip, KeyframeTrack, Object3D } from 'three';
 import type { GLTFLoaderPlugin, GLTFParser } from 'three/examples/jsm/loaders/GLTFLoader.js';
 
-import { FormatError } from '../runtime/errors.js';
-import { loadTypeScriptDecoder } from '../runtime/sampler.js';
+import { FormatError, type FormatErrorCode } from '../runtime/errors.js';
 import {
   BONEPRESS_EXTENSION,
   openExtensionClip,
@@ -50,7 +49,9 @@ interface AnimationExtensionDef {
  * `loader.register((parser) => new BonepressGLTFLoaderPlugin(parser))`: `gltf.animations`
  * then hold {@link CompressedAnimationClip}s for the compressed animations (play them with
  * `mixer.clipAction(clip)`, on `gltf.scene` as loaded). A malformed extension or `.bpk`
- * rejects the load with a {@link FormatError} naming the animation.
+ * rejects the load with a {@link FormatError} naming the animation; so does (code
+ * UNSUPPORTED_PLATFORM) a page where the WebAssembly kernel cannot run, unless the app
+ * imports `bonepress/runtime`, which installs the TypeScript decoder (docs/gltf-extension.md).
  */
 export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
   readonly name = BONEPRESS_EXTENSION;
@@ -74,13 +75,12 @@ export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
   async #load(index: number, def: AnimationDef, ext: AnimationExtensionDef): Promise<AnimationClip> {
     const name = def.name ? def.name : `animation_${index}`;
     const where = `animation ${index} ("${name}")`;
-    const fail = (problem: string): never => {
-      throw new FormatError('BAD_ARGUMENT', `${BONEPRESS_EXTENSION}: ${where}: ${problem}`);
+    const fail = (problem: string, code: FormatErrorCode = 'BAD_ARGUMENT'): never => {
+      throw new FormatError(code, `${BONEPRESS_EXTENSION}: ${where}: ${problem}`);
     };
     const bones = readExtensionBones(this.parser.json as ExtensionJson, ext as Record<string, unknown>, fail);
     const bytes = (await this.parser.getDependency('bufferView', bones.bufferView)) as ArrayBuffer;
     const compressed = openExtensionClip(new Uint8Array(bytes), bones, fail);
-    if (compressed.decoder === 'typescript') await loadTypeScriptDecoder();
     const nodeIndices = Int32Array.from(bones.nodeIndices);
     const weightDefs = bones.weights;
 

@@ -2,10 +2,11 @@
  * {@link CompressedClip}, complete: the clip (clip.ts) with the TypeScript decoder
  * (typescript-decoder.ts) installed, so every clip `CompressedClip.open` returns can be
  * sampled at once, whatever decodes it. The library and its entry points import the clip
- * from here; the glTF plugins import clip.ts and load the TypeScript decoder through
- * `import()` only for a clip the WebAssembly kernel does not decode (sampler.ts's
- * loadTypeScriptDecoder), so a page whose engine has WebAssembly SIMD never fetches it.
- * package.json lists this module under `sideEffects`, so bundlers keep the installation.
+ * from here; the glTF plugins import clip.ts, so a page that only loads assets carries the
+ * TypeScript decoder only if it imports `bonepress/runtime` (the plugins refuse a clip the
+ * WebAssembly kernel does not decode otherwise). package.json lists this module and the
+ * runtime's index under `sideEffects`, so bundlers keep the installation, also for a bare
+ * `import 'bonepress/runtime'`.
  */
 import { useTypeScriptDecoder } from './sampler.js';
 import { TypeScriptDecoder } from './typescript-decoder.js';

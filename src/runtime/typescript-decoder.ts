@@ -2,9 +2,9 @@
  * The TypeScript decoder: the pose decode of a clip the WebAssembly kernel does not decode
  * (no WebAssembly SIMD, `decoder: 'typescript'`, compact tables, or a clip too large for the
  * kernel's scratch). A {@link ClipSampler} holds one where it needs it. Its own module so a
- * page that only loads glTF assets fetches it only where the kernel cannot decode: the
- * three.js plugin loads it through `import()` (sampler.ts's loadTypeScriptDecoder), while
- * compressed-clip.ts imports it, so `CompressedClip.open` is complete and synchronous.
+ * page that only loads glTF assets carries it only if it asks for it (the glTF plugins
+ * import clip.ts without it), while compressed-clip.ts imports it, so `CompressedClip.open`
+ * is complete and synchronous.
  */
 import { SEGMENT_SIZE, TRACKS_PER_BONE, TRACK_KIND } from './format.js';
 import { floatFromBits } from './bits.js';
