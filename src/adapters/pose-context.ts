@@ -5,9 +5,7 @@
  */
 import type { CompressedClip } from '../runtime/compressed-clip.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
-import type { ClipSampler, SampleOptions } from '../runtime/sampler.js';
-
-const CLAMP: SampleOptions = { looping: 'clamp' };
+import type { ClipSampler } from '../runtime/sampler.js';
 
 /** A sampler and the pose it last decoded, at `time`. */
 export class PoseContext {
@@ -20,10 +18,10 @@ export class PoseContext {
     this.pose = new Float32Array(clip.boneCount * POSE_STRIDE);
   }
 
-  /** The pose at `time` seconds (held at the ends), decoded once however many tracks ask. */
+  /** The pose at `time` seconds (held at the ends: the sampler's default looping), decoded once however many tracks ask. */
   at(time: number): Float32Array {
     if (time !== this.time) {
-      this.sampler.sample(time, this.pose, CLAMP);
+      this.sampler.sample(time, this.pose);
       this.time = time;
     }
     return this.pose;

@@ -26,7 +26,6 @@ import {
 import type { CompressedClip } from '../runtime/compressed-clip.js';
 import { KIND_POSE_OFFSET } from '../runtime/format.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
-import type { SampleOptions } from '../runtime/sampler.js';
 import { PoseContext } from './pose-context.js';
 import { bindBones, findWeightBones, listNames, type BindOptions } from './three-binding.js';
 
@@ -60,15 +59,18 @@ export interface MorphWeightBones {
   readonly objects: readonly Object3D[];
 }
 
-/** How a track's stand-in binds: bone pose offset, kind, and the node name the mixer resolves. */
+/**
+ * What a track's interpolant reads from the pose: the values from pose offset `offset` on,
+ * each times `factor` (a translation's is the translation scale, a rotation's or a scale's
+ * 1), or for morph weights, translation x of consecutive bones over `scales` (one weight
+ * each). A `rotation` in an additive clip is conj(reference) · q rather than a difference.
+ */
 interface TrackBinding {
   readonly offset: number;
-  /** 0 rotation, 1 translation, 2 scale, 3 morph weights (translation x of consecutive bones over `scales`). */
-  readonly kind: number;
+  readonly rotation?: boolean;
+  readonly factor?: number;
   readonly scales?: Float32Array;
 }
-
-const CLAMP: SampleOptions = { looping: 'clamp' };
 
 interface InterpolantFactory {
   createInterpolant: (result?: TypedArray) => Interpolant;
@@ -79,13 +81,11 @@ const PROPERTY = ['quaternion', 'position', 'scale'] as const;
 class CompressedInterpolant extends Interpolant {
   private readonly context: PoseContext;
   private readonly binding: TrackBinding;
-  private readonly scale: number;
   private readonly reference: Float32Array | undefined;
 
   constructor(
     context: PoseContext,
     binding: TrackBinding,
-    scale: number,
     reference: Float32Array | undefined,
     track: KeyframeTrack,
     result: TypedArray | undefined,
@@ -93,46 +93,35 @@ class CompressedInterpolant extends Interpolant {
     super(track.times, track.values, track.getValueSize(), result);
     this.context = context;
     this.binding = binding;
-    this.scale = scale;
     this.reference = reference;
   }
 
   override evaluate(time: number): TypedArray {
     const pose = this.context.at(time);
     const out = this.resultBuffer as Float32Array;
-    const o = this.binding.offset;
+    const { offset: o, factor = 1, scales } = this.binding;
     const ref = this.reference;
-    const scales = this.binding.scales;
-    if (scales) {
-      for (let t = 0, p = o; t < scales.length; t++, p += POSE_STRIDE)
-        out[t] = (ref ? pose[p] - ref[p] : pose[p]) / scales[t];
-      return out;
-    }
-    if (this.binding.kind === 0) {
+    if (ref && this.binding.rotation) {
+      // conj(reference) · q, as three.js's makeClipAdditive stores additive rotations.
       const x = pose[o],
         y = pose[o + 1],
         z = pose[o + 2],
-        w = pose[o + 3];
-      if (ref) {
-        // conj(reference) · q, as three.js's makeClipAdditive stores additive rotations.
-        const ax = ref[o],
-          ay = ref[o + 1],
-          az = ref[o + 2],
-          aw = ref[o + 3];
-        out[0] = ax * w + aw * x + ay * z - az * y;
-        out[1] = ay * w + aw * y + az * x - ax * z;
-        out[2] = az * w + aw * z + ax * y - ay * x;
-        out[3] = aw * w - ax * x - ay * y - az * z;
-      } else {
-        out[0] = x;
-        out[1] = y;
-        out[2] = z;
-        out[3] = w;
-      }
+        w = pose[o + 3],
+        ax = ref[o],
+        ay = ref[o + 1],
+        az = ref[o + 2],
+        aw = ref[o + 3];
+      out[0] = ax * w + aw * x + ay * z - az * y;
+      out[1] = ay * w + aw * y + az * x - ax * z;
+      out[2] = az * w + aw * z + ax * y - ay * x;
+      out[3] = aw * w - ax * x - ay * y - az * z;
       return out;
     }
-    const k = this.binding.kind === 1 ? this.scale : 1;
-    for (let c = 0; c < 3; c++) out[c] = ref ? (pose[o + c] - ref[o + c]) * k : pose[o + c] * k;
+    // Morph weights read one bone apart; a bone's rotation, translation or scale, consecutive floats.
+    for (let i = 0, p = o; i < this.valueSize; i++, p += scales ? POSE_STRIDE : 1) {
+      const v = ref ? pose[p] - ref[p] : pose[p];
+      out[i] = scales ? v / scales[i] : v * factor;
+    }
     return out;
   }
 
@@ -159,7 +148,6 @@ export class CompressedAnimationClip extends AnimationClip {
    */
   readonly additiveReference: Float32Array | undefined;
   readonly #bindings: readonly TrackBinding[];
-  readonly #translationScale: number;
   #pending: PoseContext | undefined;
 
   /** @internal Use {@link createMixerClip}. */
@@ -169,7 +157,6 @@ export class CompressedAnimationClip extends AnimationClip {
     tracks: KeyframeTrack[],
     bindings: readonly TrackBinding[],
     unboundBones: readonly string[],
-    translationScale: number,
     blendMode: AnimationBlendMode = NormalAnimationBlendMode,
     additiveReference?: Float32Array,
   ) {
@@ -177,7 +164,6 @@ export class CompressedAnimationClip extends AnimationClip {
     this.compressed = compressed;
     this.#bindings = bindings;
     this.unboundBones = unboundBones;
-    this.#translationScale = translationScale;
     this.additiveReference = additiveReference;
     tracks.forEach((track, i) => {
       // Tracks past the bindings are plain keyframe tracks (a glTF animation's channels outside the skeleton).
@@ -195,14 +181,7 @@ export class CompressedAnimationClip extends AnimationClip {
    */
   #interpolantFor(i: number, track: KeyframeTrack, result: TypedArray | undefined): Interpolant {
     if (i === 0 || !this.#pending) this.#pending = new PoseContext(this.compressed);
-    return new CompressedInterpolant(
-      this.#pending,
-      this.#bindings[i],
-      this.#translationScale,
-      this.additiveReference,
-      track,
-      result,
-    );
+    return new CompressedInterpolant(this.#pending, this.#bindings[i], this.additiveReference, track, result);
   }
 
   /**
@@ -216,7 +195,7 @@ export class CompressedAnimationClip extends AnimationClip {
     if (this.compressed.additive)
       throw new Error(`bonepress: clip "${this.name}" is stored additive; it plays additive as it is`);
     const reference = new Float32Array(this.compressed.boneCount * POSE_STRIDE);
-    this.compressed.createSampler().sample(referenceFrame / (fps > 0 ? fps : 30), reference, CLAMP);
+    this.compressed.createSampler().sample(referenceFrame / (fps > 0 ? fps : 30), reference);
     for (let o = 0; o < reference.length; o += POSE_STRIDE) {
       const len = Math.hypot(reference[o], reference[o + 1], reference[o + 2], reference[o + 3]) || 1;
       reference[o] /= -len;
@@ -240,7 +219,6 @@ export class CompressedAnimationClip extends AnimationClip {
       this.tracks.map((t) => t.clone()),
       this.#bindings,
       this.unboundBones,
-      this.#translationScale,
       blendMode,
       additiveReference,
     );
@@ -304,7 +282,7 @@ export function mixerClipOf(
   });
   const nodeName = (o: Object3D) => (o.name !== '' && nameCount.get(o.name) === 1 ? o.name : o.uuid);
   const first = new Float32Array(compressed.boneCount * POSE_STRIDE);
-  compressed.createSampler().sample(compressed.startTime, first, CLAMP);
+  compressed.createSampler().sample(compressed.startTime, first);
   // A clip stored additive holds three.js's additive values relative to the identity pose
   // (its scales stored plus one, runtime/format.ts ADDITIVE_MODE).
   const additive = compressed.additive ? identityPose(compressed.boneCount) : undefined;
@@ -318,18 +296,16 @@ export function mixerClipOf(
       if (!compressed.hasChannel(b, kind)) continue;
       const o = b * POSE_STRIDE + KIND_POSE_OFFSET[kind];
       const name = `${node}.${PROPERTY[kind]}`;
-      const k = kind === 1 ? scale : 1;
+      const factor = kind === 1 ? scale : 1;
       const offset = additive && kind === 2 ? 1 : 0;
       tracks.push(
-        kind === 0
-          ? new QuaternionKeyframeTrack(name, [0], Array.from(first.subarray(o, o + 4)))
-          : new VectorKeyframeTrack(
-              name,
-              [0],
-              Array.from(first.subarray(o, o + 3), (v) => (v - offset) * k),
-            ),
+        new (kind ? VectorKeyframeTrack : QuaternionKeyframeTrack)(
+          name,
+          [0],
+          Array.from(first.subarray(o, o + (kind ? 3 : 4)), (v) => (v - offset) * factor),
+        ),
       );
-      bindings.push({ offset: o, kind });
+      bindings.push({ offset: o, rotation: !kind, factor });
     }
   });
   for (const { firstBone, scales, objects: targets } of weightBones) {
@@ -337,7 +313,7 @@ export function mixerClipOf(
     const values = Array.from(scale, (s, t) => first[(firstBone + t) * POSE_STRIDE + 4] / s);
     for (const object of targets) {
       tracks.push(new NumberKeyframeTrack(`${nodeName(object)}.morphTargetInfluences`, [0], values));
-      bindings.push({ offset: firstBone * POSE_STRIDE + 4, kind: 3, scales: scale });
+      bindings.push({ offset: firstBone * POSE_STRIDE + 4, scales: scale });
     }
   }
   return new CompressedAnimationClip(
@@ -346,7 +322,6 @@ export function mixerClipOf(
     tracks,
     bindings,
     unboundBones,
-    scale,
     additive ? AdditiveAnimationBlendMode : NormalAnimationBlendMode,
     additive,
   );
