@@ -15,7 +15,7 @@ import type { MorphTarget } from '@babylonjs/core/Morph/morphTarget.js';
 import type { TransformNode } from '@babylonjs/core/Meshes/transformNode.js';
 import type { GLTFLoader } from '@babylonjs/loaders/glTF/2.0/glTFLoader.js';
 import type { IGLTFLoaderExtension } from '@babylonjs/loaders/glTF/2.0/glTFLoaderExtension.js';
-import type { IAnimation, IAnimationChannel, INode } from '@babylonjs/loaders/glTF/2.0/glTFLoaderInterfaces.js';
+import type { IAnimation, INode } from '@babylonjs/loaders/glTF/2.0/glTFLoaderInterfaces.js';
 import { registerGLTFExtension } from '@babylonjs/loaders/glTF/2.0/glTFLoaderExtensionRegistry.js';
 
 import { FORMAT_ERROR, FormatError, type FormatErrorCode } from '../runtime/errors.js';
@@ -27,13 +27,13 @@ import {
 import {
   BONEPRESS_EXTENSION,
   openExtensionClip,
+  otherChannels,
   readExtensionBones,
+  type ExtensionBones,
   type ExtensionJson,
 } from './gltf-extension-def.js';
 
 export { BONEPRESS_EXTENSION } from './gltf-extension-def.js';
-
-const TRS = new Set(['translation', 'rotation', 'scale']);
 
 /**
  * Options of the extension: given to {@link registerBonepressExtension}, and per load in the
@@ -125,8 +125,7 @@ export class BonepressBabylonExtension implements IGLTFLoaderExtension {
       context,
       animation,
       group,
-      new Set(nodeIndices),
-      new Set(weightDefs.map((w) => w.node)),
+      bones,
       // glTF channels are absolute poses: an additive group would add them to the base.
       compressed.additive
         ? (n) => fail(`the animation is additive, but ${n} of its channels lie outside the clip (absolute poses)`)
@@ -137,18 +136,16 @@ export class BonepressBabylonExtension implements IGLTFLoaderExtension {
   }
 
   /**
-   * Loads the animation's channels the clip does not replace (not a translation, rotation or
-   * scale of a bone's node, not the weights of a weight node, nor the node-less stub) as the
-   * loader itself would, into `group`; calls `refuse` with their count instead when given
-   * and there are any.
+   * Loads the animation's channels the clip does not replace (gltf-extension-def.ts's
+   * otherChannels) as the loader itself would, into `group`; calls `refuse` with their count
+   * instead when given and there are any.
    */
   private async otherChannels(
     loader: GLTFLoader,
     context: string,
     animation: IAnimation,
     group: AnimationGroup,
-    trs: ReadonlySet<number>,
-    weights: ReadonlySet<number>,
+    bones: ExtensionBones,
     refuse?: (count: number) => never,
   ): Promise<void> {
     animation.channels.forEach((c, i) => {
@@ -157,12 +154,7 @@ export class BonepressBabylonExtension implements IGLTFLoaderExtension {
     animation.samplers.forEach((s, i) => {
       s.index = i;
     });
-    const kept = animation.channels.filter(
-      (c: IAnimationChannel) =>
-        c.target.node !== undefined &&
-        !(trs.has(c.target.node) && TRS.has(c.target.path)) &&
-        !(weights.has(c.target.node) && c.target.path === 'weights'),
-    );
+    const kept = otherChannels(animation.channels, bones);
     if (refuse && kept.length > 0) refuse(kept.length);
     await Promise.all(
       kept.map((channel) =>

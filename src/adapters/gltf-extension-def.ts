@@ -35,6 +35,24 @@ export interface ExtensionBones {
   readonly additive: boolean;
 }
 
+/** A glTF animation channel, as far as a loader sorts it. */
+export interface ChannelDef {
+  readonly target?: { readonly node?: number; readonly path?: string };
+}
+
+const TRS = ['translation', 'rotation', 'scale'];
+
+/**
+ * The animation's channels the clip does not replace: not a translation, rotation or scale
+ * of a bone's node, not the weights of a weight node, nor the node-less stub. A loader
+ * loads these itself, into the same clip or group.
+ */
+export function otherChannels<C extends ChannelDef>(channels: readonly C[], bones: ExtensionBones): C[] {
+  const held = new Set(bones.weights.map((w) => `${w.node} weights`));
+  for (const j of bones.nodeIndices) for (const path of TRS) held.add(`${j} ${path}`);
+  return channels.filter((c) => c.target?.node !== undefined && !held.has(`${c.target.node} ${c.target.path}`));
+}
+
 /**
  * Reads the animation extension object `ext` against the file's `json`. Calls `fail` (which
  * throws) with the problem when a reference is out of the file or a list is malformed.
@@ -45,15 +63,16 @@ export function readExtensionBones(
   fail: (problem: string) => never,
 ): ExtensionBones {
   const isNode = (j: unknown): j is number => isIndex(j, json.nodes);
+  // Absent lists are empty; any other value that is not a list of the right entries is refused.
+  const { skeleton: s, nodes = [], weights = [], additive, bufferView: view } = ext;
   // Bone order: the table's bones, then the node bones, then the weight bones (docs/gltf-extension.md).
   let joints: number[] = [],
     parents: number[] = [];
-  const s = ext.skeleton;
   if (s !== undefined) {
     const skeletons = (
       json.extensions?.[BONEPRESS_EXTENSION] as { skeletons?: { joints?: unknown; parents?: unknown }[] } | undefined
     )?.skeletons;
-    if (!isIndex(s, skeletons)) fail(`skeleton ${String(s)} is not in the file's bone tables`);
+    if (!isIndex(s, skeletons)) fail(`skeleton ${s} is not in the file's bone tables`);
     // A table that is not an object (null included) has no joints.
     const table = skeletons![s] ?? {};
     if (!Array.isArray(table.joints) || !table.joints.every(isNode))
@@ -63,9 +82,7 @@ export function readExtensionBones(
     joints = table.joints as number[];
     parents = table.parents as number[];
   }
-  const props = ext.nodes === undefined ? [] : ext.nodes;
-  if (!Array.isArray(props) || !props.every(isNode)) fail('nodes are not node indices');
-  const weights = ext.weights === undefined ? [] : ext.weights;
+  if (!Array.isArray(nodes) || !nodes.every(isNode)) fail('nodes are not node indices');
   if (
     !Array.isArray(weights) ||
     !weights.every(
@@ -73,21 +90,20 @@ export function readExtensionBones(
         isNode(w?.node) &&
         Array.isArray(w.scales) &&
         w.scales.length > 0 &&
-        w.scales.every((x: unknown) => typeof x === 'number' && x > 0 && Number.isFinite(x)),
+        w.scales.every((x: unknown) => Number.isFinite(x) && (x as number) > 0),
     )
   ) {
     fail('weights need a node index and positive scales each');
   }
-  if (ext.additive !== undefined && typeof ext.additive !== 'boolean')
-    fail(`additive ${JSON.stringify(ext.additive)} is not a boolean`);
-  const view = ext.bufferView;
-  if (!isIndex(view, json.bufferViews)) fail(`bufferView ${String(view)} is not in the file`);
+  if (additive !== undefined && typeof additive !== 'boolean')
+    fail(`additive ${JSON.stringify(additive)} is not a boolean`);
+  if (!isIndex(view, json.bufferViews)) fail(`bufferView ${view} is not in the file`);
   return {
-    nodeIndices: [...joints, ...(props as number[])],
+    nodeIndices: [...joints, ...(nodes as number[])],
     weights: weights as WeightDef[],
     bufferView: view,
     parents,
-    additive: ext.additive === true,
+    additive: additive === true,
   };
 }
 

@@ -7,21 +7,21 @@
  * animation's other channels load as usual and play in the same clip. An additive animation
  * (`additive: true`) loads with `AdditiveAnimationBlendMode`, to play over a base action.
  */
-import type { AnimationClip, KeyframeTrack, Object3D } from 'three';
+import type { AnimationClip, Object3D } from 'three';
 import type { GLTFLoaderPlugin, GLTFParser } from 'three/examples/jsm/loaders/GLTFLoader.js';
 
 import { FormatError, type FormatErrorCode } from '../runtime/errors.js';
 import {
   BONEPRESS_EXTENSION,
   openExtensionClip,
+  otherChannels,
   readExtensionBones,
+  type ChannelDef,
   type ExtensionJson,
 } from './gltf-extension-def.js';
 import { mixerClipOf, type MixerClipOptions } from './three-mixer.js';
 
 export { BONEPRESS_EXTENSION } from './gltf-extension-def.js';
-
-const TRS = new Set(['translation', 'rotation', 'scale']);
 
 /**
  * Options of {@link BonepressGLTFLoaderPlugin}. Every bone binds to the object loaded for its
@@ -29,9 +29,6 @@ const TRS = new Set(['translation', 'rotation', 'scale']);
  */
 export interface BonepressGLTFLoaderPluginOptions extends Pick<MixerClipOptions, 'translationScale'> {}
 
-interface ChannelDef {
-  target?: { node?: number; path?: string };
-}
 interface AnimationDef {
   name?: string;
   channels?: ChannelDef[];
@@ -73,76 +70,52 @@ export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
   }
 
   async #load(index: number, def: AnimationDef, ext: AnimationExtensionDef): Promise<AnimationClip> {
-    const name = def.name ? def.name : `animation_${index}`;
-    const where = `animation ${index} ("${name}")`;
+    const name = def.name || `animation_${index}`;
     const fail = (problem: string, code: FormatErrorCode = 'BAD_ARGUMENT'): never => {
-      throw new FormatError(code, `${BONEPRESS_EXTENSION}: ${where}: ${problem}`);
+      throw new FormatError(code, `${BONEPRESS_EXTENSION}: animation ${index} ("${name}"): ${problem}`);
     };
-    const bones = readExtensionBones(this.parser.json as ExtensionJson, ext as Record<string, unknown>, fail);
-    const bytes = (await this.parser.getDependency('bufferView', bones.bufferView)) as ArrayBuffer;
+    const parser = this.parser;
+    const node = (j: number) => parser.getDependency('node', j) as Promise<Object3D>;
+    const bones = readExtensionBones(parser.json as ExtensionJson, ext as Record<string, unknown>, fail);
+    const bytes = (await parser.getDependency('bufferView', bones.bufferView)) as ArrayBuffer;
     const compressed = openExtensionClip(new Uint8Array(bytes), bones, fail);
-    const nodeIndices = Int32Array.from(bones.nodeIndices);
-    const weightDefs = bones.weights;
-
-    const nodes = await Promise.all(
-      Array.from(nodeIndices, (j) => this.parser.getDependency('node', j) as Promise<Object3D>),
-    );
-    let firstBone = nodeIndices.length;
+    const nodes = await Promise.all(bones.nodeIndices.map(node));
+    let firstBone = nodes.length;
     const morphWeights = await Promise.all(
-      weightDefs.map(async (w) => {
-        const node = (await this.parser.getDependency('node', w.node)) as Object3D;
-        // GLTFLoader makes a mesh, or a group of meshes (one per primitive), of a node.
-        const objects: Object3D[] = [];
-        node.traverse((o) => {
-          if ((o as { morphTargetInfluences?: number[] }).morphTargetInfluences) objects.push(o);
-        });
-        const bones = { firstBone, scales: w.scales, objects };
+      bones.weights.map(async (w) => {
+        const weights = { firstBone, scales: w.scales, objects: [] as Object3D[] };
         firstBone += w.scales.length;
-        return bones;
+        // GLTFLoader makes a mesh, or a group of meshes (one per primitive), of a node.
+        (await node(w.node)).traverse((o) => {
+          if ((o as { morphTargetInfluences?: number[] }).morphTargetInfluences) weights.objects.push(o);
+        });
+        return weights;
       }),
     );
     // Each transform bone drives the object made from its node; a stand-in root lists them for naming.
     const listed = [...nodes, ...morphWeights.flatMap((w) => w.objects)];
     const root = { traverse: (visit: (o: Object3D) => void) => listed.forEach(visit) } as unknown as Object3D;
     const clip = mixerClipOf(compressed, root, { ...this.#options, name }, morphWeights, nodes, []);
-    const extra = await this.#otherTracks(index, def, new Set(nodeIndices), new Set(weightDefs.map((w) => w.node)));
-    // glTF channels are absolute poses: in an additive clip three.js would add them to the base.
-    if (compressed.additive && extra.length > 0)
-      fail(`the animation is additive, but ${extra.length} of its channels lie outside the clip (absolute poses)`);
-    clip.tracks.push(...extra);
+    // The channels the clip does not replace, as the loader itself makes them. Its own
+    // loadAnimation reads the channel list synchronously before it awaits anything, so the
+    // list is swapped only for that call.
+    const all = def.channels ?? [];
+    const kept = otherChannels(all, bones);
+    if (kept.length > 0) {
+      // glTF channels are absolute poses: in an additive clip three.js would add them to the base.
+      if (compressed.additive)
+        fail(`the animation is additive, but ${kept.length} of its channels lie outside the clip (absolute poses)`);
+      def.channels = kept;
+      let pending: Promise<AnimationClip>;
+      try {
+        pending = (parser as unknown as { loadAnimation(i: number): Promise<AnimationClip> }).loadAnimation(index);
+      } finally {
+        def.channels = all;
+      }
+      clip.tracks.push(...(await pending).tracks);
+    }
     if (typeof (def as { extras?: unknown }).extras === 'object')
       Object.assign(clip.userData, (def as { extras: object }).extras);
     return clip;
-  }
-
-  /**
-   * The animation's channels the clip does not replace (not a translation, rotation or scale
-   * of a bone's node, not the weights of a weight node, nor the node-less stub), as the loader
-   * itself would make them.
-   */
-  async #otherTracks(
-    index: number,
-    def: AnimationDef,
-    trs: ReadonlySet<number>,
-    weights: ReadonlySet<number>,
-  ): Promise<KeyframeTrack[]> {
-    const all = def.channels ?? [];
-    const kept = all.filter(
-      (c) =>
-        c.target?.node !== undefined &&
-        !(trs.has(c.target.node) && TRS.has(c.target.path ?? '')) &&
-        !(weights.has(c.target.node) && c.target.path === 'weights'),
-    );
-    if (kept.length === 0) return [];
-    // The loader's own loadAnimation reads the channel list synchronously before it awaits
-    // anything, so the list is swapped only for that call.
-    def.channels = kept;
-    let pending: Promise<AnimationClip>;
-    try {
-      pending = (this.parser as unknown as { loadAnimation(i: number): Promise<AnimationClip> }).loadAnimation(index);
-    } finally {
-      def.channels = all;
-    }
-    return (await pending).tracks;
   }
 }
