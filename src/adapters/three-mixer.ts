@@ -148,7 +148,6 @@ export class CompressedAnimationClip extends AnimationClip {
    */
   readonly additiveReference: Float32Array | undefined;
   readonly #bindings: readonly TrackBinding[];
-  #pending: PoseContext | undefined;
 
   /** @internal Use {@link createMixerClip}. */
   constructor(
@@ -157,31 +156,28 @@ export class CompressedAnimationClip extends AnimationClip {
     tracks: KeyframeTrack[],
     bindings: readonly TrackBinding[],
     unboundBones: readonly string[],
-    blendMode: AnimationBlendMode = NormalAnimationBlendMode,
     additiveReference?: Float32Array,
+    blendMode: AnimationBlendMode = additiveReference ? AdditiveAnimationBlendMode : NormalAnimationBlendMode,
   ) {
     super(name, compressed.duration, tracks, blendMode);
     this.compressed = compressed;
     this.#bindings = bindings;
     this.unboundBones = unboundBones;
     this.additiveReference = additiveReference;
-    tracks.forEach((track, i) => {
-      // Tracks past the bindings are plain keyframe tracks (a glTF animation's channels outside the skeleton).
-      if (i >= bindings.length) return;
+    // `AnimationAction` creates its interpolants in track order, so track 0 opens a new
+    // per-action context and the others join it; an interpolant made out of order gets a
+    // context of its own if none is open. Contexts cache by time, so sharing one never
+    // changes a value, only the work. Tracks past the bindings are plain keyframe tracks (a
+    // glTF animation's channels outside the skeleton).
+    let context: PoseContext | undefined;
+    bindings.forEach((binding, i) => {
+      const track = tracks[i];
       // An own property shadows KeyframeTrack.prototype.createInterpolant (untyped in @types/three); clone() copies it.
-      (track as unknown as InterpolantFactory).createInterpolant = (result) => this.#interpolantFor(i, track, result);
+      (track as unknown as InterpolantFactory).createInterpolant = (result) => {
+        if (i === 0 || !context) context = new PoseContext(compressed);
+        return new CompressedInterpolant(context, binding, additiveReference, track, result);
+      };
     });
-  }
-
-  /**
-   * The interpolant of track `i`. `AnimationAction` creates its interpolants in track
-   * order, so track 0 opens a new per-action context and the others join it; an
-   * interpolant made out of order gets a context of its own if none is open. Contexts
-   * cache by time, so sharing one never changes a value, only the work.
-   */
-  #interpolantFor(i: number, track: KeyframeTrack, result: TypedArray | undefined): Interpolant {
-    if (i === 0 || !this.#pending) this.#pending = new PoseContext(this.compressed);
-    return new CompressedInterpolant(this.#pending, this.#bindings[i], this.additiveReference, track, result);
   }
 
   /**
@@ -203,24 +199,24 @@ export class CompressedAnimationClip extends AnimationClip {
       reference[o + 2] /= -len;
       reference[o + 3] /= len;
     }
-    return this.#copy(AdditiveAnimationBlendMode, reference);
+    return this.#copy(reference);
   }
 
   /** A copy sharing the compressed data and bindings. */
   override clone(): this {
-    return this.#copy(this.blendMode, this.additiveReference) as this;
+    return this.#copy(this.additiveReference, this.blendMode) as this;
   }
 
-  /** A copy sharing the compressed data and bindings, with `blendMode` and `additiveReference`. */
-  #copy(blendMode: AnimationBlendMode, additiveReference: Float32Array | undefined): CompressedAnimationClip {
+  /** A copy sharing the compressed data and bindings, with `additiveReference` (and `blendMode`, default additive where it has one). */
+  #copy(additiveReference: Float32Array | undefined, blendMode?: AnimationBlendMode): CompressedAnimationClip {
     return new CompressedAnimationClip(
       this.name,
       this.compressed,
       this.tracks.map((t) => t.clone()),
       this.#bindings,
       this.unboundBones,
-      blendMode,
       additiveReference,
+      blendMode,
     );
   }
 }
@@ -322,7 +318,6 @@ export function mixerClipOf(
     tracks,
     bindings,
     unboundBones,
-    additive ? AdditiveAnimationBlendMode : NormalAnimationBlendMode,
     additive,
   );
 }
