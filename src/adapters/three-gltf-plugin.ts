@@ -92,10 +92,9 @@ export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
         return weights;
       }),
     );
-    // Each transform bone drives the object made from its node; a stand-in root lists them for naming.
-    const listed = [...nodes, ...morphWeights.flatMap((w) => w.objects)];
-    const root = { traverse: (visit: (o: Object3D) => void) => listed.forEach(visit) } as unknown as Object3D;
-    const clip = mixerClipOf(compressed, root, { ...this.#options, name }, morphWeights, nodes, []);
+    // Each transform bone drives the object made from its node; a track takes its object's name where no other of these has it.
+    const named = [...nodes, ...morphWeights.flatMap((w) => w.objects)];
+    const clip = mixerClipOf(compressed, named, { ...this.#options, name }, morphWeights, nodes, []);
     // The channels the clip does not replace, as the loader itself makes them. Its own
     // loadAnimation reads the channel list synchronously before it awaits anything, so the
     // list is swapped only for that call.

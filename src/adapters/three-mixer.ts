@@ -256,27 +256,29 @@ export function createMixerClip(
     const message = `bonepress: ${unboundBones.length} of ${compressed.boneCount} bones of clip "${compressed.name ?? ''}" bind to nothing in the scene and will not move: ${listNames(unboundBones)}`;
     (options.onWarning ?? console.warn)(message);
   }
-  return mixerClipOf(compressed, root, options, weightBones, objects, unboundBones);
+  const scene: Object3D[] = [];
+  root.traverse((o) => scene.push(o));
+  return mixerClipOf(compressed, scene, options, weightBones, objects, unboundBones);
 }
 
 /**
  * {@link createMixerClip} with the clip's weight bones and the object of each transform bone
  * (`objects`, undefined for the `unboundBones`) given: the glTF plugin's, which has them from
  * the extension (so a page that loads assets only carries no name-based search or binding).
+ * A track is named after its object where no other object of `scene` has that name, else
+ * after its uuid.
  */
 export function mixerClipOf(
   compressed: CompressedClip,
-  root: Object3D,
+  scene: readonly Object3D[],
   options: Pick<MixerClipOptions, 'name' | 'translationScale'>,
   weightBones: readonly MorphWeightBones[],
   objects: readonly (Object3D | undefined)[],
   unboundBones: readonly string[],
 ): CompressedAnimationClip {
   const nameCount = new Map<string, number>();
-  root.traverse((o) => {
-    if (o.name !== '') nameCount.set(o.name, (nameCount.get(o.name) ?? 0) + 1);
-  });
-  const nodeName = (o: Object3D) => (o.name !== '' && nameCount.get(o.name) === 1 ? o.name : o.uuid);
+  for (const o of scene) if (o.name !== '') nameCount.set(o.name, (nameCount.get(o.name) ?? 0) + 1);
+  const nodeName = (o: Object3D) => (nameCount.get(o.name) === 1 ? o.name : o.uuid);
   const first = new Float32Array(compressed.boneCount * POSE_STRIDE);
   compressed.createSampler().sample(compressed.startTime, first);
   // A clip stored additive holds three.js's additive values relative to the identity pose
