@@ -63,6 +63,7 @@ export function readExtensionBones(
   fail: (problem: string) => never,
 ): ExtensionBones {
   const isNode = (j: unknown): j is number => isIndex(j, json.nodes);
+  const isNodeList = (list: unknown): list is number[] => Array.isArray(list) && list.every(isNode);
   // Absent lists are empty; any other value that is not a list of the right entries is refused.
   const { skeleton: s, nodes = [], weights = [], additive, bufferView: view } = ext;
   // Bone order: the table's bones, then the node bones, then the weight bones (docs/gltf-extension.md).
@@ -75,14 +76,13 @@ export function readExtensionBones(
     if (!isIndex(s, skeletons)) fail(`skeleton ${s} is not in the file's bone tables`);
     // A table that is not an object (null included) has no joints.
     const table = skeletons![s] ?? {};
-    if (!Array.isArray(table.joints) || !table.joints.every(isNode))
-      fail(`bone table ${s} has joints that are not node indices`);
+    if (!isNodeList(table.joints)) fail(`bone table ${s} has joints that are not node indices`);
     if (!Array.isArray(table.parents) || table.parents.length !== table.joints.length)
       fail(`bone table ${s} needs one parent per joint`);
-    joints = table.joints as number[];
+    joints = table.joints;
     parents = table.parents as number[];
   }
-  if (!Array.isArray(nodes) || !nodes.every(isNode)) fail('nodes are not node indices');
+  if (!isNodeList(nodes)) fail('nodes are not node indices');
   if (
     !Array.isArray(weights) ||
     !weights.every(
@@ -99,7 +99,7 @@ export function readExtensionBones(
     fail(`additive ${JSON.stringify(additive)} is not a boolean`);
   if (!isIndex(view, json.bufferViews)) fail(`bufferView ${view} is not in the file`);
   return {
-    nodeIndices: [...joints, ...(nodes as number[])],
+    nodeIndices: [...joints, ...nodes],
     weights: weights as WeightDef[],
     bufferView: view,
     parents,
@@ -142,7 +142,7 @@ export function openExtensionClip(
   for (let b = 0; b < clip.boneCount; b++) {
     const expected = b < bones.parents.length ? bones.parents[b] : -1;
     if (clip.parents[b] !== expected)
-      fail(`bone ${b}: the clip's parent ${clip.parents[b]} differs from the extension's ${String(expected)}`);
+      fail(`bone ${b}: the clip's parent ${clip.parents[b]} differs from the extension's ${expected}`);
   }
   // A sampler of a clip the kernel does not decode throws when no TypeScript decoder is installed (sampler.ts).
   if (clip.decoder === 'typescript')

@@ -65,8 +65,7 @@ export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
   loadAnimation(animationIndex: number): Promise<AnimationClip> | null {
     const def = (this.parser.json.animations as AnimationDef[] | undefined)?.[animationIndex];
     const ext = def?.extensions?.[BONEPRESS_EXTENSION] as AnimationExtensionDef | undefined;
-    if (!def || !ext) return null;
-    return this.#load(animationIndex, def, ext);
+    return ext ? this.#load(animationIndex, def!, ext) : null;
   }
 
   async #load(index: number, def: AnimationDef, ext: AnimationExtensionDef): Promise<AnimationClip> {
