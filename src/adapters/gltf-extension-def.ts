@@ -150,7 +150,7 @@ export function openExtensionClip(
       clip.createSampler();
     } catch {
       fail(
-        "the WebAssembly kernel cannot run here (no WebAssembly SIMD, or the page's Content-Security-Policy blocks WebAssembly) and the TypeScript decoder is not installed: import 'bonepress/runtime' once in the app to install it",
+        "the WebAssembly kernel cannot run here (no WebAssembly SIMD, or the page's Content-Security-Policy blocks WebAssembly) and the TypeScript decoder is not installed: install it by importing 'bonepress/runtime' once in the app",
         'UNSUPPORTED_PLATFORM',
       );
     }

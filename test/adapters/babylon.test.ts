@@ -14,7 +14,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { NullEngine } from '@babylonjs/core/Engines/nullEngine.js';
-import { LoadAssetContainerAsync } from '@babylonjs/core/Loading/sceneLoader.js';
 import { type Matrix, Vector3 } from '@babylonjs/core/Maths/math.vector.js';
 import { Scene } from '@babylonjs/core/scene.js';
 import type { AssetContainer } from '@babylonjs/core/assetContainer.js';
@@ -40,6 +39,7 @@ import { readGltfWithWarnings } from '../../src/readers/gltf.js';
 import { CompressedClip } from '../../src/runtime/compressed-clip.js';
 import { runCli } from '../cli/run-cli.js';
 import { makePropRig, makeRigs, makeSceneRig } from '../utils/gltf-rigs.js';
+import { loadBabylonGlb } from '../utils/babylon-load.js';
 import { glbOf, splitGlb } from '../utils/glb.js';
 import { sharedData } from '../utils/shared-data.js';
 import { mulberry32 } from '../utils/synthetic.js';
@@ -125,21 +125,7 @@ afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-async function load(
-  glb: Uint8Array,
-  mode: BabylonClipMode = 'decode',
-): Promise<{ scene: Scene; container: AssetContainer }> {
-  const scene = new Scene(engine);
-  const container = await LoadAssetContainerAsync(glb, scene, {
-    pluginExtension: '.glb',
-    pluginOptions: {
-      gltf: { skipMaterials: true, animationStartMode: 0, extensionOptions: { [BONEPRESS_EXTENSION]: { mode } } },
-    },
-  });
-  container.addAllToScene();
-  for (const g of container.animationGroups) g.stop();
-  return { scene, container };
-}
+const load = (glb: Uint8Array, mode?: BabylonClipMode) => loadBabylonGlb(engine, glb, mode);
 
 /** Every node the loader made of a glTF node, by node index (the JSON pointer it records). */
 function nodesByIndex(container: AssetContainer): Map<number, TransformNode> {

@@ -9,8 +9,6 @@
  * TypeScript and play bit for bit as where the kernel decodes.
  */
 import { NullEngine } from '@babylonjs/core/Engines/nullEngine.js';
-import { LoadAssetContainerAsync } from '@babylonjs/core/Loading/sceneLoader.js';
-import { Scene } from '@babylonjs/core/scene.js';
 import type { AssetContainer } from '@babylonjs/core/assetContainer.js';
 import type { Mesh } from '@babylonjs/core/Meshes/mesh.js';
 import '@babylonjs/loaders/glTF/2.0/index.js';
@@ -23,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BONEPRESS_EXTENSION, registerBonepressExtension, type BabylonClipMode } from '../../src/adapters/babylon.js';
 import { BonepressGLTFLoaderPlugin } from '../../src/adapters/three.js';
 import { bonepress, BonepressAnimationCompression } from '../../src/gltf-transform/index.js';
+import { loadBabylonGlb } from '../utils/babylon-load.js';
 import { makeRigs } from '../utils/gltf-rigs.js';
 
 type Plugin = typeof BonepressGLTFLoaderPlugin;
@@ -56,7 +55,7 @@ const FRAMES = TIMES.map((t) => t * 60);
 
 /** The error of a load where the kernel does not run and the TypeScript decoder is not installed (Babylon's loader prefixes its own words). */
 const NOT_INSTALLED =
-  /BONEPRESS_animation_compression: .*\("[^"]+"\): the WebAssembly kernel cannot run here \(no WebAssembly SIMD, or the page's Content-Security-Policy blocks WebAssembly\) and the TypeScript decoder is not installed: import 'bonepress\/runtime' once in the app to install it$/;
+  /BONEPRESS_animation_compression: .*\("[^"]+"\): the WebAssembly kernel cannot run here \(no WebAssembly SIMD, or the page's Content-Security-Policy blocks WebAssembly\) and the TypeScript decoder is not installed: install it by importing 'bonepress\/runtime' once in the app$/;
 
 const assets: Uint8Array[] = [];
 let engine: NullEngine;
@@ -76,20 +75,7 @@ afterAll(() => {
   engine?.dispose();
 });
 
-async function loadBabylon(
-  glb: Uint8Array,
-  mode: BabylonClipMode,
-): Promise<{ scene: Scene; container: AssetContainer }> {
-  const scene = new Scene(engine);
-  const container = await LoadAssetContainerAsync(glb, scene, {
-    pluginExtension: '.glb',
-    pluginOptions: {
-      gltf: { skipMaterials: true, animationStartMode: 0, extensionOptions: { [BONEPRESS_EXTENSION]: { mode } } },
-    },
-  });
-  container.addAllToScene();
-  return { scene, container };
-}
+const loadBabylon = (glb: Uint8Array, mode: BabylonClipMode) => loadBabylonGlb(engine, glb, mode);
 
 /** Every node's local TRS and every morph influence at each of `FRAMES`, playing each group of `container` alone. */
 function playBabylon({ container }: { container: AssetContainer }): number[][] {
