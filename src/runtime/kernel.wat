@@ -54,13 +54,18 @@
     (local $single i32)
     (local $e i32)
     (local $r0 i32)
-    (local $r1 i32)
     (local $k0 i32)
     (local $k1 i32)
     (local $bit0 i32)
     (local $bit1 i32)
     (local $meta i32)
-    (local $bits0 i32)
+    (local $skip i32)
+    (local $rec i32)
+    (local $keys i32)
+    (local $pass i32)
+    (local $bits i32)
+    (local $raw i32)
+    (local $q i32)
     (local $bits1 i32)
     (local $a0 i32)
     (local $a1 i32)
@@ -68,7 +73,6 @@
     (local $sum i32)
     (local $at i32)
     (local $o i32)
-    (local $rot i32)
     (local $el i32)
     (local $dropsW i32)
     (local $shared i32)
@@ -81,6 +85,12 @@
     (local $base0 i32)
     (local $base1 i32)
     (local $row i32)
+    (local $d i32)
+    (local $rb i32)
+    (local $rf i32)
+    (local $ob i32)
+    (local $of i32)
+    (local $p i32)
     (local $window i64)
     (local $window1 i64)
     (local $u f32)
@@ -208,8 +218,7 @@
     local.get $head
     i32.const -32
     i32.and
-    local.set $h0
-    local.get $h0
+    local.tee $h0
     local.get $h0
     local.get $clip
     i32.load offset=48 align=1 ;; KERNEL_CLIP.SEGMENT_BYTES
@@ -283,8 +292,7 @@
       local.get $key1
       i32.lt_u
       select
-      local.set $k0
-      local.get $k0
+      local.tee $k0
       local.set $k1
       local.get $key
       local.get $k0
@@ -350,8 +358,7 @@
         local.get $at
         i32.const 64
         i32.add
-        local.set $at
-        local.get $at
+        local.tee $at
         local.get $el
         i32.lt_u
         br_if 0 (;@2;)
@@ -378,8 +385,7 @@
           local.get $at
           i32.const 64
           i32.add
-          local.set $at
-          local.get $at
+          local.tee $at
           local.get $el
           i32.lt_u
           br_if 0 (;@3;)
@@ -403,8 +409,7 @@
         local.get $at
         i32.const 64
         i32.add
-        local.set $at
-        local.get $at
+        local.tee $at
         local.get $el
         i32.lt_u
         br_if 0 (;@2;)
@@ -431,8 +436,7 @@
           local.get $at
           i32.const 64
           i32.add
-          local.set $at
-          local.get $at
+          local.tee $at
           local.get $el
           i32.lt_u
           br_if 0 (;@3;)
@@ -457,8 +461,7 @@
         local.get $at
         i32.const 64
         i32.add
-        local.set $at
-        local.get $at
+        local.tee $at
         local.get $el
         i32.lt_u
         br_if 0 (;@2;)
@@ -493,8 +496,7 @@
         local.get $at
         i32.const 80
         i32.add
-        local.set $at
-        local.get $at
+        local.tee $at
         local.get $el
         i32.lt_u
         br_if 0 (;@2;)
@@ -523,8 +525,7 @@
           local.get $at
           i32.const 20
           i32.add
-          local.set $at
-          local.get $at
+          local.tee $at
           local.get $el
           i32.lt_u
           br_if 0 (;@3;)
@@ -560,8 +561,10 @@
     local.get $r0
     i32.add
     local.set $list
-    ;; First pass, track by track: keys read; vectors interpolated and stored, rotations parked
-    ;; (with lane rows, only the other tracks' records are here, each at its listed bit).
+    ;; First pass, track by track: keys read (key 0's components into c0..c2, key 1's into
+    ;; g0..g2); vectors interpolated and stored, rotations parked (with lane rows, only the other
+    ;; tracks' records are here, each at its listed bit). skip: one key, or a STEP track, whose
+    ;; key 1 is key 0.
     block  ;; label = @1
       local.get $count
       i32.eqz
@@ -591,1102 +594,513 @@
         local.get $r0
         i32.load align=1
         local.set $meta
-        local.get $r0
-        i32.load offset=4 align=1
-        local.set $bits0
-        ;; Splits the component bytes of a bits word (local) into a0..a2.
-        local.get $bits0
-        i32.const 255
-        i32.and
-        local.set $a0
-        local.get $bits0
-        i32.const 8
-        i32.shr_u
-        i32.const 255
-        i32.and
-        local.set $a1
-        local.get $bits0
-        i32.const 16
-        i32.shr_u
-        i32.const 255
-        i32.and
-        local.set $a2
-        local.get $a0
-        local.get $a1
-        i32.add
-        local.get $a2
-        i32.add
-        local.set $sum
-        ;; rot = kind is rotation
+        local.get $single
         local.get $meta
-        i32.const 3145728
+        i32.const 4194304 ;; STEP
         i32.and
-        i32.const 0
+        i32.or
+        local.set $skip
+        ;; Two keys of one segment (shared is all ones), not a STEP track, fields in one 64-bit
+        ;; window (nearly always): one record, two windows.
+        local.get $shared
+        local.get $meta
+        i32.and
+        i32.const 37748736 ;; STEP | WINDOW
+        i32.and
+        i32.const 33554432 ;; WINDOW
         i32.eq
-        local.set $rot
-        block  ;; label = @3
-          ;; Two keys of one segment (shared is all ones), not a STEP track, fields in one 64-bit
-          ;; window: one record, two windows.
-          local.get $shared
-          local.get $meta
-          i32.and
-          i32.const 37748736
-          i32.and
-          i32.const 33554432
-          i32.eq
-          if  ;; label = @4
-            ;; Reads the three stored components of each key of keys ([bit local, window local, output
-            ;; locals]) from one 64-bit window per key, at packed keys keyWords, for a record (rec)
-            ;; with the WINDOW flag: each component's offset, step and mask are read once for all the
-            ;; keys, each component is offset + q · step. Each key's bit local moves past its fields.
-            local.get $k0
-            local.get $bit0
-            i32.const 3
-            i32.shr_u
-            i32.add
-            i64.load align=1
-            local.get $bit0
-            i32.const 7
-            i32.and
-            i64.extend_i32_u
-            i64.shr_u
-            local.set $window
-            local.get $k0
-            local.get $bit1
-            i32.const 3
-            i32.shr_u
-            i32.add
-            i64.load align=1
-            local.get $bit1
-            i32.const 7
-            i32.and
-            i64.extend_i32_u
-            i64.shr_u
-            local.set $window1
-            local.get $r0
-            f32.load offset=8 align=1
-            f64.promote_f32
-            local.set $offset
-            local.get $r0
-            f32.load offset=12 align=1
-            f64.promote_f32
-            local.set $step
-            ;; (1 << width) − 1 from the scratch's table: no variable shift.
-            local.get $a0
-            i32.const 2
-            i32.shl
-            i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
-            local.set $mask
-            local.get $offset
-            local.get $window
-            i32.wrap_i64
-            local.get $mask
-            i32.and
-            f64.convert_i32_u
-            local.get $step
-            f64.mul
-            f64.add
-            local.set $c0
-            local.get $window
-            local.get $a0
-            i64.extend_i32_u
-            i64.shr_u
-            local.set $window
-            local.get $offset
-            local.get $window1
-            i32.wrap_i64
-            local.get $mask
-            i32.and
-            f64.convert_i32_u
-            local.get $step
-            f64.mul
-            f64.add
-            local.set $g0
-            local.get $window1
-            local.get $a0
-            i64.extend_i32_u
-            i64.shr_u
-            local.set $window1
-            local.get $r0
-            f32.load offset=16 align=1
-            f64.promote_f32
-            local.set $offset
-            local.get $r0
-            f32.load offset=20 align=1
-            f64.promote_f32
-            local.set $step
-            ;; (1 << width) − 1 from the scratch's table: no variable shift.
-            local.get $a1
-            i32.const 2
-            i32.shl
-            i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
-            local.set $mask
-            local.get $offset
-            local.get $window
-            i32.wrap_i64
-            local.get $mask
-            i32.and
-            f64.convert_i32_u
-            local.get $step
-            f64.mul
-            f64.add
-            local.set $c1
-            local.get $window
-            local.get $a1
-            i64.extend_i32_u
-            i64.shr_u
-            local.set $window
-            local.get $offset
-            local.get $window1
-            i32.wrap_i64
-            local.get $mask
-            i32.and
-            f64.convert_i32_u
-            local.get $step
-            f64.mul
-            f64.add
-            local.set $g1
-            local.get $window1
-            local.get $a1
-            i64.extend_i32_u
-            i64.shr_u
-            local.set $window1
-            local.get $r0
-            f32.load offset=24 align=1
-            f64.promote_f32
-            local.set $offset
-            local.get $r0
-            f32.load offset=28 align=1
-            f64.promote_f32
-            local.set $step
-            ;; (1 << width) − 1 from the scratch's table: no variable shift.
-            local.get $a2
-            i32.const 2
-            i32.shl
-            i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
-            local.set $mask
-            local.get $offset
-            local.get $window
-            i32.wrap_i64
-            local.get $mask
-            i32.and
-            f64.convert_i32_u
-            local.get $step
-            f64.mul
-            f64.add
-            local.set $c2
-            local.get $offset
-            local.get $window1
-            i32.wrap_i64
-            local.get $mask
-            i32.and
-            f64.convert_i32_u
-            local.get $step
-            f64.mul
-            f64.add
-            local.set $g2
-            local.get $bit0
-            local.get $sum
-            i32.add
-            local.set $bit0
-            local.get $bit1
-            local.get $sum
-            i32.add
-            local.set $bit1
-            local.get $rot
-            if  ;; label = @5
-              ;; Parks the rotation just read, rounded to float32, at rotation address e of the planes (key 1 = g with bits bits1); e moves on.
-              local.get $e
-              local.get $c0
-              f32.demote_f64
-              f32.store align=1
-              local.get $e
-              local.get $c1
-              f32.demote_f64
-              f32.store offset=11888 align=1 ;; plane C+1 / Q0+1
-              local.get $e
-              local.get $c2
-              f32.demote_f64
-              f32.store offset=23776 align=1 ;; plane C+2 / Q0+2
-              local.get $e
-              local.get $g0
-              f32.demote_f64
-              f32.store offset=35664 align=1 ;; plane G / Q0+3
-              local.get $e
-              local.get $g1
-              f32.demote_f64
-              f32.store offset=47552 align=1 ;; plane G+1 / Q1
-              local.get $e
-              local.get $g2
-              f32.demote_f64
-              f32.store offset=59440 align=1 ;; plane G+2 / Q1+1
-              ;; The dropped components, read only when a segment's rotations do not all drop w.
-              local.get $dropsW
-              i32.eqz
-              if  ;; label = @6
-                local.get $e
-                local.get $bits0
-                i32.const 24
-                i32.shr_u
-                i32.store offset=71328 align=1 ;; plane DROP0 / Q1+2
-                local.get $e
-                local.get $bits0
-                i32.const 24
-                i32.shr_u
-                i32.store offset=83216 align=1 ;; plane DROP1 / Q1+3
-              end
-              local.get $e
-              i32.const 4
-              i32.add
-              local.set $e
-            else
-              ;; Stores c + (g − c) · alpha of the f64 locals c, g at the pose offset as float32.
-              ;; Stores the three f64 values v pushes as float32 at the track's pose offset (o = out + 4 · pose offset).
-              local.get $meta
-              i32.const 1048575
-              i32.and
-              i32.const 2
-              i32.shl
-              i32.const 131072 ;; KERNEL_STAGING
-              i32.add
-              local.set $o
-              local.get $o
-              local.get $c0
-              local.get $g0
-              local.get $c0
-              f64.sub
-              local.get $alpha
-              f64.mul
-              f64.add
-              f32.demote_f64
-              f32.store align=1
-              local.get $o
-              local.get $c1
-              local.get $g1
-              local.get $c1
-              f64.sub
-              local.get $alpha
-              f64.mul
-              f64.add
-              f32.demote_f64
-              f32.store offset=4 align=1
-              local.get $o
-              local.get $c2
-              local.get $g2
-              local.get $c2
-              f64.sub
-              local.get $alpha
-              f64.mul
-              f64.add
-              f32.demote_f64
-              f32.store offset=8 align=1
-            end
-            br 1 (;@3;)
-          end
-          ;; Reads one key's three stored components (record at rec, packed keys at keys, bit local bit) into c0..c2.
-          ;; Nearly always: one 64-bit window holds the three fields.
+        if  ;; label = @3
           local.get $r0
-          i32.load align=1
-          i32.const 33554432
-          i32.and
-          if  ;; label = @4
-            ;; Reads the three stored components of each key of keys ([bit local, window local, output
-            ;; locals]) from one 64-bit window per key, at packed keys keyWords, for a record (rec)
-            ;; with the WINDOW flag: each component's offset, step and mask are read once for all the
-            ;; keys, each component is offset + q · step. Each key's bit local moves past its fields.
-            local.get $k0
-            local.get $bit0
-            i32.const 3
-            i32.shr_u
-            i32.add
-            i64.load align=1
-            local.get $bit0
-            i32.const 7
-            i32.and
-            i64.extend_i32_u
-            i64.shr_u
-            local.set $window
-            local.get $r0
-            f32.load offset=8 align=1
-            f64.promote_f32
-            local.set $offset
-            local.get $r0
-            f32.load offset=12 align=1
-            f64.promote_f32
-            local.set $step
-            ;; (1 << width) − 1 from the scratch's table: no variable shift.
-            local.get $a0
-            i32.const 2
-            i32.shl
-            i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
-            local.set $mask
-            local.get $offset
-            local.get $window
-            i32.wrap_i64
-            local.get $mask
-            i32.and
-            f64.convert_i32_u
-            local.get $step
-            f64.mul
-            f64.add
-            local.set $c0
-            local.get $window
-            local.get $a0
-            i64.extend_i32_u
-            i64.shr_u
-            local.set $window
-            local.get $r0
-            f32.load offset=16 align=1
-            f64.promote_f32
-            local.set $offset
-            local.get $r0
-            f32.load offset=20 align=1
-            f64.promote_f32
-            local.set $step
-            ;; (1 << width) − 1 from the scratch's table: no variable shift.
-            local.get $a1
-            i32.const 2
-            i32.shl
-            i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
-            local.set $mask
-            local.get $offset
-            local.get $window
-            i32.wrap_i64
-            local.get $mask
-            i32.and
-            f64.convert_i32_u
-            local.get $step
-            f64.mul
-            f64.add
-            local.set $c1
-            local.get $window
-            local.get $a1
-            i64.extend_i32_u
-            i64.shr_u
-            local.set $window
-            local.get $r0
-            f32.load offset=24 align=1
-            f64.promote_f32
-            local.set $offset
-            local.get $r0
-            f32.load offset=28 align=1
-            f64.promote_f32
-            local.set $step
-            ;; (1 << width) − 1 from the scratch's table: no variable shift.
-            local.get $a2
-            i32.const 2
-            i32.shl
-            i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
-            local.set $mask
-            local.get $offset
-            local.get $window
-            i32.wrap_i64
-            local.get $mask
-            i32.and
-            f64.convert_i32_u
-            local.get $step
-            f64.mul
-            f64.add
-            local.set $c2
-            local.get $bit0
-            local.get $sum
-            i32.add
-            local.set $bit0
-          else
-            ;; Field by field: raw float32 bits, or quantised components of more than WINDOW_BITS bits.
-            local.get $r0
-            i32.load align=1
-            i32.const 16777216
-            i32.and
-            i32.eqz
-            if  ;; label = @5
-              local.get $bit0
-              local.set $at
-              ;; offset + q · step
-              local.get $r0
-              f32.load offset=8 align=1
-              f64.promote_f32
-              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
-              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
-              local.get $k0
-              local.get $at
-              i32.const 5
-              i32.shr_u
-              i32.const 2
-              i32.shl
-              i32.add
-              i64.load align=1
-              local.get $at
-              i32.const 31
-              i32.and
-              i64.extend_i32_u
-              i64.shr_u
-              i32.wrap_i64
-              i32.const 1
-              local.get $a0
-              i32.shl
-              i32.const 1
-              i32.sub
-              i32.and
-              f64.convert_i32_u
-              local.get $r0
-              f32.load offset=12 align=1
-              f64.promote_f32
-              f64.mul
-              f64.add
-              local.set $c0
-              local.get $at
-              local.get $a0
-              i32.add
-              local.set $at
-              ;; offset + q · step
-              local.get $r0
-              f32.load offset=16 align=1
-              f64.promote_f32
-              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
-              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
-              local.get $k0
-              local.get $at
-              i32.const 5
-              i32.shr_u
-              i32.const 2
-              i32.shl
-              i32.add
-              i64.load align=1
-              local.get $at
-              i32.const 31
-              i32.and
-              i64.extend_i32_u
-              i64.shr_u
-              i32.wrap_i64
-              i32.const 1
-              local.get $a1
-              i32.shl
-              i32.const 1
-              i32.sub
-              i32.and
-              f64.convert_i32_u
-              local.get $r0
-              f32.load offset=20 align=1
-              f64.promote_f32
-              f64.mul
-              f64.add
-              local.set $c1
-              local.get $at
-              local.get $a1
-              i32.add
-              local.set $at
-              ;; offset + q · step
-              local.get $r0
-              f32.load offset=24 align=1
-              f64.promote_f32
-              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
-              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
-              local.get $k0
-              local.get $at
-              i32.const 5
-              i32.shr_u
-              i32.const 2
-              i32.shl
-              i32.add
-              i64.load align=1
-              local.get $at
-              i32.const 31
-              i32.and
-              i64.extend_i32_u
-              i64.shr_u
-              i32.wrap_i64
-              i32.const 1
-              local.get $a2
-              i32.shl
-              i32.const 1
-              i32.sub
-              i32.and
-              f64.convert_i32_u
-              local.get $r0
-              f32.load offset=28 align=1
-              f64.promote_f32
-              f64.mul
-              f64.add
-              local.set $c2
-            else
-              local.get $bit0
-              local.set $at
-              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
-              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
-              local.get $k0
-              local.get $at
-              i32.const 5
-              i32.shr_u
-              i32.const 2
-              i32.shl
-              i32.add
-              i64.load align=1
-              local.get $at
-              i32.const 31
-              i32.and
-              i64.extend_i32_u
-              i64.shr_u
-              i32.wrap_i64
-              f32.reinterpret_i32
-              f64.promote_f32
-              local.set $c0
-              local.get $at
-              local.get $a0
-              i32.add
-              local.set $at
-              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
-              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
-              local.get $k0
-              local.get $at
-              i32.const 5
-              i32.shr_u
-              i32.const 2
-              i32.shl
-              i32.add
-              i64.load align=1
-              local.get $at
-              i32.const 31
-              i32.and
-              i64.extend_i32_u
-              i64.shr_u
-              i32.wrap_i64
-              f32.reinterpret_i32
-              f64.promote_f32
-              local.set $c1
-              local.get $at
-              local.get $a1
-              i32.add
-              local.set $at
-              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
-              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
-              local.get $k0
-              local.get $at
-              i32.const 5
-              i32.shr_u
-              i32.const 2
-              i32.shl
-              i32.add
-              i64.load align=1
-              local.get $at
-              i32.const 31
-              i32.and
-              i64.extend_i32_u
-              i64.shr_u
-              i32.wrap_i64
-              f32.reinterpret_i32
-              f64.promote_f32
-              local.set $c2
-            end
-            local.get $bit0
-            local.get $sum
-            i32.add
-            local.set $bit0
-          end
-          ;; Key 1's record: as far from key 0's as their segments' headers (the one loop cursor is R0).
-          local.get $r0
-          local.get $h1
-          i32.add
-          local.get $h0
-          i32.sub
-          local.set $r1
-          local.get $r1
           i32.load offset=4 align=1
-          local.set $bits1
-          ;; Splits the component bytes of a bits word (local) into a0..a2.
-          local.get $bits1
+          local.set $bits
+          ;; Splits the component bytes of the bits word into a0..a2.
+          local.get $bits
           i32.const 255
           i32.and
           local.set $a0
-          local.get $bits1
+          local.get $bits
           i32.const 8
           i32.shr_u
           i32.const 255
           i32.and
           local.set $a1
-          local.get $bits1
+          local.get $bits
           i32.const 16
           i32.shr_u
           i32.const 255
           i32.and
           local.set $a2
+          ;; Each key's 64 bits from its first bit (bit0, bit1) of the packed keys at k0, window and
+          ;; window1: each component's offset, step and mask are read once for both keys, each
+          ;; component is offset + q · step. Each key's bit moves past its fields.
+          local.get $k0
+          local.get $bit0
+          i32.const 3
+          i32.shr_u
+          i32.add
+          i64.load align=1
+          local.get $bit0
+          i32.const 7
+          i32.and
+          i64.extend_i32_u
+          i64.shr_u
+          local.set $window
+          local.get $k0
+          local.get $bit1
+          i32.const 3
+          i32.shr_u
+          i32.add
+          i64.load align=1
+          local.get $bit1
+          i32.const 7
+          i32.and
+          i64.extend_i32_u
+          i64.shr_u
+          local.set $window1
+          local.get $r0
+          f32.load offset=8 align=1
+          f64.promote_f32
+          local.set $offset
+          local.get $r0
+          f32.load offset=12 align=1
+          f64.promote_f32
+          local.set $step
+          ;; (1 << width) − 1 from the scratch's table: no variable shift.
           local.get $a0
+          i32.const 2
+          i32.shl
+          i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
+          local.set $mask
+          local.get $offset
+          local.get $window
+          i32.wrap_i64
+          local.get $mask
+          i32.and
+          f64.convert_i32_u
+          local.get $step
+          f64.mul
+          f64.add
+          local.set $c0
+          local.get $window
+          local.get $a0
+          i64.extend_i32_u
+          i64.shr_u
+          local.set $window
+          local.get $offset
+          local.get $window1
+          i32.wrap_i64
+          local.get $mask
+          i32.and
+          f64.convert_i32_u
+          local.get $step
+          f64.mul
+          f64.add
+          local.set $g0
+          local.get $window1
+          local.get $a0
+          i64.extend_i32_u
+          i64.shr_u
+          local.set $window1
+          local.get $r0
+          f32.load offset=16 align=1
+          f64.promote_f32
+          local.set $offset
+          local.get $r0
+          f32.load offset=20 align=1
+          f64.promote_f32
+          local.set $step
+          ;; (1 << width) − 1 from the scratch's table: no variable shift.
+          local.get $a1
+          i32.const 2
+          i32.shl
+          i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
+          local.set $mask
+          local.get $offset
+          local.get $window
+          i32.wrap_i64
+          local.get $mask
+          i32.and
+          f64.convert_i32_u
+          local.get $step
+          f64.mul
+          f64.add
+          local.set $c1
+          local.get $window
+          local.get $a1
+          i64.extend_i32_u
+          i64.shr_u
+          local.set $window
+          local.get $offset
+          local.get $window1
+          i32.wrap_i64
+          local.get $mask
+          i32.and
+          f64.convert_i32_u
+          local.get $step
+          f64.mul
+          f64.add
+          local.set $g1
+          local.get $window1
+          local.get $a1
+          i64.extend_i32_u
+          i64.shr_u
+          local.set $window1
+          local.get $r0
+          f32.load offset=24 align=1
+          f64.promote_f32
+          local.set $offset
+          local.get $r0
+          f32.load offset=28 align=1
+          f64.promote_f32
+          local.set $step
+          ;; (1 << width) − 1 from the scratch's table: no variable shift.
+          local.get $a2
+          i32.const 2
+          i32.shl
+          i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
+          local.set $mask
+          local.get $offset
+          local.get $window
+          i32.wrap_i64
+          local.get $mask
+          i32.and
+          f64.convert_i32_u
+          local.get $step
+          f64.mul
+          f64.add
+          local.set $c2
+          local.get $offset
+          local.get $window1
+          i32.wrap_i64
+          local.get $mask
+          i32.and
+          f64.convert_i32_u
+          local.get $step
+          f64.mul
+          f64.add
+          local.set $g2
+          local.get $bit0
+          local.get $a0
+          i32.add
           local.get $a1
           i32.add
           local.get $a2
           i32.add
-          local.set $sum
-          ;; One key (or a STEP track): key 1's bits are skipped.
-          local.get $single
-          local.get $meta
-          i32.const 4194304
-          i32.and
-          i32.or
-          if  ;; label = @4
-            local.get $bit1
-            local.get $sum
-            i32.add
-            local.set $bit1
-            local.get $rot
-            if  ;; label = @5
-              ;; Parks the rotation just read, rounded to float32, at rotation address e of the planes (key 1 = g with bits bits1); e moves on.
-              local.get $e
-              local.get $c0
-              f32.demote_f64
-              f32.store align=1
-              local.get $e
-              local.get $c1
-              f32.demote_f64
-              f32.store offset=11888 align=1 ;; plane C+1 / Q0+1
-              local.get $e
-              local.get $c2
-              f32.demote_f64
-              f32.store offset=23776 align=1 ;; plane C+2 / Q0+2
-              local.get $e
-              local.get $c0
-              f32.demote_f64
-              f32.store offset=35664 align=1 ;; plane G / Q0+3
-              local.get $e
-              local.get $c1
-              f32.demote_f64
-              f32.store offset=47552 align=1 ;; plane G+1 / Q1
-              local.get $e
-              local.get $c2
-              f32.demote_f64
-              f32.store offset=59440 align=1 ;; plane G+2 / Q1+1
-              ;; The dropped components, read only when a segment's rotations do not all drop w.
-              local.get $dropsW
-              i32.eqz
-              if  ;; label = @6
-                local.get $e
-                local.get $bits0
-                i32.const 24
-                i32.shr_u
-                i32.store offset=71328 align=1 ;; plane DROP0 / Q1+2
-                local.get $e
-                local.get $bits0
-                i32.const 24
-                i32.shr_u
-                i32.store offset=83216 align=1 ;; plane DROP1 / Q1+3
-              end
-              local.get $e
-              i32.const 4
-              i32.add
-              local.set $e
-            else
-              ;; Stores the three f64 values v pushes as float32 at the track's pose offset (o = out + 4 · pose offset).
-              local.get $meta
-              i32.const 1048575
-              i32.and
-              i32.const 2
-              i32.shl
-              i32.const 131072 ;; KERNEL_STAGING
-              i32.add
-              local.set $o
-              local.get $o
-              local.get $c0
-              f32.demote_f64
-              f32.store align=1
-              local.get $o
-              local.get $c1
-              f32.demote_f64
-              f32.store offset=4 align=1
-              local.get $o
-              local.get $c2
-              f32.demote_f64
-              f32.store offset=8 align=1
-            end
-            br 1 (;@3;)
-          end
-          ;; Two keys.
-          ;; Reads one key's three stored components (record at rec, packed keys at keys, bit local bit) into c0..c2.
-          ;; Nearly always: one 64-bit window holds the three fields.
-          local.get $r1
-          i32.load align=1
-          i32.const 33554432
-          i32.and
-          if  ;; label = @4
-            ;; Reads the three stored components of each key of keys ([bit local, window local, output
-            ;; locals]) from one 64-bit window per key, at packed keys keyWords, for a record (rec)
-            ;; with the WINDOW flag: each component's offset, step and mask are read once for all the
-            ;; keys, each component is offset + q · step. Each key's bit local moves past its fields.
-            local.get $k1
-            local.get $bit1
-            i32.const 3
+          local.set $bit0
+          local.get $bit1
+          local.get $a0
+          i32.add
+          local.get $a1
+          i32.add
+          local.get $a2
+          i32.add
+          local.set $bit1
+          local.get $bits
+          local.set $bits1
+        else
+          ;; Otherwise key by key (pass 1, key 1, not read when skip; then pass 0, key 0): record
+          ;; rec, packed keys keys, cursor at. Key 1's record is as far from key 0's as their
+          ;; segments' headers (the one loop cursor is r0).
+          local.get $r0
+          local.get $h1
+          i32.add
+          local.get $h0
+          i32.sub
+          local.set $rec
+          local.get $k1
+          local.set $keys
+          local.get $bit1
+          local.set $at
+          i32.const 1
+          local.set $pass
+          loop  ;; label = @4
+            local.get $rec
+            i32.load offset=4 align=1
+            local.set $bits
+            ;; Splits the component bytes of the bits word into a0..a2.
+            local.get $bits
+            i32.const 255
+            i32.and
+            local.set $a0
+            local.get $bits
+            i32.const 8
             i32.shr_u
-            i32.add
-            i64.load align=1
-            local.get $bit1
-            i32.const 7
+            i32.const 255
             i32.and
-            i64.extend_i32_u
-            i64.shr_u
-            local.set $window
-            local.get $r1
-            f32.load offset=8 align=1
-            f64.promote_f32
-            local.set $offset
-            local.get $r1
-            f32.load offset=12 align=1
-            f64.promote_f32
-            local.set $step
-            ;; (1 << width) − 1 from the scratch's table: no variable shift.
-            local.get $a0
-            i32.const 2
-            i32.shl
-            i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
-            local.set $mask
-            local.get $offset
-            local.get $window
-            i32.wrap_i64
-            local.get $mask
+            local.set $a1
+            local.get $bits
+            i32.const 16
+            i32.shr_u
+            i32.const 255
             i32.and
-            f64.convert_i32_u
-            local.get $step
-            f64.mul
-            f64.add
-            local.set $g0
-            local.get $window
-            local.get $a0
-            i64.extend_i32_u
-            i64.shr_u
-            local.set $window
-            local.get $r1
-            f32.load offset=16 align=1
-            f64.promote_f32
-            local.set $offset
-            local.get $r1
-            f32.load offset=20 align=1
-            f64.promote_f32
-            local.set $step
-            ;; (1 << width) − 1 from the scratch's table: no variable shift.
-            local.get $a1
-            i32.const 2
-            i32.shl
-            i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
-            local.set $mask
-            local.get $offset
-            local.get $window
-            i32.wrap_i64
-            local.get $mask
-            i32.and
-            f64.convert_i32_u
-            local.get $step
-            f64.mul
-            f64.add
-            local.set $g1
-            local.get $window
-            local.get $a1
-            i64.extend_i32_u
-            i64.shr_u
-            local.set $window
-            local.get $r1
-            f32.load offset=24 align=1
-            f64.promote_f32
-            local.set $offset
-            local.get $r1
-            f32.load offset=28 align=1
-            f64.promote_f32
-            local.set $step
-            ;; (1 << width) − 1 from the scratch's table: no variable shift.
-            local.get $a2
-            i32.const 2
-            i32.shl
-            i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
-            local.set $mask
-            local.get $offset
-            local.get $window
-            i32.wrap_i64
-            local.get $mask
-            i32.and
-            f64.convert_i32_u
-            local.get $step
-            f64.mul
-            f64.add
-            local.set $g2
-            local.get $bit1
-            local.get $sum
-            i32.add
-            local.set $bit1
-          else
-            ;; Field by field: raw float32 bits, or quantised components of more than WINDOW_BITS bits.
-            local.get $r1
+            local.set $a2
+            local.get $rec
             i32.load align=1
-            i32.const 16777216
+            i32.const 16777216 ;; RAW
+            i32.and
+            local.set $raw
+            local.get $pass
+            local.get $skip
             i32.and
             i32.eqz
             if  ;; label = @5
-              local.get $bit1
-              local.set $at
-              ;; offset + q · step
-              local.get $r1
-              f32.load offset=8 align=1
-              f64.promote_f32
-              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
-              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
-              local.get $k1
+              ;; Each field: the 64 bits from its first byte, shifted to its first bit and masked to
+              ;; its width by the scratch's table (the low 32 bits sampler.ts joins from two words);
+              ;; a raw field's float32, or offset + q · step. The cursor at moves past it.
+              local.get $keys
               local.get $at
-              i32.const 5
+              i32.const 3
               i32.shr_u
-              i32.const 2
-              i32.shl
               i32.add
               i64.load align=1
               local.get $at
-              i32.const 31
+              i32.const 7
               i32.and
               i64.extend_i32_u
               i64.shr_u
               i32.wrap_i64
-              i32.const 1
               local.get $a0
+              i32.const 2
               i32.shl
-              i32.const 1
-              i32.sub
+              i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
               i32.and
+              local.tee $q
+              f32.reinterpret_i32
+              f64.promote_f32
+              local.get $rec
+              f32.load offset=8 align=1
+              f64.promote_f32
+              local.get $q
               f64.convert_i32_u
-              local.get $r1
+              local.get $rec
               f32.load offset=12 align=1
               f64.promote_f32
               f64.mul
               f64.add
-              local.set $g0
+              local.get $raw
+              select
+              local.set $c0
               local.get $at
               local.get $a0
               i32.add
               local.set $at
-              ;; offset + q · step
-              local.get $r1
-              f32.load offset=16 align=1
-              f64.promote_f32
-              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
-              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
-              local.get $k1
+              local.get $keys
               local.get $at
-              i32.const 5
+              i32.const 3
               i32.shr_u
-              i32.const 2
-              i32.shl
               i32.add
               i64.load align=1
               local.get $at
-              i32.const 31
+              i32.const 7
               i32.and
               i64.extend_i32_u
               i64.shr_u
               i32.wrap_i64
-              i32.const 1
               local.get $a1
+              i32.const 2
               i32.shl
-              i32.const 1
-              i32.sub
+              i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
               i32.and
+              local.tee $q
+              f32.reinterpret_i32
+              f64.promote_f32
+              local.get $rec
+              f32.load offset=16 align=1
+              f64.promote_f32
+              local.get $q
               f64.convert_i32_u
-              local.get $r1
+              local.get $rec
               f32.load offset=20 align=1
               f64.promote_f32
               f64.mul
               f64.add
-              local.set $g1
+              local.get $raw
+              select
+              local.set $c1
               local.get $at
               local.get $a1
               i32.add
               local.set $at
-              ;; offset + q · step
-              local.get $r1
-              f32.load offset=24 align=1
-              f64.promote_f32
-              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
-              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
-              local.get $k1
+              local.get $keys
               local.get $at
-              i32.const 5
+              i32.const 3
               i32.shr_u
-              i32.const 2
-              i32.shl
               i32.add
               i64.load align=1
               local.get $at
-              i32.const 31
+              i32.const 7
               i32.and
               i64.extend_i32_u
               i64.shr_u
               i32.wrap_i64
-              i32.const 1
               local.get $a2
+              i32.const 2
               i32.shl
-              i32.const 1
-              i32.sub
+              i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
               i32.and
+              local.tee $q
+              f32.reinterpret_i32
+              f64.promote_f32
+              local.get $rec
+              f32.load offset=24 align=1
+              f64.promote_f32
+              local.get $q
               f64.convert_i32_u
-              local.get $r1
+              local.get $rec
               f32.load offset=28 align=1
               f64.promote_f32
               f64.mul
               f64.add
-              local.set $g2
-            else
-              local.get $bit1
-              local.set $at
-              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
-              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
-              local.get $k1
-              local.get $at
-              i32.const 5
-              i32.shr_u
-              i32.const 2
-              i32.shl
-              i32.add
-              i64.load align=1
-              local.get $at
-              i32.const 31
-              i32.and
-              i64.extend_i32_u
-              i64.shr_u
-              i32.wrap_i64
-              f32.reinterpret_i32
-              f64.promote_f32
+              local.get $raw
+              select
+              local.set $c2
+            end
+            local.get $pass
+            if  ;; label = @5
+              ;; Key 1 read: kept, its cursor past its fields; then key 0.
+              local.get $c0
               local.set $g0
-              local.get $at
+              local.get $c1
+              local.set $g1
+              local.get $c2
+              local.set $g2
+              local.get $bits
+              local.set $bits1
+              local.get $bit1
               local.get $a0
               i32.add
-              local.set $at
-              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
-              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
-              local.get $k1
-              local.get $at
-              i32.const 5
-              i32.shr_u
-              i32.const 2
-              i32.shl
-              i32.add
-              i64.load align=1
-              local.get $at
-              i32.const 31
-              i32.and
-              i64.extend_i32_u
-              i64.shr_u
-              i32.wrap_i64
-              f32.reinterpret_i32
-              f64.promote_f32
-              local.set $g1
-              local.get $at
               local.get $a1
               i32.add
-              local.set $at
-              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
-              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
-              local.get $k1
-              local.get $at
-              i32.const 5
-              i32.shr_u
-              i32.const 2
-              i32.shl
+              local.get $a2
               i32.add
-              i64.load align=1
-              local.get $at
-              i32.const 31
-              i32.and
-              i64.extend_i32_u
-              i64.shr_u
-              i32.wrap_i64
-              f32.reinterpret_i32
-              f64.promote_f32
-              local.set $g2
+              local.set $bit1
+              local.get $r0
+              local.set $rec
+              local.get $k0
+              local.set $keys
+              local.get $bit0
+              local.set $at
+              i32.const 0
+              local.set $pass
+              br 1 (;@4;)
             end
-            local.get $bit1
-            local.get $sum
-            i32.add
-            local.set $bit1
           end
-          local.get $rot
+          local.get $at
+          local.get $a2
+          i32.add
+          local.set $bit0
+        end
+        ;; One key (or a STEP track): key 1 is key 0.
+        local.get $skip
+        if  ;; label = @3
+          local.get $c0
+          local.set $g0
+          local.get $c1
+          local.set $g1
+          local.get $c2
+          local.set $g2
+          local.get $bits
+          local.set $bits1
+        end
+        ;; rot = kind is rotation
+        local.get $meta
+        i32.const 3145728
+        i32.and
+        i32.eqz
+        if  ;; label = @3
+          ;; Parks the rotation just read, rounded to float32, at rotation address e of the planes; e moves on.
+          local.get $e
+          local.get $c0
+          f32.demote_f64
+          f32.store align=1
+          local.get $e
+          local.get $c1
+          f32.demote_f64
+          f32.store offset=11888 align=1 ;; plane C+1 / Q0+1
+          local.get $e
+          local.get $c2
+          f32.demote_f64
+          f32.store offset=23776 align=1 ;; plane C+2 / Q0+2
+          local.get $e
+          local.get $g0
+          f32.demote_f64
+          f32.store offset=35664 align=1 ;; plane G / Q0+3
+          local.get $e
+          local.get $g1
+          f32.demote_f64
+          f32.store offset=47552 align=1 ;; plane G+1 / Q1
+          local.get $e
+          local.get $g2
+          f32.demote_f64
+          f32.store offset=59440 align=1 ;; plane G+2 / Q1+1
+          ;; The dropped components, read only when a segment's rotations do not all drop w.
+          local.get $dropsW
+          i32.eqz
           if  ;; label = @4
-            ;; Parks the rotation just read, rounded to float32, at rotation address e of the planes (key 1 = g with bits bits1); e moves on.
             local.get $e
-            local.get $c0
-            f32.demote_f64
-            f32.store align=1
+            local.get $bits
+            i32.const 24
+            i32.shr_u
+            i32.store offset=71328 align=1 ;; plane DROP0 / Q1+2
             local.get $e
-            local.get $c1
-            f32.demote_f64
-            f32.store offset=11888 align=1 ;; plane C+1 / Q0+1
-            local.get $e
-            local.get $c2
-            f32.demote_f64
-            f32.store offset=23776 align=1 ;; plane C+2 / Q0+2
-            local.get $e
-            local.get $g0
-            f32.demote_f64
-            f32.store offset=35664 align=1 ;; plane G / Q0+3
-            local.get $e
-            local.get $g1
-            f32.demote_f64
-            f32.store offset=47552 align=1 ;; plane G+1 / Q1
-            local.get $e
-            local.get $g2
-            f32.demote_f64
-            f32.store offset=59440 align=1 ;; plane G+2 / Q1+1
-            ;; The dropped components, read only when a segment's rotations do not all drop w.
-            local.get $dropsW
-            i32.eqz
-            if  ;; label = @5
-              local.get $e
-              local.get $bits0
-              i32.const 24
-              i32.shr_u
-              i32.store offset=71328 align=1 ;; plane DROP0 / Q1+2
-              local.get $e
-              local.get $bits1
-              i32.const 24
-              i32.shr_u
-              i32.store offset=83216 align=1 ;; plane DROP1 / Q1+3
-            end
-            local.get $e
-            i32.const 4
-            i32.add
-            local.set $e
-          else
-            ;; Stores c + (g − c) · alpha of the f64 locals c, g at the pose offset as float32.
-            ;; Stores the three f64 values v pushes as float32 at the track's pose offset (o = out + 4 · pose offset).
-            local.get $meta
-            i32.const 1048575
-            i32.and
-            i32.const 2
-            i32.shl
-            i32.const 131072 ;; KERNEL_STAGING
-            i32.add
-            local.set $o
-            local.get $o
-            local.get $c0
-            local.get $g0
-            local.get $c0
-            f64.sub
-            local.get $alpha
-            f64.mul
-            f64.add
-            f32.demote_f64
-            f32.store align=1
-            local.get $o
-            local.get $c1
-            local.get $g1
-            local.get $c1
-            f64.sub
-            local.get $alpha
-            f64.mul
-            f64.add
-            f32.demote_f64
-            f32.store offset=4 align=1
-            local.get $o
-            local.get $c2
-            local.get $g2
-            local.get $c2
-            f64.sub
-            local.get $alpha
-            f64.mul
-            f64.add
-            f32.demote_f64
-            f32.store offset=8 align=1
+            local.get $bits1
+            i32.const 24
+            i32.shr_u
+            i32.store offset=83216 align=1 ;; plane DROP1 / Q1+3
           end
+          local.get $e
+          i32.const 4
+          i32.add
+          local.set $e
+        else
+          ;; Stores c + (g − c) · alpha (c alone when skip) at the track's pose offset as float32
+          ;; (o = out + 4 · pose offset).
+          local.get $meta
+          i32.const 1048575
+          i32.and
+          i32.const 2
+          i32.shl
+          i32.const 131072 ;; KERNEL_STAGING
+          i32.add
+          local.tee $o
+          local.get $c0
+          local.get $c0
+          local.get $g0
+          local.get $c0
+          f64.sub
+          local.get $alpha
+          f64.mul
+          f64.add
+          local.get $skip
+          select
+          f32.demote_f64
+          f32.store align=1
+          local.get $o
+          local.get $c1
+          local.get $c1
+          local.get $g1
+          local.get $c1
+          f64.sub
+          local.get $alpha
+          f64.mul
+          f64.add
+          local.get $skip
+          select
+          f32.demote_f64
+          f32.store offset=4 align=1
+          local.get $o
+          local.get $c2
+          local.get $c2
+          local.get $g2
+          local.get $c2
+          f64.sub
+          local.get $alpha
+          f64.mul
+          f64.add
+          local.get $skip
+          select
+          f32.demote_f64
+          f32.store offset=8 align=1
         end
         local.get $r0
         i32.const 32
@@ -1695,8 +1109,7 @@
         local.get $count
         i32.const 1
         i32.sub
-        local.set $count
-        local.get $count
+        local.tee $count
         br_if 0 (;@2;)
       end
     end
@@ -1738,19 +1151,26 @@
       ;; The lane pass: fills planes C and G (and the dropped components) of every quad from the
       ;; lane rows (KERNEL_LANES) of the keys' segments, for keys starting at bit sub0 of byte
       ;; base0 and bit sub1 of byte base1, four rotations at a time. Each component is offset
-      ;; + q · step in float64, rounded to float32, as readWindows computes it, so the planes
-      ;; hold what the first pass would park there, to the bit. Key 1 is read only for two keys; its segment's
-      ;; parameters only when it is another segment.
+      ;; + q · step in float64, rounded to float32: what the first pass would park there, to the
+      ;; bit. Key 1 is read only for two keys; its segment's parameters only when it is another
+      ;; segment.
       ;; Component c's four fields' bytes (into a0, a1, a2, sum), multipliers 2^(7 − first bit)
       ;; (bytes of the row) and masks 2^w − 1 (2^w built as a float32 exponent; plus 2^23, its
       ;; bits are those of 2^23 plus 2^w, w ≤ LANE_MAX_BITS), offsets and steps, from the row at row.
-      v128.const i32x4 0x0000007f 0x0000007f 0x0000007f 0x0000007f
+      i32.const 127
+      i32x4.splat
       local.set $i127
-      v128.const i32x4 0x4b000000 0x4b000000 0x4b000000 0x4b000000 ;; 2^23 (float32)
+      f32.const 0x1p+23 ;; 2^23
+      f32x4.splat
       local.set $f2p23
-      v128.const i32x4 0x4b000001 0x4b000001 0x4b000001 0x4b000001 ;; its bits, plus 1
+      i32.const 0x4b000001 ;; its bits, plus 1
+      i32x4.splat
       local.set $i2p23
-      ;; quad: key 0's row; o: key 1's (as far from it as their segments' headers).
+      ;; quad: key 0's row; o: key 1's (as far from it as their segments' headers, d).
+      local.get $h1
+      local.get $h0
+      i32.sub
+      local.set $d
       i32.const 0
       local.set $at
       local.get $h0
@@ -1767,28 +1187,34 @@
       local.set $el
       loop  ;; label = @2
         local.get $quad
-        local.get $h1
+        local.get $d
         i32.add
-        local.get $h0
-        i32.sub
         local.set $o
+        ;; Component by component c: its parameters from key 0's row at rb (quad + 8 · c) and rf
+        ;; (quad + 16 · c), key 1's d further on (ob, of); its vectors to plane C + c (at p) and
+        ;; G + c. Moving pointers rather than offsets make the three components the same bytes,
+        ;; which a page's gzip stores once; unrolled, as a loop measured about a tenth slower.
         local.get $quad
-        i32.load16_u offset=96 align=1
+        local.tee $rb
+        local.set $rf
+        local.get $at
+        local.set $p
+        local.get $rb
+        i32.load16_u offset=96 align=1 ;; KERNEL_LANES.BYTE + 8 · c
         local.set $a0
-        local.get $quad
+        local.get $rb
         i32.load16_u offset=98 align=1
         local.set $a1
-        local.get $quad
+        local.get $rb
         i32.load16_u offset=100 align=1
         local.set $a2
-        local.get $quad
+        local.get $rb
         i32.load16_u offset=102 align=1
         local.set $sum
-        local.get $quad
-        v128.load64_zero offset=120 align=1
+        local.get $rb
+        v128.load64_zero offset=120 align=1 ;; KERNEL_LANES.WIDTH + 8 · c
         i16x8.extend_low_i8x16_u
-        local.set $lv
-        local.get $lv
+        local.tee $lv
         i32x4.extend_high_i16x8_u
         local.set $lmul
         local.get $lv
@@ -1802,10 +1228,9 @@
         local.get $i2p23
         i32x4.sub
         local.set $lmask
-        local.get $quad
+        local.get $rf
         v128.load align=1 ;; KERNEL_LANES.OFFSET + 16 · c
-        local.set $lv
-        local.get $lv
+        local.tee $lv
         f64x2.promote_low_f32x4
         local.set $loffLo
         local.get $lv
@@ -1813,10 +1238,9 @@
         i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
         f64x2.promote_low_f32x4
         local.set $loffHi
-        local.get $quad
+        local.get $rf
         v128.load offset=48 align=1 ;; KERNEL_LANES.STEP + 16 · c
-        local.set $lv
-        local.get $lv
+        local.tee $lv
         f64x2.promote_low_f32x4
         local.set $lstepLo
         local.get $lv
@@ -1846,11 +1270,9 @@
         i32.add
         local.get $lv
         v128.load32_lane align=1 3
-        local.set $lv
         ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) · 2^(7 − the key's first
         ;; bit), a product of the row's and the key's, ready before the field), then down to bit 0,
         ;; the next fields' bits masked off.
-        local.get $lv
         local.get $lmul
         local.get $kmul0
         i32x4.mul
@@ -1859,8 +1281,7 @@
         i32x4.shr_u
         local.get $lmask
         v128.and
-        local.set $lv
-        local.get $lv
+        local.tee $lv
         f64x2.convert_low_i32x4_s
         local.get $lstepLo
         f64x2.mul
@@ -1878,11 +1299,11 @@
         f64x2.add
         f32x4.demote_f64x2_zero
         local.set $lhi
-        local.get $at
+        local.get $p
         local.get $llo
         local.get $lhi
         i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.store align=1
+        v128.store align=1 ;; plane C + c
         local.get $single
         i32.eqz
         if  ;; label = @3
@@ -1890,23 +1311,30 @@
           local.get $h1
           i32.ne
           if  ;; label = @4
-            local.get $o
-            i32.load16_u offset=96 align=1
+            local.get $rb
+            local.get $d
+            i32.add
+            local.set $ob
+            local.get $rf
+            local.get $d
+            i32.add
+            local.set $of
+            local.get $ob
+            i32.load16_u offset=96 align=1 ;; KERNEL_LANES.BYTE + 8 · c
             local.set $a0
-            local.get $o
+            local.get $ob
             i32.load16_u offset=98 align=1
             local.set $a1
-            local.get $o
+            local.get $ob
             i32.load16_u offset=100 align=1
             local.set $a2
-            local.get $o
+            local.get $ob
             i32.load16_u offset=102 align=1
             local.set $sum
-            local.get $o
-            v128.load64_zero offset=120 align=1
+            local.get $ob
+            v128.load64_zero offset=120 align=1 ;; KERNEL_LANES.WIDTH + 8 · c
             i16x8.extend_low_i8x16_u
-            local.set $lv
-            local.get $lv
+            local.tee $lv
             i32x4.extend_high_i16x8_u
             local.set $lmul
             local.get $lv
@@ -1920,10 +1348,9 @@
             local.get $i2p23
             i32x4.sub
             local.set $lmask
-            local.get $o
-            v128.load align=1
-            local.set $lv
-            local.get $lv
+            local.get $of
+            v128.load align=1 ;; KERNEL_LANES.OFFSET + 16 · c
+            local.tee $lv
             f64x2.promote_low_f32x4
             local.set $loffLo
             local.get $lv
@@ -1931,10 +1358,9 @@
             i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
             f64x2.promote_low_f32x4
             local.set $loffHi
-            local.get $o
-            v128.load offset=48 align=1
-            local.set $lv
-            local.get $lv
+            local.get $of
+            v128.load offset=48 align=1 ;; KERNEL_LANES.STEP + 16 · c
+            local.tee $lv
             f64x2.promote_low_f32x4
             local.set $lstepLo
             local.get $lv
@@ -1965,11 +1391,9 @@
           i32.add
           local.get $lv
           v128.load32_lane align=1 3
-          local.set $lv
           ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) · 2^(7 − the key's first
           ;; bit), a product of the row's and the key's, ready before the field), then down to bit 0,
           ;; the next fields' bits masked off.
-          local.get $lv
           local.get $lmul
           local.get $kmul1
           i32x4.mul
@@ -1978,8 +1402,7 @@
           i32x4.shr_u
           local.get $lmask
           v128.and
-          local.set $lv
-          local.get $lv
+          local.tee $lv
           f64x2.convert_low_i32x4_s
           local.get $lstepLo
           f64x2.mul
@@ -1997,29 +1420,41 @@
           f64x2.add
           f32x4.demote_f64x2_zero
           local.set $lhi
-          local.get $at
+          local.get $p
           local.get $llo
           local.get $lhi
           i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-          v128.store offset=35664 align=1 ;; plane G / Q0+3
+          v128.store offset=35664 align=1 ;; plane G + c
         end
-        local.get $quad
-        i32.load16_u offset=104 align=1
+        ;; On to the next component: its bytes and widths 8 bytes on, offsets and steps 16, plane 1.
+        local.get $rb
+        i32.const 8
+        i32.add
+        local.set $rb
+        local.get $rf
+        i32.const 16
+        i32.add
+        local.set $rf
+        local.get $p
+        i32.const 11888 ;; PLANE_BYTES
+        i32.add
+        local.set $p
+        local.get $rb
+        i32.load16_u offset=96 align=1 ;; KERNEL_LANES.BYTE + 8 · c
         local.set $a0
-        local.get $quad
-        i32.load16_u offset=106 align=1
+        local.get $rb
+        i32.load16_u offset=98 align=1
         local.set $a1
-        local.get $quad
-        i32.load16_u offset=108 align=1
+        local.get $rb
+        i32.load16_u offset=100 align=1
         local.set $a2
-        local.get $quad
-        i32.load16_u offset=110 align=1
+        local.get $rb
+        i32.load16_u offset=102 align=1
         local.set $sum
-        local.get $quad
-        v128.load64_zero offset=128 align=1
+        local.get $rb
+        v128.load64_zero offset=120 align=1 ;; KERNEL_LANES.WIDTH + 8 · c
         i16x8.extend_low_i8x16_u
-        local.set $lv
-        local.get $lv
+        local.tee $lv
         i32x4.extend_high_i16x8_u
         local.set $lmul
         local.get $lv
@@ -2033,10 +1468,9 @@
         local.get $i2p23
         i32x4.sub
         local.set $lmask
-        local.get $quad
-        v128.load offset=16 align=1 ;; KERNEL_LANES.OFFSET + 16 · c
-        local.set $lv
-        local.get $lv
+        local.get $rf
+        v128.load align=1 ;; KERNEL_LANES.OFFSET + 16 · c
+        local.tee $lv
         f64x2.promote_low_f32x4
         local.set $loffLo
         local.get $lv
@@ -2044,10 +1478,9 @@
         i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
         f64x2.promote_low_f32x4
         local.set $loffHi
-        local.get $quad
-        v128.load offset=64 align=1 ;; KERNEL_LANES.STEP + 16 · c
-        local.set $lv
-        local.get $lv
+        local.get $rf
+        v128.load offset=48 align=1 ;; KERNEL_LANES.STEP + 16 · c
+        local.tee $lv
         f64x2.promote_low_f32x4
         local.set $lstepLo
         local.get $lv
@@ -2077,11 +1510,9 @@
         i32.add
         local.get $lv
         v128.load32_lane align=1 3
-        local.set $lv
         ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) · 2^(7 − the key's first
         ;; bit), a product of the row's and the key's, ready before the field), then down to bit 0,
         ;; the next fields' bits masked off.
-        local.get $lv
         local.get $lmul
         local.get $kmul0
         i32x4.mul
@@ -2090,8 +1521,7 @@
         i32x4.shr_u
         local.get $lmask
         v128.and
-        local.set $lv
-        local.get $lv
+        local.tee $lv
         f64x2.convert_low_i32x4_s
         local.get $lstepLo
         f64x2.mul
@@ -2109,11 +1539,11 @@
         f64x2.add
         f32x4.demote_f64x2_zero
         local.set $lhi
-        local.get $at
+        local.get $p
         local.get $llo
         local.get $lhi
         i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.store offset=11888 align=1 ;; plane C+1 / Q0+1
+        v128.store align=1 ;; plane C + c
         local.get $single
         i32.eqz
         if  ;; label = @3
@@ -2121,23 +1551,30 @@
           local.get $h1
           i32.ne
           if  ;; label = @4
-            local.get $o
-            i32.load16_u offset=104 align=1
+            local.get $rb
+            local.get $d
+            i32.add
+            local.set $ob
+            local.get $rf
+            local.get $d
+            i32.add
+            local.set $of
+            local.get $ob
+            i32.load16_u offset=96 align=1 ;; KERNEL_LANES.BYTE + 8 · c
             local.set $a0
-            local.get $o
-            i32.load16_u offset=106 align=1
+            local.get $ob
+            i32.load16_u offset=98 align=1
             local.set $a1
-            local.get $o
-            i32.load16_u offset=108 align=1
+            local.get $ob
+            i32.load16_u offset=100 align=1
             local.set $a2
-            local.get $o
-            i32.load16_u offset=110 align=1
+            local.get $ob
+            i32.load16_u offset=102 align=1
             local.set $sum
-            local.get $o
-            v128.load64_zero offset=128 align=1
+            local.get $ob
+            v128.load64_zero offset=120 align=1 ;; KERNEL_LANES.WIDTH + 8 · c
             i16x8.extend_low_i8x16_u
-            local.set $lv
-            local.get $lv
+            local.tee $lv
             i32x4.extend_high_i16x8_u
             local.set $lmul
             local.get $lv
@@ -2151,10 +1588,9 @@
             local.get $i2p23
             i32x4.sub
             local.set $lmask
-            local.get $o
-            v128.load offset=16 align=1
-            local.set $lv
-            local.get $lv
+            local.get $of
+            v128.load align=1 ;; KERNEL_LANES.OFFSET + 16 · c
+            local.tee $lv
             f64x2.promote_low_f32x4
             local.set $loffLo
             local.get $lv
@@ -2162,10 +1598,9 @@
             i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
             f64x2.promote_low_f32x4
             local.set $loffHi
-            local.get $o
-            v128.load offset=64 align=1
-            local.set $lv
-            local.get $lv
+            local.get $of
+            v128.load offset=48 align=1 ;; KERNEL_LANES.STEP + 16 · c
+            local.tee $lv
             f64x2.promote_low_f32x4
             local.set $lstepLo
             local.get $lv
@@ -2196,11 +1631,9 @@
           i32.add
           local.get $lv
           v128.load32_lane align=1 3
-          local.set $lv
           ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) · 2^(7 − the key's first
           ;; bit), a product of the row's and the key's, ready before the field), then down to bit 0,
           ;; the next fields' bits masked off.
-          local.get $lv
           local.get $lmul
           local.get $kmul1
           i32x4.mul
@@ -2209,8 +1642,7 @@
           i32x4.shr_u
           local.get $lmask
           v128.and
-          local.set $lv
-          local.get $lv
+          local.tee $lv
           f64x2.convert_low_i32x4_s
           local.get $lstepLo
           f64x2.mul
@@ -2228,29 +1660,41 @@
           f64x2.add
           f32x4.demote_f64x2_zero
           local.set $lhi
-          local.get $at
+          local.get $p
           local.get $llo
           local.get $lhi
           i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-          v128.store offset=47552 align=1 ;; plane G+1 / Q1
+          v128.store offset=35664 align=1 ;; plane G + c
         end
-        local.get $quad
-        i32.load16_u offset=112 align=1
+        ;; On to the next component: its bytes and widths 8 bytes on, offsets and steps 16, plane 1.
+        local.get $rb
+        i32.const 8
+        i32.add
+        local.set $rb
+        local.get $rf
+        i32.const 16
+        i32.add
+        local.set $rf
+        local.get $p
+        i32.const 11888 ;; PLANE_BYTES
+        i32.add
+        local.set $p
+        local.get $rb
+        i32.load16_u offset=96 align=1 ;; KERNEL_LANES.BYTE + 8 · c
         local.set $a0
-        local.get $quad
-        i32.load16_u offset=114 align=1
+        local.get $rb
+        i32.load16_u offset=98 align=1
         local.set $a1
-        local.get $quad
-        i32.load16_u offset=116 align=1
+        local.get $rb
+        i32.load16_u offset=100 align=1
         local.set $a2
-        local.get $quad
-        i32.load16_u offset=118 align=1
+        local.get $rb
+        i32.load16_u offset=102 align=1
         local.set $sum
-        local.get $quad
-        v128.load64_zero offset=136 align=1
+        local.get $rb
+        v128.load64_zero offset=120 align=1 ;; KERNEL_LANES.WIDTH + 8 · c
         i16x8.extend_low_i8x16_u
-        local.set $lv
-        local.get $lv
+        local.tee $lv
         i32x4.extend_high_i16x8_u
         local.set $lmul
         local.get $lv
@@ -2264,10 +1708,9 @@
         local.get $i2p23
         i32x4.sub
         local.set $lmask
-        local.get $quad
-        v128.load offset=32 align=1 ;; KERNEL_LANES.OFFSET + 16 · c
-        local.set $lv
-        local.get $lv
+        local.get $rf
+        v128.load align=1 ;; KERNEL_LANES.OFFSET + 16 · c
+        local.tee $lv
         f64x2.promote_low_f32x4
         local.set $loffLo
         local.get $lv
@@ -2275,10 +1718,9 @@
         i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
         f64x2.promote_low_f32x4
         local.set $loffHi
-        local.get $quad
-        v128.load offset=80 align=1 ;; KERNEL_LANES.STEP + 16 · c
-        local.set $lv
-        local.get $lv
+        local.get $rf
+        v128.load offset=48 align=1 ;; KERNEL_LANES.STEP + 16 · c
+        local.tee $lv
         f64x2.promote_low_f32x4
         local.set $lstepLo
         local.get $lv
@@ -2308,11 +1750,9 @@
         i32.add
         local.get $lv
         v128.load32_lane align=1 3
-        local.set $lv
         ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) · 2^(7 − the key's first
         ;; bit), a product of the row's and the key's, ready before the field), then down to bit 0,
         ;; the next fields' bits masked off.
-        local.get $lv
         local.get $lmul
         local.get $kmul0
         i32x4.mul
@@ -2321,8 +1761,7 @@
         i32x4.shr_u
         local.get $lmask
         v128.and
-        local.set $lv
-        local.get $lv
+        local.tee $lv
         f64x2.convert_low_i32x4_s
         local.get $lstepLo
         f64x2.mul
@@ -2340,11 +1779,11 @@
         f64x2.add
         f32x4.demote_f64x2_zero
         local.set $lhi
-        local.get $at
+        local.get $p
         local.get $llo
         local.get $lhi
         i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.store offset=23776 align=1 ;; plane C+2 / Q0+2
+        v128.store align=1 ;; plane C + c
         local.get $single
         i32.eqz
         if  ;; label = @3
@@ -2352,23 +1791,30 @@
           local.get $h1
           i32.ne
           if  ;; label = @4
-            local.get $o
-            i32.load16_u offset=112 align=1
+            local.get $rb
+            local.get $d
+            i32.add
+            local.set $ob
+            local.get $rf
+            local.get $d
+            i32.add
+            local.set $of
+            local.get $ob
+            i32.load16_u offset=96 align=1 ;; KERNEL_LANES.BYTE + 8 · c
             local.set $a0
-            local.get $o
-            i32.load16_u offset=114 align=1
+            local.get $ob
+            i32.load16_u offset=98 align=1
             local.set $a1
-            local.get $o
-            i32.load16_u offset=116 align=1
+            local.get $ob
+            i32.load16_u offset=100 align=1
             local.set $a2
-            local.get $o
-            i32.load16_u offset=118 align=1
+            local.get $ob
+            i32.load16_u offset=102 align=1
             local.set $sum
-            local.get $o
-            v128.load64_zero offset=136 align=1
+            local.get $ob
+            v128.load64_zero offset=120 align=1 ;; KERNEL_LANES.WIDTH + 8 · c
             i16x8.extend_low_i8x16_u
-            local.set $lv
-            local.get $lv
+            local.tee $lv
             i32x4.extend_high_i16x8_u
             local.set $lmul
             local.get $lv
@@ -2382,10 +1828,9 @@
             local.get $i2p23
             i32x4.sub
             local.set $lmask
-            local.get $o
-            v128.load offset=32 align=1
-            local.set $lv
-            local.get $lv
+            local.get $of
+            v128.load align=1 ;; KERNEL_LANES.OFFSET + 16 · c
+            local.tee $lv
             f64x2.promote_low_f32x4
             local.set $loffLo
             local.get $lv
@@ -2393,10 +1838,9 @@
             i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
             f64x2.promote_low_f32x4
             local.set $loffHi
-            local.get $o
-            v128.load offset=80 align=1
-            local.set $lv
-            local.get $lv
+            local.get $of
+            v128.load offset=48 align=1 ;; KERNEL_LANES.STEP + 16 · c
+            local.tee $lv
             f64x2.promote_low_f32x4
             local.set $lstepLo
             local.get $lv
@@ -2427,11 +1871,9 @@
           i32.add
           local.get $lv
           v128.load32_lane align=1 3
-          local.set $lv
           ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) · 2^(7 − the key's first
           ;; bit), a product of the row's and the key's, ready before the field), then down to bit 0,
           ;; the next fields' bits masked off.
-          local.get $lv
           local.get $lmul
           local.get $kmul1
           i32x4.mul
@@ -2440,8 +1882,7 @@
           i32x4.shr_u
           local.get $lmask
           v128.and
-          local.set $lv
-          local.get $lv
+          local.tee $lv
           f64x2.convert_low_i32x4_s
           local.get $lstepLo
           f64x2.mul
@@ -2459,12 +1900,25 @@
           f64x2.add
           f32x4.demote_f64x2_zero
           local.set $lhi
-          local.get $at
+          local.get $p
           local.get $llo
           local.get $lhi
           i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-          v128.store offset=59440 align=1 ;; plane G+2 / Q1+1
+          v128.store offset=35664 align=1 ;; plane G + c
         end
+        ;; On to the next component: its bytes and widths 8 bytes on, offsets and steps 16, plane 1.
+        local.get $rb
+        i32.const 8
+        i32.add
+        local.set $rb
+        local.get $rf
+        i32.const 16
+        i32.add
+        local.set $rf
+        local.get $p
+        i32.const 11888 ;; PLANE_BYTES
+        i32.add
+        local.set $p
         local.get $dropsW
         i32.eqz
         if  ;; label = @3
@@ -2488,8 +1942,7 @@
         local.get $at
         i32.const 16
         i32.add
-        local.set $at
-        local.get $at
+        local.tee $at
         local.get $el
         i32.lt_u
         br_if 0 (;@2;)
@@ -2531,57 +1984,65 @@
         local.get $e
         i32.const 4
         i32.add
-        local.set $e
-        local.get $e
+        local.tee $e
         i32.const 15
         i32.and
         br_if 0 (;@2;)
       end
     end
     ;; Then quad by quad: four lanes' rotations rebuilt, slerped, multiplied by their references and stored.
-    v128.const i32x4 0x3f800000 0x3f800000 0x3f800000 0x3f800000
+    f32.const 0x1p+0 ;; 1
+    f32x4.splat
     local.set $one
-    v128.const i32x4 0x00000000 0x00000000 0x00000000 0x00000000
-    local.set $zero
-    v128.const i32x4 0xbf800000 0xbf800000 0xbf800000 0xbf800000
+    f32.const -0x1p+0 ;; −1
+    f32x4.splat
     local.set $minusOne
-    v128.const i32x4 0x40000000 0x40000000 0x40000000 0x40000000
+    f32.const 0x1p+1 ;; 2
+    f32x4.splat
     local.set $two
-    v128.const i32x4 0x3eaaaaab 0x3eaaaaab 0x3eaaaaab 0x3eaaaaab
+    f32.const 0x1.555556p-2 ;; 1/3
+    f32x4.splat
     local.set $third
-    v128.const i32x4 0x3db60b61 0x3db60b61 0x3db60b61 0x3db60b61
+    f32.const 0x1.6c16c2p-4 ;; 4/45
+    f32x4.splat
     local.set $fourOver45
-    v128.const i32x4 0x3cea0ea1 0x3cea0ea1 0x3cea0ea1 0x3cea0ea1
+    f32.const 0x1.d41d42p-6 ;; 1/35
+    f32x4.splat
     local.set $over35
-    v128.const i32x4 0xbe2aaaab 0xbe2aaaab 0xbe2aaaab 0xbe2aaaab
+    f32.const -0x1.555556p-3 ;; −1/6
+    f32x4.splat
     local.set $s1
-    v128.const i32x4 0x3c088889 0x3c088889 0x3c088889 0x3c088889
+    f32.const 0x1.111112p-7 ;; 1/120
+    f32x4.splat
     local.set $s2
-    v128.const i32x4 0xb9500d01 0xb9500d01 0xb9500d01 0xb9500d01
+    f32.const -0x1.a01a02p-13 ;; −1/5040
+    f32x4.splat
     local.set $s3
-    v128.const i32x4 0x3638ef1d 0x3638ef1d 0x3638ef1d 0x3638ef1d
+    f32.const 0x1.71de3ap-19 ;; 1/362880
+    f32x4.splat
     local.set $s4
-    v128.const i32x4 0x3e000000 0x3e000000 0x3e000000 0x3e000000
+    f32.const 0x1p-3 ;; SERIES_LIMIT
+    f32x4.splat
     local.set $limit
-    v128.const i32x4 0x00000000 0x00000000 0x00000000 0x00000000
-    local.set $drop0
-    v128.const i32x4 0x00000001 0x00000001 0x00000001 0x00000001
+    ;; zero and drop0 (all bits 0) are the initial values of their locals.
+    i32.const 1
+    i32x4.splat
     local.set $drop1
-    v128.const i32x4 0x00000002 0x00000002 0x00000002 0x00000002
+    i32.const 2
+    i32x4.splat
     local.set $drop2
-    v128.const i32x4 0x00000003 0x00000003 0x00000003 0x00000003
+    i32.const 3
+    i32x4.splat
     local.set $drop3
     local.get $alpha
     f32.demote_f64
-    local.set $alpha32
-    local.get $alpha32
+    local.tee $alpha32
     f32x4.splat
     local.set $al
     f32.const 0x1p+0 (;=1;)
     local.get $alpha32
     f32.sub
-    local.set $beta
-    local.get $beta
+    local.tee $beta
     f32x4.splat
     local.set $be
     local.get $alpha32
@@ -2632,8 +2093,7 @@
         local.get $v2
         f32x4.mul
         f32x4.sub
-        local.set $vt
-        local.get $vt
+        local.tee $vt
         f32x4.sqrt
         local.get $zero
         local.get $vt
@@ -2655,8 +2115,7 @@
         else
           local.get $at
           v128.load offset=71328 align=1 ;; plane DROP0 / Q1+2
-          local.set $drops
-          local.get $drops
+          local.tee $drops
           local.get $drop0
           i32x4.eq
           local.set $m0
@@ -2730,8 +2189,7 @@
           local.get $v2
           f32x4.mul
           f32x4.sub
-          local.set $vt
-          local.get $vt
+          local.tee $vt
           f32x4.sqrt
           local.get $zero
           local.get $vt
@@ -2753,8 +2211,7 @@
           else
             local.get $at
             v128.load offset=83216 align=1 ;; plane DROP1 / Q1+3
-            local.set $drops
-            local.get $drops
+            local.tee $drops
             local.get $drop0
             i32x4.eq
             local.set $m0
@@ -2831,8 +2288,7 @@
         local.get $at
         i32.const 16
         i32.add
-        local.set $at
-        local.get $at
+        local.tee $at
         local.get $e
         i32.ne
         br_if 0 (;@2;)
@@ -2943,8 +2399,7 @@
           local.get $at
           i32.const 16
           i32.add
-          local.set $at
-          local.get $at
+          local.tee $at
           local.get $e
           i32.ne
           br_if 0 (;@3;)
@@ -3031,8 +2486,7 @@
           if  ;; label = @4
             local.get $vu
             f32x4.extract_lane 0
-            local.set $u
-            local.get $u
+            local.tee $u
             f32.const 0x1p-3 (;=0.125;)
             f32.lt
             i32.eqz
@@ -3070,8 +2524,7 @@
             end
             local.get $vu
             f32x4.extract_lane 1
-            local.set $u
-            local.get $u
+            local.tee $u
             f32.const 0x1p-3 (;=0.125;)
             f32.lt
             i32.eqz
@@ -3109,8 +2562,7 @@
             end
             local.get $vu
             f32x4.extract_lane 2
-            local.set $u
-            local.get $u
+            local.tee $u
             f32.const 0x1p-3 (;=0.125;)
             f32.lt
             i32.eqz
@@ -3148,8 +2600,7 @@
             end
             local.get $vu
             f32x4.extract_lane 3
-            local.set $u
-            local.get $u
+            local.tee $u
             f32.const 0x1p-3 (;=0.125;)
             f32.lt
             i32.eqz
@@ -3203,8 +2654,7 @@
           local.get $at
           i32.const 16
           i32.add
-          local.set $at
-          local.get $at
+          local.tee $at
           local.get $e
           i32.ne
           br_if 0 (;@3;)
@@ -3328,8 +2778,7 @@
           local.get $at
           i32.const 16
           i32.add
-          local.set $at
-          local.get $at
+          local.tee $at
           local.get $e
           i32.ne
           br_if 0 (;@3;)
@@ -3480,8 +2929,7 @@
         local.get $vt
         local.get $zero
         f32x4.gt
-        local.set $pos
-        local.get $pos
+        local.tee $pos
         i32x4.all_true
         i32.eqz
         if  ;; label = @3
@@ -3555,8 +3003,7 @@
         local.get $at
         i32.const 16
         i32.add
-        local.set $at
-        local.get $at
+        local.tee $at
         local.get $e
         i32.ne
         br_if 0 (;@2;)
