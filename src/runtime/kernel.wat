@@ -66,6 +66,7 @@
     (local $bits i32)
     (local $raw i32)
     (local $q i32)
+    (local $bits0 i32)
     (local $bits1 i32)
     (local $a0 i32)
     (local $a1 i32)
@@ -73,6 +74,7 @@
     (local $sum i32)
     (local $at i32)
     (local $o i32)
+    (local $rot i32)
     (local $el i32)
     (local $dropsW i32)
     (local $shared i32)
@@ -85,12 +87,6 @@
     (local $base0 i32)
     (local $base1 i32)
     (local $row i32)
-    (local $d i32)
-    (local $rb i32)
-    (local $rf i32)
-    (local $ob i32)
-    (local $of i32)
-    (local $p i32)
     (local $window i64)
     (local $window1 i64)
     (local $u f32)
@@ -561,10 +557,8 @@
     local.get $r0
     i32.add
     local.set $list
-    ;; First pass, track by track: keys read (key 0's components into c0..c2, key 1's into
-    ;; g0..g2); vectors interpolated and stored, rotations parked (with lane rows, only the other
-    ;; tracks' records are here, each at its listed bit). skip: one key, or a STEP track, whose
-    ;; key 1 is key 0.
+    ;; First pass, track by track: keys read; vectors interpolated and stored, rotations parked
+    ;; (with lane rows, only the other tracks' records are here, each at its listed bit).
     block  ;; label = @1
       local.get $count
       i32.eqz
@@ -594,213 +588,307 @@
         local.get $r0
         i32.load align=1
         local.set $meta
-        local.get $single
+        local.get $r0
+        i32.load offset=4 align=1
+        local.set $bits0
+        ;; Splits the component bytes of a bits word (local) into a0..a2.
+        local.get $bits0
+        i32.const 255
+        i32.and
+        local.set $a0
+        local.get $bits0
+        i32.const 8
+        i32.shr_u
+        i32.const 255
+        i32.and
+        local.set $a1
+        local.get $bits0
+        i32.const 16
+        i32.shr_u
+        i32.const 255
+        i32.and
+        local.set $a2
+        local.get $a0
+        local.get $a1
+        i32.add
+        local.get $a2
+        i32.add
+        local.set $sum
+        ;; rot = kind is rotation
         local.get $meta
-        i32.const 4194304 ;; STEP
+        i32.const 3145728
         i32.and
-        i32.or
-        local.set $skip
-        ;; Two keys of one segment (shared is all ones), not a STEP track, fields in one 64-bit
-        ;; window (nearly always): one record, two windows.
-        local.get $shared
-        local.get $meta
-        i32.and
-        i32.const 37748736 ;; STEP | WINDOW
-        i32.and
-        i32.const 33554432 ;; WINDOW
+        i32.const 0
         i32.eq
-        if  ;; label = @3
-          local.get $r0
-          i32.load offset=4 align=1
-          local.set $bits
-          ;; Splits the component bytes of the bits word into a0..a2.
-          local.get $bits
-          i32.const 255
+        local.set $rot
+        block  ;; label = @3
+          ;; Two keys of one segment (shared is all ones), not a STEP track, fields in one 64-bit
+          ;; window: one record, two windows.
+          local.get $shared
+          local.get $meta
           i32.and
-          local.set $a0
-          local.get $bits
-          i32.const 8
-          i32.shr_u
-          i32.const 255
+          i32.const 37748736
           i32.and
-          local.set $a1
-          local.get $bits
-          i32.const 16
-          i32.shr_u
-          i32.const 255
+          i32.const 33554432
+          i32.eq
+          if  ;; label = @4
+            ;; Reads the three stored components of each key of keys ([bit local, window local, output
+            ;; locals]) from one 64-bit window per key, at packed keys keyWords, for a record (rec)
+            ;; with the WINDOW flag: each component's offset, step and mask are read once for all the
+            ;; keys, each component is offset + q · step. Each key's bit local moves past its fields.
+            local.get $k0
+            local.get $bit0
+            i32.const 3
+            i32.shr_u
+            i32.add
+            i64.load align=1
+            local.get $bit0
+            i32.const 7
+            i32.and
+            i64.extend_i32_u
+            i64.shr_u
+            local.set $window
+            local.get $k0
+            local.get $bit1
+            i32.const 3
+            i32.shr_u
+            i32.add
+            i64.load align=1
+            local.get $bit1
+            i32.const 7
+            i32.and
+            i64.extend_i32_u
+            i64.shr_u
+            local.set $window1
+            local.get $r0
+            f32.load offset=8 align=1
+            f64.promote_f32
+            local.set $offset
+            local.get $r0
+            f32.load offset=12 align=1
+            f64.promote_f32
+            local.set $step
+            ;; (1 << width) − 1 from the scratch's table: no variable shift.
+            local.get $a0
+            i32.const 2
+            i32.shl
+            i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
+            local.set $mask
+            local.get $offset
+            local.get $window
+            i32.wrap_i64
+            local.get $mask
+            i32.and
+            f64.convert_i32_u
+            local.get $step
+            f64.mul
+            f64.add
+            local.set $c0
+            local.get $window
+            local.get $a0
+            i64.extend_i32_u
+            i64.shr_u
+            local.set $window
+            local.get $offset
+            local.get $window1
+            i32.wrap_i64
+            local.get $mask
+            i32.and
+            f64.convert_i32_u
+            local.get $step
+            f64.mul
+            f64.add
+            local.set $g0
+            local.get $window1
+            local.get $a0
+            i64.extend_i32_u
+            i64.shr_u
+            local.set $window1
+            local.get $r0
+            f32.load offset=16 align=1
+            f64.promote_f32
+            local.set $offset
+            local.get $r0
+            f32.load offset=20 align=1
+            f64.promote_f32
+            local.set $step
+            ;; (1 << width) − 1 from the scratch's table: no variable shift.
+            local.get $a1
+            i32.const 2
+            i32.shl
+            i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
+            local.set $mask
+            local.get $offset
+            local.get $window
+            i32.wrap_i64
+            local.get $mask
+            i32.and
+            f64.convert_i32_u
+            local.get $step
+            f64.mul
+            f64.add
+            local.set $c1
+            local.get $window
+            local.get $a1
+            i64.extend_i32_u
+            i64.shr_u
+            local.set $window
+            local.get $offset
+            local.get $window1
+            i32.wrap_i64
+            local.get $mask
+            i32.and
+            f64.convert_i32_u
+            local.get $step
+            f64.mul
+            f64.add
+            local.set $g1
+            local.get $window1
+            local.get $a1
+            i64.extend_i32_u
+            i64.shr_u
+            local.set $window1
+            local.get $r0
+            f32.load offset=24 align=1
+            f64.promote_f32
+            local.set $offset
+            local.get $r0
+            f32.load offset=28 align=1
+            f64.promote_f32
+            local.set $step
+            ;; (1 << width) − 1 from the scratch's table: no variable shift.
+            local.get $a2
+            i32.const 2
+            i32.shl
+            i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
+            local.set $mask
+            local.get $offset
+            local.get $window
+            i32.wrap_i64
+            local.get $mask
+            i32.and
+            f64.convert_i32_u
+            local.get $step
+            f64.mul
+            f64.add
+            local.set $c2
+            local.get $offset
+            local.get $window1
+            i32.wrap_i64
+            local.get $mask
+            i32.and
+            f64.convert_i32_u
+            local.get $step
+            f64.mul
+            f64.add
+            local.set $g2
+            local.get $bit0
+            local.get $sum
+            i32.add
+            local.set $bit0
+            local.get $bit1
+            local.get $sum
+            i32.add
+            local.set $bit1
+            local.get $rot
+            if  ;; label = @5
+              ;; Parks the rotation just read, rounded to float32, at rotation address e of the planes (key 1 = g with bits bits1); e moves on.
+              local.get $e
+              local.get $c0
+              f32.demote_f64
+              f32.store align=1
+              local.get $e
+              local.get $c1
+              f32.demote_f64
+              f32.store offset=11888 align=1 ;; plane C+1 / Q0+1
+              local.get $e
+              local.get $c2
+              f32.demote_f64
+              f32.store offset=23776 align=1 ;; plane C+2 / Q0+2
+              local.get $e
+              local.get $g0
+              f32.demote_f64
+              f32.store offset=35664 align=1 ;; plane G / Q0+3
+              local.get $e
+              local.get $g1
+              f32.demote_f64
+              f32.store offset=47552 align=1 ;; plane G+1 / Q1
+              local.get $e
+              local.get $g2
+              f32.demote_f64
+              f32.store offset=59440 align=1 ;; plane G+2 / Q1+1
+              ;; The dropped components, read only when a segment's rotations do not all drop w.
+              local.get $dropsW
+              i32.eqz
+              if  ;; label = @6
+                local.get $e
+                local.get $bits0
+                i32.const 24
+                i32.shr_u
+                i32.store offset=71328 align=1 ;; plane DROP0 / Q1+2
+                local.get $e
+                local.get $bits0
+                i32.const 24
+                i32.shr_u
+                i32.store offset=83216 align=1 ;; plane DROP1 / Q1+3
+              end
+              local.get $e
+              i32.const 4
+              i32.add
+              local.set $e
+            else
+              ;; Stores c + (g − c) · alpha of the f64 locals c, g at the pose offset as float32.
+              ;; Stores the three f64 values v pushes as float32 at the track's pose offset (o = out + 4 · pose offset).
+              local.get $meta
+              i32.const 1048575
+              i32.and
+              i32.const 2
+              i32.shl
+              i32.const 131072 ;; KERNEL_STAGING
+              i32.add
+              local.tee $o
+              local.get $c0
+              local.get $g0
+              local.get $c0
+              f64.sub
+              local.get $alpha
+              f64.mul
+              f64.add
+              f32.demote_f64
+              f32.store align=1
+              local.get $o
+              local.get $c1
+              local.get $g1
+              local.get $c1
+              f64.sub
+              local.get $alpha
+              f64.mul
+              f64.add
+              f32.demote_f64
+              f32.store offset=4 align=1
+              local.get $o
+              local.get $c2
+              local.get $g2
+              local.get $c2
+              f64.sub
+              local.get $alpha
+              f64.mul
+              f64.add
+              f32.demote_f64
+              f32.store offset=8 align=1
+            end
+            br 1 (;@3;)
+          end
+          ;; Otherwise key by key (record rec, packed keys keys, cursor at): key 1 into g0..g2
+          ;; (pass 1; for a STEP track only its bits are passed), then key 0 into c0..c2 (pass 0);
+          ;; then stored or parked. skip: one key, or a STEP track, whose key 1 is key 0.
+          local.get $single
+          local.get $meta
+          i32.const 4194304 ;; STEP
           i32.and
-          local.set $a2
-          ;; Each key's 64 bits from its first bit (bit0, bit1) of the packed keys at k0, window and
-          ;; window1: each component's offset, step and mask are read once for both keys, each
-          ;; component is offset + q · step. Each key's bit moves past its fields.
-          local.get $k0
-          local.get $bit0
-          i32.const 3
-          i32.shr_u
-          i32.add
-          i64.load align=1
-          local.get $bit0
-          i32.const 7
-          i32.and
-          i64.extend_i32_u
-          i64.shr_u
-          local.set $window
-          local.get $k0
-          local.get $bit1
-          i32.const 3
-          i32.shr_u
-          i32.add
-          i64.load align=1
-          local.get $bit1
-          i32.const 7
-          i32.and
-          i64.extend_i32_u
-          i64.shr_u
-          local.set $window1
-          local.get $r0
-          f32.load offset=8 align=1
-          f64.promote_f32
-          local.set $offset
-          local.get $r0
-          f32.load offset=12 align=1
-          f64.promote_f32
-          local.set $step
-          ;; (1 << width) − 1 from the scratch's table: no variable shift.
-          local.get $a0
-          i32.const 2
-          i32.shl
-          i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
-          local.set $mask
-          local.get $offset
-          local.get $window
-          i32.wrap_i64
-          local.get $mask
-          i32.and
-          f64.convert_i32_u
-          local.get $step
-          f64.mul
-          f64.add
-          local.set $c0
-          local.get $window
-          local.get $a0
-          i64.extend_i32_u
-          i64.shr_u
-          local.set $window
-          local.get $offset
-          local.get $window1
-          i32.wrap_i64
-          local.get $mask
-          i32.and
-          f64.convert_i32_u
-          local.get $step
-          f64.mul
-          f64.add
-          local.set $g0
-          local.get $window1
-          local.get $a0
-          i64.extend_i32_u
-          i64.shr_u
-          local.set $window1
-          local.get $r0
-          f32.load offset=16 align=1
-          f64.promote_f32
-          local.set $offset
-          local.get $r0
-          f32.load offset=20 align=1
-          f64.promote_f32
-          local.set $step
-          ;; (1 << width) − 1 from the scratch's table: no variable shift.
-          local.get $a1
-          i32.const 2
-          i32.shl
-          i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
-          local.set $mask
-          local.get $offset
-          local.get $window
-          i32.wrap_i64
-          local.get $mask
-          i32.and
-          f64.convert_i32_u
-          local.get $step
-          f64.mul
-          f64.add
-          local.set $c1
-          local.get $window
-          local.get $a1
-          i64.extend_i32_u
-          i64.shr_u
-          local.set $window
-          local.get $offset
-          local.get $window1
-          i32.wrap_i64
-          local.get $mask
-          i32.and
-          f64.convert_i32_u
-          local.get $step
-          f64.mul
-          f64.add
-          local.set $g1
-          local.get $window1
-          local.get $a1
-          i64.extend_i32_u
-          i64.shr_u
-          local.set $window1
-          local.get $r0
-          f32.load offset=24 align=1
-          f64.promote_f32
-          local.set $offset
-          local.get $r0
-          f32.load offset=28 align=1
-          f64.promote_f32
-          local.set $step
-          ;; (1 << width) − 1 from the scratch's table: no variable shift.
-          local.get $a2
-          i32.const 2
-          i32.shl
-          i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
-          local.set $mask
-          local.get $offset
-          local.get $window
-          i32.wrap_i64
-          local.get $mask
-          i32.and
-          f64.convert_i32_u
-          local.get $step
-          f64.mul
-          f64.add
-          local.set $c2
-          local.get $offset
-          local.get $window1
-          i32.wrap_i64
-          local.get $mask
-          i32.and
-          f64.convert_i32_u
-          local.get $step
-          f64.mul
-          f64.add
-          local.set $g2
-          local.get $bit0
-          local.get $a0
-          i32.add
-          local.get $a1
-          i32.add
-          local.get $a2
-          i32.add
-          local.set $bit0
-          local.get $bit1
-          local.get $a0
-          i32.add
-          local.get $a1
-          i32.add
-          local.get $a2
-          i32.add
-          local.set $bit1
-          local.get $bits
-          local.set $bits1
-        else
-          ;; Otherwise key by key (pass 1, key 1, not read when skip; then pass 0, key 0): record
-          ;; rec, packed keys keys, cursor at. Key 1's record is as far from key 0's as their
-          ;; segments' headers (the one loop cursor is r0).
+          i32.or
+          local.set $skip
+          ;; Key 1's record: as far from key 0's as their segments' headers (the one loop cursor is r0).
           local.get $r0
           local.get $h1
           i32.add
@@ -811,7 +899,9 @@
           local.set $keys
           local.get $bit1
           local.set $at
-          i32.const 1
+          ;; One key: key 1 is key 0 (the same record, keys and bit), so the one pass reads it.
+          local.get $single
+          i32.eqz
           local.set $pass
           loop  ;; label = @4
             local.get $rec
@@ -864,7 +954,8 @@
               i32.shl
               i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
               i32.and
-              local.tee $q
+              local.set $q
+              local.get $q
               f32.reinterpret_i32
               f64.promote_f32
               local.get $rec
@@ -901,7 +992,8 @@
               i32.shl
               i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
               i32.and
-              local.tee $q
+              local.set $q
+              local.get $q
               f32.reinterpret_i32
               f64.promote_f32
               local.get $rec
@@ -938,7 +1030,8 @@
               i32.shl
               i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
               i32.and
-              local.tee $q
+              local.set $q
+              local.get $q
               f32.reinterpret_i32
               f64.promote_f32
               local.get $rec
@@ -988,119 +1081,121 @@
           local.get $at
           local.get $a2
           i32.add
-          local.set $bit0
-        end
-        ;; One key (or a STEP track): key 1 is key 0.
-        local.get $skip
-        if  ;; label = @3
-          local.get $c0
-          local.set $g0
-          local.get $c1
-          local.set $g1
-          local.get $c2
-          local.set $g2
-          local.get $bits
-          local.set $bits1
-        end
-        ;; rot = kind is rotation
-        local.get $meta
-        i32.const 3145728
-        i32.and
-        i32.eqz
-        if  ;; label = @3
-          ;; Parks the rotation just read, rounded to float32, at rotation address e of the planes; e moves on.
-          local.get $e
-          local.get $c0
-          f32.demote_f64
-          f32.store align=1
-          local.get $e
-          local.get $c1
-          f32.demote_f64
-          f32.store offset=11888 align=1 ;; plane C+1 / Q0+1
-          local.get $e
-          local.get $c2
-          f32.demote_f64
-          f32.store offset=23776 align=1 ;; plane C+2 / Q0+2
-          local.get $e
-          local.get $g0
-          f32.demote_f64
-          f32.store offset=35664 align=1 ;; plane G / Q0+3
-          local.get $e
-          local.get $g1
-          f32.demote_f64
-          f32.store offset=47552 align=1 ;; plane G+1 / Q1
-          local.get $e
-          local.get $g2
-          f32.demote_f64
-          f32.store offset=59440 align=1 ;; plane G+2 / Q1+1
-          ;; The dropped components, read only when a segment's rotations do not all drop w.
-          local.get $dropsW
-          i32.eqz
+          local.tee $bit0
+          ;; One key: key 1's bit is key 0's.
+          local.get $bit1
+          local.get $single
+          select
+          local.set $bit1
+          ;; One key (or a STEP track): key 1 is key 0.
+          local.get $skip
           if  ;; label = @4
-            local.get $e
+            local.get $c0
+            local.set $g0
+            local.get $c1
+            local.set $g1
+            local.get $c2
+            local.set $g2
             local.get $bits
-            i32.const 24
-            i32.shr_u
-            i32.store offset=71328 align=1 ;; plane DROP0 / Q1+2
-            local.get $e
-            local.get $bits1
-            i32.const 24
-            i32.shr_u
-            i32.store offset=83216 align=1 ;; plane DROP1 / Q1+3
+            local.set $bits1
           end
-          local.get $e
-          i32.const 4
-          i32.add
-          local.set $e
-        else
-          ;; Stores c + (g − c) · alpha (c alone when skip) at the track's pose offset as float32
-          ;; (o = out + 4 · pose offset).
-          local.get $meta
-          i32.const 1048575
-          i32.and
-          i32.const 2
-          i32.shl
-          i32.const 131072 ;; KERNEL_STAGING
-          i32.add
-          local.tee $o
-          local.get $c0
-          local.get $c0
-          local.get $g0
-          local.get $c0
-          f64.sub
-          local.get $alpha
-          f64.mul
-          f64.add
-          local.get $skip
-          select
-          f32.demote_f64
-          f32.store align=1
-          local.get $o
-          local.get $c1
-          local.get $c1
-          local.get $g1
-          local.get $c1
-          f64.sub
-          local.get $alpha
-          f64.mul
-          f64.add
-          local.get $skip
-          select
-          f32.demote_f64
-          f32.store offset=4 align=1
-          local.get $o
-          local.get $c2
-          local.get $c2
-          local.get $g2
-          local.get $c2
-          f64.sub
-          local.get $alpha
-          f64.mul
-          f64.add
-          local.get $skip
-          select
-          f32.demote_f64
-          f32.store offset=8 align=1
+          local.get $rot
+          if  ;; label = @4
+            ;; Parks the rotation just read, rounded to float32, at rotation address e of the planes; e moves on.
+            local.get $e
+            local.get $c0
+            f32.demote_f64
+            f32.store align=1
+            local.get $e
+            local.get $c1
+            f32.demote_f64
+            f32.store offset=11888 align=1 ;; plane C+1 / Q0+1
+            local.get $e
+            local.get $c2
+            f32.demote_f64
+            f32.store offset=23776 align=1 ;; plane C+2 / Q0+2
+            local.get $e
+            local.get $g0
+            f32.demote_f64
+            f32.store offset=35664 align=1 ;; plane G / Q0+3
+            local.get $e
+            local.get $g1
+            f32.demote_f64
+            f32.store offset=47552 align=1 ;; plane G+1 / Q1
+            local.get $e
+            local.get $g2
+            f32.demote_f64
+            f32.store offset=59440 align=1 ;; plane G+2 / Q1+1
+            ;; The dropped components, read only when a segment's rotations do not all drop w.
+            local.get $dropsW
+            i32.eqz
+            if  ;; label = @5
+              local.get $e
+              local.get $bits
+              i32.const 24
+              i32.shr_u
+              i32.store offset=71328 align=1 ;; plane DROP0 / Q1+2
+              local.get $e
+              local.get $bits1
+              i32.const 24
+              i32.shr_u
+              i32.store offset=83216 align=1 ;; plane DROP1 / Q1+3
+            end
+            local.get $e
+            i32.const 4
+            i32.add
+            local.set $e
+          else
+            ;; Stores c + (g − c) · alpha (c alone when skip) at the track's pose offset as float32
+            ;; (o = out + 4 · pose offset).
+            local.get $meta
+            i32.const 1048575
+            i32.and
+            i32.const 2
+            i32.shl
+            i32.const 131072 ;; KERNEL_STAGING
+            i32.add
+            local.set $o
+            local.get $o
+            local.get $c0
+            local.get $c0
+            local.get $g0
+            local.get $c0
+            f64.sub
+            local.get $alpha
+            f64.mul
+            f64.add
+            local.get $skip
+            select
+            f32.demote_f64
+            f32.store align=1
+            local.get $o
+            local.get $c1
+            local.get $c1
+            local.get $g1
+            local.get $c1
+            f64.sub
+            local.get $alpha
+            f64.mul
+            f64.add
+            local.get $skip
+            select
+            f32.demote_f64
+            f32.store offset=4 align=1
+            local.get $o
+            local.get $c2
+            local.get $c2
+            local.get $g2
+            local.get $c2
+            f64.sub
+            local.get $alpha
+            f64.mul
+            f64.add
+            local.get $skip
+            select
+            f32.demote_f64
+            f32.store offset=8 align=1
+          end
         end
         local.get $r0
         i32.const 32
@@ -1151,9 +1246,9 @@
       ;; The lane pass: fills planes C and G (and the dropped components) of every quad from the
       ;; lane rows (KERNEL_LANES) of the keys' segments, for keys starting at bit sub0 of byte
       ;; base0 and bit sub1 of byte base1, four rotations at a time. Each component is offset
-      ;; + q · step in float64, rounded to float32: what the first pass would park there, to the
-      ;; bit. Key 1 is read only for two keys; its segment's parameters only when it is another
-      ;; segment.
+      ;; + q · step in float64, rounded to float32, as readWindows computes it, so the planes
+      ;; hold what the first pass would park there, to the bit. Key 1 is read only for two keys; its segment's
+      ;; parameters only when it is another segment.
       ;; Component c's four fields' bytes (into a0, a1, a2, sum), multipliers 2^(7 − first bit)
       ;; (bytes of the row) and masks 2^w − 1 (2^w built as a float32 exponent; plus 2^23, its
       ;; bits are those of 2^23 plus 2^w, w ≤ LANE_MAX_BITS), offsets and steps, from the row at row.
@@ -1166,11 +1261,7 @@
       i32.const 0x4b000001 ;; its bits, plus 1
       i32x4.splat
       local.set $i2p23
-      ;; quad: key 0's row; o: key 1's (as far from it as their segments' headers, d).
-      local.get $h1
-      local.get $h0
-      i32.sub
-      local.set $d
+      ;; quad: key 0's row; o: key 1's (as far from it as their segments' headers).
       i32.const 0
       local.set $at
       local.get $h0
@@ -1187,123 +1278,118 @@
       local.set $el
       loop  ;; label = @2
         local.get $quad
-        local.get $d
+        local.get $h1
         i32.add
+        local.get $h0
+        i32.sub
         local.set $o
-        ;; Component by component c: its parameters from key 0's row at rb (quad + 8 · c) and rf
-        ;; (quad + 16 · c), key 1's d further on (ob, of); its vectors to plane C + c (at p) and
-        ;; G + c. Moving pointers rather than offsets make the three components the same bytes,
-        ;; which a page's gzip stores once; unrolled, as a loop measured about a tenth slower.
         local.get $quad
-        local.tee $rb
-        local.set $rf
+        i32.load16_u offset=96 align=1
+        local.set $a0
+        local.get $quad
+        i32.load16_u offset=98 align=1
+        local.set $a1
+        local.get $quad
+        i32.load16_u offset=100 align=1
+        local.set $a2
+        local.get $quad
+        i32.load16_u offset=102 align=1
+        local.set $sum
+        local.get $quad
+        v128.load64_zero offset=120 align=1
+        i16x8.extend_low_i8x16_u
+        local.tee $lv
+        i32x4.extend_high_i16x8_u
+        local.set $lmul
+        local.get $lv
+        i32x4.extend_low_i16x8_u
+        local.get $i127
+        i32x4.add
+        i32.const 23
+        i32x4.shl
+        local.get $f2p23
+        f32x4.add
+        local.get $i2p23
+        i32x4.sub
+        local.set $lmask
+        local.get $quad
+        v128.load align=1 ;; KERNEL_LANES.OFFSET + 16 · c
+        local.tee $lv
+        f64x2.promote_low_f32x4
+        local.set $loffLo
+        local.get $lv
+        local.get $lv
+        i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
+        f64x2.promote_low_f32x4
+        local.set $loffHi
+        local.get $quad
+        v128.load offset=48 align=1 ;; KERNEL_LANES.STEP + 16 · c
+        local.tee $lv
+        f64x2.promote_low_f32x4
+        local.set $lstepLo
+        local.get $lv
+        local.get $lv
+        i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
+        f64x2.promote_low_f32x4
+        local.set $lstepHi
+        local.get $base0
+        local.get $a0
+        i32.add
+        v128.load32_zero align=1
+        local.set $lv
+        local.get $base0
+        local.get $a1
+        i32.add
+        local.get $lv
+        v128.load32_lane align=1 1
+        local.set $lv
+        local.get $base0
+        local.get $a2
+        i32.add
+        local.get $lv
+        v128.load32_lane align=1 2
+        local.set $lv
+        local.get $base0
+        local.get $sum
+        i32.add
+        local.get $lv
+        v128.load32_lane align=1 3
+        local.set $lv
+        ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) · 2^(7 − the key's first
+        ;; bit), a product of the row's and the key's, ready before the field), then down to bit 0,
+        ;; the next fields' bits masked off.
+        local.get $lv
+        local.get $lmul
+        local.get $kmul0
+        i32x4.mul
+        i32x4.mul
+        i32.const 14
+        i32x4.shr_u
+        local.get $lmask
+        v128.and
+        local.tee $lv
+        f64x2.convert_low_i32x4_s
+        local.get $lstepLo
+        f64x2.mul
+        local.get $loffLo
+        f64x2.add
+        f32x4.demote_f64x2_zero
+        local.set $llo
+        local.get $lv
+        local.get $lv
+        i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
+        f64x2.convert_low_i32x4_s
+        local.get $lstepHi
+        f64x2.mul
+        local.get $loffHi
+        f64x2.add
+        f32x4.demote_f64x2_zero
+        local.set $lhi
         local.get $at
-        local.set $p
-        local.get $rb
-        i32.load16_u offset=96 align=1 ;; KERNEL_LANES.BYTE + 8 · c
-        local.set $a0
-        local.get $rb
-        i32.load16_u offset=98 align=1
-        local.set $a1
-        local.get $rb
-        i32.load16_u offset=100 align=1
-        local.set $a2
-        local.get $rb
-        i32.load16_u offset=102 align=1
-        local.set $sum
-        local.get $rb
-        v128.load64_zero offset=120 align=1 ;; KERNEL_LANES.WIDTH + 8 · c
-        i16x8.extend_low_i8x16_u
-        local.tee $lv
-        i32x4.extend_high_i16x8_u
-        local.set $lmul
-        local.get $lv
-        i32x4.extend_low_i16x8_u
-        local.get $i127
-        i32x4.add
-        i32.const 23
-        i32x4.shl
-        local.get $f2p23
-        f32x4.add
-        local.get $i2p23
-        i32x4.sub
-        local.set $lmask
-        local.get $rf
-        v128.load align=1 ;; KERNEL_LANES.OFFSET + 16 · c
-        local.tee $lv
-        f64x2.promote_low_f32x4
-        local.set $loffLo
-        local.get $lv
-        local.get $lv
-        i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
-        f64x2.promote_low_f32x4
-        local.set $loffHi
-        local.get $rf
-        v128.load offset=48 align=1 ;; KERNEL_LANES.STEP + 16 · c
-        local.tee $lv
-        f64x2.promote_low_f32x4
-        local.set $lstepLo
-        local.get $lv
-        local.get $lv
-        i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
-        f64x2.promote_low_f32x4
-        local.set $lstepHi
-        local.get $base0
-        local.get $a0
-        i32.add
-        v128.load32_zero align=1
-        local.set $lv
-        local.get $base0
-        local.get $a1
-        i32.add
-        local.get $lv
-        v128.load32_lane align=1 1
-        local.set $lv
-        local.get $base0
-        local.get $a2
-        i32.add
-        local.get $lv
-        v128.load32_lane align=1 2
-        local.set $lv
-        local.get $base0
-        local.get $sum
-        i32.add
-        local.get $lv
-        v128.load32_lane align=1 3
-        ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) · 2^(7 − the key's first
-        ;; bit), a product of the row's and the key's, ready before the field), then down to bit 0,
-        ;; the next fields' bits masked off.
-        local.get $lmul
-        local.get $kmul0
-        i32x4.mul
-        i32x4.mul
-        i32.const 14
-        i32x4.shr_u
-        local.get $lmask
-        v128.and
-        local.tee $lv
-        f64x2.convert_low_i32x4_s
-        local.get $lstepLo
-        f64x2.mul
-        local.get $loffLo
-        f64x2.add
-        f32x4.demote_f64x2_zero
-        local.set $llo
-        local.get $lv
-        local.get $lv
-        i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
-        f64x2.convert_low_i32x4_s
-        local.get $lstepHi
-        f64x2.mul
-        local.get $loffHi
-        f64x2.add
-        f32x4.demote_f64x2_zero
-        local.set $lhi
-        local.get $p
         local.get $llo
         local.get $lhi
         i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.store align=1 ;; plane C + c
+        v128.store align=1
         local.get $single
         i32.eqz
         if  ;; label = @3
@@ -1311,28 +1397,20 @@
           local.get $h1
           i32.ne
           if  ;; label = @4
-            local.get $rb
-            local.get $d
-            i32.add
-            local.set $ob
-            local.get $rf
-            local.get $d
-            i32.add
-            local.set $of
-            local.get $ob
-            i32.load16_u offset=96 align=1 ;; KERNEL_LANES.BYTE + 8 · c
+            local.get $o
+            i32.load16_u offset=96 align=1
             local.set $a0
-            local.get $ob
+            local.get $o
             i32.load16_u offset=98 align=1
             local.set $a1
-            local.get $ob
+            local.get $o
             i32.load16_u offset=100 align=1
             local.set $a2
-            local.get $ob
+            local.get $o
             i32.load16_u offset=102 align=1
             local.set $sum
-            local.get $ob
-            v128.load64_zero offset=120 align=1 ;; KERNEL_LANES.WIDTH + 8 · c
+            local.get $o
+            v128.load64_zero offset=120 align=1
             i16x8.extend_low_i8x16_u
             local.tee $lv
             i32x4.extend_high_i16x8_u
@@ -1348,8 +1426,8 @@
             local.get $i2p23
             i32x4.sub
             local.set $lmask
-            local.get $of
-            v128.load align=1 ;; KERNEL_LANES.OFFSET + 16 · c
+            local.get $o
+            v128.load align=1
             local.tee $lv
             f64x2.promote_low_f32x4
             local.set $loffLo
@@ -1358,8 +1436,8 @@
             i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
             f64x2.promote_low_f32x4
             local.set $loffHi
-            local.get $of
-            v128.load offset=48 align=1 ;; KERNEL_LANES.STEP + 16 · c
+            local.get $o
+            v128.load offset=48 align=1
             local.tee $lv
             f64x2.promote_low_f32x4
             local.set $lstepLo
@@ -1391,9 +1469,11 @@
           i32.add
           local.get $lv
           v128.load32_lane align=1 3
+          local.set $lv
           ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) · 2^(7 − the key's first
           ;; bit), a product of the row's and the key's, ready before the field), then down to bit 0,
           ;; the next fields' bits masked off.
+          local.get $lv
           local.get $lmul
           local.get $kmul1
           i32x4.mul
@@ -1420,39 +1500,26 @@
           f64x2.add
           f32x4.demote_f64x2_zero
           local.set $lhi
-          local.get $p
+          local.get $at
           local.get $llo
           local.get $lhi
           i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-          v128.store offset=35664 align=1 ;; plane G + c
+          v128.store offset=35664 align=1 ;; plane G / Q0+3
         end
-        ;; On to the next component: its bytes and widths 8 bytes on, offsets and steps 16, plane 1.
-        local.get $rb
-        i32.const 8
-        i32.add
-        local.set $rb
-        local.get $rf
-        i32.const 16
-        i32.add
-        local.set $rf
-        local.get $p
-        i32.const 11888 ;; PLANE_BYTES
-        i32.add
-        local.set $p
-        local.get $rb
-        i32.load16_u offset=96 align=1 ;; KERNEL_LANES.BYTE + 8 · c
+        local.get $quad
+        i32.load16_u offset=104 align=1
         local.set $a0
-        local.get $rb
-        i32.load16_u offset=98 align=1
+        local.get $quad
+        i32.load16_u offset=106 align=1
         local.set $a1
-        local.get $rb
-        i32.load16_u offset=100 align=1
+        local.get $quad
+        i32.load16_u offset=108 align=1
         local.set $a2
-        local.get $rb
-        i32.load16_u offset=102 align=1
+        local.get $quad
+        i32.load16_u offset=110 align=1
         local.set $sum
-        local.get $rb
-        v128.load64_zero offset=120 align=1 ;; KERNEL_LANES.WIDTH + 8 · c
+        local.get $quad
+        v128.load64_zero offset=128 align=1
         i16x8.extend_low_i8x16_u
         local.tee $lv
         i32x4.extend_high_i16x8_u
@@ -1468,8 +1535,8 @@
         local.get $i2p23
         i32x4.sub
         local.set $lmask
-        local.get $rf
-        v128.load align=1 ;; KERNEL_LANES.OFFSET + 16 · c
+        local.get $quad
+        v128.load offset=16 align=1 ;; KERNEL_LANES.OFFSET + 16 · c
         local.tee $lv
         f64x2.promote_low_f32x4
         local.set $loffLo
@@ -1478,8 +1545,8 @@
         i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
         f64x2.promote_low_f32x4
         local.set $loffHi
-        local.get $rf
-        v128.load offset=48 align=1 ;; KERNEL_LANES.STEP + 16 · c
+        local.get $quad
+        v128.load offset=64 align=1 ;; KERNEL_LANES.STEP + 16 · c
         local.tee $lv
         f64x2.promote_low_f32x4
         local.set $lstepLo
@@ -1510,9 +1577,11 @@
         i32.add
         local.get $lv
         v128.load32_lane align=1 3
+        local.set $lv
         ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) · 2^(7 − the key's first
         ;; bit), a product of the row's and the key's, ready before the field), then down to bit 0,
         ;; the next fields' bits masked off.
+        local.get $lv
         local.get $lmul
         local.get $kmul0
         i32x4.mul
@@ -1539,11 +1608,11 @@
         f64x2.add
         f32x4.demote_f64x2_zero
         local.set $lhi
-        local.get $p
+        local.get $at
         local.get $llo
         local.get $lhi
         i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.store align=1 ;; plane C + c
+        v128.store offset=11888 align=1 ;; plane C+1 / Q0+1
         local.get $single
         i32.eqz
         if  ;; label = @3
@@ -1551,28 +1620,20 @@
           local.get $h1
           i32.ne
           if  ;; label = @4
-            local.get $rb
-            local.get $d
-            i32.add
-            local.set $ob
-            local.get $rf
-            local.get $d
-            i32.add
-            local.set $of
-            local.get $ob
-            i32.load16_u offset=96 align=1 ;; KERNEL_LANES.BYTE + 8 · c
+            local.get $o
+            i32.load16_u offset=104 align=1
             local.set $a0
-            local.get $ob
-            i32.load16_u offset=98 align=1
+            local.get $o
+            i32.load16_u offset=106 align=1
             local.set $a1
-            local.get $ob
-            i32.load16_u offset=100 align=1
+            local.get $o
+            i32.load16_u offset=108 align=1
             local.set $a2
-            local.get $ob
-            i32.load16_u offset=102 align=1
+            local.get $o
+            i32.load16_u offset=110 align=1
             local.set $sum
-            local.get $ob
-            v128.load64_zero offset=120 align=1 ;; KERNEL_LANES.WIDTH + 8 · c
+            local.get $o
+            v128.load64_zero offset=128 align=1
             i16x8.extend_low_i8x16_u
             local.tee $lv
             i32x4.extend_high_i16x8_u
@@ -1588,8 +1649,8 @@
             local.get $i2p23
             i32x4.sub
             local.set $lmask
-            local.get $of
-            v128.load align=1 ;; KERNEL_LANES.OFFSET + 16 · c
+            local.get $o
+            v128.load offset=16 align=1
             local.tee $lv
             f64x2.promote_low_f32x4
             local.set $loffLo
@@ -1598,8 +1659,8 @@
             i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
             f64x2.promote_low_f32x4
             local.set $loffHi
-            local.get $of
-            v128.load offset=48 align=1 ;; KERNEL_LANES.STEP + 16 · c
+            local.get $o
+            v128.load offset=64 align=1
             local.tee $lv
             f64x2.promote_low_f32x4
             local.set $lstepLo
@@ -1631,9 +1692,11 @@
           i32.add
           local.get $lv
           v128.load32_lane align=1 3
+          local.set $lv
           ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) · 2^(7 − the key's first
           ;; bit), a product of the row's and the key's, ready before the field), then down to bit 0,
           ;; the next fields' bits masked off.
+          local.get $lv
           local.get $lmul
           local.get $kmul1
           i32x4.mul
@@ -1660,39 +1723,26 @@
           f64x2.add
           f32x4.demote_f64x2_zero
           local.set $lhi
-          local.get $p
+          local.get $at
           local.get $llo
           local.get $lhi
           i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-          v128.store offset=35664 align=1 ;; plane G + c
+          v128.store offset=47552 align=1 ;; plane G+1 / Q1
         end
-        ;; On to the next component: its bytes and widths 8 bytes on, offsets and steps 16, plane 1.
-        local.get $rb
-        i32.const 8
-        i32.add
-        local.set $rb
-        local.get $rf
-        i32.const 16
-        i32.add
-        local.set $rf
-        local.get $p
-        i32.const 11888 ;; PLANE_BYTES
-        i32.add
-        local.set $p
-        local.get $rb
-        i32.load16_u offset=96 align=1 ;; KERNEL_LANES.BYTE + 8 · c
+        local.get $quad
+        i32.load16_u offset=112 align=1
         local.set $a0
-        local.get $rb
-        i32.load16_u offset=98 align=1
+        local.get $quad
+        i32.load16_u offset=114 align=1
         local.set $a1
-        local.get $rb
-        i32.load16_u offset=100 align=1
+        local.get $quad
+        i32.load16_u offset=116 align=1
         local.set $a2
-        local.get $rb
-        i32.load16_u offset=102 align=1
+        local.get $quad
+        i32.load16_u offset=118 align=1
         local.set $sum
-        local.get $rb
-        v128.load64_zero offset=120 align=1 ;; KERNEL_LANES.WIDTH + 8 · c
+        local.get $quad
+        v128.load64_zero offset=136 align=1
         i16x8.extend_low_i8x16_u
         local.tee $lv
         i32x4.extend_high_i16x8_u
@@ -1708,8 +1758,8 @@
         local.get $i2p23
         i32x4.sub
         local.set $lmask
-        local.get $rf
-        v128.load align=1 ;; KERNEL_LANES.OFFSET + 16 · c
+        local.get $quad
+        v128.load offset=32 align=1 ;; KERNEL_LANES.OFFSET + 16 · c
         local.tee $lv
         f64x2.promote_low_f32x4
         local.set $loffLo
@@ -1718,8 +1768,8 @@
         i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
         f64x2.promote_low_f32x4
         local.set $loffHi
-        local.get $rf
-        v128.load offset=48 align=1 ;; KERNEL_LANES.STEP + 16 · c
+        local.get $quad
+        v128.load offset=80 align=1 ;; KERNEL_LANES.STEP + 16 · c
         local.tee $lv
         f64x2.promote_low_f32x4
         local.set $lstepLo
@@ -1750,9 +1800,11 @@
         i32.add
         local.get $lv
         v128.load32_lane align=1 3
+        local.set $lv
         ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) · 2^(7 − the key's first
         ;; bit), a product of the row's and the key's, ready before the field), then down to bit 0,
         ;; the next fields' bits masked off.
+        local.get $lv
         local.get $lmul
         local.get $kmul0
         i32x4.mul
@@ -1779,11 +1831,11 @@
         f64x2.add
         f32x4.demote_f64x2_zero
         local.set $lhi
-        local.get $p
+        local.get $at
         local.get $llo
         local.get $lhi
         i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.store align=1 ;; plane C + c
+        v128.store offset=23776 align=1 ;; plane C+2 / Q0+2
         local.get $single
         i32.eqz
         if  ;; label = @3
@@ -1791,28 +1843,20 @@
           local.get $h1
           i32.ne
           if  ;; label = @4
-            local.get $rb
-            local.get $d
-            i32.add
-            local.set $ob
-            local.get $rf
-            local.get $d
-            i32.add
-            local.set $of
-            local.get $ob
-            i32.load16_u offset=96 align=1 ;; KERNEL_LANES.BYTE + 8 · c
+            local.get $o
+            i32.load16_u offset=112 align=1
             local.set $a0
-            local.get $ob
-            i32.load16_u offset=98 align=1
+            local.get $o
+            i32.load16_u offset=114 align=1
             local.set $a1
-            local.get $ob
-            i32.load16_u offset=100 align=1
+            local.get $o
+            i32.load16_u offset=116 align=1
             local.set $a2
-            local.get $ob
-            i32.load16_u offset=102 align=1
+            local.get $o
+            i32.load16_u offset=118 align=1
             local.set $sum
-            local.get $ob
-            v128.load64_zero offset=120 align=1 ;; KERNEL_LANES.WIDTH + 8 · c
+            local.get $o
+            v128.load64_zero offset=136 align=1
             i16x8.extend_low_i8x16_u
             local.tee $lv
             i32x4.extend_high_i16x8_u
@@ -1828,8 +1872,8 @@
             local.get $i2p23
             i32x4.sub
             local.set $lmask
-            local.get $of
-            v128.load align=1 ;; KERNEL_LANES.OFFSET + 16 · c
+            local.get $o
+            v128.load offset=32 align=1
             local.tee $lv
             f64x2.promote_low_f32x4
             local.set $loffLo
@@ -1838,8 +1882,8 @@
             i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
             f64x2.promote_low_f32x4
             local.set $loffHi
-            local.get $of
-            v128.load offset=48 align=1 ;; KERNEL_LANES.STEP + 16 · c
+            local.get $o
+            v128.load offset=80 align=1
             local.tee $lv
             f64x2.promote_low_f32x4
             local.set $lstepLo
@@ -1871,9 +1915,11 @@
           i32.add
           local.get $lv
           v128.load32_lane align=1 3
+          local.set $lv
           ;; The field's lowest bit to bit 14 (times 2^(7 − its first bit) · 2^(7 − the key's first
           ;; bit), a product of the row's and the key's, ready before the field), then down to bit 0,
           ;; the next fields' bits masked off.
+          local.get $lv
           local.get $lmul
           local.get $kmul1
           i32x4.mul
@@ -1900,25 +1946,12 @@
           f64x2.add
           f32x4.demote_f64x2_zero
           local.set $lhi
-          local.get $p
+          local.get $at
           local.get $llo
           local.get $lhi
           i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-          v128.store offset=35664 align=1 ;; plane G + c
+          v128.store offset=59440 align=1 ;; plane G+2 / Q1+1
         end
-        ;; On to the next component: its bytes and widths 8 bytes on, offsets and steps 16, plane 1.
-        local.get $rb
-        i32.const 8
-        i32.add
-        local.set $rb
-        local.get $rf
-        i32.const 16
-        i32.add
-        local.set $rf
-        local.get $p
-        i32.const 11888 ;; PLANE_BYTES
-        i32.add
-        local.set $p
         local.get $dropsW
         i32.eqz
         if  ;; label = @3
