@@ -56,11 +56,12 @@ export function kernelBytes(text = KERNEL_WASM): Uint8Array<ArrayBuffer> {
 /** `text`'s module compiled, or null where WebAssembly or its SIMD is missing. */
 function compile(text: string): WebAssembly.Module | null {
   try {
-    return new WebAssembly.Module(kernelBytes(text));
+    const bytes = kernelBytes(text);
+    if (WebAssembly.validate(bytes)) return new WebAssembly.Module(bytes);
   } catch {
-    /* no WebAssembly (a ReferenceError), no SIMD (a CompileError), or a page policy refusing it */
-    return null;
+    /* no WebAssembly (a ReferenceError), or a page policy refusing it */
   }
+  return null;
 }
 
 let compiled: WebAssembly.Module | null | undefined;
