@@ -54,12 +54,18 @@
     (local $single i32)
     (local $e i32)
     (local $r0 i32)
-    (local $r1 i32)
     (local $k0 i32)
     (local $k1 i32)
     (local $bit0 i32)
     (local $bit1 i32)
     (local $meta i32)
+    (local $skip i32)
+    (local $rec i32)
+    (local $keys i32)
+    (local $pass i32)
+    (local $bits i32)
+    (local $raw i32)
+    (local $q i32)
     (local $bits0 i32)
     (local $bits1 i32)
     (local $a0 i32)
@@ -208,8 +214,7 @@
     local.get $head
     i32.const -32
     i32.and
-    local.set $h0
-    local.get $h0
+    local.tee $h0
     local.get $h0
     local.get $clip
     i32.load offset=48 align=1 ;; KERNEL_CLIP.SEGMENT_BYTES
@@ -283,8 +288,7 @@
       local.get $key1
       i32.lt_u
       select
-      local.set $k0
-      local.get $k0
+      local.tee $k0
       local.set $k1
       local.get $key
       local.get $k0
@@ -350,8 +354,7 @@
         local.get $at
         i32.const 64
         i32.add
-        local.set $at
-        local.get $at
+        local.tee $at
         local.get $el
         i32.lt_u
         br_if 0 (;@2;)
@@ -378,8 +381,7 @@
           local.get $at
           i32.const 64
           i32.add
-          local.set $at
-          local.get $at
+          local.tee $at
           local.get $el
           i32.lt_u
           br_if 0 (;@3;)
@@ -403,8 +405,7 @@
         local.get $at
         i32.const 64
         i32.add
-        local.set $at
-        local.get $at
+        local.tee $at
         local.get $el
         i32.lt_u
         br_if 0 (;@2;)
@@ -431,8 +432,7 @@
           local.get $at
           i32.const 64
           i32.add
-          local.set $at
-          local.get $at
+          local.tee $at
           local.get $el
           i32.lt_u
           br_if 0 (;@3;)
@@ -457,8 +457,7 @@
         local.get $at
         i32.const 64
         i32.add
-        local.set $at
-        local.get $at
+        local.tee $at
         local.get $el
         i32.lt_u
         br_if 0 (;@2;)
@@ -493,8 +492,7 @@
         local.get $at
         i32.const 80
         i32.add
-        local.set $at
-        local.get $at
+        local.tee $at
         local.get $el
         i32.lt_u
         br_if 0 (;@2;)
@@ -523,8 +521,7 @@
           local.get $at
           i32.const 20
           i32.add
-          local.set $at
-          local.get $at
+          local.tee $at
           local.get $el
           i32.lt_u
           br_if 0 (;@3;)
@@ -849,8 +846,7 @@
               i32.shl
               i32.const 131072 ;; KERNEL_STAGING
               i32.add
-              local.set $o
-              local.get $o
+              local.tee $o
               local.get $c0
               local.get $g0
               local.get $c0
@@ -883,725 +879,229 @@
             end
             br 1 (;@3;)
           end
-          ;; Reads one key's three stored components (record at rec, packed keys at keys, bit local bit) into c0..c2.
-          ;; Nearly always: one 64-bit window holds the three fields.
-          local.get $r0
-          i32.load align=1
-          i32.const 33554432
+          ;; Otherwise key by key (record rec, packed keys keys, cursor at): key 1 into g0..g2
+          ;; (pass 1; for a STEP track only its bits are passed), then key 0 into c0..c2 (pass 0);
+          ;; then stored or parked. skip: one key, or a STEP track, whose key 1 is key 0.
+          local.get $single
+          local.get $meta
+          i32.const 4194304 ;; STEP
           i32.and
-          if  ;; label = @4
-            ;; Reads the three stored components of each key of keys ([bit local, window local, output
-            ;; locals]) from one 64-bit window per key, at packed keys keyWords, for a record (rec)
-            ;; with the WINDOW flag: each component's offset, step and mask are read once for all the
-            ;; keys, each component is offset + q · step. Each key's bit local moves past its fields.
-            local.get $k0
-            local.get $bit0
-            i32.const 3
-            i32.shr_u
-            i32.add
-            i64.load align=1
-            local.get $bit0
-            i32.const 7
-            i32.and
-            i64.extend_i32_u
-            i64.shr_u
-            local.set $window
-            local.get $r0
-            f32.load offset=8 align=1
-            f64.promote_f32
-            local.set $offset
-            local.get $r0
-            f32.load offset=12 align=1
-            f64.promote_f32
-            local.set $step
-            ;; (1 << width) − 1 from the scratch's table: no variable shift.
-            local.get $a0
-            i32.const 2
-            i32.shl
-            i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
-            local.set $mask
-            local.get $offset
-            local.get $window
-            i32.wrap_i64
-            local.get $mask
-            i32.and
-            f64.convert_i32_u
-            local.get $step
-            f64.mul
-            f64.add
-            local.set $c0
-            local.get $window
-            local.get $a0
-            i64.extend_i32_u
-            i64.shr_u
-            local.set $window
-            local.get $r0
-            f32.load offset=16 align=1
-            f64.promote_f32
-            local.set $offset
-            local.get $r0
-            f32.load offset=20 align=1
-            f64.promote_f32
-            local.set $step
-            ;; (1 << width) − 1 from the scratch's table: no variable shift.
-            local.get $a1
-            i32.const 2
-            i32.shl
-            i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
-            local.set $mask
-            local.get $offset
-            local.get $window
-            i32.wrap_i64
-            local.get $mask
-            i32.and
-            f64.convert_i32_u
-            local.get $step
-            f64.mul
-            f64.add
-            local.set $c1
-            local.get $window
-            local.get $a1
-            i64.extend_i32_u
-            i64.shr_u
-            local.set $window
-            local.get $r0
-            f32.load offset=24 align=1
-            f64.promote_f32
-            local.set $offset
-            local.get $r0
-            f32.load offset=28 align=1
-            f64.promote_f32
-            local.set $step
-            ;; (1 << width) − 1 from the scratch's table: no variable shift.
-            local.get $a2
-            i32.const 2
-            i32.shl
-            i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
-            local.set $mask
-            local.get $offset
-            local.get $window
-            i32.wrap_i64
-            local.get $mask
-            i32.and
-            f64.convert_i32_u
-            local.get $step
-            f64.mul
-            f64.add
-            local.set $c2
-            local.get $bit0
-            local.get $sum
-            i32.add
-            local.set $bit0
-          else
-            ;; Field by field: raw float32 bits, or quantised components of more than WINDOW_BITS bits.
-            local.get $r0
-            i32.load align=1
-            i32.const 16777216
-            i32.and
-            i32.eqz
-            if  ;; label = @5
-              local.get $bit0
-              local.set $at
-              ;; offset + q · step
-              local.get $r0
-              f32.load offset=8 align=1
-              f64.promote_f32
-              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
-              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
-              local.get $k0
-              local.get $at
-              i32.const 5
-              i32.shr_u
-              i32.const 2
-              i32.shl
-              i32.add
-              i64.load align=1
-              local.get $at
-              i32.const 31
-              i32.and
-              i64.extend_i32_u
-              i64.shr_u
-              i32.wrap_i64
-              i32.const 1
-              local.get $a0
-              i32.shl
-              i32.const 1
-              i32.sub
-              i32.and
-              f64.convert_i32_u
-              local.get $r0
-              f32.load offset=12 align=1
-              f64.promote_f32
-              f64.mul
-              f64.add
-              local.set $c0
-              local.get $at
-              local.get $a0
-              i32.add
-              local.set $at
-              ;; offset + q · step
-              local.get $r0
-              f32.load offset=16 align=1
-              f64.promote_f32
-              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
-              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
-              local.get $k0
-              local.get $at
-              i32.const 5
-              i32.shr_u
-              i32.const 2
-              i32.shl
-              i32.add
-              i64.load align=1
-              local.get $at
-              i32.const 31
-              i32.and
-              i64.extend_i32_u
-              i64.shr_u
-              i32.wrap_i64
-              i32.const 1
-              local.get $a1
-              i32.shl
-              i32.const 1
-              i32.sub
-              i32.and
-              f64.convert_i32_u
-              local.get $r0
-              f32.load offset=20 align=1
-              f64.promote_f32
-              f64.mul
-              f64.add
-              local.set $c1
-              local.get $at
-              local.get $a1
-              i32.add
-              local.set $at
-              ;; offset + q · step
-              local.get $r0
-              f32.load offset=24 align=1
-              f64.promote_f32
-              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
-              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
-              local.get $k0
-              local.get $at
-              i32.const 5
-              i32.shr_u
-              i32.const 2
-              i32.shl
-              i32.add
-              i64.load align=1
-              local.get $at
-              i32.const 31
-              i32.and
-              i64.extend_i32_u
-              i64.shr_u
-              i32.wrap_i64
-              i32.const 1
-              local.get $a2
-              i32.shl
-              i32.const 1
-              i32.sub
-              i32.and
-              f64.convert_i32_u
-              local.get $r0
-              f32.load offset=28 align=1
-              f64.promote_f32
-              f64.mul
-              f64.add
-              local.set $c2
-            else
-              local.get $bit0
-              local.set $at
-              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
-              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
-              local.get $k0
-              local.get $at
-              i32.const 5
-              i32.shr_u
-              i32.const 2
-              i32.shl
-              i32.add
-              i64.load align=1
-              local.get $at
-              i32.const 31
-              i32.and
-              i64.extend_i32_u
-              i64.shr_u
-              i32.wrap_i64
-              f32.reinterpret_i32
-              f64.promote_f32
-              local.set $c0
-              local.get $at
-              local.get $a0
-              i32.add
-              local.set $at
-              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
-              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
-              local.get $k0
-              local.get $at
-              i32.const 5
-              i32.shr_u
-              i32.const 2
-              i32.shl
-              i32.add
-              i64.load align=1
-              local.get $at
-              i32.const 31
-              i32.and
-              i64.extend_i32_u
-              i64.shr_u
-              i32.wrap_i64
-              f32.reinterpret_i32
-              f64.promote_f32
-              local.set $c1
-              local.get $at
-              local.get $a1
-              i32.add
-              local.set $at
-              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
-              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
-              local.get $k0
-              local.get $at
-              i32.const 5
-              i32.shr_u
-              i32.const 2
-              i32.shl
-              i32.add
-              i64.load align=1
-              local.get $at
-              i32.const 31
-              i32.and
-              i64.extend_i32_u
-              i64.shr_u
-              i32.wrap_i64
-              f32.reinterpret_i32
-              f64.promote_f32
-              local.set $c2
-            end
-            local.get $bit0
-            local.get $sum
-            i32.add
-            local.set $bit0
-          end
-          ;; Key 1's record: as far from key 0's as their segments' headers (the one loop cursor is R0).
+          i32.or
+          local.set $skip
+          ;; Key 1's record: as far from key 0's as their segments' headers (the one loop cursor is r0).
           local.get $r0
           local.get $h1
           i32.add
           local.get $h0
           i32.sub
-          local.set $r1
-          local.get $r1
-          i32.load offset=4 align=1
-          local.set $bits1
-          ;; Splits the component bytes of a bits word (local) into a0..a2.
-          local.get $bits1
-          i32.const 255
-          i32.and
-          local.set $a0
-          local.get $bits1
-          i32.const 8
-          i32.shr_u
-          i32.const 255
-          i32.and
-          local.set $a1
-          local.get $bits1
-          i32.const 16
-          i32.shr_u
-          i32.const 255
-          i32.and
-          local.set $a2
-          local.get $a0
-          local.get $a1
-          i32.add
-          local.get $a2
-          i32.add
-          local.set $sum
-          ;; One key (or a STEP track): key 1's bits are skipped.
+          local.set $rec
+          local.get $k1
+          local.set $keys
+          local.get $bit1
+          local.set $at
+          ;; One key: key 1 is key 0 (the same record, keys and bit), so the one pass reads it.
           local.get $single
-          local.get $meta
-          i32.const 4194304
-          i32.and
-          i32.or
-          if  ;; label = @4
-            local.get $bit1
-            local.get $sum
-            i32.add
-            local.set $bit1
-            local.get $rot
-            if  ;; label = @5
-              ;; Parks the rotation just read, rounded to float32, at rotation address e of the planes (key 1 = g with bits bits1); e moves on.
-              local.get $e
-              local.get $c0
-              f32.demote_f64
-              f32.store align=1
-              local.get $e
-              local.get $c1
-              f32.demote_f64
-              f32.store offset=11888 align=1 ;; plane C+1 / Q0+1
-              local.get $e
-              local.get $c2
-              f32.demote_f64
-              f32.store offset=23776 align=1 ;; plane C+2 / Q0+2
-              local.get $e
-              local.get $c0
-              f32.demote_f64
-              f32.store offset=35664 align=1 ;; plane G / Q0+3
-              local.get $e
-              local.get $c1
-              f32.demote_f64
-              f32.store offset=47552 align=1 ;; plane G+1 / Q1
-              local.get $e
-              local.get $c2
-              f32.demote_f64
-              f32.store offset=59440 align=1 ;; plane G+2 / Q1+1
-              ;; The dropped components, read only when a segment's rotations do not all drop w.
-              local.get $dropsW
-              i32.eqz
-              if  ;; label = @6
-                local.get $e
-                local.get $bits0
-                i32.const 24
-                i32.shr_u
-                i32.store offset=71328 align=1 ;; plane DROP0 / Q1+2
-                local.get $e
-                local.get $bits0
-                i32.const 24
-                i32.shr_u
-                i32.store offset=83216 align=1 ;; plane DROP1 / Q1+3
-              end
-              local.get $e
-              i32.const 4
-              i32.add
-              local.set $e
-            else
-              ;; Stores the three f64 values v pushes as float32 at the track's pose offset (o = out + 4 · pose offset).
-              local.get $meta
-              i32.const 1048575
-              i32.and
-              i32.const 2
-              i32.shl
-              i32.const 131072 ;; KERNEL_STAGING
-              i32.add
-              local.set $o
-              local.get $o
-              local.get $c0
-              f32.demote_f64
-              f32.store align=1
-              local.get $o
-              local.get $c1
-              f32.demote_f64
-              f32.store offset=4 align=1
-              local.get $o
-              local.get $c2
-              f32.demote_f64
-              f32.store offset=8 align=1
-            end
-            br 1 (;@3;)
-          end
-          ;; Two keys.
-          ;; Reads one key's three stored components (record at rec, packed keys at keys, bit local bit) into c0..c2.
-          ;; Nearly always: one 64-bit window holds the three fields.
-          local.get $r1
-          i32.load align=1
-          i32.const 33554432
-          i32.and
-          if  ;; label = @4
-            ;; Reads the three stored components of each key of keys ([bit local, window local, output
-            ;; locals]) from one 64-bit window per key, at packed keys keyWords, for a record (rec)
-            ;; with the WINDOW flag: each component's offset, step and mask are read once for all the
-            ;; keys, each component is offset + q · step. Each key's bit local moves past its fields.
-            local.get $k1
-            local.get $bit1
-            i32.const 3
+          i32.eqz
+          local.set $pass
+          loop  ;; label = @4
+            local.get $rec
+            i32.load offset=4 align=1
+            local.set $bits
+            ;; Splits the component bytes of the bits word into a0..a2.
+            local.get $bits
+            i32.const 255
+            i32.and
+            local.set $a0
+            local.get $bits
+            i32.const 8
             i32.shr_u
-            i32.add
-            i64.load align=1
-            local.get $bit1
-            i32.const 7
+            i32.const 255
             i32.and
-            i64.extend_i32_u
-            i64.shr_u
-            local.set $window
-            local.get $r1
-            f32.load offset=8 align=1
-            f64.promote_f32
-            local.set $offset
-            local.get $r1
-            f32.load offset=12 align=1
-            f64.promote_f32
-            local.set $step
-            ;; (1 << width) − 1 from the scratch's table: no variable shift.
-            local.get $a0
-            i32.const 2
-            i32.shl
-            i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
-            local.set $mask
-            local.get $offset
-            local.get $window
-            i32.wrap_i64
-            local.get $mask
+            local.set $a1
+            local.get $bits
+            i32.const 16
+            i32.shr_u
+            i32.const 255
             i32.and
-            f64.convert_i32_u
-            local.get $step
-            f64.mul
-            f64.add
-            local.set $g0
-            local.get $window
-            local.get $a0
-            i64.extend_i32_u
-            i64.shr_u
-            local.set $window
-            local.get $r1
-            f32.load offset=16 align=1
-            f64.promote_f32
-            local.set $offset
-            local.get $r1
-            f32.load offset=20 align=1
-            f64.promote_f32
-            local.set $step
-            ;; (1 << width) − 1 from the scratch's table: no variable shift.
-            local.get $a1
-            i32.const 2
-            i32.shl
-            i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
-            local.set $mask
-            local.get $offset
-            local.get $window
-            i32.wrap_i64
-            local.get $mask
-            i32.and
-            f64.convert_i32_u
-            local.get $step
-            f64.mul
-            f64.add
-            local.set $g1
-            local.get $window
-            local.get $a1
-            i64.extend_i32_u
-            i64.shr_u
-            local.set $window
-            local.get $r1
-            f32.load offset=24 align=1
-            f64.promote_f32
-            local.set $offset
-            local.get $r1
-            f32.load offset=28 align=1
-            f64.promote_f32
-            local.set $step
-            ;; (1 << width) − 1 from the scratch's table: no variable shift.
-            local.get $a2
-            i32.const 2
-            i32.shl
-            i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
-            local.set $mask
-            local.get $offset
-            local.get $window
-            i32.wrap_i64
-            local.get $mask
-            i32.and
-            f64.convert_i32_u
-            local.get $step
-            f64.mul
-            f64.add
-            local.set $g2
-            local.get $bit1
-            local.get $sum
-            i32.add
-            local.set $bit1
-          else
-            ;; Field by field: raw float32 bits, or quantised components of more than WINDOW_BITS bits.
-            local.get $r1
+            local.set $a2
+            local.get $rec
             i32.load align=1
-            i32.const 16777216
+            i32.const 16777216 ;; RAW
+            i32.and
+            local.set $raw
+            local.get $pass
+            local.get $skip
             i32.and
             i32.eqz
             if  ;; label = @5
-              local.get $bit1
-              local.set $at
-              ;; offset + q · step
-              local.get $r1
-              f32.load offset=8 align=1
-              f64.promote_f32
-              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
-              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
-              local.get $k1
+              ;; Each field: the 64 bits from its first byte, shifted to its first bit and masked to
+              ;; its width by the scratch's table (the low 32 bits sampler.ts joins from two words);
+              ;; a raw field's float32, or offset + q · step. The cursor at moves past it.
+              local.get $keys
               local.get $at
-              i32.const 5
+              i32.const 3
               i32.shr_u
-              i32.const 2
-              i32.shl
               i32.add
               i64.load align=1
               local.get $at
-              i32.const 31
+              i32.const 7
               i32.and
               i64.extend_i32_u
               i64.shr_u
               i32.wrap_i64
-              i32.const 1
               local.get $a0
+              i32.const 2
               i32.shl
-              i32.const 1
-              i32.sub
+              i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
               i32.and
+              local.set $q
+              local.get $q
+              f32.reinterpret_i32
+              f64.promote_f32
+              local.get $rec
+              f32.load offset=8 align=1
+              f64.promote_f32
+              local.get $q
               f64.convert_i32_u
-              local.get $r1
+              local.get $rec
               f32.load offset=12 align=1
               f64.promote_f32
               f64.mul
               f64.add
-              local.set $g0
+              local.get $raw
+              select
+              local.set $c0
               local.get $at
               local.get $a0
               i32.add
               local.set $at
-              ;; offset + q · step
-              local.get $r1
-              f32.load offset=16 align=1
-              f64.promote_f32
-              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
-              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
-              local.get $k1
+              local.get $keys
               local.get $at
-              i32.const 5
+              i32.const 3
               i32.shr_u
-              i32.const 2
-              i32.shl
               i32.add
               i64.load align=1
               local.get $at
-              i32.const 31
+              i32.const 7
               i32.and
               i64.extend_i32_u
               i64.shr_u
               i32.wrap_i64
-              i32.const 1
               local.get $a1
+              i32.const 2
               i32.shl
-              i32.const 1
-              i32.sub
+              i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
               i32.and
+              local.set $q
+              local.get $q
+              f32.reinterpret_i32
+              f64.promote_f32
+              local.get $rec
+              f32.load offset=16 align=1
+              f64.promote_f32
+              local.get $q
               f64.convert_i32_u
-              local.get $r1
+              local.get $rec
               f32.load offset=20 align=1
               f64.promote_f32
               f64.mul
               f64.add
-              local.set $g1
+              local.get $raw
+              select
+              local.set $c1
               local.get $at
               local.get $a1
               i32.add
               local.set $at
-              ;; offset + q · step
-              local.get $r1
-              f32.load offset=24 align=1
-              f64.promote_f32
-              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
-              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
-              local.get $k1
+              local.get $keys
               local.get $at
-              i32.const 5
+              i32.const 3
               i32.shr_u
-              i32.const 2
-              i32.shl
               i32.add
               i64.load align=1
               local.get $at
-              i32.const 31
+              i32.const 7
               i32.and
               i64.extend_i32_u
               i64.shr_u
               i32.wrap_i64
-              i32.const 1
               local.get $a2
+              i32.const 2
               i32.shl
-              i32.const 1
-              i32.sub
+              i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
               i32.and
+              local.set $q
+              local.get $q
+              f32.reinterpret_i32
+              f64.promote_f32
+              local.get $rec
+              f32.load offset=24 align=1
+              f64.promote_f32
+              local.get $q
               f64.convert_i32_u
-              local.get $r1
+              local.get $rec
               f32.load offset=28 align=1
               f64.promote_f32
               f64.mul
               f64.add
-              local.set $g2
-            else
-              local.get $bit1
-              local.set $at
-              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
-              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
-              local.get $k1
-              local.get $at
-              i32.const 5
-              i32.shr_u
-              i32.const 2
-              i32.shl
-              i32.add
-              i64.load align=1
-              local.get $at
-              i32.const 31
-              i32.and
-              i64.extend_i32_u
-              i64.shr_u
-              i32.wrap_i64
-              f32.reinterpret_i32
-              f64.promote_f32
+              local.get $raw
+              select
+              local.set $c2
+            end
+            local.get $pass
+            if  ;; label = @5
+              ;; Key 1 read: kept, its cursor past its fields; then key 0.
+              local.get $c0
               local.set $g0
-              local.get $at
+              local.get $c1
+              local.set $g1
+              local.get $c2
+              local.set $g2
+              local.get $bits
+              local.set $bits1
+              local.get $bit1
               local.get $a0
               i32.add
-              local.set $at
-              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
-              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
-              local.get $k1
-              local.get $at
-              i32.const 5
-              i32.shr_u
-              i32.const 2
-              i32.shl
-              i32.add
-              i64.load align=1
-              local.get $at
-              i32.const 31
-              i32.and
-              i64.extend_i32_u
-              i64.shr_u
-              i32.wrap_i64
-              f32.reinterpret_i32
-              f64.promote_f32
-              local.set $g1
-              local.get $at
               local.get $a1
               i32.add
-              local.set $at
-              ;; Pushes the width-bit field (width ≤ 31, or 32 when raw) at bit local at of the packed keys at byte keys.
-              ;; The 64 bits from the field's first word, shifted: the same low 32 bits sampler.ts joins from two words.
-              local.get $k1
-              local.get $at
-              i32.const 5
-              i32.shr_u
-              i32.const 2
-              i32.shl
+              local.get $a2
               i32.add
-              i64.load align=1
-              local.get $at
-              i32.const 31
-              i32.and
-              i64.extend_i32_u
-              i64.shr_u
-              i32.wrap_i64
-              f32.reinterpret_i32
-              f64.promote_f32
-              local.set $g2
+              local.set $bit1
+              local.get $r0
+              local.set $rec
+              local.get $k0
+              local.set $keys
+              local.get $bit0
+              local.set $at
+              i32.const 0
+              local.set $pass
+              br 1 (;@4;)
             end
-            local.get $bit1
-            local.get $sum
-            i32.add
-            local.set $bit1
+          end
+          local.get $at
+          local.get $a2
+          i32.add
+          local.tee $bit0
+          ;; One key: key 1's bit is key 0's.
+          local.get $bit1
+          local.get $single
+          select
+          local.set $bit1
+          ;; One key (or a STEP track): key 1 is key 0.
+          local.get $skip
+          if  ;; label = @4
+            local.get $c0
+            local.set $g0
+            local.get $c1
+            local.set $g1
+            local.get $c2
+            local.set $g2
+            local.get $bits
+            local.set $bits1
           end
           local.get $rot
           if  ;; label = @4
-            ;; Parks the rotation just read, rounded to float32, at rotation address e of the planes (key 1 = g with bits bits1); e moves on.
+            ;; Parks the rotation just read, rounded to float32, at rotation address e of the planes; e moves on.
             local.get $e
             local.get $c0
             f32.demote_f64
@@ -1631,7 +1131,7 @@
             i32.eqz
             if  ;; label = @5
               local.get $e
-              local.get $bits0
+              local.get $bits
               i32.const 24
               i32.shr_u
               i32.store offset=71328 align=1 ;; plane DROP0 / Q1+2
@@ -1646,8 +1146,8 @@
             i32.add
             local.set $e
           else
-            ;; Stores c + (g − c) · alpha of the f64 locals c, g at the pose offset as float32.
-            ;; Stores the three f64 values v pushes as float32 at the track's pose offset (o = out + 4 · pose offset).
+            ;; Stores c + (g − c) · alpha (c alone when skip) at the track's pose offset as float32
+            ;; (o = out + 4 · pose offset).
             local.get $meta
             i32.const 1048575
             i32.and
@@ -1658,15 +1158,19 @@
             local.set $o
             local.get $o
             local.get $c0
+            local.get $c0
             local.get $g0
             local.get $c0
             f64.sub
             local.get $alpha
             f64.mul
             f64.add
+            local.get $skip
+            select
             f32.demote_f64
             f32.store align=1
             local.get $o
+            local.get $c1
             local.get $c1
             local.get $g1
             local.get $c1
@@ -1674,9 +1178,12 @@
             local.get $alpha
             f64.mul
             f64.add
+            local.get $skip
+            select
             f32.demote_f64
             f32.store offset=4 align=1
             local.get $o
+            local.get $c2
             local.get $c2
             local.get $g2
             local.get $c2
@@ -1684,6 +1191,8 @@
             local.get $alpha
             f64.mul
             f64.add
+            local.get $skip
+            select
             f32.demote_f64
             f32.store offset=8 align=1
           end
@@ -1695,8 +1204,7 @@
         local.get $count
         i32.const 1
         i32.sub
-        local.set $count
-        local.get $count
+        local.tee $count
         br_if 0 (;@2;)
       end
     end
@@ -1744,11 +1252,14 @@
       ;; Component c's four fields' bytes (into a0, a1, a2, sum), multipliers 2^(7 − first bit)
       ;; (bytes of the row) and masks 2^w − 1 (2^w built as a float32 exponent; plus 2^23, its
       ;; bits are those of 2^23 plus 2^w, w ≤ LANE_MAX_BITS), offsets and steps, from the row at row.
-      v128.const i32x4 0x0000007f 0x0000007f 0x0000007f 0x0000007f
+      i32.const 127
+      i32x4.splat
       local.set $i127
-      v128.const i32x4 0x4b000000 0x4b000000 0x4b000000 0x4b000000 ;; 2^23 (float32)
+      f32.const 0x1p+23 ;; 2^23
+      f32x4.splat
       local.set $f2p23
-      v128.const i32x4 0x4b000001 0x4b000001 0x4b000001 0x4b000001 ;; its bits, plus 1
+      i32.const 0x4b000001 ;; its bits, plus 1
+      i32x4.splat
       local.set $i2p23
       ;; quad: key 0's row; o: key 1's (as far from it as their segments' headers).
       i32.const 0
@@ -1787,8 +1298,7 @@
         local.get $quad
         v128.load64_zero offset=120 align=1
         i16x8.extend_low_i8x16_u
-        local.set $lv
-        local.get $lv
+        local.tee $lv
         i32x4.extend_high_i16x8_u
         local.set $lmul
         local.get $lv
@@ -1804,8 +1314,7 @@
         local.set $lmask
         local.get $quad
         v128.load align=1 ;; KERNEL_LANES.OFFSET + 16 · c
-        local.set $lv
-        local.get $lv
+        local.tee $lv
         f64x2.promote_low_f32x4
         local.set $loffLo
         local.get $lv
@@ -1815,8 +1324,7 @@
         local.set $loffHi
         local.get $quad
         v128.load offset=48 align=1 ;; KERNEL_LANES.STEP + 16 · c
-        local.set $lv
-        local.get $lv
+        local.tee $lv
         f64x2.promote_low_f32x4
         local.set $lstepLo
         local.get $lv
@@ -1859,8 +1367,7 @@
         i32x4.shr_u
         local.get $lmask
         v128.and
-        local.set $lv
-        local.get $lv
+        local.tee $lv
         f64x2.convert_low_i32x4_s
         local.get $lstepLo
         f64x2.mul
@@ -1905,8 +1412,7 @@
             local.get $o
             v128.load64_zero offset=120 align=1
             i16x8.extend_low_i8x16_u
-            local.set $lv
-            local.get $lv
+            local.tee $lv
             i32x4.extend_high_i16x8_u
             local.set $lmul
             local.get $lv
@@ -1922,8 +1428,7 @@
             local.set $lmask
             local.get $o
             v128.load align=1
-            local.set $lv
-            local.get $lv
+            local.tee $lv
             f64x2.promote_low_f32x4
             local.set $loffLo
             local.get $lv
@@ -1933,8 +1438,7 @@
             local.set $loffHi
             local.get $o
             v128.load offset=48 align=1
-            local.set $lv
-            local.get $lv
+            local.tee $lv
             f64x2.promote_low_f32x4
             local.set $lstepLo
             local.get $lv
@@ -1978,8 +1482,7 @@
           i32x4.shr_u
           local.get $lmask
           v128.and
-          local.set $lv
-          local.get $lv
+          local.tee $lv
           f64x2.convert_low_i32x4_s
           local.get $lstepLo
           f64x2.mul
@@ -2018,8 +1521,7 @@
         local.get $quad
         v128.load64_zero offset=128 align=1
         i16x8.extend_low_i8x16_u
-        local.set $lv
-        local.get $lv
+        local.tee $lv
         i32x4.extend_high_i16x8_u
         local.set $lmul
         local.get $lv
@@ -2035,8 +1537,7 @@
         local.set $lmask
         local.get $quad
         v128.load offset=16 align=1 ;; KERNEL_LANES.OFFSET + 16 · c
-        local.set $lv
-        local.get $lv
+        local.tee $lv
         f64x2.promote_low_f32x4
         local.set $loffLo
         local.get $lv
@@ -2046,8 +1547,7 @@
         local.set $loffHi
         local.get $quad
         v128.load offset=64 align=1 ;; KERNEL_LANES.STEP + 16 · c
-        local.set $lv
-        local.get $lv
+        local.tee $lv
         f64x2.promote_low_f32x4
         local.set $lstepLo
         local.get $lv
@@ -2090,8 +1590,7 @@
         i32x4.shr_u
         local.get $lmask
         v128.and
-        local.set $lv
-        local.get $lv
+        local.tee $lv
         f64x2.convert_low_i32x4_s
         local.get $lstepLo
         f64x2.mul
@@ -2136,8 +1635,7 @@
             local.get $o
             v128.load64_zero offset=128 align=1
             i16x8.extend_low_i8x16_u
-            local.set $lv
-            local.get $lv
+            local.tee $lv
             i32x4.extend_high_i16x8_u
             local.set $lmul
             local.get $lv
@@ -2153,8 +1651,7 @@
             local.set $lmask
             local.get $o
             v128.load offset=16 align=1
-            local.set $lv
-            local.get $lv
+            local.tee $lv
             f64x2.promote_low_f32x4
             local.set $loffLo
             local.get $lv
@@ -2164,8 +1661,7 @@
             local.set $loffHi
             local.get $o
             v128.load offset=64 align=1
-            local.set $lv
-            local.get $lv
+            local.tee $lv
             f64x2.promote_low_f32x4
             local.set $lstepLo
             local.get $lv
@@ -2209,8 +1705,7 @@
           i32x4.shr_u
           local.get $lmask
           v128.and
-          local.set $lv
-          local.get $lv
+          local.tee $lv
           f64x2.convert_low_i32x4_s
           local.get $lstepLo
           f64x2.mul
@@ -2249,8 +1744,7 @@
         local.get $quad
         v128.load64_zero offset=136 align=1
         i16x8.extend_low_i8x16_u
-        local.set $lv
-        local.get $lv
+        local.tee $lv
         i32x4.extend_high_i16x8_u
         local.set $lmul
         local.get $lv
@@ -2266,8 +1760,7 @@
         local.set $lmask
         local.get $quad
         v128.load offset=32 align=1 ;; KERNEL_LANES.OFFSET + 16 · c
-        local.set $lv
-        local.get $lv
+        local.tee $lv
         f64x2.promote_low_f32x4
         local.set $loffLo
         local.get $lv
@@ -2277,8 +1770,7 @@
         local.set $loffHi
         local.get $quad
         v128.load offset=80 align=1 ;; KERNEL_LANES.STEP + 16 · c
-        local.set $lv
-        local.get $lv
+        local.tee $lv
         f64x2.promote_low_f32x4
         local.set $lstepLo
         local.get $lv
@@ -2321,8 +1813,7 @@
         i32x4.shr_u
         local.get $lmask
         v128.and
-        local.set $lv
-        local.get $lv
+        local.tee $lv
         f64x2.convert_low_i32x4_s
         local.get $lstepLo
         f64x2.mul
@@ -2367,8 +1858,7 @@
             local.get $o
             v128.load64_zero offset=136 align=1
             i16x8.extend_low_i8x16_u
-            local.set $lv
-            local.get $lv
+            local.tee $lv
             i32x4.extend_high_i16x8_u
             local.set $lmul
             local.get $lv
@@ -2384,8 +1874,7 @@
             local.set $lmask
             local.get $o
             v128.load offset=32 align=1
-            local.set $lv
-            local.get $lv
+            local.tee $lv
             f64x2.promote_low_f32x4
             local.set $loffLo
             local.get $lv
@@ -2395,8 +1884,7 @@
             local.set $loffHi
             local.get $o
             v128.load offset=80 align=1
-            local.set $lv
-            local.get $lv
+            local.tee $lv
             f64x2.promote_low_f32x4
             local.set $lstepLo
             local.get $lv
@@ -2440,8 +1928,7 @@
           i32x4.shr_u
           local.get $lmask
           v128.and
-          local.set $lv
-          local.get $lv
+          local.tee $lv
           f64x2.convert_low_i32x4_s
           local.get $lstepLo
           f64x2.mul
@@ -2488,8 +1975,7 @@
         local.get $at
         i32.const 16
         i32.add
-        local.set $at
-        local.get $at
+        local.tee $at
         local.get $el
         i32.lt_u
         br_if 0 (;@2;)
@@ -2531,57 +2017,65 @@
         local.get $e
         i32.const 4
         i32.add
-        local.set $e
-        local.get $e
+        local.tee $e
         i32.const 15
         i32.and
         br_if 0 (;@2;)
       end
     end
     ;; Then quad by quad: four lanes' rotations rebuilt, slerped, multiplied by their references and stored.
-    v128.const i32x4 0x3f800000 0x3f800000 0x3f800000 0x3f800000
+    f32.const 0x1p+0 ;; 1
+    f32x4.splat
     local.set $one
-    v128.const i32x4 0x00000000 0x00000000 0x00000000 0x00000000
-    local.set $zero
-    v128.const i32x4 0xbf800000 0xbf800000 0xbf800000 0xbf800000
+    f32.const -0x1p+0 ;; −1
+    f32x4.splat
     local.set $minusOne
-    v128.const i32x4 0x40000000 0x40000000 0x40000000 0x40000000
+    f32.const 0x1p+1 ;; 2
+    f32x4.splat
     local.set $two
-    v128.const i32x4 0x3eaaaaab 0x3eaaaaab 0x3eaaaaab 0x3eaaaaab
+    f32.const 0x1.555556p-2 ;; 1/3
+    f32x4.splat
     local.set $third
-    v128.const i32x4 0x3db60b61 0x3db60b61 0x3db60b61 0x3db60b61
+    f32.const 0x1.6c16c2p-4 ;; 4/45
+    f32x4.splat
     local.set $fourOver45
-    v128.const i32x4 0x3cea0ea1 0x3cea0ea1 0x3cea0ea1 0x3cea0ea1
+    f32.const 0x1.d41d42p-6 ;; 1/35
+    f32x4.splat
     local.set $over35
-    v128.const i32x4 0xbe2aaaab 0xbe2aaaab 0xbe2aaaab 0xbe2aaaab
+    f32.const -0x1.555556p-3 ;; −1/6
+    f32x4.splat
     local.set $s1
-    v128.const i32x4 0x3c088889 0x3c088889 0x3c088889 0x3c088889
+    f32.const 0x1.111112p-7 ;; 1/120
+    f32x4.splat
     local.set $s2
-    v128.const i32x4 0xb9500d01 0xb9500d01 0xb9500d01 0xb9500d01
+    f32.const -0x1.a01a02p-13 ;; −1/5040
+    f32x4.splat
     local.set $s3
-    v128.const i32x4 0x3638ef1d 0x3638ef1d 0x3638ef1d 0x3638ef1d
+    f32.const 0x1.71de3ap-19 ;; 1/362880
+    f32x4.splat
     local.set $s4
-    v128.const i32x4 0x3e000000 0x3e000000 0x3e000000 0x3e000000
+    f32.const 0x1p-3 ;; SERIES_LIMIT
+    f32x4.splat
     local.set $limit
-    v128.const i32x4 0x00000000 0x00000000 0x00000000 0x00000000
-    local.set $drop0
-    v128.const i32x4 0x00000001 0x00000001 0x00000001 0x00000001
+    ;; zero and drop0 (all bits 0) are the initial values of their locals.
+    i32.const 1
+    i32x4.splat
     local.set $drop1
-    v128.const i32x4 0x00000002 0x00000002 0x00000002 0x00000002
+    i32.const 2
+    i32x4.splat
     local.set $drop2
-    v128.const i32x4 0x00000003 0x00000003 0x00000003 0x00000003
+    i32.const 3
+    i32x4.splat
     local.set $drop3
     local.get $alpha
     f32.demote_f64
-    local.set $alpha32
-    local.get $alpha32
+    local.tee $alpha32
     f32x4.splat
     local.set $al
     f32.const 0x1p+0 (;=1;)
     local.get $alpha32
     f32.sub
-    local.set $beta
-    local.get $beta
+    local.tee $beta
     f32x4.splat
     local.set $be
     local.get $alpha32
@@ -2632,8 +2126,7 @@
         local.get $v2
         f32x4.mul
         f32x4.sub
-        local.set $vt
-        local.get $vt
+        local.tee $vt
         f32x4.sqrt
         local.get $zero
         local.get $vt
@@ -2655,8 +2148,7 @@
         else
           local.get $at
           v128.load offset=71328 align=1 ;; plane DROP0 / Q1+2
-          local.set $drops
-          local.get $drops
+          local.tee $drops
           local.get $drop0
           i32x4.eq
           local.set $m0
@@ -2730,8 +2222,7 @@
           local.get $v2
           f32x4.mul
           f32x4.sub
-          local.set $vt
-          local.get $vt
+          local.tee $vt
           f32x4.sqrt
           local.get $zero
           local.get $vt
@@ -2753,8 +2244,7 @@
           else
             local.get $at
             v128.load offset=83216 align=1 ;; plane DROP1 / Q1+3
-            local.set $drops
-            local.get $drops
+            local.tee $drops
             local.get $drop0
             i32x4.eq
             local.set $m0
@@ -2831,8 +2321,7 @@
         local.get $at
         i32.const 16
         i32.add
-        local.set $at
-        local.get $at
+        local.tee $at
         local.get $e
         i32.ne
         br_if 0 (;@2;)
@@ -2943,8 +2432,7 @@
           local.get $at
           i32.const 16
           i32.add
-          local.set $at
-          local.get $at
+          local.tee $at
           local.get $e
           i32.ne
           br_if 0 (;@3;)
@@ -3031,8 +2519,7 @@
           if  ;; label = @4
             local.get $vu
             f32x4.extract_lane 0
-            local.set $u
-            local.get $u
+            local.tee $u
             f32.const 0x1p-3 (;=0.125;)
             f32.lt
             i32.eqz
@@ -3070,8 +2557,7 @@
             end
             local.get $vu
             f32x4.extract_lane 1
-            local.set $u
-            local.get $u
+            local.tee $u
             f32.const 0x1p-3 (;=0.125;)
             f32.lt
             i32.eqz
@@ -3109,8 +2595,7 @@
             end
             local.get $vu
             f32x4.extract_lane 2
-            local.set $u
-            local.get $u
+            local.tee $u
             f32.const 0x1p-3 (;=0.125;)
             f32.lt
             i32.eqz
@@ -3148,8 +2633,7 @@
             end
             local.get $vu
             f32x4.extract_lane 3
-            local.set $u
-            local.get $u
+            local.tee $u
             f32.const 0x1p-3 (;=0.125;)
             f32.lt
             i32.eqz
@@ -3203,8 +2687,7 @@
           local.get $at
           i32.const 16
           i32.add
-          local.set $at
-          local.get $at
+          local.tee $at
           local.get $e
           i32.ne
           br_if 0 (;@3;)
@@ -3328,8 +2811,7 @@
           local.get $at
           i32.const 16
           i32.add
-          local.set $at
-          local.get $at
+          local.tee $at
           local.get $e
           i32.ne
           br_if 0 (;@3;)
@@ -3480,8 +2962,7 @@
         local.get $vt
         local.get $zero
         f32x4.gt
-        local.set $pos
-        local.get $pos
+        local.tee $pos
         i32x4.all_true
         i32.eqz
         if  ;; label = @3
@@ -3555,8 +3036,7 @@
         local.get $at
         i32.const 16
         i32.add
-        local.set $at
-        local.get $at
+        local.tee $at
         local.get $e
         i32.ne
         br_if 0 (;@2;)

@@ -57,9 +57,9 @@ export function kernelBytes(text = KERNEL_WASM): Uint8Array<ArrayBuffer> {
 function compile(text: string): WebAssembly.Module | null {
   try {
     const bytes = kernelBytes(text);
-    if (typeof WebAssembly === 'object' && WebAssembly.validate(bytes)) return new WebAssembly.Module(bytes);
+    if (WebAssembly.validate(bytes)) return new WebAssembly.Module(bytes);
   } catch {
-    /* no WebAssembly, or a page policy refusing it */
+    /* no WebAssembly (a ReferenceError), or a page policy refusing it */
   }
   return null;
 }
@@ -191,9 +191,9 @@ function newArena(module: WebAssembly.Module, bytes: number): Arena | undefined 
   try {
     const memory = new WebAssembly.Memory({ initial: Math.ceil((KERNEL_DATA_START + bytes) / PAGE) });
     const instance = new WebAssembly.Instance(module, { env: { mem: memory, acos: Math.acos, sin: Math.sin } });
-    new Int32Array(memory.buffer, KERNEL_MASKS, 33).set(
-      Array.from({ length: 33 }, (_, w) => (w === 32 ? -1 : (1 << w) - 1)),
-    );
+    // (1 << w) − 1 for w = 0..32: 2^32 − 1 wraps to −1 in an Int32Array.
+    const masks = new Int32Array(memory.buffer, KERNEL_MASKS, 33);
+    for (let w = 0; w < 33; w++) masks[w] = 2 ** w - 1;
     const { decode } = instance.exports as { decode: KernelDecode };
     return { memory, decode, world: undefined, used: KERNEL_DATA_START, views: new Map() };
   } catch {
