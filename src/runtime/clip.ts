@@ -26,7 +26,7 @@ import {
 } from './clip-reader.js';
 import { buildTables, type ClipTables } from './decode-tables.js';
 import { kernelPlace } from './wasm-kernel.js';
-import { ClipSampler, type SampleOptions } from './sampler.js';
+import { ClipSampler } from './sampler.js';
 
 export type { Looping, Rounding, SampleOptions } from './sampler.js';
 export type { ClipTables } from './decode-tables.js';
@@ -128,7 +128,6 @@ export class CompressedClip {
   readonly sections: ClipSections;
 
   readonly #channelMask: Uint8Array;
-  #ownSampler: ClipSampler | undefined;
 
   private constructor(bytes: Uint8Array, verifyChecksum: boolean, compactTables: boolean, useKernel: boolean) {
     // The file's sections in order, each validated by its own stage (clip-reader.ts), in the
@@ -212,47 +211,8 @@ export class CompressedClip {
     return this.tables.kernel ? 'wasm' : 'typescript';
   }
 
-  /** Duration of the sampled span, (sampleCount − 1) / sampleRate seconds from {@link startTime}. */
-  get sampledSpan(): number {
-    return this.sampleCount > 1 ? (this.sampleCount - 1) / this.sampleRate : 0;
-  }
-
-  /** The time of sample `k` (0 … sampleCount − 1) on the source's timeline: its key time, or startTime + k / sampleRate. */
-  keyTime(k: number): number {
-    return this.keyTimes ? this.keyTimes[k] : this.startTime + k / this.sampleRate;
-  }
-
   /** Whether the source animates track `kind` of `bone` (a host binds only these). */
   hasChannel(bone: number, kind: number): boolean {
     return this.#channelMask[bone * TRACKS_PER_BONE + kind] === 1;
-  }
-
-  /** Whether animated track `kind` of `bone` holds each sample until the next (STEP) instead of blending. */
-  isStepTrack(bone: number, kind: number): boolean {
-    const a = this.tables.animTrackOfTrack[bone * TRACKS_PER_BONE + kind];
-    return a >= 0 && this.tables.animStep[a] === 1;
-  }
-
-  /**
-   * Samples every bone at `time` seconds into `outPose` with the clip's own sampler (see
-   * {@link ClipSampler.sample}). Convenient for one user; characters sharing the clip
-   * should each use their own {@link createSampler}.
-   */
-  sample(time: number, outPose: Float32Array, options?: SampleOptions): Float32Array {
-    return this.#sampler().sample(time, outPose, options);
-  }
-
-  /** Writes sample `keyIndex` exactly with the clip's own sampler (see {@link ClipSampler.sampleKey}). */
-  sampleKey(keyIndex: number, outPose: Float32Array): Float32Array {
-    return this.#sampler().sampleKey(keyIndex, outPose);
-  }
-
-  /** Samples one bone with the clip's own sampler (see {@link ClipSampler.sampleBone}). */
-  sampleBone(time: number, boneIndex: number, out: Float32Array, options?: SampleOptions): Float32Array {
-    return this.#sampler().sampleBone(time, boneIndex, out, options);
-  }
-
-  #sampler(): ClipSampler {
-    return (this.#ownSampler ??= new ClipSampler(this));
   }
 }

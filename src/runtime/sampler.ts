@@ -80,8 +80,10 @@ export class ClipSampler {
   private readonly times: Float32Array | undefined;
   // Keys found by locate(), whose blend fraction is returned instead: a double kept in a
   // field would be a separate heap number, one more object for a cold decode to reach.
-  private k0 = 0;
-  private k1 = 0;
+  /** @internal The keys {@link pose} decodes, set by {@link locate} (or sampleKey, sampleBetween). */
+  k0 = 0;
+  /** @internal The second of the keys {@link pose} decodes. */
+  k1 = 0;
   // Where the kernel's segments are (ClipTables.kernel), and the last segment key 0 was in:
   // the byte address of its packed keys and its bits per key, read from its header when key
   // 0 moves to another segment. The sampler computes the addresses of key 0's header and
@@ -93,8 +95,8 @@ export class ClipSampler {
   private kernelKeys = 0;
   private kernelKeyBits = 0;
   private readonly period: number;
-  /** The kernel's object-space pass for this clip, or undefined (decode-tables.ts). */
-  private readonly world: NonNullable<ClipTables['kernel']>['world'];
+  /** @internal The kernel's object-space pass for this clip, or undefined (decode-tables.ts). */
+  readonly world: NonNullable<ClipTables['kernel']>['world'];
   /** The clip this sampler reads. */
   readonly clip: CompressedClip;
   // The clip's tables (the kernel path reads segment headers there) and base pose, copied in
@@ -104,8 +106,6 @@ export class ClipSampler {
   private readonly segAt: number;
   /** The TypeScript decode, where the kernel does not decode this clip (typescript-decoder.ts). */
   private readonly typescript: TypeScriptDecoder | undefined;
-  /** The kernel's world pass on this clip's memory, once a crowd has run it (wasm-kernel.ts). */
-  private worldPass: KernelWorld | undefined;
 
   /** Prefer {@link CompressedClip.createSampler}. */
   constructor(clip: CompressedClip) {
@@ -169,15 +169,19 @@ export class ClipSampler {
     return offset + this.poseFloats;
   }
 
-  /** Decodes the whole pose at (k0, k1, alpha) into `out` at `offset`. */
-  private pose(out: Float32Array, offset: number, alpha: number): void {
-    if (this.kernel !== undefined) {
-      this.kernelDecode(alpha);
-      out.set(this.kernelPose, offset);
-    } else {
-      out.set(this.base, offset);
-      this.typescript!.decode(out, -offset, -1, this.k0, this.k1, alpha);
-    }
+  /**
+   * Decodes the pose at keys (k0, k1), `alpha` of the way, into `out` at `offset`; with
+   * `bone` ≥ 0, that bone's {@link POSE_STRIDE} floats alone (see {@link sampleBone}).
+   * @internal
+   */
+  pose(out: Float32Array, offset: number, alpha: number, bone = -1): void {
+    const kernel = this.kernel !== undefined;
+    if (kernel) this.kernelDecode(alpha);
+    const from = bone < 0 ? 0 : bone * POSE_STRIDE;
+    const source = kernel ? this.kernelPose : this.base;
+    // A bone's floats through a view, made only for sampleBone: a whole pose makes none.
+    out.set(bone < 0 ? source : source.subarray(from, from + POSE_STRIDE), offset);
+    if (!kernel) this.typescript!.decode(out, from - offset, bone, this.k0, this.k1, alpha);
   }
 
   /**
@@ -185,13 +189,9 @@ export class ClipSampler {
    * pass `run` the object-space pass after it (`rows`: 1 for three rows per bone). Key k lies in segment
    * min(k / SEGMENT_SIZE, last), at a fixed stride of segments (decode-tables.ts); key 1 is
    * k0 itself, the next key (in k0's segment or the next one) or, wrapping, key 0.
+   * @internal
    */
-  private kernelDecode(
-    alpha: number,
-    world?: NonNullable<ClipTables['kernel']>['world'],
-    run?: KernelWorld,
-    rows = 0,
-  ): void {
+  kernelDecode(alpha: number, world?: NonNullable<ClipTables['kernel']>['world'], run?: KernelWorld, rows = 0): void {
     const k0 = this.k0,
       k1 = this.k1,
       last = this.kernelLast;
@@ -221,81 +221,11 @@ export class ClipSampler {
   }
 
   /**
-   * For {@link CrowdSampler}: samples at `time` and writes the pose's object-space matrices
-   * into `out` at `offset` (three rows of four floats per bone with `rows`, else a
-   * column-major 4×4), computed by the kernel's object-space pass right after the decode,
-   * in the kernel's memory. Returns false, writing nothing, where this clip has no such
-   * pass (it decodes in TypeScript or has too many bones); crowd.ts then walks the pose itself.
+   * Resolves `time` to the keys (k0, k1) the next {@link pose} decodes and returns the blend
+   * fraction (0 means k0 alone).
    * @internal
    */
-  sampleObjectInto(time: number, out: Float32Array, offset: number, rows: boolean, options?: SampleOptions): boolean {
-    const world = this.world;
-    if (world === undefined) return false;
-    const run = (this.worldPass ??= world.pass());
-    if (run === undefined) return false;
-    const alpha = this.locate(time, options);
-    this.kernelDecode(alpha, world, run, rows ? 1 : 0);
-    out.set(rows ? world.rows : world.matrices, offset);
-    return true;
-  }
-
-  /** Writes sample `keyIndex` (clamped to 0..sampleCount − 1) exactly, without interpolation. */
-  sampleKey(keyIndex: number, outPose: Float32Array): Float32Array {
-    const k = keyIndex > 0 ? Math.min(this.n - 1, Math.floor(keyIndex)) : 0;
-    return this.poseAt(k, k, 0, outPose);
-  }
-
-  /**
-   * Decodes the pose a fraction `alpha` (0..1) of the way from sample `keyIndex` to the next
-   * one, exactly as {@link sample} does at that time (the compressor measures between
-   * samples with this). `keyIndex` is clamped to 0..sampleCount − 2.
-   */
-  sampleBetween(keyIndex: number, alpha: number, outPose: Float32Array): Float32Array {
-    const n = this.n;
-    const k = keyIndex > 0 ? Math.min(n - 2, Math.floor(keyIndex)) : 0;
-    if (n < 2 || !(alpha > 0)) return this.poseAt(Math.max(0, k), Math.max(0, k), 0, outPose);
-    if (alpha >= 1) return this.poseAt(k + 1, k + 1, 0, outPose);
-    return this.poseAt(k, k + 1, alpha, outPose);
-  }
-
-  /** Decodes the pose `alpha` of the way from key `k0` to key `k1` into `outPose`. */
-  private poseAt(k0: number, k1: number, alpha: number, outPose: Float32Array): Float32Array {
-    checkOut(outPose, 0, this.poseFloats);
-    this.k0 = k0;
-    this.k1 = k1;
-    this.pose(outPose, 0, alpha);
-    return outPose;
-  }
-
-  /**
-   * Samples one bone at `time` into `out[0..9]` (the same 10-float layout as a pose), the
-   * floats {@link sample} gives it. The TypeScript decoder decodes that bone alone; the
-   * WebAssembly kernel decodes the whole pose and copies the bone out. Throws only on a bad
-   * bone index or a short `out`.
-   */
-  sampleBone(time: number, boneIndex: number, out: Float32Array, options?: SampleOptions): Float32Array {
-    if (!(boneIndex >= 0 && boneIndex < this.clip.boneCount) || (boneIndex | 0) !== boneIndex) {
-      throw new FormatError('BAD_ARGUMENT', `bone index ${boneIndex} (clip has ${this.clip.boneCount} bones)`);
-    }
-    checkOut(out, 0, POSE_STRIDE);
-    const alpha = this.locate(time, options);
-    const base = boneIndex * POSE_STRIDE;
-    if (this.kernel !== undefined) {
-      // The kernel's segments may hold no records for rotations (their lane rows instead,
-      // kernel.wat): the bone comes from the kernel's whole pose.
-      this.kernelDecode(alpha);
-      const pose = this.kernelPose;
-      for (let i = 0; i < POSE_STRIDE; i++) out[i] = pose[base + i];
-      return out;
-    }
-    const pose = this.base;
-    for (let i = 0; i < POSE_STRIDE; i++) out[i] = pose[base + i];
-    this.typescript!.decode(out, base, boneIndex, this.k0, this.k1, alpha);
-    return out;
-  }
-
-  /** Resolves time to keys k0, k1 and returns the blend alpha (0 means k0 alone). */
-  private locate(time: number, options: SampleOptions | undefined): number {
+  locate(time: number, options: SampleOptions | undefined): number {
     const n = this.n;
     const rate = this.rate;
     const looping = options?.looping;
@@ -365,4 +295,62 @@ export class ClipSampler {
 function checkOut(out: Float32Array, offset: number, floats: number): void {
   if (!(offset >= 0) || out.length < offset + floats)
     throw new FormatError('BAD_ARGUMENT', `out holds ${out.length} floats, needs ${floats} from ${offset}`);
+}
+
+/**
+ * Writes sample `keyIndex` of `sampler`'s clip (clamped to 0..sampleCount − 1) into
+ * `outPose` exactly, without interpolation. A free function, as {@link sampleBetween} and
+ * {@link sampleBone}: a page that only plays clips does not download them.
+ */
+export function sampleKey(sampler: ClipSampler, keyIndex: number, outPose: Float32Array): Float32Array {
+  const k = keyIndex > 0 ? Math.min(sampler.clip.sampleCount - 1, Math.floor(keyIndex)) : 0;
+  return poseAt(sampler, k, k, 0, outPose);
+}
+
+/**
+ * Decodes the pose a fraction `alpha` (0..1) of the way from sample `keyIndex` to the next
+ * one, exactly as {@link ClipSampler.sample} does at that time (the compressor measures
+ * between samples with this). `keyIndex` is clamped to 0..sampleCount − 2.
+ */
+export function sampleBetween(
+  sampler: ClipSampler,
+  keyIndex: number,
+  alpha: number,
+  outPose: Float32Array,
+): Float32Array {
+  const n = sampler.clip.sampleCount;
+  const k = keyIndex > 0 ? Math.min(n - 2, Math.floor(keyIndex)) : 0;
+  if (n < 2 || !(alpha > 0)) return poseAt(sampler, Math.max(0, k), Math.max(0, k), 0, outPose);
+  if (alpha >= 1) return poseAt(sampler, k + 1, k + 1, 0, outPose);
+  return poseAt(sampler, k, k + 1, alpha, outPose);
+}
+
+/** Decodes the pose `alpha` of the way from key `k0` to key `k1` into `outPose`. */
+function poseAt(sampler: ClipSampler, k0: number, k1: number, alpha: number, outPose: Float32Array): Float32Array {
+  checkOut(outPose, 0, sampler.clip.boneCount * POSE_STRIDE);
+  sampler.k0 = k0;
+  sampler.k1 = k1;
+  sampler.pose(outPose, 0, alpha);
+  return outPose;
+}
+
+/**
+ * Samples one bone at `time` into `out[0..9]` (the same 10-float layout as a pose), the
+ * floats {@link ClipSampler.sample} gives it. The TypeScript decoder decodes that bone
+ * alone; the WebAssembly kernel decodes the whole pose and copies the bone out. Throws
+ * only on a bad bone index or a short `out`.
+ */
+export function sampleBone(
+  sampler: ClipSampler,
+  time: number,
+  boneIndex: number,
+  out: Float32Array,
+  options?: SampleOptions,
+): Float32Array {
+  const bones = sampler.clip.boneCount;
+  if (!(boneIndex >= 0 && boneIndex < bones) || (boneIndex | 0) !== boneIndex)
+    throw new FormatError('BAD_ARGUMENT', `bone index ${boneIndex} (clip has ${bones} bones)`);
+  checkOut(out, 0, POSE_STRIDE);
+  sampler.pose(out, 0, sampler.locate(time, options), boneIndex);
+  return out;
 }
