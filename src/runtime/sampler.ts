@@ -61,81 +61,87 @@ export async function loadTypeScriptDecoder(): Promise<void> {
  * tables hold everything else.
  */
 export class ClipSampler {
-  // Declared in the order a pose decode reads them, the kernel path's first: fields are laid
-  // out in declaration order, so a cold decode reads one or two of this object's lines.
+  // Assigned in the order a pose decode reads them, the kernel path's first: fields are laid
+  // out in the order the constructor assigns them, so a cold decode reads one or two of this
+  // object's lines. They are `declare`d, so the build emits no list of them beside the
+  // constructor's assignments.
   /** The WebAssembly kernel's decode, or undefined (wasm-kernel.ts). */
-  private readonly kernel: KernelDecode | undefined;
+  declare private readonly kernel: KernelDecode | undefined;
   /** Byte address of the clip's record in the kernel's memory. */
-  private readonly kernelClip: number;
+  declare private readonly kernelClip: number;
   /**
    * The kernel memory's staging pose, as long as the clip's pose, where the kernel writes it
    * (wasm-kernel.ts): one view shared by the memory's clips of this length, so it is in cache.
    */
-  private readonly kernelPose: Float32Array;
-  private readonly poseFloats: number;
-  private readonly n: number;
-  private readonly rate: number;
-  private readonly start: number;
+  declare private readonly kernelPose: Float32Array;
+  declare private readonly poseFloats: number;
+  declare private readonly n: number;
+  declare private readonly rate: number;
+  declare private readonly start: number;
   /** The clip's key times, or undefined on a uniform grid (key-times.ts). */
-  private readonly times: Float32Array | undefined;
+  declare private readonly times: Float32Array | undefined;
   // Keys found by locate(), whose blend fraction is returned instead: a double kept in a
   // field would be a separate heap number, one more object for a cold decode to reach.
   /** @internal The keys {@link pose} decodes, set by {@link locate} (or sampleKey, sampleBetween). */
-  k0 = 0;
+  declare k0: number;
   /** @internal The second of the keys {@link pose} decodes. */
-  k1 = 0;
+  declare k1: number;
   // Where the kernel's segments are (ClipTables.kernel), and the last segment key 0 was in:
   // the byte address of its packed keys and its bits per key, read from its header when key
   // 0 moves to another segment. The sampler computes the addresses of key 0's header and
   // first bit, so the kernel reads no table to find them.
-  private readonly kernelSegments: number;
-  private readonly kernelSegmentBytes: number;
-  private readonly kernelLast: number;
-  private kernelSegment = -1;
-  private kernelKeys = 0;
-  private kernelKeyBits = 0;
-  private readonly period: number;
+  declare private readonly kernelSegments: number;
+  declare private readonly kernelSegmentBytes: number;
+  declare private readonly kernelLast: number;
+  declare private kernelSegment: number;
+  declare private kernelKeys: number;
+  declare private kernelKeyBits: number;
+  declare private readonly period: number;
   /** @internal The kernel's object-space pass for this clip, or undefined (decode-tables.ts). */
-  readonly world: NonNullable<ClipTables['kernel']>['world'];
+  declare readonly world: NonNullable<ClipTables['kernel']>['world'];
   /** The clip this sampler reads. */
-  readonly clip: CompressedClip;
+  declare readonly clip: CompressedClip;
   // The clip's tables (the kernel path reads segment headers there) and base pose, copied in
   // so a decode reads this object and the clip's buffer only.
-  private readonly i32: Int32Array;
-  private readonly base: Float32Array;
-  private readonly segAt: number;
+  declare private readonly i32: Int32Array;
+  declare private readonly base: Float32Array;
+  declare private readonly segAt: number;
   /** The TypeScript decode, where the kernel does not decode this clip (typescript-decoder.ts). */
-  private readonly typescript: TypeScriptDecoder | undefined;
+  declare private readonly typescript: TypeScriptDecoder | undefined;
 
   /** Prefer {@link CompressedClip.createSampler}. */
   constructor(clip: CompressedClip) {
-    this.clip = clip;
     const t = clip.tables;
-    this.i32 = t.i32;
-    this.base = t.basePose;
-    const k = t.compact ? undefined : t.kernel;
+    // Compact tables never have a kernel (decode-tables.ts).
+    const k = t.kernel;
+    if (k === undefined && typescriptDecoder === undefined)
+      throw new FormatError(
+        'BAD_ARGUMENT',
+        'this clip decodes in TypeScript, which is not loaded: await loadTypeScriptDecoder() first',
+      );
     this.kernel = k?.decode;
     this.kernelClip = k ? k.clipAt : 0;
     this.kernelPose = k ? k.pose : t.basePose;
-    this.kernelSegments = k ? k.segments : 0;
-    this.kernelSegmentBytes = k ? k.segmentBytes : 0;
-    this.kernelLast = k ? k.lastSegment : 0;
-    this.world = k?.world;
+    this.poseFloats = t.poseFloats;
     this.n = clip.sampleCount;
     this.rate = clip.sampleRate;
     this.start = clip.startTime;
     this.times = clip.keyTimes;
+    this.k0 = 0;
+    this.k1 = 0;
+    this.kernelSegments = k ? k.segments : 0;
+    this.kernelSegmentBytes = k ? k.segmentBytes : 0;
+    this.kernelLast = k ? k.lastSegment : 0;
+    this.kernelSegment = -1;
+    this.kernelKeys = 0;
+    this.kernelKeyBits = 0;
     this.period = clip.duration;
+    this.world = k?.world;
+    this.clip = clip;
+    this.i32 = t.i32;
+    this.base = t.basePose;
     this.segAt = t.segAt;
-    this.poseFloats = t.poseFloats;
-    if (k === undefined) {
-      if (typescriptDecoder === undefined)
-        throw new FormatError(
-          'BAD_ARGUMENT',
-          'this clip decodes in TypeScript, which is not loaded: await loadTypeScriptDecoder() first',
-        );
-      this.typescript = new typescriptDecoder(t);
-    }
+    this.typescript = k ? undefined : new typescriptDecoder!(t);
   }
 
   /**
