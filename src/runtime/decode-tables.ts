@@ -286,7 +286,7 @@ export function buildTables(
       segmentBytes: 4 * stride,
       lastSegment: segments - 1,
       file,
-      ...(world ? { world } : {}),
+      world,
     };
   }
   return {
@@ -305,8 +305,8 @@ export function buildTables(
     animStep,
     animTrackOfTrack: src.animated.ofTrack,
     segRates,
-    ...(compact ? { compact: { src, words } } : {}),
-    ...(kernel ? { kernel } : {}),
+    compact: compact ? { src, words } : undefined,
+    kernel,
   };
 }
 
