@@ -373,15 +373,14 @@ interface LaneLayout {
  * rows (KERNEL_LANES, which replace their records).
  */
 function laneLayout(src: TableSources, rotations: number): LaneLayout | undefined {
-  const { bytes } = src;
   const animKind = src.animated.kind;
-  const { rates: segRates, keyBits: segKeyBits, compBits } = src.segments;
+  const { keyBits: segKeyBits, compBits } = src.segments;
   if (rotations === 0) return undefined;
-  for (let s = 0; s < segRates.length; s++) {
+  for (let s = 0; s < segKeyBits.length; s++) {
     if (Math.ceil(segKeyBits[s] / 8) > 0xffff) return undefined;
     for (let j = 0; j < animKind.length; j++) {
       if (animKind[j] !== TRACK_KIND.ROTATION) continue;
-      if ((bytes[segRates[s] + j] & RATE_MASK) === RAW_BITS) return undefined;
+      // A raw rotation's components are RAW_BITS wide, wider than LANE_MAX_BITS.
       const cb = (s * animKind.length + j) * ANIMATED_COMPONENTS;
       if (Math.max(compBits[cb], compBits[cb + 1], compBits[cb + 2]) > LANE_MAX_BITS) return undefined;
     }
