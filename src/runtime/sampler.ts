@@ -181,13 +181,15 @@ export class ClipSampler {
    * @internal
    */
   pose(out: Float32Array, offset: number, alpha: number, bone = -1): void {
-    const kernel = this.kernel !== undefined;
-    if (kernel) this.kernelDecode(alpha);
-    const from = bone < 0 ? 0 : bone * POSE_STRIDE;
-    const source = kernel ? this.kernelPose : this.base;
     // A bone's floats through a view, made only for sampleBone: a whole pose makes none.
-    out.set(bone < 0 ? source : source.subarray(from, from + POSE_STRIDE), offset);
-    if (!kernel) this.typescript!.decode(out, from - offset, bone, this.k0, this.k1, alpha);
+    const from = bone * POSE_STRIDE;
+    if (this.kernel !== undefined) {
+      this.kernelDecode(alpha);
+      out.set(bone < 0 ? this.kernelPose : this.kernelPose.subarray(from, from + POSE_STRIDE), offset);
+    } else {
+      out.set(bone < 0 ? this.base : this.base.subarray(from, from + POSE_STRIDE), offset);
+      this.typescript!.decode(out, (bone < 0 ? 0 : from) - offset, bone, this.k0, this.k1, alpha);
+    }
   }
 
   /**
