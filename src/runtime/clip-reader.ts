@@ -138,7 +138,7 @@ function expectValue(
 export function readHeader(bytes: Uint8Array, view: DataView, verifyChecksum: boolean): Header {
   const size = bytes.byteLength;
   if (!LITTLE_ENDIAN_HOST) fail('UNSUPPORTED_PLATFORM', 'bonepress needs a little-endian host');
-  if (size < HEADER.SIZE) bad('TOO_SMALL', 'file size', size, `${HEADER.SIZE} or more`, 0);
+  if (size < HEADER.SIZE) fail('TOO_SMALL', `${size} bytes is smaller than the ${HEADER.SIZE}-byte header`, 0);
   if (view.getUint32(HEADER.MAGIC, true) !== MAGIC) fail('BAD_MAGIC', 'not a bonepress clip (bad magic)', HEADER.MAGIC);
   const version = view.getUint16(HEADER.VERSION, true);
   expectVersion('format', version, VERSION, HEADER.VERSION);
@@ -171,8 +171,8 @@ export function readHeader(bytes: Uint8Array, view: DataView, verifyChecksum: bo
   ) as RotationFormat;
   const unitCode = inRange(view.getUint8(HEADER.UNIT), 0, UNIT_CODES.length - 1, 'unit code', HEADER.UNIT);
   const sampleCount = view.getUint32(HEADER.SAMPLE_COUNT, true);
-  // With at least one bone, at least one sample.
-  inRange(sampleCount * boneCount, 1, MAX_BONE_SAMPLES, 'samples × bones', HEADER.SAMPLE_COUNT);
+  // Samples × bones; with at least one bone, at least one sample.
+  inRange(sampleCount * boneCount, 1, MAX_BONE_SAMPLES, 'bone samples', HEADER.SAMPLE_COUNT);
   // The wrap period sampleCount / sampleRate (≥ the sampled span) must be at most MAX_SECONDS, or time arithmetic overflows.
   const sampleRate = view.getFloat64(HEADER.SAMPLE_RATE, true);
   if (!(sampleRate > 0 && sampleRate < Infinity && sampleCount / sampleRate <= MAX_SECONDS))
