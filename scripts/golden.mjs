@@ -18,7 +18,7 @@ import { compress } from '../dist/compress/index.js';
 import { readBvh } from '../dist/readers/bvh.js';
 import { CompressedClip } from '../dist/runtime/compressed-clip.js';
 import { sectionSizes, trackClassOf } from '../dist/runtime/clip-inspection.js';
-import { FORMAT_VERSION, POSE_STRIDE } from '../dist/runtime/index.js';
+import { FORMAT_VERSION, POSE_STRIDE, sampleKey } from '../dist/runtime/index.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -78,11 +78,11 @@ function describeGolden(bytes, source) {
     },
     keys: [0, clip.sampleCount >> 1, clip.sampleCount - 1].map((key) => ({
       key,
-      pose: poseOf((out) => clip.sampleKey(key, out)),
+      pose: poseOf((out) => sampleKey(clip.createSampler(), key, out)),
     })),
     samples: queries.map((q) => ({
       ...q,
-      pose: poseOf((out) => clip.sample(q.time, out, { looping: q.looping, rounding: q.rounding })),
+      pose: poseOf((out) => clip.createSampler().sample(q.time, out, { looping: q.looping, rounding: q.rounding })),
     })),
   };
 }

@@ -22,7 +22,8 @@ import type { Scene } from '@babylonjs/core/scene.js';
 
 import type { CompressedClip } from '../runtime/compressed-clip.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
-import type { SampleOptions } from '../runtime/sampler.js';
+import { isStepTrack, keyTime } from '../runtime/clip-inspection.js';
+import { sampleKey, type SampleOptions } from '../runtime/sampler.js';
 import { PoseContext } from './pose-context.js';
 
 /** How a group plays its clip: keyframes decoded at load, or the compressed clip itself. */
@@ -178,7 +179,7 @@ export function createAnimationGroup(
         offset: b * POSE_STRIDE + KIND_OFFSET[kind],
         kind,
         scale: kind === 1 ? translationScale : kind === 2 ? scaleOffset : 1,
-        step: compressed.isStepTrack(b, kind),
+        step: isStepTrack(compressed, b, kind),
         target: node,
       });
     }
@@ -191,7 +192,7 @@ export function createAnimationGroup(
           offset: bone * POSE_STRIDE + 4,
           kind: 3,
           scale: scales[t],
-          step: compressed.isStepTrack(bone, 1),
+          step: isStepTrack(compressed, bone, 1),
           target,
         });
     });
@@ -227,9 +228,9 @@ export function createAnimationGroup(
         ),
       );
     for (let k = 0; k < compressed.sampleCount; k++) {
-      const time = compressed.keyTime(k);
+      const time = keyTime(compressed, k);
       if (k > 0 && time >= compressed.duration) break;
-      sampler.sampleKey(k, pose);
+      sampleKey(sampler, k, pose);
       addKeys(time * fps);
     }
     sampler.sample(compressed.duration, pose, CLAMP);

@@ -37,14 +37,15 @@ export {
 } from './three-gltf-plugin.js';
 
 /**
- * What the player needs from a clip: {@link CompressedClip} satisfies it, and so can any
- * other sampler with the same 10-floats-per-bone pose layout.
+ * What the player needs from a clip: {@link CompressedClip} satisfies it (the player samples
+ * it with a sampler of its own), and so can any other clip with the same
+ * 10-floats-per-bone pose layout that has a `sample` method instead.
  */
 export type PlayableClip = Pick<
   CompressedClip,
-  'boneCount' | 'boneNames' | 'sampleCount' | 'sampleRate' | 'duration' | 'startTime' | 'sample'
+  'boneCount' | 'boneNames' | 'sampleCount' | 'sampleRate' | 'duration' | 'startTime'
 > &
-  Partial<Pick<CompressedClip, 'nodeIndices' | 'createSampler' | 'additive'>>;
+  Partial<Pick<CompressedClip, 'nodeIndices' | 'createSampler' | 'additive'> & Pick<ClipSampler, 'sample'>>;
 
 /** Options of {@link CompressedClipPlayer}. */
 export interface CompressedClipPlayerOptions extends BindOptions {
@@ -119,8 +120,8 @@ export class CompressedClipPlayer {
   private readonly weights: readonly { influences: number[]; offset: number; scales: Float32Array }[];
   /** Reused for every sample call, so playing allocates nothing. */
   private readonly sampleOptions: SampleOptions = { looping: 'clamp', rounding: 'none' };
-  /** The player's own sampling state, when the clip can make one. */
-  private readonly sampler: ClipSampler | undefined;
+  /** The player's own sampler, or the clip itself when it samples but makes no sampler. */
+  private readonly sampler: Pick<ClipSampler, 'sample'>;
 
   /**
    * Binds `clip` to `skeleton` (by node index, bone map or sanitized name, see
@@ -137,7 +138,10 @@ export class CompressedClipPlayer {
       );
     this.clip = clip;
     this.skeleton = skeleton;
-    this.sampler = clip.createSampler?.();
+    const sampler = clip.createSampler?.() ?? clip;
+    if (sampler.sample === undefined)
+      throw new FormatError('BAD_ARGUMENT', 'the clip has neither createSampler nor sample');
+    this.sampler = sampler as Pick<ClipSampler, 'sample'>;
     this.loop = options.loop ?? PLAYER_DEFAULTS.loop;
     this.timeScale = options.timeScale ?? PLAYER_DEFAULTS.timeScale;
     this.rounding = options.rounding ?? PLAYER_DEFAULTS.rounding;
@@ -235,9 +239,7 @@ export class CompressedClipPlayer {
     const options = this.sampleOptions;
     options.looping = this.loop;
     options.rounding = this.rounding;
-    const pose = this.sampler
-      ? this.sampler.sample(this.currentTime, this.pose, options)
-      : this.clip.sample(this.currentTime, this.pose, options);
+    const pose = this.sampler.sample(this.currentTime, this.pose, options);
     const bones = this.bones,
       offsets = this.offsets,
       k = this.translationScale;

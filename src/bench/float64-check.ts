@@ -15,6 +15,7 @@
  */
 import { CompressedClip } from '../runtime/compressed-clip.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
+import { sampleKey } from '../runtime/sampler.js';
 import { openClip } from '../runtime/transport.js';
 
 /** What {@link checkBvhFloat64} measured. */
@@ -177,6 +178,7 @@ export function checkBvhFloat64(bvhText: string, clip: Uint8Array | CompressedCl
   const boneCount = bvh.names.length;
   if (decoded.boneCount !== boneCount) throw new Error(`clip has ${decoded.boneCount} bones, the BVH ${boneCount}`);
   const sampled = decoded.sampleCount === bvh.frameCount;
+  const sampler = decoded.createSampler();
   const pose = new Float32Array(boneCount * POSE_STRIDE);
   const srcRot = new Float64Array(9 * boneCount),
     srcPos = new Float64Array(3 * boneCount);
@@ -195,8 +197,8 @@ export function checkBvhFloat64(bvhText: string, clip: Uint8Array | CompressedCl
     shellWorstSample = -1;
   const stride = bvh.channels.length;
   for (let f = 0; f < bvh.frameCount; f++) {
-    if (sampled) decoded.sampleKey(f, pose);
-    else decoded.sample(f * bvh.frameTime, pose);
+    if (sampled) sampleKey(sampler, f, pose);
+    else sampler.sample(f * bvh.frameTime, pose);
     for (let b = 0; b < boneCount; b++) {
       // Source local transform: OFFSET (or position channels), Euler channels composed in listed order.
       local.fill(0);

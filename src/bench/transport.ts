@@ -17,6 +17,7 @@ import { encodeTransport } from '../compress/transport.js';
 import { readBvh } from '../readers/bvh.js';
 import { CompressedClip } from '../runtime/compressed-clip.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
+import { sampleKey } from '../runtime/sampler.js';
 import { decodeTransport, openClip } from '../runtime/transport.js';
 import { checkBvhFloat64 } from './float64-check.js';
 
@@ -184,7 +185,10 @@ export async function runTransportBench(options: TransportBenchOptions): Promise
     const pose = new Float32Array(Math.max(...opened.map((c) => c.boneCount)) * POSE_STRIDE);
     const ms = timeIt(
       () => {
-        for (const c of opened) for (let k = 0; k < c.sampleCount; k++) c.sampleKey(k, pose);
+        for (const c of opened) {
+          const sampler = c.createSampler();
+          for (let k = 0; k < c.sampleCount; k++) sampleKey(sampler, k, pose);
+        }
       },
       measureMs,
       repeats,

@@ -12,6 +12,7 @@ import type { AdditiveInfo } from '../runtime/clip-reader.js';
 import type { CompressedClip } from '../runtime/compressed-clip.js';
 import { keyPosition } from '../runtime/key-times.js';
 import { applyAdditiveBone } from '../runtime/pose.js';
+import { sampleBetween, sampleKey } from '../runtime/sampler.js';
 import { measureSampleErrors, poseToObject, type ErrorMetric, type ErrorReport } from '../metric/error-metric.js';
 import { measureBetweenErrors, referenceBetween, type BetweenReport } from './between.js';
 import { OptionsError, type AdditiveOptions, type ClipPose } from './options.js';
@@ -158,6 +159,7 @@ export function measureAdditiveSamples(
 ): ErrorReport {
   const parents = setup.applied.skeleton.parents;
   const stride = parents.length * POSE_STRIDE;
+  const sampler = compressed.createSampler();
   const decoded = new Float32Array(stride);
   const pose = new Float64Array(stride);
   return measureSampleErrors(
@@ -165,7 +167,7 @@ export function measureAdditiveSamples(
     undefined,
     shellDistances,
     (s, out) => {
-      compressed.sampleKey(s, decoded);
+      sampleKey(sampler, s, decoded);
       for (let o = 0; o < stride; o += POSE_STRIDE)
         applyAdditiveBone(setup.basePoses, s * stride + o, decoded, o, pose, o);
       poseToObject(pose, parents, out);
@@ -189,7 +191,7 @@ export function measureAdditiveBetween(
     setup.applied,
     shellDistances,
     (k, alpha, out) => {
-      sampler.sampleBetween(k, alpha, decoded);
+      sampleBetween(sampler, k, alpha, decoded);
       setup.baseBetween(k, alpha, base);
       for (let o = 0; o < stride; o += POSE_STRIDE) applyAdditiveBone(base, o, decoded, o, out, o);
     },

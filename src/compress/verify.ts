@@ -5,6 +5,7 @@
 import { createRawClip, writeSamplePose, type RawClip } from '../clip/raw-clip.js';
 import { createSkeleton, POSE_STRIDE, setIdentity } from '../clip/skeleton.js';
 import type { CompressedClip } from '../runtime/compressed-clip.js';
+import { sampleBetween, sampleKey } from '../runtime/sampler.js';
 import {
   AFFINE_STRIDE,
   clipToObject,
@@ -35,9 +36,10 @@ export function decompressClip(compressed: CompressedClip, name?: string): RawCl
     compressed.sampleCount,
     compressed.unit,
   );
+  const sampler = compressed.createSampler();
   const pose = new Float32Array(boneCount * POSE_STRIDE);
   for (let s = 0; s < compressed.sampleCount; s++) {
-    compressed.sampleKey(s, pose);
+    sampleKey(sampler, s, pose);
     writeSamplePose(clip, s, pose);
   }
   return clip;
@@ -79,6 +81,7 @@ function verifySamples(
     throw new MetricError(`sample counts differ: ${reference.sampleCount} vs ${compressed.sampleCount}`);
   if (shellDistances.length !== parents.length)
     throw new MetricError(`${shellDistances.length} shell distances for ${parents.length} bones`);
+  const sampler = compressed.createSampler();
   const pose = new Float32Array(parents.length * POSE_STRIDE);
   // Composed from float64 as the checks between samples compose theirs: poseToObject sees one array type.
   const pose64 = new Float64Array(pose.length);
@@ -88,7 +91,7 @@ function verifySamples(
     referenceObject,
     shellDistances,
     (s, out) => {
-      compressed.sampleKey(s, pose);
+      sampleKey(sampler, s, pose);
       pose64.set(pose);
       poseToObject(pose64, parents, out);
       decodedObject?.set(out, s * stride);
@@ -115,7 +118,7 @@ export function measureCompressedBetween(
     reference,
     shellDistances,
     (k, alpha, out) => {
-      sampler.sampleBetween(k, alpha, pose);
+      sampleBetween(sampler, k, alpha, pose);
       out.set(pose);
     },
     metric,

@@ -21,6 +21,7 @@ import type { Length } from '../clip/units.js';
 import { compress } from '../compress/index.js';
 import { atVertexBound, transformShare } from '../compress/morph-bound.js';
 import { COMPRESS_DEFAULTS } from '../compress/options.js';
+import { isStepTrack, keyTime } from '../runtime/clip-inspection.js';
 import { CompressedClip } from '../runtime/compressed-clip.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
 import { ParseError, PARSE_ERROR } from '../readers/errors.js';
@@ -512,9 +513,9 @@ function addQuantizedChannels(
   const poses = new Float32Array(n * clip.boneCount * POSE_STRIDE);
   const sampler = clip.createSampler();
   for (let k = 0; k < n; k++) {
-    times[k] = clip.keyTime(k);
+    times[k] = keyTime(clip, k);
     sampler.sample(
-      clip.keyTime(k),
+      keyTime(clip, k),
       poses.subarray(k * clip.boneCount * POSE_STRIDE, (k + 1) * clip.boneCount * POSE_STRIDE),
       SAMPLE_AT_KEY,
     );
@@ -544,7 +545,7 @@ function addQuantizedChannels(
         .createAnimationSampler()
         .setInput(input)
         .setOutput(output)
-        .setInterpolation(clip.isStepTrack(b, kind) ? 'STEP' : 'LINEAR');
+        .setInterpolation(isStepTrack(clip, b, kind) ? 'STEP' : 'LINEAR');
       animation
         .addSampler(s)
         .addChannel(doc.createAnimationChannel().setTargetNode(joints[b]).setTargetPath(paths[kind]).setSampler(s));
@@ -564,7 +565,7 @@ function addQuantizedChannels(
       .createAnimationSampler()
       .setInput(input)
       .setOutput(output)
-      .setInterpolation(clip.isStepTrack(first, 1) ? 'STEP' : 'LINEAR');
+      .setInterpolation(isStepTrack(clip, first, 1) ? 'STEP' : 'LINEAR');
     animation
       .addSampler(s)
       .addChannel(doc.createAnimationChannel().setTargetNode(node).setTargetPath('weights').setSampler(s));

@@ -3,7 +3,7 @@
  * `decompress` holds one pose in memory, not the decoded clip and its text.
  */
 import { POSE_STRIDE } from '../clip/skeleton.js';
-import type { CompressedClip } from '../runtime/index.js';
+import { sampleKey, type CompressedClip } from '../runtime/index.js';
 import { anonymousBoneName } from './compare.js';
 
 /** Pose layout of each array of a pose dump: where it starts in a pose and how many floats. */
@@ -30,11 +30,12 @@ export function* poseDumpChunks(clip: CompressedClip): Generator<string> {
     unit: clip.unit,
   };
   yield JSON.stringify(header).slice(0, -1);
+  const sampler = clip.createSampler();
   const pose = new Float32Array(boneCount * POSE_STRIDE);
   for (const [field, offset, width] of ARRAYS) {
     yield `,"${field}":[`;
     for (let s = 0; s < clip.sampleCount; s++) {
-      clip.sampleKey(s, pose);
+      sampleKey(sampler, s, pose);
       const values: number[] = [];
       for (let b = 0; b < boneCount; b++) {
         for (let c = 0; c < width; c++) values.push(pose[b * POSE_STRIDE + offset + c]);

@@ -1,6 +1,7 @@
 /**
- * What tools show of an opened clip (`bonepress info`, the viewer): its sections' sizes,
- * each segment's bit rates, each track's class. Free functions rather than methods of
+ * What tools and hosts read of an opened clip beyond its fields (`bonepress info`, the
+ * viewer, the glTF writers): its sections' sizes, each segment's bit rates, each track's
+ * class and whether it steps, each sample's time. Free functions rather than methods of
  * {@link CompressedClip}, so a page that only plays clips does not download them.
  */
 import { FLAGS, HEADER, RATE_MASK, TRACKS_PER_BONE } from './format.js';
@@ -55,6 +56,22 @@ export function sectionSizes(clip: CompressedClip): SectionSizes {
 /** Class of track `kind` (0 rotation, 1 translation, 2 scale) of `bone` in `clip`. */
 export function trackClassOf(clip: CompressedClip, bone: number, kind: number): TrackClass {
   return TRACK_CLASS_NAMES[clip.trackClass[bone * TRACKS_PER_BONE + kind]];
+}
+
+/** Whether animated track `kind` of `bone` in `clip` holds each sample until the next (STEP) instead of blending. */
+export function isStepTrack(clip: CompressedClip, bone: number, kind: number): boolean {
+  const a = clip.tables.animTrackOfTrack[bone * TRACKS_PER_BONE + kind];
+  return a >= 0 && clip.tables.animStep[a] === 1;
+}
+
+/** The time of sample `k` (0 … sampleCount − 1) of `clip` on the source's timeline: its key time, or startTime + k / sampleRate. */
+export function keyTime(clip: CompressedClip, k: number): number {
+  return clip.keyTimes ? clip.keyTimes[k] : clip.startTime + k / clip.sampleRate;
+}
+
+/** Duration of `clip`'s sampled span, (sampleCount − 1) / sampleRate seconds from its startTime. */
+export function sampledSpan(clip: CompressedClip): number {
+  return clip.sampleCount > 1 ? (clip.sampleCount - 1) / clip.sampleRate : 0;
 }
 
 /** Bit rate (bits per component; 32 = raw float) of each animated track of `clip` in `segment`. A copy. */

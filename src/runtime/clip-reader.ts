@@ -97,6 +97,11 @@ function fail(code: FormatErrorCode, problem: string, at?: number): never {
   throw new FormatError(code, problem, at);
 }
 
+/** The message of every value out of its bounds: `what`, its `value`, and what it needs to be. */
+function bad(code: FormatErrorCode, what: string, value: number, need: string, at: number): never {
+  return fail(code, `${what} ${value} (need ${need})`, at);
+}
+
 /**
  * `value`, read at byte `at`, must lie in lo..hi (NaN never does), else a `code` error naming
  * it (`what`, then `index` when given: loops pass it so the name is built only on failure).
@@ -112,7 +117,7 @@ function inRange(
 ): number {
   return value >= lo && value <= hi
     ? value
-    : fail(code, `${what}${index === undefined ? '' : ` ${index}:`} ${value} (need ${lo}..${hi})`, at);
+    : bad(code, index === undefined ? what : `${what} ${index}:`, value, `${lo}..${hi}`, at);
 }
 
 /** `value`, read at byte `at`, must be `expected`, else a `code` error naming it (`what`). */
@@ -123,7 +128,7 @@ function expectValue(
   at: number,
   code: FormatErrorCode = 'BAD_HEADER',
 ): number {
-  return value === expected ? value : fail(code, `${what} ${value}, expected ${expected}`, at);
+  return value === expected ? value : bad(code, what, value, `${expected}`, at);
 }
 
 /**
@@ -166,20 +171,12 @@ export function readHeader(bytes: Uint8Array, view: DataView, verifyChecksum: bo
   ) as RotationFormat;
   const unitCode = inRange(view.getUint8(HEADER.UNIT), 0, UNIT_CODES.length - 1, 'unit code', HEADER.UNIT);
   const sampleCount = view.getUint32(HEADER.SAMPLE_COUNT, true);
-  if (!(sampleCount >= 1 && sampleCount * boneCount <= MAX_BONE_SAMPLES))
-    fail(
-      'BAD_HEADER',
-      `${sampleCount} samples × ${boneCount} bones (need 1..${MAX_BONE_SAMPLES} bone samples)`,
-      HEADER.SAMPLE_COUNT,
-    );
+  // Samples × bones; with at least one bone, at least one sample.
+  inRange(sampleCount * boneCount, 1, MAX_BONE_SAMPLES, 'bone samples', HEADER.SAMPLE_COUNT);
   // The wrap period sampleCount / sampleRate (≥ the sampled span) must be at most MAX_SECONDS, or time arithmetic overflows.
   const sampleRate = view.getFloat64(HEADER.SAMPLE_RATE, true);
   if (!(sampleRate > 0 && sampleRate < Infinity && sampleCount / sampleRate <= MAX_SECONDS))
-    fail(
-      'BAD_HEADER',
-      `sample rate ${sampleRate} Hz (need a finite ${sampleCount / MAX_SECONDS} or more for ${sampleCount} samples)`,
-      HEADER.SAMPLE_RATE,
-    );
+    bad('BAD_HEADER', 'sample rate', sampleRate, `finite, ${sampleCount / MAX_SECONDS} or more`, HEADER.SAMPLE_RATE);
   const startTime = inRange(view.getFloat64(HEADER.START_TIME, true), 0, MAX_SECONDS, 'start time', HEADER.START_TIME);
   const duration = inRange(view.getFloat64(HEADER.DURATION, true), startTime, MAX_SECONDS, 'duration', HEADER.DURATION);
   const segmentCount = expectValue(
@@ -342,9 +339,8 @@ export function readSectionOffsets(view: DataView, header: Header, tracks: Track
 export function readNodeIndices(view: DataView, offset: number, boneCount: number): Int32Array {
   const nodeIndices = new Int32Array(boneCount);
   for (let b = 0; b < boneCount; b++) {
-    const n = view.getUint32(offset + 4 * b, true);
-    if (n > 0x7fffffff) fail('BAD_VALUE', `bone ${b}: node index ${n}`, offset + 4 * b);
-    nodeIndices[b] = n;
+    const at = offset + 4 * b;
+    nodeIndices[b] = inRange(view.getUint32(at, true), 0, 0x7fffffff, 'node index of bone', at, 'BAD_VALUE', b);
   }
   return nodeIndices;
 }
@@ -447,8 +443,10 @@ export interface AnimatedTracks {
   readonly ofTrack: Int32Array;
   /** (min, extent) per range component of each animated track, from `range`. */
   readonly clipRanges: Float64Array;
-  /** Each animated rotation's reference quaternion, xyzw at 4 × its animated index. */
+  /** Each animated rotation's reference quaternion, xyzw, in track order (the decode tables' layout). */
   readonly refs: Float64Array;
+  /** Animated rotations. */
+  readonly rotations: number;
 }
 
 /**
@@ -474,12 +472,13 @@ export function readAnimatedTracks(
   const ofTrack = new Int32Array(trackCount).fill(-1);
   const range = new Int32Array(count);
   const clipRanges = new Float64Array(tracks.rangeFloats);
-  const refs = new Float64Array(4 * count);
+  const refs = new Float64Array(4 * tracks.animatedRotations);
   let cursor = layout.constants,
     rangeAt = layout.clipRanges,
     refAt = layout.rotationRefs,
     a = 0,
-    ro = 0;
+    ro = 0,
+    rf = 0;
   for (let t = 0; t < trackCount; t++) {
     const kind = t % TRACKS_PER_BONE;
     const o = ((t / TRACKS_PER_BONE) | 0) * POSE_STRIDE + KIND_POSE_OFFSET[kind];
@@ -488,9 +487,16 @@ export function readAnimatedTracks(
       for (let c = 0; c < n; c++) basePose[o + c] = identityFloat(o + c);
     } else if (trackClass[t] === CLASS.CONSTANT) {
       for (let c = 0; c < n; c++, cursor += 4) {
-        const v = view.getFloat32(cursor, true);
-        if (!Number.isFinite(v)) fail('BAD_VALUE', `track ${t}: constant ${v}`, cursor);
-        basePose[o + c] = v;
+        // Finite: a float32 NaN or infinity is no magnitude ≤ F32_MAX.
+        basePose[o + c] = inRange(
+          view.getFloat32(cursor, true),
+          -F32_MAX,
+          F32_MAX,
+          'constant of track',
+          cursor,
+          'BAD_VALUE',
+          t,
+        );
       }
       if (kind === TRACK_KIND.ROTATION)
         writeRotation(basePose[o], basePose[o + 1], basePose[o + 2], basePose[o + 3], basePose, o);
@@ -510,9 +516,10 @@ export function readAnimatedTracks(
           view.getInt16(refAt + 2, true),
           view.getInt16(refAt + 4, true),
           refs,
-          4 * a,
+          rf,
         );
         refAt += ROTATION_REF_BYTES;
+        rf += 4;
       } else {
         for (let c = 0; c < 3; c++, rangeAt += 8, ro += 2) {
           const min = view.getFloat32(rangeAt, true),
@@ -528,7 +535,18 @@ export function readAnimatedTracks(
       a++;
     }
   }
-  return { count, basePose, poseOffset, kind: kinds, step, range, ofTrack, clipRanges, refs };
+  return {
+    count,
+    basePose,
+    poseOffset,
+    kind: kinds,
+    step,
+    range,
+    ofTrack,
+    clipRanges,
+    refs,
+    rotations: tracks.animatedRotations,
+  };
 }
 
 /** Where each segment's parts are, and the bits of its keys (decode-tables.ts's TableSources). */
@@ -580,11 +598,7 @@ export function readSegments(
     for (let j = 0; j < count; j++) {
       const rate = bytes[off + j] & RATE_MASK;
       if (!isValidBitRate(rate))
-        fail(
-          'BAD_VALUE',
-          `segment ${s} track ${j}: bit rate ${rate} (need 0..${MAX_QUANTIZED_BITS} or ${RAW_BITS})`,
-          off + j,
-        );
+        bad('BAD_VALUE', `segment ${s} track ${j}: bit rate`, rate, `0..${MAX_QUANTIZED_BITS} or ${RAW_BITS}`, off + j);
       const drop = bytes[off + j] >>> DROP_SHIFT;
       const kind = animated.kind[j];
       if (kind !== TRACK_KIND.ROTATION && drop !== 0)

@@ -26,7 +26,7 @@ import {
 } from './clip-reader.js';
 import { buildTables, type ClipTables } from './decode-tables.js';
 import { kernelPlace } from './wasm-kernel.js';
-import { ClipSampler, type SampleOptions } from './sampler.js';
+import { ClipSampler } from './sampler.js';
 
 export type { Looping, Rounding, SampleOptions } from './sampler.js';
 export type { ClipTables } from './decode-tables.js';
@@ -70,65 +70,66 @@ export interface ClipSections {
 
 /** A validated `.bpk` clip with its decode tables, immutable once opened. */
 export class CompressedClip {
+  // The fields are `declare`d: the constructor assigns each one, so the build emits no list
+  // of them beside the assignments (a web page's bundle names each field once fewer).
   /** Number of bones. */
-  readonly boneCount: number;
+  declare readonly boneCount: number;
   /** Number of uniformly spaced samples. */
-  readonly sampleCount: number;
+  declare readonly sampleCount: number;
   /** Samples per second (Hz). */
-  readonly sampleRate: number;
+  declare readonly sampleRate: number;
   /** Time of sample 0 on the source's timeline, in seconds (a glTF animation's first key; 0 for BVH). */
-  readonly startTime: number;
+  declare readonly startTime: number;
   /**
    * The source's duration in seconds, measured from time 0 as three.js does (a glTF
    * animation's last key time): the clip's length on the host's timeline and the period of
    * `'repeat'` looping. For sources without a time base, startTime + (sampleCount − 1) / sampleRate.
    */
-  readonly duration: number;
+  declare readonly duration: number;
   /** Number of segments of up to {@link SEGMENT_SIZE} samples (the last takes a short tail). */
-  readonly segmentCount: number;
+  declare readonly segmentCount: number;
   /** Length unit of translations. */
-  readonly unit: (typeof UNIT_CODES)[number];
+  declare readonly unit: (typeof UNIT_CODES)[number];
   /** Format version of the file. */
-  readonly version: number;
+  declare readonly version: number;
   /** How animated rotations are stored. */
-  readonly rotationFormat: RotationFormat;
+  declare readonly rotationFormat: RotationFormat;
   /** Parent index of every bone (-1 for roots); parents precede children. */
-  readonly parents: Int32Array;
+  declare readonly parents: Int32Array;
   /** Bone names, when the file has the names section. */
-  readonly boneNames: readonly string[] | undefined;
+  declare readonly boneNames: readonly string[] | undefined;
   /** Clip name, when the file has the names section. */
-  readonly name: string | undefined;
+  declare readonly name: string | undefined;
   /** The glTF node index of every bone, when the clip came from a glTF asset. */
-  readonly nodeIndices: Int32Array | undefined;
+  declare readonly nodeIndices: Int32Array | undefined;
   /**
    * The time of every sample (seconds on the source's timeline), when the source's keys lie
    * on no uniform grid; undefined when sample k plays at startTime + k / sampleRate (then
    * {@link sampleRate} is exact, else the mean rate).
    */
-  readonly keyTimes: Float32Array | undefined;
+  declare readonly keyTimes: Float32Array | undefined;
   /**
    * Set on an additive clip: its decoded poses are deltas to apply to a base pose
    * (`applyAdditivePose`), taken against the reference it names; undefined for a
    * clip of absolute poses.
    */
-  readonly additive: AdditiveInfo | undefined;
+  declare readonly additive: AdditiveInfo | undefined;
   /** Number of animated tracks. */
-  readonly animatedTrackCount: number;
+  declare readonly animatedTrackCount: number;
   /** Size of the file in bytes. */
-  readonly byteLength: number;
+  declare readonly byteLength: number;
   /** Whether the file carries a checksum. */
-  readonly hasChecksum: boolean;
+  declare readonly hasChecksum: boolean;
   /** @internal Decode tables for {@link ClipSampler}. */
-  readonly tables: ClipTables;
+  declare readonly tables: ClipTables;
   /** @internal The file's bytes: the caller's, or where the kernel decodes its copy (clip-inspection.ts reads the rates). */
-  readonly bytes: Uint8Array;
+  declare readonly bytes: Uint8Array;
   /** @internal Each track's class (clip-reader.ts's CLASS), by track index. */
-  readonly trackClass: Uint8Array;
+  declare readonly trackClass: Uint8Array;
   /** @internal Where the sections are (clip-inspection.ts's sectionSizes). */
-  readonly sections: ClipSections;
+  declare readonly sections: ClipSections;
 
   readonly #channelMask: Uint8Array;
-  #ownSampler: ClipSampler | undefined;
 
   private constructor(bytes: Uint8Array, verifyChecksum: boolean, compactTables: boolean, useKernel: boolean) {
     // The file's sections in order, each validated by its own stage (clip-reader.ts), in the
@@ -212,47 +213,8 @@ export class CompressedClip {
     return this.tables.kernel ? 'wasm' : 'typescript';
   }
 
-  /** Duration of the sampled span, (sampleCount − 1) / sampleRate seconds from {@link startTime}. */
-  get sampledSpan(): number {
-    return this.sampleCount > 1 ? (this.sampleCount - 1) / this.sampleRate : 0;
-  }
-
-  /** The time of sample `k` (0 … sampleCount − 1) on the source's timeline: its key time, or startTime + k / sampleRate. */
-  keyTime(k: number): number {
-    return this.keyTimes ? this.keyTimes[k] : this.startTime + k / this.sampleRate;
-  }
-
   /** Whether the source animates track `kind` of `bone` (a host binds only these). */
   hasChannel(bone: number, kind: number): boolean {
     return this.#channelMask[bone * TRACKS_PER_BONE + kind] === 1;
-  }
-
-  /** Whether animated track `kind` of `bone` holds each sample until the next (STEP) instead of blending. */
-  isStepTrack(bone: number, kind: number): boolean {
-    const a = this.tables.animTrackOfTrack[bone * TRACKS_PER_BONE + kind];
-    return a >= 0 && this.tables.animStep[a] === 1;
-  }
-
-  /**
-   * Samples every bone at `time` seconds into `outPose` with the clip's own sampler (see
-   * {@link ClipSampler.sample}). Convenient for one user; characters sharing the clip
-   * should each use their own {@link createSampler}.
-   */
-  sample(time: number, outPose: Float32Array, options?: SampleOptions): Float32Array {
-    return this.#sampler().sample(time, outPose, options);
-  }
-
-  /** Writes sample `keyIndex` exactly with the clip's own sampler (see {@link ClipSampler.sampleKey}). */
-  sampleKey(keyIndex: number, outPose: Float32Array): Float32Array {
-    return this.#sampler().sampleKey(keyIndex, outPose);
-  }
-
-  /** Samples one bone with the clip's own sampler (see {@link ClipSampler.sampleBone}). */
-  sampleBone(time: number, boneIndex: number, out: Float32Array, options?: SampleOptions): Float32Array {
-    return this.#sampler().sampleBone(time, boneIndex, out, options);
-  }
-
-  #sampler(): ClipSampler {
-    return (this.#ownSampler ??= new ClipSampler(this));
   }
 }

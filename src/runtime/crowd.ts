@@ -106,7 +106,7 @@ export class CrowdSampler {
     for (let k = 0; k < count; k++) {
       const i = visit[k];
       const sampler = samplers[i];
-      if (sampler.sampleObjectInto(times[i], out, starts[i], rows, options)) continue;
+      if (sampleObjectInto(sampler, times[i], out, starts[i], rows, options)) continue;
       const bones = sampler.clip.boneCount;
       if (this.pose.length < bones * POSE_STRIDE) {
         this.pose = new Float32Array(bones * POSE_STRIDE);
@@ -153,4 +153,29 @@ export class CrowdSampler {
     this.starts = starts;
     return starts[count];
   }
+}
+
+/**
+ * Samples `sampler` at `time` and writes the pose's object-space matrices into `out` at
+ * `offset` (three rows of four floats per bone with `rows`, else a column-major 4×4),
+ * computed by the kernel's object-space pass right after the decode, in the kernel's
+ * memory. Returns false, writing nothing, where the clip has no such pass (it decodes in
+ * TypeScript or has too many bones): {@link CrowdSampler.sample} then walks the pose itself.
+ * @internal
+ */
+export function sampleObjectInto(
+  sampler: ClipSampler,
+  time: number,
+  out: Float32Array,
+  offset: number,
+  rows: boolean,
+  options?: SampleOptions,
+): boolean {
+  const world = sampler.world;
+  if (world === undefined) return false;
+  const run = world.pass();
+  if (run === undefined) return false;
+  sampler.kernelDecode(sampler.locate(time, options), world, run, rows ? 1 : 0);
+  out.set(rows ? world.rows : world.matrices, offset);
+  return true;
 }

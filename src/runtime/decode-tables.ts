@@ -154,12 +154,10 @@ export function buildTables(
   place?: (bytes: number) => KernelPlace | undefined,
 ): ClipTables {
   const { bytes, parents } = src;
-  const { basePose, kind: animKind, poseOffset: animBoneOffset, step: animStep, refs } = src.animated;
+  const { basePose, kind: animKind, poseOffset: animBoneOffset, step: animStep, refs, rotations } = src.animated;
   const { rates: segRates, data: segData, keyBits: segKeyBits, keys: segKeys } = src.segments;
   const animated = animKind.length;
   const segments = compact ? 0 : segRates.length;
-  let rotations = 0;
-  for (let j = 0; j < animated; j++) if (animKind[j] === TRACK_KIND.ROTATION) rotations++;
   const poseFloats = basePose.length;
   const refsAt = Math.ceil(poseFloats / 2); // float64 references need an 8-byte aligned start
   const refsEnd = 2 * (refsAt + 4 * rotations);
@@ -208,11 +206,7 @@ export function buildTables(
     i32 = new Int32Array(buffer, at, bytesLength >>> 2);
   const f64 = new Float64Array(buffer, at, bytesLength >>> 3);
   f32.set(basePose);
-  for (let j = 0, r = refsAt; j < animated; j++) {
-    if (animKind[j] !== TRACK_KIND.ROTATION) continue;
-    for (let c = 0; c < 4; c++) f64[r + c] = refs[4 * j + c];
-    r += 4;
-  }
+  f64.set(refs, refsAt);
   // With lane rows, each segment's records are written here first, then rearranged.
   const scratch = lanes ? new ArrayBuffer(4 * recordsWords) : new ArrayBuffer(0);
   const scratchI32 = new Int32Array(scratch),
@@ -292,7 +286,7 @@ export function buildTables(
       segmentBytes: 4 * stride,
       lastSegment: segments - 1,
       file,
-      ...(world ? { world } : {}),
+      world,
     };
   }
   return {
@@ -311,8 +305,8 @@ export function buildTables(
     animStep,
     animTrackOfTrack: src.animated.ofTrack,
     segRates,
-    ...(compact ? { compact: { src, words } } : {}),
-    ...(kernel ? { kernel } : {}),
+    compact: compact ? { src, words } : undefined,
+    kernel,
   };
 }
 
@@ -351,7 +345,7 @@ function writeQuadTable(src: TableSources, view: DataView): boolean {
     if (animKind[j] !== TRACK_KIND.ROTATION) continue;
     const row = KERNEL_QUAD.BYTES * (i >> 2),
       lane = 4 * (i & 3);
-    for (let c = 0; c < 4; c++) view.setFloat32(row + KERNEL_QUAD.REFS + 16 * c + lane, refs[4 * j + c], true);
+    for (let c = 0; c < 4; c++) view.setFloat32(row + KERNEL_QUAD.REFS + 16 * c + lane, refs[4 * i + c], true);
     view.setInt32(row + KERNEL_QUAD.STEP + lane, animStep[j] ? -1 : 0, true);
     if (animStep[j]) steps = true;
     view.setInt32(row + KERNEL_QUAD.POSE + lane, KERNEL_STAGING + 4 * animBoneOffset[j], true);
@@ -379,15 +373,14 @@ interface LaneLayout {
  * rows (KERNEL_LANES, which replace their records).
  */
 function laneLayout(src: TableSources, rotations: number): LaneLayout | undefined {
-  const { bytes } = src;
   const animKind = src.animated.kind;
-  const { rates: segRates, keyBits: segKeyBits, compBits } = src.segments;
+  const { keyBits: segKeyBits, compBits } = src.segments;
   if (rotations === 0) return undefined;
-  for (let s = 0; s < segRates.length; s++) {
+  for (let s = 0; s < segKeyBits.length; s++) {
     if (Math.ceil(segKeyBits[s] / 8) > 0xffff) return undefined;
     for (let j = 0; j < animKind.length; j++) {
       if (animKind[j] !== TRACK_KIND.ROTATION) continue;
-      if ((bytes[segRates[s] + j] & RATE_MASK) === RAW_BITS) return undefined;
+      // A raw rotation's components are RAW_BITS wide, wider than LANE_MAX_BITS.
       const cb = (s * animKind.length + j) * ANIMATED_COMPONENTS;
       if (Math.max(compBits[cb], compBits[cb + 1], compBits[cb + 2]) > LANE_MAX_BITS) return undefined;
     }

@@ -27,12 +27,11 @@ export type FormatErrorCode = (typeof FORMAT_ERROR)[keyof typeof FORMAT_ERROR];
 export class FormatError extends BonepressError {
   override readonly name = 'FormatError';
   declare readonly code: FormatErrorCode;
-  constructor(
-    code: FormatErrorCode,
-    message: string,
-    readonly byteOffset = -1,
-  ) {
+  /** Where the problem was found, -1 when it is not a place in the buffer. */
+  declare readonly byteOffset: number;
+  constructor(code: FormatErrorCode, message: string, byteOffset = -1) {
     super(code, byteOffset >= 0 ? `${message} (at byte ${byteOffset})` : message);
+    this.byteOffset = byteOffset;
   }
 }
 

@@ -4,10 +4,18 @@
  */
 export { CompressedClip } from './compressed-clip.js';
 export type { OpenOptions } from './compressed-clip.js';
-export { animatedTrack, sectionSizes, segmentBitRates, trackClassOf } from './clip-inspection.js';
+export {
+  animatedTrack,
+  isStepTrack,
+  keyTime,
+  sampledSpan,
+  sectionSizes,
+  segmentBitRates,
+  trackClassOf,
+} from './clip-inspection.js';
 export type { SectionSizes, TrackClass } from './clip-inspection.js';
 export type { AdditiveInfo } from './clip-reader.js';
-export { ClipSampler } from './sampler.js';
+export { ClipSampler, sampleBetween, sampleBone, sampleKey } from './sampler.js';
 export { CrowdSampler, CROWD_FLOATS_PER_BONE } from './crowd.js';
 export type { CrowdOptions, CrowdOutput } from './crowd.js';
 export type { Looping, Rounding, SampleOptions } from './sampler.js';

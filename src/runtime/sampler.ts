@@ -61,81 +61,87 @@ export async function loadTypeScriptDecoder(): Promise<void> {
  * tables hold everything else.
  */
 export class ClipSampler {
-  // Declared in the order a pose decode reads them, the kernel path's first: fields are laid
-  // out in declaration order, so a cold decode reads one or two of this object's lines.
+  // Assigned in the order a pose decode reads them, the kernel path's first: fields are laid
+  // out in the order the constructor assigns them, so a cold decode reads one or two of this
+  // object's lines. They are `declare`d, so the build emits no list of them beside the
+  // constructor's assignments.
   /** The WebAssembly kernel's decode, or undefined (wasm-kernel.ts). */
-  private readonly kernel: KernelDecode | undefined;
+  declare private readonly kernel: KernelDecode | undefined;
   /** Byte address of the clip's record in the kernel's memory. */
-  private readonly kernelClip: number;
+  declare private readonly kernelClip: number;
   /**
    * The kernel memory's staging pose, as long as the clip's pose, where the kernel writes it
    * (wasm-kernel.ts): one view shared by the memory's clips of this length, so it is in cache.
    */
-  private readonly kernelPose: Float32Array;
-  private readonly poseFloats: number;
-  private readonly n: number;
-  private readonly rate: number;
-  private readonly start: number;
+  declare private readonly kernelPose: Float32Array;
+  declare private readonly poseFloats: number;
+  declare private readonly n: number;
+  declare private readonly rate: number;
+  declare private readonly start: number;
   /** The clip's key times, or undefined on a uniform grid (key-times.ts). */
-  private readonly times: Float32Array | undefined;
+  declare private readonly times: Float32Array | undefined;
   // Keys found by locate(), whose blend fraction is returned instead: a double kept in a
   // field would be a separate heap number, one more object for a cold decode to reach.
-  private k0 = 0;
-  private k1 = 0;
+  /** @internal The keys {@link pose} decodes, set by {@link locate} (or sampleKey, sampleBetween). */
+  declare k0: number;
+  /** @internal The second of the keys {@link pose} decodes. */
+  declare k1: number;
   // Where the kernel's segments are (ClipTables.kernel), and the last segment key 0 was in:
   // the byte address of its packed keys and its bits per key, read from its header when key
   // 0 moves to another segment. The sampler computes the addresses of key 0's header and
   // first bit, so the kernel reads no table to find them.
-  private readonly kernelSegments: number;
-  private readonly kernelSegmentBytes: number;
-  private readonly kernelLast: number;
-  private kernelSegment = -1;
-  private kernelKeys = 0;
-  private kernelKeyBits = 0;
-  private readonly period: number;
-  /** The kernel's object-space pass for this clip, or undefined (decode-tables.ts). */
-  private readonly world: NonNullable<ClipTables['kernel']>['world'];
+  declare private readonly kernelSegments: number;
+  declare private readonly kernelSegmentBytes: number;
+  declare private readonly kernelLast: number;
+  declare private kernelSegment: number;
+  declare private kernelKeys: number;
+  declare private kernelKeyBits: number;
+  declare private readonly period: number;
+  /** @internal The kernel's object-space pass for this clip, or undefined (decode-tables.ts). */
+  declare readonly world: NonNullable<ClipTables['kernel']>['world'];
   /** The clip this sampler reads. */
-  readonly clip: CompressedClip;
+  declare readonly clip: CompressedClip;
   // The clip's tables (the kernel path reads segment headers there) and base pose, copied in
   // so a decode reads this object and the clip's buffer only.
-  private readonly i32: Int32Array;
-  private readonly base: Float32Array;
-  private readonly segAt: number;
+  declare private readonly i32: Int32Array;
+  declare private readonly base: Float32Array;
+  declare private readonly segAt: number;
   /** The TypeScript decode, where the kernel does not decode this clip (typescript-decoder.ts). */
-  private readonly typescript: TypeScriptDecoder | undefined;
-  /** The kernel's world pass on this clip's memory, once a crowd has run it (wasm-kernel.ts). */
-  private worldPass: KernelWorld | undefined;
+  declare private readonly typescript: TypeScriptDecoder | undefined;
 
   /** Prefer {@link CompressedClip.createSampler}. */
   constructor(clip: CompressedClip) {
-    this.clip = clip;
     const t = clip.tables;
-    this.i32 = t.i32;
-    this.base = t.basePose;
-    const k = t.compact ? undefined : t.kernel;
+    // Compact tables never have a kernel (decode-tables.ts).
+    const k = t.kernel;
+    if (k === undefined && typescriptDecoder === undefined)
+      throw new FormatError(
+        'BAD_ARGUMENT',
+        'this clip decodes in TypeScript, which is not loaded: await loadTypeScriptDecoder() first',
+      );
     this.kernel = k?.decode;
     this.kernelClip = k ? k.clipAt : 0;
     this.kernelPose = k ? k.pose : t.basePose;
-    this.kernelSegments = k ? k.segments : 0;
-    this.kernelSegmentBytes = k ? k.segmentBytes : 0;
-    this.kernelLast = k ? k.lastSegment : 0;
-    this.world = k?.world;
+    this.poseFloats = t.poseFloats;
     this.n = clip.sampleCount;
     this.rate = clip.sampleRate;
     this.start = clip.startTime;
     this.times = clip.keyTimes;
+    this.k0 = 0;
+    this.k1 = 0;
+    this.kernelSegments = k ? k.segments : 0;
+    this.kernelSegmentBytes = k ? k.segmentBytes : 0;
+    this.kernelLast = k ? k.lastSegment : 0;
+    this.kernelSegment = -1;
+    this.kernelKeys = 0;
+    this.kernelKeyBits = 0;
     this.period = clip.duration;
+    this.world = k?.world;
+    this.clip = clip;
+    this.i32 = t.i32;
+    this.base = t.basePose;
     this.segAt = t.segAt;
-    this.poseFloats = t.poseFloats;
-    if (k === undefined) {
-      if (typescriptDecoder === undefined)
-        throw new FormatError(
-          'BAD_ARGUMENT',
-          'this clip decodes in TypeScript, which is not loaded: await loadTypeScriptDecoder() first',
-        );
-      this.typescript = new typescriptDecoder(t);
-    }
+    this.typescript = k ? undefined : new typescriptDecoder!(t);
   }
 
   /**
@@ -169,14 +175,20 @@ export class ClipSampler {
     return offset + this.poseFloats;
   }
 
-  /** Decodes the whole pose at (k0, k1, alpha) into `out` at `offset`. */
-  private pose(out: Float32Array, offset: number, alpha: number): void {
+  /**
+   * Decodes the pose at keys (k0, k1), `alpha` of the way, into `out` at `offset`; with
+   * `bone` ≥ 0, that bone's {@link POSE_STRIDE} floats alone (see {@link sampleBone}).
+   * @internal
+   */
+  pose(out: Float32Array, offset: number, alpha: number, bone = -1): void {
+    // A bone's floats through a view, made only for sampleBone: a whole pose makes none.
+    const from = bone * POSE_STRIDE;
     if (this.kernel !== undefined) {
       this.kernelDecode(alpha);
-      out.set(this.kernelPose, offset);
+      out.set(bone < 0 ? this.kernelPose : this.kernelPose.subarray(from, from + POSE_STRIDE), offset);
     } else {
-      out.set(this.base, offset);
-      this.typescript!.decode(out, -offset, -1, this.k0, this.k1, alpha);
+      out.set(bone < 0 ? this.base : this.base.subarray(from, from + POSE_STRIDE), offset);
+      this.typescript!.decode(out, (bone < 0 ? 0 : from) - offset, bone, this.k0, this.k1, alpha);
     }
   }
 
@@ -185,13 +197,9 @@ export class ClipSampler {
    * pass `run` the object-space pass after it (`rows`: 1 for three rows per bone). Key k lies in segment
    * min(k / SEGMENT_SIZE, last), at a fixed stride of segments (decode-tables.ts); key 1 is
    * k0 itself, the next key (in k0's segment or the next one) or, wrapping, key 0.
+   * @internal
    */
-  private kernelDecode(
-    alpha: number,
-    world?: NonNullable<ClipTables['kernel']>['world'],
-    run?: KernelWorld,
-    rows = 0,
-  ): void {
+  kernelDecode(alpha: number, world?: NonNullable<ClipTables['kernel']>['world'], run?: KernelWorld, rows = 0): void {
     const k0 = this.k0,
       k1 = this.k1,
       last = this.kernelLast;
@@ -221,81 +229,11 @@ export class ClipSampler {
   }
 
   /**
-   * For {@link CrowdSampler}: samples at `time` and writes the pose's object-space matrices
-   * into `out` at `offset` (three rows of four floats per bone with `rows`, else a
-   * column-major 4×4), computed by the kernel's object-space pass right after the decode,
-   * in the kernel's memory. Returns false, writing nothing, where this clip has no such
-   * pass (it decodes in TypeScript or has too many bones); crowd.ts then walks the pose itself.
+   * Resolves `time` to the keys (k0, k1) the next {@link pose} decodes and returns the blend
+   * fraction (0 means k0 alone).
    * @internal
    */
-  sampleObjectInto(time: number, out: Float32Array, offset: number, rows: boolean, options?: SampleOptions): boolean {
-    const world = this.world;
-    if (world === undefined) return false;
-    const run = (this.worldPass ??= world.pass());
-    if (run === undefined) return false;
-    const alpha = this.locate(time, options);
-    this.kernelDecode(alpha, world, run, rows ? 1 : 0);
-    out.set(rows ? world.rows : world.matrices, offset);
-    return true;
-  }
-
-  /** Writes sample `keyIndex` (clamped to 0..sampleCount − 1) exactly, without interpolation. */
-  sampleKey(keyIndex: number, outPose: Float32Array): Float32Array {
-    const k = keyIndex > 0 ? Math.min(this.n - 1, Math.floor(keyIndex)) : 0;
-    return this.poseAt(k, k, 0, outPose);
-  }
-
-  /**
-   * Decodes the pose a fraction `alpha` (0..1) of the way from sample `keyIndex` to the next
-   * one, exactly as {@link sample} does at that time (the compressor measures between
-   * samples with this). `keyIndex` is clamped to 0..sampleCount − 2.
-   */
-  sampleBetween(keyIndex: number, alpha: number, outPose: Float32Array): Float32Array {
-    const n = this.n;
-    const k = keyIndex > 0 ? Math.min(n - 2, Math.floor(keyIndex)) : 0;
-    if (n < 2 || !(alpha > 0)) return this.poseAt(Math.max(0, k), Math.max(0, k), 0, outPose);
-    if (alpha >= 1) return this.poseAt(k + 1, k + 1, 0, outPose);
-    return this.poseAt(k, k + 1, alpha, outPose);
-  }
-
-  /** Decodes the pose `alpha` of the way from key `k0` to key `k1` into `outPose`. */
-  private poseAt(k0: number, k1: number, alpha: number, outPose: Float32Array): Float32Array {
-    checkOut(outPose, 0, this.poseFloats);
-    this.k0 = k0;
-    this.k1 = k1;
-    this.pose(outPose, 0, alpha);
-    return outPose;
-  }
-
-  /**
-   * Samples one bone at `time` into `out[0..9]` (the same 10-float layout as a pose), the
-   * floats {@link sample} gives it. The TypeScript decoder decodes that bone alone; the
-   * WebAssembly kernel decodes the whole pose and copies the bone out. Throws only on a bad
-   * bone index or a short `out`.
-   */
-  sampleBone(time: number, boneIndex: number, out: Float32Array, options?: SampleOptions): Float32Array {
-    if (!(boneIndex >= 0 && boneIndex < this.clip.boneCount) || (boneIndex | 0) !== boneIndex) {
-      throw new FormatError('BAD_ARGUMENT', `bone index ${boneIndex} (clip has ${this.clip.boneCount} bones)`);
-    }
-    checkOut(out, 0, POSE_STRIDE);
-    const alpha = this.locate(time, options);
-    const base = boneIndex * POSE_STRIDE;
-    if (this.kernel !== undefined) {
-      // The kernel's segments may hold no records for rotations (their lane rows instead,
-      // kernel.wat): the bone comes from the kernel's whole pose.
-      this.kernelDecode(alpha);
-      const pose = this.kernelPose;
-      for (let i = 0; i < POSE_STRIDE; i++) out[i] = pose[base + i];
-      return out;
-    }
-    const pose = this.base;
-    for (let i = 0; i < POSE_STRIDE; i++) out[i] = pose[base + i];
-    this.typescript!.decode(out, base, boneIndex, this.k0, this.k1, alpha);
-    return out;
-  }
-
-  /** Resolves time to keys k0, k1 and returns the blend alpha (0 means k0 alone). */
-  private locate(time: number, options: SampleOptions | undefined): number {
+  locate(time: number, options: SampleOptions | undefined): number {
     const n = this.n;
     const rate = this.rate;
     const looping = options?.looping;
@@ -365,4 +303,62 @@ export class ClipSampler {
 function checkOut(out: Float32Array, offset: number, floats: number): void {
   if (!(offset >= 0) || out.length < offset + floats)
     throw new FormatError('BAD_ARGUMENT', `out holds ${out.length} floats, needs ${floats} from ${offset}`);
+}
+
+/**
+ * Writes sample `keyIndex` of `sampler`'s clip (clamped to 0..sampleCount − 1) into
+ * `outPose` exactly, without interpolation. A free function, as {@link sampleBetween} and
+ * {@link sampleBone}: a page that only plays clips does not download them.
+ */
+export function sampleKey(sampler: ClipSampler, keyIndex: number, outPose: Float32Array): Float32Array {
+  const k = keyIndex > 0 ? Math.min(sampler.clip.sampleCount - 1, Math.floor(keyIndex)) : 0;
+  return poseAt(sampler, k, k, 0, outPose);
+}
+
+/**
+ * Decodes the pose a fraction `alpha` (0..1) of the way from sample `keyIndex` to the next
+ * one, exactly as {@link ClipSampler.sample} does at that time (the compressor measures
+ * between samples with this). `keyIndex` is clamped to 0..sampleCount − 2.
+ */
+export function sampleBetween(
+  sampler: ClipSampler,
+  keyIndex: number,
+  alpha: number,
+  outPose: Float32Array,
+): Float32Array {
+  const n = sampler.clip.sampleCount;
+  const k = keyIndex > 0 ? Math.min(n - 2, Math.floor(keyIndex)) : 0;
+  if (n < 2 || !(alpha > 0)) return poseAt(sampler, Math.max(0, k), Math.max(0, k), 0, outPose);
+  if (alpha >= 1) return poseAt(sampler, k + 1, k + 1, 0, outPose);
+  return poseAt(sampler, k, k + 1, alpha, outPose);
+}
+
+/** Decodes the pose `alpha` of the way from key `k0` to key `k1` into `outPose`. */
+function poseAt(sampler: ClipSampler, k0: number, k1: number, alpha: number, outPose: Float32Array): Float32Array {
+  checkOut(outPose, 0, sampler.clip.boneCount * POSE_STRIDE);
+  sampler.k0 = k0;
+  sampler.k1 = k1;
+  sampler.pose(outPose, 0, alpha);
+  return outPose;
+}
+
+/**
+ * Samples one bone at `time` into `out[0..9]` (the same 10-float layout as a pose), the
+ * floats {@link ClipSampler.sample} gives it. The TypeScript decoder decodes that bone
+ * alone; the WebAssembly kernel decodes the whole pose and copies the bone out. Throws
+ * only on a bad bone index or a short `out`.
+ */
+export function sampleBone(
+  sampler: ClipSampler,
+  time: number,
+  boneIndex: number,
+  out: Float32Array,
+  options?: SampleOptions,
+): Float32Array {
+  const bones = sampler.clip.boneCount;
+  if (!(boneIndex >= 0 && boneIndex < bones) || (boneIndex | 0) !== boneIndex)
+    throw new FormatError('BAD_ARGUMENT', `bone index ${boneIndex} (clip has ${bones} bones)`);
+  checkOut(out, 0, POSE_STRIDE);
+  sampler.pose(out, 0, sampler.locate(time, options), boneIndex);
+  return out;
 }

@@ -14,16 +14,17 @@
  * byte or bit offset, a JSON path), the place optional.
  */
 export abstract class BonepressError extends Error {
+  // The fields are `declare`d: the constructor assigns each, so the build emits no list of them.
   /** Why, as a stable name (`SYNTAX`, `BAD_MAGIC`, `BAD_OPTION`…): serialized in JSON output, never renamed. */
-  readonly code: string;
+  declare readonly code: string;
   /** The input at fault (a file path or an asset name), when the error knows it. */
-  readonly file: string | undefined;
+  declare readonly file: string | undefined;
   /**
    * The message without the file's name, for a line that names the file already
    * (`bonepress: walk.bvh: line 212: expected 132 channel values, got 131`): the whole
    * message when the error names no file.
    */
-  readonly detail: string;
+  declare readonly detail: string;
 
   /**
    * `message` is what `Error.message` says; `place.file` the input it names and

@@ -25,6 +25,7 @@ import { CompressedClip } from '../../src/runtime/compressed-clip.js';
 import { makeRigs, type Rig } from '../utils/gltf-rigs.js';
 import { mulberry32 } from '../utils/synthetic.js';
 import type { RawClip } from '../../src/clip/raw-clip.js';
+import { isStepTrack } from '../../src/runtime/clip-inspection.js';
 
 const THRESHOLD = 1e-4; // 0.01 cm in metres, the compressor's default
 const SHELL = 0.03; // 3 cm
@@ -384,7 +385,7 @@ describe('binding and time base', () => {
     expect([...byRig.get('fast')!.clips.values()][0].upsampling).toBe(1);
     expect([...byRig.get('cubic')!.clips.values()][0].upsampling).toBeGreaterThan(1);
     const step = [...byRig.get('step')!.clips.values()][0].compressed;
-    expect(step.isStepTrack(0, 0)).toBe(true);
+    expect(isStepTrack(step, 0, 0)).toBe(true);
     expect(step.hasChannel(1, 1)).toBe(false); // only the root's translation is animated
   });
 });

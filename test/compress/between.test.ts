@@ -27,6 +27,7 @@ import {
 } from '../../src/metric/error-metric.js';
 import { CompressedClip } from '../../src/runtime/compressed-clip.js';
 import { loadFixture } from '../utils/clips.js';
+import { sampleBetween, sampleKey } from '../../src/runtime/sampler.js';
 
 /** Fractions per interval of the dense measurement. */
 const DENSE = 64;
@@ -50,7 +51,7 @@ describe('measureBetweenErrors', () => {
       const sampler = CompressedClip.open(bytes).createSampler();
       const pose = new Float32Array(boneCount * POSE_STRIDE);
       const decodedBetween = (k: number, alpha: number, out: Float64Array): void => {
-        sampler.sampleBetween(k, alpha, pose);
+        sampleBetween(sampler, k, alpha, pose);
         for (let i = 0; i < pose.length; i++) out[i] = pose[i];
       };
       const shells = clip.skeleton.shellDistances;
@@ -178,13 +179,13 @@ describe('measureCompressed', () => {
     let atSamples = 0;
     const decodedBetween = (k: number, alpha: number, out: Float64Array): void => {
       if (alpha === 0 || alpha === 1) atSamples++;
-      sampler.sampleBetween(k, alpha, pose);
+      sampleBetween(sampler, k, alpha, pose);
       out.set(pose);
     };
     const decodedSamples = new Float64Array(clip.sampleCount * boneCount * AFFINE_STRIDE);
     const sample = new Float64Array(boneCount * POSE_STRIDE);
     for (let s = 0; s < clip.sampleCount; s++) {
-      sample.set(sampler.sampleKey(s, pose));
+      sample.set(sampleKey(sampler, s, pose));
       poseToObject(sample, parents, decodedSamples, s * boneCount * AFFINE_STRIDE);
     }
     const apart = measureBetweenErrors(clip, shells, decodedBetween);

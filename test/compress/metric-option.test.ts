@@ -24,6 +24,7 @@ import { readGltf } from '../../src/readers/gltf.js';
 import { loadFixture } from '../utils/clips.js';
 import { makeRigs } from '../utils/gltf-rigs.js';
 import { makeSyntheticClip } from '../utils/synthetic.js';
+import { sampleBetween, sampleKey } from '../../src/runtime/sampler.js';
 
 const TIMEOUT = 60_000;
 /** The two shortest BVH fixtures: enough to exercise the search, cheap to compress twice. */
@@ -93,7 +94,7 @@ function measure(clip: RawClip, bytes: Uint8Array, shells: Float32Array): Measur
     }
   };
   for (let s = 0; s < clip.sampleCount; s++) {
-    compressed.sampleKey(s, pose);
+    sampleKey(compressed.createSampler(), s, pose);
     poseToObject(pose, parents, dec);
     sampleToObject(clip, s, ref);
     compare('shellSamples');
@@ -101,7 +102,7 @@ function measure(clip: RawClip, bytes: Uint8Array, shells: Float32Array): Measur
   const sampler = compressed.createSampler();
   for (let k = 0; k + 1 < clip.sampleCount; k++) {
     for (const t of FRACTIONS) {
-      sampler.sampleBetween(k, t, pose);
+      sampleBetween(sampler, k, t, pose);
       poseToObject(pose, parents, dec);
       sourceBetween(clip, k, t, refPose);
       poseToObject(refPose, parents, ref);

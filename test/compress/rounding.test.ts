@@ -17,6 +17,7 @@ import { resolveOptions } from '../../src/compress/options.js';
 import { AFFINE_STRIDE, poseToObject, virtualVertexError } from '../../src/metric/error-metric.js';
 import { CompressedClip } from '../../src/runtime/compressed-clip.js';
 import { makeSyntheticClip, mulberry32 } from '../utils/synthetic.js';
+import { sampleBetween } from '../../src/runtime/sampler.js';
 
 /** Random playback times of the dense measurement. */
 const DENSE_TIMES = 100_000;
@@ -44,7 +45,7 @@ function denseError(clip: RawClip, bytes: Uint8Array): number {
   for (let i = 0; i < DENSE_TIMES; i++) {
     const k = Math.floor(random() * (clip.sampleCount - 1));
     const alpha = random();
-    sampler.sampleBetween(k, alpha, decoded);
+    sampleBetween(sampler, k, alpha, decoded);
     poseToObject(decoded, parents, decodedObject);
     referenceBetween(clip, k, alpha, reference);
     poseToObject(reference, parents, referenceObject);

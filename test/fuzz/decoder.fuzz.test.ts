@@ -37,6 +37,7 @@ import {
 import { POSE_STRIDE } from '../../src/runtime/pose.js';
 import { encodeWithRates } from '../utils/clips.js';
 import { makeSyntheticClip } from '../utils/synthetic.js';
+import { sampleBone, sampleKey } from '../../src/runtime/sampler.js';
 
 // ---------------------------------------------------------------------------------------
 // Run counts and seeds.
@@ -186,13 +187,13 @@ function checkDecodes(
   // Every key (a corrupt count can claim billions of keys: then an even spread of them).
   const keyStep = Math.max(1, Math.ceil(clip.sampleCount / (depth === 'full' ? 4096 : 64)));
   for (let k = 0; k < clip.sampleCount; k += keyStep) {
-    clip.sampleKey(k, pose);
+    sampleKey(clip.createSampler(), k, pose);
     checkPose(pose, boneCount, `${context}, key ${k}`);
   }
   for (const k of depth === 'full'
     ? [clip.sampleCount - 1, Number.NaN, -5, 0.5, 1e300, Infinity]
     : [clip.sampleCount - 1, Number.NaN, Infinity]) {
-    clip.sampleKey(k, pose);
+    sampleKey(clip.createSampler(), k, pose);
     checkPose(pose, boneCount, `${context}, sampleKey(${k})`);
   }
   if (depth === 'full') checkBlends(clip, pose, context);
@@ -203,10 +204,10 @@ function checkDecodes(
     for (const looping of LOOPINGS) {
       for (const rounding of depth === 'full' ? ROUNDINGS : [ROUNDINGS[pick % ROUNDINGS.length]]) {
         const options = { looping, rounding };
-        clip.sample(time, pose, options);
+        clip.createSampler().sample(time, pose, options);
         checkPose(pose, boneCount, `${context}, sample(${time}, ${looping}, ${rounding})`);
         const b = pick++ % boneCount;
-        clip.sampleBone(time, b, bone, options);
+        sampleBone(clip.createSampler(), time, b, bone, options);
         for (let i = 0; i < POSE_STRIDE; i++) {
           if (!Object.is(bone[i], pose[b * POSE_STRIDE + i]) && bone[i] !== pose[b * POSE_STRIDE + i]) {
             throw new ContractViolation(
@@ -232,13 +233,13 @@ function checkBlends(clip: CompressedClip, scratch: Float32Array, context: strin
   const pairs: [number, number, Looping][] = [[n - 1, 0, 'wrap']];
   for (const k of [0, 15, 16, 31, 32, n >> 1, n - 2]) if (k >= 0 && k + 1 < n) pairs.push([k, k + 1, 'clamp']);
   for (const [k0, k1, looping] of pairs) {
-    clip.sampleKey(k0, a);
-    clip.sampleKey(k1, b);
+    sampleKey(clip.createSampler(), k0, a);
+    sampleKey(clip.createSampler(), k1, b);
     for (const fraction of [0.25, 0.5, 0.75]) {
       const time = (k0 + fraction) / clip.sampleRate;
       const pos = time * clip.sampleRate;
       const alpha = pos - Math.floor(pos);
-      clip.sample(time, scratch, { looping });
+      clip.createSampler().sample(time, scratch, { looping });
       for (let bone = 0; bone < clip.boneCount; bone++) {
         for (let i = 4; i < POSE_STRIDE; i++) {
           const o = bone * POSE_STRIDE + i;
@@ -405,8 +406,8 @@ describe('decoder fuzz: the valid bases', () => {
           1 / reference.sampleRate,
         ]) {
           for (const looping of LOOPINGS) {
-            reference.sample(time, expected, { looping });
-            clip.sample(time, actual, { looping });
+            reference.createSampler().sample(time, expected, { looping });
+            clip.createSampler().sample(time, actual, { looping });
             expect(Array.from(actual), `${name} ${JSON.stringify(variant)} at ${time} (${looping})`).toEqual(
               Array.from(expected),
             );
@@ -443,10 +444,14 @@ describe('decoder fuzz: the valid bases', () => {
       };
       const one = new Float32Array(POSE_STRIDE);
       for (const b of [-1, clip.boneCount, 0.5, Number.NaN, Infinity, 2 ** 32])
-        expectBadArgument(`sampleBone index ${b}`, () => clip.sampleBone(0, b, one));
-      expectBadArgument('short sampleBone output', () => clip.sampleBone(0, 0, new Float32Array(POSE_STRIDE - 1)));
-      expectBadArgument('short pose', () => clip.sample(0, new Float32Array(clip.boneCount * POSE_STRIDE - 1)));
-      expectBadArgument('short key pose', () => clip.sampleKey(0, new Float32Array(0)));
+        expectBadArgument(`sampleBone index ${b}`, () => sampleBone(clip.createSampler(), 0, b, one));
+      expectBadArgument('short sampleBone output', () =>
+        sampleBone(clip.createSampler(), 0, 0, new Float32Array(POSE_STRIDE - 1)),
+      );
+      expectBadArgument('short pose', () =>
+        clip.createSampler().sample(0, new Float32Array(clip.boneCount * POSE_STRIDE - 1)),
+      );
+      expectBadArgument('short key pose', () => sampleKey(clip.createSampler(), 0, new Float32Array(0)));
       expectBadArgument('not bytes', () => CompressedClip.open('bpk' as unknown as Uint8Array));
       expectBadArgument('null', () => CompressedClip.open(null as unknown as Uint8Array));
     }
@@ -469,8 +474,8 @@ describe('decoder fuzz: the valid bases', () => {
         const clip = CompressedClip.open(buffer.subarray(offset, offset + bytes.byteLength));
         for (const time of hostileTimes(reference, 'full')) {
           for (const looping of LOOPINGS) {
-            reference.sample(time, expected, { looping });
-            clip.sample(time, actual, { looping });
+            reference.createSampler().sample(time, expected, { looping });
+            clip.createSampler().sample(time, actual, { looping });
             expect(Array.from(actual), `${name} at +${offset} fill ${hex(fill)}, t=${time}`).toEqual(
               Array.from(expected),
             );
@@ -480,8 +485,8 @@ describe('decoder fuzz: the valid bases', () => {
       // An ArrayBuffer works as well as a view of it.
       const copy = bytes.slice();
       const fromBuffer = CompressedClip.open(copy.buffer);
-      fromBuffer.sampleKey(0, actual);
-      reference.sampleKey(0, expected);
+      sampleKey(fromBuffer.createSampler(), 0, actual);
+      sampleKey(reference.createSampler(), 0, expected);
       expect(Array.from(actual)).toEqual(Array.from(expected));
     }
   });

@@ -5,7 +5,7 @@ import { TRACK_CLASS } from '../../src/compress/classify.js';
 import { compress } from '../../src/compress/index.js';
 import { reconstructTrackSegment } from '../../src/compress/quantize.js';
 import { CompressedClip } from '../../src/runtime/compressed-clip.js';
-import { segmentBitRates } from '../../src/runtime/clip-inspection.js';
+import { sampledSpan, segmentBitRates } from '../../src/runtime/clip-inspection.js';
 import { FORMAT_ERROR, FormatError } from '../../src/runtime/errors.js';
 import {
   MAX_QUANTIZED_BITS,
@@ -17,8 +17,10 @@ import {
   segmentSampleCount,
 } from '../../src/runtime/format.js';
 import { POSE_STRIDE } from '../../src/runtime/pose.js';
+import type { SampleOptions } from '../../src/runtime/sampler.js';
 import { encodeWithRates, fixtureNames, loadFixture, type ForcedEncoding } from '../utils/clips.js';
 import { makeSyntheticClip, mulberry32 } from '../utils/synthetic.js';
+import { sampleBone, sampleKey } from '../../src/runtime/sampler.js';
 
 const KIND_OFFSET = [0, 4, 7] as const;
 
@@ -47,11 +49,11 @@ function randomRates(clip: RawClip, seed: number): ForcedEncoding {
 }
 
 function keyPose(c: CompressedClip, k: number): Float32Array {
-  return c.sampleKey(k, new Float32Array(c.boneCount * POSE_STRIDE));
+  return sampleKey(c.createSampler(), k, new Float32Array(c.boneCount * POSE_STRIDE));
 }
 
-function samplePose(c: CompressedClip, time: number, options?: Parameters<CompressedClip['sample']>[2]): Float32Array {
-  return c.sample(time, new Float32Array(c.boneCount * POSE_STRIDE), options);
+function samplePose(c: CompressedClip, time: number, options?: SampleOptions): Float32Array {
+  return c.createSampler().sample(time, new Float32Array(c.boneCount * POSE_STRIDE), options);
 }
 
 /**
@@ -174,7 +176,7 @@ describe('keys: seeking every sample', { timeout: 30_000 }, () => {
       });
       const pose = new Float32Array(stride);
       for (let k = 0; k < n; k++) {
-        c.sampleKey(k, pose);
+        sampleKey(c.createSampler(), k, pose);
         for (let bone = 0; bone < clip.skeleton.parents.length; bone++) {
           for (let kind = 0; kind < TRACKS_PER_BONE; kind++) {
             const track = bone * TRACKS_PER_BONE + kind;
@@ -360,7 +362,7 @@ describe('sampleBone', { timeout: 30_000 }, () => {
           const pose = samplePose(c, t, options);
           for (let bone = 0; bone < c.boneCount; bone++) {
             out.fill(NaN);
-            c.sampleBone(t, bone, out, options);
+            sampleBone(c.createSampler(), t, bone, out, options);
             expectSameBits(out, pose.slice(bone * POSE_STRIDE, (bone + 1) * POSE_STRIDE));
           }
         }
@@ -378,7 +380,7 @@ describe('robustness', () => {
         for (const rounding of ['none', 'floor', 'ceil', 'nearest'] as const) {
           const pose = samplePose(c, t, { looping, rounding });
           expect(pose.every(Number.isFinite)).toBe(true);
-          const out = c.sampleBone(t, 3, new Float32Array(POSE_STRIDE), { looping, rounding });
+          const out = sampleBone(c.createSampler(), t, 3, new Float32Array(POSE_STRIDE), { looping, rounding });
           expect(out.every(Number.isFinite)).toBe(true);
         }
       }
@@ -399,14 +401,18 @@ describe('robustness', () => {
       }
       return undefined;
     };
-    expect(code(() => c.sample(0, short))).toBe(FORMAT_ERROR.BAD_ARGUMENT);
-    expect(code(() => c.sampleKey(0, short))).toBe(FORMAT_ERROR.BAD_ARGUMENT);
-    expect(code(() => c.sampleBone(0, 0, new Float32Array(POSE_STRIDE - 1)))).toBe(FORMAT_ERROR.BAD_ARGUMENT);
+    expect(code(() => c.createSampler().sample(0, short))).toBe(FORMAT_ERROR.BAD_ARGUMENT);
+    expect(code(() => sampleKey(c.createSampler(), 0, short))).toBe(FORMAT_ERROR.BAD_ARGUMENT);
+    expect(code(() => sampleBone(c.createSampler(), 0, 0, new Float32Array(POSE_STRIDE - 1)))).toBe(
+      FORMAT_ERROR.BAD_ARGUMENT,
+    );
     for (const bone of [-1, c.boneCount, 1.5, NaN])
-      expect(code(() => c.sampleBone(0, bone, new Float32Array(POSE_STRIDE)))).toBe(FORMAT_ERROR.BAD_ARGUMENT);
+      expect(code(() => sampleBone(c.createSampler(), 0, bone, new Float32Array(POSE_STRIDE)))).toBe(
+        FORMAT_ERROR.BAD_ARGUMENT,
+      );
     // A longer pose is fine and its tail is left alone.
     const long = new Float32Array(c.boneCount * POSE_STRIDE + 3).fill(7);
-    c.sample(0.1, long);
+    c.createSampler().sample(0.1, long);
     expect(Array.from(long.subarray(c.boneCount * POSE_STRIDE))).toEqual([7, 7, 7]);
   });
 
@@ -483,11 +489,11 @@ describe('compact and full tables', { timeout: 60_000 }, () => {
         const bone = Math.floor(random() * two.boneCount);
         queries.push({
           what: `sampleBone(${t}, ${bone}, wrap)`,
-          run: (c) => c.sampleBone(t, bone, new Float32Array(POSE_STRIDE), { looping: 'wrap' }),
+          run: (c) => sampleBone(c.createSampler(), t, bone, new Float32Array(POSE_STRIDE), { looping: 'wrap' }),
         });
         queries.push({
           what: `sampleBone(${wrapTail}, ${bone}, wrap)`,
-          run: (c) => c.sampleBone(wrapTail, bone, new Float32Array(POSE_STRIDE), { looping: 'wrap' }),
+          run: (c) => sampleBone(c.createSampler(), wrapTail, bone, new Float32Array(POSE_STRIDE), { looping: 'wrap' }),
         });
       }
       if (n > 1) {
@@ -555,7 +561,7 @@ describe('time base and per-instance samplers', () => {
     const { c, start, span } = shifted();
     expect(c.startTime).toBe(start);
     expect(c.duration).toBeCloseTo(start + span + 0.1, 12);
-    expect(c.sampledSpan).toBeCloseTo(span, 12);
+    expect(sampledSpan(c)).toBeCloseTo(span, 12);
     expectClose(samplePose(c, 0), keyPose(c, 0), 0);
     expectClose(samplePose(c, start + 3 / c.sampleRate), keyPose(c, 3), 0);
     expectClose(samplePose(c, start + span + 0.05), keyPose(c, c.sampleCount - 1), 0);
@@ -578,7 +584,7 @@ describe('time base and per-instance samplers', () => {
     for (let i = 0; i < 50; i++) {
       const t = start + ((i * 7) % 39) / c.sampleRate + 0.013;
       a.sample(t, pa);
-      b.sample(start + c.sampledSpan - t + start, pb); // b walks backwards meanwhile
+      b.sample(start + sampledSpan(c) - t + start, pb); // b walks backwards meanwhile
       expectClose(b.sample(t, pb), Float64Array.from(pa), 0);
     }
   });
@@ -603,7 +609,7 @@ describe('compact tables', () => {
       const pa = new Float32Array(full.boneCount * POSE_STRIDE),
         pb = new Float32Array(pa.length),
         pc = new Float32Array(pa.length);
-      for (let k = 0; k < n; k++) expect(Array.from(b.sampleKey(k, pb))).toEqual(Array.from(a.sampleKey(k, pa)));
+      for (let k = 0; k < n; k++) expect(Array.from(sampleKey(b, k, pb))).toEqual(Array.from(sampleKey(a, k, pa)));
       const random = mulberry32(n);
       for (const looping of ['clamp', 'repeat', 'wrap'] as const) {
         for (let i = 0; i < 200; i++) {

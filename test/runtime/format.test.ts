@@ -19,6 +19,7 @@ import {
 import { POSE_STRIDE } from '../../src/runtime/pose.js';
 import { encodeWithRates, patched, resealChecksum } from '../utils/clips.js';
 import { makeSyntheticClip, mulberry32 } from '../utils/synthetic.js';
+import { sampleBone, sampleKey } from '../../src/runtime/sampler.js';
 
 /** 7 bones (21 tracks: the bitsets' last word has unused bits), 40 samples (3 segments), every track class. */
 const clip = makeSyntheticClip({
@@ -433,7 +434,12 @@ describe('values', { timeout: 30_000 }, () => {
         b[segAt + r] = (b[segAt + r] & 0x3f) | (original << DROP_SHIFT);
       }),
     );
-    expect(c.sample(0.2, new Float32Array(c.boneCount * POSE_STRIDE)).every(Number.isFinite)).toBe(true);
+    expect(
+      c
+        .createSampler()
+        .sample(0.2, new Float32Array(c.boneCount * POSE_STRIDE))
+        .every(Number.isFinite),
+    ).toBe(true);
   });
 
   it('rejects NaN and infinite constants (checksum off, so the value check is what fires)', () => {
@@ -510,7 +516,7 @@ describe('values', { timeout: 30_000 }, () => {
       [translation, 1e30],
     ] as const) {
       const opened = CompressedClip.open(patched(RAW, (v) => v.setFloat32(at, value, true)));
-      opened.sample(0, pose);
+      opened.createSampler().sample(0, pose);
       expect(pose.every(Number.isFinite), `${value}`).toBe(true);
     }
   });
@@ -553,9 +559,9 @@ describe('values', { timeout: 30_000 }, () => {
       const c = CompressedClip.open(bad);
       for (const t of [0, 0.31, 0.77, c.duration, 5]) {
         for (const looping of ['clamp', 'wrap'] as const) {
-          c.sample(t, pose, { looping });
+          c.createSampler().sample(t, pose, { looping });
           expect(pose.subarray(0, c.boneCount * POSE_STRIDE).every(Number.isFinite)).toBe(true);
-          c.sampleBone(t, c.boneCount - 1, out, { looping });
+          sampleBone(c.createSampler(), t, c.boneCount - 1, out, { looping });
           expect(out.every(Number.isFinite)).toBe(true);
         }
       }
@@ -567,7 +573,9 @@ describe('values', { timeout: 30_000 }, () => {
 
 describe('buffers', () => {
   function allKeys(c: CompressedClip): Float32Array[] {
-    return Array.from({ length: c.sampleCount }, (_, k) => c.sampleKey(k, new Float32Array(c.boneCount * POSE_STRIDE)));
+    return Array.from({ length: c.sampleCount }, (_, k) =>
+      sampleKey(c.createSampler(), k, new Float32Array(c.boneCount * POSE_STRIDE)),
+    );
   }
 
   it('an unaligned Uint8Array (byteOffset 1) opens and decodes identically', () => {
@@ -580,8 +588,8 @@ describe('buffers', () => {
         const c = CompressedClip.open(view);
         const ref = CompressedClip.open(bytes);
         expect(allKeys(c)).toEqual(allKeys(ref));
-        expect(c.sample(0.55, new Float32Array(c.boneCount * POSE_STRIDE))).toEqual(
-          ref.sample(0.55, new Float32Array(c.boneCount * POSE_STRIDE)),
+        expect(c.createSampler().sample(0.55, new Float32Array(c.boneCount * POSE_STRIDE))).toEqual(
+          ref.createSampler().sample(0.55, new Float32Array(c.boneCount * POSE_STRIDE)),
         );
       }
     }

@@ -12,6 +12,7 @@ import { sectionSizes } from '../../src/runtime/clip-inspection.js';
 import { keyPosition, tablePosition } from '../../src/runtime/key-times.js';
 import { POSE_STRIDE } from '../../src/runtime/pose.js';
 import { makeSyntheticClip } from '../utils/synthetic.js';
+import { sampleKey } from '../../src/runtime/sampler.js';
 
 const TIMES = Float32Array.from([0.5, 0.6, 1, 1, 2]);
 
@@ -53,12 +54,12 @@ describe('a clip with key times', () => {
       k0 = new Float32Array(4 * POSE_STRIDE),
       k1 = new Float32Array(4 * POSE_STRIDE);
     for (const k of [0, 19, 20, 39])
-      expect(Array.from(sampler.sample(sampleTimes[k], at))).toEqual(Array.from(sampler.sampleKey(k, k0)));
+      expect(Array.from(sampler.sample(sampleTimes[k], at))).toEqual(Array.from(sampleKey(sampler, k, k0)));
     // Across the gap (keys 19 and 20, 0.2833 s apart): a translation a quarter of the way in time is a quarter of the way.
     const t = sampleTimes[19] + 0.25 * (sampleTimes[20] - sampleTimes[19]);
     sampler.sample(t, at);
-    sampler.sampleKey(19, k0);
-    sampler.sampleKey(20, k1);
+    sampleKey(sampler, 19, k0);
+    sampleKey(sampler, 20, k1);
     for (let b = 0; b < 4; b++) {
       for (let c = 4; c < 7; c++)
         expect(at[b * POSE_STRIDE + c]).toBeCloseTo(

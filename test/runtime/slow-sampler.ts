@@ -32,6 +32,7 @@ import {
 } from '../../src/runtime/format.js';
 import { blendRotations, emitRotation } from '../../src/runtime/interpolate.js';
 import { POSE_STRIDE } from '../../src/runtime/pose.js';
+import { isStepTrack } from '../../src/runtime/clip-inspection.js';
 
 interface SlowSegment {
   rates: Uint8Array;
@@ -63,7 +64,7 @@ export class SlowSampler {
       const { bone, kind } = animatedTrack(clip, j);
       this.kinds.push(kind);
       this.poseOffsets.push(bone * POSE_STRIDE + [0, 4, 7][kind]);
-      this.steps.push(clip.isStepTrack(bone, kind));
+      this.steps.push(isStepTrack(clip, bone, kind));
     }
     // Clip ranges: (min, extent) per range component; rotations have four.
     const ranges: number[][] = [];

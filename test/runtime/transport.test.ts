@@ -20,6 +20,7 @@ import {
 } from '../../src/runtime/transport.js';
 import { encodeWithRates, fixtureNames, loadFixture } from '../utils/clips.js';
 import { makeSyntheticClip, mulberry32 } from '../utils/synthetic.js';
+import { sampleKey } from '../../src/runtime/sampler.js';
 
 const ALL_RATES = [0, ...Array.from({ length: MAX_QUANTIZED_BITS }, (_, i) => i + 1), RAW_BITS];
 
@@ -37,7 +38,7 @@ function expectFormatError(run: () => unknown, code: FormatErrorCode): FormatErr
 function keyPoses(clip: CompressedClip): Float32Array {
   const out = new Float32Array(clip.sampleCount * clip.boneCount * POSE_STRIDE);
   const pose = new Float32Array(clip.boneCount * POSE_STRIDE);
-  for (let k = 0; k < clip.sampleCount; k++) out.set(clip.sampleKey(k, pose), k * pose.length);
+  for (let k = 0; k < clip.sampleCount; k++) out.set(sampleKey(clip.createSampler(), k, pose), k * pose.length);
   return out;
 }
 

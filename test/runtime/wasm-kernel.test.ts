@@ -30,6 +30,7 @@ import { kernelBytes, kernelModule } from '../../src/runtime/wasm-kernel.js';
 import { KERNEL_WASM, KERNEL_WORLD_WASM } from '../../src/runtime/kernel-wasm.js';
 import { encodeWithRates, fixtureNames, loadFixture } from '../utils/clips.js';
 import { makeSyntheticClip, mulberry32 } from '../utils/synthetic.js';
+import { sampleBetween, sampleBone, sampleKey } from '../../src/runtime/sampler.js';
 
 const TIMEOUT = 120_000;
 
@@ -63,13 +64,13 @@ function expectKernelMatches(bytes: Uint8Array, seed: number): number {
     compared++;
   };
   for (let k = 0; k < wasm.sampleCount; k++) {
-    a.sampleKey(k, pa);
-    b.sampleKey(k, pb);
+    sampleKey(a, k, pa);
+    sampleKey(b, k, pb);
     check(`key ${k}`);
     if (k + 1 === wasm.sampleCount) continue;
     for (const alpha of [0.25, 0.5, random(), 1e-3 + 0.998 * random()]) {
-      a.sampleBetween(k, alpha, pa);
-      b.sampleBetween(k, alpha, pb);
+      sampleBetween(a, k, alpha, pa);
+      sampleBetween(b, k, alpha, pb);
       check(`key ${k} + ${alpha}`);
     }
   }
@@ -309,9 +310,9 @@ describe('WebAssembly SIMD kernel (kernel.wat, wasm-kernel.ts)', { timeout: TIME
       const pose = new Float32Array(clip.boneCount * POSE_STRIDE),
         bone = new Float32Array(POSE_STRIDE);
       for (const time of [0, 0.37, clip.duration * 0.61]) {
-        clip.sample(time, pose);
+        clip.createSampler().sample(time, pose);
         for (let b = 0; b < clip.boneCount; b += 5) {
-          clip.sampleBone(time, b, bone);
+          sampleBone(clip.createSampler(), time, b, bone);
           expect(
             firstDifference(bone, pose.subarray(b * POSE_STRIDE, (b + 1) * POSE_STRIDE)),
             `${decoder} bone ${b} at ${time}`,
@@ -325,12 +326,13 @@ describe('WebAssembly SIMD kernel (kernel.wat, wasm-kernel.ts)', { timeout: TIME
     const { bytes } = compress(loadFixture(fixtureNames()[0]));
     const reference = CompressedClip.open(bytes, { decoder: 'typescript' });
     const floats = reference.boneCount * POSE_STRIDE;
-    const expected = reference.sample(0.3, new Float32Array(floats));
+    const expected = reference.createSampler().sample(0.3, new Float32Array(floats));
     const clips: CompressedClip[] = [];
     // Each opened copy takes about 1.5 × the file in a 1 MiB memory: enough copies to need several.
     const copies = Math.ceil((3 * (1 << 20)) / bytes.length);
     for (let c = 0; c < copies; c++) clips.push(CompressedClip.open(bytes.slice()));
-    for (const clip of clips) expect(firstDifference(clip.sample(0.3, new Float32Array(floats)), expected)).toBe(-1);
+    for (const clip of clips)
+      expect(firstDifference(clip.createSampler().sample(0.3, new Float32Array(floats)), expected)).toBe(-1);
   });
 
   it('gives each clip its own constants when clips sharing a kernel memory take turns', () => {

@@ -15,7 +15,15 @@ import {
   type RawClip,
 } from 'bonepress';
 import { animationBytes } from 'bonepress/gltf-transform';
-import { CompressedClip, createPose, localToObject, segmentBitRates, type SampleOptions } from 'bonepress/runtime';
+import {
+  CompressedClip,
+  createPose,
+  localToObject,
+  sampleKey,
+  segmentBitRates,
+  type ClipSampler,
+  type SampleOptions,
+} from 'bonepress/runtime';
 import { CompressedAnimationClip } from 'bonepress/three';
 import * as THREE from 'three';
 
@@ -128,6 +136,8 @@ interface Playback {
   rawView: SkeletonView | undefined;
   decodedView: SkeletonView;
   rawPose: Float32Array;
+  /** Samples the decoded clip into {@link decodedPose}. */
+  decodedSampler: ClipSampler;
   decodedPose: Float32Array;
   rawMatrices: Float32Array;
   decodedMatrices: Float32Array;
@@ -194,9 +204,10 @@ function clipBounds(shown: Shown, pose: Float32Array, matrices: Float32Array): C
   const n = shown.kind === 'compared' ? shown.raw.sampleCount : shown.decoded.sampleCount;
   const parents = shown.decoded.parents;
   const body = figureBones(parents);
+  const sampler = shown.decoded.createSampler();
   for (let k = 0; k < n; k++) {
     if (shown.kind === 'compared') sampleRawClip(shown.raw, k / shown.raw.sampleRate, pose);
-    else shown.decoded.sampleKey(k, pose);
+    else sampleKey(sampler, k, pose);
     localToObject(pose, parents, matrices);
     for (let b = 0; b < parents.length; b++) box.expandByPoint(p.fromArray(matrices, b * 16 + 12));
     frameBox.makeEmpty();
@@ -251,6 +262,7 @@ function show(shown: Shown): void {
     rawPose,
     rawMatrices,
     parentsKey,
+    decodedSampler: shown.decoded.createSampler(),
     decodedPose: createPose(boneCount),
     decodedMatrices: new Float32Array(boneCount * 16),
     errors: new Float64Array(boneCount),
@@ -456,7 +468,7 @@ function updatePose(): void {
   if (!playback) return;
   const pb = playback;
   const { shown } = pb;
-  shown.decoded.sample(time, pb.decodedPose, sampleOptions);
+  pb.decodedSampler.sample(time, pb.decodedPose, sampleOptions);
   localToObject(pb.decodedPose, shown.decoded.parents, pb.decodedMatrices);
   pb.decodedView.update(pb.decodedMatrices);
   let root = pb.decodedMatrices;

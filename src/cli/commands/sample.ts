@@ -5,7 +5,7 @@
 import { Option, type Command } from 'commander';
 
 import { ClipError, POSE_STRIDE } from '../../index.js';
-import type { CompressedClip, Looping, Rounding } from '../../runtime/index.js';
+import { sampleBone, type CompressedClip, type Looping, type Rounding } from '../../runtime/index.js';
 import { declareCommand } from '../command-list.js';
 import { EXIT, atFile, type ExitCode } from '../exit-codes.js';
 import { anonymousBoneName, openCompressedFile } from '../load.js';
@@ -91,9 +91,12 @@ export async function runSample(file: string, options: SampleCliOptions): Promis
   if (options.bone !== undefined) {
     const bone = options.bone;
     const index = await atFile(file, () => findBone(clip, boneNames, bone));
-    bones.push(read(clip.sampleBone(options.time, index, new Float32Array(POSE_STRIDE), sampleOptions), 0, index));
+    const sampled = sampleBone(clip.createSampler(), options.time, index, new Float32Array(POSE_STRIDE), sampleOptions);
+    bones.push(read(sampled, 0, index));
   } else {
-    const pose = clip.sample(options.time, new Float32Array(clip.boneCount * POSE_STRIDE), sampleOptions);
+    const pose = clip
+      .createSampler()
+      .sample(options.time, new Float32Array(clip.boneCount * POSE_STRIDE), sampleOptions);
     for (let b = 0; b < clip.boneCount; b++) bones.push(read(pose, b * POSE_STRIDE, b));
   }
   const result: SampleResult = {
