@@ -15,7 +15,7 @@ import { join } from 'node:path';
 
 import { NullEngine } from '@babylonjs/core/Engines/nullEngine.js';
 import { type Matrix, Vector3 } from '@babylonjs/core/Maths/math.vector.js';
-import { Scene } from '@babylonjs/core/scene.js';
+import type { Scene } from '@babylonjs/core/scene.js';
 import type { AssetContainer } from '@babylonjs/core/assetContainer.js';
 import { AnimationEvent } from '@babylonjs/core/Animations/animationEvent.js';
 import { AnimationGroup } from '@babylonjs/core/Animations/animationGroup.js';
