@@ -38,21 +38,16 @@ const SNAP = 1e-6;
 const SEGMENT_SHIFT = Math.log2(SEGMENT_SIZE);
 
 /**
- * The TypeScript decoder (typescript-decoder.ts), once loaded: compressed-clip.ts installs it
- * when it is imported, so `CompressedClip.open` is complete; the glTF plugins, which import
- * the clip without it, load it with {@link loadTypeScriptDecoder} only for a clip the
- * kernel does not decode, so a page whose engine has WebAssembly SIMD never fetches it.
+ * The TypeScript decoder (typescript-decoder.ts), once installed: compressed-clip.ts installs
+ * it when it is imported, so `CompressedClip.open` is complete; the glTF plugins import the
+ * clip without it, so a page carries it only where the app imports `bonepress/runtime`
+ * (gltf-extension-def.ts refuses a clip the kernel does not decode otherwise).
  */
 let typescriptDecoder: typeof TypeScriptDecoder | undefined;
 
 /** Installs the TypeScript decoder for every sampler made after (compressed-clip.ts). @internal */
 export function useTypeScriptDecoder(decoder: typeof TypeScriptDecoder): void {
   typescriptDecoder = decoder;
-}
-
-/** Loads the TypeScript decoder unless it is there: call before sampling a clip whose `decoder` is `'typescript'`. @internal */
-export async function loadTypeScriptDecoder(): Promise<void> {
-  typescriptDecoder ??= (await import('./typescript-decoder.js')).TypeScriptDecoder;
 }
 
 /**
@@ -117,7 +112,7 @@ export class ClipSampler {
     if (k === undefined && typescriptDecoder === undefined)
       throw new FormatError(
         'BAD_ARGUMENT',
-        'this clip decodes in TypeScript, which is not loaded: await loadTypeScriptDecoder() first',
+        "this clip decodes in TypeScript, which is not installed: install it by importing 'bonepress/runtime' once in the app",
       );
     this.kernel = k?.decode;
     this.kernelClip = k ? k.clipAt : 0;
