@@ -173,7 +173,7 @@ export function sampleObjectInto(
 ): boolean {
   const world = sampler.world;
   if (world === undefined) return false;
-  const run = world.pass();
+  const run = (sampler.worldPass ??= world.pass());
   if (run === undefined) return false;
   sampler.kernelDecode(sampler.locate(time, options), world, run, rows ? 1 : 0);
   out.set(rows ? world.rows : world.matrices, offset);

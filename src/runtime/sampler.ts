@@ -94,6 +94,8 @@ export class ClipSampler {
   declare private readonly period: number;
   /** @internal The kernel's object-space pass for this clip, or undefined (decode-tables.ts). */
   declare readonly world: NonNullable<ClipTables['kernel']>['world'];
+  /** @internal The kernel's world pass on this clip's memory, once a crowd has run it (crowd.ts). */
+  declare worldPass: KernelWorld | undefined;
   /** The clip this sampler reads. */
   declare readonly clip: CompressedClip;
   // The clip's tables (the kernel path reads segment headers there) and base pose, copied in
@@ -137,6 +139,7 @@ export class ClipSampler {
     this.base = t.basePose;
     this.segAt = t.segAt;
     this.typescript = k ? undefined : new typescriptDecoder!(t);
+    this.worldPass = undefined;
   }
 
   /**
