@@ -6,6 +6,7 @@
  */
 import { CompressedClip } from '../runtime/clip.js';
 import type { FormatErrorCode } from '../runtime/errors.js';
+import { hasTypeScriptDecoder } from '../runtime/sampler.js';
 
 /** The extension's name (docs/gltf-extension.md). */
 export const BONEPRESS_EXTENSION = 'BONEPRESS_animation_compression';
@@ -144,15 +145,10 @@ export function openExtensionClip(
     if (clip.parents[b] !== expected)
       fail(`bone ${b}: the clip's parent ${clip.parents[b]} differs from the extension's ${expected}`);
   }
-  // A sampler of a clip the kernel does not decode throws when no TypeScript decoder is installed (sampler.ts).
-  if (clip.decoder === 'typescript')
-    try {
-      clip.createSampler();
-    } catch {
-      fail(
-        "the WebAssembly kernel cannot run here (no WebAssembly SIMD, or the page's Content-Security-Policy blocks WebAssembly) and the TypeScript decoder is not installed: install it by importing 'bonepress/runtime' once in the app",
-        'UNSUPPORTED_PLATFORM',
-      );
-    }
+  if (clip.decoder === 'typescript' && !hasTypeScriptDecoder())
+    fail(
+      "the WebAssembly kernel cannot run here (no WebAssembly SIMD, or the page's Content-Security-Policy blocks WebAssembly) and the TypeScript decoder is not installed: install it by importing 'bonepress/runtime' once in the app",
+      'UNSUPPORTED_PLATFORM',
+    );
   return clip;
 }

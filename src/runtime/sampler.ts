@@ -45,6 +45,11 @@ const SEGMENT_SHIFT = Math.log2(SEGMENT_SIZE);
  */
 let typescriptDecoder: typeof TypeScriptDecoder | undefined;
 
+/** Whether the TypeScript decoder is installed (gltf-extension-def.ts refuses a clip that needs it otherwise). @internal */
+export function hasTypeScriptDecoder(): boolean {
+  return typescriptDecoder !== undefined;
+}
+
 /** Installs the TypeScript decoder for every sampler made after (compressed-clip.ts). @internal */
 export function useTypeScriptDecoder(decoder: typeof TypeScriptDecoder): void {
   typescriptDecoder = decoder;
