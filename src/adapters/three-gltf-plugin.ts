@@ -91,9 +91,8 @@ export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
         return weights;
       }),
     );
-    // Each transform bone drives the object made from its node; a track takes its object's name where no other of these has it.
-    const named = [...nodes, ...morphWeights.flatMap((w) => w.objects)];
-    const clip = mixerClipOf(compressed, named, { ...this.#options, name }, morphWeights, nodes, []);
+    // Each transform bone drives the object made from its node.
+    const clip = mixerClipOf(compressed, nodes, morphWeights, { ...this.#options, name });
     // The channels the clip does not replace, as the loader itself makes them. Its own
     // loadAnimation reads the channel list synchronously before it awaits anything, so the
     // list is swapped only for that call.

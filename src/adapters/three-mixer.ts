@@ -26,6 +26,7 @@ import {
 import type { CompressedClip } from '../runtime/compressed-clip.js';
 import { KIND_POSE_OFFSET } from '../runtime/format.js';
 import { POSE_STRIDE } from '../runtime/pose.js';
+import { identityFloat } from '../shared/pose-layout.js';
 import { PoseContext } from './pose-context.js';
 import { bindBones, findWeightBones, listNames, type BindOptions } from './three-binding.js';
 
@@ -256,77 +257,69 @@ export function createMixerClip(
     const message = `bonepress: ${unboundBones.length} of ${compressed.boneCount} bones of clip "${compressed.name ?? ''}" bind to nothing in the scene and will not move: ${listNames(unboundBones)}`;
     (options.onWarning ?? console.warn)(message);
   }
-  const scene: Object3D[] = [];
-  root.traverse((o) => scene.push(o));
-  return mixerClipOf(compressed, scene, options, weightBones, objects, unboundBones);
+  // Named as GLTFLoader names tracks, but by uuid where another object of the scene has the name.
+  const nameCount = new Map<string, number>();
+  root.traverse((o) => {
+    if (o.name !== '') nameCount.set(o.name, (nameCount.get(o.name) ?? 0) + 1);
+  });
+  const trackName = (o: Object3D) => (nameCount.get(o.name) === 1 ? o.name : o.uuid);
+  return mixerClipOf(compressed, objects, weightBones, options, trackName, unboundBones);
 }
 
 /**
  * {@link createMixerClip} with the clip's weight bones and the object of each transform bone
  * (`objects`, undefined for the `unboundBones`) given: the glTF plugin's, which has them from
  * the extension (so a page that loads assets only carries no name-based search or binding).
- * A track is named after its object where no other object of `scene` has that name, else
- * after its uuid.
+ * A track is named `trackName(object)`: by default as GLTFLoader names its own tracks, the
+ * object's name, or its uuid when it has none.
  */
 export function mixerClipOf(
   compressed: CompressedClip,
-  scene: readonly Object3D[],
-  options: Pick<MixerClipOptions, 'name' | 'translationScale'>,
-  weightBones: readonly MorphWeightBones[],
   objects: readonly (Object3D | undefined)[],
-  unboundBones: readonly string[],
+  weightBones: readonly MorphWeightBones[],
+  options: Pick<MixerClipOptions, 'name' | 'translationScale'>,
+  trackName = (o: Object3D) => o.name || o.uuid,
+  unboundBones: readonly string[] = [],
 ): CompressedAnimationClip {
-  const nameCount = new Map<string, number>();
-  for (const o of scene) if (o.name !== '') nameCount.set(o.name, (nameCount.get(o.name) ?? 0) + 1);
-  const nodeName = (o: Object3D) => (nameCount.get(o.name) === 1 ? o.name : o.uuid);
-  const first = new Float32Array(compressed.boneCount * POSE_STRIDE);
-  compressed.createSampler().sample(compressed.startTime, first);
-  // A clip stored additive holds three.js's additive values relative to the identity pose
-  // (its scales stored plus one, runtime/format.ts ADDITIVE_MODE).
-  const additive = compressed.additive ? identityPose(compressed.boneCount) : undefined;
   const scale = options.translationScale ?? 1;
   const tracks: KeyframeTrack[] = [];
   const bindings: TrackBinding[] = [];
+  // Each stand-in's one key is filled below, with what the clip plays at its start.
   objects.forEach((object, b) => {
     if (!object) return;
-    const node = nodeName(object);
     for (let kind = 0; kind < 3; kind++) {
       if (!compressed.hasChannel(b, kind)) continue;
-      const o = b * POSE_STRIDE + KIND_POSE_OFFSET[kind];
-      const name = `${node}.${PROPERTY[kind]}`;
-      const factor = kind === 1 ? scale : 1;
-      const offset = additive && kind === 2 ? 1 : 0;
-      tracks.push(
-        new (kind ? VectorKeyframeTrack : QuaternionKeyframeTrack)(
-          name,
-          [0],
-          Array.from(first.subarray(o, o + (kind ? 3 : 4)), (v) => (v - offset) * factor),
-        ),
-      );
-      bindings.push({ offset: o, rotation: !kind, factor });
+      const track = kind ? VectorKeyframeTrack : QuaternionKeyframeTrack;
+      tracks.push(new track(`${trackName(object)}.${PROPERTY[kind]}`, [0], new Float32Array(kind ? 3 : 4)));
+      bindings.push({
+        offset: b * POSE_STRIDE + KIND_POSE_OFFSET[kind],
+        rotation: !kind,
+        factor: kind === 1 ? scale : 1,
+      });
     }
   });
   for (const { firstBone, scales, objects: targets } of weightBones) {
-    const scale = Float32Array.from(scales);
-    const values = Array.from(scale, (s, t) => first[(firstBone + t) * POSE_STRIDE + 4] / s);
+    const binding = { offset: firstBone * POSE_STRIDE + 4, scales: Float32Array.from(scales) };
     for (const object of targets) {
-      tracks.push(new NumberKeyframeTrack(`${nodeName(object)}.morphTargetInfluences`, [0], values));
-      bindings.push({ offset: firstBone * POSE_STRIDE + 4, scales: scale });
+      tracks.push(
+        new NumberKeyframeTrack(`${trackName(object)}.morphTargetInfluences`, [0], new Float32Array(scales.length)),
+      );
+      bindings.push(binding);
     }
   }
-  return new CompressedAnimationClip(
+  // A clip stored additive holds three.js's additive values relative to the identity pose
+  // (its scales stored plus one, runtime/format.ts ADDITIVE_MODE).
+  const clip = new CompressedAnimationClip(
     options.name ?? compressed.name ?? 'bonepress',
     compressed,
     tracks,
     bindings,
     unboundBones,
-    additive,
+    compressed.additive
+      ? Float32Array.from({ length: compressed.boneCount * POSE_STRIDE }, (_, i) => identityFloat(i))
+      : undefined,
   );
-}
-
-/** The identity pose: what a clip stored additive is relative to. */
-function identityPose(boneCount: number): Float32Array {
-  const pose = new Float32Array(boneCount * POSE_STRIDE);
-  for (let o = 0; o < pose.length; o += POSE_STRIDE) pose.fill(1, o + 3, o + 4).fill(1, o + 7, o + 10);
-  return pose;
+  for (const track of tracks)
+    (track as unknown as InterpolantFactory).createInterpolant(track.values).evaluate(compressed.startTime);
+  return clip;
 }
