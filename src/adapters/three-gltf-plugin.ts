@@ -93,26 +93,24 @@ export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
     );
     // Each transform bone drives the object made from its node.
     const clip = mixerClipOf(compressed, nodes, morphWeights, { ...this.#options, name });
-    // The channels the clip does not replace, as the loader itself makes them. Its own
-    // loadAnimation reads the channel list synchronously before it awaits anything, so the
-    // list is swapped only for that call.
+    // The channels the clip does not replace, and the animation's extras (as userData), as the
+    // loader itself makes them. Its own loadAnimation reads the channel list synchronously
+    // before it awaits anything, so the list is swapped only for that call.
     const all = def.channels ?? [];
     const kept = otherChannels(all, bones);
-    if (kept.length > 0) {
-      // glTF channels are absolute poses: in an additive clip three.js would add them to the base.
-      if (compressed.additive)
-        fail(`the animation is additive, but ${kept.length} of its channels lie outside the clip (absolute poses)`);
-      def.channels = kept;
-      let pending: Promise<AnimationClip>;
-      try {
-        pending = (parser as unknown as { loadAnimation(i: number): Promise<AnimationClip> }).loadAnimation(index);
-      } finally {
-        def.channels = all;
-      }
-      clip.tracks.push(...(await pending).tracks);
+    // glTF channels are absolute poses: in an additive clip three.js would add them to the base.
+    if (compressed.additive && kept.length > 0)
+      fail(`the animation is additive, but ${kept.length} of its channels lie outside the clip (absolute poses)`);
+    def.channels = kept;
+    let pending: Promise<AnimationClip>;
+    try {
+      pending = (parser as unknown as { loadAnimation(i: number): Promise<AnimationClip> }).loadAnimation(index);
+    } finally {
+      def.channels = all;
     }
-    if (typeof (def as { extras?: unknown }).extras === 'object')
-      Object.assign(clip.userData, (def as { extras: object }).extras);
+    const loaded = await pending;
+    clip.tracks.push(...loaded.tracks);
+    clip.userData = loaded.userData;
     return clip;
   }
 }
