@@ -132,22 +132,17 @@ export function openExtensionClip(
     return fail((e as Error).message);
   }
   if (bones.additive !== (clip.additive !== undefined))
-    fail(
-      bones.additive
-        ? 'the extension says additive, but the clip is not'
-        : 'the clip is additive, but the extension does not say so (additive: true)',
-    );
+    fail(`additive is ${bones.additive} in the extension, ${!bones.additive} in the clip`);
   const count = bones.nodeIndices.length + bones.weights.reduce((n, w) => n + w.scales.length, 0);
-  if (clip.boneCount !== count)
-    fail(`the clip has ${clip.boneCount} bones but its bone table, nodes and weights ${count}`);
-  for (let b = 0; b < clip.boneCount; b++) {
-    const expected = b < bones.parents.length ? bones.parents[b] : -1;
-    if (clip.parents[b] !== expected)
-      fail(`bone ${b}: the clip's parent ${clip.parents[b]} differs from the extension's ${expected}`);
-  }
+  if (clip.boneCount !== count) fail(`the clip has ${clip.boneCount} bones, the extension ${count}`);
+  // The table's parents, then a root per node and weight bone.
+  const expected = (b: number) => (b < bones.parents.length ? bones.parents[b] : -1);
+  const b = clip.parents.findIndex((p, b) => p !== expected(b));
+  if (b >= 0) fail(`bone ${b}'s parent is ${clip.parents[b]} in the clip, ${expected(b)} in the extension`);
+  // The sampler's own words for a clip that needs the TypeScript decoder.
   if (clip.decoder === 'typescript' && !hasTypeScriptDecoder())
     fail(
-      "the WebAssembly kernel cannot run here (no WebAssembly SIMD, or the page's Content-Security-Policy blocks WebAssembly) and the TypeScript decoder is not installed: install it by importing 'bonepress/runtime' once in the app",
+      "the WebAssembly kernel cannot run here: this clip decodes in TypeScript, which is not installed: install it by importing 'bonepress/runtime' once in the app",
       'UNSUPPORTED_PLATFORM',
     );
   return clip;
