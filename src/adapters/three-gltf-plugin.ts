@@ -52,13 +52,13 @@ interface AnimationExtensionDef {
  */
 export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
   readonly name = BONEPRESS_EXTENSION;
-  readonly #options: BonepressGLTFLoaderPluginOptions;
+  // `declare`d: the constructor assigns each, so the build emits no list of them.
+  declare private readonly parser: GLTFParser;
+  declare private readonly options: BonepressGLTFLoaderPluginOptions;
 
-  constructor(
-    private readonly parser: GLTFParser,
-    options: BonepressGLTFLoaderPluginOptions = {},
-  ) {
-    this.#options = options;
+  constructor(parser: GLTFParser, options: BonepressGLTFLoaderPluginOptions = {}) {
+    this.parser = parser;
+    this.options = options;
   }
 
   /** GLTFLoader's hook (absent from the GLTFLoaderPlugin type): null leaves the animation to the loader. */
@@ -92,7 +92,7 @@ export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
       }),
     );
     // Each transform bone drives the object made from its node.
-    const clip = mixerClipOf(compressed, nodes, morphWeights, { ...this.#options, name });
+    const clip = mixerClipOf(compressed, nodes, morphWeights, { ...this.options, name });
     // The channels the clip does not replace, and the animation's extras (as userData), as the
     // loader itself makes them. Its own loadAnimation reads the channel list synchronously
     // before it awaits anything, so the list is swapped only for that call.

@@ -80,9 +80,10 @@ const PROPERTY = ['quaternion', 'position', 'scale'] as const;
 
 /** Reads one bone property out of its action's decoded pose. */
 class CompressedInterpolant extends Interpolant {
-  private readonly context: PoseContext;
-  private readonly binding: TrackBinding;
-  private readonly reference: Float32Array | undefined;
+  // `declare`d: the constructor assigns each, so the build emits no list of them.
+  declare private readonly context: PoseContext;
+  declare private readonly binding: TrackBinding;
+  declare private readonly reference: Float32Array | undefined;
 
   constructor(
     context: PoseContext,
@@ -139,15 +140,16 @@ class CompressedInterpolant extends Interpolant {
  * them) whose interpolants decode the compressed clip.
  */
 export class CompressedAnimationClip extends AnimationClip {
+  // `declare`d: the constructor assigns each, so the build emits no list of them.
   /** The compressed clip this plays (shared, immutable). */
-  readonly compressed: CompressedClip;
+  declare readonly compressed: CompressedClip;
   /** Clip bones that bind to no object of the scene, in clip order. */
-  readonly unboundBones: readonly string[];
+  declare readonly unboundBones: readonly string[];
   /**
    * For an additive clip: the reference pose, rotations conjugated (the identity pose for a
    * clip stored additive, whose poses already are the deltas).
    */
-  readonly additiveReference: Float32Array | undefined;
+  declare readonly additiveReference: Float32Array | undefined;
   readonly #bindings: readonly TrackBinding[];
 
   /** @internal Use {@link createMixerClip}. */
