@@ -90,7 +90,6 @@ export class BonepressBabylonExtension implements IGLTFLoaderExtension {
     const gltfNodes = gltf.nodes ?? [];
 
     const nodes: (TransformNode | undefined)[] = nodeIndices.map((j) => (gltfNodes[j] as INode)._babylonTransformNode);
-    let firstBone = nodeIndices.length;
     const morphWeights: BabylonMorphWeights[] = weightDefs.map((w) => {
       // The loader makes one mesh per primitive of the node, each with its own morph target manager.
       const meshes = (gltfNodes[w.node] as INode)._primitiveBabylonMeshes ?? [];
@@ -101,9 +100,7 @@ export class BonepressBabylonExtension implements IGLTFLoaderExtension {
             : [],
         ),
       );
-      const entry = { firstBone, scales: w.scales, targets };
-      firstBone += w.scales.length;
-      return entry;
+      return { ...w, targets };
     });
 
     // As the loader makes its own groups: kept out of the scene when loading into an asset container.

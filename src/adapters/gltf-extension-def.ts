@@ -18,10 +18,11 @@ export interface ExtensionJson {
   nodes?: readonly unknown[];
 }
 
-/** One weight entry: the node whose morph-target weights `scales.length` bones hold. */
+/** One weight entry: the node whose morph-target weights `scales.length` bones hold, from `firstBone` on. */
 export interface WeightDef {
   readonly node: number;
   readonly scales: readonly number[];
+  readonly firstBone: number;
 }
 
 /** An animation's bones, in clip order: the table's and node bones' glTF nodes, then the weight entries. */
@@ -29,6 +30,8 @@ export interface ExtensionBones {
   /** glTF node of each transform bone: the bone table's joints, then the animation's `nodes`. */
   readonly nodeIndices: readonly number[];
   readonly weights: readonly WeightDef[];
+  /** Transform and weight bones. */
+  readonly boneCount: number;
   readonly bufferView: number;
   /** The bone table's parents (the first `parents.length` bones); every other bone is a root. */
   readonly parents: readonly number[];
@@ -99,9 +102,16 @@ export function readExtensionBones(
   if (additive !== undefined && typeof additive !== 'boolean')
     fail(`additive ${JSON.stringify(additive)} is not a boolean`);
   if (!isIndex(view, json.bufferViews)) fail(`bufferView ${view} is not in the file`);
+  const nodeIndices = [...joints, ...nodes];
+  let boneCount = nodeIndices.length;
+  const weightDefs = (weights as WeightDef[]).map((w) => {
+    boneCount += w.scales.length;
+    return { ...w, firstBone: boneCount - w.scales.length };
+  });
   return {
-    nodeIndices: [...joints, ...nodes],
-    weights: weights as WeightDef[],
+    nodeIndices,
+    weights: weightDefs,
+    boneCount,
     bufferView: view,
     parents,
     additive: additive === true,
@@ -133,8 +143,8 @@ export function openExtensionClip(
   }
   if (bones.additive !== (clip.additive !== undefined))
     fail(`additive is ${bones.additive} in the extension, ${!bones.additive} in the clip`);
-  const count = bones.nodeIndices.length + bones.weights.reduce((n, w) => n + w.scales.length, 0);
-  if (clip.boneCount !== count) fail(`the clip has ${clip.boneCount} bones, the extension ${count}`);
+  if (clip.boneCount !== bones.boneCount)
+    fail(`the clip has ${clip.boneCount} bones, the extension ${bones.boneCount}`);
   // The table's parents, then a root per node and weight bone.
   const expected = (b: number) => (b < bones.parents.length ? bones.parents[b] : -1);
   const b = clip.parents.findIndex((p, b) => p !== expected(b));

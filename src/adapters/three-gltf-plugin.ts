@@ -79,16 +79,14 @@ export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
     const bytes = (await parser.getDependency('bufferView', bones.bufferView)) as ArrayBuffer;
     const compressed = openExtensionClip(new Uint8Array(bytes), bones, fail);
     const nodes = await Promise.all(bones.nodeIndices.map(node));
-    let firstBone = nodes.length;
     const morphWeights = await Promise.all(
       bones.weights.map(async (w) => {
-        const weights = { firstBone, scales: w.scales, objects: [] as Object3D[] };
-        firstBone += w.scales.length;
+        const objects: Object3D[] = [];
         // GLTFLoader makes a mesh, or a group of meshes (one per primitive), of a node.
         (await node(w.node)).traverse((o) => {
-          if ((o as { morphTargetInfluences?: number[] }).morphTargetInfluences) weights.objects.push(o);
+          if ((o as { morphTargetInfluences?: number[] }).morphTargetInfluences) objects.push(o);
         });
-        return weights;
+        return { ...w, objects };
       }),
     );
     // Each transform bone drives the object made from its node.

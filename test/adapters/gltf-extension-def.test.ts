@@ -21,7 +21,8 @@ describe('readExtensionBones', () => {
     );
     expect(bones).toEqual({
       nodeIndices: [0, 1, 2],
-      weights: [{ node: 1, scales: [1, 2] }],
+      weights: [{ node: 1, scales: [1, 2], firstBone: 3 }],
+      boneCount: 5,
       bufferView: 0,
       parents: [-1, 0],
       additive: true,
