@@ -35,8 +35,12 @@ export interface ExtensionBones {
   readonly bufferView: number;
   /** The bone table's parents (the first `parents.length` bones); every other bone is a root. */
   readonly parents: readonly number[];
-  /** The object's `additive`: the clip holds deltas to play over a base (docs/gltf-extension.md, "Additive animations"). */
-  readonly additive: boolean;
+  /**
+   * The object's `additive` (false when absent): the clip holds deltas to play over a base
+   * (docs/gltf-extension.md, "Additive animations"). Any value but a boolean that agrees with
+   * the clip is refused by {@link openExtensionClip}.
+   */
+  readonly additive: unknown;
 }
 
 /** A glTF animation channel, as far as a loader sorts it. */
@@ -52,9 +56,13 @@ const TRS = ['translation', 'rotation', 'scale'];
  * loads these itself, into the same clip or group.
  */
 export function otherChannels<C extends ChannelDef>(channels: readonly C[], bones: ExtensionBones): C[] {
-  const held = new Set(bones.weights.map((w) => `${w.node} weights`));
-  for (const j of bones.nodeIndices) for (const path of TRS) held.add(`${j} ${path}`);
-  return channels.filter((c) => c.target?.node !== undefined && !held.has(`${c.target.node} ${c.target.path}`));
+  return channels.filter(
+    ({ target: t }) =>
+      t?.node !== undefined &&
+      !(t.path === 'weights'
+        ? bones.weights.some((w) => w.node === t.node)
+        : TRS.includes(t.path!) && bones.nodeIndices.includes(t.node)),
+  );
 }
 
 /**
@@ -99,8 +107,6 @@ export function readExtensionBones(
   ) {
     fail('weights need a node index and positive scales each');
   }
-  if (additive !== undefined && typeof additive !== 'boolean')
-    fail(`additive ${JSON.stringify(additive)} is not a boolean`);
   if (!isIndex(view, json.bufferViews)) fail(`bufferView ${view} is not in the file`);
   const nodeIndices = [...joints, ...nodes];
   let boneCount = nodeIndices.length;
@@ -114,7 +120,7 @@ export function readExtensionBones(
     boneCount,
     bufferView: view,
     parents,
-    additive: additive === true,
+    additive: additive === undefined ? false : additive,
   };
 }
 
@@ -125,13 +131,13 @@ function isIndex(j: unknown, list: unknown): j is number {
 
 /**
  * Opens the animation's `.bpk` bytes and checks them against `bones`: the bone count (table,
- * nodes and weights), the table's parents, and `additive` against the clip's own record.
+ * nodes and weights), the table's parents, and `additive` (a boolean) against the clip's own record.
  * Calls `fail` with the problem otherwise, and with code UNSUPPORTED_PLATFORM where the
  * WebAssembly kernel does not run and the TypeScript decoder is not installed: the plugins
  * import the clip without it, so a page pays for it only by importing `bonepress/runtime`.
  */
 export function openExtensionClip(
-  bytes: Uint8Array,
+  bytes: Uint8Array | ArrayBuffer,
   bones: ExtensionBones,
   fail: (problem: string, code?: FormatErrorCode) => never,
 ): CompressedClip {
@@ -142,7 +148,7 @@ export function openExtensionClip(
     return fail((e as Error).message);
   }
   if (bones.additive !== (clip.additive !== undefined))
-    fail(`additive is ${bones.additive} in the extension, ${!bones.additive} in the clip`);
+    fail(`additive is ${JSON.stringify(bones.additive)} in the extension, ${clip.additive !== undefined} in the clip`);
   if (clip.boneCount !== bones.boneCount)
     fail(`the clip has ${clip.boneCount} bones, the extension ${bones.boneCount}`);
   // The table's parents, then a root per node and weight bone.

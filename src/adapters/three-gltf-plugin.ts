@@ -63,9 +63,9 @@ export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
 
   /** GLTFLoader's hook (absent from the GLTFLoaderPlugin type): null leaves the animation to the loader. */
   loadAnimation(animationIndex: number): Promise<AnimationClip> | null {
-    const def = (this.parser.json.animations as AnimationDef[] | undefined)?.[animationIndex];
-    const ext = def?.extensions?.[BONEPRESS_EXTENSION] as AnimationExtensionDef | undefined;
-    return ext ? this.#load(animationIndex, def!, ext) : null;
+    const def = (this.parser.json.animations as AnimationDef[])[animationIndex];
+    const ext = def.extensions?.[BONEPRESS_EXTENSION] as AnimationExtensionDef | undefined;
+    return ext ? this.#load(animationIndex, def, ext) : null;
   }
 
   async #load(index: number, def: AnimationDef, ext: AnimationExtensionDef): Promise<AnimationClip> {
@@ -77,7 +77,7 @@ export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
     const node = (j: number) => parser.getDependency('node', j) as Promise<Object3D>;
     const bones = readExtensionBones(parser.json as ExtensionJson, ext as Record<string, unknown>, fail);
     const bytes = (await parser.getDependency('bufferView', bones.bufferView)) as ArrayBuffer;
-    const compressed = openExtensionClip(new Uint8Array(bytes), bones, fail);
+    const compressed = openExtensionClip(bytes, bones, fail);
     const nodes = await Promise.all(bones.nodeIndices.map(node));
     const morphWeights = await Promise.all(
       bones.weights.map(async (w) => {

@@ -13,7 +13,6 @@ import {
   AdditiveAnimationBlendMode,
   AnimationClip,
   Interpolant,
-  NormalAnimationBlendMode,
   NumberKeyframeTrack,
   QuaternionKeyframeTrack,
   VectorKeyframeTrack,
@@ -160,9 +159,10 @@ export class CompressedAnimationClip extends AnimationClip {
     bindings: readonly TrackBinding[],
     unboundBones: readonly string[],
     additiveReference?: Float32Array,
-    blendMode: AnimationBlendMode = additiveReference ? AdditiveAnimationBlendMode : NormalAnimationBlendMode,
+    blendMode?: AnimationBlendMode,
   ) {
-    super(name, compressed.duration, tracks, blendMode);
+    // AnimationClip's default blend mode is the normal one.
+    super(name, compressed.duration, tracks, blendMode ?? (additiveReference && AdditiveAnimationBlendMode));
     this.compressed = compressed;
     this.#bindings = bindings;
     this.unboundBones = unboundBones;
@@ -193,14 +193,10 @@ export class CompressedAnimationClip extends AnimationClip {
   makeAdditive(referenceFrame = 0, fps = 30): CompressedAnimationClip {
     if (this.compressed.additive)
       throw new Error(`bonepress: clip "${this.name}" is stored additive; it plays additive as it is`);
-    const reference = new Float32Array(this.compressed.boneCount * POSE_STRIDE);
-    this.compressed.createSampler().sample(referenceFrame / (fps > 0 ? fps : 30), reference);
+    const reference = new PoseContext(this.compressed).at(referenceFrame / (fps > 0 ? fps : 30));
     for (let o = 0; o < reference.length; o += POSE_STRIDE) {
       const len = Math.hypot(reference[o], reference[o + 1], reference[o + 2], reference[o + 3]) || 1;
-      reference[o] /= -len;
-      reference[o + 1] /= -len;
-      reference[o + 2] /= -len;
-      reference[o + 3] /= len;
+      for (let i = 0; i < 4; i++) reference[o + i] /= i < 3 ? -len : len;
     }
     return this.#copy(reference);
   }

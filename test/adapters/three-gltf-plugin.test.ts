@@ -373,6 +373,12 @@ describe('BonepressGLTFLoaderPlugin', () => {
         true,
       ),
     ).rejects.toThrow(/animation 1 \("Wave"\): additive is true in the extension, false in the clip/);
+    await expect(
+      load(
+        edited((json) => (json.animations[0].extensions.BONEPRESS_animation_compression.additive = 'true')),
+        true,
+      ),
+    ).rejects.toThrow(/animation 0 \("Walk"\): additive is "true" in the extension, true in the clip/);
     // An absolute channel beside the layer: a new node turned by the stub's own sampler (a STEP rotation).
     const withChannel = edited((json) => {
       json.nodes.push({ name: 'Extra' });
