@@ -117,25 +117,15 @@ export class BonepressBabylonExtension implements IGLTFLoaderExtension {
       fps: loader.parent.targetFps,
       morphWeights,
     });
-    await this.otherChannels(
-      loader,
-      context,
-      animation,
-      group,
-      bones,
-      // glTF channels are absolute poses: an additive group would add them to the base.
-      compressed.additive
-        ? (n) => fail(`the animation is additive, but ${n} of its channels lie outside the clip (absolute poses)`)
-        : undefined,
-    );
+    await this.otherChannels(loader, context, animation, group, bones, fail);
     group.normalize(0);
     return group;
   }
 
   /**
    * Loads the animation's channels the clip does not replace (gltf-extension-def.ts's
-   * otherChannels) as the loader itself would, into `group`; calls `refuse` with their count
-   * instead when given and there are any.
+   * otherChannels, which calls `fail` for an additive animation that has any) as the loader
+   * itself would, into `group`.
    */
   private async otherChannels(
     loader: GLTFLoader,
@@ -143,7 +133,7 @@ export class BonepressBabylonExtension implements IGLTFLoaderExtension {
     animation: IAnimation,
     group: AnimationGroup,
     bones: ExtensionBones,
-    refuse?: (count: number) => never,
+    fail: (problem: string) => never,
   ): Promise<void> {
     animation.channels.forEach((c, i) => {
       c.index = i;
@@ -151,8 +141,7 @@ export class BonepressBabylonExtension implements IGLTFLoaderExtension {
     animation.samplers.forEach((s, i) => {
       s.index = i;
     });
-    const kept = otherChannels(animation.channels, bones);
-    if (refuse && kept.length > 0) refuse(kept.length);
+    const kept = otherChannels(animation.channels, bones, fail);
     await Promise.all(
       kept.map((channel) =>
         loader._loadAnimationChannelAsync(

@@ -53,16 +53,25 @@ const TRS = ['translation', 'rotation', 'scale'];
 /**
  * The animation's channels the clip does not replace: not a translation, rotation or scale
  * of a bone's node, not the weights of a weight node, nor the node-less stub. A loader
- * loads these itself, into the same clip or group.
+ * loads these itself, into the same clip or group. Calls `fail` (which throws) when the
+ * animation is additive and has any: glTF channels are absolute poses, which an engine
+ * would add to the base.
  */
-export function otherChannels<C extends ChannelDef>(channels: readonly C[], bones: ExtensionBones): C[] {
-  return channels.filter(
+export function otherChannels<C extends ChannelDef>(
+  channels: readonly C[],
+  bones: ExtensionBones,
+  fail: (problem: string) => never,
+): C[] {
+  const kept = channels.filter(
     ({ target: t }) =>
       t?.node !== undefined &&
       !(t.path === 'weights'
         ? bones.weights.some((w) => w.node === t.node)
         : TRS.includes(t.path!) && bones.nodeIndices.includes(t.node)),
   );
+  if (bones.additive === true && kept.length > 0)
+    fail(`the clip is additive, but ${kept.length} of the animation's channels lie outside it (absolute poses)`);
+  return kept;
 }
 
 /**
@@ -76,8 +85,8 @@ export function readExtensionBones(
 ): ExtensionBones {
   const isNode = (j: unknown): j is number => isIndex(j, json.nodes);
   const isNodeList = (list: unknown): list is number[] => Array.isArray(list) && list.every(isNode);
-  // Absent lists are empty; any other value that is not a list of the right entries is refused.
-  const { skeleton: s, nodes = [], weights = [], additive, bufferView: view } = ext;
+  // Absent lists are empty (absent additive false); any other value that is not a list of the right entries is refused.
+  const { skeleton: s, nodes = [], weights = [], additive = false, bufferView: view } = ext;
   // Bone order: the table's bones, then the node bones, then the weight bones (docs/gltf-extension.md).
   let joints: number[] = [],
     parents: number[] = [];
@@ -120,7 +129,7 @@ export function readExtensionBones(
     boneCount,
     bufferView: view,
     parents,
-    additive: additive === undefined ? false : additive,
+    additive,
   };
 }
 

@@ -95,10 +95,7 @@ export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
     // loader itself makes them. Its own loadAnimation reads the channel list synchronously
     // before it awaits anything, so the list is swapped only for that call.
     const all = def.channels ?? [];
-    const kept = otherChannels(all, bones);
-    // glTF channels are absolute poses: in an additive clip three.js would add them to the base.
-    if (compressed.additive && kept.length > 0)
-      fail(`the animation is additive, but ${kept.length} of its channels lie outside the clip (absolute poses)`);
+    const kept = otherChannels(all, bones, fail);
     def.channels = kept;
     let pending: Promise<AnimationClip>;
     try {
