@@ -90,7 +90,7 @@ export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
       }),
     );
     // Each transform bone drives the object made from its node.
-    const clip = mixerClipOf(compressed, nodes, morphWeights, { ...this.options, name });
+    const clip = mixerClipOf(compressed, nodes, morphWeights, name, this.options.translationScale);
     // The channels the clip does not replace, and the animation's extras (as userData), as the
     // loader itself makes them. Its own loadAnimation reads the channel list synchronously
     // before it awaits anything, so the list is swapped only for that call.

@@ -261,13 +261,22 @@ export function createMixerClip(
     if (o.name !== '') nameCount.set(o.name, (nameCount.get(o.name) ?? 0) + 1);
   });
   const trackName = (o: Object3D) => (nameCount.get(o.name) === 1 ? o.name : o.uuid);
-  return mixerClipOf(compressed, objects, weightBones, options, trackName, unboundBones);
+  return mixerClipOf(
+    compressed,
+    objects,
+    weightBones,
+    options.name ?? compressed.name ?? 'bonepress',
+    options.translationScale,
+    trackName,
+    unboundBones,
+  );
 }
 
 /**
- * {@link createMixerClip} with the clip's weight bones and the object of each transform bone
- * (`objects`, undefined for the `unboundBones`) given: the glTF plugin's, which has them from
- * the extension (so a page that loads assets only carries no name-based search or binding).
+ * {@link createMixerClip} with the clip's weight bones, the object of each transform bone
+ * (`objects`, undefined for the `unboundBones`), the clip's name and the translation scale
+ * given: the glTF plugin's, which has them from the extension (so a page that loads assets
+ * only carries no name-based search or binding).
  * A track is named `trackName(object)`: by default as GLTFLoader names its own tracks, the
  * object's name, or its uuid when it has none.
  */
@@ -275,11 +284,11 @@ export function mixerClipOf(
   compressed: CompressedClip,
   objects: readonly (Object3D | undefined)[],
   weightBones: readonly MorphWeightBones[],
-  options: Pick<MixerClipOptions, 'name' | 'translationScale'>,
+  name: string,
+  scale = 1,
   trackName = (o: Object3D) => o.name || o.uuid,
   unboundBones: readonly string[] = [],
 ): CompressedAnimationClip {
-  const scale = options.translationScale ?? 1;
   const tracks: KeyframeTrack[] = [];
   const bindings: TrackBinding[] = [];
   // Each stand-in's one key is filled below, with what the clip plays at its start.
@@ -308,7 +317,7 @@ export function mixerClipOf(
   // A clip stored additive holds three.js's additive values relative to the identity pose
   // (its scales stored plus one, runtime/format.ts ADDITIVE_MODE).
   const clip = new CompressedAnimationClip(
-    options.name ?? compressed.name ?? 'bonepress',
+    name,
     compressed,
     tracks,
     bindings,
