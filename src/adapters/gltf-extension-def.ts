@@ -69,7 +69,7 @@ export function otherChannels<C extends ChannelDef>(
         ? bones.weights.some((w) => w.node === t.node)
         : TRS.includes(t.path!) && bones.nodeIndices.includes(t.node)),
   );
-  if (bones.additive === true && kept.length > 0)
+  if (bones.additive && kept.length > 0)
     fail(`the clip is additive, but ${kept.length} of the animation's channels lie outside it (absolute poses)`);
   return kept;
 }

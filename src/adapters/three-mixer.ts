@@ -12,7 +12,8 @@
 import {
   AdditiveAnimationBlendMode,
   AnimationClip,
-  Interpolant,
+  DiscreteInterpolant,
+  type Interpolant,
   NumberKeyframeTrack,
   QuaternionKeyframeTrack,
   VectorKeyframeTrack,
@@ -77,8 +78,12 @@ interface InterpolantFactory {
 }
 const PROPERTY = ['quaternion', 'position', 'scale'] as const;
 
-/** Reads one bone property out of its action's decoded pose. */
-class CompressedInterpolant extends Interpolant {
+/**
+ * Reads one bone property out of its action's decoded pose. A discrete interpolant over the
+ * stand-in's one key, so that it has every method an interpolant needs; `evaluate` never
+ * reaches them.
+ */
+class CompressedInterpolant extends DiscreteInterpolant {
   // `declare`d: the constructor assigns each, so the build emits no list of them.
   declare private readonly context: PoseContext;
   declare private readonly binding: TrackBinding;
@@ -124,11 +129,6 @@ class CompressedInterpolant extends Interpolant {
       out[i] = scales ? v / scales[i] : v * factor;
     }
     return out;
-  }
-
-  // Never reached: evaluate() is overridden; Interpolant requires the method.
-  interpolate_(): TypedArray {
-    return this.resultBuffer;
   }
 }
 
