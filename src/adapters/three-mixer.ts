@@ -135,8 +135,8 @@ class CompressedInterpolant extends DiscreteInterpolant {
 /**
  * A compressed clip as a three.js `AnimationClip`: pass it to `mixer.clipAction(clip)`.
  * Made by {@link createMixerClip}. The data stays in {@link compressed}; the tracks are
- * one-key stand-ins (their `times` and `values` hold the first pose, for tools that read
- * them) whose interpolants decode the compressed clip.
+ * one-key stand-ins (their `times` and `values` hold what the clip plays at its start, for
+ * tools that read them) whose interpolants decode the compressed clip.
  */
 export class CompressedAnimationClip extends AnimationClip {
   // `declare`d: the constructor assigns each, so the build emits no list of them.
@@ -175,11 +175,14 @@ export class CompressedAnimationClip extends AnimationClip {
     let context: PoseContext | undefined;
     bindings.forEach((binding, i) => {
       const track = tracks[i];
+      const factory = track as unknown as InterpolantFactory;
       // An own property shadows KeyframeTrack.prototype.createInterpolant (untyped in @types/three); clone() copies it.
-      (track as unknown as InterpolantFactory).createInterpolant = (result) => {
+      factory.createInterpolant = (result) => {
         if (i === 0 || !context) context = new PoseContext(compressed);
         return new CompressedInterpolant(context, binding, additiveReference, track, result);
       };
+      // The stand-in's one key: what this clip plays at its start.
+      factory.createInterpolant(track.values).evaluate(compressed.startTime);
     });
   }
 
@@ -291,7 +294,7 @@ export function mixerClipOf(
 ): CompressedAnimationClip {
   const tracks: KeyframeTrack[] = [];
   const bindings: TrackBinding[] = [];
-  // Each stand-in's one key is filled below, with what the clip plays at its start.
+  // Each stand-in's one key is filled by the clip, with what it plays at its start.
   objects.forEach((object, b) => {
     if (!object) return;
     for (let kind = 0; kind < 3; kind++) {
@@ -316,7 +319,7 @@ export function mixerClipOf(
   }
   // A clip stored additive holds three.js's additive values relative to the identity pose
   // (its scales stored plus one, runtime/format.ts ADDITIVE_MODE).
-  const clip = new CompressedAnimationClip(
+  return new CompressedAnimationClip(
     name,
     compressed,
     tracks,
@@ -326,7 +329,4 @@ export function mixerClipOf(
       ? Float32Array.from({ length: compressed.boneCount * POSE_STRIDE }, (_, i) => identityFloat(i))
       : undefined,
   );
-  for (const track of tracks)
-    (track as unknown as InterpolantFactory).createInterpolant(track.values).evaluate(compressed.startTime);
-  return clip;
 }
