@@ -25,8 +25,7 @@ import {
 
 import type { CompressedClip } from '../runtime/compressed-clip.js';
 import { KIND_POSE_OFFSET } from '../runtime/format.js';
-import { POSE_STRIDE } from '../runtime/pose.js';
-import { identityFloat } from '../shared/pose-layout.js';
+import { POSE_STRIDE, identityFloat } from '../runtime/pose.js';
 import { PoseContext } from './pose-context.js';
 import { bindBones, findWeightBones, listNames, type BindOptions } from './three-binding.js';
 
