@@ -196,6 +196,7 @@ export class CompressedAnimationClip extends AnimationClip {
     if (this.compressed.additive)
       throw new Error(`bonepress: clip "${this.name}" is stored additive; it plays additive as it is`);
     const reference = new PoseContext(this.compressed).at(referenceFrame / (fps > 0 ? fps : 30));
+    // Each rotation normalized and conjugated.
     for (let o = 0; o < reference.length; o += POSE_STRIDE) {
       const len = Math.hypot(reference[o], reference[o + 1], reference[o + 2], reference[o + 3]) || 1;
       for (let i = 0; i < 4; i++) reference[o + i] /= i < 3 ? -len : len;
