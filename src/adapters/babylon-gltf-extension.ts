@@ -90,7 +90,6 @@ export class BonepressBabylonExtension implements IGLTFLoaderExtension {
     const gltfNodes = gltf.nodes ?? [];
 
     const nodes: (TransformNode | undefined)[] = nodeIndices.map((j) => (gltfNodes[j] as INode)._babylonTransformNode);
-    let firstBone = nodeIndices.length;
     const morphWeights: BabylonMorphWeights[] = weightDefs.map((w) => {
       // The loader makes one mesh per primitive of the node, each with its own morph target manager.
       const meshes = (gltfNodes[w.node] as INode)._primitiveBabylonMeshes ?? [];
@@ -101,9 +100,7 @@ export class BonepressBabylonExtension implements IGLTFLoaderExtension {
             : [],
         ),
       );
-      const entry = { firstBone, scales: w.scales, targets };
-      firstBone += w.scales.length;
-      return entry;
+      return { ...w, targets };
     });
 
     // As the loader makes its own groups: kept out of the scene when loading into an asset container.
@@ -120,25 +117,15 @@ export class BonepressBabylonExtension implements IGLTFLoaderExtension {
       fps: loader.parent.targetFps,
       morphWeights,
     });
-    await this.otherChannels(
-      loader,
-      context,
-      animation,
-      group,
-      bones,
-      // glTF channels are absolute poses: an additive group would add them to the base.
-      compressed.additive
-        ? (n) => fail(`the animation is additive, but ${n} of its channels lie outside the clip (absolute poses)`)
-        : undefined,
-    );
+    await this.otherChannels(loader, context, animation, group, bones, fail);
     group.normalize(0);
     return group;
   }
 
   /**
    * Loads the animation's channels the clip does not replace (gltf-extension-def.ts's
-   * otherChannels) as the loader itself would, into `group`; calls `refuse` with their count
-   * instead when given and there are any.
+   * otherChannels, which calls `fail` for an additive animation that has any) as the loader
+   * itself would, into `group`.
    */
   private async otherChannels(
     loader: GLTFLoader,
@@ -146,7 +133,7 @@ export class BonepressBabylonExtension implements IGLTFLoaderExtension {
     animation: IAnimation,
     group: AnimationGroup,
     bones: ExtensionBones,
-    refuse?: (count: number) => never,
+    fail: (problem: string) => never,
   ): Promise<void> {
     animation.channels.forEach((c, i) => {
       c.index = i;
@@ -154,8 +141,7 @@ export class BonepressBabylonExtension implements IGLTFLoaderExtension {
     animation.samplers.forEach((s, i) => {
       s.index = i;
     });
-    const kept = otherChannels(animation.channels, bones);
-    if (refuse && kept.length > 0) refuse(kept.length);
+    const kept = otherChannels(animation.channels, bones, fail);
     await Promise.all(
       kept.map((channel) =>
         loader._loadAnimationChannelAsync(

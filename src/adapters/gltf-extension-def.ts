@@ -18,10 +18,11 @@ export interface ExtensionJson {
   nodes?: readonly unknown[];
 }
 
-/** One weight entry: the node whose morph-target weights `scales.length` bones hold. */
+/** One weight entry: the node whose morph-target weights `scales.length` bones hold, from `firstBone` on. */
 export interface WeightDef {
   readonly node: number;
   readonly scales: readonly number[];
+  readonly firstBone: number;
 }
 
 /** An animation's bones, in clip order: the table's and node bones' glTF nodes, then the weight entries. */
@@ -29,11 +30,17 @@ export interface ExtensionBones {
   /** glTF node of each transform bone: the bone table's joints, then the animation's `nodes`. */
   readonly nodeIndices: readonly number[];
   readonly weights: readonly WeightDef[];
+  /** Transform and weight bones. */
+  readonly boneCount: number;
   readonly bufferView: number;
   /** The bone table's parents (the first `parents.length` bones); every other bone is a root. */
   readonly parents: readonly number[];
-  /** The object's `additive`: the clip holds deltas to play over a base (docs/gltf-extension.md, "Additive animations"). */
-  readonly additive: boolean;
+  /**
+   * The object's `additive` (false when absent): the clip holds deltas to play over a base
+   * (docs/gltf-extension.md, "Additive animations"). Any value but a boolean that agrees with
+   * the clip is refused by {@link openExtensionClip}.
+   */
+  readonly additive: unknown;
 }
 
 /** A glTF animation channel, as far as a loader sorts it. */
@@ -46,12 +53,25 @@ const TRS = ['translation', 'rotation', 'scale'];
 /**
  * The animation's channels the clip does not replace: not a translation, rotation or scale
  * of a bone's node, not the weights of a weight node, nor the node-less stub. A loader
- * loads these itself, into the same clip or group.
+ * loads these itself, into the same clip or group. Calls `fail` (which throws) when the
+ * animation is additive and has any: glTF channels are absolute poses, which an engine
+ * would add to the base.
  */
-export function otherChannels<C extends ChannelDef>(channels: readonly C[], bones: ExtensionBones): C[] {
-  const held = new Set(bones.weights.map((w) => `${w.node} weights`));
-  for (const j of bones.nodeIndices) for (const path of TRS) held.add(`${j} ${path}`);
-  return channels.filter((c) => c.target?.node !== undefined && !held.has(`${c.target.node} ${c.target.path}`));
+export function otherChannels<C extends ChannelDef>(
+  channels: readonly C[],
+  bones: ExtensionBones,
+  fail: (problem: string) => never,
+): C[] {
+  const kept = channels.filter(
+    ({ target: t }) =>
+      t?.node !== undefined &&
+      !(t.path === 'weights'
+        ? bones.weights.some((w) => w.node === t.node)
+        : TRS.includes(t.path!) && bones.nodeIndices.includes(t.node)),
+  );
+  if (bones.additive && kept.length > 0)
+    fail(`the clip is additive, but ${kept.length} of the animation's channels lie outside it (absolute poses)`);
+  return kept;
 }
 
 /**
@@ -65,8 +85,8 @@ export function readExtensionBones(
 ): ExtensionBones {
   const isNode = (j: unknown): j is number => isIndex(j, json.nodes);
   const isNodeList = (list: unknown): list is number[] => Array.isArray(list) && list.every(isNode);
-  // Absent lists are empty; any other value that is not a list of the right entries is refused.
-  const { skeleton: s, nodes = [], weights = [], additive, bufferView: view } = ext;
+  // Absent lists are empty (absent additive false); any other value that is not a list of the right entries is refused.
+  const { skeleton: s, nodes = [], weights = [], additive = false, bufferView: view } = ext;
   // Bone order: the table's bones, then the node bones, then the weight bones (docs/gltf-extension.md).
   let joints: number[] = [],
     parents: number[] = [];
@@ -96,15 +116,20 @@ export function readExtensionBones(
   ) {
     fail('weights need a node index and positive scales each');
   }
-  if (additive !== undefined && typeof additive !== 'boolean')
-    fail(`additive ${JSON.stringify(additive)} is not a boolean`);
   if (!isIndex(view, json.bufferViews)) fail(`bufferView ${view} is not in the file`);
+  const nodeIndices = [...joints, ...nodes];
+  let boneCount = nodeIndices.length;
+  const weightDefs = (weights as WeightDef[]).map((w) => {
+    boneCount += w.scales.length;
+    return { ...w, firstBone: boneCount - w.scales.length };
+  });
   return {
-    nodeIndices: [...joints, ...nodes],
-    weights: weights as WeightDef[],
+    nodeIndices,
+    weights: weightDefs,
+    boneCount,
     bufferView: view,
     parents,
-    additive: additive === true,
+    additive,
   };
 }
 
@@ -115,13 +140,13 @@ function isIndex(j: unknown, list: unknown): j is number {
 
 /**
  * Opens the animation's `.bpk` bytes and checks them against `bones`: the bone count (table,
- * nodes and weights), the table's parents, and `additive` against the clip's own record.
+ * nodes and weights), the table's parents, and `additive` (a boolean) against the clip's own record.
  * Calls `fail` with the problem otherwise, and with code UNSUPPORTED_PLATFORM where the
  * WebAssembly kernel does not run and the TypeScript decoder is not installed: the plugins
  * import the clip without it, so a page pays for it only by importing `bonepress/runtime`.
  */
 export function openExtensionClip(
-  bytes: Uint8Array,
+  bytes: Uint8Array | ArrayBuffer,
   bones: ExtensionBones,
   fail: (problem: string, code?: FormatErrorCode) => never,
 ): CompressedClip {
@@ -132,22 +157,17 @@ export function openExtensionClip(
     return fail((e as Error).message);
   }
   if (bones.additive !== (clip.additive !== undefined))
-    fail(
-      bones.additive
-        ? 'the extension says additive, but the clip is not'
-        : 'the clip is additive, but the extension does not say so (additive: true)',
-    );
-  const count = bones.nodeIndices.length + bones.weights.reduce((n, w) => n + w.scales.length, 0);
-  if (clip.boneCount !== count)
-    fail(`the clip has ${clip.boneCount} bones but its bone table, nodes and weights ${count}`);
-  for (let b = 0; b < clip.boneCount; b++) {
-    const expected = b < bones.parents.length ? bones.parents[b] : -1;
-    if (clip.parents[b] !== expected)
-      fail(`bone ${b}: the clip's parent ${clip.parents[b]} differs from the extension's ${expected}`);
-  }
+    fail(`additive is ${JSON.stringify(bones.additive)} in the extension, ${clip.additive !== undefined} in the clip`);
+  if (clip.boneCount !== bones.boneCount)
+    fail(`the clip has ${clip.boneCount} bones, the extension ${bones.boneCount}`);
+  // The table's parents, then a root per node and weight bone.
+  const expected = (b: number) => (b < bones.parents.length ? bones.parents[b] : -1);
+  const b = clip.parents.findIndex((p, b) => p !== expected(b));
+  if (b >= 0) fail(`bone ${b}'s parent is ${clip.parents[b]} in the clip, ${expected(b)} in the extension`);
+  // The sampler's own words for a clip that needs the TypeScript decoder.
   if (clip.decoder === 'typescript' && !hasTypeScriptDecoder())
     fail(
-      "the WebAssembly kernel cannot run here (no WebAssembly SIMD, or the page's Content-Security-Policy blocks WebAssembly) and the TypeScript decoder is not installed: install it by importing 'bonepress/runtime' once in the app",
+      "the WebAssembly kernel cannot run here: this clip decodes in TypeScript, which is not installed: install it by importing 'bonepress/runtime' once in the app",
       'UNSUPPORTED_PLATFORM',
     );
   return clip;

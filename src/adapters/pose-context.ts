@@ -9,13 +9,15 @@ import type { ClipSampler } from '../runtime/sampler.js';
 
 /** A sampler and the pose it last decoded, at `time`. */
 export class PoseContext {
-  readonly sampler: ClipSampler;
-  readonly pose: Float32Array;
-  time = NaN;
+  // `declare`d: the constructor assigns each, so the build emits no list of them.
+  declare readonly sampler: ClipSampler;
+  declare readonly pose: Float32Array;
+  declare time: number;
 
   constructor(clip: CompressedClip) {
     this.sampler = clip.createSampler();
     this.pose = new Float32Array(clip.boneCount * POSE_STRIDE);
+    this.time = NaN;
   }
 
   /** The pose at `time` seconds (held at the ends: the sampler's default looping), decoded once however many tracks ask. */

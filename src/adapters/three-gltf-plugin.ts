@@ -52,20 +52,20 @@ interface AnimationExtensionDef {
  */
 export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
   readonly name = BONEPRESS_EXTENSION;
-  readonly #options: BonepressGLTFLoaderPluginOptions;
+  // `declare`d: the constructor assigns each, so the build emits no list of them.
+  declare private readonly parser: GLTFParser;
+  declare private readonly options: BonepressGLTFLoaderPluginOptions;
 
-  constructor(
-    private readonly parser: GLTFParser,
-    options: BonepressGLTFLoaderPluginOptions = {},
-  ) {
-    this.#options = options;
+  constructor(parser: GLTFParser, options: BonepressGLTFLoaderPluginOptions = {}) {
+    this.parser = parser;
+    this.options = options;
   }
 
   /** GLTFLoader's hook (absent from the GLTFLoaderPlugin type): null leaves the animation to the loader. */
   loadAnimation(animationIndex: number): Promise<AnimationClip> | null {
-    const def = (this.parser.json.animations as AnimationDef[] | undefined)?.[animationIndex];
-    const ext = def?.extensions?.[BONEPRESS_EXTENSION] as AnimationExtensionDef | undefined;
-    return ext ? this.#load(animationIndex, def!, ext) : null;
+    const def = (this.parser.json.animations as AnimationDef[])[animationIndex];
+    const ext = def.extensions?.[BONEPRESS_EXTENSION] as AnimationExtensionDef | undefined;
+    return ext ? this.#load(animationIndex, def, ext) : null;
   }
 
   async #load(index: number, def: AnimationDef, ext: AnimationExtensionDef): Promise<AnimationClip> {
@@ -77,43 +77,35 @@ export class BonepressGLTFLoaderPlugin implements GLTFLoaderPlugin {
     const node = (j: number) => parser.getDependency('node', j) as Promise<Object3D>;
     const bones = readExtensionBones(parser.json as ExtensionJson, ext as Record<string, unknown>, fail);
     const bytes = (await parser.getDependency('bufferView', bones.bufferView)) as ArrayBuffer;
-    const compressed = openExtensionClip(new Uint8Array(bytes), bones, fail);
+    const compressed = openExtensionClip(bytes, bones, fail);
     const nodes = await Promise.all(bones.nodeIndices.map(node));
-    let firstBone = nodes.length;
     const morphWeights = await Promise.all(
       bones.weights.map(async (w) => {
-        const weights = { firstBone, scales: w.scales, objects: [] as Object3D[] };
-        firstBone += w.scales.length;
+        const objects: Object3D[] = [];
         // GLTFLoader makes a mesh, or a group of meshes (one per primitive), of a node.
         (await node(w.node)).traverse((o) => {
-          if ((o as { morphTargetInfluences?: number[] }).morphTargetInfluences) weights.objects.push(o);
+          if ((o as { morphTargetInfluences?: number[] }).morphTargetInfluences) objects.push(o);
         });
-        return weights;
+        return { ...w, objects };
       }),
     );
-    // Each transform bone drives the object made from its node; a track takes its object's name where no other of these has it.
-    const named = [...nodes, ...morphWeights.flatMap((w) => w.objects)];
-    const clip = mixerClipOf(compressed, named, { ...this.#options, name }, morphWeights, nodes, []);
-    // The channels the clip does not replace, as the loader itself makes them. Its own
-    // loadAnimation reads the channel list synchronously before it awaits anything, so the
-    // list is swapped only for that call.
+    // Each transform bone drives the object made from its node.
+    const clip = mixerClipOf(compressed, nodes, morphWeights, name, this.options.translationScale);
+    // The channels the clip does not replace, and the animation's extras (as userData), as the
+    // loader itself makes them. Its own loadAnimation reads the channel list synchronously
+    // before it awaits anything, so the list is swapped only for that call.
     const all = def.channels ?? [];
-    const kept = otherChannels(all, bones);
-    if (kept.length > 0) {
-      // glTF channels are absolute poses: in an additive clip three.js would add them to the base.
-      if (compressed.additive)
-        fail(`the animation is additive, but ${kept.length} of its channels lie outside the clip (absolute poses)`);
-      def.channels = kept;
-      let pending: Promise<AnimationClip>;
-      try {
-        pending = (parser as unknown as { loadAnimation(i: number): Promise<AnimationClip> }).loadAnimation(index);
-      } finally {
-        def.channels = all;
-      }
-      clip.tracks.push(...(await pending).tracks);
+    const kept = otherChannels(all, bones, fail);
+    def.channels = kept;
+    let pending: Promise<AnimationClip>;
+    try {
+      pending = (parser as unknown as { loadAnimation(i: number): Promise<AnimationClip> }).loadAnimation(index);
+    } finally {
+      def.channels = all;
     }
-    if (typeof (def as { extras?: unknown }).extras === 'object')
-      Object.assign(clip.userData, (def as { extras: object }).extras);
+    const loaded = await pending;
+    clip.tracks.push(...loaded.tracks);
+    clip.userData = loaded.userData;
     return clip;
   }
 }

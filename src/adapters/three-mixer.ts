@@ -12,8 +12,8 @@
 import {
   AdditiveAnimationBlendMode,
   AnimationClip,
-  Interpolant,
-  NormalAnimationBlendMode,
+  DiscreteInterpolant,
+  type Interpolant,
   NumberKeyframeTrack,
   QuaternionKeyframeTrack,
   VectorKeyframeTrack,
@@ -25,7 +25,7 @@ import {
 
 import type { CompressedClip } from '../runtime/compressed-clip.js';
 import { KIND_POSE_OFFSET } from '../runtime/format.js';
-import { POSE_STRIDE } from '../runtime/pose.js';
+import { POSE_STRIDE, identityFloat } from '../runtime/pose.js';
 import { PoseContext } from './pose-context.js';
 import { bindBones, findWeightBones, listNames, type BindOptions } from './three-binding.js';
 
@@ -77,11 +77,16 @@ interface InterpolantFactory {
 }
 const PROPERTY = ['quaternion', 'position', 'scale'] as const;
 
-/** Reads one bone property out of its action's decoded pose. */
-class CompressedInterpolant extends Interpolant {
-  private readonly context: PoseContext;
-  private readonly binding: TrackBinding;
-  private readonly reference: Float32Array | undefined;
+/**
+ * Reads one bone property out of its action's decoded pose. A discrete interpolant over the
+ * stand-in's one key, so that it has every method an interpolant needs; `evaluate` never
+ * reaches them.
+ */
+class CompressedInterpolant extends DiscreteInterpolant {
+  // `declare`d: the constructor assigns each, so the build emits no list of them.
+  declare private readonly context: PoseContext;
+  declare private readonly binding: TrackBinding;
+  declare private readonly reference: Float32Array | undefined;
 
   constructor(
     context: PoseContext,
@@ -124,29 +129,25 @@ class CompressedInterpolant extends Interpolant {
     }
     return out;
   }
-
-  // Never reached: evaluate() is overridden; Interpolant requires the method.
-  interpolate_(): TypedArray {
-    return this.resultBuffer;
-  }
 }
 
 /**
  * A compressed clip as a three.js `AnimationClip`: pass it to `mixer.clipAction(clip)`.
  * Made by {@link createMixerClip}. The data stays in {@link compressed}; the tracks are
- * one-key stand-ins (their `times` and `values` hold the first pose, for tools that read
- * them) whose interpolants decode the compressed clip.
+ * one-key stand-ins (their `times` and `values` hold what the clip plays at its start, for
+ * tools that read them) whose interpolants decode the compressed clip.
  */
 export class CompressedAnimationClip extends AnimationClip {
+  // `declare`d: the constructor assigns each, so the build emits no list of them.
   /** The compressed clip this plays (shared, immutable). */
-  readonly compressed: CompressedClip;
+  declare readonly compressed: CompressedClip;
   /** Clip bones that bind to no object of the scene, in clip order. */
-  readonly unboundBones: readonly string[];
+  declare readonly unboundBones: readonly string[];
   /**
    * For an additive clip: the reference pose, rotations conjugated (the identity pose for a
    * clip stored additive, whose poses already are the deltas).
    */
-  readonly additiveReference: Float32Array | undefined;
+  declare readonly additiveReference: Float32Array | undefined;
   readonly #bindings: readonly TrackBinding[];
 
   /** @internal Use {@link createMixerClip}. */
@@ -157,9 +158,10 @@ export class CompressedAnimationClip extends AnimationClip {
     bindings: readonly TrackBinding[],
     unboundBones: readonly string[],
     additiveReference?: Float32Array,
-    blendMode: AnimationBlendMode = additiveReference ? AdditiveAnimationBlendMode : NormalAnimationBlendMode,
+    blendMode?: AnimationBlendMode,
   ) {
-    super(name, compressed.duration, tracks, blendMode);
+    // AnimationClip's default blend mode is the normal one.
+    super(name, compressed.duration, tracks, blendMode ?? (additiveReference && AdditiveAnimationBlendMode));
     this.compressed = compressed;
     this.#bindings = bindings;
     this.unboundBones = unboundBones;
@@ -172,11 +174,14 @@ export class CompressedAnimationClip extends AnimationClip {
     let context: PoseContext | undefined;
     bindings.forEach((binding, i) => {
       const track = tracks[i];
+      const factory = track as unknown as InterpolantFactory;
       // An own property shadows KeyframeTrack.prototype.createInterpolant (untyped in @types/three); clone() copies it.
-      (track as unknown as InterpolantFactory).createInterpolant = (result) => {
+      factory.createInterpolant = (result) => {
         if (i === 0 || !context) context = new PoseContext(compressed);
         return new CompressedInterpolant(context, binding, additiveReference, track, result);
       };
+      // The stand-in's one key: what this clip plays at its start.
+      factory.createInterpolant(track.values).evaluate(compressed.startTime);
     });
   }
 
@@ -190,14 +195,11 @@ export class CompressedAnimationClip extends AnimationClip {
   makeAdditive(referenceFrame = 0, fps = 30): CompressedAnimationClip {
     if (this.compressed.additive)
       throw new Error(`bonepress: clip "${this.name}" is stored additive; it plays additive as it is`);
-    const reference = new Float32Array(this.compressed.boneCount * POSE_STRIDE);
-    this.compressed.createSampler().sample(referenceFrame / (fps > 0 ? fps : 30), reference);
+    const reference = new PoseContext(this.compressed).at(referenceFrame / (fps > 0 ? fps : 30));
+    // Each rotation normalized and conjugated.
     for (let o = 0; o < reference.length; o += POSE_STRIDE) {
       const len = Math.hypot(reference[o], reference[o + 1], reference[o + 2], reference[o + 3]) || 1;
-      reference[o] /= -len;
-      reference[o + 1] /= -len;
-      reference[o + 2] /= -len;
-      reference[o + 3] /= len;
+      for (let i = 0; i < 4; i++) reference[o + i] /= i < 3 ? -len : len;
     }
     return this.#copy(reference);
   }
@@ -256,77 +258,75 @@ export function createMixerClip(
     const message = `bonepress: ${unboundBones.length} of ${compressed.boneCount} bones of clip "${compressed.name ?? ''}" bind to nothing in the scene and will not move: ${listNames(unboundBones)}`;
     (options.onWarning ?? console.warn)(message);
   }
-  const scene: Object3D[] = [];
-  root.traverse((o) => scene.push(o));
-  return mixerClipOf(compressed, scene, options, weightBones, objects, unboundBones);
+  // Named as GLTFLoader names tracks, but by uuid where another object of the scene has the name.
+  const nameCount = new Map<string, number>();
+  root.traverse((o) => {
+    if (o.name !== '') nameCount.set(o.name, (nameCount.get(o.name) ?? 0) + 1);
+  });
+  const trackName = (o: Object3D) => (nameCount.get(o.name) === 1 ? o.name : o.uuid);
+  return mixerClipOf(
+    compressed,
+    objects,
+    weightBones,
+    options.name ?? compressed.name ?? 'bonepress',
+    options.translationScale,
+    trackName,
+    unboundBones,
+  );
 }
 
 /**
- * {@link createMixerClip} with the clip's weight bones and the object of each transform bone
- * (`objects`, undefined for the `unboundBones`) given: the glTF plugin's, which has them from
- * the extension (so a page that loads assets only carries no name-based search or binding).
- * A track is named after its object where no other object of `scene` has that name, else
- * after its uuid.
+ * {@link createMixerClip} with the clip's weight bones, the object of each transform bone
+ * (`objects`, undefined for the `unboundBones`), the clip's name and the translation scale
+ * given: the glTF plugin's, which has them from the extension (so a page that loads assets
+ * only carries no name-based search or binding).
+ * A track is named `trackName(object)`: by default as GLTFLoader names its own tracks, the
+ * object's name, or its uuid when it has none.
  */
 export function mixerClipOf(
   compressed: CompressedClip,
-  scene: readonly Object3D[],
-  options: Pick<MixerClipOptions, 'name' | 'translationScale'>,
-  weightBones: readonly MorphWeightBones[],
   objects: readonly (Object3D | undefined)[],
-  unboundBones: readonly string[],
+  weightBones: readonly MorphWeightBones[],
+  name: string,
+  scale = 1,
+  trackName = (o: Object3D) => o.name || o.uuid,
+  unboundBones: readonly string[] = [],
 ): CompressedAnimationClip {
-  const nameCount = new Map<string, number>();
-  for (const o of scene) if (o.name !== '') nameCount.set(o.name, (nameCount.get(o.name) ?? 0) + 1);
-  const nodeName = (o: Object3D) => (nameCount.get(o.name) === 1 ? o.name : o.uuid);
-  const first = new Float32Array(compressed.boneCount * POSE_STRIDE);
-  compressed.createSampler().sample(compressed.startTime, first);
-  // A clip stored additive holds three.js's additive values relative to the identity pose
-  // (its scales stored plus one, runtime/format.ts ADDITIVE_MODE).
-  const additive = compressed.additive ? identityPose(compressed.boneCount) : undefined;
-  const scale = options.translationScale ?? 1;
   const tracks: KeyframeTrack[] = [];
   const bindings: TrackBinding[] = [];
+  // Each stand-in's one key is filled by the clip, with what it plays at its start.
   objects.forEach((object, b) => {
     if (!object) return;
-    const node = nodeName(object);
     for (let kind = 0; kind < 3; kind++) {
       if (!compressed.hasChannel(b, kind)) continue;
-      const o = b * POSE_STRIDE + KIND_POSE_OFFSET[kind];
-      const name = `${node}.${PROPERTY[kind]}`;
-      const factor = kind === 1 ? scale : 1;
-      const offset = additive && kind === 2 ? 1 : 0;
-      tracks.push(
-        new (kind ? VectorKeyframeTrack : QuaternionKeyframeTrack)(
-          name,
-          [0],
-          Array.from(first.subarray(o, o + (kind ? 3 : 4)), (v) => (v - offset) * factor),
-        ),
-      );
-      bindings.push({ offset: o, rotation: !kind, factor });
+      const track = kind ? VectorKeyframeTrack : QuaternionKeyframeTrack;
+      tracks.push(new track(`${trackName(object)}.${PROPERTY[kind]}`, [0], new Float32Array(kind ? 3 : 4)));
+      bindings.push({
+        offset: b * POSE_STRIDE + KIND_POSE_OFFSET[kind],
+        rotation: !kind,
+        factor: kind === 1 ? scale : 1,
+      });
     }
   });
   for (const { firstBone, scales, objects: targets } of weightBones) {
-    const scale = Float32Array.from(scales);
-    const values = Array.from(scale, (s, t) => first[(firstBone + t) * POSE_STRIDE + 4] / s);
+    const binding = { offset: firstBone * POSE_STRIDE + 4, scales: Float32Array.from(scales) };
     for (const object of targets) {
-      tracks.push(new NumberKeyframeTrack(`${nodeName(object)}.morphTargetInfluences`, [0], values));
-      bindings.push({ offset: firstBone * POSE_STRIDE + 4, scales: scale });
+      tracks.push(
+        new NumberKeyframeTrack(`${trackName(object)}.morphTargetInfluences`, [0], new Float32Array(scales.length)),
+      );
+      bindings.push(binding);
     }
   }
+  // A clip stored additive holds three.js's additive values relative to the identity pose
+  // (its scales stored plus one, runtime/format.ts ADDITIVE_MODE).
   return new CompressedAnimationClip(
-    options.name ?? compressed.name ?? 'bonepress',
+    name,
     compressed,
     tracks,
     bindings,
     unboundBones,
-    additive,
+    compressed.additive
+      ? Float32Array.from({ length: compressed.boneCount * POSE_STRIDE }, (_, i) => identityFloat(i))
+      : undefined,
   );
-}
-
-/** The identity pose: what a clip stored additive is relative to. */
-function identityPose(boneCount: number): Float32Array {
-  const pose = new Float32Array(boneCount * POSE_STRIDE);
-  for (let o = 0; o < pose.length; o += POSE_STRIDE) pose.fill(1, o + 3, o + 4).fill(1, o + 7, o + 10);
-  return pose;
 }

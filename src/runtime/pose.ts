@@ -4,10 +4,10 @@
  */
 import { mat4 } from 'gl-matrix';
 
-import { POSE_STRIDE } from '../shared/pose-layout.js';
+import { POSE_STRIDE, identityFloat } from '../shared/pose-layout.js';
 
-/** Floats per bone in a pose (src/shared/pose-layout.ts). */
-export { POSE_STRIDE };
+/** Floats per bone in a pose, and each float of the identity pose (src/shared/pose-layout.ts). */
+export { POSE_STRIDE, identityFloat };
 
 /** {@link localToObject}'s float64 matrices, grown to the largest skeleton seen. */
 let world = new Float64Array(0);

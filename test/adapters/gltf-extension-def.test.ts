@@ -21,7 +21,8 @@ describe('readExtensionBones', () => {
     );
     expect(bones).toEqual({
       nodeIndices: [0, 1, 2],
-      weights: [{ node: 1, scales: [1, 2] }],
+      weights: [{ node: 1, scales: [1, 2], firstBone: 3 }],
+      boneCount: 5,
       bufferView: 0,
       parents: [-1, 0],
       additive: true,
@@ -41,7 +42,6 @@ describe('readExtensionBones', () => {
       [{ nodes: [-1], bufferView: 0 }, undefined, /nodes are not node indices/],
       [{ weights: [null], bufferView: 0 }, undefined, /weights need a node index and positive scales each/],
       [{ weights: [{ node: 0, scales: [0] }], bufferView: 0 }, undefined, /positive scales/],
-      [{ additive: 1, bufferView: 0 }, undefined, /additive 1 is not a boolean/],
       [{ bufferView: 1 }, undefined, /bufferView 1 is not in the file/],
       [{}, undefined, /bufferView undefined is not in the file/],
     ];

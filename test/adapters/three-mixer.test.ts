@@ -328,6 +328,30 @@ describe('compressed glTF clips through three.js AnimationMixer', () => {
     }
   });
 
+  it('each stand-in track holds what the clip plays at its start, for tools that read its values', () => {
+    for (const { packed, clips } of loaded) {
+      for (const c of clips.values()) {
+        for (const clip of [c.mixerClip, c.mixerClip.clone()]) {
+          const mixer = new THREE.AnimationMixer(packed.scene);
+          mixer.clipAction(clip).play();
+          mixer.setTime(c.compressed.startTime);
+          for (const track of clip.tracks) {
+            const at = track.name.lastIndexOf('.');
+            const node = track.name.slice(0, at);
+            const object = packed.scene.getObjectByName(node) ?? packed.scene.getObjectByProperty('uuid', node)!;
+            const played = (object as unknown as Record<string, { toArray(): number[] } | number[]>)[
+              track.name.slice(at + 1)
+            ];
+            const values = Array.isArray(played) ? played : played.toArray();
+            expect(Array.from(track.values), track.name).toEqual(values.map(Math.fround));
+          }
+          mixer.stopAllAction();
+          mixer.uncacheRoot(packed.scene);
+        }
+      }
+    }
+  });
+
   it('one resident compressed clip drives many characters, each action with its own state', () => {
     const { rig, clips } = loaded[0];
     const c = [...clips.values()][0];
