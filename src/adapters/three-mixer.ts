@@ -148,14 +148,15 @@ export class CompressedAnimationClip extends AnimationClip {
    * clip stored additive, whose poses already are the deltas).
    */
   declare readonly additiveReference: Float32Array | undefined;
-  readonly #bindings: readonly TrackBinding[];
+  /** Each stand-in track's binding, by the track itself: a copy finds its bindings whatever the user did to `tracks`. */
+  readonly #bindings: Map<KeyframeTrack, TrackBinding>;
 
   /** @internal Use {@link createMixerClip}. */
   constructor(
     name: string,
     compressed: CompressedClip,
     tracks: KeyframeTrack[],
-    bindings: readonly TrackBinding[],
+    bindings: readonly (TrackBinding | undefined)[],
     unboundBones: readonly string[],
     additiveReference?: Float32Array,
     blendMode?: AnimationBlendMode,
@@ -163,21 +164,24 @@ export class CompressedAnimationClip extends AnimationClip {
     // AnimationClip's default blend mode is the normal one.
     super(name, compressed.duration, tracks, blendMode ?? (additiveReference && AdditiveAnimationBlendMode));
     this.compressed = compressed;
-    this.#bindings = bindings;
+    this.#bindings = new Map();
     this.unboundBones = unboundBones;
     this.additiveReference = additiveReference;
-    // `AnimationAction` creates its interpolants in track order, so track 0 opens a new
-    // per-action context and the others join it; an interpolant made out of order gets a
-    // context of its own if none is open. Contexts cache by time, so sharing one never
-    // changes a value, only the work. Tracks past the bindings are plain keyframe tracks (a
-    // glTF animation's channels outside the skeleton).
+    // `AnimationAction` creates its interpolants in track order, so the first bound track
+    // opens a new per-action context and the others join it; an interpolant made out of
+    // order gets a context of its own if none is open. Contexts cache by time, so sharing one
+    // never changes a value, only the work. Tracks without a binding are plain keyframe
+    // tracks (a glTF animation's channels outside the skeleton).
     let context: PoseContext | undefined;
+    const first = bindings.findIndex((binding) => binding !== undefined);
     bindings.forEach((binding, i) => {
+      if (!binding) return;
       const track = tracks[i];
+      this.#bindings.set(track, binding);
       const factory = track as unknown as InterpolantFactory;
       // An own property shadows KeyframeTrack.prototype.createInterpolant (untyped in @types/three); clone() copies it.
       factory.createInterpolant = (result) => {
-        if (i === 0 || !context) context = new PoseContext(compressed);
+        if (i === first || !context) context = new PoseContext(compressed);
         return new CompressedInterpolant(context, binding, additiveReference, track, result);
       };
       // The stand-in's one key: what this clip plays at its start.
@@ -215,7 +219,7 @@ export class CompressedAnimationClip extends AnimationClip {
       this.name,
       this.compressed,
       this.tracks.map((t) => t.clone()),
-      this.#bindings,
+      this.tracks.map((t) => this.#bindings.get(t)),
       this.unboundBones,
       additiveReference,
       blendMode,

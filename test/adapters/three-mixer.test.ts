@@ -352,6 +352,43 @@ describe('compressed glTF clips through three.js AnimationMixer', () => {
     }
   });
 
+  it('a copy of a clip whose tracks the user filtered binds each kept track to its own bone', () => {
+    // What each track's own interpolant gives at time t (the values the mixer would apply).
+    const valuesAt = (clip: THREE.AnimationClip, t: number) =>
+      clip.tracks.map((track) => {
+        const out = new Float32Array(track.getValueSize());
+        (track as unknown as { createInterpolant(r: Float32Array): THREE.Interpolant })
+          .createInterpolant(out)
+          .evaluate(t);
+        return [track.name, Array.from(out)];
+      });
+    let compared = 0;
+    for (const { clips } of loaded) {
+      for (const c of clips.values()) {
+        if (c.mixerClip.tracks.length < 3) continue;
+        // Every other track dropped, the first among them (as a user removing root motion would).
+        const keep = (_: unknown, i: number) => i % 2 === 1;
+        const filtered = c.mixerClip.clone();
+        filtered.tracks = filtered.tracks.filter(keep);
+        const additive = c.mixerClip.makeAdditive();
+        additive.tracks = additive.tracks.filter(keep);
+        const random = mulberry32(c.compressed.boneCount);
+        for (const [expected, copy] of [
+          [filtered, filtered.clone()],
+          [additive, filtered.makeAdditive()],
+        ]) {
+          expect(copy.tracks.map((t) => t.name)).toEqual(expected.tracks.map((t) => t.name));
+          for (let i = 0; i < 5; i++) {
+            const t = c.compressed.startTime + random() * c.compressed.duration;
+            expect(valuesAt(copy, t)).toEqual(valuesAt(expected, t));
+          }
+        }
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(0);
+  });
+
   it('one resident compressed clip drives many characters, each action with its own state', () => {
     const { rig, clips } = loaded[0];
     const c = [...clips.values()][0];
