@@ -151,9 +151,9 @@ export const KERNEL_OWNER = SCRATCH_BYTES - 32;
 export const KERNEL_MASKS = SCRATCH_BYTES - 256;
 /**
  * Bytes of each of the scratch's eleven planes, four per rotation: rotation i's stored
- * components of key 0 at byte 4 · i of planes 0..2, of key 1 at 3..5, each key's dropped
- * component at 6 and 7; the steps after overwrite them with the rebuilt quaternions (key
- * 0's x, y, z, w in planes 0..3, key 1's in 4..7), and the slerp passes sign, u and theta²,
+ * components of key 0 at byte 4 · i of planes 0..2 and its dropped component at 3, key 1's
+ * at 4..6 and 7; each key's rebuilt quaternion overwrites its four (key 0's x, y, z, w in
+ * planes 0..3, key 1's in 4..7), and the slerp passes sign, u and theta²,
  * then the two weights, in planes 8..10. A quad's four lanes of each are one 16-byte vector.
  */
 export const PLANE_BYTES = 16 * Math.floor(KERNEL_MASKS / (11 * 16));

@@ -24,8 +24,8 @@
 ;;   KERNEL_QUAD rows (96 bytes): REFS 0 (x, y, z, w vectors), STEP 64, POSE 80.
 ;;   KERNEL_LANES rows (160 bytes): OFFSET 0, STEP 48, BYTE 96, WIDTH 120, DROP 144.
 ;;   The scratch, at address 0: eleven planes of PLANE_BYTES = 11888 bytes (plane p at
-;;     p · 11888: C 0..2, G 3..5, DROP0 6, DROP1 7, then reused as Q0 0..3, Q1 4..7, SIGN
-;;     8..10), KERNEL_MASKS 130816 ((1 << w) − 1 for w = 0..32), KERNEL_OWNER 131040,
+;;     p · 11888: K0 0..2 and DROP0 3, key 0's stored components and dropped index, rebuilt
+;;     in place as Q0 0..3; K1 4..6 and DROP1 7, key 1's, as Q1 4..7; SIGN 8..10), KERNEL_MASKS 130816 ((1 << w) − 1 for w = 0..32), KERNEL_OWNER 131040,
 ;;     KERNEL_SINK 131056; the staging pose at KERNEL_STAGING 131072 (identity pattern of
 ;;     20 floats, shared/pose-layout.ts); kernel-world.wat's float64 matrices at KERNEL_WORLD 196608
 ;;     (96 bytes a bone) and its floats at KERNEL_WORLD_OUT 294912 (48 or 64 bytes a bone).
@@ -800,23 +800,23 @@
               local.get $e
               local.get $c1
               f32.demote_f64
-              f32.store offset=11888 align=1 ;; plane C+1 / Q0+1
+              f32.store offset=11888 align=1 ;; plane K0+1 / Q0+1
               local.get $e
               local.get $c2
               f32.demote_f64
-              f32.store offset=23776 align=1 ;; plane C+2 / Q0+2
+              f32.store offset=23776 align=1 ;; plane K0+2 / Q0+2
               local.get $e
               local.get $g0
               f32.demote_f64
-              f32.store offset=35664 align=1 ;; plane G / Q0+3
+              f32.store offset=47552 align=1 ;; plane K1 / Q1
               local.get $e
               local.get $g1
               f32.demote_f64
-              f32.store offset=47552 align=1 ;; plane G+1 / Q1
+              f32.store offset=59440 align=1 ;; plane K1+1 / Q1+1
               local.get $e
               local.get $g2
               f32.demote_f64
-              f32.store offset=59440 align=1 ;; plane G+2 / Q1+1
+              f32.store offset=71328 align=1 ;; plane K1+2 / Q1+2
               ;; The dropped components, read only when a segment's rotations do not all drop w.
               local.get $dropsW
               i32.eqz
@@ -825,7 +825,7 @@
                 local.get $bits0
                 i32.const 24
                 i32.shr_u
-                i32.store offset=71328 align=1 ;; plane DROP0 / Q1+2
+                i32.store offset=35664 align=1 ;; plane DROP0 / Q0+3
                 local.get $e
                 local.get $bits0
                 i32.const 24
@@ -1109,23 +1109,23 @@
             local.get $e
             local.get $c1
             f32.demote_f64
-            f32.store offset=11888 align=1 ;; plane C+1 / Q0+1
+            f32.store offset=11888 align=1 ;; plane K0+1 / Q0+1
             local.get $e
             local.get $c2
             f32.demote_f64
-            f32.store offset=23776 align=1 ;; plane C+2 / Q0+2
+            f32.store offset=23776 align=1 ;; plane K0+2 / Q0+2
             local.get $e
             local.get $g0
             f32.demote_f64
-            f32.store offset=35664 align=1 ;; plane G / Q0+3
+            f32.store offset=47552 align=1 ;; plane K1 / Q1
             local.get $e
             local.get $g1
             f32.demote_f64
-            f32.store offset=47552 align=1 ;; plane G+1 / Q1
+            f32.store offset=59440 align=1 ;; plane K1+1 / Q1+1
             local.get $e
             local.get $g2
             f32.demote_f64
-            f32.store offset=59440 align=1 ;; plane G+2 / Q1+1
+            f32.store offset=71328 align=1 ;; plane K1+2 / Q1+2
             ;; The dropped components, read only when a segment's rotations do not all drop w.
             local.get $dropsW
             i32.eqz
@@ -1134,7 +1134,7 @@
               local.get $bits
               i32.const 24
               i32.shr_u
-              i32.store offset=71328 align=1 ;; plane DROP0 / Q1+2
+              i32.store offset=35664 align=1 ;; plane DROP0 / Q0+3
               local.get $e
               local.get $bits1
               i32.const 24
@@ -1243,7 +1243,7 @@
       i32.shr_u
       i32x4.splat
       local.set $kmul1
-      ;; The lane pass: fills planes C and G (and the dropped components) of every quad from the
+      ;; The lane pass: fills planes K0 and K1 (and the dropped components) of every quad from the
       ;; lane rows (KERNEL_LANES) of the keys' segments, for keys starting at bit sub0 of byte
       ;; base0 and bit sub1 of byte base1, four rotations at a time. Each component is offset
       ;; + q · step in float64, rounded to float32, as readWindows computes it, so the planes
@@ -1504,7 +1504,7 @@
           local.get $llo
           local.get $lhi
           i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-          v128.store offset=35664 align=1 ;; plane G / Q0+3
+          v128.store offset=47552 align=1 ;; plane K1 / Q1
         end
         local.get $quad
         i32.load16_u offset=104 align=1
@@ -1612,7 +1612,7 @@
         local.get $llo
         local.get $lhi
         i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.store offset=11888 align=1 ;; plane C+1 / Q0+1
+        v128.store offset=11888 align=1 ;; plane K0+1 / Q0+1
         local.get $single
         i32.eqz
         if  ;; label = @3
@@ -1727,7 +1727,7 @@
           local.get $llo
           local.get $lhi
           i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-          v128.store offset=47552 align=1 ;; plane G+1 / Q1
+          v128.store offset=59440 align=1 ;; plane K1+1 / Q1+1
         end
         local.get $quad
         i32.load16_u offset=112 align=1
@@ -1835,7 +1835,7 @@
         local.get $llo
         local.get $lhi
         i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.store offset=23776 align=1 ;; plane C+2 / Q0+2
+        v128.store offset=23776 align=1 ;; plane K0+2 / Q0+2
         local.get $single
         i32.eqz
         if  ;; label = @3
@@ -1950,7 +1950,7 @@
           local.get $llo
           local.get $lhi
           i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-          v128.store offset=59440 align=1 ;; plane G+2 / Q1+1
+          v128.store offset=71328 align=1 ;; plane K1+2 / Q1+2
         end
         local.get $dropsW
         i32.eqz
@@ -1960,7 +1960,7 @@
           v128.load32_zero offset=144 align=1
           i16x8.extend_low_i8x16_u
           i32x4.extend_low_i16x8_u
-          v128.store offset=71328 align=1 ;; plane DROP0 / Q1+2
+          v128.store offset=35664 align=1 ;; plane DROP0 / Q0+3
           local.get $at
           local.get $o
           v128.load32_zero offset=144 align=1
@@ -1995,22 +1995,22 @@
         f32.store align=1
         local.get $e
         f32.const 0x0p+0 (;=0;)
-        f32.store offset=11888 align=1 ;; plane C+1 / Q0+1
+        f32.store offset=11888 align=1 ;; plane K0+1 / Q0+1
         local.get $e
         f32.const 0x0p+0 (;=0;)
-        f32.store offset=23776 align=1 ;; plane C+2 / Q0+2
+        f32.store offset=23776 align=1 ;; plane K0+2 / Q0+2
         local.get $e
         f32.const 0x0p+0 (;=0;)
-        f32.store offset=35664 align=1 ;; plane G / Q0+3
+        f32.store offset=47552 align=1 ;; plane K1 / Q1
         local.get $e
         f32.const 0x0p+0 (;=0;)
-        f32.store offset=47552 align=1 ;; plane G+1 / Q1
+        f32.store offset=59440 align=1 ;; plane K1+1 / Q1+1
         local.get $e
         f32.const 0x0p+0 (;=0;)
-        f32.store offset=59440 align=1 ;; plane G+2 / Q1+1
+        f32.store offset=71328 align=1 ;; plane K1+2 / Q1+2
         local.get $e
         i32.const 3
-        i32.store offset=71328 align=1 ;; plane DROP0 / Q1+2
+        i32.store offset=35664 align=1 ;; plane DROP0 / Q0+3
         local.get $e
         i32.const 3
         i32.store offset=83216 align=1 ;; plane DROP1 / Q1+3
@@ -2090,27 +2090,27 @@
     local.set $bb
     ;; Each step is its own loop over the quads, so the processor overlaps the quads' short
     ;; chains of dependent operations instead of waiting on one long chain per quad.
-    ;; Emits body once per quad, local at at its vectors' offset in the planes (16 · quad) and quad at its row of the quad table.
+    ;; Each key's rotations rebuilt in place, quad by quad: key 0's in planes 0..3, then (two
+    ;; keys) key 1's in planes 4..7, from their stored components (planes K0 and K1) and
+    ;; dropped indices (DROP0 and DROP1, the fourth plane of each), lane by lane
+    ;; emitRotation's first lines. el: the end of the current key's quads.
     i32.const 0
     local.set $at
-    local.get $quads
-    local.set $quad
+    local.get $e
+    local.set $el
     block  ;; label = @1
       local.get $e
       i32.eqz
       br_if 0 (;@1;)
       loop  ;; label = @2
-        ;; Rebuilds the dropped component of the stored components in planes first..first + 2
-        ;; (dropped indices in plane drop) of the quad at at, lane by lane emitRotation's first
-        ;; lines, into out (x, y, z, w).
         local.get $at
         v128.load align=1
         local.set $v0
         local.get $at
-        v128.load offset=11888 align=1 ;; plane C+1 / Q0+1
+        v128.load offset=11888 align=1 ;; plane K0+1 / Q0+1
         local.set $v1
         local.get $at
-        v128.load offset=23776 align=1 ;; plane C+2 / Q0+2
+        v128.load offset=23776 align=1 ;; plane K0+2 / Q0+2
         local.set $v2
         ;; t = 1 − c0² − c1² − c2², left to right; d = t > 0 ? √t : 0
         local.get $one
@@ -2134,20 +2134,16 @@
         f32x4.gt
         v128.bitselect
         local.set $vd
-        ;; Both keys' segments drop w from every rotation (nearly always): (c0, c1, c2, d).
+        ;; Both keys' segments drop w from every rotation (nearly always): (c0, c1, c2, d), the
+        ;; first three already in place.
         local.get $dropsW
         if  ;; label = @3
-          local.get $v0
-          local.set $x0
-          local.get $v1
-          local.set $y0
-          local.get $v2
-          local.set $z0
+          local.get $at
           local.get $vd
-          local.set $w0
+          v128.store offset=35664 align=1 ;; plane DROP0 / Q0+3
         else
           local.get $at
-          v128.load offset=71328 align=1 ;; plane DROP0 / Q1+2
+          v128.load offset=35664 align=1 ;; plane DROP0 / Q0+3
           local.tee $drops
           local.get $drop0
           i32x4.eq
@@ -2157,12 +2153,14 @@
           i32x4.eq
           local.set $m1
           ;; x = drop == 0 ? d : c0
+          local.get $at
           local.get $vd
           local.get $v0
           local.get $m0
           v128.bitselect
-          local.set $x0
+          v128.store align=1
           ;; y = drop == 0 ? c0 : drop == 1 ? d : c1
+          local.get $at
           local.get $v0
           local.get $vd
           local.get $v1
@@ -2170,8 +2168,9 @@
           v128.bitselect
           local.get $m0
           v128.bitselect
-          local.set $y0
+          v128.store offset=11888 align=1 ;; plane K0+1 / Q0+1
           ;; z = drop <= 1 ? c1 : drop == 2 ? d : c2
+          local.get $at
           local.get $v1
           local.get $vd
           local.get $v2
@@ -2183,148 +2182,40 @@
           local.get $m1
           v128.or
           v128.bitselect
-          local.set $z0
+          v128.store offset=23776 align=1 ;; plane K0+2 / Q0+2
           ;; w = drop == 3 ? d : c2
+          local.get $at
           local.get $vd
           local.get $v2
           local.get $drops
           local.get $drop3
           i32x4.eq
           v128.bitselect
-          local.set $w0
+          v128.store offset=35664 align=1 ;; plane DROP0 / Q0+3
         end
-        local.get $single
-        i32.eqz
-        if  ;; label = @3
-          ;; Rebuilds the dropped component of the stored components in planes first..first + 2
-          ;; (dropped indices in plane drop) of the quad at at, lane by lane emitRotation's first
-          ;; lines, into out (x, y, z, w).
-          local.get $at
-          v128.load offset=35664 align=1 ;; plane G / Q0+3
-          local.set $v0
-          local.get $at
-          v128.load offset=47552 align=1 ;; plane G+1 / Q1
-          local.set $v1
-          local.get $at
-          v128.load offset=59440 align=1 ;; plane G+2 / Q1+1
-          local.set $v2
-          ;; t = 1 − c0² − c1² − c2², left to right; d = t > 0 ? √t : 0
-          local.get $one
-          local.get $v0
-          local.get $v0
-          f32x4.mul
-          f32x4.sub
-          local.get $v1
-          local.get $v1
-          f32x4.mul
-          f32x4.sub
-          local.get $v2
-          local.get $v2
-          f32x4.mul
-          f32x4.sub
-          local.tee $vt
-          f32x4.sqrt
-          local.get $zero
-          local.get $vt
-          local.get $zero
-          f32x4.gt
-          v128.bitselect
-          local.set $vd
-          ;; Both keys' segments drop w from every rotation (nearly always): (c0, c1, c2, d).
-          local.get $dropsW
-          if  ;; label = @4
-            local.get $v0
-            local.set $x1
-            local.get $v1
-            local.set $y1
-            local.get $v2
-            local.set $z1
-            local.get $vd
-            local.set $w1
-          else
-            local.get $at
-            v128.load offset=83216 align=1 ;; plane DROP1 / Q1+3
-            local.tee $drops
-            local.get $drop0
-            i32x4.eq
-            local.set $m0
-            local.get $drops
-            local.get $drop1
-            i32x4.eq
-            local.set $m1
-            ;; x = drop == 0 ? d : c0
-            local.get $vd
-            local.get $v0
-            local.get $m0
-            v128.bitselect
-            local.set $x1
-            ;; y = drop == 0 ? c0 : drop == 1 ? d : c1
-            local.get $v0
-            local.get $vd
-            local.get $v1
-            local.get $m1
-            v128.bitselect
-            local.get $m0
-            v128.bitselect
-            local.set $y1
-            ;; z = drop <= 1 ? c1 : drop == 2 ? d : c2
-            local.get $v1
-            local.get $vd
-            local.get $v2
-            local.get $drops
-            local.get $drop2
-            i32x4.eq
-            v128.bitselect
-            local.get $m0
-            local.get $m1
-            v128.or
-            v128.bitselect
-            local.set $z1
-            ;; w = drop == 3 ? d : c2
-            local.get $vd
-            local.get $v2
-            local.get $drops
-            local.get $drop3
-            i32x4.eq
-            v128.bitselect
-            local.set $w1
-          end
-          local.get $at
-          local.get $x1
-          v128.store offset=47552 align=1 ;; plane G+1 / Q1
-          local.get $at
-          local.get $y1
-          v128.store offset=59440 align=1 ;; plane G+2 / Q1+1
-          local.get $at
-          local.get $z1
-          v128.store offset=71328 align=1 ;; plane DROP0 / Q1+2
-          local.get $at
-          local.get $w1
-          v128.store offset=83216 align=1 ;; plane DROP1 / Q1+3
-        end
-        local.get $at
-        local.get $x0
-        v128.store align=1
-        local.get $at
-        local.get $y0
-        v128.store offset=11888 align=1 ;; plane C+1 / Q0+1
-        local.get $at
-        local.get $z0
-        v128.store offset=23776 align=1 ;; plane C+2 / Q0+2
-        local.get $at
-        local.get $w0
-        v128.store offset=35664 align=1 ;; plane G / Q0+3
-        local.get $quad
-        i32.const 96
-        i32.add
-        local.set $quad
         local.get $at
         i32.const 16
         i32.add
         local.tee $at
-        local.get $e
+        local.get $el
         i32.ne
         br_if 0 (;@2;)
+        ;; Key 0's quads done: key 1's, four planes on, where there are two keys (once: el
+        ;; then moves on).
+        local.get $el
+        local.get $e
+        i32.eq
+        local.get $single
+        i32.eqz
+        i32.and
+        if  ;; label = @3
+          i32.const 47552 ;; plane K1
+          local.tee $at
+          local.get $e
+          i32.add
+          local.set $el
+          br 1 (;@2;)
+        end
       end
     end
     local.get $single
@@ -2346,25 +2237,25 @@
           v128.load align=1
           local.set $x0
           local.get $at
-          v128.load offset=11888 align=1 ;; plane C+1 / Q0+1
+          v128.load offset=11888 align=1 ;; plane Q0+1
           local.set $y0
           local.get $at
-          v128.load offset=23776 align=1 ;; plane C+2 / Q0+2
+          v128.load offset=23776 align=1 ;; plane Q0+2
           local.set $z0
           local.get $at
-          v128.load offset=35664 align=1 ;; plane G / Q0+3
+          v128.load offset=35664 align=1 ;; plane Q0+3
           local.set $w0
           local.get $at
-          v128.load offset=47552 align=1 ;; plane G+1 / Q1
+          v128.load offset=47552 align=1 ;; plane Q1
           local.set $x1
           local.get $at
-          v128.load offset=59440 align=1 ;; plane G+2 / Q1+1
+          v128.load offset=59440 align=1 ;; plane Q1+1
           local.set $y1
           local.get $at
-          v128.load offset=71328 align=1 ;; plane DROP0 / Q1+2
+          v128.load offset=71328 align=1 ;; plane Q1+2
           local.set $z1
           local.get $at
-          v128.load offset=83216 align=1 ;; plane DROP1 / Q1+3
+          v128.load offset=83216 align=1 ;; plane Q1+3
           local.set $w1
           ;; dot = x0x1 + y0y1 + z0z1 + w0w1, left to right
           local.get $x0
@@ -2713,25 +2604,25 @@
           v128.load align=1
           local.set $x0
           local.get $at
-          v128.load offset=11888 align=1 ;; plane C+1 / Q0+1
+          v128.load offset=11888 align=1 ;; plane Q0+1
           local.set $y0
           local.get $at
-          v128.load offset=23776 align=1 ;; plane C+2 / Q0+2
+          v128.load offset=23776 align=1 ;; plane Q0+2
           local.set $z0
           local.get $at
-          v128.load offset=35664 align=1 ;; plane G / Q0+3
+          v128.load offset=35664 align=1 ;; plane Q0+3
           local.set $w0
           local.get $at
-          v128.load offset=47552 align=1 ;; plane G+1 / Q1
+          v128.load offset=47552 align=1 ;; plane Q1
           local.set $x1
           local.get $at
-          v128.load offset=59440 align=1 ;; plane G+2 / Q1+1
+          v128.load offset=59440 align=1 ;; plane Q1+1
           local.set $y1
           local.get $at
-          v128.load offset=71328 align=1 ;; plane DROP0 / Q1+2
+          v128.load offset=71328 align=1 ;; plane Q1+2
           local.set $z1
           local.get $at
-          v128.load offset=83216 align=1 ;; plane DROP1 / Q1+3
+          v128.load offset=83216 align=1 ;; plane Q1+3
           local.set $w1
           ;; q = q0 · wa + q1 · wb, or q0 for a STEP track
           local.get $x0
@@ -2797,13 +2688,13 @@
           v128.store align=1
           local.get $at
           local.get $y
-          v128.store offset=11888 align=1 ;; plane C+1 / Q0+1
+          v128.store offset=11888 align=1 ;; plane Q0+1
           local.get $at
           local.get $z
-          v128.store offset=23776 align=1 ;; plane C+2 / Q0+2
+          v128.store offset=23776 align=1 ;; plane Q0+2
           local.get $at
           local.get $w
-          v128.store offset=35664 align=1 ;; plane G / Q0+3
+          v128.store offset=35664 align=1 ;; plane Q0+3
           local.get $quad
           i32.const 96
           i32.add
@@ -2832,13 +2723,13 @@
         v128.load align=1
         local.set $x
         local.get $at
-        v128.load offset=11888 align=1 ;; plane C+1 / Q0+1
+        v128.load offset=11888 align=1 ;; plane Q0+1
         local.set $y
         local.get $at
-        v128.load offset=23776 align=1 ;; plane C+2 / Q0+2
+        v128.load offset=23776 align=1 ;; plane Q0+2
         local.set $z
         local.get $at
-        v128.load offset=35664 align=1 ;; plane G / Q0+3
+        v128.load offset=35664 align=1 ;; plane Q0+3
         local.set $w
         ;; normalise(ref · q) of the four lanes for q = (x, y, z, w), written at each lane's pose
         ;; address. Lane by lane the terms and their order are sampler.ts's.
