@@ -110,11 +110,11 @@ export const enum KERNEL_QUAD {
  * kernel decodes unless a segment stores a rotation's raw floats), its rotations are not in
  * the records: each segment has, after the records of the other tracks and their fields'
  * first bits in a key, one row of {@link KERNEL_LANES.BYTES} bytes per four rotations
- * (rotation i in lane i & 3 of row i >> 2). Per stored component c, four lanes each: the
- * dequantisation offsets (float32, OFFSET + 16 · c) and steps (STEP + 16 · c), and, for a
- * key starting on a byte, the byte of the key the field starts in (u16, BYTE + 8 · c), the
- * field's width w (u8, WIDTH + 8 · c) and 2^(7 − its first bit within that byte) (u8, WIDTH +
- * 8 · c + 4); then the dropped components (u8, DROP). So, for a key starting at bit s of
+ * (rotation i in lane i & 3 of row i >> 2). Per stored component c, at COMPONENT · c (so the
+ * kernel reads each component with the same code), four lanes each: the dequantisation
+ * offsets (float32, OFFSET) and steps (STEP), and, for a key starting on a byte, the byte of
+ * the key the field starts in (u16, BYTE), the field's width w (u8, WIDTH) and 2^(7 − its
+ * first bit within that byte) (u8, WIDTH + 4); then the dropped components (u8, DROP). So, for a key starting at bit s of
  * its first byte, a lane's field is four bytes read from its byte, times 2^(7 − first bit)
  * and 2^(7 − s), shifted right by 14 and masked to w bits (w ≤ {@link LANE_MAX_BITS}): the
  * lane pass reads four rotations per vector, shifting them all by a constant.
@@ -122,9 +122,10 @@ export const enum KERNEL_QUAD {
 // biome-ignore lint/suspicious/noConstEnum: see the file's comment
 export const enum KERNEL_LANES {
   OFFSET = 0,
-  STEP = 48,
-  BYTE = 96,
-  WIDTH = 120,
+  STEP = 16,
+  BYTE = 32,
+  WIDTH = 40,
+  COMPONENT = 48,
   DROP = 144,
   BYTES = 160,
 }

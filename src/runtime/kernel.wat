@@ -22,7 +22,8 @@
 ;;   KERNEL_KEY1, in $head's low two bits: 0 SAME, 1 NEXT, 2 NEXT_SEGMENT, 3 FIRST (bits 2..4:
 ;;     key 0's first bit within its first byte).
 ;;   KERNEL_QUAD rows (96 bytes): REFS 0 (x, y, z, w vectors), STEP 64, POSE 80.
-;;   KERNEL_LANES rows (160 bytes): OFFSET 0, STEP 48, BYTE 96, WIDTH 120, DROP 144.
+;;   KERNEL_LANES rows (160 bytes): component c's OFFSET 0, STEP 16, BYTE 32, WIDTH 40 from
+;;     COMPONENT 48 · c; DROP 144.
 ;;   The scratch, at address 0: eleven planes of PLANE_BYTES = 11888 bytes (plane p at
 ;;     p · 11888: K0 0..2 and DROP0 3, key 0's stored components and dropped index, rebuilt
 ;;     in place as Q0 0..3; K1 4..6 and DROP1 7, key 1's, as Q1 4..7; SIGN 8..10), KERNEL_MASKS 130816 ((1 << w) − 1 for w = 0..32), KERNEL_OWNER 131040,
@@ -87,6 +88,7 @@
     (local $base0 i32)
     (local $base1 i32)
     (local $row i32)
+    (local $plane i32)
     (local $window i64)
     (local $window1 i64)
     (local $u f32)
@@ -1251,7 +1253,7 @@
       ;; parameters only when it is another segment.
       ;; Component c's four fields' bytes (into a0, a1, a2, sum), multipliers 2^(7 − first bit)
       ;; (bytes of the row) and masks 2^w − 1 (2^w built as a float32 exponent; plus 2^23, its
-      ;; bits are those of 2^23 plus 2^w, w ≤ LANE_MAX_BITS), offsets and steps, from the row at row.
+      ;; bits are those of 2^23 plus 2^w, w ≤ LANE_MAX_BITS), offsets and steps, from the row at quad.
       i32.const 127
       i32x4.splat
       local.set $i127
@@ -1277,6 +1279,10 @@
       i32.and
       local.set $el
       loop  ;; label = @2
+        local.get $at
+        local.set $plane
+        ;; Component c (the same three times, c = 0, 1, 2): its part of key 0's row at quad, of key
+        ;; 1's at o (KERNEL_LANES + 48 · c); its planes at plane, key 1's four planes on.
         local.get $quad
         local.get $h1
         i32.add
@@ -1284,19 +1290,19 @@
         i32.sub
         local.set $o
         local.get $quad
-        i32.load16_u offset=96 align=1
+        i32.load16_u offset=32 align=1 ;; KERNEL_LANES.BYTE
         local.set $a0
         local.get $quad
-        i32.load16_u offset=98 align=1
+        i32.load16_u offset=34 align=1
         local.set $a1
         local.get $quad
-        i32.load16_u offset=100 align=1
+        i32.load16_u offset=36 align=1
         local.set $a2
         local.get $quad
-        i32.load16_u offset=102 align=1
+        i32.load16_u offset=38 align=1
         local.set $sum
         local.get $quad
-        v128.load64_zero offset=120 align=1
+        v128.load64_zero offset=40 align=1 ;; KERNEL_LANES.WIDTH
         i16x8.extend_low_i8x16_u
         local.tee $lv
         i32x4.extend_high_i16x8_u
@@ -1313,7 +1319,7 @@
         i32x4.sub
         local.set $lmask
         local.get $quad
-        v128.load align=1 ;; KERNEL_LANES.OFFSET + 16 · c
+        v128.load align=1 ;; KERNEL_LANES.OFFSET
         local.tee $lv
         f64x2.promote_low_f32x4
         local.set $loffLo
@@ -1323,7 +1329,7 @@
         f64x2.promote_low_f32x4
         local.set $loffHi
         local.get $quad
-        v128.load offset=48 align=1 ;; KERNEL_LANES.STEP + 16 · c
+        v128.load offset=16 align=1 ;; KERNEL_LANES.STEP
         local.tee $lv
         f64x2.promote_low_f32x4
         local.set $lstepLo
@@ -1385,11 +1391,11 @@
         f64x2.add
         f32x4.demote_f64x2_zero
         local.set $lhi
-        local.get $at
+        local.get $plane
         local.get $llo
         local.get $lhi
         i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.store align=1
+        v128.store align=1 ;; plane K0 + c / Q0 + c
         local.get $single
         i32.eqz
         if  ;; label = @3
@@ -1398,19 +1404,19 @@
           i32.ne
           if  ;; label = @4
             local.get $o
-            i32.load16_u offset=96 align=1
+            i32.load16_u offset=32 align=1 ;; KERNEL_LANES.BYTE
             local.set $a0
             local.get $o
-            i32.load16_u offset=98 align=1
+            i32.load16_u offset=34 align=1
             local.set $a1
             local.get $o
-            i32.load16_u offset=100 align=1
+            i32.load16_u offset=36 align=1
             local.set $a2
             local.get $o
-            i32.load16_u offset=102 align=1
+            i32.load16_u offset=38 align=1
             local.set $sum
             local.get $o
-            v128.load64_zero offset=120 align=1
+            v128.load64_zero offset=40 align=1 ;; KERNEL_LANES.WIDTH
             i16x8.extend_low_i8x16_u
             local.tee $lv
             i32x4.extend_high_i16x8_u
@@ -1437,7 +1443,7 @@
             f64x2.promote_low_f32x4
             local.set $loffHi
             local.get $o
-            v128.load offset=48 align=1
+            v128.load offset=16 align=1
             local.tee $lv
             f64x2.promote_low_f32x4
             local.set $lstepLo
@@ -1500,26 +1506,42 @@
           f64x2.add
           f32x4.demote_f64x2_zero
           local.set $lhi
-          local.get $at
+          local.get $plane
           local.get $llo
           local.get $lhi
           i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-          v128.store offset=47552 align=1 ;; plane K1 / Q1
+          v128.store offset=47552 align=1 ;; plane K1 + c / Q1 + c
         end
         local.get $quad
-        i32.load16_u offset=104 align=1
+        i32.const 48
+        i32.add
+        local.set $quad
+        local.get $plane
+        i32.const 11888 ;; PLANE_BYTES
+        i32.add
+        local.set $plane
+        ;; Component c (the same three times, c = 0, 1, 2): its part of key 0's row at quad, of key
+        ;; 1's at o (KERNEL_LANES + 48 · c); its planes at plane, key 1's four planes on.
+        local.get $quad
+        local.get $h1
+        i32.add
+        local.get $h0
+        i32.sub
+        local.set $o
+        local.get $quad
+        i32.load16_u offset=32 align=1 ;; KERNEL_LANES.BYTE
         local.set $a0
         local.get $quad
-        i32.load16_u offset=106 align=1
+        i32.load16_u offset=34 align=1
         local.set $a1
         local.get $quad
-        i32.load16_u offset=108 align=1
+        i32.load16_u offset=36 align=1
         local.set $a2
         local.get $quad
-        i32.load16_u offset=110 align=1
+        i32.load16_u offset=38 align=1
         local.set $sum
         local.get $quad
-        v128.load64_zero offset=128 align=1
+        v128.load64_zero offset=40 align=1 ;; KERNEL_LANES.WIDTH
         i16x8.extend_low_i8x16_u
         local.tee $lv
         i32x4.extend_high_i16x8_u
@@ -1536,7 +1558,7 @@
         i32x4.sub
         local.set $lmask
         local.get $quad
-        v128.load offset=16 align=1 ;; KERNEL_LANES.OFFSET + 16 · c
+        v128.load align=1 ;; KERNEL_LANES.OFFSET
         local.tee $lv
         f64x2.promote_low_f32x4
         local.set $loffLo
@@ -1546,7 +1568,7 @@
         f64x2.promote_low_f32x4
         local.set $loffHi
         local.get $quad
-        v128.load offset=64 align=1 ;; KERNEL_LANES.STEP + 16 · c
+        v128.load offset=16 align=1 ;; KERNEL_LANES.STEP
         local.tee $lv
         f64x2.promote_low_f32x4
         local.set $lstepLo
@@ -1608,11 +1630,11 @@
         f64x2.add
         f32x4.demote_f64x2_zero
         local.set $lhi
-        local.get $at
+        local.get $plane
         local.get $llo
         local.get $lhi
         i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.store offset=11888 align=1 ;; plane K0+1 / Q0+1
+        v128.store align=1 ;; plane K0 + c / Q0 + c
         local.get $single
         i32.eqz
         if  ;; label = @3
@@ -1621,19 +1643,19 @@
           i32.ne
           if  ;; label = @4
             local.get $o
-            i32.load16_u offset=104 align=1
+            i32.load16_u offset=32 align=1 ;; KERNEL_LANES.BYTE
             local.set $a0
             local.get $o
-            i32.load16_u offset=106 align=1
+            i32.load16_u offset=34 align=1
             local.set $a1
             local.get $o
-            i32.load16_u offset=108 align=1
+            i32.load16_u offset=36 align=1
             local.set $a2
             local.get $o
-            i32.load16_u offset=110 align=1
+            i32.load16_u offset=38 align=1
             local.set $sum
             local.get $o
-            v128.load64_zero offset=128 align=1
+            v128.load64_zero offset=40 align=1 ;; KERNEL_LANES.WIDTH
             i16x8.extend_low_i8x16_u
             local.tee $lv
             i32x4.extend_high_i16x8_u
@@ -1649,20 +1671,20 @@
             local.get $i2p23
             i32x4.sub
             local.set $lmask
+            local.get $o
+            v128.load align=1
+            local.tee $lv
+            f64x2.promote_low_f32x4
+            local.set $loffLo
+            local.get $lv
+            local.get $lv
+            i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
+            f64x2.promote_low_f32x4
+            local.set $loffHi
             local.get $o
             v128.load offset=16 align=1
             local.tee $lv
             f64x2.promote_low_f32x4
-            local.set $loffLo
-            local.get $lv
-            local.get $lv
-            i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
-            f64x2.promote_low_f32x4
-            local.set $loffHi
-            local.get $o
-            v128.load offset=64 align=1
-            local.tee $lv
-            f64x2.promote_low_f32x4
             local.set $lstepLo
             local.get $lv
             local.get $lv
@@ -1723,26 +1745,42 @@
           f64x2.add
           f32x4.demote_f64x2_zero
           local.set $lhi
-          local.get $at
+          local.get $plane
           local.get $llo
           local.get $lhi
           i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-          v128.store offset=59440 align=1 ;; plane K1+1 / Q1+1
+          v128.store offset=47552 align=1 ;; plane K1 + c / Q1 + c
         end
         local.get $quad
-        i32.load16_u offset=112 align=1
+        i32.const 48
+        i32.add
+        local.set $quad
+        local.get $plane
+        i32.const 11888 ;; PLANE_BYTES
+        i32.add
+        local.set $plane
+        ;; Component c (the same three times, c = 0, 1, 2): its part of key 0's row at quad, of key
+        ;; 1's at o (KERNEL_LANES + 48 · c); its planes at plane, key 1's four planes on.
+        local.get $quad
+        local.get $h1
+        i32.add
+        local.get $h0
+        i32.sub
+        local.set $o
+        local.get $quad
+        i32.load16_u offset=32 align=1 ;; KERNEL_LANES.BYTE
         local.set $a0
         local.get $quad
-        i32.load16_u offset=114 align=1
+        i32.load16_u offset=34 align=1
         local.set $a1
         local.get $quad
-        i32.load16_u offset=116 align=1
+        i32.load16_u offset=36 align=1
         local.set $a2
         local.get $quad
-        i32.load16_u offset=118 align=1
+        i32.load16_u offset=38 align=1
         local.set $sum
         local.get $quad
-        v128.load64_zero offset=136 align=1
+        v128.load64_zero offset=40 align=1 ;; KERNEL_LANES.WIDTH
         i16x8.extend_low_i8x16_u
         local.tee $lv
         i32x4.extend_high_i16x8_u
@@ -1759,7 +1797,7 @@
         i32x4.sub
         local.set $lmask
         local.get $quad
-        v128.load offset=32 align=1 ;; KERNEL_LANES.OFFSET + 16 · c
+        v128.load align=1 ;; KERNEL_LANES.OFFSET
         local.tee $lv
         f64x2.promote_low_f32x4
         local.set $loffLo
@@ -1769,7 +1807,7 @@
         f64x2.promote_low_f32x4
         local.set $loffHi
         local.get $quad
-        v128.load offset=80 align=1 ;; KERNEL_LANES.STEP + 16 · c
+        v128.load offset=16 align=1 ;; KERNEL_LANES.STEP
         local.tee $lv
         f64x2.promote_low_f32x4
         local.set $lstepLo
@@ -1831,11 +1869,11 @@
         f64x2.add
         f32x4.demote_f64x2_zero
         local.set $lhi
-        local.get $at
+        local.get $plane
         local.get $llo
         local.get $lhi
         i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.store offset=23776 align=1 ;; plane K0+2 / Q0+2
+        v128.store align=1 ;; plane K0 + c / Q0 + c
         local.get $single
         i32.eqz
         if  ;; label = @3
@@ -1844,19 +1882,19 @@
           i32.ne
           if  ;; label = @4
             local.get $o
-            i32.load16_u offset=112 align=1
+            i32.load16_u offset=32 align=1 ;; KERNEL_LANES.BYTE
             local.set $a0
             local.get $o
-            i32.load16_u offset=114 align=1
+            i32.load16_u offset=34 align=1
             local.set $a1
             local.get $o
-            i32.load16_u offset=116 align=1
+            i32.load16_u offset=36 align=1
             local.set $a2
             local.get $o
-            i32.load16_u offset=118 align=1
+            i32.load16_u offset=38 align=1
             local.set $sum
             local.get $o
-            v128.load64_zero offset=136 align=1
+            v128.load64_zero offset=40 align=1 ;; KERNEL_LANES.WIDTH
             i16x8.extend_low_i8x16_u
             local.tee $lv
             i32x4.extend_high_i16x8_u
@@ -1873,7 +1911,7 @@
             i32x4.sub
             local.set $lmask
             local.get $o
-            v128.load offset=32 align=1
+            v128.load align=1
             local.tee $lv
             f64x2.promote_low_f32x4
             local.set $loffLo
@@ -1883,7 +1921,7 @@
             f64x2.promote_low_f32x4
             local.set $loffHi
             local.get $o
-            v128.load offset=80 align=1
+            v128.load offset=16 align=1
             local.tee $lv
             f64x2.promote_low_f32x4
             local.set $lstepLo
@@ -1946,30 +1984,43 @@
           f64x2.add
           f32x4.demote_f64x2_zero
           local.set $lhi
-          local.get $at
+          local.get $plane
           local.get $llo
           local.get $lhi
           i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-          v128.store offset=71328 align=1 ;; plane K1+2 / Q1+2
+          v128.store offset=47552 align=1 ;; plane K1 + c / Q1 + c
         end
+        local.get $quad
+        i32.const 48
+        i32.add
+        local.set $quad
+        local.get $plane
+        i32.const 11888 ;; PLANE_BYTES
+        i32.add
+        local.set $plane
         local.get $dropsW
         i32.eqz
         if  ;; label = @3
           local.get $at
           local.get $quad
-          v128.load32_zero offset=144 align=1
+          v128.load32_zero align=1 ;; KERNEL_LANES.DROP
           i16x8.extend_low_i8x16_u
           i32x4.extend_low_i16x8_u
           v128.store offset=35664 align=1 ;; plane DROP0 / Q0+3
           local.get $at
-          local.get $o
-          v128.load32_zero offset=144 align=1
+          local.get $quad
+          local.get $h1
+          i32.add
+          local.get $h0
+          i32.sub
+          v128.load32_zero align=1 ;; key 1's
           i16x8.extend_low_i8x16_u
           i32x4.extend_low_i16x8_u
           v128.store offset=83216 align=1 ;; plane DROP1 / Q1+3
         end
+        ;; The next row, past the dropped components.
         local.get $quad
-        i32.const 160
+        i32.const 16
         i32.add
         local.set $quad
         local.get $at
@@ -2223,11 +2274,9 @@
     if  ;; label = @1
       ;; The slerp in three loops (theta², weights, blend), each a shorter chain per quad, so
       ;; more quads overlap (one loop measured about a tenth slower, docs/experiments.md).
-      ;; Emits body once per quad, local at at its vectors' offset in the planes (16 · quad) and quad at its row of the quad table.
+      ;; Emits body once per quad, local at at its vectors' offset in the planes (16 · quad).
       i32.const 0
       local.set $at
-      local.get $quads
-      local.set $quad
       block  ;; label = @2
         local.get $e
         i32.eqz
@@ -2312,14 +2361,10 @@
           v128.store offset=95104 align=1 ;; plane SIGN
           local.get $at
           local.get $vu
-          v128.store offset=106992 align=1 ;; plane SIGN+1
+          v128.store offset=118880 align=1 ;; plane SIGN+2
           local.get $at
           local.get $vt
-          v128.store offset=118880 align=1 ;; plane SIGN+2
-          local.get $quad
-          i32.const 96
-          i32.add
-          local.set $quad
+          v128.store offset=106992 align=1 ;; plane SIGN+1
           local.get $at
           i32.const 16
           i32.add
@@ -2329,11 +2374,9 @@
           br_if 0 (;@3;)
         end
       end
-      ;; Emits body once per quad, local at at its vectors' offset in the planes (16 · quad) and quad at its row of the quad table.
+      ;; Emits body once per quad, local at at its vectors' offset in the planes (16 · quad).
       i32.const 0
       local.set $at
-      local.get $quads
-      local.set $quad
       block  ;; label = @2
         local.get $e
         i32.eqz
@@ -2343,10 +2386,10 @@
           v128.load offset=95104 align=1 ;; plane SIGN
           local.set $sign
           local.get $at
-          v128.load offset=106992 align=1 ;; plane SIGN+1
+          v128.load offset=118880 align=1 ;; plane SIGN+2
           local.set $vu
           local.get $at
-          v128.load offset=118880 align=1 ;; plane SIGN+2
+          v128.load offset=106992 align=1 ;; plane SIGN+1
           local.set $vt
           ;; The second half: the slerp weights into wa, wb from sign, vu and theta² in vt: the
           ;; series on the common path, Math.acos and Math.sin (imported, on the float32 numbers,
@@ -2401,165 +2444,74 @@
           f32x4.add
           f32x4.mul
           local.set $wa
-          ;; A lane with u ≥ SERIES_LIMIT (or NaN): theta = acos(u > 1 ? 0 : 1 − u), wa = sin(beta·theta), wb = sin(alpha·theta).
+          ;; A lane with u ≥ SERIES_LIMIT (or NaN): theta = acos(u > 1 ? 0 : 1 − u), wa =
+          ;; sin(beta·theta), wb = sin(alpha·theta). Rare, so such lanes are redone one by one in
+          ;; the weights' planes (o at the lane's float, u from plane SIGN+2).
           local.get $vu
           local.get $limit
           f32x4.lt
           i32x4.all_true
           i32.eqz
           if  ;; label = @4
-            local.get $vu
-            f32x4.extract_lane 0
-            local.tee $u
-            f32.const 0x1p-3 (;=0.125;)
-            f32.lt
-            i32.eqz
-            if  ;; label = @5
-              f32.const 0x0p+0 (;=0;)
-              f32.const 0x1p+0 (;=1;)
-              local.get $u
-              f32.sub
-              local.get $u
-              f32.const 0x1p+0 (;=1;)
-              f32.gt
-              select
-              f64.promote_f32
-              call $acos
-              f32.demote_f64
-              local.set $t
-              local.get $wa
-              local.get $beta
-              local.get $t
-              f32.mul
-              f64.promote_f32
-              call $sin
-              f32.demote_f64
-              f32x4.replace_lane 0
-              local.set $wa
-              local.get $wb
-              local.get $alpha32
-              local.get $t
-              f32.mul
-              f64.promote_f32
-              call $sin
-              f32.demote_f64
-              f32x4.replace_lane 0
-              local.set $wb
+            local.get $at
+            local.get $wa
+            v128.store offset=95104 align=1 ;; plane SIGN
+            local.get $at
+            local.get $wb
+            v128.store offset=106992 align=1 ;; plane SIGN+1
+            local.get $at
+            local.set $o
+            loop  ;; label = @5
+              local.get $o
+              f32.load offset=118880 align=1 ;; plane SIGN+2
+              local.tee $u
+              f32.const 0x1p-3 (;=0.125;)
+              f32.lt
+              i32.eqz
+              if  ;; label = @6
+                f32.const 0x0p+0 (;=0;)
+                f32.const 0x1p+0 (;=1;)
+                local.get $u
+                f32.sub
+                local.get $u
+                f32.const 0x1p+0 (;=1;)
+                f32.gt
+                select
+                f64.promote_f32
+                call $acos
+                f32.demote_f64
+                local.set $t
+                local.get $o
+                local.get $beta
+                local.get $t
+                f32.mul
+                f64.promote_f32
+                call $sin
+                f32.demote_f64
+                f32.store offset=95104 align=1 ;; plane SIGN
+                local.get $o
+                local.get $alpha32
+                local.get $t
+                f32.mul
+                f64.promote_f32
+                call $sin
+                f32.demote_f64
+                f32.store offset=106992 align=1 ;; plane SIGN+1
+              end
+              local.get $o
+              i32.const 4
+              i32.add
+              local.tee $o
+              i32.const 15
+              i32.and
+              br_if 0 (;@5;)
             end
-            local.get $vu
-            f32x4.extract_lane 1
-            local.tee $u
-            f32.const 0x1p-3 (;=0.125;)
-            f32.lt
-            i32.eqz
-            if  ;; label = @5
-              f32.const 0x0p+0 (;=0;)
-              f32.const 0x1p+0 (;=1;)
-              local.get $u
-              f32.sub
-              local.get $u
-              f32.const 0x1p+0 (;=1;)
-              f32.gt
-              select
-              f64.promote_f32
-              call $acos
-              f32.demote_f64
-              local.set $t
-              local.get $wa
-              local.get $beta
-              local.get $t
-              f32.mul
-              f64.promote_f32
-              call $sin
-              f32.demote_f64
-              f32x4.replace_lane 1
-              local.set $wa
-              local.get $wb
-              local.get $alpha32
-              local.get $t
-              f32.mul
-              f64.promote_f32
-              call $sin
-              f32.demote_f64
-              f32x4.replace_lane 1
-              local.set $wb
-            end
-            local.get $vu
-            f32x4.extract_lane 2
-            local.tee $u
-            f32.const 0x1p-3 (;=0.125;)
-            f32.lt
-            i32.eqz
-            if  ;; label = @5
-              f32.const 0x0p+0 (;=0;)
-              f32.const 0x1p+0 (;=1;)
-              local.get $u
-              f32.sub
-              local.get $u
-              f32.const 0x1p+0 (;=1;)
-              f32.gt
-              select
-              f64.promote_f32
-              call $acos
-              f32.demote_f64
-              local.set $t
-              local.get $wa
-              local.get $beta
-              local.get $t
-              f32.mul
-              f64.promote_f32
-              call $sin
-              f32.demote_f64
-              f32x4.replace_lane 2
-              local.set $wa
-              local.get $wb
-              local.get $alpha32
-              local.get $t
-              f32.mul
-              f64.promote_f32
-              call $sin
-              f32.demote_f64
-              f32x4.replace_lane 2
-              local.set $wb
-            end
-            local.get $vu
-            f32x4.extract_lane 3
-            local.tee $u
-            f32.const 0x1p-3 (;=0.125;)
-            f32.lt
-            i32.eqz
-            if  ;; label = @5
-              f32.const 0x0p+0 (;=0;)
-              f32.const 0x1p+0 (;=1;)
-              local.get $u
-              f32.sub
-              local.get $u
-              f32.const 0x1p+0 (;=1;)
-              f32.gt
-              select
-              f64.promote_f32
-              call $acos
-              f32.demote_f64
-              local.set $t
-              local.get $wa
-              local.get $beta
-              local.get $t
-              f32.mul
-              f64.promote_f32
-              call $sin
-              f32.demote_f64
-              f32x4.replace_lane 3
-              local.set $wa
-              local.get $wb
-              local.get $alpha32
-              local.get $t
-              f32.mul
-              f64.promote_f32
-              call $sin
-              f32.demote_f64
-              f32x4.replace_lane 3
-              local.set $wb
-            end
+            local.get $at
+            v128.load offset=95104 align=1 ;; plane SIGN
+            local.set $wa
+            local.get $at
+            v128.load offset=106992 align=1 ;; plane SIGN+1
+            local.set $wb
           end
           local.get $wb
           local.get $sign
@@ -2571,10 +2523,6 @@
           local.get $at
           local.get $wb
           v128.store offset=106992 align=1 ;; plane SIGN+1
-          local.get $quad
-          i32.const 96
-          i32.add
-          local.set $quad
           local.get $at
           i32.const 16
           i32.add

@@ -153,6 +153,7 @@ describe('WebAssembly SIMD kernel (kernel.wat, wasm-kernel.ts)', { timeout: TIME
       STEP: KERNEL_LANES.STEP,
       BYTE: KERNEL_LANES.BYTE,
       WIDTH: KERNEL_LANES.WIDTH,
+      COMPONENT: KERNEL_LANES.COMPONENT,
       DROP: KERNEL_LANES.DROP,
     };
     const key1: Record<keyof typeof KERNEL_KEY1, number> = {
