@@ -62,9 +62,6 @@
     (local $meta i32)
     (local $skip i32)
     (local $rec i32)
-    (local $keys i32)
-    (local $pass i32)
-    (local $bits i32)
     (local $raw i32)
     (local $q i32)
     (local $bits0 i32)
@@ -78,8 +75,6 @@
     (local $rot i32)
     (local $el i32)
     (local $dropsW i32)
-    (local $shared i32)
-    (local $mask i32)
     (local $quad i32)
     (local $steps i32)
     (local $touched i32)
@@ -89,8 +84,6 @@
     (local $base1 i32)
     (local $row i32)
     (local $plane i32)
-    (local $window i64)
-    (local $window1 i64)
     (local $u f32)
     (local $t f32)
     (local $alpha32 f32)
@@ -101,8 +94,6 @@
     (local $g0 f64)
     (local $g1 f64)
     (local $g2 f64)
-    (local $offset f64)
-    (local $step f64)
     (local $v0 v128)
     (local $v1 v128)
     (local $v2 v128)
@@ -539,15 +530,6 @@
     i32.load offset=8 align=1
     i32.and
     local.set $dropsW
-    i32.const 0
-    local.get $h0
-    local.get $h1
-    i32.eq
-    local.get $single
-    i32.eqz
-    i32.and
-    i32.sub
-    local.set $shared
     ;; With lane rows: the keys' first bits, and the other tracks' first bits in a key after their records.
     local.get $bit0
     local.set $base0
@@ -587,14 +569,173 @@
           i32.add
           local.set $list
         end
+        ;; The track's meta word; rot: it is a rotation; skip: one key, or a STEP track, whose
+        ;; key 1 is key 0 (its fields are still read, and its cursor moves past them).
         local.get $r0
         i32.load align=1
-        local.set $meta
+        local.tee $meta
+        i32.const 3145728
+        i32.and
+        i32.eqz
+        local.set $rot
+        local.get $single
+        local.get $meta
+        i32.const 4194304 ;; STEP
+        i32.and
+        i32.or
+        local.set $skip
+        ;; Each field: the 64 bits from its first byte, shifted to its first bit and masked to its
+        ;; width by the scratch's table (the low 32 bits sampler.ts joins from two words); a raw
+        ;; field's float32, or offset + q · step. The key's cursor moves past it. Key 1's record is
+        ;; as far from key 0's as their segments' headers (the one loop cursor is r0).
+        local.get $r0
+        local.get $h1
+        i32.add
+        local.get $h0
+        i32.sub
+        local.set $rec
+        ;; Key 1 into g0..g2: widths a0..a2 from the bits word of its record (at rec), then each field.
+        local.get $rec
+        i32.load offset=4 align=1
+        local.tee $bits1
+        i32.const 255
+        i32.and
+        local.set $a0
+        local.get $bits1
+        i32.const 8
+        i32.shr_u
+        i32.const 255
+        i32.and
+        local.set $a1
+        local.get $bits1
+        i32.const 16
+        i32.shr_u
+        i32.const 255
+        i32.and
+        local.set $a2
+        local.get $rec
+        i32.load align=1
+        i32.const 16777216 ;; RAW
+        i32.and
+        local.set $raw
+        local.get $k1
+        local.get $bit1
+        i32.const 3
+        i32.shr_u
+        i32.add
+        i64.load align=1
+        local.get $bit1
+        i32.const 7
+        i32.and
+        i64.extend_i32_u
+        i64.shr_u
+        i32.wrap_i64
+        local.get $a0
+        i32.const 2
+        i32.shl
+        i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
+        i32.and
+        local.set $q
+        local.get $q
+        f32.reinterpret_i32
+        f64.promote_f32
+        local.get $rec
+        f32.load offset=8 align=1
+        f64.promote_f32
+        local.get $q
+        f64.convert_i32_u
+        local.get $rec
+        f32.load offset=12 align=1
+        f64.promote_f32
+        f64.mul
+        f64.add
+        local.get $raw
+        select
+        local.set $g0
+        local.get $bit1
+        local.get $a0
+        i32.add
+        local.set $bit1
+        local.get $k1
+        local.get $bit1
+        i32.const 3
+        i32.shr_u
+        i32.add
+        i64.load align=1
+        local.get $bit1
+        i32.const 7
+        i32.and
+        i64.extend_i32_u
+        i64.shr_u
+        i32.wrap_i64
+        local.get $a1
+        i32.const 2
+        i32.shl
+        i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
+        i32.and
+        local.set $q
+        local.get $q
+        f32.reinterpret_i32
+        f64.promote_f32
+        local.get $rec
+        f32.load offset=16 align=1
+        f64.promote_f32
+        local.get $q
+        f64.convert_i32_u
+        local.get $rec
+        f32.load offset=20 align=1
+        f64.promote_f32
+        f64.mul
+        f64.add
+        local.get $raw
+        select
+        local.set $g1
+        local.get $bit1
+        local.get $a1
+        i32.add
+        local.set $bit1
+        local.get $k1
+        local.get $bit1
+        i32.const 3
+        i32.shr_u
+        i32.add
+        i64.load align=1
+        local.get $bit1
+        i32.const 7
+        i32.and
+        i64.extend_i32_u
+        i64.shr_u
+        i32.wrap_i64
+        local.get $a2
+        i32.const 2
+        i32.shl
+        i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
+        i32.and
+        local.set $q
+        local.get $q
+        f32.reinterpret_i32
+        f64.promote_f32
+        local.get $rec
+        f32.load offset=24 align=1
+        f64.promote_f32
+        local.get $q
+        f64.convert_i32_u
+        local.get $rec
+        f32.load offset=28 align=1
+        f64.promote_f32
+        f64.mul
+        f64.add
+        local.get $raw
+        select
+        local.set $g2
+        local.get $bit1
+        local.get $a2
+        i32.add
+        local.set $bit1
+        ;; Key 0 into c0..c2: widths a0..a2 from the bits word of its record (at r0), then each field.
         local.get $r0
         i32.load offset=4 align=1
-        local.set $bits0
-        ;; Splits the component bytes of a bits word (local) into a0..a2.
-        local.get $bits0
+        local.tee $bits0
         i32.const 255
         i32.and
         local.set $a0
@@ -610,594 +751,221 @@
         i32.const 255
         i32.and
         local.set $a2
+        local.get $r0
+        i32.load align=1
+        i32.const 16777216 ;; RAW
+        i32.and
+        local.set $raw
+        local.get $k0
+        local.get $bit0
+        i32.const 3
+        i32.shr_u
+        i32.add
+        i64.load align=1
+        local.get $bit0
+        i32.const 7
+        i32.and
+        i64.extend_i32_u
+        i64.shr_u
+        i32.wrap_i64
         local.get $a0
+        i32.const 2
+        i32.shl
+        i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
+        i32.and
+        local.set $q
+        local.get $q
+        f32.reinterpret_i32
+        f64.promote_f32
+        local.get $r0
+        f32.load offset=8 align=1
+        f64.promote_f32
+        local.get $q
+        f64.convert_i32_u
+        local.get $r0
+        f32.load offset=12 align=1
+        f64.promote_f32
+        f64.mul
+        f64.add
+        local.get $raw
+        select
+        local.set $c0
+        local.get $bit0
+        local.get $a0
+        i32.add
+        local.set $bit0
+        local.get $k0
+        local.get $bit0
+        i32.const 3
+        i32.shr_u
+        i32.add
+        i64.load align=1
+        local.get $bit0
+        i32.const 7
+        i32.and
+        i64.extend_i32_u
+        i64.shr_u
+        i32.wrap_i64
+        local.get $a1
+        i32.const 2
+        i32.shl
+        i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
+        i32.and
+        local.set $q
+        local.get $q
+        f32.reinterpret_i32
+        f64.promote_f32
+        local.get $r0
+        f32.load offset=16 align=1
+        f64.promote_f32
+        local.get $q
+        f64.convert_i32_u
+        local.get $r0
+        f32.load offset=20 align=1
+        f64.promote_f32
+        f64.mul
+        f64.add
+        local.get $raw
+        select
+        local.set $c1
+        local.get $bit0
         local.get $a1
         i32.add
+        local.set $bit0
+        local.get $k0
+        local.get $bit0
+        i32.const 3
+        i32.shr_u
+        i32.add
+        i64.load align=1
+        local.get $bit0
+        i32.const 7
+        i32.and
+        i64.extend_i32_u
+        i64.shr_u
+        i32.wrap_i64
+        local.get $a2
+        i32.const 2
+        i32.shl
+        i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
+        i32.and
+        local.set $q
+        local.get $q
+        f32.reinterpret_i32
+        f64.promote_f32
+        local.get $r0
+        f32.load offset=24 align=1
+        f64.promote_f32
+        local.get $q
+        f64.convert_i32_u
+        local.get $r0
+        f32.load offset=28 align=1
+        f64.promote_f32
+        f64.mul
+        f64.add
+        local.get $raw
+        select
+        local.set $c2
+        local.get $bit0
         local.get $a2
         i32.add
-        local.set $sum
-        ;; rot = kind is rotation
-        local.get $meta
-        i32.const 3145728
-        i32.and
-        i32.const 0
-        i32.eq
-        local.set $rot
-        block  ;; label = @3
-          ;; Two keys of one segment (shared is all ones), not a STEP track, fields in one 64-bit
-          ;; window: one record, two windows.
-          local.get $shared
-          local.get $meta
-          i32.and
-          i32.const 37748736
-          i32.and
-          i32.const 33554432
-          i32.eq
-          if  ;; label = @4
-            ;; Reads the three stored components of each key of keys ([bit local, window local, output
-            ;; locals]) from one 64-bit window per key, at packed keys keyWords, for a record (rec)
-            ;; with the WINDOW flag: each component's offset, step and mask are read once for all the
-            ;; keys, each component is offset + q · step. Each key's bit local moves past its fields.
-            local.get $k0
-            local.get $bit0
-            i32.const 3
-            i32.shr_u
-            i32.add
-            i64.load align=1
-            local.get $bit0
-            i32.const 7
-            i32.and
-            i64.extend_i32_u
-            i64.shr_u
-            local.set $window
-            local.get $k0
-            local.get $bit1
-            i32.const 3
-            i32.shr_u
-            i32.add
-            i64.load align=1
-            local.get $bit1
-            i32.const 7
-            i32.and
-            i64.extend_i32_u
-            i64.shr_u
-            local.set $window1
-            local.get $r0
-            f32.load offset=8 align=1
-            f64.promote_f32
-            local.set $offset
-            local.get $r0
-            f32.load offset=12 align=1
-            f64.promote_f32
-            local.set $step
-            ;; (1 << width) − 1 from the scratch's table: no variable shift.
-            local.get $a0
-            i32.const 2
-            i32.shl
-            i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
-            local.set $mask
-            local.get $offset
-            local.get $window
-            i32.wrap_i64
-            local.get $mask
-            i32.and
-            f64.convert_i32_u
-            local.get $step
-            f64.mul
-            f64.add
-            local.set $c0
-            local.get $window
-            local.get $a0
-            i64.extend_i32_u
-            i64.shr_u
-            local.set $window
-            local.get $offset
-            local.get $window1
-            i32.wrap_i64
-            local.get $mask
-            i32.and
-            f64.convert_i32_u
-            local.get $step
-            f64.mul
-            f64.add
-            local.set $g0
-            local.get $window1
-            local.get $a0
-            i64.extend_i32_u
-            i64.shr_u
-            local.set $window1
-            local.get $r0
-            f32.load offset=16 align=1
-            f64.promote_f32
-            local.set $offset
-            local.get $r0
-            f32.load offset=20 align=1
-            f64.promote_f32
-            local.set $step
-            ;; (1 << width) − 1 from the scratch's table: no variable shift.
-            local.get $a1
-            i32.const 2
-            i32.shl
-            i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
-            local.set $mask
-            local.get $offset
-            local.get $window
-            i32.wrap_i64
-            local.get $mask
-            i32.and
-            f64.convert_i32_u
-            local.get $step
-            f64.mul
-            f64.add
-            local.set $c1
-            local.get $window
-            local.get $a1
-            i64.extend_i32_u
-            i64.shr_u
-            local.set $window
-            local.get $offset
-            local.get $window1
-            i32.wrap_i64
-            local.get $mask
-            i32.and
-            f64.convert_i32_u
-            local.get $step
-            f64.mul
-            f64.add
-            local.set $g1
-            local.get $window1
-            local.get $a1
-            i64.extend_i32_u
-            i64.shr_u
-            local.set $window1
-            local.get $r0
-            f32.load offset=24 align=1
-            f64.promote_f32
-            local.set $offset
-            local.get $r0
-            f32.load offset=28 align=1
-            f64.promote_f32
-            local.set $step
-            ;; (1 << width) − 1 from the scratch's table: no variable shift.
-            local.get $a2
-            i32.const 2
-            i32.shl
-            i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
-            local.set $mask
-            local.get $offset
-            local.get $window
-            i32.wrap_i64
-            local.get $mask
-            i32.and
-            f64.convert_i32_u
-            local.get $step
-            f64.mul
-            f64.add
-            local.set $c2
-            local.get $offset
-            local.get $window1
-            i32.wrap_i64
-            local.get $mask
-            i32.and
-            f64.convert_i32_u
-            local.get $step
-            f64.mul
-            f64.add
-            local.set $g2
-            local.get $bit0
-            local.get $sum
-            i32.add
-            local.set $bit0
-            local.get $bit1
-            local.get $sum
-            i32.add
-            local.set $bit1
-            local.get $rot
-            if  ;; label = @5
-              ;; Parks the rotation just read, rounded to float32, at rotation address e of the planes (key 1 = g with bits bits1); e moves on.
-              local.get $e
-              local.get $c0
-              f32.demote_f64
-              f32.store align=1
-              local.get $e
-              local.get $c1
-              f32.demote_f64
-              f32.store offset=11888 align=1 ;; plane K0+1 / Q0+1
-              local.get $e
-              local.get $c2
-              f32.demote_f64
-              f32.store offset=23776 align=1 ;; plane K0+2 / Q0+2
-              local.get $e
-              local.get $g0
-              f32.demote_f64
-              f32.store offset=47552 align=1 ;; plane K1 / Q1
-              local.get $e
-              local.get $g1
-              f32.demote_f64
-              f32.store offset=59440 align=1 ;; plane K1+1 / Q1+1
-              local.get $e
-              local.get $g2
-              f32.demote_f64
-              f32.store offset=71328 align=1 ;; plane K1+2 / Q1+2
-              ;; The dropped components, read only when a segment's rotations do not all drop w.
-              local.get $dropsW
-              i32.eqz
-              if  ;; label = @6
-                local.get $e
-                local.get $bits0
-                i32.const 24
-                i32.shr_u
-                i32.store offset=35664 align=1 ;; plane DROP0 / Q0+3
-                local.get $e
-                local.get $bits0
-                i32.const 24
-                i32.shr_u
-                i32.store offset=83216 align=1 ;; plane DROP1 / Q1+3
-              end
-              local.get $e
-              i32.const 4
-              i32.add
-              local.set $e
-            else
-              ;; Stores c + (g − c) · alpha of the f64 locals c, g at the pose offset as float32.
-              ;; Stores the three f64 values v pushes as float32 at the track's pose offset (o = out + 4 · pose offset).
-              local.get $meta
-              i32.const 1048575
-              i32.and
-              i32.const 2
-              i32.shl
-              i32.const 131072 ;; KERNEL_STAGING
-              i32.add
-              local.tee $o
-              local.get $c0
-              local.get $g0
-              local.get $c0
-              f64.sub
-              local.get $alpha
-              f64.mul
-              f64.add
-              f32.demote_f64
-              f32.store align=1
-              local.get $o
-              local.get $c1
-              local.get $g1
-              local.get $c1
-              f64.sub
-              local.get $alpha
-              f64.mul
-              f64.add
-              f32.demote_f64
-              f32.store offset=4 align=1
-              local.get $o
-              local.get $c2
-              local.get $g2
-              local.get $c2
-              f64.sub
-              local.get $alpha
-              f64.mul
-              f64.add
-              f32.demote_f64
-              f32.store offset=8 align=1
-            end
-            br 1 (;@3;)
-          end
-          ;; Otherwise key by key (record rec, packed keys keys, cursor at): key 1 into g0..g2
-          ;; (pass 1; for a STEP track only its bits are passed), then key 0 into c0..c2 (pass 0);
-          ;; then stored or parked. skip: one key, or a STEP track, whose key 1 is key 0.
-          local.get $single
-          local.get $meta
-          i32.const 4194304 ;; STEP
-          i32.and
-          i32.or
-          local.set $skip
-          ;; Key 1's record: as far from key 0's as their segments' headers (the one loop cursor is r0).
-          local.get $r0
-          local.get $h1
-          i32.add
-          local.get $h0
-          i32.sub
-          local.set $rec
-          local.get $k1
-          local.set $keys
-          local.get $bit1
-          local.set $at
-          ;; One key: key 1 is key 0 (the same record, keys and bit), so the one pass reads it.
-          local.get $single
+        local.set $bit0
+        local.get $rot
+        if  ;; label = @3
+          ;; Parks the rotation just read, rounded to float32, at rotation address e of the planes; e moves on.
+          local.get $e
+          local.get $c0
+          f32.demote_f64
+          f32.store align=1
+          local.get $e
+          local.get $c1
+          f32.demote_f64
+          f32.store offset=11888 align=1 ;; plane K0+1 / Q0+1
+          local.get $e
+          local.get $c2
+          f32.demote_f64
+          f32.store offset=23776 align=1 ;; plane K0+2 / Q0+2
+          local.get $e
+          local.get $g0
+          f32.demote_f64
+          f32.store offset=47552 align=1 ;; plane K1 / Q1
+          local.get $e
+          local.get $g1
+          f32.demote_f64
+          f32.store offset=59440 align=1 ;; plane K1+1 / Q1+1
+          local.get $e
+          local.get $g2
+          f32.demote_f64
+          f32.store offset=71328 align=1 ;; plane K1+2 / Q1+2
+          ;; The dropped components, read only when a segment's rotations do not all drop w.
+          local.get $dropsW
           i32.eqz
-          local.set $pass
-          loop  ;; label = @4
-            local.get $rec
-            i32.load offset=4 align=1
-            local.set $bits
-            ;; Splits the component bytes of the bits word into a0..a2.
-            local.get $bits
-            i32.const 255
-            i32.and
-            local.set $a0
-            local.get $bits
-            i32.const 8
+          if  ;; label = @4
+            local.get $e
+            local.get $bits0
+            i32.const 24
             i32.shr_u
-            i32.const 255
-            i32.and
-            local.set $a1
-            local.get $bits
-            i32.const 16
+            i32.store offset=35664 align=1 ;; plane DROP0 / Q0+3
+            local.get $e
+            local.get $bits1
+            i32.const 24
             i32.shr_u
-            i32.const 255
-            i32.and
-            local.set $a2
-            local.get $rec
-            i32.load align=1
-            i32.const 16777216 ;; RAW
-            i32.and
-            local.set $raw
-            local.get $pass
-            local.get $skip
-            i32.and
-            i32.eqz
-            if  ;; label = @5
-              ;; Each field: the 64 bits from its first byte, shifted to its first bit and masked to
-              ;; its width by the scratch's table (the low 32 bits sampler.ts joins from two words);
-              ;; a raw field's float32, or offset + q · step. The cursor at moves past it.
-              local.get $keys
-              local.get $at
-              i32.const 3
-              i32.shr_u
-              i32.add
-              i64.load align=1
-              local.get $at
-              i32.const 7
-              i32.and
-              i64.extend_i32_u
-              i64.shr_u
-              i32.wrap_i64
-              local.get $a0
-              i32.const 2
-              i32.shl
-              i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
-              i32.and
-              local.set $q
-              local.get $q
-              f32.reinterpret_i32
-              f64.promote_f32
-              local.get $rec
-              f32.load offset=8 align=1
-              f64.promote_f32
-              local.get $q
-              f64.convert_i32_u
-              local.get $rec
-              f32.load offset=12 align=1
-              f64.promote_f32
-              f64.mul
-              f64.add
-              local.get $raw
-              select
-              local.set $c0
-              local.get $at
-              local.get $a0
-              i32.add
-              local.set $at
-              local.get $keys
-              local.get $at
-              i32.const 3
-              i32.shr_u
-              i32.add
-              i64.load align=1
-              local.get $at
-              i32.const 7
-              i32.and
-              i64.extend_i32_u
-              i64.shr_u
-              i32.wrap_i64
-              local.get $a1
-              i32.const 2
-              i32.shl
-              i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
-              i32.and
-              local.set $q
-              local.get $q
-              f32.reinterpret_i32
-              f64.promote_f32
-              local.get $rec
-              f32.load offset=16 align=1
-              f64.promote_f32
-              local.get $q
-              f64.convert_i32_u
-              local.get $rec
-              f32.load offset=20 align=1
-              f64.promote_f32
-              f64.mul
-              f64.add
-              local.get $raw
-              select
-              local.set $c1
-              local.get $at
-              local.get $a1
-              i32.add
-              local.set $at
-              local.get $keys
-              local.get $at
-              i32.const 3
-              i32.shr_u
-              i32.add
-              i64.load align=1
-              local.get $at
-              i32.const 7
-              i32.and
-              i64.extend_i32_u
-              i64.shr_u
-              i32.wrap_i64
-              local.get $a2
-              i32.const 2
-              i32.shl
-              i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
-              i32.and
-              local.set $q
-              local.get $q
-              f32.reinterpret_i32
-              f64.promote_f32
-              local.get $rec
-              f32.load offset=24 align=1
-              f64.promote_f32
-              local.get $q
-              f64.convert_i32_u
-              local.get $rec
-              f32.load offset=28 align=1
-              f64.promote_f32
-              f64.mul
-              f64.add
-              local.get $raw
-              select
-              local.set $c2
-            end
-            local.get $pass
-            if  ;; label = @5
-              ;; Key 1 read: kept, its cursor past its fields; then key 0.
-              local.get $c0
-              local.set $g0
-              local.get $c1
-              local.set $g1
-              local.get $c2
-              local.set $g2
-              local.get $bits
-              local.set $bits1
-              local.get $bit1
-              local.get $a0
-              i32.add
-              local.get $a1
-              i32.add
-              local.get $a2
-              i32.add
-              local.set $bit1
-              local.get $r0
-              local.set $rec
-              local.get $k0
-              local.set $keys
-              local.get $bit0
-              local.set $at
-              i32.const 0
-              local.set $pass
-              br 1 (;@4;)
-            end
+            i32.store offset=83216 align=1 ;; plane DROP1 / Q1+3
           end
-          local.get $at
-          local.get $a2
+          local.get $e
+          i32.const 4
           i32.add
-          local.tee $bit0
-          ;; One key: key 1's bit is key 0's.
-          local.get $bit1
-          local.get $single
-          select
-          local.set $bit1
-          ;; One key (or a STEP track): key 1 is key 0.
+          local.set $e
+        else
+          ;; Stores c + (g − c) · alpha (c alone when skip) at the track's pose offset as float32
+          ;; (o = out + 4 · pose offset).
+          local.get $meta
+          i32.const 1048575
+          i32.and
+          i32.const 2
+          i32.shl
+          i32.const 131072 ;; KERNEL_STAGING
+          i32.add
+          local.set $o
+          local.get $o
+          local.get $c0
+          local.get $c0
+          local.get $g0
+          local.get $c0
+          f64.sub
+          local.get $alpha
+          f64.mul
+          f64.add
           local.get $skip
-          if  ;; label = @4
-            local.get $c0
-            local.set $g0
-            local.get $c1
-            local.set $g1
-            local.get $c2
-            local.set $g2
-            local.get $bits
-            local.set $bits1
-          end
-          local.get $rot
-          if  ;; label = @4
-            ;; Parks the rotation just read, rounded to float32, at rotation address e of the planes; e moves on.
-            local.get $e
-            local.get $c0
-            f32.demote_f64
-            f32.store align=1
-            local.get $e
-            local.get $c1
-            f32.demote_f64
-            f32.store offset=11888 align=1 ;; plane K0+1 / Q0+1
-            local.get $e
-            local.get $c2
-            f32.demote_f64
-            f32.store offset=23776 align=1 ;; plane K0+2 / Q0+2
-            local.get $e
-            local.get $g0
-            f32.demote_f64
-            f32.store offset=47552 align=1 ;; plane K1 / Q1
-            local.get $e
-            local.get $g1
-            f32.demote_f64
-            f32.store offset=59440 align=1 ;; plane K1+1 / Q1+1
-            local.get $e
-            local.get $g2
-            f32.demote_f64
-            f32.store offset=71328 align=1 ;; plane K1+2 / Q1+2
-            ;; The dropped components, read only when a segment's rotations do not all drop w.
-            local.get $dropsW
-            i32.eqz
-            if  ;; label = @5
-              local.get $e
-              local.get $bits
-              i32.const 24
-              i32.shr_u
-              i32.store offset=35664 align=1 ;; plane DROP0 / Q0+3
-              local.get $e
-              local.get $bits1
-              i32.const 24
-              i32.shr_u
-              i32.store offset=83216 align=1 ;; plane DROP1 / Q1+3
-            end
-            local.get $e
-            i32.const 4
-            i32.add
-            local.set $e
-          else
-            ;; Stores c + (g − c) · alpha (c alone when skip) at the track's pose offset as float32
-            ;; (o = out + 4 · pose offset).
-            local.get $meta
-            i32.const 1048575
-            i32.and
-            i32.const 2
-            i32.shl
-            i32.const 131072 ;; KERNEL_STAGING
-            i32.add
-            local.set $o
-            local.get $o
-            local.get $c0
-            local.get $c0
-            local.get $g0
-            local.get $c0
-            f64.sub
-            local.get $alpha
-            f64.mul
-            f64.add
-            local.get $skip
-            select
-            f32.demote_f64
-            f32.store align=1
-            local.get $o
-            local.get $c1
-            local.get $c1
-            local.get $g1
-            local.get $c1
-            f64.sub
-            local.get $alpha
-            f64.mul
-            f64.add
-            local.get $skip
-            select
-            f32.demote_f64
-            f32.store offset=4 align=1
-            local.get $o
-            local.get $c2
-            local.get $c2
-            local.get $g2
-            local.get $c2
-            f64.sub
-            local.get $alpha
-            f64.mul
-            f64.add
-            local.get $skip
-            select
-            f32.demote_f64
-            f32.store offset=8 align=1
-          end
+          select
+          f32.demote_f64
+          f32.store align=1
+          local.get $o
+          local.get $c1
+          local.get $c1
+          local.get $g1
+          local.get $c1
+          f64.sub
+          local.get $alpha
+          f64.mul
+          f64.add
+          local.get $skip
+          select
+          f32.demote_f64
+          f32.store offset=4 align=1
+          local.get $o
+          local.get $c2
+          local.get $c2
+          local.get $g2
+          local.get $c2
+          f64.sub
+          local.get $alpha
+          f64.mul
+          f64.add
+          local.get $skip
+          select
+          f32.demote_f64
+          f32.store offset=8 align=1
         end
         local.get $r0
         i32.const 32
@@ -1284,12 +1052,6 @@
         ;; Component c (the same three times, c = 0, 1, 2): its part of key 0's row at quad, of key
         ;; 1's at o (KERNEL_LANES + 48 · c); its planes at plane, key 1's four planes on.
         local.get $quad
-        local.get $h1
-        i32.add
-        local.get $h0
-        i32.sub
-        local.set $o
-        local.get $quad
         i32.load16_u offset=32 align=1 ;; KERNEL_LANES.BYTE
         local.set $a0
         local.get $quad
@@ -1403,7 +1165,12 @@
           local.get $h1
           i32.ne
           if  ;; label = @4
-            local.get $o
+            local.get $quad
+            local.get $h1
+            i32.add
+            local.get $h0
+            i32.sub
+            local.tee $o
             i32.load16_u offset=32 align=1 ;; KERNEL_LANES.BYTE
             local.set $a0
             local.get $o
@@ -1523,12 +1290,6 @@
         ;; Component c (the same three times, c = 0, 1, 2): its part of key 0's row at quad, of key
         ;; 1's at o (KERNEL_LANES + 48 · c); its planes at plane, key 1's four planes on.
         local.get $quad
-        local.get $h1
-        i32.add
-        local.get $h0
-        i32.sub
-        local.set $o
-        local.get $quad
         i32.load16_u offset=32 align=1 ;; KERNEL_LANES.BYTE
         local.set $a0
         local.get $quad
@@ -1642,7 +1403,12 @@
           local.get $h1
           i32.ne
           if  ;; label = @4
-            local.get $o
+            local.get $quad
+            local.get $h1
+            i32.add
+            local.get $h0
+            i32.sub
+            local.tee $o
             i32.load16_u offset=32 align=1 ;; KERNEL_LANES.BYTE
             local.set $a0
             local.get $o
@@ -1762,12 +1528,6 @@
         ;; Component c (the same three times, c = 0, 1, 2): its part of key 0's row at quad, of key
         ;; 1's at o (KERNEL_LANES + 48 · c); its planes at plane, key 1's four planes on.
         local.get $quad
-        local.get $h1
-        i32.add
-        local.get $h0
-        i32.sub
-        local.set $o
-        local.get $quad
         i32.load16_u offset=32 align=1 ;; KERNEL_LANES.BYTE
         local.set $a0
         local.get $quad
@@ -1881,7 +1641,12 @@
           local.get $h1
           i32.ne
           if  ;; label = @4
-            local.get $o
+            local.get $quad
+            local.get $h1
+            i32.add
+            local.get $h0
+            i32.sub
+            local.tee $o
             i32.load16_u offset=32 align=1 ;; KERNEL_LANES.BYTE
             local.set $a0
             local.get $o
