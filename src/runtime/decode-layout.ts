@@ -11,9 +11,8 @@
 /**
  * The decode buffer's records, in 32-bit words. A track record is
  * [meta, bits, offset0, step0, offset1, step1, offset2, step2]: `meta` holds the pose
- * offset (low {@link TABLE.POSE_BITS} bits), the kind, the STEP flag, whether the
- * components are raw floats, and WINDOW for a quantised track whose three fields fit one
- * 64-bit read ({@link WINDOW_BITS}); `bits` holds the bits of the three stored components (a byte
+ * offset (low {@link TABLE.POSE_BITS} bits), the kind, the STEP flag and whether the
+ * components are raw floats; `bits` holds the bits of the three stored components (a byte
  * each) and the dropped component (top byte); a segment constant (rate 0) has 0 bits and
  * step 0. A segment header record is [where its packed keys are, bits per key, 1 when
  * every animated rotation of the segment drops w (else 0), 0 × 5]: the u32 index of the
@@ -29,11 +28,7 @@ export const enum TABLE {
   KIND_SHIFT = 20,
   STEP = 1 << 22,
   RAW = 1 << 24,
-  WINDOW = 1 << 25,
 }
-
-/** Bits a 64-bit read from a field's first byte always holds (64 − 7). */
-export const WINDOW_BITS = 57;
 
 /**
  * A clip's kernel record, thirteen 32-bit words: the bytes a key's fields span from its

@@ -25,7 +25,6 @@ import {
   KERNEL_WORLD_OUT,
   LANE_MAX_BITS,
   TABLE,
-  WINDOW_BITS,
 } from './decode-layout.js';
 import type { KernelDecode, KernelPlace, KernelWorld } from './wasm-kernel.js';
 import type { AnimatedTracks, Segments } from './clip-reader.js';
@@ -486,7 +485,6 @@ export function writeSegmentRecords(
     const cb = (s * animated + j) * ANIMATED_COMPONENTS;
     let meta = animBoneOffset[j] | (kind << TABLE.KIND_SHIFT) | (animStep[j] ? TABLE.STEP : 0);
     if (rate === RAW_BITS) meta |= TABLE.RAW;
-    else if (compBits[cb] + compBits[cb + 1] + compBits[cb + 2] <= WINDOW_BITS) meta |= TABLE.WINDOW;
     i32[at] = meta;
     i32[at + 1] =
       compBits[cb] |

@@ -16,8 +16,8 @@
 ;;     12 RECORDS_BYTES, 16 COUNT, 20 STEPS, 24 CLIP_BYTES, 28 POSE_BYTES, 32 WINDOW_COUNT,
 ;;     36 LANE_ROTATIONS, 40 LANE_ROWS, 44 SEGMENTS, 48 SEGMENT_BYTES.
 ;;   TABLE track records (32 bytes): meta at 0 (pose offset: low 20 bits, 0xfffff; kind at
-;;     bit 20; STEP 0x400000; RAW 0x1000000; WINDOW 0x2000000), bits at 4, then (offset,
-;;     step) float32 pairs at 8, 16, 24. A segment header is a record whose word 2 (byte 8)
+;;     bit 20; STEP 0x400000; RAW 0x1000000), bits at 4, then (offset, step) float32 pairs at
+;;     8, 16, 24. A segment header is a record whose word 2 (byte 8)
 ;;     is 1 when every rotation drops w.
 ;;   KERNEL_KEY1, in $head's low two bits: 0 SAME, 1 NEXT, 2 NEXT_SEGMENT, 3 FIRST (bits 2..4:
 ;;     key 0's first bit within its first byte).
