@@ -55,8 +55,6 @@
     (local $single i32)
     (local $e i32)
     (local $r0 i32)
-    (local $k0 i32)
-    (local $k1 i32)
     (local $bit0 i32)
     (local $bit1 i32)
     (local $meta i32)
@@ -80,8 +78,6 @@
     (local $touched i32)
     (local $lanes i32)
     (local $list i32)
-    (local $base0 i32)
-    (local $base1 i32)
     (local $row i32)
     (local $plane i32)
     (local $u f32)
@@ -192,8 +188,7 @@
     ;; 1's (h1, key1, sub1) follow from where it is (KERNEL_KEY1): 0 SAME, key 0 itself; 1
     ;; NEXT, its segment's bits per key further; 2 NEXT_SEGMENT and 3 FIRST, the first key of
     ;; segment h1, at the byte address its header holds. Fields' bits count from each key's
-    ;; first byte; where the keys share a segment, both keys' from the first of the two in
-    ;; memory (one cursor, as the first pass reads such keys; wrap looping goes back).
+    ;; first byte.
     local.get $head
     i32.const 3
     i32.and
@@ -258,50 +253,10 @@
     i32.eqz
     select
     local.set $sub1
-    local.get $key
-    local.set $k0
-    local.get $key1
-    local.set $k1
     local.get $key1Is
     i32.eqz
     local.set $single
-    i32.const 0
-    local.set $e
-    local.get $sub0
-    local.set $bit0
-    local.get $sub1
-    local.set $bit1
-    local.get $h0
-    local.get $h1
-    i32.eq
-    if  ;; label = @1
-      local.get $key
-      local.get $key1
-      local.get $key
-      local.get $key1
-      i32.lt_u
-      select
-      local.tee $k0
-      local.set $k1
-      local.get $key
-      local.get $k0
-      i32.sub
-      i32.const 3
-      i32.shl
-      local.get $sub0
-      i32.add
-      local.set $bit0
-      local.get $key1
-      local.get $k0
-      i32.sub
-      i32.const 3
-      i32.shl
-      local.get $sub1
-      i32.add
-      local.set $bit1
-    end
-    ;; Key 1's record is found from key 0's cursor, in the rare path where the segments differ;
-    ;; a1 keeps the bytes a key's fields span (and the 8 a field read may pass), a0 those of
+    ;; r0: key 0's first record (key 1's is as far from it as their segments' headers); a1 keeps the bytes a key's fields span (and the 8 a field read may pass), a0 those of
     ;; both keys when key 1 is the next, for the early loads.
     local.get $h0
     i32.const 32
@@ -530,11 +485,12 @@
     i32.load offset=8 align=1
     i32.and
     local.set $dropsW
-    ;; With lane rows: the keys' first bits, and the other tracks' first bits in a key after their records.
-    local.get $bit0
-    local.set $base0
-    local.get $bit1
-    local.set $base1
+    ;; Each key's cursor: its first bit from its first byte (key and key1), or with lane rows
+    ;; the other tracks' first bits in a key after their records, from that.
+    local.get $sub0
+    local.set $bit0
+    local.get $sub1
+    local.set $bit1
     local.get $count
     i32.const 32
     i32.mul
@@ -550,12 +506,12 @@
       loop  ;; label = @2
         local.get $lanes
         if  ;; label = @3
-          local.get $base0
+          local.get $sub0
           local.get $list
           i32.load align=1
           i32.add
           local.set $bit0
-          local.get $base1
+          local.get $sub1
           local.get $list
           local.get $h1
           i32.add
@@ -618,7 +574,7 @@
         i32.const 16777216 ;; RAW
         i32.and
         local.set $raw
-        local.get $k1
+        local.get $key1
         local.get $bit1
         i32.const 3
         i32.shr_u
@@ -656,7 +612,7 @@
         local.get $a0
         i32.add
         local.set $bit1
-        local.get $k1
+        local.get $key1
         local.get $bit1
         i32.const 3
         i32.shr_u
@@ -694,7 +650,7 @@
         local.get $a1
         i32.add
         local.set $bit1
-        local.get $k1
+        local.get $key1
         local.get $bit1
         i32.const 3
         i32.shr_u
@@ -756,7 +712,7 @@
         i32.const 16777216 ;; RAW
         i32.and
         local.set $raw
-        local.get $k0
+        local.get $key
         local.get $bit0
         i32.const 3
         i32.shr_u
@@ -794,7 +750,7 @@
         local.get $a0
         i32.add
         local.set $bit0
-        local.get $k0
+        local.get $key
         local.get $bit0
         i32.const 3
         i32.shr_u
@@ -832,7 +788,7 @@
         local.get $a1
         i32.add
         local.set $bit0
-        local.get $k0
+        local.get $key
         local.get $bit0
         i32.const 3
         i32.shr_u
@@ -985,18 +941,6 @@
       i32.const 2
       i32.shl
       local.set $e
-      local.get $k0
-      local.get $base0
-      i32.const 3
-      i32.shr_u
-      i32.add
-      local.set $base0
-      local.get $k1
-      local.get $base1
-      i32.const 3
-      i32.shr_u
-      i32.add
-      local.set $base1
       local.get $clip
       i32.load offset=40 align=1 ;; KERNEL_CLIP.LANE_ROWS
       local.set $row
@@ -1015,7 +959,7 @@
       local.set $kmul1
       ;; The lane pass: fills planes K0 and K1 (and the dropped components) of every quad from the
       ;; lane rows (KERNEL_LANES) of the keys' segments, for keys starting at bit sub0 of byte
-      ;; base0 and bit sub1 of byte base1, four rotations at a time. Each component is offset
+      ;; key and bit sub1 of byte key1, four rotations at a time. Each component is offset
       ;; + q · step in float64, rounded to float32, as readWindows computes it, so the planes
       ;; hold what the first pass would park there, to the bit. Key 1 is read only for two keys; its segment's
       ;; parameters only when it is another segment.
@@ -1100,24 +1044,24 @@
         i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
         f64x2.promote_low_f32x4
         local.set $lstepHi
-        local.get $base0
+        local.get $key
         local.get $a0
         i32.add
         v128.load32_zero align=1
         local.set $lv
-        local.get $base0
+        local.get $key
         local.get $a1
         i32.add
         local.get $lv
         v128.load32_lane align=1 1
         local.set $lv
-        local.get $base0
+        local.get $key
         local.get $a2
         i32.add
         local.get $lv
         v128.load32_lane align=1 2
         local.set $lv
-        local.get $base0
+        local.get $key
         local.get $sum
         i32.add
         local.get $lv
@@ -1220,24 +1164,24 @@
             f64x2.promote_low_f32x4
             local.set $lstepHi
           end
-          local.get $base1
+          local.get $key1
           local.get $a0
           i32.add
           v128.load32_zero align=1
           local.set $lv
-          local.get $base1
+          local.get $key1
           local.get $a1
           i32.add
           local.get $lv
           v128.load32_lane align=1 1
           local.set $lv
-          local.get $base1
+          local.get $key1
           local.get $a2
           i32.add
           local.get $lv
           v128.load32_lane align=1 2
           local.set $lv
-          local.get $base1
+          local.get $key1
           local.get $sum
           i32.add
           local.get $lv
@@ -1338,24 +1282,24 @@
         i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
         f64x2.promote_low_f32x4
         local.set $lstepHi
-        local.get $base0
+        local.get $key
         local.get $a0
         i32.add
         v128.load32_zero align=1
         local.set $lv
-        local.get $base0
+        local.get $key
         local.get $a1
         i32.add
         local.get $lv
         v128.load32_lane align=1 1
         local.set $lv
-        local.get $base0
+        local.get $key
         local.get $a2
         i32.add
         local.get $lv
         v128.load32_lane align=1 2
         local.set $lv
-        local.get $base0
+        local.get $key
         local.get $sum
         i32.add
         local.get $lv
@@ -1458,24 +1402,24 @@
             f64x2.promote_low_f32x4
             local.set $lstepHi
           end
-          local.get $base1
+          local.get $key1
           local.get $a0
           i32.add
           v128.load32_zero align=1
           local.set $lv
-          local.get $base1
+          local.get $key1
           local.get $a1
           i32.add
           local.get $lv
           v128.load32_lane align=1 1
           local.set $lv
-          local.get $base1
+          local.get $key1
           local.get $a2
           i32.add
           local.get $lv
           v128.load32_lane align=1 2
           local.set $lv
-          local.get $base1
+          local.get $key1
           local.get $sum
           i32.add
           local.get $lv
@@ -1576,24 +1520,24 @@
         i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
         f64x2.promote_low_f32x4
         local.set $lstepHi
-        local.get $base0
+        local.get $key
         local.get $a0
         i32.add
         v128.load32_zero align=1
         local.set $lv
-        local.get $base0
+        local.get $key
         local.get $a1
         i32.add
         local.get $lv
         v128.load32_lane align=1 1
         local.set $lv
-        local.get $base0
+        local.get $key
         local.get $a2
         i32.add
         local.get $lv
         v128.load32_lane align=1 2
         local.set $lv
-        local.get $base0
+        local.get $key
         local.get $sum
         i32.add
         local.get $lv
@@ -1696,24 +1640,24 @@
             f64x2.promote_low_f32x4
             local.set $lstepHi
           end
-          local.get $base1
+          local.get $key1
           local.get $a0
           i32.add
           v128.load32_zero align=1
           local.set $lv
-          local.get $base1
+          local.get $key1
           local.get $a1
           i32.add
           local.get $lv
           v128.load32_lane align=1 1
           local.set $lv
-          local.get $base1
+          local.get $key1
           local.get $a2
           i32.add
           local.get $lv
           v128.load32_lane align=1 2
           local.set $lv
-          local.get $base1
+          local.get $key1
           local.get $sum
           i32.add
           local.get $lv
