@@ -256,8 +256,9 @@
     local.get $key1Is
     i32.eqz
     local.set $single
-    ;; r0: key 0's first record (key 1's is as far from it as their segments' headers); a1 keeps the bytes a key's fields span (and the 8 a field read may pass), a0 those of
-    ;; both keys when key 1 is the next, for the early loads.
+    ;; r0: key 0's first record (key 1's is as far from it as their segments' headers); a1
+    ;; keeps the bytes a key's fields span (and the 8 a field read may pass), a0 those of both
+    ;; keys when key 1 is the next, for the early loads.
     local.get $h0
     i32.const 32
     i32.add
@@ -937,10 +938,6 @@
     ;; Then, with lane rows, the rotations, four at a time from the keys' first bits.
     local.get $lanes
     if  ;; label = @1
-      local.get $lanes
-      i32.const 2
-      i32.shl
-      local.set $e
       local.get $clip
       i32.load offset=40 align=1 ;; KERNEL_CLIP.LANE_ROWS
       local.set $row
