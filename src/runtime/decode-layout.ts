@@ -109,10 +109,11 @@ export const enum KERNEL_QUAD {
  * kernel reads each component with the same code), four lanes each: the dequantisation
  * offsets (float32, OFFSET) and steps (STEP), and, for a key starting on a byte, the byte of
  * the key the field starts in (u16, BYTE), the field's width w (u8, WIDTH) and 2^(7 − its
- * first bit within that byte) (u8, WIDTH + 4); then the dropped components (u8, DROP). So, for a key starting at bit s of
- * its first byte, a lane's field is four bytes read from its byte, times 2^(7 − first bit)
- * and 2^(7 − s), shifted right by 14 and masked to w bits (w ≤ {@link LANE_MAX_BITS}): the
- * lane pass reads four rotations per vector, shifting them all by a constant.
+ * first bit within that byte) (u8, WIDTH + 4); then the dropped components (u8, DROP). So,
+ * for a key starting at bit s of its first byte, a lane's field is four bytes read from its
+ * byte, times 2^(7 − first bit) and 2^(7 − s), shifted right by 14 and masked to w bits (w ≤
+ * {@link LANE_MAX_BITS}): the lane pass reads four rotations per vector, shifting them all
+ * by a constant.
  */
 // biome-ignore lint/suspicious/noConstEnum: see the file's comment
 export const enum KERNEL_LANES {
@@ -149,8 +150,8 @@ export const KERNEL_MASKS = SCRATCH_BYTES - 256;
  * Bytes of each of the scratch's eleven planes, four per rotation: rotation i's stored
  * components of key 0 at byte 4 · i of planes 0..2 and its dropped component at 3, key 1's
  * at 4..6 and 7; each key's rebuilt quaternion overwrites its four (key 0's x, y, z, w in
- * planes 0..3, key 1's in 4..7), and the slerp passes sign, u and theta²,
- * then the two weights, in planes 8..10. A quad's four lanes of each are one 16-byte vector.
+ * planes 0..3, key 1's in 4..7), and the slerp passes sign, theta² and u, then the two
+ * weights, in planes 8..10. A quad's four lanes of each are one 16-byte vector.
  */
 export const PLANE_BYTES = 16 * Math.floor(KERNEL_MASKS / (11 * 16));
 /** Most animated rotations a clip decoded by the kernel may have (the planes hold one each). */

@@ -1,6 +1,7 @@
 ;; The WebAssembly SIMD kernel: the whole-pose decode of sampler.ts ($decode); for crowds,
 ;; kernel-world.wat's module follows it with the object-space walk. Assembled at build time
-;; by scripts/assemble-kernel.mjs (wabt) into src/runtime/kernel-wasm.ts.
+;; by scripts/assemble-kernel.mjs (wabt, then binaryen's coalesce-locals) into
+;; src/runtime/kernel-wasm.ts.
 ;;
 ;; It performs the TypeScript decoder's operations in the same order, lane by lane: a first
 ;; pass reads every track's keys (float64); where lane rows replace the rotations' records
@@ -17,8 +18,8 @@
 ;;     36 LANE_ROTATIONS, 40 LANE_ROWS, 44 SEGMENTS, 48 SEGMENT_BYTES.
 ;;   TABLE track records (32 bytes): meta at 0 (pose offset: low 20 bits, 0xfffff; kind at
 ;;     bit 20; STEP 0x400000; RAW 0x1000000), bits at 4, then (offset, step) float32 pairs at
-;;     8, 16, 24. A segment header is a record whose word 2 (byte 8)
-;;     is 1 when every rotation drops w.
+;;     8, 16, 24. A segment header is a record whose word 2 (byte 8) is 1 when every
+;;     rotation drops w.
 ;;   KERNEL_KEY1, in $head's low two bits: 0 SAME, 1 NEXT, 2 NEXT_SEGMENT, 3 FIRST (bits 2..4:
 ;;     key 0's first bit within its first byte).
 ;;   KERNEL_QUAD rows (96 bytes): REFS 0 (x, y, z, w vectors), STEP 64, POSE 80.
@@ -26,7 +27,8 @@
 ;;     COMPONENT 48 · c; DROP 144.
 ;;   The scratch, at address 0: eleven planes of PLANE_BYTES = 11888 bytes (plane p at
 ;;     p · 11888: K0 0..2 and DROP0 3, key 0's stored components and dropped index, rebuilt
-;;     in place as Q0 0..3; K1 4..6 and DROP1 7, key 1's, as Q1 4..7; SIGN 8..10), KERNEL_MASKS 130816 ((1 << w) − 1 for w = 0..32), KERNEL_OWNER 131040,
+;;     in place as Q0 0..3; K1 4..6 and DROP1 7, key 1's, as Q1 4..7; SIGN 8..10),
+;;     KERNEL_MASKS 130816 ((1 << w) − 1 for w = 0..32), KERNEL_OWNER 131040,
 ;;     KERNEL_SINK 131056; the staging pose at KERNEL_STAGING 131072 (identity pattern of
 ;;     20 floats, shared/pose-layout.ts); kernel-world.wat's float64 matrices at KERNEL_WORLD 196608
 ;;     (96 bytes a bone) and its floats at KERNEL_WORLD_OUT 294912 (48 or 64 bytes a bone).
