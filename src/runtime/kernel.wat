@@ -545,7 +545,9 @@
         local.set $skip
         ;; Each field: the 64 bits from its first byte, shifted to its first bit and masked to its
         ;; width by the scratch's table (the low 32 bits sampler.ts joins from two words); a raw
-        ;; field's float32, or offset + q · step. The key's cursor moves past it. Key 1's record is
+        ;; field's float32, or offset + q · step (q converted as signed, one instruction fewer
+        ;; than unsigned: a quantised field has at most MAX_QUANTIZED_BITS = 24 bits). The key's
+        ;; cursor moves past it. Key 1's record is
         ;; as far from key 0's as their segments' headers (the one loop cursor is r0).
         local.get $r0
         local.get $h1
@@ -602,7 +604,7 @@
         f32.load offset=8 align=1
         f64.promote_f32
         local.get $q
-        f64.convert_i32_u
+        f64.convert_i32_s
         local.get $rec
         f32.load offset=12 align=1
         f64.promote_f32
@@ -640,7 +642,7 @@
         f32.load offset=16 align=1
         f64.promote_f32
         local.get $q
-        f64.convert_i32_u
+        f64.convert_i32_s
         local.get $rec
         f32.load offset=20 align=1
         f64.promote_f32
@@ -678,7 +680,7 @@
         f32.load offset=24 align=1
         f64.promote_f32
         local.get $q
-        f64.convert_i32_u
+        f64.convert_i32_s
         local.get $rec
         f32.load offset=28 align=1
         f64.promote_f32
@@ -740,7 +742,7 @@
         f32.load offset=8 align=1
         f64.promote_f32
         local.get $q
-        f64.convert_i32_u
+        f64.convert_i32_s
         local.get $r0
         f32.load offset=12 align=1
         f64.promote_f32
@@ -778,7 +780,7 @@
         f32.load offset=16 align=1
         f64.promote_f32
         local.get $q
-        f64.convert_i32_u
+        f64.convert_i32_s
         local.get $r0
         f32.load offset=20 align=1
         f64.promote_f32
@@ -816,7 +818,7 @@
         f32.load offset=24 align=1
         f64.promote_f32
         local.get $q
-        f64.convert_i32_u
+        f64.convert_i32_s
         local.get $r0
         f32.load offset=28 align=1
         f64.promote_f32
