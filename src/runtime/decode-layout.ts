@@ -11,9 +11,8 @@
 /**
  * The decode buffer's records, in 32-bit words. A track record is
  * [meta, bits, offset0, step0, offset1, step1, offset2, step2]: `meta` holds the pose
- * offset (low {@link TABLE.POSE_BITS} bits), the kind, the STEP flag, whether the
- * components are raw floats, and WINDOW for a quantised track whose three fields fit one
- * 64-bit read ({@link WINDOW_BITS}); `bits` holds the bits of the three stored components (a byte
+ * offset (low {@link TABLE.POSE_BITS} bits), the kind, the STEP flag and whether the
+ * components are raw floats; `bits` holds the bits of the three stored components (a byte
  * each) and the dropped component (top byte); a segment constant (rate 0) has 0 bits and
  * step 0. A segment header record is [where its packed keys are, bits per key, 1 when
  * every animated rotation of the segment drops w (else 0), 0 × 5]: the u32 index of the
@@ -29,11 +28,7 @@ export const enum TABLE {
   KIND_SHIFT = 20,
   STEP = 1 << 22,
   RAW = 1 << 24,
-  WINDOW = 1 << 25,
 }
-
-/** Bits a 64-bit read from a field's first byte always holds (64 − 7). */
-export const WINDOW_BITS = 57;
 
 /**
  * A clip's kernel record, thirteen 32-bit words: the bytes a key's fields span from its
@@ -110,21 +105,23 @@ export const enum KERNEL_QUAD {
  * kernel decodes unless a segment stores a rotation's raw floats), its rotations are not in
  * the records: each segment has, after the records of the other tracks and their fields'
  * first bits in a key, one row of {@link KERNEL_LANES.BYTES} bytes per four rotations
- * (rotation i in lane i & 3 of row i >> 2). Per stored component c, four lanes each: the
- * dequantisation offsets (float32, OFFSET + 16 · c) and steps (STEP + 16 · c), and, for a
- * key starting on a byte, the byte of the key the field starts in (u16, BYTE + 8 · c), the
- * field's width w (u8, WIDTH + 8 · c) and 2^(7 − its first bit within that byte) (u8, WIDTH +
- * 8 · c + 4); then the dropped components (u8, DROP). So, for a key starting at bit s of
- * its first byte, a lane's field is four bytes read from its byte, times 2^(7 − first bit)
- * and 2^(7 − s), shifted right by 14 and masked to w bits (w ≤ {@link LANE_MAX_BITS}): the
- * lane pass reads four rotations per vector, shifting them all by a constant.
+ * (rotation i in lane i & 3 of row i >> 2). Per stored component c, at COMPONENT · c (so the
+ * kernel reads each component with the same code), four lanes each: the dequantisation
+ * offsets (float32, OFFSET) and steps (STEP), and, for a key starting on a byte, the byte of
+ * the key the field starts in (u16, BYTE), the field's width w (u8, WIDTH) and 2^(7 − its
+ * first bit within that byte) (u8, WIDTH + 4); then the dropped components (u8, DROP). So,
+ * for a key starting at bit s of its first byte, a lane's field is four bytes read from its
+ * byte, times 2^(7 − first bit) and 2^(7 − s), shifted right by 14 and masked to w bits (w ≤
+ * {@link LANE_MAX_BITS}): the lane pass reads four rotations per vector, shifting them all
+ * by a constant.
  */
 // biome-ignore lint/suspicious/noConstEnum: see the file's comment
 export const enum KERNEL_LANES {
   OFFSET = 0,
-  STEP = 48,
-  BYTE = 96,
-  WIDTH = 120,
+  STEP = 16,
+  BYTE = 32,
+  WIDTH = 40,
+  COMPONENT = 48,
   DROP = 144,
   BYTES = 160,
 }
@@ -151,10 +148,10 @@ export const KERNEL_OWNER = SCRATCH_BYTES - 32;
 export const KERNEL_MASKS = SCRATCH_BYTES - 256;
 /**
  * Bytes of each of the scratch's eleven planes, four per rotation: rotation i's stored
- * components of key 0 at byte 4 · i of planes 0..2, of key 1 at 3..5, each key's dropped
- * component at 6 and 7; the steps after overwrite them with the rebuilt quaternions (key
- * 0's x, y, z, w in planes 0..3, key 1's in 4..7), and the slerp passes sign, u and theta²,
- * then the two weights, in planes 8..10. A quad's four lanes of each are one 16-byte vector.
+ * components of key 0 at byte 4 · i of planes 0..2 and its dropped component at 3, key 1's
+ * at 4..6 and 7; each key's rebuilt quaternion overwrites its four (key 0's x, y, z, w in
+ * planes 0..3, key 1's in 4..7), and the slerp passes sign, theta² and u, then the two
+ * weights, in planes 8..10. A quad's four lanes of each are one 16-byte vector.
  */
 export const PLANE_BYTES = 16 * Math.floor(KERNEL_MASKS / (11 * 16));
 /** Most animated rotations a clip decoded by the kernel may have (the planes hold one each). */

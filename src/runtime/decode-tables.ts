@@ -25,7 +25,6 @@ import {
   KERNEL_WORLD_OUT,
   LANE_MAX_BITS,
   TABLE,
-  WINDOW_BITS,
 } from './decode-layout.js';
 import type { KernelDecode, KernelPlace, KernelWorld } from './wasm-kernel.js';
 import type { AnimatedTracks, Segments } from './clip-reader.js';
@@ -437,11 +436,12 @@ function writeLaneSegment(
         lane = rotation & 3;
       let at = bit;
       for (let c = 0; c < 3; c++) {
-        view.setFloat32(row + KERNEL_LANES.OFFSET + 16 * c + 4 * lane, f32[rec + 2 + 2 * c], true);
-        view.setFloat32(row + KERNEL_LANES.STEP + 16 * c + 4 * lane, f32[rec + 3 + 2 * c], true);
-        view.setUint16(row + KERNEL_LANES.BYTE + 8 * c + 2 * lane, at >>> 3, true);
-        view.setUint8(row + KERNEL_LANES.WIDTH + 8 * c + lane, widths[c]);
-        view.setUint8(row + KERNEL_LANES.WIDTH + 8 * c + 4 + lane, 128 >> (at & 7));
+        const part = row + KERNEL_LANES.COMPONENT * c;
+        view.setFloat32(part + KERNEL_LANES.OFFSET + 4 * lane, f32[rec + 2 + 2 * c], true);
+        view.setFloat32(part + KERNEL_LANES.STEP + 4 * lane, f32[rec + 3 + 2 * c], true);
+        view.setUint16(part + KERNEL_LANES.BYTE + 2 * lane, at >>> 3, true);
+        view.setUint8(part + KERNEL_LANES.WIDTH + lane, widths[c]);
+        view.setUint8(part + KERNEL_LANES.WIDTH + 4 + lane, 128 >> (at & 7));
         at += widths[c];
       }
       view.setUint8(row + KERNEL_LANES.DROP + lane, bits >>> 24);
@@ -485,7 +485,6 @@ export function writeSegmentRecords(
     const cb = (s * animated + j) * ANIMATED_COMPONENTS;
     let meta = animBoneOffset[j] | (kind << TABLE.KIND_SHIFT) | (animStep[j] ? TABLE.STEP : 0);
     if (rate === RAW_BITS) meta |= TABLE.RAW;
-    else if (compBits[cb] + compBits[cb + 1] + compBits[cb + 2] <= WINDOW_BITS) meta |= TABLE.WINDOW;
     i32[at] = meta;
     i32[at + 1] =
       compBits[cb] |

@@ -1,6 +1,7 @@
 ;; The WebAssembly SIMD kernel: the whole-pose decode of sampler.ts ($decode); for crowds,
 ;; kernel-world.wat's module follows it with the object-space walk. Assembled at build time
-;; by scripts/assemble-kernel.mjs (wabt) into src/runtime/kernel-wasm.ts.
+;; by scripts/assemble-kernel.mjs (wabt, then binaryen's coalesce-locals) into
+;; src/runtime/kernel-wasm.ts.
 ;;
 ;; It performs the TypeScript decoder's operations in the same order, lane by lane: a first
 ;; pass reads every track's keys (float64); where lane rows replace the rotations' records
@@ -16,16 +17,18 @@
 ;;     12 RECORDS_BYTES, 16 COUNT, 20 STEPS, 24 CLIP_BYTES, 28 POSE_BYTES, 32 WINDOW_COUNT,
 ;;     36 LANE_ROTATIONS, 40 LANE_ROWS, 44 SEGMENTS, 48 SEGMENT_BYTES.
 ;;   TABLE track records (32 bytes): meta at 0 (pose offset: low 20 bits, 0xfffff; kind at
-;;     bit 20; STEP 0x400000; RAW 0x1000000; WINDOW 0x2000000), bits at 4, then (offset,
-;;     step) float32 pairs at 8, 16, 24. A segment header is a record whose word 2 (byte 8)
-;;     is 1 when every rotation drops w.
+;;     bit 20; STEP 0x400000; RAW 0x1000000), bits at 4, then (offset, step) float32 pairs at
+;;     8, 16, 24. A segment header is a record whose word 2 (byte 8) is 1 when every
+;;     rotation drops w.
 ;;   KERNEL_KEY1, in $head's low two bits: 0 SAME, 1 NEXT, 2 NEXT_SEGMENT, 3 FIRST (bits 2..4:
 ;;     key 0's first bit within its first byte).
 ;;   KERNEL_QUAD rows (96 bytes): REFS 0 (x, y, z, w vectors), STEP 64, POSE 80.
-;;   KERNEL_LANES rows (160 bytes): OFFSET 0, STEP 48, BYTE 96, WIDTH 120, DROP 144.
+;;   KERNEL_LANES rows (160 bytes): component c's OFFSET 0, STEP 16, BYTE 32, WIDTH 40 from
+;;     COMPONENT 48 · c; DROP 144.
 ;;   The scratch, at address 0: eleven planes of PLANE_BYTES = 11888 bytes (plane p at
-;;     p · 11888: C 0..2, G 3..5, DROP0 6, DROP1 7, then reused as Q0 0..3, Q1 4..7, SIGN
-;;     8..10), KERNEL_MASKS 130816 ((1 << w) − 1 for w = 0..32), KERNEL_OWNER 131040,
+;;     p · 11888: K0 0..2 and DROP0 3, key 0's stored components and dropped index, rebuilt
+;;     in place as Q0 0..3; K1 4..6 and DROP1 7, key 1's, as Q1 4..7; SIGN 8..10),
+;;     KERNEL_MASKS 130816 ((1 << w) − 1 for w = 0..32), KERNEL_OWNER 131040,
 ;;     KERNEL_SINK 131056; the staging pose at KERNEL_STAGING 131072 (identity pattern of
 ;;     20 floats, shared/pose-layout.ts); kernel-world.wat's float64 matrices at KERNEL_WORLD 196608
 ;;     (96 bytes a bone) and its floats at KERNEL_WORLD_OUT 294912 (48 or 64 bytes a bone).
@@ -54,16 +57,11 @@
     (local $single i32)
     (local $e i32)
     (local $r0 i32)
-    (local $k0 i32)
-    (local $k1 i32)
     (local $bit0 i32)
     (local $bit1 i32)
     (local $meta i32)
     (local $skip i32)
     (local $rec i32)
-    (local $keys i32)
-    (local $pass i32)
-    (local $bits i32)
     (local $raw i32)
     (local $q i32)
     (local $bits0 i32)
@@ -77,18 +75,13 @@
     (local $rot i32)
     (local $el i32)
     (local $dropsW i32)
-    (local $shared i32)
-    (local $mask i32)
     (local $quad i32)
     (local $steps i32)
     (local $touched i32)
     (local $lanes i32)
     (local $list i32)
-    (local $base0 i32)
-    (local $base1 i32)
     (local $row i32)
-    (local $window i64)
-    (local $window1 i64)
+    (local $plane i32)
     (local $u f32)
     (local $t f32)
     (local $alpha32 f32)
@@ -99,8 +92,6 @@
     (local $g0 f64)
     (local $g1 f64)
     (local $g2 f64)
-    (local $offset f64)
-    (local $step f64)
     (local $v0 v128)
     (local $v1 v128)
     (local $v2 v128)
@@ -199,8 +190,7 @@
     ;; 1's (h1, key1, sub1) follow from where it is (KERNEL_KEY1): 0 SAME, key 0 itself; 1
     ;; NEXT, its segment's bits per key further; 2 NEXT_SEGMENT and 3 FIRST, the first key of
     ;; segment h1, at the byte address its header holds. Fields' bits count from each key's
-    ;; first byte; where the keys share a segment, both keys' from the first of the two in
-    ;; memory (one cursor, as the first pass reads such keys; wrap looping goes back).
+    ;; first byte.
     local.get $head
     i32.const 3
     i32.and
@@ -265,51 +255,12 @@
     i32.eqz
     select
     local.set $sub1
-    local.get $key
-    local.set $k0
-    local.get $key1
-    local.set $k1
     local.get $key1Is
     i32.eqz
     local.set $single
-    i32.const 0
-    local.set $e
-    local.get $sub0
-    local.set $bit0
-    local.get $sub1
-    local.set $bit1
-    local.get $h0
-    local.get $h1
-    i32.eq
-    if  ;; label = @1
-      local.get $key
-      local.get $key1
-      local.get $key
-      local.get $key1
-      i32.lt_u
-      select
-      local.tee $k0
-      local.set $k1
-      local.get $key
-      local.get $k0
-      i32.sub
-      i32.const 3
-      i32.shl
-      local.get $sub0
-      i32.add
-      local.set $bit0
-      local.get $key1
-      local.get $k0
-      i32.sub
-      i32.const 3
-      i32.shl
-      local.get $sub1
-      i32.add
-      local.set $bit1
-    end
-    ;; Key 1's record is found from key 0's cursor, in the rare path where the segments differ;
-    ;; a1 keeps the bytes a key's fields span (and the 8 a field read may pass), a0 those of
-    ;; both keys when key 1 is the next, for the early loads.
+    ;; r0: key 0's first record (key 1's is as far from it as their segments' headers); a1
+    ;; keeps the bytes a key's fields span (and the 8 a field read may pass), a0 those of both
+    ;; keys when key 1 is the next, for the early loads.
     local.get $h0
     i32.const 32
     i32.add
@@ -537,20 +488,12 @@
     i32.load offset=8 align=1
     i32.and
     local.set $dropsW
-    i32.const 0
-    local.get $h0
-    local.get $h1
-    i32.eq
-    local.get $single
-    i32.eqz
-    i32.and
-    i32.sub
-    local.set $shared
-    ;; With lane rows: the keys' first bits, and the other tracks' first bits in a key after their records.
-    local.get $bit0
-    local.set $base0
-    local.get $bit1
-    local.set $base1
+    ;; Each key's cursor: its first bit from its first byte (key and key1), or with lane rows
+    ;; the other tracks' first bits in a key after their records, from that.
+    local.get $sub0
+    local.set $bit0
+    local.get $sub1
+    local.set $bit1
     local.get $count
     i32.const 32
     i32.mul
@@ -566,12 +509,12 @@
       loop  ;; label = @2
         local.get $lanes
         if  ;; label = @3
-          local.get $base0
+          local.get $sub0
           local.get $list
           i32.load align=1
           i32.add
           local.set $bit0
-          local.get $base1
+          local.get $sub1
           local.get $list
           local.get $h1
           i32.add
@@ -585,14 +528,175 @@
           i32.add
           local.set $list
         end
+        ;; The track's meta word; rot: it is a rotation; skip: one key, or a STEP track, whose
+        ;; key 1 is key 0 (its fields are still read, and its cursor moves past them).
         local.get $r0
         i32.load align=1
-        local.set $meta
+        local.tee $meta
+        i32.const 3145728
+        i32.and
+        i32.eqz
+        local.set $rot
+        local.get $single
+        local.get $meta
+        i32.const 4194304 ;; STEP
+        i32.and
+        i32.or
+        local.set $skip
+        ;; Each field: the 64 bits from its first byte, shifted to its first bit and masked to its
+        ;; width by the scratch's table (the low 32 bits sampler.ts joins from two words); a raw
+        ;; field's float32, or offset + q · step (q converted as signed, one instruction fewer
+        ;; than unsigned: a quantised field has at most MAX_QUANTIZED_BITS = 24 bits). The key's
+        ;; cursor moves past it. Key 1's record is
+        ;; as far from key 0's as their segments' headers (the one loop cursor is r0).
+        local.get $r0
+        local.get $h1
+        i32.add
+        local.get $h0
+        i32.sub
+        local.set $rec
+        ;; Key 1 into g0..g2: widths a0..a2 from the bits word of its record (at rec), then each field.
+        local.get $rec
+        i32.load offset=4 align=1
+        local.tee $bits1
+        i32.const 255
+        i32.and
+        local.set $a0
+        local.get $bits1
+        i32.const 8
+        i32.shr_u
+        i32.const 255
+        i32.and
+        local.set $a1
+        local.get $bits1
+        i32.const 16
+        i32.shr_u
+        i32.const 255
+        i32.and
+        local.set $a2
+        local.get $rec
+        i32.load align=1
+        i32.const 16777216 ;; RAW
+        i32.and
+        local.set $raw
+        local.get $key1
+        local.get $bit1
+        i32.const 3
+        i32.shr_u
+        i32.add
+        i64.load align=1
+        local.get $bit1
+        i32.const 7
+        i32.and
+        i64.extend_i32_u
+        i64.shr_u
+        i32.wrap_i64
+        local.get $a0
+        i32.const 2
+        i32.shl
+        i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
+        i32.and
+        local.set $q
+        local.get $q
+        f32.reinterpret_i32
+        f64.promote_f32
+        local.get $rec
+        f32.load offset=8 align=1
+        f64.promote_f32
+        local.get $q
+        f64.convert_i32_s
+        local.get $rec
+        f32.load offset=12 align=1
+        f64.promote_f32
+        f64.mul
+        f64.add
+        local.get $raw
+        select
+        local.set $g0
+        local.get $bit1
+        local.get $a0
+        i32.add
+        local.set $bit1
+        local.get $key1
+        local.get $bit1
+        i32.const 3
+        i32.shr_u
+        i32.add
+        i64.load align=1
+        local.get $bit1
+        i32.const 7
+        i32.and
+        i64.extend_i32_u
+        i64.shr_u
+        i32.wrap_i64
+        local.get $a1
+        i32.const 2
+        i32.shl
+        i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
+        i32.and
+        local.set $q
+        local.get $q
+        f32.reinterpret_i32
+        f64.promote_f32
+        local.get $rec
+        f32.load offset=16 align=1
+        f64.promote_f32
+        local.get $q
+        f64.convert_i32_s
+        local.get $rec
+        f32.load offset=20 align=1
+        f64.promote_f32
+        f64.mul
+        f64.add
+        local.get $raw
+        select
+        local.set $g1
+        local.get $bit1
+        local.get $a1
+        i32.add
+        local.set $bit1
+        local.get $key1
+        local.get $bit1
+        i32.const 3
+        i32.shr_u
+        i32.add
+        i64.load align=1
+        local.get $bit1
+        i32.const 7
+        i32.and
+        i64.extend_i32_u
+        i64.shr_u
+        i32.wrap_i64
+        local.get $a2
+        i32.const 2
+        i32.shl
+        i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
+        i32.and
+        local.set $q
+        local.get $q
+        f32.reinterpret_i32
+        f64.promote_f32
+        local.get $rec
+        f32.load offset=24 align=1
+        f64.promote_f32
+        local.get $q
+        f64.convert_i32_s
+        local.get $rec
+        f32.load offset=28 align=1
+        f64.promote_f32
+        f64.mul
+        f64.add
+        local.get $raw
+        select
+        local.set $g2
+        local.get $bit1
+        local.get $a2
+        i32.add
+        local.set $bit1
+        ;; Key 0 into c0..c2: widths a0..a2 from the bits word of its record (at r0), then each field.
         local.get $r0
         i32.load offset=4 align=1
-        local.set $bits0
-        ;; Splits the component bytes of a bits word (local) into a0..a2.
-        local.get $bits0
+        local.tee $bits0
         i32.const 255
         i32.and
         local.set $a0
@@ -608,594 +712,221 @@
         i32.const 255
         i32.and
         local.set $a2
+        local.get $r0
+        i32.load align=1
+        i32.const 16777216 ;; RAW
+        i32.and
+        local.set $raw
+        local.get $key
+        local.get $bit0
+        i32.const 3
+        i32.shr_u
+        i32.add
+        i64.load align=1
+        local.get $bit0
+        i32.const 7
+        i32.and
+        i64.extend_i32_u
+        i64.shr_u
+        i32.wrap_i64
         local.get $a0
+        i32.const 2
+        i32.shl
+        i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
+        i32.and
+        local.set $q
+        local.get $q
+        f32.reinterpret_i32
+        f64.promote_f32
+        local.get $r0
+        f32.load offset=8 align=1
+        f64.promote_f32
+        local.get $q
+        f64.convert_i32_s
+        local.get $r0
+        f32.load offset=12 align=1
+        f64.promote_f32
+        f64.mul
+        f64.add
+        local.get $raw
+        select
+        local.set $c0
+        local.get $bit0
+        local.get $a0
+        i32.add
+        local.set $bit0
+        local.get $key
+        local.get $bit0
+        i32.const 3
+        i32.shr_u
+        i32.add
+        i64.load align=1
+        local.get $bit0
+        i32.const 7
+        i32.and
+        i64.extend_i32_u
+        i64.shr_u
+        i32.wrap_i64
+        local.get $a1
+        i32.const 2
+        i32.shl
+        i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
+        i32.and
+        local.set $q
+        local.get $q
+        f32.reinterpret_i32
+        f64.promote_f32
+        local.get $r0
+        f32.load offset=16 align=1
+        f64.promote_f32
+        local.get $q
+        f64.convert_i32_s
+        local.get $r0
+        f32.load offset=20 align=1
+        f64.promote_f32
+        f64.mul
+        f64.add
+        local.get $raw
+        select
+        local.set $c1
+        local.get $bit0
         local.get $a1
         i32.add
+        local.set $bit0
+        local.get $key
+        local.get $bit0
+        i32.const 3
+        i32.shr_u
+        i32.add
+        i64.load align=1
+        local.get $bit0
+        i32.const 7
+        i32.and
+        i64.extend_i32_u
+        i64.shr_u
+        i32.wrap_i64
+        local.get $a2
+        i32.const 2
+        i32.shl
+        i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
+        i32.and
+        local.set $q
+        local.get $q
+        f32.reinterpret_i32
+        f64.promote_f32
+        local.get $r0
+        f32.load offset=24 align=1
+        f64.promote_f32
+        local.get $q
+        f64.convert_i32_s
+        local.get $r0
+        f32.load offset=28 align=1
+        f64.promote_f32
+        f64.mul
+        f64.add
+        local.get $raw
+        select
+        local.set $c2
+        local.get $bit0
         local.get $a2
         i32.add
-        local.set $sum
-        ;; rot = kind is rotation
-        local.get $meta
-        i32.const 3145728
-        i32.and
-        i32.const 0
-        i32.eq
-        local.set $rot
-        block  ;; label = @3
-          ;; Two keys of one segment (shared is all ones), not a STEP track, fields in one 64-bit
-          ;; window: one record, two windows.
-          local.get $shared
-          local.get $meta
-          i32.and
-          i32.const 37748736
-          i32.and
-          i32.const 33554432
-          i32.eq
-          if  ;; label = @4
-            ;; Reads the three stored components of each key of keys ([bit local, window local, output
-            ;; locals]) from one 64-bit window per key, at packed keys keyWords, for a record (rec)
-            ;; with the WINDOW flag: each component's offset, step and mask are read once for all the
-            ;; keys, each component is offset + q · step. Each key's bit local moves past its fields.
-            local.get $k0
-            local.get $bit0
-            i32.const 3
-            i32.shr_u
-            i32.add
-            i64.load align=1
-            local.get $bit0
-            i32.const 7
-            i32.and
-            i64.extend_i32_u
-            i64.shr_u
-            local.set $window
-            local.get $k0
-            local.get $bit1
-            i32.const 3
-            i32.shr_u
-            i32.add
-            i64.load align=1
-            local.get $bit1
-            i32.const 7
-            i32.and
-            i64.extend_i32_u
-            i64.shr_u
-            local.set $window1
-            local.get $r0
-            f32.load offset=8 align=1
-            f64.promote_f32
-            local.set $offset
-            local.get $r0
-            f32.load offset=12 align=1
-            f64.promote_f32
-            local.set $step
-            ;; (1 << width) − 1 from the scratch's table: no variable shift.
-            local.get $a0
-            i32.const 2
-            i32.shl
-            i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
-            local.set $mask
-            local.get $offset
-            local.get $window
-            i32.wrap_i64
-            local.get $mask
-            i32.and
-            f64.convert_i32_u
-            local.get $step
-            f64.mul
-            f64.add
-            local.set $c0
-            local.get $window
-            local.get $a0
-            i64.extend_i32_u
-            i64.shr_u
-            local.set $window
-            local.get $offset
-            local.get $window1
-            i32.wrap_i64
-            local.get $mask
-            i32.and
-            f64.convert_i32_u
-            local.get $step
-            f64.mul
-            f64.add
-            local.set $g0
-            local.get $window1
-            local.get $a0
-            i64.extend_i32_u
-            i64.shr_u
-            local.set $window1
-            local.get $r0
-            f32.load offset=16 align=1
-            f64.promote_f32
-            local.set $offset
-            local.get $r0
-            f32.load offset=20 align=1
-            f64.promote_f32
-            local.set $step
-            ;; (1 << width) − 1 from the scratch's table: no variable shift.
-            local.get $a1
-            i32.const 2
-            i32.shl
-            i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
-            local.set $mask
-            local.get $offset
-            local.get $window
-            i32.wrap_i64
-            local.get $mask
-            i32.and
-            f64.convert_i32_u
-            local.get $step
-            f64.mul
-            f64.add
-            local.set $c1
-            local.get $window
-            local.get $a1
-            i64.extend_i32_u
-            i64.shr_u
-            local.set $window
-            local.get $offset
-            local.get $window1
-            i32.wrap_i64
-            local.get $mask
-            i32.and
-            f64.convert_i32_u
-            local.get $step
-            f64.mul
-            f64.add
-            local.set $g1
-            local.get $window1
-            local.get $a1
-            i64.extend_i32_u
-            i64.shr_u
-            local.set $window1
-            local.get $r0
-            f32.load offset=24 align=1
-            f64.promote_f32
-            local.set $offset
-            local.get $r0
-            f32.load offset=28 align=1
-            f64.promote_f32
-            local.set $step
-            ;; (1 << width) − 1 from the scratch's table: no variable shift.
-            local.get $a2
-            i32.const 2
-            i32.shl
-            i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
-            local.set $mask
-            local.get $offset
-            local.get $window
-            i32.wrap_i64
-            local.get $mask
-            i32.and
-            f64.convert_i32_u
-            local.get $step
-            f64.mul
-            f64.add
-            local.set $c2
-            local.get $offset
-            local.get $window1
-            i32.wrap_i64
-            local.get $mask
-            i32.and
-            f64.convert_i32_u
-            local.get $step
-            f64.mul
-            f64.add
-            local.set $g2
-            local.get $bit0
-            local.get $sum
-            i32.add
-            local.set $bit0
-            local.get $bit1
-            local.get $sum
-            i32.add
-            local.set $bit1
-            local.get $rot
-            if  ;; label = @5
-              ;; Parks the rotation just read, rounded to float32, at rotation address e of the planes (key 1 = g with bits bits1); e moves on.
-              local.get $e
-              local.get $c0
-              f32.demote_f64
-              f32.store align=1
-              local.get $e
-              local.get $c1
-              f32.demote_f64
-              f32.store offset=11888 align=1 ;; plane C+1 / Q0+1
-              local.get $e
-              local.get $c2
-              f32.demote_f64
-              f32.store offset=23776 align=1 ;; plane C+2 / Q0+2
-              local.get $e
-              local.get $g0
-              f32.demote_f64
-              f32.store offset=35664 align=1 ;; plane G / Q0+3
-              local.get $e
-              local.get $g1
-              f32.demote_f64
-              f32.store offset=47552 align=1 ;; plane G+1 / Q1
-              local.get $e
-              local.get $g2
-              f32.demote_f64
-              f32.store offset=59440 align=1 ;; plane G+2 / Q1+1
-              ;; The dropped components, read only when a segment's rotations do not all drop w.
-              local.get $dropsW
-              i32.eqz
-              if  ;; label = @6
-                local.get $e
-                local.get $bits0
-                i32.const 24
-                i32.shr_u
-                i32.store offset=71328 align=1 ;; plane DROP0 / Q1+2
-                local.get $e
-                local.get $bits0
-                i32.const 24
-                i32.shr_u
-                i32.store offset=83216 align=1 ;; plane DROP1 / Q1+3
-              end
-              local.get $e
-              i32.const 4
-              i32.add
-              local.set $e
-            else
-              ;; Stores c + (g − c) · alpha of the f64 locals c, g at the pose offset as float32.
-              ;; Stores the three f64 values v pushes as float32 at the track's pose offset (o = out + 4 · pose offset).
-              local.get $meta
-              i32.const 1048575
-              i32.and
-              i32.const 2
-              i32.shl
-              i32.const 131072 ;; KERNEL_STAGING
-              i32.add
-              local.tee $o
-              local.get $c0
-              local.get $g0
-              local.get $c0
-              f64.sub
-              local.get $alpha
-              f64.mul
-              f64.add
-              f32.demote_f64
-              f32.store align=1
-              local.get $o
-              local.get $c1
-              local.get $g1
-              local.get $c1
-              f64.sub
-              local.get $alpha
-              f64.mul
-              f64.add
-              f32.demote_f64
-              f32.store offset=4 align=1
-              local.get $o
-              local.get $c2
-              local.get $g2
-              local.get $c2
-              f64.sub
-              local.get $alpha
-              f64.mul
-              f64.add
-              f32.demote_f64
-              f32.store offset=8 align=1
-            end
-            br 1 (;@3;)
-          end
-          ;; Otherwise key by key (record rec, packed keys keys, cursor at): key 1 into g0..g2
-          ;; (pass 1; for a STEP track only its bits are passed), then key 0 into c0..c2 (pass 0);
-          ;; then stored or parked. skip: one key, or a STEP track, whose key 1 is key 0.
-          local.get $single
-          local.get $meta
-          i32.const 4194304 ;; STEP
-          i32.and
-          i32.or
-          local.set $skip
-          ;; Key 1's record: as far from key 0's as their segments' headers (the one loop cursor is r0).
-          local.get $r0
-          local.get $h1
-          i32.add
-          local.get $h0
-          i32.sub
-          local.set $rec
-          local.get $k1
-          local.set $keys
-          local.get $bit1
-          local.set $at
-          ;; One key: key 1 is key 0 (the same record, keys and bit), so the one pass reads it.
-          local.get $single
+        local.set $bit0
+        local.get $rot
+        if  ;; label = @3
+          ;; Parks the rotation just read, rounded to float32, at rotation address e of the planes; e moves on.
+          local.get $e
+          local.get $c0
+          f32.demote_f64
+          f32.store align=1
+          local.get $e
+          local.get $c1
+          f32.demote_f64
+          f32.store offset=11888 align=1 ;; plane K0+1 / Q0+1
+          local.get $e
+          local.get $c2
+          f32.demote_f64
+          f32.store offset=23776 align=1 ;; plane K0+2 / Q0+2
+          local.get $e
+          local.get $g0
+          f32.demote_f64
+          f32.store offset=47552 align=1 ;; plane K1 / Q1
+          local.get $e
+          local.get $g1
+          f32.demote_f64
+          f32.store offset=59440 align=1 ;; plane K1+1 / Q1+1
+          local.get $e
+          local.get $g2
+          f32.demote_f64
+          f32.store offset=71328 align=1 ;; plane K1+2 / Q1+2
+          ;; The dropped components, read only when a segment's rotations do not all drop w.
+          local.get $dropsW
           i32.eqz
-          local.set $pass
-          loop  ;; label = @4
-            local.get $rec
-            i32.load offset=4 align=1
-            local.set $bits
-            ;; Splits the component bytes of the bits word into a0..a2.
-            local.get $bits
-            i32.const 255
-            i32.and
-            local.set $a0
-            local.get $bits
-            i32.const 8
+          if  ;; label = @4
+            local.get $e
+            local.get $bits0
+            i32.const 24
             i32.shr_u
-            i32.const 255
-            i32.and
-            local.set $a1
-            local.get $bits
-            i32.const 16
+            i32.store offset=35664 align=1 ;; plane DROP0 / Q0+3
+            local.get $e
+            local.get $bits1
+            i32.const 24
             i32.shr_u
-            i32.const 255
-            i32.and
-            local.set $a2
-            local.get $rec
-            i32.load align=1
-            i32.const 16777216 ;; RAW
-            i32.and
-            local.set $raw
-            local.get $pass
-            local.get $skip
-            i32.and
-            i32.eqz
-            if  ;; label = @5
-              ;; Each field: the 64 bits from its first byte, shifted to its first bit and masked to
-              ;; its width by the scratch's table (the low 32 bits sampler.ts joins from two words);
-              ;; a raw field's float32, or offset + q · step. The cursor at moves past it.
-              local.get $keys
-              local.get $at
-              i32.const 3
-              i32.shr_u
-              i32.add
-              i64.load align=1
-              local.get $at
-              i32.const 7
-              i32.and
-              i64.extend_i32_u
-              i64.shr_u
-              i32.wrap_i64
-              local.get $a0
-              i32.const 2
-              i32.shl
-              i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
-              i32.and
-              local.set $q
-              local.get $q
-              f32.reinterpret_i32
-              f64.promote_f32
-              local.get $rec
-              f32.load offset=8 align=1
-              f64.promote_f32
-              local.get $q
-              f64.convert_i32_u
-              local.get $rec
-              f32.load offset=12 align=1
-              f64.promote_f32
-              f64.mul
-              f64.add
-              local.get $raw
-              select
-              local.set $c0
-              local.get $at
-              local.get $a0
-              i32.add
-              local.set $at
-              local.get $keys
-              local.get $at
-              i32.const 3
-              i32.shr_u
-              i32.add
-              i64.load align=1
-              local.get $at
-              i32.const 7
-              i32.and
-              i64.extend_i32_u
-              i64.shr_u
-              i32.wrap_i64
-              local.get $a1
-              i32.const 2
-              i32.shl
-              i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
-              i32.and
-              local.set $q
-              local.get $q
-              f32.reinterpret_i32
-              f64.promote_f32
-              local.get $rec
-              f32.load offset=16 align=1
-              f64.promote_f32
-              local.get $q
-              f64.convert_i32_u
-              local.get $rec
-              f32.load offset=20 align=1
-              f64.promote_f32
-              f64.mul
-              f64.add
-              local.get $raw
-              select
-              local.set $c1
-              local.get $at
-              local.get $a1
-              i32.add
-              local.set $at
-              local.get $keys
-              local.get $at
-              i32.const 3
-              i32.shr_u
-              i32.add
-              i64.load align=1
-              local.get $at
-              i32.const 7
-              i32.and
-              i64.extend_i32_u
-              i64.shr_u
-              i32.wrap_i64
-              local.get $a2
-              i32.const 2
-              i32.shl
-              i32.load offset=130816 align=1 ;; KERNEL_MASKS + 4 · width
-              i32.and
-              local.set $q
-              local.get $q
-              f32.reinterpret_i32
-              f64.promote_f32
-              local.get $rec
-              f32.load offset=24 align=1
-              f64.promote_f32
-              local.get $q
-              f64.convert_i32_u
-              local.get $rec
-              f32.load offset=28 align=1
-              f64.promote_f32
-              f64.mul
-              f64.add
-              local.get $raw
-              select
-              local.set $c2
-            end
-            local.get $pass
-            if  ;; label = @5
-              ;; Key 1 read: kept, its cursor past its fields; then key 0.
-              local.get $c0
-              local.set $g0
-              local.get $c1
-              local.set $g1
-              local.get $c2
-              local.set $g2
-              local.get $bits
-              local.set $bits1
-              local.get $bit1
-              local.get $a0
-              i32.add
-              local.get $a1
-              i32.add
-              local.get $a2
-              i32.add
-              local.set $bit1
-              local.get $r0
-              local.set $rec
-              local.get $k0
-              local.set $keys
-              local.get $bit0
-              local.set $at
-              i32.const 0
-              local.set $pass
-              br 1 (;@4;)
-            end
+            i32.store offset=83216 align=1 ;; plane DROP1 / Q1+3
           end
-          local.get $at
-          local.get $a2
+          local.get $e
+          i32.const 4
           i32.add
-          local.tee $bit0
-          ;; One key: key 1's bit is key 0's.
-          local.get $bit1
-          local.get $single
-          select
-          local.set $bit1
-          ;; One key (or a STEP track): key 1 is key 0.
+          local.set $e
+        else
+          ;; Stores c + (g − c) · alpha (c alone when skip) at the track's pose offset as float32
+          ;; (o = out + 4 · pose offset).
+          local.get $meta
+          i32.const 1048575
+          i32.and
+          i32.const 2
+          i32.shl
+          i32.const 131072 ;; KERNEL_STAGING
+          i32.add
+          local.set $o
+          local.get $o
+          local.get $c0
+          local.get $c0
+          local.get $g0
+          local.get $c0
+          f64.sub
+          local.get $alpha
+          f64.mul
+          f64.add
           local.get $skip
-          if  ;; label = @4
-            local.get $c0
-            local.set $g0
-            local.get $c1
-            local.set $g1
-            local.get $c2
-            local.set $g2
-            local.get $bits
-            local.set $bits1
-          end
-          local.get $rot
-          if  ;; label = @4
-            ;; Parks the rotation just read, rounded to float32, at rotation address e of the planes; e moves on.
-            local.get $e
-            local.get $c0
-            f32.demote_f64
-            f32.store align=1
-            local.get $e
-            local.get $c1
-            f32.demote_f64
-            f32.store offset=11888 align=1 ;; plane C+1 / Q0+1
-            local.get $e
-            local.get $c2
-            f32.demote_f64
-            f32.store offset=23776 align=1 ;; plane C+2 / Q0+2
-            local.get $e
-            local.get $g0
-            f32.demote_f64
-            f32.store offset=35664 align=1 ;; plane G / Q0+3
-            local.get $e
-            local.get $g1
-            f32.demote_f64
-            f32.store offset=47552 align=1 ;; plane G+1 / Q1
-            local.get $e
-            local.get $g2
-            f32.demote_f64
-            f32.store offset=59440 align=1 ;; plane G+2 / Q1+1
-            ;; The dropped components, read only when a segment's rotations do not all drop w.
-            local.get $dropsW
-            i32.eqz
-            if  ;; label = @5
-              local.get $e
-              local.get $bits
-              i32.const 24
-              i32.shr_u
-              i32.store offset=71328 align=1 ;; plane DROP0 / Q1+2
-              local.get $e
-              local.get $bits1
-              i32.const 24
-              i32.shr_u
-              i32.store offset=83216 align=1 ;; plane DROP1 / Q1+3
-            end
-            local.get $e
-            i32.const 4
-            i32.add
-            local.set $e
-          else
-            ;; Stores c + (g − c) · alpha (c alone when skip) at the track's pose offset as float32
-            ;; (o = out + 4 · pose offset).
-            local.get $meta
-            i32.const 1048575
-            i32.and
-            i32.const 2
-            i32.shl
-            i32.const 131072 ;; KERNEL_STAGING
-            i32.add
-            local.set $o
-            local.get $o
-            local.get $c0
-            local.get $c0
-            local.get $g0
-            local.get $c0
-            f64.sub
-            local.get $alpha
-            f64.mul
-            f64.add
-            local.get $skip
-            select
-            f32.demote_f64
-            f32.store align=1
-            local.get $o
-            local.get $c1
-            local.get $c1
-            local.get $g1
-            local.get $c1
-            f64.sub
-            local.get $alpha
-            f64.mul
-            f64.add
-            local.get $skip
-            select
-            f32.demote_f64
-            f32.store offset=4 align=1
-            local.get $o
-            local.get $c2
-            local.get $c2
-            local.get $g2
-            local.get $c2
-            f64.sub
-            local.get $alpha
-            f64.mul
-            f64.add
-            local.get $skip
-            select
-            f32.demote_f64
-            f32.store offset=8 align=1
-          end
+          select
+          f32.demote_f64
+          f32.store align=1
+          local.get $o
+          local.get $c1
+          local.get $c1
+          local.get $g1
+          local.get $c1
+          f64.sub
+          local.get $alpha
+          f64.mul
+          f64.add
+          local.get $skip
+          select
+          f32.demote_f64
+          f32.store offset=4 align=1
+          local.get $o
+          local.get $c2
+          local.get $c2
+          local.get $g2
+          local.get $c2
+          f64.sub
+          local.get $alpha
+          f64.mul
+          f64.add
+          local.get $skip
+          select
+          f32.demote_f64
+          f32.store offset=8 align=1
         end
         local.get $r0
         i32.const 32
@@ -1211,22 +942,6 @@
     ;; Then, with lane rows, the rotations, four at a time from the keys' first bits.
     local.get $lanes
     if  ;; label = @1
-      local.get $lanes
-      i32.const 2
-      i32.shl
-      local.set $e
-      local.get $k0
-      local.get $base0
-      i32.const 3
-      i32.shr_u
-      i32.add
-      local.set $base0
-      local.get $k1
-      local.get $base1
-      i32.const 3
-      i32.shr_u
-      i32.add
-      local.set $base1
       local.get $clip
       i32.load offset=40 align=1 ;; KERNEL_CLIP.LANE_ROWS
       local.set $row
@@ -1243,15 +958,15 @@
       i32.shr_u
       i32x4.splat
       local.set $kmul1
-      ;; The lane pass: fills planes C and G (and the dropped components) of every quad from the
+      ;; The lane pass: fills planes K0 and K1 (and the dropped components) of every quad from the
       ;; lane rows (KERNEL_LANES) of the keys' segments, for keys starting at bit sub0 of byte
-      ;; base0 and bit sub1 of byte base1, four rotations at a time. Each component is offset
+      ;; key and bit sub1 of byte key1, four rotations at a time. Each component is offset
       ;; + q · step in float64, rounded to float32, as readWindows computes it, so the planes
       ;; hold what the first pass would park there, to the bit. Key 1 is read only for two keys; its segment's
       ;; parameters only when it is another segment.
       ;; Component c's four fields' bytes (into a0, a1, a2, sum), multipliers 2^(7 − first bit)
       ;; (bytes of the row) and masks 2^w − 1 (2^w built as a float32 exponent; plus 2^23, its
-      ;; bits are those of 2^23 plus 2^w, w ≤ LANE_MAX_BITS), offsets and steps, from the row at row.
+      ;; bits are those of 2^23 plus 2^w, w ≤ LANE_MAX_BITS), offsets and steps, from the row at quad.
       i32.const 127
       i32x4.splat
       local.set $i127
@@ -1277,26 +992,24 @@
       i32.and
       local.set $el
       loop  ;; label = @2
+        local.get $at
+        local.set $plane
+        ;; Component c (the same three times, c = 0, 1, 2): its part of key 0's row at quad, of key
+        ;; 1's at o (KERNEL_LANES + 48 · c); its planes at plane, key 1's four planes on.
         local.get $quad
-        local.get $h1
-        i32.add
-        local.get $h0
-        i32.sub
-        local.set $o
-        local.get $quad
-        i32.load16_u offset=96 align=1
+        i32.load16_u offset=32 align=1 ;; KERNEL_LANES.BYTE
         local.set $a0
         local.get $quad
-        i32.load16_u offset=98 align=1
+        i32.load16_u offset=34 align=1
         local.set $a1
         local.get $quad
-        i32.load16_u offset=100 align=1
+        i32.load16_u offset=36 align=1
         local.set $a2
         local.get $quad
-        i32.load16_u offset=102 align=1
+        i32.load16_u offset=38 align=1
         local.set $sum
         local.get $quad
-        v128.load64_zero offset=120 align=1
+        v128.load64_zero offset=40 align=1 ;; KERNEL_LANES.WIDTH
         i16x8.extend_low_i8x16_u
         local.tee $lv
         i32x4.extend_high_i16x8_u
@@ -1313,7 +1026,7 @@
         i32x4.sub
         local.set $lmask
         local.get $quad
-        v128.load align=1 ;; KERNEL_LANES.OFFSET + 16 · c
+        v128.load align=1 ;; KERNEL_LANES.OFFSET
         local.tee $lv
         f64x2.promote_low_f32x4
         local.set $loffLo
@@ -1323,7 +1036,7 @@
         f64x2.promote_low_f32x4
         local.set $loffHi
         local.get $quad
-        v128.load offset=48 align=1 ;; KERNEL_LANES.STEP + 16 · c
+        v128.load offset=16 align=1 ;; KERNEL_LANES.STEP
         local.tee $lv
         f64x2.promote_low_f32x4
         local.set $lstepLo
@@ -1332,24 +1045,24 @@
         i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
         f64x2.promote_low_f32x4
         local.set $lstepHi
-        local.get $base0
+        local.get $key
         local.get $a0
         i32.add
         v128.load32_zero align=1
         local.set $lv
-        local.get $base0
+        local.get $key
         local.get $a1
         i32.add
         local.get $lv
         v128.load32_lane align=1 1
         local.set $lv
-        local.get $base0
+        local.get $key
         local.get $a2
         i32.add
         local.get $lv
         v128.load32_lane align=1 2
         local.set $lv
-        local.get $base0
+        local.get $key
         local.get $sum
         i32.add
         local.get $lv
@@ -1385,11 +1098,11 @@
         f64x2.add
         f32x4.demote_f64x2_zero
         local.set $lhi
-        local.get $at
+        local.get $plane
         local.get $llo
         local.get $lhi
         i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.store align=1
+        v128.store align=1 ;; plane K0 + c / Q0 + c
         local.get $single
         i32.eqz
         if  ;; label = @3
@@ -1397,20 +1110,25 @@
           local.get $h1
           i32.ne
           if  ;; label = @4
-            local.get $o
-            i32.load16_u offset=96 align=1
+            local.get $quad
+            local.get $h1
+            i32.add
+            local.get $h0
+            i32.sub
+            local.tee $o
+            i32.load16_u offset=32 align=1 ;; KERNEL_LANES.BYTE
             local.set $a0
             local.get $o
-            i32.load16_u offset=98 align=1
+            i32.load16_u offset=34 align=1
             local.set $a1
             local.get $o
-            i32.load16_u offset=100 align=1
+            i32.load16_u offset=36 align=1
             local.set $a2
             local.get $o
-            i32.load16_u offset=102 align=1
+            i32.load16_u offset=38 align=1
             local.set $sum
             local.get $o
-            v128.load64_zero offset=120 align=1
+            v128.load64_zero offset=40 align=1 ;; KERNEL_LANES.WIDTH
             i16x8.extend_low_i8x16_u
             local.tee $lv
             i32x4.extend_high_i16x8_u
@@ -1437,7 +1155,7 @@
             f64x2.promote_low_f32x4
             local.set $loffHi
             local.get $o
-            v128.load offset=48 align=1
+            v128.load offset=16 align=1
             local.tee $lv
             f64x2.promote_low_f32x4
             local.set $lstepLo
@@ -1447,24 +1165,24 @@
             f64x2.promote_low_f32x4
             local.set $lstepHi
           end
-          local.get $base1
+          local.get $key1
           local.get $a0
           i32.add
           v128.load32_zero align=1
           local.set $lv
-          local.get $base1
+          local.get $key1
           local.get $a1
           i32.add
           local.get $lv
           v128.load32_lane align=1 1
           local.set $lv
-          local.get $base1
+          local.get $key1
           local.get $a2
           i32.add
           local.get $lv
           v128.load32_lane align=1 2
           local.set $lv
-          local.get $base1
+          local.get $key1
           local.get $sum
           i32.add
           local.get $lv
@@ -1500,26 +1218,36 @@
           f64x2.add
           f32x4.demote_f64x2_zero
           local.set $lhi
-          local.get $at
+          local.get $plane
           local.get $llo
           local.get $lhi
           i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-          v128.store offset=35664 align=1 ;; plane G / Q0+3
+          v128.store offset=47552 align=1 ;; plane K1 + c / Q1 + c
         end
         local.get $quad
-        i32.load16_u offset=104 align=1
+        i32.const 48
+        i32.add
+        local.set $quad
+        local.get $plane
+        i32.const 11888 ;; PLANE_BYTES
+        i32.add
+        local.set $plane
+        ;; Component c (the same three times, c = 0, 1, 2): its part of key 0's row at quad, of key
+        ;; 1's at o (KERNEL_LANES + 48 · c); its planes at plane, key 1's four planes on.
+        local.get $quad
+        i32.load16_u offset=32 align=1 ;; KERNEL_LANES.BYTE
         local.set $a0
         local.get $quad
-        i32.load16_u offset=106 align=1
+        i32.load16_u offset=34 align=1
         local.set $a1
         local.get $quad
-        i32.load16_u offset=108 align=1
+        i32.load16_u offset=36 align=1
         local.set $a2
         local.get $quad
-        i32.load16_u offset=110 align=1
+        i32.load16_u offset=38 align=1
         local.set $sum
         local.get $quad
-        v128.load64_zero offset=128 align=1
+        v128.load64_zero offset=40 align=1 ;; KERNEL_LANES.WIDTH
         i16x8.extend_low_i8x16_u
         local.tee $lv
         i32x4.extend_high_i16x8_u
@@ -1536,7 +1264,7 @@
         i32x4.sub
         local.set $lmask
         local.get $quad
-        v128.load offset=16 align=1 ;; KERNEL_LANES.OFFSET + 16 · c
+        v128.load align=1 ;; KERNEL_LANES.OFFSET
         local.tee $lv
         f64x2.promote_low_f32x4
         local.set $loffLo
@@ -1546,7 +1274,7 @@
         f64x2.promote_low_f32x4
         local.set $loffHi
         local.get $quad
-        v128.load offset=64 align=1 ;; KERNEL_LANES.STEP + 16 · c
+        v128.load offset=16 align=1 ;; KERNEL_LANES.STEP
         local.tee $lv
         f64x2.promote_low_f32x4
         local.set $lstepLo
@@ -1555,24 +1283,24 @@
         i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
         f64x2.promote_low_f32x4
         local.set $lstepHi
-        local.get $base0
+        local.get $key
         local.get $a0
         i32.add
         v128.load32_zero align=1
         local.set $lv
-        local.get $base0
+        local.get $key
         local.get $a1
         i32.add
         local.get $lv
         v128.load32_lane align=1 1
         local.set $lv
-        local.get $base0
+        local.get $key
         local.get $a2
         i32.add
         local.get $lv
         v128.load32_lane align=1 2
         local.set $lv
-        local.get $base0
+        local.get $key
         local.get $sum
         i32.add
         local.get $lv
@@ -1608,11 +1336,11 @@
         f64x2.add
         f32x4.demote_f64x2_zero
         local.set $lhi
-        local.get $at
+        local.get $plane
         local.get $llo
         local.get $lhi
         i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.store offset=11888 align=1 ;; plane C+1 / Q0+1
+        v128.store align=1 ;; plane K0 + c / Q0 + c
         local.get $single
         i32.eqz
         if  ;; label = @3
@@ -1620,20 +1348,25 @@
           local.get $h1
           i32.ne
           if  ;; label = @4
-            local.get $o
-            i32.load16_u offset=104 align=1
+            local.get $quad
+            local.get $h1
+            i32.add
+            local.get $h0
+            i32.sub
+            local.tee $o
+            i32.load16_u offset=32 align=1 ;; KERNEL_LANES.BYTE
             local.set $a0
             local.get $o
-            i32.load16_u offset=106 align=1
+            i32.load16_u offset=34 align=1
             local.set $a1
             local.get $o
-            i32.load16_u offset=108 align=1
+            i32.load16_u offset=36 align=1
             local.set $a2
             local.get $o
-            i32.load16_u offset=110 align=1
+            i32.load16_u offset=38 align=1
             local.set $sum
             local.get $o
-            v128.load64_zero offset=128 align=1
+            v128.load64_zero offset=40 align=1 ;; KERNEL_LANES.WIDTH
             i16x8.extend_low_i8x16_u
             local.tee $lv
             i32x4.extend_high_i16x8_u
@@ -1649,20 +1382,20 @@
             local.get $i2p23
             i32x4.sub
             local.set $lmask
+            local.get $o
+            v128.load align=1
+            local.tee $lv
+            f64x2.promote_low_f32x4
+            local.set $loffLo
+            local.get $lv
+            local.get $lv
+            i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
+            f64x2.promote_low_f32x4
+            local.set $loffHi
             local.get $o
             v128.load offset=16 align=1
             local.tee $lv
             f64x2.promote_low_f32x4
-            local.set $loffLo
-            local.get $lv
-            local.get $lv
-            i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
-            f64x2.promote_low_f32x4
-            local.set $loffHi
-            local.get $o
-            v128.load offset=64 align=1
-            local.tee $lv
-            f64x2.promote_low_f32x4
             local.set $lstepLo
             local.get $lv
             local.get $lv
@@ -1670,24 +1403,24 @@
             f64x2.promote_low_f32x4
             local.set $lstepHi
           end
-          local.get $base1
+          local.get $key1
           local.get $a0
           i32.add
           v128.load32_zero align=1
           local.set $lv
-          local.get $base1
+          local.get $key1
           local.get $a1
           i32.add
           local.get $lv
           v128.load32_lane align=1 1
           local.set $lv
-          local.get $base1
+          local.get $key1
           local.get $a2
           i32.add
           local.get $lv
           v128.load32_lane align=1 2
           local.set $lv
-          local.get $base1
+          local.get $key1
           local.get $sum
           i32.add
           local.get $lv
@@ -1723,26 +1456,36 @@
           f64x2.add
           f32x4.demote_f64x2_zero
           local.set $lhi
-          local.get $at
+          local.get $plane
           local.get $llo
           local.get $lhi
           i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-          v128.store offset=47552 align=1 ;; plane G+1 / Q1
+          v128.store offset=47552 align=1 ;; plane K1 + c / Q1 + c
         end
         local.get $quad
-        i32.load16_u offset=112 align=1
+        i32.const 48
+        i32.add
+        local.set $quad
+        local.get $plane
+        i32.const 11888 ;; PLANE_BYTES
+        i32.add
+        local.set $plane
+        ;; Component c (the same three times, c = 0, 1, 2): its part of key 0's row at quad, of key
+        ;; 1's at o (KERNEL_LANES + 48 · c); its planes at plane, key 1's four planes on.
+        local.get $quad
+        i32.load16_u offset=32 align=1 ;; KERNEL_LANES.BYTE
         local.set $a0
         local.get $quad
-        i32.load16_u offset=114 align=1
+        i32.load16_u offset=34 align=1
         local.set $a1
         local.get $quad
-        i32.load16_u offset=116 align=1
+        i32.load16_u offset=36 align=1
         local.set $a2
         local.get $quad
-        i32.load16_u offset=118 align=1
+        i32.load16_u offset=38 align=1
         local.set $sum
         local.get $quad
-        v128.load64_zero offset=136 align=1
+        v128.load64_zero offset=40 align=1 ;; KERNEL_LANES.WIDTH
         i16x8.extend_low_i8x16_u
         local.tee $lv
         i32x4.extend_high_i16x8_u
@@ -1759,7 +1502,7 @@
         i32x4.sub
         local.set $lmask
         local.get $quad
-        v128.load offset=32 align=1 ;; KERNEL_LANES.OFFSET + 16 · c
+        v128.load align=1 ;; KERNEL_LANES.OFFSET
         local.tee $lv
         f64x2.promote_low_f32x4
         local.set $loffLo
@@ -1769,7 +1512,7 @@
         f64x2.promote_low_f32x4
         local.set $loffHi
         local.get $quad
-        v128.load offset=80 align=1 ;; KERNEL_LANES.STEP + 16 · c
+        v128.load offset=16 align=1 ;; KERNEL_LANES.STEP
         local.tee $lv
         f64x2.promote_low_f32x4
         local.set $lstepLo
@@ -1778,24 +1521,24 @@
         i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15
         f64x2.promote_low_f32x4
         local.set $lstepHi
-        local.get $base0
+        local.get $key
         local.get $a0
         i32.add
         v128.load32_zero align=1
         local.set $lv
-        local.get $base0
+        local.get $key
         local.get $a1
         i32.add
         local.get $lv
         v128.load32_lane align=1 1
         local.set $lv
-        local.get $base0
+        local.get $key
         local.get $a2
         i32.add
         local.get $lv
         v128.load32_lane align=1 2
         local.set $lv
-        local.get $base0
+        local.get $key
         local.get $sum
         i32.add
         local.get $lv
@@ -1831,11 +1574,11 @@
         f64x2.add
         f32x4.demote_f64x2_zero
         local.set $lhi
-        local.get $at
+        local.get $plane
         local.get $llo
         local.get $lhi
         i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.store offset=23776 align=1 ;; plane C+2 / Q0+2
+        v128.store align=1 ;; plane K0 + c / Q0 + c
         local.get $single
         i32.eqz
         if  ;; label = @3
@@ -1843,20 +1586,25 @@
           local.get $h1
           i32.ne
           if  ;; label = @4
-            local.get $o
-            i32.load16_u offset=112 align=1
+            local.get $quad
+            local.get $h1
+            i32.add
+            local.get $h0
+            i32.sub
+            local.tee $o
+            i32.load16_u offset=32 align=1 ;; KERNEL_LANES.BYTE
             local.set $a0
             local.get $o
-            i32.load16_u offset=114 align=1
+            i32.load16_u offset=34 align=1
             local.set $a1
             local.get $o
-            i32.load16_u offset=116 align=1
+            i32.load16_u offset=36 align=1
             local.set $a2
             local.get $o
-            i32.load16_u offset=118 align=1
+            i32.load16_u offset=38 align=1
             local.set $sum
             local.get $o
-            v128.load64_zero offset=136 align=1
+            v128.load64_zero offset=40 align=1 ;; KERNEL_LANES.WIDTH
             i16x8.extend_low_i8x16_u
             local.tee $lv
             i32x4.extend_high_i16x8_u
@@ -1873,7 +1621,7 @@
             i32x4.sub
             local.set $lmask
             local.get $o
-            v128.load offset=32 align=1
+            v128.load align=1
             local.tee $lv
             f64x2.promote_low_f32x4
             local.set $loffLo
@@ -1883,7 +1631,7 @@
             f64x2.promote_low_f32x4
             local.set $loffHi
             local.get $o
-            v128.load offset=80 align=1
+            v128.load offset=16 align=1
             local.tee $lv
             f64x2.promote_low_f32x4
             local.set $lstepLo
@@ -1893,24 +1641,24 @@
             f64x2.promote_low_f32x4
             local.set $lstepHi
           end
-          local.get $base1
+          local.get $key1
           local.get $a0
           i32.add
           v128.load32_zero align=1
           local.set $lv
-          local.get $base1
+          local.get $key1
           local.get $a1
           i32.add
           local.get $lv
           v128.load32_lane align=1 1
           local.set $lv
-          local.get $base1
+          local.get $key1
           local.get $a2
           i32.add
           local.get $lv
           v128.load32_lane align=1 2
           local.set $lv
-          local.get $base1
+          local.get $key1
           local.get $sum
           i32.add
           local.get $lv
@@ -1946,30 +1694,43 @@
           f64x2.add
           f32x4.demote_f64x2_zero
           local.set $lhi
-          local.get $at
+          local.get $plane
           local.get $llo
           local.get $lhi
           i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-          v128.store offset=59440 align=1 ;; plane G+2 / Q1+1
+          v128.store offset=47552 align=1 ;; plane K1 + c / Q1 + c
         end
+        local.get $quad
+        i32.const 48
+        i32.add
+        local.set $quad
+        local.get $plane
+        i32.const 11888 ;; PLANE_BYTES
+        i32.add
+        local.set $plane
         local.get $dropsW
         i32.eqz
         if  ;; label = @3
           local.get $at
           local.get $quad
-          v128.load32_zero offset=144 align=1
+          v128.load32_zero align=1 ;; KERNEL_LANES.DROP
           i16x8.extend_low_i8x16_u
           i32x4.extend_low_i16x8_u
-          v128.store offset=71328 align=1 ;; plane DROP0 / Q1+2
+          v128.store offset=35664 align=1 ;; plane DROP0 / Q0+3
           local.get $at
-          local.get $o
-          v128.load32_zero offset=144 align=1
+          local.get $quad
+          local.get $h1
+          i32.add
+          local.get $h0
+          i32.sub
+          v128.load32_zero align=1 ;; key 1's
           i16x8.extend_low_i8x16_u
           i32x4.extend_low_i16x8_u
           v128.store offset=83216 align=1 ;; plane DROP1 / Q1+3
         end
+        ;; The next row, past the dropped components.
         local.get $quad
-        i32.const 160
+        i32.const 16
         i32.add
         local.set $quad
         local.get $at
@@ -1995,22 +1756,22 @@
         f32.store align=1
         local.get $e
         f32.const 0x0p+0 (;=0;)
-        f32.store offset=11888 align=1 ;; plane C+1 / Q0+1
+        f32.store offset=11888 align=1 ;; plane K0+1 / Q0+1
         local.get $e
         f32.const 0x0p+0 (;=0;)
-        f32.store offset=23776 align=1 ;; plane C+2 / Q0+2
+        f32.store offset=23776 align=1 ;; plane K0+2 / Q0+2
         local.get $e
         f32.const 0x0p+0 (;=0;)
-        f32.store offset=35664 align=1 ;; plane G / Q0+3
+        f32.store offset=47552 align=1 ;; plane K1 / Q1
         local.get $e
         f32.const 0x0p+0 (;=0;)
-        f32.store offset=47552 align=1 ;; plane G+1 / Q1
+        f32.store offset=59440 align=1 ;; plane K1+1 / Q1+1
         local.get $e
         f32.const 0x0p+0 (;=0;)
-        f32.store offset=59440 align=1 ;; plane G+2 / Q1+1
+        f32.store offset=71328 align=1 ;; plane K1+2 / Q1+2
         local.get $e
         i32.const 3
-        i32.store offset=71328 align=1 ;; plane DROP0 / Q1+2
+        i32.store offset=35664 align=1 ;; plane DROP0 / Q0+3
         local.get $e
         i32.const 3
         i32.store offset=83216 align=1 ;; plane DROP1 / Q1+3
@@ -2090,27 +1851,27 @@
     local.set $bb
     ;; Each step is its own loop over the quads, so the processor overlaps the quads' short
     ;; chains of dependent operations instead of waiting on one long chain per quad.
-    ;; Emits body once per quad, local at at its vectors' offset in the planes (16 · quad) and quad at its row of the quad table.
+    ;; Each key's rotations rebuilt in place, quad by quad: key 0's in planes 0..3, then (two
+    ;; keys) key 1's in planes 4..7, from their stored components (planes K0 and K1) and
+    ;; dropped indices (DROP0 and DROP1, the fourth plane of each), lane by lane
+    ;; emitRotation's first lines. el: the end of the current key's quads.
     i32.const 0
     local.set $at
-    local.get $quads
-    local.set $quad
+    local.get $e
+    local.set $el
     block  ;; label = @1
       local.get $e
       i32.eqz
       br_if 0 (;@1;)
       loop  ;; label = @2
-        ;; Rebuilds the dropped component of the stored components in planes first..first + 2
-        ;; (dropped indices in plane drop) of the quad at at, lane by lane emitRotation's first
-        ;; lines, into out (x, y, z, w).
         local.get $at
         v128.load align=1
         local.set $v0
         local.get $at
-        v128.load offset=11888 align=1 ;; plane C+1 / Q0+1
+        v128.load offset=11888 align=1 ;; plane K0+1 / Q0+1
         local.set $v1
         local.get $at
-        v128.load offset=23776 align=1 ;; plane C+2 / Q0+2
+        v128.load offset=23776 align=1 ;; plane K0+2 / Q0+2
         local.set $v2
         ;; t = 1 − c0² − c1² − c2², left to right; d = t > 0 ? √t : 0
         local.get $one
@@ -2134,20 +1895,16 @@
         f32x4.gt
         v128.bitselect
         local.set $vd
-        ;; Both keys' segments drop w from every rotation (nearly always): (c0, c1, c2, d).
+        ;; Both keys' segments drop w from every rotation (nearly always): (c0, c1, c2, d), the
+        ;; first three already in place.
         local.get $dropsW
         if  ;; label = @3
-          local.get $v0
-          local.set $x0
-          local.get $v1
-          local.set $y0
-          local.get $v2
-          local.set $z0
+          local.get $at
           local.get $vd
-          local.set $w0
+          v128.store offset=35664 align=1 ;; plane DROP0 / Q0+3
         else
           local.get $at
-          v128.load offset=71328 align=1 ;; plane DROP0 / Q1+2
+          v128.load offset=35664 align=1 ;; plane DROP0 / Q0+3
           local.tee $drops
           local.get $drop0
           i32x4.eq
@@ -2157,12 +1914,14 @@
           i32x4.eq
           local.set $m1
           ;; x = drop == 0 ? d : c0
+          local.get $at
           local.get $vd
           local.get $v0
           local.get $m0
           v128.bitselect
-          local.set $x0
+          v128.store align=1
           ;; y = drop == 0 ? c0 : drop == 1 ? d : c1
+          local.get $at
           local.get $v0
           local.get $vd
           local.get $v1
@@ -2170,8 +1929,9 @@
           v128.bitselect
           local.get $m0
           v128.bitselect
-          local.set $y0
+          v128.store offset=11888 align=1 ;; plane K0+1 / Q0+1
           ;; z = drop <= 1 ? c1 : drop == 2 ? d : c2
+          local.get $at
           local.get $v1
           local.get $vd
           local.get $v2
@@ -2183,148 +1943,40 @@
           local.get $m1
           v128.or
           v128.bitselect
-          local.set $z0
+          v128.store offset=23776 align=1 ;; plane K0+2 / Q0+2
           ;; w = drop == 3 ? d : c2
+          local.get $at
           local.get $vd
           local.get $v2
           local.get $drops
           local.get $drop3
           i32x4.eq
           v128.bitselect
-          local.set $w0
+          v128.store offset=35664 align=1 ;; plane DROP0 / Q0+3
         end
-        local.get $single
-        i32.eqz
-        if  ;; label = @3
-          ;; Rebuilds the dropped component of the stored components in planes first..first + 2
-          ;; (dropped indices in plane drop) of the quad at at, lane by lane emitRotation's first
-          ;; lines, into out (x, y, z, w).
-          local.get $at
-          v128.load offset=35664 align=1 ;; plane G / Q0+3
-          local.set $v0
-          local.get $at
-          v128.load offset=47552 align=1 ;; plane G+1 / Q1
-          local.set $v1
-          local.get $at
-          v128.load offset=59440 align=1 ;; plane G+2 / Q1+1
-          local.set $v2
-          ;; t = 1 − c0² − c1² − c2², left to right; d = t > 0 ? √t : 0
-          local.get $one
-          local.get $v0
-          local.get $v0
-          f32x4.mul
-          f32x4.sub
-          local.get $v1
-          local.get $v1
-          f32x4.mul
-          f32x4.sub
-          local.get $v2
-          local.get $v2
-          f32x4.mul
-          f32x4.sub
-          local.tee $vt
-          f32x4.sqrt
-          local.get $zero
-          local.get $vt
-          local.get $zero
-          f32x4.gt
-          v128.bitselect
-          local.set $vd
-          ;; Both keys' segments drop w from every rotation (nearly always): (c0, c1, c2, d).
-          local.get $dropsW
-          if  ;; label = @4
-            local.get $v0
-            local.set $x1
-            local.get $v1
-            local.set $y1
-            local.get $v2
-            local.set $z1
-            local.get $vd
-            local.set $w1
-          else
-            local.get $at
-            v128.load offset=83216 align=1 ;; plane DROP1 / Q1+3
-            local.tee $drops
-            local.get $drop0
-            i32x4.eq
-            local.set $m0
-            local.get $drops
-            local.get $drop1
-            i32x4.eq
-            local.set $m1
-            ;; x = drop == 0 ? d : c0
-            local.get $vd
-            local.get $v0
-            local.get $m0
-            v128.bitselect
-            local.set $x1
-            ;; y = drop == 0 ? c0 : drop == 1 ? d : c1
-            local.get $v0
-            local.get $vd
-            local.get $v1
-            local.get $m1
-            v128.bitselect
-            local.get $m0
-            v128.bitselect
-            local.set $y1
-            ;; z = drop <= 1 ? c1 : drop == 2 ? d : c2
-            local.get $v1
-            local.get $vd
-            local.get $v2
-            local.get $drops
-            local.get $drop2
-            i32x4.eq
-            v128.bitselect
-            local.get $m0
-            local.get $m1
-            v128.or
-            v128.bitselect
-            local.set $z1
-            ;; w = drop == 3 ? d : c2
-            local.get $vd
-            local.get $v2
-            local.get $drops
-            local.get $drop3
-            i32x4.eq
-            v128.bitselect
-            local.set $w1
-          end
-          local.get $at
-          local.get $x1
-          v128.store offset=47552 align=1 ;; plane G+1 / Q1
-          local.get $at
-          local.get $y1
-          v128.store offset=59440 align=1 ;; plane G+2 / Q1+1
-          local.get $at
-          local.get $z1
-          v128.store offset=71328 align=1 ;; plane DROP0 / Q1+2
-          local.get $at
-          local.get $w1
-          v128.store offset=83216 align=1 ;; plane DROP1 / Q1+3
-        end
-        local.get $at
-        local.get $x0
-        v128.store align=1
-        local.get $at
-        local.get $y0
-        v128.store offset=11888 align=1 ;; plane C+1 / Q0+1
-        local.get $at
-        local.get $z0
-        v128.store offset=23776 align=1 ;; plane C+2 / Q0+2
-        local.get $at
-        local.get $w0
-        v128.store offset=35664 align=1 ;; plane G / Q0+3
-        local.get $quad
-        i32.const 96
-        i32.add
-        local.set $quad
         local.get $at
         i32.const 16
         i32.add
         local.tee $at
-        local.get $e
+        local.get $el
         i32.ne
         br_if 0 (;@2;)
+        ;; Key 0's quads done: key 1's, four planes on, where there are two keys (once: el
+        ;; then moves on).
+        local.get $el
+        local.get $e
+        i32.eq
+        local.get $single
+        i32.eqz
+        i32.and
+        if  ;; label = @3
+          i32.const 47552 ;; plane K1
+          local.tee $at
+          local.get $e
+          i32.add
+          local.set $el
+          br 1 (;@2;)
+        end
       end
     end
     local.get $single
@@ -2332,11 +1984,9 @@
     if  ;; label = @1
       ;; The slerp in three loops (theta², weights, blend), each a shorter chain per quad, so
       ;; more quads overlap (one loop measured about a tenth slower, docs/experiments.md).
-      ;; Emits body once per quad, local at at its vectors' offset in the planes (16 · quad) and quad at its row of the quad table.
+      ;; Emits body once per quad, local at at its vectors' offset in the planes (16 · quad).
       i32.const 0
       local.set $at
-      local.get $quads
-      local.set $quad
       block  ;; label = @2
         local.get $e
         i32.eqz
@@ -2346,25 +1996,25 @@
           v128.load align=1
           local.set $x0
           local.get $at
-          v128.load offset=11888 align=1 ;; plane C+1 / Q0+1
+          v128.load offset=11888 align=1 ;; plane Q0+1
           local.set $y0
           local.get $at
-          v128.load offset=23776 align=1 ;; plane C+2 / Q0+2
+          v128.load offset=23776 align=1 ;; plane Q0+2
           local.set $z0
           local.get $at
-          v128.load offset=35664 align=1 ;; plane G / Q0+3
+          v128.load offset=35664 align=1 ;; plane Q0+3
           local.set $w0
           local.get $at
-          v128.load offset=47552 align=1 ;; plane G+1 / Q1
+          v128.load offset=47552 align=1 ;; plane Q1
           local.set $x1
           local.get $at
-          v128.load offset=59440 align=1 ;; plane G+2 / Q1+1
+          v128.load offset=59440 align=1 ;; plane Q1+1
           local.set $y1
           local.get $at
-          v128.load offset=71328 align=1 ;; plane DROP0 / Q1+2
+          v128.load offset=71328 align=1 ;; plane Q1+2
           local.set $z1
           local.get $at
-          v128.load offset=83216 align=1 ;; plane DROP1 / Q1+3
+          v128.load offset=83216 align=1 ;; plane Q1+3
           local.set $w1
           ;; dot = x0x1 + y0y1 + z0z1 + w0w1, left to right
           local.get $x0
@@ -2421,14 +2071,10 @@
           v128.store offset=95104 align=1 ;; plane SIGN
           local.get $at
           local.get $vu
-          v128.store offset=106992 align=1 ;; plane SIGN+1
+          v128.store offset=118880 align=1 ;; plane SIGN+2
           local.get $at
           local.get $vt
-          v128.store offset=118880 align=1 ;; plane SIGN+2
-          local.get $quad
-          i32.const 96
-          i32.add
-          local.set $quad
+          v128.store offset=106992 align=1 ;; plane SIGN+1
           local.get $at
           i32.const 16
           i32.add
@@ -2438,11 +2084,9 @@
           br_if 0 (;@3;)
         end
       end
-      ;; Emits body once per quad, local at at its vectors' offset in the planes (16 · quad) and quad at its row of the quad table.
+      ;; Emits body once per quad, local at at its vectors' offset in the planes (16 · quad).
       i32.const 0
       local.set $at
-      local.get $quads
-      local.set $quad
       block  ;; label = @2
         local.get $e
         i32.eqz
@@ -2452,10 +2096,10 @@
           v128.load offset=95104 align=1 ;; plane SIGN
           local.set $sign
           local.get $at
-          v128.load offset=106992 align=1 ;; plane SIGN+1
+          v128.load offset=118880 align=1 ;; plane SIGN+2
           local.set $vu
           local.get $at
-          v128.load offset=118880 align=1 ;; plane SIGN+2
+          v128.load offset=106992 align=1 ;; plane SIGN+1
           local.set $vt
           ;; The second half: the slerp weights into wa, wb from sign, vu and theta² in vt: the
           ;; series on the common path, Math.acos and Math.sin (imported, on the float32 numbers,
@@ -2510,165 +2154,74 @@
           f32x4.add
           f32x4.mul
           local.set $wa
-          ;; A lane with u ≥ SERIES_LIMIT (or NaN): theta = acos(u > 1 ? 0 : 1 − u), wa = sin(beta·theta), wb = sin(alpha·theta).
+          ;; A lane with u ≥ SERIES_LIMIT (or NaN): theta = acos(u > 1 ? 0 : 1 − u), wa =
+          ;; sin(beta·theta), wb = sin(alpha·theta). Rare, so such lanes are redone one by one in
+          ;; the weights' planes (o at the lane's float, u from plane SIGN+2).
           local.get $vu
           local.get $limit
           f32x4.lt
           i32x4.all_true
           i32.eqz
           if  ;; label = @4
-            local.get $vu
-            f32x4.extract_lane 0
-            local.tee $u
-            f32.const 0x1p-3 (;=0.125;)
-            f32.lt
-            i32.eqz
-            if  ;; label = @5
-              f32.const 0x0p+0 (;=0;)
-              f32.const 0x1p+0 (;=1;)
-              local.get $u
-              f32.sub
-              local.get $u
-              f32.const 0x1p+0 (;=1;)
-              f32.gt
-              select
-              f64.promote_f32
-              call $acos
-              f32.demote_f64
-              local.set $t
-              local.get $wa
-              local.get $beta
-              local.get $t
-              f32.mul
-              f64.promote_f32
-              call $sin
-              f32.demote_f64
-              f32x4.replace_lane 0
-              local.set $wa
-              local.get $wb
-              local.get $alpha32
-              local.get $t
-              f32.mul
-              f64.promote_f32
-              call $sin
-              f32.demote_f64
-              f32x4.replace_lane 0
-              local.set $wb
+            local.get $at
+            local.get $wa
+            v128.store offset=95104 align=1 ;; plane SIGN
+            local.get $at
+            local.get $wb
+            v128.store offset=106992 align=1 ;; plane SIGN+1
+            local.get $at
+            local.set $o
+            loop  ;; label = @5
+              local.get $o
+              f32.load offset=118880 align=1 ;; plane SIGN+2
+              local.tee $u
+              f32.const 0x1p-3 (;=0.125;)
+              f32.lt
+              i32.eqz
+              if  ;; label = @6
+                f32.const 0x0p+0 (;=0;)
+                f32.const 0x1p+0 (;=1;)
+                local.get $u
+                f32.sub
+                local.get $u
+                f32.const 0x1p+0 (;=1;)
+                f32.gt
+                select
+                f64.promote_f32
+                call $acos
+                f32.demote_f64
+                local.set $t
+                local.get $o
+                local.get $beta
+                local.get $t
+                f32.mul
+                f64.promote_f32
+                call $sin
+                f32.demote_f64
+                f32.store offset=95104 align=1 ;; plane SIGN
+                local.get $o
+                local.get $alpha32
+                local.get $t
+                f32.mul
+                f64.promote_f32
+                call $sin
+                f32.demote_f64
+                f32.store offset=106992 align=1 ;; plane SIGN+1
+              end
+              local.get $o
+              i32.const 4
+              i32.add
+              local.tee $o
+              i32.const 15
+              i32.and
+              br_if 0 (;@5;)
             end
-            local.get $vu
-            f32x4.extract_lane 1
-            local.tee $u
-            f32.const 0x1p-3 (;=0.125;)
-            f32.lt
-            i32.eqz
-            if  ;; label = @5
-              f32.const 0x0p+0 (;=0;)
-              f32.const 0x1p+0 (;=1;)
-              local.get $u
-              f32.sub
-              local.get $u
-              f32.const 0x1p+0 (;=1;)
-              f32.gt
-              select
-              f64.promote_f32
-              call $acos
-              f32.demote_f64
-              local.set $t
-              local.get $wa
-              local.get $beta
-              local.get $t
-              f32.mul
-              f64.promote_f32
-              call $sin
-              f32.demote_f64
-              f32x4.replace_lane 1
-              local.set $wa
-              local.get $wb
-              local.get $alpha32
-              local.get $t
-              f32.mul
-              f64.promote_f32
-              call $sin
-              f32.demote_f64
-              f32x4.replace_lane 1
-              local.set $wb
-            end
-            local.get $vu
-            f32x4.extract_lane 2
-            local.tee $u
-            f32.const 0x1p-3 (;=0.125;)
-            f32.lt
-            i32.eqz
-            if  ;; label = @5
-              f32.const 0x0p+0 (;=0;)
-              f32.const 0x1p+0 (;=1;)
-              local.get $u
-              f32.sub
-              local.get $u
-              f32.const 0x1p+0 (;=1;)
-              f32.gt
-              select
-              f64.promote_f32
-              call $acos
-              f32.demote_f64
-              local.set $t
-              local.get $wa
-              local.get $beta
-              local.get $t
-              f32.mul
-              f64.promote_f32
-              call $sin
-              f32.demote_f64
-              f32x4.replace_lane 2
-              local.set $wa
-              local.get $wb
-              local.get $alpha32
-              local.get $t
-              f32.mul
-              f64.promote_f32
-              call $sin
-              f32.demote_f64
-              f32x4.replace_lane 2
-              local.set $wb
-            end
-            local.get $vu
-            f32x4.extract_lane 3
-            local.tee $u
-            f32.const 0x1p-3 (;=0.125;)
-            f32.lt
-            i32.eqz
-            if  ;; label = @5
-              f32.const 0x0p+0 (;=0;)
-              f32.const 0x1p+0 (;=1;)
-              local.get $u
-              f32.sub
-              local.get $u
-              f32.const 0x1p+0 (;=1;)
-              f32.gt
-              select
-              f64.promote_f32
-              call $acos
-              f32.demote_f64
-              local.set $t
-              local.get $wa
-              local.get $beta
-              local.get $t
-              f32.mul
-              f64.promote_f32
-              call $sin
-              f32.demote_f64
-              f32x4.replace_lane 3
-              local.set $wa
-              local.get $wb
-              local.get $alpha32
-              local.get $t
-              f32.mul
-              f64.promote_f32
-              call $sin
-              f32.demote_f64
-              f32x4.replace_lane 3
-              local.set $wb
-            end
+            local.get $at
+            v128.load offset=95104 align=1 ;; plane SIGN
+            local.set $wa
+            local.get $at
+            v128.load offset=106992 align=1 ;; plane SIGN+1
+            local.set $wb
           end
           local.get $wb
           local.get $sign
@@ -2680,10 +2233,6 @@
           local.get $at
           local.get $wb
           v128.store offset=106992 align=1 ;; plane SIGN+1
-          local.get $quad
-          i32.const 96
-          i32.add
-          local.set $quad
           local.get $at
           i32.const 16
           i32.add
@@ -2713,25 +2262,25 @@
           v128.load align=1
           local.set $x0
           local.get $at
-          v128.load offset=11888 align=1 ;; plane C+1 / Q0+1
+          v128.load offset=11888 align=1 ;; plane Q0+1
           local.set $y0
           local.get $at
-          v128.load offset=23776 align=1 ;; plane C+2 / Q0+2
+          v128.load offset=23776 align=1 ;; plane Q0+2
           local.set $z0
           local.get $at
-          v128.load offset=35664 align=1 ;; plane G / Q0+3
+          v128.load offset=35664 align=1 ;; plane Q0+3
           local.set $w0
           local.get $at
-          v128.load offset=47552 align=1 ;; plane G+1 / Q1
+          v128.load offset=47552 align=1 ;; plane Q1
           local.set $x1
           local.get $at
-          v128.load offset=59440 align=1 ;; plane G+2 / Q1+1
+          v128.load offset=59440 align=1 ;; plane Q1+1
           local.set $y1
           local.get $at
-          v128.load offset=71328 align=1 ;; plane DROP0 / Q1+2
+          v128.load offset=71328 align=1 ;; plane Q1+2
           local.set $z1
           local.get $at
-          v128.load offset=83216 align=1 ;; plane DROP1 / Q1+3
+          v128.load offset=83216 align=1 ;; plane Q1+3
           local.set $w1
           ;; q = q0 · wa + q1 · wb, or q0 for a STEP track
           local.get $x0
@@ -2797,13 +2346,13 @@
           v128.store align=1
           local.get $at
           local.get $y
-          v128.store offset=11888 align=1 ;; plane C+1 / Q0+1
+          v128.store offset=11888 align=1 ;; plane Q0+1
           local.get $at
           local.get $z
-          v128.store offset=23776 align=1 ;; plane C+2 / Q0+2
+          v128.store offset=23776 align=1 ;; plane Q0+2
           local.get $at
           local.get $w
-          v128.store offset=35664 align=1 ;; plane G / Q0+3
+          v128.store offset=35664 align=1 ;; plane Q0+3
           local.get $quad
           i32.const 96
           i32.add
@@ -2832,13 +2381,13 @@
         v128.load align=1
         local.set $x
         local.get $at
-        v128.load offset=11888 align=1 ;; plane C+1 / Q0+1
+        v128.load offset=11888 align=1 ;; plane Q0+1
         local.set $y
         local.get $at
-        v128.load offset=23776 align=1 ;; plane C+2 / Q0+2
+        v128.load offset=23776 align=1 ;; plane Q0+2
         local.set $z
         local.get $at
-        v128.load offset=35664 align=1 ;; plane G / Q0+3
+        v128.load offset=35664 align=1 ;; plane Q0+3
         local.set $w
         ;; normalise(ref · q) of the four lanes for q = (x, y, z, w), written at each lane's pose
         ;; address. Lane by lane the terms and their order are sampler.ts's.
