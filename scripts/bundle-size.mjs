@@ -78,7 +78,7 @@ const kB = (n) => `${(n / 1000).toFixed(1)} kB`;
 console.log(`three.js GLTFLoader app: ${kB(without.min)} minified, ${kB(without.gzip)} gzip`);
 console.log(`with bonepress/three's plugin: ${kB(withPlugin.min)} minified, ${kB(withPlugin.gzip)} gzip`);
 console.log(
-  `bonepress runtime + three.js plugin: +${kB(withPlugin.min - without.min)} minified, +${kB(withPlugin.gzip - without.gzip)} gzip`,
+  `bonepress runtime + three.js plugin: +${kB(withPlugin.min - without.min)} minified, +${kB(withPlugin.gzip - without.gzip)} gzip (${withPlugin.gzip - without.gzip} bytes)`,
 );
 if (withPlugin.lazy)
   console.log(
