@@ -551,13 +551,11 @@ export function readAnimatedTracks(
 
 /** Where each segment's parts are, and the bits of its keys (decode-tables.ts's TableSources). */
 export interface Segments {
-  /** Byte offset of each segment's rate bytes, range bytes and packed keys. */
+  /** Byte offset of each segment's rate bytes (its range bytes follow them) and of its packed keys. */
   readonly rates: Uint32Array;
-  readonly ranges: Uint32Array;
   readonly data: Uint32Array;
-  /** Bits of each key of a segment, and its key count. */
+  /** Bits of each key of a segment. */
   readonly keyBits: Uint32Array;
-  readonly keys: Uint32Array;
   /** Bits of each (segment, animated track, stored component). */
   readonly compBits: Uint8Array;
   /** Byte just past the last segment. */
@@ -567,10 +565,12 @@ export interface Segments {
 /**
  * The segments section, where the counts put it: segments follow each other in order, each 4-byte aligned, each
  * track's bit rate valid and only rotations dropping a component; the bits of each
- * component follow from the rate and the segment ranges, computed once here. Every segment
- * holds at least its rate and range bytes, so a sample count the file cannot hold fails
- * before per-segment tables are allocated. Without animated tracks segments are empty and
- * need no tables at all (memory must not follow a count).
+ * component follow from the rate and the segment ranges, computed once here. Raw float32
+ * components are checked once so sampling never produces NaN: finite, and within [−1, 1]
+ * for a rotation (components of a unit delta), so that the float32 rotation arithmetic
+ * cannot overflow. Every segment holds at least its rate and range bytes, so a sample count
+ * the file cannot hold fails before per-segment tables are allocated. Without animated
+ * tracks segments are empty and need no tables at all (memory must not follow a count).
  */
 export function readSegments(
   bytes: Uint8Array,
@@ -585,11 +585,10 @@ export function readSegments(
   need(view, offset + segmentCount * align4(count * (1 + SEGMENT_RANGE_BYTES)), `${segmentCount} segments`, offset);
   const segments = count > 0 ? segmentCount : 0;
   const rates = new Uint32Array(segments),
-    ranges = new Uint32Array(segments),
-    data = new Uint32Array(segments);
-  const keyBits = new Uint32Array(segments),
-    keys = new Uint32Array(segments);
+    data = new Uint32Array(segments),
+    keyBits = new Uint32Array(segments);
   const compBits = new Uint8Array(segments * count * ANIMATED_COMPONENTS);
+  const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2);
   let expected = offset;
   for (let s = 0; s < segments; s++) {
     const off = expected;
@@ -620,17 +619,36 @@ export function readSegments(
       }
       bits += compBits[cb] + compBits[cb + 1] + compBits[cb + 2];
     }
-    keys[s] = segmentSampleCount(s, segmentCount, sampleCount);
+    const keys = segmentSampleCount(s, segmentCount, sampleCount);
     const dataStart = align4(off + count * (1 + SEGMENT_RANGE_BYTES));
-    const dataBytes = 4 * Math.ceil((keys[s] * bits) / 32);
+    const dataBytes = 4 * Math.ceil((keys * bits) / 32);
     need(view, dataStart + dataBytes, `segment ${s} data`, off);
+    for (let j = 0, trackBit = 8 * dataStart; j < count; j++) {
+      const cb = (s * count + j) * ANIMATED_COMPONENTS;
+      const rotation = animated.kind[j] === TRACK_KIND.ROTATION;
+      // Only raw tracks are checked; their components are all RAW_BITS wide.
+      const rawKeys = compBits[cb] === RAW_BITS ? keys : 0;
+      for (let k = 0; k < rawKeys; k++) {
+        for (let c = 0; c < ANIMATED_COMPONENTS; c++) {
+          const at = trackBit + k * bits + c * RAW_BITS;
+          const v = floatFromBits(readBits(words, at, RAW_BITS));
+          // Finite (a float32 NaN or infinity is no magnitude ≤ F32_MAX), and in [−1, 1] on a rotation.
+          if (!(Math.abs(v) <= (rotation ? 1 : F32_MAX)))
+            fail(
+              'BAD_VALUE',
+              `segment ${s} key ${k} track ${j}: raw ${rotation ? 'rotation' : 'value'} ${v}`,
+              at >>> 3,
+            );
+        }
+      }
+      trackBit += compBits[cb] + compBits[cb + 1] + compBits[cb + 2];
+    }
     rates[s] = off;
-    ranges[s] = off + count;
     data[s] = dataStart;
     keyBits[s] = bits;
     expected = dataStart + dataBytes;
   }
-  return { rates, ranges, data, keyBits, keys, compBits, end: expected };
+  return { rates, data, keyBits, compBits, end: expected };
 }
 
 /** The names section, when the flag is set: where it starts, the clip's name and every bone's. */
@@ -657,37 +675,6 @@ export function readNamesSection(bytes: Uint8Array, view: DataView, header: Head
   const end = names ? align4(names.end) : segmentsEnd;
   if (end !== bytes.byteLength) fail('BAD_SIZE', `${bytes.byteLength - end} bytes after the last section`, end);
   return { offset, name: names?.name, boneNames: names?.boneNames };
-}
-
-/**
- * Raw float32 components, checked once so sampling never produces NaN: finite, and within
- * [−1, 1] for a rotation (components of a unit delta), so that the float32 rotation
- * arithmetic cannot overflow.
- */
-export function checkRawValues(bytes: Uint8Array, animated: AnimatedTracks, segments: Segments): void {
-  const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2);
-  const { compBits, keyBits } = segments;
-  for (let s = 0, cb = 0; s < keyBits.length; s++) {
-    for (let j = 0, trackBit = 8 * segments.data[s]; j < animated.count; j++, cb += ANIMATED_COMPONENTS) {
-      const rotation = animated.kind[j] === TRACK_KIND.ROTATION;
-      // Only raw tracks are checked; their components are all RAW_BITS wide (readSegments).
-      const rawKeys = compBits[cb] === RAW_BITS ? segments.keys[s] : 0;
-      for (let k = 0; k < rawKeys; k++) {
-        for (let c = 0; c < ANIMATED_COMPONENTS; c++) {
-          const at = trackBit + k * keyBits[s] + c * RAW_BITS;
-          const v = floatFromBits(readBits(words, at, RAW_BITS));
-          // Finite (a float32 NaN or infinity is no magnitude ≤ F32_MAX), and in [−1, 1] on a rotation.
-          if (!(Math.abs(v) <= (rotation ? 1 : F32_MAX)))
-            fail(
-              'BAD_VALUE',
-              `segment ${s} key ${k} track ${j}: raw ${rotation ? 'rotation' : 'value'} ${v}`,
-              at >>> 3,
-            );
-        }
-      }
-      trackBit += compBits[cb] + compBits[cb + 1] + compBits[cb + 2];
-    }
-  }
 }
 
 /** The clip's name and every bone's, each a u16 byte length and UTF-8 bytes, from `offset`; `end` is the byte after the last. */

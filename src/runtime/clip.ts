@@ -10,7 +10,6 @@
 import { SEGMENT_SIZE, TRACKS_PER_BONE, UNIT_CODES, type RotationFormat, type SectionLayout } from './format.js';
 import { FormatError } from './errors.js';
 import {
-  checkRawValues,
   readAnimatedTracks,
   readAdditive,
   readHeader,
@@ -145,7 +144,6 @@ export class CompressedClip {
     const animated = readAnimatedTracks(view, header, tracks, layout);
     const segments = readSegments(bytes, view, header, animated, layout);
     const names = readNamesSection(bytes, view, header, segments.end);
-    checkRawValues(bytes, animated, segments);
 
     this.version = header.version;
     this.boneCount = header.boneCount;

@@ -2,15 +2,7 @@
  * The decode tables a CompressedClip derives at open time: one buffer laid out in
  * the order a pose decode reads it, shared by every ClipSampler of the clip.
  */
-import {
-  ANIMATED_COMPONENTS,
-  DROP_SHIFT,
-  RATE_MASK,
-  RAW_BITS,
-  SEGMENT_RANGE_BYTES,
-  SEGMENT_SIZE,
-  TRACK_KIND,
-} from './format.js';
+import { ANIMATED_COMPONENTS, DROP_SHIFT, RATE_MASK, RAW_BITS, SEGMENT_RANGE_BYTES, TRACK_KIND } from './format.js';
 import { segmentConstant, segmentOffset, segmentStep } from './bits.js';
 import {
   KERNEL_CLIP,
@@ -36,7 +28,7 @@ import { identityFloat } from '../shared/pose-layout.js';
  * CompressedClip.open. Internal: the layout may change without notice.
  *
  * Everything a pose decode reads sits in one buffer (records: decode-layout.ts's TABLE): the base pose and
- * the rotation references; the segment table, the clip's kernel record, pose windows and
+ * the rotation references; the clip's kernel record, pose windows and
  * quad table (decode-layout.ts), together; then per segment a header record, one 32-byte
  * record per animated track (the track's pose offset, kind and step flag, its components'
  * bits and dropped component, the dequantisation offset and step of each stored
@@ -68,16 +60,12 @@ export interface ClipTables {
   readonly refsAt: number;
   /** i32 index of segment 0's header record (compact tables: of the sampler's first slot). */
   readonly segAt: number;
-  /** i32 words of a segment's header record and its records, one per animated track. */
-  readonly segStride: number;
   /**
-   * Full tables: the i32 index just past the segment table. Its entry e, two words at
-   * segTable − 2 · (e + 1), holds the i32 index of the header record of the segment holding
-   * keys e · SEGMENT_SIZE on (the last segment's for every entry past it) and that segment's
-   * bits per key. The kernel record starts here (the kernel finds segments without the
-   * table: see `kernel`).
+   * i32 words of a segment's header record and its records, one per animated track: where
+   * TypeScript decodes, segment s's header is at segAt + s · segStride (the kernel's
+   * segments may lie at a longer stride: see `kernel`).
    */
-  readonly segTable: number;
+  readonly segStride: number;
   /** The base pose as its own view. */
   readonly basePose: Float32Array;
   /** Pose float offset of each animated track. */
@@ -155,22 +143,19 @@ export function buildTables(
 ): ClipTables {
   const { bytes, parents } = src;
   const { basePose, kind: animKind, poseOffset: animBoneOffset, step: animStep, refs, rotations } = src.animated;
-  const { rates: segRates, data: segData, keyBits: segKeyBits, keys: segKeys } = src.segments;
+  const { rates: segRates, data: segData, keyBits: segKeyBits } = src.segments;
   const animated = animKind.length;
   const segments = compact ? 0 : segRates.length;
   const poseFloats = basePose.length;
   const refsAt = Math.ceil(poseFloats / 2); // float64 references need an 8-byte aligned start
   const refsEnd = 2 * (refsAt + 4 * rotations);
   const recordsWords = TABLE.RECORD * (1 + animated);
-  // Full tables: the segment table (see ClipTables.segTable), the clip's kernel record, its
-  // pose windows and quad table (room kept even where the buffer is not placed in a kernel
-  // memory), then the segments (see segmentStride). Compact tables: the base pose and
-  // references, then (in each sampler's copy) two slots of records.
-  let entries = 0;
-  for (let s = 0; s < segments; s++) entries += segKeys[s];
-  entries = Math.ceil(entries / SEGMENT_SIZE);
+  // Full tables: the clip's kernel record, its pose windows and quad table (room kept even
+  // where the buffer is not placed in a kernel memory), then the segments (see
+  // segmentStride). Compact tables: the base pose and references, then (in each sampler's
+  // copy) two slots of records.
   const windows = compact ? [] : poseWindows(src);
-  const clipAt = compact ? 0 : 4 * Math.ceil((refsEnd + 2 * entries) / 4);
+  const clipAt = compact ? 0 : 4 * Math.ceil(refsEnd / 4);
   const windowsAt = clipAt + KERNEL_CLIP.WORDS;
   const quadsAt = windowsAt + 4 * Math.ceil(((KERNEL_WINDOW_BYTES / 4) * windows.length) / 4);
   const quadWords = (KERNEL_QUAD.BYTES / 4) * Math.ceil(rotations / 4);
@@ -230,12 +215,6 @@ export function buildTables(
         new DataView(buffer, at + 4 * (segAt + s * stride), 4 * lanes.headWords),
       );
     }
-  }
-  // Entry e (keys e · SEGMENT_SIZE on; the last segment takes a longer tail) below the record.
-  for (let e = 0; e < entries; e++) {
-    const seg = Math.min(e, segments - 1);
-    i32[clipAt - 2 * (e + 1)] = segAt + seg * stride;
-    i32[clipAt - 2 * (e + 1) + 1] = i32[segAt + seg * stride + 1];
   }
   let kernel: ClipTables['kernel'];
   if (kernelPlace) {
@@ -298,7 +277,6 @@ export function buildTables(
     refsAt,
     segAt,
     segStride: recordsWords,
-    segTable: clipAt,
     basePose: f32.subarray(0, poseFloats),
     animBoneOffset,
     animKind,
@@ -468,12 +446,12 @@ export function writeSegmentRecords(
 ): void {
   const { bytes } = src;
   const { kind: animKind, poseOffset: animBoneOffset, step: animStep, clipRanges, range: animRange } = src.animated;
-  const { rates: segRates, ranges: segRanges, keyBits: segKeyBits, compBits } = src.segments;
+  const { rates: segRates, keyBits: segKeyBits, compBits } = src.segments;
   const animated = animKind.length;
   i32[head] = keys;
   i32[head + 1] = segKeyBits[s];
   const rates = segRates[s],
-    rng = segRanges[s];
+    rng = rates + animated;
   let dropsW = 1;
   for (let j = 0; j < animated; j++) {
     const at = head + TABLE.RECORD * (1 + j);

@@ -31,7 +31,6 @@ export class TypeScriptDecoder {
   private readonly refsAt: number;
   private readonly segAt: number;
   private readonly segStride: number;
-  private readonly segTable: number;
   /** With compact tables: the segment whose records each of the two slots holds (-1: none). */
   private readonly slotSegment: Int32Array | undefined;
   /**
@@ -64,7 +63,6 @@ export class TypeScriptDecoder {
     this.refsAt = t.refsAt;
     this.segAt = t.segAt;
     this.segStride = t.segStride;
-    this.segTable = t.segTable;
     let rotations = 0;
     for (const kind of t.animKind) if (kind === TRACK_KIND.ROTATION) rotations++;
     this.rotationKeys = new Float64Array(ROTATION_SLOT * rotations);
@@ -114,8 +112,8 @@ export class TypeScriptDecoder {
     let n = 0;
     let h0: number, h1: number;
     if (this.slotSegment === undefined) {
-      h0 = i32[this.segTable - 2 * (s0 + 1)];
-      h1 = i32[this.segTable - 2 * (s1 + 1)];
+      h0 = this.segAt + s0 * this.segStride;
+      h1 = this.segAt + s1 * this.segStride;
     } else {
       // Two slots, and the keys' segments never share one (wrapping pairs the last with the first).
       h0 = this.prepareSlot(s0, s0 & 1);
