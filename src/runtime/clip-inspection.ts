@@ -4,7 +4,7 @@
  * class and whether it steps, each sample's time. Free functions rather than methods of
  * {@link CompressedClip}, so a page that only plays clips does not download them.
  */
-import { FLAGS, HEADER, RATE_MASK, TRACKS_PER_BONE } from './format.js';
+import { HEADER, RATE_MASK, TRACKS_PER_BONE } from './format.js';
 import type { CompressedClip } from './compressed-clip.js';
 import { POSE_STRIDE } from '../shared/pose-layout.js';
 
@@ -33,7 +33,7 @@ export interface SectionSizes {
 
 /** Byte size of each section of `clip`. */
 export function sectionSizes(clip: CompressedClip): SectionSizes {
-  const { header, layout, segmentsEnd, namesOffset } = clip.sections;
+  const { layout, segmentsEnd, namesOffset } = clip.sections;
   const size = clip.byteLength;
   // Each optional section ends where the next present one starts.
   const after = (...starts: number[]) => starts.find((at) => at > 0) ?? layout.segments;
@@ -44,11 +44,11 @@ export function sectionSizes(clip: CompressedClip): SectionSizes {
     constants: layout.clipRanges - layout.constants,
     clipRanges: layout.rotationRefs - layout.clipRanges,
     rotationRefs: after(layout.nodeIndices, layout.keyTimes, layout.additive) - layout.rotationRefs,
-    nodeIndices: header.hasNodeIndices ? after(layout.keyTimes, layout.additive) - layout.nodeIndices : 0,
-    keyTimes: header.keyTimeCount ? after(layout.additive) - layout.keyTimes : 0,
-    additive: header.additive ? layout.segments - layout.additive : 0,
+    nodeIndices: layout.nodeIndices ? after(layout.keyTimes, layout.additive) - layout.nodeIndices : 0,
+    keyTimes: layout.keyTimes ? after(layout.additive) - layout.keyTimes : 0,
+    additive: layout.additive ? layout.segments - layout.additive : 0,
     segments: segmentsEnd - layout.segments,
-    names: header.flags & FLAGS.HAS_NAMES ? size - namesOffset : 0,
+    names: namesOffset ? size - namesOffset : 0,
     total: size,
   };
 }

@@ -71,25 +71,23 @@ const F32_MAX = 3.4028234663852886e38;
 /** Start times and durations beyond this (about 31 years) are corrupt, and keep time arithmetic exact enough. */
 const MAX_SECONDS = 1e9;
 
-/** The header's fields, checked. */
+/**
+ * The header's fields, checked, named as {@link CompressedClip} names them (it copies them
+ * all); the flags' optional sections are where {@link layoutOf} puts them.
+ */
 export interface Header {
   readonly version: number;
   readonly flags: number;
   readonly hasChecksum: boolean;
-  readonly hasNodeIndices: boolean;
-  /** Samples in the key-times section: sampleCount when the flag is set, else 0. */
-  readonly keyTimeCount: number;
-  /** The additive flag: the additive record is present. */
-  readonly additive: boolean;
   readonly boneCount: number;
   readonly rotationFormat: RotationFormat;
-  readonly unitCode: number;
+  readonly unit: (typeof UNIT_CODES)[number];
   readonly sampleCount: number;
   readonly sampleRate: number;
   readonly startTime: number;
   readonly duration: number;
   readonly segmentCount: number;
-  readonly animatedCount: number;
+  readonly animatedTrackCount: number;
 }
 
 /** Throws a {@link FormatError} with code `code`: `problem`, found at byte `at`. */
@@ -169,7 +167,7 @@ export function readHeader(bytes: Uint8Array, view: DataView, verifyChecksum: bo
     'rotation format',
     HEADER.ROTATION_FORMAT,
   ) as RotationFormat;
-  const unitCode = inRange(view.getUint8(HEADER.UNIT), 0, UNIT_CODES.length - 1, 'unit code', HEADER.UNIT);
+  const unit = UNIT_CODES[inRange(view.getUint8(HEADER.UNIT), 0, UNIT_CODES.length - 1, 'unit code', HEADER.UNIT)];
   const sampleCount = view.getUint32(HEADER.SAMPLE_COUNT, true);
   // Samples × bones; with at least one bone, at least one sample.
   inRange(sampleCount * boneCount, 1, MAX_BONE_SAMPLES, 'bone samples', HEADER.SAMPLE_COUNT);
@@ -190,18 +188,15 @@ export function readHeader(bytes: Uint8Array, view: DataView, verifyChecksum: bo
     version,
     flags,
     hasChecksum,
-    hasNodeIndices: (flags & FLAGS.HAS_NODE_INDICES) !== 0,
-    keyTimeCount: (flags & FLAGS.HAS_KEY_TIMES) !== 0 ? sampleCount : 0,
-    additive: (flags & FLAGS.ADDITIVE) !== 0,
     boneCount,
     rotationFormat,
-    unitCode,
+    unit,
     sampleCount,
     sampleRate,
     startTime,
     duration,
     segmentCount,
-    animatedCount: view.getUint16(HEADER.ANIMATED_TRACK_COUNT, true),
+    animatedTrackCount: view.getUint16(HEADER.ANIMATED_TRACK_COUNT, true),
   };
 }
 
@@ -223,7 +218,10 @@ function section(view: DataView, field: number, at: number, bytes: number, what:
   return at;
 }
 
-/** Where the counts put each section; before the bitsets are read (no `counts`) only the parents' and the bitsets' places are known. */
+/**
+ * Where the counts put each section (an optional one the flags leave out at 0); before the
+ * bitsets are read (no `counts`) only the parents' and the bitsets' places are known.
+ */
 function layoutOf(
   header: Header,
   counts: Pick<LayoutCounts, 'constantFloats' | 'clipRangeBytes' | 'animatedRotations'> = {
@@ -232,7 +230,14 @@ function layoutOf(
     animatedRotations: 0,
   },
 ): SectionLayout {
-  return sectionLayout({ ...header, ...counts, keyTimes: header.keyTimeCount });
+  const { flags } = header;
+  return sectionLayout({
+    ...header,
+    ...counts,
+    hasNodeIndices: (flags & FLAGS.HAS_NODE_INDICES) !== 0,
+    keyTimes: flags & FLAGS.HAS_KEY_TIMES ? header.sampleCount : 0,
+    additive: (flags & FLAGS.ADDITIVE) !== 0,
+  });
 }
 
 /** The parents section: every bone's parent precedes it (-1 for a root). */
@@ -306,7 +311,7 @@ export function readTracks(view: DataView, header: Header): Tracks {
     if (spare !== 0 && view.getUint32(bitsetsOffset + 4 * (set * words + words - 1), true) >>> spare !== 0)
       fail('BAD_VALUE', `bitset ${set}: bits set past the last track`, bitsetsOffset);
   }
-  expectValue(header.animatedCount, animated, 'animated track count', HEADER.ANIMATED_TRACK_COUNT);
+  expectValue(header.animatedTrackCount, animated, 'animated track count', HEADER.ANIMATED_TRACK_COUNT);
   return { trackClass, channelMask, step, constantFloats, animatedRotations, clipRangeBytes, rangeFloats };
 }
 
@@ -329,7 +334,7 @@ export function readSectionOffsets(view: DataView, header: Header, tracks: Track
     view,
     HEADER.NODE_INDICES_OFFSET,
     layout.nodeIndices,
-    header.hasNodeIndices ? 4 * header.boneCount : 0,
+    layout.nodeIndices ? 4 * header.boneCount : 0,
     'node indices',
   );
   return layout;
@@ -347,11 +352,12 @@ export function readNodeIndices(view: DataView, offset: number, boneCount: numbe
 
 /**
  * The key-times section: the time of every sample on the source's timeline, sample 0 at the
- * start time, never decreasing, within the clip's timeline; undefined when the flag is not set.
+ * start time, never decreasing, within the clip's timeline; undefined when the flag is not set
+ * (`offset` 0).
  */
 export function readKeyTimes(view: DataView, header: Header, offset: number): Float32Array | undefined {
-  const count = header.keyTimeCount;
-  if (count === 0) return undefined;
+  if (offset === 0) return undefined;
+  const count = header.sampleCount;
   need(view, offset + 4 * count, 'key times', offset);
   const keyTimes = new Float32Array(count);
   for (let k = 0; k < count; k++) {
@@ -386,9 +392,12 @@ export interface AdditiveInfo {
     | { readonly kind: 'pose'; readonly time: number };
 }
 
-/** The additive record, when the flag is set: a known mode and reference kind, zero padding, a time within the timeline's bounds. */
-export function readAdditive(view: DataView, header: Header, offset: number): AdditiveInfo | undefined {
-  if (!header.additive) return undefined;
+/**
+ * The additive record, when the flag is set (else `offset` is 0): a known mode and
+ * reference kind, zero padding, a time within the timeline's bounds.
+ */
+export function readAdditive(view: DataView, offset: number): AdditiveInfo | undefined {
+  if (offset === 0) return undefined;
   need(view, offset + ADDITIVE.BYTES, 'additive record', offset);
   expectValue(
     view.getUint8(offset + ADDITIVE.MODE),
@@ -463,7 +472,7 @@ export function readAnimatedTracks(
   layout: SectionLayout,
 ): AnimatedTracks {
   const { trackClass } = tracks;
-  const count = header.animatedCount,
+  const count = header.animatedTrackCount,
     trackCount = trackClass.length;
   const basePose = new Float32Array(header.boneCount * POSE_STRIDE);
   const poseOffset = new Int32Array(count);

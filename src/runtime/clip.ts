@@ -21,7 +21,6 @@ import {
   readSectionOffsets,
   readSegments,
   readTracks,
-  type Header,
 } from './clip-reader.js';
 import { buildTables, type ClipTables } from './decode-tables.js';
 import { kernelPlace } from './wasm-kernel.js';
@@ -59,7 +58,7 @@ export interface OpenOptions {
 
 /** Where an opened clip's sections are, as its validation found them (clip-inspection.ts's sectionSizes reads it). */
 export interface ClipSections {
-  readonly header: Header;
+  /** Where the counts put each section (an optional one the file leaves out at 0). */
   readonly layout: SectionLayout;
   /** Byte just past the last segment. */
   readonly segmentsEnd: number;
@@ -70,7 +69,8 @@ export interface ClipSections {
 /** A validated `.bpk` clip with its decode tables, immutable once opened. */
 export class CompressedClip {
   // The fields are `declare`d: the constructor assigns each one, so the build emits no list
-  // of them beside the assignments (a web page's bundle names each field once fewer).
+  // of them beside the assignments (a web page's bundle names each field once fewer). Those
+  // of the header are assigned together: readHeader names them as the clip does.
   /** Number of bones. */
   declare readonly boneCount: number;
   /** Number of uniformly spaced samples. */
@@ -119,6 +119,8 @@ export class CompressedClip {
   declare readonly byteLength: number;
   /** Whether the file carries a checksum. */
   declare readonly hasChecksum: boolean;
+  /** @internal The header's flags (format.ts's FLAGS). */
+  declare readonly flags: number;
   /** @internal Decode tables for {@link ClipSampler}. */
   declare readonly tables: ClipTables;
   /** @internal The file's bytes: the caller's, or where the kernel decodes its copy (clip-inspection.ts reads the rates). */
@@ -138,30 +140,20 @@ export class CompressedClip {
     const parents = readParents(view, header);
     const tracks = readTracks(view, header);
     const layout = readSectionOffsets(view, header, tracks);
-    const nodeIndices = header.hasNodeIndices ? readNodeIndices(view, layout.nodeIndices, header.boneCount) : undefined;
+    const nodeIndices = layout.nodeIndices ? readNodeIndices(view, layout.nodeIndices, header.boneCount) : undefined;
     const keyTimes = readKeyTimes(view, header, layout.keyTimes);
-    const additive = readAdditive(view, header, layout.additive);
+    const additive = readAdditive(view, layout.additive);
     const animated = readAnimatedTracks(view, header, tracks, layout);
     const segments = readSegments(bytes, view, header, animated, layout);
     const names = readNamesSection(bytes, view, header, segments.end);
 
-    this.version = header.version;
-    this.boneCount = header.boneCount;
-    this.sampleCount = header.sampleCount;
-    this.sampleRate = header.sampleRate;
-    this.startTime = header.startTime;
-    this.duration = header.duration;
-    this.segmentCount = header.segmentCount;
-    this.unit = UNIT_CODES[header.unitCode];
-    this.rotationFormat = header.rotationFormat;
-    this.hasChecksum = header.hasChecksum;
+    Object.assign(this, header);
     this.parents = parents;
     this.boneNames = names.boneNames;
     this.name = names.name;
     this.nodeIndices = nodeIndices;
     this.keyTimes = keyTimes;
     this.additive = additive;
-    this.animatedTrackCount = animated.count;
     this.byteLength = bytes.byteLength;
     this.trackClass = tracks.trackClass;
     this.#channelMask = tracks.channelMask;
@@ -172,7 +164,7 @@ export class CompressedClip {
     );
     // Where the kernel decodes, the file's copy in its memory: the caller's bytes are not kept.
     this.bytes = this.tables.kernel ? this.tables.kernel.file : bytes;
-    this.sections = { header, layout, segmentsEnd: segments.end, namesOffset: names.offset };
+    this.sections = { layout, segmentsEnd: segments.end, namesOffset: names.offset };
   }
 
   /**
