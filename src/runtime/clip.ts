@@ -7,7 +7,7 @@
  * which installs the TypeScript decoder that samplers of clips the WebAssembly kernel does
  * not decode need.
  */
-import { SEGMENT_SIZE, TRACKS_PER_BONE, UNIT_CODES, type RotationFormat, type SectionLayout } from './format.js';
+import { SEGMENT_SIZE, TRACKS_PER_BONE, type UNIT_CODES, type RotationFormat, type SectionLayout } from './format.js';
 import { FormatError } from './errors.js';
 import {
   readAnimatedTracks,
