@@ -60,8 +60,9 @@ export function trackClassOf(clip: CompressedClip, bone: number, kind: number): 
 
 /** Whether animated track `kind` of `bone` in `clip` holds each sample until the next (STEP) instead of blending. */
 export function isStepTrack(clip: CompressedClip, bone: number, kind: number): boolean {
-  const a = clip.tables.animTrackOfTrack[bone * TRACKS_PER_BONE + kind];
-  return a >= 0 && clip.tables.animStep[a] === 1;
+  const { ofTrack, step } = clip.tables.animated;
+  const a = ofTrack[bone * TRACKS_PER_BONE + kind];
+  return a >= 0 && step[a] === 1;
 }
 
 /** The time of sample `k` (0 … sampleCount − 1) of `clip` on the source's timeline: its key time, or startTime + k / sampleRate. */
@@ -82,6 +83,6 @@ export function segmentBitRates(clip: CompressedClip, segment: number): Uint8Arr
 
 /** Bone and kind of animated track `index` of `clip`. */
 export function animatedTrack(clip: CompressedClip, index: number): { bone: number; kind: number } {
-  const { animBoneOffset, animKind } = clip.tables;
-  return { bone: (animBoneOffset[index] / POSE_STRIDE) | 0, kind: animKind[index] };
+  const { poseOffset, kind } = clip.tables.animated;
+  return { bone: (poseOffset[index] / POSE_STRIDE) | 0, kind: kind[index] };
 }

@@ -68,22 +68,17 @@ export interface ClipTables {
   readonly segStride: number;
   /** The base pose as its own view. */
   readonly basePose: Float32Array;
-  /** Pose float offset of each animated track. */
-  readonly animBoneOffset: Int32Array;
-  readonly animKind: Uint8Array;
-  /** 1 for an animated track held between samples (STEP). */
-  readonly animStep: Uint8Array;
-  /** Track → animated index, or -1. */
-  readonly animTrackOfTrack: Int32Array;
+  /** The animated tracks: each one's pose offset, kind and STEP flag, each track's animated index (clip-reader.ts). */
+  readonly animated: AnimatedTracks;
   /** Byte offset of each segment's rate bytes in the file. */
   readonly segRates: Uint32Array;
   /**
    * Set when the clip was opened with compact tables: the buffer holds the base pose and
    * the references only, and each sampler builds the records of the segments it reads
    * from these sources into slots of its own (see {@link writeSegmentRecords}); packed keys
-   * are read from the file's own words.
+   * are read from the file's own words (`u32`).
    */
-  readonly compact?: { readonly src: TableSources; readonly words: Uint32Array };
+  readonly compact?: TableSources;
   /**
    * Set when the buffer was placed in a WebAssembly kernel's memory (wasm-kernel.ts): the
    * kernel's decode, the byte address of the clip's KERNEL_CLIP record in that
@@ -141,50 +136,42 @@ export function buildTables(
   compact = false,
   place?: (bytes: number) => KernelPlace | undefined,
 ): ClipTables {
-  const { bytes, parents } = src;
-  const { basePose, kind: animKind, poseOffset: animBoneOffset, step: animStep, refs, rotations } = src.animated;
+  const { bytes, parents, animated: tracks } = src;
+  const { basePose, refs, rotations } = tracks;
   const { rates: segRates, data: segData, keyBits: segKeyBits } = src.segments;
-  const animated = animKind.length;
+  const animated = tracks.count;
   const segments = compact ? 0 : segRates.length;
   const poseFloats = basePose.length;
   const refsAt = Math.ceil(poseFloats / 2); // float64 references need an 8-byte aligned start
   const refsEnd = 2 * (refsAt + 4 * rotations);
   const recordsWords = TABLE.RECORD * (1 + animated);
-  // Full tables: the clip's kernel record, its pose windows and quad table (room kept even
-  // where the buffer is not placed in a kernel memory), then the segments (see
-  // segmentStride). Compact tables: the base pose and references, then (in each sampler's
-  // copy) two slots of records.
-  const windows = compact ? [] : poseWindows(src);
-  const clipAt = compact ? 0 : 4 * Math.ceil(refsEnd / 4);
+  // A clip with nothing animated has nothing for the kernel to do; one with more rotations
+  // or pose floats than the kernel's scratch and staging pose hold decodes in TypeScript.
+  const forKernel =
+    segments > 0 && place !== undefined && rotations <= KERNEL_MAX_ROTATIONS && poseFloats <= KERNEL_MAX_POSE_FLOATS;
+  // Where the kernel decodes: the clip's kernel record, its pose windows and quad table,
+  // then the segments (see segmentStride). Compact tables: the base pose and references,
+  // then (in each sampler's copy) two slots of records.
+  const windows = forKernel ? poseWindows(src) : [];
+  const clipAt = 4 * Math.ceil(refsEnd / 4);
   const windowsAt = clipAt + KERNEL_CLIP.WORDS;
   const quadsAt = windowsAt + 4 * Math.ceil(((KERNEL_WINDOW_BYTES / 4) * windows.length) / 4);
   const quadWords = (KERNEL_QUAD.BYTES / 4) * Math.ceil(rotations / 4);
   // The parents, for the kernel's object-space pass: after the clip's run, which a cold
   // decode loads whole.
   const parentsAt = quadsAt + quadWords;
-  const segAt = Math.ceil((compact ? refsEnd : parentsAt + parents.length) / TABLE.RECORD) * TABLE.RECORD;
-  // A clip with nothing animated has nothing for the kernel to do; one with more rotations
-  // or pose floats than the kernel's scratch and staging pose hold decodes in TypeScript.
-  const forKernel =
-    !compact &&
-    place !== undefined &&
-    animated > 0 &&
-    segments > 0 &&
-    rotations <= KERNEL_MAX_ROTATIONS &&
-    poseFloats <= KERNEL_MAX_POSE_FLOATS;
+  const segAt = Math.ceil((forKernel ? parentsAt + parents.length : refsEnd) / TABLE.RECORD) * TABLE.RECORD;
   // Where the kernel decodes, its segments are laid out for its lane pass when they can be
-  // (see laneLayout); without a kernel memory after all, the records are laid out as usual.
-  let lanes = forKernel ? laneLayout(src, rotations) : undefined;
-  let stride = segmentStride(lanes ? lanes.headWords : recordsWords);
+  // (see laneLayout).
+  const lanes = forKernel ? laneLayout(src, rotations) : undefined;
+  const stride = segmentStride(lanes ? lanes.headWords : recordsWords);
+  const bytesLength = tablesBytes(segAt, segments, stride);
   // The file's copy after the tables, on a line of its own, and eight zero bytes after it for
   // the kernel's reads of eight bytes from a field's first byte.
-  const fileAt = 64 * Math.ceil(tablesBytes(segAt, segments, stride) / 64);
+  const fileAt = 64 * Math.ceil(bytesLength / 64);
   const kernelPlace = forKernel ? place(fileAt + bytes.byteLength + 8) : undefined;
-  if (kernelPlace === undefined && forKernel) {
-    lanes = undefined;
-    stride = segmentStride(recordsWords);
-  }
-  const bytesLength = tablesBytes(segAt, segments, stride);
+  // Without a kernel memory after all, the clip decodes in TypeScript, laid out for it.
+  if (forKernel && kernelPlace === undefined) return buildTables(src);
   const buffer = kernelPlace ? kernelPlace.buffer : new ArrayBuffer(bytesLength);
   const at = kernelPlace ? kernelPlace.byteOffset : 0;
   const f32 = new Float32Array(buffer, at, bytesLength >>> 2),
@@ -193,7 +180,7 @@ export function buildTables(
   f32.set(basePose);
   f64.set(refs, refsAt);
   // With lane rows, each segment's records are written here first, then rearranged.
-  const scratch = lanes ? new ArrayBuffer(4 * recordsWords) : new ArrayBuffer(0);
+  const scratch = new ArrayBuffer(lanes ? 4 * recordsWords : 0);
   const scratchI32 = new Int32Array(scratch),
     scratchF32 = new Float32Array(scratch);
   // The file's words (open() keeps the bytes 4-aligned): packed keys start on words, and
@@ -278,12 +265,9 @@ export function buildTables(
     segAt,
     segStride: recordsWords,
     basePose: f32.subarray(0, poseFloats),
-    animBoneOffset,
-    animKind,
-    animStep,
-    animTrackOfTrack: src.animated.ofTrack,
+    animated: tracks,
     segRates,
-    compact: compact ? { src, words } : undefined,
+    compact: compact ? src : undefined,
     kernel,
   };
 }

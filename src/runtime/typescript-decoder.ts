@@ -50,7 +50,7 @@ export class TypeScriptDecoder {
       this.f32 = new Float32Array(buffer);
       this.f64 = new Float64Array(buffer);
       this.i32.set(t.i32.subarray(0, t.segAt));
-      this.u32 = t.compact.words;
+      this.u32 = t.u32;
       this.slotSegment = Int32Array.of(-1, -1);
     } else {
       this.i32 = t.i32;
@@ -58,13 +58,12 @@ export class TypeScriptDecoder {
       this.u32 = t.u32;
       this.f64 = t.f64;
     }
-    this.count = t.animKind.length;
+    this.count = t.animated.count;
     this.segCount = t.segRates.length;
     this.refsAt = t.refsAt;
     this.segAt = t.segAt;
     this.segStride = t.segStride;
-    let rotations = 0;
-    for (const kind of t.animKind) if (kind === TRACK_KIND.ROTATION) rotations++;
+    const rotations = t.animated.rotations;
     this.rotationKeys = new Float64Array(ROTATION_SLOT * rotations);
     this.rotationList = new Int32Array(ROTATION_ENTRY * rotations);
   }
@@ -80,7 +79,7 @@ export class TypeScriptDecoder {
     const head = this.segAt + slot * this.segStride;
     const held = this.slotSegment!;
     if (held[slot] !== s) {
-      const src = this.t.compact!.src;
+      const src = this.t.compact!;
       writeSegmentRecords(src, s, this.i32, this.f32, head, src.segments.data[s] >>> 2);
       held[slot] = s;
     }
@@ -133,7 +132,7 @@ export class TypeScriptDecoder {
       first = count;
       last = count;
       for (let kind = 0; kind < TRACKS_PER_BONE; kind++) {
-        const a = this.t.animTrackOfTrack[onlyBone * TRACKS_PER_BONE + kind];
+        const a = this.t.animated.ofTrack[onlyBone * TRACKS_PER_BONE + kind];
         if (a >= 0) {
           if (first === count) first = a;
           last = a + 1;
