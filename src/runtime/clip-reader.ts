@@ -25,7 +25,6 @@ import {
   MAX_BONE_SAMPLES,
   MAX_FILE_BYTES,
   MAX_QUANTIZED_BITS,
-  RANGE_COMPONENTS,
   RATE_MASK,
   RAW_BITS,
   ROTATION_FORMAT,
@@ -252,20 +251,44 @@ export function readParents(view: DataView, header: Header): Int32Array {
   return parents;
 }
 
-/** The bitsets, decoded: each track's class, channel and step bits, and the counts that fix the later sections' sizes. */
+/** The base pose, where each animated track sits in it, and the animated tracks' clip ranges and rotation references. */
+export interface AnimatedTracks {
+  readonly count: number;
+  /** Identity for default tracks, stored values for constant ones. */
+  readonly basePose: Float32Array;
+  /** Per animated track: pose float offset, kind, STEP flag, first float of its clip range. */
+  readonly poseOffset: Int32Array;
+  readonly kind: Uint8Array;
+  readonly step: Uint8Array;
+  readonly range: Int32Array;
+  /** Track → animated index, or -1. */
+  readonly ofTrack: Int32Array;
+  /** (min, extent) per range component of each animated track, from `range`. */
+  readonly clipRanges: Float64Array;
+  /** Each animated rotation's reference quaternion, xyzw, in track order (the decode tables' layout). */
+  readonly refs: Float64Array;
+  /** Animated rotations. */
+  readonly rotations: number;
+}
+
+/** The tracks: each one's class and channel bit, the animated ones, and where the counts put the sections. */
 export interface Tracks {
   readonly trackClass: Uint8Array;
   readonly channelMask: Uint8Array;
-  readonly step: Uint8Array;
-  readonly constantFloats: number;
-  readonly animatedRotations: number;
-  readonly clipRangeBytes: number;
-  readonly rangeFloats: number;
+  readonly animated: AnimatedTracks;
+  readonly layout: SectionLayout;
 }
 
 /**
  * The bitsets section: no track both default and constant, no step bit on a track that is
  * not animated, no bit past the last track, and as many animated tracks as the header says.
+ * The counts fix the offsets of the sections after the bitsets up to the node indices,
+ * each where the counts put it and each inside the file (readSegments checks the
+ * segments'). Then the constants, clip ranges and rotation references sections, read in
+ * track order: the constants (finite values; a constant rotation normalised) laid into the
+ * base pose; each animated track's clip range, (min, extent) per range component: a
+ * rotation's from its u16 codes, a vector's finite, with a non-negative extent that keeps
+ * every reconstruction finite in float32; each animated rotation's reference.
  */
 export function readTracks(view: DataView, header: Header): Tracks {
   const trackCount = header.boneCount * TRACKS_PER_BONE;
@@ -281,12 +304,9 @@ export function readTracks(view: DataView, header: Header): Tracks {
     (view.getUint32(bitsetsOffset + 4 * (set * words + (t >>> 5)), true) >>> (t & 31)) & 1;
   const trackClass = new Uint8Array(trackCount);
   const channelMask = new Uint8Array(trackCount);
-  const step = new Uint8Array(trackCount);
   let constantFloats = 0,
-    animated = 0,
-    animatedRotations = 0,
-    clipRangeBytes = 0,
-    rangeFloats = 0;
+    count = 0,
+    rotations = 0;
   for (let t = 0; t < trackCount; t++) {
     const isDefault = bit(BITSET.DEFAULT, t),
       isConstant = bit(BITSET.CONSTANT, t);
@@ -295,14 +315,11 @@ export function readTracks(view: DataView, header: Header): Tracks {
       fail('BAD_VALUE', `track ${t}: step but not animated`, bitsetsOffset);
     trackClass[t] = isDefault ? CLASS.DEFAULT : isConstant ? CLASS.CONSTANT : CLASS.ANIMATED;
     channelMask[t] = bit(BITSET.CHANNEL, t);
-    step[t] = bit(BITSET.STEP, t);
     const kind = t % TRACKS_PER_BONE;
     if (isConstant) constantFloats += CONSTANT_FLOATS[kind];
     if (!isDefault && !isConstant) {
-      animated++;
-      if (kind === TRACK_KIND.ROTATION) animatedRotations++;
-      clipRangeBytes += CLIP_RANGE_BYTES[kind];
-      rangeFloats += 2 * RANGE_COMPONENTS[kind];
+      count++;
+      if (kind === TRACK_KIND.ROTATION) rotations++;
     }
   }
   // Bits past the last track can only be in each bitset's last word.
@@ -311,23 +328,19 @@ export function readTracks(view: DataView, header: Header): Tracks {
     if (spare !== 0 && view.getUint32(bitsetsOffset + 4 * (set * words + words - 1), true) >>> spare !== 0)
       fail('BAD_VALUE', `bitset ${set}: bits set past the last track`, bitsetsOffset);
   }
-  expectValue(header.animatedTrackCount, animated, 'animated track count', HEADER.ANIMATED_TRACK_COUNT);
-  return { trackClass, channelMask, step, constantFloats, animatedRotations, clipRangeBytes, rangeFloats };
-}
-
-/**
- * The offsets of the sections after the bitsets up to the node indices, each where the
- * counts put it and each inside the file (readSegments checks the segments').
- */
-export function readSectionOffsets(view: DataView, header: Header, tracks: Tracks): SectionLayout {
-  const layout = layoutOf(header, tracks);
-  section(view, HEADER.CONSTANTS_OFFSET, layout.constants, 4 * tracks.constantFloats, 'constants');
-  section(view, HEADER.CLIP_RANGES_OFFSET, layout.clipRanges, tracks.clipRangeBytes, 'clip ranges');
+  expectValue(header.animatedTrackCount, count, 'animated track count', HEADER.ANIMATED_TRACK_COUNT);
+  // A rotation's clip range is four (min, extent) u16 code pairs, a vector's three f32 pairs.
+  const vectors = count - rotations;
+  const clipRangeBytes =
+    CLIP_RANGE_BYTES[TRACK_KIND.ROTATION] * rotations + CLIP_RANGE_BYTES[TRACK_KIND.TRANSLATION] * vectors;
+  const layout = layoutOf(header, { constantFloats, clipRangeBytes, animatedRotations: rotations });
+  section(view, HEADER.CONSTANTS_OFFSET, layout.constants, 4 * constantFloats, 'constants');
+  section(view, HEADER.CLIP_RANGES_OFFSET, layout.clipRanges, clipRangeBytes, 'clip ranges');
   section(
     view,
     HEADER.ROTATION_REFS_OFFSET,
     layout.rotationRefs,
-    ROTATION_REF_BYTES * tracks.animatedRotations,
+    ROTATION_REF_BYTES * rotations,
     'rotation references',
   );
   section(
@@ -337,7 +350,79 @@ export function readSectionOffsets(view: DataView, header: Header, tracks: Track
     layout.nodeIndices ? 4 * header.boneCount : 0,
     'node indices',
   );
-  return layout;
+
+  const basePose = new Float32Array(header.boneCount * POSE_STRIDE);
+  const poseOffset = new Int32Array(count);
+  const kinds = new Uint8Array(count);
+  const step = new Uint8Array(count);
+  const ofTrack = new Int32Array(trackCount).fill(-1);
+  const range = new Int32Array(count);
+  const clipRanges = new Float64Array(8 * rotations + 6 * vectors);
+  const refs = new Float64Array(4 * rotations);
+  let cursor = layout.constants,
+    rangeAt = layout.clipRanges,
+    refAt = layout.rotationRefs,
+    a = 0,
+    ro = 0,
+    rf = 0;
+  for (let t = 0; t < trackCount; t++) {
+    const kind = t % TRACKS_PER_BONE;
+    const o = ((t / TRACKS_PER_BONE) | 0) * POSE_STRIDE + KIND_POSE_OFFSET[kind];
+    const n = CONSTANT_FLOATS[kind];
+    if (trackClass[t] === CLASS.DEFAULT) {
+      for (let c = 0; c < n; c++) basePose[o + c] = identityFloat(o + c);
+    } else if (trackClass[t] === CLASS.CONSTANT) {
+      for (let c = 0; c < n; c++, cursor += 4) {
+        // Finite: a float32 NaN or infinity is no magnitude ≤ F32_MAX.
+        basePose[o + c] = inRange(
+          view.getFloat32(cursor, true),
+          -F32_MAX,
+          F32_MAX,
+          'constant of track',
+          cursor,
+          'BAD_VALUE',
+          t,
+        );
+      }
+      if (kind === TRACK_KIND.ROTATION)
+        writeRotation(basePose[o], basePose[o + 1], basePose[o + 2], basePose[o + 3], basePose, o);
+    } else {
+      poseOffset[a] = o;
+      kinds[a] = kind;
+      step[a] = bit(BITSET.STEP, t);
+      ofTrack[t] = a;
+      range[a] = ro;
+      if (kind === TRACK_KIND.ROTATION) {
+        for (let c = 0; c < 4; c++, rangeAt += 4, ro += 2) {
+          clipRanges[ro] = rotationRangeMin(view.getUint16(rangeAt, true));
+          clipRanges[ro + 1] = rotationRangeExtent(view.getUint16(rangeAt + 2, true));
+        }
+        decodeReference(
+          view.getInt16(refAt, true),
+          view.getInt16(refAt + 2, true),
+          view.getInt16(refAt + 4, true),
+          refs,
+          rf,
+        );
+        refAt += ROTATION_REF_BYTES;
+        rf += 4;
+      } else {
+        for (let c = 0; c < 3; c++, rangeAt += 8, ro += 2) {
+          const min = view.getFloat32(rangeAt, true),
+            ext = view.getFloat32(rangeAt + 4, true);
+          // Reconstruction reaches min + 2·extent at most (segment min and extent are each ≤ 255/255);
+          // a NaN or infinite min or extent fails the bound too.
+          if (!(ext >= 0 && Math.abs(min) + 2 * ext < F32_MAX))
+            fail('BAD_VALUE', `animated track ${a}: clip range (${min}, ${ext})`, rangeAt);
+          clipRanges[ro] = min;
+          clipRanges[ro + 1] = ext;
+        }
+      }
+      a++;
+    }
+  }
+  const animated = { count, basePose, poseOffset, kind: kinds, step, range, ofTrack, clipRanges, refs, rotations };
+  return { trackClass, channelMask, animated, layout };
 }
 
 /** The node-index section: every bone's glTF node, a non-negative int32. */
@@ -435,126 +520,6 @@ export function readAdditive(view: DataView, offset: number): AdditiveInfo | und
   return {
     mode: 'local',
     reference: kind === ADDITIVE_REFERENCE.FRAME ? { kind: 'frame', frame, time } : { kind: 'pose', time },
-  };
-}
-
-/** The base pose, where each animated track sits in it, and the animated tracks' clip ranges and rotation references. */
-export interface AnimatedTracks {
-  readonly count: number;
-  /** Identity for default tracks, stored values for constant ones. */
-  readonly basePose: Float32Array;
-  /** Per animated track: pose float offset, kind, STEP flag, first float of its clip range. */
-  readonly poseOffset: Int32Array;
-  readonly kind: Uint8Array;
-  readonly step: Uint8Array;
-  readonly range: Int32Array;
-  /** Track → animated index, or -1. */
-  readonly ofTrack: Int32Array;
-  /** (min, extent) per range component of each animated track, from `range`. */
-  readonly clipRanges: Float64Array;
-  /** Each animated rotation's reference quaternion, xyzw, in track order (the decode tables' layout). */
-  readonly refs: Float64Array;
-  /** Animated rotations. */
-  readonly rotations: number;
-}
-
-/**
- * The constants, clip ranges and rotation references sections, read in track order: the
- * constants (finite values; a constant rotation normalised) laid into the base pose; each
- * animated track's clip range, (min, extent) per range component: a rotation's from its u16
- * codes, a vector's finite, with a non-negative extent that keeps every reconstruction
- * finite in float32; each animated rotation's reference.
- */
-export function readAnimatedTracks(
-  view: DataView,
-  header: Header,
-  tracks: Tracks,
-  layout: SectionLayout,
-): AnimatedTracks {
-  const { trackClass } = tracks;
-  const count = header.animatedTrackCount,
-    trackCount = trackClass.length;
-  const basePose = new Float32Array(header.boneCount * POSE_STRIDE);
-  const poseOffset = new Int32Array(count);
-  const kinds = new Uint8Array(count);
-  const step = new Uint8Array(count);
-  const ofTrack = new Int32Array(trackCount).fill(-1);
-  const range = new Int32Array(count);
-  const clipRanges = new Float64Array(tracks.rangeFloats);
-  const refs = new Float64Array(4 * tracks.animatedRotations);
-  let cursor = layout.constants,
-    rangeAt = layout.clipRanges,
-    refAt = layout.rotationRefs,
-    a = 0,
-    ro = 0,
-    rf = 0;
-  for (let t = 0; t < trackCount; t++) {
-    const kind = t % TRACKS_PER_BONE;
-    const o = ((t / TRACKS_PER_BONE) | 0) * POSE_STRIDE + KIND_POSE_OFFSET[kind];
-    const n = CONSTANT_FLOATS[kind];
-    if (trackClass[t] === CLASS.DEFAULT) {
-      for (let c = 0; c < n; c++) basePose[o + c] = identityFloat(o + c);
-    } else if (trackClass[t] === CLASS.CONSTANT) {
-      for (let c = 0; c < n; c++, cursor += 4) {
-        // Finite: a float32 NaN or infinity is no magnitude ≤ F32_MAX.
-        basePose[o + c] = inRange(
-          view.getFloat32(cursor, true),
-          -F32_MAX,
-          F32_MAX,
-          'constant of track',
-          cursor,
-          'BAD_VALUE',
-          t,
-        );
-      }
-      if (kind === TRACK_KIND.ROTATION)
-        writeRotation(basePose[o], basePose[o + 1], basePose[o + 2], basePose[o + 3], basePose, o);
-    } else {
-      poseOffset[a] = o;
-      kinds[a] = kind;
-      step[a] = tracks.step[t];
-      ofTrack[t] = a;
-      range[a] = ro;
-      if (kind === TRACK_KIND.ROTATION) {
-        for (let c = 0; c < 4; c++, rangeAt += 4, ro += 2) {
-          clipRanges[ro] = rotationRangeMin(view.getUint16(rangeAt, true));
-          clipRanges[ro + 1] = rotationRangeExtent(view.getUint16(rangeAt + 2, true));
-        }
-        decodeReference(
-          view.getInt16(refAt, true),
-          view.getInt16(refAt + 2, true),
-          view.getInt16(refAt + 4, true),
-          refs,
-          rf,
-        );
-        refAt += ROTATION_REF_BYTES;
-        rf += 4;
-      } else {
-        for (let c = 0; c < 3; c++, rangeAt += 8, ro += 2) {
-          const min = view.getFloat32(rangeAt, true),
-            ext = view.getFloat32(rangeAt + 4, true);
-          // Reconstruction reaches min + 2·extent at most (segment min and extent are each ≤ 255/255);
-          // a NaN or infinite min or extent fails the bound too.
-          if (!(ext >= 0 && Math.abs(min) + 2 * ext < F32_MAX))
-            fail('BAD_VALUE', `animated track ${a}: clip range (${min}, ${ext})`, rangeAt);
-          clipRanges[ro] = min;
-          clipRanges[ro + 1] = ext;
-        }
-      }
-      a++;
-    }
-  }
-  return {
-    count,
-    basePose,
-    poseOffset,
-    kind: kinds,
-    step,
-    range,
-    ofTrack,
-    clipRanges,
-    refs,
-    rotations: tracks.animatedRotations,
   };
 }
 

@@ -10,7 +10,6 @@
 import { SEGMENT_SIZE, TRACKS_PER_BONE, type UNIT_CODES, type RotationFormat, type SectionLayout } from './format.js';
 import { FormatError } from './errors.js';
 import {
-  readAnimatedTracks,
   readAdditive,
   readHeader,
   readKeyTimes,
@@ -18,7 +17,6 @@ import {
   readNamesSection,
   readNodeIndices,
   readParents,
-  readSectionOffsets,
   readSegments,
   readTracks,
 } from './clip-reader.js';
@@ -138,12 +136,10 @@ export class CompressedClip {
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const header = readHeader(bytes, view, verifyChecksum);
     const parents = readParents(view, header);
-    const tracks = readTracks(view, header);
-    const layout = readSectionOffsets(view, header, tracks);
+    const { trackClass, channelMask, animated, layout } = readTracks(view, header);
     const nodeIndices = layout.nodeIndices ? readNodeIndices(view, layout.nodeIndices, header.boneCount) : undefined;
     const keyTimes = readKeyTimes(view, header, layout.keyTimes);
     const additive = readAdditive(view, layout.additive);
-    const animated = readAnimatedTracks(view, header, tracks, layout);
     const segments = readSegments(bytes, view, header, animated, layout);
     const names = readNamesSection(bytes, view, header, segments.end);
 
@@ -155,8 +151,8 @@ export class CompressedClip {
     this.keyTimes = keyTimes;
     this.additive = additive;
     this.byteLength = bytes.byteLength;
-    this.trackClass = tracks.trackClass;
-    this.#channelMask = tracks.channelMask;
+    this.trackClass = trackClass;
+    this.#channelMask = channelMask;
     this.tables = buildTables(
       { bytes, animated, segments, parents },
       compactTables,
