@@ -179,10 +179,6 @@ export function buildTables(
   const f64 = new Float64Array(buffer, at, bytesLength >>> 3);
   f32.set(basePose);
   f64.set(refs, refsAt);
-  // With lane rows, each segment's records are written here first, then rearranged.
-  const scratch = new ArrayBuffer(lanes ? 4 * recordsWords : 0);
-  const scratchI32 = new Int32Array(scratch),
-    scratchF32 = new Float32Array(scratch);
   // The file's words (open() keeps the bytes 4-aligned): packed keys start on words, and
   // the TypeScript decoder reads them there; the kernel reads them in its copy, by byte address.
   const file = kernelPlace ? new Uint8Array(buffer, at + fileAt, bytes.byteLength) : bytes;
@@ -190,18 +186,7 @@ export function buildTables(
   const words = new Uint32Array(file.buffer, file.byteOffset, file.byteLength >>> 2);
   for (let s = 0; s < segments; s++) {
     const keysAt = kernelPlace ? file.byteOffset + segData[s] : segData[s] >>> 2;
-    if (lanes === undefined) {
-      writeSegmentRecords(src, s, i32, f32, segAt + s * stride, keysAt);
-    } else {
-      writeSegmentRecords(src, s, scratchI32, scratchF32, 0, keysAt);
-      writeLaneSegment(
-        src,
-        scratchI32,
-        scratchF32,
-        lanes,
-        new DataView(buffer, at + 4 * (segAt + s * stride), 4 * lanes.headWords),
-      );
-    }
+    writeSegmentRecords(src, s, i32, f32, segAt + s * stride, keysAt, lanes);
   }
   let kernel: ClipTables['kernel'];
   if (kernelPlace) {
@@ -368,57 +353,13 @@ function tablesBytes(segAt: number, segments: number, stride: number): number {
 }
 
 /**
- * Writes a segment in its lane layout (see {@link laneLayout}) into `view`, from its header
- * and records as {@link writeSegmentRecords} wrote them at index 0 of `i32`/`f32`: the
- * header, the other tracks' records and first bits, and rotation i's offsets, steps,
- * fields' bytes, widths, 7 − first bits and dropped component in lane i & 3 of row i >> 2.
- * Lanes past the last rotation keep zeros (they decode to zeros) and drop w.
- */
-function writeLaneSegment(
-  src: TableSources,
-  i32: Int32Array,
-  f32: Float32Array,
-  lanes: LaneLayout,
-  view: DataView,
-): void {
-  const animKind = src.animated.kind;
-  for (let w = 0; w < TABLE.RECORD; w++) view.setInt32(4 * w, i32[w], true);
-  let bit = 0,
-    other = 0,
-    rotation = 0;
-  for (let j = 0; j < animKind.length; j++) {
-    const rec = TABLE.RECORD * (1 + j);
-    const bits = i32[rec + 1];
-    const widths = [bits & 0xff, (bits >>> 8) & 0xff, (bits >>> 16) & 0xff];
-    if (animKind[j] !== TRACK_KIND.ROTATION) {
-      for (let w = 0; w < TABLE.RECORD; w++) view.setInt32(4 * (TABLE.RECORD * (1 + other) + w), i32[rec + w], true);
-      view.setInt32(4 * (TABLE.RECORD * (1 + lanes.others) + other), bit, true);
-      other++;
-    } else {
-      const row = 4 * lanes.rowsWord + KERNEL_LANES.BYTES * (rotation >> 2),
-        lane = rotation & 3;
-      let at = bit;
-      for (let c = 0; c < 3; c++) {
-        view.setFloat32(row + KERNEL_LANES.OFFSET + 16 * c + 4 * lane, f32[rec + 2 + 2 * c], true);
-        view.setFloat32(row + KERNEL_LANES.STEP + 16 * c + 4 * lane, f32[rec + 3 + 2 * c], true);
-        view.setUint16(row + KERNEL_LANES.BYTE + 8 * c + 2 * lane, at >>> 3, true);
-        view.setUint8(row + KERNEL_LANES.WIDTH + 8 * c + lane, widths[c]);
-        view.setUint8(row + KERNEL_LANES.WIDTH + 8 * c + 4 + lane, 128 >> (at & 7));
-        at += widths[c];
-      }
-      view.setUint8(row + KERNEL_LANES.DROP + lane, bits >>> 24);
-      rotation++;
-    }
-    bit += widths[0] + widths[1] + widths[2];
-  }
-  for (; rotation & 3; rotation++)
-    view.setUint8(4 * lanes.rowsWord + KERNEL_LANES.BYTES * (rotation >> 2) + KERNEL_LANES.DROP + (rotation & 3), 3);
-}
-
-/**
  * Writes segment `s`'s header record (`keys`: where its packed keys are, the word index in
  * the words the sampler reads them from, or for the kernel their byte address in its
- * memory) and one record per animated track at `head` of `i32`/`f32`.
+ * memory) and one record per animated track at `head` of `i32`/`f32`; with `lanes`, in its
+ * lane layout (see {@link laneLayout}): the header, the other tracks' records and first
+ * bits, and rotation i's offsets, steps, fields' bytes, widths, 7 − first bits and dropped
+ * component in lane i & 3 of row i >> 2. Lanes past the last rotation keep zeros (they
+ * decode to zeros) and drop w.
  */
 export function writeSegmentRecords(
   src: TableSources,
@@ -427,52 +368,79 @@ export function writeSegmentRecords(
   f32: Float32Array,
   head: number,
   keys: number,
+  lanes?: LaneLayout,
 ): void {
   const { bytes } = src;
   const { kind: animKind, poseOffset: animBoneOffset, step: animStep, clipRanges, range: animRange } = src.animated;
   const { rates: segRates, keyBits: segKeyBits, compBits } = src.segments;
   const animated = animKind.length;
+  // The lane rows' fields, by byte from the segment's header.
+  const view = lanes ? new DataView(i32.buffer, i32.byteOffset + 4 * head) : undefined;
   i32[head] = keys;
   i32[head + 1] = segKeyBits[s];
   const rates = segRates[s],
     rng = rates + animated;
-  let dropsW = 1;
+  let dropsW = 1,
+    bit = 0,
+    records = 0,
+    rotations = 0;
   for (let j = 0; j < animated; j++) {
-    const at = head + TABLE.RECORD * (1 + j);
     const kind = animKind[j];
     const rb = bytes[rates + j];
     const rate = rb & RATE_MASK;
     const drop = kind === TRACK_KIND.ROTATION ? rb >>> DROP_SHIFT : 3;
     if (drop !== 3) dropsW = 0;
     const cb = (s * animated + j) * ANIMATED_COMPONENTS;
-    let meta = animBoneOffset[j] | (kind << TABLE.KIND_SHIFT) | (animStep[j] ? TABLE.STEP : 0);
-    if (rate === RAW_BITS) meta |= TABLE.RAW;
-    else if (compBits[cb] + compBits[cb + 1] + compBits[cb + 2] <= WINDOW_BITS) meta |= TABLE.WINDOW;
-    i32[at] = meta;
-    i32[at + 1] =
-      compBits[cb] |
-      (compBits[cb + 1] << 8) |
-      (compBits[cb + 2] << 16) |
-      ((kind === TRACK_KIND.ROTATION ? drop : 0) << 24);
-    if (rate === RAW_BITS) continue;
+    // Byte of the track's lane row from the header, or -1 for a record.
+    const row = lanes && kind === TRACK_KIND.ROTATION ? 4 * lanes.rowsWord + KERNEL_LANES.BYTES * (rotations >> 2) : -1;
+    const lane = rotations & 3;
+    const at = head + TABLE.RECORD * (1 + records);
+    if (row < 0) {
+      let meta = animBoneOffset[j] | (kind << TABLE.KIND_SHIFT) | (animStep[j] ? TABLE.STEP : 0);
+      if (rate === RAW_BITS) meta |= TABLE.RAW;
+      else if (compBits[cb] + compBits[cb + 1] + compBits[cb + 2] <= WINDOW_BITS) meta |= TABLE.WINDOW;
+      i32[at] = meta;
+      i32[at + 1] =
+        compBits[cb] |
+        (compBits[cb + 1] << 8) |
+        (compBits[cb + 2] << 16) |
+        ((kind === TRACK_KIND.ROTATION ? drop : 0) << 24);
+      if (lanes) i32[head + TABLE.RECORD * (1 + lanes.others) + records] = bit;
+      records++;
+    } else if (view) {
+      view.setUint8(row + KERNEL_LANES.DROP + lane, drop);
+      rotations++;
+    }
     const ro = animRange[j];
     const rangeAt = rng + j * SEGMENT_RANGE_BYTES;
-    for (let c = 0; c < ANIMATED_COMPONENTS; c++) {
+    for (let c = 0; c < ANIMATED_COMPONENTS && rate !== RAW_BITS; c++) {
       // Stored slot c holds component c, or c + 1 at and after the dropped one.
       const r = ro + 2 * (c < drop ? c : c + 1);
-      if (rate === 0) {
-        // Constant in the segment: 0 bits, step 0, value = offset + 0 · 0 (as the writer's arithmetic).
-        f32[at + 2 + 2 * c] = segmentConstant(
-          clipRanges[r],
-          clipRanges[r + 1],
-          bytes[rangeAt + 2 * c] | (bytes[rangeAt + 2 * c + 1] << 8),
-        );
-        f32[at + 3 + 2 * c] = 0;
-      } else {
-        f32[at + 2 + 2 * c] = segmentOffset(clipRanges[r], clipRanges[r + 1], bytes[rangeAt + 2 * c]);
-        f32[at + 3 + 2 * c] = segmentStep(clipRanges[r + 1], bytes[rangeAt + 2 * c + 1], compBits[cb + c]);
+      // Constant in the segment (rate 0): 0 bits, step 0, value = offset + 0 · 0 (as the writer's arithmetic).
+      const offset =
+        rate === 0
+          ? segmentConstant(
+              clipRanges[r],
+              clipRanges[r + 1],
+              bytes[rangeAt + 2 * c] | (bytes[rangeAt + 2 * c + 1] << 8),
+            )
+          : segmentOffset(clipRanges[r], clipRanges[r + 1], bytes[rangeAt + 2 * c]);
+      const step = rate === 0 ? 0 : segmentStep(clipRanges[r + 1], bytes[rangeAt + 2 * c + 1], compBits[cb + c]);
+      if (row < 0) {
+        f32[at + 2 + 2 * c] = offset;
+        f32[at + 3 + 2 * c] = step;
+      } else if (view) {
+        view.setFloat32(row + KERNEL_LANES.OFFSET + 16 * c + 4 * lane, offset, true);
+        view.setFloat32(row + KERNEL_LANES.STEP + 16 * c + 4 * lane, step, true);
+        view.setUint16(row + KERNEL_LANES.BYTE + 8 * c + 2 * lane, bit >>> 3, true);
+        view.setUint8(row + KERNEL_LANES.WIDTH + 8 * c + lane, compBits[cb + c]);
+        view.setUint8(row + KERNEL_LANES.WIDTH + 8 * c + 4 + lane, 128 >> (bit & 7));
+        bit += compBits[cb + c];
       }
     }
+    if (row < 0) bit += compBits[cb] + compBits[cb + 1] + compBits[cb + 2];
   }
+  for (; view && lanes && rotations & 3; rotations++)
+    view.setUint8(4 * lanes.rowsWord + KERNEL_LANES.BYTES * (rotations >> 2) + KERNEL_LANES.DROP + (rotations & 3), 3);
   i32[head + 2] = dropsW;
 }
