@@ -140,7 +140,7 @@ export function readHeader(bytes: Uint8Array, view: DataView, verifyChecksum: bo
   const version = view.getUint16(HEADER.VERSION, true);
   expectVersion('format', version, VERSION, HEADER.VERSION);
   const flags = view.getUint16(HEADER.FLAGS, true);
-  if (flags & ~KNOWN_FLAGS) fail('BAD_HEADER', `unknown flags 0x${flags.toString(16)}`, HEADER.FLAGS);
+  expectValue(flags & ~KNOWN_FLAGS, 0, 'unknown flags', HEADER.FLAGS);
   inRange(size, 0, MAX_FILE_BYTES, 'file size', HEADER.TOTAL_SIZE, 'BAD_SIZE');
   const totalSize = view.getUint32(HEADER.TOTAL_SIZE, true);
   if (totalSize !== size)
@@ -638,13 +638,7 @@ export interface Names {
  */
 export function readNamesSection(bytes: Uint8Array, view: DataView, header: Header, segmentsEnd: number): Names {
   const hasNames = (header.flags & FLAGS.HAS_NAMES) !== 0;
-  const offset = expectValue(
-    view.getUint32(HEADER.NAMES_OFFSET, true),
-    hasNames ? segmentsEnd : 0,
-    hasNames ? 'names offset' : 'names offset without the names flag',
-    HEADER.NAMES_OFFSET,
-    'BAD_OFFSET',
-  );
+  const offset = expectOffset(view, HEADER.NAMES_OFFSET, hasNames ? segmentsEnd : 0, 'names');
   const names = hasNames ? readNames(bytes, view, offset, header.boneCount) : undefined;
   const end = names ? align4(names.end) : segmentsEnd;
   if (end !== bytes.byteLength) fail('BAD_SIZE', `${bytes.byteLength - end} bytes after the last section`, end);

@@ -177,12 +177,8 @@ export class CompressedClip {
     else if (bytes instanceof Uint8Array) u8 = bytes;
     else throw new FormatError('BAD_ARGUMENT', 'expected a Uint8Array or ArrayBuffer');
     if ((u8.byteOffset & 3) !== 0) u8 = u8.slice();
-    const tables = options.tables ?? 'full';
-    if (tables !== 'full' && tables !== 'compact')
-      throw new FormatError('BAD_ARGUMENT', `tables must be 'full' or 'compact', got ${String(tables)}`);
-    const decoder = options.decoder ?? 'auto';
-    if (decoder !== 'auto' && decoder !== 'typescript')
-      throw new FormatError('BAD_ARGUMENT', `decoder must be 'auto' or 'typescript', got ${String(decoder)}`);
+    const tables = option('tables', options.tables, ['full', 'compact']);
+    const decoder = option('decoder', options.decoder, ['auto', 'typescript']);
     return new CompressedClip(u8, options.verifyChecksum ?? true, tables === 'compact', decoder === 'auto');
   }
 
@@ -203,4 +199,12 @@ export class CompressedClip {
   hasChannel(bone: number, kind: number): boolean {
     return this.#channelMask[bone * TRACKS_PER_BONE + kind] === 1;
   }
+}
+
+/** Option `name`'s `value`, one of `values` (the first when not given), else a BAD_ARGUMENT error. */
+function option<T extends string>(name: string, value: T | undefined, values: readonly T[]): T {
+  const chosen = value ?? values[0];
+  if (!values.includes(chosen))
+    throw new FormatError('BAD_ARGUMENT', `${name} must be '${values.join("' or '")}', got ${String(chosen)}`);
+  return chosen;
 }
