@@ -4,7 +4,7 @@
  * class and whether it steps, each sample's time. Free functions rather than methods of
  * {@link CompressedClip}, so a page that only plays clips does not download them.
  */
-import { HEADER, RATE_MASK, TRACKS_PER_BONE } from './format.js';
+import { HEADER, KIND_POSE_OFFSET, RATE_MASK, TRACKS_PER_BONE } from './format.js';
 import type { CompressedClip } from './compressed-clip.js';
 import { POSE_STRIDE } from '../shared/pose-layout.js';
 
@@ -60,8 +60,8 @@ export function trackClassOf(clip: CompressedClip, bone: number, kind: number): 
 
 /** Whether animated track `kind` of `bone` in `clip` holds each sample until the next (STEP) instead of blending. */
 export function isStepTrack(clip: CompressedClip, bone: number, kind: number): boolean {
-  const { ofTrack, step } = clip.tables.animated;
-  const a = ofTrack[bone * TRACKS_PER_BONE + kind];
+  const { poseOffset, step } = clip.tables.animated;
+  const a = poseOffset.indexOf(bone * POSE_STRIDE + KIND_POSE_OFFSET[kind]);
   return a >= 0 && step[a] === 1;
 }
 

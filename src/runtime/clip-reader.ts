@@ -256,14 +256,11 @@ export interface AnimatedTracks {
   readonly count: number;
   /** Identity for default tracks, stored values for constant ones. */
   readonly basePose: Float32Array;
-  /** Per animated track: pose float offset, kind, STEP flag, first float of its clip range. */
+  /** Per animated track, in track order (so pose offsets increase): pose float offset, kind, STEP flag. */
   readonly poseOffset: Int32Array;
   readonly kind: Uint8Array;
   readonly step: Uint8Array;
-  readonly range: Int32Array;
-  /** Track → animated index, or -1. */
-  readonly ofTrack: Int32Array;
-  /** (min, extent) per range component of each animated track, from `range`. */
+  /** (min, extent) per range component of each animated track, animated track j's from float 8 · j. */
   readonly clipRanges: Float64Array;
   /** Each animated rotation's reference quaternion, xyzw, in track order (the decode tables' layout). */
   readonly refs: Float64Array;
@@ -355,15 +352,12 @@ export function readTracks(view: DataView, header: Header): Tracks {
   const poseOffset = new Int32Array(count);
   const kinds = new Uint8Array(count);
   const step = new Uint8Array(count);
-  const ofTrack = new Int32Array(trackCount).fill(-1);
-  const range = new Int32Array(count);
-  const clipRanges = new Float64Array(8 * rotations + 6 * vectors);
+  const clipRanges = new Float64Array(8 * count);
   const refs = new Float64Array(4 * rotations);
   let cursor = layout.constants,
     rangeAt = layout.clipRanges,
     refAt = layout.rotationRefs,
     a = 0,
-    ro = 0,
     rf = 0;
   for (let t = 0; t < trackCount; t++) {
     const kind = t % TRACKS_PER_BONE;
@@ -390,8 +384,7 @@ export function readTracks(view: DataView, header: Header): Tracks {
       poseOffset[a] = o;
       kinds[a] = kind;
       step[a] = bit(BITSET.STEP, t);
-      ofTrack[t] = a;
-      range[a] = ro;
+      let ro = 8 * a;
       if (kind === TRACK_KIND.ROTATION) {
         for (let c = 0; c < 4; c++, rangeAt += 4, ro += 2) {
           clipRanges[ro] = rotationRangeMin(view.getUint16(rangeAt, true));
@@ -421,7 +414,7 @@ export function readTracks(view: DataView, header: Header): Tracks {
       a++;
     }
   }
-  const animated = { count, basePose, poseOffset, kind: kinds, step, range, ofTrack, clipRanges, refs, rotations };
+  const animated = { count, basePose, poseOffset, kind: kinds, step, clipRanges, refs, rotations };
   return { trackClass, channelMask, animated, layout };
 }
 
@@ -586,7 +579,7 @@ export function readSegments(
           rate,
           kind === TRACK_KIND.ROTATION ? drop : 3,
           animated.clipRanges,
-          animated.range[j],
+          8 * j,
           compBits,
           cb,
         );

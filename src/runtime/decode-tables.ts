@@ -371,7 +371,7 @@ export function writeSegmentRecords(
   lanes?: LaneLayout,
 ): void {
   const { bytes } = src;
-  const { kind: animKind, poseOffset: animBoneOffset, step: animStep, clipRanges, range: animRange } = src.animated;
+  const { kind: animKind, poseOffset: animBoneOffset, step: animStep, clipRanges } = src.animated;
   const { rates: segRates, keyBits: segKeyBits, compBits } = src.segments;
   const animated = animKind.length;
   // The lane rows' fields, by byte from the segment's header.
@@ -411,7 +411,7 @@ export function writeSegmentRecords(
       view.setUint8(row + KERNEL_LANES.DROP + lane, drop);
       rotations++;
     }
-    const ro = animRange[j];
+    const ro = 8 * j;
     const rangeAt = rng + j * SEGMENT_RANGE_BYTES;
     for (let c = 0; c < ANIMATED_COMPONENTS && rate !== RAW_BITS; c++) {
       // Stored slot c holds component c, or c + 1 at and after the dropped one.

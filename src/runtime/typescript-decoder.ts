@@ -6,11 +6,12 @@
  * import clip.ts without it), while compressed-clip.ts imports it, so `CompressedClip.open`
  * is complete and synchronous.
  */
-import { SEGMENT_SIZE, TRACKS_PER_BONE, TRACK_KIND } from './format.js';
+import { SEGMENT_SIZE, TRACK_KIND } from './format.js';
 import { floatFromBits } from './bits.js';
 import { ROTATION_ENTRY, ROTATION_SLOT, decodeRotations, lerp } from './interpolate.js';
 import { writeSegmentRecords, type ClipTables } from './decode-tables.js';
 import { TABLE } from './decode-layout.js';
+import { POSE_STRIDE } from '../shared/pose-layout.js';
 
 const RECORD = TABLE.RECORD;
 
@@ -127,22 +128,17 @@ export class TypeScriptDecoder {
     let first = 0,
       last = count;
     if (onlyBone >= 0) {
-      // Skip to the bone's first animated track, summing the bits of the tracks before it
-      // (a track's components need not share its rate) and counting their references.
-      first = count;
-      last = count;
-      for (let kind = 0; kind < TRACKS_PER_BONE; kind++) {
-        const a = this.t.animated.ofTrack[onlyBone * TRACKS_PER_BONE + kind];
-        if (a >= 0) {
-          if (first === count) first = a;
-          last = a + 1;
-        }
+      // Skip to the bone's first animated track (animated tracks are in pose order), summing
+      // the bits of the tracks before it (a track's components need not share its rate) and
+      // counting their references; the bone's tracks end before the next bone's pose floats.
+      const poseOffset = this.t.animated.poseOffset,
+        from = onlyBone * POSE_STRIDE;
+      for (; first < count && poseOffset[first] < from; first++) {
+        bit0 += keyBits(i32[h0 + RECORD * (1 + first) + 1]);
+        bit1 += keyBits(i32[h1 + RECORD * (1 + first) + 1]);
+        if (((i32[h0 + RECORD * (1 + first)] >>> TABLE.KIND_SHIFT) & 3) === TRACK_KIND.ROTATION) ref += 4;
       }
-      for (let j = 0; j < first; j++) {
-        bit0 += keyBits(i32[h0 + RECORD * (1 + j) + 1]);
-        bit1 += keyBits(i32[h1 + RECORD * (1 + j) + 1]);
-        if (((i32[h0 + RECORD * (1 + j)] >>> TABLE.KIND_SHIFT) & 3) === TRACK_KIND.ROTATION) ref += 4;
-      }
+      for (last = first; last < count && poseOffset[last] < from + POSE_STRIDE; ) last++;
     }
     for (
       let j = first, r0 = h0 + RECORD * (1 + first), r1 = h1 + RECORD * (1 + first);
