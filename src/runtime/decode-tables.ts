@@ -54,8 +54,6 @@ export interface ClipTables {
   readonly u32: Uint32Array;
   /** Float64 view of the same buffer. */
   readonly f64: Float64Array;
-  /** Floats of the base pose, at f32[0..poseFloats): identity for default tracks, stored values for constant ones. */
-  readonly poseFloats: number;
   /** f64 index of the first rotation reference (xyzw per animated rotation, in track order). */
   readonly refsAt: number;
   /** i32 index of segment 0's header record (compact tables: of the sampler's first slot). */
@@ -66,7 +64,7 @@ export interface ClipTables {
    * segments may lie at a longer stride: see `kernel`).
    */
   readonly segStride: number;
-  /** The base pose as its own view. */
+  /** The base pose as its own view, at f32[0..basePose.length): identity for default tracks, stored values for constant ones. */
   readonly basePose: Float32Array;
   /** The animated tracks: each one's pose offset, kind and STEP flag, each track's animated index (clip-reader.ts). */
   readonly animated: AnimatedTracks;
@@ -245,7 +243,6 @@ export function buildTables(
     i32,
     u32: words,
     f64,
-    poseFloats,
     refsAt,
     segAt,
     segStride: recordsWords,
