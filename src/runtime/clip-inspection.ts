@@ -4,7 +4,7 @@
  * class and whether it steps, each sample's time. Free functions rather than methods of
  * {@link CompressedClip}, so a page that only plays clips does not download them.
  */
-import { HEADER, KIND_POSE_OFFSET, RATE_MASK, TRACKS_PER_BONE } from './format.js';
+import { ADDITIVE, HEADER, KIND_POSE_OFFSET, RATE_MASK, TRACKS_PER_BONE } from './format.js';
 import type { CompressedClip } from './compressed-clip.js';
 import { POSE_STRIDE } from '../shared/pose-layout.js';
 
@@ -31,24 +31,32 @@ export interface SectionSizes {
   total: number;
 }
 
-/** Byte size of each section of `clip`. */
+/**
+ * Byte size of each section of `clip`, from the offsets in its header (validated where the
+ * counts put each section); the optional sections between the rotation references and the
+ * segments follow each other without padding.
+ */
 export function sectionSizes(clip: CompressedClip): SectionSizes {
-  const { layout, segmentsEnd, namesOffset } = clip.sections;
+  const view = new DataView(clip.bytes.buffer, clip.bytes.byteOffset, HEADER.SIZE);
+  const offset = (field: HEADER): number => view.getUint32(field, true);
   const size = clip.byteLength;
-  // Each optional section ends where the next present one starts.
-  const after = (...starts: number[]) => starts.find((at) => at > 0) ?? layout.segments;
+  const segments = offset(HEADER.SEGMENTS_OFFSET),
+    names = offset(HEADER.NAMES_OFFSET);
+  const nodeIndices = clip.nodeIndices ? 4 * clip.boneCount : 0,
+    keyTimes = clip.keyTimes ? 4 * clip.sampleCount : 0,
+    additive = clip.additive ? ADDITIVE.BYTES : 0;
   return {
     header: HEADER.SIZE,
-    parents: layout.bitsets - layout.parents,
-    bitsets: layout.constants - layout.bitsets,
-    constants: layout.clipRanges - layout.constants,
-    clipRanges: layout.rotationRefs - layout.clipRanges,
-    rotationRefs: after(layout.nodeIndices, layout.keyTimes, layout.additive) - layout.rotationRefs,
-    nodeIndices: layout.nodeIndices ? after(layout.keyTimes, layout.additive) - layout.nodeIndices : 0,
-    keyTimes: layout.keyTimes ? after(layout.additive) - layout.keyTimes : 0,
-    additive: layout.additive ? layout.segments - layout.additive : 0,
-    segments: segmentsEnd - layout.segments,
-    names: namesOffset ? size - namesOffset : 0,
+    parents: offset(HEADER.BITSETS_OFFSET) - offset(HEADER.PARENTS_OFFSET),
+    bitsets: offset(HEADER.CONSTANTS_OFFSET) - offset(HEADER.BITSETS_OFFSET),
+    constants: offset(HEADER.CLIP_RANGES_OFFSET) - offset(HEADER.CONSTANTS_OFFSET),
+    clipRanges: offset(HEADER.ROTATION_REFS_OFFSET) - offset(HEADER.CLIP_RANGES_OFFSET),
+    rotationRefs: segments - additive - keyTimes - nodeIndices - offset(HEADER.ROTATION_REFS_OFFSET),
+    nodeIndices,
+    keyTimes,
+    additive,
+    segments: (names || size) - segments,
+    names: names ? size - names : 0,
     total: size,
   };
 }

@@ -618,35 +618,22 @@ export function readSegments(
   return { rates, data, keyBits, compBits, end: expected };
 }
 
-/** The names section, when the flag is set: where it starts, the clip's name and every bone's. */
+/** The names section's clip name and bone names (both undefined without the section). */
 export interface Names {
-  readonly offset: number;
   readonly name: string | undefined;
   readonly boneNames: string[] | undefined;
 }
 
 /**
  * The names section: right after the last segment when the flag is set (else its offset is
- * 0), valid UTF-8, and the file ends with it (or with the last segment).
+ * 0), the clip's name and every bone's, each a u16 byte length and valid UTF-8; the file
+ * ends with it (or with the last segment).
  */
-export function readNamesSection(bytes: Uint8Array, view: DataView, header: Header, segmentsEnd: number): Names {
+export function readNames(bytes: Uint8Array, view: DataView, header: Header, segmentsEnd: number): Names {
   const hasNames = (header.flags & FLAGS.HAS_NAMES) !== 0;
-  const offset = expectOffset(view, HEADER.NAMES_OFFSET, hasNames ? segmentsEnd : 0, 'names');
-  const names = hasNames ? readNames(bytes, view, offset, header.boneCount) : undefined;
-  const end = names ? align4(names.end) : segmentsEnd;
-  if (end !== bytes.byteLength) fail('BAD_SIZE', `${bytes.byteLength - end} bytes after the last section`, end);
-  return { offset, name: names?.name, boneNames: names?.boneNames };
-}
-
-/** The clip's name and every bone's, each a u16 byte length and UTF-8 bytes, from `offset`; `end` is the byte after the last. */
-function readNames(
-  bytes: Uint8Array,
-  view: DataView,
-  offset: number,
-  boneCount: number,
-): { name: string; boneNames: string[]; end: number } {
+  expectOffset(view, HEADER.NAMES_OFFSET, hasNames ? segmentsEnd : 0, 'names');
   const decoder = new TextDecoder('utf-8', { fatal: true });
-  let at = offset;
+  let at = segmentsEnd;
   const readString = (what: string): string => {
     need(view, at + 2, what, at);
     const end = at + 2 + view.getUint16(at, true);
@@ -660,8 +647,13 @@ function readNames(
     at = end;
     return s;
   };
-  const name = readString('clip name');
-  const boneNames: string[] = [];
-  for (let b = 0; b < boneCount; b++) boneNames.push(readString(`name of bone ${b}`));
-  return { name, boneNames, end: at };
+  let name: string | undefined, boneNames: string[] | undefined;
+  if (hasNames) {
+    name = readString('clip name');
+    boneNames = [];
+    for (let b = 0; b < header.boneCount; b++) boneNames.push(readString(`name of bone ${b}`));
+    at = align4(at);
+  }
+  if (at !== bytes.byteLength) fail('BAD_SIZE', `${bytes.byteLength - at} bytes after the last section`, at);
+  return { name, boneNames };
 }

@@ -7,14 +7,14 @@
  * which installs the TypeScript decoder that samplers of clips the WebAssembly kernel does
  * not decode need.
  */
-import { SEGMENT_SIZE, TRACKS_PER_BONE, type UNIT_CODES, type RotationFormat, type SectionLayout } from './format.js';
+import { SEGMENT_SIZE, TRACKS_PER_BONE, type UNIT_CODES, type RotationFormat } from './format.js';
 import { FormatError } from './errors.js';
 import {
   readAdditive,
   readHeader,
   readKeyTimes,
   type AdditiveInfo,
-  readNamesSection,
+  readNames,
   readNodeIndices,
   readParents,
   readSegments,
@@ -52,16 +52,6 @@ export interface OpenOptions {
    * - `'typescript'`: always the TypeScript decoder.
    */
   decoder?: 'auto' | 'typescript';
-}
-
-/** Where an opened clip's sections are, as its validation found them (clip-inspection.ts's sectionSizes reads it). */
-export interface ClipSections {
-  /** Where the counts put each section (an optional one the file leaves out at 0). */
-  readonly layout: SectionLayout;
-  /** Byte just past the last segment. */
-  readonly segmentsEnd: number;
-  /** The header's names offset (0 without the names section). */
-  readonly namesOffset: number;
 }
 
 /** A validated `.bpk` clip with its decode tables, immutable once opened. */
@@ -125,8 +115,6 @@ export class CompressedClip {
   declare readonly bytes: Uint8Array;
   /** @internal Each track's class (clip-reader.ts's CLASS), by track index. */
   declare readonly trackClass: Uint8Array;
-  /** @internal Where the sections are (clip-inspection.ts's sectionSizes). */
-  declare readonly sections: ClipSections;
 
   readonly #channelMask: Uint8Array;
 
@@ -141,7 +129,7 @@ export class CompressedClip {
     const keyTimes = readKeyTimes(view, header, layout.keyTimes);
     const additive = readAdditive(view, layout.additive);
     const segments = readSegments(bytes, view, header, animated, layout);
-    const names = readNamesSection(bytes, view, header, segments.end);
+    const names = readNames(bytes, view, header, segments.end);
 
     Object.assign(this, header);
     this.parents = parents;
@@ -160,7 +148,6 @@ export class CompressedClip {
     );
     // Where the kernel decodes, the file's copy in its memory: the caller's bytes are not kept.
     this.bytes = this.tables.kernel ? this.tables.kernel.file : bytes;
-    this.sections = { layout, segmentsEnd: segments.end, namesOffset: names.offset };
   }
 
   /**
