@@ -4,15 +4,13 @@
  * class and whether it steps, each sample's time. Free functions rather than methods of
  * {@link CompressedClip}, so a page that only plays clips does not download them.
  */
-import { ADDITIVE, HEADER, KIND_POSE_OFFSET, RATE_MASK, TRACKS_PER_BONE } from './format.js';
+import { ADDITIVE, BITSET, HEADER, KIND_POSE_OFFSET, RATE_MASK, TRACKS_PER_BONE } from './format.js';
+import { trackBit } from './clip-reader.js';
 import type { CompressedClip } from './compressed-clip.js';
 import { POSE_STRIDE } from '../shared/pose-layout.js';
 
 /** Class of a track in a compressed clip. */
 export type TrackClass = 'default' | 'constant' | 'animated';
-
-/** By clip-reader.ts's track classes (CLASS_DEFAULT, CLASS_CONSTANT, CLASS_ANIMATED). */
-const TRACK_CLASS_NAMES: readonly TrackClass[] = ['default', 'constant', 'animated'];
 
 /** Byte ranges of a clip's sections, for tools (`bonepress info`). */
 export interface SectionSizes {
@@ -63,7 +61,9 @@ export function sectionSizes(clip: CompressedClip): SectionSizes {
 
 /** Class of track `kind` (0 rotation, 1 translation, 2 scale) of `bone` in `clip`. */
 export function trackClassOf(clip: CompressedClip, bone: number, kind: number): TrackClass {
-  return TRACK_CLASS_NAMES[clip.trackClass[bone * TRACKS_PER_BONE + kind]];
+  const t = bone * TRACKS_PER_BONE + kind;
+  if (trackBit(clip.bytes, clip.boneCount, BITSET.DEFAULT, t)) return 'default';
+  return trackBit(clip.bytes, clip.boneCount, BITSET.CONSTANT, t) ? 'constant' : 'animated';
 }
 
 /** Whether animated track `kind` of `bone` in `clip` holds each sample until the next (STEP) instead of blending. */

@@ -58,13 +58,6 @@ import {
 import { writeRotation } from './quaternion.js';
 import { POSE_STRIDE, identityFloat } from '../shared/pose-layout.js';
 
-/** A track's class, by the default and constant bitsets (clip-inspection.ts names them in this order). */
-// biome-ignore lint/suspicious/noConstEnum: a number in the bundle, as format.ts's tables
-const enum CLASS {
-  DEFAULT = 0,
-  CONSTANT = 1,
-  ANIMATED = 2,
-}
 const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 const F32_MAX = 3.4028234663852886e38;
 /** Start times and durations beyond this (about 31 years) are corrupt, and keep time arithmetic exact enough. */
@@ -251,6 +244,16 @@ export function readParents(view: DataView, header: Header): Int32Array {
   return parents;
 }
 
+/**
+ * Bit `track` of bitset `set` (format.ts's BITSET) of a validated clip's `bytes`, where its
+ * header says the bitsets are: u32 words, least significant bit first, so track t is bit
+ * t & 7 of byte t >> 3 of its bitset.
+ */
+export function trackBit(bytes: Uint8Array, boneCount: number, set: number, track: number): number {
+  const bitsets = new DataView(bytes.buffer, bytes.byteOffset, HEADER.SIZE).getUint32(HEADER.BITSETS_OFFSET, true);
+  return (bytes[bitsets + 4 * set * bitsetWords(boneCount * TRACKS_PER_BONE) + (track >>> 3)] >>> (track & 7)) & 1;
+}
+
 /** The base pose, where each animated track sits in it, and the animated tracks' clip ranges and rotation references. */
 export interface AnimatedTracks {
   readonly count: number;
@@ -268,10 +271,8 @@ export interface AnimatedTracks {
   readonly rotations: number;
 }
 
-/** The tracks: each one's class and channel bit, the animated ones, and where the counts put the sections. */
+/** The animated tracks, and where the counts put the sections. */
 export interface Tracks {
-  readonly trackClass: Uint8Array;
-  readonly channelMask: Uint8Array;
   readonly animated: AnimatedTracks;
   readonly layout: SectionLayout;
 }
@@ -299,8 +300,6 @@ export function readTracks(view: DataView, header: Header): Tracks {
   );
   const bit = (set: number, t: number): number =>
     (view.getUint32(bitsetsOffset + 4 * (set * words + (t >>> 5)), true) >>> (t & 31)) & 1;
-  const trackClass = new Uint8Array(trackCount);
-  const channelMask = new Uint8Array(trackCount);
   let constantFloats = 0,
     count = 0,
     rotations = 0;
@@ -310,8 +309,6 @@ export function readTracks(view: DataView, header: Header): Tracks {
     if (isDefault && isConstant) fail('BAD_VALUE', `track ${t}: both default and constant`, bitsetsOffset);
     if ((isDefault || isConstant) && bit(BITSET.STEP, t))
       fail('BAD_VALUE', `track ${t}: step but not animated`, bitsetsOffset);
-    trackClass[t] = isDefault ? CLASS.DEFAULT : isConstant ? CLASS.CONSTANT : CLASS.ANIMATED;
-    channelMask[t] = bit(BITSET.CHANNEL, t);
     const kind = t % TRACKS_PER_BONE;
     if (isConstant) constantFloats += CONSTANT_FLOATS[kind];
     if (!isDefault && !isConstant) {
@@ -363,9 +360,9 @@ export function readTracks(view: DataView, header: Header): Tracks {
     const kind = t % TRACKS_PER_BONE;
     const o = ((t / TRACKS_PER_BONE) | 0) * POSE_STRIDE + KIND_POSE_OFFSET[kind];
     const n = CONSTANT_FLOATS[kind];
-    if (trackClass[t] === CLASS.DEFAULT) {
+    if (bit(BITSET.DEFAULT, t)) {
       for (let c = 0; c < n; c++) basePose[o + c] = identityFloat(o + c);
-    } else if (trackClass[t] === CLASS.CONSTANT) {
+    } else if (bit(BITSET.CONSTANT, t)) {
       for (let c = 0; c < n; c++, cursor += 4) {
         // Finite: a float32 NaN or infinity is no magnitude ≤ F32_MAX.
         basePose[o + c] = inRange(
@@ -415,7 +412,7 @@ export function readTracks(view: DataView, header: Header): Tracks {
     }
   }
   const animated = { count, basePose, poseOffset, kind: kinds, step, clipRanges, refs, rotations };
-  return { trackClass, channelMask, animated, layout };
+  return { animated, layout };
 }
 
 /** The node-index section: every bone's glTF node, a non-negative int32. */

@@ -7,7 +7,7 @@
  * which installs the TypeScript decoder that samplers of clips the WebAssembly kernel does
  * not decode need.
  */
-import { SEGMENT_SIZE, TRACKS_PER_BONE, type UNIT_CODES, type RotationFormat } from './format.js';
+import { BITSET, SEGMENT_SIZE, TRACKS_PER_BONE, type UNIT_CODES, type RotationFormat } from './format.js';
 import { FormatError } from './errors.js';
 import {
   readAdditive,
@@ -19,6 +19,7 @@ import {
   readParents,
   readSegments,
   readTracks,
+  trackBit,
 } from './clip-reader.js';
 import { buildTables, type ClipTables } from './decode-tables.js';
 import { kernelPlace } from './wasm-kernel.js';
@@ -113,10 +114,6 @@ export class CompressedClip {
   declare readonly tables: ClipTables;
   /** @internal The file's bytes: the caller's, or where the kernel decodes its copy (clip-inspection.ts reads the rates). */
   declare readonly bytes: Uint8Array;
-  /** @internal Each track's class (clip-reader.ts's CLASS), by track index. */
-  declare readonly trackClass: Uint8Array;
-
-  readonly #channelMask: Uint8Array;
 
   private constructor(bytes: Uint8Array, verifyChecksum: boolean, compactTables: boolean, useKernel: boolean) {
     // The file's sections in order, each validated by its own stage (clip-reader.ts), in the
@@ -124,7 +121,7 @@ export class CompressedClip {
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const header = readHeader(bytes, view, verifyChecksum);
     const parents = readParents(view, header);
-    const { trackClass, channelMask, animated, layout } = readTracks(view, header);
+    const { animated, layout } = readTracks(view, header);
     const nodeIndices = layout.nodeIndices ? readNodeIndices(view, layout.nodeIndices, header.boneCount) : undefined;
     const keyTimes = readKeyTimes(view, header, layout.keyTimes);
     const additive = readAdditive(view, layout.additive);
@@ -139,8 +136,6 @@ export class CompressedClip {
     this.keyTimes = keyTimes;
     this.additive = additive;
     this.byteLength = bytes.byteLength;
-    this.trackClass = trackClass;
-    this.#channelMask = channelMask;
     this.tables = buildTables(
       { bytes, animated, segments, parents },
       compactTables,
@@ -184,7 +179,7 @@ export class CompressedClip {
 
   /** Whether the source animates track `kind` of `bone` (a host binds only these). */
   hasChannel(bone: number, kind: number): boolean {
-    return this.#channelMask[bone * TRACKS_PER_BONE + kind] === 1;
+    return trackBit(this.bytes, this.boneCount, BITSET.CHANNEL, bone * TRACKS_PER_BONE + kind) === 1;
   }
 }
 
