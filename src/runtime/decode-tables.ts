@@ -36,7 +36,7 @@ import { identityFloat } from '../shared/pose-layout.js';
  * the tables hold no second copy of them. Where the kernel decodes, the file itself is
  * copied into the kernel memory after the tables (the clip keeps that copy, not the
  * caller's bytes) and the kernel reads the packed keys there, each field at its bit; the
- * segments lie at a fixed stride (see segmentStride), and the rotations' records are
+ * segments lie at a fixed stride (see buildTables), and the rotations' records are
  * replaced by lane rows, four rotations to a row (see laneLayout; only the kernel reads such
  * segments). A kernel pose therefore reads the clip's few lines, one segment's run (two
  * when its keys straddle segments) and its keys, and prepares nothing per segment, so a
@@ -88,7 +88,7 @@ export interface ClipTables {
     readonly clipAt: number;
     readonly pose: Float32Array;
     /**
-     * Where the kernel's segments are (see segmentStride): segment s's header at byte
+     * Where the kernel's segments are (see buildTables): segment s's header at byte
      * `segments + s · segmentBytes` of the memory (i32 index `segAt + s · segmentBytes / 4`
      * of the tables), holding the byte address of the segment's packed keys in the file's
      * copy and its bits per key; the last segment, `lastSegment`, holds the keys past it.
@@ -148,7 +148,7 @@ export function buildTables(
   const forKernel =
     segments > 0 && place !== undefined && rotations <= KERNEL_MAX_ROTATIONS && poseFloats <= KERNEL_MAX_POSE_FLOATS;
   // Where the kernel decodes: the clip's kernel record, its pose windows and quad table,
-  // then the segments (see segmentStride). Compact tables: the base pose and references,
+  // then the segments (see buildTables). Compact tables: the base pose and references,
   // then (in each sampler's copy) two slots of records.
   const windows = forKernel ? poseWindows(src) : [];
   const clipAt = 4 * Math.ceil(refsEnd / 4);
@@ -162,8 +162,12 @@ export function buildTables(
   // Where the kernel decodes, its segments are laid out for its lane pass when they can be
   // (see laneLayout).
   const lanes = forKernel ? laneLayout(src, rotations) : undefined;
-  const stride = segmentStride(lanes ? lanes.headWords : recordsWords);
-  const bytesLength = tablesBytes(segAt, segments, stride);
+  // Segment headers lie at a fixed stride (see ClipTables.kernel): a segment's header and
+  // records (or lane layout) on 32-byte boundaries, so the sampler computes a segment's
+  // header from its index alone (and passes the kernel where key 1 is and key 0's first bit
+  // in the address's low five bits, KERNEL_KEY1).
+  const stride = Math.ceil((lanes ? lanes.headWords : recordsWords) / TABLE.RECORD) * TABLE.RECORD;
+  const bytesLength = 8 * Math.ceil((segAt + segments * stride) / 2);
   // The file's copy after the tables, on a line of its own, and eight zero bytes after it for
   // the kernel's reads of eight bytes from a field's first byte.
   const fileAt = 64 * Math.ceil(bytesLength / 64);
@@ -203,17 +207,15 @@ export function buildTables(
     i32[clipAt + KERNEL_CLIP.COUNT] = lanes ? animated - rotations : animated;
     i32[clipAt + KERNEL_CLIP.LANE_ROTATIONS] = lanes ? rotations : 0;
     i32[clipAt + KERNEL_CLIP.LANE_ROWS] = lanes ? 4 * lanes.rowsWord : 0;
-    i32[clipAt + KERNEL_CLIP.STEPS] = writeQuadTable(src, new DataView(buffer, at + 4 * quadsAt, 4 * quadWords))
-      ? 1
-      : 0;
+    i32[clipAt + KERNEL_CLIP.STEPS] = writeQuadTable(src, i32, f32, quadsAt) ? 1 : 0;
     i32[clipAt + KERNEL_CLIP.CLIP_BYTES] = 4 * (quadsAt + quadWords - clipAt);
     i32[clipAt + KERNEL_CLIP.POSE_BYTES] = 4 * poseFloats;
     i32[clipAt + KERNEL_CLIP.WINDOW_COUNT] = windows.length;
-    const view = new DataView(buffer, at + 4 * windowsAt, KERNEL_WINDOW_BYTES * windows.length);
     windows.forEach((first, w) => {
-      view.setInt32(KERNEL_WINDOW_BYTES * w, KERNEL_STAGING + 4 * first, true);
-      for (let i = 0; i < 4; i++)
-        view.setFloat32(KERNEL_WINDOW_BYTES * w + 4 + 4 * i, first + i < poseFloats ? basePose[first + i] : 0, true);
+      const word = windowsAt + (KERNEL_WINDOW_BYTES / 4) * w;
+      i32[word] = KERNEL_STAGING + 4 * first;
+      // A window at the pose's end holds zeros past it.
+      for (let i = 0; i < 4; i++) f32[word + 1 + i] = first + i < poseFloats ? basePose[first + i] : 0;
     });
     const bones = parents.length;
     i32.set(parents, parentsAt);
@@ -281,21 +283,21 @@ function poseWindows(src: TableSources): number[] {
  * lanes past the last rotation keep zeros and write to KERNEL_SINK. Returns whether
  * a rotation is a STEP track.
  */
-function writeQuadTable(src: TableSources, view: DataView): boolean {
+function writeQuadTable(src: TableSources, i32: Int32Array, f32: Float32Array, at: number): boolean {
   const { kind: animKind, poseOffset: animBoneOffset, step: animStep, refs } = src.animated;
+  // Row i >> 2's words from `at`, and lane i & 3's word in each of its vectors.
+  const row = (i: number): number => at + (KERNEL_QUAD.BYTES / 4) * (i >> 2) + (i & 3);
   let i = 0,
     steps = false;
   for (let j = 0; j < animKind.length; j++) {
     if (animKind[j] !== TRACK_KIND.ROTATION) continue;
-    const row = KERNEL_QUAD.BYTES * (i >> 2),
-      lane = 4 * (i & 3);
-    for (let c = 0; c < 4; c++) view.setFloat32(row + KERNEL_QUAD.REFS + 16 * c + lane, refs[4 * i + c], true);
-    view.setInt32(row + KERNEL_QUAD.STEP + lane, animStep[j] ? -1 : 0, true);
+    for (let c = 0; c < 4; c++) f32[row(i) + KERNEL_QUAD.REFS / 4 + 4 * c] = refs[4 * i + c];
+    i32[row(i) + KERNEL_QUAD.STEP / 4] = animStep[j] ? -1 : 0;
     if (animStep[j]) steps = true;
-    view.setInt32(row + KERNEL_QUAD.POSE + lane, KERNEL_STAGING + 4 * animBoneOffset[j], true);
+    i32[row(i) + KERNEL_QUAD.POSE / 4] = KERNEL_STAGING + 4 * animBoneOffset[j];
     i++;
   }
-  for (; i & 3; i++) view.setInt32(KERNEL_QUAD.BYTES * (i >> 2) + KERNEL_QUAD.POSE + 4 * (i & 3), KERNEL_SINK, true);
+  for (; i & 3; i++) i32[row(i) + KERNEL_QUAD.POSE / 4] = KERNEL_SINK;
   return steps;
 }
 
@@ -332,21 +334,6 @@ function laneLayout(src: TableSources, rotations: number): LaneLayout | undefine
   const others = animKind.length - rotations;
   const rowsWord = TABLE.RECORD * (1 + others) + 4 * Math.ceil(others / 4);
   return { others, rowsWord, headWords: rowsWord + (KERNEL_LANES.BYTES / 4) * Math.ceil(rotations / 4) };
-}
-
-/**
- * i32 words from a segment's header to the next one's: its header and records (or its lane
- * layout, `headWords`) on 32-byte boundaries, so every segment lies at one stride from the
- * first and the sampler computes a segment's header from its index alone (and passes the
- * kernel where key 1 is and key 0's first bit in the address's low five bits, KERNEL_KEY1).
- */
-function segmentStride(headWords: number): number {
-  return Math.ceil(headWords / TABLE.RECORD) * TABLE.RECORD;
-}
-
-/** The decode buffer's bytes: up to segment 0's header at `segAt`, then `segments` segments at `stride` words. */
-function tablesBytes(segAt: number, segments: number, stride: number): number {
-  return 8 * Math.ceil((segAt + segments * stride) / 2);
 }
 
 /**
