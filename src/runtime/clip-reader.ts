@@ -163,10 +163,15 @@ export function readHeader(bytes: Uint8Array, view: DataView, verifyChecksum: bo
   const sampleCount = view.getUint32(HEADER.SAMPLE_COUNT, true);
   // Samples × bones; with at least one bone, at least one sample.
   inRange(sampleCount * boneCount, 1, MAX_BONE_SAMPLES, 'bone samples', HEADER.SAMPLE_COUNT);
-  // The wrap period sampleCount / sampleRate (≥ the sampled span) must be at most MAX_SECONDS, or time arithmetic overflows.
-  const sampleRate = view.getFloat64(HEADER.SAMPLE_RATE, true);
-  if (!(sampleRate > 0 && sampleRate < Infinity && sampleCount / sampleRate <= MAX_SECONDS))
-    bad('BAD_HEADER', 'sample rate', sampleRate, `finite, ${sampleCount / MAX_SECONDS} or more`, HEADER.SAMPLE_RATE);
+  // Finite, and the wrap period sampleCount / sampleRate (≥ the sampled span) at most
+  // MAX_SECONDS, or time arithmetic overflows.
+  const sampleRate = inRange(
+    view.getFloat64(HEADER.SAMPLE_RATE, true),
+    sampleCount / MAX_SECONDS,
+    Number.MAX_VALUE,
+    'sample rate',
+    HEADER.SAMPLE_RATE,
+  );
   const startTime = inRange(view.getFloat64(HEADER.START_TIME, true), 0, MAX_SECONDS, 'start time', HEADER.START_TIME);
   const duration = inRange(view.getFloat64(HEADER.DURATION, true), startTime, MAX_SECONDS, 'duration', HEADER.DURATION);
   const segmentCount = expectValue(

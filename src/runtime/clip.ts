@@ -154,10 +154,8 @@ export class CompressedClip {
    * linear in the file size. Throws {@link FormatError} naming the problem and its byte offset.
    */
   static open(bytes: Uint8Array | ArrayBuffer, options: OpenOptions = {}): CompressedClip {
-    let u8: Uint8Array;
-    if (bytes instanceof ArrayBuffer) u8 = new Uint8Array(bytes);
-    else if (bytes instanceof Uint8Array) u8 = bytes;
-    else throw new FormatError('BAD_ARGUMENT', 'expected a Uint8Array or ArrayBuffer');
+    let u8 = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;
+    if (!(u8 instanceof Uint8Array)) throw new FormatError('BAD_ARGUMENT', 'expected a Uint8Array or ArrayBuffer');
     if ((u8.byteOffset & 3) !== 0) u8 = u8.slice();
     const tables = option('tables', options.tables, ['full', 'compact']);
     const decoder = option('decoder', options.decoder, ['auto', 'typescript']);
