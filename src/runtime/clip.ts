@@ -117,27 +117,22 @@ export class CompressedClip {
 
   private constructor(bytes: Uint8Array, verifyChecksum: boolean, compactTables: boolean, useKernel: boolean) {
     // The file's sections in order, each validated by its own stage (clip-reader.ts), in the
-    // order docs/format.md's validation table lists the checks.
+    // order docs/format.md's validation table lists the checks; each stage's fields are
+    // assigned as it passes (a clip that fails is never returned).
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const header = readHeader(bytes, view, verifyChecksum);
-    const parents = readParents(view, header);
-    const { animated, layout } = readTracks(view, header);
-    const nodeIndices = layout.nodeIndices ? readNodeIndices(view, layout.nodeIndices, header.boneCount) : undefined;
-    const keyTimes = readKeyTimes(view, header, layout.keyTimes);
-    const additive = readAdditive(view, layout.additive);
-    const segments = readSegments(bytes, view, header, animated, layout);
-    const names = readNames(bytes, view, header, segments.end);
-
     Object.assign(this, header);
-    this.parents = parents;
-    this.boneNames = names.boneNames;
-    this.name = names.name;
-    this.nodeIndices = nodeIndices;
-    this.keyTimes = keyTimes;
-    this.additive = additive;
+    this.parents = readParents(view, header);
+    const { animated, layout } = readTracks(view, header);
+    this.nodeIndices = layout.nodeIndices ? readNodeIndices(view, layout.nodeIndices, header.boneCount) : undefined;
+    this.keyTimes = readKeyTimes(view, header, layout.keyTimes);
+    this.additive = readAdditive(view, layout.additive);
+    const segments = readSegments(bytes, view, header, animated, layout);
+    // The clip's name and bone names, as readNames names them.
+    Object.assign(this, readNames(bytes, view, header, segments.end));
     this.byteLength = bytes.byteLength;
     this.tables = buildTables(
-      { bytes, animated, segments, parents },
+      { bytes, animated, segments, parents: this.parents },
       compactTables,
       useKernel ? kernelPlace : undefined,
     );
