@@ -527,6 +527,9 @@ export interface Segments {
   readonly keyBits: Uint32Array;
   /** Bits of each (segment, animated track, stored component). */
   readonly compBits: Uint8Array;
+  /** Bits of the widest key, and of the widest component of an animated rotation (decode-tables.ts's lane layout). */
+  readonly widestKey: number;
+  readonly widestRotation: number;
   /** Byte just past the last segment. */
   readonly end: number;
 }
@@ -558,7 +561,9 @@ export function readSegments(
     keyBits = new Uint32Array(segments);
   const compBits = new Uint8Array(segments * count * ANIMATED_COMPONENTS);
   const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2);
-  let expected = offset;
+  let expected = offset,
+    widestKey = 0,
+    widestRotation = 0;
   for (let s = 0; s < segments; s++) {
     const off = expected;
     need(view, off + count * (1 + SEGMENT_RANGE_BYTES), `segment ${s} header`, off);
@@ -587,7 +592,10 @@ export function readSegments(
         );
       }
       bits += compBits[cb] + compBits[cb + 1] + compBits[cb + 2];
+      if (kind === TRACK_KIND.ROTATION)
+        widestRotation = Math.max(widestRotation, compBits[cb], compBits[cb + 1], compBits[cb + 2]);
     }
+    widestKey = Math.max(widestKey, bits);
     const keys = segmentSampleCount(s, segmentCount, sampleCount);
     const dataStart = align4(off + count * (1 + SEGMENT_RANGE_BYTES));
     const dataBytes = 4 * Math.ceil((keys * bits) / 32);
@@ -617,7 +625,7 @@ export function readSegments(
     keyBits[s] = bits;
     expected = dataStart + dataBytes;
   }
-  return { rates, data, keyBits, compBits, end: expected };
+  return { rates, data, keyBits, compBits, widestKey, widestRotation, end: expected };
 }
 
 /** The names section's clip name and bone names (both undefined without the section). */

@@ -136,7 +136,7 @@ export function buildTables(
 ): ClipTables {
   const { bytes, parents, animated: tracks } = src;
   const { basePose, refs, rotations } = tracks;
-  const { rates: segRates, data: segData, keyBits: segKeyBits } = src.segments;
+  const { rates: segRates, data: segData, widestKey } = src.segments;
   const animated = tracks.count;
   const segments = compact ? 0 : segRates.length;
   const poseFloats = basePose.length;
@@ -161,7 +161,7 @@ export function buildTables(
   const segAt = Math.ceil((forKernel ? parentsAt + parents.length : refsEnd) / TABLE.RECORD) * TABLE.RECORD;
   // Where the kernel decodes, its segments are laid out for its lane pass when they can be
   // (see laneLayout).
-  const lanes = forKernel ? laneLayout(src, rotations) : undefined;
+  const lanes = forKernel ? laneLayout(src.segments, animated, rotations) : undefined;
   // Segment headers lie at a fixed stride (see ClipTables.kernel): a segment's header and
   // records (or lane layout) on 32-byte boundaries, so the sampler computes a segment's
   // header from its index alone (and passes the kernel where key 1 is and key 0's first bit
@@ -196,9 +196,7 @@ export function buildTables(
     const segmentsAt = at + 4 * segAt,
       headBytes = 4 * (lanes ? lanes.headWords : recordsWords);
     // The bytes a key's fields span from its first byte, however its first bit falls.
-    let keyBits = 0;
-    for (let s = 0; s < segments; s++) keyBits = Math.max(keyBits, segKeyBits[s]);
-    i32[clipAt + KERNEL_CLIP.KEY_BYTES] = Math.ceil((keyBits + 7) / 8);
+    i32[clipAt + KERNEL_CLIP.KEY_BYTES] = Math.ceil((widestKey + 7) / 8);
     i32[clipAt + KERNEL_CLIP.SEGMENTS] = segmentsAt;
     i32[clipAt + KERNEL_CLIP.SEGMENT_BYTES] = 4 * stride;
     i32[clipAt + KERNEL_CLIP.QUADS] = at + 4 * quadsAt;
@@ -318,20 +316,11 @@ interface LaneLayout {
  * fields' first bits in a key (an i32 each, to a 16-byte boundary), and the rotations' lane
  * rows (KERNEL_LANES, which replace their records).
  */
-function laneLayout(src: TableSources, rotations: number): LaneLayout | undefined {
-  const animKind = src.animated.kind;
-  const { keyBits: segKeyBits, compBits } = src.segments;
-  if (rotations === 0) return undefined;
-  for (let s = 0; s < segKeyBits.length; s++) {
-    if (Math.ceil(segKeyBits[s] / 8) > 0xffff) return undefined;
-    for (let j = 0; j < animKind.length; j++) {
-      if (animKind[j] !== TRACK_KIND.ROTATION) continue;
-      // A raw rotation's components are RAW_BITS wide, wider than LANE_MAX_BITS.
-      const cb = (s * animKind.length + j) * ANIMATED_COMPONENTS;
-      if (Math.max(compBits[cb], compBits[cb + 1], compBits[cb + 2]) > LANE_MAX_BITS) return undefined;
-    }
-  }
-  const others = animKind.length - rotations;
+function laneLayout(segments: Segments, animated: number, rotations: number): LaneLayout | undefined {
+  // A raw rotation's components are RAW_BITS wide, wider than LANE_MAX_BITS.
+  if (rotations === 0 || Math.ceil(segments.widestKey / 8) > 0xffff || segments.widestRotation > LANE_MAX_BITS)
+    return undefined;
+  const others = animated - rotations;
   const rowsWord = TABLE.RECORD * (1 + others) + 4 * Math.ceil(others / 4);
   return { others, rowsWord, headWords: rowsWord + (KERNEL_LANES.BYTES / 4) * Math.ceil(rotations / 4) };
 }
