@@ -47,14 +47,7 @@ export interface ClipTables {
   readonly f32: Float32Array;
   /** Int32 view of the same buffer. */
   readonly i32: Int32Array;
-  /**
-   * The file's words, which the TypeScript decoder reads packed keys from (open() keeps the
-   * bytes 4-aligned); where the kernel decodes, its copy's in the kernel memory.
-   */
-  readonly u32: Uint32Array;
-  /** Float64 view of the same buffer. */
-  readonly f64: Float64Array;
-  /** f64 index of the first rotation reference (xyzw per animated rotation, in track order). */
+  /** Index of the first rotation reference (xyzw per animated rotation, in track order) in a float64 view of the buffer. */
   readonly refsAt: number;
   /** i32 index of segment 0's header record (compact tables: of the sampler's first slot). */
   readonly segAt: number;
@@ -66,15 +59,15 @@ export interface ClipTables {
   readonly segStride: number;
   /** The base pose as its own view, at f32[0..basePose.length): identity for default tracks, stored values for constant ones. */
   readonly basePose: Float32Array;
-  /** The animated tracks: each one's pose offset, kind and STEP flag, each track's animated index (clip-reader.ts). */
-  readonly animated: AnimatedTracks;
+  /** The animated tracks (clip-reader.ts): their count and rotations, each one's pose offset, kind and STEP flag. */
+  readonly animated: Pick<AnimatedTracks, 'count' | 'poseOffset' | 'kind' | 'step' | 'rotations'>;
   /** Byte offset of each segment's rate bytes in the file. */
   readonly segRates: Uint32Array;
   /**
    * Set when the clip was opened with compact tables: the buffer holds the base pose and
    * the references only, and each sampler builds the records of the segments it reads
    * from these sources into slots of its own (see {@link writeSegmentRecords}); packed keys
-   * are read from the file's own words (`u32`).
+   * are read from the file's own words.
    */
   readonly compact?: TableSources;
   /**
@@ -178,14 +171,12 @@ export function buildTables(
   const at = kernelPlace ? kernelPlace.byteOffset : 0;
   const f32 = new Float32Array(buffer, at, bytesLength >>> 2),
     i32 = new Int32Array(buffer, at, bytesLength >>> 2);
-  const f64 = new Float64Array(buffer, at, bytesLength >>> 3);
   f32.set(basePose);
-  f64.set(refs, refsAt);
-  // The file's words (open() keeps the bytes 4-aligned): packed keys start on words, and
-  // the TypeScript decoder reads them there; the kernel reads them in its copy, by byte address.
+  new Float64Array(buffer, at, bytesLength >>> 3).set(refs, refsAt);
+  // The TypeScript decoder reads packed keys in the file's words (open() keeps the bytes
+  // 4-aligned: packed keys start on words); the kernel reads them in its copy, by byte address.
   const file = kernelPlace ? new Uint8Array(buffer, at + fileAt, bytes.byteLength) : bytes;
   if (kernelPlace) file.set(bytes);
-  const words = new Uint32Array(file.buffer, file.byteOffset, file.byteLength >>> 2);
   for (let s = 0; s < segments; s++) {
     const keysAt = kernelPlace ? file.byteOffset + segData[s] : segData[s] >>> 2;
     writeSegmentRecords(src, s, i32, f32, segAt + s * stride, keysAt, lanes);
@@ -241,13 +232,12 @@ export function buildTables(
   return {
     f32,
     i32,
-    u32: words,
-    f64,
     refsAt,
     segAt,
     segStride: recordsWords,
     basePose: f32.subarray(0, poseFloats),
-    animated: tracks,
+    // The tracks' list, without the reader's base pose, clip ranges and references (laid out above).
+    animated: { count: animated, poseOffset: tracks.poseOffset, kind: tracks.kind, step: tracks.step, rotations },
     segRates,
     compact: compact ? src : undefined,
     kernel,

@@ -141,7 +141,7 @@ export class ClipSampler {
     this.clip = clip;
     this.i32 = t.i32;
     this.segAt = t.segAt;
-    this.typescript = k ? undefined : new typescriptDecoder!(t);
+    this.typescript = k ? undefined : new typescriptDecoder!(t, clip.bytes);
     this.worldPass = undefined;
   }
 

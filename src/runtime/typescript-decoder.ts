@@ -41,8 +41,10 @@ export class TypeScriptDecoder {
   private readonly rotationKeys: Float64Array;
   private readonly rotationList: Int32Array;
 
-  constructor(t: ClipTables) {
+  /** Over the clip's tables `t` and its file's `bytes` (4-aligned: CompressedClip.open), where the packed keys are. */
+  constructor(t: ClipTables, bytes: Uint8Array) {
     this.t = t;
+    this.u32 = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2);
     if (t.compact) {
       // Compact tables: a buffer of its own holding the clip's base pose and references and
       // two segment slots; packed keys come straight from the file.
@@ -51,13 +53,11 @@ export class TypeScriptDecoder {
       this.f32 = new Float32Array(buffer);
       this.f64 = new Float64Array(buffer);
       this.i32.set(t.i32.subarray(0, t.segAt));
-      this.u32 = t.u32;
       this.slotSegment = Int32Array.of(-1, -1);
     } else {
       this.i32 = t.i32;
       this.f32 = t.f32;
-      this.u32 = t.u32;
-      this.f64 = t.f64;
+      this.f64 = new Float64Array(t.i32.buffer, t.i32.byteOffset, t.i32.length >>> 1);
     }
     this.count = t.animated.count;
     this.segCount = t.segRates.length;
