@@ -1,7 +1,7 @@
 /**
- * Reads and validates a `.bpk` file's sections for {@link CompressedClip.open}, one stage
- * per section in file order: each checks what docs/format.md's validation table lists for
- * its section and throws a {@link FormatError} naming the problem and its byte offset; each
+ * Reads and validates a `.bpk` file's sections for {@link CompressedClip.open}, stage by
+ * stage in file order: each checks what docs/format.md's validation table lists for its
+ * sections and throws a {@link FormatError} naming the problem and its byte offset; each
  * later stage relies on what the earlier ones checked. Work and memory are linear in the
  * file size.
  */

@@ -140,9 +140,10 @@ export function buildTables(
   // or pose floats than the kernel's scratch and staging pose hold decodes in TypeScript.
   const forKernel =
     segments > 0 && place !== undefined && rotations <= KERNEL_MAX_ROTATIONS && poseFloats <= KERNEL_MAX_POSE_FLOATS;
-  // Where the kernel decodes: the clip's kernel record, its pose windows and quad table,
-  // then the segments (see buildTables). Compact tables: the base pose and references,
-  // then (in each sampler's copy) two slots of records.
+  // After the base pose and references, where the kernel decodes: the clip's kernel record,
+  // its pose windows, quad table and the parents; then the segments, at a fixed stride.
+  // Compact tables: the base pose and references, then (in each sampler's copy) two slots
+  // of records.
   const windows = forKernel ? poseWindows(src) : [];
   const clipAt = 4 * Math.ceil(refsEnd / 4);
   const windowsAt = clipAt + KERNEL_CLIP.WORDS;
