@@ -76,6 +76,7 @@ export class ClipSampler {
    * copied out before the TypeScript decode writes the animated tracks over it.
    */
   declare private readonly source: Float32Array;
+  declare private readonly poseFloats: number;
   declare private readonly n: number;
   declare private readonly rate: number;
   declare private readonly start: number;
@@ -124,6 +125,7 @@ export class ClipSampler {
     this.kernel = k?.decode;
     this.kernelClip = k ? k.clipAt : 0;
     this.source = k ? k.pose : t.basePose;
+    this.poseFloats = t.basePose.length;
     this.n = clip.sampleCount;
     this.rate = clip.sampleRate;
     this.start = clip.startTime;
@@ -171,10 +173,9 @@ export class ClipSampler {
    * just past the pose. Throws only when `out` is too short.
    */
   sampleInto(time: number, out: Float32Array, offset: number, options?: SampleOptions): number {
-    const floats = this.source.length;
-    checkOut(out, offset, floats);
+    checkOut(out, offset, this.poseFloats);
     this.pose(out, offset, this.locate(time, options));
-    return offset + floats;
+    return offset + this.poseFloats;
   }
 
   /**
