@@ -134,16 +134,16 @@ if (values.corpus) {
   );
 }
 // After the timings: what the open clips' decode tables hold beside the files: the widest view of each buffer
-// the tables keep, the file's own excepted (a kernel clip's view is its place in the memory), and the
-// file's words (u32: the caller's bytes, or the copy a kernel clip keeps in its memory instead).
+// the tables and their animated tracks keep, the file's own excepted (a kernel clip's view is its place in
+// the memory, where the file's copy lies after the tables).
 let fileBytes = 0,
   tableBytes = 0;
 for (const file of files) {
   const bytes = new Uint8Array(readFileSync(join(folder, file)));
   const buffers = new Map();
   const { tables } = open(bytes);
-  for (const view of Object.values(tables)) {
-    if (ArrayBuffer.isView(view) && view.buffer !== bytes.buffer && view !== tables.u32)
+  for (const view of [...Object.values(tables), ...Object.values(tables.animated)]) {
+    if (ArrayBuffer.isView(view) && view.buffer !== bytes.buffer)
       buffers.set(view.buffer, Math.max(buffers.get(view.buffer) ?? 0, view.byteLength));
   }
   fileBytes += bytes.byteLength;

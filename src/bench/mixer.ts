@@ -59,16 +59,16 @@ export interface MixerTiming {
 }
 
 /**
- * Bytes of the distinct buffers behind the typed arrays among `tables`' own fields, except
- * the file's words (`u32`: the caller's bytes, or the copy a kernel clip keeps instead, both
- * counted as the file) and views of `skip` (views may share a buffer; each counts for its widest view).
+ * Bytes of the distinct buffers behind the typed arrays among `tables`' own fields and its
+ * animated tracks', except views of `skip` (views may share a buffer; each counts for its
+ * widest view; the file, or the copy a kernel clip keeps instead, counts as the file).
  */
 function bufferBytes(tables: ClipTables, skip: ArrayBufferLike): number {
   // The widest view of each buffer: a clip's decode buffer may be a place in a WebAssembly
   // memory shared with other clips (runtime/wasm-kernel.ts), not a buffer of its own.
   const buffers = new Map<ArrayBufferLike, number>();
-  for (const field of Object.values(tables)) {
-    if (ArrayBuffer.isView(field) && field.buffer !== skip && field !== tables.u32)
+  for (const field of [...Object.values(tables), ...Object.values(tables.animated)]) {
+    if (ArrayBuffer.isView(field) && field.buffer !== skip)
       buffers.set(field.buffer, Math.max(buffers.get(field.buffer) ?? 0, field.byteLength));
   }
   let total = 0;

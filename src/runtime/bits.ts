@@ -21,13 +21,6 @@ export const INV_MAX_QUANT: Float64Array = (() => {
   return t;
 })();
 
-/** byte / 255 for every byte value: a segment range's fraction of the clip range. */
-export const BYTE_FRACTION: Float64Array = (() => {
-  const t = new Float64Array(256);
-  for (let b = 0; b < 256; b++) t[b] = b / 255;
-  return t;
-})();
-
 const F32 = new Float32Array(1);
 const U32 = new Uint32Array(F32.buffer);
 
@@ -128,7 +121,7 @@ export function segmentStep(clipExtent: number, segExtentByte: number, bits: num
 
 /** A segment's extent of one component: `segExtentByte` / 255 of the clip extent. */
 export function segmentExtent(clipExtent: number, segExtentByte: number): number {
-  return BYTE_FRACTION[segExtentByte] * clipExtent;
+  return (segExtentByte / 255) * clipExtent;
 }
 
 /**
@@ -171,7 +164,7 @@ export function decodeReference(x: number, y: number, z: number, out: Float64Arr
 
 /** Value at q = 0 inside a segment: clip minimum plus `segMinByte` / 255 of the clip extent. */
 export function segmentOffset(clipMin: number, clipExtent: number, segMinByte: number): number {
-  return Math.fround(clipMin + BYTE_FRACTION[segMinByte] * clipExtent);
+  return Math.fround(clipMin + (segMinByte / 255) * clipExtent);
 }
 
 /** Value of a component that is constant inside a segment (rate 0): a 16-bit fraction of the clip range. */

@@ -4,15 +4,13 @@
  * class and whether it steps, each sample's time. Free functions rather than methods of
  * {@link CompressedClip}, so a page that only plays clips does not download them.
  */
-import { FLAGS, HEADER, RATE_MASK, TRACKS_PER_BONE } from './format.js';
+import { ADDITIVE, BITSET, HEADER, KIND_POSE_OFFSET, RATE_MASK, TRACKS_PER_BONE } from './format.js';
+import { trackBit } from './clip-reader.js';
 import type { CompressedClip } from './compressed-clip.js';
 import { POSE_STRIDE } from '../shared/pose-layout.js';
 
 /** Class of a track in a compressed clip. */
 export type TrackClass = 'default' | 'constant' | 'animated';
-
-/** By clip-reader.ts's track classes (CLASS_DEFAULT, CLASS_CONSTANT, CLASS_ANIMATED). */
-const TRACK_CLASS_NAMES: readonly TrackClass[] = ['default', 'constant', 'animated'];
 
 /** Byte ranges of a clip's sections, for tools (`bonepress info`). */
 export interface SectionSizes {
@@ -31,37 +29,48 @@ export interface SectionSizes {
   total: number;
 }
 
-/** Byte size of each section of `clip`. */
+/**
+ * Byte size of each section of `clip`, from the offsets in its header (validated where the
+ * counts put each section); the optional sections between the rotation references and the
+ * segments follow each other without padding.
+ */
 export function sectionSizes(clip: CompressedClip): SectionSizes {
-  const { header, layout, segmentsEnd, namesOffset } = clip.sections;
+  const view = new DataView(clip.bytes.buffer, clip.bytes.byteOffset, HEADER.SIZE);
+  const offset = (field: HEADER): number => view.getUint32(field, true);
   const size = clip.byteLength;
-  // Each optional section ends where the next present one starts.
-  const after = (...starts: number[]) => starts.find((at) => at > 0) ?? layout.segments;
+  const segments = offset(HEADER.SEGMENTS_OFFSET),
+    names = offset(HEADER.NAMES_OFFSET);
+  const nodeIndices = clip.nodeIndices ? 4 * clip.boneCount : 0,
+    keyTimes = clip.keyTimes ? 4 * clip.sampleCount : 0,
+    additive = clip.additive ? ADDITIVE.BYTES : 0;
   return {
     header: HEADER.SIZE,
-    parents: layout.bitsets - layout.parents,
-    bitsets: layout.constants - layout.bitsets,
-    constants: layout.clipRanges - layout.constants,
-    clipRanges: layout.rotationRefs - layout.clipRanges,
-    rotationRefs: after(layout.nodeIndices, layout.keyTimes, layout.additive) - layout.rotationRefs,
-    nodeIndices: header.hasNodeIndices ? after(layout.keyTimes, layout.additive) - layout.nodeIndices : 0,
-    keyTimes: header.keyTimeCount ? after(layout.additive) - layout.keyTimes : 0,
-    additive: header.additive ? layout.segments - layout.additive : 0,
-    segments: segmentsEnd - layout.segments,
-    names: header.flags & FLAGS.HAS_NAMES ? size - namesOffset : 0,
+    parents: offset(HEADER.BITSETS_OFFSET) - offset(HEADER.PARENTS_OFFSET),
+    bitsets: offset(HEADER.CONSTANTS_OFFSET) - offset(HEADER.BITSETS_OFFSET),
+    constants: offset(HEADER.CLIP_RANGES_OFFSET) - offset(HEADER.CONSTANTS_OFFSET),
+    clipRanges: offset(HEADER.ROTATION_REFS_OFFSET) - offset(HEADER.CLIP_RANGES_OFFSET),
+    rotationRefs: segments - additive - keyTimes - nodeIndices - offset(HEADER.ROTATION_REFS_OFFSET),
+    nodeIndices,
+    keyTimes,
+    additive,
+    segments: (names || size) - segments,
+    names: names ? size - names : 0,
     total: size,
   };
 }
 
 /** Class of track `kind` (0 rotation, 1 translation, 2 scale) of `bone` in `clip`. */
 export function trackClassOf(clip: CompressedClip, bone: number, kind: number): TrackClass {
-  return TRACK_CLASS_NAMES[clip.trackClass[bone * TRACKS_PER_BONE + kind]];
+  const t = bone * TRACKS_PER_BONE + kind;
+  if (trackBit(clip.bytes, clip.boneCount, BITSET.DEFAULT, t)) return 'default';
+  return trackBit(clip.bytes, clip.boneCount, BITSET.CONSTANT, t) ? 'constant' : 'animated';
 }
 
 /** Whether animated track `kind` of `bone` in `clip` holds each sample until the next (STEP) instead of blending. */
 export function isStepTrack(clip: CompressedClip, bone: number, kind: number): boolean {
-  const a = clip.tables.animTrackOfTrack[bone * TRACKS_PER_BONE + kind];
-  return a >= 0 && clip.tables.animStep[a] === 1;
+  const { poseOffset, step } = clip.tables.animated;
+  const a = poseOffset.indexOf(bone * POSE_STRIDE + KIND_POSE_OFFSET[kind]);
+  return a >= 0 && step[a] === 1;
 }
 
 /** The time of sample `k` (0 … sampleCount − 1) of `clip` on the source's timeline: its key time, or startTime + k / sampleRate. */
@@ -82,6 +91,6 @@ export function segmentBitRates(clip: CompressedClip, segment: number): Uint8Arr
 
 /** Bone and kind of animated track `index` of `clip`. */
 export function animatedTrack(clip: CompressedClip, index: number): { bone: number; kind: number } {
-  const { animBoneOffset, animKind } = clip.tables;
-  return { bone: (animBoneOffset[index] / POSE_STRIDE) | 0, kind: animKind[index] };
+  const { poseOffset, kind } = clip.tables.animated;
+  return { bone: (poseOffset[index] / POSE_STRIDE) | 0, kind: kind[index] };
 }

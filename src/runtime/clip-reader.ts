@@ -1,7 +1,7 @@
 /**
- * Reads and validates a `.bpk` file's sections for {@link CompressedClip.open}, one stage
- * per section in file order: each checks what docs/format.md's validation table lists for
- * its section and throws a {@link FormatError} naming the problem and its byte offset; each
+ * Reads and validates a `.bpk` file's sections for {@link CompressedClip.open}, stage by
+ * stage in file order: each checks what docs/format.md's validation table lists for its
+ * sections and throws a {@link FormatError} naming the problem and its byte offset; each
  * later stage relies on what the earlier ones checked. Work and memory are linear in the
  * file size.
  */
@@ -25,7 +25,6 @@ import {
   MAX_BONE_SAMPLES,
   MAX_FILE_BYTES,
   MAX_QUANTIZED_BITS,
-  RANGE_COMPONENTS,
   RATE_MASK,
   RAW_BITS,
   ROTATION_FORMAT,
@@ -59,37 +58,28 @@ import {
 import { writeRotation } from './quaternion.js';
 import { POSE_STRIDE, identityFloat } from '../shared/pose-layout.js';
 
-/** A track's class, by the default and constant bitsets (clip-inspection.ts names them in this order). */
-// biome-ignore lint/suspicious/noConstEnum: a number in the bundle, as format.ts's tables
-const enum CLASS {
-  DEFAULT = 0,
-  CONSTANT = 1,
-  ANIMATED = 2,
-}
 const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 const F32_MAX = 3.4028234663852886e38;
 /** Start times and durations beyond this (about 31 years) are corrupt, and keep time arithmetic exact enough. */
 const MAX_SECONDS = 1e9;
 
-/** The header's fields, checked. */
+/**
+ * The header's fields, checked, named as {@link CompressedClip} names them (it copies them
+ * all); the flags' optional sections are where {@link layoutOf} puts them.
+ */
 export interface Header {
   readonly version: number;
   readonly flags: number;
   readonly hasChecksum: boolean;
-  readonly hasNodeIndices: boolean;
-  /** Samples in the key-times section: sampleCount when the flag is set, else 0. */
-  readonly keyTimeCount: number;
-  /** The additive flag: the additive record is present. */
-  readonly additive: boolean;
   readonly boneCount: number;
   readonly rotationFormat: RotationFormat;
-  readonly unitCode: number;
+  readonly unit: (typeof UNIT_CODES)[number];
   readonly sampleCount: number;
   readonly sampleRate: number;
   readonly startTime: number;
   readonly duration: number;
   readonly segmentCount: number;
-  readonly animatedCount: number;
+  readonly animatedTrackCount: number;
 }
 
 /** Throws a {@link FormatError} with code `code`: `problem`, found at byte `at`. */
@@ -143,7 +133,7 @@ export function readHeader(bytes: Uint8Array, view: DataView, verifyChecksum: bo
   const version = view.getUint16(HEADER.VERSION, true);
   expectVersion('format', version, VERSION, HEADER.VERSION);
   const flags = view.getUint16(HEADER.FLAGS, true);
-  if (flags & ~KNOWN_FLAGS) fail('BAD_HEADER', `unknown flags 0x${flags.toString(16)}`, HEADER.FLAGS);
+  expectValue(flags & ~KNOWN_FLAGS, 0, 'unknown flags', HEADER.FLAGS);
   inRange(size, 0, MAX_FILE_BYTES, 'file size', HEADER.TOTAL_SIZE, 'BAD_SIZE');
   const totalSize = view.getUint32(HEADER.TOTAL_SIZE, true);
   if (totalSize !== size)
@@ -169,14 +159,19 @@ export function readHeader(bytes: Uint8Array, view: DataView, verifyChecksum: bo
     'rotation format',
     HEADER.ROTATION_FORMAT,
   ) as RotationFormat;
-  const unitCode = inRange(view.getUint8(HEADER.UNIT), 0, UNIT_CODES.length - 1, 'unit code', HEADER.UNIT);
+  const unit = UNIT_CODES[inRange(view.getUint8(HEADER.UNIT), 0, UNIT_CODES.length - 1, 'unit code', HEADER.UNIT)];
   const sampleCount = view.getUint32(HEADER.SAMPLE_COUNT, true);
   // Samples × bones; with at least one bone, at least one sample.
   inRange(sampleCount * boneCount, 1, MAX_BONE_SAMPLES, 'bone samples', HEADER.SAMPLE_COUNT);
-  // The wrap period sampleCount / sampleRate (≥ the sampled span) must be at most MAX_SECONDS, or time arithmetic overflows.
-  const sampleRate = view.getFloat64(HEADER.SAMPLE_RATE, true);
-  if (!(sampleRate > 0 && sampleRate < Infinity && sampleCount / sampleRate <= MAX_SECONDS))
-    bad('BAD_HEADER', 'sample rate', sampleRate, `finite, ${sampleCount / MAX_SECONDS} or more`, HEADER.SAMPLE_RATE);
+  // Finite, and the wrap period sampleCount / sampleRate (≥ the sampled span) at most
+  // MAX_SECONDS, or time arithmetic overflows.
+  const sampleRate = inRange(
+    view.getFloat64(HEADER.SAMPLE_RATE, true),
+    sampleCount / MAX_SECONDS,
+    Number.MAX_VALUE,
+    'sample rate',
+    HEADER.SAMPLE_RATE,
+  );
   const startTime = inRange(view.getFloat64(HEADER.START_TIME, true), 0, MAX_SECONDS, 'start time', HEADER.START_TIME);
   const duration = inRange(view.getFloat64(HEADER.DURATION, true), startTime, MAX_SECONDS, 'duration', HEADER.DURATION);
   const segmentCount = expectValue(
@@ -190,18 +185,15 @@ export function readHeader(bytes: Uint8Array, view: DataView, verifyChecksum: bo
     version,
     flags,
     hasChecksum,
-    hasNodeIndices: (flags & FLAGS.HAS_NODE_INDICES) !== 0,
-    keyTimeCount: (flags & FLAGS.HAS_KEY_TIMES) !== 0 ? sampleCount : 0,
-    additive: (flags & FLAGS.ADDITIVE) !== 0,
     boneCount,
     rotationFormat,
-    unitCode,
+    unit,
     sampleCount,
     sampleRate,
     startTime,
     duration,
     segmentCount,
-    animatedCount: view.getUint16(HEADER.ANIMATED_TRACK_COUNT, true),
+    animatedTrackCount: view.getUint16(HEADER.ANIMATED_TRACK_COUNT, true),
   };
 }
 
@@ -223,7 +215,10 @@ function section(view: DataView, field: number, at: number, bytes: number, what:
   return at;
 }
 
-/** Where the counts put each section; before the bitsets are read (no `counts`) only the parents' and the bitsets' places are known. */
+/**
+ * Where the counts put each section (an optional one the flags leave out at 0); before the
+ * bitsets are read (no `counts`) only the parents' and the bitsets' places are known.
+ */
 function layoutOf(
   header: Header,
   counts: Pick<LayoutCounts, 'constantFloats' | 'clipRangeBytes' | 'animatedRotations'> = {
@@ -232,7 +227,14 @@ function layoutOf(
     animatedRotations: 0,
   },
 ): SectionLayout {
-  return sectionLayout({ ...header, ...counts, keyTimes: header.keyTimeCount });
+  const { flags } = header;
+  return sectionLayout({
+    ...header,
+    ...counts,
+    hasNodeIndices: (flags & FLAGS.HAS_NODE_INDICES) !== 0,
+    keyTimes: flags & FLAGS.HAS_KEY_TIMES ? header.sampleCount : 0,
+    additive: (flags & FLAGS.ADDITIVE) !== 0,
+  });
 }
 
 /** The parents section: every bone's parent precedes it (-1 for a root). */
@@ -247,20 +249,49 @@ export function readParents(view: DataView, header: Header): Int32Array {
   return parents;
 }
 
-/** The bitsets, decoded: each track's class, channel and step bits, and the counts that fix the later sections' sizes. */
-export interface Tracks {
-  readonly trackClass: Uint8Array;
-  readonly channelMask: Uint8Array;
+/**
+ * Bit `track` of bitset `set` (format.ts's BITSET) of a validated clip's `bytes`, where its
+ * header says the bitsets are: u32 words, least significant bit first, so track t is bit
+ * t & 7 of byte t >> 3 of its bitset.
+ */
+export function trackBit(bytes: Uint8Array, boneCount: number, set: number, track: number): number {
+  const bitsets = new DataView(bytes.buffer, bytes.byteOffset, HEADER.SIZE).getUint32(HEADER.BITSETS_OFFSET, true);
+  return (bytes[bitsets + 4 * set * bitsetWords(boneCount * TRACKS_PER_BONE) + (track >>> 3)] >>> (track & 7)) & 1;
+}
+
+/** The base pose, where each animated track sits in it, and the animated tracks' clip ranges and rotation references. */
+export interface AnimatedTracks {
+  readonly count: number;
+  /** Identity for default tracks, stored values for constant ones. */
+  readonly basePose: Float32Array;
+  /** Per animated track, in track order (so pose offsets increase): pose float offset, kind, STEP flag. */
+  readonly poseOffset: Int32Array;
+  readonly kind: Uint8Array;
   readonly step: Uint8Array;
-  readonly constantFloats: number;
-  readonly animatedRotations: number;
-  readonly clipRangeBytes: number;
-  readonly rangeFloats: number;
+  /** (min, extent) per range component of each animated track, animated track j's from float 8 · j. */
+  readonly clipRanges: Float64Array;
+  /** Each animated rotation's reference quaternion, xyzw, in track order (the decode tables' layout). */
+  readonly refs: Float64Array;
+  /** Animated rotations. */
+  readonly rotations: number;
+}
+
+/** The animated tracks, and where the counts put the sections. */
+export interface Tracks {
+  readonly animated: AnimatedTracks;
+  readonly layout: SectionLayout;
 }
 
 /**
  * The bitsets section: no track both default and constant, no step bit on a track that is
  * not animated, no bit past the last track, and as many animated tracks as the header says.
+ * The counts fix the offsets of the sections after the bitsets up to the node indices,
+ * each where the counts put it and each inside the file (readSegments checks the
+ * segments'). Then the constants, clip ranges and rotation references sections, read in
+ * track order: the constants (finite values; a constant rotation normalised) laid into the
+ * base pose; each animated track's clip range, (min, extent) per range component: a
+ * rotation's from its u16 codes, a vector's finite, with a non-negative extent that keeps
+ * every reconstruction finite in float32; each animated rotation's reference.
  */
 export function readTracks(view: DataView, header: Header): Tracks {
   const trackCount = header.boneCount * TRACKS_PER_BONE;
@@ -274,30 +305,20 @@ export function readTracks(view: DataView, header: Header): Tracks {
   );
   const bit = (set: number, t: number): number =>
     (view.getUint32(bitsetsOffset + 4 * (set * words + (t >>> 5)), true) >>> (t & 31)) & 1;
-  const trackClass = new Uint8Array(trackCount);
-  const channelMask = new Uint8Array(trackCount);
-  const step = new Uint8Array(trackCount);
   let constantFloats = 0,
-    animated = 0,
-    animatedRotations = 0,
-    clipRangeBytes = 0,
-    rangeFloats = 0;
+    count = 0,
+    rotations = 0;
   for (let t = 0; t < trackCount; t++) {
     const isDefault = bit(BITSET.DEFAULT, t),
       isConstant = bit(BITSET.CONSTANT, t);
     if (isDefault && isConstant) fail('BAD_VALUE', `track ${t}: both default and constant`, bitsetsOffset);
     if ((isDefault || isConstant) && bit(BITSET.STEP, t))
       fail('BAD_VALUE', `track ${t}: step but not animated`, bitsetsOffset);
-    trackClass[t] = isDefault ? CLASS.DEFAULT : isConstant ? CLASS.CONSTANT : CLASS.ANIMATED;
-    channelMask[t] = bit(BITSET.CHANNEL, t);
-    step[t] = bit(BITSET.STEP, t);
     const kind = t % TRACKS_PER_BONE;
     if (isConstant) constantFloats += CONSTANT_FLOATS[kind];
     if (!isDefault && !isConstant) {
-      animated++;
-      if (kind === TRACK_KIND.ROTATION) animatedRotations++;
-      clipRangeBytes += CLIP_RANGE_BYTES[kind];
-      rangeFloats += 2 * RANGE_COMPONENTS[kind];
+      count++;
+      if (kind === TRACK_KIND.ROTATION) rotations++;
     }
   }
   // Bits past the last track can only be in each bitset's last word.
@@ -306,33 +327,97 @@ export function readTracks(view: DataView, header: Header): Tracks {
     if (spare !== 0 && view.getUint32(bitsetsOffset + 4 * (set * words + words - 1), true) >>> spare !== 0)
       fail('BAD_VALUE', `bitset ${set}: bits set past the last track`, bitsetsOffset);
   }
-  expectValue(header.animatedCount, animated, 'animated track count', HEADER.ANIMATED_TRACK_COUNT);
-  return { trackClass, channelMask, step, constantFloats, animatedRotations, clipRangeBytes, rangeFloats };
-}
-
-/**
- * The offsets of the sections after the bitsets up to the node indices, each where the
- * counts put it and each inside the file (readSegments checks the segments').
- */
-export function readSectionOffsets(view: DataView, header: Header, tracks: Tracks): SectionLayout {
-  const layout = layoutOf(header, tracks);
-  section(view, HEADER.CONSTANTS_OFFSET, layout.constants, 4 * tracks.constantFloats, 'constants');
-  section(view, HEADER.CLIP_RANGES_OFFSET, layout.clipRanges, tracks.clipRangeBytes, 'clip ranges');
+  expectValue(header.animatedTrackCount, count, 'animated track count', HEADER.ANIMATED_TRACK_COUNT);
+  // A rotation's clip range is four (min, extent) u16 code pairs, a vector's three f32 pairs.
+  const vectors = count - rotations;
+  const clipRangeBytes =
+    CLIP_RANGE_BYTES[TRACK_KIND.ROTATION] * rotations + CLIP_RANGE_BYTES[TRACK_KIND.TRANSLATION] * vectors;
+  const layout = layoutOf(header, { constantFloats, clipRangeBytes, animatedRotations: rotations });
+  section(view, HEADER.CONSTANTS_OFFSET, layout.constants, 4 * constantFloats, 'constants');
+  section(view, HEADER.CLIP_RANGES_OFFSET, layout.clipRanges, clipRangeBytes, 'clip ranges');
   section(
     view,
     HEADER.ROTATION_REFS_OFFSET,
     layout.rotationRefs,
-    ROTATION_REF_BYTES * tracks.animatedRotations,
+    ROTATION_REF_BYTES * rotations,
     'rotation references',
   );
   section(
     view,
     HEADER.NODE_INDICES_OFFSET,
     layout.nodeIndices,
-    header.hasNodeIndices ? 4 * header.boneCount : 0,
+    layout.nodeIndices ? 4 * header.boneCount : 0,
     'node indices',
   );
-  return layout;
+
+  const basePose = new Float32Array(header.boneCount * POSE_STRIDE);
+  const poseOffset = new Int32Array(count);
+  const kinds = new Uint8Array(count);
+  const step = new Uint8Array(count);
+  const clipRanges = new Float64Array(8 * count);
+  const refs = new Float64Array(4 * rotations);
+  let cursor = layout.constants,
+    rangeAt = layout.clipRanges,
+    refAt = layout.rotationRefs,
+    a = 0,
+    rf = 0;
+  for (let t = 0; t < trackCount; t++) {
+    const kind = t % TRACKS_PER_BONE;
+    const o = ((t / TRACKS_PER_BONE) | 0) * POSE_STRIDE + KIND_POSE_OFFSET[kind];
+    const n = CONSTANT_FLOATS[kind];
+    if (bit(BITSET.DEFAULT, t)) {
+      for (let c = 0; c < n; c++) basePose[o + c] = identityFloat(o + c);
+    } else if (bit(BITSET.CONSTANT, t)) {
+      for (let c = 0; c < n; c++, cursor += 4) {
+        // Finite: a float32 NaN or infinity is no magnitude ≤ F32_MAX.
+        basePose[o + c] = inRange(
+          view.getFloat32(cursor, true),
+          -F32_MAX,
+          F32_MAX,
+          'constant of track',
+          cursor,
+          'BAD_VALUE',
+          t,
+        );
+      }
+      if (kind === TRACK_KIND.ROTATION)
+        writeRotation(basePose[o], basePose[o + 1], basePose[o + 2], basePose[o + 3], basePose, o);
+    } else {
+      poseOffset[a] = o;
+      kinds[a] = kind;
+      step[a] = bit(BITSET.STEP, t);
+      let ro = 8 * a;
+      if (kind === TRACK_KIND.ROTATION) {
+        for (let c = 0; c < 4; c++, rangeAt += 4, ro += 2) {
+          clipRanges[ro] = rotationRangeMin(view.getUint16(rangeAt, true));
+          clipRanges[ro + 1] = rotationRangeExtent(view.getUint16(rangeAt + 2, true));
+        }
+        decodeReference(
+          view.getInt16(refAt, true),
+          view.getInt16(refAt + 2, true),
+          view.getInt16(refAt + 4, true),
+          refs,
+          rf,
+        );
+        refAt += ROTATION_REF_BYTES;
+        rf += 4;
+      } else {
+        for (let c = 0; c < 3; c++, rangeAt += 8, ro += 2) {
+          const min = view.getFloat32(rangeAt, true),
+            ext = view.getFloat32(rangeAt + 4, true);
+          // Reconstruction reaches min + 2·extent at most (segment min and extent are each ≤ 255/255);
+          // a NaN or infinite min or extent fails the bound too.
+          if (!(ext >= 0 && Math.abs(min) + 2 * ext < F32_MAX))
+            fail('BAD_VALUE', `animated track ${a}: clip range (${min}, ${ext})`, rangeAt);
+          clipRanges[ro] = min;
+          clipRanges[ro + 1] = ext;
+        }
+      }
+      a++;
+    }
+  }
+  const animated = { count, basePose, poseOffset, kind: kinds, step, clipRanges, refs, rotations };
+  return { animated, layout };
 }
 
 /** The node-index section: every bone's glTF node, a non-negative int32. */
@@ -347,11 +432,12 @@ export function readNodeIndices(view: DataView, offset: number, boneCount: numbe
 
 /**
  * The key-times section: the time of every sample on the source's timeline, sample 0 at the
- * start time, never decreasing, within the clip's timeline; undefined when the flag is not set.
+ * start time, never decreasing, within the clip's timeline; undefined when the flag is not set
+ * (`offset` 0).
  */
 export function readKeyTimes(view: DataView, header: Header, offset: number): Float32Array | undefined {
-  const count = header.keyTimeCount;
-  if (count === 0) return undefined;
+  if (offset === 0) return undefined;
+  const count = header.sampleCount;
   need(view, offset + 4 * count, 'key times', offset);
   const keyTimes = new Float32Array(count);
   for (let k = 0; k < count; k++) {
@@ -386,9 +472,12 @@ export interface AdditiveInfo {
     | { readonly kind: 'pose'; readonly time: number };
 }
 
-/** The additive record, when the flag is set: a known mode and reference kind, zero padding, a time within the timeline's bounds. */
-export function readAdditive(view: DataView, header: Header, offset: number): AdditiveInfo | undefined {
-  if (!header.additive) return undefined;
+/**
+ * The additive record, when the flag is set (else `offset` is 0): a known mode and
+ * reference kind, zero padding, a time within the timeline's bounds.
+ */
+export function readAdditive(view: DataView, offset: number): AdditiveInfo | undefined {
+  if (offset === 0) return undefined;
   need(view, offset + ADDITIVE.BYTES, 'additive record', offset);
   expectValue(
     view.getUint8(offset + ADDITIVE.MODE),
@@ -429,137 +518,18 @@ export function readAdditive(view: DataView, header: Header, offset: number): Ad
   };
 }
 
-/** The base pose, where each animated track sits in it, and the animated tracks' clip ranges and rotation references. */
-export interface AnimatedTracks {
-  readonly count: number;
-  /** Identity for default tracks, stored values for constant ones. */
-  readonly basePose: Float32Array;
-  /** Per animated track: pose float offset, kind, STEP flag, first float of its clip range. */
-  readonly poseOffset: Int32Array;
-  readonly kind: Uint8Array;
-  readonly step: Uint8Array;
-  readonly range: Int32Array;
-  /** Track → animated index, or -1. */
-  readonly ofTrack: Int32Array;
-  /** (min, extent) per range component of each animated track, from `range`. */
-  readonly clipRanges: Float64Array;
-  /** Each animated rotation's reference quaternion, xyzw, in track order (the decode tables' layout). */
-  readonly refs: Float64Array;
-  /** Animated rotations. */
-  readonly rotations: number;
-}
-
-/**
- * The constants, clip ranges and rotation references sections, read in track order: the
- * constants (finite values; a constant rotation normalised) laid into the base pose; each
- * animated track's clip range, (min, extent) per range component: a rotation's from its u16
- * codes, a vector's finite, with a non-negative extent that keeps every reconstruction
- * finite in float32; each animated rotation's reference.
- */
-export function readAnimatedTracks(
-  view: DataView,
-  header: Header,
-  tracks: Tracks,
-  layout: SectionLayout,
-): AnimatedTracks {
-  const { trackClass } = tracks;
-  const count = header.animatedCount,
-    trackCount = trackClass.length;
-  const basePose = new Float32Array(header.boneCount * POSE_STRIDE);
-  const poseOffset = new Int32Array(count);
-  const kinds = new Uint8Array(count);
-  const step = new Uint8Array(count);
-  const ofTrack = new Int32Array(trackCount).fill(-1);
-  const range = new Int32Array(count);
-  const clipRanges = new Float64Array(tracks.rangeFloats);
-  const refs = new Float64Array(4 * tracks.animatedRotations);
-  let cursor = layout.constants,
-    rangeAt = layout.clipRanges,
-    refAt = layout.rotationRefs,
-    a = 0,
-    ro = 0,
-    rf = 0;
-  for (let t = 0; t < trackCount; t++) {
-    const kind = t % TRACKS_PER_BONE;
-    const o = ((t / TRACKS_PER_BONE) | 0) * POSE_STRIDE + KIND_POSE_OFFSET[kind];
-    const n = CONSTANT_FLOATS[kind];
-    if (trackClass[t] === CLASS.DEFAULT) {
-      for (let c = 0; c < n; c++) basePose[o + c] = identityFloat(o + c);
-    } else if (trackClass[t] === CLASS.CONSTANT) {
-      for (let c = 0; c < n; c++, cursor += 4) {
-        // Finite: a float32 NaN or infinity is no magnitude ≤ F32_MAX.
-        basePose[o + c] = inRange(
-          view.getFloat32(cursor, true),
-          -F32_MAX,
-          F32_MAX,
-          'constant of track',
-          cursor,
-          'BAD_VALUE',
-          t,
-        );
-      }
-      if (kind === TRACK_KIND.ROTATION)
-        writeRotation(basePose[o], basePose[o + 1], basePose[o + 2], basePose[o + 3], basePose, o);
-    } else {
-      poseOffset[a] = o;
-      kinds[a] = kind;
-      step[a] = tracks.step[t];
-      ofTrack[t] = a;
-      range[a] = ro;
-      if (kind === TRACK_KIND.ROTATION) {
-        for (let c = 0; c < 4; c++, rangeAt += 4, ro += 2) {
-          clipRanges[ro] = rotationRangeMin(view.getUint16(rangeAt, true));
-          clipRanges[ro + 1] = rotationRangeExtent(view.getUint16(rangeAt + 2, true));
-        }
-        decodeReference(
-          view.getInt16(refAt, true),
-          view.getInt16(refAt + 2, true),
-          view.getInt16(refAt + 4, true),
-          refs,
-          rf,
-        );
-        refAt += ROTATION_REF_BYTES;
-        rf += 4;
-      } else {
-        for (let c = 0; c < 3; c++, rangeAt += 8, ro += 2) {
-          const min = view.getFloat32(rangeAt, true),
-            ext = view.getFloat32(rangeAt + 4, true);
-          // Reconstruction reaches min + 2·extent at most (segment min and extent are each ≤ 255/255);
-          // a NaN or infinite min or extent fails the bound too.
-          if (!(ext >= 0 && Math.abs(min) + 2 * ext < F32_MAX))
-            fail('BAD_VALUE', `animated track ${a}: clip range (${min}, ${ext})`, rangeAt);
-          clipRanges[ro] = min;
-          clipRanges[ro + 1] = ext;
-        }
-      }
-      a++;
-    }
-  }
-  return {
-    count,
-    basePose,
-    poseOffset,
-    kind: kinds,
-    step,
-    range,
-    ofTrack,
-    clipRanges,
-    refs,
-    rotations: tracks.animatedRotations,
-  };
-}
-
 /** Where each segment's parts are, and the bits of its keys (decode-tables.ts's TableSources). */
 export interface Segments {
-  /** Byte offset of each segment's rate bytes, range bytes and packed keys. */
+  /** Byte offset of each segment's rate bytes (its range bytes follow them) and of its packed keys. */
   readonly rates: Uint32Array;
-  readonly ranges: Uint32Array;
   readonly data: Uint32Array;
-  /** Bits of each key of a segment, and its key count. */
+  /** Bits of each key of a segment. */
   readonly keyBits: Uint32Array;
-  readonly keys: Uint32Array;
   /** Bits of each (segment, animated track, stored component). */
   readonly compBits: Uint8Array;
+  /** Bits of the widest key, and of the widest component of an animated rotation (decode-tables.ts's lane layout). */
+  readonly widestKey: number;
+  readonly widestRotation: number;
   /** Byte just past the last segment. */
   readonly end: number;
 }
@@ -567,10 +537,12 @@ export interface Segments {
 /**
  * The segments section, where the counts put it: segments follow each other in order, each 4-byte aligned, each
  * track's bit rate valid and only rotations dropping a component; the bits of each
- * component follow from the rate and the segment ranges, computed once here. Every segment
- * holds at least its rate and range bytes, so a sample count the file cannot hold fails
- * before per-segment tables are allocated. Without animated tracks segments are empty and
- * need no tables at all (memory must not follow a count).
+ * component follow from the rate and the segment ranges, computed once here. Raw float32
+ * components are checked once so sampling never produces NaN: finite, and within [−1, 1]
+ * for a rotation (components of a unit delta), so that the float32 rotation arithmetic
+ * cannot overflow. Every segment holds at least its rate and range bytes, so a sample count
+ * the file cannot hold fails before per-segment tables are allocated. Without animated
+ * tracks segments are empty and need no tables at all (memory must not follow a count).
  */
 export function readSegments(
   bytes: Uint8Array,
@@ -585,12 +557,13 @@ export function readSegments(
   need(view, offset + segmentCount * align4(count * (1 + SEGMENT_RANGE_BYTES)), `${segmentCount} segments`, offset);
   const segments = count > 0 ? segmentCount : 0;
   const rates = new Uint32Array(segments),
-    ranges = new Uint32Array(segments),
-    data = new Uint32Array(segments);
-  const keyBits = new Uint32Array(segments),
-    keys = new Uint32Array(segments);
+    data = new Uint32Array(segments),
+    keyBits = new Uint32Array(segments);
   const compBits = new Uint8Array(segments * count * ANIMATED_COMPONENTS);
-  let expected = offset;
+  const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2);
+  let expected = offset,
+    widestKey = 0,
+    widestRotation = 0;
   for (let s = 0; s < segments; s++) {
     const off = expected;
     need(view, off + count * (1 + SEGMENT_RANGE_BYTES), `segment ${s} header`, off);
@@ -613,68 +586,28 @@ export function readSegments(
           rate,
           kind === TRACK_KIND.ROTATION ? drop : 3,
           animated.clipRanges,
-          animated.range[j],
+          8 * j,
           compBits,
           cb,
         );
       }
       bits += compBits[cb] + compBits[cb + 1] + compBits[cb + 2];
+      if (kind === TRACK_KIND.ROTATION)
+        widestRotation = Math.max(widestRotation, compBits[cb], compBits[cb + 1], compBits[cb + 2]);
     }
-    keys[s] = segmentSampleCount(s, segmentCount, sampleCount);
+    widestKey = Math.max(widestKey, bits);
+    const keys = segmentSampleCount(s, segmentCount, sampleCount);
     const dataStart = align4(off + count * (1 + SEGMENT_RANGE_BYTES));
-    const dataBytes = 4 * Math.ceil((keys[s] * bits) / 32);
+    const dataBytes = 4 * Math.ceil((keys * bits) / 32);
     need(view, dataStart + dataBytes, `segment ${s} data`, off);
-    rates[s] = off;
-    ranges[s] = off + count;
-    data[s] = dataStart;
-    keyBits[s] = bits;
-    expected = dataStart + dataBytes;
-  }
-  return { rates, ranges, data, keyBits, keys, compBits, end: expected };
-}
-
-/** The names section, when the flag is set: where it starts, the clip's name and every bone's. */
-export interface Names {
-  readonly offset: number;
-  readonly name: string | undefined;
-  readonly boneNames: string[] | undefined;
-}
-
-/**
- * The names section: right after the last segment when the flag is set (else its offset is
- * 0), valid UTF-8, and the file ends with it (or with the last segment).
- */
-export function readNamesSection(bytes: Uint8Array, view: DataView, header: Header, segmentsEnd: number): Names {
-  const hasNames = (header.flags & FLAGS.HAS_NAMES) !== 0;
-  const offset = expectValue(
-    view.getUint32(HEADER.NAMES_OFFSET, true),
-    hasNames ? segmentsEnd : 0,
-    hasNames ? 'names offset' : 'names offset without the names flag',
-    HEADER.NAMES_OFFSET,
-    'BAD_OFFSET',
-  );
-  const names = hasNames ? readNames(bytes, view, offset, header.boneCount) : undefined;
-  const end = names ? align4(names.end) : segmentsEnd;
-  if (end !== bytes.byteLength) fail('BAD_SIZE', `${bytes.byteLength - end} bytes after the last section`, end);
-  return { offset, name: names?.name, boneNames: names?.boneNames };
-}
-
-/**
- * Raw float32 components, checked once so sampling never produces NaN: finite, and within
- * [−1, 1] for a rotation (components of a unit delta), so that the float32 rotation
- * arithmetic cannot overflow.
- */
-export function checkRawValues(bytes: Uint8Array, animated: AnimatedTracks, segments: Segments): void {
-  const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2);
-  const { compBits, keyBits } = segments;
-  for (let s = 0, cb = 0; s < keyBits.length; s++) {
-    for (let j = 0, trackBit = 8 * segments.data[s]; j < animated.count; j++, cb += ANIMATED_COMPONENTS) {
+    for (let j = 0, trackBit = 8 * dataStart; j < count; j++) {
+      const cb = (s * count + j) * ANIMATED_COMPONENTS;
       const rotation = animated.kind[j] === TRACK_KIND.ROTATION;
-      // Only raw tracks are checked; their components are all RAW_BITS wide (readSegments).
-      const rawKeys = compBits[cb] === RAW_BITS ? segments.keys[s] : 0;
+      // Only raw tracks are checked; their components are all RAW_BITS wide.
+      const rawKeys = compBits[cb] === RAW_BITS ? keys : 0;
       for (let k = 0; k < rawKeys; k++) {
         for (let c = 0; c < ANIMATED_COMPONENTS; c++) {
-          const at = trackBit + k * keyBits[s] + c * RAW_BITS;
+          const at = trackBit + k * bits + c * RAW_BITS;
           const v = floatFromBits(readBits(words, at, RAW_BITS));
           // Finite (a float32 NaN or infinity is no magnitude ≤ F32_MAX), and in [−1, 1] on a rotation.
           if (!(Math.abs(v) <= (rotation ? 1 : F32_MAX)))
@@ -687,18 +620,30 @@ export function checkRawValues(bytes: Uint8Array, animated: AnimatedTracks, segm
       }
       trackBit += compBits[cb] + compBits[cb + 1] + compBits[cb + 2];
     }
+    rates[s] = off;
+    data[s] = dataStart;
+    keyBits[s] = bits;
+    expected = dataStart + dataBytes;
   }
+  return { rates, data, keyBits, compBits, widestKey, widestRotation, end: expected };
 }
 
-/** The clip's name and every bone's, each a u16 byte length and UTF-8 bytes, from `offset`; `end` is the byte after the last. */
-function readNames(
-  bytes: Uint8Array,
-  view: DataView,
-  offset: number,
-  boneCount: number,
-): { name: string; boneNames: string[]; end: number } {
+/** The names section's clip name and bone names (both undefined without the section). */
+export interface Names {
+  readonly name: string | undefined;
+  readonly boneNames: string[] | undefined;
+}
+
+/**
+ * The names section: right after the last segment when the flag is set (else its offset is
+ * 0), the clip's name and every bone's, each a u16 byte length and valid UTF-8; the file
+ * ends with it (or with the last segment).
+ */
+export function readNames(bytes: Uint8Array, view: DataView, header: Header, segmentsEnd: number): Names {
+  const hasNames = (header.flags & FLAGS.HAS_NAMES) !== 0;
+  expectOffset(view, HEADER.NAMES_OFFSET, hasNames ? segmentsEnd : 0, 'names');
   const decoder = new TextDecoder('utf-8', { fatal: true });
-  let at = offset;
+  let at = segmentsEnd;
   const readString = (what: string): string => {
     need(view, at + 2, what, at);
     const end = at + 2 + view.getUint16(at, true);
@@ -712,8 +657,13 @@ function readNames(
     at = end;
     return s;
   };
-  const name = readString('clip name');
-  const boneNames: string[] = [];
-  for (let b = 0; b < boneCount; b++) boneNames.push(readString(`name of bone ${b}`));
-  return { name, boneNames, end: at };
+  let name: string | undefined, boneNames: string[] | undefined;
+  if (hasNames) {
+    name = readString('clip name');
+    boneNames = [];
+    for (let b = 0; b < header.boneCount; b++) boneNames.push(readString(`name of bone ${b}`));
+    at = align4(at);
+  }
+  if (at !== bytes.byteLength) fail('BAD_SIZE', `${bytes.byteLength - at} bytes after the last section`, at);
+  return { name, boneNames };
 }

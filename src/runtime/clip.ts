@@ -7,22 +7,19 @@
  * which installs the TypeScript decoder that samplers of clips the WebAssembly kernel does
  * not decode need.
  */
-import { SEGMENT_SIZE, TRACKS_PER_BONE, UNIT_CODES, type RotationFormat, type SectionLayout } from './format.js';
+import { BITSET, SEGMENT_SIZE, TRACKS_PER_BONE, type UNIT_CODES, type RotationFormat } from './format.js';
 import { FormatError } from './errors.js';
 import {
-  checkRawValues,
-  readAnimatedTracks,
   readAdditive,
   readHeader,
   readKeyTimes,
   type AdditiveInfo,
-  readNamesSection,
+  readNames,
   readNodeIndices,
   readParents,
-  readSectionOffsets,
   readSegments,
   readTracks,
-  type Header,
+  trackBit,
 } from './clip-reader.js';
 import { buildTables, type ClipTables } from './decode-tables.js';
 import { kernelPlace } from './wasm-kernel.js';
@@ -58,20 +55,11 @@ export interface OpenOptions {
   decoder?: 'auto' | 'typescript';
 }
 
-/** Where an opened clip's sections are, as its validation found them (clip-inspection.ts's sectionSizes reads it). */
-export interface ClipSections {
-  readonly header: Header;
-  readonly layout: SectionLayout;
-  /** Byte just past the last segment. */
-  readonly segmentsEnd: number;
-  /** The header's names offset (0 without the names section). */
-  readonly namesOffset: number;
-}
-
 /** A validated `.bpk` clip with its decode tables, immutable once opened. */
 export class CompressedClip {
   // The fields are `declare`d: the constructor assigns each one, so the build emits no list
-  // of them beside the assignments (a web page's bundle names each field once fewer).
+  // of them beside the assignments (a web page's bundle names each field once fewer). Those
+  // of the header are assigned together: readHeader names them as the clip does.
   /** Number of bones. */
   declare readonly boneCount: number;
   /** Number of uniformly spaced samples. */
@@ -120,61 +108,36 @@ export class CompressedClip {
   declare readonly byteLength: number;
   /** Whether the file carries a checksum. */
   declare readonly hasChecksum: boolean;
+  /** @internal The header's flags (format.ts's FLAGS). */
+  declare readonly flags: number;
   /** @internal Decode tables for {@link ClipSampler}. */
   declare readonly tables: ClipTables;
   /** @internal The file's bytes: the caller's, or where the kernel decodes its copy (clip-inspection.ts reads the rates). */
   declare readonly bytes: Uint8Array;
-  /** @internal Each track's class (clip-reader.ts's CLASS), by track index. */
-  declare readonly trackClass: Uint8Array;
-  /** @internal Where the sections are (clip-inspection.ts's sectionSizes). */
-  declare readonly sections: ClipSections;
-
-  readonly #channelMask: Uint8Array;
 
   private constructor(bytes: Uint8Array, verifyChecksum: boolean, compactTables: boolean, useKernel: boolean) {
     // The file's sections in order, each validated by its own stage (clip-reader.ts), in the
-    // order docs/format.md's validation table lists the checks.
+    // order docs/format.md's validation table lists the checks; each stage's fields are
+    // assigned as it passes (a clip that fails is never returned).
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const header = readHeader(bytes, view, verifyChecksum);
-    const parents = readParents(view, header);
-    const tracks = readTracks(view, header);
-    const layout = readSectionOffsets(view, header, tracks);
-    const nodeIndices = header.hasNodeIndices ? readNodeIndices(view, layout.nodeIndices, header.boneCount) : undefined;
-    const keyTimes = readKeyTimes(view, header, layout.keyTimes);
-    const additive = readAdditive(view, header, layout.additive);
-    const animated = readAnimatedTracks(view, header, tracks, layout);
+    Object.assign(this, header);
+    this.parents = readParents(view, header);
+    const { animated, layout } = readTracks(view, header);
+    this.nodeIndices = layout.nodeIndices ? readNodeIndices(view, layout.nodeIndices, header.boneCount) : undefined;
+    this.keyTimes = readKeyTimes(view, header, layout.keyTimes);
+    this.additive = readAdditive(view, layout.additive);
     const segments = readSegments(bytes, view, header, animated, layout);
-    const names = readNamesSection(bytes, view, header, segments.end);
-    checkRawValues(bytes, animated, segments);
-
-    this.version = header.version;
-    this.boneCount = header.boneCount;
-    this.sampleCount = header.sampleCount;
-    this.sampleRate = header.sampleRate;
-    this.startTime = header.startTime;
-    this.duration = header.duration;
-    this.segmentCount = header.segmentCount;
-    this.unit = UNIT_CODES[header.unitCode];
-    this.rotationFormat = header.rotationFormat;
-    this.hasChecksum = header.hasChecksum;
-    this.parents = parents;
-    this.boneNames = names.boneNames;
-    this.name = names.name;
-    this.nodeIndices = nodeIndices;
-    this.keyTimes = keyTimes;
-    this.additive = additive;
-    this.animatedTrackCount = animated.count;
+    // The clip's name and bone names, as readNames names them.
+    Object.assign(this, readNames(bytes, view, header, segments.end));
     this.byteLength = bytes.byteLength;
-    this.trackClass = tracks.trackClass;
-    this.#channelMask = tracks.channelMask;
     this.tables = buildTables(
-      { bytes, animated, segments, parents },
+      { bytes, animated, segments, parents: this.parents },
       compactTables,
       useKernel ? kernelPlace : undefined,
     );
     // Where the kernel decodes, the file's copy in its memory: the caller's bytes are not kept.
     this.bytes = this.tables.kernel ? this.tables.kernel.file : bytes;
-    this.sections = { header, layout, segmentsEnd: segments.end, namesOffset: names.offset };
   }
 
   /**
@@ -186,17 +149,11 @@ export class CompressedClip {
    * linear in the file size. Throws {@link FormatError} naming the problem and its byte offset.
    */
   static open(bytes: Uint8Array | ArrayBuffer, options: OpenOptions = {}): CompressedClip {
-    let u8: Uint8Array;
-    if (bytes instanceof ArrayBuffer) u8 = new Uint8Array(bytes);
-    else if (bytes instanceof Uint8Array) u8 = bytes;
-    else throw new FormatError('BAD_ARGUMENT', 'expected a Uint8Array or ArrayBuffer');
+    let u8 = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;
+    if (!(u8 instanceof Uint8Array)) throw new FormatError('BAD_ARGUMENT', 'expected a Uint8Array or ArrayBuffer');
     if ((u8.byteOffset & 3) !== 0) u8 = u8.slice();
-    const tables = options.tables ?? 'full';
-    if (tables !== 'full' && tables !== 'compact')
-      throw new FormatError('BAD_ARGUMENT', `tables must be 'full' or 'compact', got ${String(tables)}`);
-    const decoder = options.decoder ?? 'auto';
-    if (decoder !== 'auto' && decoder !== 'typescript')
-      throw new FormatError('BAD_ARGUMENT', `decoder must be 'auto' or 'typescript', got ${String(decoder)}`);
+    const tables = option('tables', options.tables, ['full', 'compact']);
+    const decoder = option('decoder', options.decoder, ['auto', 'typescript']);
     return new CompressedClip(u8, options.verifyChecksum ?? true, tables === 'compact', decoder === 'auto');
   }
 
@@ -215,6 +172,14 @@ export class CompressedClip {
 
   /** Whether the source animates track `kind` of `bone` (a host binds only these). */
   hasChannel(bone: number, kind: number): boolean {
-    return this.#channelMask[bone * TRACKS_PER_BONE + kind] === 1;
+    return trackBit(this.bytes, this.boneCount, BITSET.CHANNEL, bone * TRACKS_PER_BONE + kind) === 1;
   }
+}
+
+/** Option `name`'s `value`, one of `values` (the first when not given), else a BAD_ARGUMENT error. */
+function option<T extends string>(name: string, value: T | undefined, values: readonly T[]): T {
+  const chosen = value ?? values[0];
+  if (!values.includes(chosen))
+    throw new FormatError('BAD_ARGUMENT', `${name} must be '${values.join("' or '")}', got ${String(chosen)}`);
+  return chosen;
 }

@@ -14,4 +14,4 @@ import { TypeScriptDecoder } from './typescript-decoder.js';
 useTypeScriptDecoder(TypeScriptDecoder);
 
 export { CompressedClip } from './clip.js';
-export type { ClipSections, ClipTables, Looping, OpenOptions, Rounding, SampleOptions } from './clip.js';
+export type { ClipTables, Looping, OpenOptions, Rounding, SampleOptions } from './clip.js';

@@ -2,15 +2,7 @@
  * The decode tables a CompressedClip derives at open time: one buffer laid out in
  * the order a pose decode reads it, shared by every ClipSampler of the clip.
  */
-import {
-  ANIMATED_COMPONENTS,
-  DROP_SHIFT,
-  RATE_MASK,
-  RAW_BITS,
-  SEGMENT_RANGE_BYTES,
-  SEGMENT_SIZE,
-  TRACK_KIND,
-} from './format.js';
+import { ANIMATED_COMPONENTS, DROP_SHIFT, RATE_MASK, RAW_BITS, SEGMENT_RANGE_BYTES, TRACK_KIND } from './format.js';
 import { segmentConstant, segmentOffset, segmentStep } from './bits.js';
 import {
   KERNEL_CLIP,
@@ -35,7 +27,7 @@ import { identityFloat } from '../shared/pose-layout.js';
  * CompressedClip.open. Internal: the layout may change without notice.
  *
  * Everything a pose decode reads sits in one buffer (records: decode-layout.ts's TABLE): the base pose and
- * the rotation references; the segment table, the clip's kernel record, pose windows and
+ * the rotation references; the clip's kernel record, pose windows and
  * quad table (decode-layout.ts), together; then per segment a header record, one 32-byte
  * record per animated track (the track's pose offset, kind and step flag, its components'
  * bits and dropped component, the dequantisation offset and step of each stored
@@ -43,7 +35,7 @@ import { identityFloat } from '../shared/pose-layout.js';
  * the tables hold no second copy of them. Where the kernel decodes, the file itself is
  * copied into the kernel memory after the tables (the clip keeps that copy, not the
  * caller's bytes) and the kernel reads the packed keys there, each field at its bit; the
- * segments lie at a fixed stride (see segmentStride), and the rotations' records are
+ * segments lie at a fixed stride (see buildTables), and the rotations' records are
  * replaced by lane rows, four rotations to a row (see laneLayout; only the kernel reads such
  * segments). A kernel pose therefore reads the clip's few lines, one segment's run (two
  * when its keys straddle segments) and its keys, and prepares nothing per segment, so a
@@ -54,38 +46,20 @@ export interface ClipTables {
   readonly f32: Float32Array;
   /** Int32 view of the same buffer. */
   readonly i32: Int32Array;
-  /**
-   * The file's words, which the TypeScript decoder reads packed keys from (open() keeps the
-   * bytes 4-aligned); where the kernel decodes, its copy's in the kernel memory.
-   */
-  readonly u32: Uint32Array;
-  /** Float64 view of the same buffer. */
-  readonly f64: Float64Array;
-  /** Floats of the base pose, at f32[0..poseFloats): identity for default tracks, stored values for constant ones. */
-  readonly poseFloats: number;
-  /** f64 index of the first rotation reference (xyzw per animated rotation, in track order). */
+  /** Index of the first rotation reference (xyzw per animated rotation, in track order) in a float64 view of the buffer. */
   readonly refsAt: number;
   /** i32 index of segment 0's header record (compact tables: of the sampler's first slot). */
   readonly segAt: number;
-  /** i32 words of a segment's header record and its records, one per animated track. */
-  readonly segStride: number;
   /**
-   * Full tables: the i32 index just past the segment table. Its entry e, two words at
-   * segTable − 2 · (e + 1), holds the i32 index of the header record of the segment holding
-   * keys e · SEGMENT_SIZE on (the last segment's for every entry past it) and that segment's
-   * bits per key. The kernel record starts here (the kernel finds segments without the
-   * table: see `kernel`).
+   * i32 words of a segment's header record and its records, one per animated track: where
+   * TypeScript decodes, segment s's header is at segAt + s · segStride (the kernel's
+   * segments may lie at a longer stride: see `kernel`).
    */
-  readonly segTable: number;
-  /** The base pose as its own view. */
+  readonly segStride: number;
+  /** The base pose as its own view, at f32[0..basePose.length): identity for default tracks, stored values for constant ones. */
   readonly basePose: Float32Array;
-  /** Pose float offset of each animated track. */
-  readonly animBoneOffset: Int32Array;
-  readonly animKind: Uint8Array;
-  /** 1 for an animated track held between samples (STEP). */
-  readonly animStep: Uint8Array;
-  /** Track → animated index, or -1. */
-  readonly animTrackOfTrack: Int32Array;
+  /** The animated tracks (clip-reader.ts): their count and rotations, each one's pose offset, kind and STEP flag. */
+  readonly animated: Pick<AnimatedTracks, 'count' | 'poseOffset' | 'kind' | 'step' | 'rotations'>;
   /** Byte offset of each segment's rate bytes in the file. */
   readonly segRates: Uint32Array;
   /**
@@ -94,7 +68,7 @@ export interface ClipTables {
    * from these sources into slots of its own (see {@link writeSegmentRecords}); packed keys
    * are read from the file's own words.
    */
-  readonly compact?: { readonly src: TableSources; readonly words: Uint32Array };
+  readonly compact?: TableSources;
   /**
    * Set when the buffer was placed in a WebAssembly kernel's memory (wasm-kernel.ts): the
    * kernel's decode, the byte address of the clip's KERNEL_CLIP record in that
@@ -106,7 +80,7 @@ export interface ClipTables {
     readonly clipAt: number;
     readonly pose: Float32Array;
     /**
-     * Where the kernel's segments are (see segmentStride): segment s's header at byte
+     * Where the kernel's segments are (see buildTables): segment s's header at byte
      * `segments + s · segmentBytes` of the memory (i32 index `segAt + s · segmentBytes / 4`
      * of the tables), holding the byte address of the segment's packed keys in the file's
      * copy and its bits per key; the last segment, `lastSegment`, holds the keys past it.
@@ -152,89 +126,60 @@ export function buildTables(
   compact = false,
   place?: (bytes: number) => KernelPlace | undefined,
 ): ClipTables {
-  const { bytes, parents } = src;
-  const { basePose, kind: animKind, poseOffset: animBoneOffset, step: animStep, refs, rotations } = src.animated;
-  const { rates: segRates, data: segData, keyBits: segKeyBits, keys: segKeys } = src.segments;
-  const animated = animKind.length;
+  const { bytes, parents, animated: tracks } = src;
+  const { basePose, refs, rotations } = tracks;
+  const { rates: segRates, data: segData, widestKey } = src.segments;
+  const animated = tracks.count;
   const segments = compact ? 0 : segRates.length;
   const poseFloats = basePose.length;
   const refsAt = Math.ceil(poseFloats / 2); // float64 references need an 8-byte aligned start
   const refsEnd = 2 * (refsAt + 4 * rotations);
   const recordsWords = TABLE.RECORD * (1 + animated);
-  // Full tables: the segment table (see ClipTables.segTable), the clip's kernel record, its
-  // pose windows and quad table (room kept even where the buffer is not placed in a kernel
-  // memory), then the segments (see segmentStride). Compact tables: the base pose and
-  // references, then (in each sampler's copy) two slots of records.
-  let entries = 0;
-  for (let s = 0; s < segments; s++) entries += segKeys[s];
-  entries = Math.ceil(entries / SEGMENT_SIZE);
-  const windows = compact ? [] : poseWindows(src);
-  const clipAt = compact ? 0 : 4 * Math.ceil((refsEnd + 2 * entries) / 4);
+  // A clip with nothing animated has nothing for the kernel to do; one with more rotations
+  // or pose floats than the kernel's scratch and staging pose hold decodes in TypeScript.
+  const forKernel =
+    segments > 0 && place !== undefined && rotations <= KERNEL_MAX_ROTATIONS && poseFloats <= KERNEL_MAX_POSE_FLOATS;
+  // After the base pose and references, where the kernel decodes: the clip's kernel record,
+  // its pose windows, quad table and the parents; then the segments, at a fixed stride.
+  // Compact tables: the base pose and references, then (in each sampler's copy) two slots
+  // of records.
+  const windows = forKernel ? poseWindows(src) : [];
+  const clipAt = 4 * Math.ceil(refsEnd / 4);
   const windowsAt = clipAt + KERNEL_CLIP.WORDS;
   const quadsAt = windowsAt + 4 * Math.ceil(((KERNEL_WINDOW_BYTES / 4) * windows.length) / 4);
   const quadWords = (KERNEL_QUAD.BYTES / 4) * Math.ceil(rotations / 4);
   // The parents, for the kernel's object-space pass: after the clip's run, which a cold
   // decode loads whole.
   const parentsAt = quadsAt + quadWords;
-  const segAt = Math.ceil((compact ? refsEnd : parentsAt + parents.length) / TABLE.RECORD) * TABLE.RECORD;
-  // A clip with nothing animated has nothing for the kernel to do; one with more rotations
-  // or pose floats than the kernel's scratch and staging pose hold decodes in TypeScript.
-  const forKernel =
-    !compact &&
-    place !== undefined &&
-    animated > 0 &&
-    segments > 0 &&
-    rotations <= KERNEL_MAX_ROTATIONS &&
-    poseFloats <= KERNEL_MAX_POSE_FLOATS;
+  const segAt = Math.ceil((forKernel ? parentsAt + parents.length : refsEnd) / TABLE.RECORD) * TABLE.RECORD;
   // Where the kernel decodes, its segments are laid out for its lane pass when they can be
-  // (see laneLayout); without a kernel memory after all, the records are laid out as usual.
-  let lanes = forKernel ? laneLayout(src, rotations) : undefined;
-  let stride = segmentStride(lanes ? lanes.headWords : recordsWords);
+  // (see laneLayout).
+  const lanes = forKernel ? laneLayout(src.segments, animated, rotations) : undefined;
+  // Segment headers lie at a fixed stride (see ClipTables.kernel): a segment's header and
+  // records (or lane layout) on 32-byte boundaries, so the sampler computes a segment's
+  // header from its index alone (and passes the kernel where key 1 is and key 0's first bit
+  // in the address's low five bits, KERNEL_KEY1).
+  const stride = Math.ceil((lanes ? lanes.headWords : recordsWords) / TABLE.RECORD) * TABLE.RECORD;
+  const bytesLength = 8 * Math.ceil((segAt + segments * stride) / 2);
   // The file's copy after the tables, on a line of its own, and eight zero bytes after it for
   // the kernel's reads of eight bytes from a field's first byte.
-  const fileAt = 64 * Math.ceil(tablesBytes(segAt, segments, stride) / 64);
+  const fileAt = 64 * Math.ceil(bytesLength / 64);
   const kernelPlace = forKernel ? place(fileAt + bytes.byteLength + 8) : undefined;
-  if (kernelPlace === undefined && forKernel) {
-    lanes = undefined;
-    stride = segmentStride(recordsWords);
-  }
-  const bytesLength = tablesBytes(segAt, segments, stride);
+  // Without a kernel memory after all, the clip decodes in TypeScript, laid out for it.
+  if (forKernel && kernelPlace === undefined) return buildTables(src);
   const buffer = kernelPlace ? kernelPlace.buffer : new ArrayBuffer(bytesLength);
   const at = kernelPlace ? kernelPlace.byteOffset : 0;
   const f32 = new Float32Array(buffer, at, bytesLength >>> 2),
     i32 = new Int32Array(buffer, at, bytesLength >>> 2);
-  const f64 = new Float64Array(buffer, at, bytesLength >>> 3);
   f32.set(basePose);
-  f64.set(refs, refsAt);
-  // With lane rows, each segment's records are written here first, then rearranged.
-  const scratch = lanes ? new ArrayBuffer(4 * recordsWords) : new ArrayBuffer(0);
-  const scratchI32 = new Int32Array(scratch),
-    scratchF32 = new Float32Array(scratch);
-  // The file's words (open() keeps the bytes 4-aligned): packed keys start on words, and
-  // the TypeScript decoder reads them there; the kernel reads them in its copy, by byte address.
+  new Float64Array(buffer, at, bytesLength >>> 3).set(refs, refsAt);
+  // The TypeScript decoder reads packed keys in the file's words (open() keeps the bytes
+  // 4-aligned: packed keys start on words); the kernel reads them in its copy, by byte address.
   const file = kernelPlace ? new Uint8Array(buffer, at + fileAt, bytes.byteLength) : bytes;
   if (kernelPlace) file.set(bytes);
-  const words = new Uint32Array(file.buffer, file.byteOffset, file.byteLength >>> 2);
   for (let s = 0; s < segments; s++) {
     const keysAt = kernelPlace ? file.byteOffset + segData[s] : segData[s] >>> 2;
-    if (lanes === undefined) {
-      writeSegmentRecords(src, s, i32, f32, segAt + s * stride, keysAt);
-    } else {
-      writeSegmentRecords(src, s, scratchI32, scratchF32, 0, keysAt);
-      writeLaneSegment(
-        src,
-        scratchI32,
-        scratchF32,
-        lanes,
-        new DataView(buffer, at + 4 * (segAt + s * stride), 4 * lanes.headWords),
-      );
-    }
-  }
-  // Entry e (keys e · SEGMENT_SIZE on; the last segment takes a longer tail) below the record.
-  for (let e = 0; e < entries; e++) {
-    const seg = Math.min(e, segments - 1);
-    i32[clipAt - 2 * (e + 1)] = segAt + seg * stride;
-    i32[clipAt - 2 * (e + 1) + 1] = i32[segAt + seg * stride + 1];
+    writeSegmentRecords(src, s, i32, f32, segAt + s * stride, keysAt, lanes);
   }
   let kernel: ClipTables['kernel'];
   if (kernelPlace) {
@@ -242,9 +187,7 @@ export function buildTables(
     const segmentsAt = at + 4 * segAt,
       headBytes = 4 * (lanes ? lanes.headWords : recordsWords);
     // The bytes a key's fields span from its first byte, however its first bit falls.
-    let keyBits = 0;
-    for (let s = 0; s < segments; s++) keyBits = Math.max(keyBits, segKeyBits[s]);
-    i32[clipAt + KERNEL_CLIP.KEY_BYTES] = Math.ceil((keyBits + 7) / 8);
+    i32[clipAt + KERNEL_CLIP.KEY_BYTES] = Math.ceil((widestKey + 7) / 8);
     i32[clipAt + KERNEL_CLIP.SEGMENTS] = segmentsAt;
     i32[clipAt + KERNEL_CLIP.SEGMENT_BYTES] = 4 * stride;
     i32[clipAt + KERNEL_CLIP.QUADS] = at + 4 * quadsAt;
@@ -253,17 +196,15 @@ export function buildTables(
     i32[clipAt + KERNEL_CLIP.COUNT] = lanes ? animated - rotations : animated;
     i32[clipAt + KERNEL_CLIP.LANE_ROTATIONS] = lanes ? rotations : 0;
     i32[clipAt + KERNEL_CLIP.LANE_ROWS] = lanes ? 4 * lanes.rowsWord : 0;
-    i32[clipAt + KERNEL_CLIP.STEPS] = writeQuadTable(src, new DataView(buffer, at + 4 * quadsAt, 4 * quadWords))
-      ? 1
-      : 0;
+    i32[clipAt + KERNEL_CLIP.STEPS] = writeQuadTable(src, i32, f32, quadsAt) ? 1 : 0;
     i32[clipAt + KERNEL_CLIP.CLIP_BYTES] = 4 * (quadsAt + quadWords - clipAt);
     i32[clipAt + KERNEL_CLIP.POSE_BYTES] = 4 * poseFloats;
     i32[clipAt + KERNEL_CLIP.WINDOW_COUNT] = windows.length;
-    const view = new DataView(buffer, at + 4 * windowsAt, KERNEL_WINDOW_BYTES * windows.length);
     windows.forEach((first, w) => {
-      view.setInt32(KERNEL_WINDOW_BYTES * w, KERNEL_STAGING + 4 * first, true);
-      for (let i = 0; i < 4; i++)
-        view.setFloat32(KERNEL_WINDOW_BYTES * w + 4 + 4 * i, first + i < poseFloats ? basePose[first + i] : 0, true);
+      const word = windowsAt + (KERNEL_WINDOW_BYTES / 4) * w;
+      i32[word] = KERNEL_STAGING + 4 * first;
+      // A window at the pose's end holds zeros past it.
+      for (let i = 0; i < 4; i++) f32[word + 1 + i] = first + i < poseFloats ? basePose[first + i] : 0;
     });
     const bones = parents.length;
     i32.set(parents, parentsAt);
@@ -291,20 +232,14 @@ export function buildTables(
   return {
     f32,
     i32,
-    u32: words,
-    f64,
-    poseFloats,
     refsAt,
     segAt,
     segStride: recordsWords,
-    segTable: clipAt,
     basePose: f32.subarray(0, poseFloats),
-    animBoneOffset,
-    animKind,
-    animStep,
-    animTrackOfTrack: src.animated.ofTrack,
+    // The tracks' list, without the reader's base pose, clip ranges and references (laid out above).
+    animated: { count: animated, poseOffset: tracks.poseOffset, kind: tracks.kind, step: tracks.step, rotations },
     segRates,
-    compact: compact ? { src, words } : undefined,
+    compact: compact ? src : undefined,
     kernel,
   };
 }
@@ -336,21 +271,21 @@ function poseWindows(src: TableSources): number[] {
  * lanes past the last rotation keep zeros and write to KERNEL_SINK. Returns whether
  * a rotation is a STEP track.
  */
-function writeQuadTable(src: TableSources, view: DataView): boolean {
+function writeQuadTable(src: TableSources, i32: Int32Array, f32: Float32Array, at: number): boolean {
   const { kind: animKind, poseOffset: animBoneOffset, step: animStep, refs } = src.animated;
+  // Row i >> 2's words from `at`, and lane i & 3's word in each of its vectors.
+  const row = (i: number): number => at + (KERNEL_QUAD.BYTES / 4) * (i >> 2) + (i & 3);
   let i = 0,
     steps = false;
   for (let j = 0; j < animKind.length; j++) {
     if (animKind[j] !== TRACK_KIND.ROTATION) continue;
-    const row = KERNEL_QUAD.BYTES * (i >> 2),
-      lane = 4 * (i & 3);
-    for (let c = 0; c < 4; c++) view.setFloat32(row + KERNEL_QUAD.REFS + 16 * c + lane, refs[4 * i + c], true);
-    view.setInt32(row + KERNEL_QUAD.STEP + lane, animStep[j] ? -1 : 0, true);
+    for (let c = 0; c < 4; c++) f32[row(i) + KERNEL_QUAD.REFS / 4 + 4 * c] = refs[4 * i + c];
+    i32[row(i) + KERNEL_QUAD.STEP / 4] = animStep[j] ? -1 : 0;
     if (animStep[j]) steps = true;
-    view.setInt32(row + KERNEL_QUAD.POSE + lane, KERNEL_STAGING + 4 * animBoneOffset[j], true);
+    i32[row(i) + KERNEL_QUAD.POSE / 4] = KERNEL_STAGING + 4 * animBoneOffset[j];
     i++;
   }
-  for (; i & 3; i++) view.setInt32(KERNEL_QUAD.BYTES * (i >> 2) + KERNEL_QUAD.POSE + 4 * (i & 3), KERNEL_SINK, true);
+  for (; i & 3; i++) i32[row(i) + KERNEL_QUAD.POSE / 4] = KERNEL_SINK;
   return steps;
 }
 
@@ -371,92 +306,23 @@ interface LaneLayout {
  * fields' first bits in a key (an i32 each, to a 16-byte boundary), and the rotations' lane
  * rows (KERNEL_LANES, which replace their records).
  */
-function laneLayout(src: TableSources, rotations: number): LaneLayout | undefined {
-  const animKind = src.animated.kind;
-  const { keyBits: segKeyBits, compBits } = src.segments;
-  if (rotations === 0) return undefined;
-  for (let s = 0; s < segKeyBits.length; s++) {
-    if (Math.ceil(segKeyBits[s] / 8) > 0xffff) return undefined;
-    for (let j = 0; j < animKind.length; j++) {
-      if (animKind[j] !== TRACK_KIND.ROTATION) continue;
-      // A raw rotation's components are RAW_BITS wide, wider than LANE_MAX_BITS.
-      const cb = (s * animKind.length + j) * ANIMATED_COMPONENTS;
-      if (Math.max(compBits[cb], compBits[cb + 1], compBits[cb + 2]) > LANE_MAX_BITS) return undefined;
-    }
-  }
-  const others = animKind.length - rotations;
+function laneLayout(segments: Segments, animated: number, rotations: number): LaneLayout | undefined {
+  // A raw rotation's components are RAW_BITS wide, wider than LANE_MAX_BITS.
+  if (rotations === 0 || Math.ceil(segments.widestKey / 8) > 0xffff || segments.widestRotation > LANE_MAX_BITS)
+    return undefined;
+  const others = animated - rotations;
   const rowsWord = TABLE.RECORD * (1 + others) + 4 * Math.ceil(others / 4);
   return { others, rowsWord, headWords: rowsWord + (KERNEL_LANES.BYTES / 4) * Math.ceil(rotations / 4) };
 }
 
 /**
- * i32 words from a segment's header to the next one's: its header and records (or its lane
- * layout, `headWords`) on 32-byte boundaries, so every segment lies at one stride from the
- * first and the sampler computes a segment's header from its index alone (and passes the
- * kernel where key 1 is and key 0's first bit in the address's low five bits, KERNEL_KEY1).
- */
-function segmentStride(headWords: number): number {
-  return Math.ceil(headWords / TABLE.RECORD) * TABLE.RECORD;
-}
-
-/** The decode buffer's bytes: up to segment 0's header at `segAt`, then `segments` segments at `stride` words. */
-function tablesBytes(segAt: number, segments: number, stride: number): number {
-  return 8 * Math.ceil((segAt + segments * stride) / 2);
-}
-
-/**
- * Writes a segment in its lane layout (see {@link laneLayout}) into `view`, from its header
- * and records as {@link writeSegmentRecords} wrote them at index 0 of `i32`/`f32`: the
- * header, the other tracks' records and first bits, and rotation i's offsets, steps,
- * fields' bytes, widths, 7 − first bits and dropped component in lane i & 3 of row i >> 2.
- * Lanes past the last rotation keep zeros (they decode to zeros) and drop w.
- */
-function writeLaneSegment(
-  src: TableSources,
-  i32: Int32Array,
-  f32: Float32Array,
-  lanes: LaneLayout,
-  view: DataView,
-): void {
-  const animKind = src.animated.kind;
-  for (let w = 0; w < TABLE.RECORD; w++) view.setInt32(4 * w, i32[w], true);
-  let bit = 0,
-    other = 0,
-    rotation = 0;
-  for (let j = 0; j < animKind.length; j++) {
-    const rec = TABLE.RECORD * (1 + j);
-    const bits = i32[rec + 1];
-    const widths = [bits & 0xff, (bits >>> 8) & 0xff, (bits >>> 16) & 0xff];
-    if (animKind[j] !== TRACK_KIND.ROTATION) {
-      for (let w = 0; w < TABLE.RECORD; w++) view.setInt32(4 * (TABLE.RECORD * (1 + other) + w), i32[rec + w], true);
-      view.setInt32(4 * (TABLE.RECORD * (1 + lanes.others) + other), bit, true);
-      other++;
-    } else {
-      const row = 4 * lanes.rowsWord + KERNEL_LANES.BYTES * (rotation >> 2),
-        lane = rotation & 3;
-      let at = bit;
-      for (let c = 0; c < 3; c++) {
-        const part = row + KERNEL_LANES.COMPONENT * c;
-        view.setFloat32(part + KERNEL_LANES.OFFSET + 4 * lane, f32[rec + 2 + 2 * c], true);
-        view.setFloat32(part + KERNEL_LANES.STEP + 4 * lane, f32[rec + 3 + 2 * c], true);
-        view.setUint16(part + KERNEL_LANES.BYTE + 2 * lane, at >>> 3, true);
-        view.setUint8(part + KERNEL_LANES.WIDTH + lane, widths[c]);
-        view.setUint8(part + KERNEL_LANES.WIDTH + 4 + lane, 128 >> (at & 7));
-        at += widths[c];
-      }
-      view.setUint8(row + KERNEL_LANES.DROP + lane, bits >>> 24);
-      rotation++;
-    }
-    bit += widths[0] + widths[1] + widths[2];
-  }
-  for (; rotation & 3; rotation++)
-    view.setUint8(4 * lanes.rowsWord + KERNEL_LANES.BYTES * (rotation >> 2) + KERNEL_LANES.DROP + (rotation & 3), 3);
-}
-
-/**
  * Writes segment `s`'s header record (`keys`: where its packed keys are, the word index in
  * the words the sampler reads them from, or for the kernel their byte address in its
- * memory) and one record per animated track at `head` of `i32`/`f32`.
+ * memory) and one record per animated track at `head` of `i32`/`f32`; with `lanes`, in its
+ * lane layout (see {@link laneLayout}): the header, the other tracks' records and first
+ * bits, and rotation i's offsets, steps, fields' bytes, widths, 7 − first bits and dropped
+ * component in lane i & 3 of row i >> 2. Lanes past the last rotation keep zeros (they
+ * decode to zeros) and drop w.
  */
 export function writeSegmentRecords(
   src: TableSources,
@@ -465,51 +331,79 @@ export function writeSegmentRecords(
   f32: Float32Array,
   head: number,
   keys: number,
+  lanes?: LaneLayout,
 ): void {
   const { bytes } = src;
-  const { kind: animKind, poseOffset: animBoneOffset, step: animStep, clipRanges, range: animRange } = src.animated;
-  const { rates: segRates, ranges: segRanges, keyBits: segKeyBits, compBits } = src.segments;
+  const { kind: animKind, poseOffset: animBoneOffset, step: animStep, clipRanges } = src.animated;
+  const { rates: segRates, keyBits: segKeyBits, compBits } = src.segments;
   const animated = animKind.length;
+  // The lane rows' fields, by byte from the segment's header.
+  const view = lanes ? new DataView(i32.buffer, i32.byteOffset + 4 * head) : undefined;
   i32[head] = keys;
   i32[head + 1] = segKeyBits[s];
   const rates = segRates[s],
-    rng = segRanges[s];
-  let dropsW = 1;
+    rng = rates + animated;
+  let dropsW = 1,
+    bit = 0,
+    records = 0,
+    rotations = 0;
   for (let j = 0; j < animated; j++) {
-    const at = head + TABLE.RECORD * (1 + j);
     const kind = animKind[j];
     const rb = bytes[rates + j];
     const rate = rb & RATE_MASK;
     const drop = kind === TRACK_KIND.ROTATION ? rb >>> DROP_SHIFT : 3;
     if (drop !== 3) dropsW = 0;
     const cb = (s * animated + j) * ANIMATED_COMPONENTS;
-    let meta = animBoneOffset[j] | (kind << TABLE.KIND_SHIFT) | (animStep[j] ? TABLE.STEP : 0);
-    if (rate === RAW_BITS) meta |= TABLE.RAW;
-    i32[at] = meta;
-    i32[at + 1] =
-      compBits[cb] |
-      (compBits[cb + 1] << 8) |
-      (compBits[cb + 2] << 16) |
-      ((kind === TRACK_KIND.ROTATION ? drop : 0) << 24);
-    if (rate === RAW_BITS) continue;
-    const ro = animRange[j];
+    // Byte of the track's lane row from the header, or -1 for a record.
+    const row = lanes && kind === TRACK_KIND.ROTATION ? 4 * lanes.rowsWord + KERNEL_LANES.BYTES * (rotations >> 2) : -1;
+    const lane = rotations & 3;
+    const at = head + TABLE.RECORD * (1 + records);
+    if (row < 0) {
+      let meta = animBoneOffset[j] | (kind << TABLE.KIND_SHIFT) | (animStep[j] ? TABLE.STEP : 0);
+      if (rate === RAW_BITS) meta |= TABLE.RAW;
+      i32[at] = meta;
+      i32[at + 1] =
+        compBits[cb] |
+        (compBits[cb + 1] << 8) |
+        (compBits[cb + 2] << 16) |
+        ((kind === TRACK_KIND.ROTATION ? drop : 0) << 24);
+      if (lanes) i32[head + TABLE.RECORD * (1 + lanes.others) + records] = bit;
+      records++;
+    } else if (view) {
+      view.setUint8(row + KERNEL_LANES.DROP + lane, drop);
+      rotations++;
+    }
+    const ro = 8 * j;
     const rangeAt = rng + j * SEGMENT_RANGE_BYTES;
-    for (let c = 0; c < ANIMATED_COMPONENTS; c++) {
+    for (let c = 0; c < ANIMATED_COMPONENTS && rate !== RAW_BITS; c++) {
       // Stored slot c holds component c, or c + 1 at and after the dropped one.
       const r = ro + 2 * (c < drop ? c : c + 1);
-      if (rate === 0) {
-        // Constant in the segment: 0 bits, step 0, value = offset + 0 · 0 (as the writer's arithmetic).
-        f32[at + 2 + 2 * c] = segmentConstant(
-          clipRanges[r],
-          clipRanges[r + 1],
-          bytes[rangeAt + 2 * c] | (bytes[rangeAt + 2 * c + 1] << 8),
-        );
-        f32[at + 3 + 2 * c] = 0;
-      } else {
-        f32[at + 2 + 2 * c] = segmentOffset(clipRanges[r], clipRanges[r + 1], bytes[rangeAt + 2 * c]);
-        f32[at + 3 + 2 * c] = segmentStep(clipRanges[r + 1], bytes[rangeAt + 2 * c + 1], compBits[cb + c]);
+      // Constant in the segment (rate 0): 0 bits, step 0, value = offset + 0 · 0 (as the writer's arithmetic).
+      const offset =
+        rate === 0
+          ? segmentConstant(
+              clipRanges[r],
+              clipRanges[r + 1],
+              bytes[rangeAt + 2 * c] | (bytes[rangeAt + 2 * c + 1] << 8),
+            )
+          : segmentOffset(clipRanges[r], clipRanges[r + 1], bytes[rangeAt + 2 * c]);
+      const step = rate === 0 ? 0 : segmentStep(clipRanges[r + 1], bytes[rangeAt + 2 * c + 1], compBits[cb + c]);
+      if (row < 0) {
+        f32[at + 2 + 2 * c] = offset;
+        f32[at + 3 + 2 * c] = step;
+      } else if (view) {
+        const part = row + KERNEL_LANES.COMPONENT * c;
+        view.setFloat32(part + KERNEL_LANES.OFFSET + 4 * lane, offset, true);
+        view.setFloat32(part + KERNEL_LANES.STEP + 4 * lane, step, true);
+        view.setUint16(part + KERNEL_LANES.BYTE + 2 * lane, bit >>> 3, true);
+        view.setUint8(part + KERNEL_LANES.WIDTH + lane, compBits[cb + c]);
+        view.setUint8(part + KERNEL_LANES.WIDTH + 4 + lane, 128 >> (bit & 7));
+        bit += compBits[cb + c];
       }
     }
+    if (row < 0) bit += compBits[cb] + compBits[cb + 1] + compBits[cb + 2];
   }
+  for (; view && lanes && rotations & 3; rotations++)
+    view.setUint8(4 * lanes.rowsWord + KERNEL_LANES.BYTES * (rotations >> 2) + KERNEL_LANES.DROP + (rotations & 3), 3);
   i32[head + 2] = dropsW;
 }

@@ -70,10 +70,12 @@ export class ClipSampler {
   /** Byte address of the clip's record in the kernel's memory. */
   declare private readonly kernelClip: number;
   /**
-   * The kernel memory's staging pose, as long as the clip's pose, where the kernel writes it
-   * (wasm-kernel.ts): one view shared by the memory's clips of this length, so it is in cache.
+   * The pose a decode starts from, as long as the clip's pose: the kernel memory's staging
+   * pose, where the kernel writes it (wasm-kernel.ts: one view shared by the memory's clips
+   * of this length, so it is in cache), copied out after the decode; or the clip's base pose,
+   * copied out before the TypeScript decode writes the animated tracks over it.
    */
-  declare private readonly kernelPose: Float32Array;
+  declare private readonly source: Float32Array;
   declare private readonly poseFloats: number;
   declare private readonly n: number;
   declare private readonly rate: number;
@@ -103,10 +105,9 @@ export class ClipSampler {
   declare worldPass: KernelWorld | undefined;
   /** The clip this sampler reads. */
   declare readonly clip: CompressedClip;
-  // The clip's tables (the kernel path reads segment headers there) and base pose, copied in
-  // so a decode reads this object and the clip's buffer only.
+  // The clip's tables (the kernel path reads segment headers there), copied in so a decode
+  // reads this object and the clip's buffer only.
   declare private readonly i32: Int32Array;
-  declare private readonly base: Float32Array;
   declare private readonly segAt: number;
   /** The TypeScript decode, where the kernel does not decode this clip (typescript-decoder.ts). */
   declare private readonly typescript: TypeScriptDecoder | undefined;
@@ -123,8 +124,8 @@ export class ClipSampler {
       );
     this.kernel = k?.decode;
     this.kernelClip = k ? k.clipAt : 0;
-    this.kernelPose = k ? k.pose : t.basePose;
-    this.poseFloats = t.poseFloats;
+    this.source = k ? k.pose : t.basePose;
+    this.poseFloats = t.basePose.length;
     this.n = clip.sampleCount;
     this.rate = clip.sampleRate;
     this.start = clip.startTime;
@@ -141,9 +142,8 @@ export class ClipSampler {
     this.world = k?.world;
     this.clip = clip;
     this.i32 = t.i32;
-    this.base = t.basePose;
     this.segAt = t.segAt;
-    this.typescript = k ? undefined : new typescriptDecoder!(t);
+    this.typescript = k ? undefined : new typescriptDecoder!(t, clip.bytes);
     this.worldPass = undefined;
   }
 
@@ -186,13 +186,9 @@ export class ClipSampler {
   pose(out: Float32Array, offset: number, alpha: number, bone = -1): void {
     // A bone's floats through a view, made only for sampleBone: a whole pose makes none.
     const from = bone * POSE_STRIDE;
-    if (this.kernel !== undefined) {
-      this.kernelDecode(alpha);
-      out.set(bone < 0 ? this.kernelPose : this.kernelPose.subarray(from, from + POSE_STRIDE), offset);
-    } else {
-      out.set(bone < 0 ? this.base : this.base.subarray(from, from + POSE_STRIDE), offset);
-      this.typescript!.decode(out, (bone < 0 ? 0 : from) - offset, bone, this.k0, this.k1, alpha);
-    }
+    if (this.kernel !== undefined) this.kernelDecode(alpha);
+    out.set(bone < 0 ? this.source : this.source.subarray(from, from + POSE_STRIDE), offset);
+    this.typescript?.decode(out, (bone < 0 ? 0 : from) - offset, bone, this.k0, this.k1, alpha);
   }
 
   /**
@@ -254,25 +250,13 @@ export class ClipSampler {
       if (t !== t) t = 0; // ±Infinity
     }
     const wrap = looping === 'wrap';
-    const pos = keyPosition(this.times, this.start, rate, n, t, wrap);
-    if (wrap) {
-      k0 = Math.floor(pos);
-      if (k0 >= n) k0 = n - 1;
-      alpha = pos - k0;
-      k1 = k0 + 1 === n ? 0 : k0 + 1;
-    } else if (!(pos > 0)) {
-      k0 = 0;
-      k1 = 0;
-      alpha = 0;
-    } else if (pos >= n - 1) {
-      k0 = n - 1;
-      k1 = n - 1;
-      alpha = 0;
-    } else {
-      k0 = Math.floor(pos);
-      alpha = pos - k0;
-      k1 = k0 + 1;
-    }
+    let pos = keyPosition(this.times, this.start, rate, n, t, wrap);
+    // Clamped to the samples, unless wrapping (then in [0, n) already); the key after the
+    // last is the first when wrapping, else the last itself.
+    if (!wrap) pos = pos > 0 ? Math.min(pos, n - 1) : 0;
+    k0 = Math.min(Math.floor(pos), n - 1);
+    alpha = pos - k0;
+    k1 = k0 + 1 < n ? k0 + 1 : wrap ? 0 : k0;
     if (alpha < SNAP) alpha = 0;
     else if (alpha > 1 - SNAP) {
       k0 = k1;

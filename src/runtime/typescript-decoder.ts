@@ -6,11 +6,12 @@
  * import clip.ts without it), while compressed-clip.ts imports it, so `CompressedClip.open`
  * is complete and synchronous.
  */
-import { SEGMENT_SIZE, TRACKS_PER_BONE, TRACK_KIND } from './format.js';
+import { SEGMENT_SIZE, TRACK_KIND } from './format.js';
 import { floatFromBits } from './bits.js';
 import { ROTATION_ENTRY, ROTATION_SLOT, decodeRotations, lerp } from './interpolate.js';
 import { writeSegmentRecords, type ClipTables } from './decode-tables.js';
 import { TABLE } from './decode-layout.js';
+import { POSE_STRIDE } from '../shared/pose-layout.js';
 
 const RECORD = TABLE.RECORD;
 
@@ -31,7 +32,6 @@ export class TypeScriptDecoder {
   private readonly refsAt: number;
   private readonly segAt: number;
   private readonly segStride: number;
-  private readonly segTable: number;
   /** With compact tables: the segment whose records each of the two slots holds (-1: none). */
   private readonly slotSegment: Int32Array | undefined;
   /**
@@ -41,8 +41,10 @@ export class TypeScriptDecoder {
   private readonly rotationKeys: Float64Array;
   private readonly rotationList: Int32Array;
 
-  constructor(t: ClipTables) {
+  /** Over the clip's tables `t` and its file's `bytes` (4-aligned: CompressedClip.open), where the packed keys are. */
+  constructor(t: ClipTables, bytes: Uint8Array) {
     this.t = t;
+    this.u32 = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2);
     if (t.compact) {
       // Compact tables: a buffer of its own holding the clip's base pose and references and
       // two segment slots; packed keys come straight from the file.
@@ -51,22 +53,18 @@ export class TypeScriptDecoder {
       this.f32 = new Float32Array(buffer);
       this.f64 = new Float64Array(buffer);
       this.i32.set(t.i32.subarray(0, t.segAt));
-      this.u32 = t.compact.words;
       this.slotSegment = Int32Array.of(-1, -1);
     } else {
       this.i32 = t.i32;
       this.f32 = t.f32;
-      this.u32 = t.u32;
-      this.f64 = t.f64;
+      this.f64 = new Float64Array(t.i32.buffer, t.i32.byteOffset, t.i32.length >>> 1);
     }
-    this.count = t.animKind.length;
+    this.count = t.animated.count;
     this.segCount = t.segRates.length;
     this.refsAt = t.refsAt;
     this.segAt = t.segAt;
     this.segStride = t.segStride;
-    this.segTable = t.segTable;
-    let rotations = 0;
-    for (const kind of t.animKind) if (kind === TRACK_KIND.ROTATION) rotations++;
+    const rotations = t.animated.rotations;
     this.rotationKeys = new Float64Array(ROTATION_SLOT * rotations);
     this.rotationList = new Int32Array(ROTATION_ENTRY * rotations);
   }
@@ -82,7 +80,7 @@ export class TypeScriptDecoder {
     const head = this.segAt + slot * this.segStride;
     const held = this.slotSegment!;
     if (held[slot] !== s) {
-      const src = this.t.compact!.src;
+      const src = this.t.compact!;
       writeSegmentRecords(src, s, this.i32, this.f32, head, src.segments.data[s] >>> 2);
       held[slot] = s;
     }
@@ -114,8 +112,8 @@ export class TypeScriptDecoder {
     let n = 0;
     let h0: number, h1: number;
     if (this.slotSegment === undefined) {
-      h0 = i32[this.segTable - 2 * (s0 + 1)];
-      h1 = i32[this.segTable - 2 * (s1 + 1)];
+      h0 = this.segAt + s0 * this.segStride;
+      h1 = this.segAt + s1 * this.segStride;
     } else {
       // Two slots, and the keys' segments never share one (wrapping pairs the last with the first).
       h0 = this.prepareSlot(s0, s0 & 1);
@@ -130,22 +128,17 @@ export class TypeScriptDecoder {
     let first = 0,
       last = count;
     if (onlyBone >= 0) {
-      // Skip to the bone's first animated track, summing the bits of the tracks before it
-      // (a track's components need not share its rate) and counting their references.
-      first = count;
-      last = count;
-      for (let kind = 0; kind < TRACKS_PER_BONE; kind++) {
-        const a = this.t.animTrackOfTrack[onlyBone * TRACKS_PER_BONE + kind];
-        if (a >= 0) {
-          if (first === count) first = a;
-          last = a + 1;
-        }
+      // Skip to the bone's first animated track (animated tracks are in pose order), summing
+      // the bits of the tracks before it (a track's components need not share its rate) and
+      // counting their references; the bone's tracks end before the next bone's pose floats.
+      const poseOffset = this.t.animated.poseOffset,
+        from = onlyBone * POSE_STRIDE;
+      for (; first < count && poseOffset[first] < from; first++) {
+        bit0 += keyBits(i32[h0 + RECORD * (1 + first) + 1]);
+        bit1 += keyBits(i32[h1 + RECORD * (1 + first) + 1]);
+        if (((i32[h0 + RECORD * (1 + first)] >>> TABLE.KIND_SHIFT) & 3) === TRACK_KIND.ROTATION) ref += 4;
       }
-      for (let j = 0; j < first; j++) {
-        bit0 += keyBits(i32[h0 + RECORD * (1 + j) + 1]);
-        bit1 += keyBits(i32[h1 + RECORD * (1 + j) + 1]);
-        if (((i32[h0 + RECORD * (1 + j)] >>> TABLE.KIND_SHIFT) & 3) === TRACK_KIND.ROTATION) ref += 4;
-      }
+      for (last = first; last < count && poseOffset[last] < from + POSE_STRIDE; ) last++;
     }
     for (
       let j = first, r0 = h0 + RECORD * (1 + first), r1 = h1 + RECORD * (1 + first);

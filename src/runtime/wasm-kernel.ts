@@ -98,23 +98,10 @@ const FIRST_ARENA_BYTES = 1 << 20;
 const MAX_ARENA_BYTES = 1 << 24;
 const PAGE = 65536;
 
+/** A kernel memory with its instance, as its clips' places share it. */
 interface Arena {
-  readonly memory: WebAssembly.Memory;
-  readonly decode: KernelDecode;
-  /** The world pass on this memory, once a crowd has run it (undefined: not yet; null: none). */
-  world: KernelWorld | null | undefined;
-  used: number;
-  /** Views by address and float count, shared by every clip of the memory. */
-  readonly views: Map<number, Float32Array>;
-}
-let arena: Arena | undefined;
-
-/** A place for one clip's decode buffer inside a kernel memory. */
-export interface KernelPlace {
   /** The memory's buffer (never grown, so views on it stay valid). */
   readonly buffer: ArrayBuffer;
-  /** Byte offset of the place, a multiple of 64 (a cache line; the sampler's segment header addresses keep their low five bits free, KERNEL_KEY1). */
-  readonly byteOffset: number;
   readonly decode: KernelDecode;
   /**
    * The world pass on this memory: its instance is made on the first call (undefined where
@@ -129,6 +116,15 @@ export interface KernelPlace {
    * cache (a view per sampler or per clip is one more object to miss cold).
    */
   readonly view: (address: number, floats: number) => Float32Array;
+  /** Bytes of the memory in use. */
+  used: number;
+}
+let arena: Arena | undefined;
+
+/** A place for one clip's decode buffer inside a kernel memory. */
+export interface KernelPlace extends Omit<Arena, 'used'> {
+  /** Byte offset of the place, a multiple of 64 (a cache line; the sampler's segment header addresses keep their low five bits free, KERNEL_KEY1). */
+  readonly byteOffset: number;
 }
 
 /**
@@ -141,11 +137,11 @@ export function kernelPlace(bytes: number): KernelPlace | undefined {
   const module = kernelModule();
   if (!module) return undefined;
   const size = Math.ceil(bytes / 64) * 64;
-  if (!arena || arena.used + size > arena.memory.buffer.byteLength) {
+  if (!arena || arena.used + size > arena.buffer.byteLength) {
     const grown =
       arena === undefined
         ? FIRST_ARENA_BYTES
-        : Math.min(MAX_ARENA_BYTES, 2 * (arena.memory.buffer.byteLength - KERNEL_DATA_START));
+        : Math.min(MAX_ARENA_BYTES, 2 * (arena.buffer.byteLength - KERNEL_DATA_START));
     // Short of memory for a larger one, the smallest that holds the clip.
     const next = newArena(module, Math.max(size, grown)) ?? newArena(module, Math.max(size, FIRST_ARENA_BYTES));
     // No memory at all (or a page policy refusing instances): this clip decodes in TypeScript.
@@ -154,32 +150,16 @@ export function kernelPlace(bytes: number): KernelPlace | undefined {
   }
   const byteOffset = arena.used;
   arena.used += size;
-  // This memory's, for the closures below (`arena` moves on when the memory is full).
-  const current = arena;
-  const { memory, views } = current;
-  const view = (address: number, floats: number): Float32Array => {
-    const key = address * 0x100000 + floats;
-    let v = views.get(key);
-    if (v === undefined) {
-      v = new Float32Array(memory.buffer, address, floats);
-      views.set(key, v);
-    }
-    return v;
-  };
-  const world = (): KernelWorld | undefined => {
-    if (current.world === undefined) current.world = worldOf(current);
-    return current.world ?? undefined;
-  };
-  return { buffer: memory.buffer, byteOffset, decode: current.decode, world, view };
+  return { ...arena, byteOffset };
 }
 
-/** The world pass's instance on `arena`'s memory, importing its decode; null where it cannot be made. */
-function worldOf(arena: Arena): KernelWorld | null | undefined {
+/** The world pass's instance on `memory`, importing its `decode`; null where it cannot be made. */
+function worldOf(memory: WebAssembly.Memory, decode: KernelDecode): KernelWorld | null | undefined {
   if (worldText === undefined) return undefined;
   if (worldCompiled === undefined) worldCompiled = compile(worldText);
   if (worldCompiled === null) return null;
   try {
-    const env = { mem: arena.memory, decode: arena.decode };
+    const env = { mem: memory, decode };
     return (new WebAssembly.Instance(worldCompiled, { env }).exports as { world: KernelWorld }).world;
   } catch {
     return null;
@@ -195,7 +175,28 @@ function newArena(module: WebAssembly.Module, bytes: number): Arena | undefined 
     const masks = new Int32Array(memory.buffer, KERNEL_MASKS, 33);
     for (let w = 0; w < 33; w++) masks[w] = 2 ** w - 1;
     const { decode } = instance.exports as { decode: KernelDecode };
-    return { memory, decode, world: undefined, used: KERNEL_DATA_START, views: new Map() };
+    // Views by address and float count, shared by every clip of the memory; its world pass,
+    // once a crowd has run it (undefined: not yet; null: none).
+    const views = new Map<number, Float32Array>();
+    let world: KernelWorld | null | undefined;
+    return {
+      buffer: memory.buffer,
+      decode,
+      world: () => {
+        if (world === undefined) world = worldOf(memory, decode);
+        return world ?? undefined;
+      },
+      view: (address, floats) => {
+        const key = address * 0x100000 + floats;
+        let v = views.get(key);
+        if (v === undefined) {
+          v = new Float32Array(memory.buffer, address, floats);
+          views.set(key, v);
+        }
+        return v;
+      },
+      used: KERNEL_DATA_START,
+    };
   } catch {
     return undefined;
   }
