@@ -18,7 +18,7 @@ import '@babylonjs/loaders/glTF/2.0/glTFLoader.js';
 import { BONEPRESS_EXTENSION, registerBonepressExtension, type BabylonClipMode } from 'bonepress/babylon';
 // The TypeScript decoder, for browsers where the WebAssembly kernel cannot run (no
 // WebAssembly SIMD, or a Content-Security-Policy that blocks it): a demo page should play
-// everywhere, so it pays the 2.1 kB gzip an app may leave out.
+// everywhere, so it pays the 1.8 kB gzip an app may leave out.
 import 'bonepress/runtime';
 
 const params = new URLSearchParams(location.search);
