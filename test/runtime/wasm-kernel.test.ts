@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 
 import binaryen from 'binaryen';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import wabt from 'wabt';
 
 import { compress } from '../../src/compress/index.js';
@@ -373,6 +373,34 @@ describe('WebAssembly SIMD kernel (kernel.wat, wasm-kernel.ts)', { timeout: TIME
       const got = samplers[c].sample(time, new Float32Array(floats)),
         want = references[c].sample(time, new Float32Array(floats));
       expect(firstDifference(got, want), `clip ${c} at ${time} s`).toBe(-1);
+    }
+  });
+
+  it('lays a clip out for the TypeScript decoder, to the same poses, when no kernel memory can be had', async () => {
+    const { bytes } = compress(loadFixture(fixtureNames()[0]));
+    const reference = CompressedClip.open(bytes, { decoder: 'typescript' }).createSampler();
+    const floats = reference.clip.boneCount * POSE_STRIDE;
+    // A fresh runtime, whose first kernel memory cannot be made (as on a page out of memory).
+    vi.resetModules();
+    const memory = vi.spyOn(WebAssembly, 'Memory').mockImplementation(() => {
+      throw new RangeError('WebAssembly.Memory(): could not allocate memory');
+    });
+    try {
+      const fresh = await import('../../src/runtime/compressed-clip.js');
+      const clip = fresh.CompressedClip.open(bytes);
+      expect(memory).toHaveBeenCalled();
+      expect(clip.decoder).toBe('typescript');
+      const sampler = clip.createSampler();
+      const random = mulberry32(21);
+      for (let i = 0; i < 50; i++) {
+        const time = clip.startTime + (random() * 1.2 - 0.1) * clip.duration;
+        const got = sampler.sample(time, new Float32Array(floats)),
+          want = reference.sample(time, new Float32Array(floats));
+        expect(firstDifference(got, want), `at ${time} s`).toBe(-1);
+      }
+    } finally {
+      memory.mockRestore();
+      vi.resetModules();
     }
   });
 
