@@ -6,7 +6,7 @@
  */
 import { CompressedClip } from '../runtime/clip.js';
 import type { FormatErrorCode } from '../runtime/errors.js';
-import { hasTypeScriptDecoder } from '../runtime/sampler.js';
+import { NO_TYPESCRIPT_DECODER, hasTypeScriptDecoder } from '../runtime/sampler.js';
 
 /** The extension's name (docs/gltf-extension.md). */
 export const BONEPRESS_EXTENSION = 'BONEPRESS_animation_compression';
@@ -166,9 +166,6 @@ export function openExtensionClip(
   if (b >= 0) fail(`bone ${b}'s parent is ${clip.parents[b]} in the clip, ${expected(b)} in the extension`);
   // The sampler's own words for a clip that needs the TypeScript decoder.
   if (clip.decoder === 'typescript' && !hasTypeScriptDecoder())
-    fail(
-      "the WebAssembly kernel cannot run here: this clip decodes in TypeScript, which is not installed: install it by importing 'bonepress/runtime' once in the app",
-      'UNSUPPORTED_PLATFORM',
-    );
+    fail(`the WebAssembly kernel cannot run here: ${NO_TYPESCRIPT_DECODER}`, 'UNSUPPORTED_PLATFORM');
   return clip;
 }

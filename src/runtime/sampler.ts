@@ -32,6 +32,14 @@ export interface SampleOptions {
   looping?: Looping;
 }
 
+/**
+ * What a sampler says of a clip that needs the TypeScript decoder where none is installed
+ * (the glTF plugins say it too, after their reason).
+ * @internal
+ */
+export const NO_TYPESCRIPT_DECODER =
+  "this clip decodes in TypeScript, which is not installed: install it by importing 'bonepress/runtime' once in the app";
+
 /** A fraction of a sample this close to a whole sample is that sample. */
 const SNAP = 1e-6;
 /** log2 of {@link SEGMENT_SIZE}. */
@@ -118,10 +126,7 @@ export class ClipSampler {
     // Compact tables never have a kernel (decode-tables.ts).
     const k = t.kernel;
     if (k === undefined && typescriptDecoder === undefined)
-      throw new FormatError(
-        'BAD_ARGUMENT',
-        "this clip decodes in TypeScript, which is not installed: install it by importing 'bonepress/runtime' once in the app",
-      );
+      throw new FormatError('BAD_ARGUMENT', NO_TYPESCRIPT_DECODER);
     this.kernel = k?.decode;
     this.kernelClip = k ? k.clipAt : 0;
     this.source = k ? k.pose : t.basePose;
