@@ -5,8 +5,7 @@
  * checked against them. Engine-free: the three.js plugin and the Babylon.js extension share it.
  */
 import { CompressedClip } from '../runtime/clip.js';
-import type { FormatErrorCode } from '../runtime/errors.js';
-import { NO_TYPESCRIPT_DECODER, hasTypeScriptDecoder } from '../runtime/sampler.js';
+import type { FormatError, FormatErrorCode } from '../runtime/errors.js';
 
 /** The extension's name (docs/gltf-extension.md). */
 export const BONEPRESS_EXTENSION = 'BONEPRESS_animation_compression';
@@ -141,9 +140,10 @@ function isIndex(j: unknown, list: unknown): j is number {
 /**
  * Opens the animation's `.bpk` bytes and checks them against `bones`: the bone count (table,
  * nodes and weights), the table's parents, and `additive` (a boolean) against the clip's own record.
- * Calls `fail` with the problem otherwise, and with code UNSUPPORTED_PLATFORM where the
- * WebAssembly kernel does not run and the TypeScript decoder is not installed: the plugins
- * import the clip without it, so a page pays for it only by importing `bonepress/runtime`.
+ * Calls `fail` with the problem otherwise (and the FormatError's code where the clip is
+ * refused: UNSUPPORTED_PLATFORM where the WebAssembly kernel does not run and the TypeScript
+ * decoder is not installed; the plugins import the clip without it, so a page pays for it
+ * only by importing `bonepress/runtime`).
  */
 export function openExtensionClip(
   bytes: Uint8Array | ArrayBuffer,
@@ -153,8 +153,11 @@ export function openExtensionClip(
   let clip: CompressedClip;
   try {
     clip = CompressedClip.open(bytes);
+    // A sampler refuses (UNSUPPORTED_PLATFORM) a clip the kernel does not decode here while
+    // the TypeScript decoder is not installed: at load, not when the clip first plays.
+    clip.createSampler();
   } catch (e) {
-    return fail((e as Error).message);
+    return fail((e as Error).message, (e as FormatError).code);
   }
   if (bones.additive !== (clip.additive !== undefined))
     fail(`additive is ${JSON.stringify(bones.additive)} in the extension, ${clip.additive !== undefined} in the clip`);
@@ -164,8 +167,5 @@ export function openExtensionClip(
   const expected = (b: number) => (b < bones.parents.length ? bones.parents[b] : -1);
   const b = clip.parents.findIndex((p, b) => p !== expected(b));
   if (b >= 0) fail(`bone ${b}'s parent is ${clip.parents[b]} in the clip, ${expected(b)} in the extension`);
-  // The sampler's own words for a clip that needs the TypeScript decoder.
-  if (clip.decoder === 'typescript' && !hasTypeScriptDecoder())
-    fail(`the WebAssembly kernel cannot run here: ${NO_TYPESCRIPT_DECODER}`, 'UNSUPPORTED_PLATFORM');
   return clip;
 }

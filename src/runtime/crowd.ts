@@ -9,7 +9,21 @@ import { POSE_STRIDE, objectSpace } from './pose.js';
 import type { CompressedClip } from './compressed-clip.js';
 import type { ClipSampler, SampleOptions } from './sampler.js';
 import { KERNEL_WORLD_WASM } from './kernel-wasm.js';
-import { useKernelWorld } from './wasm-kernel.js';
+import { kernelWorld, type KernelWorld } from './wasm-kernel.js';
+import { KERNEL_MAX_WORLD_BONES, KERNEL_WORLD_OUT } from './decode-layout.js';
+
+/**
+ * A clip's object-space pass in the kernel: the pass on its memory, its parents' byte
+ * address there and bone count, and views of what the pass writes (three rows of four
+ * floats per bone, or a 4×4).
+ */
+interface ClipWorld {
+  readonly run: KernelWorld;
+  readonly parentsAt: number;
+  readonly bones: number;
+  readonly rows: Float32Array;
+  readonly matrices: Float32Array;
+}
 
 /**
  * What {@link CrowdSampler.sample} writes per bone:
@@ -53,6 +67,8 @@ export class CrowdSampler {
   private planned: ClipSampler[] = [];
   private visit = new Int32Array(0);
   private starts = Int32Array.of(0);
+  /** With object-space output, each character's clip's kernel pass (undefined: walked in TypeScript). */
+  private worlds: (ClipWorld | undefined)[] = [];
 
   constructor(options: CrowdOptions = {}) {
     const output = options.output ?? 'local';
@@ -60,8 +76,6 @@ export class CrowdSampler {
       throw new FormatError('BAD_ARGUMENT', `output must be 'local', 'object16' or 'object12', got ${String(output)}`);
     this.output = output;
     this.floatsPerBone = CROWD_FLOATS_PER_BONE[output];
-    // The kernel's world pass is a module of its own, which only crowds bring into a page.
-    if (output !== 'local') useKernelWorld(KERNEL_WORLD_WASM);
   }
 
   /** Floats {@link sample} writes for these characters. */
@@ -106,7 +120,11 @@ export class CrowdSampler {
     for (let k = 0; k < count; k++) {
       const i = visit[k];
       const sampler = samplers[i];
-      if (sampleObjectInto(sampler, times[i], out, starts[i], rows, options)) continue;
+      const world = this.worlds[i];
+      if (world !== undefined) {
+        objectInto(sampler, world, times[i], out, starts[i], rows, options);
+        continue;
+      }
       const bones = sampler.clip.boneCount;
       if (this.pose.length < bones * POSE_STRIDE) {
         this.pose = new Float32Array(bones * POSE_STRIDE);
@@ -120,8 +138,9 @@ export class CrowdSampler {
 
   /**
    * Plans `samplers` unless the plan is for the same characters: the visiting order (by
-   * clip, clips in order of first appearance, characters in their order within a clip) and
-   * each character's first float. Returns the floats the crowd needs.
+   * clip, clips in order of first appearance, characters in their order within a clip),
+   * each character's first float and, with object-space output, its clip's kernel pass.
+   * Returns the floats the crowd needs.
    */
   private plan(samplers: readonly ClipSampler[]): number {
     const count = samplers.length,
@@ -132,12 +151,14 @@ export class CrowdSampler {
     const ids = new Map<CompressedClip, number>();
     const clipOf = new Int32Array(count);
     const starts = new Int32Array(count + 1);
+    const clipWorlds: (ClipWorld | undefined)[] = [];
     for (let i = 0; i < count; i++) {
       const clip = samplers[i].clip;
       let id = ids.get(clip);
       if (id === undefined) {
         id = ids.size;
         ids.set(clip, id);
+        clipWorlds.push(this.output === 'local' ? undefined : clipWorld(clip));
       }
       clipOf[i] = id;
       starts[i + 1] = starts[i] + clip.boneCount * this.floatsPerBone;
@@ -151,16 +172,53 @@ export class CrowdSampler {
     this.planned = samplers.slice();
     this.visit = visit;
     this.starts = starts;
+    this.worlds = Array.from(clipOf, (id) => clipWorlds[id]);
     return starts[count];
   }
 }
 
 /**
+ * The kernel's object-space pass for `clip`, or undefined where it has none (it decodes in
+ * TypeScript, has more than KERNEL_MAX_WORLD_BONES bones, or the pass cannot be made here).
+ * The pass is a module of its own (kernel-world.wat), which only crowds bring into a page.
+ */
+function clipWorld(clip: CompressedClip): ClipWorld | undefined {
+  const kernel = clip.tables.kernel;
+  const bones = clip.boneCount;
+  if (kernel === undefined || bones > KERNEL_MAX_WORLD_BONES) return undefined;
+  const run = kernelWorld(kernel.place, KERNEL_WORLD_WASM);
+  if (run === undefined) return undefined;
+  const { place, parentsAt } = kernel;
+  return {
+    run,
+    parentsAt,
+    bones,
+    rows: place.view(KERNEL_WORLD_OUT, 12 * bones),
+    matrices: place.view(KERNEL_WORLD_OUT, 16 * bones),
+  };
+}
+
+/**
  * Samples `sampler` at `time` and writes the pose's object-space matrices into `out` at
  * `offset` (three rows of four floats per bone with `rows`, else a column-major 4×4),
- * computed by the kernel's object-space pass right after the decode, in the kernel's
- * memory. Returns false, writing nothing, where the clip has no such pass (it decodes in
- * TypeScript or has too many bones): {@link CrowdSampler.sample} then walks the pose itself.
+ * computed by the clip's kernel pass `world` right after the decode, in the kernel's memory.
+ */
+function objectInto(
+  sampler: ClipSampler,
+  world: ClipWorld,
+  time: number,
+  out: Float32Array,
+  offset: number,
+  rows: boolean,
+  options?: SampleOptions,
+): void {
+  sampler.kernelDecode(sampler.locate(time, options), world.run, world.parentsAt, world.bones, rows ? 1 : 0);
+  out.set(rows ? world.rows : world.matrices, offset);
+}
+
+/**
+ * {@link CrowdSampler.sample}'s kernel path for one character: returns false, writing
+ * nothing, where the clip has no kernel pass (see clipWorld).
  * @internal
  */
 export function sampleObjectInto(
@@ -171,11 +229,7 @@ export function sampleObjectInto(
   rows: boolean,
   options?: SampleOptions,
 ): boolean {
-  const world = sampler.world;
-  if (world === undefined) return false;
-  const run = (sampler.worldPass ??= world.pass());
-  if (run === undefined) return false;
-  sampler.kernelDecode(sampler.locate(time, options), world, run, rows ? 1 : 0);
-  out.set(rows ? world.rows : world.matrices, offset);
-  return true;
+  const world = clipWorld(sampler.clip);
+  if (world !== undefined) objectInto(sampler, world, time, out, offset, rows, options);
+  return world !== undefined;
 }

@@ -153,7 +153,8 @@ export const KERNEL_MASKS = SCRATCH_BYTES - 256;
  * planes 0..3, key 1's in 4..7), and the slerp passes sign, theta² and u, then the two
  * weights, in planes 8..10. A quad's four lanes of each are one 16-byte vector.
  */
-export const PLANE_BYTES = 16 * Math.floor(KERNEL_MASKS / (11 * 16));
+// `| 0` rather than Math.floor: a bundler can drop the arithmetic where the value is unused.
+export const PLANE_BYTES = 16 * ((KERNEL_MASKS / (11 * 16)) | 0);
 /** Most animated rotations a clip decoded by the kernel may have (the planes hold one each). */
 export const KERNEL_MAX_ROTATIONS = PLANE_BYTES / 4;
 /** Bytes of the identity pattern the staging pose is filled with: two bones of ten floats (shared/pose-layout.ts). */
@@ -174,4 +175,4 @@ export const KERNEL_DATA_START = KERNEL_WORLD_OUT + 64 * KERNEL_MAX_WORLD_BONES;
  * patterns) and a window at its last float stay inside the staging pose.
  */
 export const KERNEL_MAX_POSE_FLOATS =
-  (IDENTITY_PERIOD_BYTES / 4) * Math.floor((STAGING_BYTES - 16) / IDENTITY_PERIOD_BYTES);
+  (IDENTITY_PERIOD_BYTES / 4) * (((STAGING_BYTES - 16) / IDENTITY_PERIOD_BYTES) | 0);

@@ -9,16 +9,14 @@ import {
   KERNEL_LANES,
   KERNEL_MAX_POSE_FLOATS,
   KERNEL_MAX_ROTATIONS,
-  KERNEL_MAX_WORLD_BONES,
   KERNEL_QUAD,
   KERNEL_SINK,
   KERNEL_STAGING,
   KERNEL_WINDOW_BYTES,
-  KERNEL_WORLD_OUT,
   LANE_MAX_BITS,
   TABLE,
 } from './decode-layout.js';
-import type { KernelDecode, KernelPlace, KernelWorld } from './wasm-kernel.js';
+import type { KernelDecode, KernelPlace } from './wasm-kernel.js';
 import type { AnimatedTracks, Segments } from './clip-reader.js';
 import { identityFloat } from '../shared/pose-layout.js';
 
@@ -90,18 +88,9 @@ export interface ClipTables {
     readonly lastSegment: number;
     /** The file's copy in the kernel memory, which the clip keeps instead of the caller's bytes. */
     readonly file: Uint8Array;
-    /**
-     * With at most KERNEL_MAX_WORLD_BONES bones: the kernel's object-space pass (made on
-     * the first call, undefined where no crowd has supplied it: wasm-kernel.ts), the byte address of the clip's parents (an i32 per bone) in the memory, the bone count,
-     * and views of what it writes (three rows of four floats per bone, or a 4×4).
-     */
-    readonly world?: {
-      readonly pass: () => KernelWorld | undefined;
-      readonly parentsAt: number;
-      readonly bones: number;
-      readonly rows: Float32Array;
-      readonly matrices: Float32Array;
-    };
+    /** Where the clip is in the kernel memory (crowd.ts runs the world pass there), and the byte address of its parents (an i32 per bone) in that memory. */
+    readonly place: KernelPlace;
+    readonly parentsAt: number;
   };
 }
 
@@ -167,7 +156,7 @@ export function buildTables(
   const kernelPlace = forKernel ? place(fileAt + bytes.byteLength + 8) : undefined;
   // Without a kernel memory after all, the clip decodes in TypeScript, laid out for it.
   if (forKernel && kernelPlace === undefined) return buildTables(src);
-  const buffer = kernelPlace ? kernelPlace.buffer : new ArrayBuffer(bytesLength);
+  const buffer = kernelPlace ? kernelPlace.memory.buffer : new ArrayBuffer(bytesLength);
   const at = kernelPlace ? kernelPlace.byteOffset : 0;
   const f32 = new Float32Array(buffer, at, bytesLength >>> 2),
     i32 = new Int32Array(buffer, at, bytesLength >>> 2);
@@ -206,18 +195,7 @@ export function buildTables(
       // A window at the pose's end holds zeros past it.
       for (let i = 0; i < 4; i++) f32[word + 1 + i] = first + i < poseFloats ? basePose[first + i] : 0;
     });
-    const bones = parents.length;
     i32.set(parents, parentsAt);
-    const world =
-      bones > KERNEL_MAX_WORLD_BONES
-        ? undefined
-        : {
-            pass: kernelPlace.world,
-            parentsAt: at + 4 * parentsAt,
-            bones,
-            rows: kernelPlace.view(KERNEL_WORLD_OUT, 12 * bones),
-            matrices: kernelPlace.view(KERNEL_WORLD_OUT, 16 * bones),
-          };
     kernel = {
       decode: kernelPlace.decode,
       clipAt: at + 4 * clipAt,
@@ -226,7 +204,8 @@ export function buildTables(
       segmentBytes: 4 * stride,
       lastSegment: segments - 1,
       file,
-      world,
+      place: kernelPlace,
+      parentsAt: at + 4 * parentsAt,
     };
   }
   return {

@@ -291,8 +291,7 @@ export function bitsetWords(trackCount: number): number {
 export function crc32(bytes: Uint8Array, start = 0, end = bytes.length): number {
   // The loop has a function of its own: compiled mid-loop (on-stack replacement), the code
   // after it would run without type feedback and deoptimise on every call.
-  const c = ~crc32Loop(bytes, start, end);
-  return c < 0 ? c + 0x100000000 : c;
+  return ~crc32Loop(bytes, start, end) >>> 0;
 }
 
 function crc32Loop(bytes: Uint8Array, start: number, end: number): number {

@@ -7,7 +7,6 @@ import { SEGMENT_SIZE } from './format.js';
 import { FormatError } from './errors.js';
 import { POSE_STRIDE } from './pose.js';
 import type { CompressedClip } from './clip.js';
-import type { ClipTables } from './decode-tables.js';
 import { KERNEL_KEY1 } from './decode-layout.js';
 import type { KernelDecode, KernelWorld } from './wasm-kernel.js';
 import { keyPosition } from './key-times.js';
@@ -33,12 +32,12 @@ export interface SampleOptions {
 }
 
 /**
- * What a sampler says of a clip that needs the TypeScript decoder where none is installed
- * (the glTF plugins say it too, after their reason).
- * @internal
+ * What a sampler of a clip that needs the TypeScript decoder says where none is installed
+ * (code UNSUPPORTED_PLATFORM: the kernel does not decode the clip here). The glTF plugins
+ * make a sampler when they load a clip, so a load fails with these words.
  */
-export const NO_TYPESCRIPT_DECODER =
-  "this clip decodes in TypeScript, which is not installed: install it by importing 'bonepress/runtime' once in the app";
+const NO_TYPESCRIPT_DECODER =
+  "the WebAssembly kernel cannot run here and the TypeScript decoder is not installed: import 'bonepress/runtime' once in the app";
 
 /** A fraction of a sample this close to a whole sample is that sample. */
 const SNAP = 1e-6;
@@ -52,11 +51,6 @@ const SEGMENT_SHIFT = Math.log2(SEGMENT_SIZE);
  * (gltf-extension-def.ts refuses a clip the kernel does not decode otherwise).
  */
 let typescriptDecoder: typeof TypeScriptDecoder | undefined;
-
-/** Whether the TypeScript decoder is installed (gltf-extension-def.ts refuses a clip that needs it otherwise). @internal */
-export function hasTypeScriptDecoder(): boolean {
-  return typescriptDecoder !== undefined;
-}
 
 /** Installs the TypeScript decoder for every sampler made after (compressed-clip.ts). @internal */
 export function useTypeScriptDecoder(decoder: typeof TypeScriptDecoder): void {
@@ -107,10 +101,6 @@ export class ClipSampler {
   declare private kernelKeys: number;
   declare private kernelKeyBits: number;
   declare private readonly period: number;
-  /** @internal The kernel's object-space pass for this clip, or undefined (decode-tables.ts). */
-  declare readonly world: NonNullable<ClipTables['kernel']>['world'];
-  /** @internal The kernel's world pass on this clip's memory, once a crowd has run it (crowd.ts). */
-  declare worldPass: KernelWorld | undefined;
   /** The clip this sampler reads. */
   declare readonly clip: CompressedClip;
   // The clip's tables (the kernel path reads segment headers there), copied in so a decode
@@ -126,7 +116,7 @@ export class ClipSampler {
     // Compact tables never have a kernel (decode-tables.ts).
     const k = t.kernel;
     if (k === undefined && typescriptDecoder === undefined)
-      throw new FormatError('BAD_ARGUMENT', NO_TYPESCRIPT_DECODER);
+      throw new FormatError('UNSUPPORTED_PLATFORM', NO_TYPESCRIPT_DECODER);
     this.kernel = k?.decode;
     this.kernelClip = k ? k.clipAt : 0;
     this.source = k ? k.pose : t.basePose;
@@ -144,12 +134,10 @@ export class ClipSampler {
     this.kernelKeys = 0;
     this.kernelKeyBits = 0;
     this.period = clip.duration;
-    this.world = k?.world;
     this.clip = clip;
     this.i32 = t.i32;
     this.segAt = t.segAt;
     this.typescript = k ? undefined : new typescriptDecoder!(t, clip.bytes);
-    this.worldPass = undefined;
   }
 
   /**
@@ -184,26 +172,24 @@ export class ClipSampler {
   }
 
   /**
-   * Decodes the pose at keys (k0, k1), `alpha` of the way, into `out` at `offset`; with
-   * `bone` ≥ 0, that bone's {@link POSE_STRIDE} floats alone (see {@link sampleBone}).
+   * Decodes the pose at keys (k0, k1), `alpha` of the way, into `out` at `offset`.
    * @internal
    */
-  pose(out: Float32Array, offset: number, alpha: number, bone = -1): void {
-    // A bone's floats through a view, made only for sampleBone: a whole pose makes none.
-    const from = bone * POSE_STRIDE;
+  pose(out: Float32Array, offset: number, alpha: number): void {
     if (this.kernel !== undefined) this.kernelDecode(alpha);
-    out.set(bone < 0 ? this.source : this.source.subarray(from, from + POSE_STRIDE), offset);
-    this.typescript?.decode(out, (bone < 0 ? 0 : from) - offset, bone, this.k0, this.k1, alpha);
+    out.set(this.source, offset);
+    this.typescript?.decode(out, offset, this.k0, this.k1, alpha);
   }
 
   /**
-   * The kernel's decode at (k0, k1, alpha) into its staging pose, or with `world` and its
-   * pass `run` the object-space pass after it (`rows`: 1 for three rows per bone). Key k lies in segment
+   * The kernel's decode at (k0, k1, alpha) into its staging pose, or with the world pass
+   * `world` the object-space pass after it, for the `bones` bones whose parents are at byte
+   * `parentsAt` of the kernel memory (`rows`: 1 for three rows per bone). Key k lies in segment
    * min(k / SEGMENT_SIZE, last), at a fixed stride of segments (decode-tables.ts); key 1 is
    * k0 itself, the next key (in k0's segment or the next one) or, wrapping, key 0.
    * @internal
    */
-  kernelDecode(alpha: number, world?: NonNullable<ClipTables['kernel']>['world'], run?: KernelWorld, rows = 0): void {
+  kernelDecode(alpha: number, world?: KernelWorld, parentsAt = 0, bones = 0, rows = 0): void {
     const k0 = this.k0,
       k1 = this.k1,
       last = this.kernelLast;
@@ -228,8 +214,8 @@ export class ClipSampler {
     // Key 0's first bit within its first byte in the address's bits 2..4 (KERNEL_KEY1).
     const where = head | ((bit & 7) << 2) | key1,
       key = this.kernelKeys + (bit >>> 3);
-    if (run === undefined) this.kernel!(this.kernelClip, where, key, alpha);
-    else run(this.kernelClip, where, key, alpha, world!.parentsAt, world!.bones, rows);
+    if (world === undefined) this.kernel!(this.kernelClip, where, key, alpha);
+    else world(this.kernelClip, where, key, alpha, parentsAt, bones, rows);
   }
 
   /**
@@ -334,11 +320,13 @@ function poseAt(sampler: ClipSampler, k0: number, k1: number, alpha: number, out
   return outPose;
 }
 
+/** sampleBone's whole pose, grown to the largest clip it has sampled. */
+let bonePose = new Float32Array(0);
+
 /**
  * Samples one bone at `time` into `out[0..9]` (the same 10-float layout as a pose), the
- * floats {@link ClipSampler.sample} gives it. The TypeScript decoder decodes that bone
- * alone; the WebAssembly kernel decodes the whole pose and copies the bone out. Throws
- * only on a bad bone index or a short `out`.
+ * floats {@link ClipSampler.sample} gives it: it decodes the whole pose (into a scratch it
+ * keeps) and copies the bone out. Throws only on a bad bone index or a short `out`.
  */
 export function sampleBone(
   sampler: ClipSampler,
@@ -351,6 +339,8 @@ export function sampleBone(
   if (!(boneIndex >= 0 && boneIndex < bones) || (boneIndex | 0) !== boneIndex)
     throw new FormatError('BAD_ARGUMENT', `bone index ${boneIndex} (clip has ${bones} bones)`);
   checkOut(out, 0, POSE_STRIDE);
-  sampler.pose(out, 0, sampler.locate(time, options), boneIndex);
+  if (bonePose.length < bones * POSE_STRIDE) bonePose = new Float32Array(bones * POSE_STRIDE);
+  sampler.pose(bonePose, 0, sampler.locate(time, options));
+  for (let i = 0, from = boneIndex * POSE_STRIDE; i < POSE_STRIDE; i++) out[i] = bonePose[from + i];
   return out;
 }

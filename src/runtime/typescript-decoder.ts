@@ -11,7 +11,6 @@ import { floatFromBits } from './bits.js';
 import { ROTATION_ENTRY, ROTATION_SLOT, decodeRotations, lerp } from './interpolate.js';
 import { writeSegmentRecords, type ClipTables } from './decode-tables.js';
 import { TABLE } from './decode-layout.js';
-import { POSE_STRIDE } from '../shared/pose-layout.js';
 
 const RECORD = TABLE.RECORD;
 
@@ -89,12 +88,12 @@ export class TypeScriptDecoder {
 
   /**
    * Decodes the animated tracks at keys (k0, k1) and `alpha` into `out`: a track of pose
-   * offset o lands at out[o − base]. `onlyBone` ≥ 0 limits the work to that bone. Reads the
+   * offset o lands at out[offset + o]. Reads the
    * records of the keys' segments in order, then their packed keys (decode-tables.ts),
    * writes the other tracks and lists the rotations' keys for interpolate.ts's
    * decodeRotations, the arithmetic the compressor measures with.
    */
-  decode(out: Float32Array, base: number, onlyBone: number, k0: number, k1: number, alpha: number): void {
+  decode(out: Float32Array, offset: number, k0: number, k1: number, alpha: number): void {
     const count = this.count;
     if (count === 0) return;
     const segCount = this.segCount;
@@ -125,26 +124,7 @@ export class TypeScriptDecoder {
     let bit0 = (k0 - s0 * SEGMENT_SIZE) * i32[h0 + 1];
     let bit1 = (k1 - s1 * SEGMENT_SIZE) * i32[h1 + 1];
     let ref = this.refsAt;
-    let first = 0,
-      last = count;
-    if (onlyBone >= 0) {
-      // Skip to the bone's first animated track (animated tracks are in pose order), summing
-      // the bits of the tracks before it (a track's components need not share its rate) and
-      // counting their references; the bone's tracks end before the next bone's pose floats.
-      const poseOffset = this.t.animated.poseOffset,
-        from = onlyBone * POSE_STRIDE;
-      for (; first < count && poseOffset[first] < from; first++) {
-        bit0 += keyBits(i32[h0 + RECORD * (1 + first) + 1]);
-        bit1 += keyBits(i32[h1 + RECORD * (1 + first) + 1]);
-        if (((i32[h0 + RECORD * (1 + first)] >>> TABLE.KIND_SHIFT) & 3) === TRACK_KIND.ROTATION) ref += 4;
-      }
-      for (last = first; last < count && poseOffset[last] < from + POSE_STRIDE; ) last++;
-    }
-    for (
-      let j = first, r0 = h0 + RECORD * (1 + first), r1 = h1 + RECORD * (1 + first);
-      j < last;
-      j++, r0 += RECORD, r1 += RECORD
-    ) {
+    for (let j = 0, r0 = h0 + RECORD, r1 = h1 + RECORD; j < count; j++, r0 += RECORD, r1 += RECORD) {
       const meta = i32[r0],
         bits0 = i32[r0 + 1],
         bits1 = i32[r1 + 1];
@@ -158,7 +138,7 @@ export class TypeScriptDecoder {
       bit0 += keyBits(bits0);
       const at = bit1;
       bit1 += keyBits(bits1);
-      const o = (meta & TABLE.POSE_MASK) - base;
+      const o = (meta & TABLE.POSE_MASK) + offset;
       const rotation = ((meta >>> TABLE.KIND_SHIFT) & 3) === TRACK_KIND.ROTATION;
       if (single || (meta & TABLE.STEP) !== 0) {
         // A STEP track holds key 0 until the next sample; key 1's bits are skipped.

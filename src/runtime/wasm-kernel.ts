@@ -1,7 +1,7 @@
 /**
  * The WebAssembly SIMD kernel: the whole-pose decode loop of sampler.ts as one function
  * (and, for crowds, the same followed by crowd.ts's object-space walk: {@link KernelWorld},
- * a second module that crowd.ts supplies, see {@link useKernelWorld}). Their sources are
+ * a second module that crowd.ts supplies, see {@link kernelWorld}). Their sources are
  * kernel.wat and kernel-world.wat, assembled at build time (scripts/assemble-kernel.mjs) into
  * kernel-wasm.ts; this module compiles them and places clips' decode tables in its memories
  * (laid out as decode-layout.ts says). Its poses are bit-identical to sampler.ts's
@@ -72,19 +72,6 @@ export function kernelModule(): WebAssembly.Module | null {
   return compiled;
 }
 
-/** The world pass's module (kernel-world.wat) once crowd.ts has supplied it, and compiled (null where it does not compile). */
-let worldText: string | undefined;
-let worldCompiled: WebAssembly.Module | null | undefined;
-
-/**
- * Supplies the world pass's module (kernel-wasm.ts's KERNEL_WORLD_WASM): crowd.ts does, so a
- * page that plays clips without a crowd does not download it. Clips' world passes are
- * instantiated on their memories when first run.
- */
-export function useKernelWorld(text: string): void {
-  worldText = text;
-}
-
 /**
  * Bytes of the first kernel memory; each next one is twice the last, up to
  * {@link MAX_ARENA_BYTES}. Clips' decode buffers are placed in a memory until it is full. A
@@ -100,14 +87,9 @@ const PAGE = 65536;
 
 /** A kernel memory with its instance, as its clips' places share it. */
 interface Arena {
-  /** The memory's buffer (never grown, so views on it stay valid). */
-  readonly buffer: ArrayBuffer;
+  /** The memory (never grown, so views on its buffer stay valid). */
+  readonly memory: WebAssembly.Memory;
   readonly decode: KernelDecode;
-  /**
-   * The world pass on this memory: its instance is made on the first call (undefined where
-   * no crowd has supplied its module, see {@link useKernelWorld}, or it cannot be made).
-   */
-  readonly world: () => KernelWorld | undefined;
   /**
    * A view of `floats` floats at byte `address` of the memory (KERNEL_STAGING or
    * KERNEL_WORLD_OUT), where the kernel writes what a sampler copies out. One view
@@ -137,11 +119,11 @@ export function kernelPlace(bytes: number): KernelPlace | undefined {
   const module = kernelModule();
   if (!module) return undefined;
   const size = Math.ceil(bytes / 64) * 64;
-  if (!arena || arena.used + size > arena.buffer.byteLength) {
+  if (!arena || arena.used + size > arena.memory.buffer.byteLength) {
     const grown =
       arena === undefined
         ? FIRST_ARENA_BYTES
-        : Math.min(MAX_ARENA_BYTES, 2 * (arena.buffer.byteLength - KERNEL_DATA_START));
+        : Math.min(MAX_ARENA_BYTES, 2 * (arena.memory.buffer.byteLength - KERNEL_DATA_START));
     // Short of memory for a larger one, the smallest that holds the clip.
     const next = newArena(module, Math.max(size, grown)) ?? newArena(module, Math.max(size, FIRST_ARENA_BYTES));
     // No memory at all (or a page policy refusing instances): this clip decodes in TypeScript.
@@ -153,17 +135,29 @@ export function kernelPlace(bytes: number): KernelPlace | undefined {
   return { ...arena, byteOffset };
 }
 
-/** The world pass's instance on `memory`, importing its `decode`; null where it cannot be made. */
-function worldOf(memory: WebAssembly.Memory, decode: KernelDecode): KernelWorld | null | undefined {
-  if (worldText === undefined) return undefined;
-  if (worldCompiled === undefined) worldCompiled = compile(worldText);
-  if (worldCompiled === null) return null;
-  try {
-    const env = { mem: memory, decode };
-    return (new WebAssembly.Instance(worldCompiled, { env }).exports as { world: KernelWorld }).world;
-  } catch {
-    return null;
+/** The world pass's module, compiled once (null where it does not compile), and its instance on each kernel memory (null where it cannot be made). */
+let worldModule: WebAssembly.Module | null | undefined;
+const worlds = new WeakMap<WebAssembly.Memory, KernelWorld | null>();
+
+/**
+ * The world pass on the memory of `place` (one instance per memory, importing its decode),
+ * or undefined where it cannot be made. `text` is kernel-wasm.ts's KERNEL_WORLD_WASM, which
+ * crowd.ts passes: a page that plays clips without a crowd does not download it.
+ */
+export function kernelWorld(place: KernelPlace, text: string): KernelWorld | undefined {
+  let world = worlds.get(place.memory);
+  if (world === undefined) {
+    if (worldModule === undefined) worldModule = compile(text);
+    world = null;
+    try {
+      const env = { mem: place.memory, decode: place.decode };
+      if (worldModule) world = (new WebAssembly.Instance(worldModule, { env }).exports as { world: KernelWorld }).world;
+    } catch {
+      /* a page policy refusing instances */
+    }
+    worlds.set(place.memory, world);
   }
+  return world ?? undefined;
 }
 
 /** A kernel memory of `bytes` bytes after the scratch, with its instance; undefined when it cannot be made. */
@@ -175,17 +169,11 @@ function newArena(module: WebAssembly.Module, bytes: number): Arena | undefined 
     const masks = new Int32Array(memory.buffer, KERNEL_MASKS, 33);
     for (let w = 0; w < 33; w++) masks[w] = 2 ** w - 1;
     const { decode } = instance.exports as { decode: KernelDecode };
-    // Views by address and float count, shared by every clip of the memory; its world pass,
-    // once a crowd has run it (undefined: not yet; null: none).
+    // Views by address and float count, shared by every clip of the memory.
     const views = new Map<number, Float32Array>();
-    let world: KernelWorld | null | undefined;
     return {
-      buffer: memory.buffer,
+      memory,
       decode,
-      world: () => {
-        if (world === undefined) world = worldOf(memory, decode);
-        return world ?? undefined;
-      },
       view: (address, floats) => {
         const key = address * 0x100000 + floats;
         let v = views.get(key);
