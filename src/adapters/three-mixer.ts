@@ -15,6 +15,7 @@ import {
   DiscreteInterpolant,
   type Interpolant,
   NumberKeyframeTrack,
+  Quaternion,
   QuaternionKeyframeTrack,
   VectorKeyframeTrack,
   type AnimationBlendMode,
@@ -107,19 +108,18 @@ class CompressedInterpolant extends DiscreteInterpolant {
     const { offset: o, factor = 1, scales } = this.binding;
     const ref = this.reference;
     if (ref && this.binding.rotation) {
-      // conj(reference) · q, as three.js's makeClipAdditive stores additive rotations.
-      const x = pose[o],
-        y = pose[o + 1],
-        z = pose[o + 2],
-        w = pose[o + 3],
-        ax = ref[o],
-        ay = ref[o + 1],
-        az = ref[o + 2],
-        aw = ref[o + 3];
-      out[0] = ax * w + aw * x + ay * z - az * y;
-      out[1] = ay * w + aw * y + az * x - ax * z;
-      out[2] = az * w + aw * z + ax * y - ay * x;
-      out[3] = aw * w - ax * x - ay * y - az * z;
+      // conj(reference) · q (the reference's rotations are stored conjugated), three.js's own
+      // product, as its makeClipAdditive stores additive rotations.
+      // (Its types say number[]; it indexes any array.)
+      type Flat = number[];
+      Quaternion.multiplyQuaternionsFlat(
+        out as unknown as Flat,
+        0,
+        ref as unknown as Flat,
+        o,
+        pose as unknown as Flat,
+        o,
+      );
       return out;
     }
     // Morph weights read one bone apart; a bone's rotation, translation or scale, consecutive floats.

@@ -20,6 +20,9 @@ import { anonymousBoneName } from './compare.js';
 /** Bits per component that mean "raw float32" in {@link ClipDescription}.bitRateHistogram. */
 export { RAW_BITS };
 
+/** The name of each rotation format (ROTATION_FORMAT). */
+const ROTATION_FORMAT_NAMES: Record<number, string> = { [ROTATION_FORMAT.DROP_ONE]: 'drop-one' };
+
 /** Track kinds in file order (TRACK_KIND). */
 const KINDS = [
   ['rotation', TRACK_KIND.ROTATION],
@@ -102,12 +105,10 @@ export function describeCompressedClip(clip: CompressedClip): ClipDescription {
   }
   for (const bits of [...counts.keys()].sort((a, b) => a - b)) bitRateHistogram[String(bits)] = counts.get(bits) ?? 0;
   const rawBytes = rawSizeBytes(clip.boneCount, clip.sampleCount);
-  const formatName =
-    Object.entries(ROTATION_FORMAT).find(([, v]) => v === clip.rotationFormat)?.[0] ?? String(clip.rotationFormat);
   return {
     name: clip.name ?? null,
     version: clip.version,
-    rotationFormat: formatName.toLowerCase().replace(/_/g, '-'),
+    rotationFormat: ROTATION_FORMAT_NAMES[clip.rotationFormat] ?? String(clip.rotationFormat),
     hasChecksum: clip.hasChecksum,
     hasNames: clip.boneNames !== undefined,
     boneCount: clip.boneCount,

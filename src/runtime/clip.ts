@@ -152,8 +152,9 @@ export class CompressedClip {
     let u8 = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;
     if (!(u8 instanceof Uint8Array)) throw new FormatError('BAD_ARGUMENT', 'expected a Uint8Array or ArrayBuffer');
     if ((u8.byteOffset & 3) !== 0) u8 = u8.slice();
-    const tables = option('tables', options.tables, ['full', 'compact']);
-    const decoder = option('decoder', options.decoder, ['auto', 'typescript']);
+    const { tables = 'full', decoder = 'auto' } = options;
+    checkOption('tables', tables, 'full', 'compact');
+    checkOption('decoder', decoder, 'auto', 'typescript');
     return new CompressedClip(u8, options.verifyChecksum ?? true, tables === 'compact', decoder === 'auto');
   }
 
@@ -176,10 +177,7 @@ export class CompressedClip {
   }
 }
 
-/** Option `name`'s `value`, one of `values` (the first when not given), else a BAD_ARGUMENT error. */
-function option<T extends string>(name: string, value: T | undefined, values: readonly T[]): T {
-  const chosen = value ?? values[0];
-  if (!values.includes(chosen))
-    throw new FormatError('BAD_ARGUMENT', `${name} must be '${values.join("' or '")}', got ${String(chosen)}`);
-  return chosen;
+/** Throws a BAD_ARGUMENT error unless option `name`'s `value` is `a` or `b`. */
+function checkOption(name: string, value: string, a: string, b: string): void {
+  if (value !== a && value !== b) throw new FormatError('BAD_ARGUMENT', `${name} must be '${a}' or '${b}', got ${String(value)}`);
 }

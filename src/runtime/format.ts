@@ -82,7 +82,8 @@ export const enum ADDITIVE {
 }
 
 /** How animated rotations are stored. Serialized: never renumber. */
-export const ROTATION_FORMAT = {
+// biome-ignore lint/suspicious/noConstEnum: see the file's comment
+export const enum ROTATION_FORMAT {
   /**
    * Each animated rotation is stored as delta = conj(reference) · q with a per-track
    * reference quaternion (rotation references section). In each segment one component of
@@ -93,10 +94,10 @@ export const ROTATION_FORMAT = {
    * mean rotation) keeps w large, and the per-segment choice keeps the rebuilt component
    * away from 0, where rebuilding loses precision.
    */
-  DROP_ONE: 0,
-} as const;
+  DROP_ONE = 0,
+}
 /** A {@link ROTATION_FORMAT} value. */
-export type RotationFormat = (typeof ROTATION_FORMAT)[keyof typeof ROTATION_FORMAT];
+export type RotationFormat = ROTATION_FORMAT;
 
 /** Length unit codes. Serialized: never renumber. */
 export const UNIT_CODES = ['mm', 'cm', 'm', 'in', 'ft'] as const;
