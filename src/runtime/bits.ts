@@ -15,11 +15,7 @@ export const MAX_QUANT: Float64Array = (() => {
 })();
 
 /** 1 / (2^bits − 1) for bits 1..32; 0 for 0 bits (a 0-bit component is its offset). Tables keep divisions out of the decoder. */
-export const INV_MAX_QUANT: Float64Array = (() => {
-  const t = new Float64Array(33);
-  for (let b = 1; b <= 32; b++) t[b] = 1 / (2 ** b - 1);
-  return t;
-})();
+export const INV_MAX_QUANT: Float64Array = MAX_QUANT.map((max) => (max > 0 ? 1 / max : 0));
 
 const F32 = new Float32Array(1);
 const U32 = new Uint32Array(F32.buffer);

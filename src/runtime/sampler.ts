@@ -146,7 +146,7 @@ export class ClipSampler {
    * rotations (80 bytes a rotation) and, with compact tables, its two segment slots.
    */
   get byteLength(): number {
-    return this.typescript ? this.typescript.byteLength : 0;
+    return this.typescript?.byteLength ?? 0;
   }
 
   /**
