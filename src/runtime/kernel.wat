@@ -1983,7 +1983,7 @@
     i32.eqz
     if  ;; label = @1
       ;; The slerp in three loops (theta², weights, blend), each a shorter chain per quad, so
-      ;; more quads overlap (one loop measured about a tenth slower, docs/experiments.md).
+      ;; more quads overlap (one loop measured about a tenth slower, bench/notes.md).
       ;; Emits body once per quad, local at at its vectors' offset in the planes (16 · quad).
       i32.const 0
       local.set $at
