@@ -192,77 +192,31 @@ function isSpace(c: number): boolean {
   return c === 32 || c === 9 || c === 13 || c === 11 || c === 12;
 }
 
-/**
- * The byte at `i`, or -1 past the end. Reading past the end of a typed array gives
- * undefined, which the digit tests below would take for a digit, and deoptimises the
- * compiled scanner.
- */
-function byteAt(bytes: Uint8Array, i: number): number {
-  return i < bytes.length ? bytes[i] : -1;
-}
-
-/** Position just past the number scanned by {@link scanNumber} (module state avoids a result object). */
+/** Position just past the exponent scanned by {@link scanExponent} (module state avoids a result object). */
 let scanEnd = 0;
 
 /**
- * Scans a decimal number (`-1.5`, `.5`, `3e-7`) starting at `start`. Returns NaN and sets
- * `scanEnd = start` when there is no digit; otherwise sets `scanEnd` past the number. The
- * caller checks what follows. The result is Number()'s: up to 9 digits are summed exactly in
- * int32 and scaled by one correctly rounded multiply or divide (leading zeros do not count);
- * anything else is handed to Number().
+ * The exponent of the `e` at `i` (capped: it only decides between the fast and the exact
+ * path, and must not overflow), setting `scanEnd` past it. Without digits after the `e`,
+ * 0 with `scanEnd = i`: the caller rejects the `e` as a bad token. Stops at a newline, as
+ * {@link readFrameValues} requires.
  */
-function scanNumber(bytes: Uint8Array, start: number): number {
-  let i = start;
-  let c = byteAt(bytes, i);
+function scanExponent(bytes: Uint8Array, i: number): number {
+  let j = i + 1;
+  let c = bytes[j];
   const negative = c === 45;
-  if (negative || c === 43) c = byteAt(bytes, ++i);
-  // Wraps past 9 digits, which then take the exact path below.
-  let mantissa = 0;
-  const intStart = i;
-  // One unsigned compare per byte: anything but '0'..'9' (and -1 past the end) ends a run.
+  if (negative || c === 43) c = bytes[++j];
+  if ((c - 48) >>> 0 > 9) {
+    scanEnd = i;
+    return 0;
+  }
+  let value = 0;
   while ((c - 48) >>> 0 <= 9) {
-    mantissa = (mantissa * 10 + (c - 48)) | 0;
-    c = byteAt(bytes, ++i);
+    if (value < 100000) value = value * 10 + (c - 48);
+    c = bytes[++j];
   }
-  let digits = i - intStart;
-  let exponent = 0;
-  if (c === 46) {
-    const fracStart = ++i;
-    c = byteAt(bytes, i);
-    while ((c - 48) >>> 0 <= 9) {
-      mantissa = (mantissa * 10 + (c - 48)) | 0;
-      c = byteAt(bytes, ++i);
-    }
-    exponent = fracStart - i;
-    digits -= exponent;
-  }
-  const digitsEnd = i;
-  if (digits === 0) {
-    scanEnd = start;
-    return NaN;
-  }
-  if ((c | 32) === 101) {
-    let j = i + 1;
-    let e = byteAt(bytes, j);
-    const expNegative = e === 45;
-    if (expNegative || e === 43) e = byteAt(bytes, ++j);
-    if ((e - 48) >>> 0 <= 9) {
-      let value = 0;
-      // Capped: the value only decides between the two paths, and must not overflow.
-      while ((e - 48) >>> 0 <= 9) {
-        if (value < 100000) value = value * 10 + (e - 48);
-        e = byteAt(bytes, ++j);
-      }
-      exponent += expNegative ? -value : value;
-      i = j;
-    }
-    // Without exponent digits `i` stays at the 'e', which the caller rejects as a bad token.
-  }
-  scanEnd = i;
-  if ((digits > 9 && significantDigits(bytes, intStart, digitsEnd) > 9) || exponent < -22 || exponent > 22)
-    return exactNumber(bytes, start, i);
-  const v = exponent < 0 ? mantissa / POW10[-exponent] : mantissa * POW10[exponent];
-  return negative ? -v : v;
+  scanEnd = j;
+  return negative ? -value : value;
 }
 
 /** How many of the digits at `start..end` (a point may be among them) follow the leading zeros. */
@@ -273,11 +227,6 @@ function significantDigits(bytes: Uint8Array, start: number, end: number): numbe
     if (c !== 46 && (count > 0 || c !== 48)) count++;
   }
   return count;
-}
-
-/** Number() of the (ASCII) number at `start..end`: for the rare values beyond the fast path. */
-function exactNumber(bytes: Uint8Array, start: number, end: number): number {
-  return Number(utf8.decode(bytes.subarray(start, end)));
 }
 
 /** Whitespace-separated tokens of the header, with `{` and `}` always tokens of their own. */
@@ -773,14 +722,27 @@ function readFrames(frames: FrameText, file: string, m: MotionHeader, h: Hierarc
   const values = new Float64Array(h.channelCount);
   const offsets = Float64Array.from(h.offsets);
   const at: FrameCursor = { pos: frames.start, line: frames.line };
+  // Every scan of a frame line stops at a newline: lines before the last newline are read in
+  // place without checking for the end of the bytes at each byte.
+  const lastNewline = bytes.lastIndexOf(LF);
   for (let f = 0; f < m.frameCount; f++) {
     if (!skipBlankLines(bytes, at)) throw truncatedFrames(frames, file, m, f);
-    readFrameValues(bytes, file, at, f, values);
+    if (at.pos < lastNewline) readFrameValues(bytes, bytes.length, file, at, f, values);
+    else readLastLine(bytes, file, at, f, values);
     convertFrame(file, at.line, f, values, h, offsets, m.frameCount, clip);
   }
   // Anything after the last frame means the Frames count is wrong.
   if (skipBlankLines(bytes, at))
     throw new ParseError(PARSE_ERROR.SYNTAX, `more frame lines than Frames: ${m.frameCount} declares`, file, at.line);
+}
+
+/** {@link readFrameValues} for a last line without a newline: read from a copy that has one. */
+function readLastLine(bytes: Uint8Array, file: string, at: FrameCursor, f: number, values: Float64Array): void {
+  const line = new Uint8Array(bytes.length - at.pos + 1);
+  line.set(bytes.subarray(at.pos));
+  line[line.length - 1] = LF;
+  readFrameValues(line, line.length - 1, file, { pos: 0, line: at.line }, f, values);
+  at.pos = bytes.length;
 }
 
 /** Moves `at` to the first byte of the next line holding something; false at the end of the text. */
@@ -801,26 +763,73 @@ function skipBlankLines(bytes: Uint8Array, at: FrameCursor): boolean {
   return true;
 }
 
-/** Scans frame `f`'s line (from `at`) into `values`, one per channel, and checks nothing else is on it. */
-function readFrameValues(bytes: Uint8Array, file: string, at: FrameCursor, f: number, values: Float64Array): void {
+/**
+ * Scans frame `f`'s line (from `at`) into `values`, one per channel, and checks nothing else
+ * is on it. The line ends with a newline, at or before `end`, the end of the file's text:
+ * every loop below stops there without a check for the end of `bytes`. Numbers are decimals (`-1.5`, `.5`, `3e-7`) read as Number() reads them: up to 9
+ * significant digits are summed exactly in int32 and scaled by one correctly rounded multiply
+ * or divide by an exact power of ten; anything else is handed to Number(). The scan is
+ * written out here, not called per value: a function holding it was too large for the engine
+ * to inline.
+ */
+function readFrameValues(
+  bytes: Uint8Array,
+  end: number,
+  file: string,
+  at: FrameCursor,
+  f: number,
+  values: Float64Array,
+): void {
   const channelCount = values.length;
   let pos = at.pos;
   for (let ch = 0; ch < channelCount; ch++) {
-    let c = byteAt(bytes, pos);
-    while (isSpace(c)) c = byteAt(bytes, ++pos);
-    if (c < 0 || c === LF) throw missingValues(file, at.line, f, channelCount, ch, c < 0);
-    const v = scanNumber(bytes, pos);
-    const end = scanEnd;
-    const next = byteAt(bytes, end);
-    if (end === pos || !(next === 32 || next === LF || next < 0 || isSpace(next)))
-      throw badValue(bytes, file, at.line, f, ch, pos, 'is not a number');
-    if (!Number.isFinite(v)) throw badValue(bytes, file, at.line, f, ch, pos, 'is not finite');
+    let c = bytes[pos];
+    while (isSpace(c)) c = bytes[++pos];
+    if (c === LF) throw missingValues(file, at.line, f, channelCount, ch, pos === end);
+    const start = pos;
+    const negative = c === 45;
+    if (negative || c === 43) c = bytes[++pos];
+    // Wraps past 9 digits, which then take the exact path.
+    let mantissa = 0;
+    const intStart = pos;
+    // One unsigned compare per byte: anything but '0'..'9' ends a run.
+    while ((c - 48) >>> 0 <= 9) {
+      mantissa = (mantissa * 10 + (c - 48)) | 0;
+      c = bytes[++pos];
+    }
+    let digits = pos - intStart;
+    let exponent = 0;
+    if (c === 46) {
+      const fracStart = ++pos;
+      c = bytes[pos];
+      while ((c - 48) >>> 0 <= 9) {
+        mantissa = (mantissa * 10 + (c - 48)) | 0;
+        c = bytes[++pos];
+      }
+      exponent = fracStart - pos;
+      digits -= exponent;
+    }
+    const digitsEnd = pos;
+    if ((c | 32) === 101 && digits > 0) {
+      exponent += scanExponent(bytes, pos);
+      pos = scanEnd;
+      c = bytes[pos];
+    }
+    if (digits === 0 || !(c === 32 || c === LF || isSpace(c)))
+      throw badValue(bytes, file, at.line, f, ch, start, 'is not a number');
+    let v: number;
+    if ((digits > 9 && significantDigits(bytes, intStart, digitsEnd) > 9) || exponent < -22 || exponent > 22) {
+      v = Number(utf8.decode(bytes.subarray(start, pos)));
+      if (!Number.isFinite(v)) throw badValue(bytes, file, at.line, f, ch, start, 'is not finite');
+    } else {
+      v = exponent < 0 ? mantissa / POW10[-exponent] : mantissa * POW10[exponent];
+      if (negative) v = -v;
+    }
     values[ch] = v;
-    pos = end;
   }
-  let c = byteAt(bytes, pos);
-  while (isSpace(c)) c = byteAt(bytes, ++pos);
-  if (c >= 0 && c !== LF) {
+  let c = bytes[pos];
+  while (isSpace(c)) c = bytes[++pos];
+  if (c !== LF) {
     throw new ParseError(
       PARSE_ERROR.SYNTAX,
       `frame ${f + 1}: expected ${channelCount} channel values, got ${channelCount + countValuesOnLine(bytes, pos)}`,
