@@ -91,16 +91,18 @@ export function readBvhBytes(bytes: Uint8Array, file: string, options: ReadOptio
   // else (a header error, a joint named "Time:") is read again from the whole text, so the
   // clip and every error are those of readBvh.
   const headerEnd = headerEndOf(bytes);
-  const prefix = utf8.decode(bytes.subarray(0, headerEnd));
-  let header: Header | undefined;
-  try {
-    header = readHeader(prefix, file);
-  } catch {
-    header = undefined;
+  if (headerEnd < bytes.length) {
+    const prefix = utf8.decode(bytes.subarray(0, headerEnd));
+    let header: Header | undefined;
+    try {
+      header = readHeader(prefix, file);
+    } catch {
+      header = undefined;
+    }
+    if (header !== undefined && header.motion.dataStart === prefix.length)
+      return readClip(header, bytes, headerEnd, file, options);
   }
-  if (header === undefined || header.motion.dataStart !== prefix.length)
-    return readBvh(utf8.decode(bytes), file, options);
-  return readClip(header, bytes, headerEnd, file, options);
+  return readBvh(utf8.decode(bytes), file, options);
 }
 
 /** The byte just past the line holding the first `Time:`, or the length when there is none or no line end. */
@@ -765,12 +767,12 @@ function skipBlankLines(bytes: Uint8Array, at: FrameCursor): boolean {
 
 /**
  * Scans frame `f`'s line (from `at`) into `values`, one per channel, and checks nothing else
- * is on it. The line ends with a newline, at or before `end`, the end of the file's text:
- * every loop below stops there without a check for the end of `bytes`. Numbers are decimals (`-1.5`, `.5`, `3e-7`) read as Number() reads them: up to 9
- * significant digits are summed exactly in int32 and scaled by one correctly rounded multiply
- * or divide by an exact power of ten; anything else is handed to Number(). The scan is
- * written out here, not called per value: a function holding it was too large for the engine
- * to inline.
+ * is on it. The line ends with a newline, at or before `end` (the end of the file's text):
+ * every loop below stops there without checking for the end of `bytes`. Numbers are
+ * decimals (`-1.5`, `.5`, `3e-7`) read as Number() reads them: up to 9 significant digits
+ * are summed exactly in int32 and scaled by one correctly rounded multiply or divide by an
+ * exact power of ten; anything else is handed to Number(). The scan is written out here, not
+ * called per value: a function holding it was too large for the engine to inline.
  */
 function readFrameValues(
   bytes: Uint8Array,
