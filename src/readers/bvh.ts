@@ -68,7 +68,8 @@ for (let i = 0; i < 23; i++) POW10[i] = Number(`1e${i}`);
  * - Unit: `options.unit`, default {@link BVH_DEFAULT_UNIT}. `options.sampleRate` is ignored
  *   (BVH is already uniformly sampled).
  *
- * Allocates the returned clip only. Throws {@link ParseError} naming the file, the 1-based
+ * Allocates the returned clip and the frame lines' UTF-8 bytes (the frames are scanned as
+ * bytes; `readClips` passes the file's own). Throws {@link ParseError} naming the file, the 1-based
  * line and the problem (frame numbers in messages are 1-based too), e.g.
  * `walk.bvh:212: frame 77: expected 132 channel values, got 131`. Codes: `TRUNCATED` when
  * the file ends early, `BAD_VALUE` for a bad or non-finite number or frame time, `SYNTAX`
