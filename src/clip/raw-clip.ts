@@ -111,14 +111,22 @@ export function createRawClip(
   };
   const d = skeleton.defaultPose;
   for (let b = 0; b < boneCount; b++) {
-    for (let s = 0; s < sampleCount; s++) {
-      const i = b * sampleCount + s;
-      for (let c = 0; c < 4; c++) clip.rotations[i * 4 + c] = d[b * POSE_STRIDE + c];
-      for (let c = 0; c < 3; c++) clip.translations[i * 3 + c] = d[b * POSE_STRIDE + 4 + c];
-      for (let c = 0; c < 3; c++) clip.scales[i * 3 + c] = d[b * POSE_STRIDE + 7 + c];
-    }
+    fillTrack(clip.rotations, b, sampleCount, d.subarray(b * POSE_STRIDE, b * POSE_STRIDE + 4));
+    fillTrack(clip.translations, b, sampleCount, d.subarray(b * POSE_STRIDE + 4, b * POSE_STRIDE + 7));
+    fillTrack(clip.scales, b, sampleCount, d.subarray(b * POSE_STRIDE + 7, b * POSE_STRIDE + 10));
   }
   return clip;
+}
+
+/** Sets every sample of bone `b`'s track to `value`: one sample written, then copied in doubling runs. */
+function fillTrack(track: Float32Array, b: number, sampleCount: number, value: Float32Array): void {
+  const width = value.length;
+  const start = b * sampleCount * width;
+  const end = start + sampleCount * width;
+  if (end === start) return;
+  track.set(value, start);
+  for (let filled = width; start + filled < end; filled *= 2)
+    track.copyWithin(start + filled, start, Math.min(start + filled, end - filled));
 }
 
 /** Copies sample `s` of every bone into `outPose` ({@link POSE_STRIDE} floats per bone). */
@@ -224,7 +232,8 @@ export function validateRawClip(clip: RawClip): void {
   const check = (arr: Float32Array, width: number, what: string) => {
     for (let i = 0; i < arr.length; i++) {
       // Far beyond any real skeleton; keeps range arithmetic (min + 2 · extent) inside float32.
-      if (!Number.isFinite(arr[i]) || Math.abs(arr[i]) > MAX_MAGNITUDE) {
+      // Written so that NaN fails too.
+      if (!(Math.abs(arr[i]) <= MAX_MAGNITUDE)) {
         const t = Math.floor(i / width);
         throw new ClipError(
           'BAD_CLIP',
@@ -238,7 +247,8 @@ export function validateRawClip(clip: RawClip): void {
   check(clip.scales, 3, 'scale');
   for (let t = 0; t < boneCount * n; t++) {
     const r = clip.rotations;
-    const len2 = r[t * 4] ** 2 + r[t * 4 + 1] ** 2 + r[t * 4 + 2] ** 2 + r[t * 4 + 3] ** 2;
+    const len2 =
+      r[t * 4] * r[t * 4] + r[t * 4 + 1] * r[t * 4 + 1] + r[t * 4 + 2] * r[t * 4 + 2] + r[t * 4 + 3] * r[t * 4 + 3];
     if (len2 < 1e-12)
       throw new ClipError(
         'BAD_CLIP',

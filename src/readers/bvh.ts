@@ -1,9 +1,9 @@
 /**
  * BVH reader. The hierarchy is small and read token by token with an explicit
  * block stack (never recursion, so a hierarchy nested thousands deep cannot overflow the
- * call stack). The MOTION section is most of the file and is read with a hand-written
- * character scanner that writes straight into the clip's tracks: no per-value strings,
- * objects or regular expressions.
+ * call stack). The MOTION section is most of the file and is read from the file's bytes
+ * (never decoded to a string) with a hand-written scanner that writes straight into the
+ * clip's tracks: no per-value strings, objects or regular expressions.
  */
 import { createRawClip, type RawClip } from '../clip/raw-clip.js';
 import { createSkeleton, POSE_STRIDE } from '../clip/skeleton.js';
@@ -35,11 +35,19 @@ const CHANNEL_KINDS: ReadonlyMap<string, number> = new Map([
 const CHANNEL_NAMES = 'Xposition, Yposition, Zposition, Xrotation, Yrotation, Zrotation';
 
 const LF = 10;
+// "Time:" in ASCII: the label ending the header (`Frame Time:`).
+const TIME_LABEL = [84, 105, 109, 101, 58];
+/**
+ * A header number as the frame scanner reads one: sign, digits with at most one point,
+ * optional exponent. No alternative repeats another, so a long bad token fails in linear time.
+ */
+const NUMBER_TOKEN = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+const utf8 = new TextDecoder('utf-8');
+const utf8Encoder = new TextEncoder();
 const HALF_DEGREE_RAD = Math.PI / 360;
 const FLOAT32_MAX = 3.4028234663852886e38;
-const MAX_SAFE_MANTISSA = 2 ** 53;
 // Exact powers of ten: with a mantissa below 2^53, one multiply or divide by these is
-// correctly rounded (Clinger's fast path), so the fast scanner agrees with Number().
+// correctly rounded (Clinger's fast path), so the frame scanner agrees with Number().
 const POW10 = new Float64Array(23);
 for (let i = 0; i < 23; i++) POW10[i] = Number(`1e${i}`);
 
@@ -60,7 +68,8 @@ for (let i = 0; i < 23; i++) POW10[i] = Number(`1e${i}`);
  * - Unit: `options.unit`, default {@link BVH_DEFAULT_UNIT}. `options.sampleRate` is ignored
  *   (BVH is already uniformly sampled).
  *
- * Allocates the returned clip only. Throws {@link ParseError} naming the file, the 1-based
+ * Allocates the returned clip and the frame lines' UTF-8 bytes (the frames are scanned as
+ * bytes; `readClips` passes the file's own). Throws {@link ParseError} naming the file, the 1-based
  * line and the problem (frame numbers in messages are 1-based too), e.g.
  * `walk.bvh:212: frame 77: expected 132 channel values, got 131`. Codes: `TRUNCATED` when
  * the file ends early, `BAD_VALUE` for a bad or non-finite number or frame time, `SYNTAX`
@@ -68,25 +77,83 @@ for (let i = 0; i < 23; i++) POW10[i] = Number(`1e${i}`);
  * file without any channel.
  */
 export function readBvh(text: string, file: string, options: ReadOptions = {}): RawClip {
-  const unit = options.unit ?? BVH_DEFAULT_UNIT;
+  const header = readHeader(text, file);
+  return readClip(header, utf8Encoder.encode(text.slice(header.motion.dataStart)), 0, file, options);
+}
+
+/**
+ * {@link readBvh} for the bytes of a file (UTF-8, a BOM dropped), as `readClips` reads it:
+ * the same clip or the same error. Only the header is decoded; the frames are scanned from
+ * the bytes.
+ */
+export function readBvhBytes(bytes: Uint8Array, file: string, options: ReadOptions = {}): RawClip {
+  // The header ends with the line holding the first "Time:" (`Frame Time:`). Read from that
+  // prefix alone, it gives the whole text's header when it ends at that line's end; anything
+  // else (a header error, a joint named "Time:") is read again from the whole text, so the
+  // clip and every error are those of readBvh.
+  const headerEnd = headerEndOf(bytes);
+  if (headerEnd < bytes.length) {
+    const prefix = utf8.decode(bytes.subarray(0, headerEnd));
+    let header: Header | undefined;
+    try {
+      header = readHeader(prefix, file);
+    } catch {
+      header = undefined;
+    }
+    if (header !== undefined && header.motion.dataStart === prefix.length)
+      return readClip(header, bytes, headerEnd, file, options);
+  }
+  return readBvh(utf8.decode(bytes), file, options);
+}
+
+/** The byte just past the line holding the first `Time:`, or the length when there is none or no line end. */
+function headerEndOf(bytes: Uint8Array): number {
+  for (let i = bytes.indexOf(TIME_LABEL[0]); i >= 0; i = bytes.indexOf(TIME_LABEL[0], i + 1)) {
+    let k = 1;
+    while (k < TIME_LABEL.length && bytes[i + k] === TIME_LABEL[k]) k++;
+    if (k === TIME_LABEL.length) {
+      const lineEnd = bytes.indexOf(LF, i);
+      return lineEnd < 0 ? bytes.length : lineEnd + 1;
+    }
+  }
+  return bytes.length;
+}
+
+/** HIERARCHY and the MOTION header, read from the text. */
+interface Header {
+  readonly hierarchy: Hierarchy;
+  readonly motion: MotionHeader;
+}
+
+function readHeader(text: string, file: string): Header {
   const scanner = new HeaderScanner(text, file);
   const hierarchy = readHierarchy(scanner);
-  const motion = readMotionHeader(scanner, hierarchy.channelCount);
+  return { hierarchy, motion: readMotionHeader(scanner, hierarchy.channelCount) };
+}
 
-  const boneCount = hierarchy.names.length;
-  // Before any allocation sized by the frame count.
-  checkFramesFit(text, file, motion, boneCount, options);
-  const skeleton = createSkeleton(hierarchy.names, hierarchy.parents, defaultPoseOf(hierarchy.offsets), unit);
-  const channelMask = channelMaskOf(boneCount);
-  // Added to the created clip, not spread into a new one: V8 gave every clip built by that
-  // spread a hidden class of its own (one per file), and the compressor's code reading clips
-  // kept deoptimising.
-  const clip: RawClip = Object.assign(
-    createRawClip(clipNameOf(file), skeleton, motion.sampleRate, motion.frameCount, unit),
-    { channelMask },
-  );
-  readFrames(text, file, motion, hierarchy, clip);
-  return clip;
+/** The clip of `header` with the frames in `bytes` from `start` (the first byte after the Frame Time line). */
+function readClip(header: Header, bytes: Uint8Array, start: number, file: string, options: ReadOptions): RawClip {
+  const { hierarchy, motion } = header;
+  const unit = options.unit ?? BVH_DEFAULT_UNIT;
+  const frames: FrameText = { bytes, start, line: motion.dataLine };
+  try {
+    // Before any allocation sized by the frame count.
+    checkFramesFit(frames, file, motion, hierarchy, options);
+    const skeleton = createSkeleton(hierarchy.names, hierarchy.parents, defaultPoseOf(hierarchy.offsets), unit);
+    // Added to the created clip, not spread into a new one: V8 gave every clip built by that
+    // spread a hidden class of its own (one per file), and the compressor's code reading
+    // clips kept deoptimising.
+    const clip: RawClip = Object.assign(
+      createRawClip(clipNameOf(file), skeleton, motion.sampleRate, motion.frameCount, unit),
+      { channelMask: channelMaskOf(hierarchy.names.length) },
+    );
+    readFrames(frames, file, motion, hierarchy, clip);
+    return clip;
+  } catch (error) {
+    // A file that ends early says so first.
+    checkFrameLines(frames, file, motion);
+    throw error;
+  }
 }
 
 /** The default pose: identity rotations and scales, translations from the OFFSETs (3 per bone). */
@@ -128,78 +195,41 @@ function isSpace(c: number): boolean {
   return c === 32 || c === 9 || c === 13 || c === 11 || c === 12;
 }
 
-/**
- * The code unit at `i`, or -1 past the end. Reading past the end with charCodeAt gives NaN,
- * but deoptimises the compiled scanner the first time a number ends a file.
- */
-function codeAt(text: string, i: number): number {
-  return i < text.length ? text.charCodeAt(i) : -1;
-}
-
-/** Position just past the number scanned by {@link scanNumber} (module state avoids a result object). */
+/** Position just past the exponent scanned by {@link scanExponent} (module state avoids a result object). */
 let scanEnd = 0;
 
 /**
- * Scans a decimal number (`-1.5`, `.5`, `3e-7`) starting at `start`. Returns NaN and sets
- * `scanEnd = start` when there is no digit; otherwise sets `scanEnd` past the number. The
- * caller checks what follows. Values beyond the exact fast path fall back to Number().
+ * The exponent of the `e` at `i` (capped: it only decides between the fast and the exact
+ * path, and must not overflow), setting `scanEnd` past it. Without digits after the `e`,
+ * 0 with `scanEnd = i`: the caller rejects the `e` as a bad token. Stops at a newline, as
+ * {@link readFrameValues} requires.
  */
-function scanNumber(text: string, start: number): number {
-  let i = start;
-  let c = codeAt(text, i);
+function scanExponent(bytes: Uint8Array, i: number): number {
+  let j = i + 1;
+  let c = bytes[j];
   const negative = c === 45;
-  if (negative || c === 43) c = codeAt(text, ++i);
-  let mantissa = 0;
-  const intStart = i;
-  // One unsigned compare per character: anything but '0'..'9' (and -1 past the end) ends a run.
+  if (negative || c === 43) c = bytes[++j];
+  if ((c - 48) >>> 0 > 9) {
+    scanEnd = i;
+    return 0;
+  }
+  let value = 0;
   while ((c - 48) >>> 0 <= 9) {
-    mantissa = mantissa * 10 + (c - 48);
-    c = codeAt(text, ++i);
+    if (value < 100000) value = value * 10 + (c - 48);
+    c = bytes[++j];
   }
-  let digits = i - intStart;
-  let exponent = 0;
-  if (c === 46) {
-    const fracStart = ++i;
-    c = codeAt(text, i);
-    while ((c - 48) >>> 0 <= 9) {
-      mantissa = mantissa * 10 + (c - 48);
-      c = codeAt(text, ++i);
-    }
-    exponent = fracStart - i;
-    digits -= exponent;
+  scanEnd = j;
+  return negative ? -value : value;
+}
+
+/** How many of the digits at `start..end` (a point may be among them) follow the leading zeros. */
+function significantDigits(bytes: Uint8Array, start: number, end: number): number {
+  let count = 0;
+  for (let i = start; i < end; i++) {
+    const c = bytes[i];
+    if (c !== 46 && (count > 0 || c !== 48)) count++;
   }
-  if (digits === 0) {
-    scanEnd = start;
-    return NaN;
-  }
-  if ((c | 32) === 101) {
-    let j = i + 1;
-    let e = codeAt(text, j);
-    const expNegative = e === 45;
-    if (expNegative || e === 43) e = codeAt(text, ++j);
-    if ((e - 48) >>> 0 <= 9) {
-      let value = 0;
-      // Cap the exponent so a hostile "1e99999999999" cannot lose precision into a valid range.
-      while ((e - 48) >>> 0 <= 9) {
-        if (value < 100000) value = value * 10 + (e - 48);
-        e = codeAt(text, ++j);
-      }
-      exponent += expNegative ? -value : value;
-      i = j;
-    }
-    // Without exponent digits `i` stays at the 'e', which the caller rejects as a bad token.
-  }
-  scanEnd = i;
-  let v: number;
-  // Below 2^53 every step of the mantissa was exact (2^53 itself may be a rounded 2^53 + 1).
-  if (mantissa < MAX_SAFE_MANTISSA && exponent >= -22 && exponent <= 22) {
-    v = exponent < 0 ? mantissa / POW10[-exponent] : mantissa * POW10[exponent];
-  } else if (mantissa === 0) {
-    v = 0;
-  } else {
-    return Number(text.slice(start, i));
-  }
-  return negative ? -v : v;
+  return count;
 }
 
 /** Whitespace-separated tokens of the header, with `{` and `}` always tokens of their own. */
@@ -284,8 +314,8 @@ class HeaderScanner {
   number(token: string | null, what: string): number {
     if (token === null)
       throw this.fail(this.lastLine(), `file ends inside HIERARCHY: expected ${what}`, PARSE_ERROR.TRUNCATED);
-    const v = scanNumber(token, 0);
-    if (scanEnd !== token.length || !Number.isFinite(v)) {
+    const v = NUMBER_TOKEN.test(token) ? Number(token) : NaN;
+    if (!Number.isFinite(v)) {
       throw this.fail(this.tokenLine, `${what}: ${quoteText(token)} is not a finite number`, PARSE_ERROR.BAD_VALUE);
     }
     return v;
@@ -571,12 +601,19 @@ function readMotionHeader(s: HeaderScanner, channelCount: number): MotionHeader 
   return { frameCount, framesLine, sampleRate, dataStart: Math.min(pos + 1, text.length), dataLine: s.line + 1 };
 }
 
+/** The frame lines: `bytes` from `start` (the first byte after the Frame Time line), whose line number is `line`. */
+interface FrameText {
+  readonly bytes: Uint8Array;
+  readonly start: number;
+  readonly line: number;
+}
+
 /** Counts lines holding something other than whitespace, from `start` to the end. */
-function countNonBlankLines(text: string, start: number): number {
+function countNonBlankLines(bytes: Uint8Array, start: number): number {
   let count = 0,
     blank = true;
-  for (let i = start; i < text.length; i++) {
-    const c = text.charCodeAt(i);
+  for (let i = start; i < bytes.length; i++) {
+    const c = bytes[i];
     if (c === LF) {
       if (!blank) count++;
       blank = true;
@@ -592,30 +629,51 @@ function lastLineOf(text: string): number {
   return line;
 }
 
-function truncatedFrames(text: string, file: string, m: MotionHeader, found: number): ParseError {
+/** {@link lastLineOf} the whole file, counted from the frame lines. */
+function lastFrameLineOf({ bytes, start, line }: FrameText): number {
+  // No frame bytes: the file ends with the Frame Time line.
+  if (start >= bytes.length) return line - 1;
+  for (let i = start; i < bytes.length - 1; i++) if (bytes[i] === LF) line++;
+  return line;
+}
+
+function truncatedFrames(frames: FrameText, file: string, m: MotionHeader, found: number): ParseError {
   return new ParseError(
     PARSE_ERROR.TRUNCATED,
     `file ends after ${found} of ${m.frameCount} frames (Frames: ${m.frameCount})`,
     file,
-    lastLineOf(text),
+    lastFrameLineOf(frames),
   );
 }
 
 /**
- * Checks, without allocating, that the text holds at least `frameCount` lines after the
- * header, so a hostile `Frames: 2000000000` fails before the tracks are allocated. Finding
- * each newline with indexOf is cheap next to parsing; exact per-frame checks come later.
+ * Throws the TRUNCATED error when fewer than `frameCount` lines follow the header, as the
+ * first error of the frame lines, whatever else is wrong in them. Finding each newline
+ * costs a tenth of reading the frames, so it runs only where the answer matters: before
+ * allocating for frames the bytes cannot hold, and before any other error is thrown.
  */
-function checkFramesFit(text: string, file: string, m: MotionHeader, boneCount: number, options: ReadOptions): void {
+function checkFrameLines(frames: FrameText, file: string, m: MotionHeader): void {
+  const bytes = frames.bytes;
   let lines = 0;
-  let p = m.dataStart;
-  while (lines < m.frameCount && p < text.length) {
-    const nl = text.indexOf('\n', p);
+  let p = frames.start;
+  while (lines < m.frameCount && p < bytes.length) {
+    const nl = bytes.indexOf(LF, p);
     lines++;
     if (nl < 0) break;
     p = nl + 1;
   }
-  if (lines < m.frameCount) throw truncatedFrames(text, file, m, countNonBlankLines(text, m.dataStart));
+  if (lines < m.frameCount) throw truncatedFrames(frames, file, m, countNonBlankLines(bytes, frames.start));
+}
+
+/**
+ * Checks, before the tracks are allocated, that the clip is within the limits and that the
+ * bytes can hold `frameCount` frames (so a hostile `Frames: 2000000000` fails first).
+ */
+function checkFramesFit(frames: FrameText, file: string, m: MotionHeader, h: Hierarchy, options: ReadOptions): void {
+  // A frame line holds a byte per value and a space or newline after each (the last line's
+  // newline may be missing). Where fewer bytes are left, the line count decides.
+  if (frames.bytes.length - frames.start < m.frameCount * h.channelCount * 2 - 1) checkFrameLines(frames, file, m);
+  const boneCount = h.names.length;
   const tooMany = boneSamplesProblem(boneCount, m.frameCount);
   if (tooMany !== undefined)
     throw new ParseError(PARSE_ERROR.LIMIT, `Frames: ${m.frameCount}: ${tooMany}`, file, m.framesLine);
@@ -623,25 +681,22 @@ function checkFramesFit(text: string, file: string, m: MotionHeader, boneCount: 
 }
 
 /** Describes the token at `pos` for an error message (up to the next whitespace). */
-function tokenAt(text: string, pos: number): string {
+function tokenAt(bytes: Uint8Array, pos: number): string {
+  // Enough bytes for one character more than a message quotes, however they are encoded.
+  const limit = Math.min(bytes.length, pos + 4 * (MAX_QUOTED_CHARS + 1));
   let end = pos;
-  while (
-    end < text.length &&
-    end - pos <= MAX_QUOTED_CHARS &&
-    text.charCodeAt(end) !== LF &&
-    !isSpace(text.charCodeAt(end))
-  )
-    end++;
+  while (end < limit && bytes[end] !== LF && !isSpace(bytes[end])) end++;
+  const token = utf8.decode(bytes.subarray(pos, end));
   // One character past the cut tells a long token from one of exactly the cut's length.
-  return end - pos > MAX_QUOTED_CHARS ? `${text.slice(pos, pos + MAX_QUOTED_CHARS)}…` : text.slice(pos, end);
+  return token.length > MAX_QUOTED_CHARS ? `${token.slice(0, MAX_QUOTED_CHARS)}…` : token;
 }
 
 /** Counts the whitespace-separated values from `pos` to the end of its line. */
-function countValuesOnLine(text: string, pos: number): number {
+function countValuesOnLine(bytes: Uint8Array, pos: number): number {
   let count = 0,
     inToken = false;
-  for (let i = pos; i < text.length; i++) {
-    const c = text.charCodeAt(i);
+  for (let i = pos; i < bytes.length; i++) {
+    const c = bytes[i];
     if (c === LF) break;
     if (isSpace(c)) inToken = false;
     else if (!inToken) {
@@ -652,7 +707,7 @@ function countValuesOnLine(text: string, pos: number): number {
   return count;
 }
 
-/** Where {@link readFrames} is: the offset of the next character and its 1-based line. */
+/** Where {@link readFrames} is: the offset of the next byte and its 1-based line. */
 interface FrameCursor {
   pos: number;
   line: number;
@@ -660,36 +715,50 @@ interface FrameCursor {
 
 /**
  * Reads every frame line into the clip's tracks (after {@link checkFramesFit}). The hot
- * loop: one pass over the characters, numbers scanned in place, each frame converted as
- * soon as it is read. Each step of a frame is a function of its own, called once per
- * frame: the engine compiles those small functions, where one function holding the whole
- * loop was compiled twice (mid-loop, then whole) with every step inlined.
+ * loop: one pass over the bytes, numbers scanned in place, each frame converted as soon as
+ * it is read. Each step of a frame is a function of its own, called once per frame: the
+ * engine compiles those small functions, where one function holding the whole loop was
+ * compiled twice (mid-loop, then whole) with every step inlined.
  */
-function readFrames(text: string, file: string, m: MotionHeader, h: Hierarchy, clip: RawClip): void {
+function readFrames(frames: FrameText, file: string, m: MotionHeader, h: Hierarchy, clip: RawClip): void {
+  const bytes = frames.bytes;
   const values = new Float64Array(h.channelCount);
   const offsets = Float64Array.from(h.offsets);
-  const at: FrameCursor = { pos: m.dataStart, line: m.dataLine };
+  const at: FrameCursor = { pos: frames.start, line: frames.line };
+  // Every scan of a frame line stops at a newline: lines before the last newline are read in
+  // place without checking for the end of the bytes at each byte.
+  const lastNewline = bytes.lastIndexOf(LF);
   for (let f = 0; f < m.frameCount; f++) {
-    if (!skipBlankLines(text, at)) throw truncatedFrames(text, file, m, f);
-    readFrameValues(text, file, at, f, values);
+    if (!skipBlankLines(bytes, at)) throw truncatedFrames(frames, file, m, f);
+    if (at.pos < lastNewline) readFrameValues(bytes, bytes.length, file, at, f, values);
+    else readLastLine(bytes, file, at, f, values);
     convertFrame(file, at.line, f, values, h, offsets, m.frameCount, clip);
   }
   // Anything after the last frame means the Frames count is wrong.
-  if (skipBlankLines(text, at))
+  if (skipBlankLines(bytes, at))
     throw new ParseError(PARSE_ERROR.SYNTAX, `more frame lines than Frames: ${m.frameCount} declares`, file, at.line);
 }
 
-/** Moves `at` to the first character of the next line holding something; false at the end of the text. */
-function skipBlankLines(text: string, at: FrameCursor): boolean {
-  const len = text.length;
+/** {@link readFrameValues} for a last line without a newline: read from a copy that has one. */
+function readLastLine(bytes: Uint8Array, file: string, at: FrameCursor, f: number, values: Float64Array): void {
+  const line = new Uint8Array(bytes.length - at.pos + 1);
+  line.set(bytes.subarray(at.pos));
+  line[line.length - 1] = LF;
+  readFrameValues(line, line.length - 1, file, { pos: 0, line: at.line }, f, values);
+  at.pos = bytes.length;
+}
+
+/** Moves `at` to the first byte of the next line holding something; false at the end of the text. */
+function skipBlankLines(bytes: Uint8Array, at: FrameCursor): boolean {
+  const len = bytes.length;
   let pos = at.pos;
   for (;;) {
-    while (pos < len && isSpace(text.charCodeAt(pos))) pos++;
+    while (pos < len && isSpace(bytes[pos])) pos++;
     if (pos >= len) {
       at.pos = pos;
       return false;
     }
-    if (text.charCodeAt(pos) !== LF) break;
+    if (bytes[pos] !== LF) break;
     pos++;
     at.line++;
   }
@@ -697,29 +766,76 @@ function skipBlankLines(text: string, at: FrameCursor): boolean {
   return true;
 }
 
-/** Scans frame `f`'s line (from `at`) into `values`, one per channel, and checks nothing else is on it. */
-function readFrameValues(text: string, file: string, at: FrameCursor, f: number, values: Float64Array): void {
+/**
+ * Scans frame `f`'s line (from `at`) into `values`, one per channel, and checks nothing else
+ * is on it. The line ends with a newline, at or before `end` (the end of the file's text):
+ * every loop below stops there without checking for the end of `bytes`. Numbers are
+ * decimals (`-1.5`, `.5`, `3e-7`) read as Number() reads them: up to 9 significant digits
+ * are summed exactly in int32 and scaled by one correctly rounded multiply or divide by an
+ * exact power of ten; anything else is handed to Number(). The scan is written out here, not
+ * called per value: a function holding it was too large for the engine to inline.
+ */
+function readFrameValues(
+  bytes: Uint8Array,
+  end: number,
+  file: string,
+  at: FrameCursor,
+  f: number,
+  values: Float64Array,
+): void {
   const channelCount = values.length;
-  const len = text.length;
   let pos = at.pos;
   for (let ch = 0; ch < channelCount; ch++) {
-    let c = text.charCodeAt(pos);
-    while (isSpace(c)) c = text.charCodeAt(++pos);
-    if (pos >= len || c === LF) throw missingValues(file, at.line, f, channelCount, ch, pos >= len);
-    const v = scanNumber(text, pos);
-    const end = scanEnd;
-    const next = end < len ? text.charCodeAt(end) : 32;
-    if (end === pos || !(next === 32 || next === LF || isSpace(next)))
-      throw badValue(text, file, at.line, f, ch, pos, 'is not a number');
-    if (!Number.isFinite(v)) throw badValue(text, file, at.line, f, ch, pos, 'is not finite');
+    let c = bytes[pos];
+    while (isSpace(c)) c = bytes[++pos];
+    if (c === LF) throw missingValues(file, at.line, f, channelCount, ch, pos === end);
+    const start = pos;
+    const negative = c === 45;
+    if (negative || c === 43) c = bytes[++pos];
+    // Wraps past 9 digits, which then take the exact path.
+    let mantissa = 0;
+    const intStart = pos;
+    // One unsigned compare per byte: anything but '0'..'9' ends a run.
+    while ((c - 48) >>> 0 <= 9) {
+      mantissa = (mantissa * 10 + (c - 48)) | 0;
+      c = bytes[++pos];
+    }
+    let digits = pos - intStart;
+    let exponent = 0;
+    if (c === 46) {
+      const fracStart = ++pos;
+      c = bytes[pos];
+      while ((c - 48) >>> 0 <= 9) {
+        mantissa = (mantissa * 10 + (c - 48)) | 0;
+        c = bytes[++pos];
+      }
+      exponent = fracStart - pos;
+      digits -= exponent;
+    }
+    const digitsEnd = pos;
+    if ((c | 32) === 101 && digits > 0) {
+      exponent += scanExponent(bytes, pos);
+      pos = scanEnd;
+      c = bytes[pos];
+    }
+    if (digits === 0 || !(c === 32 || c === LF || isSpace(c)))
+      throw badValue(bytes, file, at.line, f, ch, start, 'is not a number');
+    let v: number;
+    if ((digits > 9 && significantDigits(bytes, intStart, digitsEnd) > 9) || exponent < -22 || exponent > 22) {
+      v = Number(utf8.decode(bytes.subarray(start, pos)));
+      if (!Number.isFinite(v)) throw badValue(bytes, file, at.line, f, ch, start, 'is not finite');
+    } else {
+      v = exponent < 0 ? mantissa / POW10[-exponent] : mantissa * POW10[exponent];
+      if (negative) v = -v;
+    }
     values[ch] = v;
-    pos = end;
   }
-  while (pos < len && isSpace(text.charCodeAt(pos))) pos++;
-  if (pos < len && text.charCodeAt(pos) !== LF) {
+  let c = bytes[pos];
+  while (isSpace(c)) c = bytes[++pos];
+  if (c !== LF) {
     throw new ParseError(
       PARSE_ERROR.SYNTAX,
-      `frame ${f + 1}: expected ${channelCount} channel values, got ${channelCount + countValuesOnLine(text, pos)}`,
+      `frame ${f + 1}: expected ${channelCount} channel values, got ${channelCount + countValuesOnLine(bytes, pos)}`,
       file,
       at.line,
     );
@@ -744,7 +860,7 @@ function missingValues(
 }
 
 function badValue(
-  text: string,
+  bytes: Uint8Array,
   file: string,
   line: number,
   f: number,
@@ -754,7 +870,7 @@ function badValue(
 ): ParseError {
   return new ParseError(
     PARSE_ERROR.BAD_VALUE,
-    `frame ${f + 1}: value ${ch + 1} "${tokenAt(text, pos)}" ${problem}`,
+    `frame ${f + 1}: value ${ch + 1} "${tokenAt(bytes, pos)}" ${problem}`,
     file,
     line,
   );

@@ -5,7 +5,7 @@
 import { PoseDumpError, readPoseDump } from './pose-dump.js';
 import type { RawClip } from '../clip/raw-clip.js';
 import { readAclSjson } from './acl-sjson.js';
-import { readBvh } from './bvh.js';
+import { readBvhBytes } from './bvh.js';
 import { ParseError, PARSE_ERROR } from './errors.js';
 import type { GltfReadOptions } from './gltf.js';
 import type { ReadOptions } from './options.js';
@@ -56,7 +56,7 @@ function isGlb(bytes: Uint8Array): boolean {
 export async function readClips(file: string, bytes: Uint8Array, options: ReadOptions = {}): Promise<RawClip[]> {
   if (isGlb(bytes)) return readGltf(bytes, file, options);
   const name = file.toLowerCase();
-  if (name.endsWith('.bvh')) return [readBvh(utf8.decode(bytes), file, options)];
+  if (name.endsWith('.bvh')) return [readBvhBytes(bytes, file, options)];
   if (name.endsWith('.gltf') || name.endsWith('.glb')) return readGltf(bytes, file, options);
   if (name.endsWith('.sjson')) return [readAclSjson(utf8.decode(bytes), file, options)];
   if (name.endsWith('.json')) {

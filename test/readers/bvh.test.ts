@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 
 import { validateRawClip, type RawClip } from '../../src/clip/raw-clip.js';
 import { POSE_STRIDE } from '../../src/clip/skeleton.js';
-import { BVH_RATE_SNAP_TOLERANCE, readBvh } from '../../src/readers/bvh.js';
+import { BVH_RATE_SNAP_TOLERANCE, readBvh, readBvhBytes } from '../../src/readers/bvh.js';
 import { READ_LIMITS } from '../../src/readers/options.js';
 import { ParseError, type ParseErrorCode } from '../../src/readers/errors.js';
 import { thrownBy } from '../utils/errors.js';
@@ -738,5 +738,134 @@ describe('readBvh: errors', () => {
   it('rejects a file without any channel', () => {
     const text = TINY.replace(/CHANNELS [^\n]*/g, 'CHANNELS 0');
     expectParseError(read(text), F, 16, 'no joint has CHANNELS', 'UNSUPPORTED');
+  });
+});
+
+describe('readBvhBytes (what readClips reads BVH with)', () => {
+  const encoder = new TextEncoder();
+  const concat = (...parts: Uint8Array[]): Uint8Array => {
+    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const p of parts) {
+      out.set(p, at);
+      at += p.length;
+    }
+    return out;
+  };
+  /** The clip's content, or the error's code and message. */
+  const outcomeOf = (read: () => RawClip): unknown => {
+    try {
+      const clip = read();
+      return {
+        name: clip.name,
+        bones: clip.skeleton.boneNames,
+        parents: clip.skeleton.parents,
+        defaultPose: Array.from(clip.skeleton.defaultPose),
+        sampleRate: clip.sampleRate,
+        sampleCount: clip.sampleCount,
+        rotations: Array.from(new Uint32Array(clip.rotations.buffer)),
+        translations: Array.from(new Uint32Array(clip.translations.buffer)),
+        scales: Array.from(clip.scales),
+        channelMask: Array.from(clip.channelMask ?? []),
+      };
+    } catch (error) {
+      if (!(error instanceof ParseError)) throw error;
+      return { code: error.code, line: error.line, message: error.message };
+    }
+  };
+  // readClips decoded the whole file (dropping a BOM) and gave the text to readBvh.
+  const expectSameAsText = (bytes: Uint8Array): unknown => {
+    const fromBytes = outcomeOf(() => readBvhBytes(bytes, 'b.bvh'));
+    expect(fromBytes).toEqual(outcomeOf(() => readBvh(new TextDecoder().decode(bytes), 'b.bvh')));
+    return fromBytes;
+  };
+
+  it('reads the clip, or fails with the error, that readBvh gives for the decoded text', () => {
+    const lastFrame = '4 5 6 0 0 90 1 2 3\n';
+    const texts = [
+      TINY,
+      TINY.slice(0, -1),
+      `${TINY}\n \n`,
+      TINY.replaceAll('\n', '\r\n'),
+      TINY.replace('JOINT Spine', 'JOINT Time: spine'),
+      TINY.replace('Frame Time: 0.04', 'Frame\nTime: 0.04'),
+      TINY.replace('Frame Time: 0.04', 'Frame Time:0.04'),
+      TINY.replace('JOINT Spine', 'JOINT Épine 😀'),
+      TINY.replace('Frames: 2', 'Frames: 3'),
+      TINY.replace('Frames: 2', 'Frames: 1'),
+      TINY.replace('Frames: 2', 'Frames: 2000000000'),
+      TINY.replace('Frame Time: 0.04', 'Frame Time: 0.04 1'),
+      TINY.replace('Frame Time: 0.04', 'Frame Time: x'),
+      TINY.replace('  OFFSET 0 10 0\n', ''),
+      TINY.slice(0, TINY.indexOf('MOTION')),
+      TINY.slice(0, TINY.indexOf('Frame Time')),
+      TINY.slice(0, TINY.indexOf(' 1 2 3\n')),
+      TINY.replace(lastFrame, '4 5 6 0 0 90 1 2'),
+      TINY.replace(lastFrame, '4 5 6 0 0 90 1 2 3 4'),
+      TINY.replace(lastFrame, '4 5 6 0 0 90 1 2 3e'),
+      TINY.replace(lastFrame, '4 5 6 0 0 90 1 2 3\n7\n'),
+      TINY.replace('1 2 3 10', '1 2 é 10'),
+      TINY.replace('1 2 3 10', `1 2 ${'é😀'.repeat(100)} 10`),
+      TINY.replace('1 2 3 10', '1 2 1e999 10'),
+      TINY.replace('1 2 3 10', '1 2 1e39 10'),
+      TINY.replace('1 2 3 10', '1 2 nan 10'),
+      TINY.replace('1 2 3 10', '1 2 - 10'),
+      TINY.replace('1 2 3 10', '1 2 3x 10'),
+      TINY.replace('1 2 3 10', '+1 -0 .5e1 5.'),
+      TINY.replace('1 2 3 10', '0.000000001234 12345678901234567890 1e-30 -0.0000000000000000000000001'),
+      TINY.replace('1 2 3 10', '123456789.5 1234567.891 0.1234567891 -9.87654321e-7'),
+    ];
+    const outcomes = texts.map((text) => expectSameAsText(encoder.encode(text)));
+    // The list holds both kinds.
+    expect(outcomes.filter((o) => 'code' in (o as object)).length).toBeGreaterThan(10);
+    expect(outcomes.filter((o) => 'rotations' in (o as object)).length).toBeGreaterThan(5);
+  });
+
+  it('drops a BOM as decoding did, and reads bytes that are not UTF-8 as their decoded text', () => {
+    const bom = new Uint8Array([0xef, 0xbb, 0xbf]);
+    const tiny = encoder.encode(TINY);
+    expect(expectSameAsText(concat(bom, tiny))).toEqual(outcomeOf(() => readBvh(TINY, 'b.bvh')));
+    expectSameAsText(concat(bom, bom, tiny));
+    expectSameAsText(concat(bom, bom, bom, tiny));
+    const at = TINY.indexOf('1 2 3 10') + 4;
+    for (const bad of [[0xff], [0xe2, 0x82], [0xc3]])
+      expectSameAsText(concat(tiny.subarray(0, at), new Uint8Array(bad), tiny.subarray(at)));
+    expectSameAsText(concat(tiny, new Uint8Array([0xe2])));
+  });
+
+  it('agrees with readBvh on random edits of a file', () => {
+    const tokens = TINY.split(/(\s+)/);
+    const hostile = [
+      '1e999',
+      '0.000000000001',
+      '12345678901',
+      'é',
+      '\u0000',
+      'Time:',
+      'Frame',
+      '{',
+      '}',
+      '\n',
+      '-',
+      '.',
+    ];
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat(), fc.constantFrom(...hostile, ...tokens), fc.boolean()), {
+          minLength: 1,
+          maxLength: 4,
+        }),
+        (edits) => {
+          const out = [...tokens];
+          for (const [at, token, cut] of edits) {
+            if (cut) out.length = at % (out.length + 1);
+            else out[at % out.length] = token;
+            if (out.length === 0) break;
+          }
+          expectSameAsText(encoder.encode(out.join('')));
+        },
+      ),
+      { seed: 17, numRuns: 400 },
+    );
   });
 });
