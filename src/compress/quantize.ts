@@ -42,6 +42,17 @@ export function componentBitsOf(
 }
 
 /**
+ * Math.round(x) for x ≥ 0 (for x < 0, a number ≤ 0: a code clamps both to 0), as
+ * ⌊x + 0.5⌋ less one where x + 0.5 rounded up to that integer (x just below 0.5, or an odd
+ * x in [2^52, 2^53)). Engines compile Math.round as ⌈x⌉ less one when the fraction is below
+ * one half, a branch quantised values take at random; this one is almost never taken.
+ */
+export function roundHalfUp(x: number): number {
+  const r = Math.floor(x + 0.5);
+  return r - 0.5 > x ? r - 1 : r;
+}
+
+/**
  * Writes the integer codes of track `at.j` for its segment at `rate` (1..24):
  * `outCodes[k * 3 + storedSlot]`, and each component's bits at `outBits[0..2]`.
  */
@@ -70,7 +81,7 @@ export function quantizeTrackSegment(
     const values = track.values,
       width = track.width;
     for (let k = 0; k < at.size; k++) {
-      const q = Math.round((values[(at.start + k) * width + c] - offset) * inv);
+      const q = roundHalfUp((values[(at.start + k) * width + c] - offset) * inv);
       outCodes[k * 3 + slot] = q <= 0 ? 0 : q > max ? max : q;
     }
   }
@@ -138,7 +149,7 @@ export function reconstructTrackSegment(
       const inv = step > 0 ? 1 / step : 0;
       const max = MAX_QUANT[slotBits];
       for (let k = 0; k < size; k++) {
-        const q = Math.round((values[from + k * width] - offset) * inv);
+        const q = roundHalfUp((values[from + k * width] - offset) * inv);
         keys[k * ROTATION_SLOT + slot] = offset + (q <= 0 ? 0 : q > max ? max : q) * step;
       }
     }
