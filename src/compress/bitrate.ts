@@ -9,8 +9,9 @@
  * first and lowers them while the threshold allows (four steps, or two, or one, per track
  * per round by default; the effort level chooses, see `EFFORT_SEARCHES`). A trial
  * re-measures only the changed bone and its descendants; parent object transforms and local
- * matrices are cached. A trial first measures the key where the last one failed, from that
- * key alone rebuilt, and most failing trials stop there.
+ * matrices are cached. A trial first measures a few keys alone, each from that key rebuilt
+ * (where the tried bone's subtree errs most now, where the track's last trial failed, where
+ * the segment's last failing trial did), and most failing trials stop there.
  */
 import type { RawClip } from '../clip/raw-clip.js';
 import { POSE_STRIDE, applyAdditiveBone } from '../runtime/pose.js';
@@ -165,10 +166,14 @@ class SegmentSearch {
   private readonly applied = new Float64Array(POSE_STRIDE);
   private readonly saved: Float32Array;
   // The key where a trial of each track last failed (-1: none yet), and where the segment's
-  // last failing trial did: a trial first measures those keys alone, each from one rebuilt
+  // last failing trial did: a trial first measures such keys alone, each from one rebuilt
   // key, and most failing trials stop there (see failsAtSpot).
   private readonly failKey: Int32Array;
   private lastFailKey = -1;
+  // Per bone and buffer (`peakError[side * boneCount + b]`, side as in `current`): its largest
+  // error over the segment's keys and that key, the first spot a trial of its subtree measures.
+  private readonly peakError: Float64Array;
+  private readonly peakKey: Int32Array;
   private readonly spotPose = new Float32Array(POSE_STRIDE);
   private readonly spotObject: Float64Array;
   /** The key where {@link fitsAt} last failed (-1: none yet), measured first the next time. */
@@ -221,6 +226,8 @@ class SegmentSearch {
     this.trialLocal = new Float64Array(maxKeys * AFFINE_STRIDE);
     this.saved = new Float32Array(maxKeys * 4);
     this.failKey = new Int32Array(input.tracks.length).fill(-1);
+    this.peakError = new Float64Array(2 * this.boneCount);
+    this.peakKey = new Int32Array(2 * this.boneCount);
     this.bitsSegment = new Int32Array(input.tracks.length * input.ladder.length);
     this.bitsCache = new Uint8Array(this.bitsSegment.length * 3);
     this.spotObject = new Float64Array(this.boneCount * AFFINE_STRIDE);
@@ -310,6 +317,7 @@ class SegmentSearch {
     if (!lastFits) {
       for (let j = 0; j < tracks.length; j++) if (this.parents[tracks[j].bone] >= 0) this.setLevel(j, hi);
       this.computeObjects();
+      this.segmentError();
     }
     return true;
   }
@@ -448,14 +456,38 @@ class SegmentSearch {
   }
 
   /**
-   * Over the threshold with track j at `level` at the key where its last trial failed, or
-   * the segment's last failing trial did ({@link failsAtKey})?
+   * Over the threshold with track j at `level` at the key where the tried bone's subtree errs
+   * most now (a small error added there fails first: caught so, the failing trials measured in
+   * full on bandai-ds1 fall from 36,556 to 20,352), where its last trial failed, or where the
+   * segment's last failing trial did ({@link failsAtKey})?
    */
   private failsAtSpot(j: number, level: number): boolean {
     const own = this.failKey[j],
-      last = this.lastFailKey;
-    if (own >= 0 && own < this.size && this.failsAtKey(j, level, own)) return true;
-    return last >= 0 && last !== own && this.failsAtKey(j, level, last);
+      last = this.lastFailKey,
+      peak = this.peakKeyOf(this.input.tracks[j].bone);
+    if (this.failsAtKey(j, level, peak)) return true;
+    if (own >= 0 && own < this.size && own !== peak && this.failsAtKey(j, level, own)) return true;
+    return last >= 0 && last !== own && last !== peak && this.failsAtKey(j, level, last);
+  }
+
+  /** The key of the largest error in bone `root`'s subtree, as the buffers hold it. */
+  private peakKeyOf(root: number): number {
+    const preorder = this.preorder,
+      end = this.preorderAt[root] + this.subtreeSize[root],
+      B = this.boneCount,
+      current = this.current,
+      peakError = this.peakError;
+    let best = -1,
+      key = 0;
+    for (let i = this.preorderAt[root]; i < end; i++) {
+      const b = preorder[i];
+      const at = current[b] * B + b;
+      if (peakError[at] > best) {
+        best = peakError[at];
+        key = this.peakKey[at];
+      }
+    }
+    return key;
   }
 
   /**
@@ -535,6 +567,8 @@ class SegmentSearch {
         const j = boneTracks[i];
         this.setLevel(j, fromPrevious ? Math.min(top, previous[j] + 1) : level);
       }
+      let peak = -1,
+        peakKey = 0;
       for (let k = 0; k < this.size; k++) {
         const m = (k * B + b) * AFFINE_STRIDE;
         if (rebuilt) {
@@ -543,11 +577,18 @@ class SegmentSearch {
         }
         if (p >= 0) composeAffine(obj, (k * B + p) * AFFINE_STRIDE, la, m, obj, m);
         else for (let c = 0; c < AFFINE_STRIDE; c++) obj[m + c] = la[m + c];
-        if (boneError(raw, m, obj, m, shell[b]) > threshold) {
+        const e = boneError(raw, m, obj, m, shell[b]);
+        if (e > threshold) {
           this.fitsFailKey = k;
           return false;
         }
+        if (e > peak) {
+          peak = e;
+          peakKey = k;
+        }
       }
+      this.peakError[b] = peak;
+      this.peakKey[b] = peakKey;
     }
     return true;
   }
@@ -650,11 +691,16 @@ class SegmentSearch {
       shell = this.input.shellDistances,
       boneError = this.boneError;
     let worst = 0;
+    this.peakError.fill(-1, 0, B);
     for (let k = 0; k < this.size; k++) {
       const rawBase = k * B * AFFINE_STRIDE;
       for (let b = 0; b < B; b++) {
         const e = boneError(raw, rawBase + b * AFFINE_STRIDE, this.object, (k * B + b) * AFFINE_STRIDE, shell[b]);
         if (e > worst) worst = e;
+        if (e > this.peakError[b]) {
+          this.peakError[b] = e;
+          this.peakKey[b] = k;
+        }
       }
     }
     return worst;
@@ -682,6 +728,8 @@ class SegmentSearch {
     const parentObj = rootParent >= 0 && current[rootParent] ? this.trial : this.object;
     const rootOut = current[root] ? this.object : this.trial;
     // Bone by bone (the tried one first, over all keys): a trial that fails mostly fails there.
+    let peak = -1,
+      peakKey = 0;
     for (let k = 0; k < this.size; k++) {
       // The tried bone's local matrix changed; its descendants' did not (cached in localAffine).
       const l = (k * B + root) * POSE_STRIDE;
@@ -690,19 +738,37 @@ class SegmentSearch {
       const rm = (k * B + root) * AFFINE_STRIDE;
       if (rootParent >= 0) composeAffine(parentObj, (k * B + rootParent) * AFFINE_STRIDE, tl, t, rootOut, rm);
       else for (let c = 0; c < AFFINE_STRIDE; c++) rootOut[rm + c] = tl[t + c];
-      if (boneError(raw, rm, rootOut, rm, shell[root]) > threshold) return this.failedAt(j, k);
+      const e = boneError(raw, rm, rootOut, rm, shell[root]);
+      if (e > threshold) return this.failedAt(j, k);
+      if (e > peak) {
+        peak = e;
+        peakKey = k;
+      }
     }
+    const rootSide = (1 - current[root]) * B + root;
+    this.peakError[rootSide] = peak;
+    this.peakKey[rootSide] = peakKey;
     for (let i = first + 1; i < end; i++) {
       const b = preorder[i],
         p = parents[b];
       // The parent is in the subtree too: its new transform is in its other buffer.
       const out = current[b] ? this.object : this.trial;
       const parentOut = current[p] ? this.object : this.trial;
+      peak = -1;
+      peakKey = 0;
       for (let k = 0; k < this.size; k++) {
         const m = (k * B + b) * AFFINE_STRIDE;
         composeAffine(parentOut, (k * B + p) * AFFINE_STRIDE, la, m, out, m);
-        if (boneError(raw, m, out, m, shell[b]) > threshold) return this.failedAt(j, k);
+        const e = boneError(raw, m, out, m, shell[b]);
+        if (e > threshold) return this.failedAt(j, k);
+        if (e > peak) {
+          peak = e;
+          peakKey = k;
+        }
       }
+      const side = (1 - current[b]) * B + b;
+      this.peakError[side] = peak;
+      this.peakKey[side] = peakKey;
     }
     return true;
   }
