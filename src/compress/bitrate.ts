@@ -546,12 +546,8 @@ class SegmentSearch {
       obj = this.object,
       la = this.localAffine,
       parents = this.parents;
-    const raw = this.rawObject,
-      shell = this.input.shellDistances,
-      threshold = this.input.threshold;
     const trackStart = this.boneTrackStart,
-      boneTracks = this.boneTracks,
-      boneError = this.boneError;
+      boneTracks = this.boneTracks;
     const fromPrevious = level < 0,
       previous = this.previous,
       top = this.input.ladder.length - 1;
@@ -567,28 +563,16 @@ class SegmentSearch {
         const j = boneTracks[i];
         this.setLevel(j, fromPrevious ? Math.min(top, previous[j] + 1) : level);
       }
-      let peak = -1,
-        peakKey = 0;
-      for (let k = 0; k < this.size; k++) {
-        const m = (k * B + b) * AFFINE_STRIDE;
-        if (rebuilt) {
-          const l = (k * B + b) * POSE_STRIDE;
-          this.localToAffine(local, l, this.baseAt(k, b), la, m);
+      if (rebuilt)
+        for (let k = 0; k < this.size; k++) {
+          const at = k * B + b;
+          this.localToAffine(local, at * POSE_STRIDE, this.baseAt(k, b), la, at * AFFINE_STRIDE);
         }
-        if (p >= 0) composeAffine(obj, (k * B + p) * AFFINE_STRIDE, la, m, obj, m);
-        else for (let c = 0; c < AFFINE_STRIDE; c++) obj[m + c] = la[m + c];
-        const e = boneError(raw, m, obj, m, shell[b]);
-        if (e > threshold) {
-          this.fitsFailKey = k;
-          return false;
-        }
-        if (e > peak) {
-          peak = e;
-          peakKey = k;
-        }
+      const failed = this.measureBone(b, obj, la, b * AFFINE_STRIDE, B * AFFINE_STRIDE, obj, 0);
+      if (failed >= 0) {
+        this.fitsFailKey = failed;
+        return false;
       }
-      this.peakError[b] = peak;
-      this.peakKey[b] = peakKey;
     }
     return true;
   }
@@ -715,12 +699,8 @@ class SegmentSearch {
       local = this.local,
       la = this.localAffine,
       tl = this.trialLocal,
-      current = this.current;
-    const parents = this.parents,
-      raw = this.rawObject,
-      shell = this.input.shellDistances,
-      threshold = this.input.threshold;
-    const boneError = this.boneError;
+      current = this.current,
+      parents = this.parents;
     const preorder = this.preorder,
       first = this.preorderAt[root],
       end = first + this.subtreeSize[root];
@@ -728,49 +708,62 @@ class SegmentSearch {
     const parentObj = rootParent >= 0 && current[rootParent] ? this.trial : this.object;
     const rootOut = current[root] ? this.object : this.trial;
     // Bone by bone (the tried one first, over all keys): a trial that fails mostly fails there.
-    let peak = -1,
-      peakKey = 0;
-    for (let k = 0; k < this.size; k++) {
-      // The tried bone's local matrix changed; its descendants' did not (cached in localAffine).
-      const l = (k * B + root) * POSE_STRIDE;
-      const t = k * AFFINE_STRIDE;
-      this.localToAffine(local, l, this.baseAt(k, root), tl, t);
-      const rm = (k * B + root) * AFFINE_STRIDE;
-      if (rootParent >= 0) composeAffine(parentObj, (k * B + rootParent) * AFFINE_STRIDE, tl, t, rootOut, rm);
-      else for (let c = 0; c < AFFINE_STRIDE; c++) rootOut[rm + c] = tl[t + c];
-      const e = boneError(raw, rm, rootOut, rm, shell[root]);
-      if (e > threshold) return this.failedAt(j, k);
-      if (e > peak) {
-        peak = e;
-        peakKey = k;
-      }
-    }
-    const rootSide = (1 - current[root]) * B + root;
-    this.peakError[rootSide] = peak;
-    this.peakKey[rootSide] = peakKey;
+    // The tried bone's local matrices changed; its descendants' did not (cached in localAffine).
+    for (let k = 0; k < this.size; k++)
+      this.localToAffine(local, (k * B + root) * POSE_STRIDE, this.baseAt(k, root), tl, k * AFFINE_STRIDE);
+    let failed = this.measureBone(root, parentObj, tl, 0, AFFINE_STRIDE, rootOut, 1 - current[root]);
+    if (failed >= 0) return this.failedAt(j, failed);
     for (let i = first + 1; i < end; i++) {
       const b = preorder[i],
         p = parents[b];
       // The parent is in the subtree too: its new transform is in its other buffer.
       const out = current[b] ? this.object : this.trial;
       const parentOut = current[p] ? this.object : this.trial;
-      peak = -1;
-      peakKey = 0;
-      for (let k = 0; k < this.size; k++) {
-        const m = (k * B + b) * AFFINE_STRIDE;
-        composeAffine(parentOut, (k * B + p) * AFFINE_STRIDE, la, m, out, m);
-        const e = boneError(raw, m, out, m, shell[b]);
-        if (e > threshold) return this.failedAt(j, k);
-        if (e > peak) {
-          peak = e;
-          peakKey = k;
-        }
-      }
-      const side = (1 - current[b]) * B + b;
-      this.peakError[side] = peak;
-      this.peakKey[side] = peakKey;
+      failed = this.measureBone(b, parentOut, la, b * AFFINE_STRIDE, B * AFFINE_STRIDE, out, 1 - current[b]);
+      if (failed >= 0) return this.failedAt(j, failed);
     }
     return true;
+  }
+
+  /**
+   * Bone b's object transforms at the segment's keys into `out`: its parent's in `parentObj`
+   * composed with its local matrices at `local[lo + k * ls]` (a root's are its local ones),
+   * each measured against the raw clip's. Returns the first key over the threshold, or -1
+   * with the bone's largest error and its key kept for buffer `side`.
+   */
+  private measureBone(
+    b: number,
+    parentObj: Float64Array,
+    local: Float64Array,
+    lo: number,
+    ls: number,
+    out: Float64Array,
+    side: number,
+  ): number {
+    const B = this.boneCount,
+      p = this.parents[b],
+      raw = this.rawObject,
+      d = this.input.shellDistances[b],
+      threshold = this.input.threshold,
+      boneError = this.boneError,
+      keys = this.size;
+    let peak = -1,
+      peakKey = 0;
+    for (let k = 0; k < keys; k++) {
+      const m = (k * B + b) * AFFINE_STRIDE,
+        l = lo + k * ls;
+      if (p >= 0) composeAffine(parentObj, (k * B + p) * AFFINE_STRIDE, local, l, out, m);
+      else for (let c = 0; c < AFFINE_STRIDE; c++) out[m + c] = local[l + c];
+      const e = boneError(raw, m, out, m, d);
+      if (e > threshold) return k;
+      if (e > peak) {
+        peak = e;
+        peakKey = k;
+      }
+    }
+    this.peakError[side * B + b] = peak;
+    this.peakKey[side * B + b] = peakKey;
+    return -1;
   }
 
   /** Keeps key k as where track j's trial failed; false. */
