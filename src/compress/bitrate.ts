@@ -125,10 +125,10 @@ export function searchBitRates(input: BitRateInput): BitRateResult {
   const { tracks, layout } = input;
   const trackCount = tracks.length;
   const rates = new Uint8Array(layout.count * trackCount);
-  const search = new SegmentSearch(input);
   const searches = input.strategy
     ? [{ strategy: input.strategy, stride: 1, halve: true, fromPrevious: false }]
     : EFFORT_SEARCHES[input.effort ?? 'default'];
+  const search = new SegmentSearch(input, searches.length > 1);
   const other = new Uint8Array(searches.length > 1 ? trackCount : 0);
   let trials = 0;
   for (let s = 0; s < layout.count; s++) {
@@ -183,6 +183,18 @@ class SegmentSearch {
   /** {@link componentBitsOf} per track and ladder step, 3 each, valid where `bitsSegment` is the segment + 1. */
   private readonly bitsCache: Uint8Array;
   private readonly bitsSegment: Int32Array;
+  /**
+   * Where a segment is searched more than once (`best`), a track's values rebuilt over the
+   * whole segment at a ladder step, kept for the later searches (on bandai-ds1, 42 % of the
+   * keys `best` rebuilds; within one search, 6 %, not worth the copy): at
+   * `rebuilt[rebuiltAt[j * steps + level] ..]`, `width` floats per key, valid where
+   * `rebuiltSegment` is the segment + 1; `rebuiltUsed` floats are taken.
+   */
+  private readonly keepsRebuilt: boolean;
+  private rebuilt: Float32Array;
+  private readonly rebuiltAt: Int32Array;
+  private readonly rebuiltSegment: Int32Array;
+  private rebuiltUsed = 0;
   private readonly level: Int32Array;
   private readonly floor: Int32Array;
   /** Ladder steps of the result the next search starts from, per track (valid when `hasPrevious`). */
@@ -211,7 +223,10 @@ class SegmentSearch {
   /** Trials of the segment being searched. */
   private trials = 0;
 
-  constructor(private readonly input: BitRateInput) {
+  constructor(
+    private readonly input: BitRateInput,
+    keepsRebuilt: boolean,
+  ) {
     const parents = input.clip.skeleton.parents;
     this.parents = parents;
     this.boneCount = parents.length;
@@ -230,6 +245,10 @@ class SegmentSearch {
     this.peakKey = new Int32Array(2 * this.boneCount);
     this.bitsSegment = new Int32Array(input.tracks.length * input.ladder.length);
     this.bitsCache = new Uint8Array(this.bitsSegment.length * 3);
+    this.rebuiltAt = new Int32Array(this.bitsSegment.length);
+    this.rebuiltSegment = new Int32Array(this.bitsSegment.length);
+    this.keepsRebuilt = keepsRebuilt;
+    this.rebuilt = new Float32Array(keepsRebuilt ? input.tracks.length * 8 * maxKeys * 4 : 0);
     this.spotObject = new Float64Array(this.boneCount * AFFINE_STRIDE);
     this.level = new Int32Array(input.tracks.length);
     this.floor = new Int32Array(input.tracks.length);
@@ -264,6 +283,7 @@ class SegmentSearch {
     // Raw object transforms per segment, not per clip: the working set stays small (once
     // for the searches `best` runs on one segment); the segment's part of the clip's when given.
     if (this.rawSegment !== s) {
+      this.rebuiltUsed = 0;
       const perKey = this.boneCount * AFFINE_STRIDE;
       const known = this.input.clipObject;
       if (known) this.rawObject = known.subarray(this.start * perKey, (this.start + keys) * perKey);
@@ -423,14 +443,39 @@ class SegmentSearch {
     at.start = this.start + first;
     at.size = count;
     const rate = ladder[level];
-    // Each component's bits at this rate, derived once per segment (a loop over the ladder each).
     const cached = j * ladder.length + level;
+    const width = tracks[j].width;
+    if (this.rebuiltSegment[cached] === this.segment + 1) {
+      const rebuilt = this.rebuilt;
+      for (let i = 0, from = this.rebuiltAt[cached] + first * width; i < count; i++, from += width)
+        for (let c = 0; c < width; c++) out[o + i * stride + c] = rebuilt[from + c];
+      return;
+    }
+    // Each component's bits at this rate, derived once per segment (a loop over the ladder each).
     if (this.bitsSegment[cached] !== this.segment + 1 && rate > 0 && rate !== RAW_BITS) {
       componentBitsOf(tracks[j], at, rate, clipRanges, ranges, this.componentBits);
       this.bitsCache.set(this.componentBits, cached * 3);
       this.bitsSegment[cached] = this.segment + 1;
     }
     reconstructTrackSegment(tracks[j], at, rate, clipRanges, ranges, out, o, stride, this.bitsCache, cached * 3);
+    if (count === this.size && this.keepsRebuilt) this.keepRebuilt(cached, width, out, o, stride);
+  }
+
+  /** Keeps the whole segment's values just rebuilt at `out[o + k * stride]` as entry `cached` of `rebuilt`. */
+  private keepRebuilt(cached: number, width: number, out: Float32Array, o: number, stride: number): void {
+    const keys = this.size;
+    if (this.rebuiltUsed + keys * width > this.rebuilt.length) {
+      const grown = new Float32Array(2 * this.rebuilt.length + keys * width);
+      grown.set(this.rebuilt.subarray(0, this.rebuiltUsed));
+      this.rebuilt = grown;
+    }
+    const rebuilt = this.rebuilt,
+      at = this.rebuiltUsed;
+    for (let k = 0; k < keys; k++)
+      for (let c = 0; c < width; c++) rebuilt[at + k * width + c] = out[o + k * stride + c];
+    this.rebuiltAt[cached] = at;
+    this.rebuiltSegment[cached] = this.segment + 1;
+    this.rebuiltUsed = at + keys * width;
   }
 
   /** Tries track j at `level`; keeps it when the chain below stays within the threshold. */
