@@ -25,7 +25,13 @@ import {
   type BoneErrorFunction,
   type ErrorMetric,
 } from '../metric/error-metric.js';
-import { componentBitsOf, reconstructTrackSegment, type TrackSlot } from './quantize.js';
+import {
+  DEQUANTIZATION_STRIDE,
+  componentBitsOf,
+  dequantization,
+  reconstructTrackSegment,
+  type TrackSlot,
+} from './quantize.js';
 import type { Effort } from './options.js';
 import type { AnimatedTrack, ClipRanges, SegmentRanges } from './range.js';
 import type { SegmentLayout } from './segment.js';
@@ -180,9 +186,12 @@ class SegmentSearch {
   private fitsFailKey = -1;
   private readonly spotLocal = new Float64Array(AFFINE_STRIDE);
   private readonly componentBits = new Uint8Array(3);
-  /** {@link componentBitsOf} per track and ladder step, 3 each, valid where `bitsSegment` is the segment + 1. */
-  private readonly bitsCache: Uint8Array;
-  private readonly bitsSegment: Int32Array;
+  /**
+   * {@link dequantization} per track and ladder step (three components each), derived once
+   * per segment, valid where `dequantizedSegment` is the segment + 1.
+   */
+  private readonly dequantized: Float64Array;
+  private readonly dequantizedSegment: Int32Array;
   /**
    * Where a segment is searched more than once (`best`), a track's values rebuilt over the
    * whole segment at a ladder step, kept for the later searches (on bandai-ds1, 42 % of the
@@ -243,10 +252,11 @@ class SegmentSearch {
     this.failKey = new Int32Array(input.tracks.length).fill(-1);
     this.peakError = new Float64Array(2 * this.boneCount);
     this.peakKey = new Int32Array(2 * this.boneCount);
-    this.bitsSegment = new Int32Array(input.tracks.length * input.ladder.length);
-    this.bitsCache = new Uint8Array(this.bitsSegment.length * 3);
-    this.rebuiltAt = new Int32Array(this.bitsSegment.length);
-    this.rebuiltSegment = new Int32Array(this.bitsSegment.length);
+    const steps = input.tracks.length * input.ladder.length;
+    this.dequantizedSegment = new Int32Array(steps);
+    this.dequantized = new Float64Array(steps * 3 * DEQUANTIZATION_STRIDE);
+    this.rebuiltAt = new Int32Array(steps);
+    this.rebuiltSegment = new Int32Array(steps);
     this.keepsRebuilt = keepsRebuilt;
     this.rebuilt = new Float32Array(keepsRebuilt ? input.tracks.length * 8 * maxKeys * 4 : 0);
     this.spotObject = new Float64Array(this.boneCount * AFFINE_STRIDE);
@@ -451,13 +461,12 @@ class SegmentSearch {
         for (let c = 0; c < width; c++) out[o + i * stride + c] = rebuilt[from + c];
       return;
     }
-    // Each component's bits at this rate, derived once per segment (a loop over the ladder each).
-    if (this.bitsSegment[cached] !== this.segment + 1 && rate > 0 && rate !== RAW_BITS) {
-      componentBitsOf(tracks[j], at, rate, clipRanges, ranges, this.componentBits);
-      this.bitsCache.set(this.componentBits, cached * 3);
-      this.bitsSegment[cached] = this.segment + 1;
+    const d = cached * 3 * DEQUANTIZATION_STRIDE;
+    if (this.dequantizedSegment[cached] !== this.segment + 1 && rate > 0 && rate !== RAW_BITS) {
+      dequantization(tracks[j], at, rate, clipRanges, ranges, this.dequantized, d, this.componentBits);
+      this.dequantizedSegment[cached] = this.segment + 1;
     }
-    reconstructTrackSegment(tracks[j], at, rate, clipRanges, ranges, out, o, stride, this.bitsCache, cached * 3);
+    reconstructTrackSegment(tracks[j], at, rate, clipRanges, ranges, out, o, stride, this.dequantized, d);
     if (count === this.size && this.keepsRebuilt) this.keepRebuilt(cached, width, out, o, stride);
   }
 

@@ -2,11 +2,16 @@
  * reconstructTrackSegment over part of a segment: the bit-rate search measures a trial at
  * one key from that key alone rebuilt, and keeps its decision only because the key comes
  * out exactly as in the whole segment's rebuild (the one the decoder test checks against
- * the decoder), with or without the component bits passed in; and the rounding of its codes.
+ * the decoder), with or without its dequantization passed in; and the rounding of its codes.
  */
 import { describe, expect, it } from 'vitest';
 
-import { componentBitsOf, reconstructTrackSegment, roundHalfUp } from '../../src/compress/quantize.js';
+import {
+  DEQUANTIZATION_STRIDE,
+  dequantization,
+  reconstructTrackSegment,
+  roundHalfUp,
+} from '../../src/compress/quantize.js';
 import { MAX_QUANTIZED_BITS, RAW_BITS } from '../../src/runtime/format.js';
 import { encodeWithRates } from '../utils/clips.js';
 import { makeSyntheticClip } from '../utils/synthetic.js';
@@ -28,6 +33,7 @@ describe('reconstructTrackSegment', () => {
     const enc = encodeWithRates(clip, () => RAW_BITS, { reference: 'identity' });
     const drops = new Set<number>();
     const bits = new Uint8Array(3);
+    const known = new Float64Array(3 * DEQUANTIZATION_STRIDE);
     let compared = 0;
     enc.tracks.forEach((track, j) => {
       for (let s = 0; s < enc.layout.count; s++) {
@@ -37,15 +43,16 @@ describe('reconstructTrackSegment', () => {
           const at = { j, trackCount: enc.tracks.length, segment: s, start: enc.layout.starts[s], size };
           const whole = new Float32Array(size * 4);
           reconstructTrackSegment(track, at, rate, enc.clipRanges, enc.ranges, whole, 0, 4);
-          if (rate > 0 && rate !== RAW_BITS) componentBitsOf(track, at, rate, enc.clipRanges, enc.ranges, bits);
+          if (rate > 0 && rate !== RAW_BITS)
+            dequantization(track, at, rate, enc.clipRanges, enc.ranges, known, 0, bits);
           for (let k = 0; k < size; k++) {
             const one = { ...at, start: at.start + k, size: 1 };
             const alone = new Float32Array(4);
             reconstructTrackSegment(track, one, rate, enc.clipRanges, enc.ranges, alone, 0, 4);
             expect(alone).toEqual(whole.subarray(k * 4, k * 4 + 4));
-            const known = new Float32Array(4);
-            reconstructTrackSegment(track, one, rate, enc.clipRanges, enc.ranges, known, 0, 4, bits, 0);
-            expect(known).toEqual(alone);
+            const fromKnown = new Float32Array(4);
+            reconstructTrackSegment(track, one, rate, enc.clipRanges, enc.ranges, fromKnown, 0, 4, known, 0);
+            expect(fromKnown).toEqual(alone);
             compared++;
           }
         }
