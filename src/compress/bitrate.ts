@@ -166,8 +166,12 @@ class SegmentSearch {
   private readonly object: Float64Array;
   private readonly current: Uint8Array;
   private rawObject: Float64Array; // the raw clip's object transforms for this segment's keys
-  private readonly localAffine: Float64Array; // local transforms as affine matrices, per key and bone
-  private readonly trialLocal: Float64Array; // the tried bone's local matrices, per key
+  // Local transforms as affine matrices, per key and bone, in two buffers like the object
+  // transforms: `localSide[b]` says which holds bone b's (1: otherLocal). A trial writes the
+  // tried bone's into the other one, and keeping it flips the bone's side.
+  private readonly localAffine: Float64Array;
+  private readonly otherLocal: Float64Array;
+  private readonly localSide: Uint8Array;
   private readonly trial: Float64Array;
   private readonly applied = new Float64Array(POSE_STRIDE);
   private readonly saved: Float32Array;
@@ -247,7 +251,8 @@ class SegmentSearch {
     this.trial = new Float64Array(maxKeys * this.boneCount * AFFINE_STRIDE);
     this.rawObject = new Float64Array(maxKeys * this.boneCount * AFFINE_STRIDE);
     this.localAffine = new Float64Array(maxKeys * this.boneCount * AFFINE_STRIDE);
-    this.trialLocal = new Float64Array(maxKeys * AFFINE_STRIDE);
+    this.otherLocal = new Float64Array(maxKeys * this.boneCount * AFFINE_STRIDE);
+    this.localSide = new Uint8Array(this.boneCount);
     this.saved = new Float32Array(maxKeys * 4);
     this.failKey = new Int32Array(input.tracks.length).fill(-1);
     this.peakError = new Float64Array(2 * this.boneCount);
@@ -559,8 +564,7 @@ class SegmentSearch {
       threshold = this.input.threshold,
       boneError = this.boneError;
     const pose = this.spotPose,
-      spot = this.spotObject,
-      la = this.localAffine;
+      spot = this.spotObject;
     const l = (k * B + root) * POSE_STRIDE;
     for (let c = 0; c < POSE_STRIDE; c++) pose[c] = this.local[l + c];
     this.rebuild(j, level, k, 1, pose, KIND_POSE_OFFSET[t.kind], POSE_STRIDE);
@@ -579,7 +583,7 @@ class SegmentSearch {
     for (let i = this.preorderAt[root] + 1; i < end; i++) {
       const b = preorder[i];
       const m = b * AFFINE_STRIDE;
-      composeAffine(spot, parents[b] * AFFINE_STRIDE, la, km + m, spot, m);
+      composeAffine(spot, parents[b] * AFFINE_STRIDE, this.localOf(b), km + m, spot, m);
       if (boneError(raw, km + m, spot, m, shell[b]) > threshold) return true;
     }
     return false;
@@ -598,7 +602,6 @@ class SegmentSearch {
     const B = this.boneCount,
       local = this.local,
       obj = this.object,
-      la = this.localAffine,
       parents = this.parents;
     const trackStart = this.boneTrackStart,
       boneTracks = this.boneTracks;
@@ -617,6 +620,7 @@ class SegmentSearch {
         const j = boneTracks[i];
         this.setLevel(j, fromPrevious ? Math.min(top, previous[j] + 1) : level);
       }
+      const la = this.localOf(b);
       if (rebuilt)
         for (let k = 0; k < this.size; k++) {
           const at = k * B + b;
@@ -651,7 +655,6 @@ class SegmentSearch {
     const pose = this.spotPose,
       spot = this.spotObject,
       m = this.spotLocal,
-      la = this.localAffine,
       obj = this.object;
     const km = k * B * AFFINE_STRIDE;
     for (let b = 0; b < B; b++) {
@@ -662,7 +665,7 @@ class SegmentSearch {
         for (let c = 0; c < AFFINE_STRIDE; c++) spot[sb + c] = obj[km + sb + c];
         continue;
       }
-      let local: Float64Array = la,
+      let local = this.localOf(b),
         lo = km + sb;
       if (fromPrevious || trackStart[b] < trackStart[b + 1]) {
         const l = (k * B + b) * POSE_STRIDE;
@@ -697,6 +700,11 @@ class SegmentSearch {
     poseToAffine(this.applied, 0, out, o);
   }
 
+  /** The buffer holding bone b's local matrices (see `localSide`). */
+  private localOf(b: number): Float64Array {
+    return this.localSide[b] ? this.otherLocal : this.localAffine;
+  }
+
   /** Where bone b's additive base pose at key k of the segment is. */
   private baseAt(k: number, b: number): number {
     return ((this.start + k) * this.boneCount + b) * POSE_STRIDE;
@@ -710,6 +718,7 @@ class SegmentSearch {
       la = this.localAffine,
       parents = this.parents;
     this.current.fill(0);
+    this.localSide.fill(0);
     for (let k = 0; k < this.size; k++) {
       for (let b = 0; b < B; b++) {
         const l = (k * B + b) * POSE_STRIDE;
@@ -751,8 +760,6 @@ class SegmentSearch {
   private measureSubtree(root: number, j: number): boolean {
     const B = this.boneCount,
       local = this.local,
-      la = this.localAffine,
-      tl = this.trialLocal,
       current = this.current,
       parents = this.parents;
     const preorder = this.preorder,
@@ -762,10 +769,14 @@ class SegmentSearch {
     const parentObj = rootParent >= 0 && current[rootParent] ? this.trial : this.object;
     const rootOut = current[root] ? this.object : this.trial;
     // Bone by bone (the tried one first, over all keys): a trial that fails mostly fails there.
-    // The tried bone's local matrices changed; its descendants' did not (cached in localAffine).
-    for (let k = 0; k < this.size; k++)
-      this.localToAffine(local, (k * B + root) * POSE_STRIDE, this.baseAt(k, root), tl, k * AFFINE_STRIDE);
-    let failed = this.measureBone(root, parentObj, tl, 0, AFFINE_STRIDE, rootOut, 1 - current[root]);
+    // The tried bone's local matrices changed (into its other buffer); its descendants' did not.
+    const rootLocal = this.localSide[root] ? this.localAffine : this.otherLocal;
+    for (let k = 0; k < this.size; k++) {
+      const at = k * B + root;
+      this.localToAffine(local, at * POSE_STRIDE, this.baseAt(k, root), rootLocal, at * AFFINE_STRIDE);
+    }
+    const ls = B * AFFINE_STRIDE;
+    let failed = this.measureBone(root, parentObj, rootLocal, root * AFFINE_STRIDE, ls, rootOut, 1 - current[root]);
     if (failed >= 0) return this.failedAt(j, failed);
     for (let i = first + 1; i < end; i++) {
       const b = preorder[i],
@@ -773,7 +784,7 @@ class SegmentSearch {
       // The parent is in the subtree too: its new transform is in its other buffer.
       const out = current[b] ? this.object : this.trial;
       const parentOut = current[p] ? this.object : this.trial;
-      failed = this.measureBone(b, parentOut, la, b * AFFINE_STRIDE, B * AFFINE_STRIDE, out, 1 - current[b]);
+      failed = this.measureBone(b, parentOut, this.localOf(b), b * AFFINE_STRIDE, ls, out, 1 - current[b]);
       if (failed >= 0) return this.failedAt(j, failed);
     }
     return true;
@@ -827,15 +838,9 @@ class SegmentSearch {
     return false;
   }
 
-  /** Keeps the trial measured last: the root's local matrices, and the subtree's buffers flip. */
+  /** Keeps the trial measured last: the root's local matrices and the subtree's object transforms flip buffers. */
   private commitSubtree(root: number): void {
-    const la = this.localAffine,
-      tl = this.trialLocal,
-      B = this.boneCount;
-    for (let k = 0; k < this.size; k++) {
-      const rm = (k * B + root) * AFFINE_STRIDE;
-      for (let c = 0; c < AFFINE_STRIDE; c++) la[rm + c] = tl[k * AFFINE_STRIDE + c];
-    }
+    this.localSide[root] ^= 1;
     const preorder = this.preorder,
       end = this.preorderAt[root] + this.subtreeSize[root];
     for (let i = this.preorderAt[root]; i < end; i++) this.current[preorder[i]] ^= 1;
