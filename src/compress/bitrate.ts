@@ -263,7 +263,7 @@ class SegmentSearch {
     this.rebuiltAt = new Int32Array(steps);
     this.rebuiltSegment = new Int32Array(steps);
     this.keepsRebuilt = keepsRebuilt;
-    this.rebuilt = new Float32Array(keepsRebuilt ? input.tracks.length * 8 * maxKeys * 4 : 0);
+    this.rebuilt = new Float32Array(keepsRebuilt ? input.tracks.length * maxKeys * 4 : 0);
     this.spotObject = new Float64Array(this.boneCount * AFFINE_STRIDE);
     this.level = new Int32Array(input.tracks.length);
     this.floor = new Int32Array(input.tracks.length);
