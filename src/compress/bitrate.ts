@@ -9,8 +9,9 @@
  * first and lowers them while the threshold allows (four steps, or two, or one, per track
  * per round by default; the effort level chooses, see `EFFORT_SEARCHES`). A trial
  * re-measures only the changed bone and its descendants; parent object transforms and local
- * matrices are cached. A trial first measures the key where the last one failed, from that
- * key alone rebuilt, and most failing trials stop there.
+ * matrices are cached. A trial first measures a few keys alone, each from that key rebuilt
+ * (where the tried bone's subtree errs most now, where the track's last trial failed, where
+ * the segment's last failing trial did), and most failing trials stop there.
  */
 import type { RawClip } from '../clip/raw-clip.js';
 import { POSE_STRIDE, applyAdditiveBone } from '../runtime/pose.js';
@@ -24,7 +25,13 @@ import {
   type BoneErrorFunction,
   type ErrorMetric,
 } from '../metric/error-metric.js';
-import { componentBitsOf, reconstructTrackSegment, type TrackSlot } from './quantize.js';
+import {
+  DEQUANTIZATION_STRIDE,
+  componentBitsOf,
+  dequantization,
+  reconstructTrackSegment,
+  type TrackSlot,
+} from './quantize.js';
 import type { Effort } from './options.js';
 import type { AnimatedTrack, ClipRanges, SegmentRanges } from './range.js';
 import type { SegmentLayout } from './segment.js';
@@ -124,10 +131,10 @@ export function searchBitRates(input: BitRateInput): BitRateResult {
   const { tracks, layout } = input;
   const trackCount = tracks.length;
   const rates = new Uint8Array(layout.count * trackCount);
-  const search = new SegmentSearch(input);
   const searches = input.strategy
     ? [{ strategy: input.strategy, stride: 1, halve: true, fromPrevious: false }]
     : EFFORT_SEARCHES[input.effort ?? 'default'];
+  const search = new SegmentSearch(input, searches.length > 1);
   const other = new Uint8Array(searches.length > 1 ? trackCount : 0);
   let trials = 0;
   for (let s = 0; s < layout.count; s++) {
@@ -159,25 +166,48 @@ class SegmentSearch {
   private readonly object: Float64Array;
   private readonly current: Uint8Array;
   private rawObject: Float64Array; // the raw clip's object transforms for this segment's keys
-  private readonly localAffine: Float64Array; // local transforms as affine matrices, per key and bone
-  private readonly trialLocal: Float64Array; // the tried bone's local matrices, per key
+  // Local transforms as affine matrices, per key and bone, in two buffers like the object
+  // transforms: `localSide[b]` says which holds bone b's (1: otherLocal). A trial writes the
+  // tried bone's into the other one, and keeping it flips the bone's side.
+  private readonly localAffine: Float64Array;
+  private readonly otherLocal: Float64Array;
+  private readonly localSide: Uint8Array;
   private readonly trial: Float64Array;
   private readonly applied = new Float64Array(POSE_STRIDE);
   private readonly saved: Float32Array;
   // The key where a trial of each track last failed (-1: none yet), and where the segment's
-  // last failing trial did: a trial first measures those keys alone, each from one rebuilt
+  // last failing trial did: a trial first measures such keys alone, each from one rebuilt
   // key, and most failing trials stop there (see failsAtSpot).
   private readonly failKey: Int32Array;
   private lastFailKey = -1;
+  // Per bone and buffer (`peakError[side * boneCount + b]`, side as in `current`): its largest
+  // error over the segment's keys and that key, the first spot a trial of its subtree measures.
+  private readonly peakError: Float64Array;
+  private readonly peakKey: Int32Array;
   private readonly spotPose = new Float32Array(POSE_STRIDE);
   private readonly spotObject: Float64Array;
   /** The key where {@link fitsAt} last failed (-1: none yet), measured first the next time. */
   private fitsFailKey = -1;
   private readonly spotLocal = new Float64Array(AFFINE_STRIDE);
   private readonly componentBits = new Uint8Array(3);
-  /** {@link componentBitsOf} per track and ladder step, 3 each, valid where `bitsSegment` is the segment + 1. */
-  private readonly bitsCache: Uint8Array;
-  private readonly bitsSegment: Int32Array;
+  /**
+   * {@link dequantization} per track and ladder step (three components each), derived once
+   * per segment, valid where `dequantizedSegment` is the segment + 1.
+   */
+  private readonly dequantized: Float64Array;
+  private readonly dequantizedSegment: Int32Array;
+  /**
+   * Where a segment is searched more than once (`best`), a track's values rebuilt over the
+   * whole segment at a ladder step, kept for the later searches (on bandai-ds1, 42 % of the
+   * keys `best` rebuilds; within one search, 6 %, not worth the copy): at
+   * `rebuilt[rebuiltAt[j * steps + level] ..]`, `width` floats per key, valid where
+   * `rebuiltSegment` is the segment + 1; `rebuiltUsed` floats are taken.
+   */
+  private readonly keepsRebuilt: boolean;
+  private rebuilt: Float32Array;
+  private readonly rebuiltAt: Int32Array;
+  private readonly rebuiltSegment: Int32Array;
+  private rebuiltUsed = 0;
   private readonly level: Int32Array;
   private readonly floor: Int32Array;
   /** Ladder steps of the result the next search starts from, per track (valid when `hasPrevious`). */
@@ -206,7 +236,10 @@ class SegmentSearch {
   /** Trials of the segment being searched. */
   private trials = 0;
 
-  constructor(private readonly input: BitRateInput) {
+  constructor(
+    private readonly input: BitRateInput,
+    keepsRebuilt: boolean,
+  ) {
     const parents = input.clip.skeleton.parents;
     this.parents = parents;
     this.boneCount = parents.length;
@@ -218,11 +251,19 @@ class SegmentSearch {
     this.trial = new Float64Array(maxKeys * this.boneCount * AFFINE_STRIDE);
     this.rawObject = new Float64Array(maxKeys * this.boneCount * AFFINE_STRIDE);
     this.localAffine = new Float64Array(maxKeys * this.boneCount * AFFINE_STRIDE);
-    this.trialLocal = new Float64Array(maxKeys * AFFINE_STRIDE);
+    this.otherLocal = new Float64Array(maxKeys * this.boneCount * AFFINE_STRIDE);
+    this.localSide = new Uint8Array(this.boneCount);
     this.saved = new Float32Array(maxKeys * 4);
     this.failKey = new Int32Array(input.tracks.length).fill(-1);
-    this.bitsSegment = new Int32Array(input.tracks.length * input.ladder.length);
-    this.bitsCache = new Uint8Array(this.bitsSegment.length * 3);
+    this.peakError = new Float64Array(2 * this.boneCount);
+    this.peakKey = new Int32Array(2 * this.boneCount);
+    const steps = input.tracks.length * input.ladder.length;
+    this.dequantizedSegment = new Int32Array(steps);
+    this.dequantized = new Float64Array(steps * 3 * DEQUANTIZATION_STRIDE);
+    this.rebuiltAt = new Int32Array(steps);
+    this.rebuiltSegment = new Int32Array(steps);
+    this.keepsRebuilt = keepsRebuilt;
+    this.rebuilt = new Float32Array(keepsRebuilt ? input.tracks.length * maxKeys * 4 : 0);
     this.spotObject = new Float64Array(this.boneCount * AFFINE_STRIDE);
     this.level = new Int32Array(input.tracks.length);
     this.floor = new Int32Array(input.tracks.length);
@@ -257,6 +298,7 @@ class SegmentSearch {
     // Raw object transforms per segment, not per clip: the working set stays small (once
     // for the searches `best` runs on one segment); the segment's part of the clip's when given.
     if (this.rawSegment !== s) {
+      this.rebuiltUsed = 0;
       const perKey = this.boneCount * AFFINE_STRIDE;
       const known = this.input.clipObject;
       if (known) this.rawObject = known.subarray(this.start * perKey, (this.start + keys) * perKey);
@@ -310,6 +352,7 @@ class SegmentSearch {
     if (!lastFits) {
       for (let j = 0; j < tracks.length; j++) if (this.parents[tracks[j].bone] >= 0) this.setLevel(j, hi);
       this.computeObjects();
+      this.segmentError();
     }
     return true;
   }
@@ -415,14 +458,38 @@ class SegmentSearch {
     at.start = this.start + first;
     at.size = count;
     const rate = ladder[level];
-    // Each component's bits at this rate, derived once per segment (a loop over the ladder each).
     const cached = j * ladder.length + level;
-    if (this.bitsSegment[cached] !== this.segment + 1 && rate > 0 && rate !== RAW_BITS) {
-      componentBitsOf(tracks[j], at, rate, clipRanges, ranges, this.componentBits);
-      this.bitsCache.set(this.componentBits, cached * 3);
-      this.bitsSegment[cached] = this.segment + 1;
+    const width = tracks[j].width;
+    if (this.rebuiltSegment[cached] === this.segment + 1) {
+      const rebuilt = this.rebuilt;
+      for (let i = 0, from = this.rebuiltAt[cached] + first * width; i < count; i++, from += width)
+        for (let c = 0; c < width; c++) out[o + i * stride + c] = rebuilt[from + c];
+      return;
     }
-    reconstructTrackSegment(tracks[j], at, rate, clipRanges, ranges, out, o, stride, this.bitsCache, cached * 3);
+    const d = cached * 3 * DEQUANTIZATION_STRIDE;
+    if (this.dequantizedSegment[cached] !== this.segment + 1 && rate > 0 && rate !== RAW_BITS) {
+      dequantization(tracks[j], at, rate, clipRanges, ranges, this.dequantized, d, this.componentBits);
+      this.dequantizedSegment[cached] = this.segment + 1;
+    }
+    reconstructTrackSegment(tracks[j], at, rate, clipRanges, ranges, out, o, stride, this.dequantized, d);
+    if (count === this.size && this.keepsRebuilt) this.keepRebuilt(cached, width, out, o, stride);
+  }
+
+  /** Keeps the whole segment's values just rebuilt at `out[o + k * stride]` as entry `cached` of `rebuilt`. */
+  private keepRebuilt(cached: number, width: number, out: Float32Array, o: number, stride: number): void {
+    const keys = this.size;
+    if (this.rebuiltUsed + keys * width > this.rebuilt.length) {
+      const grown = new Float32Array(2 * this.rebuilt.length + keys * width);
+      grown.set(this.rebuilt.subarray(0, this.rebuiltUsed));
+      this.rebuilt = grown;
+    }
+    const rebuilt = this.rebuilt,
+      at = this.rebuiltUsed;
+    for (let k = 0; k < keys; k++)
+      for (let c = 0; c < width; c++) rebuilt[at + k * width + c] = out[o + k * stride + c];
+    this.rebuiltAt[cached] = at;
+    this.rebuiltSegment[cached] = this.segment + 1;
+    this.rebuiltUsed = at + keys * width;
   }
 
   /** Tries track j at `level`; keeps it when the chain below stays within the threshold. */
@@ -448,14 +515,38 @@ class SegmentSearch {
   }
 
   /**
-   * Over the threshold with track j at `level` at the key where its last trial failed, or
-   * the segment's last failing trial did ({@link failsAtKey})?
+   * Over the threshold with track j at `level` at the key where the tried bone's subtree errs
+   * most now (a small error added there fails first: caught so, the failing trials measured in
+   * full on bandai-ds1 fall from 36,556 to 20,352), where its last trial failed, or where the
+   * segment's last failing trial did ({@link failsAtKey})?
    */
   private failsAtSpot(j: number, level: number): boolean {
     const own = this.failKey[j],
-      last = this.lastFailKey;
-    if (own >= 0 && own < this.size && this.failsAtKey(j, level, own)) return true;
-    return last >= 0 && last !== own && this.failsAtKey(j, level, last);
+      last = this.lastFailKey,
+      peak = this.peakKeyOf(this.input.tracks[j].bone);
+    if (this.failsAtKey(j, level, peak)) return true;
+    if (own >= 0 && own < this.size && own !== peak && this.failsAtKey(j, level, own)) return true;
+    return last >= 0 && last !== own && last !== peak && this.failsAtKey(j, level, last);
+  }
+
+  /** The key of the largest error in bone `root`'s subtree, as the buffers hold it. */
+  private peakKeyOf(root: number): number {
+    const preorder = this.preorder,
+      end = this.preorderAt[root] + this.subtreeSize[root],
+      B = this.boneCount,
+      current = this.current,
+      peakError = this.peakError;
+    let best = -1,
+      key = 0;
+    for (let i = this.preorderAt[root]; i < end; i++) {
+      const b = preorder[i];
+      const at = current[b] * B + b;
+      if (peakError[at] > best) {
+        best = peakError[at];
+        key = this.peakKey[at];
+      }
+    }
+    return key;
   }
 
   /**
@@ -473,8 +564,7 @@ class SegmentSearch {
       threshold = this.input.threshold,
       boneError = this.boneError;
     const pose = this.spotPose,
-      spot = this.spotObject,
-      la = this.localAffine;
+      spot = this.spotObject;
     const l = (k * B + root) * POSE_STRIDE;
     for (let c = 0; c < POSE_STRIDE; c++) pose[c] = this.local[l + c];
     this.rebuild(j, level, k, 1, pose, KIND_POSE_OFFSET[t.kind], POSE_STRIDE);
@@ -493,7 +583,7 @@ class SegmentSearch {
     for (let i = this.preorderAt[root] + 1; i < end; i++) {
       const b = preorder[i];
       const m = b * AFFINE_STRIDE;
-      composeAffine(spot, parents[b] * AFFINE_STRIDE, la, km + m, spot, m);
+      composeAffine(spot, parents[b] * AFFINE_STRIDE, this.localOf(b), km + m, spot, m);
       if (boneError(raw, km + m, spot, m, shell[b]) > threshold) return true;
     }
     return false;
@@ -512,14 +602,9 @@ class SegmentSearch {
     const B = this.boneCount,
       local = this.local,
       obj = this.object,
-      la = this.localAffine,
       parents = this.parents;
-    const raw = this.rawObject,
-      shell = this.input.shellDistances,
-      threshold = this.input.threshold;
     const trackStart = this.boneTrackStart,
-      boneTracks = this.boneTracks,
-      boneError = this.boneError;
+      boneTracks = this.boneTracks;
     const fromPrevious = level < 0,
       previous = this.previous,
       top = this.input.ladder.length - 1;
@@ -535,18 +620,16 @@ class SegmentSearch {
         const j = boneTracks[i];
         this.setLevel(j, fromPrevious ? Math.min(top, previous[j] + 1) : level);
       }
-      for (let k = 0; k < this.size; k++) {
-        const m = (k * B + b) * AFFINE_STRIDE;
-        if (rebuilt) {
-          const l = (k * B + b) * POSE_STRIDE;
-          this.localToAffine(local, l, this.baseAt(k, b), la, m);
+      const la = this.localOf(b);
+      if (rebuilt)
+        for (let k = 0; k < this.size; k++) {
+          const at = k * B + b;
+          this.localToAffine(local, at * POSE_STRIDE, this.baseAt(k, b), la, at * AFFINE_STRIDE);
         }
-        if (p >= 0) composeAffine(obj, (k * B + p) * AFFINE_STRIDE, la, m, obj, m);
-        else for (let c = 0; c < AFFINE_STRIDE; c++) obj[m + c] = la[m + c];
-        if (boneError(raw, m, obj, m, shell[b]) > threshold) {
-          this.fitsFailKey = k;
-          return false;
-        }
+      const failed = this.measureBone(b, obj, la, b * AFFINE_STRIDE, B * AFFINE_STRIDE, obj, 0);
+      if (failed >= 0) {
+        this.fitsFailKey = failed;
+        return false;
       }
     }
     return true;
@@ -572,7 +655,6 @@ class SegmentSearch {
     const pose = this.spotPose,
       spot = this.spotObject,
       m = this.spotLocal,
-      la = this.localAffine,
       obj = this.object;
     const km = k * B * AFFINE_STRIDE;
     for (let b = 0; b < B; b++) {
@@ -583,7 +665,7 @@ class SegmentSearch {
         for (let c = 0; c < AFFINE_STRIDE; c++) spot[sb + c] = obj[km + sb + c];
         continue;
       }
-      let local: Float64Array = la,
+      let local = this.localOf(b),
         lo = km + sb;
       if (fromPrevious || trackStart[b] < trackStart[b + 1]) {
         const l = (k * B + b) * POSE_STRIDE;
@@ -618,6 +700,11 @@ class SegmentSearch {
     poseToAffine(this.applied, 0, out, o);
   }
 
+  /** The buffer holding bone b's local matrices (see `localSide`). */
+  private localOf(b: number): Float64Array {
+    return this.localSide[b] ? this.otherLocal : this.localAffine;
+  }
+
   /** Where bone b's additive base pose at key k of the segment is. */
   private baseAt(k: number, b: number): number {
     return ((this.start + k) * this.boneCount + b) * POSE_STRIDE;
@@ -631,6 +718,7 @@ class SegmentSearch {
       la = this.localAffine,
       parents = this.parents;
     this.current.fill(0);
+    this.localSide.fill(0);
     for (let k = 0; k < this.size; k++) {
       for (let b = 0; b < B; b++) {
         const l = (k * B + b) * POSE_STRIDE;
@@ -650,11 +738,16 @@ class SegmentSearch {
       shell = this.input.shellDistances,
       boneError = this.boneError;
     let worst = 0;
+    this.peakError.fill(-1, 0, B);
     for (let k = 0; k < this.size; k++) {
       const rawBase = k * B * AFFINE_STRIDE;
       for (let b = 0; b < B; b++) {
         const e = boneError(raw, rawBase + b * AFFINE_STRIDE, this.object, (k * B + b) * AFFINE_STRIDE, shell[b]);
         if (e > worst) worst = e;
+        if (e > this.peakError[b]) {
+          this.peakError[b] = e;
+          this.peakKey[b] = k;
+        }
       }
     }
     return worst;
@@ -667,14 +760,8 @@ class SegmentSearch {
   private measureSubtree(root: number, j: number): boolean {
     const B = this.boneCount,
       local = this.local,
-      la = this.localAffine,
-      tl = this.trialLocal,
-      current = this.current;
-    const parents = this.parents,
-      raw = this.rawObject,
-      shell = this.input.shellDistances,
-      threshold = this.input.threshold;
-    const boneError = this.boneError;
+      current = this.current,
+      parents = this.parents;
     const preorder = this.preorder,
       first = this.preorderAt[root],
       end = first + this.subtreeSize[root];
@@ -682,29 +769,66 @@ class SegmentSearch {
     const parentObj = rootParent >= 0 && current[rootParent] ? this.trial : this.object;
     const rootOut = current[root] ? this.object : this.trial;
     // Bone by bone (the tried one first, over all keys): a trial that fails mostly fails there.
+    // The tried bone's local matrices changed (into its other buffer); its descendants' did not.
+    const rootLocal = this.localSide[root] ? this.localAffine : this.otherLocal;
     for (let k = 0; k < this.size; k++) {
-      // The tried bone's local matrix changed; its descendants' did not (cached in localAffine).
-      const l = (k * B + root) * POSE_STRIDE;
-      const t = k * AFFINE_STRIDE;
-      this.localToAffine(local, l, this.baseAt(k, root), tl, t);
-      const rm = (k * B + root) * AFFINE_STRIDE;
-      if (rootParent >= 0) composeAffine(parentObj, (k * B + rootParent) * AFFINE_STRIDE, tl, t, rootOut, rm);
-      else for (let c = 0; c < AFFINE_STRIDE; c++) rootOut[rm + c] = tl[t + c];
-      if (boneError(raw, rm, rootOut, rm, shell[root]) > threshold) return this.failedAt(j, k);
+      const at = k * B + root;
+      this.localToAffine(local, at * POSE_STRIDE, this.baseAt(k, root), rootLocal, at * AFFINE_STRIDE);
     }
+    const ls = B * AFFINE_STRIDE;
+    let failed = this.measureBone(root, parentObj, rootLocal, root * AFFINE_STRIDE, ls, rootOut, 1 - current[root]);
+    if (failed >= 0) return this.failedAt(j, failed);
     for (let i = first + 1; i < end; i++) {
       const b = preorder[i],
         p = parents[b];
       // The parent is in the subtree too: its new transform is in its other buffer.
       const out = current[b] ? this.object : this.trial;
       const parentOut = current[p] ? this.object : this.trial;
-      for (let k = 0; k < this.size; k++) {
-        const m = (k * B + b) * AFFINE_STRIDE;
-        composeAffine(parentOut, (k * B + p) * AFFINE_STRIDE, la, m, out, m);
-        if (boneError(raw, m, out, m, shell[b]) > threshold) return this.failedAt(j, k);
-      }
+      failed = this.measureBone(b, parentOut, this.localOf(b), b * AFFINE_STRIDE, ls, out, 1 - current[b]);
+      if (failed >= 0) return this.failedAt(j, failed);
     }
     return true;
+  }
+
+  /**
+   * Bone b's object transforms at the segment's keys into `out`: its parent's in `parentObj`
+   * composed with its local matrices at `local[lo + k * ls]` (a root's are its local ones),
+   * each measured against the raw clip's. Returns the first key over the threshold, or -1
+   * with the bone's largest error and its key kept for buffer `side`.
+   */
+  private measureBone(
+    b: number,
+    parentObj: Float64Array,
+    local: Float64Array,
+    lo: number,
+    ls: number,
+    out: Float64Array,
+    side: number,
+  ): number {
+    const B = this.boneCount,
+      p = this.parents[b],
+      raw = this.rawObject,
+      d = this.input.shellDistances[b],
+      threshold = this.input.threshold,
+      boneError = this.boneError,
+      keys = this.size;
+    let peak = -1,
+      peakKey = 0;
+    for (let k = 0; k < keys; k++) {
+      const m = (k * B + b) * AFFINE_STRIDE,
+        l = lo + k * ls;
+      if (p >= 0) composeAffine(parentObj, (k * B + p) * AFFINE_STRIDE, local, l, out, m);
+      else for (let c = 0; c < AFFINE_STRIDE; c++) out[m + c] = local[l + c];
+      const e = boneError(raw, m, out, m, d);
+      if (e > threshold) return k;
+      if (e > peak) {
+        peak = e;
+        peakKey = k;
+      }
+    }
+    this.peakError[side * B + b] = peak;
+    this.peakKey[side * B + b] = peakKey;
+    return -1;
   }
 
   /** Keeps key k as where track j's trial failed; false. */
@@ -714,15 +838,9 @@ class SegmentSearch {
     return false;
   }
 
-  /** Keeps the trial measured last: the root's local matrices, and the subtree's buffers flip. */
+  /** Keeps the trial measured last: the root's local matrices and the subtree's object transforms flip buffers. */
   private commitSubtree(root: number): void {
-    const la = this.localAffine,
-      tl = this.trialLocal,
-      B = this.boneCount;
-    for (let k = 0; k < this.size; k++) {
-      const rm = (k * B + root) * AFFINE_STRIDE;
-      for (let c = 0; c < AFFINE_STRIDE; c++) la[rm + c] = tl[k * AFFINE_STRIDE + c];
-    }
+    this.localSide[root] ^= 1;
     const preorder = this.preorder,
       end = this.preorderAt[root] + this.subtreeSize[root];
     for (let i = this.preorderAt[root]; i < end; i++) this.current[preorder[i]] ^= 1;

@@ -42,6 +42,56 @@ export function componentBitsOf(
 }
 
 /**
+ * Math.round(x) for x ≥ 0 (for x < 0, a number ≤ 0: a code clamps both to 0), as
+ * ⌊x + 0.5⌋ less one where x + 0.5 rounded up to that integer (x just below 0.5, or an odd
+ * x in [2^52, 2^53)). Engines compile Math.round as ⌈x⌉ less one when the fraction is below
+ * one half, a branch quantised values take at random; this one is almost never taken.
+ */
+export function roundHalfUp(x: number): number {
+  const r = Math.floor(x + 0.5);
+  return r - 0.5 > x ? r - 1 : r;
+}
+
+/** Numbers {@link dequantization} writes per stored component: offset, step, 1 / step (0 for a zero step), largest code. */
+export const DEQUANTIZATION_STRIDE = 4;
+
+/**
+ * How each stored component of a track in its segment at `rate` (1..24) is dequantised, as
+ * the decoder derives it: offset, step, 1 / step and the largest code at
+ * `out[o + slot * DEQUANTIZATION_STRIDE ..]`, and each component's bits at `outBits[0..2]`.
+ */
+export function dequantization(
+  track: AnimatedTrack,
+  at: TrackSlot,
+  rate: number,
+  clipRanges: ClipRanges,
+  ranges: SegmentRanges,
+  out: Float64Array,
+  o: number,
+  outBits: Uint8Array,
+): void {
+  const drop = track.drop[at.segment];
+  componentBitsOf(track, at, rate, clipRanges, ranges, outBits);
+  for (let slot = 0; slot < ANIMATED_COMPONENTS; slot++) {
+    const c = storedComponent(slot, drop);
+    const bits = outBits[slot];
+    const r = clipRanges.offsets[at.j] + 2 * c;
+    const rs = ((at.segment * at.trackCount + at.j) * 3 + slot) * 2;
+    const step = segmentStep(clipRanges.values[r + 1], ranges.minMax[rs + 1], bits);
+    const p = o + slot * DEQUANTIZATION_STRIDE;
+    out[p] = segmentOffset(clipRanges.values[r], clipRanges.values[r + 1], ranges.minMax[rs]);
+    out[p + 1] = step;
+    // Any code is valid (the decoder only rebuilds offset + q · step), so the nearest one
+    // may be found with a reciprocal instead of a division per value.
+    out[p + 2] = step > 0 ? 1 / step : 0;
+    out[p + 3] = MAX_QUANT[bits];
+  }
+}
+
+/** {@link dequantization} of the call being served, when its caller passes none. */
+const scratchDequantization = new Float64Array(ANIMATED_COMPONENTS * DEQUANTIZATION_STRIDE);
+
+/**
  * Writes the integer codes of track `at.j` for its segment at `rate` (1..24):
  * `outCodes[k * 3 + storedSlot]`, and each component's bits at `outBits[0..2]`.
  */
@@ -55,22 +105,18 @@ export function quantizeTrackSegment(
   outBits: Uint8Array,
 ): void {
   const drop = track.drop[at.segment];
-  componentBitsOf(track, at, rate, clipRanges, ranges, outBits);
+  const d = scratchDequantization;
+  dequantization(track, at, rate, clipRanges, ranges, d, 0, outBits);
+  const values = track.values,
+    width = track.width;
   for (let slot = 0; slot < ANIMATED_COMPONENTS; slot++) {
     const c = storedComponent(slot, drop);
-    const bits = outBits[slot];
-    const r = clipRanges.offsets[at.j] + 2 * c;
-    const rs = ((at.segment * at.trackCount + at.j) * 3 + slot) * 2;
-    const offset = segmentOffset(clipRanges.values[r], clipRanges.values[r + 1], ranges.minMax[rs]);
-    const step = segmentStep(clipRanges.values[r + 1], ranges.minMax[rs + 1], bits);
-    // Any code is valid (the decoder only rebuilds offset + q · step), so the nearest one
-    // may be found with a reciprocal instead of a division per value.
-    const inv = step > 0 ? 1 / step : 0;
-    const max = MAX_QUANT[bits];
-    const values = track.values,
-      width = track.width;
+    const p = slot * DEQUANTIZATION_STRIDE;
+    const offset = d[p],
+      inv = d[p + 2],
+      max = d[p + 3];
     for (let k = 0; k < at.size; k++) {
-      const q = Math.round((values[(at.start + k) * width + c] - offset) * inv);
+      const q = roundHalfUp((values[(at.start + k) * width + c] - offset) * inv);
       outCodes[k * 3 + slot] = q <= 0 ? 0 : q > max ? max : q;
     }
   }
@@ -88,8 +134,8 @@ let listScratch = new Int32Array(ROTATION_ENTRY * 2 * SEGMENT_SIZE);
  * Writes what the decoder rebuilds for a track's keys in a segment stored at `bits`, at
  * `out[o + k * stride ...]`: a rotation (xyzw) or a vector (xyz). The codes are those of
  * {@link quantizeTrackSegment}, rebuilt as offset + code · step on the fly. A caller that
- * rebuilds the same track at the same rate again may pass its {@link componentBitsOf} in
- * `knownBits[kb..kb + 2]`.
+ * rebuilds the same track at the same rate again may pass its {@link dequantization} in
+ * `known[ko ..]`.
  */
 export function reconstructTrackSegment(
   track: AnimatedTrack,
@@ -100,8 +146,8 @@ export function reconstructTrackSegment(
   out: Float32Array,
   o: number,
   stride: number,
-  knownBits?: Uint8Array,
-  kb = 0,
+  known?: Float64Array,
+  ko = 0,
 ): void {
   const drop = track.drop[at.segment];
   const width = track.width;
@@ -114,12 +160,12 @@ export function reconstructTrackSegment(
     listScratch = new Int32Array(size * ROTATION_ENTRY);
   }
   const keys = keyScratch;
-  let cb: Uint8Array = compBits,
-    cbo = 0;
-  if (knownBits !== undefined) {
-    cb = knownBits;
-    cbo = kb;
-  } else if (bits > 0 && bits !== RAW_BITS) componentBitsOf(track, at, bits, clipRanges, ranges, compBits);
+  let d: Float64Array = scratchDequantization,
+    dp = 0;
+  if (known !== undefined) {
+    d = known;
+    dp = ko;
+  } else if (bits > 0 && bits !== RAW_BITS) dequantization(track, at, bits, clipRanges, ranges, d, 0, compBits);
   for (let slot = 0; slot < ANIMATED_COMPONENTS; slot++) {
     const c = storedComponent(slot, drop);
     const r = rangeBase + 2 * c;
@@ -131,14 +177,13 @@ export function reconstructTrackSegment(
       for (let k = 0; k < size; k++) keys[k * ROTATION_SLOT + slot] = v;
     } else {
       // quantizeTrackSegment's codes, each rebuilt as the decoder does.
-      const rs = (slotBase + slot) * 2;
-      const offset = segmentOffset(clipRanges.values[r], clipRanges.values[r + 1], ranges.minMax[rs]);
-      const slotBits = cb[cbo + slot];
-      const step = segmentStep(clipRanges.values[r + 1], ranges.minMax[rs + 1], slotBits);
-      const inv = step > 0 ? 1 / step : 0;
-      const max = MAX_QUANT[slotBits];
+      const p = dp + slot * DEQUANTIZATION_STRIDE;
+      const offset = d[p],
+        step = d[p + 1],
+        inv = d[p + 2],
+        max = d[p + 3];
       for (let k = 0; k < size; k++) {
-        const q = Math.round((values[from + k * width] - offset) * inv);
+        const q = roundHalfUp((values[from + k * width] - offset) * inv);
         keys[k * ROTATION_SLOT + slot] = offset + (q <= 0 ? 0 : q > max ? max : q) * step;
       }
     }
