@@ -87,7 +87,7 @@ interface Pass2 {
   /**
    * Round-robin: ladder steps a track tries to go down per round. Larger strides leave
    * the budget to more tracks before the first ones reach their floor (smaller files on
-   * bandai-ds1, docs/experiments.md) for about as many trials.
+   * bandai-ds1, bench/notes.md) for about as many trials.
    */
   readonly stride: number;
   /** Round-robin: where `stride` steps fail, try half as many, down to one; otherwise the track is done. */
