@@ -229,7 +229,12 @@ export class SampleReference implements ReferenceObjects {
   private stamp = 0;
   /** The interval whose u, angle and sign are held. */
   private k = -1;
-  /** Per bone, its STEP tracks: {@link HELD_ROTATION}, {@link HELD_TRANSLATION}, {@link HELD_SCALE}. */
+  /**
+   * Per bone, its tracks that keep their value over an interval: {@link HELD_ROTATION} for a
+   * STEP rotation, {@link HELD_TRANSLATION} and {@link HELD_SCALE} for STEP tracks and for
+   * those with the same value at every sample, which lerp to that value (or to +0 for a −0,
+   * the same to every error).
+   */
   private readonly held: Uint8Array;
 
   constructor(private readonly clip: RawClip) {
@@ -241,15 +246,16 @@ export class SampleReference implements ReferenceObjects {
     this.stamps = new Uint32Array(MAX_CHECKS + 1);
     this.boneStamps = new Uint32Array((MAX_CHECKS + 1) * boneCount);
     this.held = new Uint8Array(boneCount);
-    const step = clip.stepMask;
-    if (step)
-      for (let b = 0; b < boneCount; b++) {
-        const t = b * TRACKS_PER_BONE;
-        this.held[b] =
-          (step[t + TRACK_KIND.ROTATION] === 1 ? HELD_ROTATION : 0) |
-          (step[t + TRACK_KIND.TRANSLATION] === 1 ? HELD_TRANSLATION : 0) |
-          (step[t + TRACK_KIND.SCALE] === 1 ? HELD_SCALE : 0);
-      }
+    const step = clip.stepMask,
+      n = clip.sampleCount;
+    for (let b = 0; b < boneCount; b++) {
+      const t = b * TRACKS_PER_BONE;
+      const still = (kind: number, values: Float32Array) => step?.[t + kind] === 1 || !varies(values, b * n * 3, n, 3);
+      this.held[b] =
+        (step?.[t + TRACK_KIND.ROTATION] === 1 ? HELD_ROTATION : 0) |
+        (still(TRACK_KIND.TRANSLATION, clip.translations) ? HELD_TRANSLATION : 0) |
+        (still(TRACK_KIND.SCALE, clip.scales) ? HELD_SCALE : 0);
+    }
   }
 
   /**
