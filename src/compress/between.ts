@@ -232,8 +232,7 @@ export class SampleReference implements ReferenceObjects {
   /**
    * Per bone, its tracks that keep their value over an interval: {@link HELD_ROTATION} for a
    * STEP rotation, {@link HELD_TRANSLATION} and {@link HELD_SCALE} for STEP tracks and for
-   * those with the same value at every sample, which lerp to that value (or to +0 for a −0,
-   * the same to every error).
+   * those with the same value at every sample ({@link isConstant}), which lerp to that value.
    */
   private readonly held: Uint8Array;
 
@@ -250,7 +249,7 @@ export class SampleReference implements ReferenceObjects {
       n = clip.sampleCount;
     for (let b = 0; b < boneCount; b++) {
       const t = b * TRACKS_PER_BONE;
-      const still = (kind: number, values: Float32Array) => step?.[t + kind] === 1 || !varies(values, b * n * 3, n, 3);
+      const still = (kind: number, values: Float32Array) => step?.[t + kind] === 1 || isConstant(values, b * n * 3, n);
       this.held[b] =
         (step?.[t + TRACK_KIND.ROTATION] === 1 ? HELD_ROTATION : 0) |
         (still(TRACK_KIND.TRANSLATION, clip.translations) ? HELD_TRANSLATION : 0) |
@@ -626,6 +625,15 @@ const LEVER_WALK = 64;
 function varies(values: Float32Array, at: number, count: number, width: number): boolean {
   for (let i = width; i < count * width; i++) if (values[at + i] !== values[at + (i % width)]) return true;
   return false;
+}
+
+/**
+ * True when the `count` xyz values from `at` are all the first and none of its components is −0:
+ * a lerp between any two of them gives that value to the bit (of −0 it gives +0).
+ */
+function isConstant(values: Float32Array, at: number, count: number): boolean {
+  for (let i = 0; i < 3; i++) if (Object.is(values[at + i], -0)) return false;
+  return !varies(values, at, count, 3);
 }
 
 function distance(a: Float64Array, ao: number, b: Float64Array, bo: number): number {
