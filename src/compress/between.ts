@@ -229,11 +229,7 @@ export class SampleReference implements ReferenceObjects {
   private stamp = 0;
   /** The interval whose u, angle and sign are held. */
   private k = -1;
-  /**
-   * Per bone, its tracks that keep their value over an interval: {@link HELD_ROTATION} for a
-   * STEP rotation, {@link HELD_TRANSLATION} and {@link HELD_SCALE} for STEP tracks and for
-   * those with the same value at every sample ({@link isConstant}), which lerp to that value.
-   */
+  /** Per bone, its STEP tracks: {@link HELD_ROTATION}, {@link HELD_TRANSLATION}, {@link HELD_SCALE}. */
   private readonly held: Uint8Array;
 
   constructor(private readonly clip: RawClip) {
@@ -245,16 +241,15 @@ export class SampleReference implements ReferenceObjects {
     this.stamps = new Uint32Array(MAX_CHECKS + 1);
     this.boneStamps = new Uint32Array((MAX_CHECKS + 1) * boneCount);
     this.held = new Uint8Array(boneCount);
-    const step = clip.stepMask,
-      n = clip.sampleCount;
-    for (let b = 0; b < boneCount; b++) {
-      const t = b * TRACKS_PER_BONE;
-      const still = (kind: number, values: Float32Array) => step?.[t + kind] === 1 || isConstant(values, b * n * 3, n);
-      this.held[b] =
-        (step?.[t + TRACK_KIND.ROTATION] === 1 ? HELD_ROTATION : 0) |
-        (still(TRACK_KIND.TRANSLATION, clip.translations) ? HELD_TRANSLATION : 0) |
-        (still(TRACK_KIND.SCALE, clip.scales) ? HELD_SCALE : 0);
-    }
+    const step = clip.stepMask;
+    if (step)
+      for (let b = 0; b < boneCount; b++) {
+        const t = b * TRACKS_PER_BONE;
+        this.held[b] =
+          (step[t + TRACK_KIND.ROTATION] === 1 ? HELD_ROTATION : 0) |
+          (step[t + TRACK_KIND.TRANSLATION] === 1 ? HELD_TRANSLATION : 0) |
+          (step[t + TRACK_KIND.SCALE] === 1 ? HELD_SCALE : 0);
+      }
   }
 
   /**
@@ -625,15 +620,6 @@ const LEVER_WALK = 64;
 function varies(values: Float32Array, at: number, count: number, width: number): boolean {
   for (let i = width; i < count * width; i++) if (values[at + i] !== values[at + (i % width)]) return true;
   return false;
-}
-
-/**
- * True when the `count` xyz values from `at` are all the first and none of its components is −0:
- * a lerp between any two of them gives that value to the bit (of −0 it gives +0).
- */
-function isConstant(values: Float32Array, at: number, count: number): boolean {
-  for (let i = 0; i < 3; i++) if (Object.is(values[at + i], -0)) return false;
-  return !varies(values, at, count, 3);
 }
 
 function distance(a: Float64Array, ao: number, b: Float64Array, bo: number): number {
