@@ -22,7 +22,9 @@ import {
   localToAffine,
   poseToObject,
   sampleToObject,
-  vertexAndShellErrors,
+  boneErrors,
+  BONE_ERRORS,
+  measureBoneErrors,
   type BoneErrorFunction,
   type ErrorMetric,
 } from '../metric/error-metric.js';
@@ -627,9 +629,6 @@ function distance(a: Float64Array, ao: number, b: Float64Array, bo: number): num
   return Math.sqrt(x * x + y * y + z * z);
 }
 
-/** A bone's whole-shell error from {@link vertexAndShellErrors}. */
-const boneShell = new Float64Array(1);
-
 /**
  * The checks of one interval at a time for {@link measureBetweenErrors}: each bone's largest
  * error so far and where, and the interval's bound from them.
@@ -910,9 +909,12 @@ class IntervalChecks {
         if (isShell || !shellToo) e = boneError(refObject, o, decObject, d + o, shells[b]);
         else {
           // Below shellFloor / grow the bone cannot raise the clip's figure at this or a finer level.
-          const floor = Math.max(worstShell[at + b], shellFloor / grow[b]);
-          e = vertexAndShellErrors(refObject, o, decObject, d + o, shells[b], floor, boneShell, 0);
-          if (boneShell[0] > worstShell[at + b]) worstShell[at + b] = boneShell[0];
+          const io = boneErrors;
+          io[BONE_ERRORS.DISTANCE] = shells[b];
+          io[BONE_ERRORS.FLOOR] = Math.max(worstShell[at + b], shellFloor / grow[b]);
+          measureBoneErrors(refObject, o, decObject, d + o, io);
+          e = io[BONE_ERRORS.VERTEX];
+          if (io[BONE_ERRORS.SHELL] > worstShell[at + b]) worstShell[at + b] = io[BONE_ERRORS.SHELL];
         }
         if (e > worst[at + b]) {
           worst[at + b] = e;

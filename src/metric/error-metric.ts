@@ -196,6 +196,38 @@ export function vertexAndShellErrors(
   shell: Float64Array,
   at: number,
 ): number {
+  boneErrors[BONE_ERRORS.DISTANCE] = d;
+  boneErrors[BONE_ERRORS.FLOOR] = floor;
+  measureBoneErrors(a, ao, b, bo, boneErrors);
+  shell[at] = boneErrors[BONE_ERRORS.SHELL];
+  return boneErrors[BONE_ERRORS.VERTEX];
+}
+
+/** The numbers in and out of {@link measureBoneErrors}, by index in one Float64Array of `COUNT`. */
+// biome-ignore lint/suspicious/noConstEnum: numbers in the code, as format.ts's tables
+export const enum BONE_ERRORS {
+  /** In: the shell distance d. */
+  DISTANCE,
+  /** In: the floor of the whole-shell error ({@link shellBoundError}). */
+  FLOOR,
+  /** Out: the {@link virtualVertexError}. */
+  VERTEX,
+  /** Out: the {@link shellBoundError} with the floor. */
+  SHELL,
+  COUNT,
+}
+
+/** A {@link BONE_ERRORS} record, for callers that need only one at a time. */
+export const boneErrors = new Float64Array(BONE_ERRORS.COUNT);
+
+/**
+ * {@link vertexAndShellErrors} with its numbers in `io` ({@link BONE_ERRORS}): a call the
+ * engine does not inline (this one is too long) boxes every number passed or returned that is
+ * not a small integer, which in a loop over bones and checks is an allocation each.
+ */
+export function measureBoneErrors(a: Float64Array, ao: number, b: Float64Array, bo: number, io: Float64Array): void {
+  const d = io[BONE_ERRORS.DISTANCE],
+    floor = io[BONE_ERRORS.FLOOR];
   const tx = a[ao + 9] - b[bo + 9],
     ty = a[ao + 10] - b[bo + 10],
     tz = a[ao + 11] - b[bo + 11];
@@ -218,7 +250,7 @@ export function vertexAndShellErrors(
   const move = Math.sqrt(tx * tx + ty * ty + tz * tz);
   const cheap = d * Math.sqrt(m00 + m11 + m22) + move;
   // The margin covers the closed form's rounding above ‖D‖² (a rank-one M has λ = trace).
-  if (cheap * (1 + 1e-9) <= floor) shell[at] = cheap;
+  if (cheap * (1 + 1e-9) <= floor) io[BONE_ERRORS.SHELL] = cheap;
   else {
     // Largest eigenvalue of M, closed form for symmetric 3 × 3 matrices.
     const m01 = d0 * d3 + d1 * d4 + d2 * d5,
@@ -241,13 +273,13 @@ export function vertexAndShellErrors(
     }
     // Rounding can put the closed form a little below trace / 3, which the largest eigenvalue never is.
     const third = (m00 + m11 + m22) / 3;
-    shell[at] = d * Math.sqrt(largest > third ? largest : third) + move;
+    io[BONE_ERRORS.SHELL] = d * Math.sqrt(largest > third ? largest : third) + move;
   }
   let worst = 0;
   if (e0 > worst) worst = e0;
   if (e1 > worst) worst = e1;
   if (e2 > worst) worst = e2;
-  return Math.sqrt(worst);
+  io[BONE_ERRORS.VERTEX] = Math.sqrt(worst);
 }
 
 function squaredLength(x: number, y: number, z: number): number {
@@ -486,11 +518,12 @@ function measureSample(
     shellMax = running[RUNNING.SHELL_MAX];
   for (let b = 0; b < boneCount; b++) {
     const o = base + b * AFFINE_STRIDE;
-    const e =
-      metric === 'shell'
-        ? shellBoundError(ref, o, decoded, b * AFFINE_STRIDE, shellDistances[b])
-        : vertexAndShellErrors(ref, o, decoded, b * AFFINE_STRIDE, shellDistances[b], shellMax, shellOut, 0);
-    const shell = metric === 'shell' ? e : shellOut[0];
+    boneErrors[BONE_ERRORS.DISTANCE] = shellDistances[b];
+    // The shell metric's figure is its bound worked out in full.
+    boneErrors[BONE_ERRORS.FLOOR] = metric === 'shell' ? -1 : shellMax;
+    measureBoneErrors(ref, o, decoded, b * AFFINE_STRIDE, boneErrors);
+    const shell = boneErrors[BONE_ERRORS.SHELL];
+    const e = metric === 'shell' ? shell : boneErrors[BONE_ERRORS.VERTEX];
     if (shell > shellMax) shellMax = shell;
     errors[s * boneCount + b] = e;
     sum += e;
