@@ -179,5 +179,6 @@ export class CompressedClip {
 
 /** Throws a BAD_ARGUMENT error unless option `name`'s `value` is `a` or `b`. */
 function checkOption(name: string, value: string, a: string, b: string): void {
-  if (value !== a && value !== b) throw new FormatError('BAD_ARGUMENT', `${name} must be '${a}' or '${b}', got ${String(value)}`);
+  if (value !== a && value !== b)
+    throw new FormatError('BAD_ARGUMENT', `${name} must be '${a}' or '${b}', got ${String(value)}`);
 }
