@@ -37,7 +37,7 @@ export interface SampleOptions {
  * make a sampler when they load a clip, so a load fails with these words.
  */
 const NO_TYPESCRIPT_DECODER =
-  "the WebAssembly kernel cannot run here and the TypeScript decoder is not installed: import 'bonepress/runtime' once in the app";
+  "the WebAssembly kernel cannot run here and the TypeScript decoder is not installed: importing 'bonepress/runtime' once in the app installs it";
 
 /** A fraction of a sample this close to a whole sample is that sample. */
 const SNAP = 1e-6;

@@ -55,7 +55,7 @@ const FRAMES = TIMES.map((t) => t * 60);
 
 /** The error of a load where the kernel does not run and the TypeScript decoder is not installed (Babylon's loader prefixes its own words). */
 const NOT_INSTALLED =
-  /BONEPRESS_animation_compression: .*\("[^"]+"\): the WebAssembly kernel cannot run here and the TypeScript decoder is not installed: import 'bonepress\/runtime' once in the app$/;
+  /BONEPRESS_animation_compression: .*\("[^"]+"\): the WebAssembly kernel cannot run here and the TypeScript decoder is not installed: importing 'bonepress\/runtime' once in the app installs it$/;
 
 const assets: Uint8Array[] = [];
 let engine: NullEngine;
