@@ -52,6 +52,12 @@ export function roundHalfUp(x: number): number {
   return r - 0.5 > x ? r - 1 : r;
 }
 
+/** The code nearest `value` for a component dequantised as `offset` + code · step (`inv` = 1 / step), clamped to 0..`max`. */
+function codeOf(value: number, offset: number, inv: number, max: number): number {
+  const q = roundHalfUp((value - offset) * inv);
+  return q <= 0 ? 0 : q > max ? max : q;
+}
+
 /** Numbers {@link dequantization} writes per stored component: offset, step, 1 / step (0 for a zero step), largest code. */
 export const DEQUANTIZATION_STRIDE = 4;
 
@@ -115,10 +121,8 @@ export function quantizeTrackSegment(
     const offset = d[p],
       inv = d[p + 2],
       max = d[p + 3];
-    for (let k = 0; k < at.size; k++) {
-      const q = roundHalfUp((values[(at.start + k) * width + c] - offset) * inv);
-      outCodes[k * 3 + slot] = q <= 0 ? 0 : q > max ? max : q;
-    }
+    for (let k = 0; k < at.size; k++)
+      outCodes[k * 3 + slot] = codeOf(values[(at.start + k) * width + c], offset, inv, max);
   }
 }
 
@@ -182,10 +186,8 @@ export function reconstructTrackSegment(
         step = d[p + 1],
         inv = d[p + 2],
         max = d[p + 3];
-      for (let k = 0; k < size; k++) {
-        const q = roundHalfUp((values[from + k * width] - offset) * inv);
-        keys[k * ROTATION_SLOT + slot] = offset + (q <= 0 ? 0 : q > max ? max : q) * step;
-      }
+      for (let k = 0; k < size; k++)
+        keys[k * ROTATION_SLOT + slot] = offset + codeOf(values[from + k * width], offset, inv, max) * step;
     }
   }
   if (track.kind === TRACK_KIND.ROTATION) {

@@ -174,33 +174,10 @@ export function shellBoundError(
   d: number,
   floor = -1,
 ): number {
-  vertexAndShellErrors(a, ao, b, bo, d, floor, shellOut, 0);
-  return shellOut[0];
-}
-
-/** {@link shellBoundError}'s result from {@link vertexAndShellErrors}. */
-const shellOut = new Float64Array(1);
-
-/**
- * {@link virtualVertexError} of a bone, returned, and its {@link shellBoundError} with `floor`,
- * written to `shell[at]`: the same numbers as the two calls, the difference of the transforms
- * taken once.
- */
-export function vertexAndShellErrors(
-  a: Float64Array,
-  ao: number,
-  b: Float64Array,
-  bo: number,
-  d: number,
-  floor: number,
-  shell: Float64Array,
-  at: number,
-): number {
   boneErrors[BONE_ERRORS.DISTANCE] = d;
   boneErrors[BONE_ERRORS.FLOOR] = floor;
   measureBoneErrors(a, ao, b, bo, boneErrors);
-  shell[at] = boneErrors[BONE_ERRORS.SHELL];
-  return boneErrors[BONE_ERRORS.VERTEX];
+  return boneErrors[BONE_ERRORS.SHELL];
 }
 
 /** The numbers in and out of {@link measureBoneErrors}, by index in one Float64Array of `COUNT`. */
@@ -221,9 +198,11 @@ export const enum BONE_ERRORS {
 export const boneErrors = new Float64Array(BONE_ERRORS.COUNT);
 
 /**
- * {@link vertexAndShellErrors} with its numbers in `io` ({@link BONE_ERRORS}): a call the
- * engine does not inline (this one is too long) boxes every number passed or returned that is
- * not a small integer, which in a loop over bones and checks is an allocation each.
+ * A bone's {@link virtualVertexError} and its {@link shellBoundError} with a floor, the
+ * difference of the transforms taken once, with its numbers in `io` ({@link BONE_ERRORS}): a
+ * call the engine does not inline (this one is too long) boxes every number passed or
+ * returned that is not a small integer, which in a loop over bones and checks is an
+ * allocation each.
  */
 export function measureBoneErrors(a: Float64Array, ao: number, b: Float64Array, bo: number, io: Float64Array): void {
   const d = io[BONE_ERRORS.DISTANCE],

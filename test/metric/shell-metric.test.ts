@@ -5,7 +5,8 @@ import {
   hypot3,
   localToAffine,
   shellBoundError,
-  vertexAndShellErrors,
+  BONE_ERRORS,
+  measureBoneErrors,
   virtualVertexError,
 } from '../../src/metric/error-metric.js';
 import { mulberry32 } from '../utils/synthetic.js';
@@ -83,10 +84,10 @@ describe('shellBoundError', () => {
   });
 });
 
-describe('vertexAndShellErrors', () => {
+describe('measureBoneErrors', () => {
   it('gives virtualVertexError to the bit, and the whole-shell bound: d·‖D‖ + |Δt| up to the floor, the eigenvalue above', () => {
     const random = mulberry32(5);
-    const shell = new Float64Array(1);
+    const io = new Float64Array(BONE_ERRORS.COUNT);
     for (let i = 0; i < 500; i++) {
       const a = randomAffine(random, i % 2 === 1);
       const b = i % 5 === 0 ? a.slice() : randomAffine(random, i % 3 === 1);
@@ -98,11 +99,14 @@ describe('vertexAndShellErrors', () => {
       const cheap = d * Math.sqrt(frobenius) + Math.hypot(a[9] - b[9], a[10] - b[10], a[11] - b[11]);
       const vertex = virtualVertexError(a, 0, b, 0, d);
       for (const floor of [-1, cheap * 0.5, cheap * 2]) {
-        expect(Object.is(vertexAndShellErrors(a, 0, b, 0, d, floor, shell, 0), vertex)).toBe(true);
-        if (floor > cheap) expect(shell[0]).toBeCloseTo(cheap, 12);
+        io[BONE_ERRORS.DISTANCE] = d;
+        io[BONE_ERRORS.FLOOR] = floor;
+        measureBoneErrors(a, 0, b, 0, io);
+        expect(Object.is(io[BONE_ERRORS.VERTEX], vertex)).toBe(true);
+        if (floor > cheap) expect(io[BONE_ERRORS.SHELL]).toBeCloseTo(cheap, 12);
         else {
-          expect(shell[0]).toBeLessThanOrEqual(cheap * (1 + 1e-12));
-          expect(shell[0]).toBeGreaterThanOrEqual(vertex * (1 - 1e-12));
+          expect(io[BONE_ERRORS.SHELL]).toBeLessThanOrEqual(cheap * (1 + 1e-12));
+          expect(io[BONE_ERRORS.SHELL]).toBeGreaterThanOrEqual(vertex * (1 - 1e-12));
         }
       }
     }
