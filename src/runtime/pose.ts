@@ -2,8 +2,6 @@
  * Pose layout and object-space helpers. A pose is {@link POSE_STRIDE} floats per bone:
  * rotation quaternion xyzw, translation xyz, scale xyz — local to the parent bone.
  */
-import { mat4 } from 'gl-matrix';
-
 import { POSE_STRIDE, identityFloat } from '../shared/pose-layout.js';
 
 /** Floats per bone in a pose, and each float of the identity pose (src/shared/pose-layout.ts). */
@@ -29,11 +27,6 @@ export function localToObject(pose: Float32Array, parents: ArrayLike<number>, ou
   if (world.length < 12 * bones) world = new Float64Array(12 * bones);
   objectSpace(pose, parents, bones, world, outMatrices, 0, false);
   return outMatrices;
-}
-
-/** A copy of bone `boneIndex`'s object-space matrix as a gl-matrix `mat4` (allocates; for tools). */
-export function boneMatrix(matrices: Float32Array, boneIndex: number): mat4 {
-  return mat4.clone(matrices.subarray(boneIndex * 16, boneIndex * 16 + 16) as unknown as mat4);
 }
 
 /**
