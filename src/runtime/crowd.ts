@@ -179,10 +179,12 @@ export class CrowdSampler {
 
 /**
  * The kernel's object-space pass for `clip`, or undefined where it has none (it decodes in
- * TypeScript, has more than KERNEL_MAX_WORLD_BONES bones, or the pass cannot be made here).
- * The pass is a module of its own (kernel-world.wat), which only crowds bring into a page.
+ * TypeScript, has more than KERNEL_MAX_WORLD_BONES bones, or the pass cannot be made here):
+ * {@link CrowdSampler.sample} then walks the pose itself. The pass is a module of its own
+ * (kernel-world.wat), which only crowds bring into a page.
+ * @internal
  */
-function clipWorld(clip: CompressedClip): ClipWorld | undefined {
+export function clipWorld(clip: CompressedClip): ClipWorld | undefined {
   const kernel = clip.tables.kernel;
   const bones = clip.boneCount;
   if (kernel === undefined || bones > KERNEL_MAX_WORLD_BONES) return undefined;
@@ -214,22 +216,4 @@ function objectInto(
 ): void {
   sampler.kernelDecode(sampler.locate(time, options), world.run, world.parentsAt, world.bones, rows ? 1 : 0);
   out.set(rows ? world.rows : world.matrices, offset);
-}
-
-/**
- * {@link CrowdSampler.sample}'s kernel path for one character: returns false, writing
- * nothing, where the clip has no kernel pass (see clipWorld).
- * @internal
- */
-export function sampleObjectInto(
-  sampler: ClipSampler,
-  time: number,
-  out: Float32Array,
-  offset: number,
-  rows: boolean,
-  options?: SampleOptions,
-): boolean {
-  const world = clipWorld(sampler.clip);
-  if (world !== undefined) objectInto(sampler, world, time, out, offset, rows, options);
-  return world !== undefined;
 }
