@@ -28,6 +28,14 @@ import {
   type BoneErrorFunction,
   type ErrorMetric,
 } from '../metric/error-metric.js';
+import {
+  measureKernel,
+  plainBuffers,
+  type Buffers,
+  type BufferSpecs,
+  type MeasureExports,
+  type MeasureKernel,
+} from './measure-kernel.js';
 
 /**
  * The most checks a sample interval needs ({@link checksFor}): at i / m of it for
@@ -215,14 +223,14 @@ function referencesOf(
 export class SampleReference implements ReferenceObjects {
   private readonly u: Float64Array;
   private readonly angle: Float64Array;
-  private readonly sign: Float64Array;
+  private sign: Float64Array;
   /**
    * Slot j ≤ {@link MAX_CHECKS}: each bone's weight of x = j / MAX_CHECKS for the interval held,
    * every bone's where `stamps[j]` is `stamp`, else bone b's where `boneStamps` there is (a
    * second look needs only some bones'); then two slots for other fractions' weights, worked
    * out at every call.
    */
-  private readonly weights: Float64Array;
+  private weights: Float64Array;
   private readonly stamps: Uint32Array;
   private readonly boneStamps: Uint32Array;
   /** Counts the intervals held: a new one invalidates every weight without clearing them. */
@@ -230,7 +238,15 @@ export class SampleReference implements ReferenceObjects {
   /** The interval whose u, angle and sign are held. */
   private k = -1;
   /** Per bone, its STEP tracks: {@link HELD_ROTATION}, {@link HELD_TRANSLATION}, {@link HELD_SCALE}. */
-  private readonly held: Uint8Array;
+  private held: Uint8Array;
+  /**
+   * Where {@link place} put the reference in the measure kernel's memory: the kernel, that
+   * memory's buffer, and the byte addresses of the clip's rotations, translations, scales and
+   * parents there.
+   */
+  private kernel: MeasureExports | undefined;
+  private kernelBuffer: ArrayBufferLike | undefined;
+  private readonly kernelAt = new Int32Array(4);
 
   constructor(private readonly clip: RawClip) {
     const boneCount = clip.skeleton.parents.length;
@@ -253,13 +269,34 @@ export class SampleReference implements ReferenceObjects {
   }
 
   /**
+   * Moves the reference into the measure kernel's memory, into `buffers` (as
+   * {@link sampleReferenceSpecs} names them), the clip's parents being at byte `parents`
+   * there: from then on, {@link objectAt} into that memory is the kernel's (the same numbers).
+   */
+  place(kernel: MeasureExports, buffers: SampleReferenceBuffers, parents: number): void {
+    const { rotations, translations, scales, weights, sign, held } = buffers;
+    rotations.set(this.clip.rotations);
+    translations.set(this.clip.translations);
+    scales.set(this.clip.scales);
+    held.set(this.held);
+    this.weights = weights;
+    this.sign = sign;
+    this.held = held;
+    this.stamps.fill(0);
+    this.boneStamps.fill(0);
+    this.k = -1;
+    this.kernel = kernel;
+    this.kernelBuffer = rotations.buffer;
+    this.kernelAt.set([rotations.byteOffset, translations.byteOffset, scales.byteOffset, parents]);
+  }
+
+  /**
    * Writes the object transforms of the reference pose a fraction `alpha` of the way from
    * sample `k` (below the last) to `k + 1` ({@link AFFINE_STRIDE} numbers per bone); with
    * `needed`, only those of the bones marked there (each marked bone's ancestors marked too).
    */
   objectAt(k: number, alpha: number, out: Float64Array, needed?: Uint8Array): void {
     const clip = this.clip;
-    const { sign, weights, held } = this;
     const n = clip.sampleCount,
       r = clip.rotations,
       t = clip.translations,
@@ -270,6 +307,31 @@ export class SampleReference implements ReferenceObjects {
     const al = Math.fround(alpha);
     const wa = this.weightsOf(Math.fround(1 - al), MAX_CHECKS + 1, needed) * boneCount,
       wb = this.weightsOf(al, MAX_CHECKS + 2, needed) * boneCount;
+    const { sign, weights, held, kernel } = this;
+    if (
+      kernel !== undefined &&
+      out.buffer === this.kernelBuffer &&
+      (needed === undefined || needed.buffer === out.buffer)
+    ) {
+      const at = this.kernelAt;
+      kernel.referenceObjects(
+        at[0],
+        at[1],
+        at[2],
+        n,
+        k,
+        alpha,
+        weights.byteOffset + wa * 8,
+        weights.byteOffset + wb * 8,
+        sign.byteOffset,
+        held.byteOffset,
+        at[3],
+        needed === undefined ? 0 : needed.byteOffset,
+        out.byteOffset,
+        boneCount,
+      );
+      return;
+    }
     for (let b = 0; b < boneCount; b++) {
       if (needed !== undefined && needed[b] === 0) continue;
       const h = held[b];
@@ -361,6 +423,29 @@ export class SampleReference implements ReferenceObjects {
     return slot;
   }
 }
+
+/** The buffers {@link SampleReference.place} takes in the measure kernel's memory, for `clip`. */
+export function sampleReferenceSpecs(clip: RawClip): SampleReferenceSpecs {
+  const boneCount = clip.skeleton.parents.length,
+    samples = boneCount * clip.sampleCount;
+  return {
+    rotations: ['f32', samples * 4],
+    translations: ['f32', samples * 3],
+    scales: ['f32', samples * 3],
+    weights: ['f64', (MAX_CHECKS + 3) * boneCount],
+    sign: ['f64', boneCount],
+    held: ['u8', boneCount],
+  };
+}
+interface SampleReferenceSpecs extends BufferSpecs {
+  readonly rotations: readonly ['f32', number];
+  readonly translations: readonly ['f32', number];
+  readonly scales: readonly ['f32', number];
+  readonly weights: readonly ['f64', number];
+  readonly sign: readonly ['f64', number];
+  readonly held: readonly ['u8', number];
+}
+type SampleReferenceBuffers = Buffers<SampleReferenceSpecs>;
 
 /** {@link SampleReference}'s flags of a bone's STEP tracks. */
 const HELD_ROTATION = 1,
@@ -668,6 +753,13 @@ class IntervalChecks {
   private readonly live: Uint8Array;
   private readonly needed: Uint8Array;
   private pruned = false;
+  /**
+   * measure-kernel.ts's kernel, holding the buffers above but `turn` and the ends, where it
+   * measures; the parents and shell distances copied there, at these byte addresses.
+   */
+  private readonly kernel: MeasureKernel | undefined;
+  private readonly kernelParents: number;
+  private readonly kernelShells: number;
   /** The interval's bound after the last {@link check}, the bone and fraction it comes from. */
   bound = 0;
   boundBone = 0;
@@ -698,21 +790,52 @@ class IntervalChecks {
     this.isShell = metric === 'shell';
     this.parents = clip.skeleton.parents;
     const boneCount = this.parents.length;
-    this.decoded = new Float64Array(boneCount * POSE_STRIDE);
-    this.refObject = new Float64Array(boneCount * AFFINE_STRIDE);
-    this.decObject = new Float64Array(boneCount * AFFINE_STRIDE);
+    // What the measure reads and writes, in the kernel's memory where it measures.
+    const specs = {
+      decoded: ['f64', boneCount * POSE_STRIDE],
+      refObject: ['f64', boneCount * AFFINE_STRIDE],
+      decObject: ['f64', boneCount * AFFINE_STRIDE],
+      worst: ['f64', boneCount],
+      worstShell: ['f64', boneCount],
+      worstFraction: ['f64', boneCount],
+      grow: ['f64', boneCount],
+      sampleWorst: ['f64', boneCount * clip.sampleCount],
+      sampleShell: ['f64', boneCount * clip.sampleCount],
+      live: ['u8', boneCount],
+      needed: ['u8', boneCount],
+      parents: ['i32', boneCount],
+      shells: ['f64', boneCount],
+    } as const;
+    // A clip's own samples as the reference: the kernel works them out too.
+    const samples = references.at[0] instanceof SampleReference ? references.at[0] : undefined;
+    const withSamples = samples && measureKernel('between', { ...specs, ...sampleReferenceSpecs(clip) });
+    const kernel = samples ? withSamples : measureKernel('between', specs);
+    this.kernel = kernel;
+    const buffers = kernel?.buffers ?? plainBuffers(specs);
+    ({
+      decoded: this.decoded,
+      refObject: this.refObject,
+      decObject: this.decObject,
+      worst: this.worst,
+      worstShell: this.worstShell,
+      worstFraction: this.worstFraction,
+      grow: this.grow,
+      sampleWorst: this.sampleWorst,
+      sampleShell: this.sampleShell,
+      live: this.live,
+      needed: this.needed,
+    } = buffers);
+    // The kernel's copies of the parents and the shell distances.
+    buffers.parents.set(this.parents);
+    buffers.shells.set(shellDistances);
+    this.kernelParents = buffers.parents.byteOffset;
+    this.kernelShells = buffers.shells.byteOffset;
+    if (withSamples) samples?.place(withSamples.exports, withSamples.buffers, this.kernelParents);
+    this.sampleWorst.fill(Number.NaN);
     this.turn = new Float64Array(boneCount + 1);
-    this.worst = new Float64Array(boneCount);
-    this.worstShell = new Float64Array(boneCount);
-    this.worstFraction = new Float64Array(boneCount);
-    this.grow = new Float64Array(boneCount);
     this.scaling = scalingBones(clip);
     this.endWorst = new Float64Array(boneCount);
     this.endShell = new Float64Array(boneCount);
-    this.sampleWorst = new Float64Array(boneCount * clip.sampleCount).fill(Number.NaN);
-    this.sampleShell = new Float64Array(boneCount * clip.sampleCount);
-    this.live = new Uint8Array(boneCount);
-    this.needed = new Uint8Array(boneCount);
     const intervals = Math.max(0, clip.sampleCount - 1);
     if (secondLook) {
       this.firstTurn = new Float64Array((boneCount + 1) * intervals);
@@ -876,7 +999,16 @@ class IntervalChecks {
   /** The decoded object transforms at fraction `alpha` of interval k, of the bones the checks take. */
   private decode(k: number, alpha: number): void {
     this.decodedBetween(k, alpha, this.decoded);
-    poseToObject(this.decoded, this.parents, this.decObject, 0, this.pruned ? this.needed : undefined);
+    const kernel = this.kernel;
+    if (kernel !== undefined)
+      kernel.exports.poseToObject(
+        this.decoded.byteOffset,
+        this.decObject.byteOffset,
+        this.kernelParents,
+        this.pruned ? this.needed.byteOffset : 0,
+        this.parents.length,
+      );
+    else poseToObject(this.decoded, this.parents, this.decObject, 0, this.pruned ? this.needed : undefined);
   }
 
   /**
@@ -900,6 +1032,30 @@ class IntervalChecks {
     const interval = worst === this.worst;
     const needed = this.pruned ? this.needed : undefined;
     const references = this.references.at;
+    const kernel = this.kernel;
+    if (kernel !== undefined) {
+      // The kernel reads its own memory: known decoded samples are copied in.
+      if (decObject !== this.decObject) this.decObject.set(decObject.subarray(d, d + boneCount * AFFINE_STRIDE));
+      const mode = isShell ? 2 : shellToo ? 0 : 1;
+      for (let r = 0; r < references.length; r++) {
+        references[r].objectAt(k, alpha, refObject, needed);
+        kernel.exports.measureBones(
+          refObject.byteOffset,
+          this.decObject.byteOffset,
+          boneCount,
+          needed ? live.byteOffset : 0,
+          this.kernelShells,
+          worst.byteOffset + at * 8,
+          worstShell.byteOffset + at * 8,
+          interval ? this.worstFraction.byteOffset : 0,
+          grow.byteOffset,
+          shellFloor,
+          alpha,
+          mode,
+        );
+      }
+      return;
+    }
     for (let r = 0; r < references.length; r++) {
       references[r].objectAt(k, alpha, refObject, needed);
       for (let b = 0; b < boneCount; b++) {

@@ -33,6 +33,7 @@ import {
   type TrackSlot,
 } from './quantize.js';
 import type { Effort } from './options.js';
+import { measureKernel, plainBuffers, type MeasureKernel } from './measure-kernel.js';
 import type { AnimatedTrack, ClipRanges, SegmentRanges } from './range.js';
 import type { SegmentLayout } from './segment.js';
 
@@ -165,6 +166,13 @@ class SegmentSearch {
   // entries instead of copying 12 numbers per bone and key back.
   private readonly object: Float64Array;
   private readonly current: Uint8Array;
+  /**
+   * measure-kernel.ts's kernel, holding the matrices, `current`, `localSide`, the peaks and
+   * the spot's transforms, where it measures (the `vertices` metric); the byte addresses of
+   * its copies of the pre-order, the parents and the shell distances.
+   */
+  private readonly kernel: MeasureKernel | undefined;
+  private readonly kernelTree: readonly [number, number, number];
   private rawObject: Float64Array; // the raw clip's object transforms for this segment's keys
   // Local transforms as affine matrices, per key and bone, in two buffers like the object
   // transforms: `localSide[b]` says which holds bone b's (1: otherLocal). A trial writes the
@@ -243,20 +251,51 @@ class SegmentSearch {
     const parents = input.clip.skeleton.parents;
     this.parents = parents;
     this.boneCount = parents.length;
-    this.boneError = boneErrorFunction(input.metric ?? 'vertices');
+    const metric = input.metric ?? 'vertices';
+    this.boneError = boneErrorFunction(metric);
     const maxKeys = input.layout.maxSize;
     this.local = new Float32Array(maxKeys * this.boneCount * POSE_STRIDE);
-    this.object = new Float64Array(maxKeys * this.boneCount * AFFINE_STRIDE);
-    this.current = new Uint8Array(this.boneCount);
-    this.trial = new Float64Array(maxKeys * this.boneCount * AFFINE_STRIDE);
-    this.rawObject = new Float64Array(maxKeys * this.boneCount * AFFINE_STRIDE);
-    this.localAffine = new Float64Array(maxKeys * this.boneCount * AFFINE_STRIDE);
-    this.otherLocal = new Float64Array(maxKeys * this.boneCount * AFFINE_STRIDE);
-    this.localSide = new Uint8Array(this.boneCount);
+    const tree = subtreeRanges(parents);
+    // What the measures read and write, in the kernel's memory where it measures.
+    const B = this.boneCount,
+      matrices = maxKeys * B * AFFINE_STRIDE;
+    const specs = {
+      object: ['f64', matrices],
+      trial: ['f64', matrices],
+      rawObject: ['f64', matrices],
+      localAffine: ['f64', matrices],
+      otherLocal: ['f64', matrices],
+      spotObject: ['f64', B * AFFINE_STRIDE],
+      peakError: ['f64', 2 * B],
+      peakKey: ['i32', 2 * B],
+      current: ['u8', B],
+      localSide: ['u8', B],
+      preorder: ['i32', B],
+      parents: ['i32', B],
+      shells: ['f64', B],
+    } as const;
+    const kernel = metric === 'vertices' ? measureKernel('search', specs) : undefined;
+    this.kernel = kernel;
+    const buffers = kernel?.buffers ?? plainBuffers(specs);
+    ({
+      object: this.object,
+      trial: this.trial,
+      rawObject: this.rawObject,
+      localAffine: this.localAffine,
+      otherLocal: this.otherLocal,
+      spotObject: this.spotObject,
+      peakError: this.peakError,
+      peakKey: this.peakKey,
+      current: this.current,
+      localSide: this.localSide,
+    } = buffers);
+    // The kernel's copies of the pre-order, the parents and the shell distances.
+    buffers.preorder.set(tree.preorder);
+    buffers.parents.set(parents);
+    buffers.shells.set(input.shellDistances);
+    this.kernelTree = [buffers.preorder.byteOffset, buffers.parents.byteOffset, buffers.shells.byteOffset];
     this.saved = new Float32Array(maxKeys * 4);
     this.failKey = new Int32Array(input.tracks.length).fill(-1);
-    this.peakError = new Float64Array(2 * this.boneCount);
-    this.peakKey = new Int32Array(2 * this.boneCount);
     const steps = input.tracks.length * input.ladder.length;
     this.dequantizedSegment = new Int32Array(steps);
     this.dequantized = new Float64Array(steps * 3 * DEQUANTIZATION_STRIDE);
@@ -264,11 +303,9 @@ class SegmentSearch {
     this.rebuiltSegment = new Int32Array(steps);
     this.keepsRebuilt = keepsRebuilt;
     this.rebuilt = new Float32Array(keepsRebuilt ? input.tracks.length * maxKeys * 4 : 0);
-    this.spotObject = new Float64Array(this.boneCount * AFFINE_STRIDE);
     this.level = new Int32Array(input.tracks.length);
     this.floor = new Int32Array(input.tracks.length);
     this.previous = new Int32Array(input.tracks.length);
-    const tree = subtreeRanges(parents);
     this.preorder = tree.preorder;
     this.preorderAt = tree.at;
     this.subtreeSize = tree.size;
@@ -301,7 +338,10 @@ class SegmentSearch {
       this.rebuiltUsed = 0;
       const perKey = this.boneCount * AFFINE_STRIDE;
       const known = this.input.clipObject;
-      if (known) this.rawObject = known.subarray(this.start * perKey, (this.start + keys) * perKey);
+      const part = known?.subarray(this.start * perKey, (this.start + keys) * perKey);
+      // The kernel reads its own memory only.
+      if (part && this.kernel) this.rawObject.set(part);
+      else if (part) this.rawObject = part;
       else for (let k = 0; k < keys; k++) sampleToObject(this.input.clip, this.start + k, this.rawObject, k * perKey);
     }
     this.rawSegment = s;
@@ -580,6 +620,25 @@ class SegmentSearch {
     if (boneError(raw, km + rs, spot, rs, shell[root]) > threshold) return true;
     const preorder = this.preorder,
       end = this.preorderAt[root] + this.subtreeSize[root];
+    const kernel = this.kernel;
+    if (kernel !== undefined) {
+      const [preorderAt, parentsAt, shellsAt] = this.kernelTree;
+      return (
+        kernel.exports.spotSubtree(
+          this.preorderAt[root] + 1,
+          end,
+          preorderAt,
+          parentsAt,
+          this.localSide.byteOffset,
+          spot.byteOffset,
+          this.localAffine.byteOffset + km * 8,
+          this.otherLocal.byteOffset + km * 8,
+          raw.byteOffset + km * 8,
+          shellsAt,
+          threshold,
+        ) === 1
+      );
+    }
     for (let i = this.preorderAt[root] + 1; i < end; i++) {
       const b = preorder[i];
       const m = b * AFFINE_STRIDE;
@@ -778,6 +837,30 @@ class SegmentSearch {
     const ls = B * AFFINE_STRIDE;
     let failed = this.measureBone(root, parentObj, rootLocal, root * AFFINE_STRIDE, ls, rootOut, 1 - current[root]);
     if (failed >= 0) return this.failedAt(j, failed);
+    const kernel = this.kernel;
+    if (kernel !== undefined) {
+      const [preorderAt, parentsAt, shellsAt] = this.kernelTree;
+      failed = kernel.exports.measureSubtree(
+        first + 1,
+        end,
+        preorderAt,
+        parentsAt,
+        current.byteOffset,
+        this.localSide.byteOffset,
+        this.object.byteOffset,
+        this.trial.byteOffset,
+        this.localAffine.byteOffset,
+        this.otherLocal.byteOffset,
+        this.rawObject.byteOffset,
+        shellsAt,
+        this.peakError.byteOffset,
+        this.peakKey.byteOffset,
+        B,
+        this.size,
+        this.input.threshold,
+      );
+      return failed >= 0 ? this.failedAt(j, failed) : true;
+    }
     for (let i = first + 1; i < end; i++) {
       const b = preorder[i],
         p = parents[b];
@@ -812,6 +895,25 @@ class SegmentSearch {
       threshold = this.input.threshold,
       boneError = this.boneError,
       keys = this.size;
+    const kernel = this.kernel;
+    if (kernel !== undefined) {
+      const bo = b * AFFINE_STRIDE * 8;
+      const failed = kernel.exports.measure(
+        p >= 0 ? parentObj.byteOffset + p * AFFINE_STRIDE * 8 : 0,
+        local.byteOffset + lo * 8,
+        out.byteOffset + bo,
+        raw.byteOffset + bo,
+        B * AFFINE_STRIDE * 8,
+        keys,
+        d,
+        threshold,
+      );
+      if (failed < 0) {
+        this.peakError[side * B + b] = kernel.peak[0];
+        this.peakKey[side * B + b] = kernel.peakKey[2];
+      }
+      return failed;
+    }
     let peak = -1,
       peakKey = 0;
     for (let k = 0; k < keys; k++) {
