@@ -2,12 +2,13 @@
  * `bonepress compress` timed as a user runs it: the built command line as a whole process
  * (Node's start, module loading, the worker pool's start, reading, compressing, writing and
  * the exit), with one job and with the pool's jobs, the two alternating round by round so
- * that a change in the machine's load falls on both alike.
+ * that a change in the machine's load falls on both alike; and, as what the machine gives
+ * that many jobs sharing nothing, as many one-job processes at once on shares of the files.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { runCliMeasured } from './cli-process.js';
@@ -36,6 +37,15 @@ export interface CliTiming {
   pool: ProcessFigure | null;
   /** one.seconds / pool.seconds (null without a pool run). */
   speedup: number | null;
+  /**
+   * `jobs` separate `compress --jobs 1` processes started at once, each on a share of the
+   * files (wall time to the last exit, CPU time of them all): the most that many jobs get on
+   * this machine with nothing shared, no pool and no second compile of anything. Null
+   * without a pool run or without the files.
+   */
+  split: ProcessFigure | null;
+  /** one.seconds / split.seconds (null without a split run). */
+  splitSpeedup: number | null;
 }
 
 /** What {@link timeCompressCli} runs. */
@@ -48,6 +58,11 @@ export interface CliTimingRun {
   args: readonly string[];
   /** Jobs of the pool run; 1 runs only the one-job process. */
   jobs: number;
+  /**
+   * The input files `corpus` names, for the split run (none, fewer than `jobs`, or two of one
+   * base name: no split run).
+   */
+  files?: readonly string[];
   rounds: number;
   /** Called after each process. */
   onRun?: () => void;
@@ -63,20 +78,40 @@ export interface CliTimingRun {
  */
 export async function timeCompressCli(run: CliTimingRun): Promise<CliTiming> {
   const work = await mkdtemp(join(tmpdir(), 'bonepress-cli-timing-'));
-  const jobsList = run.jobs > 1 ? [1, run.jobs] : [1];
-  const wall = jobsList.map((): number[] => []);
-  const cpu = jobsList.map((): number[] => []);
+  // Files as arguments are written by their base names: shares only of files whose names differ.
+  const files = run.files ?? [];
+  const distinct = new Set(files.map((file) => basename(file))).size === files.length;
+  const shares = run.jobs > 1 && distinct && files.length >= run.jobs ? sharesOf(files, run.jobs) : null;
+  // The one-job process, the pool, then the split processes (where asked for).
+  const ways = run.jobs > 1 ? (shares ? 3 : 2) : 1;
+  const wall = Array.from({ length: ways }, (): number[] => []);
+  const cpu = Array.from({ length: ways }, (): number[] => []);
   let clips: number | undefined;
+  const count = (done: { clips: number }, what: string): void => {
+    clips ??= done.clips;
+    if (done.clips !== clips) throw new Error(`${what} compressed ${done.clips} clips, an earlier run ${clips}`);
+  };
   try {
     for (let round = 0; round < run.rounds; round++) {
-      for (const [k, jobs] of jobsList.entries()) {
-        const out = join(work, `out-${round}-${jobs}`);
-        const done = await runProcess(run.cli, [...run.corpus, '-o', out, '--jobs', String(jobs), ...run.args]);
-        clips ??= done.clips;
-        if (done.clips !== clips)
-          throw new Error(`compress --jobs ${jobs} compressed ${done.clips} clips, an earlier run ${clips}`);
-        wall[k].push(done.seconds);
-        cpu[k].push(done.cpuSeconds);
+      for (let k = 0; k < ways; k++) {
+        const out = join(work, `out-${round}-${k}`);
+        if (k < 2) {
+          const jobs = k === 0 ? 1 : run.jobs;
+          const done = await runProcess(run.cli, [...run.corpus, '-o', out, '--jobs', String(jobs), ...run.args]);
+          count(done, `compress --jobs ${jobs}`);
+          wall[k].push(done.seconds);
+          cpu[k].push(done.cpuSeconds);
+        } else {
+          const started = performance.now();
+          const parts = await Promise.all(
+            shares!.map((share, i) =>
+              runProcess(run.cli, [...share, '-o', join(out, String(i)), '--jobs', '1', ...run.args]),
+            ),
+          );
+          count({ clips: parts.reduce((sum, part) => sum + part.clips, 0) }, `${run.jobs} processes on shares`);
+          wall[k].push((performance.now() - started) / 1000);
+          cpu[k].push(parts.reduce((sum, part) => sum + part.cpuSeconds, 0));
+        }
         await rm(out, { recursive: true, force: true });
         run.onRun?.();
       }
@@ -85,15 +120,39 @@ export async function timeCompressCli(run: CliTimingRun): Promise<CliTiming> {
     await rm(work, { recursive: true, force: true });
   }
   const figure = (k: number): ProcessFigure => ({
-    jobs: jobsList[k],
+    jobs: k === 0 ? 1 : run.jobs,
     seconds: median(wall[k]),
     cpuSeconds: median(cpu[k]),
     rounds: wall[k],
     clips: clips ?? 0,
   });
   const one = figure(0);
-  const pool = jobsList.length > 1 ? figure(1) : null;
-  return { one, pool, speedup: pool ? one.seconds / pool.seconds : null };
+  const pool = ways > 1 ? figure(1) : null;
+  const split = ways > 2 ? figure(2) : null;
+  return {
+    one,
+    pool,
+    speedup: pool ? one.seconds / pool.seconds : null,
+    split,
+    splitSpeedup: split ? one.seconds / split.seconds : null,
+  };
+}
+
+/**
+ * `files` in `count` shares of about the same bytes: the largest first, each to the share
+ * with the fewest bytes so far (the earliest of equals).
+ */
+export function sharesOf(files: readonly string[], count: number): string[][] {
+  const sized = files.map((file) => ({ file, bytes: statSync(file).size }));
+  sized.sort((a, b) => b.bytes - a.bytes || (a.file < b.file ? -1 : 1));
+  const shares = Array.from({ length: count }, () => ({ files: [] as string[], bytes: 0 }));
+  for (const { file, bytes } of sized) {
+    let least = shares[0];
+    for (const share of shares) if (share.bytes < least.bytes) least = share;
+    least.files.push(file);
+    least.bytes += bytes;
+  }
+  return shares.map((share) => share.files);
 }
 
 /** True when the built command line exists (the bench runs from dist/). */

@@ -26,6 +26,8 @@ describe('bench summary: `compress` as whole processes', () => {
       one: { jobs: 1, seconds: 6, cpuSeconds: 5.5, rounds: [6.5, 6, 5.9], clips: 1 },
       pool: { jobs: 2, seconds: 4, cpuSeconds: 7.25, rounds: [4, 4.1, 3.9], clips: 1 },
       speedup: 1.5,
+      split: { jobs: 2, seconds: 3.75, cpuSeconds: 6.5, rounds: [3.75, 3.8, 3.7], clips: 1 },
+      splitSpeedup: 1.6,
     };
     result.speed = {
       efforts: null,
@@ -38,6 +40,7 @@ describe('bench summary: `compress` as whole processes', () => {
       /6\.00 s .*CPU 5\.50 s · median of 3 \(6\.50, 6\.00, 5\.90\)/,
     );
     expect(line('compress --jobs 2, whole process')).toMatch(/4\.00 s .*CPU 7\.25 s .*1\.50× --jobs 1/);
+    expect(line('2 × compress --jobs 1 at once')).toMatch(/3\.75 s .*CPU 6\.50 s .*1\.60× --jobs 1 · each on a share/);
     expect(line('native ACL test')).toContain(
       "bonepress compress --jobs 1 6.00 s: 2.00× ACL's compression, 1.50× its loop",
     );

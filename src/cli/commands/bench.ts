@@ -553,6 +553,14 @@ function wholeProcessRows(result: BenchResult): string[][] {
         ` · ${fixed(timing.speedup, 2)}× --jobs 1`,
       ),
     );
+  if (timing.split)
+    rows.push(
+      row(
+        `${timing.split.jobs} × compress --jobs 1 at once`,
+        timing.split,
+        ` · ${fixed(timing.splitSpeedup, 2)}× --jobs 1 · each on a share of the files: what ${timing.split.jobs} jobs get here sharing nothing`,
+      ),
+    );
   return rows;
 }
 
