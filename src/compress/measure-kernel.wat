@@ -448,11 +448,10 @@
   ;; object transforms going to the buffer its `current` byte does not name (0: `object`, 1:
   ;; `trial`), its parent's read from the buffer the parent's byte does not name (the parent
   ;; was measured just before), its local matrices from the one its `side` byte names (0:
-  ;; `local0`, 1: `local1`);
-  ;; `raw` the raw clip's, `shells` a float64 per bone, `stride` bytes from key to key. Each
-  ;; bone's largest error and key go to `peakError` (float64) and `peakKey` (i32) at
-  ;; (1 − current) · bones + b. Returns the first key over `threshold` of the first bone over
-  ;; it, or -1.
+  ;; `local0`, 1: `local1`); `raw` the raw clip's, `shells` a float64 per bone, bones · 96
+  ;; bytes from key to key. Each bone's largest error and key go to `peakError` (float64) and
+  ;; `peakKey` (i32) at (1 − current) · bones + b. Returns the first key over `threshold` of
+  ;; the first bone over it, or -1.
   (func (export "measureSubtree") (param $first i32) (param $end i32) (param $preorder i32) (param $parents i32)
     (param $current i32) (param $side i32) (param $object i32) (param $trial i32) (param $local0 i32)
     (param $local1 i32) (param $raw i32) (param $shells i32) (param $peakError i32) (param $peakKey i32)
