@@ -156,6 +156,9 @@ const PAGE = 65536;
  * hours gets a memory of its own, freed with its user.
  */
 const KEPT_BYTES = 1 << 24;
+const FIRST_BYTES = 1 << 20;
+/** 4 GiB, a 32-bit memory's most. */
+const MAX_PAGES = 65536;
 const BYTES = { f64: 8, f32: 4, i32: 4, u8: 1 } as const;
 
 let compiled: WebAssembly.Module | null | undefined;
@@ -174,6 +177,17 @@ function measureModule(): WebAssembly.Module | null {
     }
   }
   return compiled;
+}
+
+/**
+ * Pages of a memory holding `bytes`: a power of two from 1 MiB, so that a run of ever longer
+ * clips replaces a user's memory a few times rather than once a clip (pages never touched
+ * cost no memory); the bytes alone above 2 GiB, the most a power of two can be.
+ */
+function pagesFor(bytes: number): number {
+  const needed = Math.ceil(bytes / PAGE);
+  const rounded = 2 ** Math.ceil(Math.log2(Math.max(bytes, FIRST_BYTES) / PAGE));
+  return rounded <= MAX_PAGES / 2 ? rounded : needed;
 }
 
 /** `specs`' buffers as plain typed arrays, for a user measuring without the kernel. */
@@ -198,11 +212,11 @@ export function measureKernel<S extends BufferSpecs>(user: KernelUser, specs: S)
   let held = memories.get(user);
   if (!held || held.memory.buffer.byteLength < bytes) {
     try {
-      const memory = new WebAssembly.Memory({ initial: Math.ceil(bytes / PAGE) });
+      const memory = new WebAssembly.Memory({ initial: pagesFor(bytes) });
       const env = { mem: memory, acos: Math.acos, cos: Math.cos };
       held = { memory, exports: new WebAssembly.Instance(module, { env }).exports as unknown as MeasureExports };
       // A long clip's memory goes when its user is done with it.
-      if (bytes <= KEPT_BYTES) memories.set(user, held);
+      if (memory.buffer.byteLength <= KEPT_BYTES) memories.set(user, held);
     } catch {
       return undefined;
     }

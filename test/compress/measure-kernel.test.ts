@@ -71,6 +71,23 @@ describe('the compressor measure kernel', () => {
     expect((await withoutKernel()).measureKernel('search', { m: ['f64', 12] })).toBeUndefined();
   });
 
+  it("replaces a user's memory that is too small, leaving views on the old one whole, and zeroes what it hands out", () => {
+    const small = measureKernel('between', { a: ['f64', 16] })!;
+    small.buffers.a.fill(7);
+    const again = measureKernel('between', { a: ['f64', 16] })!;
+    // The same memory, the buffer handed out again zeroed.
+    expect(again.buffers.a.buffer).toBe(small.buffers.a.buffer);
+    expect(Array.from(again.buffers.a)).toEqual(new Array(16).fill(0));
+    again.buffers.a.fill(7);
+    // Above any memory kept (16 MiB at most): a memory of its own, a power of two, not kept.
+    const large = measureKernel('between', { a: ['f64', 16], big: ['u8', 40 << 20] })!;
+    expect(large.buffers.big.buffer).not.toBe(small.buffers.a.buffer);
+    expect(large.buffers.big.buffer.byteLength).toBe(64 << 20);
+    expect(small.buffers.a.length).toBe(16);
+    expect(Array.from(small.buffers.a)).toEqual(new Array(16).fill(7));
+    expect(measureKernel('between', { a: ['f64', 16] })!.buffers.a.buffer).toBe(small.buffers.a.buffer);
+  });
+
   it(
     'compress() gives the same bytes and report with the kernel and without it: fixtures, every effort, the shell metric, additive clips, a chain, a big rig, glTF keys',
     async () => {
