@@ -64,8 +64,8 @@ export interface CliTimingRun {
    */
   files?: readonly string[];
   rounds: number;
-  /** Called after each process. */
-  onRun?: () => void;
+  /** Called with the processes done and to run: once before the first (0 done), then after each. */
+  onRun?: (done: number, total: number) => void;
 }
 
 /**
@@ -91,6 +91,7 @@ export async function timeCompressCli(run: CliTimingRun): Promise<CliTiming> {
     clips ??= done.clips;
     if (done.clips !== clips) throw new Error(`${what} compressed ${done.clips} clips, an earlier run ${clips}`);
   };
+  run.onRun?.(0, run.rounds * ways);
   try {
     for (let round = 0; round < run.rounds; round++) {
       for (let k = 0; k < ways; k++) {
@@ -113,7 +114,7 @@ export async function timeCompressCli(run: CliTimingRun): Promise<CliTiming> {
           cpu[k].push(parts.reduce((sum, part) => sum + part.cpuSeconds, 0));
         }
         await rm(out, { recursive: true, force: true });
-        run.onRun?.();
+        run.onRun?.(round * ways + k + 1, run.rounds * ways);
       }
     }
   } finally {

@@ -461,9 +461,6 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     const runSpeed = options.speed ?? BENCH_DEFAULTS.speed;
     // The command line takes the standard options only; its own timing needs the build.
     if (runSpeed && !options.ladder && !options.rotationReference && hasBuiltCli()) {
-      const total = settings.repeats * (settings.jobs > 1 ? 3 : 1);
-      let done = 0;
-      onProgress({ stage: BENCH_STAGE.PROCESS, done: 0, total });
       wholeProcess = await timeCompressCli({
         cli: BUILT_CLI,
         corpus,
@@ -471,7 +468,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
         jobs: settings.jobs,
         files: files.map((file) => file.path),
         rounds: settings.repeats,
-        onRun: () => onProgress({ stage: BENCH_STAGE.PROCESS, done: ++done, total }),
+        onRun: (done, total) => onProgress({ stage: BENCH_STAGE.PROCESS, done, total }),
       });
     }
 

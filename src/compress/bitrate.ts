@@ -910,7 +910,7 @@ class SegmentSearch {
       );
       if (failed < 0) {
         this.peakError[side * B + b] = kernel.peak[0];
-        this.peakKey[side * B + b] = kernel.peakKey[2];
+        this.peakKey[side * B + b] = kernel.peakKey[0];
       }
       return failed;
     }

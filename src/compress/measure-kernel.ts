@@ -140,7 +140,7 @@ export interface MeasureKernel<S extends BufferSpecs = BufferSpecs> {
   readonly buffers: Buffers<S>;
   /** Index 0: the largest error of the last `measure` that returned -1. */
   readonly peak: Float64Array;
-  /** Index 2: that error's key. */
+  /** Index 0: that error's key. */
   readonly peakKey: Int32Array;
 }
 
@@ -232,6 +232,6 @@ export function measureKernel<S extends BufferSpecs>(user: KernelUser, specs: S)
     exports: held.exports,
     buffers: buffers as Buffers<S>,
     peak: new Float64Array(buffer, 0, 1),
-    peakKey: new Int32Array(buffer, 0, 3),
+    peakKey: new Int32Array(buffer, 8, 1),
   };
 }
