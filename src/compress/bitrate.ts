@@ -28,6 +28,7 @@ import {
 import {
   DEQUANTIZATION_STRIDE,
   componentBitsOf,
+  constantComponent,
   dequantization,
   reconstructTrackSegment,
   type TrackSlot,
@@ -161,6 +162,16 @@ class SegmentSearch {
   private readonly preorderAt: Int32Array;
   private readonly subtreeSize: Int32Array;
   private readonly local: Float32Array;
+  /**
+   * Where the kernel rebuilds keys ({@link rebuild}; undefined: quantize.ts does): each
+   * track's values over the segment (`maxKeys` · 4 floats a track), the three planes its
+   * rotations take, one stored component's constant, and whether every rotation reference is
+   * float32 (the kernel's arithmetic takes them so).
+   */
+  private readonly segmentValues: Float32Array;
+  private readonly planes: Float32Array;
+  private readonly constants: Float64Array;
+  private readonly kernelRebuilds: boolean;
   // Object transforms live in two buffers; `current[b]` says which holds bone b's (1: trial).
   // A trial writes its subtree into the other buffer, and keeping it flips the subtree's
   // entries instead of copying 12 numbers per bone and key back.
@@ -192,7 +203,7 @@ class SegmentSearch {
   // error over the segment's keys and that key, the first spot a trial of its subtree measures.
   private readonly peakError: Float64Array;
   private readonly peakKey: Int32Array;
-  private readonly spotPose = new Float32Array(POSE_STRIDE);
+  private readonly spotPose: Float32Array;
   private readonly spotObject: Float64Array;
   /** The key where {@link fitsAt} last failed (-1: none yet), measured first the next time. */
   private fitsFailKey = -1;
@@ -254,12 +265,18 @@ class SegmentSearch {
     const metric = input.metric ?? 'vertices';
     this.boneError = boneErrorFunction(metric);
     const maxKeys = input.layout.maxSize;
-    this.local = new Float32Array(maxKeys * this.boneCount * POSE_STRIDE);
     const tree = subtreeRanges(parents);
     // What the measures read and write, in the kernel's memory where it measures.
     const B = this.boneCount,
       matrices = maxKeys * B * AFFINE_STRIDE;
+    const steps = input.tracks.length * input.ladder.length;
     const specs = {
+      local: ['f32', maxKeys * B * POSE_STRIDE],
+      spotPose: ['f32', POSE_STRIDE],
+      segmentValues: ['f32', input.tracks.length * maxKeys * 4],
+      planes: ['f32', 3 * (maxKeys + 3)],
+      constants: ['f64', 3],
+      dequantized: ['f64', steps * 3 * DEQUANTIZATION_STRIDE],
       object: ['f64', matrices],
       trial: ['f64', matrices],
       rawObject: ['f64', matrices],
@@ -278,6 +295,12 @@ class SegmentSearch {
     this.kernel = kernel;
     const buffers = kernel?.buffers ?? plainBuffers(specs);
     ({
+      local: this.local,
+      spotPose: this.spotPose,
+      segmentValues: this.segmentValues,
+      planes: this.planes,
+      constants: this.constants,
+      dequantized: this.dequantized,
       object: this.object,
       trial: this.trial,
       rawObject: this.rawObject,
@@ -296,9 +319,8 @@ class SegmentSearch {
     this.kernelTree = [buffers.preorder.byteOffset, buffers.parents.byteOffset, buffers.shells.byteOffset];
     this.saved = new Float32Array(maxKeys * 4);
     this.failKey = new Int32Array(input.tracks.length).fill(-1);
-    const steps = input.tracks.length * input.ladder.length;
     this.dequantizedSegment = new Int32Array(steps);
-    this.dequantized = new Float64Array(steps * 3 * DEQUANTIZATION_STRIDE);
+    this.kernelRebuilds = kernel !== undefined && input.tracks.every((t) => t.ref.every((v) => v === Math.fround(v)));
     this.rebuiltAt = new Int32Array(steps);
     this.rebuiltSegment = new Int32Array(steps);
     this.keepsRebuilt = keepsRebuilt;
@@ -345,6 +367,7 @@ class SegmentSearch {
       else for (let k = 0; k < keys; k++) sampleToObject(this.input.clip, this.start + k, this.rawObject, k * perKey);
     }
     this.rawSegment = s;
+    if (this.kernelRebuilds) this.placeSegmentValues();
     for (let k = 0; k < keys; k++) this.local.set(basePose, k * stride);
     this.trials = 0;
     this.lastFailKey = -1;
@@ -511,8 +534,62 @@ class SegmentSearch {
       dequantization(tracks[j], at, rate, clipRanges, ranges, this.dequantized, d, this.componentBits);
       this.dequantizedSegment[cached] = this.segment + 1;
     }
-    reconstructTrackSegment(tracks[j], at, rate, clipRanges, ranges, out, o, stride, this.dequantized, d);
+    if (this.kernelRebuilds) this.rebuildInKernel(j, rate, first, count, out, o, stride, d);
+    else reconstructTrackSegment(tracks[j], at, rate, clipRanges, ranges, out, o, stride, this.dequantized, d);
     if (count === this.size && this.keepsRebuilt) this.keepRebuilt(cached, width, out, o, stride);
+  }
+
+  /**
+   * {@link rebuild} by the kernel (measure-kernel.wat `rebuild`, reconstructTrackSegment's
+   * floats): the {@link dequantization} at `dequantized[d]` for a quantised rate.
+   */
+  private rebuildInKernel(
+    j: number,
+    rate: number,
+    first: number,
+    count: number,
+    out: Float32Array,
+    o: number,
+    stride: number,
+    d: number,
+  ): void {
+    const t = this.input.tracks[j];
+    let mode = 0,
+      dq = this.dequantized.byteOffset + d * 8;
+    if (rate === RAW_BITS) mode = 1;
+    else if (rate === 0) {
+      mode = 2;
+      for (let slot = 0; slot < 3; slot++)
+        this.constants[slot] = constantComponent(t, this.slot, slot, this.input.clipRanges, this.input.ranges);
+      dq = this.constants.byteOffset;
+    }
+    const ref = t.ref;
+    this.kernel!.exports.rebuild(
+      this.segmentValues.byteOffset + (j * this.input.layout.maxSize * 4 + first * t.width) * 4,
+      t.width,
+      count,
+      t.drop[this.segment],
+      mode,
+      dq,
+      ref[0],
+      ref[1],
+      ref[2],
+      ref[3],
+      this.planes.byteOffset,
+      out.byteOffset + o * 4,
+      stride * 4,
+    );
+  }
+
+  /** Each track's values over the segment, in the kernel's memory, where it rebuilds keys. */
+  private placeSegmentValues(): void {
+    const tracks = this.input.tracks,
+      perTrack = this.input.layout.maxSize * 4;
+    for (let j = 0; j < tracks.length; j++) {
+      const { values, width } = tracks[j];
+      const from = this.start * width;
+      this.segmentValues.set(values.subarray(from, from + this.size * width), j * perTrack);
+    }
   }
 
   /** Keeps the whole segment's values just rebuilt at `out[o + k * stride]` as entry `cached` of `rebuilt`. */

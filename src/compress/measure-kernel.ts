@@ -120,6 +120,29 @@ export interface MeasureExports {
     alpha: number,
     mode: number,
   ): void;
+  /**
+   * compress/quantize.ts `reconstructTrackSegment` of `count` keys of a track, its values at
+   * `values` (float32, `width` a key: 4 a rotation, 3 a vector), the components but `drop`
+   * stored by `mode` 0: quantised with the float64 offset, step, 1 / step and largest code of
+   * each slot at `dq` (32 bytes a slot); 1: raw; 2: constant, the float64s at `dq`. Rotations
+   * are rebuilt with the float32 reference (rx, ry, rz, rw), through three planes of scratch
+   * at `planes` (count rounded up to 4 floats each). Into `out` (float32), `stride` bytes a key.
+   */
+  rebuild(
+    values: number,
+    width: number,
+    count: number,
+    drop: number,
+    mode: number,
+    dq: number,
+    rx: number,
+    ry: number,
+    rz: number,
+    rw: number,
+    planes: number,
+    out: number,
+    stride: number,
+  ): void;
 }
 
 /** A buffer to place in the kernel's memory: float64s, float32s, int32s or bytes, and how many. */

@@ -8,7 +8,9 @@
 ;;   `referenceObjects`: compress/between.ts `SampleReference.objectAt`, the source's slerp
 ;;     and lerp between two samples as object transforms;
 ;;   `measureBones`: the checks between samples' measure of every bone at one time
-;;     (compress/between.ts `IntervalChecks.measureAt`), measureBoneErrors per bone.
+;;     (compress/between.ts `IntervalChecks.measureAt`), measureBoneErrors per bone;
+;;   `rebuild`: compress/quantize.ts `reconstructTrackSegment`, a track's keys as the decoder
+;;     rebuilds them at a bit rate (the search's trials, `SegmentSearch.rebuild`).
 ;; Assembled at build time by scripts/assemble-kernel.mjs (wabt, then binaryen's inlining)
 ;; into compress/measure-kernel-wasm.ts.
 ;;
@@ -516,4 +518,170 @@
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $bone)))
     (i32.const 0))
+
+  ;; reconstructTrackSegment of `count` keys of one track: its values at `values` (float32,
+  ;; `width` a key: 4 for a rotation's delta, 3 for a vector), each stored component (x, y, z
+  ;; but `drop`) mode 0: quantised to its code and rebuilt as offset + code · step, with the
+  ;; float64 (offset, step, 1 / step, largest code) of its slot at `dq` + 32 · slot; mode 1:
+  ;; the value itself; mode 2: the float64 at `dq` + 8 · slot. A vector's components go to
+  ;; `out` (float32, `stride` bytes a key) as they are; a rotation's are rounded to float32
+  ;; into three planes at `planes` (count rounded up to 4 floats each), and then rebuilt four
+  ;; keys at a time as runtime/interpolate.ts decodeRotations rebuilds one key alone: the
+  ;; dropped component √(1 − a² − b² − c²) (0 where that is not > 0), the product with the
+  ;; reference (rx, ry, rz, rw: float32 numbers) and the normalisation (identity where the
+  ;; squared length is not > 0). Each of those operations is decodeRotations' float64 operation
+  ;; on float32 numbers rounded to float32, which is the float32 operation (a sum, difference,
+  ;; product, quotient or square root of two float32s rounded once in float64 and once more to
+  ;; float32 is rounded as float32 arithmetic rounds it): the same floats to the bit.
+  (func (export "rebuild") (param $values i32) (param $width i32) (param $count i32) (param $drop i32)
+    (param $mode i32) (param $dq i32) (param $rx f32) (param $ry f32) (param $rz f32) (param $rw f32)
+    (param $planes i32) (param $out i32) (param $stride i32)
+    (local $slot i32) (local $c i32) (local $k i32) (local $v f64) (local $at i32) (local $plane i32)
+    (local $offset f64) (local $step f64) (local $inv f64) (local $max f64) (local $x f64) (local $r f64)
+    (local $rotation i32)
+    (local.set $rotation (i32.eq (local.get $width) (i32.const 4)))
+    (local.set $plane (i32.shl (i32.and (i32.add (local.get $count) (i32.const 3)) (i32.const -4)) (i32.const 2)))
+    (local.set $slot (i32.const 0))
+    (loop $slots
+      ;; The slot's stored component: slot, or slot + 1 from the dropped one on.
+      (local.set $c (i32.add (local.get $slot) (i32.ge_u (local.get $slot) (local.get $drop))))
+      (local.set $at (i32.add (local.get $dq) (i32.shl (local.get $slot) (i32.const 5))))
+      (local.set $offset (f64.load (local.get $at)))
+      (local.set $step (f64.load offset=8 (local.get $at)))
+      (local.set $inv (f64.load offset=16 (local.get $at)))
+      (local.set $max (f64.load offset=24 (local.get $at)))
+      (local.set $k (i32.const 0))
+      (block $done
+        (loop $key
+          (br_if $done (i32.ge_s (local.get $k) (local.get $count)))
+          (local.set $v (f64.promote_f32 (f32.load
+            (i32.add (local.get $values)
+              (i32.shl (i32.add (i32.mul (local.get $k) (local.get $width)) (local.get $c)) (i32.const 2))))))
+          (if (i32.eqz (local.get $mode))
+            (then
+              ;; quantize.ts codeOf: roundHalfUp((v − offset) · inv), clamped to 0 .. max.
+              (local.set $x (f64.mul (f64.sub (local.get $v) (local.get $offset)) (local.get $inv)))
+              (local.set $r (f64.floor (f64.add (local.get $x) (f64.const 0.5))))
+              (if (f64.gt (f64.sub (local.get $r) (f64.const 0.5)) (local.get $x))
+                (then (local.set $r (f64.sub (local.get $r) (f64.const 1)))))
+              (if (f64.le (local.get $r) (f64.const 0))
+                (then (local.set $r (f64.const 0)))
+                (else (if (f64.gt (local.get $r) (local.get $max)) (then (local.set $r (local.get $max))))))
+              (local.set $v (f64.add (local.get $offset) (f64.mul (local.get $r) (local.get $step))))))
+          (if (i32.eq (local.get $mode) (i32.const 2))
+            (then (local.set $v (f64.load (i32.add (local.get $dq) (i32.shl (local.get $slot) (i32.const 3)))))))
+          (if (local.get $rotation)
+            (then
+              (f32.store
+                (i32.add (i32.add (local.get $planes) (i32.mul (local.get $slot) (local.get $plane)))
+                  (i32.shl (local.get $k) (i32.const 2)))
+                (f32.demote_f64 (local.get $v))))
+            (else
+              (f32.store
+                (i32.add (i32.add (local.get $out) (i32.mul (local.get $k) (local.get $stride)))
+                  (i32.shl (local.get $slot) (i32.const 2)))
+                (f32.demote_f64 (local.get $v)))))
+          (local.set $k (i32.add (local.get $k) (i32.const 1)))
+          (br $key)))
+      (local.set $slot (i32.add (local.get $slot) (i32.const 1)))
+      (br_if $slots (i32.lt_u (local.get $slot) (i32.const 3))))
+    (if (local.get $rotation)
+      (then (call $rotations (local.get $planes) (local.get $plane) (local.get $count) (local.get $drop)
+        (local.get $rx) (local.get $ry) (local.get $rz) (local.get $rw) (local.get $out) (local.get $stride)))))
+
+  ;; `rebuild`'s rotations, four keys at a time from the three planes of stored components at
+  ;; `planes` (`plane` bytes apart): each key's dropped component rebuilt, its delta multiplied
+  ;; by the reference and normalised, into `out` (xyzw float32, `stride` bytes a key).
+  (func $rotations (param $planes i32) (param $plane i32) (param $count i32) (param $drop i32)
+    (param $rx f32) (param $ry f32) (param $rz f32) (param $rw f32) (param $out i32) (param $stride i32)
+    (local $k i32) (local $lane i32) (local $o i32)
+    (local $a v128) (local $b v128) (local $c v128) (local $d v128) (local $t v128)
+    (local $x v128) (local $y v128) (local $z v128) (local $w v128)
+    (local $px v128) (local $py v128) (local $pz v128) (local $pw v128) (local $len2 v128) (local $inv v128)
+    (local $ok v128) (local $vx v128) (local $vy v128) (local $vz v128) (local $vw v128)
+    (local.set $vx (f32x4.splat (local.get $rx)))
+    (local.set $vy (f32x4.splat (local.get $ry)))
+    (local.set $vz (f32x4.splat (local.get $rz)))
+    (local.set $vw (f32x4.splat (local.get $rw)))
+    (block $done
+      (loop $keys
+        (br_if $done (i32.ge_s (local.get $k) (local.get $count)))
+        (local.set $a (v128.load (local.get $planes)))
+        (local.set $b (v128.load (i32.add (local.get $planes) (local.get $plane))))
+        (local.set $c (v128.load (i32.add (local.get $planes) (i32.shl (local.get $plane) (i32.const 1)))))
+        ;; t = ((1 − a²) − b²) − c²; the dropped component √t where t > 0, else 0.
+        (local.set $t (f32x4.sub (f32x4.sub (f32x4.sub (f32x4.splat (f32.const 1)) (f32x4.mul (local.get $a) (local.get $a)))
+          (f32x4.mul (local.get $b) (local.get $b))) (f32x4.mul (local.get $c) (local.get $c))))
+        (local.set $d (v128.and (f32x4.sqrt (local.get $t)) (f32x4.gt (local.get $t) (v128.const i32x4 0 0 0 0))))
+        ;; x, y, z, w: the stored components in order, the rebuilt one in the dropped place.
+        (local.set $x (local.get $a))
+        (local.set $y (local.get $b))
+        (local.set $z (local.get $c))
+        (local.set $w (local.get $d))
+        (if (i32.le_u (local.get $drop) (i32.const 2))
+          (then
+            (local.set $w (local.get $c))
+            (local.set $z (local.get $d))
+            (if (i32.le_u (local.get $drop) (i32.const 1))
+              (then
+                (local.set $z (local.get $b))
+                (local.set $y (local.get $d))
+                (if (i32.eqz (local.get $drop))
+                  (then
+                    (local.set $y (local.get $a))
+                    (local.set $x (local.get $d))))))))
+        ;; ref · delta, each product's terms left to right.
+        (local.set $px (f32x4.sub (f32x4.add (f32x4.add (f32x4.mul (local.get $vw) (local.get $x))
+          (f32x4.mul (local.get $vx) (local.get $w))) (f32x4.mul (local.get $vy) (local.get $z)))
+          (f32x4.mul (local.get $vz) (local.get $y))))
+        (local.set $py (f32x4.add (f32x4.add (f32x4.sub (f32x4.mul (local.get $vw) (local.get $y))
+          (f32x4.mul (local.get $vx) (local.get $z))) (f32x4.mul (local.get $vy) (local.get $w)))
+          (f32x4.mul (local.get $vz) (local.get $x))))
+        (local.set $pz (f32x4.add (f32x4.sub (f32x4.add (f32x4.mul (local.get $vw) (local.get $z))
+          (f32x4.mul (local.get $vx) (local.get $y))) (f32x4.mul (local.get $vy) (local.get $x)))
+          (f32x4.mul (local.get $vz) (local.get $w))))
+        (local.set $pw (f32x4.sub (f32x4.sub (f32x4.sub (f32x4.mul (local.get $vw) (local.get $w))
+          (f32x4.mul (local.get $vx) (local.get $x))) (f32x4.mul (local.get $vy) (local.get $y)))
+          (f32x4.mul (local.get $vz) (local.get $z))))
+        (local.set $len2 (f32x4.add (f32x4.add (f32x4.add (f32x4.mul (local.get $px) (local.get $px))
+          (f32x4.mul (local.get $py) (local.get $py))) (f32x4.mul (local.get $pz) (local.get $pz)))
+          (f32x4.mul (local.get $pw) (local.get $pw))))
+        (local.set $inv (f32x4.div (f32x4.splat (f32.const 1)) (f32x4.sqrt (local.get $len2))))
+        ;; Identity where the squared length is not > 0.
+        (local.set $ok (f32x4.gt (local.get $len2) (v128.const i32x4 0 0 0 0)))
+        (local.set $px (v128.and (f32x4.mul (local.get $px) (local.get $inv)) (local.get $ok)))
+        (local.set $py (v128.and (f32x4.mul (local.get $py) (local.get $inv)) (local.get $ok)))
+        (local.set $pz (v128.and (f32x4.mul (local.get $pz) (local.get $inv)) (local.get $ok)))
+        (local.set $pw (v128.bitselect (f32x4.mul (local.get $pw) (local.get $inv)) (f32x4.splat (f32.const 1))
+          (local.get $ok)))
+        ;; The keys of the four that are there, one lane each.
+        (local.set $o (i32.add (local.get $out) (i32.mul (local.get $k) (local.get $stride))))
+        (f32.store (local.get $o) (f32x4.extract_lane 0 (local.get $px)))
+        (f32.store offset=4 (local.get $o) (f32x4.extract_lane 0 (local.get $py)))
+        (f32.store offset=8 (local.get $o) (f32x4.extract_lane 0 (local.get $pz)))
+        (f32.store offset=12 (local.get $o) (f32x4.extract_lane 0 (local.get $pw)))
+        (if (i32.lt_s (i32.add (local.get $k) (i32.const 1)) (local.get $count))
+          (then
+            (local.set $o (i32.add (local.get $o) (local.get $stride)))
+            (f32.store (local.get $o) (f32x4.extract_lane 1 (local.get $px)))
+            (f32.store offset=4 (local.get $o) (f32x4.extract_lane 1 (local.get $py)))
+            (f32.store offset=8 (local.get $o) (f32x4.extract_lane 1 (local.get $pz)))
+            (f32.store offset=12 (local.get $o) (f32x4.extract_lane 1 (local.get $pw)))))
+        (if (i32.lt_s (i32.add (local.get $k) (i32.const 2)) (local.get $count))
+          (then
+            (local.set $o (i32.add (local.get $o) (local.get $stride)))
+            (f32.store (local.get $o) (f32x4.extract_lane 2 (local.get $px)))
+            (f32.store offset=4 (local.get $o) (f32x4.extract_lane 2 (local.get $py)))
+            (f32.store offset=8 (local.get $o) (f32x4.extract_lane 2 (local.get $pz)))
+            (f32.store offset=12 (local.get $o) (f32x4.extract_lane 2 (local.get $pw)))))
+        (if (i32.lt_s (i32.add (local.get $k) (i32.const 3)) (local.get $count))
+          (then
+            (local.set $o (i32.add (local.get $o) (local.get $stride)))
+            (f32.store (local.get $o) (f32x4.extract_lane 3 (local.get $px)))
+            (f32.store offset=4 (local.get $o) (f32x4.extract_lane 3 (local.get $py)))
+            (f32.store offset=8 (local.get $o) (f32x4.extract_lane 3 (local.get $pz)))
+            (f32.store offset=12 (local.get $o) (f32x4.extract_lane 3 (local.get $pw)))))
+        (local.set $planes (i32.add (local.get $planes) (i32.const 16)))
+        (local.set $k (i32.add (local.get $k) (i32.const 4)))
+        (br $keys))))
 )

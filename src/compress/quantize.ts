@@ -126,6 +126,22 @@ export function quantizeTrackSegment(
   }
 }
 
+/** The value of stored component `slot` of a track that its segment stores as constant (rate 0), as the decoder rebuilds it. */
+export function constantComponent(
+  track: AnimatedTrack,
+  at: TrackSlot,
+  slot: number,
+  clipRanges: ClipRanges,
+  ranges: SegmentRanges,
+): number {
+  const r = clipRanges.offsets[at.j] + 2 * storedComponent(slot, track.drop[at.segment]);
+  return segmentConstant(
+    clipRanges.values[r],
+    clipRanges.values[r + 1],
+    ranges.constant[(at.segment * at.trackCount + at.j) * 3 + slot],
+  );
+}
+
 const compBits = new Uint8Array(3);
 /**
  * Keys for decodeRotations, {@link ROTATION_SLOT} floats each (the three stored components,
@@ -156,8 +172,6 @@ export function reconstructTrackSegment(
   const drop = track.drop[at.segment];
   const width = track.width;
   const values = track.values;
-  const rangeBase = clipRanges.offsets[at.j];
-  const slotBase = (at.segment * at.trackCount + at.j) * 3;
   const size = at.size;
   if (keyScratch.length < size * ROTATION_SLOT) {
     keyScratch = new Float64Array(size * ROTATION_SLOT);
@@ -171,13 +185,11 @@ export function reconstructTrackSegment(
     dp = ko;
   } else if (bits > 0 && bits !== RAW_BITS) dequantization(track, at, bits, clipRanges, ranges, d, 0, compBits);
   for (let slot = 0; slot < ANIMATED_COMPONENTS; slot++) {
-    const c = storedComponent(slot, drop);
-    const r = rangeBase + 2 * c;
-    const from = at.start * width + c;
+    const from = at.start * width + storedComponent(slot, drop);
     if (bits === RAW_BITS) {
       for (let k = 0; k < size; k++) keys[k * ROTATION_SLOT + slot] = values[from + k * width];
     } else if (bits === 0) {
-      const v = segmentConstant(clipRanges.values[r], clipRanges.values[r + 1], ranges.constant[slotBase + slot]);
+      const v = constantComponent(track, at, slot, clipRanges, ranges);
       for (let k = 0; k < size; k++) keys[k * ROTATION_SLOT + slot] = v;
     } else {
       // quantizeTrackSegment's codes, each rebuilt as the decoder does.

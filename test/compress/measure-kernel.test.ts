@@ -10,9 +10,21 @@ import { bodyFaceFingersClip, chainClip } from '../../src/bench/big-rigs.js';
 import type { RawClip } from '../../src/clip/raw-clip.js';
 import { POSE_STRIDE } from '../../src/clip/skeleton.js';
 import { SampleReference, sampleReferenceSpecs } from '../../src/compress/between.js';
+import { BIT_RATE_LADDERS } from '../../src/compress/bitrate.js';
 import { compress } from '../../src/compress/index.js';
 import { measureKernel } from '../../src/compress/measure-kernel.js';
 import type { CompressOptions } from '../../src/compress/options.js';
+import { preprocessRotations } from '../../src/compress/preprocess.js';
+import {
+  DEQUANTIZATION_STRIDE,
+  constantComponent,
+  dequantization,
+  reconstructTrackSegment,
+  type TrackSlot,
+} from '../../src/compress/quantize.js';
+import { extractClipRanges, extractSegmentRanges, gatherAnimatedTracks } from '../../src/compress/range.js';
+import { segmentClip } from '../../src/compress/segment.js';
+import { RAW_BITS, TRACKS_PER_BONE } from '../../src/runtime/format.js';
 import {
   AFFINE_STRIDE,
   BONE_ERRORS,
@@ -304,5 +316,82 @@ describe('the compressor measure kernel', () => {
       }
       expect(differ).toBe(0);
     }
+  });
+
+  it("rebuild: reconstructTrackSegment's floats to the bit, at every rate, dropped component, first key and key count", () => {
+    const clip = loadFixture(fixtureNames()[0]);
+    const boneCount = clip.skeleton.parents.length;
+    // Every track as animated; a short last segment besides the full ones.
+    const layout = segmentClip(Math.min(clip.sampleCount, 16 * 3 + 5));
+    const animated = Int32Array.from({ length: boneCount * TRACKS_PER_BONE }, (_, t) => t);
+    const tracks = gatherAnimatedTracks(clip, preprocessRotations(clip), animated, 'mean', layout);
+    const clipRanges = extractClipRanges(tracks, layout);
+    const ranges = extractSegmentRanges(tracks, clipRanges, layout);
+    const maxKeys = layout.maxSize,
+      stride = 5;
+    const kernel = measureKernel('search', {
+      values: ['f32', maxKeys * 4],
+      planes: ['f32', 3 * (maxKeys + 3)],
+      dq: ['f64', 3 * DEQUANTIZATION_STRIDE],
+      out: ['f32', maxKeys * stride],
+    })!;
+    const { values, planes, dq, out } = kernel.buffers;
+    const expected = new Float32Array(out.length);
+    const bits = new Uint8Array(3);
+    let differ = 0,
+      cases = 0;
+    for (let j = 0; j < tracks.length; j += 5) {
+      const t = tracks[j];
+      for (let segment = 0; segment < layout.count; segment++) {
+        const size = layout.sizes[segment];
+        const kept = t.drop[segment];
+        for (const drop of t.width === 4 ? [0, 1, 2, 3] : [3]) {
+          t.drop[segment] = drop;
+          for (const rate of BIT_RATE_LADDERS.acl21)
+            for (const [first, count] of [
+              [0, size],
+              [3, 1],
+              [1, size - 2],
+            ]) {
+              const at: TrackSlot = {
+                j,
+                trackCount: tracks.length,
+                segment,
+                start: layout.starts[segment] + first,
+                size: count,
+              };
+              expected.fill(Number.NaN);
+              out.fill(Number.NaN);
+              reconstructTrackSegment(t, at, rate, clipRanges, ranges, expected, 1, stride);
+              values.set(t.values.subarray(at.start * t.width, (at.start + count) * t.width));
+              const mode = rate === RAW_BITS ? 1 : rate === 0 ? 2 : 0;
+              if (mode === 2)
+                for (let slot = 0; slot < 3; slot++) dq[slot] = constantComponent(t, at, slot, clipRanges, ranges);
+              if (mode === 0) dequantization(t, at, rate, clipRanges, ranges, dq, 0, bits);
+              const [rx, ry, rz, rw] = t.ref;
+              kernel.exports.rebuild(
+                values.byteOffset,
+                t.width,
+                count,
+                drop,
+                mode,
+                dq.byteOffset,
+                rx,
+                ry,
+                rz,
+                rw,
+                planes.byteOffset,
+                out.byteOffset + 4,
+                stride * 4,
+              );
+              differ += differing(out, expected);
+              cases++;
+            }
+        }
+        t.drop[segment] = kept;
+      }
+    }
+    expect(cases).toBeGreaterThan(1000);
+    expect(differ).toBe(0);
   });
 });
