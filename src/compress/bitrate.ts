@@ -1,7 +1,8 @@
 /**
  * Stage 7: the bit rate of every animated track in every segment, chosen against the
  * object-space error metric. Values are rebuilt exactly as the decoder rebuilds them
- * (compress/quantize.ts), so the error measured here is the error users see.
+ * (compress/quantize.ts, or the measure kernel's `rebuild`, the same floats), so the error
+ * measured here is the error users see.
  *
  * Per segment: every track starts one ladder step above the previous segment's, when
  * those steps fit together; otherwise it starts raw, and pass 1 lowers all tracks together

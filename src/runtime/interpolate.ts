@@ -41,8 +41,8 @@ export const ROTATION_SLOT = 8;
 export const ROTATION_ENTRY = 4;
 
 /**
- * Decodes `count` stored rotations into `out`, the only place this arithmetic is written:
- * rotation i's keys are slot i of `keys` ({@link ROTATION_SLOT} floats: the three stored
+ * Decodes `count` stored rotations into `out`, the only place in TypeScript this arithmetic
+ * is written: rotation i's keys are slot i of `keys` ({@link ROTATION_SLOT} floats: the three stored
  * components of key 0's delta, x, y, z, w without its dropped component, then key 1's at 4)
  * and its entry i of `list` ({@link ROTATION_ENTRY} words: key 0's dropped component, key
  * 1's or -1 for key 0 alone, the index of its reference in `refs`, its offset in `out`).
@@ -59,7 +59,9 @@ export const ROTATION_ENTRY = 4;
  *
  * The TypeScript decoder (sampler.ts) calls this once per pose over all its rotations, and
  * the compressor through {@link emitRotation} and {@link blendRotations}, so the error the
- * compressor measures is the decoder's. One call per pose keeps every operation inside one
+ * compressor measures is the decoder's; the compressor's search rebuilds its trial keys with
+ * the same operations in its own kernel (compress/measure-kernel.wat `rebuild`), which its
+ * tests hold to this to the bit. One call per pose keeps every operation inside one
  * loop: a call per rotation measured up to 1.5 × the decode time, the engine inlining none.
  */
 export function decodeRotations(
