@@ -176,12 +176,17 @@ export function measureAdditiveSamples(
   );
 }
 
-/** The error of an additive clip between samples: base ∘ the runtime's interpolated delta against base ∘ source delta. */
+/**
+ * The error of an additive clip between samples: base ∘ the runtime's interpolated delta
+ * against base ∘ source delta; `enough`: the figure it need not be resolved below
+ * (compress/between.ts `measureBetweenErrors`).
+ */
 export function measureAdditiveBetween(
   setup: AdditiveSetup,
   compressed: CompressedClip,
   shellDistances: Float32Array,
   metric: ErrorMetric,
+  enough = 0,
 ): BetweenReport {
   const sampler = compressed.createSampler();
   const stride = compressed.boneCount * POSE_STRIDE;
@@ -199,6 +204,9 @@ export function measureAdditiveBetween(
     true,
     undefined,
     setup.appliedBetween,
+    true,
+    undefined,
+    enough,
   );
 }
 

@@ -471,6 +471,13 @@ const HELD_ROTATION = 1,
  * same report. `decodedSamples`, when given, holds the decoded object transforms at every sample
  * (sample-major, {@link AFFINE_STRIDE} per bone, as `decodedBetween` at fraction 0 or 1 and
  * {@link poseToObject} give them), which the checks at the samples take instead of decoding.
+ * `enough` above 0 asks only whether the error stays within it (compress() passes its error
+ * budget): in the second look an interval gets more checks only while its bound could raise
+ * the figure above both the clip's so far and `enough`, and the whole-shell figure of the
+ * `vertices` metric asks for none. An interval left so counts with the bounds it has, so the
+ * figures are still bounds on the error at any time, and the figure is above `enough` exactly
+ * when it would be without it; below `enough` it may stand above the figure fully checked
+ * (and the whole-shell figure above its own).
  * Allocates a few pose-sized buffers and, for the second look, three numbers per
  * bone and interval (the first look's turns and errors) besides two per bone and sample.
  */
@@ -484,6 +491,7 @@ export function measureBetweenErrors(
   reference?: BetweenReference,
   prune = true,
   decodedSamples?: Float64Array,
+  enough = 0,
 ): BetweenReport {
   const references = referencesOf(clip, reference);
   // Against the players every interval gets its most checks: the remainder term assumes a slerp
@@ -523,6 +531,8 @@ export function measureBetweenErrors(
   const pending: number[] = [];
   const firstBound = new Float64Array(intervals),
     firstShell = new Float64Array(intervals);
+  // With `enough`, what an interval left after its first look counts with: its figures then.
+  const left = enough > 0 && secondLook ? new FirstLook(intervals) : undefined;
   for (let k = 0; k < intervals; k++) {
     // A jump (two samples at one time) has no time between its samples.
     if (times && times[k + 1] === times[k]) continue;
@@ -537,21 +547,62 @@ export function measureBetweenErrors(
       pending.push(k);
       firstBound[k] = measure.endBound;
       firstShell[k] = measure.endShellBound;
+      left?.set(k, measure);
     }
   }
   pending.sort((a, b) => firstBound[b] - firstBound[a] || a - b);
   for (const k of pending) {
-    if (firstBound[k] <= report.maxError && firstShell[k] <= report.shellMaxError) continue;
+    // Where the interval's bounds cannot raise the figures (above `enough`), it is done.
+    const floor = Math.max(report.maxError, enough),
+      shellFloor = left ? Number.POSITIVE_INFINITY : report.shellMaxError;
+    if (firstBound[k] <= floor && firstShell[k] <= shellFloor) {
+      if (left) left.keep(k, report);
+      continue;
+    }
     // The ½ check is the first look's: the interval's bounds at ½ are over the clip's figure, so
     // the ¼ and ¾ follow.
     const checks = measure.resume(k);
     for (let m = 2 * FIRST_CHECKS; m <= checks; m *= 2) {
       measure.check(k, m, report.maxError, report.shellMaxError, true);
-      if (measure.endBound <= report.maxError && measure.endShellBound <= report.shellMaxError) break;
+      if (measure.endBound <= Math.max(report.maxError, enough) && measure.endShellBound <= shellFloor) break;
     }
     keep(k);
   }
   return report;
+}
+
+/** Each interval's figures after its first look, for {@link measureBetweenErrors} with `enough`. */
+class FirstLook {
+  private readonly bound: Float64Array;
+  private readonly shellBound: Float64Array;
+  private readonly bone: Int32Array;
+  private readonly fraction: Float64Array;
+
+  constructor(intervals: number) {
+    this.bound = new Float64Array(intervals);
+    this.shellBound = new Float64Array(intervals);
+    this.bone = new Int32Array(intervals);
+    this.fraction = new Float64Array(intervals);
+  }
+
+  /** Keeps interval k's figures as `measure` holds them. */
+  set(k: number, measure: IntervalChecks): void {
+    this.bound[k] = measure.bound;
+    this.shellBound[k] = measure.shellBound;
+    this.bone[k] = measure.boundBone;
+    this.fraction[k] = measure.boundFraction;
+  }
+
+  /** Raises `report`'s figures to interval k's where they are larger. */
+  keep(k: number, report: BetweenReport): void {
+    if (this.bound[k] > report.maxError) {
+      report.maxError = this.bound[k];
+      report.worstBone = this.bone[k];
+      report.worstInterval = k;
+      report.worstFraction = this.fraction[k];
+    }
+    if (this.shellBound[k] > report.shellMaxError) report.shellMaxError = this.shellBound[k];
+  }
 }
 
 /**

@@ -43,15 +43,18 @@ export interface CompressStats {
   maxError: number;
   /**
    * Largest whole-shell error (every point of each bone's shell sphere, `shell` metric) at
-   * any playback time, at the samples and between them, whatever {@link metric}.
+   * any playback time, at the samples and between them, whatever {@link metric}. With the
+   * `vertices` metric, between samples a bound from the checks {@link betweenMaxError} took,
+   * which may stand a little above the largest error (`bonepress verify` resolves it).
    */
   shellMaxError: number;
   /** Largest error at the stored samples. */
   sampleMaxError: number;
   /**
-   * Largest error between samples (at a quarter, half and three quarters of every
-   * interval), against what the source means there: its own interpolation of its keys,
-   * or slerp/lerp between its samples.
+   * Bound on the error at any time between samples, against what the source means there: its
+   * own interpolation of its keys, or slerp/lerp between its samples (docs/format.md, "The
+   * error at any time"). Checked until it is known within the threshold: below it, the bound
+   * may stand a little above the largest error (`bonepress verify` resolves it fully).
    */
   betweenMaxError: number;
   /**
@@ -182,7 +185,7 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
     compressed = CompressedClip.open(bytes);
     if (additive) {
       report = measureAdditiveSamples(additive, compressed, settings.shellDistances, settings.metric);
-      between = measureAdditiveBetween(additive, compressed, settings.shellDistances, settings.metric);
+      between = measureAdditiveBetween(additive, compressed, settings.shellDistances, settings.metric, budget);
     } else {
       ({ report, between } = measureCompressed(
         source,
@@ -190,6 +193,7 @@ export function compress(clip: RawClip, options: CompressOptions & ExperimentalO
         settings.shellDistances,
         settings.metric,
         measuredObject,
+        budget,
       ));
     }
     // A target at or below 0 already kept every track at its finest: no search can do better.

@@ -103,7 +103,8 @@ function verifySamples(
 /**
  * The error of `compressed` between samples with `metric`, decoded by the runtime's own
  * interpolation, against what the players make of the source's keys when it has any.
- * `decodedSamples`: every sample's decoded object transforms, when known ({@link measureBetweenErrors}).
+ * `decodedSamples`: every sample's decoded object transforms, when known; `enough`: the
+ * figure it need not be resolved below ({@link measureBetweenErrors}).
  */
 export function measureCompressedBetween(
   reference: RawClip,
@@ -111,6 +112,7 @@ export function measureCompressedBetween(
   shellDistances: Float32Array,
   metric: ErrorMetric = 'vertices',
   decodedSamples?: Float64Array,
+  enough = 0,
 ): BetweenReport {
   const sampler = compressed.createSampler();
   const pose = new Float32Array(compressed.boneCount * POSE_STRIDE);
@@ -127,6 +129,7 @@ export function measureCompressedBetween(
     PLAYER_SLERPS,
     true,
     decodedSamples,
+    enough,
   );
 }
 
@@ -157,7 +160,8 @@ function sampleObjectsSize(clip: RawClip): number {
  * and composed once for both: the checks between samples measure the interval's two samples
  * too (a decode at fraction 0 or 1 is the sample's). A clip with keys has its samples measured
  * against the players' evaluations instead, which these do not hold. `referenceObject`: the
- * reference's object transforms when known ({@link sharedSampleObjects}).
+ * reference's object transforms when known ({@link sharedSampleObjects}); `enough`: the figure
+ * between samples need not be resolved below ({@link measureBetweenErrors}).
  */
 export function measureCompressed(
   reference: RawClip,
@@ -165,9 +169,13 @@ export function measureCompressed(
   shellDistances: Float32Array,
   metric: ErrorMetric,
   referenceObject?: Float64Array,
+  enough = 0,
 ): { report: ErrorReport; between: BetweenReport } {
   const size = sampleObjectsSize(reference);
   const decoded = reference.keyframes || size > SHARED_SAMPLES_LIMIT ? undefined : new Float64Array(size);
   const report = verifySamples(reference, compressed, shellDistances, referenceObject, metric, decoded);
-  return { report, between: measureCompressedBetween(reference, compressed, shellDistances, metric, decoded) };
+  return {
+    report,
+    between: measureCompressedBetween(reference, compressed, shellDistances, metric, decoded, enough),
+  };
 }

@@ -2,8 +2,9 @@
  * The error between samples (compress/between.ts): the figure measureBetweenErrors reports
  * after looking at ½ of every interval first is never above the bound of every interval
  * checked at its checksFor, and with the error at the samples it holds the error measured
- * densely between them (63 fractions of every interval); leaving out of a second look the bones
- * that cannot reach the figure changes no number of the report.
+ * densely between them (63 fractions of every interval), also when asked only whether it
+ * stays within a figure; leaving out of a second look the bones that cannot reach the figure
+ * changes no number of the report.
  */
 import { describe, expect, it } from 'vitest';
 
@@ -91,6 +92,39 @@ describe('measureBetweenErrors', () => {
       // Next to a sample the error is the sample's: the figure at any time holds both.
       expect(dense).toBeLessThanOrEqual(stats.maxError);
       expect(denseShell).toBeLessThanOrEqual(stats.shellMaxError);
+
+      // Asked only whether the error stays within a figure (compress() asks so of its budget), the
+      // checks stop once that is known: the figures still hold the dense measurement, and are on
+      // the same side of that figure as the figure fully resolved.
+      const { report: samples } = measureCompressed(clip, CompressedClip.open(bytes), shells, 'vertices');
+      let decodes = 0;
+      const counted = (k: number, alpha: number, out: Float64Array): void => {
+        decodes++;
+        decodedBetween(k, alpha, out);
+      };
+      measureBetweenErrors(clip, shells, counted);
+      const resolving = decodes;
+      for (const enough of [report.maxError / 2, report.maxError * 1.5]) {
+        decodes = 0;
+        const within = measureBetweenErrors(
+          clip,
+          shells,
+          counted,
+          'vertices',
+          true,
+          undefined,
+          undefined,
+          true,
+          undefined,
+          enough,
+        );
+        expect(within.maxError > enough).toBe(report.maxError > enough);
+        expect(dense).toBeLessThanOrEqual(Math.max(within.maxError, samples.maxError));
+        expect(denseShell).toBeLessThanOrEqual(Math.max(within.shellMaxError, samples.shellMaxError));
+        // Fewer checks, and far fewer where the error is known within the figure at once.
+        expect(decodes).toBeLessThanOrEqual(resolving);
+        if (enough > report.maxError) expect(decodes).toBeLessThan(resolving / 2);
+      }
     });
 
     it(`${name}: the reference of a clip without keys, worked out per interval, is referenceBetween's object transforms to the bit`, () => {

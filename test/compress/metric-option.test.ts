@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { RawClip } from '../../src/clip/raw-clip.js';
 import { POSE_STRIDE } from '../../src/clip/skeleton.js';
 import { compress } from '../../src/compress/index.js';
+import { measureCompressedBetween } from '../../src/compress/verify.js';
 import { OptionsError, resolveOptions, type CompressOptions } from '../../src/compress/options.js';
 import {
   AFFINE_STRIDE,
@@ -145,15 +146,21 @@ describe("compress() with metric: 'shell'", () => {
 
 describe('compress() with the default metric', () => {
   it(
-    'reports the whole-shell error an independent measurement finds, at the samples exactly',
+    'reports the whole-shell error an independent measurement finds: at the samples exactly, between them a bound that verification resolves',
     () => {
       const clip = loadFixture(CLIPS[0]);
       const { shellDistances } = resolveOptions(clip);
       const result = compress(clip);
       const measured = measure(clip, result.bytes, shellDistances);
+      const largest = Math.max(measured.shellSamples, measured.shellBetween);
       expect(result.stats.metric).toBe('vertices');
       expect(result.report.shellMaxError).toBe(measured.shellSamples);
-      expect(result.stats.shellMaxError).toBeCloseTo(Math.max(measured.shellSamples, measured.shellBetween), 9);
+      // compress() checks between samples only until the error is known within the threshold:
+      // the whole-shell figure is a bound from those checks (to float32 precision of the blend
+      // fraction), and the checks of verification, which resolve it, find the measured figure.
+      expect(result.stats.shellMaxError).toBeGreaterThanOrEqual(largest - 5e-7);
+      const resolved = measureCompressedBetween(clip, CompressedClip.open(result.bytes), shellDistances);
+      expect(Math.max(result.report.shellMaxError, resolved.shellMaxError)).toBeCloseTo(largest, 9);
       // The whole shell is never below the three vertices it contains.
       expect(result.stats.shellMaxError).toBeGreaterThanOrEqual(result.stats.maxError);
       expect(result.stats.sampleMaxError).toBe(result.report.maxError);
