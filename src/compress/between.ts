@@ -663,10 +663,7 @@ export const ROUNDING_ROUNDOFFS = 4;
  * 0.01 cm.
  */
 export function roundingTerm(clip: RawClip, shellDistances: Float32Array, clipObject?: Float64Array): number {
-  const levers = new LeverSums(clip, shellDistances, clipObject);
-  let lever = 0;
-  for (let s = 0; s < clip.sampleCount; s++) lever = Math.max(lever, levers.largestAt(s));
-  return ROUNDING_ROUNDOFFS * FLOAT32_ROUNDOFF * lever;
+  return ROUNDING_ROUNDOFFS * FLOAT32_ROUNDOFF * new LeverSums(clip, shellDistances, clipObject).largest();
 }
 
 /**
@@ -707,6 +704,50 @@ class LeverSums {
     this.turning = new Float64Array(boneCount);
     this.turnSums = new Float64Array(boneCount);
     this.moveSums = new Float64Array(boneCount);
+  }
+
+  /**
+   * The largest lever sum over the clip's samples: in the measure kernel (measure-kernel.wat
+   * `leverSums`, the same float64s) where the clip's transforms are known.
+   */
+  largest(): number {
+    const known = this.clipObject,
+      boneCount = this.parents.length;
+    const kernel =
+      known &&
+      measureKernel('between', {
+        object: ['f64', known.length],
+        parents: ['i32', boneCount],
+        turns: ['u8', boneCount],
+        moves: ['u8', boneCount],
+        shells: ['f64', boneCount],
+        turning: ['f64', boneCount],
+        turnSums: ['f64', boneCount],
+        moveSums: ['f64', boneCount],
+      });
+    if (kernel) {
+      const { object, parents, turns, moves, shells, turning, turnSums, moveSums } = kernel.buffers;
+      object.set(known);
+      parents.set(this.parents);
+      turns.set(this.turns);
+      moves.set(this.moves);
+      shells.set(this.shellDistances);
+      return kernel.exports.leverSums(
+        object.byteOffset,
+        this.clip.sampleCount,
+        boneCount,
+        parents.byteOffset,
+        turns.byteOffset,
+        moves.byteOffset,
+        shells.byteOffset,
+        turning.byteOffset,
+        turnSums.byteOffset,
+        moveSums.byteOffset,
+      );
+    }
+    let lever = 0;
+    for (let s = 0; s < this.clip.sampleCount; s++) lever = Math.max(lever, this.largestAt(s));
+    return lever;
   }
 
   /** The largest lever sum of sample s's virtual vertices. */

@@ -143,6 +143,24 @@ export interface MeasureExports {
     out: number,
     stride: number,
   ): void;
+  /**
+   * compress/between.ts `roundingTerm`'s largest lever sum over `samples` samples whose
+   * object transforms are at `object` (sample-major): `parents` an i32 per bone, `turns` and
+   * `moves` a byte per bone, `shells` a float64 per bone, `turning`, `turnSums` and
+   * `moveSums` a float64 per bone of scratch.
+   */
+  leverSums(
+    object: number,
+    samples: number,
+    bones: number,
+    parents: number,
+    turns: number,
+    moves: number,
+    shells: number,
+    turning: number,
+    turnSums: number,
+    moveSums: number,
+  ): number;
 }
 
 /** A buffer to place in the kernel's memory: float64s, float32s, int32s or bytes, and how many. */

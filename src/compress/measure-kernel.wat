@@ -10,7 +10,8 @@
 ;;   `measureBones`: the checks between samples' measure of every bone at one time
 ;;     (compress/between.ts `IntervalChecks.measureAt`), measureBoneErrors per bone;
 ;;   `rebuild`: compress/quantize.ts `reconstructTrackSegment`, a track's keys as the decoder
-;;     rebuilds them at a bit rate (the search's trials, `SegmentSearch.rebuild`).
+;;     rebuilds them at a bit rate (the search's trials, `SegmentSearch.rebuild`);
+;;   `leverSums`: compress/between.ts `roundingTerm`'s largest lever sum over a clip's samples.
 ;; Assembled at build time by scripts/assemble-kernel.mjs (wabt, then binaryen's inlining)
 ;; into compress/measure-kernel-wasm.ts.
 ;;
@@ -684,4 +685,122 @@
         (local.set $planes (i32.add (local.get $planes) (i32.const 16)))
         (local.set $k (i32.add (local.get $k) (i32.const 4)))
         (br $keys))))
+
+  ;; compress/between.ts `LeverSums.largestAt` of every sample, the largest: the object
+  ;; transforms of `samples` samples at `object` (sample-major, `bones` matrices a sample),
+  ;; `parents` an i32 per bone, `turns` and `moves` a byte per bone, `shells` a float64 per
+  ;; bone; `turning`, `turnSums` and `moveSums` a float64 per bone of scratch. Sums over at
+  ;; most 64 ancestors exactly (between.ts LEVER_WALK), then bounded from the one reached.
+  (func (export "leverSums") (param $object i32) (param $samples i32) (param $bones i32) (param $parents i32)
+    (param $turns i32) (param $moves i32) (param $shells i32) (param $turning i32) (param $turnSums i32)
+    (param $moveSums i32) (result f64)
+    (local $s i32) (local $b i32) (local $base i32) (local $o i32) (local $parent i32) (local $a i32)
+    (local $step i32) (local $lever f64) (local $sampleLever f64) (local $turnSum f64) (local $moveSum f64)
+    (local $turningB f64) (local $scale f64) (local $sum f64) (local $c i32)
+    (block $allDone
+      (loop $sample
+        (br_if $allDone (i32.ge_s (local.get $s) (local.get $samples)))
+        (local.set $base (i32.add (local.get $object) (i32.mul (i32.mul (local.get $s) (local.get $bones)) (i32.const 96))))
+        (local.set $sampleLever (f64.const 0))
+        (local.set $b (i32.const 0))
+        (block $bonesDone
+          (loop $bone
+            (br_if $bonesDone (i32.ge_s (local.get $b) (local.get $bones)))
+            (local.set $o (i32.add (local.get $base) (i32.mul (local.get $b) (i32.const 96))))
+            (local.set $parent (i32.load (i32.add (local.get $parents) (i32.shl (local.get $b) (i32.const 2)))))
+            ;; turning[b] = turning[parent] (0 for a root) + turns[b].
+            (local.set $turningB (f64.add
+              (if (result f64) (i32.ge_s (local.get $parent) (i32.const 0))
+                (then (f64.load (i32.add (local.get $turning) (i32.shl (local.get $parent) (i32.const 3)))))
+                (else (f64.const 0)))
+              (f64.convert_i32_u (i32.load8_u (i32.add (local.get $turns) (local.get $b))))))
+            (f64.store (i32.add (local.get $turning) (i32.shl (local.get $b) (i32.const 3))) (local.get $turningB))
+            ;; moveSums[b]: the parent's, plus the offset from it (from the origin for a root) where it moves.
+            (local.set $moveSum
+              (if (result f64) (i32.ge_s (local.get $parent) (i32.const 0))
+                (then (f64.load (i32.add (local.get $moveSums) (i32.shl (local.get $parent) (i32.const 3)))))
+                (else (f64.const 0))))
+            (if (i32.load8_u (i32.add (local.get $moves) (local.get $b)))
+              (then
+                (local.set $moveSum (f64.add (local.get $moveSum)
+                  (if (result f64) (i32.ge_s (local.get $parent) (i32.const 0))
+                    (then (call $distance (local.get $o)
+                      (i32.add (local.get $base) (i32.mul (local.get $parent) (i32.const 96)))))
+                    (else (call $distanceToOrigin (local.get $o))))))))
+            (f64.store (i32.add (local.get $moveSums) (i32.shl (local.get $b) (i32.const 3))) (local.get $moveSum))
+            ;; turnSums[b]: the distances to its turning ancestors, the nearest 64 exactly.
+            (local.set $turnSum (f64.const 0))
+            (local.set $a (local.get $parent))
+            (local.set $step (i32.const 0))
+            (block $walked
+              (loop $walk
+                (br_if $walked (i32.lt_s (local.get $a) (i32.const 0)))
+                (br_if $walked (i32.ge_s (local.get $step) (i32.const 64)))
+                (if (i32.load8_u (i32.add (local.get $turns) (local.get $a)))
+                  (then (local.set $turnSum (f64.add (local.get $turnSum)
+                    (call $distance (local.get $o) (i32.add (local.get $base) (i32.mul (local.get $a) (i32.const 96))))))))
+                (local.set $step (i32.add (local.get $step) (i32.const 1)))
+                (local.set $a (i32.load (i32.add (local.get $parents) (i32.shl (local.get $a) (i32.const 2)))))
+                (br $walk)))
+            (if (i32.ge_s (local.get $a) (i32.const 0))
+              (then (local.set $turnSum (f64.add (local.get $turnSum)
+                (f64.add (f64.load (i32.add (local.get $turnSums) (i32.shl (local.get $a) (i32.const 3))))
+                  (f64.mul (f64.load (i32.add (local.get $turning) (i32.shl (local.get $a) (i32.const 3))))
+                    (call $distance (local.get $o) (i32.add (local.get $base) (i32.mul (local.get $a) (i32.const 96))))))))))
+            (f64.store (i32.add (local.get $turnSums) (i32.shl (local.get $b) (i32.const 3))) (local.get $turnSum))
+            ;; The largest column length of the 3 × 3 part: the vertices lie along the axes as scaled.
+            (local.set $scale (f64.const 0))
+            (local.set $c (i32.const 0))
+            (loop $column
+              (local.set $scale (f64.max (local.get $scale) (call $hypot3
+                (f64.load (i32.add (local.get $o) (local.get $c)))
+                (f64.load offset=8 (i32.add (local.get $o) (local.get $c)))
+                (f64.load offset=16 (i32.add (local.get $o) (local.get $c))))))
+              (local.set $c (i32.add (local.get $c) (i32.const 24)))
+              (br_if $column (i32.lt_u (local.get $c) (i32.const 72))))
+            (local.set $sum (f64.add (f64.add (local.get $turnSum) (local.get $moveSum))
+              (f64.mul (f64.mul (local.get $turningB)
+                (f64.load (i32.add (local.get $shells) (i32.shl (local.get $b) (i32.const 3)))))
+                (local.get $scale))))
+            (if (f64.gt (local.get $sum) (local.get $sampleLever)) (then (local.set $sampleLever (local.get $sum))))
+            (local.set $b (i32.add (local.get $b) (i32.const 1)))
+            (br $bone)))
+        (local.set $lever (f64.max (local.get $lever) (local.get $sampleLever)))
+        (local.set $s (i32.add (local.get $s) (i32.const 1)))
+        (br $sample)))
+    (local.get $lever))
+
+  ;; between.ts `distance` of the translations of the matrices at `a` and `b`.
+  (func $distance (param $a i32) (param $b i32) (result f64)
+    (local $x f64) (local $y f64) (local $z f64)
+    (local.set $x (f64.sub (f64.load offset=72 (local.get $a)) (f64.load offset=72 (local.get $b))))
+    (local.set $y (f64.sub (f64.load offset=80 (local.get $a)) (f64.load offset=80 (local.get $b))))
+    (local.set $z (f64.sub (f64.load offset=88 (local.get $a)) (f64.load offset=88 (local.get $b))))
+    (f64.sqrt (f64.add (f64.add (f64.mul (local.get $x) (local.get $x)) (f64.mul (local.get $y) (local.get $y)))
+      (f64.mul (local.get $z) (local.get $z)))))
+
+  ;; `distance` of the translation of the matrix at `a` from the origin.
+  (func $distanceToOrigin (param $a i32) (result f64)
+    (local $x f64) (local $y f64) (local $z f64)
+    (local.set $x (f64.sub (f64.load offset=72 (local.get $a)) (f64.const 0)))
+    (local.set $y (f64.sub (f64.load offset=80 (local.get $a)) (f64.const 0)))
+    (local.set $z (f64.sub (f64.load offset=88 (local.get $a)) (f64.const 0)))
+    (f64.sqrt (f64.add (f64.add (f64.mul (local.get $x) (local.get $x)) (f64.mul (local.get $y) (local.get $y)))
+      (f64.mul (local.get $z) (local.get $z)))))
+
+  ;; metric/error-metric.ts `hypot3`: Math.hypot's arithmetic for three numbers.
+  (func $hypot3 (param $x f64) (param $y f64) (param $z f64) (result f64)
+    (local $max f64) (local $a f64) (local $b f64) (local $c f64) (local $sum f64)
+    (local.set $max (f64.max (f64.max (f64.abs (local.get $x)) (f64.abs (local.get $y))) (f64.abs (local.get $z))))
+    (if (i32.or (f64.eq (local.get $max) (f64.const 0)) (f64.eq (local.get $max) (f64.const inf)))
+      (then (return (local.get $max))))
+    (local.set $a (f64.div (f64.abs (local.get $x)) (local.get $max)))
+    (local.set $b (f64.div (f64.abs (local.get $y)) (local.get $max)))
+    (local.set $c (f64.div (f64.abs (local.get $z)) (local.get $max)))
+    (local.set $sum (f64.add (f64.mul (local.get $a) (local.get $a)) (f64.mul (local.get $b) (local.get $b))))
+    (f64.mul
+      (f64.sqrt (f64.add (local.get $sum)
+        (f64.sub (f64.mul (local.get $c) (local.get $c))
+          (f64.sub (f64.sub (local.get $sum) (f64.mul (local.get $a) (local.get $a))) (f64.mul (local.get $b) (local.get $b))))))
+      (local.get $max)))
 )

@@ -9,7 +9,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { bodyFaceFingersClip, chainClip } from '../../src/bench/big-rigs.js';
 import type { RawClip } from '../../src/clip/raw-clip.js';
 import { POSE_STRIDE } from '../../src/clip/skeleton.js';
-import { SampleReference, sampleReferenceSpecs } from '../../src/compress/between.js';
+import { SampleReference, roundingTerm, sampleReferenceSpecs } from '../../src/compress/between.js';
 import { BIT_RATE_LADDERS } from '../../src/compress/bitrate.js';
 import { compress } from '../../src/compress/index.js';
 import { measureKernel } from '../../src/compress/measure-kernel.js';
@@ -28,6 +28,7 @@ import { RAW_BITS, TRACKS_PER_BONE } from '../../src/runtime/format.js';
 import {
   AFFINE_STRIDE,
   BONE_ERRORS,
+  clipToObject,
   composeAffine,
   measureBoneErrors,
   poseToObject,
@@ -42,12 +43,17 @@ import { makeSyntheticClip, mulberry32 } from '../utils/synthetic.js';
 const TIMEOUT = 120_000;
 
 /** compress() and measureKernel of a second copy of the compressor whose kernel does not compile. */
-async function withoutKernel(): Promise<{ compress: typeof compress; measureKernel: typeof measureKernel }> {
+async function withoutKernel(): Promise<{
+  compress: typeof compress;
+  measureKernel: typeof measureKernel;
+  roundingTerm: typeof roundingTerm;
+}> {
   vi.resetModules();
   vi.doMock('../../src/compress/measure-kernel-wasm.js', () => ({ MEASURE_KERNEL_WASM: '', MEASURE_KERNEL_SHIFT: 0 }));
   const plain = {
     compress: (await import('../../src/compress/index.js')).compress,
     measureKernel: (await import('../../src/compress/measure-kernel.js')).measureKernel,
+    roundingTerm: (await import('../../src/compress/between.js')).roundingTerm,
   };
   vi.doUnmock('../../src/compress/measure-kernel-wasm.js');
   vi.resetModules();
@@ -393,5 +399,24 @@ describe('the compressor measure kernel', () => {
     }
     expect(cases).toBeGreaterThan(1000);
     expect(differ).toBe(0);
+  });
+
+  it("leverSums: roundingTerm's float64 as JavaScript works it out, a chain deeper than its exact walk too", async () => {
+    const plain = await withoutKernel();
+    const clips = [
+      ...fixtureNames().map((name) => loadFixture(name)),
+      chainClip(100, 12),
+      bodyFaceFingersClip(12),
+      makeSyntheticClip({ boneCount: 30, sampleCount: 20, animatedScale: true, seed: 4 }),
+    ];
+    for (const clip of clips) {
+      const shells = clip.skeleton.shellDistances;
+      const object = clipToObject(clip);
+      const term = roundingTerm(clip, shells, object);
+      expect(term).toBeGreaterThan(0);
+      expect(Object.is(term, plain.roundingTerm(clip, shells, object)), clip.name).toBe(true);
+      // Without the transforms the kernel is not used: the same figure, sample by sample.
+      expect(Object.is(term, roundingTerm(clip, shells)), clip.name).toBe(true);
+    }
   });
 });
