@@ -208,7 +208,7 @@ class SegmentSearch {
   private readonly spotObject: Float64Array;
   /** The key where {@link fitsAt} last failed (-1: none yet), measured first the next time. */
   private fitsFailKey = -1;
-  private readonly spotLocal = new Float64Array(AFFINE_STRIDE);
+  private readonly spotLocal: Float64Array;
   private readonly componentBits = new Uint8Array(3);
   /**
    * {@link dequantization} per track and ladder step (three components each), derived once
@@ -274,6 +274,7 @@ class SegmentSearch {
     const specs = {
       local: ['f32', maxKeys * B * POSE_STRIDE],
       spotPose: ['f32', POSE_STRIDE],
+      spotLocal: ['f64', AFFINE_STRIDE],
       segmentValues: ['f32', input.tracks.length * maxKeys * 4],
       planes: ['f32', 3 * (maxKeys + 3)],
       constants: ['f64', 3],
@@ -298,6 +299,7 @@ class SegmentSearch {
     ({
       local: this.local,
       spotPose: this.spotPose,
+      spotLocal: this.spotLocal,
       segmentValues: this.segmentValues,
       planes: this.planes,
       constants: this.constants,
@@ -688,17 +690,35 @@ class SegmentSearch {
     this.rebuild(j, level, k, 1, pose, KIND_POSE_OFFSET[t.kind], POSE_STRIDE);
     // spot[b * 12 ..]: bone b's object transform at key k; the tried bone's local matrix first goes to its slot.
     const rs = root * AFFINE_STRIDE;
-    this.localToAffine(pose, 0, this.baseAt(k, root), spot, rs);
-    const rootParent = parents[root];
-    if (rootParent >= 0) {
-      const parentObj = this.current[rootParent] ? this.trial : this.object;
-      composeAffine(parentObj, (k * B + rootParent) * AFFINE_STRIDE, spot, rs, spot, rs);
-    }
     const km = k * B * AFFINE_STRIDE;
-    if (boneError(raw, km + rs, spot, rs, shell[root]) > threshold) return true;
+    const rootParent = parents[root];
+    const parentObj = rootParent >= 0 && this.current[rootParent] ? this.trial : this.object;
+    const kernel = this.kernel;
+    if (kernel !== undefined && this.input.additiveBase === undefined) {
+      const m = this.spotLocal;
+      kernel.exports.localAffines(pose.byteOffset, 0, m.byteOffset, 0, 1);
+      const parentAt = rootParent >= 0 ? parentObj.byteOffset + (k * B + rootParent) * AFFINE_STRIDE * 8 : 0;
+      const o = rs * 8;
+      if (
+        kernel.exports.measure(
+          parentAt,
+          m.byteOffset,
+          spot.byteOffset + o,
+          raw.byteOffset + km * 8 + o,
+          0,
+          1,
+          shell[root],
+          threshold,
+        ) === 0
+      )
+        return true;
+    } else {
+      this.localToAffine(pose, 0, this.baseAt(k, root), spot, rs);
+      if (rootParent >= 0) composeAffine(parentObj, (k * B + rootParent) * AFFINE_STRIDE, spot, rs, spot, rs);
+      if (boneError(raw, km + rs, spot, rs, shell[root]) > threshold) return true;
+    }
     const preorder = this.preorder,
       end = this.preorderAt[root] + this.subtreeSize[root];
-    const kernel = this.kernel;
     if (kernel !== undefined) {
       const [preorderAt, parentsAt, shellsAt] = this.kernelTree;
       return (
@@ -737,7 +757,6 @@ class SegmentSearch {
    */
   private fitsAt(level: number): boolean {
     const B = this.boneCount,
-      local = this.local,
       obj = this.object,
       parents = this.parents;
     const trackStart = this.boneTrackStart,
@@ -758,11 +777,7 @@ class SegmentSearch {
         this.setLevel(j, fromPrevious ? Math.min(top, previous[j] + 1) : level);
       }
       const la = this.localOf(b);
-      if (rebuilt)
-        for (let k = 0; k < this.size; k++) {
-          const at = k * B + b;
-          this.localToAffine(local, at * POSE_STRIDE, this.baseAt(k, b), la, at * AFFINE_STRIDE);
-        }
+      if (rebuilt) this.localsToAffine(b, la);
       const failed = this.measureBone(b, obj, la, b * AFFINE_STRIDE, B * AFFINE_STRIDE, obj, 0);
       if (failed >= 0) {
         this.fitsFailKey = failed;
@@ -794,6 +809,8 @@ class SegmentSearch {
       m = this.spotLocal,
       obj = this.object;
     const km = k * B * AFFINE_STRIDE;
+    // The measure kernel composes and measures each bone, where there is no additive base to apply.
+    const kernel = this.input.additiveBase === undefined ? this.kernel : undefined;
     for (let b = 0; b < B; b++) {
       const p = parents[b];
       const sb = b * AFFINE_STRIDE;
@@ -812,9 +829,28 @@ class SegmentSearch {
           const to = fromPrevious ? Math.min(top, this.previous[j] + 1) : level;
           this.rebuild(j, to, k, 1, pose, KIND_POSE_OFFSET[tracks[j].kind], POSE_STRIDE);
         }
-        this.localToAffine(pose, 0, this.baseAt(k, b), m, 0);
+        if (kernel !== undefined) kernel.exports.localAffines(pose.byteOffset, 0, m.byteOffset, 0, 1);
+        else this.localToAffine(pose, 0, this.baseAt(k, b), m, 0);
         local = m;
         lo = 0;
+      }
+      if (kernel !== undefined) {
+        const parentAt = p >= 0 ? spot.byteOffset + p * AFFINE_STRIDE * 8 : 0,
+          o = sb * 8;
+        if (
+          kernel.exports.measure(
+            parentAt,
+            local.byteOffset + lo * 8,
+            spot.byteOffset + o,
+            raw.byteOffset + km * 8 + o,
+            0,
+            1,
+            shell[b],
+            threshold,
+          ) === 0
+        )
+          return true;
+        continue;
       }
       if (p >= 0) composeAffine(spot, p * AFFINE_STRIDE, local, lo, spot, sb);
       else for (let c = 0; c < AFFINE_STRIDE; c++) spot[sb + c] = local[lo + c];
@@ -835,6 +871,29 @@ class SegmentSearch {
     }
     applyAdditiveBone(bases, base, local, l, this.applied, 0);
     poseToAffine(this.applied, 0, out, o);
+  }
+
+  /**
+   * {@link localToAffine} of bone b's decoded local transforms at every key of the segment,
+   * into its slots of `out`: in the measure kernel where there is no additive base to apply.
+   */
+  private localsToAffine(b: number, out: Float64Array): void {
+    const B = this.boneCount;
+    const kernel = this.kernel;
+    if (kernel !== undefined && this.input.additiveBase === undefined) {
+      kernel.exports.localAffines(
+        this.local.byteOffset + b * POSE_STRIDE * 4,
+        B * POSE_STRIDE * 4,
+        out.byteOffset + b * AFFINE_STRIDE * 8,
+        B * AFFINE_STRIDE * 8,
+        this.size,
+      );
+      return;
+    }
+    for (let k = 0; k < this.size; k++) {
+      const at = k * B + b;
+      this.localToAffine(this.local, at * POSE_STRIDE, this.baseAt(k, b), out, at * AFFINE_STRIDE);
+    }
   }
 
   /** The buffer holding bone b's local matrices (see `localSide`). */
@@ -896,7 +955,6 @@ class SegmentSearch {
    */
   private measureSubtree(root: number, j: number): boolean {
     const B = this.boneCount,
-      local = this.local,
       current = this.current,
       parents = this.parents;
     const preorder = this.preorder,
@@ -908,10 +966,7 @@ class SegmentSearch {
     // Bone by bone (the tried one first, over all keys): a trial that fails mostly fails there.
     // The tried bone's local matrices changed (into its other buffer); its descendants' did not.
     const rootLocal = this.localSide[root] ? this.localAffine : this.otherLocal;
-    for (let k = 0; k < this.size; k++) {
-      const at = k * B + root;
-      this.localToAffine(local, at * POSE_STRIDE, this.baseAt(k, root), rootLocal, at * AFFINE_STRIDE);
-    }
+    this.localsToAffine(root, rootLocal);
     const ls = B * AFFINE_STRIDE;
     let failed = this.measureBone(root, parentObj, rootLocal, root * AFFINE_STRIDE, ls, rootOut, 1 - current[root]);
     if (failed >= 0) return this.failedAt(j, failed);

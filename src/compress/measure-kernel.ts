@@ -25,6 +25,8 @@ export interface MeasureExports {
     d: number,
     threshold: number,
   ): number;
+  /** poseToAffine of `count` float32 poses from `pose`, `poseStride` bytes apart, into `out`, `outStride` bytes apart. */
+  localAffines(pose: number, poseStride: number, out: number, outStride: number, count: number): void;
   /** poseToObject of the float64 pose at `pose` into `out`; `parents` an i32 per bone; `needed` 0 or a byte per bone. */
   poseToObject(pose: number, out: number, parents: number, needed: number, bones: number): void;
   /**

@@ -4,7 +4,8 @@
 ;;     transform (composeAffine of its parent's and its local matrix) and its
 ;;     virtualVertexError against the raw clip's; `measureSubtree` and `spotSubtree`, the
 ;;     same over a tried bone's descendants (`measureSubtree`, `failsAtKey`);
-;;   `poseToObject`: error-metric.ts's poseToObject of a float64 pose;
+;;   `poseToObject`: error-metric.ts's poseToObject of a float64 pose; `localAffines`, its
+;;     poseToAffine of float32 poses (the search's local matrices);
 ;;   `referenceObjects`: compress/between.ts `SampleReference.objectAt`, the source's slerp
 ;;     and lerp between two samples as object transforms;
 ;;   `measureBones`: the checks between samples' measure of every bone at one time
@@ -165,6 +166,30 @@
     (f64.store offset=72 (local.get $o) (local.get $tx))
     (f64.store offset=80 (local.get $o) (local.get $ty))
     (f64.store offset=88 (local.get $o) (local.get $tz)))
+
+  ;; localToAffine of `count` float32 poses (rotation, translation, scale) from `pose`,
+  ;; `poseStride` bytes apart, into matrices from `out`, `outStride` bytes apart.
+  (func (export "localAffines") (param $pose i32) (param $poseStride i32) (param $out i32) (param $outStride i32)
+    (param $count i32)
+    (block $done
+      (loop $key
+        (br_if $done (i32.le_s (local.get $count) (i32.const 0)))
+        (call $affine
+          (f64.promote_f32 (f32.load (local.get $pose)))
+          (f64.promote_f32 (f32.load offset=4 (local.get $pose)))
+          (f64.promote_f32 (f32.load offset=8 (local.get $pose)))
+          (f64.promote_f32 (f32.load offset=12 (local.get $pose)))
+          (f64.promote_f32 (f32.load offset=16 (local.get $pose)))
+          (f64.promote_f32 (f32.load offset=20 (local.get $pose)))
+          (f64.promote_f32 (f32.load offset=24 (local.get $pose)))
+          (f64.promote_f32 (f32.load offset=28 (local.get $pose)))
+          (f64.promote_f32 (f32.load offset=32 (local.get $pose)))
+          (f64.promote_f32 (f32.load offset=36 (local.get $pose)))
+          (local.get $out))
+        (local.set $pose (i32.add (local.get $pose) (local.get $poseStride)))
+        (local.set $out (i32.add (local.get $out) (local.get $outStride)))
+        (local.set $count (i32.sub (local.get $count) (i32.const 1)))
+        (br $key))))
 
   ;; poseToObject: the object transforms of the `bones` bones of the pose at `pose` into `out`,
   ;; parents (an i32 per bone, -1 for a root) at `parents`; with `needed` (not 0), only the

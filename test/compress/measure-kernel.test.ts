@@ -31,6 +31,7 @@ import {
   clipToObject,
   composeAffine,
   measureBoneErrors,
+  poseToAffine,
   poseToObject,
   shellBoundError,
   virtualVertexError,
@@ -418,5 +419,19 @@ describe('the compressor measure kernel', () => {
       // Without the transforms the kernel is not used: the same figure, sample by sample.
       expect(Object.is(term, roundingTerm(clip, shells)), clip.name).toBe(true);
     }
+  });
+
+  it('localAffines: poseToAffine of float32 poses, every number the same, at any stride', () => {
+    const { pose } = randomPose(9, 17);
+    const count = 9;
+    const kernel = measureKernel('search', { poses: ['f32', count * 12], out: ['f64', count * 14] })!;
+    const { poses, out } = kernel.buffers;
+    // Poses 12 floats apart, matrices 14 numbers apart: strides other than one pose's and one matrix's.
+    for (let i = 0; i < count; i++) for (let c = 0; c < POSE_STRIDE; c++) poses[i * 12 + c] = pose[i * POSE_STRIDE + c];
+    out.fill(Number.NaN);
+    kernel.exports.localAffines(poses.byteOffset, 48, out.byteOffset, 112, count);
+    const expected = new Float64Array(out.length).fill(Number.NaN);
+    for (let i = 0; i < count; i++) poseToAffine(poses, i * 12, expected, i * 14);
+    expect(differing(out, expected)).toBe(0);
   });
 });
