@@ -27,6 +27,22 @@ export interface MeasureExports {
   ): number;
   /** poseToAffine of `count` float32 poses from `pose`, `poseStride` bytes apart, into `out`, `outStride` bytes apart. */
   localAffines(pose: number, poseStride: number, out: number, outStride: number, count: number): void;
+  /**
+   * sampleToObject of `count` samples from `first` of a clip of `n` samples (float32
+   * rotations, translations and scales, bone-major, at `rot`, `trans`, `scale`; `parents` an
+   * i32 per bone) into `out`, sample-major.
+   */
+  sampleObjects(
+    rot: number,
+    trans: number,
+    scale: number,
+    n: number,
+    first: number,
+    count: number,
+    parents: number,
+    bones: number,
+    out: number,
+  ): void;
   /** poseToObject of the float64 pose at `pose` into `out`; `parents` an i32 per bone; `needed` 0 or a byte per bone. */
   poseToObject(pose: number, out: number, parents: number, needed: number, bones: number): void;
   /**

@@ -5,7 +5,8 @@
 ;;     virtualVertexError against the raw clip's; `measureSubtree` and `spotSubtree`, the
 ;;     same over a tried bone's descendants (`measureSubtree`, `failsAtKey`);
 ;;   `poseToObject`: error-metric.ts's poseToObject of a float64 pose; `localAffines`, its
-;;     poseToAffine of float32 poses (the search's local matrices);
+;;     poseToAffine of float32 poses (the search's local matrices); `sampleObjects`, its
+;;     sampleToObject of a clip's samples;
 ;;   `referenceObjects`: compress/between.ts `SampleReference.objectAt`, the source's slerp
 ;;     and lerp between two samples as object transforms;
 ;;   `measureBones`: the checks between samples' measure of every bone at one time
@@ -190,6 +191,49 @@
         (local.set $out (i32.add (local.get $out) (local.get $outStride)))
         (local.set $count (i32.sub (local.get $count) (i32.const 1)))
         (br $key))))
+
+  ;; error-metric.ts sampleToObject of `count` samples from `first` of a clip of `n` samples
+  ;; (float32 rotations, translations and scales, bone-major, at `rot`, `trans`, `scale`):
+  ;; their object transforms into `out`, sample-major; `parents` an i32 per bone.
+  (func (export "sampleObjects") (param $rot i32) (param $trans i32) (param $scale i32) (param $n i32)
+    (param $first i32) (param $count i32) (param $parents i32) (param $bones i32) (param $out i32)
+    (local $s i32) (local $b i32) (local $i i32) (local $o i32) (local $base i32) (local $parent i32)
+    (local $r i32) (local $v i32)
+    (local.set $base (local.get $out))
+    (local.set $s (local.get $first))
+    (block $done
+      (loop $sample
+        (br_if $done (i32.ge_s (local.get $s) (i32.add (local.get $first) (local.get $count))))
+        (local.set $b (i32.const 0))
+        (block $bonesDone
+          (loop $bone
+            (br_if $bonesDone (i32.ge_s (local.get $b) (local.get $bones)))
+            (local.set $i (i32.add (i32.mul (local.get $b) (local.get $n)) (local.get $s)))
+            (local.set $r (i32.add (local.get $rot) (i32.shl (local.get $i) (i32.const 4))))
+            (local.set $v (i32.mul (local.get $i) (i32.const 12)))
+            (local.set $o (i32.add (local.get $base) (i32.mul (local.get $b) (i32.const 96))))
+            (call $affine
+              (f64.promote_f32 (f32.load (local.get $r)))
+              (f64.promote_f32 (f32.load offset=4 (local.get $r)))
+              (f64.promote_f32 (f32.load offset=8 (local.get $r)))
+              (f64.promote_f32 (f32.load offset=12 (local.get $r)))
+              (f64.promote_f32 (f32.load (i32.add (local.get $trans) (local.get $v))))
+              (f64.promote_f32 (f32.load offset=4 (i32.add (local.get $trans) (local.get $v))))
+              (f64.promote_f32 (f32.load offset=8 (i32.add (local.get $trans) (local.get $v))))
+              (f64.promote_f32 (f32.load (i32.add (local.get $scale) (local.get $v))))
+              (f64.promote_f32 (f32.load offset=4 (i32.add (local.get $scale) (local.get $v))))
+              (f64.promote_f32 (f32.load offset=8 (i32.add (local.get $scale) (local.get $v))))
+              (local.get $o))
+            (local.set $parent (i32.load (i32.add (local.get $parents) (i32.shl (local.get $b) (i32.const 2)))))
+            (if (i32.ge_s (local.get $parent) (i32.const 0))
+              (then
+                (call $compose (i32.add (local.get $base) (i32.mul (local.get $parent) (i32.const 96)))
+                  (local.get $o) (local.get $o))))
+            (local.set $b (i32.add (local.get $b) (i32.const 1)))
+            (br $bone)))
+        (local.set $base (i32.add (local.get $base) (i32.mul (local.get $bones) (i32.const 96))))
+        (local.set $s (i32.add (local.get $s) (i32.const 1)))
+        (br $sample))))
 
   ;; poseToObject: the object transforms of the `bones` bones of the pose at `pose` into `out`,
   ;; parents (an i32 per bone, -1 for a root) at `parents`; with `needed` (not 0), only the

@@ -17,6 +17,7 @@ import {
 } from '../metric/error-metric.js';
 import { PLAYER_SLERPS } from '../clip/keyframes.js';
 import { measureBetweenErrors, type BetweenReport } from './between.js';
+import { measureKernel } from './measure-kernel.js';
 
 /**
  * Every original sample of `compressed`, decoded exactly at the sample (no interpolation),
@@ -144,10 +145,40 @@ const SHARED_SAMPLES_LIMIT = 2 ** 17;
 /**
  * `clipToObject(clip)` when it holds at most {@link SHARED_SAMPLES_LIMIT} numbers, for the
  * stages that measure against the clip's samples to share; otherwise undefined (each works
- * them out as it goes).
+ * them out as it goes). Worked out in the measure kernel (measure-kernel.wat
+ * `sampleObjects`, the same float64s) where it runs.
  */
 export function sharedSampleObjects(clip: RawClip): Float64Array | undefined {
-  return sampleObjectsSize(clip) > SHARED_SAMPLES_LIMIT ? undefined : clipToObject(clip);
+  const size = sampleObjectsSize(clip);
+  if (size > SHARED_SAMPLES_LIMIT) return undefined;
+  const boneCount = clip.skeleton.parents.length,
+    values = boneCount * clip.sampleCount;
+  const kernel = measureKernel('between', {
+    rotations: ['f32', values * 4],
+    translations: ['f32', values * 3],
+    scales: ['f32', values * 3],
+    parents: ['i32', boneCount],
+    out: ['f64', size],
+  });
+  if (!kernel) return clipToObject(clip);
+  const { rotations, translations, scales, parents, out } = kernel.buffers;
+  rotations.set(clip.rotations);
+  translations.set(clip.translations);
+  scales.set(clip.scales);
+  parents.set(clip.skeleton.parents);
+  kernel.exports.sampleObjects(
+    rotations.byteOffset,
+    translations.byteOffset,
+    scales.byteOffset,
+    clip.sampleCount,
+    0,
+    clip.sampleCount,
+    parents.byteOffset,
+    boneCount,
+    out.byteOffset,
+  );
+  // The kernel's memory is the next user's: the transforms are kept in their own array.
+  return out.slice();
 }
 
 /** Numbers of a clip's object transforms at every sample. */

@@ -13,6 +13,7 @@ import { SampleReference, roundingTerm, sampleReferenceSpecs } from '../../src/c
 import { BIT_RATE_LADDERS } from '../../src/compress/bitrate.js';
 import { compress } from '../../src/compress/index.js';
 import { measureKernel } from '../../src/compress/measure-kernel.js';
+import { sharedSampleObjects } from '../../src/compress/verify.js';
 import type { CompressOptions } from '../../src/compress/options.js';
 import { preprocessRotations } from '../../src/compress/preprocess.js';
 import {
@@ -433,5 +434,15 @@ describe('the compressor measure kernel', () => {
     const expected = new Float64Array(out.length).fill(Number.NaN);
     for (let i = 0; i < count; i++) poseToAffine(poses, i * 12, expected, i * 14);
     expect(differing(out, expected)).toBe(0);
+  });
+
+  it("sampleObjects: a clip's object transforms at every sample as clipToObject works them out", () => {
+    for (const clip of [
+      loadFixture(fixtureNames()[0]),
+      makeSyntheticClip({ boneCount: 30, sampleCount: 20, animatedScale: true, seed: 6 }),
+    ]) {
+      const shared = sharedSampleObjects(clip)!;
+      expect(differing(shared, clipToObject(clip)), clip.name).toBe(0);
+    }
   });
 });
