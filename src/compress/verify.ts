@@ -17,7 +17,7 @@ import {
 } from '../metric/error-metric.js';
 import { PLAYER_SLERPS } from '../clip/keyframes.js';
 import { measureBetweenErrors, type BetweenReport } from './between.js';
-import { measureKernel } from './measure-kernel.js';
+import { measureKernel, plainBuffers } from './measure-kernel.js';
 
 /**
  * Every original sample of `compressed`, decoded exactly at the sample (no interpolation),
@@ -83,10 +83,15 @@ function verifySamples(
   if (shellDistances.length !== parents.length)
     throw new MetricError(`${shellDistances.length} shell distances for ${parents.length} bones`);
   const sampler = compressed.createSampler();
-  const pose = new Float32Array(parents.length * POSE_STRIDE);
-  // Composed from float64 as the checks between samples compose theirs: poseToObject sees one array type.
-  const pose64 = new Float64Array(pose.length);
-  const stride = parents.length * AFFINE_STRIDE;
+  const boneCount = parents.length;
+  const pose = new Float32Array(boneCount * POSE_STRIDE);
+  const stride = boneCount * AFFINE_STRIDE;
+  // Composed from float64 as the checks between samples compose theirs, in the measure kernel
+  // where it runs (the same float64s).
+  const specs = { pose64: ['f64', pose.length], object: ['f64', stride], parents: ['i32', boneCount] } as const;
+  const kernel = measureKernel('between', specs);
+  const { pose64, object, parents: kernelParents } = kernel?.buffers ?? plainBuffers(specs);
+  kernelParents.set(parents);
   return measureSampleErrors(
     reference,
     referenceObject,
@@ -94,7 +99,10 @@ function verifySamples(
     (s, out) => {
       sampleKey(sampler, s, pose);
       pose64.set(pose);
-      poseToObject(pose64, parents, out);
+      if (kernel) {
+        kernel.exports.poseToObject(pose64.byteOffset, object.byteOffset, kernelParents.byteOffset, 0, boneCount);
+        out.set(object);
+      } else poseToObject(pose64, parents, out);
       decodedObject?.set(out, s * stride);
     },
     metric,
