@@ -708,45 +708,74 @@ class LeverSums {
 
   /**
    * The largest lever sum over the clip's samples: in the measure kernel (measure-kernel.wat
-   * `leverSums`, the same float64s) where the clip's transforms are known.
+   * `leverSums`, the same float64s), which works out the samples' transforms too
+   * (`sampleObjects`), {@link LEVER_CHUNK} samples at a time, where they are not known.
    */
   largest(): number {
     const known = this.clipObject,
-      boneCount = this.parents.length;
-    const kernel =
-      known &&
-      measureKernel('between', {
-        object: ['f64', known.length],
-        parents: ['i32', boneCount],
-        turns: ['u8', boneCount],
-        moves: ['u8', boneCount],
-        shells: ['f64', boneCount],
-        turning: ['f64', boneCount],
-        turnSums: ['f64', boneCount],
-        moveSums: ['f64', boneCount],
-      });
+      clip = this.clip,
+      boneCount = this.parents.length,
+      n = clip.sampleCount;
+    const chunk = known ? n : Math.min(n, LEVER_CHUNK),
+      values = known ? 0 : boneCount * n;
+    const kernel = measureKernel('between', {
+      object: ['f64', chunk * boneCount * AFFINE_STRIDE],
+      rotations: ['f32', values * 4],
+      translations: ['f32', values * 3],
+      scales: ['f32', values * 3],
+      parents: ['i32', boneCount],
+      turns: ['u8', boneCount],
+      moves: ['u8', boneCount],
+      shells: ['f64', boneCount],
+      turning: ['f64', boneCount],
+      turnSums: ['f64', boneCount],
+      moveSums: ['f64', boneCount],
+    });
+    let lever = 0;
     if (kernel) {
-      const { object, parents, turns, moves, shells, turning, turnSums, moveSums } = kernel.buffers;
-      object.set(known);
+      const { object, rotations, translations, scales, parents, turns, moves, shells } = kernel.buffers;
+      const { turning, turnSums, moveSums } = kernel.buffers;
+      if (known) object.set(known);
+      else {
+        rotations.set(clip.rotations);
+        translations.set(clip.translations);
+        scales.set(clip.scales);
+      }
       parents.set(this.parents);
       turns.set(this.turns);
       moves.set(this.moves);
       shells.set(this.shellDistances);
-      return kernel.exports.leverSums(
-        object.byteOffset,
-        this.clip.sampleCount,
-        boneCount,
-        parents.byteOffset,
-        turns.byteOffset,
-        moves.byteOffset,
-        shells.byteOffset,
-        turning.byteOffset,
-        turnSums.byteOffset,
-        moveSums.byteOffset,
-      );
+      for (let first = 0; first < n; first += chunk) {
+        const count = Math.min(chunk, n - first);
+        if (!known)
+          kernel.exports.sampleObjects(
+            rotations.byteOffset,
+            translations.byteOffset,
+            scales.byteOffset,
+            n,
+            first,
+            count,
+            parents.byteOffset,
+            boneCount,
+            object.byteOffset,
+          );
+        const largest = kernel.exports.leverSums(
+          object.byteOffset,
+          count,
+          boneCount,
+          parents.byteOffset,
+          turns.byteOffset,
+          moves.byteOffset,
+          shells.byteOffset,
+          turning.byteOffset,
+          turnSums.byteOffset,
+          moveSums.byteOffset,
+        );
+        lever = Math.max(lever, largest);
+      }
+      return lever;
     }
-    let lever = 0;
-    for (let s = 0; s < this.clip.sampleCount; s++) lever = Math.max(lever, this.largestAt(s));
+    for (let s = 0; s < n; s++) lever = Math.max(lever, this.largestAt(s));
     return lever;
   }
 
@@ -792,6 +821,8 @@ class LeverSums {
 const ORIGIN = new Float64Array(3);
 /** Ancestors whose distances {@link roundingTerm} sums exactly; deeper ones are bounded. */
 const LEVER_WALK = 64;
+/** Samples whose transforms the measure kernel works out at a time for {@link roundingTerm}, where the clip's are not known. */
+const LEVER_CHUNK = 64;
 
 /** True when the `count` values of `width` numbers from `at` are not all the first. */
 function varies(values: Float32Array, at: number, count: number, width: number): boolean {

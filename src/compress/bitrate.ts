@@ -163,6 +163,10 @@ class SegmentSearch {
   private readonly preorderAt: Int32Array;
   private readonly subtreeSize: Int32Array;
   private readonly local: Float32Array;
+  /** The clip's samples in the kernel's memory, where it works out each segment's raw transforms (else empty). */
+  private readonly rotations: Float32Array;
+  private readonly translations: Float32Array;
+  private readonly scales: Float32Array;
   /**
    * Where the kernel rebuilds keys ({@link rebuild}; undefined: quantize.ts does): each
    * track's values over the segment (`maxKeys` · 4 floats a track), the three planes its
@@ -271,7 +275,13 @@ class SegmentSearch {
     const B = this.boneCount,
       matrices = maxKeys * B * AFFINE_STRIDE;
     const steps = input.tracks.length * input.ladder.length;
+    // The clip's samples, from which the kernel works out the raw transforms of each segment
+    // where the clip's are not known.
+    const values = input.clipObject ? 0 : B * input.clip.sampleCount;
     const specs = {
+      rotations: ['f32', values * 4],
+      translations: ['f32', values * 3],
+      scales: ['f32', values * 3],
       local: ['f32', maxKeys * B * POSE_STRIDE],
       spotPose: ['f32', POSE_STRIDE],
       spotLocal: ['f64', AFFINE_STRIDE],
@@ -297,6 +307,9 @@ class SegmentSearch {
     this.kernel = kernel;
     const buffers = kernel?.buffers ?? plainBuffers(specs);
     ({
+      rotations: this.rotations,
+      translations: this.translations,
+      scales: this.scales,
       local: this.local,
       spotPose: this.spotPose,
       spotLocal: this.spotLocal,
@@ -320,6 +333,11 @@ class SegmentSearch {
     buffers.parents.set(parents);
     buffers.shells.set(input.shellDistances);
     this.kernelTree = [buffers.preorder.byteOffset, buffers.parents.byteOffset, buffers.shells.byteOffset];
+    if (kernel !== undefined && values > 0) {
+      this.rotations.set(input.clip.rotations);
+      this.translations.set(input.clip.translations);
+      this.scales.set(input.clip.scales);
+    }
     this.saved = new Float32Array(maxKeys * 4);
     this.failKey = new Int32Array(input.tracks.length).fill(-1);
     this.dequantizedSegment = new Int32Array(steps);
@@ -365,8 +383,21 @@ class SegmentSearch {
       const known = this.input.clipObject;
       const part = known?.subarray(this.start * perKey, (this.start + keys) * perKey);
       // The kernel reads its own memory only.
-      if (part && this.kernel) this.rawObject.set(part);
+      const kernel = this.kernel;
+      if (part && kernel) this.rawObject.set(part);
       else if (part) this.rawObject = part;
+      else if (kernel)
+        kernel.exports.sampleObjects(
+          this.rotations.byteOffset,
+          this.translations.byteOffset,
+          this.scales.byteOffset,
+          this.input.clip.sampleCount,
+          this.start,
+          keys,
+          this.kernelTree[1],
+          this.boneCount,
+          this.rawObject.byteOffset,
+        );
       else for (let k = 0; k < keys; k++) sampleToObject(this.input.clip, this.start + k, this.rawObject, k * perKey);
     }
     this.rawSegment = s;
