@@ -719,35 +719,14 @@ class SegmentSearch {
     const l = (k * B + root) * POSE_STRIDE;
     for (let c = 0; c < POSE_STRIDE; c++) pose[c] = this.local[l + c];
     this.rebuild(j, level, k, 1, pose, KIND_POSE_OFFSET[t.kind], POSE_STRIDE);
-    // spot[b * 12 ..]: bone b's object transform at key k; the tried bone's local matrix first goes to its slot.
-    const rs = root * AFFINE_STRIDE;
+    // spot[b * 12 ..]: bone b's object transform at key k, the tried bone's from its rebuilt local matrix.
     const km = k * B * AFFINE_STRIDE;
     const rootParent = parents[root];
     const parentObj = rootParent >= 0 && this.current[rootParent] ? this.trial : this.object;
+    this.spotToAffine(k, root);
+    const parentAt = (k * B + rootParent) * AFFINE_STRIDE;
+    if (this.spotFails(rootParent >= 0 ? parentObj : undefined, parentAt, this.spotLocal, 0, root, km)) return true;
     const kernel = this.kernel;
-    if (kernel !== undefined && this.input.additiveBase === undefined) {
-      const m = this.spotLocal;
-      kernel.exports.localAffines(pose.byteOffset, 0, m.byteOffset, 0, 1);
-      const parentAt = rootParent >= 0 ? parentObj.byteOffset + (k * B + rootParent) * AFFINE_STRIDE * 8 : 0;
-      const o = rs * 8;
-      if (
-        kernel.exports.measure(
-          parentAt,
-          m.byteOffset,
-          spot.byteOffset + o,
-          raw.byteOffset + km * 8 + o,
-          0,
-          1,
-          shell[root],
-          threshold,
-        ) === 0
-      )
-        return true;
-    } else {
-      this.localToAffine(pose, 0, this.baseAt(k, root), spot, rs);
-      if (rootParent >= 0) composeAffine(parentObj, (k * B + rootParent) * AFFINE_STRIDE, spot, rs, spot, rs);
-      if (boneError(raw, km + rs, spot, rs, shell[root]) > threshold) return true;
-    }
     const preorder = this.preorder,
       end = this.preorderAt[root] + this.subtreeSize[root];
     if (kernel !== undefined) {
@@ -825,11 +804,7 @@ class SegmentSearch {
    */
   private failsAtKeyAll(level: number, k: number): boolean {
     const B = this.boneCount,
-      parents = this.parents,
-      raw = this.rawObject,
-      shell = this.input.shellDistances,
-      threshold = this.input.threshold,
-      boneError = this.boneError;
+      parents = this.parents;
     const trackStart = this.boneTrackStart,
       boneTracks = this.boneTracks,
       tracks = this.input.tracks;
@@ -840,8 +815,6 @@ class SegmentSearch {
       m = this.spotLocal,
       obj = this.object;
     const km = k * B * AFFINE_STRIDE;
-    // The measure kernel composes and measures each bone, where there is no additive base to apply.
-    const kernel = this.input.additiveBase === undefined ? this.kernel : undefined;
     for (let b = 0; b < B; b++) {
       const p = parents[b];
       const sb = b * AFFINE_STRIDE;
@@ -860,32 +833,11 @@ class SegmentSearch {
           const to = fromPrevious ? Math.min(top, this.previous[j] + 1) : level;
           this.rebuild(j, to, k, 1, pose, KIND_POSE_OFFSET[tracks[j].kind], POSE_STRIDE);
         }
-        if (kernel !== undefined) kernel.exports.localAffines(pose.byteOffset, 0, m.byteOffset, 0, 1);
-        else this.localToAffine(pose, 0, this.baseAt(k, b), m, 0);
+        this.spotToAffine(k, b);
         local = m;
         lo = 0;
       }
-      if (kernel !== undefined) {
-        const parentAt = p >= 0 ? spot.byteOffset + p * AFFINE_STRIDE * 8 : 0,
-          o = sb * 8;
-        if (
-          kernel.exports.measure(
-            parentAt,
-            local.byteOffset + lo * 8,
-            spot.byteOffset + o,
-            raw.byteOffset + km * 8 + o,
-            0,
-            1,
-            shell[b],
-            threshold,
-          ) === 0
-        )
-          return true;
-        continue;
-      }
-      if (p >= 0) composeAffine(spot, p * AFFINE_STRIDE, local, lo, spot, sb);
-      else for (let c = 0; c < AFFINE_STRIDE; c++) spot[sb + c] = local[lo + c];
-      if (boneError(raw, km + sb, spot, sb, shell[b]) > threshold) return true;
+      if (this.spotFails(p >= 0 ? spot : undefined, p * AFFINE_STRIDE, local, lo, b, km)) return true;
     }
     return false;
   }
@@ -902,6 +854,55 @@ class SegmentSearch {
     }
     applyAdditiveBone(bases, base, local, l, this.applied, 0);
     poseToAffine(this.applied, 0, out, o);
+  }
+
+  /**
+   * {@link localToAffine} of the pose at `spotPose` (bone b's at key k) into `spotLocal`: in
+   * the measure kernel where there is no additive base to apply.
+   */
+  private spotToAffine(k: number, b: number): void {
+    const kernel = this.kernel;
+    if (kernel !== undefined && this.input.additiveBase === undefined)
+      kernel.exports.localAffines(this.spotPose.byteOffset, 0, this.spotLocal.byteOffset, 0, 1);
+    else this.localToAffine(this.spotPose, 0, this.baseAt(k, b), this.spotLocal, 0);
+  }
+
+  /**
+   * Over the threshold at key k (`km`: its first matrix's index) for bone b, its object
+   * transform (its parent's at `parent[po]`, none for a root, composed with its local matrix
+   * at `local[lo]`) written into its slot of `spotObject`? In the measure kernel where it runs.
+   */
+  private spotFails(
+    parent: Float64Array | undefined,
+    po: number,
+    local: Float64Array,
+    lo: number,
+    b: number,
+    km: number,
+  ): boolean {
+    const spot = this.spotObject,
+      raw = this.rawObject,
+      sb = b * AFFINE_STRIDE,
+      d = this.input.shellDistances[b],
+      threshold = this.input.threshold;
+    const kernel = this.kernel;
+    if (kernel !== undefined) {
+      const parentAt = parent ? parent.byteOffset + po * 8 : 0;
+      const failed = kernel.exports.measure(
+        parentAt,
+        local.byteOffset + lo * 8,
+        spot.byteOffset + sb * 8,
+        raw.byteOffset + (km + sb) * 8,
+        0,
+        1,
+        d,
+        threshold,
+      );
+      return failed === 0;
+    }
+    if (parent) composeAffine(parent, po, local, lo, spot, sb);
+    else for (let c = 0; c < AFFINE_STRIDE; c++) spot[sb + c] = local[lo + c];
+    return this.boneError(raw, km + sb, spot, sb, d) > threshold;
   }
 
   /**
