@@ -429,18 +429,18 @@ export function sampleReferenceSpecs(clip: RawClip): SampleReferenceSpecs {
   const boneCount = clip.skeleton.parents.length,
     samples = boneCount * clip.sampleCount;
   return {
-    rotations: ['f32', samples * 4],
-    translations: ['f32', samples * 3],
-    scales: ['f32', samples * 3],
+    rotations: ['f32', samples * 4, 'copied'],
+    translations: ['f32', samples * 3, 'copied'],
+    scales: ['f32', samples * 3, 'copied'],
     weights: ['f64', (MAX_CHECKS + 3) * boneCount],
     sign: ['f64', boneCount],
     held: ['u8', boneCount],
   };
 }
 interface SampleReferenceSpecs extends BufferSpecs {
-  readonly rotations: readonly ['f32', number];
-  readonly translations: readonly ['f32', number];
-  readonly scales: readonly ['f32', number];
+  readonly rotations: readonly ['f32', number, 'copied'];
+  readonly translations: readonly ['f32', number, 'copied'];
+  readonly scales: readonly ['f32', number, 'copied'];
   readonly weights: readonly ['f64', number];
   readonly sign: readonly ['f64', number];
   readonly held: readonly ['u8', number];
@@ -719,10 +719,10 @@ class LeverSums {
     const chunk = known ? n : Math.min(n, LEVER_CHUNK),
       values = known ? 0 : boneCount * n;
     const kernel = measureKernel('between', {
-      object: ['f64', chunk * boneCount * AFFINE_STRIDE],
-      rotations: ['f32', values * 4],
-      translations: ['f32', values * 3],
-      scales: ['f32', values * 3],
+      object: ['f64', chunk * boneCount * AFFINE_STRIDE, 'copied'],
+      rotations: ['f32', values * 4, 'copied'],
+      translations: ['f32', values * 3, 'copied'],
+      scales: ['f32', values * 3, 'copied'],
       parents: ['i32', boneCount],
       turns: ['u8', boneCount],
       moves: ['u8', boneCount],

@@ -279,9 +279,9 @@ class SegmentSearch {
     // where the clip's are not known.
     const values = input.clipObject ? 0 : B * input.clip.sampleCount;
     const specs = {
-      rotations: ['f32', values * 4],
-      translations: ['f32', values * 3],
-      scales: ['f32', values * 3],
+      rotations: ['f32', values * 4, 'copied'],
+      translations: ['f32', values * 3, 'copied'],
+      scales: ['f32', values * 3, 'copied'],
       local: ['f32', maxKeys * B * POSE_STRIDE],
       spotPose: ['f32', POSE_STRIDE],
       spotLocal: ['f64', AFFINE_STRIDE],

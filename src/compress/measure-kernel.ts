@@ -181,8 +181,14 @@ export interface MeasureExports {
   ): number;
 }
 
-/** A buffer to place in the kernel's memory: float64s, float32s, int32s or bytes, and how many. */
-export type BufferSpec = readonly ['f64' | 'f32' | 'i32' | 'u8', number];
+/**
+ * A buffer to place in the kernel's memory: float64s, float32s, int32s or bytes, and how many;
+ * `'copied'` when its user writes every element before reading any (a copy of a clip's
+ * arrays), so that it is handed out as the memory holds it, not zeroed.
+ */
+export type BufferSpec =
+  | readonly ['f64' | 'f32' | 'i32' | 'u8', number]
+  | readonly ['f64' | 'f32' | 'i32' | 'u8', number, 'copied'];
 
 /** Buffers by name. */
 export type BufferSpecs = Readonly<Record<string, BufferSpec>>;
@@ -195,7 +201,7 @@ export type Buffers<S extends BufferSpecs> = { [K in keyof S]: InstanceType<(typ
 /** The kernel on a memory holding one user's buffers. */
 export interface MeasureKernel<S extends BufferSpecs = BufferSpecs> {
   readonly exports: MeasureExports;
-  /** The buffers asked for, zeroed, in the order named, each at a multiple of 16 bytes of the memory. */
+  /** The buffers asked for, zeroed (but those `'copied'`), in the order named, each at a multiple of 16 bytes of the memory. */
   readonly buffers: Buffers<S>;
   /** Index 0: the largest error of the last `measure` that returned -1. */
   readonly peak: Float64Array;
@@ -283,8 +289,9 @@ export function measureKernel<S extends BufferSpecs>(user: KernelUser, specs: S)
   const buffer = held.memory.buffer;
   const buffers: Record<string, ArrayBufferView> = {};
   let at = BUFFERS_START;
-  for (const [name, [type, length]] of Object.entries(specs)) {
-    buffers[name] = new VIEWS[type](buffer, at, length).fill(0);
+  for (const [name, [type, length, copied]] of Object.entries(specs)) {
+    const view = new VIEWS[type](buffer, at, length);
+    buffers[name] = copied === 'copied' ? view : view.fill(0);
     at += Math.ceil((length * BYTES[type]) / 16) * 16;
   }
   return {

@@ -162,11 +162,11 @@ export function sharedSampleObjects(clip: RawClip): Float64Array | undefined {
   const boneCount = clip.skeleton.parents.length,
     values = boneCount * clip.sampleCount;
   const kernel = measureKernel('between', {
-    rotations: ['f32', values * 4],
-    translations: ['f32', values * 3],
-    scales: ['f32', values * 3],
+    rotations: ['f32', values * 4, 'copied'],
+    translations: ['f32', values * 3, 'copied'],
+    scales: ['f32', values * 3, 'copied'],
     parents: ['i32', boneCount],
-    out: ['f64', size],
+    out: ['f64', size, 'copied'],
   });
   if (!kernel) return clipToObject(clip);
   const { rotations, translations, scales, parents, out } = kernel.buffers;

@@ -91,7 +91,7 @@ describe('the compressor measure kernel', () => {
     expect((await withoutKernel()).measureKernel('search', { m: ['f64', 12] })).toBeUndefined();
   });
 
-  it("replaces a user's memory that is too small, leaving views on the old one whole, and zeroes what it hands out", () => {
+  it("replaces a user's memory that is too small, leaving views on the old one whole, and zeroes what it hands out but copies", () => {
     const small = measureKernel('between', { a: ['f64', 16] })!;
     small.buffers.a.fill(7);
     const again = measureKernel('between', { a: ['f64', 16] })!;
@@ -99,6 +99,10 @@ describe('the compressor measure kernel', () => {
     expect(again.buffers.a.buffer).toBe(small.buffers.a.buffer);
     expect(Array.from(again.buffers.a)).toEqual(new Array(16).fill(0));
     again.buffers.a.fill(7);
+    // One its user overwrites whole ('copied') is handed out as the memory holds it.
+    expect(Array.from(measureKernel('between', { a: ['f64', 16, 'copied'] })!.buffers.a)).toEqual(
+      new Array(16).fill(7),
+    );
     // Above any memory kept (16 MiB at most): a memory of its own, a power of two, not kept.
     const large = measureKernel('between', { a: ['f64', 16], big: ['u8', 40 << 20] })!;
     expect(large.buffers.big.buffer).not.toBe(small.buffers.a.buffer);
