@@ -14,8 +14,13 @@ import { BENCH_ERROR, BenchError } from './errors.js';
 
 /** Samples of each generated big-skeleton clip (4 s at 30 Hz, eight segments). */
 export const BIG_RIG_SAMPLES = 120;
-/** Compressions of each big skeleton; its figure is their median. */
-export const SCALING_RUNS = 3;
+/**
+ * Compressions of each big skeleton; its figure is their median. One short clip against the
+ * corpus's 174 moves with the machine's noise: after the corpus, the 300-bone rig's first five
+ * took 0.22, 0.25, 0.17, 0.22 and 0.16 CPU-s (pinned), and with three the bench's rig figure
+ * ran from 1.5 × to 2.5 × the corpus's from run to run.
+ */
+export const SCALING_RUNS = 5;
 
 /** One effort level over the corpus: compress() alone, the clips already read. */
 export interface EffortFigure {
