@@ -168,10 +168,10 @@ class SegmentSearch {
   private readonly translations: Float32Array;
   private readonly scales: Float32Array;
   /**
-   * Where the kernel rebuilds keys ({@link rebuild}; undefined: quantize.ts does): each
-   * track's values over the segment (`maxKeys` · 4 floats a track), the three planes its
-   * rotations take, one stored component's constant, and whether every rotation reference is
-   * float32 (the kernel's arithmetic takes them so).
+   * Where the kernel rebuilds keys ({@link rebuild}, when `kernelRebuilds`; otherwise
+   * quantize.ts does): each track's values over the segment (`maxKeys` · 4 floats a track),
+   * the three planes its rotations take, one stored component's constant; `kernelRebuilds`
+   * needs every rotation reference float32 (the kernel's arithmetic takes them so).
    */
   private readonly segmentValues: Float32Array;
   private readonly planes: Float32Array;
@@ -724,8 +724,8 @@ class SegmentSearch {
     const rootParent = parents[root];
     const parentObj = rootParent >= 0 && this.current[rootParent] ? this.trial : this.object;
     this.spotToAffine(k, root);
-    const parentAt = (k * B + rootParent) * AFFINE_STRIDE;
-    if (this.spotFails(rootParent >= 0 ? parentObj : undefined, parentAt, this.spotLocal, 0, root, km)) return true;
+    const parentIndex = (k * B + rootParent) * AFFINE_STRIDE;
+    if (this.spotFails(rootParent >= 0 ? parentObj : undefined, parentIndex, this.spotLocal, 0, root, km)) return true;
     const kernel = this.kernel;
     const preorder = this.preorder,
       end = this.preorderAt[root] + this.subtreeSize[root];

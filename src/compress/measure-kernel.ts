@@ -1,8 +1,9 @@
 /**
  * The compressor's measure kernel (measure-kernel.wat): the search's per-bone measures over a
- * segment's keys, and the checks between samples' object transforms and per-bone errors, the
- * same float64s as metric/error-metric.ts's functions. The search's measure took 2.0× as long
- * in optimised JavaScript (docs/design.md, "Compression speed").
+ * segment's keys and its trial keys' rebuild, the checks between samples' object transforms
+ * and per-bone errors, a clip's object transforms at its samples and the rounding term's
+ * lever sums: the same numbers as the TypeScript each stands for. The search's measure took
+ * 2.0× as long in optimised JavaScript (docs/design.md, "Compression speed").
  */
 import { MEASURE_KERNEL_SHIFT, MEASURE_KERNEL_WASM } from './measure-kernel-wasm.js';
 
