@@ -305,7 +305,9 @@ class SegmentSearch {
     } as const;
     const kernel = metric === 'vertices' ? measureKernel('search', specs) : undefined;
     this.kernel = kernel;
-    const buffers = kernel?.buffers ?? plainBuffers(specs);
+    // Without the kernel the clip's samples are read where they are: no copy.
+    const none = ['f32', 0] as const;
+    const buffers = kernel?.buffers ?? plainBuffers({ ...specs, rotations: none, translations: none, scales: none });
     ({
       rotations: this.rotations,
       translations: this.translations,
