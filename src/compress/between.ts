@@ -29,10 +29,11 @@ import {
   type ErrorMetric,
 } from '../metric/error-metric.js';
 import {
+  clipSampleSpecs,
   measureKernel,
+  placeClipSamples,
   plainBuffers,
   type Buffers,
-  type BufferSpecs,
   type MeasureExports,
   type MeasureKernel,
 } from './measure-kernel.js';
@@ -275,9 +276,7 @@ export class SampleReference implements ReferenceObjects {
    */
   place(kernel: MeasureExports, buffers: SampleReferenceBuffers, parents: number): void {
     const { rotations, translations, scales, weights, sign, held } = buffers;
-    rotations.set(this.clip.rotations);
-    translations.set(this.clip.translations);
-    scales.set(this.clip.scales);
+    placeClipSamples(buffers, this.clip);
     held.set(this.held);
     this.weights = weights;
     this.sign = sign;
@@ -425,27 +424,16 @@ export class SampleReference implements ReferenceObjects {
 }
 
 /** The buffers {@link SampleReference.place} takes in the measure kernel's memory, for `clip`. */
-export function sampleReferenceSpecs(clip: RawClip): SampleReferenceSpecs {
-  const boneCount = clip.skeleton.parents.length,
-    samples = boneCount * clip.sampleCount;
+export function sampleReferenceSpecs(clip: RawClip) {
+  const boneCount = clip.skeleton.parents.length;
   return {
-    rotations: ['f32', samples * 4, 'copied'],
-    translations: ['f32', samples * 3, 'copied'],
-    scales: ['f32', samples * 3, 'copied'],
+    ...clipSampleSpecs(boneCount * clip.sampleCount),
     weights: ['f64', (MAX_CHECKS + 3) * boneCount],
     sign: ['f64', boneCount],
     held: ['u8', boneCount],
-  };
+  } as const;
 }
-interface SampleReferenceSpecs extends BufferSpecs {
-  readonly rotations: readonly ['f32', number, 'copied'];
-  readonly translations: readonly ['f32', number, 'copied'];
-  readonly scales: readonly ['f32', number, 'copied'];
-  readonly weights: readonly ['f64', number];
-  readonly sign: readonly ['f64', number];
-  readonly held: readonly ['u8', number];
-}
-type SampleReferenceBuffers = Buffers<SampleReferenceSpecs>;
+type SampleReferenceBuffers = Buffers<ReturnType<typeof sampleReferenceSpecs>>;
 
 /** {@link SampleReference}'s flags of a bone's STEP tracks. */
 const HELD_ROTATION = 1,
@@ -563,7 +551,7 @@ export function measureBetweenErrors(
     const checks = measure.resume(k);
     for (let m = 2 * FIRST_CHECKS; m <= checks; m *= 2) {
       measure.check(k, m, report.maxError, report.shellMaxError, true);
-      if (measure.endBound <= Math.max(report.maxError, enough) && measure.endShellBound <= shellFloor) break;
+      if (measure.endBound <= floor && measure.endShellBound <= shellFloor) break;
     }
     keep(k);
   }
@@ -719,9 +707,7 @@ class LeverSums {
       values = known ? 0 : boneCount * n;
     const kernel = measureKernel('between', {
       object: ['f64', chunk * boneCount * AFFINE_STRIDE, 'copied'],
-      rotations: ['f32', values * 4, 'copied'],
-      translations: ['f32', values * 3, 'copied'],
-      scales: ['f32', values * 3, 'copied'],
+      ...clipSampleSpecs(values),
       parents: ['i32', boneCount],
       turns: ['u8', boneCount],
       moves: ['u8', boneCount],
@@ -735,11 +721,7 @@ class LeverSums {
       const { object, rotations, translations, scales, parents, turns, moves, shells } = kernel.buffers;
       const { turning, turnSums, moveSums } = kernel.buffers;
       if (known) object.set(known);
-      else {
-        rotations.set(clip.rotations);
-        translations.set(clip.translations);
-        scales.set(clip.scales);
-      }
+      else placeClipSamples(kernel.buffers, clip);
       parents.set(this.parents);
       turns.set(this.turns);
       moves.set(this.moves);

@@ -35,7 +35,13 @@ import {
   type TrackSlot,
 } from './quantize.js';
 import type { Effort } from './options.js';
-import { measureKernel, plainBuffers, type MeasureKernel } from './measure-kernel.js';
+import {
+  clipSampleSpecs,
+  measureKernel,
+  placeClipSamples,
+  plainBuffers,
+  type MeasureKernel,
+} from './measure-kernel.js';
 import type { AnimatedTrack, ClipRanges, SegmentRanges } from './range.js';
 import type { SegmentLayout } from './segment.js';
 
@@ -279,9 +285,7 @@ class SegmentSearch {
     // where the clip's are not known.
     const values = input.clipObject ? 0 : B * input.clip.sampleCount;
     const specs = {
-      rotations: ['f32', values * 4, 'copied'],
-      translations: ['f32', values * 3, 'copied'],
-      scales: ['f32', values * 3, 'copied'],
+      ...clipSampleSpecs(values),
       local: ['f32', maxKeys * B * POSE_STRIDE],
       spotPose: ['f32', POSE_STRIDE],
       spotLocal: ['f64', AFFINE_STRIDE],
@@ -306,8 +310,7 @@ class SegmentSearch {
     const kernel = metric === 'vertices' ? measureKernel('search', specs) : undefined;
     this.kernel = kernel;
     // Without the kernel the clip's samples are read where they are: no copy.
-    const none = ['f32', 0] as const;
-    const buffers = kernel?.buffers ?? plainBuffers({ ...specs, rotations: none, translations: none, scales: none });
+    const buffers = kernel?.buffers ?? plainBuffers({ ...specs, ...clipSampleSpecs(0) });
     ({
       rotations: this.rotations,
       translations: this.translations,
@@ -335,11 +338,7 @@ class SegmentSearch {
     buffers.parents.set(parents);
     buffers.shells.set(input.shellDistances);
     this.kernelTree = [buffers.preorder.byteOffset, buffers.parents.byteOffset, buffers.shells.byteOffset];
-    if (kernel !== undefined && values > 0) {
-      this.rotations.set(input.clip.rotations);
-      this.translations.set(input.clip.translations);
-      this.scales.set(input.clip.scales);
-    }
+    if (kernel !== undefined && values > 0) placeClipSamples(buffers, input.clip);
     this.saved = new Float32Array(maxKeys * 4);
     this.failKey = new Int32Array(input.tracks.length).fill(-1);
     this.dequantizedSegment = new Int32Array(steps);
@@ -377,10 +376,12 @@ class SegmentSearch {
     this.size = layout.sizes[s];
     const keys = this.size;
     const stride = this.boneCount * POSE_STRIDE;
-    // Raw object transforms per segment, not per clip: the working set stays small (once
-    // for the searches `best` runs on one segment); the segment's part of the clip's when given.
+    // Raw object transforms (and the tracks' values the kernel rebuilds from) per segment, not
+    // per clip: the working set stays small (once for the searches `best` runs on one
+    // segment); the segment's part of the clip's when given.
     if (this.rawSegment !== s) {
       this.rebuiltUsed = 0;
+      if (this.kernelRebuilds) this.placeSegmentValues();
       const perKey = this.boneCount * AFFINE_STRIDE;
       const known = this.input.clipObject;
       const part = known?.subarray(this.start * perKey, (this.start + keys) * perKey);
@@ -403,7 +404,6 @@ class SegmentSearch {
       else for (let k = 0; k < keys; k++) sampleToObject(this.input.clip, this.start + k, this.rawObject, k * perKey);
     }
     this.rawSegment = s;
-    if (this.kernelRebuilds) this.placeSegmentValues();
     for (let k = 0; k < keys; k++) this.local.set(basePose, k * stride);
     this.trials = 0;
     this.lastFailKey = -1;
@@ -725,7 +725,7 @@ class SegmentSearch {
     const km = k * B * AFFINE_STRIDE;
     const rootParent = parents[root];
     const parentObj = rootParent >= 0 && this.current[rootParent] ? this.trial : this.object;
-    this.spotToAffine(k, root);
+    this.posesToAffine(this.spotPose, 0, 0, k, root, this.spotLocal, 0, 0, 1);
     const parentIndex = (k * B + rootParent) * AFFINE_STRIDE;
     if (this.spotFails(rootParent >= 0 ? parentObj : undefined, parentIndex, this.spotLocal, 0, root, km)) return true;
     const kernel = this.kernel;
@@ -789,7 +789,18 @@ class SegmentSearch {
         this.setLevel(j, fromPrevious ? Math.min(top, previous[j] + 1) : level);
       }
       const la = this.localOf(b);
-      if (rebuilt) this.localsToAffine(b, la);
+      if (rebuilt)
+        this.posesToAffine(
+          this.local,
+          b * POSE_STRIDE,
+          B * POSE_STRIDE,
+          0,
+          b,
+          la,
+          b * AFFINE_STRIDE,
+          B * AFFINE_STRIDE,
+          this.size,
+        );
       const failed = this.measureBone(b, obj, la, b * AFFINE_STRIDE, B * AFFINE_STRIDE, obj, 0);
       if (failed >= 0) {
         this.fitsFailKey = failed;
@@ -835,7 +846,7 @@ class SegmentSearch {
           const to = fromPrevious ? Math.min(top, this.previous[j] + 1) : level;
           this.rebuild(j, to, k, 1, pose, KIND_POSE_OFFSET[tracks[j].kind], POSE_STRIDE);
         }
-        this.spotToAffine(k, b);
+        this.posesToAffine(pose, 0, 0, k, b, m, 0, 0, 1);
         local = m;
         lo = 0;
       }
@@ -856,17 +867,6 @@ class SegmentSearch {
     }
     applyAdditiveBone(bases, base, local, l, this.applied, 0);
     poseToAffine(this.applied, 0, out, o);
-  }
-
-  /**
-   * {@link localToAffine} of the pose at `spotPose` (bone b's at key k) into `spotLocal`: in
-   * the measure kernel where there is no additive base to apply.
-   */
-  private spotToAffine(k: number, b: number): void {
-    const kernel = this.kernel;
-    if (kernel !== undefined && this.input.additiveBase === undefined)
-      kernel.exports.localAffines(this.spotPose.byteOffset, 0, this.spotLocal.byteOffset, 0, 1);
-    else this.localToAffine(this.spotPose, 0, this.baseAt(k, b), this.spotLocal, 0);
   }
 
   /**
@@ -908,26 +908,27 @@ class SegmentSearch {
   }
 
   /**
-   * {@link localToAffine} of bone b's decoded local transforms at every key of the segment,
-   * into its slots of `out`: in the measure kernel where there is no additive base to apply.
+   * {@link localToAffine} of `count` decoded local transforms of bone b at keys k, k + 1, …:
+   * from `pose[p]`, `ps` floats apart, into `out[o]`, `os` numbers apart; in the measure
+   * kernel where there is no additive base to apply.
    */
-  private localsToAffine(b: number, out: Float64Array): void {
-    const B = this.boneCount;
+  private posesToAffine(
+    pose: Float32Array,
+    p: number,
+    ps: number,
+    k: number,
+    b: number,
+    out: Float64Array,
+    o: number,
+    os: number,
+    count: number,
+  ): void {
     const kernel = this.kernel;
     if (kernel !== undefined && this.input.additiveBase === undefined) {
-      kernel.exports.localAffines(
-        this.local.byteOffset + b * POSE_STRIDE * 4,
-        B * POSE_STRIDE * 4,
-        out.byteOffset + b * AFFINE_STRIDE * 8,
-        B * AFFINE_STRIDE * 8,
-        this.size,
-      );
+      kernel.exports.localAffines(pose.byteOffset + p * 4, ps * 4, out.byteOffset + o * 8, os * 8, count);
       return;
     }
-    for (let k = 0; k < this.size; k++) {
-      const at = k * B + b;
-      this.localToAffine(this.local, at * POSE_STRIDE, this.baseAt(k, b), out, at * AFFINE_STRIDE);
-    }
+    for (let i = 0; i < count; i++) this.localToAffine(pose, p + i * ps, this.baseAt(k + i, b), out, o + i * os);
   }
 
   /** The buffer holding bone b's local matrices (see `localSide`). */
@@ -1000,7 +1001,17 @@ class SegmentSearch {
     // Bone by bone (the tried one first, over all keys): a trial that fails mostly fails there.
     // The tried bone's local matrices changed (into its other buffer); its descendants' did not.
     const rootLocal = this.localSide[root] ? this.localAffine : this.otherLocal;
-    this.localsToAffine(root, rootLocal);
+    this.posesToAffine(
+      this.local,
+      root * POSE_STRIDE,
+      B * POSE_STRIDE,
+      0,
+      root,
+      rootLocal,
+      root * AFFINE_STRIDE,
+      B * AFFINE_STRIDE,
+      this.size,
+    );
     const ls = B * AFFINE_STRIDE;
     let failed = this.measureBone(root, parentObj, rootLocal, root * AFFINE_STRIDE, ls, rootOut, 1 - current[root]);
     if (failed >= 0) return this.failedAt(j, failed);

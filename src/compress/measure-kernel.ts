@@ -5,6 +5,7 @@
  * lever sums: the same numbers as the TypeScript each stands for. The search's measure took
  * 2.0× as long in optimised JavaScript (docs/design.md, "Compression speed").
  */
+import type { RawClip } from '../clip/raw-clip.js';
 import { MEASURE_KERNEL_SHIFT, MEASURE_KERNEL_WASM } from './measure-kernel-wasm.js';
 
 /** The module's functions; addresses are byte addresses in the kernel's memory. */
@@ -193,6 +194,26 @@ export type BufferSpec =
 
 /** Buffers by name. */
 export type BufferSpecs = Readonly<Record<string, BufferSpec>>;
+
+/**
+ * The buffers of a clip's samples as the kernel reads them (`sampleObjects`,
+ * `referenceObjects`): float32 rotations, translations and scales, bone-major, for `values`
+ * bone-samples (0 where the kernel does not read them), filled by {@link placeClipSamples}.
+ */
+export function clipSampleSpecs(values: number) {
+  return {
+    rotations: ['f32', values * 4, 'copied'],
+    translations: ['f32', values * 3, 'copied'],
+    scales: ['f32', values * 3, 'copied'],
+  } as const;
+}
+
+/** Copies `clip`'s samples into the buffers of {@link clipSampleSpecs}. */
+export function placeClipSamples(buffers: Buffers<ReturnType<typeof clipSampleSpecs>>, clip: RawClip): void {
+  buffers.rotations.set(clip.rotations);
+  buffers.translations.set(clip.translations);
+  buffers.scales.set(clip.scales);
+}
 
 const VIEWS = { f64: Float64Array, f32: Float32Array, i32: Int32Array, u8: Uint8Array } as const;
 

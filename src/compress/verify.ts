@@ -17,7 +17,7 @@ import {
 } from '../metric/error-metric.js';
 import { PLAYER_SLERPS } from '../clip/keyframes.js';
 import { measureBetweenErrors, type BetweenReport } from './between.js';
-import { measureKernel, plainBuffers } from './measure-kernel.js';
+import { clipSampleSpecs, measureKernel, placeClipSamples, plainBuffers } from './measure-kernel.js';
 
 /**
  * Every original sample of `compressed`, decoded exactly at the sample (no interpolation),
@@ -162,17 +162,13 @@ export function sharedSampleObjects(clip: RawClip): Float64Array | undefined {
   const boneCount = clip.skeleton.parents.length,
     values = boneCount * clip.sampleCount;
   const kernel = measureKernel('between', {
-    rotations: ['f32', values * 4, 'copied'],
-    translations: ['f32', values * 3, 'copied'],
-    scales: ['f32', values * 3, 'copied'],
+    ...clipSampleSpecs(values),
     parents: ['i32', boneCount],
     out: ['f64', size, 'copied'],
   });
   if (!kernel) return clipToObject(clip);
   const { rotations, translations, scales, parents, out } = kernel.buffers;
-  rotations.set(clip.rotations);
-  translations.set(clip.translations);
-  scales.set(clip.scales);
+  placeClipSamples(kernel.buffers, clip);
   parents.set(clip.skeleton.parents);
   kernel.exports.sampleObjects(
     rotations.byteOffset,
