@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 
 import { Command, Help } from 'commander';
 
+import { commandNameIn } from './argv.js';
 import { COMMANDS, declareCommand } from './command-list.js';
 import { EXIT } from './exit-status.js';
 
@@ -15,24 +16,6 @@ import { EXIT } from './exit-status.js';
 function packageVersion(): string {
   const text = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
   return (JSON.parse(text) as { version: string }).version;
-}
-
-/**
- * The command `args` (the arguments after `bonepress`) run, as commander dispatches: the
- * first operand (global options take no value), or the one after `help`.
- */
-export function commandNameIn(args: readonly string[]): string | undefined {
-  const operands: string[] = [];
-  for (let i = 0; i < args.length && operands.length < 2; i++) {
-    const arg = args[i];
-    if (arg === '--') {
-      operands.push(...args.slice(i + 1, i + 3));
-      break;
-    }
-    if (arg.length > 1 && arg.startsWith('-')) continue;
-    operands.push(arg);
-  }
-  return operands[0] === 'help' ? operands[1] : operands[0];
 }
 
 /** How {@link createProgram} loads commands. */

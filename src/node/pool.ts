@@ -7,10 +7,6 @@ import { setMaxListeners } from 'node:events';
 import { mkdir, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { setFlagsFromString } from 'node:v8';
-
-import type { Piscina } from 'piscina';
 
 import { INTERNAL_ERROR, OUTPUT_CLASH, toFailure, type FileFailure } from './failure.js';
 import { WriteQueue, removeTempFiles } from './files.js';
@@ -25,9 +21,7 @@ import {
   type FileFailed,
   type FileResult,
 } from './worker.js';
-
-/** The worker entry, next to this one: CommonJS on purpose (worker-entry.cts says why). */
-const WORKER_FILE = fileURLToPath(new URL('./worker-entry.cjs', import.meta.url));
+import { startWorkers, type WorkerPool } from './worker-pool.js';
 
 /** In-process batches compress the next file while at most this many are being written. */
 export const MAX_PENDING_WRITES = 4;
@@ -129,7 +123,7 @@ export async function compressFiles(
   // The workers start loading and warming up the compressor while the outputs are planned
   // (which reads glTF inputs for their clip names).
   const jobs = Math.max(1, Math.min(Math.floor(run.jobs ?? availableParallelism()), total));
-  const workers = startWorkers(jobs, signal);
+  const workers = startBatchWorkers(jobs, signal);
   workers.catch(() => undefined); // awaited below; never unhandled while the outputs are planned
   const tasks: { index: number; task: CompressFileTask }[] = [];
   try {
@@ -255,7 +249,7 @@ export async function encodeBatch(
   run: EncodeBatchRun,
   settle: (index: number, encoded: EncodedFile | FileFailed) => Promise<void>,
 ): Promise<void> {
-  const workers = startWorkers(run.jobs, run.signal);
+  const workers = startBatchWorkers(run.jobs, run.signal);
   workers.catch(() => undefined); // awaited below; never unhandled meanwhile
   try {
     await runBatch(tasks, run, settle, workers);
@@ -264,29 +258,14 @@ export async function encodeBatch(
   }
 }
 
-/** The pool a batch runs on: piscina over worker-entry.cjs. */
-type WorkerPool = Piscina<CompressFileTask, EncodedFile | FileFailed>;
-
 /**
- * Starts the pool of a batch of `jobs` (none when one job without a `signal` encodes in
- * this thread, see {@link runBatch}): every worker starts at once and loads and warms up
- * the compressor (worker-entry.cts) before its first task comes.
+ * The pool of a batch of `jobs` (worker-pool.ts `startWorkers`), or none when one job
+ * without a `signal` encodes in this thread (see {@link runBatch}).
  */
-async function startWorkers(jobs: number, signal: AbortSignal | undefined): Promise<WorkerPool | undefined> {
+async function startBatchWorkers(jobs: number, signal: AbortSignal | undefined): Promise<WorkerPool | undefined> {
   if (jobs <= 1 && signal === undefined) return undefined;
-  // Loaded here: a one-job batch, and every command that compresses nothing, never needs it.
-  const { Piscina } = await import('piscina');
   signal?.throwIfAborted();
-  // Node 20 unregisters a worker's isolate before disposing of it: a background compile job
-  // that starts a marking task for a worker being torn down (the batch's end, an abort)
-  // aborts the whole process (node_platform.cc, ForIsolate). Without marking tasks V8 marks
-  // as it allocates instead; the whole `compress` process measured the same.
-  setFlagsFromString('--no-incremental-marking-task');
-  return new Piscina<CompressFileTask, EncodedFile | FileFailed>({
-    filename: WORKER_FILE,
-    minThreads: jobs,
-    maxThreads: jobs,
-  });
+  return startWorkers(jobs);
 }
 
 /** {@link encodeBatch} on `workers` (undefined: in this thread), which the caller destroys. */

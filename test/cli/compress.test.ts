@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -130,6 +130,22 @@ describe('bonepress compress', () => {
     }
     expect(written.sort()).toEqual([...inputs].sort());
     expect(readdirSync(out)).toHaveLength(3);
+  });
+
+  it('compresses a folder of one clip alike whatever workers started before the folder was read', LONG, () => {
+    // A folder counts as many inputs before it is read (src/cli/argv.ts): with --jobs 2 two
+    // workers start first, then the batch of one file asks for one and gets a pool of its own.
+    const folder = join(temp.dir, 'one-clip');
+    mkdirSync(folder);
+    copyFileSync(join(ROOT, DASH), join(folder, 'dash.bvh'));
+    const outputs = ['1', '2'].map((jobs) => {
+      const out = outDir();
+      const run = runCli(['compress', folder, '-o', out, '--json', '--jobs', jobs]);
+      expect(run.code).toBe(0);
+      expect((JSON.parse(run.stdout) as CompressJson).total.clips).toBe(1);
+      return readFileSync(join(out, 'dash.bpk'));
+    });
+    expect(outputs[1].equals(outputs[0])).toBe(true);
   });
 
   it('writes a .bpk that info, sample, decompress and verify read', LONG, () => {

@@ -12,7 +12,8 @@ import type { Command } from 'commander';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 
 import { COMMANDS } from '../../src/cli/command-list.js';
-import { commandNameIn, createProgram } from '../../src/cli/program.js';
+import { commandNameIn } from '../../src/cli/argv.js';
+import { createProgram } from '../../src/cli/program.js';
 import { CLI, ROOT, makeTempDir } from './run-cli.js';
 
 const temp = makeTempDir();
@@ -82,7 +83,12 @@ describe('createProgram', () => {
 
 describe('what a run loads', () => {
   /** The src/ folders (dist/ of the build) and packages whose modules `bonepress <args>` loads. */
-  function loadedBy(args: readonly string[]): { status: number | null; stdout: string; loaded: string[] } {
+  function loadedBy(args: readonly string[]): {
+    status: number | null;
+    stdout: string;
+    loaded: string[];
+    urls: string[];
+  } {
     const log = join(temp.dir, `loads-${args.join('_').replace(/\W/g, '')}.txt`);
     const hook = `import { appendFileSync } from 'node:fs'; export async function load(url, context, next) { appendFileSync(${JSON.stringify(log)}, url + '\\n'); return next(url, context); }`;
     const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});`;
@@ -106,7 +112,7 @@ describe('what a run loads', () => {
         }),
       ),
     ].sort();
-    return { status: run.status, stdout: run.stdout, loaded };
+    return { status: run.status, stdout: run.stdout, loaded, urls };
   }
 
   it('--help and --version load the CLI and commander only', () => {
@@ -116,6 +122,19 @@ describe('what a run loads', () => {
       expect(run.stdout.length).toBeGreaterThan(0);
       expect(run.loaded).toEqual(['dist/cli', 'node_modules/commander']);
     }
+  });
+
+  it('compress starts its workers before commander and the command load; its help starts none', () => {
+    const out = join(temp.dir, 'early-out');
+    const run = loadedBy(['compress', 'fixtures/dataset-1_dash_normal_001.bvh', '-o', out, '-q']);
+    expect(run.status).toBe(0);
+    const first = (part: string): number => run.urls.findIndex((u) => u.includes(part));
+    expect(first('/dist/node/worker-pool.js')).toBeGreaterThan(-1);
+    expect(first('/node_modules/piscina/')).toBeLessThan(first('/node_modules/commander/'));
+    expect(first('/dist/node/worker-pool.js')).toBeLessThan(first('/dist/cli/program.js'));
+    const help = loadedBy(['compress', '--help']);
+    expect(help.status).toBe(0);
+    expect(help.loaded).not.toContain('node_modules/piscina');
   });
 
   it('a command loads neither the network simulator nor the bench unless it is netsim or bench', () => {
