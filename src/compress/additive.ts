@@ -200,13 +200,7 @@ export function measureAdditiveBetween(
       setup.baseBetween(k, alpha, base);
       for (let o = 0; o < stride; o += POSE_STRIDE) applyAdditiveBone(base, o, decoded, o, out, o);
     },
-    metric,
-    true,
-    undefined,
-    setup.appliedBetween,
-    true,
-    undefined,
-    enough,
+    { metric, reference: setup.appliedBetween, enough },
   );
 }
 

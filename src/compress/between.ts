@@ -27,6 +27,7 @@ import {
   measureBoneErrors,
   type BoneErrorFunction,
   type ErrorMetric,
+  type SampleErrors,
 } from '../metric/error-metric.js';
 import {
   clipSampleSpecs,
@@ -440,46 +441,71 @@ const HELD_ROTATION = 1,
   HELD_TRANSLATION = 2,
   HELD_SCALE = 4;
 
+/** How {@link measureBetweenErrors} measures: every field optional. */
+export interface BetweenOptions {
+  /** What the figure bounds (default `vertices`). */
+  readonly metric?: ErrorMetric;
+  /** False leaves out the whole-shell figure (then 0 for the `vertices` metric); default true. */
+  readonly shellToo?: boolean;
+  /**
+   * Receives the bound of each interval at its {@link checksFor} checks (it must start zeroed);
+   * every interval then gets them.
+   */
+  readonly perInterval?: Float64Array;
+  /**
+   * What the decoded pose is measured against in place of {@link referenceBetween} of the clip:
+   * a function (an additive clip's base ∘ delta), or players, against whose evaluation of a
+   * clip's keys the larger error counts, at the samples too (for a clip without keys, players
+   * are ignored).
+   */
+  readonly reference?: BetweenReference;
+  /** False measures every bone at every check of a second look, for the same report; default true. */
+  readonly prune?: boolean;
+  /**
+   * The decoded object transforms at every sample (sample-major, {@link AFFINE_STRIDE} per
+   * bone, as `decodedBetween` at fraction 0 or 1 and {@link poseToObject} give them), which the
+   * checks at the samples take instead of decoding.
+   */
+  readonly decodedSamples?: Float64Array;
+  /**
+   * Each bone's error at every sample against what the reference is there (a clip's own
+   * samples, not players' evaluations of its keys), by the metric, and a whole-shell figure
+   * never below its own (metric/error-metric.ts `measureSampleErrors` writes both): the
+   * intervals' ends take them instead of being measured.
+   */
+  readonly sampleErrors?: SampleErrors;
+  /**
+   * Above 0, asks only whether the error stays within it (compress() passes its error budget):
+   * in the second look an interval gets more checks only while its bound could raise the
+   * figure above both the clip's so far and `enough`, and the whole-shell figure of the
+   * `vertices` metric asks for none. An interval left so counts with the bounds it has, so the
+   * figures are still bounds on the error at any time, but may stand above those checked fully
+   * (compress()'s bytes came out the same on every corpus and Khronos input: docs/design.md).
+   */
+  readonly enough?: number;
+}
+
 /**
  * Measures `decodedBetween(k, alpha, outPose)` against {@link referenceBetween} at evenly
- * spaced checks of every sample interval, with `metric` at `shellDistances`; the whole-shell
- * figure is measured as well unless `shellToo` is false (then it is 0 for the `vertices`
- * metric). An interval's figure is the bound on its error at any time: each bone's largest
- * check times 1 + {@link remainderFactor} of that bone's own chain's turn. Every interval is
- * checked at ½ first; then, largest bound first, an interval gets more checks, doubling up to
- * its {@link checksFor}, only while its bound could still raise the clip's figure. The report
- * is therefore never above that of every interval checked at its {@link checksFor}, for
- * fewer checks (3.8 per interval instead of 5.4 on the bench corpus). `perInterval`,
- * when given, receives the bound of each interval at its {@link checksFor} checks (it must
- * start zeroed). `reference` replaces {@link referenceBetween} of `clip` as what the decoded pose is
- * measured against: a function (an additive clip's base ∘ delta), or players, against whose
- * evaluation of a clip's keys the larger error counts, at the samples too (for a clip without keys,
- * players are ignored). A second look measures only the bones whose bound could still reach the
- * clip's figures, and their ancestors; `prune` false measures every bone at every check, for the
- * same report. `decodedSamples`, when given, holds the decoded object transforms at every sample
- * (sample-major, {@link AFFINE_STRIDE} per bone, as `decodedBetween` at fraction 0 or 1 and
- * {@link poseToObject} give them), which the checks at the samples take instead of decoding.
- * `enough` above 0 asks only whether the error stays within it (compress() passes its error
- * budget): in the second look an interval gets more checks only while its bound could raise
- * the figure above both the clip's so far and `enough`, and the whole-shell figure of the
- * `vertices` metric asks for none. An interval left so counts with the bounds it has, so the
- * figures are still bounds on the error at any time, but may stand above those checked fully
- * (compress()'s bytes came out the same on every corpus and Khronos input: docs/design.md).
- * Allocates a few pose-sized buffers and, for the second look, three numbers per
- * bone and interval (the first look's turns and errors) besides two per bone and sample.
+ * spaced checks of every sample interval, at `shellDistances`, as `options` say. An interval's
+ * figure is the bound on its error at any time: each bone's largest check times
+ * 1 + {@link remainderFactor} of that bone's own chain's turn. Every interval is checked at ½
+ * first; then, largest bound first, an interval gets more checks, doubling up to its
+ * {@link checksFor}, only while its bound could still raise the clip's figure. The report is
+ * therefore never above that of every interval checked at its {@link checksFor}, for fewer
+ * checks (3.8 per interval instead of 5.4 on the bench corpus). A second look measures only the
+ * bones whose bound could still reach the clip's figures, and their ancestors. Allocates a few
+ * pose-sized buffers and, for the second look, three numbers per bone and interval (the first
+ * look's turns and errors) besides two per bone and sample.
  */
 export function measureBetweenErrors(
   clip: RawClip,
   shellDistances: Float32Array,
   decodedBetween: (k: number, alpha: number, outPose: Float64Array) => void,
-  metric: ErrorMetric = 'vertices',
-  shellToo = true,
-  perInterval?: Float64Array,
-  reference?: BetweenReference,
-  prune = true,
-  decodedSamples?: Float64Array,
-  enough = 0,
+  options: BetweenOptions = {},
 ): BetweenReport {
+  const { metric = 'vertices', shellToo = true, perInterval, reference, prune = true, decodedSamples } = options;
+  const enough = options.enough ?? 0;
   const references = referencesOf(clip, reference);
   // Against the players every interval gets its most checks: the remainder term assumes a slerp
   // between checks, which their nlerp of close keys is not (docs/format.md, "The error at any time").
@@ -494,6 +520,7 @@ export function measureBetweenErrors(
     secondLook,
     prune,
     decodedSamples,
+    options.sampleErrors,
   );
   const report: BetweenReport = {
     metric,
@@ -839,7 +866,7 @@ class IntervalChecks {
   /** Each bone's largest error at the interval's two samples, and whole-shell error. */
   private readonly endWorst: Float64Array;
   private readonly endShell: Float64Array;
-  /** Each sample's error per bone (and whole-shell error), worked out once: NaN until then. */
+  /** Each sample's error per bone (and whole-shell figure), given or worked out once: NaN until then. */
   private readonly sampleWorst: Float64Array;
   private readonly sampleShell: Float64Array;
   /**
@@ -889,6 +916,7 @@ class IntervalChecks {
     secondLook: boolean,
     private readonly prunes: boolean,
     private readonly decodedSamples: Float64Array | undefined,
+    sampleErrors: SampleErrors | undefined,
   ) {
     this.boneError = boneErrorFunction(metric);
     this.isShell = metric === 'shell';
@@ -935,7 +963,10 @@ class IntervalChecks {
     this.kernelParents = buffers.parents.byteOffset;
     this.kernelShells = buffers.shells.byteOffset;
     if (withSamples) samples?.place(withSamples.exports, withSamples.buffers, this.kernelParents);
-    this.sampleWorst.fill(Number.NaN);
+    if (sampleErrors) {
+      this.sampleWorst.set(sampleErrors.errors);
+      this.sampleShell.set(sampleErrors.shells);
+    } else this.sampleWorst.fill(Number.NaN);
     this.turn = new Float64Array(boneCount + 1);
     this.scaling = scalingBones(clip);
     this.endWorst = new Float64Array(boneCount);
@@ -1315,14 +1346,11 @@ function gridErrorOf(
   metric: ErrorMetric,
   perInterval?: Float64Array,
 ): number {
-  return measureBetweenErrors(
-    clip,
-    shellDistances,
-    (k, alpha, out) => interpolateSamples(clip, k, alpha, out),
+  return measureBetweenErrors(clip, shellDistances, (k, alpha, out) => interpolateSamples(clip, k, alpha, out), {
     metric,
-    false,
+    shellToo: false,
     perInterval,
-  ).maxError;
+  }).maxError;
 }
 
 /**

@@ -14,9 +14,10 @@ import {
   poseToObject,
   type ErrorMetric,
   type ErrorReport,
+  type SampleErrors,
 } from '../metric/error-metric.js';
 import { PLAYER_SLERPS } from '../clip/keyframes.js';
-import { measureBetweenErrors, type BetweenReport } from './between.js';
+import { measureBetweenErrors, type BetweenOptions, type BetweenReport } from './between.js';
 import { clipSampleSpecs, measureKernel, placeClipSamples, plainBuffers } from './measure-kernel.js';
 
 /**
@@ -62,7 +63,10 @@ export function verifyCompressed(
   return verifySamples(reference, compressed, shellDistances, referenceObject, metric, undefined);
 }
 
-/** {@link verifyCompressed}, keeping every sample's decoded object transforms in `decodedObject` when given (sample-major). */
+/**
+ * {@link verifyCompressed}, keeping every sample's decoded object transforms in `decodedObject`
+ * (sample-major) and every bone's errors at every sample in `sampleErrors`, when given.
+ */
 function verifySamples(
   reference: RawClip,
   compressed: CompressedClip,
@@ -70,6 +74,7 @@ function verifySamples(
   referenceObject: Float64Array | undefined,
   metric: ErrorMetric,
   decodedObject: Float64Array | undefined,
+  sampleErrors?: SampleErrors,
 ): ErrorReport {
   const parents = reference.skeleton.parents;
   if (compressed.boneCount !== parents.length)
@@ -106,22 +111,22 @@ function verifySamples(
       decodedObject?.set(out, s * stride);
     },
     metric,
+    sampleErrors,
   );
 }
 
 /**
  * The error of `compressed` between samples with `metric`, decoded by the runtime's own
  * interpolation, against what the players make of the source's keys when it has any.
- * `decodedSamples`: every sample's decoded object transforms, when known; `enough`: the
- * figure it need not be resolved below ({@link measureBetweenErrors}).
+ * `known`: what is known of the samples already, and the figure the error need not be
+ * resolved below ({@link BetweenOptions}).
  */
 export function measureCompressedBetween(
   reference: RawClip,
   compressed: CompressedClip,
   shellDistances: Float32Array,
   metric: ErrorMetric = 'vertices',
-  decodedSamples?: Float64Array,
-  enough = 0,
+  known: Pick<BetweenOptions, 'decodedSamples' | 'sampleErrors' | 'enough'> = {},
 ): BetweenReport {
   const sampler = compressed.createSampler();
   const pose = new Float32Array(compressed.boneCount * POSE_STRIDE);
@@ -132,13 +137,7 @@ export function measureCompressedBetween(
       sampleBetween(sampler, k, alpha, pose);
       out.set(pose);
     },
-    metric,
-    true,
-    undefined,
-    PLAYER_SLERPS,
-    true,
-    decodedSamples,
-    enough,
+    { ...known, metric, reference: PLAYER_SLERPS },
   );
 }
 
@@ -191,12 +190,12 @@ function sampleObjectsSize(clip: RawClip): number {
 }
 
 /**
- * {@link verifyCompressed} and {@link measureCompressedBetween} of one clip, each sample decoded
- * and composed once for both: the checks between samples measure the interval's two samples
- * too (a decode at fraction 0 or 1 is the sample's). A clip with keys has its samples measured
- * against the players' evaluations instead, which these do not hold. `referenceObject`: the
- * reference's object transforms when known ({@link sharedSampleObjects}); `enough`: the figure
- * between samples need not be resolved below ({@link measureBetweenErrors}).
+ * {@link verifyCompressed} and {@link measureCompressedBetween} of one clip, each sample decoded,
+ * composed and measured once for both: the checks between samples count the interval's two
+ * samples too (a decode at fraction 0 or 1 is the sample's). A clip with keys has its samples
+ * measured against the players' evaluations instead, which these do not hold. `referenceObject`:
+ * the reference's object transforms when known ({@link sharedSampleObjects}); `enough`: the
+ * figure between samples need not be resolved below ({@link BetweenOptions}).
  */
 export function measureCompressed(
   reference: RawClip,
@@ -207,10 +206,25 @@ export function measureCompressed(
   enough = 0,
 ): { report: ErrorReport; between: BetweenReport } {
   const size = sampleObjectsSize(reference);
-  const decoded = reference.keyframes || size > SHARED_SAMPLES_LIMIT ? undefined : new Float64Array(size);
-  const report = verifySamples(reference, compressed, shellDistances, referenceObject, metric, decoded);
+  const own = reference.keyframes === undefined;
+  const decodedSamples = own && size <= SHARED_SAMPLES_LIMIT ? new Float64Array(size) : undefined;
+  const errors = reference.sampleCount * reference.skeleton.parents.length;
+  const sampleErrors = own ? { errors: new Float64Array(errors), shells: new Float64Array(errors) } : undefined;
+  const report = verifySamples(
+    reference,
+    compressed,
+    shellDistances,
+    referenceObject,
+    metric,
+    decodedSamples,
+    sampleErrors,
+  );
   return {
     report,
-    between: measureCompressedBetween(reference, compressed, shellDistances, metric, decoded, enough),
+    between: measureCompressedBetween(reference, compressed, shellDistances, metric, {
+      decodedSamples,
+      sampleErrors,
+      enough,
+    }),
   };
 }

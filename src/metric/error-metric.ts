@@ -413,12 +413,24 @@ export function measureClipError(
   );
 }
 
+/** Each bone's errors at every sample of a clip, sample-major: `errors[s * boneCount + b]`. */
+export interface SampleErrors {
+  /** By the metric measured. */
+  readonly errors: Float64Array;
+  /**
+   * Whole shell: the error where it could raise the clip's whole-shell figure so far, elsewhere
+   * a bound never below it ({@link measureBoneErrors} with that figure as its floor).
+   */
+  readonly shells: Float64Array;
+}
+
 /**
  * The error report of a decoded clip given sample by sample: `decodeObject(s, out)` writes
  * the decoded object transforms of sample `s` (one pose, {@link AFFINE_STRIDE} per bone)
  * into `out`, so the decoded clip never needs to exist whole. `referenceObject` may pass
  * `clipToObject(reference)`; without it the reference is transformed sample by sample too.
- * Errors are measured with `metric`; the whole-shell figure is measured as well.
+ * Errors are measured with `metric`; the whole-shell figure is measured as well. `into`, when
+ * given (each array bones × samples long), receives every bone's errors at every sample.
  */
 export function measureSampleErrors(
   reference: RawClip,
@@ -426,12 +438,13 @@ export function measureSampleErrors(
   shellDistances: Float32Array,
   decodeObject: (sample: number, out: Float64Array) => void,
   metric: ErrorMetric = 'vertices',
+  into?: SampleErrors,
 ): ErrorReport {
   const boneCount = reference.skeleton.parents.length;
   const n = reference.sampleCount;
   const decoded = new Float64Array(boneCount * AFFINE_STRIDE);
   const referenceSample = referenceObject ? undefined : new Float64Array(boneCount * AFFINE_STRIDE);
-  const errors = new Float64Array(n * boneCount);
+  const errors = into?.errors ?? new Float64Array(n * boneCount);
   const boneMax = new Float64Array(boneCount);
   const running = new Float64Array(RUNNING.COUNT);
   running[RUNNING.MAX] = -1;
@@ -440,7 +453,7 @@ export function measureSampleErrors(
     if (referenceSample) sampleToObject(reference, s, referenceSample);
     const ref = referenceSample ?? referenceObject!;
     const base = referenceSample ? 0 : s * boneCount * AFFINE_STRIDE;
-    measureSample(ref, base, decoded, shellDistances, metric, s, errors, boneMax, running);
+    measureSample(ref, base, decoded, shellDistances, metric, s, errors, into?.shells, boneMax, running);
   }
   const max = running[RUNNING.MAX],
     worstBone = running[RUNNING.WORST_BONE] | 0,
@@ -488,6 +501,7 @@ function measureSample(
   metric: ErrorMetric,
   s: number,
   errors: Float64Array,
+  shells: Float64Array | undefined,
   boneMax: Float64Array,
   running: Float64Array,
 ): void {
@@ -504,6 +518,7 @@ function measureSample(
     const shell = boneErrors[BONE_ERRORS.SHELL];
     const e = metric === 'shell' ? shell : boneErrors[BONE_ERRORS.VERTEX];
     if (shell > shellMax) shellMax = shell;
+    if (shells) shells[s * boneCount + b] = shell;
     errors[s * boneCount + b] = e;
     sum += e;
     if (e > boneMax[b]) boneMax[b] = e;

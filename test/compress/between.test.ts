@@ -22,6 +22,7 @@ import {
 import {
   AFFINE_STRIDE,
   clipToObject,
+  measureSampleErrors,
   poseToObject,
   shellBoundError,
   virtualVertexError,
@@ -58,15 +59,15 @@ describe('measureBetweenErrors', () => {
       const shells = clip.skeleton.shellDistances;
       const report = measureBetweenErrors(clip, shells, decodedBetween);
       const perInterval = new Float64Array(clip.sampleCount - 1);
-      const everyInterval = measureBetweenErrors(clip, shells, decodedBetween, 'vertices', true, perInterval);
+      const everyInterval = measureBetweenErrors(clip, shells, decodedBetween, { perInterval });
       expect(report.maxError).toBeGreaterThan(0);
       expect(report.maxError).toBeLessThanOrEqual(everyInterval.maxError);
       expect(report.shellMaxError).toBeLessThanOrEqual(everyInterval.shellMaxError);
       expect(Math.max(...perInterval)).toBe(everyInterval.maxError);
       // Leaving out the bones that cannot reach the figure changes nothing of the report.
       for (const metric of ['vertices', 'shell'] as const) {
-        const pruned = measureBetweenErrors(clip, shells, decodedBetween, metric);
-        const everyBone = measureBetweenErrors(clip, shells, decodedBetween, metric, true, undefined, undefined, false);
+        const pruned = measureBetweenErrors(clip, shells, decodedBetween, { metric });
+        const everyBone = measureBetweenErrors(clip, shells, decodedBetween, { metric, prune: false });
         expect(pruned).toEqual(everyBone);
       }
 
@@ -106,18 +107,7 @@ describe('measureBetweenErrors', () => {
       const resolving = decodes;
       for (const enough of [report.maxError / 2, report.maxError * 1.5]) {
         decodes = 0;
-        const within = measureBetweenErrors(
-          clip,
-          shells,
-          counted,
-          'vertices',
-          true,
-          undefined,
-          undefined,
-          true,
-          undefined,
-          enough,
-        );
+        const within = measureBetweenErrors(clip, shells, counted, { enough });
         expect(within.maxError > enough).toBe(report.maxError > enough);
         expect(dense).toBeLessThanOrEqual(Math.max(within.maxError, samples.maxError));
         expect(denseShell).toBeLessThanOrEqual(Math.max(within.shellMaxError, samples.shellMaxError));
@@ -203,7 +193,7 @@ describe('measureCompressed', () => {
     });
   }
 
-  it('the checks between samples take the samples from the decoded samples given, decoding none of them', () => {
+  it('the checks between samples take the samples from the decoded samples or their errors given, decoding none of them', () => {
     const clip = loadFixture('dataset-1_dash_normal_001.bvh');
     const boneCount = clip.skeleton.parents.length;
     const parents = clip.skeleton.parents;
@@ -225,8 +215,24 @@ describe('measureCompressed', () => {
     const apart = measureBetweenErrors(clip, shells, decodedBetween);
     expect(atSamples).toBe(clip.sampleCount);
     atSamples = 0;
-    const args = ['vertices', true, undefined, undefined, true, decodedSamples] as const;
-    expect(measureBetweenErrors(clip, shells, decodedBetween, ...args)).toEqual(apart);
+    expect(measureBetweenErrors(clip, shells, decodedBetween, { decodedSamples })).toEqual(apart);
+    expect(atSamples).toBe(0);
+    // Given the samples' errors, the checks measure no sample: none is decoded either.
+    const sampleErrors = {
+      errors: new Float64Array(clip.sampleCount * boneCount),
+      shells: new Float64Array(clip.sampleCount * boneCount),
+    };
+    const stride = boneCount * AFFINE_STRIDE;
+    measureSampleErrors(
+      clip,
+      undefined,
+      shells,
+      (s, out) => out.set(decodedSamples.subarray(s * stride, (s + 1) * stride)),
+      'vertices',
+      sampleErrors,
+    );
+    expect(sampleErrors.errors.some((e) => e > 0)).toBe(true);
+    expect(measureBetweenErrors(clip, shells, decodedBetween, { sampleErrors })).toEqual(apart);
     expect(atSamples).toBe(0);
   });
 });
