@@ -547,10 +547,23 @@ export function measureBetweenErrors(
     firstShell = new Float64Array(intervals);
   // With `enough`, what an interval left after its first look counts with: its figures then.
   const left = enough > 0 && secondLook ? new FirstLook(intervals) : undefined;
+  // With `enough` and the samples' errors given, an interval whose two samples alone bound it
+  // (as the checks of m = 1) within `enough` and the clip's largest errors at the samples gets
+  // no check: it counts with those bounds, kept last, so that every decision is as it would be.
+  const known = left ? options.sampleErrors : undefined;
+  const fromEnds = known ? new FirstLook(intervals) : undefined;
+  const endsFigure = known ? Math.min(enough, largest(known.errors)) : 0,
+    endsShellFigure = known ? largest(known.shells) : 0;
+  const settled: number[] = [];
   for (let k = 0; k < intervals; k++) {
     // A jump (two samples at one time) has no time between its samples.
     if (times && times[k + 1] === times[k]) continue;
     const checks = measure.start(k);
+    if (fromEnds && measure.boundedByEnds(k, endsFigure, endsShellFigure)) {
+      fromEnds.set(k, measure);
+      settled.push(k);
+      continue;
+    }
     const first = secondLook ? FIRST_CHECKS : checks;
     // The samples' errors bound only intervals that may be left before their most checks.
     for (let m = FIRST_CHECKS; m <= first; m *= 2)
@@ -582,7 +595,15 @@ export function measureBetweenErrors(
     }
     keep(k);
   }
+  for (const k of settled) fromEnds!.keep(k, report);
   return report;
+}
+
+/** The largest of `values` (0 when empty). */
+function largest(values: Float64Array): number {
+  let max = 0;
+  for (let i = 0; i < values.length; i++) if (values[i] > max) max = values[i];
+  return max;
 }
 
 /** Each interval's figures after its first look, for {@link measureBetweenErrors} with `enough`. */
@@ -1004,6 +1025,33 @@ class IntervalChecks {
     this.live.fill(1);
     this.loadEnds(k, true);
     return checksOf(this.turn[boneCount]);
+  }
+
+  /**
+   * Interval k's bounds from its two samples alone, as the checks of m = 1 (docs/format.md, "The
+   * error at any time"), after {@link start}: true, with them in {@link bound} and
+   * {@link shellBound}, when they are within `figure` and `shellFigure`.
+   */
+  boundedByEnds(k: number, figure: number, shellFigure: number): boolean {
+    const { endWorst, endShell, isShell, turn } = this;
+    this.loadEnds(k, true);
+    let bound = 0,
+      bone = 0,
+      shellBound = 0;
+    for (let b = 0; b < endWorst.length; b++) {
+      const grow = 1 + remainderFactor(turn[b], 1);
+      if (endWorst[b] * grow > bound) {
+        bound = endWorst[b] * grow;
+        bone = b;
+      }
+      shellBound = Math.max(shellBound, (isShell ? endWorst[b] : endShell[b]) * grow);
+    }
+    if (bound > figure || shellBound > shellFigure) return false;
+    this.bound = bound;
+    this.boundBone = bone;
+    this.boundFraction = 0.5;
+    this.shellBound = shellBound;
+    return true;
   }
 
   /**

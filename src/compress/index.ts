@@ -54,7 +54,8 @@ export interface CompressStats {
    * Bound on the error at any time between samples, against what the source means there: its
    * own interpolation of its keys, or slerp/lerp between its samples (docs/format.md, "The
    * error at any time"). Checked until it is known within the threshold: below it, the bound
-   * may stand a little above the largest error (`bonepress verify` resolves it fully).
+   * may stand above the largest error, never above {@link sampleMaxError} where it does by more
+   * than a little (`bonepress verify` resolves it fully).
    */
   betweenMaxError: number;
   /**

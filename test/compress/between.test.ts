@@ -105,6 +105,24 @@ describe('measureBetweenErrors', () => {
       };
       measureBetweenErrors(clip, shells, counted);
       const resolving = decodes;
+      // The samples' errors as compress() has them from its verification.
+      const sampleErrors = {
+        errors: new Float64Array(clip.sampleCount * boneCount),
+        shells: new Float64Array(clip.sampleCount * boneCount),
+      };
+      const samplePose = new Float64Array(boneCount * POSE_STRIDE);
+      const measuredSamples = measureSampleErrors(
+        clip,
+        undefined,
+        shells,
+        (s, out) => {
+          samplePose.set(sampleKey(sampler, s, pose));
+          poseToObject(samplePose, clip.skeleton.parents, out);
+        },
+        'vertices',
+        sampleErrors,
+      );
+      expect(measuredSamples).toEqual(samples);
       for (const enough of [report.maxError / 2, report.maxError * 1.5]) {
         decodes = 0;
         const within = measureBetweenErrors(clip, shells, counted, { enough });
@@ -114,6 +132,19 @@ describe('measureBetweenErrors', () => {
         // Fewer checks, and far fewer where the error is known within the figure at once.
         expect(decodes).toBeLessThanOrEqual(resolving);
         if (enough > report.maxError) expect(decodes).toBeLessThan(resolving / 2);
+        // With the samples' errors, intervals their samples bound get no check: the figures
+        // still hold the dense measurement, on the same side of `enough`, and raise neither
+        // the samples' figures nor the checked ones.
+        const checking = decodes;
+        decodes = 0;
+        const fromEnds = measureBetweenErrors(clip, shells, counted, { enough, sampleErrors });
+        expect(fromEnds.maxError > enough).toBe(report.maxError > enough);
+        expect(dense).toBeLessThanOrEqual(Math.max(fromEnds.maxError, samples.maxError));
+        expect(denseShell).toBeLessThanOrEqual(Math.max(fromEnds.shellMaxError, samples.shellMaxError));
+        expect(fromEnds.maxError).toBeLessThanOrEqual(Math.max(within.maxError, samples.maxError));
+        expect(fromEnds.shellMaxError).toBeLessThanOrEqual(Math.max(within.shellMaxError, samples.shellMaxError));
+        expect(decodes).toBeLessThanOrEqual(checking);
+        if (name === 'a corpus fixture') expect(decodes).toBeLessThan(checking);
       }
     });
 
