@@ -462,12 +462,6 @@ export interface BetweenOptions {
   /** False measures every bone at every check of a second look, for the same report; default true. */
   readonly prune?: boolean;
   /**
-   * The decoded object transforms at every sample (sample-major, {@link AFFINE_STRIDE} per
-   * bone, as `decodedBetween` at fraction 0 or 1 and {@link poseToObject} give them), which the
-   * checks at the samples take instead of decoding.
-   */
-  readonly decodedSamples?: Float64Array;
-  /**
    * Each bone's error at every sample against what the reference is there (a clip's own
    * samples, not players' evaluations of its keys), by the metric, and a whole-shell figure
    * never below its own (metric/error-metric.ts `measureSampleErrors` writes both): the
@@ -504,7 +498,7 @@ export function measureBetweenErrors(
   decodedBetween: (k: number, alpha: number, outPose: Float64Array) => void,
   options: BetweenOptions = {},
 ): BetweenReport {
-  const { metric = 'vertices', shellToo = true, perInterval, reference, prune = true, decodedSamples } = options;
+  const { metric = 'vertices', shellToo = true, perInterval, reference, prune = true } = options;
   const enough = options.enough ?? 0;
   const references = referencesOf(clip, reference);
   // Against the players every interval gets its most checks: the remainder term assumes a slerp
@@ -519,7 +513,6 @@ export function measureBetweenErrors(
     shellToo,
     secondLook,
     prune,
-    decodedSamples,
     options.sampleErrors,
   );
   const report: BetweenReport = {
@@ -936,7 +929,6 @@ class IntervalChecks {
     private readonly shellToo: boolean,
     secondLook: boolean,
     private readonly prunes: boolean,
-    private readonly decodedSamples: Float64Array | undefined,
     sampleErrors: SampleErrors | undefined,
   ) {
     this.boneError = boneErrorFunction(metric);
@@ -1150,22 +1142,8 @@ class IntervalChecks {
     if (Number.isNaN(sampleWorst[at])) {
       sampleWorst.fill(0, at, at + boneCount);
       // No floor: the whole shell by its cheap bound (never below it), as these only decide what to skip.
-      const known = this.decodedSamples;
-      if (known !== undefined)
-        this.measureAt(
-          k,
-          alpha,
-          Number.POSITIVE_INFINITY,
-          known,
-          s * boneCount * AFFINE_STRIDE,
-          sampleWorst,
-          sampleShell,
-          at,
-        );
-      else {
-        this.decode(k, alpha);
-        this.measureAt(k, alpha, Number.POSITIVE_INFINITY, this.decObject, 0, sampleWorst, sampleShell, at);
-      }
+      this.decode(k, alpha);
+      this.measureAt(k, alpha, Number.POSITIVE_INFINITY, sampleWorst, sampleShell, at);
     }
     for (let b = 0; b < boneCount; b++) {
       endWorst[b] = Math.max(endWorst[b], sampleWorst[at + b]);
@@ -1176,7 +1154,7 @@ class IntervalChecks {
   /** Measures fraction `alpha` of interval k into each bone's largest of the interval. */
   private checkAt(k: number, alpha: number, shellFloor: number): void {
     this.decode(k, alpha);
-    this.measureAt(k, alpha, shellFloor, this.decObject, 0, this.worst, this.worstShell, 0);
+    this.measureAt(k, alpha, shellFloor, this.worst, this.worstShell, 0);
   }
 
   /** The decoded object transforms at fraction `alpha` of interval k, of the bones the checks take. */
@@ -1195,20 +1173,18 @@ class IntervalChecks {
   }
 
   /**
-   * Measures the decoded object transforms at `decObject[d]` (fraction `alpha` of interval k)
+   * Measures the decoded object transforms {@link decode} left (fraction `alpha` of interval k)
    * against every reference, into each bone's largest (the interval's, or from `at` of a sample's).
    */
   private measureAt(
     k: number,
     alpha: number,
     shellFloor: number,
-    decObject: Float64Array,
-    d: number,
     worst: Float64Array,
     worstShell: Float64Array,
     at: number,
   ): void {
-    const { boneError, isShell, parents, refObject, grow, live } = this;
+    const { boneError, isShell, parents, refObject, decObject, grow, live } = this;
     const shells = this.shellDistances,
       shellToo = this.shellToo;
     const boneCount = parents.length;
@@ -1217,14 +1193,12 @@ class IntervalChecks {
     const references = this.references.at;
     const kernel = this.kernel;
     if (kernel !== undefined) {
-      // The kernel reads its own memory: known decoded samples are copied in.
-      if (decObject !== this.decObject) this.decObject.set(decObject.subarray(d, d + boneCount * AFFINE_STRIDE));
       const mode = isShell ? 2 : shellToo ? 0 : 1;
       for (let r = 0; r < references.length; r++) {
         references[r].objectAt(k, alpha, refObject, needed);
         kernel.exports.measureBones(
           refObject.byteOffset,
-          this.decObject.byteOffset,
+          decObject.byteOffset,
           boneCount,
           needed ? live.byteOffset : 0,
           this.kernelShells,
@@ -1245,13 +1219,13 @@ class IntervalChecks {
         if (needed && live[b] === 0) continue;
         const o = b * AFFINE_STRIDE;
         let e: number;
-        if (isShell || !shellToo) e = boneError(refObject, o, decObject, d + o, shells[b]);
+        if (isShell || !shellToo) e = boneError(refObject, o, decObject, o, shells[b]);
         else {
           // Below shellFloor / grow the bone cannot raise the clip's figure at this or a finer level.
           const io = boneErrors;
           io[BONE_ERRORS.DISTANCE] = shells[b];
           io[BONE_ERRORS.FLOOR] = Math.max(worstShell[at + b], shellFloor / grow[b]);
-          measureBoneErrors(refObject, o, decObject, d + o, io);
+          measureBoneErrors(refObject, o, decObject, o, io);
           e = io[BONE_ERRORS.VERTEX];
           if (io[BONE_ERRORS.SHELL] > worstShell[at + b]) worstShell[at + b] = io[BONE_ERRORS.SHELL];
         }

@@ -60,20 +60,16 @@ export function verifyCompressed(
   referenceObject?: Float64Array,
   metric: ErrorMetric = 'vertices',
 ): ErrorReport {
-  return verifySamples(reference, compressed, shellDistances, referenceObject, metric, undefined);
+  return verifySamples(reference, compressed, shellDistances, referenceObject, metric);
 }
 
-/**
- * {@link verifyCompressed}, keeping every sample's decoded object transforms in `decodedObject`
- * (sample-major) and every bone's errors at every sample in `sampleErrors`, when given.
- */
+/** {@link verifyCompressed}, keeping every bone's errors at every sample in `sampleErrors` when given. */
 function verifySamples(
   reference: RawClip,
   compressed: CompressedClip,
   shellDistances: Float32Array,
   referenceObject: Float64Array | undefined,
   metric: ErrorMetric,
-  decodedObject: Float64Array | undefined,
   sampleErrors?: SampleErrors,
 ): ErrorReport {
   const parents = reference.skeleton.parents;
@@ -108,7 +104,6 @@ function verifySamples(
         kernel.exports.poseToObject(pose64.byteOffset, object.byteOffset, kernelParents.byteOffset, 0, boneCount);
         out.set(object);
       } else poseToObject(pose64, parents, out);
-      decodedObject?.set(out, s * stride);
     },
     metric,
     sampleErrors,
@@ -126,7 +121,7 @@ export function measureCompressedBetween(
   compressed: CompressedClip,
   shellDistances: Float32Array,
   metric: ErrorMetric = 'vertices',
-  known: Pick<BetweenOptions, 'decodedSamples' | 'sampleErrors' | 'enough'> = {},
+  known: Pick<BetweenOptions, 'sampleErrors' | 'enough'> = {},
 ): BetweenReport {
   const sampler = compressed.createSampler();
   const pose = new Float32Array(compressed.boneCount * POSE_STRIDE);
@@ -142,9 +137,8 @@ export function measureCompressedBetween(
 }
 
 /**
- * Most numbers kept of a clip's object transforms at every sample, its own
- * ({@link sharedSampleObjects}) or decoded ({@link measureCompressed}): 1 MiB, all but one
- * corpus clip. Larger arrays are read back from memory rather than cache: on the 300-bone rig
+ * Most numbers kept of a clip's own object transforms at every sample
+ * ({@link sharedSampleObjects}): 1 MiB, all but one corpus clip. Larger arrays are read back from memory rather than cache: on the 300-bone rig
  * (3.3 MiB) sharing them took longer than working each sample out again.
  */
 const SHARED_SAMPLES_LIMIT = 2 ** 17;
@@ -190,12 +184,12 @@ function sampleObjectsSize(clip: RawClip): number {
 }
 
 /**
- * {@link verifyCompressed} and {@link measureCompressedBetween} of one clip, each sample decoded,
- * composed and measured once for both: the checks between samples count the interval's two
- * samples too (a decode at fraction 0 or 1 is the sample's). A clip with keys has its samples
- * measured against the players' evaluations instead, which these do not hold. `referenceObject`:
- * the reference's object transforms when known ({@link sharedSampleObjects}); `enough`: the
- * figure between samples need not be resolved below ({@link BetweenOptions}).
+ * {@link verifyCompressed} and {@link measureCompressedBetween} of one clip, each sample
+ * decoded and measured once for both: the checks between samples take the samples' errors
+ * the verification measured for the ends of their intervals. A clip with keys has its samples
+ * measured against the players' evaluations there instead, which these are not.
+ * `referenceObject`: the reference's object transforms when known ({@link sharedSampleObjects});
+ * `enough`: the figure between samples need not be resolved below ({@link BetweenOptions}).
  */
 export function measureCompressed(
   reference: RawClip,
@@ -205,26 +199,14 @@ export function measureCompressed(
   referenceObject?: Float64Array,
   enough = 0,
 ): { report: ErrorReport; between: BetweenReport } {
-  const size = sampleObjectsSize(reference);
-  const own = reference.keyframes === undefined;
-  const decodedSamples = own && size <= SHARED_SAMPLES_LIMIT ? new Float64Array(size) : undefined;
-  const errors = reference.sampleCount * reference.skeleton.parents.length;
-  const sampleErrors = own ? { errors: new Float64Array(errors), shells: new Float64Array(errors) } : undefined;
-  const report = verifySamples(
-    reference,
-    compressed,
-    shellDistances,
-    referenceObject,
-    metric,
-    decodedSamples,
-    sampleErrors,
-  );
+  const values = reference.sampleCount * reference.skeleton.parents.length;
+  const sampleErrors =
+    reference.keyframes === undefined
+      ? { errors: new Float64Array(values), shells: new Float64Array(values) }
+      : undefined;
+  const report = verifySamples(reference, compressed, shellDistances, referenceObject, metric, sampleErrors);
   return {
     report,
-    between: measureCompressedBetween(reference, compressed, shellDistances, metric, {
-      decodedSamples,
-      sampleErrors,
-      enough,
-    }),
+    between: measureCompressedBetween(reference, compressed, shellDistances, metric, { sampleErrors, enough }),
   };
 }
