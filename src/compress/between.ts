@@ -599,7 +599,10 @@ function largest(values: Float64Array): number {
   return max;
 }
 
-/** Each interval's figures after its first look, for {@link measureBetweenErrors} with `enough`. */
+/**
+ * Each interval's figures as a look left them (its first, or its two samples alone), for
+ * {@link measureBetweenErrors} with `enough`.
+ */
 class FirstLook {
   private readonly bound: Float64Array;
   private readonly shellBound: Float64Array;

@@ -138,8 +138,9 @@ export function measureCompressedBetween(
 
 /**
  * Most numbers kept of a clip's own object transforms at every sample
- * ({@link sharedSampleObjects}): 1 MiB, all but one corpus clip. Larger arrays are read back from memory rather than cache: on the 300-bone rig
- * (3.3 MiB) sharing them took longer than working each sample out again.
+ * ({@link sharedSampleObjects}): 1 MiB, all but one corpus clip. Larger arrays are read back
+ * from memory rather than cache: on the 300-bone rig (3.3 MiB) sharing them took longer than
+ * working each sample out again.
  */
 const SHARED_SAMPLES_LIMIT = 2 ** 17;
 
