@@ -77,8 +77,15 @@ function optionParts(arg: string): [string, string | undefined] {
   return arg.length > 2 ? [arg.slice(0, 2), arg.slice(2)] : [arg, undefined];
 }
 
-/** Inputs `path` names: a folder many, a file one, anything else none. */
+/**
+ * Inputs `path` names: a folder many, a file one, anything else none (a path that cannot be
+ * looked at too: the command reports it).
+ */
 function inputsNamed(path: string): number {
-  const info = statSync(path, { throwIfNoEntry: false });
-  return info?.isDirectory() ? Number.POSITIVE_INFINITY : info ? 1 : 0;
+  try {
+    const info = statSync(path, { throwIfNoEntry: false });
+    return info?.isDirectory() ? Number.POSITIVE_INFINITY : info ? 1 : 0;
+  } catch {
+    return 0;
+  }
 }

@@ -38,6 +38,8 @@ describe('compressWorkersIn', () => {
     expect(compressWorkersIn(['compress', clip, '-o', out, '--error', '0.1cm', '--jobs', '8'])).toBe(1);
     expect(compressWorkersIn(['compress', clip, `--out=${out}`, '--jobs', '8'])).toBe(1);
     expect(compressWorkersIn(['compress', join(temp.dir, 'missing.bvh'), '-o', out])).toBe(0);
+    // Paths that cannot be looked at count as none, without throwing: the command reports them.
+    expect(compressWorkersIn(['compress', join(clip, 'inside-a-file.bvh'), 'bad\0name.bvh', '-o', out])).toBe(0);
     expect(compressWorkersIn(['compress', '--', clip, other, '--jobs', '8'])).toBe(Math.min(2, cores));
   });
 
