@@ -544,7 +544,6 @@ export function measureBetweenErrors(
   // (as the checks of m = 1) within `enough` and the clip's largest errors at the samples gets
   // no check: it counts with those bounds, kept last, so that every decision is as it would be.
   const known = left ? options.sampleErrors : undefined;
-  const fromEnds = known ? new FirstLook(intervals) : undefined;
   const endsFigure = known ? Math.min(enough, largest(known.errors)) : 0,
     endsShellFigure = known ? largest(known.shells) : 0;
   const settled: number[] = [];
@@ -552,8 +551,8 @@ export function measureBetweenErrors(
     // A jump (two samples at one time) has no time between its samples.
     if (times && times[k + 1] === times[k]) continue;
     const checks = measure.start(k);
-    if (fromEnds && measure.boundedByEnds(k, endsFigure, endsShellFigure)) {
-      fromEnds.set(k, measure);
+    if (known && measure.boundedByEnds(k, endsFigure, endsShellFigure)) {
+      left!.set(k, measure);
       settled.push(k);
       continue;
     }
@@ -588,7 +587,7 @@ export function measureBetweenErrors(
     }
     keep(k);
   }
-  for (const k of settled) fromEnds!.keep(k, report);
+  for (const k of settled) left!.keep(k, report);
   return report;
 }
 
