@@ -7,17 +7,22 @@
  */
 import type { CompressFileTask, EncodedFile, FileFailed } from './worker.js';
 
-// Loaded and warmed up as the worker starts, while the pool's thread still prepares the
-// batch, so the first task finds the compressor compiled.
-const task: Promise<(t: CompressFileTask) => Promise<EncodedFile | FileFailed>> = import('./worker.js').then((m) => {
-  m.warmUp();
-  return m.encodeFile;
-});
-task.catch(() => undefined); // a failure reaches every task through `task`; it must not end the worker here
+type Task = (t: CompressFileTask) => Promise<EncodedFile | FileFailed>;
 
-/** The piscina task: reads and compresses one input file; the pool's thread writes it (see worker.ts). */
-function encodeFileTask(t: CompressFileTask): Promise<EncodedFile | FileFailed> {
-  return task.then((run) => run(t));
-}
+// The export is a promise of the task, which piscina awaits before it reports the worker
+// ready: the compressor loads and warms up as the worker starts, while the pool's thread
+// still prepares the batch. A task exported at once would leave that loading to an import
+// piscina's idle worker does not run: it blocks in Atomics.wait until the first task comes.
+// A failure to load reaches every task rather than ending the worker.
+const task: Promise<Task> = import('./worker.js')
+  .then((m): Task => {
+    m.warmUp();
+    return m.encodeFile;
+  })
+  .catch(
+    (error: unknown): Task =>
+      () =>
+        Promise.reject(error),
+  );
 
-export = encodeFileTask;
+export = task;
