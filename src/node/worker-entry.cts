@@ -10,10 +10,11 @@ import type { CompressFileTask, EncodedFile, FileFailed } from './worker.js';
 type Task = (t: CompressFileTask) => Promise<EncodedFile | FileFailed>;
 
 // The export is a promise of the task, which piscina awaits before it reports the worker
-// ready: the compressor loads and warms up as the worker starts, while the pool's thread
-// still prepares the batch. A task exported at once would leave that loading to an import
-// piscina's idle worker does not run: it blocks in Atomics.wait until the first task comes.
-// A failure to load reaches every task rather than ending the worker.
+// ready (its documented way to delay a worker's readiness): the compressor loads and warms
+// up as the worker starts, while the pool's thread still prepares the batch. A task exported
+// at once would leave that loading to an import piscina's idle worker does not run: it
+// blocks in Atomics.wait until the first task comes. A failure to load reaches every task
+// rather than ending the worker.
 const task: Promise<Task> = import('./worker.js')
   .then((m): Task => {
     m.warmUp();
