@@ -30,6 +30,7 @@ import {
   type SampleErrors,
 } from '../metric/error-metric.js';
 import {
+  clipSampleObjects,
   clipSampleSpecs,
   measureKernel,
   placeClipSamples,
@@ -761,7 +762,7 @@ class LeverSums {
     });
     let lever = 0;
     if (kernel) {
-      const { object, rotations, translations, scales, parents, turns, moves, shells } = kernel.buffers;
+      const { object, parents, turns, moves, shells } = kernel.buffers;
       const { turning, turnSums, moveSums } = kernel.buffers;
       if (known) object.set(known);
       else placeClipSamples(kernel.buffers, clip);
@@ -771,18 +772,7 @@ class LeverSums {
       shells.set(this.shellDistances);
       for (let first = 0; first < n; first += chunk) {
         const count = Math.min(chunk, n - first);
-        if (!known)
-          kernel.exports.sampleObjects(
-            rotations.byteOffset,
-            translations.byteOffset,
-            scales.byteOffset,
-            n,
-            first,
-            count,
-            parents.byteOffset,
-            boneCount,
-            object.byteOffset,
-          );
+        if (!known) clipSampleObjects(kernel.exports, kernel.buffers, clip, first, count, parents.byteOffset, object);
         const largest = kernel.exports.leverSums(
           object.byteOffset,
           count,

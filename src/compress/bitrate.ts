@@ -36,10 +36,12 @@ import {
 } from './quantize.js';
 import type { Effort } from './options.js';
 import {
+  clipSampleObjects,
   clipSampleSpecs,
   measureKernel,
   placeClipSamples,
   plainBuffers,
+  type ClipSamples,
   type MeasureKernel,
 } from './measure-kernel.js';
 import type { AnimatedTrack, ClipRanges, SegmentRanges } from './range.js';
@@ -170,9 +172,7 @@ class SegmentSearch {
   private readonly subtreeSize: Int32Array;
   private readonly local: Float32Array;
   /** The clip's samples in the kernel's memory, where it works out each segment's raw transforms (else empty). */
-  private readonly rotations: Float32Array;
-  private readonly translations: Float32Array;
-  private readonly scales: Float32Array;
+  private readonly samples: ClipSamples;
   /**
    * Where the kernel rebuilds keys ({@link rebuild}, when `kernelRebuilds`; otherwise
    * quantize.ts does): each track's values over the segment (`maxKeys` · 4 floats a track),
@@ -311,10 +311,8 @@ class SegmentSearch {
     this.kernel = kernel;
     // Without the kernel the clip's samples are read where they are: no copy.
     const buffers = kernel?.buffers ?? plainBuffers({ ...specs, ...clipSampleSpecs(0) });
+    this.samples = buffers;
     ({
-      rotations: this.rotations,
-      translations: this.translations,
-      scales: this.scales,
       local: this.local,
       spotPose: this.spotPose,
       spotLocal: this.spotLocal,
@@ -390,16 +388,14 @@ class SegmentSearch {
       if (part && kernel) this.rawObject.set(part);
       else if (part) this.rawObject = part;
       else if (kernel)
-        kernel.exports.sampleObjects(
-          this.rotations.byteOffset,
-          this.translations.byteOffset,
-          this.scales.byteOffset,
-          this.input.clip.sampleCount,
+        clipSampleObjects(
+          kernel.exports,
+          this.samples,
+          this.input.clip,
           this.start,
           keys,
           this.kernelTree[1],
-          this.boneCount,
-          this.rawObject.byteOffset,
+          this.rawObject,
         );
       else for (let k = 0; k < keys; k++) sampleToObject(this.input.clip, this.start + k, this.rawObject, k * perKey);
     }
@@ -789,18 +785,7 @@ class SegmentSearch {
         this.setLevel(j, fromPrevious ? Math.min(top, previous[j] + 1) : level);
       }
       const la = this.localOf(b);
-      if (rebuilt)
-        this.posesToAffine(
-          this.local,
-          b * POSE_STRIDE,
-          B * POSE_STRIDE,
-          0,
-          b,
-          la,
-          b * AFFINE_STRIDE,
-          B * AFFINE_STRIDE,
-          this.size,
-        );
+      if (rebuilt) this.segmentAffines(b, la);
       const failed = this.measureBone(b, obj, la, b * AFFINE_STRIDE, B * AFFINE_STRIDE, obj, 0);
       if (failed >= 0) {
         this.fitsFailKey = failed;
@@ -931,6 +916,22 @@ class SegmentSearch {
     for (let i = 0; i < count; i++) this.localToAffine(pose, p + i * ps, this.baseAt(k + i, b), out, o + i * os);
   }
 
+  /** Bone b's local matrices at every key of the segment, from its rebuilt poses in `local`, into its slots of `out`. */
+  private segmentAffines(b: number, out: Float64Array): void {
+    const B = this.boneCount;
+    this.posesToAffine(
+      this.local,
+      b * POSE_STRIDE,
+      B * POSE_STRIDE,
+      0,
+      b,
+      out,
+      b * AFFINE_STRIDE,
+      B * AFFINE_STRIDE,
+      this.size,
+    );
+  }
+
   /** The buffer holding bone b's local matrices (see `localSide`). */
   private localOf(b: number): Float64Array {
     return this.localSide[b] ? this.otherLocal : this.localAffine;
@@ -1001,17 +1002,7 @@ class SegmentSearch {
     // Bone by bone (the tried one first, over all keys): a trial that fails mostly fails there.
     // The tried bone's local matrices changed (into its other buffer); its descendants' did not.
     const rootLocal = this.localSide[root] ? this.localAffine : this.otherLocal;
-    this.posesToAffine(
-      this.local,
-      root * POSE_STRIDE,
-      B * POSE_STRIDE,
-      0,
-      root,
-      rootLocal,
-      root * AFFINE_STRIDE,
-      B * AFFINE_STRIDE,
-      this.size,
-    );
+    this.segmentAffines(root, rootLocal);
     const ls = B * AFFINE_STRIDE;
     let failed = this.measureBone(root, parentObj, rootLocal, root * AFFINE_STRIDE, ls, rootOut, 1 - current[root]);
     if (failed >= 0) return this.failedAt(j, failed);

@@ -208,11 +208,41 @@ export function clipSampleSpecs(values: number) {
   } as const;
 }
 
+/** The buffers of {@link clipSampleSpecs}. */
+export type ClipSamples = Buffers<ReturnType<typeof clipSampleSpecs>>;
+
 /** Copies `clip`'s samples into the buffers of {@link clipSampleSpecs}. */
-export function placeClipSamples(buffers: Buffers<ReturnType<typeof clipSampleSpecs>>, clip: RawClip): void {
-  buffers.rotations.set(clip.rotations);
-  buffers.translations.set(clip.translations);
-  buffers.scales.set(clip.scales);
+export function placeClipSamples(samples: ClipSamples, clip: RawClip): void {
+  samples.rotations.set(clip.rotations);
+  samples.translations.set(clip.translations);
+  samples.scales.set(clip.scales);
+}
+
+/**
+ * The kernel's `sampleObjects` over the samples {@link placeClipSamples} put in `samples`: the
+ * object transforms of `clip`'s samples `first` .. `first + count` − 1 into `out`
+ * (sample-major); the parents an i32 per bone at byte `parentsAt` of the kernel's memory.
+ */
+export function clipSampleObjects(
+  kernel: MeasureExports,
+  samples: ClipSamples,
+  clip: RawClip,
+  first: number,
+  count: number,
+  parentsAt: number,
+  out: Float64Array,
+): void {
+  kernel.sampleObjects(
+    samples.rotations.byteOffset,
+    samples.translations.byteOffset,
+    samples.scales.byteOffset,
+    clip.sampleCount,
+    first,
+    count,
+    parentsAt,
+    clip.skeleton.parents.length,
+    out.byteOffset,
+  );
 }
 
 const VIEWS = { f64: Float64Array, f32: Float32Array, i32: Int32Array, u8: Uint8Array } as const;

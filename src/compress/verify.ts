@@ -18,7 +18,7 @@ import {
 } from '../metric/error-metric.js';
 import { PLAYER_SLERPS } from '../clip/keyframes.js';
 import { measureBetweenErrors, type BetweenOptions, type BetweenReport } from './between.js';
-import { clipSampleSpecs, measureKernel, placeClipSamples, plainBuffers } from './measure-kernel.js';
+import { clipSampleObjects, clipSampleSpecs, measureKernel, placeClipSamples, plainBuffers } from './measure-kernel.js';
 
 /**
  * Every original sample of `compressed`, decoded exactly at the sample (no interpolation),
@@ -161,20 +161,10 @@ export function sharedSampleObjects(clip: RawClip): Float64Array | undefined {
     out: ['f64', size, 'copied'],
   });
   if (!kernel) return clipToObject(clip);
-  const { rotations, translations, scales, parents, out } = kernel.buffers;
+  const { parents, out } = kernel.buffers;
   placeClipSamples(kernel.buffers, clip);
   parents.set(clip.skeleton.parents);
-  kernel.exports.sampleObjects(
-    rotations.byteOffset,
-    translations.byteOffset,
-    scales.byteOffset,
-    clip.sampleCount,
-    0,
-    clip.sampleCount,
-    parents.byteOffset,
-    boneCount,
-    out.byteOffset,
-  );
+  clipSampleObjects(kernel.exports, kernel.buffers, clip, 0, clip.sampleCount, parents.byteOffset, out);
   // The kernel's memory is the next user's: the transforms are kept in their own array.
   return out.slice();
 }
